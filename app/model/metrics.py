@@ -1,0 +1,191 @@
+"""Measured numbers for one level (target, worker, manager or ALL) over one time window.
+
+Counters and rates are kept separately: a leaf's rates are its counters over its own seconds,
+while a roll-up's rates are the *sums* of its children's rates, as Iometer sums them. Latency
+means are I/O-weighted (sums of latency over I/Os), maxima are maxima, and percentiles come from
+merged histograms, never from averaged percentiles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+MB = 1_000_000
+MIB = 1_048_576
+
+
+def merge_hist(into: dict[int, int], other: dict[int, int]) -> None:
+    for k, v in other.items():
+        into[k] = into.get(k, 0) + v
+
+
+def hist_percentile(hist: dict[int, int], pct: float) -> float | None:
+    """fio's rule: the first bucket whose cumulative count reaches pct% of all samples (ns)."""
+    total = sum(hist.values())
+    if total <= 0:
+        return None
+    need = pct / 100.0 * total
+    acc = 0
+    for value in sorted(hist):
+        acc += hist[value]
+        if acc >= need:
+            return float(value)
+    return float(max(hist))
+
+
+@dataclass
+class Metrics:
+    seconds: float = 0.0  # length of the window (a roll-up: the longest child window)
+    read_ios: int = 0
+    write_ios: int = 0
+    read_bytes: int = 0
+    write_bytes: int = 0
+    read_iops: float = 0.0
+    write_iops: float = 0.0
+    read_bps: float = 0.0  # bytes per second
+    write_bps: float = 0.0
+    read_lat_sum_ns: float = 0.0  # sum over completed I/Os of submit-to-completion latency
+    write_lat_sum_ns: float = 0.0
+    read_lat_n: int = 0
+    write_lat_n: int = 0
+    read_lat_max_ns: float = 0.0
+    write_lat_max_ns: float = 0.0
+    read_hist: dict[int, int] = field(default_factory=dict)  # latency bucket (ns) -> count
+    write_hist: dict[int, int] = field(default_factory=dict)
+    errors: int = 0
+    usr_cpu: float = 0.0  # fio's own CPU use, percent (a roll-up: mean over children)
+    sys_cpu: float = 0.0
+    disk_util: float | None = None  # percent, where fio reports it
+
+    # --- derived -------------------------------------------------------------------------
+    @property
+    def ios(self) -> int:
+        return self.read_ios + self.write_ios
+
+    @property
+    def bytes(self) -> int:
+        return self.read_bytes + self.write_bytes
+
+    @property
+    def iops(self) -> float:
+        return self.read_iops + self.write_iops
+
+    @property
+    def bps(self) -> float:
+        return self.read_bps + self.write_bps
+
+    @property
+    def mbps(self) -> float:
+        """Decimal MB/s."""
+        return self.bps / MB
+
+    @property
+    def read_mbps(self) -> float:
+        return self.read_bps / MB
+
+    @property
+    def write_mbps(self) -> float:
+        return self.write_bps / MB
+
+    @property
+    def mibps(self) -> float:
+        return self.bps / MIB
+
+    @property
+    def read_mibps(self) -> float:
+        return self.read_bps / MIB
+
+    @property
+    def write_mibps(self) -> float:
+        return self.write_bps / MIB
+
+    @staticmethod
+    def _mean_ms(total_ns: float, n: int) -> float:
+        return total_ns / n / 1e6 if n else 0.0
+
+    @property
+    def lat_mean_ms(self) -> float:
+        return self._mean_ms(self.read_lat_sum_ns + self.write_lat_sum_ns, self.read_lat_n + self.write_lat_n)
+
+    @property
+    def read_lat_mean_ms(self) -> float:
+        return self._mean_ms(self.read_lat_sum_ns, self.read_lat_n)
+
+    @property
+    def write_lat_mean_ms(self) -> float:
+        return self._mean_ms(self.write_lat_sum_ns, self.write_lat_n)
+
+    @property
+    def lat_max_ms(self) -> float:
+        return max(self.read_lat_max_ns, self.write_lat_max_ns) / 1e6
+
+    @property
+    def read_lat_max_ms(self) -> float:
+        return self.read_lat_max_ns / 1e6
+
+    @property
+    def write_lat_max_ms(self) -> float:
+        return self.write_lat_max_ns / 1e6
+
+    def percentile_ms(self, pct: float, direction: str = "total") -> float | None:
+        if direction == "read":
+            hist = self.read_hist
+        elif direction == "write":
+            hist = self.write_hist
+        else:
+            hist = dict(self.read_hist)
+            merge_hist(hist, self.write_hist)
+        v = hist_percentile(hist, pct)
+        return None if v is None else v / 1e6
+
+    # --- roll-up ---------------------------------------------------------------------------
+    @classmethod
+    def combine(cls, parts: Iterable[Metrics]) -> Metrics:
+        """Roll children up one level: counters and rates summed, maxima maxed, histograms merged."""
+        out = cls()
+        parts = list(parts)
+        utils = [p.disk_util for p in parts if p.disk_util is not None]
+        for p in parts:
+            out.seconds = max(out.seconds, p.seconds)
+            out.read_ios += p.read_ios
+            out.write_ios += p.write_ios
+            out.read_bytes += p.read_bytes
+            out.write_bytes += p.write_bytes
+            out.read_iops += p.read_iops
+            out.write_iops += p.write_iops
+            out.read_bps += p.read_bps
+            out.write_bps += p.write_bps
+            out.read_lat_sum_ns += p.read_lat_sum_ns
+            out.write_lat_sum_ns += p.write_lat_sum_ns
+            out.read_lat_n += p.read_lat_n
+            out.write_lat_n += p.write_lat_n
+            out.read_lat_max_ns = max(out.read_lat_max_ns, p.read_lat_max_ns)
+            out.write_lat_max_ns = max(out.write_lat_max_ns, p.write_lat_max_ns)
+            merge_hist(out.read_hist, p.read_hist)
+            merge_hist(out.write_hist, p.write_hist)
+            out.errors += p.errors
+            out.usr_cpu += p.usr_cpu
+            out.sys_cpu += p.sys_cpu
+        if parts:
+            out.usr_cpu /= len(parts)
+            out.sys_cpu /= len(parts)
+        out.disk_util = max(utils) if utils else None
+        return out
+
+    def headline(self) -> dict[str, float | None]:
+        """The numbers people quote, in display units (ms, MB/s)."""
+        return {
+            "iops": self.iops,
+            "read_iops": self.read_iops,
+            "write_iops": self.write_iops,
+            "mbps": self.mbps,
+            "mibps": self.mibps,
+            "lat_mean_ms": self.lat_mean_ms,
+            "lat_max_ms": self.lat_max_ms,
+            "p50_ms": self.percentile_ms(50),
+            "p95_ms": self.percentile_ms(95),
+            "p99_ms": self.percentile_ms(99),
+            "p999_ms": self.percentile_ms(99.9),
+            "errors": float(self.errors),
+        }

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Fiometer bootstrap: installs what a fresh Debian/Ubuntu machine needs, then runs a job.
+#   bash bootstrap.sh run    install, then run the main job (GUI with a display, headless demo without)
+#   bash bootstrap.sh test   install, then run the whole test suite (and ruff)
+#   bash bootstrap.sh install
+set -euo pipefail
+cd "$(dirname "$(readlink -f "$0")")"
+mode="${1:-run}"; shift || true
+
+APT_PKGS=(fio poppler-utils
+  libglib2.0-0 libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3
+  xvfb xauth libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0)
+PY="${PYTHON:-python3}"
+
+need=()
+for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+"$PY" -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+if ((${#need[@]})); then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "bootstrap: installing system packages: ${need[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+stamp=.venv/.fiometer-installed
+want="$(sha256sum pyproject.toml | cut -c1-16)"
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "bootstrap: creating the virtualenv in .venv"
+  "$PY" -m venv .venv
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -e ".[test]"
+  echo "$want" > "$stamp"
+fi
+
+case "$mode" in
+  install) echo "bootstrap: installed; run .venv/bin/fiometer --help" ;;
+  run)
+    if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then exec .venv/bin/fiometer gui "$@"
+    else exec .venv/bin/fiometer demo "$@"; fi ;;
+  test)
+    .venv/bin/ruff check .
+    export QT_QPA_PLATFORM=offscreen
+    exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@" ;;
+  *) echo "usage: bash bootstrap.sh [run|test|install] [args...]" >&2; exit 2 ;;
+esac
