@@ -1,0 +1,113 @@
+"""fio job text for one test step on one manager (DESIGN.md "Mapping Iometer to fio").
+
+One job section per (worker, target), because Iometer's outstanding I/Os are per target. Job names
+are ``w<worker#>.t<target#>`` (1-based positions in the manager), the keys telemetry rolls up by.
+The OS decides the engine (libaio / windowsaio + thread / posixaio) and target names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.engine import targets as T
+from app.engine.sequence import Step
+from app.engine.specmap import spec_options
+from app.model.plan import Plan
+
+DEFAULT_FILE_SIZE = 1 << 30  # test file size when Maximum size is 0 (Iometer would fill the volume)
+UNTIL_STOPPED = 365 * 24 * 3600  # Iometer run time 0:0:0 = until Stop
+
+ENGINE_BY_OS = {T.LINUX: "libaio", T.WINDOWS: "windowsaio", T.MACOS: "posixaio"}
+# Iometer data patterns 0 (repeating bytes), 1 (pseudo random, reused), 2 (full random per write)
+DATA_PATTERN_OPTIONS: dict[int, list[tuple[str, str]]] = {
+    0: [("buffer_pattern", "0xa5")],
+    1: [("refill_buffers", "0"), ("scramble_buffers", "0")],
+    2: [("refill_buffers", "1")],
+}
+
+
+def job_name(worker_pos: int, target_pos: int) -> str:
+    return f"w{worker_pos + 1}.t{target_pos + 1}"
+
+
+def worker_key(worker_pos: int) -> str:
+    return f"w{worker_pos + 1}"
+
+
+@dataclass
+class JobInfo:
+    """What one fio job section stands for, to label and roll up its numbers."""
+
+    name: str  # fio job name, e.g. "w1.t2"
+    manager: str
+    worker_key: str  # "w1"
+    worker_name: str
+    target_key: str  # == name
+    target_name: str
+    path: str
+    is_device: bool
+    spec: str
+    queue_depth: int
+
+
+@dataclass
+class JobFile:
+    manager: str
+    text: str
+    jobs: list[JobInfo] = field(default_factory=list)
+
+
+def _line(key: str, value: str | None = None) -> str:
+    return key if value is None else f"{key}={value}"
+
+
+def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
+                 mapping: dict[str, str] | None = None, run_time: int | None = None,
+                 ramp_up: int | None = None, engine: str | None = None,
+                 default_file_size: int = DEFAULT_FILE_SIZE, title: str = "") -> JobFile:
+    """The job file for one manager in one step. Raises targets.TargetError for unplaceable targets."""
+    os_name = T.normalize_os(os_name)
+    manager = plan.managers[manager_index]
+    run = plan.setup.run_time if run_time is None else run_time
+    ramp = plan.setup.ramp_up if ramp_up is None else ramp_up
+    out = [f"; Fiometer job file{': ' + title if title else ''}",
+           f"; manager {manager.name!r}, step {step.index + 1}: {step.spec_label}",
+           "[global]",
+           _line("ioengine", engine or ENGINE_BY_OS[os_name])]
+    if os_name == T.WINDOWS:
+        out.append("thread")  # fio on Windows only supports threads; say so to avoid its warning
+    out += [_line("direct", "1"), _line("time_based", "1"), _line("runtime", str(run or UNTIL_STOPPED))]
+    if ramp:
+        out.append(_line("ramp_time", str(ramp)))
+    out += [_line("norandommap", "1"), _line("continue_on_error", "io"), _line("lat_percentiles", "1")]
+
+    jf = JobFile(manager.name, "")
+    for active in step.for_manager(manager_index):
+        worker = manager.workers[active.worker]
+        spec = plan.spec(active.spec)
+        if spec is None:
+            raise ValueError(f"worker {worker.name!r} is assigned spec {active.spec!r}, which the plan lacks")
+        for tpos in active.targets:
+            target = worker.targets[tpos]
+            where = T.resolve(target, os_name, mapping)
+            name = job_name(active.worker, tpos)
+            jf.jobs.append(JobInfo(name, manager.name, worker_key(active.worker), worker.name, name,
+                                   target.name, where.path, where.is_device, spec.name, active.queue_depth))
+            out += ["", f"; worker {worker.name!r} -> target {target.name!r}", f"[{name}]",
+                    _line("filename", T.fio_filename(where.path))]
+            size = worker.max_size * where.sector_size
+            if size:
+                out.append(_line("size", str(size)))
+            elif not where.is_device:
+                out.append(_line("size", str(default_file_size)))
+            if worker.start_sector:
+                out.append(_line("offset", str(worker.start_sector * where.sector_size)))
+            out.append(_line("iodepth", str(active.queue_depth)))
+            out += [_line(k, v) for k, v in spec_options(spec, where.sector_size)]
+            if worker.fixed_seed is None:
+                out.append(_line("randrepeat", "0"))
+            else:
+                out += [_line("randrepeat", "1"), _line("randseed", str(worker.fixed_seed))]
+            out += [_line(k, v) for k, v in DATA_PATTERN_OPTIONS.get(worker.data_pattern, [])]
+    jf.text = "\n".join(out) + "\n"
+    return jf

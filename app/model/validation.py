@@ -1,0 +1,106 @@
+"""Field-level checks of a plan. Each problem names the field path, the value and the allowed range."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.model.plan import ASSIGNMENTS, DATA_PATTERNS, IDLE, STEP_TYPES, TEST_TYPES, Plan
+
+MAX_TRANSFER = 1024**3 - 1  # Iometer's GUI limit: 1023 MB + 1023 KB + 1023 B
+MAX_QUEUE_DEPTH = 65535
+MAX_SPEC_LINES = 100  # Iometer's MAX_ACCESS_SPECS per spec
+MAX_SECONDS = 7 * 24 * 3600
+
+
+@dataclass
+class Problem:
+    path: str  # e.g. "specs[2].lines[0].reads"
+    message: str
+    severity: str = "error"  # error | warning
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+def _range(out: list[Problem], path: str, value: object, lo: int, hi: int, what: str = "") -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        unit = f" {what}" if what else ""
+        out.append(Problem(path, f"must be a whole number from {lo} to {hi}{unit}, got {value!r}"))
+
+
+def _choice(out: list[Problem], path: str, value: object, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        out.append(Problem(path, f"must be one of {', '.join(allowed)}, got {value!r}"))
+
+
+def validate(plan: Plan) -> list[Problem]:
+    """All problems of the plan, errors and warnings; an empty list means it can run."""
+    out: list[Problem] = []
+    s = plan.setup
+    _range(out, "setup.run_time", s.run_time, 0, MAX_SECONDS, "seconds")
+    _range(out, "setup.ramp_up", s.ramp_up, 0, MAX_SECONDS, "seconds")
+    _choice(out, "setup.test_type", s.test_type, TEST_TYPES)
+    for name, cyc in (("worker_cycling", s.worker_cycling), ("target_cycling", s.target_cycling)):
+        _range(out, f"setup.{name}.start", cyc.start, 1, 1 << 20)
+        _range(out, f"setup.{name}.step", cyc.step, 1, 1 << 20)
+        _choice(out, f"setup.{name}.step_type", cyc.step_type, STEP_TYPES)
+    q = s.queue_depth_cycling
+    _range(out, "setup.queue_depth_cycling.start", q.start, 1, MAX_QUEUE_DEPTH)
+    _range(out, "setup.queue_depth_cycling.end", q.end, 1, MAX_QUEUE_DEPTH)
+    _range(out, "setup.queue_depth_cycling.step", q.step, 1, MAX_QUEUE_DEPTH)
+    _choice(out, "setup.queue_depth_cycling.step_type", q.step_type, STEP_TYPES)
+    if isinstance(q.start, int) and isinstance(q.end, int) and q.end < q.start:
+        out.append(Problem("setup.queue_depth_cycling.end", f"must be at least start ({q.start}), got {q.end}"))
+    _range(out, "setup.update_frequency", s.update_frequency, 0, 3600, "seconds")
+    _choice(out, "setup.update_type", s.update_type, ("WHOLE_TEST", "LAST_UPDATE"))
+
+    seen: set[str] = set()
+    for i, spec in enumerate(plan.specs):
+        p = f"specs[{i}]"
+        if not spec.name.strip():
+            out.append(Problem(f"{p}.name", "must not be empty"))
+        elif "," in spec.name:
+            out.append(Problem(f"{p}.name", f"must not contain a comma (Iometer cuts names there), got {spec.name!r}"))
+        if spec.name.casefold() in seen:
+            out.append(Problem(f"{p}.name", f"duplicate spec name {spec.name!r}"))
+        seen.add(spec.name.casefold())
+        _choice(out, f"{p}.default_assignment", spec.default_assignment, ASSIGNMENTS)
+        if not 1 <= len(spec.lines) <= MAX_SPEC_LINES:
+            out.append(Problem(f"{p}.lines", f"must have 1 to {MAX_SPEC_LINES} lines, has {len(spec.lines)}"))
+        for j, ln in enumerate(spec.lines):
+            lp = f"{p}.lines[{j}]"
+            _range(out, f"{lp}.size", ln.size, 1, MAX_TRANSFER, "bytes")
+            _range(out, f"{lp}.of_size", ln.of_size, 0, 100, "%")
+            _range(out, f"{lp}.reads", ln.reads, 0, 100, "%")
+            _range(out, f"{lp}.random", ln.random, 0, 100, "%")
+            _range(out, f"{lp}.delay", ln.delay, 0, 3_600_000, "ms")
+            _range(out, f"{lp}.burst", ln.burst, 1, 1 << 20, "I/Os")
+            _range(out, f"{lp}.align", ln.align, 0, MAX_TRANSFER, "bytes")
+            _range(out, f"{lp}.reply", ln.reply, 0, MAX_TRANSFER, "bytes")
+        total = sum(ln.of_size for ln in spec.lines if isinstance(ln.of_size, int))
+        if spec.lines and total != 100:
+            out.append(Problem(f"{p}.lines", f"'% of size' adds up to {total}, not 100; the lines are scaled to 100 "
+                                             "when run", "warning"))
+
+    names: set[str] = set()
+    for i, m in enumerate(plan.managers):
+        p = f"managers[{i}]"
+        if not m.name.strip():
+            out.append(Problem(f"{p}.name", "must not be empty"))
+        if m.name in names:
+            out.append(Problem(f"{p}.name", f"duplicate manager name {m.name!r}"))
+        names.add(m.name)
+        for j, w in enumerate(m.workers):
+            wp = f"{p}.workers[{j}]"
+            _range(out, f"{wp}.queue_depth", w.queue_depth, 1, MAX_QUEUE_DEPTH, "outstanding I/Os")
+            _range(out, f"{wp}.max_size", w.max_size, 0, 1 << 62, "sectors")
+            _range(out, f"{wp}.start_sector", w.start_sector, 0, 1 << 62, "sectors")
+            _range(out, f"{wp}.data_pattern", w.data_pattern, 0, len(DATA_PATTERNS) - 1)
+            _choice(out, f"{wp}.kind", w.kind, ("disk", "network_tcp", "network_vi"))
+            for k, name in enumerate(w.specs):
+                if name != IDLE and plan.spec(name) is None:
+                    out.append(Problem(f"{wp}.specs[{k}]", f"assigned spec {name!r} is not defined in the plan"))
+            for k, t in enumerate(w.targets):
+                if not t.name.strip() and not (t.path or "").strip():
+                    out.append(Problem(f"{wp}.targets[{k}]", "needs a name or a path"))
+    return out
