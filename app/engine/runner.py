@@ -1,0 +1,221 @@
+"""Runs a plan's steps: for each step one fio run per manager, all managers started together.
+
+Qt-free. The GUI and the CLI both drive it and receive everything through a RunListener (called
+on the runner's own thread; the GUI forwards to its thread with queued signals). Stop ends the
+current step gracefully (fio's final numbers are kept) and the run after it; Abort ends at once.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from app.engine.jobfile import JobFile, step_jobfile
+from app.engine.sequence import Step, expand
+from app.engine.targets import TargetError
+from app.engine.telemetry import Sample, StepTelemetry
+from app.engine.transport import Event, Finished, Message, Snapshot, Transport, TransportError
+from app.model.plan import Plan
+from app.model.validation import validate
+
+
+class RunRefused(Exception):
+    """The plan cannot start; str() lists what to fix (unmapped managers, unplaceable targets, ...)."""
+
+
+@dataclass
+class ManagerEndpoint:
+    """How to reach one manager: its OS (for job text) and a factory for a fresh transport per step."""
+
+    name: str
+    os_name: str
+    make_transport: Callable[[], Transport]
+    host: str = "local"
+    fio_version: str = ""
+
+
+@dataclass
+class RunOptions:
+    run_time: int | None = None  # override every step's run time (quick checks)
+    ramp_up: int | None = None
+    mapping: dict[str, str] = field(default_factory=dict)
+    status_interval: float = 1.0
+    engine: str | None = None  # override the ioengine (e.g. "null" in tests)
+    default_file_size: int | None = None
+
+
+@dataclass
+class StepOutcome:
+    step: Step
+    status: str  # complete | stopped | partial | failed
+    results: list[Sample]  # whole-step numbers per level, from fio's final reports
+    finished: dict[str, Finished]
+    raw_output: dict[str, str | None]
+    started: float
+    ended: float
+
+
+class RunListener:
+    """Override what you need. All calls come from the runner thread, in order."""
+
+    def run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None: ...
+    def step_started(self, step: Step, jobfiles: dict[str, JobFile]) -> None: ...
+    def samples(self, step: Step, samples: list[Sample]) -> None: ...
+    def message(self, step: Step | None, message: Message) -> None: ...
+    def step_finished(self, outcome: StepOutcome) -> None: ...
+    def run_finished(self, status: str) -> None: ...
+
+
+class Runner:
+    def __init__(self, plan: Plan, endpoints: dict[str, ManagerEndpoint], listener: RunListener | None = None,
+                 options: RunOptions | None = None):
+        self.plan = plan
+        self.endpoints = endpoints
+        self.listener = listener or RunListener()
+        self.options = options or RunOptions()
+        self.steps = expand(plan)
+        self._stop_all = threading.Event()
+        self._abort = threading.Event()
+        self._lock = threading.Lock()
+        self._current: dict[str, Transport] = {}
+        self._stopping_step = False
+        self.outcomes: list[StepOutcome] = []
+        self.jobfiles = self._prepare()
+
+    # --- before anything runs --------------------------------------------------------------
+    def _prepare(self) -> list[dict[str, JobFile]]:
+        problems = [f"plan: {p}" for p in validate(self.plan) if p.severity == "error"]
+        if not self.steps:
+            problems.append("plan: nothing to run — no worker has both an assigned access spec and a target")
+        used = sorted({mi for s in self.steps for mi in s.managers()})
+        unmapped = [self.plan.managers[mi].name for mi in used if self.plan.managers[mi].name not in self.endpoints]
+        if unmapped:
+            problems.append("managers without a host: " + ", ".join(repr(n) for n in unmapped)
+                            + " — map each with --manager NAME=HOST[:PORT] (the address in an imported file "
+                              "is never contacted)")
+            raise RunRefused("\n".join(problems))
+        out: list[dict[str, JobFile]] = []
+        o = self.options
+        for step in self.steps:
+            files: dict[str, JobFile] = {}
+            for mi in step.managers():
+                ep = self.endpoints[self.plan.managers[mi].name]
+                kwargs = {"default_file_size": o.default_file_size} if o.default_file_size else {}
+                try:
+                    files[ep.name] = step_jobfile(self.plan, step, mi, ep.os_name, mapping=o.mapping,
+                                                  run_time=o.run_time, ramp_up=o.ramp_up, engine=o.engine,
+                                                  title=self.plan.name, **kwargs)
+                except TargetError as e:
+                    problems.append(f"step {step.index + 1}, manager {ep.name!r}: {e}")
+            out.append(files)
+        if problems:
+            raise RunRefused("\n".join(dict.fromkeys(problems)))
+        return out
+
+    # --- control (any thread) ----------------------------------------------------------------
+    def stop(self) -> None:
+        """Graceful: the current step ends with fio's final numbers kept; no further steps run."""
+        self._stop_all.set()
+        with self._lock:
+            self._stopping_step = True
+            for t in self._current.values():
+                t.stop()
+
+    def abort(self) -> None:
+        self._abort.set()
+        self._stop_all.set()
+        with self._lock:
+            for t in self._current.values():
+                t.abort()
+
+    # --- the run -----------------------------------------------------------------------------
+    def run(self) -> str:
+        """Run every step; returns the run status: complete | stopped | failed."""
+        self.listener.run_started(self.plan, self.steps, self.endpoints)
+        status = "complete"
+        for step, files in zip(self.steps, self.jobfiles, strict=True):
+            if self._stop_all.is_set():
+                status = "stopped"
+                break
+            outcome = self._run_step(step, files)
+            self.outcomes.append(outcome)
+            self.listener.step_finished(outcome)
+            if outcome.status == "stopped" or self._stop_all.is_set():
+                status = "stopped"
+                break
+            if outcome.status == "failed":
+                status = "failed"
+                break
+            if outcome.status == "partial":
+                status = "failed"
+        self.listener.run_finished(status)
+        return status
+
+    def _run_step(self, step: Step, files: dict[str, JobFile]) -> StepOutcome:
+        events: queue.Queue[tuple[str, Event]] = queue.Queue()
+        telemetry = StepTelemetry.for_jobfiles(files)
+        finished: dict[str, Finished] = {}
+        raw: dict[str, str | None] = {name: None for name in files}
+        started = time.time()
+        self._stopping_step = False
+        self.listener.step_started(step, files)
+        threads = []
+        for name, jf in files.items():
+            transport = self.endpoints[name].make_transport()
+            try:
+                transport.start(jf.text, status_interval=self.options.status_interval)
+            except TransportError as e:
+                finished[name] = Finished(name, False, str(e))
+                self.listener.message(step, Message(name, str(e), "error"))
+                continue
+            with self._lock:
+                self._current[name] = transport
+                if self._stop_all.is_set():
+                    transport.stop()
+            th = threading.Thread(target=self._pump, args=(name, transport, events), daemon=True,
+                                  name=f"fiometer-{name}")
+            th.start()
+            threads.append(th)
+        while len(finished) < len(files):
+            name, ev = events.get()
+            if isinstance(ev, Snapshot):
+                if ev.final:
+                    raw[name] = ev.raw
+                samples = telemetry.update(ev)
+                if samples:
+                    self.listener.samples(step, samples)
+            elif isinstance(ev, Message):
+                self.listener.message(step, ev)
+            elif isinstance(ev, Finished):
+                finished[name] = ev
+                if not ev.ok:
+                    self.listener.message(step, Message(name, ev.reason or "fio failed", "error"))
+        for th in threads:
+            th.join(timeout=5)
+        with self._lock:
+            self._current.clear()
+        ok = [f for f in finished.values() if f.ok]
+        if self._stopping_step or self._abort.is_set():
+            status = "stopped"
+        elif len(ok) == len(files):
+            status = "complete"
+        elif ok:
+            status = "partial"
+        else:
+            status = "failed"
+        return StepOutcome(step, status, telemetry.final_results(), finished, raw, started, time.time())
+
+    @staticmethod
+    def _pump(name: str, transport: Transport, out: queue.Queue[tuple[str, Event]]) -> None:
+        try:
+            for ev in transport.events():
+                out.put((name, ev))
+                if isinstance(ev, Finished):
+                    return
+        except Exception as e:  # a transport bug must not hang the step
+            out.put((name, Finished(name, False, f"internal error reading manager {name!r}: {e}")))
+            return
+        out.put((name, Finished(name, False, f"manager {name!r} ended without a result")))
