@@ -7,13 +7,16 @@ current step gracefully (fio's final numbers are kept) and the run after it; Abo
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from app.engine.jobfile import JobFile, step_jobfile
+from app.engine.safety import TestFileRegistry, unarmed, write_risks
 from app.engine.sequence import Step, expand
 from app.engine.targets import TargetError
 from app.engine.telemetry import Sample, StepTelemetry
@@ -45,6 +48,9 @@ class RunOptions:
     status_interval: float = 1.0
     engine: str | None = None  # override the ioengine (e.g. "null" in tests)
     default_file_size: int | None = None
+    allow_write: set[str] = field(default_factory=set)  # armed targets (names or paths)
+    allow_write_in_use: set[str] = field(default_factory=set)  # second override: mounted/partitioned
+    registry: TestFileRegistry | None = None  # test files Fiometer created (None: nothing is known)
 
 
 @dataclass
@@ -111,6 +117,11 @@ class Runner:
                 except TargetError as e:
                     problems.append(f"step {step.index + 1}, manager {ep.name!r}: {e}")
             out.append(files)
+        local = {n for n, ep in self.endpoints.items() if ep.host == "local"}
+        registry = o.registry or TestFileRegistry(Path(os.devnull))
+        for files in out:
+            risks = write_risks(self.plan, files, local, registry, o.engine)
+            problems += unarmed(risks, o.allow_write, o.allow_write_in_use)
         if problems:
             raise RunRefused("\n".join(dict.fromkeys(problems)))
         return out
@@ -160,6 +171,8 @@ class Runner:
         finished: dict[str, Finished] = {}
         raw: dict[str, str | None] = {name: None for name in files}
         started = time.time()
+        local = [n for n in files if self.endpoints[n].host == "local"]
+        missing = [j.path for n in local for j in files[n].jobs if not j.is_device and not os.path.exists(j.path)]
         self._stopping_step = False
         self.listener.step_started(step, files)
         threads = []
@@ -197,6 +210,9 @@ class Runner:
             th.join(timeout=5)
         with self._lock:
             self._current.clear()
+        created = [p for p in missing if os.path.exists(p)]
+        if created and self.options.registry is not None and self.options.engine != "null":
+            self.options.registry.add(created)
         ok = [f for f in finished.values() if f.ok]
         if self._stopping_step or self._abort.is_set():
             status = "stopped"
