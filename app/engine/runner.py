@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.engine.jobfile import JobFile, step_jobfile
-from app.engine.safety import TestFileRegistry, unarmed, write_risks
+from app.engine.safety import CreatedFiles, unarmed, write_risks
 from app.engine.sequence import Step, expand
 from app.engine.targets import TargetError
 from app.engine.telemetry import Sample, StepTelemetry
@@ -50,7 +50,7 @@ class RunOptions:
     default_file_size: int | None = None
     allow_write: set[str] = field(default_factory=set)  # armed targets (names or paths)
     allow_write_in_use: set[str] = field(default_factory=set)  # second override: mounted/partitioned
-    registry: TestFileRegistry | None = None  # test files Fiometer created (None: nothing is known)
+    registry: CreatedFiles | None = None  # test files Fiometer created (None: nothing is known)
 
 
 @dataclass
@@ -118,7 +118,7 @@ class Runner:
                     problems.append(f"step {step.index + 1}, manager {ep.name!r}: {e}")
             out.append(files)
         local = {n for n, ep in self.endpoints.items() if ep.host == "local"}
-        registry = o.registry or TestFileRegistry(Path(os.devnull))
+        registry = o.registry or CreatedFiles(Path(os.devnull))
         for files in out:
             risks = write_risks(self.plan, files, local, registry, o.engine)
             problems += unarmed(risks, o.allow_write, o.allow_write_in_use)

@@ -31,7 +31,7 @@ class WriteRisk:
         return {self.target, self.path}
 
 
-class TestFileRegistry:
+class CreatedFiles:
     """The test files Fiometer created, so reusing them later needs no arming."""
 
     def __init__(self, path: Path):
@@ -83,7 +83,7 @@ def _job_size(text: str, job: str) -> int | None:
     return None
 
 
-def write_risks(plan: Plan, jobfiles: dict[str, JobFile], local: set[str], registry: TestFileRegistry,
+def write_risks(plan: Plan, jobfiles: dict[str, JobFile], local: set[str], registry: CreatedFiles,
                 engine: str | None = None) -> list[WriteRisk]:
     """Targets of one step that would be written or rewritten, and why."""
     if engine == "null":  # the null engine never touches its files

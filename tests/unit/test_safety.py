@@ -1,7 +1,7 @@
 """Destructive writes need arming: raw devices, existing foreign files, files fio would rewrite."""
 
 from app.engine.jobfile import step_jobfile
-from app.engine.safety import TestFileRegistry, device_in_use, unarmed, write_risks
+from app.engine.safety import CreatedFiles, device_in_use, unarmed, write_risks
 from app.engine.sequence import expand
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
@@ -15,7 +15,7 @@ def risks_for(plan, registry, target_path, reads=0, local=True):
 
 
 def test_new_file_is_safe_and_foreign_existing_file_needs_arming(tmp_path):
-    reg = TestFileRegistry(tmp_path / "reg.json")
+    reg = CreatedFiles(tmp_path / "reg.json")
     plan = grid(1, 1, 1)
     assert risks_for(plan, reg, str(tmp_path / "new.tst")) == []
     existing = tmp_path / "precious.db"
@@ -32,12 +32,12 @@ def test_new_file_is_safe_and_foreign_existing_file_needs_arming(tmp_path):
 def test_small_existing_file_would_be_rewritten_even_by_a_read_job(tmp_path):
     small = tmp_path / "notes.txt"
     small.write_text("19 bytes of notes.\n")
-    (risk,) = risks_for(grid(1, 1, 1), TestFileRegistry(tmp_path / "r.json"), str(small), reads=100)
+    (risk,) = risks_for(grid(1, 1, 1), CreatedFiles(tmp_path / "r.json"), str(small), reads=100)
     assert "would rewrite it" in risk.reason
 
 
 def test_files_fiometer_created_are_reused_without_arming(tmp_path):
-    reg = TestFileRegistry(tmp_path / "sub" / "reg.json")
+    reg = CreatedFiles(tmp_path / "sub" / "reg.json")
     f = tmp_path / "iobw.tst"
     f.write_bytes(b"\0" * 10)
     reg.add([str(f)])
@@ -47,9 +47,9 @@ def test_files_fiometer_created_are_reused_without_arming(tmp_path):
 
 def test_raw_device_writes_need_arming_and_in_use_needs_a_second_override(tmp_path):
     plan = grid(1, 1, 1)
-    (risk,) = risks_for(plan, TestFileRegistry(tmp_path / "r.json"), "/dev/sdz")
+    (risk,) = risks_for(plan, CreatedFiles(tmp_path / "r.json"), "/dev/sdz")
     assert "raw device" in risk.reason
-    assert risks_for(plan, TestFileRegistry(tmp_path / "r.json"), "/dev/sdz", reads=100) == []
+    assert risks_for(plan, CreatedFiles(tmp_path / "r.json"), "/dev/sdz", reads=100) == []
     in_use = risk.__class__(**{**risk.__dict__, "in_use": True})
     assert "mounted or partitioned" in unarmed([in_use], {"/dev/sdz"}, set())[0]
     assert unarmed([in_use], {"/dev/sdz"}, {"/dev/sdz"}) == []
