@@ -167,7 +167,8 @@ class Runner:
 
     def _run_step(self, step: Step, files: dict[str, JobFile]) -> StepOutcome:
         events: queue.Queue[tuple[str, Event]] = queue.Queue()
-        telemetry = StepTelemetry.for_jobfiles(files)
+        telemetry = StepTelemetry({j.name: (j.manager, j.worker_key, j.target_key)
+                                   for jf in files.values() for j in jf.jobs})
         finished: dict[str, Finished] = {}
         raw: dict[str, str | None] = {name: None for name in files}
         started = time.time()
