@@ -69,8 +69,11 @@ def _line(key: str, value: str | None = None) -> str:
 def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
                  mapping: dict[str, str] | None = None, run_time: int | None = None,
                  ramp_up: int | None = None, engine: str | None = None,
-                 default_file_size: int = DEFAULT_FILE_SIZE, title: str = "") -> JobFile:
-    """The job file for one manager in one step. Raises targets.TargetError for unplaceable targets."""
+                 default_file_size: int = DEFAULT_FILE_SIZE, file_size: int | None = None,
+                 title: str = "") -> JobFile:
+    """The job file for one manager in one step. Raises targets.TargetError for unplaceable targets.
+
+    ``file_size`` overrides the size of test files (not devices), for quick checks."""
     os_name = T.normalize_os(os_name)
     manager = plan.managers[manager_index]
     run = plan.setup.run_time if run_time is None else run_time
@@ -102,7 +105,9 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
             out += ["", f"; worker {worker.name!r} -> target {target.name!r}", f"[{name}]",
                     _line("filename", T.fio_filename(where.path))]
             size = worker.max_size * where.sector_size
-            if size:
+            if file_size and not where.is_device:
+                out.append(_line("size", str(file_size)))
+            elif size:
                 out.append(_line("size", str(size)))
             elif not where.is_device:
                 out.append(_line("size", str(default_file_size)))

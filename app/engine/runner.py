@@ -48,6 +48,7 @@ class RunOptions:
     status_interval: float = 1.0
     engine: str | None = None  # override the ioengine (e.g. "null" in tests)
     default_file_size: int | None = None
+    file_size: int | None = None  # override the size of every test file (quick checks)
     allow_write: set[str] = field(default_factory=set)  # armed targets (names or paths)
     allow_write_in_use: set[str] = field(default_factory=set)  # second override: mounted/partitioned
     registry: CreatedFiles | None = None  # test files Fiometer created (None: nothing is known)
@@ -110,6 +111,7 @@ class Runner:
             for mi in step.managers():
                 ep = self.endpoints[self.plan.managers[mi].name]
                 kwargs = {"default_file_size": o.default_file_size} if o.default_file_size else {}
+                kwargs["file_size"] = o.file_size
                 try:
                     files[ep.name] = step_jobfile(self.plan, step, mi, ep.os_name, mapping=o.mapping,
                                                   run_time=o.run_time, ramp_up=o.ramp_up, engine=o.engine,
