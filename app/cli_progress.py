@@ -99,6 +99,9 @@ class ProgressPrinter(RunListener):
     def step_finished(self, outcome: StepOutcome) -> None:
         self.outcomes.append(outcome)
         self._print(f"  step {outcome.step.index + 1} {outcome.status}")
+        for name, f in outcome.finished.items():
+            if not f.ok:
+                self._print(f"  manager {name} failed: {f.reason}")
 
     def run_finished(self, status: str) -> None:
         self._print(f"\nRun {status}. Results (whole step, response time = fio total latency lat_ns):")

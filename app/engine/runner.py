@@ -185,7 +185,6 @@ class Runner:
                 transport.start(jf.text, status_interval=self.options.status_interval)
             except TransportError as e:
                 finished[name] = Finished(name, False, str(e))
-                self.listener.message(step, Message(name, str(e), "error"))
                 continue
             with self._lock:
                 self._current[name] = transport
@@ -206,9 +205,10 @@ class Runner:
             elif isinstance(ev, Message):
                 self.listener.message(step, ev)
             elif isinstance(ev, Finished):
-                finished[name] = ev
                 if not ev.ok:
-                    self.listener.message(step, Message(name, ev.reason or "fio failed", "error"))
+                    paths = ", ".join(j.path for j in files[name].jobs)
+                    ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
+                finished[name] = ev
         for th in threads:
             th.join(timeout=5)
         with self._lock:

@@ -98,7 +98,7 @@ def write_risks(plan: Plan, jobfiles: dict[str, JobFile], local: set[str], regis
                     out.append(WriteRisk(manager, job.target_name, job.path,
                                          "writes to a raw device destroy its data", in_use))
                 continue
-            if manager not in local or not os.path.exists(job.path) or job.path in registry:
+            if manager not in local or not os.path.isfile(job.path) or job.path in registry:
                 continue
             size = _job_size(jf.text, job.name)
             if writes:
