@@ -25,7 +25,8 @@ _TOKEN_CHARS = frozenset(
 _TOKEN_CHARS_SPACE = _TOKEN_CHARS | {" "}
 _INT_CHARS = frozenset("-0123456789")
 _DIGITS = frozenset("0123456789")
-_STRICT_INT = re.compile(r"[-+]?[0-9]+")
+_STRICT_INT = re.compile(r"[-+]?[0-9]{1,30}")
+MAX_DIGITS = 30  # longer digit runs are no number Iometer could hold; they read as "not an integer"
 # Text skipped before a number that means "this was not a number" (placeholders, words).
 _NOT_A_NUMBER = re.compile(r"[A-Za-z\[\]*_]")
 
@@ -84,6 +85,8 @@ def extract_int(s: str) -> tuple[int | None, str, str]:
     if "-" in run[1:]:
         return None, s, s[:i]
     digits = run[1:] if run.startswith("-") else run
+    if len(digits) > MAX_DIGITS:
+        return None, s, s[:i]
     number = int(digits) if digits else 0  # atoi("-") is 0
     if run.startswith("-"):
         number = -number
@@ -136,6 +139,8 @@ def _version_parts(s: str) -> list[int]:
         j = i
         while j < n and s[j] in _DIGITS:
             j += 1
+        if j - i > MAX_DIGITS:
+            break
         parts.append(int(s[i:j]))
         i = j
     return parts

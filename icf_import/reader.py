@@ -45,16 +45,20 @@ def parse(data: str | bytes, source: str = "<string>") -> IcfDocument:
             ctx.warn(i + 1, f"line is {len(line)} characters long; Iometer reads at most {MAX_LINE} per line")
     starts = _find_sections(cur, ctx)
     refs: list[SpecRef] = []
+    failed: set[str] = set()
     for title, start in starts.items():
         cur.pos = start + 1
         try:
             _read_section(title, cur, doc, refs, ctx)
         except Fail as f:
             ctx.error(f.line, f.message)
+            failed.add(title)
         except Exception as e:  # a reader bug must not make a bad file crash the caller
             ctx.error(start + 1, f"internal error while reading {title}: {e!r}")
-    check_assigned_specs(doc, refs, ctx)
-    check_some_worker_has_a_spec(doc, ctx)
+            failed.add(title)
+    if not failed & {"ACCESS SPECIFICATIONS", "MANAGER LIST"}:  # no follow-on errors from a half-read section
+        check_assigned_specs(doc, refs, ctx)
+        check_some_worker_has_a_spec(doc, ctx)
     doc.diagnostics = sorted(ctx.diagnostics, key=lambda d: d.line)
     return doc
 
