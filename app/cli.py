@@ -126,11 +126,74 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def parse_size(text: str) -> int:
+    """'64M', '1g', '4096', '512k' -> bytes (binary units, as fio reads them)."""
+    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", text, re.IGNORECASE)
+    if not m:
+        raise CliError(f"size {text!r}: expected a number with an optional K, M, G or T suffix, e.g. 64M")
+    return int(m.group(1)) * 1024 ** " kmgt".index(m.group(2).lower() or " ")
+
+
+def _make_runner(args: argparse.Namespace, opened):
+    from app.engine.managers import ManagerError, build_endpoints, parse_manager_args
+    from app.engine.runner import Runner, RunOptions, RunRefused
+
+    plan = opened.plan
+    try:
+        endpoints = build_endpoints(plan, parse_manager_args(args.manager), args.fio)
+    except ManagerError as e:
+        raise CliError(str(e)) from e
+    options = RunOptions(run_time=args.run_time, ramp_up=args.ramp_up, mapping=_parse_map(args.map),
+                         engine=args.engine, allow_write=set(args.allow_write or []),
+                         allow_write_in_use=set(args.allow_write_mounted or []),
+                         file_size=parse_size(args.test_file_size) if args.test_file_size else None)
+    try:
+        return Runner(plan, endpoints, None, options)
+    except RunRefused as e:
+        raise CliError("this plan cannot start:\n  " + str(e).replace("\n", "\n  ")) from e
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import signal
+
+    from app.cli_progress import ProgressPrinter
+
+    opened = _open(args.file)
+    for w in opened.warnings:
+        print(f"warning: {w}")
+    runner = _make_runner(args, opened)
+    runner.listener = ProgressPrinter(run_time=(args.run_time or 0) + (args.ramp_up or 0) or None)
+    presses = 0
+
+    def on_sigint(signum, frame) -> None:
+        nonlocal presses
+        presses += 1
+        if presses == 1:
+            print("\nStopping after this step's final numbers (Ctrl-C again to abort)...", flush=True)
+            runner.stop()
+        else:
+            runner.abort()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        status = runner.run()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return {"complete": 0, "stopped": 0}.get(status, 1)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
+    import tempfile
+
     from app.paths import example_plan
 
-    print(f"Fiometer {__version__}: no display, so here is the bundled example plan.\n")
-    return cmd_import(argparse.Namespace(file=str(example_plan()), output=None))
+    with tempfile.TemporaryDirectory(prefix="fiometer-demo-") as tmp:
+        print(f"Fiometer {__version__}: no display, so running the bundled example plan briefly\n"
+              f"({example_plan().name}, each step 2 s on a 64 MiB test file in {tmp}).\n")
+        ns = argparse.Namespace(file=str(example_plan()), manager=None, fio=None, run_time=2, ramp_up=0,
+                                map=[f"C:={tmp}/iobw.tst"], engine=None, allow_write=None,
+                                allow_write_mounted=None, test_file_size="64M")
+        return cmd_run(ns)
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
@@ -171,7 +234,23 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--os", default=platform.system(), help="OS of the managers (default: this machine's)")
     sp.set_defaults(func=cmd_plan)
 
-    sp = sub.add_parser("demo", help="headless: show the bundled example plan")
+    sp = sub.add_parser("run", help="run a plan on fio with live progress, then print the results")
+    sp.add_argument("file", help=".icf or Fiometer plan file")
+    sp.add_argument("--map", action="append", metavar="NAME=PATH", help="place a target at a file or device")
+    sp.add_argument("--manager", action="append", metavar="NAME=HOST[:PORT]",
+                    help="run a manager on a host running `fio --server` (or NAME=local)")
+    sp.add_argument("--run-time", type=int, metavar="S", help="override every step's run time (seconds)")
+    sp.add_argument("--ramp-up", type=int, metavar="S", help="override every step's ramp-up (seconds)")
+    sp.add_argument("--test-file-size", metavar="SIZE", help="size of every test file, e.g. 256M (quick checks)")
+    sp.add_argument("--allow-write", action="append", metavar="TARGET",
+                    help="arm writes to a raw device or an existing file (name or path)")
+    sp.add_argument("--allow-write-mounted", action="append", metavar="TARGET",
+                    help="also allow writes to a device that is mounted or partitioned")
+    sp.add_argument("--fio", metavar="PATH", help="the fio binary to use (default: found on PATH)")
+    sp.add_argument("--engine", help=argparse.SUPPRESS)  # e.g. null, for tests and benchmarks
+    sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("demo", help="headless: run the bundled example plan briefly and print the results")
     sp.set_defaults(func=cmd_demo)
 
     sp = sub.add_parser("gui", help="open the desktop application")

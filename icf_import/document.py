@@ -180,7 +180,7 @@ class IcfDocument:
 
 
 class IcfError(Exception):
-    """Raised by load()/parse(strict=True) when the file has errors; str() gives FILE:LINE: message."""
+    """Raised by load_strict() when the file has errors and by load() when it cannot be read; str() gives FILE:LINE: message."""
 
     def __init__(self, diagnostics: list[Diagnostic]):
         self.diagnostics = diagnostics

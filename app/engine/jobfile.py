@@ -1,7 +1,8 @@
 """fio job text for one test step on one manager (DESIGN.md "Mapping Iometer to fio").
 
 One job section per (worker, target), because Iometer's outstanding I/Os are per target. Job names
-are ``w<worker#>.t<target#>`` (1-based positions in the manager), the keys telemetry rolls up by.
+are ``m<manager#>.w<worker#>.t<target#>`` (1-based positions in the plan), unique across a step;
+telemetry rolls them up by worker key ``w<worker#>`` and target key ``w<worker#>.t<target#>``.
 The OS decides the engine (libaio / windowsaio + thread / posixaio) and target names.
 """
 
@@ -26,8 +27,12 @@ DATA_PATTERN_OPTIONS: dict[int, list[tuple[str, str]]] = {
 }
 
 
-def job_name(worker_pos: int, target_pos: int) -> str:
+def target_key(worker_pos: int, target_pos: int) -> str:
     return f"w{worker_pos + 1}.t{target_pos + 1}"
+
+
+def job_name(manager_pos: int, worker_pos: int, target_pos: int) -> str:
+    return f"m{manager_pos + 1}.{target_key(worker_pos, target_pos)}"
 
 
 def worker_key(worker_pos: int) -> str:
@@ -38,11 +43,11 @@ def worker_key(worker_pos: int) -> str:
 class JobInfo:
     """What one fio job section stands for, to label and roll up its numbers."""
 
-    name: str  # fio job name, e.g. "w1.t2"
+    name: str  # fio job name, e.g. "m1.w1.t2"
     manager: str
     worker_key: str  # "w1"
     worker_name: str
-    target_key: str  # == name
+    target_key: str  # "w1.t2"
     target_name: str
     path: str
     is_device: bool
@@ -64,8 +69,11 @@ def _line(key: str, value: str | None = None) -> str:
 def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
                  mapping: dict[str, str] | None = None, run_time: int | None = None,
                  ramp_up: int | None = None, engine: str | None = None,
-                 default_file_size: int = DEFAULT_FILE_SIZE, title: str = "") -> JobFile:
-    """The job file for one manager in one step. Raises targets.TargetError for unplaceable targets."""
+                 default_file_size: int = DEFAULT_FILE_SIZE, file_size: int | None = None,
+                 title: str = "") -> JobFile:
+    """The job file for one manager in one step. Raises targets.TargetError for unplaceable targets.
+
+    ``file_size`` overrides the size of test files (not devices), for quick checks."""
     os_name = T.normalize_os(os_name)
     manager = plan.managers[manager_index]
     run = plan.setup.run_time if run_time is None else run_time
@@ -90,13 +98,16 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
         for tpos in active.targets:
             target = worker.targets[tpos]
             where = T.resolve(target, os_name, mapping)
-            name = job_name(active.worker, tpos)
-            jf.jobs.append(JobInfo(name, manager.name, worker_key(active.worker), worker.name, name,
+            name = job_name(manager_index, active.worker, tpos)
+            jf.jobs.append(JobInfo(name, manager.name, worker_key(active.worker), worker.name,
+                                   target_key(active.worker, tpos),
                                    target.name, where.path, where.is_device, spec.name, active.queue_depth))
             out += ["", f"; worker {worker.name!r} -> target {target.name!r}", f"[{name}]",
                     _line("filename", T.fio_filename(where.path))]
             size = worker.max_size * where.sector_size
-            if size:
+            if file_size and not where.is_device:
+                out.append(_line("size", str(file_size)))
+            elif size:
                 out.append(_line("size", str(size)))
             elif not where.is_device:
                 out.append(_line("size", str(default_file_size)))

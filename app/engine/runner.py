@@ -7,13 +7,16 @@ current step gracefully (fio's final numbers are kept) and the run after it; Abo
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from app.engine.jobfile import JobFile, step_jobfile
+from app.engine.safety import CreatedFiles, unarmed, write_risks
 from app.engine.sequence import Step, expand
 from app.engine.targets import TargetError
 from app.engine.telemetry import Sample, StepTelemetry
@@ -45,6 +48,10 @@ class RunOptions:
     status_interval: float = 1.0
     engine: str | None = None  # override the ioengine (e.g. "null" in tests)
     default_file_size: int | None = None
+    file_size: int | None = None  # override the size of every test file (quick checks)
+    allow_write: set[str] = field(default_factory=set)  # armed targets (names or paths)
+    allow_write_in_use: set[str] = field(default_factory=set)  # second override: mounted/partitioned
+    registry: CreatedFiles | None = None  # test files Fiometer created (None: nothing is known)
 
 
 @dataclass
@@ -104,6 +111,7 @@ class Runner:
             for mi in step.managers():
                 ep = self.endpoints[self.plan.managers[mi].name]
                 kwargs = {"default_file_size": o.default_file_size} if o.default_file_size else {}
+                kwargs["file_size"] = o.file_size
                 try:
                     files[ep.name] = step_jobfile(self.plan, step, mi, ep.os_name, mapping=o.mapping,
                                                   run_time=o.run_time, ramp_up=o.ramp_up, engine=o.engine,
@@ -111,6 +119,11 @@ class Runner:
                 except TargetError as e:
                     problems.append(f"step {step.index + 1}, manager {ep.name!r}: {e}")
             out.append(files)
+        local = {n for n, ep in self.endpoints.items() if ep.host == "local"}
+        registry = o.registry or CreatedFiles(Path(os.devnull))
+        for files in out:
+            risks = write_risks(self.plan, files, local, registry, o.engine)
+            problems += unarmed(risks, o.allow_write, o.allow_write_in_use)
         if problems:
             raise RunRefused("\n".join(dict.fromkeys(problems)))
         return out
@@ -156,10 +169,13 @@ class Runner:
 
     def _run_step(self, step: Step, files: dict[str, JobFile]) -> StepOutcome:
         events: queue.Queue[tuple[str, Event]] = queue.Queue()
-        telemetry = StepTelemetry.for_jobfiles(files)
+        telemetry = StepTelemetry({j.name: (j.manager, j.worker_key, j.target_key)
+                                   for jf in files.values() for j in jf.jobs})
         finished: dict[str, Finished] = {}
         raw: dict[str, str | None] = {name: None for name in files}
         started = time.time()
+        local = [n for n in files if self.endpoints[n].host == "local"]
+        missing = [j.path for n in local for j in files[n].jobs if not j.is_device and not os.path.exists(j.path)]
         self._stopping_step = False
         self.listener.step_started(step, files)
         threads = []
@@ -169,7 +185,6 @@ class Runner:
                 transport.start(jf.text, status_interval=self.options.status_interval)
             except TransportError as e:
                 finished[name] = Finished(name, False, str(e))
-                self.listener.message(step, Message(name, str(e), "error"))
                 continue
             with self._lock:
                 self._current[name] = transport
@@ -190,13 +205,17 @@ class Runner:
             elif isinstance(ev, Message):
                 self.listener.message(step, ev)
             elif isinstance(ev, Finished):
-                finished[name] = ev
                 if not ev.ok:
-                    self.listener.message(step, Message(name, ev.reason or "fio failed", "error"))
+                    paths = ", ".join(j.path for j in files[name].jobs)
+                    ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
+                finished[name] = ev
         for th in threads:
             th.join(timeout=5)
         with self._lock:
             self._current.clear()
+        created = [p for p in missing if os.path.exists(p)]
+        if created and self.options.registry is not None and self.options.engine != "null":
+            self.options.registry.add(created)
         ok = [f for f in finished.values() if f.ok]
         if self._stopping_step or self._abort.is_set():
             status = "stopped"

@@ -3,7 +3,18 @@
 import subprocess
 import sys
 
-QT_FREE = ["icf_import", "app.model", "app.model.metrics", "app.engine", "app.engine.transport"]
+QT_FREE = [
+    "icf_import",
+    "app.model",
+    "app.model.metrics",
+    "app.engine",
+    "app.engine.transport",
+    "app.engine.fio_binary",
+    "app.engine.fio_json_stream",
+    "app.engine.fio_messages",
+    "app.engine.local_fio",
+    "app.engine.telemetry",
+]
 
 
 def test_qt_free_layers_import_without_qt():

@@ -1,0 +1,403 @@
+"""A Transport that runs fio on this machine and streams its JSON reports.
+
+fio runs as ``fio --output-format=json+ --status-interval=<s> <jobfile>`` with pipes. Two reader
+threads (stdout: documents + text, stderr: text), a waiter thread and a watchdog thread feed one
+queue; ``events()`` turns it into Snapshot / Message / Finished in the caller's thread.
+
+fio never marks its final document, so the newest document is held back for a moment
+(``min(0.25 s, interval/4)``): if fio exits meanwhile it is the final one. If fio exits later than
+that, the last document is sent once more with ``final=True`` (telemetry sees a zero-length
+interval). A run that was killed has no final document.
+
+On POSIX fio's job processes call ``setsid()`` and keep running (holding the stdout pipe) when
+the main fio process is killed, so a hard stop kills the job processes too; on Linux they are
+found through /proc and remembered while the run lasts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import queue
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from app.engine.fio_binary import FioNotFound, find_fio
+from app.engine.fio_json_stream import FioJsonStream, JsonDocument, Piece, TextLine
+from app.engine.fio_messages import translate
+from app.engine.transport import Event, Finished, Message, Snapshot, TransportError
+
+STOPPED_RC = 128  # fio's exit code after SIGINT/SIGTERM (backend.c exit_value = 128)
+MAX_MESSAGES_PER_KIND = 20  # e.g. one "I/O error" line per failed I/O with continue_on_error
+_CREATE_NEW_PROCESS_GROUP = 0x00000200
+_CTRL_BREAK_EVENT = 1
+
+
+# --- small OS-specific pieces (take the OS name so both branches are tested everywhere) ----------
+def popen_options(os_name: str) -> dict[str, Any]:
+    """Windows: own process group, so CTRL_BREAK_EVENT reaches fio alone. POSIX: own session, so a
+    Ctrl+C in the terminal of the CLI reaches Fiometer (which then stops fio) and not fio directly."""
+    if os_name == "Windows":
+        return {"creationflags": _CREATE_NEW_PROCESS_GROUP}
+    return {"start_new_session": True}
+
+
+def stop_signal(os_name: str) -> int:
+    """The signal that makes fio end its jobs and still print its final report."""
+    if os_name == "Windows":
+        return int(getattr(signal, "CTRL_BREAK_EVENT", _CTRL_BREAK_EVENT))
+    return int(signal.SIGINT)
+
+
+def watchdog_seconds(status_interval: float, override: float | None) -> float:
+    return override if override is not None else max(10.0, 5.0 * status_interval)
+
+
+def status_interval_arg(seconds: float) -> str:
+    """fio's --status-interval value: whole seconds as is, otherwise milliseconds ('250ms')."""
+    if seconds <= 0:
+        raise ValueError("status interval must be positive")
+    if float(seconds).is_integer():
+        return str(int(seconds))
+    return f"{max(1, round(seconds * 1000))}ms"
+
+
+def finish_event(
+    manager: str,
+    returncode: int,
+    *,
+    stop_requested: bool = False,
+    aborted: bool = False,
+    watchdog_after: float | None = None,
+    first_error: str | None = None,
+    got_documents: bool = True,
+) -> Finished:
+    """The one Finished for a run, with the reason in plain words when it is not ok."""
+
+    def fail(reason: str) -> Finished:
+        return Finished(manager, ok=False, reason=reason, returncode=returncode)
+
+    if watchdog_after is not None:
+        return fail(f"fio stopped reporting for {watchdog_after:g} s and was stopped")
+    if aborted:
+        return fail("the step was aborted: fio was killed; samples so far are kept")
+    if returncode == 0 or (returncode == STOPPED_RC and stop_requested):
+        if not got_documents:
+            return fail(first_error or "fio ended without reporting any numbers")
+        return Finished(manager, ok=True, returncode=returncode, stopped=stop_requested)
+    if returncode == STOPPED_RC:
+        return fail("fio was interrupted from outside Fiometer (SIGINT/SIGTERM); its numbers so far are kept")
+    if returncode < 0:
+        return fail(f"fio was killed (signal {-returncode}) mid-step; samples so far are kept")
+    if first_error:
+        return fail(f"fio failed (exit code {returncode}): {first_error}")
+    return fail(f"fio failed with exit code {returncode}")
+
+
+# --- Linux process tree (fio's job processes are setsid() children of the main process) ----------
+def _start_time(pid: int) -> str | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]  # field 22, starttime
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError, ValueError):
+            out.extend(int(c) for c in (task / "children").read_text().split())
+    return out
+
+
+class LocalFio:
+    """Runs one fio job file for one manager on this machine (see module doc)."""
+
+    def __init__(
+        self,
+        name: str,
+        fio_path: str | os.PathLike[str] | None = None,
+        workdir: str | os.PathLike[str] | None = None,
+        watchdog: float | None = None,
+    ) -> None:
+        """``fio_path`` is the user's setting (None: search); ``workdir`` is fio's working
+        directory and where the job file is written (None: a private temp dir, removed after);
+        ``watchdog`` in seconds (None: max(10 s, 5 x status interval); math.inf disables)."""
+        self.name = name
+        self._fio_path = fio_path
+        self._workdir = Path(workdir) if workdir is not None else None
+        self._watchdog_override = watchdog
+        self._os = platform.system()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._q: queue.Queue[tuple[Any, ...]] = queue.Queue()
+        self._lock = threading.Lock()
+        self._exited = threading.Event()
+        self._abandon = threading.Event()  # readers give up on pipes held open by strays
+        self._children: dict[int, str] = {}  # pid -> start time, to kill job processes safely
+        self._counts: dict[str, int] = {}
+        self._first_error: str | None = None
+        self._stop_requested = False
+        self._aborted = False
+        self._watchdog_after: float | None = None
+        self._last_doc = 0.0
+        self._hold = 0.25
+        self._jobfile: Path | None = None
+        self._tmpdir: Path | None = None
+        self._events_taken = False
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    # --- Transport -------------------------------------------------------------------------
+    def start(self, job_text: str, *, status_interval: float = 1.0) -> None:
+        if self._proc is not None:
+            raise RuntimeError("LocalFio.start() called twice")
+        try:
+            fio = find_fio(self._fio_path)
+        except FioNotFound as e:
+            raise TransportError(str(e)) from e
+        interval_arg = status_interval_arg(status_interval)
+        if self._workdir is None:
+            self._tmpdir = Path(tempfile.mkdtemp(prefix="fiometer-"))
+            workdir = self._tmpdir
+        else:
+            workdir = self._workdir
+            workdir.mkdir(parents=True, exist_ok=True)
+        fd, jobfile = tempfile.mkstemp(prefix="fiometer-", suffix=".fio", dir=workdir)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(job_text)
+        self._jobfile = Path(jobfile)
+        args = [str(fio), "--output-format=json+", f"--status-interval={interval_arg}", jobfile]
+        self._hold = min(0.25, status_interval / 4)
+        watchdog = watchdog_seconds(status_interval, self._watchdog_override)
+        try:
+            self._proc = subprocess.Popen(
+                args,
+                cwd=workdir,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                **popen_options(self._os),
+            )
+        except OSError as e:
+            self._cleanup_files()
+            raise TransportError(f"cannot start fio ({fio}): {e}") from e
+        self._last_doc = time.monotonic()
+        readers = [
+            threading.Thread(target=self._read_stdout, name=f"fio-out-{self.name}", daemon=True),
+            threading.Thread(target=self._read_stderr, name=f"fio-err-{self.name}", daemon=True),
+        ]
+        for t in readers:
+            t.start()
+        threading.Thread(target=self._wait, args=(readers,), name=f"fio-wait-{self.name}", daemon=True).start()
+        threading.Thread(target=self._watch, args=(watchdog,), name=f"fio-dog-{self.name}", daemon=True).start()
+
+    def events(self) -> Iterator[Event]:
+        """Blocking; ends after exactly one Finished. Meant to be iterated once."""
+        if self._proc is None:
+            raise RuntimeError("LocalFio.events() before start()")
+        if self._events_taken:
+            return
+        self._events_taken = True
+        pending: tuple[Any, ...] | None = None  # newest document, not yet known to be the last
+        last: tuple[Any, ...] | None = None
+        while True:
+            try:
+                item = self._q.get(timeout=self._hold if pending else None)
+            except queue.Empty:
+                assert pending is not None
+                yield self._snapshot(pending, final=False)
+                last, pending = pending, None
+                continue
+            tag = item[0]
+            if tag == "doc":
+                if pending is not None:
+                    yield self._snapshot(pending, final=False)
+                    last = pending
+                pending = item
+            elif tag == "msg":
+                yield item[1]
+            else:  # "exit"
+                rc = item[1]
+                ended_itself = rc >= 0 and not self._aborted and self._watchdog_after is None
+                final_doc = pending or last
+                if final_doc is not None and ended_itself:
+                    yield self._snapshot(final_doc, final=True)
+                elif pending is not None:
+                    yield self._snapshot(pending, final=False)
+                yield finish_event(
+                    self.name,
+                    rc,
+                    stop_requested=self._stop_requested,
+                    aborted=self._aborted,
+                    watchdog_after=self._watchdog_after,
+                    first_error=self._first_error,
+                    got_documents=final_doc is not None,
+                )
+                return
+
+    def stop(self) -> None:
+        proc = self._proc
+        if proc is None or self._exited.is_set():
+            return
+        self._stop_requested = True
+        with contextlib.suppress(OSError):
+            proc.send_signal(stop_signal(self._os))
+
+    def abort(self) -> None:
+        if self._proc is None or self._exited.is_set():
+            return
+        self._aborted = True
+        self._kill_tree()
+
+    # --- threads -----------------------------------------------------------------------------
+    def _chunks(self, stream: Any) -> Iterator[bytes]:
+        fd = stream.fileno()
+        while True:
+            if self._os != "Windows":  # select() on pipes is POSIX only; Windows has no strays
+                ready, _, _ = select.select([fd], [], [], 0.2)
+                if not ready:
+                    if self._abandon.is_set():
+                        return
+                    continue
+            try:
+                data = os.read(fd, 1 << 16)
+            except OSError:
+                return
+            if not data:
+                return
+            yield data
+
+    def _read_stdout(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        splitter = FioJsonStream()
+        for chunk in self._chunks(self._proc.stdout):
+            for piece in splitter.feed(chunk):
+                self._piece(piece)
+        for piece in splitter.close():
+            self._piece(piece)
+        if splitter.incomplete_at_eof:
+            self._message("fio's last report was cut off and is not used", "warning")
+
+    def _read_stderr(self) -> None:
+        assert self._proc is not None and self._proc.stderr is not None
+        rest = b""
+        for chunk in self._chunks(self._proc.stderr):
+            lines = (rest + chunk).split(b"\n")
+            rest = lines.pop()
+            for line in lines:
+                self._text(line.decode("utf-8", errors="replace"))
+        self._text(rest.decode("utf-8", errors="replace"))
+
+    def _piece(self, piece: Piece) -> None:
+        if isinstance(piece, TextLine):
+            self._text(piece.text)
+            return
+        assert isinstance(piece, JsonDocument)
+        try:
+            doc = json.loads(piece.text)
+        except ValueError:
+            self._message("a fio report could not be read and was skipped", "warning")
+            return
+        now = time.monotonic()
+        self._last_doc = now
+        self._q.put(("doc", doc, piece.text, now))
+
+    def _text(self, line: str) -> None:
+        line = line.strip()
+        if not line:
+            return
+        tr = translate(line)
+        with self._lock:
+            n = self._counts[tr.kind] = self._counts.get(tr.kind, 0) + 1
+            if tr.level == "error" and self._first_error is None:
+                self._first_error = tr.text
+        if n <= MAX_MESSAGES_PER_KIND:
+            self._message(tr.text, tr.level)
+        elif n == MAX_MESSAGES_PER_KIND + 1:
+            self._message("more messages like the one above are not shown", "warning")
+
+    def _message(self, text: str, level: str) -> None:
+        self._q.put(("msg", Message(self.name, text, level)))
+
+    def _wait(self, readers: list[threading.Thread]) -> None:
+        assert self._proc is not None
+        rc = self._proc.wait()
+        self._exited.set()
+        if rc < 0:  # killed: its job processes may live on and keep the pipes open
+            self._kill_children()
+        for t in readers:
+            t.join(timeout=3.0)
+        if any(t.is_alive() for t in readers):
+            self._abandon.set()
+            for t in readers:
+                t.join(timeout=1.0)
+        self._cleanup_files()
+        self._q.put(("exit", rc))
+
+    def _watch(self, limit: float) -> None:
+        next_scan = 0.0
+        while not self._exited.wait(0.2):
+            now = time.monotonic()
+            if now >= next_scan:
+                self._remember_children()
+                next_scan = now + 0.5
+            silent = now - self._last_doc
+            if silent > limit:
+                self._watchdog_after = limit
+                self._kill_tree()
+                return
+
+    # --- helpers -----------------------------------------------------------------------------
+    def _snapshot(self, item: tuple[Any, ...], *, final: bool) -> Snapshot:
+        _, doc, text, received = item
+        return Snapshot(
+            manager=self.name,
+            received=received,
+            jobs=doc.get("jobs", []),
+            disk_util=doc.get("disk_util") or [],
+            final=final,
+            raw=text if final else None,
+        )
+
+    def _remember_children(self) -> None:
+        if self._os != "Linux" or self._proc is None:
+            return
+        for pid in _children(self._proc.pid):
+            if pid not in self._children:
+                st = _start_time(pid)
+                if st is not None:
+                    self._children[pid] = st
+
+    def _kill_children(self) -> None:
+        for pid, started in list(self._children.items()):
+            if _start_time(pid) == started:  # still the same process, not a reused pid
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+
+    def _kill_tree(self) -> None:
+        assert self._proc is not None
+        self._remember_children()
+        with contextlib.suppress(OSError):
+            self._proc.kill()
+        if self._os != "Windows":
+            self._kill_children()
+
+    def _cleanup_files(self) -> None:
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+        elif self._jobfile is not None:
+            with contextlib.suppress(OSError):
+                self._jobfile.unlink()

@@ -1,0 +1,170 @@
+"""The ACCESS SPECIFICATIONS section, named format and the old six-field format.
+
+Iometer deletes a spec whose percentages are out of range or do not add up to 100; here the
+spec is kept as written and a warning names its line, so the user sees what the file says.
+"""
+
+from __future__ import annotations
+
+from icf_import.cursor import Context, Cursor, Fail, shown
+from icf_import.document import ASSIGNMENTS, AccessSpec, SpecLine
+from icf_import.lexer import extract_token, strict_int, trim
+from icf_import.smartname import smart_name, untitled_name
+
+FIELDS = ("size", "% of size", "% reads", "% random", "delay", "burst", "align", "reply")
+OLD_FIELDS = FIELDS[:6]
+MAX_LINES = 100  # MAX_ACCESS_SPECS: lines per spec
+NAME_KEY = "'access specification name,default assignment"
+
+
+def read_specs_new(cur: Cursor, specs: list[AccessSpec], ctx: Context) -> None:
+    """Named specs up to 'END access specifications'; a repeated name replaces the earlier spec."""
+    expected = "'Access specification name,default assignment' or 'END access specifications'"
+    while True:
+        p = cur.get_pair(expected)
+        key = p.key.lower()
+        if key == "'end access specifications":
+            return
+        if key != NAME_KEY:
+            raise Fail(p.key_line, f"expected {expected}, found {shown(p.key)}")
+        if p.value_line == p.key_line:  # the next key line ends the search for a value
+            raise cur.fail("an access specification name after 'Access specification name,default assignment'")
+        spec = AccessSpec(_spec_name(p.value, p.value_line, ctx), line_no=p.key_line)
+        spec.default_assignment = _assignment(p.value, p.value_line, ctx)
+        header, header_line = cur.next_line("the 'size,% of size,...' line after the spec name")
+        if not header.startswith("'"):
+            raise Fail(header_line, "expected the 'size,% of size,% reads,% random,delay,burst,align,reply' "
+                       f"line after the access specification name, found {shown(header)}")
+        while not cur.at_end() and not cur.is_key(cur.pos):
+            text, line = cur.next_line("")
+            if text == "":
+                ctx.warn(line, f"blank line inside access specification '{spec.name}' skipped")
+                continue
+            spec.lines.append(_data_line(text, line, ctx))
+            _check_ranges(spec.lines[-1], line, ctx)
+        _check_total(spec, ctx)
+        _add(specs, spec, ctx)
+
+
+def _spec_name(value: str, line: int, ctx: Context) -> str:
+    """The name is the first run of token characters (spaces included), as Iometer reads it."""
+    token, _ = extract_token(value, spaces=True)
+    name = token.strip(" ")
+    if not name:
+        raise Fail(line, f"expected '<name>,<default assignment>', found {shown(value)}")
+    after = value[value.find(token) + len(token):].lstrip(" ")
+    if after and not after.startswith(","):
+        ctx.warn(line, f"access specification name ends before {shown(after[:1])} (Iometer reads names up to "
+                 f"the first comma, TAB, '|' or non-ASCII character); read as '{name}'")
+    return name
+
+
+def _assignment(value: str, line: int, ctx: Context) -> str:
+    comma = value.find(",")
+    token, _ = extract_token(value[comma + 1:] if comma >= 0 else "")
+    upper = token.upper()
+    if upper in ("NONE", "ALL", "DISK", "NET"):
+        return upper
+    if token in ("0", "1", "2", "3"):
+        return ASSIGNMENTS[int(token)]
+    ctx.warn(line, f"expected a default assignment NONE, ALL, DISK or NET after the spec name, "
+             f"found {shown(token)}; read as NONE (as Iometer does)")
+    return "NONE"
+
+
+def _data_line(text: str, line: int, ctx: Context) -> SpecLine:
+    fields = text.split(",")
+    if len(fields) < len(FIELDS):
+        raise Fail(line, f"expected 8 comma-separated values ({','.join(FIELDS)}), "
+                   f"found {len(fields)}: {shown(text)}")
+    if any(trim(f) for f in fields[len(FIELDS):]):
+        ctx.warn(line, f"values after the 8th on this access specification line are ignored: {shown(text)}")
+    return SpecLine(*_ints(fields[: len(FIELDS)], FIELDS, line))
+
+
+def _ints(fields: list[str], names: tuple[str, ...], line: int) -> list[int]:
+    numbers = []
+    for name, field in zip(names, fields, strict=True):
+        number = strict_int(field)
+        if number is None:
+            raise Fail(line, f"expected an integer for '{name}', found {shown(trim(field))}")
+        numbers.append(number)
+    return numbers
+
+
+def _check_ranges(sl: SpecLine, line: int, ctx: Context) -> None:
+    for name, value in (("% of size", sl.of_size), ("% reads", sl.reads), ("% random", sl.random)):
+        if not 0 <= value <= 100:
+            ctx.warn(line, f"'{name}' is {value}, outside 0..100 (Iometer rejects this spec); kept as written")
+
+
+def _check_total(spec: AccessSpec, ctx: Context) -> None:
+    total = sum(sl.of_size for sl in spec.lines)
+    if total != 100:
+        ctx.warn(spec.line_no, f"access specification '{spec.name}': '% of size' adds up to {total}, "
+                 "expected 100 (Iometer rejects this spec); kept as written")
+    if len(spec.lines) > MAX_LINES:
+        ctx.warn(spec.line_no, f"access specification '{spec.name}' has {len(spec.lines)} lines; "
+                 f"Iometer allows at most {MAX_LINES}")
+
+
+def _add(specs: list[AccessSpec], spec: AccessSpec, ctx: Context) -> None:
+    folded = spec.name.casefold()
+    for i, old in enumerate(specs):
+        if old.name.casefold() == folded:
+            ctx.warn(spec.line_no, f"access specification '{spec.name}' is defined again; this definition "
+                     f"replaces the one at line {old.line_no} (as in Iometer)")
+            specs[i] = spec
+            return
+    specs.append(spec)
+
+
+def read_specs_old(cur: Cursor, specs: list[AccessSpec], ctx: Context) -> None:
+    """Six whitespace-separated fields per line, no names; a spec ends when '% of size' reaches 100.
+
+    Iometer discards the line after the section banner (the column header), drops 0% lines, names
+    one-line specs with SmartName and gives every spec the default assignment ALL.
+    """
+    if not cur.at_end():
+        header, header_line = cur.next_line("")
+        if not header.startswith("'"):
+            ctx.warn(header_line, f"the line after 'ACCESS SPECIFICATIONS' is skipped as the column header "
+                     f"(old format), but it holds {shown(header)}")
+    lines: list[SpecLine] = []
+    first_line = 0
+    total = 0
+    while not cur.at_end() and not cur.is_key(cur.pos):
+        text, line = cur.next_line("")
+        if text == "":
+            continue
+        fields = text.split()
+        if len(fields) < len(OLD_FIELDS) or strict_int(fields[0]) is None:
+            raise Fail(line, f"expected six whitespace-separated integers ({' '.join(OLD_FIELDS)}) "
+                       f"for an access specification of a file older than 1998.05.21, found {shown(text)}")
+        if len(fields) > len(OLD_FIELDS):
+            ctx.warn(line, f"values after the 6th on this old-format access specification line are ignored: "
+                     f"{shown(text)}")
+        sl = SpecLine(*_ints(fields[: len(OLD_FIELDS)], OLD_FIELDS, line), align=0, reply=0)
+        if sl.of_size == 0:
+            ctx.warn(line, "access specification line makes up 0% of the test; discarded (as Iometer does)")
+            continue
+        _check_ranges(sl, line, ctx)
+        if not lines:
+            first_line = line
+        lines.append(sl)
+        total += sl.of_size
+        if total >= 100:
+            _add_old(specs, lines, first_line, ctx)
+            lines, total = [], 0
+    if lines:
+        _add_old(specs, lines, first_line, ctx)
+
+
+def _add_old(specs: list[AccessSpec], lines: list[SpecLine], line_no: int, ctx: Context) -> None:
+    existing = ["Idle"] + [s.name for s in specs]
+    taken = {n.casefold() for n in existing}
+    untitled = untitled_name(existing, taken)
+    name = smart_name(lines[0], taken | {untitled.casefold()}) if len(lines) == 1 else untitled
+    spec = AccessSpec(name, "ALL", list(lines), line_no=line_no)
+    _check_total(spec, ctx)
+    specs.append(spec)

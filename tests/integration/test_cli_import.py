@@ -1,0 +1,115 @@
+"""`fiometer import` and `fiometer plan` over the real .icf corpus, job files checked by real fio."""
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import icf_import
+from app.engine.jobfile import step_jobfile
+from app.engine.sequence import expand
+from app.model.from_icf import plan_from_icf
+from tests.helpers import shared_dir
+
+ICF = shared_dir() / "icf"
+CORPUS = sorted(ICF.glob("*.icf")) + sorted((ICF / "synthetic").glob("*.icf"))
+ERROR_FILES = {"eilerjc_iometer_icf_compat_nospec_error.icf"}
+
+
+def fiometer(*args):
+    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True)
+
+
+def test_vmware_template_gives_four_steps_at_qd64_for_300s():
+    plan = plan_from_icf(icf_import.load(ICF / "vmware-unofficial-storage-performance.icf"))
+    steps = expand(plan)
+    assert [s.spec_label for s in steps] == ["Max Throughput-100%Read", "RealLife-60%Rand-65%Read",
+                                             "Max Throughput-50%Read", "Random-8k-70%Read"]
+    assert [s.queue_depths for s in steps] == [[64]] * 4
+    assert plan.setup.run_time == 300
+    specs = [plan.spec(s.spec_label).lines[0] for s in steps]
+    assert [(ln.size, ln.reads, ln.random) for ln in specs] == [(32768, 100, 0), (8192, 65, 60), (32768, 50, 0),
+                                                                (8192, 70, 100)]
+    assert plan.managers[0].host == "local" and plan.managers[0].address_in_file == "193.27.20.145"
+
+
+def test_second_manager_needs_a_host_and_network_workers_do_not_run():
+    plan = plan_from_icf(icf_import.load(ICF / "synthetic" / "eilerjc_iometer_icf_compat_two_managers_run.icf"))
+    assert [m.host for m in plan.managers] == ["local", None]
+    net = plan_from_icf(icf_import.load(ICF / "synthetic" / "eilerjc_iometer_network_worker.icf"))
+    assert expand(net) == []
+    assert net.managers[0].workers[0].kind == "network_tcp"
+
+
+def test_old_format_specs_are_named_like_iometer_and_assigned():
+    plan = plan_from_icf(icf_import.load(ICF / "synthetic" / "eilerjc_iometer_icf_compat_oldformat_specs.icf"))
+    assert plan.managers[0].workers[0].specs == ["2 KiB random 67% reads"]
+    assert plan.spec("2 KiB random 67% reads").lines[0].size == 2048
+
+
+def test_import_prints_summary_and_notes():
+    out = fiometer("import", ICF / "vmware-unofficial-storage-performance.icf")
+    assert out.returncode == 0, out.stderr
+    assert "Steps (4):" in out.stdout and "never contacted" in out.stdout
+    assert "Fidelity notes" in out.stdout and "test connection rate" in out.stdout
+
+
+def test_malformed_real_file_imports_with_a_located_warning():
+    out = fiometer("import", ICF / "autotest_tp-qemu_iometer_multi_3disks.icf")
+    assert out.returncode == 0
+    assert "autotest_tp-qemu_iometer_multi_3disks.icf:266: warning: duplicated 'End target'" in out.stdout
+
+
+def test_unreadable_file_exits_2_with_location_and_no_traceback(tmp_path):
+    out = fiometer("import", ICF / "synthetic" / "eilerjc_iometer_icf_compat_nospec_error.icf")
+    assert out.returncode == 2
+    assert "eilerjc_iometer_icf_compat_nospec_error.icf:33: error:" in out.stderr
+    assert "Traceback" not in out.stderr
+    bad = tmp_path / "bad.icf"
+    bad.write_bytes(b"Version 1.1.0 \r\n'TEST SETUP ==\r\n'Run Time\r\n'\thours\r\n\t[*TIME*]\r\n'END test setup\r\n")
+    out = fiometer("import", bad)
+    assert out.returncode == 2 and "bad.icf:5:" in out.stderr and "Traceback" not in out.stderr
+    out = fiometer("import", tmp_path / "missing.icf")
+    assert out.returncode == 2 and "no such file" in out.stderr
+
+
+def test_plan_steps_and_save_round_trip(tmp_path):
+    saved = tmp_path / "vmware.json"
+    assert fiometer("import", ICF / "vmware-unofficial-storage-performance.icf", "-o", saved).returncode == 0
+    a = fiometer("plan", ICF / "vmware-unofficial-storage-performance.icf", "--steps")
+    b = fiometer("plan", saved, "--steps")
+    assert a.returncode == b.returncode == 0
+    assert a.stdout == b.stdout and a.stdout.startswith("4 steps; run time 300 s")
+
+
+def test_windows_targets_need_a_map_on_linux(tmp_path):
+    out = fiometer("plan", ICF / "vmware-unofficial-storage-performance.icf", "--jobs", tmp_path, "--os", "Linux")
+    assert out.returncode == 2
+    assert "'C:' is a Windows drive" in out.stderr and "--map" in out.stderr
+
+
+@pytest.mark.fio
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+@pytest.mark.parametrize("path", [p for p in CORPUS if p.name not in ERROR_FILES], ids=lambda p: p.name)
+def test_every_corpus_file_makes_job_files_fio_accepts(tmp_path, path):
+    plan = plan_from_icf(icf_import.load(path))
+    mapping = {t.name: str(tmp_path / f"t{i}.tst")
+               for i, t in enumerate({t.name: t for m in plan.managers for w in m.workers for t in w.targets}.values())}
+    steps = expand(plan)[:12]  # the tp-qemu plans have 128 steps; the first 12 cover every shape
+    for os_name in ("Linux", "Windows"):
+        for step in steps:
+            for mi in step.managers():
+                jf = step_jobfile(plan, step, mi, os_name, mapping=mapping)
+                job = tmp_path / "j.fio"
+                job.write_text(jf.text)
+                res = subprocess.run(["fio", "--parse-only", str(job)], capture_output=True, text=True)
+                assert res.returncode == 0, res.stderr + jf.text
+
+
+def test_plan_jobs_cli_writes_a_file_per_step_and_manager(tmp_path):
+    out = fiometer("plan", ICF / "vmware-unofficial-storage-performance.icf", "--jobs", tmp_path / "jobs",
+                   "--map", f"C:={tmp_path / 'iobw.tst'}")
+    assert out.returncode == 0, out.stderr
+    names = sorted(p.name for p in (tmp_path / "jobs").iterdir())
+    assert names == [f"step-00{i}-PB-W2K3-04.fio" for i in range(1, 5)]
