@@ -6,6 +6,7 @@ stay cheap with hundreds of series after hours of samples.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import pyqtgraph as pg
@@ -43,10 +44,28 @@ def series_color(i: int) -> QColor:
     return pg.intColor(i, hues=24, values=2, minValue=170)
 
 
+def compact_ticks(values: list[float], spacing: float) -> list[str]:
+    """Tick labels like 1.5M / 250k / 0.004 with one suffix for the whole axis (no 2e+06)."""
+    top = max((abs(v) for v in values), default=0.0)
+    div, suffix = 1.0, ""
+    for d, suf in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if top >= d:
+            div, suffix = d, suf
+            break
+    step = spacing / div if spacing > 0 else 1.0
+    decimals = min(max(0, -math.floor(math.log10(step))), 6) if step > 0 else 0
+    return [f"{v / div:.{decimals}f}{suffix}" for v in values]
+
+
+class CompactAxis(pg.AxisItem):
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+        return compact_ticks([v * scale for v in values], spacing * scale)
+
+
 class _Chart:
     def __init__(self, spec: ChartSpec):
         self.spec = spec
-        self.widget = pg.PlotWidget()
+        self.widget = pg.PlotWidget(axisItems={"left": CompactAxis("left")})
         self.plot = self.widget.getPlotItem()
         self.plot.setTitle(spec.title, size="10pt")
         self.plot.setLabel("left", spec.unit)
@@ -60,7 +79,7 @@ class _Chart:
         self.plot.enableAutoRange(y=True)
         self.plot.setAutoVisible(y=True)
         self.plot.setMenuEnabled(False)
-        self.widget.setMinimumSize(200, 160)
+        self.widget.setMinimumSize(160, 140)
         self.curves: list[pg.PlotDataItem] = []
         self.p99: list[pg.PlotDataItem] = []
         self.legend: pg.LegendItem | None = None
@@ -102,7 +121,7 @@ class ChartGrid(QWidget):
             c.curves, c.p99 = [], []
             for i, label in enumerate(labels):
                 pen = pg.mkPen(series_color(i), width=1.5 if len(keys) <= LEGEND_MAX else 1)
-                curve = c.plot.plot([], [], pen=pen, name=label if show_legend else None, skipFiniteCheck=True)
+                curve = c.plot.plot([], [], pen=pen, name=label if show_legend else None, connect="finite")
                 c.curves.append(curve)
                 if c.spec.field == "lat_mean_ms":
                     dash = pg.mkPen(series_color(i), width=1, style=Qt.PenStyle.DashLine)
@@ -125,7 +144,7 @@ class ChartGrid(QWidget):
         for mark in live.steps[self._marks_drawn:]:
             for c in self.charts:
                 line = pg.InfiniteLine(mark.x, angle=90, pen=pg.mkPen((128, 128, 128), style=Qt.PenStyle.DotLine),
-                                       label=mark.label if c is self.charts[0] else None,
+                                       label=f"#{mark.label.split(':')[0]}",
                                        labelOpts={"position": 0.95, "color": (128, 128, 128)})
                 c.plot.addItem(line, ignoreBounds=True)
                 c.marks.append(line)

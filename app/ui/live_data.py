@@ -117,6 +117,7 @@ class Series:
     window_start: float | None = None  # sample t where the current window began
     last_whole: Metrics | None = None
     last_t: float = 0.0
+    step_points: int = 0  # points made in the current step
 
     def _grow(self) -> None:
         cap = self.x.shape[0] * 2
@@ -134,6 +135,14 @@ class Series:
         self.values[WHOLE][:, self.n] = chart_values(whole)
         self.values[LAST][:, self.n] = chart_values(window)
         self.latest = {WHOLE: whole, LAST: window}
+        self.n += 1
+
+    def gap(self, x: float) -> None:
+        if self.n == self.x.shape[0]:
+            self._grow()
+        self.x[self.n] = x
+        for k in KINDS:
+            self.values[k][:, self.n] = np.nan
         self.n += 1
 
     def replace_whole(self, whole: Metrics) -> None:
@@ -176,9 +185,13 @@ class LiveResults:
         return (level, sample.manager, sample.key)
 
     def start_step(self, x: float, label: str) -> None:
-        """A new step begins at ``x`` seconds into the run: every window starts afresh."""
+        """A new step begins at ``x`` seconds into the run: every window starts afresh, and a gap
+        (NaN point) keeps the charts from joining the previous step's line to this one's."""
         self.steps.append(StepMark(x, label))
         for s in self.series.values():
+            if s.n:
+                s.gap(x)
+            s.step_points = 0
             s.pending.clear()
             s.window_start = None
             s.last_whole = None
@@ -201,13 +214,14 @@ class LiveResults:
             s.last_t = smp.t
             due = smp.final if self.update_seconds == 0 else (
                 smp.final or smp.t - s.window_start >= self.update_seconds - 1e-6)
-            if due and s.n and smp.final and all(p.seconds <= 0 for p in s.pending):
+            if due and s.step_points and smp.final and all(p.seconds <= 0 for p in s.pending):
                 # fio repeated its last report as the final one: only the whole-step numbers change
                 s.replace_whole(smp.whole)
                 s.pending = []
                 made += 1
             elif due:
                 s.append(offset + smp.t, smp.whole, over_time(s.pending))
+                s.step_points += 1
                 s.pending = []
                 s.window_start = smp.t
                 made += 1

@@ -6,7 +6,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -24,8 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
+from app.engine.safety import CreatedFiles
 from app.model.opening import PlanOpenError
-from app.model.plan import LOCAL, Manager, Plan, Worker
+from app.model.plan import LOCAL, Manager, Worker
 from app.model.validation import validate
 from app.ui import theme
 from app.ui.document import ASSIGNMENT, TOPOLOGY, PlanDocument
@@ -49,6 +50,13 @@ TAB_NAMES = ("Disk Targets", "Access Specifications", "Test Setup", "Results Dis
 STOP_GRACE_MS = 15000  # closing during a run: after Stop, abort if fio has not ended by then
 
 
+def created_files_registry(settings: QSettings | None) -> CreatedFiles | None:
+    """Test files Fiometer created (kept next to the settings), so reusing them needs no arming."""
+    if settings is None:
+        return None
+    return CreatedFiles(Path(settings.fileName()).parent / "created-test-files.json")
+
+
 def icf_export_available() -> bool:
     import icf_import
 
@@ -70,7 +78,7 @@ class MainWindow(QMainWindow):
         self.doc = PlanDocument(self)
         self.library = SpecLibrary(settings)
         self.live = LiveResults()
-        self.controller = RunController(self)
+        self.controller = RunController(self, created_files_registry(settings))
         self.run_options: Any = None  # RunOptions for the next Start (tests, screenshots); None = plan's own
         self.run_endpoints: dict[str, Any] | None = None
         self._close_after_run = False
@@ -93,7 +101,7 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.topology)
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([260, 1020])
+        self.splitter.setSizes([230, 1050])
         self.setCentralWidget(self.splitter)
 
         self.messages = QListWidget()
@@ -462,16 +470,19 @@ class MainWindow(QMainWindow):
             tab.setEnabled(not running)
 
     # --- running -------------------------------------------------------------------------------
-    def _raw_disk_writes(self, plan: Plan) -> list[str]:
-        out = []
-        for m in plan.managers:
-            for w in m.workers:
-                writes = any(s.reads < 100 for name in w.specs if (spec := plan.spec(name)) for s in spec.lines)
-                for t in w.targets:
-                    p = t.path or t.name
-                    if writes and (p.startswith("/dev/") or p.startswith("\\\\.\\")):
-                        out.append(f"{m.name}/{w.name}: {p}")
-        return out
+    def arm_writes(self, risks: list[Any]) -> bool:
+        """Ask before writing to raw disks or existing files (the engine refuses unarmed writes)."""
+        lines = "\n".join(f"• {r.manager}: {r.path} — {r.reason}" for r in risks)
+        if not self.ask("Targets would be written", "This run WRITES to targets holding data:\n\n" + lines
+                        + "\n\nTheir contents will be overwritten. Start anyway?"):
+            return False
+        in_use = [r for r in risks if r.in_use]
+        if in_use:
+            return self.ask("Mounted or partitioned disks", "These disks are mounted or partitioned; writing "
+                            "corrupts the file systems on them:\n\n"
+                            + "\n".join(f"• {r.manager}: {r.path}" for r in in_use)
+                            + "\n\nAre you absolutely sure?")
+        return True
 
     def start_run(self) -> bool:
         if self.controller.running:
@@ -481,20 +492,16 @@ class MainWindow(QMainWindow):
         if errors:
             self.show_problem("The plan has errors", "\n".join(str(p) for p in errors))
             return False
-        raw = self._raw_disk_writes(plan)
-        if raw and not self.ask("Writes to raw disks", "These raw disks get WRITE I/O, which destroys their data:\n"
-                                + "\n".join(raw) + "\n\nStart anyway?"):
+        listener = self.controller.start(plan, self.run_options, self.run_endpoints, self.arm_writes)
+        if listener is None:
             return False
         self.live.clear()
         self.results_tab.charts.clear_marks()
         self.results_tab.redraw(force=True)
-        listener = self.controller.start(plan, self.run_options, self.run_endpoints)
-        if listener is None:
-            return False
-        listener.step_started.connect(self._on_step_started)
-        listener.samples.connect(self._on_samples)
-        listener.message.connect(self._on_run_message)
-        listener.step_finished.connect(self._on_step_finished)
+        listener.stepStarted.connect(self._on_step_started)
+        listener.samplesArrived.connect(self._on_samples)
+        listener.messageArrived.connect(self._on_run_message)
+        listener.stepFinished.connect(self._on_step_finished)
         self.tabs.setCurrentWidget(self.results_tab)
         self.add_message(f"Run started: {self.controller.progress.steps} step(s)")
         return True
@@ -560,13 +567,9 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         if isinstance(app, QApplication):
             theme.apply_theme(app, mode)
+        self.results_tab.apply_palette()
         if self.persist:
             self.settings.setValue("view/theme", mode)
-
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
-        if event.type() == QEvent.Type.PaletteChange:
-            self.results_tab.apply_palette()
-        super().changeEvent(event)
 
     def follow_system_scheme(self) -> None:
         if self.theme_mode == theme.SYSTEM:

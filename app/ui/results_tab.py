@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QButtonGroup,
     QComboBox,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -65,9 +67,14 @@ def scopes_for(doc: PlanDocument) -> list[Scope]:
 
 
 def format_value(v: float | None) -> str:
+    """Iometer's two decimals, but whole numbers from 100 up and 4 significant digits below 1."""
     if v is None or v != v:  # None or NaN
         return "—"
-    return f"{v:,.2f}"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    if abs(v) >= 1 or v == 0:
+        return f"{v:,.2f}"
+    return f"{v:.4g}"
 
 
 class ResultsTab(QWidget):
@@ -83,10 +90,11 @@ class ResultsTab(QWidget):
         self.scope = QComboBox()
         self.scope.setToolTip("Which level the charts and the table show: All Managers (sums), a manager, "
                               "a worker, or one line per manager / worker")
-        self.scope.setMinimumContentsLength(24)
-        controls.addWidget(self.scope)
-        controls.addSpacing(16)
-        controls.addWidget(QLabel("Results since:"))
+        self.scope.setMinimumContentsLength(14)
+        self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        controls.addWidget(self.scope, 1)
+        options = QGridLayout()
+        options.addWidget(QLabel("Results since:"), 0, 0)
         self.since_whole = QRadioButton("Start of test")
         self.since_whole.setToolTip("WHOLE_TEST: averages since recording started (after ramp-up)")
         self.since_last = QRadioButton("Last update")
@@ -94,19 +102,19 @@ class ResultsTab(QWidget):
         self.since = QButtonGroup(self)
         self.since.addButton(self.since_whole)
         self.since.addButton(self.since_last)
-        controls.addWidget(self.since_whole)
-        controls.addWidget(self.since_last)
-        controls.addSpacing(16)
-        controls.addWidget(QLabel("Update frequency:"))
+        options.addWidget(self.since_whole, 0, 1)
+        options.addWidget(self.since_last, 1, 1)
+        options.addWidget(QLabel("Update frequency:"), 2, 0)
         self.frequency = QComboBox()
         for sec in UPDATE_CHOICES:
-            self.frequency.addItem("∞ (end of each step)" if sec == 0 else f"{sec} s", sec)
+            self.frequency.addItem("∞ (end of step)" if sec == 0 else f"{sec} s", sec)
         self.frequency.setToolTip("How often a new point is made (seconds of fio time); ∞ = only when each "
                                   "step ends, as in Iometer")
-        controls.addWidget(self.frequency)
-        controls.addStretch(1)
+        options.addWidget(self.frequency, 2, 1)
+        options.setColumnStretch(2, 1)
 
         self.notice = QLabel("No results yet — press Start (F5) to run the plan; live numbers appear here.")
+        self.notice.setWordWrap(True)
         self.notice.setObjectName("emptyState")
         self.notice.setEnabled(False)
         self.notice.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -116,20 +124,29 @@ class ResultsTab(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setVerticalHeaderLabels([s.label for s in STATS])
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.table.setMinimumWidth(300)
+        self.table.setMinimumWidth(220)
         self.table.setToolTip("Iometer's statistics for the level shown. Response time is fio's total latency "
                               "(submit to completion), as Iometer measures it.")
+        left = QWidget()
+        llay = QVBoxLayout(left)
+        llay.setContentsMargins(0, 0, 0, 0)
+        llay.addLayout(controls)
+        llay.addWidget(self.notice)
+        llay.addWidget(self.charts, 1)
+        right = QWidget()
+        rlay = QVBoxLayout(right)
+        rlay.setContentsMargins(0, 0, 0, 0)
+        rlay.addLayout(options)
+        rlay.addWidget(self.table, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.charts)
-        split.addWidget(self.table)
+        split.addWidget(left)
+        split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([600, 400])
+        split.setSizes([540, 460])
         self.splitter = split
 
         lay = QVBoxLayout(self)
-        lay.addLayout(controls)
-        lay.addWidget(self.notice)
         lay.addWidget(split, 1)
 
         self.timer = QTimer(self)
@@ -231,6 +248,11 @@ class ResultsTab(QWidget):
                     self.table.setItem(r, c, it)
                 it.setText(text)
 
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.PaletteChange:  # light/dark switch: charts follow
+            self.apply_palette()
+        super().changeEvent(event)
+
     def apply_palette(self) -> None:
-        self.charts.apply_palette(self.palette())
+        self.charts.apply_palette(QApplication.palette())
         self.charts.redraw(self.live, self.kind, force=True)

@@ -4,89 +4,56 @@ turned into queued Qt signals that arrive on the GUI thread."""
 from __future__ import annotations
 
 import copy
-import platform
+import dataclasses
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from app.engine.managers import ManagerError, build_endpoints
+from app.engine.runner import ManagerEndpoint, RunListener, Runner, RunOptions, RunRefused, StepOutcome
+from app.engine.safety import CreatedFiles, WriteRisk, write_risks
+from app.engine.sequence import Step, expand
+from app.engine.transport import Message
 from app.model.plan import LOCAL, Plan
 
 IDLE_STATE = "idle"
 RUNNING = "running"
 STOPPING = "stopping"
 
-
-class EngineMissing(Exception):
-    """The engine parts a run needs are not in this build; str() says which."""
-
-
-def _runner_module() -> Any:
-    try:
-        from app.engine import runner
-    except ImportError as e:  # app.engine.telemetry / local_fio land with the engine
-        raise EngineMissing(f"the run engine is not part of this build yet ({e.name or e})") from e
-    return runner
+# Asked before a run that writes to raw disks or existing files: (risks) -> armed?
+ArmQuestion = Callable[[list[WriteRisk]], bool]
 
 
-def local_endpoint(name: str) -> Any:
-    runner = _runner_module()
-    try:
-        from app.engine.local_fio import LocalFio
-    except ImportError as e:
-        raise EngineMissing(f"the local fio transport is not part of this build yet ({e.name or e})") from e
-    return runner.ManagerEndpoint(name=name, os_name=platform.system(), make_transport=lambda: LocalFio(name),
-                                  host=LOCAL)
-
-
-def remote_endpoint(name: str, host: str) -> Any:
-    """An endpoint for a manager on a host running ``fio --server``; EngineMissing until that lands."""
-    try:
-        from app.engine import remote  # type: ignore[attr-defined]
-    except ImportError as e:
-        raise EngineMissing(f"remote managers arrive with the engine (manager {name!r} on {host})") from e
-    return remote.endpoint(name, host)  # pragma: no cover - adapted when the remote module lands
-
-
-def build_endpoints(plan: Plan) -> tuple[dict[str, Any], list[str]]:
-    """Endpoints for every mapped manager, and problems (unmapped managers are left to the Runner)."""
-    endpoints: dict[str, Any] = {}
-    problems: list[str] = []
-    for m in plan.managers:
-        if m.host == LOCAL:
-            endpoints[m.name] = local_endpoint(m.name)
-        elif m.host:
-            try:
-                endpoints[m.name] = remote_endpoint(m.name, m.host)
-            except EngineMissing as e:
-                problems.append(str(e))
-    return endpoints, problems
-
-
-def store_listener() -> Any | None:
+def store_listener() -> RunListener | None:
     """HOOK: the SQLite store's run recorder, so GUI runs are kept like CLI runs.
 
-    Returns None until ``app.store`` provides a recording listener; then return it here (the run
-    controller passes it every Runner callback on the runner thread, before the GUI sees them).
+    Returns None until ``app.store`` provides a recording RunListener; then create it here. The
+    controller passes it every Runner callback on the runner thread, before the GUI sees them.
     """
     return None
 
 
-class QtRunListener(QObject):
-    """A RunListener whose callbacks (on the runner thread) become queued signals."""
+class QtRunListener(QObject, RunListener):
+    """The Runner's listener: each callback (runner thread) becomes a queued signal (GUI thread).
 
-    run_started = Signal(object, object)  # steps, endpoints
-    step_started = Signal(int, float, object)  # step index, seconds since run start, Step
-    samples = Signal(int, float, object)  # step index, step offset (s), list[Sample]
-    message = Signal(object, object)  # Step | None, Message
-    step_finished = Signal(object)  # StepOutcome
-    run_finished = Signal(str)  # complete | stopped | failed
+    Other listeners (the store recorder) are called first, on the runner thread, in order.
+    """
 
-    def __init__(self, others: list[Any] | None = None):
-        super().__init__()
+    runStarted = Signal(object, object)  # steps, endpoints  # noqa: N815 (Qt naming)
+    stepStarted = Signal(int, float, object)  # step index, seconds since the run started, Step  # noqa: N815
+    samplesArrived = Signal(int, float, object)  # step index, step offset (s), list[Sample]  # noqa: N815
+    messageArrived = Signal(object, object)  # Step | None, Message  # noqa: N815
+    stepFinished = Signal(object)  # StepOutcome  # noqa: N815
+    runFinished = Signal(str)  # complete | stopped | failed  # noqa: N815
+
+    def __init__(self, others: list[RunListener | None] | None = None):
+        QObject.__init__(self)
         self.others = [o for o in (others or []) if o is not None]
         self.t0 = time.monotonic()
         self.offset = 0.0
@@ -98,57 +65,31 @@ class QtRunListener(QObject):
             except Exception:  # a recorder bug must not stop the run or the display
                 traceback.print_exc()
 
-    # RunListener interface (runner thread)
-    def run_started_cb(self, plan: Plan, steps: list, endpoints: dict) -> None:
+    def run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
         self.t0 = time.monotonic()
         self._tee("run_started", plan, steps, endpoints)
-        self.run_started.emit(steps, endpoints)
+        self.runStarted.emit(steps, endpoints)
 
-    def step_started_cb(self, step: Any, jobfiles: dict) -> None:
+    def step_started(self, step: Step, jobfiles: dict) -> None:
         self.offset = time.monotonic() - self.t0
         self._tee("step_started", step, jobfiles)
-        self.step_started.emit(step.index, self.offset, step)
+        self.stepStarted.emit(step.index, self.offset, step)
 
-    def samples_cb(self, step: Any, samples: list) -> None:
+    def samples(self, step: Step, samples: list) -> None:
         self._tee("samples", step, samples)
-        self.samples.emit(step.index, self.offset, samples)
+        self.samplesArrived.emit(step.index, self.offset, samples)
 
-    def message_cb(self, step: Any, message: Any) -> None:
+    def message(self, step: Step | None, message: Message) -> None:
         self._tee("message", step, message)
-        self.message.emit(step, message)
+        self.messageArrived.emit(step, message)
 
-    def step_finished_cb(self, outcome: Any) -> None:
+    def step_finished(self, outcome: StepOutcome) -> None:
         self._tee("step_finished", outcome)
-        self.step_finished.emit(outcome)
-
-    def run_finished_cb(self, status: str) -> None:
-        self._tee("run_finished", status)
-        self.run_finished.emit(status)
-
-
-class _Adapter:
-    """The object handed to the Runner: RunListener's method names, forwarded to QtRunListener."""
-
-    def __init__(self, q: QtRunListener):
-        self.q = q
-
-    def run_started(self, plan: Plan, steps: list, endpoints: dict) -> None:
-        self.q.run_started_cb(plan, steps, endpoints)
-
-    def step_started(self, step: Any, jobfiles: dict) -> None:
-        self.q.step_started_cb(step, jobfiles)
-
-    def samples(self, step: Any, samples: list) -> None:
-        self.q.samples_cb(step, samples)
-
-    def message(self, step: Any, message: Any) -> None:
-        self.q.message_cb(step, message)
-
-    def step_finished(self, outcome: Any) -> None:
-        self.q.step_finished_cb(outcome)
+        self.stepFinished.emit(outcome)
 
     def run_finished(self, status: str) -> None:
-        self.q.run_finished_cb(status)
+        self._tee("run_finished", status)
+        self.runFinished.emit(status)
 
 
 @dataclass
@@ -163,11 +104,29 @@ class RunProgress:
         return time.monotonic() - self.started if self.started else 0.0
 
     def remaining(self) -> float | None:
+        """Seconds until the last step ends; None when a step runs until stopped."""
         if not self.step_seconds or any(s <= 0 for s in self.step_seconds[max(self.step - 1, 0):]):
             return None
-        current = self.step_seconds[self.step - 1] - (time.monotonic() - self.step_started) if self.step else 0.0
-        later = sum(self.step_seconds[self.step:]) if self.step else sum(self.step_seconds)
-        return max(current, 0.0) + later
+        if not self.step:
+            return sum(self.step_seconds)
+        current = self.step_seconds[self.step - 1] - (time.monotonic() - self.step_started)
+        return max(current, 0.0) + sum(self.step_seconds[self.step:])
+
+
+def needed_managers(plan: Plan) -> set[str]:
+    return {plan.managers[mi].name for s in expand(plan) for mi in s.managers()}
+
+
+def risks_of(runner: Runner, options: RunOptions) -> list[WriteRisk]:
+    """Targets the run would write or rewrite (raw disks, files Fiometer did not create)."""
+    local = {n for n, ep in runner.endpoints.items() if ep.host == LOCAL}
+    registry = options.registry or CreatedFiles(Path("/dev/null"))
+    out: list[WriteRisk] = []
+    for files in runner.jobfiles:
+        for r in write_risks(runner.plan, files, local, registry, options.engine):
+            if r not in out:
+                out.append(r)
+    return out
 
 
 class RunController(QObject):
@@ -175,10 +134,11 @@ class RunController(QObject):
     refused = Signal(str)  # the run could not start: message for the user
     finished = Signal(str)  # complete | stopped | failed
 
-    def __init__(self, parent: QObject | None = None):
+    def __init__(self, parent: QObject | None = None, registry: CreatedFiles | None = None):
         super().__init__(parent)
         self.state = IDLE_STATE
-        self.runner: Any = None
+        self.registry = registry
+        self.runner: Runner | None = None
         self.thread: threading.Thread | None = None
         self.listener: QtRunListener | None = None
         self.progress = RunProgress()
@@ -193,57 +153,72 @@ class RunController(QObject):
             self.state = state
             self.state_changed.emit(state)
 
-    def start(self, plan: Plan, options: Any = None, endpoints: dict[str, Any] | None = None) -> QtRunListener | None:
-        """Start a run of a copy of ``plan`` (edits during the run do not change it).
+    def prepare(self, plan: Plan, options: RunOptions | None = None,
+                endpoints: dict[str, ManagerEndpoint] | None = None,
+                arm: ArmQuestion | None = None) -> tuple[Runner, RunOptions] | None:
+        """A ready Runner for a copy of ``plan``, or None after emitting ``refused`` (or when the
+        user did not arm the writes ``arm`` was asked about)."""
+        plan = copy.deepcopy(plan)  # edits while it runs must not change the run
+        options = dataclasses.replace(options) if options is not None else RunOptions()
+        if options.registry is None:
+            options.registry = self.registry
+        try:
+            if endpoints is None:
+                endpoints = build_endpoints(plan, needed=needed_managers(plan))
+            # Build with every target armed to learn the risks, then ask before running.
+            everything = {t.path or t.name for m in plan.managers for w in m.workers for t in w.targets} | \
+                         {t.name for m in plan.managers for w in m.workers for t in w.targets}
+            asked = dataclasses.replace(options, allow_write=options.allow_write | everything,
+                                        allow_write_in_use=options.allow_write_in_use | everything)
+            runner = Runner(plan, endpoints, None, asked)
+        except (ManagerError, RunRefused) as e:
+            self.refused.emit(str(e))
+            return None
+        risks = [r for r in risks_of(runner, options)
+                 if not (r.names() & options.allow_write and (not r.in_use or r.names() & options.allow_write_in_use))]
+        if risks and (arm is None or not arm(risks)):
+            if arm is None:
+                self.refused.emit("These targets would be written and are not armed:\n"
+                                  + "\n".join(f"{r.manager}: {r.path}: {r.reason}" for r in risks))
+            return None
+        return runner, asked
 
-        Returns the listener whose signals carry the run, or None after emitting ``refused``.
-        """
+    def start(self, plan: Plan, options: RunOptions | None = None,
+              endpoints: dict[str, ManagerEndpoint] | None = None,
+              arm: ArmQuestion | None = None) -> QtRunListener | None:
+        """Start a run; returns the listener whose signals carry it, or None if it did not start."""
         if self.running:
             self.refused.emit("A test is already running.")
             return None
-        plan = copy.deepcopy(plan)
-        try:
-            runner_mod = _runner_module()
-            problems: list[str] = []
-            if endpoints is None:
-                endpoints, problems = build_endpoints(plan)
-            options = options or runner_mod.RunOptions()
-            listener = QtRunListener([store_listener()])
-            runner = runner_mod.Runner(plan, endpoints, _Adapter(listener), options)
-        except EngineMissing as e:
-            self.refused.emit(f"Cannot start: {e}.")
+        prepared = self.prepare(plan, options, endpoints, arm)
+        if prepared is None:
             return None
-        except Exception as e:  # RunRefused and anything else the engine says before running
-            text = str(e)
-            if problems:
-                text = "\n".join([*problems, text])
-            self.refused.emit(text)
-            return None
+        runner, options = prepared
+        listener = QtRunListener([store_listener()])
+        runner.listener = listener
         self.runner, self.listener = runner, listener
-        run_time = getattr(options, "run_time", None)
-        ramp = getattr(options, "ramp_up", None)
-        per = (plan.setup.ramp_up if ramp is None else ramp) + (plan.setup.run_time if run_time is None else run_time)
-        run_s = plan.setup.run_time if run_time is None else run_time
+        setup = runner.plan.setup
+        run_s = setup.run_time if options.run_time is None else options.run_time
+        ramp = setup.ramp_up if options.ramp_up is None else options.ramp_up
         self.progress = RunProgress(len(runner.steps), 0, time.monotonic(), 0.0,
-                                    [per if run_s else 0 for _ in runner.steps])
-        listener.step_started.connect(self._on_step)
-        listener.run_finished.connect(self._on_finished)
+                                    [float(run_s + ramp) if run_s else 0.0 for _ in runner.steps])
+        listener.stepStarted.connect(self._on_step)
+        listener.runFinished.connect(self._on_finished)
         self._set_state(RUNNING)
         self.thread = threading.Thread(target=self._run, name="fiometer-run", daemon=True)
         self.thread.start()
         return listener
 
     def _run(self) -> None:
+        assert self.runner is not None and self.listener is not None
         try:
             self.runner.run()
         except Exception as e:  # an engine crash ends the run visibly, never silently
             traceback.print_exc()
-            from app.engine.transport import Message
+            self.listener.message(None, Message("", f"internal error: {e}", "error"))
+            self.listener.run_finished("failed")
 
-            self.listener.message_cb(None, Message("", f"internal error: {e}", "error"))
-            self.listener.run_finished_cb("failed")
-
-    def _on_step(self, index: int, _offset: float, _step: Any) -> None:
+    def _on_step(self, index: int, _offset: float, _step: Step) -> None:
         self.progress.step = index + 1
         self.progress.step_started = time.monotonic()
 
@@ -267,3 +242,11 @@ class RunController(QObject):
         if self.runner is not None:
             self._set_state(STOPPING)
             self.runner.abort()
+
+    def wait(self, timeout: float) -> bool:
+        """Block until the runner thread ends (for closing); True if it did."""
+        th = self.thread
+        if th is not None:
+            th.join(timeout)
+            return not th.is_alive()
+        return True

@@ -114,7 +114,7 @@ class SetupTab(QWidget):
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         self.description = QLineEdit()
-        self.description.setMinimumWidth(520)
+        self.description.setMinimumWidth(360)
         self.description.setToolTip("Shown in reports and stored with every run")
         form.addRow("Test description:", self.description)
         rt = QHBoxLayout()

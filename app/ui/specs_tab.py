@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -78,18 +79,19 @@ class SpecsTab(QWidget):
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         self.tree.header().setStretchLastSection(True)
         self.tree.setColumnWidth(0, 290)
+        self.tree.setMinimumWidth(240)
         self.tree.itemDoubleClicked.connect(lambda *_: self.assign())
         glay.addWidget(self.tree, 1)
-        row = QHBoxLayout()
-        row.addWidget(button("New…", "Define a new access specification in this plan", self.new_spec))
+        row = QGridLayout()
+        row.addWidget(button("New…", "Define a new access specification in this plan", self.new_spec), 0, 0)
         self.edit_button = button("Edit…", "Edit the selected spec (built-ins: edits a copy)", self.edit_spec)
-        row.addWidget(self.edit_button)
-        row.addWidget(button("Edit copy…", "Make a new spec from the selected one", self.copy_spec))
+        row.addWidget(self.edit_button, 0, 1)
+        row.addWidget(button("Copy…", "Make a new spec from the selected one (Edit copy)", self.copy_spec), 0, 2)
         row.addWidget(button("Delete", "Delete the selected spec from this plan or from My library",
-                             self.delete_spec))
-        row.addWidget(button("Save to My library", "Keep the selected spec for all your plans",
-                             self.save_to_library))
-        row.addStretch(1)
+                             self.delete_spec), 1, 0)
+        row.addWidget(button("To My library", "Save the selected spec in My library, for all your plans",
+                             self.save_to_library), 1, 1, 1, 2)
+        row.setColumnStretch(3, 1)
         glay.addLayout(row)
         lay.addWidget(glob, 3)
 
@@ -152,7 +154,7 @@ class SpecsTab(QWidget):
                 self.tree.setCurrentItem(it)
         for origin, g in groups.items():
             if g.childCount() == 0:
-                empty = {PLAN: "(none yet — assign or create one)", USER: "(empty — use Save to My library)"}
+                empty = {PLAN: "(none yet — assign or create one)", USER: "(empty — use To My library)"}
                 hint = QTreeWidgetItem(g, [empty.get(origin, "")])
                 hint.setFlags(Qt.ItemFlag.NoItemFlags)
             g.setExpanded(origin != BUILTIN or not self.doc.plan.specs)

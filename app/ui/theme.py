@@ -49,7 +49,8 @@ def system_is_dark() -> bool:
 
 def apply_theme(app: QApplication, mode: str) -> bool:
     """Apply ``mode``; returns True when the result is dark."""
-    app.setStyle("Fusion")  # the same look on every platform, and it honours custom palettes
+    if app.style().name().lower() != "fusion":
+        app.setStyle("Fusion")  # the same look on every platform, and it honours custom palettes
     dark = mode == DARK or (mode == SYSTEM and system_is_dark())
     app.setPalette(dark_palette() if dark else app.style().standardPalette())
     return dark

@@ -97,7 +97,7 @@ class TopologyTree(QTreeWidget):
         self.setHeaderLabels(["Topology"])
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setUniformRowHeights(False)
-        self.setMinimumWidth(220)
+        self.setMinimumWidth(170)
         self.facts: dict[str, HostFacts] = {}
         self._selection = Selection()
         self.setItemDelegate(_TwoLineDelegate(self))
