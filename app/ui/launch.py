@@ -63,6 +63,8 @@ def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_opti
         paths = capture(win, screenshot_dir, run_timeout if run_options is not None else None)
         for p in paths:
             print(p)
+        if run_options is not None:
+            print(f"fiometer: run {win.controller.last_status or 'did not start'}", file=sys.stderr)
         win.close()
         tmp.cleanup()
         return 0

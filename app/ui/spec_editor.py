@@ -233,9 +233,10 @@ class SpecEditor(QDialog):
         if len(self.texts) <= 1:
             return
         del self.texts[self.current]
+        self.current = min(self.current, len(self.texts) - 1)
         self._fill_table()
-        self.table.selectRow(min(self.current, len(self.texts) - 1))
-        self._select_line(min(self.current, len(self.texts) - 1))
+        self.table.selectRow(self.current)
+        self._select_line(self.current)
 
     def move_line(self, delta: int) -> None:
         new = self.current + delta

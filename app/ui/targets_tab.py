@@ -89,7 +89,7 @@ def target_state(target: Target, worker: Worker, os_name: str) -> tuple[str, str
     return "test file", f"created when the run starts ({format_bytes(want)}) — {where.path}", False
 
 
-class TestFileDialog(QDialog):
+class AddTestFileDialog(QDialog):
     """Path and size of a test file target; the size is the worker's Maximum Disk Size."""
 
     def __init__(self, worker: Worker, parent: QWidget | None = None):
@@ -375,7 +375,7 @@ class TargetsTab(QWidget):
         w = self.worker()
         if w is None:
             return
-        dlg = TestFileDialog(w, self)
+        dlg = AddTestFileDialog(w, self)
         if dlg.exec() != QDialog.DialogCode.Accepted:
             return
         size = dlg.size_bytes() or DEFAULT_FILE_SIZE
