@@ -49,7 +49,20 @@ def popen_options(os_name: str) -> dict[str, Any]:
     Ctrl+C in the terminal of the CLI reaches Fiometer (which then stops fio) and not fio directly."""
     if os_name == "Windows":
         return {"creationflags": _CREATE_NEW_PROCESS_GROUP}
+    if os_name == "Linux":
+        return {"start_new_session": True, "preexec_fn": _die_with_parent}
     return {"start_new_session": True}
+
+
+def _die_with_parent() -> None:
+    """In the fio child (Linux): SIGTERM it if Fiometer dies, so a killed app leaves no fio writing on.
+
+    fio then ends its jobs as after Stop. The kernel ties this to the thread that started fio, which
+    is the runner's thread for the whole run."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGTERM), 0, 0, 0)
 
 
 def stop_signal(os_name: str) -> int:
