@@ -29,11 +29,11 @@ and re-emits each item as a queued Qt signal.
 
 from __future__ import annotations
 
-import copy
 import queue
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -93,18 +93,6 @@ _KEY_INDEX = {str(v): i for i, v in enumerate(BUCKET_NS.tolist())}
 _NO_HIST = np.zeros(_PLAT_NR, dtype=np.int64)  # shared, never written to
 
 
-def _bins_array(bins: Mapping[str, int]) -> np.ndarray:
-    if not bins:
-        return _NO_HIST
-    arr = np.zeros(_PLAT_NR, dtype=np.int64)
-    counts = np.fromiter(bins.values(), dtype=np.int64, count=len(bins))
-    try:
-        arr[np.fromiter(map(_KEY_INDEX.__getitem__, bins), dtype=np.intp, count=len(bins))] = counts
-    except KeyError:  # a bucket name this table does not know: place it as fio would place the value
-        np.add.at(arr, [_plat_val_to_idx(int(k)) for k in bins], counts)
-    return arr
-
-
 def _hist_dict(arr: np.ndarray) -> dict[int, int]:
     if arr is _NO_HIST:
         return {}
@@ -112,20 +100,39 @@ def _hist_dict(arr: np.ndarray) -> dict[int, int]:
     return dict(zip(BUCKET_NS[nz].tolist(), arr[nz].tolist(), strict=True))
 
 
+def _job_hists(bins: Mapping[str, int], base: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, int], dict[int, int]]:
+    """From fio's cumulative json+ bins and the previous cumulative array: the cumulative and
+    interval arrays (for the roll-up) and the same two as dicts (this job's Metrics)."""
+    if not bins:
+        return _NO_HIST, _NO_HIST, {}, {}
+    n = len(bins)
+    counts = np.fromiter(bins.values(), dtype=np.int64, count=n)
+    cur = np.zeros(_PLAT_NR, dtype=np.int64)
+    try:
+        idx = np.fromiter(map(_KEY_INDEX.__getitem__, bins), dtype=np.intp, count=n)
+    except KeyError:  # a bucket name this table does not know: place it as fio would place the value
+        np.add.at(cur, [_plat_val_to_idx(int(k)) for k in bins], counts)
+        delta = np.maximum(cur - base, 0)
+        return cur, delta, _hist_dict(cur), _hist_dict(delta)
+    cur[idx] = counts
+    delta = np.maximum(cur - base, 0)
+    keys = BUCKET_NS[idx].tolist()
+    d = delta[idx].tolist()
+    return cur, delta, dict(zip(keys, counts.tolist(), strict=True)), dict(zip(compress(keys, d), filter(None, d), strict=True))
+
+
 class _Part:
-    """Metrics (histograms left empty, so Metrics.combine stays cheap) plus the read and write
-    histograms as bucket arrays; ``metrics()`` makes the finished Metrics once."""
+    """Metrics with histograms left empty (so Metrics.combine stays cheap) plus the read and
+    write histograms as bucket arrays; ``metrics()`` gives the finished Metrics, made once."""
 
     __slots__ = ("m", "rd", "wr", "_done")
 
-    def __init__(self, m: Metrics, rd: np.ndarray, wr: np.ndarray) -> None:
-        self.m, self.rd, self.wr = m, rd, wr
-        self._done: Metrics | None = None
+    def __init__(self, m: Metrics, rd: np.ndarray, wr: np.ndarray, done: Metrics | None = None) -> None:
+        self.m, self.rd, self.wr, self._done = m, rd, wr, done
 
     def metrics(self) -> Metrics:
         if self._done is None:
-            done = self._done = copy.copy(self.m)
-            done.read_hist, done.write_hist = _hist_dict(self.rd), _hist_dict(self.wr)
+            self._done = replace(self.m, read_hist=_hist_dict(self.rd), write_hist=_hist_dict(self.wr))
         return self._done
 
     @staticmethod
@@ -189,14 +196,13 @@ def _read_dir(d: Mapping[str, Any]) -> tuple[_Dir, Mapping[str, int], str | None
     return cur, bins, hist_src
 
 
-def _interval_max(cur: _Dir, base: _Dir, delta_hist: np.ndarray, n: int) -> float:
+def _interval_max(cur: _Dir, base: _Dir, hist: dict[int, int], n: int) -> float:
     if n <= 0:
         return 0.0
     if cur.lat_max_ns > base.lat_max_ns:
         return cur.lat_max_ns
-    nz = np.flatnonzero(delta_hist)
-    if nz.size:
-        return min(float(BUCKET_NS[nz[-1]]), cur.lat_max_ns)
+    if hist:
+        return min(float(max(hist)), cur.lat_max_ns)
     return cur.lat_max_ns
 
 
@@ -238,7 +244,6 @@ class JobTracker:
             self._reset()
         self.hist_source = self.hist_source or rd_src or wr_src
         b_rd, b_wr = self._base["read"], self._base["write"]
-        rd.hist, wr.hist = _bins_array(rd_bins), _bins_array(wr_bins)
         d_runtime = max(rd.runtime_ms - b_rd.runtime_ms, wr.runtime_ms - b_wr.runtime_ms)
 
         job_rt = int(job.get("job_runtime") or 0)
@@ -253,9 +258,10 @@ class JobTracker:
             "sys_cpu": max(sys_ms - b_sys_ms, 0.0) * 100.0 / d_job_rt if d_job_rt > 0 else 0.0,
         }
         wh_fields: dict[str, Any] = {"seconds": runtime / 1000.0, "errors": errors, "usr_cpu": usr, "sys_cpu": sys_}
-        deltas = []
-        for dd, c, base in (("read", rd, b_rd), ("write", wr, b_wr)):
-            delta = _NO_HIST if c.hist is _NO_HIST else np.maximum(c.hist - base.hist, 0)
+        iv_hists, wh_hists, deltas = {}, {}, []
+        for dd, c, base, bins in (("read", rd, b_rd, rd_bins), ("write", wr, b_wr, wr_bins)):
+            c.hist, delta, wh_hists[f"{dd}_hist"], iv_hist = _job_hists(bins, base.hist)
+            iv_hists[f"{dd}_hist"] = iv_hist
             deltas.append(delta)
             d_n = c.lat_n - base.lat_n
             iv_fields.update(
@@ -266,14 +272,17 @@ class JobTracker:
                     (c.runtime_ms - base.runtime_ms) or d_runtime,
                     max(c.lat_sum_ns - base.lat_sum_ns, 0.0) if d_n > 0 else 0.0,
                     d_n,
-                    _interval_max(c, base, delta, d_n),
+                    _interval_max(c, base, iv_hist, d_n),
                 )
             )
             wh_fields.update(_dir_fields(dd, c.ios, c.bytes, c.runtime_ms, c.lat_sum_ns, c.lat_n, c.lat_max_ns))
         self._base = {"read": rd, "write": wr}
         self._base_errors = errors
         self._base_cpu = (usr_ms, sys_ms, job_rt)
-        return _Part(Metrics(**iv_fields), *deltas), _Part(Metrics(**wh_fields), rd.hist, wr.hist)
+        return (
+            _Part(Metrics(**iv_fields), *deltas, done=Metrics(**iv_fields, **iv_hists)),
+            _Part(Metrics(**wh_fields), rd.hist, wr.hist, done=Metrics(**wh_fields, **wh_hists)),
+        )
 
     def _reset(self) -> None:
         self._base = {"read": _ZERO_DIR, "write": _ZERO_DIR}
