@@ -260,7 +260,7 @@ class LocalFio:
             proc.send_signal(stop_signal(self._os))
 
     def abort(self) -> None:
-        if self._proc is None or self._exited.is_set():
+        if self._proc is None or self._exited.is_set() or self._proc.poll() is not None:
             return
         self._aborted = True
         self._kill_tree()
