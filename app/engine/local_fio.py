@@ -182,15 +182,18 @@ class LocalFio:
         except FioNotFound as e:
             raise TransportError(str(e)) from e
         interval_arg = status_interval_arg(status_interval)
-        if self._workdir is None:
-            self._tmpdir = Path(tempfile.mkdtemp(prefix="fiometer-"))
-            workdir = self._tmpdir
-        else:
-            workdir = self._workdir
-            workdir.mkdir(parents=True, exist_ok=True)
-        fd, jobfile = tempfile.mkstemp(prefix="fiometer-", suffix=".fio", dir=workdir)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(job_text)
+        workdir = self._workdir
+        try:
+            if workdir is None:
+                workdir = self._tmpdir = Path(tempfile.mkdtemp(prefix="fiometer-"))
+            else:
+                workdir.mkdir(parents=True, exist_ok=True)
+            fd, jobfile = tempfile.mkstemp(prefix="fiometer-", suffix=".fio", dir=workdir)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+                f.write(job_text)
+        except OSError as e:
+            self._cleanup_files()
+            raise TransportError(f"cannot write the fio job file in {workdir or tempfile.gettempdir()}: {e}") from e
         self._jobfile = Path(jobfile)
         args = [str(fio), "--output-format=json+", f"--status-interval={interval_arg}", jobfile]
         self._hold = min(0.25, status_interval / 4)
@@ -270,7 +273,7 @@ class LocalFio:
             proc.send_signal(stop_signal(self._os))
 
     def abort(self) -> None:
-        if self._proc is None or self._exited.is_set():
+        if self._proc is None or self._exited.is_set() or self._proc.poll() is not None:
             return
         self._aborted = True
         self._kill_tree()
@@ -357,6 +360,9 @@ class LocalFio:
             self._abandon.set()
             for t in readers:
                 t.join(timeout=1.0)
+        for pipe in (self._proc.stdout, self._proc.stderr):
+            if pipe is not None and not any(t.is_alive() for t in readers):
+                pipe.close()
         self._cleanup_files()
         self._q.put(("exit", rc))
 

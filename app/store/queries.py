@@ -130,10 +130,12 @@ def step_series(store: Store, step_id: int) -> list[tuple[str, str | None, str]]
 def step_samples(store: Store, step_id: int, level: str, key: str, window: str = "interval", *,
                  manager: str | None | _AnyManager = ANY_MANAGER) -> list[tuple[float, Metrics]]:
     """A time series of one level's samples in a step: (t, Metrics) by t. ``window`` "interval" gives
-    per-interval numbers, "whole" the step so far. Give ``manager`` when keys repeat across managers."""
+    per-interval numbers, "whole" the step so far. Give ``manager`` when keys repeat across managers.
+    Histograms come back where they were kept (interval window, ``Recorder.sample_hist_levels``)."""
     if window not in WINDOWS:
         raise ValueError(f"window {window!r} is not one of {WINDOWS}")
     prefix = "i_" if window == "interval" else "w_"
+    hists = "i_read_hist, i_write_hist" if window == "interval" else "NULL, NULL"
     sql = "SELECT id FROM series WHERE step_id = ? AND level = ? AND key = ?"
     args: list[Any] = [step_id, level, key]
     if not isinstance(manager, _AnyManager):
@@ -145,9 +147,9 @@ def step_samples(store: Store, step_id: int, level: str, key: str, window: str =
             raise ValueError(f"{level} {key!r} exists under several managers in step {step_id}; pass manager=")
         if not ids:
             return []
-        rows = conn.execute(f"SELECT t, {', '.join(prefix + n for n in _M)} FROM samples WHERE series_id = ? "
-                            "ORDER BY t", (ids[0],)).fetchall()
-    return [(r[0], metrics_from(r[1:])) for r in rows]
+        rows = conn.execute(f"SELECT t, {', '.join(prefix + n for n in _M)}, {hists} FROM samples "
+                            "WHERE series_id = ? ORDER BY t", (ids[0],)).fetchall()
+    return [(r[0], metrics_from(r[1:-2], r[-2], r[-1])) for r in rows]
 
 
 def rename_run(store: Store, run_id: int, name: str) -> None:

@@ -41,8 +41,13 @@ from .timestamps import iso, utc_now
 _M = [name for name, _ in METRIC_COLUMNS]
 _SAMPLE_SQL = (
     f"INSERT OR REPLACE INTO samples (series_id, t, {', '.join('i_' + n for n in _M)}, "
-    f"{', '.join('w_' + n for n in _M)}) VALUES ({', '.join('?' * (2 + 2 * len(_M)))})"
+    f"{', '.join('w_' + n for n in _M)}, i_read_hist, i_write_hist) "
+    f"VALUES ({', '.join('?' * (4 + 2 * len(_M)))})"
 )
+# Levels whose samples keep the interval's latency histograms. One job's pair costs ~10x its scalar
+# columns (see benchmarks/bench_store.py), so by default only the few roll-up rows a chart of
+# percentiles over time needs keep them.
+DEFAULT_SAMPLE_HIST_LEVELS: tuple[str, ...] = ("manager", "all")
 _RESULT_SQL = (
     f"INSERT OR REPLACE INTO results (series_id, {', '.join(_M)}, read_hist, write_hist) "
     f"VALUES ({', '.join('?' * (3 + len(_M)))})"
@@ -71,8 +76,9 @@ def plan_text_and_hash(plan: str | Mapping[str, Any]) -> tuple[str, str]:
 
 
 class Recorder:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, sample_hist_levels: Iterable[str] = DEFAULT_SAMPLE_HIST_LEVELS) -> None:
         self.store = store
+        self.sample_hist_levels = frozenset(sample_hist_levels)
         self._series: dict[SeriesKey, int] = {}
 
     # --- runs -------------------------------------------------------------------------------
@@ -196,13 +202,18 @@ class Recorder:
 
     def add_samples(self, step_id: int, samples: Iterable[SampleRow | tuple[Any, ...]]) -> None:
         """One interval's samples (all levels), committed together. A sample is a SampleRow or a tuple
-        (manager, level, key, t, interval, whole). A repeated (level, manager, key, t) replaces the first."""
+        (manager, level, key, t, interval, whole). A repeated (level, manager, key, t) replaces the first.
+        The interval window's histograms are kept for ``sample_hist_levels``; the whole window's are not
+        (the step's results keep the final ones)."""
         rows = [s if isinstance(s, SampleRow) else SampleRow(*s) for s in samples]
+        keep = self.sample_hist_levels
         with self.store.write("saving samples") as conn:
             new: dict[SeriesKey, int] = {}
             conn.executemany(_SAMPLE_SQL, [
                 (self._series_id(conn, step_id, r.level, r.manager, r.key, new), r.t,
-                 *metric_values(r.interval), *metric_values(r.whole))
+                 *metric_values(r.interval), *metric_values(r.whole),
+                 *((encode_hist(r.interval.read_hist), encode_hist(r.interval.write_hist)) if r.level in keep
+                   else (None, None)))
                 for r in rows
             ])
         self._series.update(new)  # only once committed: a rolled-back id must not be reused

@@ -10,6 +10,7 @@ Layout (v1):
   steps -< series (one measured thing: level + manager + key) -< samples (per interval, both windows)
                                                                -- results (final, with histograms)
 Metrics are plain columns (``METRIC_COLUMNS``); histograms are compact JSON (see ``codec``).
+v2 adds the interval window's histograms to samples (``V2``).
 """
 
 from __future__ import annotations
@@ -176,5 +177,13 @@ V1: tuple[str, ...] = (
 )""",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1,)
+# v2: samples keep the interval window's latency histograms, so a run's history can show percentiles per
+# interval. NULL where not kept: by default only manager and ALL rows keep them (benchmarks/bench_store.py
+# measured one job's histograms at ~10x the size of all its scalar columns).
+V2: tuple[str, ...] = (
+    "ALTER TABLE samples ADD COLUMN i_read_hist TEXT",
+    "ALTER TABLE samples ADD COLUMN i_write_hist TEXT",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2)
 SCHEMA_VERSION = len(MIGRATIONS)
