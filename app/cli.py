@@ -153,16 +153,30 @@ def _make_runner(args: argparse.Namespace, opened):
         raise CliError("this plan cannot start:\n  " + str(e).replace("\n", "\n  ")) from e
 
 
+def _store(args: argparse.Namespace):
+    from app.store.database import open_store
+    from app.store.errors import StoreError
+
+    try:
+        return open_store(getattr(args, "db", None))
+    except StoreError as e:
+        raise CliError(str(e)) from e
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import signal
 
     from app.cli_progress import ProgressPrinter
+    from app.recording import Fanout, StoreRecorder
 
     opened = _open(args.file)
     for w in opened.warnings:
         print(f"warning: {w}")
     runner = _make_runner(args, opened)
-    runner.listener = ProgressPrinter(run_time=(args.run_time or 0) + (args.ramp_up or 0) or None)
+    store = _store(args)
+    recorder = StoreRecorder(store, runner.options.mapping, tags=args.tag or [])
+    progress = ProgressPrinter(run_time=(args.run_time or 0) + (args.ramp_up or 0) or None)
+    runner.listener = Fanout(progress, recorder)
     presses = 0
 
     def on_sigint(signum, frame) -> None:
@@ -179,7 +193,97 @@ def cmd_run(args: argparse.Namespace) -> int:
         status = runner.run()
     finally:
         signal.signal(signal.SIGINT, previous)
+        store.close()
+    print(f"\nStored as run {recorder.run_id} in {store.path}")
     return {"complete": 0, "stopped": 0}.get(status, 1)
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    import json
+
+    from app.store.queries import list_runs
+
+    store = _store(args)
+    try:
+        runs = list_runs(store, text=args.search, tag=args.tag)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps([{"id": r.id, "name": r.name, "status": r.status, "started": r.started,
+                           "ended": r.ended, "plan": r.plan_name, "steps": r.step_count, "tags": r.tags}
+                          for r in runs], indent=2))
+        return 0
+    if not runs:
+        print(f"No runs stored in {store.path}")
+        return 0
+    from app.cli_progress import format_table
+    rows = [[str(r.id), r.started[:19].replace("T", " "), r.status, str(r.step_count), r.name,
+             ",".join(r.tags)] for r in runs]
+    print(format_table(("Run", "Started (UTC)", "Status", "Steps", "Name", "Tags"), rows))
+    return 0
+
+
+def _get_run(args: argparse.Namespace):
+    from app.store.errors import RunNotFound
+    from app.store.queries import get_run
+
+    store = _store(args)
+    try:
+        return get_run(store, args.run)
+    except RunNotFound as e:
+        raise CliError(str(e)) from e
+    finally:
+        store.close()
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    import dataclasses
+    import json
+
+    from app.cli_progress import fmt_num, format_table
+
+    run = _get_run(args)
+    if args.json:
+        def metrics(m):
+            return {k: v for k, v in m.headline().items()}
+        print(json.dumps({
+            "id": run.id, "name": run.name, "status": run.status, "started": run.started, "ended": run.ended,
+            "plan": run.plan_name, "plan_sha256": run.plan_sha256, "tags": run.tags, "notes": run.notes,
+            "fio_versions": run.fio_versions, "host": run.host,
+            "managers": [dataclasses.asdict(m) for m in run.managers],
+            "steps": [{"index": s.index, "spec": s.spec_name, "queue_depth": s.queue_depth, "status": s.status,
+                       "started": s.started, "ended": s.ended,
+                       "results": [{"level": r.level, "manager": r.manager, "key": r.key,
+                                    **metrics(r.metrics)} for r in s.results]} for s in run.steps],
+            "messages": [dataclasses.asdict(m) for m in run.messages],
+        }, indent=2))
+        return 0
+    print(f"Run {run.id}: {run.name} [{run.status}]  started {run.started}  ended {run.ended or '-'}")
+    print(f"Plan {run.plan_name!r} (sha256 {run.plan_sha256[:12]}), fio {', '.join(run.fio_versions) or '?'}, "
+          f"managers: {', '.join(f'{m.name} ({m.address})' for m in run.managers)}")
+    rows = []
+    for s in run.steps:
+        for r in sorted(s.results, key=lambda r: (r.level != "all", r.key)):
+            if r.level in ("all", "manager"):
+                m = r.metrics
+                rows.append([str(s.index + 1), s.spec_name, str(s.queue_depth or "-"), s.status,
+                             "ALL" if r.level == "all" else r.key, fmt_num(m.iops), fmt_num(m.mbps),
+                             fmt_num(m.lat_mean_ms, 3), fmt_num(m.lat_max_ms, 3),
+                             fmt_num(m.percentile_ms(99), 3), str(m.errors)])
+    print(format_table(("Step", "Access specification", "QD", "Status", "Level", "IOPS", "MB/s", "Avg ms",
+                        "Max ms", "p99 ms", "Errors"), rows))
+    for msg in run.messages + [m for s in run.steps for m in s.messages]:
+        print(f"{msg.level}: {msg.manager + ': ' if msg.manager else ''}{msg.text}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from app.analysis.export_run import run_results_csv
+
+    run = _get_run(args)
+    Path(args.iometer_csv).write_bytes(run_results_csv(run).encode("cp1252", errors="replace"))
+    print(f"Run {run.id} written to {args.iometer_csv} (Iometer 1.1.0 results.csv layout)")
+    return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -192,7 +296,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
               f"({example_plan().name}, each step 2 s on a 64 MiB test file in {tmp}).\n")
         ns = argparse.Namespace(file=str(example_plan()), manager=None, fio=None, run_time=2, ramp_up=0,
                                 map=[f"C:={tmp}/iobw.tst"], engine=None, allow_write=None,
-                                allow_write_mounted=None, test_file_size="64M")
+                                allow_write_mounted=None, test_file_size="64M", db=args.db, tag=["demo"])
         return cmd_run(ns)
 
 
@@ -219,6 +323,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fiometer", description="Iometer-compatible storage benchmark on fio")
     p.add_argument("--version", action="version", version=f"fiometer {__version__}")
+    p.add_argument("--db", metavar="PATH", help="results database (default: in your user data folder)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     sp = sub.add_parser("import", help="read an Iometer .icf, print a summary, optionally save a plan")
@@ -247,8 +352,25 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--allow-write-mounted", action="append", metavar="TARGET",
                     help="also allow writes to a device that is mounted or partitioned")
     sp.add_argument("--fio", metavar="PATH", help="the fio binary to use (default: found on PATH)")
+    sp.add_argument("--tag", action="append", help="tag the stored run (e.g. before, after, client-x)")
     sp.add_argument("--engine", help=argparse.SUPPRESS)  # e.g. null, for tests and benchmarks
     sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("runs", help="list stored runs")
+    sp.add_argument("--search", help="only runs whose name, description or notes contain this text")
+    sp.add_argument("--tag", help="only runs with this tag")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    sp.set_defaults(func=cmd_runs)
+
+    sp = sub.add_parser("show", help="show a stored run's results")
+    sp.add_argument("run", type=int, help="run id (see `fiometer runs`)")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    sp.set_defaults(func=cmd_show)
+
+    sp = sub.add_parser("export", help="export a stored run")
+    sp.add_argument("run", type=int, help="run id (see `fiometer runs`)")
+    sp.add_argument("--iometer-csv", required=True, metavar="OUT.csv", help="Iometer 1.1.0 results.csv layout")
+    sp.set_defaults(func=cmd_export)
 
     sp = sub.add_parser("demo", help="headless: run the bundled example plan briefly and print the results")
     sp.set_defaults(func=cmd_demo)

@@ -53,8 +53,6 @@ _CP1252_UNDEFINED = frozenset(b"\x81\x8d\x8f\x90\x9d")
 
 def split_lines(text: str) -> list[str]:
     """CRLF, LF and CR all end a line; a final line break does not start another line."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
     lines = _LINE_BREAK.split(text)
     if lines and lines[-1] == "":
         lines.pop()
@@ -118,6 +116,14 @@ def extract_token(s: str, spaces: bool = False) -> tuple[str, str]:
     while j < n and s[j] in chars:
         j += 1
     return s[i:j], trim(s[j:])
+
+
+_WHITESPACE_RUN = re.compile(r"[ \t\n\r\x0b\x0c]+")
+
+
+def split_whitespace(s: str) -> list[str]:
+    """Fields separated by C-locale whitespace (what istream >> skips), no empty fields."""
+    return [f for f in _WHITESPACE_RUN.split(s) if f]
 
 
 def strict_int(s: str) -> int | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from icf_import.cursor import Context, Cursor, Fail, shown
 from icf_import.document import ASSIGNMENTS, AccessSpec, SpecLine
-from icf_import.lexer import extract_token, strict_int, trim
+from icf_import.lexer import extract_token, split_whitespace, strict_int, trim
 from icf_import.smartname import smart_name, untitled_name
 
 FIELDS = ("size", "% of size", "% reads", "% random", "delay", "burst", "align", "reply")
@@ -137,7 +137,7 @@ def read_specs_old(cur: Cursor, specs: list[AccessSpec], ctx: Context) -> None:
         text, line = cur.next_line("")
         if text == "":
             continue
-        fields = text.split()
+        fields = split_whitespace(text)
         if len(fields) < len(OLD_FIELDS) or strict_int(fields[0]) is None:
             raise Fail(line, f"expected six whitespace-separated integers ({' '.join(OLD_FIELDS)}) "
                        f"for an access specification of a file older than 1998.05.21, found {shown(text)}")

@@ -19,6 +19,7 @@ from icf_import.lexer import (
     OLDEST_KNOWN_VERSION,
     decode,
     split_lines,
+    trim,
     version_number,
 )
 from icf_import.read_managers import SpecRef, read_managers
@@ -35,7 +36,7 @@ SECTIONS = (
 
 def parse(data: str | bytes, source: str = "<string>") -> IcfDocument:
     """The document a file's text (or bytes: UTF-8 with or without BOM, else cp1252) describes."""
-    text = decode(data) if isinstance(data, bytes | bytearray) else data
+    text = decode(data) if isinstance(data, bytes | bytearray) else data.removeprefix("\ufeff")
     cur = Cursor(split_lines(text))
     doc = IcfDocument(source=source)
     ctx = Context(source, None)
@@ -110,7 +111,7 @@ def _read_version(cur: Cursor, doc: IcfDocument, ctx: Context) -> None:
         return
     first = cur.text[0]
     has_word = first[:7].lower() == "version"
-    doc.version = first[7:].strip() if has_word else first
+    doc.version = trim(first[7:]) if has_word else first
     ctx.version = version_number(first)
     if ctx.version is None:
         ctx.error(1, f"expected {expected}, found {shown(first)}")

@@ -8,8 +8,6 @@ from __future__ import annotations
 from icf_import.cursor import Context, Fail, shown
 from icf_import.lexer import extract_int, extract_token, looks_like_text
 
-TARGET_TYPES = ("DISK", "NETWORK,TCP", "NETWORK,VI")
-
 
 def take_int(value: str, line: int, what: str) -> tuple[int, str]:
     """One integer read like ExtractFirstInt, and the rest of the value.
@@ -110,8 +108,3 @@ def target_type(value: str, line: int, what: str) -> str:
         raise Fail(line, f"expected NETWORK,TCP or NETWORK,VI for {what}, found {shown(value)}")
     raise Fail(line, f"expected DISK, NETWORK,TCP or NETWORK,VI for {what}, found {shown(value)}")
 
-
-def id_and_name(value: str, line: int, what: str) -> tuple[int, str]:
-    """'<id>,<name>' as written for managers and bar-chart managers/workers."""
-    number, rest = take_int(value, line, f"the ID in {what}")
-    return number, rest

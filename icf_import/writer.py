@@ -153,16 +153,17 @@ def _worker(out: list[str], w: Worker) -> None:
                     "use fixed seed,fixed seed value",
                     f"\t{w.queue_depth},{_flag(w.test_connection_rate)},{w.transactions_per_connection},"
                     f"{_flag(w.use_fixed_seed)},{w.fixed_seed}"]
-        if w.disk_max_size is not None:
+        # Like Iometer: the disk line for DISK workers only, the interface for NETWORK, VI sends for VI.
+        if w.type == "DISK" and w.disk_max_size is not None:
             start = w.disk_start_sector or 0
             if w.data_pattern is None:
                 out += ["'Disk maximum size,starting sector", f"\t{w.disk_max_size},{start}"]
             else:
                 out += ["'Disk maximum size,starting sector,Data pattern",
                         f"\t{w.disk_max_size},{start},{w.data_pattern}"]
-        if w.local_interface is not None:
+        if w.type.startswith("NETWORK") and w.local_interface is not None:
             out += ["'Local network interface", f"\t{w.local_interface}"]
-        if w.vi_outstanding is not None:
+        if w.type == "NETWORK,VI" and w.vi_outstanding is not None:
             out += ["'VI outstanding IOs", f"\t{w.vi_outstanding}"]
         out.append("'End default target settings for worker")
     if w.assigned_specs is not None:
@@ -173,7 +174,7 @@ def _worker(out: list[str], w: Worker) -> None:
         out.append("'Target assignments")
         for t in w.targets:
             out += ["'Target", f"\t{t.name}", "'Target type", f"\t{t.type}"]
-            if t.partner_manager is not None:
+            if t.type != "DISK" and t.partner_manager is not None:
                 out += ["'Target manager ID, manager name", f"\t{t.partner_manager[0]},{t.partner_manager[1]}"]
             out.append("'End target")
         out.append("'End target assignments")

@@ -49,7 +49,20 @@ def popen_options(os_name: str) -> dict[str, Any]:
     Ctrl+C in the terminal of the CLI reaches Fiometer (which then stops fio) and not fio directly."""
     if os_name == "Windows":
         return {"creationflags": _CREATE_NEW_PROCESS_GROUP}
+    if os_name == "Linux":
+        return {"start_new_session": True, "preexec_fn": _die_with_parent}
     return {"start_new_session": True}
+
+
+def _die_with_parent() -> None:
+    """In the fio child (Linux): SIGTERM it if Fiometer dies, so a killed app leaves no fio writing on.
+
+    fio then ends its jobs as after Stop. The kernel ties this to the thread that started fio, which
+    is the runner's thread for the whole run."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGTERM), 0, 0, 0)
 
 
 def stop_signal(os_name: str) -> int:
@@ -169,15 +182,18 @@ class LocalFio:
         except FioNotFound as e:
             raise TransportError(str(e)) from e
         interval_arg = status_interval_arg(status_interval)
-        if self._workdir is None:
-            self._tmpdir = Path(tempfile.mkdtemp(prefix="fiometer-"))
-            workdir = self._tmpdir
-        else:
-            workdir = self._workdir
-            workdir.mkdir(parents=True, exist_ok=True)
-        fd, jobfile = tempfile.mkstemp(prefix="fiometer-", suffix=".fio", dir=workdir)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(job_text)
+        workdir = self._workdir
+        try:
+            if workdir is None:
+                workdir = self._tmpdir = Path(tempfile.mkdtemp(prefix="fiometer-"))
+            else:
+                workdir.mkdir(parents=True, exist_ok=True)
+            fd, jobfile = tempfile.mkstemp(prefix="fiometer-", suffix=".fio", dir=workdir)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+                f.write(job_text)
+        except OSError as e:
+            self._cleanup_files()
+            raise TransportError(f"cannot write the fio job file in {workdir or tempfile.gettempdir()}: {e}") from e
         self._jobfile = Path(jobfile)
         args = [str(fio), "--output-format=json+", f"--status-interval={interval_arg}", jobfile]
         self._hold = min(0.25, status_interval / 4)
@@ -257,7 +273,7 @@ class LocalFio:
             proc.send_signal(stop_signal(self._os))
 
     def abort(self) -> None:
-        if self._proc is None or self._exited.is_set():
+        if self._proc is None or self._exited.is_set() or self._proc.poll() is not None:
             return
         self._aborted = True
         self._kill_tree()
@@ -344,6 +360,9 @@ class LocalFio:
             self._abandon.set()
             for t in readers:
                 t.join(timeout=1.0)
+        for pipe in (self._proc.stdout, self._proc.stderr):
+            if pipe is not None and not any(t.is_alive() for t in readers):
+                pipe.close()
         self._cleanup_files()
         self._q.put(("exit", rc))
 

@@ -18,8 +18,15 @@ Per fio job (clone), consecutive cumulative job objects are differenced:
   not go down (ramp shorter than the interval, seen on fio 3.33). Jobs with runtime 0 and no
   error (file layout) give no sample either.
 
-Roll-up: ``Metrics.combine`` (rates and counters summed, latency I/O-weighted, histograms
-merged). Metrics objects handed out are shared between samples: treat them as read-only.
+Roll-up: ``Metrics.combine`` (rates and counters summed, latency I/O-weighted, maxima maxed);
+histograms are summed as arrays over fio's 1856 buckets and turned into Metrics' dicts once per
+level (json+ bins are ~300 per job, so dict merging dominated the cost). A level with one child
+hands out the child's Metrics object: treat Metrics from here as read-only. Trim I/O is ignored
+(Iometer has none).
+
+Known limit: a job that never records latency (``gtod_reduce=1``, or ``disable_lat`` with
+``disable_clat``) looks like a job in ramp_time and gives no samples; Fiometer's own jobs always
+measure latency (``lat_percentiles=1``).
 
 Consumer API: ``follow_step(transports, telemetry)`` is one blocking iterator over all managers of
 a step, yielding ``SampleBatch`` (the snapshot and its samples), ``Message`` and ``Finished``;
@@ -32,8 +39,11 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from itertools import compress
 from typing import Any
+
+import numpy as np
 
 from app.engine.transport import Finished, Message, Snapshot, Transport
 from app.model.metrics import Metrics
@@ -59,6 +69,93 @@ class Sample:
     worker: str | None = None
 
 
+# --- fio's latency histogram ---------------------------------------------------------------------
+# stat.h since fio 3.0: 29 groups of 64 buckets. json+ names bucket i by plat_idx_to_val(i), the
+# middle of its range in ns, and lists only non-empty ones. Histograms are differenced and summed
+# as numpy arrays over all 1856 buckets; dicts (Metrics' form) are made once per level.
+_PLAT_BITS = 6
+_PLAT_VAL = 1 << _PLAT_BITS
+_PLAT_NR = 29 * _PLAT_VAL
+
+
+def _plat_idx_to_val(idx: int) -> int:
+    if idx < (_PLAT_VAL << 1):
+        return idx
+    error_bits = (idx >> _PLAT_BITS) - 1
+    base = 1 << (error_bits + _PLAT_BITS)
+    return int(base + ((idx % _PLAT_VAL) + 0.5) * (1 << error_bits))
+
+
+def _plat_val_to_idx(val: int) -> int:
+    msb = val.bit_length() - 1 if val > 0 else 0
+    if msb <= _PLAT_BITS:
+        return max(val, 0)
+    error_bits = msb - _PLAT_BITS
+    idx = ((error_bits + 1) << _PLAT_BITS) + ((_PLAT_VAL - 1) & (val >> error_bits))
+    return min(idx, _PLAT_NR - 1)
+
+
+BUCKET_NS = np.array([_plat_idx_to_val(i) for i in range(_PLAT_NR)], dtype=np.int64)
+_KEY_INDEX = {str(v): i for i, v in enumerate(BUCKET_NS.tolist())}
+_NO_HIST = np.zeros(_PLAT_NR, dtype=np.int64)  # shared, never written to
+
+
+def _hist_dict(arr: np.ndarray) -> dict[int, int]:
+    if arr is _NO_HIST:
+        return {}
+    nz = arr.nonzero()[0]
+    return dict(zip(BUCKET_NS[nz].tolist(), arr[nz].tolist(), strict=True))
+
+
+def _job_hists(bins: Mapping[str, int], base: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, int], dict[int, int]]:
+    """From fio's cumulative json+ bins and the previous cumulative array: the cumulative and
+    interval arrays (for the roll-up) and the same two as dicts (this job's Metrics)."""
+    if not bins:
+        return _NO_HIST, _NO_HIST, {}, {}
+    n = len(bins)
+    counts = np.fromiter(bins.values(), dtype=np.int64, count=n)
+    cur = np.zeros(_PLAT_NR, dtype=np.int64)
+    try:
+        idx = np.fromiter(map(_KEY_INDEX.__getitem__, bins), dtype=np.intp, count=n)
+    except KeyError:  # a bucket name this table does not know: place it as fio would place the value
+        np.add.at(cur, [_plat_val_to_idx(int(k)) for k in bins], counts)
+        delta = np.maximum(cur - base, 0)
+        return cur, delta, _hist_dict(cur), _hist_dict(delta)
+    cur[idx] = counts
+    delta = np.maximum(cur - base, 0)
+    keys = BUCKET_NS[idx].tolist()
+    d = delta[idx].tolist()
+    return cur, delta, dict(zip(keys, counts.tolist(), strict=True)), dict(zip(compress(keys, d), filter(None, d), strict=True))
+
+
+class _Part:
+    """Metrics with histograms left empty (so Metrics.combine stays cheap) plus the read and
+    write histograms as bucket arrays; ``metrics()`` gives the finished Metrics, made once."""
+
+    __slots__ = ("m", "rd", "wr", "_done")
+
+    def __init__(self, m: Metrics, rd: np.ndarray, wr: np.ndarray, done: Metrics | None = None) -> None:
+        self.m, self.rd, self.wr, self._done = m, rd, wr, done
+
+    def metrics(self) -> Metrics:
+        if self._done is None:
+            self._done = replace(self.m, read_hist=_hist_dict(self.rd), write_hist=_hist_dict(self.wr))
+        return self._done
+
+    @staticmethod
+    def combine(parts: Sequence[_Part]) -> _Part:
+        return _Part(
+            Metrics.combine(p.m for p in parts),
+            sum((p.rd for p in parts), _NO_HIST),
+            sum((p.wr for p in parts), _NO_HIST),
+        )
+
+    @staticmethod
+    def sum(parts: Sequence[_Part]) -> _Part:
+        """Roll-up; one child is passed on as it is (its numbers are the sum)."""
+        return parts[0] if len(parts) == 1 else _Part.combine(parts)
+
+
 # --- one fio job ----------------------------------------------------------------------------------
 @dataclass
 class _Dir:
@@ -70,8 +167,7 @@ class _Dir:
     lat_n: int = 0
     lat_sum_ns: float = 0.0
     lat_max_ns: float = 0.0
-    bins: dict[str, int] | None = None  # fio's json+ bins as printed (string keys), cumulative
-    hist: dict[int, int] | None = None  # the same with int keys, built incrementally
+    hist: np.ndarray = field(default_factory=lambda: _NO_HIST)
 
     def goes_down_from(self, base: _Dir) -> bool:
         return (
@@ -82,10 +178,10 @@ class _Dir:
         )
 
 
-_ZERO_DIR = _Dir(bins={}, hist={})
+_ZERO_DIR = _Dir()
 
 
-def _read_dir(d: Mapping[str, Any]) -> tuple[_Dir, dict[str, int], str | None]:
+def _read_dir(d: Mapping[str, Any]) -> tuple[_Dir, Mapping[str, int], str | None]:
     lat = d.get("lat_ns") or {}
     clat = d.get("clat_ns") or {}
     src = lat if lat.get("N") else clat  # total latency; completion latency only if lat is off
@@ -107,31 +203,13 @@ def _read_dir(d: Mapping[str, Any]) -> tuple[_Dir, dict[str, int], str | None]:
     return cur, bins, hist_src
 
 
-def _diff_bins(cur: _Dir, bins: dict[str, int], base: _Dir) -> dict[int, int]:
-    """Fill cur.bins/cur.hist (cumulative) and return the interval histogram (int keys)."""
-    prev_bins = base.bins or {}
-    hist = dict(base.hist or {})
-    delta: dict[int, int] = {}
-    get = prev_bins.get
-    for k, v in bins.items():
-        dv = v - get(k, 0)
-        if dv:
-            ik = int(k)
-            hist[ik] = v
-            if dv > 0:
-                delta[ik] = dv
-    cur.bins = bins
-    cur.hist = hist
-    return delta
-
-
-def _interval_max(cur: _Dir, base: _Dir, delta_hist: dict[int, int], n: int) -> float:
+def _interval_max(cur: _Dir, base: _Dir, hist: dict[int, int], n: int) -> float:
     if n <= 0:
         return 0.0
     if cur.lat_max_ns > base.lat_max_ns:
         return cur.lat_max_ns
-    if delta_hist:
-        return min(float(max(delta_hist)), cur.lat_max_ns)
+    if hist:
+        return min(float(max(hist)), cur.lat_max_ns)
     return cur.lat_max_ns
 
 
@@ -157,48 +235,61 @@ class JobTracker:
 
     def update(self, job: Mapping[str, Any]) -> tuple[Metrics, Metrics] | None:
         """(interval, whole) for this report, or None while the job is not measuring yet."""
-        parsed = {dd: _read_dir(job.get(dd) or {}) for dd in ("read", "write")}
-        cur = {dd: p[0] for dd, p in parsed.items()}
+        parts = self.measure(job)
+        return None if parts is None else (parts[0].metrics(), parts[1].metrics())
+
+    def measure(self, job: Mapping[str, Any]) -> tuple[_Part, _Part] | None:
+        """Like update(), with histograms left as arrays for the roll-up."""
+        (rd, rd_bins, rd_src), (wr, wr_bins, wr_src) = _read_dir(job.get("read") or {}), _read_dir(job.get("write") or {})
         errors = _errors(job)
-        runtime = max(c.runtime_ms for c in cur.values())
-        ios = sum(c.ios for c in cur.values())
+        runtime = max(rd.runtime_ms, wr.runtime_ms)
         if runtime == 0 and errors == 0:
             return None  # laying out files / not started
-        if ios > 0 and sum(c.lat_n for c in cur.values()) == 0:
+        if rd.ios + wr.ios > 0 and rd.lat_n + wr.lat_n == 0:
             return None  # ramp_time: fio counts I/O but records no latency yet
-        if any(cur[dd].goes_down_from(self._base[dd]) for dd in cur):
+        if rd.goes_down_from(self._base["read"]) or wr.goes_down_from(self._base["write"]):
             self._reset()
-        for _, _, src in parsed.values():
-            self.hist_source = self.hist_source or src
+        self.hist_source = self.hist_source or rd_src or wr_src
+        b_rd, b_wr = self._base["read"], self._base["write"]
+        d_runtime = max(rd.runtime_ms - b_rd.runtime_ms, wr.runtime_ms - b_wr.runtime_ms)
 
-        interval, whole = Metrics(), Metrics()
         job_rt = int(job.get("job_runtime") or 0)
-        usr_ms = float(job.get("usr_cpu") or 0.0) * job_rt / 100.0
-        sys_ms = float(job.get("sys_cpu") or 0.0) * job_rt / 100.0
-        d_job_rt = job_rt - self._base_cpu[2]
-        d_runtime = max(cur[dd].runtime_ms - self._base[dd].runtime_ms for dd in cur)
-        for dd in ("read", "write"):
-            c, base = cur[dd], self._base[dd]
-            delta_hist = _diff_bins(c, parsed[dd][1], base)
-            d_ios, d_bytes = c.ios - base.ios, c.bytes - base.bytes
-            d_rt = (c.runtime_ms - base.runtime_ms) or d_runtime
+        usr, sys_ = float(job.get("usr_cpu") or 0.0), float(job.get("sys_cpu") or 0.0)
+        usr_ms, sys_ms = usr * job_rt / 100.0, sys_ * job_rt / 100.0
+        b_usr_ms, b_sys_ms, b_job_rt = self._base_cpu
+        d_job_rt = job_rt - b_job_rt
+        iv_fields: dict[str, Any] = {
+            "seconds": max(d_runtime, 0) / 1000.0,
+            "errors": max(errors - self._base_errors, 0),
+            "usr_cpu": max(usr_ms - b_usr_ms, 0.0) * 100.0 / d_job_rt if d_job_rt > 0 else 0.0,
+            "sys_cpu": max(sys_ms - b_sys_ms, 0.0) * 100.0 / d_job_rt if d_job_rt > 0 else 0.0,
+        }
+        wh_fields: dict[str, Any] = {"seconds": runtime / 1000.0, "errors": errors, "usr_cpu": usr, "sys_cpu": sys_}
+        iv_hists, wh_hists, deltas = {}, {}, []
+        for dd, c, base, bins in (("read", rd, b_rd, rd_bins), ("write", wr, b_wr, wr_bins)):
+            c.hist, delta, wh_hists[f"{dd}_hist"], iv_hist = _job_hists(bins, base.hist)
+            iv_hists[f"{dd}_hist"] = iv_hist
+            deltas.append(delta)
             d_n = c.lat_n - base.lat_n
-            d_sum = max(c.lat_sum_ns - base.lat_sum_ns, 0.0) if d_n > 0 else 0.0
-            self._fill(interval, dd, d_ios, d_bytes, d_rt, d_sum, d_n, _interval_max(c, base, delta_hist, d_n), delta_hist)
-            self._fill(whole, dd, c.ios, c.bytes, c.runtime_ms, c.lat_sum_ns, c.lat_n, c.lat_max_ns, c.hist or {})
-        interval.seconds = max(d_runtime, 0) / 1000.0
-        whole.seconds = runtime / 1000.0
-        interval.errors = max(errors - self._base_errors, 0)
-        whole.errors = errors
-        if d_job_rt > 0:
-            interval.usr_cpu = max(usr_ms - self._base_cpu[0], 0.0) * 100.0 / d_job_rt
-            interval.sys_cpu = max(sys_ms - self._base_cpu[1], 0.0) * 100.0 / d_job_rt
-        whole.usr_cpu = float(job.get("usr_cpu") or 0.0)
-        whole.sys_cpu = float(job.get("sys_cpu") or 0.0)
-        self._base = cur
+            iv_fields.update(
+                _dir_fields(
+                    dd,
+                    c.ios - base.ios,
+                    c.bytes - base.bytes,
+                    (c.runtime_ms - base.runtime_ms) or d_runtime,
+                    max(c.lat_sum_ns - base.lat_sum_ns, 0.0) if d_n > 0 else 0.0,
+                    d_n,
+                    _interval_max(c, base, iv_hist, d_n),
+                )
+            )
+            wh_fields.update(_dir_fields(dd, c.ios, c.bytes, c.runtime_ms, c.lat_sum_ns, c.lat_n, c.lat_max_ns))
+        self._base = {"read": rd, "write": wr}
         self._base_errors = errors
         self._base_cpu = (usr_ms, sys_ms, job_rt)
-        return interval, whole
+        return (
+            _Part(Metrics(**iv_fields), *deltas, done=Metrics(**iv_fields, **iv_hists)),
+            _Part(Metrics(**wh_fields), rd.hist, wr.hist, done=Metrics(**wh_fields, **wh_hists)),
+        )
 
     def _reset(self) -> None:
         self._base = {"read": _ZERO_DIR, "write": _ZERO_DIR}
@@ -206,25 +297,22 @@ class JobTracker:
         self._base_cpu = (0.0, 0.0, 0)
         self.resets += 1
 
-    @staticmethod
-    def _fill(
-        m: Metrics, dd: str, ios: int, nbytes: int, rt_ms: int, lat_sum: float, lat_n: int, lat_max: float, hist: dict[int, int]
-    ) -> None:
-        setattr(m, f"{dd}_ios", ios)
-        setattr(m, f"{dd}_bytes", nbytes)
-        setattr(m, f"{dd}_iops", _rate(ios, rt_ms))
-        setattr(m, f"{dd}_bps", _rate(nbytes, rt_ms))
-        setattr(m, f"{dd}_lat_sum_ns", lat_sum)
-        setattr(m, f"{dd}_lat_n", lat_n)
-        setattr(m, f"{dd}_lat_max_ns", lat_max)
-        setattr(m, f"{dd}_hist", hist)
+
+_FIELD_NAMES = {
+    dd: tuple(f"{dd}_{x}" for x in ("ios", "bytes", "iops", "bps", "lat_sum_ns", "lat_n", "lat_max_ns"))
+    for dd in ("read", "write")
+}
+
+
+def _dir_fields(
+    dd: str, ios: int, nbytes: int, rt_ms: int, lat_sum: float, lat_n: int, lat_max: float
+) -> dict[str, Any]:
+    """One direction's Metrics fields; rates are counts over the direction's own runtime."""
+    values = (ios, nbytes, _rate(ios, rt_ms), _rate(nbytes, rt_ms), lat_sum, lat_n, lat_max)
+    return dict(zip(_FIELD_NAMES[dd], values, strict=True))
 
 
 # --- roll-up --------------------------------------------------------------------------------------
-def _sum(parts: Sequence[Metrics]) -> Metrics:
-    return parts[0] if len(parts) == 1 else Metrics.combine(parts)
-
-
 def _max_disk_util(disk_util: Sequence[Mapping[str, Any]]) -> float | None:
     utils = [float(d["util"]) for d in disk_util if "util" in d]
     return max(utils) if utils else None
@@ -239,7 +327,7 @@ class StepTelemetry:
         self._managers = list(dict.fromkeys(m for m, _, _ in self._map.values()))
         self._trackers: dict[tuple[str, str, int], JobTracker] = {}
         self._t0: float | None = None
-        self._mgr: dict[str, tuple[Metrics, Metrics]] = {}
+        self._mgr: dict[str, tuple[_Part, _Part]] = {}
         self._final: set[str] = set()
         self._latest: dict[tuple[str, str | None, str | None, str], Sample] = {}
         self.unmapped: set[tuple[str, str]] = set()  # (manager, job name) reported but not in job_map
@@ -254,7 +342,7 @@ class StepTelemetry:
         mgr = snap.manager
         if snap.final:
             self._final.add(mgr)
-        targets: dict[tuple[str, str], list[tuple[Metrics, Metrics]]] = {}
+        targets: dict[tuple[str, str], list[tuple[_Part, _Part]]] = {}
         seen: dict[str, int] = {}
         for job in snap.jobs:
             name = str(job.get("jobname"))
@@ -266,7 +354,7 @@ class StepTelemetry:
             tracker = self._trackers.get((mgr, name, idx))
             if tracker is None:
                 tracker = self._trackers[(mgr, name, idx)] = JobTracker()
-            result = tracker.update(job)
+            result = tracker.measure(job)
             if tracker.hist_source:
                 self.hist_sources.add(tracker.hist_source)
             if result is not None:
@@ -274,24 +362,24 @@ class StepTelemetry:
         if not targets:
             return []
 
-        out: list[Sample] = []
-        workers: dict[str, list[tuple[Metrics, Metrics]]] = {}
+        levels: list[tuple[str, str, str | None, _Part, _Part]] = []
+        by_worker: dict[str, list[tuple[_Part, _Part]]] = {}
         for (worker, target), parts in targets.items():
-            iv, wh = _sum([p[0] for p in parts]), _sum([p[1] for p in parts])
-            out.append(Sample(mgr, "target", target, t, iv, wh, snap.final, worker))
-            workers.setdefault(worker, []).append((iv, wh))
-        for worker, parts in workers.items():
-            iv, wh = _sum([p[0] for p in parts]), _sum([p[1] for p in parts])
-            out.append(Sample(mgr, "worker", worker, t, iv, wh, snap.final, worker))
-        m_iv = Metrics.combine(s.interval for s in out if s.level == "worker")
-        m_wh = Metrics.combine(s.whole for s in out if s.level == "worker")
-        m_iv.disk_util = m_wh.disk_util = _max_disk_util(snap.disk_util)
+            iv, wh = _Part.sum([p[0] for p in parts]), _Part.sum([p[1] for p in parts])
+            levels.append(("target", target, worker, iv, wh))
+            by_worker.setdefault(worker, []).append((iv, wh))
+        workers = [(w, _Part.sum([p[0] for p in ps]), _Part.sum([p[1] for p in ps])) for w, ps in by_worker.items()]
+        levels.extend(("worker", w, w, iv, wh) for w, iv, wh in workers)
+        m_iv = _Part.combine([iv for _, iv, _ in workers])
+        m_wh = _Part.combine([wh for _, _, wh in workers])
+        m_iv.m.disk_util = m_wh.m.disk_util = _max_disk_util(snap.disk_util)
         self._mgr[mgr] = (m_iv, m_wh)
-        out.append(Sample(mgr, "manager", mgr, t, m_iv, m_wh, snap.final))
-        a_iv = Metrics.combine(iv for iv, _ in self._mgr.values())
-        a_wh = Metrics.combine(wh for _, wh in self._mgr.values())
+        out = [Sample(mgr, lv, key, t, iv.metrics(), wh.metrics(), snap.final, w) for lv, key, w, iv, wh in levels]
+        out.append(Sample(mgr, "manager", mgr, t, m_iv.metrics(), m_wh.metrics(), snap.final))
+        a_iv = _Part.combine([iv for iv, _ in self._mgr.values()])
+        a_wh = _Part.combine([wh for _, wh in self._mgr.values()])
         all_final = all(m in self._final for m in self._managers)
-        out.append(Sample(None, "all", ALL_KEY, t, a_iv, a_wh, all_final))
+        out.append(Sample(None, "all", ALL_KEY, t, a_iv.metrics(), a_wh.metrics(), all_final))
         for s in out:
             self._latest[(s.level, s.manager, s.worker, s.key)] = s
         return out
@@ -303,7 +391,7 @@ class StepTelemetry:
         order = {level: i for i, level in enumerate(LEVELS)}
         return sorted(
             self._latest.values(),
-            key=lambda s: (s.level == "all", self._managers.index(s.manager) if s.manager in self._managers else 0, order[s.level]),
+            key=lambda s: (s.manager is None, self._managers.index(s.manager) if s.manager else 0, order[s.level]),
         )
 
 

@@ -253,3 +253,10 @@ def test_workdir_is_fio_cwd_and_the_job_file_is_removed(tmp_path):
     assert events[-1].ok, texts(events)
     assert (tmp_path / "rel.dat").stat().st_size == 1 << 20
     assert list(tmp_path.glob("*.fio")) == []
+
+
+def test_unusable_workdir_is_a_transport_error(tmp_path):
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("x")
+    with pytest.raises(TransportError, match="cannot write the fio job file"):
+        LocalFio("m", workdir=not_a_dir).start(null_job("j", 1))

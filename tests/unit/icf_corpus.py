@@ -26,8 +26,9 @@ def corpus(name: str) -> Path:
 
 
 def lines_in(data: bytes) -> int:
-    """How many lines the bytes hold (CRLF, LF or CR end a line; a final break adds none)."""
-    text = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    """How many lines the bytes hold (CRLF, LF or CR end a line; a final break adds none; a UTF-8 BOM
+    is not content)."""
+    text = data.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if not text:
         return 0
     return text.count(b"\n") + (0 if text.endswith(b"\n") else 1)

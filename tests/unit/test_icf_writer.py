@@ -140,3 +140,17 @@ def test_save_uses_cp1252_and_replaces_what_it_cannot_encode(tmp_path):
     assert b"\tCaf\xe9 ?\n" in data
     assert data.startswith(b"Version 1.1.0 \n")
     assert load(out).test_setup.description == "Café ?"
+
+
+def test_lines_only_iometer_writes_for_that_worker_type():
+    """A network worker built in code keeps the dataclass default disk size, but no disk line is written."""
+    worker = Worker("N", "NETWORK,TCP", local_interface="eth0", vi_outstanding=8,
+                    targets=[Target("10.0.0.2", "NETWORK,TCP", (1, "H"))])
+    disk = Worker("D", local_interface="eth0", targets=[Target("sdb", "DISK", (1, "H"))])
+    text = write(IcfDocument(managers=[Manager(1, "H", "", [worker, disk])]), "\n")
+    assert "Disk maximum size" not in text.split("'Worker\n\tD")[0]
+    assert text.count("'Local network interface") == 1 and "VI outstanding" not in text
+    assert text.count("'Target manager ID, manager name") == 1
+    doc = parse(text)
+    assert [e.message[:9] for e in doc.errors] == ["no worker"]  # the document has no access specs
+    assert doc.managers[0].workers[0].disk_max_size is None

@@ -1,0 +1,130 @@
+"""Every run lands in the store: a RunListener that records plan, managers, steps, samples and results.
+
+Used by the CLI and the GUI alike. Samples are committed per interval, so a run whose process dies
+keeps everything up to the last interval (the store marks it interrupted when next opened).
+"""
+
+from __future__ import annotations
+
+from app.engine import targets as T
+from app.engine.jobfile import JobFile, target_key, worker_key
+from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome
+from app.engine.sequence import Step
+from app.engine.transport import Message
+from app.model import planfile
+from app.model.plan import Plan
+from app.store.database import Store
+from app.store.recorder import Recorder
+from app.store.records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
+
+STEP_STATUS = {"complete": "complete", "stopped": "stopped", "partial": "failed", "failed": "failed"}
+
+
+class StoreRecorder(RunListener):
+    def __init__(self, store: Store, mapping: dict[str, str] | None = None, tags: list[str] | None = None,
+                 name: str = ""):
+        self.recorder = Recorder(store)
+        self.mapping = mapping or {}
+        self.tags = tags or []
+        self.name = name
+        self.run_id: int | None = None
+        self.plan: Plan | None = None
+        self._step_ids: dict[int, int] = {}
+
+    def run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
+        self.plan = plan
+        rec = self.recorder
+        self.run_id = rec.begin_run(planfile.to_dict(plan), plan_name=plan.name, name=self.name or plan.name,
+                                    description=plan.setup.description, tags=self.tags)
+        used = [m for m in plan.managers if m.name in endpoints]
+        rec.add_managers(self.run_id, [ManagerInfo(ep.name, ep.host, ep.os_name, ep.fio_version)
+                                       for ep in endpoints.values()])
+        workers, targets = [], []
+        for m in used:
+            os_name = endpoints[m.name].os_name
+            for wi, w in enumerate(m.workers):
+                workers.append(WorkerInfo(m.name, worker_key(wi), w.name, {
+                    "queue_depth": w.queue_depth, "max_size": w.max_size, "start_sector": w.start_sector,
+                    "specs": w.specs, "kind": w.kind}))
+                for ti, t in enumerate(w.targets):
+                    try:
+                        path = T.resolve(t, os_name, self.mapping).path
+                    except T.TargetError:
+                        path = ""
+                    targets.append(TargetInfo(m.name, worker_key(wi), target_key(wi, ti), t.name, path,
+                                              {"direct": True}))
+        rec.add_workers(self.run_id, workers)
+        rec.add_targets(self.run_id, targets)
+
+    def step_started(self, step: Step, jobfiles: dict[str, JobFile]) -> None:
+        assert self.run_id is not None and self.plan is not None
+        spec = self.plan.spec(step.workers[0].spec) if step.workers else None
+        qds = step.queue_depths
+        text = "; ".join(ln.as_csv() for ln in spec.lines) if spec else ""
+        run_s = run_time_of(jobfiles)
+        step_id = self.recorder.begin_step(
+            self.run_id, step.index, spec_name=step.spec_label, spec_text=text,
+            queue_depth=qds[0] if len(qds) == 1 else None,
+            active_workers=[[self.plan.managers[a.manager].name, worker_key(a.worker)] for a in step.workers],
+            active_targets=[[self.plan.managers[a.manager].name, target_key(a.worker, t)]
+                            for a in step.workers for t in a.targets],
+            ramp_s=ramp_of(jobfiles), run_s=run_s)
+        self._step_ids[step.index] = step_id
+        for name, jf in jobfiles.items():
+            self.recorder.set_step_output(step_id, name, job_text=jf.text)
+
+    def samples(self, step: Step, samples) -> None:
+        self.recorder.add_samples(self._step_ids[step.index], [
+            SampleRow(s.manager, s.level, s.key, s.t, s.interval, s.whole) for s in samples])
+
+    def message(self, step: Step | None, message: Message) -> None:
+        assert self.run_id is not None
+        self.recorder.add_message(self.run_id, message.text, level=message.level, manager=message.manager,
+                                  step_id=self._step_ids.get(step.index) if step else None)
+
+    def step_finished(self, outcome: StepOutcome) -> None:
+        step_id = self._step_ids[outcome.step.index]
+        self.recorder.add_step_results(step_id, [ResultRow(s.manager, s.level, s.key, s.whole)
+                                                 for s in outcome.results])
+        for name, raw in outcome.raw_output.items():
+            if raw:
+                self.recorder.set_step_output(step_id, name, raw_output=raw)
+        errors = "; ".join(f"manager {n} failed: {f.reason}" for n, f in outcome.finished.items() if not f.ok)
+        if outcome.status == "partial":
+            errors += "; the other managers' results are kept"
+        self.recorder.end_step(step_id, STEP_STATUS[outcome.status], error=errors or None)
+
+    def run_finished(self, status: str) -> None:
+        if self.run_id is not None:
+            self.recorder.end_run(self.run_id, status)
+
+
+def _global_value(jobfiles: dict[str, JobFile], key: str) -> float:
+    for jf in jobfiles.values():
+        for line in jf.text.splitlines():
+            if line.startswith(key + "="):
+                return float(line.split("=", 1)[1])
+    return 0.0
+
+
+def run_time_of(jobfiles: dict[str, JobFile]) -> float:
+    return _global_value(jobfiles, "runtime")
+
+
+def ramp_of(jobfiles: dict[str, JobFile]) -> float:
+    return _global_value(jobfiles, "ramp_time")
+
+
+class Fanout(RunListener):
+    """Send every callback to several listeners (e.g. the progress display and the store)."""
+
+    def __init__(self, *listeners: RunListener):
+        self.listeners = listeners
+
+    def __getattribute__(self, name: str):
+        if name in ("run_started", "step_started", "samples", "message", "step_finished", "run_finished"):
+            def call(*args, **kwargs) -> None:
+                for lst in object.__getattribute__(self, "listeners"):
+                    getattr(lst, name)(*args, **kwargs)
+            return call
+        return object.__getattribute__(self, name)

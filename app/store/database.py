@@ -1,0 +1,246 @@
+"""Opening the results database: checks, pragmas, migrations, and transactions with plain-words errors.
+
+Several Fiometer processes may share one file: WAL lets readers work while one process writes, every
+write transaction starts with ``BEGIN IMMEDIATE`` (so it waits for the lock instead of failing half
+way), and a busy timeout makes a writer wait for the other. ``synchronous=NORMAL`` in WAL mode keeps
+every committed interval across an application crash; a power cut may lose the last few.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+
+from app import __version__
+
+from .errors import StoreError
+from .paths import resolve_db_path
+from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+
+BUSY_TIMEOUT_S = 15.0
+
+# Primary SQLite result codes (the low byte of an extended code).
+_BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
+_IOERR_SHORT_READ = 522
+
+_checked_this_process: set[str] = set()  # quick_check runs once per file per process: it reads it all
+
+
+class Store:
+    """An open results database. The connection belongs to the thread that opened it: open one Store
+    per thread (opening again is cheap)."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self.conn = conn
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    @contextmanager
+    def write(self, doing: str) -> Iterator[sqlite3.Connection]:
+        """One write transaction; ``doing`` ("saving samples") names it in error messages."""
+        with self._transaction("BEGIN IMMEDIATE", doing) as conn:
+            yield conn
+
+    @contextmanager
+    def read(self, doing: str) -> Iterator[sqlite3.Connection]:
+        """One read transaction: a consistent snapshot while another process writes."""
+        with self._transaction("BEGIN", doing) as conn:
+            yield conn
+
+    @contextmanager
+    def _transaction(self, begin: str, doing: str) -> Iterator[sqlite3.Connection]:
+        conn = self.conn
+        try:
+            conn.execute(begin)
+        except sqlite3.Error as exc:
+            raise explain(exc, self.path, doing) from None
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if conn.in_transaction:
+                with suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise explain(exc, self.path, doing) from None
+            raise
+
+
+def open_store(path: str | Path | None = None) -> Store:
+    """Open (creating or upgrading) the results database; ``path`` None means the user's default.
+
+    Raises StoreError, with what to do, for a damaged file (a copy is kept first), a file from a newer
+    Fiometer, another program's SQLite file, or a place that cannot be written.
+    """
+    path = resolve_db_path(path).absolute()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(
+            f"Fiometer cannot create the folder {path.parent} for its results database ({exc.strerror}). "
+            "Create it, or choose another database file."
+        ) from None
+    existed = path.exists() and path.stat().st_size > 0
+    try:
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise explain(exc, path, "opening it") from None
+    store = Store(path, conn)
+    try:
+        version = _inspect(store, existed)
+        if version == 0:
+            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only effective before the first table
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if version < SCHEMA_VERSION:
+            _migrate(store)
+        _checked_this_process.add(str(path))
+        from .owner import close_abandoned_runs
+
+        close_abandoned_runs(store)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise explain(exc, path, "opening it") from None
+    except BaseException:
+        conn.close()
+        raise
+    return store
+
+
+def _inspect(store: Store, existed: bool) -> int:
+    """The file's schema version, after checking it is readable, ours, and not from a newer Fiometer."""
+    conn, path = store.conn, store.path
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        has_tables = conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0] > 0
+        if existed and str(path) not in _checked_this_process:
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
+            if problems != ["ok"]:
+                _refuse_damaged(store, "; ".join(problems))
+    except sqlite3.Error as exc:
+        if _is_damage(exc):
+            _refuse_damaged(store, str(exc))
+        raise
+    if app_id != APPLICATION_ID and (app_id != 0 or version != 0 or has_tables):
+        raise StoreError(
+            f"{path} is not a Fiometer results database (it is another program's SQLite file). "
+            "It was not changed. Choose another database file."
+        )
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"The results database {path} was written by a newer Fiometer (database version {version}); "
+            f"this Fiometer {__version__} understands database versions up to {SCHEMA_VERSION}. "
+            "The file was not changed. Update Fiometer to open it, or choose another database file."
+        )
+    return version
+
+
+def _migrate(store: Store) -> None:
+    conn, path = store.conn, store.path
+    backup: Path | None = None
+    conn.execute("BEGIN IMMEDIATE")  # holds other writers off from the backup to the commit
+    try:
+        old = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have migrated
+        if old > SCHEMA_VERSION:
+            raise StoreError(
+                f"The results database {path} was just upgraded by a newer Fiometer (database version "
+                f"{old}); this Fiometer {__version__} understands up to {SCHEMA_VERSION}. Update Fiometer."
+            )
+        if 0 < old < SCHEMA_VERSION:
+            backup = path.with_name(f"{path.name}.bak-v{old}")
+            _copy_database(path, backup)
+        for version in range(old, SCHEMA_VERSION):
+            for statement in MIGRATIONS[version]:
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        with suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        if isinstance(exc, StoreError | KeyboardInterrupt):
+            raise
+        kept = f" A copy of it as it was is at {backup}." if backup else ""
+        raise StoreError(
+            f"Fiometer could not upgrade the results database {path} to database version {SCHEMA_VERSION} "
+            f"({exc}). The file was left unchanged.{kept} Free disk space or check permissions and try "
+            "again."
+        ) from None
+
+
+def _copy_database(path: Path, dest: Path) -> None:
+    """A consistent copy, WAL content included. Uses its own connection: the caller holds the write lock."""
+    src = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
+    try:
+        dest.unlink(missing_ok=True)
+        dst = sqlite3.connect(dest)
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
+
+
+def _is_damage(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and (code & 0xFF in (_CORRUPT, _NOTADB) or code == _IOERR_SHORT_READ)
+
+
+def _refuse_damaged(store: Store, detail: str) -> None:
+    """Keep a copy of the damaged file (and its WAL) before anything else touches it, then refuse."""
+    path = store.path
+    store.conn.close()
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    copy = path.with_name(f"{path.name}.corrupt-{stamp}")
+    try:
+        shutil.copy2(path, copy)
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists():
+            shutil.copy2(wal, copy.with_name(copy.name + "-wal"))  # beside the copy, where SQLite looks
+        kept = f"A copy of the damaged file was kept at {copy}; the file itself was not changed."
+    except OSError as exc:
+        kept = f"Fiometer could not keep a copy of it ({exc.strerror}); the file itself was not changed."
+    backups = sorted(p.name for p in path.parent.glob(path.name + ".bak-v*"))
+    restore = f" An older copy from before an upgrade is there too: {', '.join(backups)}." if backups else ""
+    raise StoreError(
+        f"The results database {path} is damaged and cannot be read (SQLite says: {detail}). {kept}\n"
+        f"To carry on with an empty history, move {path.name} out of {path.parent} and start Fiometer "
+        f"again. To rescue old runs, run: sqlite3 \"{copy}\" .recover | sqlite3 recovered.db, and "
+        f"open recovered.db as the database.{restore}"
+    )
+
+
+def explain(exc: sqlite3.Error, path: Path, doing: str) -> StoreError:
+    """A StoreError saying in plain words what went wrong with the file and what to do."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = None if code is None else code & 0xFF
+    if primary in (_BUSY, _LOCKED):
+        text = (f"The results database {path} stayed locked by another program for {BUSY_TIMEOUT_S:.0f} s "
+                f"while {doing}. Another Fiometer may be busy with it; try again in a moment.")
+    elif primary == _FULL:
+        text = (f"The disk holding the results database {path} is full ({doing} failed). "
+                "Free some space; what was recorded before is kept.")
+    elif primary in (_READONLY, _CANTOPEN) or (primary == _IOERR and not _is_damage(exc)):
+        text = (f"Fiometer cannot read or write the results database {path} while {doing} ({exc}). "
+                "Check that the folder exists and that you may write there, or choose another database file.")
+    elif _is_damage(exc):
+        text = (f"The results database {path} turned out to be damaged while {doing} ({exc}). "
+                "Close Fiometer; when it opens the file again it checks it and keeps a copy.")
+    else:
+        text = f"The results database {path} reported an error while {doing}: {exc}."
+    return StoreError(text)

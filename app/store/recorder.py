@@ -1,0 +1,273 @@
+"""The write side, used by the runner while a run happens. Every call is one committed transaction, so
+a crash loses at most the call in progress (for samples: the current interval).
+
+Order of calls::
+
+    rec = Recorder(open_store())
+    run_id = rec.begin_run(plan_json, plan_name=..., name=...)
+    rec.add_managers(run_id, [...]); rec.add_workers(run_id, [...]); rec.add_targets(run_id, [...])
+    for each step:
+        step_id = rec.begin_step(run_id, index, spec_name=..., ...)
+        rec.set_step_output(step_id, manager, job_text=...)        # per manager, before fio starts
+        rec.add_samples(step_id, samples)                          # once per interval
+        rec.set_step_output(step_id, manager, raw_output=...)      # per manager, when fio is done
+        rec.add_step_results(step_id, results)
+        rec.end_step(step_id, "complete")
+    rec.end_run(run_id, "complete")
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import socket
+import sqlite3
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from app import __version__
+
+from .codec import encode_hist, metric_values
+from .database import Store
+from .owner import current_owner
+from .records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
+from .schema import LEVELS, MESSAGE_LEVELS, METRIC_COLUMNS, RUN_STATUSES, STEP_STATUSES
+from .timestamps import iso, utc_now
+
+_M = [name for name, _ in METRIC_COLUMNS]
+_SAMPLE_SQL = (
+    f"INSERT OR REPLACE INTO samples (series_id, t, {', '.join('i_' + n for n in _M)}, "
+    f"{', '.join('w_' + n for n in _M)}, i_read_hist, i_write_hist) "
+    f"VALUES ({', '.join('?' * (4 + 2 * len(_M)))})"
+)
+# Levels whose samples keep the interval's latency histograms. One job's pair costs ~10x its scalar
+# columns (see benchmarks/bench_store.py), so by default only the few roll-up rows a chart of
+# percentiles over time needs keep them.
+DEFAULT_SAMPLE_HIST_LEVELS: tuple[str, ...] = ("manager", "all")
+_RESULT_SQL = (
+    f"INSERT OR REPLACE INTO results (series_id, {', '.join(_M)}, read_hist, write_hist) "
+    f"VALUES ({', '.join('?' * (3 + len(_M)))})"
+)
+
+SeriesKey = tuple[int, str, str | None, str]  # step id, level, manager, key
+
+
+def host_facts() -> dict[str, Any]:
+    """What a report needs to say about the machine running Fiometer."""
+    return {
+        "hostname": socket.gethostname(),
+        "os": platform.platform(),
+        "system": platform.system(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "fiometer": __version__,
+    }
+
+
+def plan_text_and_hash(plan: str | Mapping[str, Any]) -> tuple[str, str]:
+    """The plan document as stored and its sha256. A mapping is serialised canonically (sorted keys)."""
+    text = plan if isinstance(plan, str) else json.dumps(plan, sort_keys=True, ensure_ascii=False)
+    return text, hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Recorder:
+    def __init__(self, store: Store, *, sample_hist_levels: Iterable[str] = DEFAULT_SAMPLE_HIST_LEVELS) -> None:
+        self.store = store
+        self.sample_hist_levels = frozenset(sample_hist_levels)
+        self._series: dict[SeriesKey, int] = {}
+
+    # --- runs -------------------------------------------------------------------------------
+    def begin_run(
+        self,
+        plan: str | Mapping[str, Any],
+        *,
+        plan_name: str = "",
+        name: str = "",
+        description: str = "",
+        tags: Iterable[str] = (),
+        notes: str = "",
+        host: Mapping[str, Any] | None = None,
+        started: datetime | None = None,
+    ) -> int:
+        """Record a run as ``running``, owned by this process; returns its id."""
+        text, digest = plan_text_and_hash(plan)
+        owner = current_owner()
+        with self.store.write("starting a run") as conn:
+            run_id = conn.execute(
+                "INSERT INTO runs (uuid, name, description, status, started, plan_name, plan_json, "
+                "plan_sha256, notes, host_json, owner_pid, owner_host, owner_token) "
+                "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (str(uuid.uuid4()), name, description, iso(started) if started else utc_now(), plan_name,
+                 text, digest, notes, json.dumps(dict(host) if host is not None else host_facts()),
+                 owner.pid, owner.host, owner.token),
+            ).lastrowid
+            conn.executemany("INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?, ?)",
+                             [(run_id, t) for t in dict.fromkeys(tags) if t])
+        assert run_id is not None
+        return run_id
+
+    def add_managers(self, run_id: int, managers: Iterable[ManagerInfo]) -> None:
+        with self.store.write("saving the run's managers") as conn:
+            first = _next_position(conn, "managers", run_id)
+            conn.executemany(
+                "INSERT INTO managers (run_id, position, name, address, os, fio_version, protocol) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(run_id, first + i, m.name, m.address, m.os, m.fio_version, m.protocol)
+                 for i, m in enumerate(managers)],
+            )
+
+    def add_workers(self, run_id: int, workers: Iterable[WorkerInfo]) -> None:
+        """Workers of managers already added (add_managers first)."""
+        with self.store.write("saving the run's workers") as conn:
+            first = _next_position(conn, "workers", run_id)
+            conn.executemany(
+                "INSERT INTO workers (run_id, position, manager, key, name, details_json) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(run_id, first + i, w.manager, w.key, w.name, json.dumps(w.details))
+                 for i, w in enumerate(workers)],
+            )
+
+    def add_targets(self, run_id: int, targets: Iterable[TargetInfo]) -> None:
+        """Targets of workers already added (add_workers first)."""
+        with self.store.write("saving the run's targets") as conn:
+            first = _next_position(conn, "targets", run_id)
+            conn.executemany(
+                "INSERT INTO targets (run_id, position, manager, worker, key, name, path, details_json) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(run_id, first + i, t.manager, t.worker, t.key, t.name, t.path, json.dumps(t.details))
+                 for i, t in enumerate(targets)],
+            )
+
+    def add_message(self, run_id: int, text: str, *, level: str = "info", manager: str | None = None,
+                    step_id: int | None = None) -> None:
+        """Keep something fio or the runner said (transport Message, a failure reason ...)."""
+        if level not in MESSAGE_LEVELS:
+            raise ValueError(f"message level {level!r} is not one of {MESSAGE_LEVELS}")
+        with self.store.write("saving a message") as conn:
+            _insert_message(conn, run_id, step_id, level, manager, text)
+
+    def end_run(self, run_id: int, status: str, *, ended: datetime | None = None) -> None:
+        """Finish the run; steps still running take the same status."""
+        if status not in RUN_STATUSES or status == "running":
+            raise ValueError(f"a run ends as one of {RUN_STATUSES[1:]}, not {status!r}")
+        when = iso(ended) if ended else utc_now()
+        with self.store.write("finishing the run") as conn:
+            conn.execute("UPDATE runs SET status = ?, ended = ? WHERE id = ?", (status, when, run_id))
+            conn.execute("UPDATE steps SET status = ?, ended = ? WHERE run_id = ? AND status = 'running'",
+                         (status, when, run_id))
+        self._series.clear()  # a cache only: a later write for this run looks ids up again
+
+    # --- steps ------------------------------------------------------------------------------
+    def begin_step(
+        self,
+        run_id: int,
+        index: int,
+        *,
+        spec_name: str = "",
+        spec_text: str = "",
+        queue_depth: int | None = None,
+        active_workers: Sequence[Any] = (),
+        active_targets: Sequence[Any] = (),
+        ramp_s: float = 0.0,
+        run_s: float = 0.0,
+        started: datetime | None = None,
+    ) -> int:
+        with self.store.write("starting a step") as conn:
+            step_id = conn.execute(
+                "INSERT INTO steps (run_id, idx, spec_name, spec_text, queue_depth, active_workers_json, "
+                "active_targets_json, ramp_s, run_s, started, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
+                (run_id, index, spec_name, spec_text, queue_depth, json.dumps(list(active_workers)),
+                 json.dumps(list(active_targets)), ramp_s, run_s, iso(started) if started else utc_now()),
+            ).lastrowid
+        assert step_id is not None
+        return step_id
+
+    def set_step_output(self, step_id: int, manager: str, job_text: str | None = None,
+                        raw_output: str | None = None) -> None:
+        """Keep the fio job file and/or fio's raw final output for one manager; None leaves a part as is."""
+        with self.store.write("saving fio's job file and output") as conn:
+            conn.execute(
+                "INSERT INTO step_outputs (step_id, manager, job_text, raw_output) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (step_id, manager) DO UPDATE SET "
+                "job_text = coalesce(excluded.job_text, job_text), "
+                "raw_output = coalesce(excluded.raw_output, raw_output)",
+                (step_id, manager, job_text, raw_output),
+            )
+
+    def add_samples(self, step_id: int, samples: Iterable[SampleRow | tuple[Any, ...]]) -> None:
+        """One interval's samples (all levels), committed together. A sample is a SampleRow or a tuple
+        (manager, level, key, t, interval, whole). A repeated (level, manager, key, t) replaces the first.
+        The interval window's histograms are kept for ``sample_hist_levels``; the whole window's are not
+        (the step's results keep the final ones)."""
+        rows = [s if isinstance(s, SampleRow) else SampleRow(*s) for s in samples]
+        keep = self.sample_hist_levels
+        with self.store.write("saving samples") as conn:
+            new: dict[SeriesKey, int] = {}
+            conn.executemany(_SAMPLE_SQL, [
+                (self._series_id(conn, step_id, r.level, r.manager, r.key, new), r.t,
+                 *metric_values(r.interval), *metric_values(r.whole),
+                 *((encode_hist(r.interval.read_hist), encode_hist(r.interval.write_hist)) if r.level in keep
+                   else (None, None)))
+                for r in rows
+            ])
+        self._series.update(new)  # only once committed: a rolled-back id must not be reused
+
+    def add_step_results(self, step_id: int, results: Iterable[ResultRow | tuple[Any, ...]]) -> None:
+        """Final numbers per level (target/worker/manager/ALL), histograms included. A ResultRow or a tuple
+        (manager, level, key, metrics); writing a level again replaces it."""
+        rows = [r if isinstance(r, ResultRow) else ResultRow(*r) for r in results]
+        with self.store.write("saving step results") as conn:
+            new: dict[SeriesKey, int] = {}
+            conn.executemany(_RESULT_SQL, [
+                (self._series_id(conn, step_id, r.level, r.manager, r.key, new), *metric_values(r.metrics),
+                 encode_hist(r.metrics.read_hist), encode_hist(r.metrics.write_hist))
+                for r in rows
+            ])
+        self._series.update(new)
+
+    def end_step(self, step_id: int, status: str = "complete", *, error: str | None = None,
+                 ended: datetime | None = None) -> None:
+        """Finish a step; ``error`` (plain words) is kept as an error message of the step."""
+        if status not in STEP_STATUSES or status == "running":
+            raise ValueError(f"a step ends as one of {STEP_STATUSES[1:]}, not {status!r}")
+        with self.store.write("finishing a step") as conn:
+            conn.execute("UPDATE steps SET status = ?, ended = ? WHERE id = ?",
+                         (status, iso(ended) if ended else utc_now(), step_id))
+            if error:
+                (run_id,) = conn.execute("SELECT run_id FROM steps WHERE id = ?", (step_id,)).fetchone()
+                _insert_message(conn, run_id, step_id, "error", None, error)
+        self._series = {k: v for k, v in self._series.items() if k[0] != step_id}
+
+    # --- helpers ----------------------------------------------------------------------------
+    def _series_id(self, conn: sqlite3.Connection, step_id: int, level: str, manager: str | None, key: str,
+                   new: dict[SeriesKey, int]) -> int:
+        k: SeriesKey = (step_id, level, manager, key)
+        found = self._series.get(k) or new.get(k)
+        if found is not None:
+            return found
+        if level not in LEVELS:
+            raise ValueError(f"sample level {level!r} is not one of {LEVELS}")
+        row = conn.execute("SELECT id FROM series WHERE step_id = ? AND level = ? AND ifnull(manager, '') = ? "
+                           "AND key = ?", (step_id, level, manager or "", key)).fetchone()
+        if row is None:
+            row = conn.execute("INSERT INTO series (step_id, level, manager, key) VALUES (?, ?, ?, ?) "
+                               "RETURNING id", (step_id, level, manager, key)).fetchone()
+        new[k] = row[0]
+        return row[0]
+
+
+def _next_position(conn: sqlite3.Connection, table: str, run_id: int) -> int:
+    return conn.execute(f"SELECT ifnull(max(position) + 1, 0) FROM {table} WHERE run_id = ?",
+                        (run_id,)).fetchone()[0]
+
+
+def _insert_message(conn: sqlite3.Connection, run_id: int, step_id: int | None, level: str,
+                    manager: str | None, text: str) -> None:
+    conn.execute("INSERT INTO messages (run_id, step_id, at, level, manager, text) VALUES (?, ?, ?, ?, ?, ?)",
+                 (run_id, step_id, utc_now(), level, manager, text))

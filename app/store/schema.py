@@ -1,0 +1,189 @@
+"""The database layout, as an append-only list of migrations.
+
+``MIGRATIONS[n]`` takes a database from schema version ``n`` to ``n + 1`` (kept in
+``PRAGMA user_version``); a new file runs them all, so a fresh database and a migrated one are built by
+the same statements. Never edit a released migration: append a new one and bump nothing else.
+
+Layout (v1):
+  runs -< run_tags, managers -< workers -< targets, messages
+  runs -< steps -< step_outputs (job file + raw fio output per manager), messages
+  steps -< series (one measured thing: level + manager + key) -< samples (per interval, both windows)
+                                                               -- results (final, with histograms)
+Metrics are plain columns (``METRIC_COLUMNS``); histograms are compact JSON (see ``codec``).
+v2 adds the interval window's histograms to samples (``V2``).
+"""
+
+from __future__ import annotations
+
+APPLICATION_ID = 0x46494F4D  # "FIOM" in PRAGMA application_id: tells our files from other SQLite files
+
+RUN_STATUSES = ("running", "complete", "stopped", "interrupted", "failed")
+STEP_STATUSES = (*RUN_STATUSES, "skipped")
+LEVELS = ("target", "worker", "manager", "all")
+MESSAGE_LEVELS = ("info", "warning", "error")
+
+# Scalar Metrics fields as stored in v1, in column order. Frozen: a new Metrics field needs a migration
+# that adds its columns and extends METRIC_COLUMNS (a test checks every Metrics field is stored).
+V1_METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("seconds", "REAL"),
+    ("read_ios", "INTEGER"),
+    ("write_ios", "INTEGER"),
+    ("read_bytes", "INTEGER"),
+    ("write_bytes", "INTEGER"),
+    ("read_iops", "REAL"),
+    ("write_iops", "REAL"),
+    ("read_bps", "REAL"),
+    ("write_bps", "REAL"),
+    ("read_lat_sum_ns", "REAL"),
+    ("write_lat_sum_ns", "REAL"),
+    ("read_lat_n", "INTEGER"),
+    ("write_lat_n", "INTEGER"),
+    ("read_lat_max_ns", "REAL"),
+    ("write_lat_max_ns", "REAL"),
+    ("errors", "INTEGER"),
+    ("usr_cpu", "REAL"),
+    ("sys_cpu", "REAL"),
+    ("disk_util", "REAL"),  # NULL where fio reports none
+)
+METRIC_COLUMNS = V1_METRIC_COLUMNS
+
+
+def _in(values: tuple[str, ...]) -> str:
+    return "(" + ", ".join(f"'{v}'" for v in values) + ")"
+
+
+def _cols(columns: tuple[tuple[str, str], ...], prefix: str = "") -> str:
+    # REAL affinity also stores whole-number floats as compact integers on disk (SQLite does this itself).
+    return ",\n    ".join(f"{prefix}{name} {kind}" + ("" if name == "disk_util" else " NOT NULL DEFAULT 0")
+                          for name, kind in columns)
+
+
+V1: tuple[str, ...] = (
+    f"PRAGMA application_id = {APPLICATION_ID}",
+    f"""CREATE TABLE runs (
+    id          INTEGER PRIMARY KEY,
+    uuid        TEXT NOT NULL UNIQUE,
+    name        TEXT NOT NULL DEFAULT '',
+    description TEXT NOT NULL DEFAULT '',
+    status      TEXT NOT NULL CHECK (status IN {_in(RUN_STATUSES)}),
+    started     TEXT NOT NULL,              -- UTC ISO 8601
+    ended       TEXT,
+    plan_name   TEXT NOT NULL DEFAULT '',
+    plan_json   TEXT NOT NULL,              -- the plan document exactly as run
+    plan_sha256 TEXT NOT NULL,              -- of plan_json's UTF-8 bytes
+    notes       TEXT NOT NULL DEFAULT '',
+    host_json   TEXT NOT NULL DEFAULT '{{}}', -- hostname, OS, CPUs, Python, Fiometer version
+    owner_pid   INTEGER,                    -- the process recording the run: lets a dead one be spotted
+    owner_host  TEXT,
+    owner_token TEXT                        -- that process's start identity (guards against pid reuse)
+)""",
+    "CREATE INDEX runs_started ON runs(started)",
+    "CREATE INDEX runs_running ON runs(status) WHERE status = 'running'",
+    """CREATE TABLE run_tags (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    tag    TEXT NOT NULL COLLATE NOCASE,
+    PRIMARY KEY (run_id, tag)
+) WITHOUT ROWID""",
+    "CREATE INDEX run_tags_tag ON run_tags(tag)",
+    """CREATE TABLE managers (
+    id          INTEGER PRIMARY KEY,
+    run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    position    INTEGER NOT NULL,
+    name        TEXT NOT NULL,
+    address     TEXT NOT NULL DEFAULT 'local',  -- host:port of a fio server, or 'local'
+    os          TEXT NOT NULL DEFAULT '',
+    fio_version TEXT NOT NULL DEFAULT '',
+    protocol    INTEGER,                        -- fio client/server protocol version; NULL when local
+    UNIQUE (run_id, name)
+)""",
+    """CREATE TABLE workers (
+    id           INTEGER PRIMARY KEY,
+    run_id       INTEGER NOT NULL,
+    position     INTEGER NOT NULL,
+    manager      TEXT NOT NULL,
+    key          TEXT NOT NULL,                 -- as the plan gives it
+    name         TEXT NOT NULL DEFAULT '',
+    details_json TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (run_id, manager, key),
+    FOREIGN KEY (run_id, manager) REFERENCES managers(run_id, name) ON DELETE CASCADE
+)""",
+    """CREATE TABLE targets (
+    id           INTEGER PRIMARY KEY,
+    run_id       INTEGER NOT NULL,
+    position     INTEGER NOT NULL,
+    manager      TEXT NOT NULL,
+    worker       TEXT NOT NULL,
+    key          TEXT NOT NULL,
+    name         TEXT NOT NULL DEFAULT '',
+    path         TEXT NOT NULL DEFAULT '',      -- test file or device
+    details_json TEXT NOT NULL DEFAULT '{}',    -- queue depth, size, direct I/O ...
+    UNIQUE (run_id, manager, worker, key),
+    FOREIGN KEY (run_id, manager, worker) REFERENCES workers(run_id, manager, key) ON DELETE CASCADE
+)""",
+    f"""CREATE TABLE steps (
+    id                  INTEGER PRIMARY KEY,
+    run_id              INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    idx                 INTEGER NOT NULL,
+    spec_name           TEXT NOT NULL DEFAULT '',
+    spec_text           TEXT NOT NULL DEFAULT '',
+    queue_depth         INTEGER,
+    active_workers_json TEXT NOT NULL DEFAULT '[]',
+    active_targets_json TEXT NOT NULL DEFAULT '[]',
+    ramp_s              REAL NOT NULL DEFAULT 0,
+    run_s               REAL NOT NULL DEFAULT 0,
+    started             TEXT NOT NULL,
+    ended               TEXT,
+    status              TEXT NOT NULL CHECK (status IN {_in(STEP_STATUSES)}),
+    UNIQUE (run_id, idx)
+)""",
+    """CREATE TABLE step_outputs (
+    step_id    INTEGER NOT NULL REFERENCES steps(id) ON DELETE CASCADE,
+    manager    TEXT NOT NULL,
+    job_text   TEXT,                            -- the exact fio job file sent
+    raw_output TEXT,                            -- fio's final output as received
+    PRIMARY KEY (step_id, manager)
+)""",
+    f"""CREATE TABLE messages (
+    id      INTEGER PRIMARY KEY,
+    run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step_id INTEGER REFERENCES steps(id) ON DELETE CASCADE,
+    at      TEXT NOT NULL,
+    level   TEXT NOT NULL CHECK (level IN {_in(MESSAGE_LEVELS)}),
+    manager TEXT,
+    text    TEXT NOT NULL
+)""",
+    "CREATE INDEX messages_run ON messages(run_id)",
+    "CREATE INDEX messages_step ON messages(step_id)",
+    f"""CREATE TABLE series (
+    id      INTEGER PRIMARY KEY,
+    step_id INTEGER NOT NULL REFERENCES steps(id) ON DELETE CASCADE,
+    level   TEXT NOT NULL CHECK (level IN {_in(LEVELS)}),
+    manager TEXT,                               -- NULL for ALL
+    key     TEXT NOT NULL
+)""",
+    "CREATE UNIQUE INDEX series_identity ON series(step_id, level, ifnull(manager, ''), key)",
+    f"""CREATE TABLE samples (
+    series_id INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,
+    t         REAL NOT NULL,                    -- seconds since the step started
+    {_cols(V1_METRIC_COLUMNS, "i_")},
+    {_cols(V1_METRIC_COLUMNS, "w_")},
+    PRIMARY KEY (series_id, t)
+)""",
+    f"""CREATE TABLE results (
+    series_id  INTEGER PRIMARY KEY REFERENCES series(id) ON DELETE CASCADE,
+    {_cols(V1_METRIC_COLUMNS)},
+    read_hist  TEXT,
+    write_hist TEXT
+)""",
+)
+
+# v2: samples keep the interval window's latency histograms, so a run's history can show percentiles per
+# interval. NULL where not kept: by default only manager and ALL rows keep them (benchmarks/bench_store.py
+# measured one job's histograms at ~10x the size of all its scalar columns).
+V2: tuple[str, ...] = (
+    "ALTER TABLE samples ADD COLUMN i_read_hist TEXT",
+    "ALTER TABLE samples ADD COLUMN i_write_hist TEXT",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2)
+SCHEMA_VERSION = len(MIGRATIONS)
