@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtGui import QGuiApplication
@@ -45,7 +46,9 @@ def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_opti
         # never read or write the user's settings while making screenshots
         tmp = tempfile.TemporaryDirectory(prefix="fiometer-settings-")
         prefs.use_settings_dir(tmp.name)
-        win: MainWindow = HeadlessWindow(prefs.app_settings(), persist=False)
+        # ... nor store screenshot runs in the user's results database
+        win: MainWindow = HeadlessWindow(prefs.app_settings(), persist=False,
+                                         db_path=Path(tmp.name) / "screenshot-runs.db")
         theme.apply_theme(app, theme.LIGHT)
     else:
         settings = prefs.app_settings()

@@ -71,14 +71,15 @@ def droppable_paths(mime: Any) -> list[Path]:
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, settings: QSettings | None = None, persist: bool = True):
+    def __init__(self, settings: QSettings | None = None, persist: bool = True,
+                 db_path: str | Path | None = None):
         super().__init__()
         self.settings = settings
         self.persist = persist and settings is not None
         self.doc = PlanDocument(self)
         self.library = SpecLibrary(settings)
         self.live = LiveResults()
-        self.controller = RunController(self, created_files_registry(settings))
+        self.controller = RunController(self, created_files_registry(settings), db_path)
         self.run_options: Any = None  # RunOptions for the next Start (tests, screenshots); None = plan's own
         self.run_endpoints: dict[str, Any] | None = None
         self._close_after_run = False
@@ -541,6 +542,10 @@ class MainWindow(QMainWindow):
     def _on_run_finished(self, status: str) -> None:
         self.results_tab.redraw(force=True)
         self.add_message(f"Run {status}")
+        rec = self.controller.recorder
+        if rec is not None and rec.run_id is not None:
+            self.add_message(f"Stored as run {rec.run_id} in {self.controller.stored_in} "
+                             f"(fiometer show {rec.run_id})")
         self.statusBar().showMessage(f"Run {status}", 10000)
         if self._close_after_run:
             self.close()

@@ -21,6 +21,8 @@ from app.engine.safety import CreatedFiles, WriteRisk, write_risks
 from app.engine.sequence import Step, expand
 from app.engine.transport import Message
 from app.model.plan import LOCAL, Plan
+from app.recording import StoreRecorder
+from app.store import StoreError, open_store
 
 IDLE_STATE = "idle"
 RUNNING = "running"
@@ -28,15 +30,6 @@ STOPPING = "stopping"
 
 # Asked before a run that writes to raw disks or existing files: (risks) -> armed?
 ArmQuestion = Callable[[list[WriteRisk]], bool]
-
-
-def store_listener() -> RunListener | None:
-    """HOOK: the SQLite store's run recorder, so GUI runs are kept like CLI runs.
-
-    Returns None until ``app.store`` provides a recording RunListener; then create it here. The
-    controller passes it every Runner callback on the runner thread, before the GUI sees them.
-    """
-    return None
 
 
 class QtRunListener(QObject, RunListener):
@@ -134,10 +127,17 @@ class RunController(QObject):
     refused = Signal(str)  # the run could not start: message for the user
     finished = Signal(str)  # complete | stopped | failed
 
-    def __init__(self, parent: QObject | None = None, registry: CreatedFiles | None = None):
+    def __init__(self, parent: QObject | None = None, registry: CreatedFiles | None = None,
+                 db_path: str | Path | None = None, record: bool = True):
+        """``db_path`` None: the user's results database (``$FIOMETER_DB`` or the OS default);
+        ``record`` False runs without storing (nothing else changes)."""
         super().__init__(parent)
         self.state = IDLE_STATE
         self.registry = registry
+        self.db_path = db_path
+        self.record = record
+        self.recorder: StoreRecorder | None = None
+        self.stored_in: Path | None = None
         self.runner: Runner | None = None
         self.thread: threading.Thread | None = None
         self.listener: QtRunListener | None = None
@@ -174,6 +174,12 @@ class RunController(QObject):
         except (ManagerError, RunRefused) as e:
             self.refused.emit(str(e))
             return None
+        if self.record:  # a run that cannot be stored does not start: measurements are never lost
+            try:
+                open_store(self.db_path).close()
+            except StoreError as e:
+                self.refused.emit(f"The results database cannot be used: {e}")
+                return None
         risks = [r for r in risks_of(runner, options)
                  if not (r.names() & options.allow_write and (not r.in_use or r.names() & options.allow_write_in_use))]
         if risks and (arm is None or not arm(risks)):
@@ -194,8 +200,9 @@ class RunController(QObject):
         if prepared is None:
             return None
         runner, options = prepared
-        listener = QtRunListener([store_listener()])
+        listener = QtRunListener()
         runner.listener = listener
+        self.recorder = None
         self.runner, self.listener = runner, listener
         setup = runner.plan.setup
         run_s = setup.run_time if options.run_time is None else options.run_time
@@ -210,13 +217,27 @@ class RunController(QObject):
         return listener
 
     def _run(self) -> None:
+        """The runner thread. The store connection is opened here: SQLite connections belong to
+        the thread that opened them. The recorder sees every callback before the GUI does."""
         assert self.runner is not None and self.listener is not None
+        store = None
+        if self.record:
+            try:
+                store = open_store(self.db_path)
+                self.recorder = StoreRecorder(store, self.runner.options.mapping)
+                self.listener.others.insert(0, self.recorder)
+                self.stored_in = store.path
+            except StoreError as e:
+                self.listener.message(None, Message("", f"results are not being stored: {e}", "error"))
         try:
             self.runner.run()
         except Exception as e:  # an engine crash ends the run visibly, never silently
             traceback.print_exc()
             self.listener.message(None, Message("", f"internal error: {e}", "error"))
             self.listener.run_finished("failed")
+        finally:
+            if store is not None:
+                store.close()
 
     def _on_step(self, index: int, _offset: float, _step: Step) -> None:
         self.progress.step = index + 1

@@ -18,6 +18,7 @@ def private_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     folder = tmp_path_factory.mktemp("settings")
     use_settings_dir(folder)
     monkeypatch.setenv(ENV_DIR, str(folder))
+    monkeypatch.setenv("FIOMETER_DB", str(folder / "results.db"))  # never the user's results database
     return folder
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from PySide6.QtCore import Qt, QTimer
 
 from app.engine.runner import RunOptions
 from app.model.plan import Target
+from app.store import get_run, list_runs, open_store, step_samples
 from app.ui.live_data import ALL_KEY, WHOLE
 from app.ui.main_window import MainWindow
 from tests.gui.conftest import local_plan
@@ -73,6 +75,18 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
     assert window.act_start.isEnabled() and window.targets_tab.isEnabled()
     messages = [window.messages.item(i).text() for i in range(window.messages.count())]
     assert "Run stopped" in messages
+
+    # the run is in the results database, like a CLI run: steps, per-interval samples, final results
+    with open_store(os.environ["FIOMETER_DB"]) as store:
+        (summary,) = list_runs(store)
+        assert summary.status == "stopped" and summary.plan_name == "GUI test plan"
+        run = get_run(store, summary.id)
+        (step,) = run.steps
+        assert step.status == "stopped"
+        stored = step_samples(store, step.id, "all", "ALL")
+        assert len(stored) >= 3 and stored[-1][1].iops > 0
+        assert any(r.level == "all" and r.metrics.iops > 0 for r in step.results)
+    assert f"Stored as run {summary.id} in" in " ".join(messages)
 
 
 def test_closing_during_a_run_asks_then_stops_cleanly(window: MainWindow, dialogs, tmp_path: Path, qtbot) -> None:
