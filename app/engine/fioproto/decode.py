@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import struct
+from functools import cache
 from typing import Any
 
 from .layouts import (
@@ -23,13 +24,14 @@ from .layouts import (
     layout_for,
 )
 from .statmath import (
+    BIN_KEY,
+    EMPTY_HIST,
     Histogram,
     IoStat,
     agg_percent,
     calc_lat,
     calc_percentiles,
     merge_hist,
-    plat_idx_to_val,
     stat_calc_dist,
     stat_calc_lat,
     sum_io_stat,
@@ -80,6 +82,11 @@ def _f(x: float) -> float:
     return float(x)
 
 
+@cache
+def _percentile_keys(plist: tuple[float, ...]) -> tuple[str, ...]:
+    return tuple(f"{p:f}" for p in plist)
+
+
 def _lat_json(ts: ThreadStat, percentiles: int, st: IoStat, hist: Histogram) -> dict[str, Any]:
     r = calc_lat(st)
     mn, mx, mean, dev = r if r is not None else (0, 0, 0.0, 0.0)
@@ -87,8 +94,9 @@ def _lat_json(ts: ThreadStat, percentiles: int, st: IoStat, hist: Histogram) -> 
     if percentiles and st.samples:
         plist = ts.percentile_list
         vals = calc_percentiles(hist, st.samples, plist)
-        obj["percentile"] = {f"{p:f}": v for p, v in zip(plist, vals, strict=True)}
-        obj["bins"] = {str(plat_idx_to_val(i)): c for i, c in hist}
+        obj["percentile"] = dict(zip(_percentile_keys(tuple(plist)), vals, strict=True))
+        idxs, counts = hist
+        obj["bins"] = dict(zip(map(BIN_KEY.__getitem__, idxs), counts, strict=True))
     return obj
 
 
@@ -272,7 +280,7 @@ def mixed_stats(ts: ThreadStat) -> ThreadStat:
             m.plat[lat][0] = merge_hist(m.plat[lat][0], ts.plat[lat][d])
     sum_io_stat(m.sync_stat, ts.sync_stat, False)
     m.total_io_u[3] += ts.total_io_u[3]
-    m.sync_plat = list(ts.sync_plat)
+    m.sync_plat = ts.sync_plat
     m.cachehit, m.cachemiss = ts.cachehit, ts.cachemiss
     return m
 
@@ -289,7 +297,7 @@ def _sum_prio(dst: ThreadStat, src: ThreadStat, d: int) -> None:
             items = [(src.ioprio, src.clat_stat[d], src.plat[FIO_CLAT][d])]
     else:
         if dst.clat_prio[0] is None:
-            dst.clat_prio[0] = [ClatPrio(p.ioprio, copy.copy(p.clat_stat), list(p.plat)) for p in src_prios]
+            dst.clat_prio[0] = [ClatPrio(p.ioprio, copy.copy(p.clat_stat), p.plat) for p in src_prios]
             return
         items = [(p.ioprio, p.clat_stat, p.plat) for p in src_prios]
     for ioprio, st, hist in items:
@@ -300,7 +308,7 @@ def _sum_prio(dst: ThreadStat, src: ThreadStat, d: int) -> None:
             prios = dst.clat_prio[0] = []
         target = next((p for p in prios if p.ioprio == ioprio), None)
         if target is None:
-            target = ClatPrio(ioprio, IoStat(min_val=ULONG_MAX), [])
+            target = ClatPrio(ioprio, IoStat(min_val=ULONG_MAX), EMPTY_HIST)
             prios.append(target)
         sum_io_stat(target.clat_stat, st, False)
         target.plat = merge_hist(target.plat, hist)

@@ -69,6 +69,8 @@ def crc16(data: bytes | bytearray | memoryview) -> int:
     n = len(data)
     if n > MAX_FRAGMENT:
         return crc16_slow(data)
+    if not data.strip(b"\0"):
+        return 0
     if not _byte_at:
         _byte_at.extend(_make_positional(MAX_FRAGMENT))
     crc = 0

@@ -9,12 +9,17 @@ threshold is computed in x87 extended precision (64-bit significand) as fio does
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
+from itertools import accumulate
 
-from .layouts import PLAT_BITS, PLAT_VAL
+from .layouts import PLAT_BITS, PLAT_NR, PLAT_VAL
 
-Histogram = list[tuple[int, int]]  # sparse: (bin index, count) for non-zero bins, ascending
+# A sparse histogram row: (bin indexes, counts) of the non-zero bins, ascending by index.
+Histogram = tuple[tuple[int, ...], tuple[int, ...]]
+EMPTY_HIST: Histogram = ((), ())
 
 
 @dataclass(slots=True)
@@ -37,8 +42,7 @@ def calc_lat(st: IoStat) -> tuple[int, int, float, float] | None:
     return st.min_val, st.max_val, st.mean, dev
 
 
-def plat_idx_to_val(idx: int) -> int:
-    """The latency (ns) a histogram bin stands for: the middle of its range, truncated."""
+def _plat_idx_to_val(idx: int) -> int:
     if idx < (PLAT_VAL << 1):
         return idx
     error_bits = (idx >> PLAT_BITS) - 1
@@ -46,6 +50,15 @@ def plat_idx_to_val(idx: int) -> int:
     k = idx % PLAT_VAL
     # (k + 0.5) * 2^error_bits with error_bits >= 1 is an integer: (2k + 1) * 2^(error_bits - 1)
     return base + ((2 * k + 1) << (error_bits - 1))
+
+
+BIN_VALUE: tuple[int, ...] = tuple(_plat_idx_to_val(i) for i in range(PLAT_NR))
+BIN_KEY: tuple[str, ...] = tuple(str(v) for v in BIN_VALUE)  # json+ "bins" keys
+
+
+def plat_idx_to_val(idx: int) -> int:
+    """The latency (ns) a histogram bin stands for: the middle of its range, truncated."""
+    return BIN_VALUE[idx]
 
 
 _LD_BITS = 64  # x87 extended precision significand
@@ -71,10 +84,21 @@ def _round_ld(x: Fraction) -> Fraction:
     return Fraction(q, 1 << shift) if shift >= 0 else Fraction(q << -shift)
 
 
+@cache
+def _ld_fraction(p: float) -> Fraction:
+    return _round_ld(Fraction(p) / 100)
+
+
 def percentile_threshold(p: float, nr: int) -> int:
-    """Smallest cumulative count that satisfies fio's ``sum >= (long double) p / 100.0 * nr``."""
-    t = _round_ld(_round_ld(Fraction(p) / 100) * nr)
-    return math.ceil(t)
+    """Smallest cumulative count that satisfies fio's ``sum >= (long double) p / 100.0 * nr``.
+
+    A double-precision estimate decides unless it lies within rounding distance of an integer;
+    only then does the exact extended-precision computation matter (e.g. p=99.9, nr=1000).
+    """
+    t = p / 100.0 * nr
+    if abs(t - round(t)) > t * 1e-12:
+        return math.ceil(t)
+    return math.ceil(_round_ld(_ld_fraction(p) * nr))
 
 
 def calc_percentiles(hist: Histogram, nr: int, plist: list[float]) -> list[int]:
@@ -84,24 +108,20 @@ def calc_percentiles(hist: Histogram, nr: int, plist: list[float]) -> list[int]:
     snapshot can catch them out of step) fio leaves the unreached entries uninitialised; we
     report the highest bin seen instead.
     """
-    out: list[int] = []
+    idxs, counts = hist
     if not plist:
-        return out
-    thresholds = [percentile_threshold(p, nr) for p in plist]
-    j = 0
-    total = 0
-    last_val = 0
-    want = len(thresholds)
-    for idx, count in hist:
-        total += count
-        last_val = plat_idx_to_val(idx)
-        while j < want and total >= thresholds[j]:
-            out.append(last_val)
-            j += 1
-        if j == want:
-            break
-    while len(out) < want:
-        out.append(last_val)
+        return []
+    if not idxs:
+        return [0] * len(plist)
+    cumulative = list(accumulate(counts))
+    last = len(idxs) - 1
+    values = BIN_VALUE
+    out = []
+    for p in plist:
+        t = p / 100.0 * nr
+        need = math.ceil(t) if abs(t - round(t)) > t * 1e-12 else percentile_threshold(p, nr)
+        pos = bisect_left(cumulative, need)
+        out.append(values[idxs[min(pos, last)]])
     return out
 
 
@@ -175,11 +195,12 @@ def sum_io_stat(dst: IoStat, src: IoStat, pure_sum: bool) -> None:
 
 
 def merge_hist(a: Histogram, b: Histogram) -> Histogram:
-    if not a:
-        return list(b)
-    if not b:
-        return list(a)
-    d = dict(a)
-    for i, c in b:
+    if not a[0]:
+        return b
+    if not b[0]:
+        return a
+    d = dict(zip(*a, strict=True))
+    for i, c in zip(*b, strict=True):
         d[i] = d.get(i, 0) + c
-    return sorted(d.items())
+    keys = sorted(d)
+    return tuple(keys), tuple(d[k] for k in keys)

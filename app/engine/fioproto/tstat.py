@@ -9,6 +9,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import compress
 
 from .layouts import (
     CLAT_PRIO_STAT_SIZE,
@@ -20,7 +21,7 @@ from .layouts import (
     Layout,
     Slot,
 )
-from .statmath import Histogram, IoStat
+from .statmath import EMPTY_HIST, Histogram, IoStat
 
 ULONG_MAX = (1 << 64) - 1
 FIO_SLAT, FIO_CLAT, FIO_LAT = 0, 1, 2
@@ -101,8 +102,8 @@ class ThreadStat:
     io_u_lat_n: list[int] = field(default_factory=lambda: _zeros(10))
     io_u_lat_u: list[int] = field(default_factory=lambda: _zeros(10))
     io_u_lat_m: list[int] = field(default_factory=lambda: _zeros(12))
-    plat: list[list[Histogram]] = field(default_factory=lambda: [[[] for _ in range(3)] for _ in range(3)])
-    sync_plat: Histogram = field(default_factory=list)
+    plat: list[list[Histogram]] = field(default_factory=lambda: [[EMPTY_HIST] * 3 for _ in range(3)])
+    sync_plat: Histogram = EMPTY_HIST
     total_io_u: list[int] = field(default_factory=lambda: _zeros(4))
     short_io_u: list[int] = field(default_factory=_zeros)
     drop_io_u: list[int] = field(default_factory=_zeros)
@@ -167,16 +168,32 @@ def _cstr(raw: bytes) -> str:
     return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
 
 
+_ZERO_ROW = bytes(_ROW_BYTES)
+_BLOCK = 512
+_ZERO_BLOCK = bytes(_BLOCK)
+
+
 def sparse_row(payload: bytes, off: int) -> Histogram:
-    """Non-zero bins of one 1856-bin u64 histogram row at ``off``."""
+    """Non-zero bins of one 1856-bin u64 histogram row at ``off``.
+
+    Rows are mostly zeros; whole zero rows and zero 512-byte blocks are skipped with C-speed
+    comparisons before the populated span is unpacked.
+    """
     row = payload[off : off + _ROW_BYTES]
-    tail = row.rstrip(b"\0")
-    if not tail:
-        return []
-    first = (len(row) - len(row.lstrip(b"\0"))) // 8
-    last = (len(tail) - 1) // 8
+    if row == _ZERO_ROW:
+        return EMPTY_HIST
+    n = len(row)
+    lo = 0
+    while row[lo : lo + _BLOCK] == _ZERO_BLOCK:
+        lo += _BLOCK
+    hi = (n - 1) // _BLOCK * _BLOCK
+    while row[hi : hi + _BLOCK] == _ZERO_BLOCK[: n - hi]:
+        hi -= _BLOCK
+    first_block = row[lo : lo + _BLOCK]
+    first = (lo + len(first_block) - len(first_block.lstrip(b"\0"))) // 8
+    last = (hi + len(row[hi : hi + _BLOCK].rstrip(b"\0")) - 1) // 8
     vals = struct.unpack_from(f"<{last - first + 1}Q", row, first * 8)
-    return [(first + i, v) for i, v in enumerate(vals) if v]
+    return tuple(compress(range(first, last + 1), vals)), tuple(filter(None, vals))
 
 
 def _io_stat(payload: bytes, off: int) -> IoStat:
