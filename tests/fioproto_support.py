@@ -160,6 +160,18 @@ def probe_reply_payload(fio_version: str = "fio-3.33", hostname: str = "fakehost
     return struct.pack("<64sB32sBBBIQ", hostname.encode(), 0, fio_version.encode(), 1, 1, 8, 4, 0)
 
 
+def accept_job(conn: FakeConn, version: int, starts: list[bytes] | None = None) -> bool:
+    """Answer JOBLINE and JOB with START like fio does; True once RUN arrives."""
+    import struct
+
+    replies = starts or [struct.pack("<II", 0, 0), struct.pack("<II", 1, 1)]
+    for opcode, reply in zip((Op.JOBLINE, Op.JOB), replies, strict=True):
+        if conn.read_until(opcode) is None:
+            return False
+        conn.send(version, Op.START, reply)
+    return conn.read_until(Op.RUN) is not None
+
+
 def version_gate(conn: FakeConn, version: int) -> Packet | None:
     """Behave like fio on the first frame: a wrong version gets TEXT + hang-up. Returns the PROBE."""
     from app.engine.fioproto.commands import LOG_ERR, text_pdu

@@ -13,6 +13,7 @@ from app.engine.transport import Finished, Snapshot, TransportError
 from tests.fioproto_support import (
     FakeConn,
     FakeServer,
+    accept_job,
     as_printed,
     compare,
     find_captures,
@@ -45,13 +46,15 @@ def replay(name: str, *, speed: float = 0.05, stop_after_reports: int | None = N
     packets = [p for p in server_packets(name) if p.packet.opcode not in (Op.ETA, Op.PROBE)]
     probe_pkt = next(p.packet for p in server_packets(name) if p.packet.opcode == Op.PROBE)
     version = probe_pkt.version
+    starts = [p.packet.payload for p in packets if p.packet.opcode == Op.START]
+    packets = [p for p in packets if p.packet.opcode != Op.START]
 
     def handler(conn: FakeConn) -> None:
         probe = version_gate(conn, version)
         if probe is None:
             return
         conn.send(version, Op.PROBE, probe_pkt.payload, tag=probe.tag)
-        if conn.read_until(Op.RUN) is None:
+        if not accept_job(conn, version, starts):
             return
         reports = 0
         prev = packets[0].time
@@ -97,14 +100,17 @@ def test_version_discovery_and_a_full_recorded_run(servers):
     assert job.payload.endswith(JOB.encode())
 
 
-def test_known_version_pipelines_the_job_after_the_probe(servers):
+def test_known_version_is_remembered_and_the_job_is_pipelined(servers):
     srv = servers(replay("fio-3.41-job3", speed=0.01))
     for _ in range(2):
         fio = RemoteFio("127.0.0.1", srv.port)
         fio.start(JOB)
         assert run(fio)[-1].ok
-    assert [c.received[0].version for c in srv.connections] == [97, 113, 113]
     # second run: one connection, no rejected attempt
+    assert [c.received[0].version for c in srv.connections] == [97, 113, 113]
+    # JOBLINE and JOB travel with the PROBE; RUN waits for the job's START
+    ops = [p.opcode for p in srv.connections[-1].received]
+    assert ops[:4] == [Op.PROBE, Op.JOBLINE, Op.JOB, Op.RUN]
 
 
 def test_probe_reports_the_server(servers):
@@ -180,6 +186,8 @@ def test_server_answering_only_eta_is_not_silent(servers):
         if pkt is None:
             return
         conn.send(97, Op.PROBE, probe_reply_payload(), tag=pkt.tag)
+        if not accept_job(conn, 97):
+            return
         deadline = time.monotonic() + 3.0  # longer than the silence timeout
         while time.monotonic() < deadline:
             p = conn.read(timeout=0.2)
@@ -209,14 +217,16 @@ def test_dropped_connection_keeps_samples(servers):
 
 def graceful_server(conn: FakeConn) -> None:
     """Sends one report, then on QUIT the final one, STOP and QUIT (like fio after a stop)."""
-    pkts = [p.packet for p in server_packets("fio-3.33-randread-psync") if p.packet.opcode not in (Op.ETA, Op.PROBE)]
+    skip = (Op.ETA, Op.PROBE, Op.START)
+    pkts = [p.packet for p in server_packets("fio-3.33-randread-psync") if p.packet.opcode not in skip]
     first_du = next(i for i, p in enumerate(pkts) if p.opcode == Op.DU)
     final_start = max(i for i, p in enumerate(pkts) if p.opcode == Op.DU and i < len(pkts) - 3) + 1
     pkt = version_gate(conn, 97)
     if pkt is None:
         return
     conn.send(97, Op.PROBE, probe_reply_payload(), tag=pkt.tag)
-    conn.read_until(Op.RUN)
+    if not accept_job(conn, 97):
+        return
     for p in pkts[: first_du + 1]:
         conn.send(97, p.opcode, p.payload)
     if conn.read_until(Op.QUIT, timeout=10) is None:
@@ -265,3 +275,36 @@ def test_status_interval_argument():
     assert status_interval_arg(0.25) == "--status-interval=250ms"
     with pytest.raises(ValueError):
         status_interval_arg(0)
+
+
+def test_run_is_not_sent_before_the_job_is_accepted(servers):
+    """A rejected job must not leave RUN unread on fio's side: fio's hang-up would become a TCP
+    reset that can swallow the error text (seen with real fio 3.33)."""
+    import struct
+
+    from app.engine.fioproto.commands import LOG_ERR, text_pdu
+
+    seen: list[int] = []
+
+    def handler(conn: FakeConn) -> None:
+        pkt = version_gate(conn, 97)
+        if pkt is None:
+            return
+        conn.send(97, Op.PROBE, probe_reply_payload(), tag=pkt.tag)
+        conn.read_until(Op.JOBLINE)
+        conn.send(97, Op.START, struct.pack("<II", 0, 0))
+        conn.read_until(Op.JOB)
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            p = conn.read(timeout=0.1)
+            if p is not None:
+                seen.append(p.opcode)
+        conn.send(97, Op.TEXT, text_pdu("Bad option <nope=1>\n", LOG_ERR))
+        conn.send(97, Op.QUIT)
+
+    srv = servers(handler)
+    fio = RemoteFio("127.0.0.1", srv.port)
+    fio.start(JOB)
+    events = run(fio)
+    assert Op.RUN not in seen
+    assert not events[-1].ok and "Bad option <nope=1>" in events[-1].reason

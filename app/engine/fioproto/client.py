@@ -191,35 +191,29 @@ def _open(
     verify_payload_crc: bool,
     after_probe: Callable[[int], bytes] | None = None,
 ) -> tuple[_Link, ServerInfo, list[Packet]]:
-    """Handshake with version discovery, then send ``after_probe(protocol)``.
+    """Handshake with version discovery; ``after_probe(protocol)`` is pipelined behind the PROBE.
 
-    The frames after the PROBE are pipelined (saving the idle server's ~1 s answer delay) only
-    when the server's version is already known, so a job is never sent in a version the server
-    would reject halfway through.
+    Pipelining is safe even with a guessed version: fio checks the version of the first frame
+    and hangs up before parsing anything else. It also saves the idle server's ~1 s reaction time.
     """
     key = (host, port)
     with _known_lock:
-        known = _known_protocol.get(key)
-    protocol = known or DEFAULT_PROTOCOL
+        protocol = _known_protocol.get(key, DEFAULT_PROTOCOL)
     for _ in range(3):
-        pipelined = after_probe is not None and known == protocol
         try:
             link, info, rest = _handshake(
                 host, port, protocol, connect_timeout=connect_timeout, answer_timeout=answer_timeout,
-                verify_payload_crc=verify_payload_crc,
-                pipelined=after_probe(protocol) if (after_probe is not None and pipelined) else b"",
+                verify_payload_crc=verify_payload_crc, pipelined=after_probe(protocol) if after_probe else b"",
             )
         except _VersionMismatch as e:
             if e.version not in LAYOUTS:
                 raise TransportError(f"{_where(host, port)}: {UnsupportedVersion(e.version)}") from None
-            protocol = known = e.version  # the server's own header: safe to pipeline from now on
+            protocol = e.version
             with _known_lock:
                 _known_protocol[key] = protocol
             continue
         with _known_lock:
             _known_protocol[key] = protocol
-        if after_probe is not None and not pipelined:
-            link.send(after_probe(protocol))
         return link, info, rest
     raise TransportError(f"{_where(host, port)} keeps changing its protocol version; giving up")
 
@@ -304,11 +298,12 @@ class RemoteFio:
         self._interval = status_interval
         args = ["fio", status_interval_arg(status_interval), "--output-format=json+"]
 
+        # RUN is sent only once the server has accepted the job file (its second START): when fio
+        # rejects a job it hangs up at once, and unread RUN bytes would make that a TCP reset that
+        # can swallow the error text it just sent.
         def job_frames(protocol: int) -> bytes:
-            return (
-                encode(protocol, Op.JOBLINE, jobline_pdu(args, CLIENT_TYPE_CLI))
-                + encode(protocol, Op.JOB, job_pdu(job_text, CLIENT_TYPE_CLI))
-                + encode(protocol, Op.RUN)
+            return encode(protocol, Op.JOBLINE, jobline_pdu(args, CLIENT_TYPE_CLI)) + encode(
+                protocol, Op.JOB, job_pdu(job_text, CLIENT_TYPE_CLI)
             )
 
         link, info, rest = _open(
@@ -329,6 +324,7 @@ class RemoteFio:
         eta_frame = encode(session.layout.protocol, Op.SEND_ETA, tag=2)
         last_rx = time.monotonic()
         next_eta = last_rx + self.eta_poll
+        run_sent = False
         try:
             for pkt in self._early:
                 yield from session.on_packet(pkt)
@@ -362,6 +358,9 @@ class RemoteFio:
                         break
                 if session.finished:
                     break
+                if not run_sent and session.starts >= 2:  # START for JOBLINE, then for the JOB
+                    link.send(encode(session.layout.protocol, Op.RUN))
+                    run_sent = True
                 yield from session.on_tick()
                 if now - last_rx >= silence:
                     yield from session.on_silence(now - last_rx)

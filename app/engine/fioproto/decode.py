@@ -40,6 +40,12 @@ from .tstat import (
     FIO_CLAT,
     FIO_LAT,
     FIO_SLAT,
+    FIO_SS_ATTAINED,
+    FIO_SS_BUFFER_FULL,
+    FIO_SS_IOPS,
+    FIO_SS_LAT,
+    FIO_SS_PCT,
+    FIO_SS_SLOPE,
     ULONG_MAX,
     ClatPrio,
     DecodeError,
@@ -52,7 +58,6 @@ __all__ = ["DecodeError", "decode_ts", "ts_to_json", "decode_du", "du_to_json"]
 
 UNIFIED_SPLIT, UNIFIED_MIXED, UNIFIED_BOTH = 0, 1, 2
 DDIR_NAMES = ("read", "write", "trim")
-FIO_SS_IOPS, FIO_SS_SLOPE, FIO_SS_ATTAINED, FIO_SS_PCT, FIO_SS_BUFFER_FULL, FIO_SS_LAT = 1, 4, 8, 32, 64, 128
 BLOCK_STATE_NAMES = ("unwritten", "trimmed", "written", "trim failure", "write failure")
 _BLOCK_STATE_SHIFT = 29
 _LAT_RANGES = ("2", "4", "10", "20", "50", "100", "250", "500", "750", "1000")

@@ -59,6 +59,7 @@ class RunSession:
         self.stat_outputs: int | None = None
         self.global_options: dict[str, str] = {}
         self.reports = 0  # snapshots emitted
+        self.starts = 0  # START messages: one for the JOBLINE, one for the accepted job file
         self._stop: tuple[int, int] | None = None
         self._errors: list[str] = []
         self._pending: list[dict[str, Any]] = []
@@ -113,6 +114,7 @@ class RunSession:
                 out.append(Message(self.manager, body, level))
         elif op == Op.START:
             self.jobs_expected, self.stat_outputs = parse_start(pkt.payload)
+            self.starts += 1
         elif op == Op.STOP:
             self._stop = parse_stop(pkt.payload)
             # A backend killed by a signal printed no end-of-run numbers: nothing is final then.

@@ -25,7 +25,9 @@ from .statmath import EMPTY_HIST, Histogram, IoStat
 
 ULONG_MAX = (1 << 64) - 1
 FIO_SLAT, FIO_CLAT, FIO_LAT = 0, 1, 2
-FIO_SS_DATA = 1 << 4  # steady-state ring buffers follow the struct
+# ss_state bits (fio's steadystate.h; LAT exists from fio 3.42)
+FIO_SS_IOPS, FIO_SS_BW, FIO_SS_SLOPE, FIO_SS_ATTAINED = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+FIO_SS_RAMP_OVER, FIO_SS_DATA, FIO_SS_PCT, FIO_SS_BUFFER_FULL, FIO_SS_LAT = 1 << 4, 1 << 5, 1 << 6, 1 << 7, 1 << 8
 _ROW_BYTES = PLAT_NR * 8
 _IO_STAT = struct.Struct("<QQQd8xd8x")
 
