@@ -161,3 +161,21 @@ def test_unified_rw_both_adds_a_mixed_section():
     struct.pack_into("<I", payload, lay.ts["unified_rw_rep"].offset, 1)
     only = decode_ts(bytes(payload), lay)
     assert "mixed" in only and "read" not in only and "sync" not in only
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sparse_row_finds_exactly_the_non_zero_bins(seed):
+    import random
+
+    from app.engine.fioproto.tstat import sparse_row
+
+    rnd = random.Random(seed)
+    for _ in range(300):
+        row = [0] * 1856
+        for _ in range(rnd.choice([0, 1, 2, 5, 50, 400])):
+            i = rnd.randrange(1856) if rnd.random() < 0.7 else rnd.choice([0, 63, 64, 1792, 1855])
+            row[i] = rnd.choice([1, 255, 256, 2**40])
+        pre = bytes(8 * rnd.randrange(3))
+        payload = pre + struct.pack("<1856Q", *row) + b"\xff" * 8  # neighbours must not leak in
+        expected = (tuple(i for i, v in enumerate(row) if v), tuple(v for v in row if v))
+        assert sparse_row(payload, len(pre)) == expected

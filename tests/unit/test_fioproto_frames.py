@@ -112,3 +112,22 @@ def test_every_recorded_frame_passes_both_crcs(name):
     # re-encoding what we decoded gives back frames fio accepts (same CRCs as fio computed)
     for p in packets[:10]:
         assert FrameReader().feed(encode(p.packet.version, p.packet.opcode, p.packet.payload, tag=p.packet.tag))[0] == p.packet
+
+
+def test_continuation_fragments_are_checked_too():
+    payload = bytes(5000)
+    wire = encode(97, 6, payload)
+    third = 2 * (HEADER_SIZE + MAX_FRAGMENT)  # header of the third fragment
+    bad_payload = bytearray(wire)
+    bad_payload[third + HEADER_SIZE + 10] = 7
+    with pytest.raises(ProtocolError, match="payload CRC"):
+        FrameReader().feed(bytes(bad_payload))
+    bad_header = bytearray(wire)
+    bad_header[third + 8] ^= 1  # the tag of one continuation fragment
+    with pytest.raises(ProtocolError, match="header CRC"):
+        FrameReader().feed(bytes(bad_header))
+    # a continuation fragment with another (valid) header is still joined correctly
+    parts = [encode_fragment(97, 6, b"a" * 1024, more=True), encode_fragment(97, 6, b"b" * 10, more=True),
+             encode_fragment(97, 6, b"c" * 1024, more=True), encode_fragment(97, 6, b"d")]
+    (pkt,) = FrameReader().feed(b"".join(parts))
+    assert pkt.payload == b"a" * 1024 + b"b" * 10 + b"c" * 1024 + b"d"

@@ -99,7 +99,7 @@ def _lat_json(ts: ThreadStat, percentiles: int, st: IoStat, hist: Histogram) -> 
     if percentiles and st.samples:
         plist = ts.percentile_list
         vals = calc_percentiles(hist, st.samples, plist)
-        obj["percentile"] = dict(zip(_percentile_keys(tuple(plist)), vals, strict=True))
+        obj["percentile"] = dict(zip(_percentile_keys(plist), vals, strict=True))
         idxs, counts = hist
         obj["bins"] = dict(zip(map(BIN_KEY.__getitem__, idxs), counts, strict=True))
     return obj
@@ -266,7 +266,7 @@ def mixed_stats(ts: ThreadStat) -> ThreadStat:
     m.clat_percentiles = ts.clat_percentiles
     m.slat_percentiles = ts.slat_percentiles
     m.percentile_precision = ts.percentile_precision
-    m.percentile_list = list(ts.percentile_list)
+    m.percentile_list = ts.percentile_list
     m.sig_figs = ts.sig_figs
     m.groupid = ts.groupid
     for d in range(3):

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 HEADER = struct.Struct("<HHIQIHH")
 HEADER_SIZE = HEADER.size  # 24
+_HEAD20 = struct.Struct("<HHIQI")  # the part of the header covered by cmd_crc16
+_CRC_AT = struct.Struct("<H")
 CRC_COVERED = 20  # header bytes covered by cmd_crc16
 MAX_FRAGMENT = 1024  # FIO_SERVER_MAX_FRAGMENT_PDU
 F_MORE = 1
@@ -101,7 +103,7 @@ def encode_fragment(version: int, opcode: int, payload: bytes, *, tag: int = 0, 
     if len(payload) > MAX_FRAGMENT:
         raise ValueError(f"fragment payload of {len(payload)} bytes exceeds {MAX_FRAGMENT}")
     flags = F_MORE if more else 0
-    head = struct.pack("<HHIQI", version, opcode, flags, tag, len(payload))
+    head = _HEAD20.pack(version, opcode, flags, tag, len(payload))
     return head + struct.pack("<HH", crc16_slow(head), crc16(payload)) + payload
 
 
@@ -131,25 +133,27 @@ class FrameReader:
         self._parts: list[bytes] = []
         self._first: tuple[int, int, int] | None = None  # version, opcode, tag of the message being joined
         self._joined = 0
-        self._header_crc_cache: dict[bytes, int] = {}
+        self._header_crc_cache: dict[tuple[int, int, int, int, int], int] = {}
 
     @property
     def pending(self) -> int:
         """Bytes received but not yet part of a complete message."""
-        return len(self._buf) - self._pos + self._joined
+        return len(self._buf) - self._pos + sum(len(p) for p in self._parts)
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Packet]:
         """Add received bytes; return the messages they complete, in order."""
         self._buf += data
         return self._drain()
 
-    def _header_crc(self, head: bytes) -> int:
+    def _header_crc(self, key: tuple[int, int, int, int, int]) -> int:
+        """CRC of a header's first 20 bytes, cached by their values (continuation fragments of a
+        message all have the same header, so this is nearly always a dictionary hit)."""
         cache = self._header_crc_cache
-        crc = cache.get(head)
+        crc = cache.get(key)
         if crc is None:
-            crc = crc16_slow(head)
+            crc = crc16_slow(_HEAD20.pack(*key))
             if len(cache) < 4096:
-                cache[head] = crc
+                cache[key] = crc
         return crc
 
     def _drain(self) -> list[Packet]:
@@ -158,34 +162,53 @@ class FrameReader:
         pos = self._pos
         end = len(buf)
         unpack = HEADER.unpack_from
+        crc_cache = self._header_crc_cache
+        parts = self._parts
+        verify = self.verify_payload_crc
         while end - pos >= HEADER_SIZE:
             version, opcode, flags, tag, pdu_len, cmd_crc, pdu_crc = unpack(buf, pos)
-            if self._header_crc(bytes(buf[pos : pos + CRC_COVERED])) != cmd_crc:
+            key = (version, opcode, flags, tag, pdu_len)
+            if crc_cache.get(key) != cmd_crc and self._header_crc(key) != cmd_crc:
                 raise ProtocolError("bad header CRC from fio server")
             if pdu_len > MAX_FRAGMENT:
                 raise ProtocolError(f"fragment of {pdu_len} bytes exceeds fio's limit of {MAX_FRAGMENT}")
-            if end - pos - HEADER_SIZE < pdu_len:
-                break
             start = pos + HEADER_SIZE
+            if end - start < pdu_len:
+                break
             pos = start + pdu_len
             chunk = buf[start:pos]
-            if self.verify_payload_crc and crc16(chunk) != pdu_crc:
+            if verify and crc16(chunk) != pdu_crc:
                 raise ProtocolError("bad payload CRC from fio server")
-            if self._first is None:
+            first = self._first
+            if first is None:
                 self._first = (version, opcode, tag)
-            elif self._first[1] != opcode:
-                raise ProtocolError(f"fragment opcode mismatch ({self._first[1]} != {opcode})")
-            self._parts.append(chunk)
-            self._joined += pdu_len
-            if self._joined > MAX_MESSAGE:
-                raise ProtocolError("message from fio server is implausibly large")
-            if not flags & F_MORE:
-                v, op, t = self._first
-                payload = bytes(self._parts[0]) if len(self._parts) == 1 else b"".join(self._parts)
-                self._parts = []
-                self._first = None
-                self._joined = 0
-                out.append(Packet(v, op, t, payload))
+            elif first[1] != opcode:
+                raise ProtocolError(f"fragment opcode mismatch ({first[1]} != {opcode})")
+            parts.append(chunk)
+            if flags & F_MORE:
+                # Fast path: the following fragments of a big message repeat this header's first
+                # 22 bytes (everything but the payload CRC); a byte comparison validates them.
+                same = bytes(buf[pos - pdu_len - HEADER_SIZE : pos - pdu_len - 2])
+                step = HEADER_SIZE + pdu_len
+                joined = self._joined + pdu_len
+                while end - pos >= step and buf.startswith(same, pos):
+                    start = pos + HEADER_SIZE
+                    chunk = buf[start : pos + step]
+                    if verify and crc16(chunk) != _CRC_AT.unpack_from(buf, pos + HEADER_SIZE - 2)[0]:
+                        raise ProtocolError("bad payload CRC from fio server")
+                    parts.append(chunk)
+                    joined += pdu_len
+                    pos += step
+                self._joined = joined
+                if joined > MAX_MESSAGE:
+                    raise ProtocolError("message from fio server is implausibly large")
+                continue
+            v, op, t = self._first  # type: ignore[misc]
+            payload = bytes(parts[0]) if len(parts) == 1 else b"".join(parts)
+            parts.clear()
+            self._first = None
+            self._joined = 0
+            out.append(Packet(v, op, t, payload))
         if pos == end:
             buf.clear()
             pos = 0

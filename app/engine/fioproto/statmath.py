@@ -12,7 +12,7 @@ import math
 from bisect import bisect_left
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from itertools import accumulate
 
 from .layouts import PLAT_BITS, PLAT_NR, PLAT_VAL
@@ -101,7 +101,18 @@ def percentile_threshold(p: float, nr: int) -> int:
     return math.ceil(_round_ld(_ld_fraction(p) * nr))
 
 
-def calc_percentiles(hist: Histogram, nr: int, plist: list[float]) -> list[int]:
+@lru_cache(maxsize=512)
+def _thresholds(plist: tuple[float, ...], nr: int) -> tuple[int, ...]:
+    """percentile_threshold for every entry (a TS's clat and lat rows share N, and so do
+    consecutive calls for the same job)."""
+    out = []
+    for p in plist:
+        t = p / 100.0 * nr
+        out.append(math.ceil(t) if abs(t - round(t)) > t * 1e-12 else percentile_threshold(p, nr))
+    return tuple(out)
+
+
+def calc_percentiles(hist: Histogram, nr: int, plist: tuple[float, ...] | list[float]) -> list[int]:
     """fio's ``calc_clat_percentiles``: the bin value where the running count reaches p% of nr.
 
     ``plist`` must already be sorted. When the histogram holds fewer samples than ``nr`` (a live
@@ -116,13 +127,7 @@ def calc_percentiles(hist: Histogram, nr: int, plist: list[float]) -> list[int]:
     cumulative = list(accumulate(counts))
     last = len(idxs) - 1
     values = BIN_VALUE
-    out = []
-    for p in plist:
-        t = p / 100.0 * nr
-        need = math.ceil(t) if abs(t - round(t)) > t * 1e-12 else percentile_threshold(p, nr)
-        pos = bisect_left(cumulative, need)
-        out.append(values[idxs[min(pos, last)]])
-    return out
+    return [values[idxs[min(bisect_left(cumulative, need), last)]] for need in _thresholds(tuple(plist), nr)]
 
 
 def stat_calc_dist(counts: tuple[int, ...] | list[int], total: int) -> list[float]:

@@ -16,10 +16,8 @@ from .layouts import (
     DDIR_RWDIR_CNT,
     FIO_LAT_CNT,
     KIND_FORMAT,
-    LIST_MAX_LEN,
     PLAT_NR,
     Layout,
-    Slot,
 )
 from .statmath import EMPTY_HIST, Histogram, IoStat
 
@@ -97,7 +95,7 @@ class ThreadStat:
     lat_percentiles: int = 0
     slat_percentiles: int = 0
     percentile_precision: int = 0
-    percentile_list: list[float] = field(default_factory=list)  # up to the first 0.0, sorted
+    percentile_list: tuple[float, ...] = ()  # up to the first 0.0, sorted
     io_u_map: list[int] = field(default_factory=lambda: _zeros(7))
     io_u_submit: list[int] = field(default_factory=lambda: _zeros(7))
     io_u_complete: list[int] = field(default_factory=lambda: _zeros(7))
@@ -138,32 +136,66 @@ class ThreadStat:
     ss_bw_data: list[int] = field(default_factory=list)
     ss_lat_data: list[int] = field(default_factory=list)
     clat_prio: list[list[ClatPrio] | None] = field(default_factory=lambda: [None, None, None])
+    nr_block_infos: int = 0
+    nr_clat_prio: list[int] = field(default_factory=_zeros)
+    clat_prio_offset: list[int] = field(default_factory=_zeros)
+    ss_iops_data_offset: int = 0
+    ss_bw_data_offset: int = 0
+    ss_lat_data_offset: int = 0
     cachehit: int = 0
     cachemiss: int = 0
 
 
-_SCALARS = ["error", "thread_number", "groupid", "pid", "members", "unified_rw_rep", "disable_prio_stat", "ioprio", "usr_time", "sys_time", "ctx", "minf", "majf", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_precision", "total_submit", "total_complete", "total_run_time", "continue_on_error", "first_error", "total_err_count", "nr_zone_resets", "kb_base", "unit_base", "latency_depth", "latency_target", "latency_percentile", "latency_window", "sig_figs", "ss_dur", "ss_state", "ss_head", "ss_limit", "ss_slope", "ss_deviation", "ss_criterion", "cachehit", "cachemiss", "job_start", "count_zone_resets"]
-_ARRAYS = ["io_u_map", "io_u_submit", "io_u_complete", "io_u_lat_n", "io_u_lat_u", "io_u_lat_m", "total_io_u", "short_io_u", "drop_io_u", "io_bytes", "runtime"]
-_STRINGS = ("name", "verror", "description")
-_STAT_ARRAYS = ("clat_stat", "slat_stat", "lat_stat", "bw_stat", "iops_stat")
+_BULK = ("io_u_plat", "io_u_sync_plat", "block_infos")  # read separately (sparse / on demand)
+_SKIP = ("pad", "pad2", "pad3")
+_ARRAYS = frozenset(
+    ("io_u_map", "io_u_submit", "io_u_complete", "io_u_lat_n", "io_u_lat_u", "io_u_lat_m", "total_io_u",
+     "short_io_u", "drop_io_u", "io_bytes", "runtime", "clat_prio_offset", "nr_clat_prio")
+)
+_GS_ARRAYS = ("max_run", "min_run", "max_bw", "min_bw", "iobytes", "agg")
 
 
-def _struct_for(slot: Slot) -> struct.Struct:
-    if slot.kind == "char":
-        return struct.Struct(f"<{slot.count}s")
-    fmt = KIND_FORMAT[slot.kind]
-    return struct.Struct("<" + (f"{slot.count}{fmt}" if len(fmt) == 1 else fmt * slot.count))
+@dataclass(frozen=True)
+class _Plan:
+    """One struct.Struct that reads every small field of a TS payload in a single call."""
+
+    reader: struct.Struct
+    ts_fields: tuple[tuple[str, str, int, int], ...]  # name, kind, count, index of the first value
+    gs_fields: tuple[tuple[str, int, int], ...]  # name, count, index
+
+
+def _field_format(kind: str, count: int) -> tuple[str, int]:
+    """struct format and number of unpacked values for one field."""
+    if kind == "char":
+        return f"{count}s", 1
+    fmt = KIND_FORMAT[kind]
+    if len(fmt) == 1:
+        return f"{count}{fmt}", count
+    return fmt * count, (5 if kind == "io_stat" else 1) * count
 
 
 @cache
-def _readers(layout: Layout) -> dict[str, tuple[int, struct.Struct]]:
-    skip = {"io_u_plat", "io_u_sync_plat", "block_infos"}
-    return {name: (slot.offset, _struct_for(slot)) for name, slot in layout.ts.items() if name not in skip}
-
-
-@cache
-def _gs_readers(layout: Layout) -> dict[str, tuple[int, struct.Struct]]:
-    return {name: (slot.offset, _struct_for(slot)) for name, slot in layout.gs.items()}
+def _plan(layout: Layout) -> _Plan:
+    fmt = ["<"]
+    cursor = 0
+    index = 0
+    ts_fields: list[tuple[str, str, int, int]] = []
+    gs_fields: list[tuple[str, int, int]] = []
+    slots = [(n, sl, False) for n, sl in layout.ts.items()] + [(n, sl, True) for n, sl in layout.gs.items()]
+    for name, slot, is_gs in slots:
+        if name in _BULK or (not is_gs and name in _SKIP):
+            continue
+        if slot.offset > cursor:
+            fmt.append(f"{slot.offset - cursor}x")
+        f, nvals = _field_format(slot.kind, slot.count)
+        fmt.append(f)
+        if is_gs:
+            gs_fields.append((name, slot.count, index))
+        else:
+            ts_fields.append((name, slot.kind, slot.count, index))
+        index += nvals
+        cursor = slot.offset + struct.calcsize("<" + f)
+    return _Plan(struct.Struct("".join(fmt)), tuple(ts_fields), tuple(gs_fields))
 
 
 def _cstr(raw: bytes) -> str:
@@ -171,7 +203,7 @@ def _cstr(raw: bytes) -> str:
 
 
 _ZERO_ROW = bytes(_ROW_BYTES)
-_BLOCK = 512
+_BLOCK = 512  # divides the row size (14848 = 29 * 512)
 _ZERO_BLOCK = bytes(_BLOCK)
 
 
@@ -179,22 +211,23 @@ def sparse_row(payload: bytes, off: int) -> Histogram:
     """Non-zero bins of one 1856-bin u64 histogram row at ``off``.
 
     Rows are mostly zeros; whole zero rows and zero 512-byte blocks are skipped with C-speed
-    comparisons before the populated span is unpacked.
+    comparisons (no copies) before the populated span is unpacked.
     """
-    row = payload[off : off + _ROW_BYTES]
-    if row == _ZERO_ROW:
+    if payload.startswith(_ZERO_ROW, off):
         return EMPTY_HIST
-    n = len(row)
-    lo = 0
-    while row[lo : lo + _BLOCK] == _ZERO_BLOCK:
+    end = off + _ROW_BYTES
+    lo = off
+    while payload.startswith(_ZERO_BLOCK, lo):
         lo += _BLOCK
-    hi = (n - 1) // _BLOCK * _BLOCK
-    while row[hi : hi + _BLOCK] == _ZERO_BLOCK[: n - hi]:
+    hi = end - _BLOCK
+    while payload.startswith(_ZERO_BLOCK, hi):
         hi -= _BLOCK
-    first_block = row[lo : lo + _BLOCK]
-    first = (lo + len(first_block) - len(first_block.lstrip(b"\0"))) // 8
-    last = (hi + len(row[hi : hi + _BLOCK].rstrip(b"\0")) - 1) // 8
-    vals = struct.unpack_from(f"<{last - first + 1}Q", row, first * 8)
+    hi_end = min(hi + _BLOCK, end)
+    head = payload[lo : lo + _BLOCK]
+    tail = payload[max(hi, off) : hi_end]
+    first = (lo - off + len(head) - len(head.lstrip(b"\0"))) // 8
+    last = (hi_end - off - (len(tail) - len(tail.rstrip(b"\0"))) - 1) // 8
+    vals = struct.unpack_from(f"<{last - first + 1}Q", payload, off + first * 8)
     return tuple(compress(range(first, last + 1), vals)), tuple(filter(None, vals))
 
 
@@ -203,15 +236,15 @@ def _io_stat(payload: bytes, off: int) -> IoStat:
     return IoStat(mx, mn, n, mean, s)
 
 
-def parse_gs(payload: bytes, layout: Layout, base: int | None = None) -> GroupRunStats:
-    """group_run_stats, either inside a TS (``base`` None) or as a GS message (``base`` 0)."""
-    shift = 0 if base is None else base - layout.ts_size
-    r = _gs_readers(layout)
-    vals = {name: st.unpack_from(payload, off + shift) for name, (off, st) in r.items()}
-    return GroupRunStats(
-        *(list(vals[n]) for n in ("max_run", "min_run", "max_bw", "min_bw", "iobytes", "agg")),
-        *(vals[n][0] for n in ("kb_base", "unit_base", "sig_figs", "groupid", "unified_rw_rep")),
-    )
+_GS = struct.Struct("<18Q5I")
+
+
+def parse_gs(payload: bytes) -> GroupRunStats:
+    """A GS message: one group's run statistics (the same layout in every supported version)."""
+    if len(payload) < _GS.size:
+        raise DecodeError("GS message too short")
+    v = _GS.unpack_from(payload)
+    return GroupRunStats(*(list(v[i : i + 3]) for i in range(0, 18, 3)), *v[18:])
 
 
 def parse_ts(payload: bytes, layout: Layout) -> tuple[ThreadStat, GroupRunStats]:
@@ -221,30 +254,29 @@ def parse_ts(payload: bytes, layout: Layout) -> tuple[ThreadStat, GroupRunStats]
         raise DecodeError(
             f"TS of {len(payload)} bytes is shorter than the {layout.pdu_size} bytes of protocol {layout.protocol}"
         )
-    r = _readers(layout)
+    plan = _plan(layout)
+    vals = plan.reader.unpack_from(payload)
     ts = ThreadStat()
-    for name in _STRINGS:
-        off, st = r[name]
-        setattr(ts, name, _cstr(st.unpack_from(payload, off)[0]))
-    for name in _SCALARS:
-        if name in r:
-            off, st = r[name]
-            setattr(ts, name, st.unpack_from(payload, off)[0])
-    for name in _ARRAYS:
-        off, st = r[name]
-        setattr(ts, name, list(st.unpack_from(payload, off)))
-    off = r["sync_stat"][0]
-    ts.sync_stat = _io_stat(payload, off)
-    for name in _STAT_ARRAYS:
-        off = r[name][0]
-        setattr(ts, name, [_io_stat(payload, off + i * _IO_STAT.size) for i in range(DDIR_RWDIR_CNT)])
-    off, st = r["percentile_list"]
-    plist = []
-    for v in st.unpack_from(payload, off)[:LIST_MAX_LEN]:
-        if v == 0.0:
-            break
-        plist.append(v)
-    ts.percentile_list = sorted(plist)  # fio sorts it in place before first use
+    for name, kind, count, i in plan.ts_fields:
+        if kind == "char":
+            value = vals[i].split(b"\0", 1)[0].decode("utf-8", "replace")
+        elif kind == "io_stat":
+            value = [IoStat(*vals[j : j + 5]) for j in range(i, i + 5 * count, 5)]
+            if name == "sync_stat":
+                value = value[0]
+        elif name in _ARRAYS:
+            value = list(vals[i : i + count])
+        elif name == "percentile_list":
+            plist = []
+            for v in vals[i : i + count]:
+                if v == 0.0:
+                    break
+                plist.append(v)
+            value = tuple(sorted(plist))  # fio sorts it in place before first use
+        else:
+            value = vals[i]
+        setattr(ts, name, value)
+    rs = GroupRunStats(*(list(vals[i : i + c]) if c > 1 else vals[i] for _, c, i in plan.gs_fields))
 
     plat_off = layout.ts["io_u_plat"].offset
     ts.plat = [
@@ -253,27 +285,22 @@ def parse_ts(payload: bytes, layout: Layout) -> tuple[ThreadStat, GroupRunStats]
     ]
     ts.sync_plat = sparse_row(payload, layout.ts["io_u_sync_plat"].offset)
 
-    nr_blocks = min(ts_get(payload, r, "nr_block_infos"), layout.ts["block_infos"].count)
+    blocks = layout.ts["block_infos"]
+    nr_blocks = min(ts.nr_block_infos, blocks.count)
     if nr_blocks:
-        ts.block_infos = list(struct.unpack_from(f"<{nr_blocks}I", payload, layout.ts["block_infos"].offset))
+        ts.block_infos = list(struct.unpack_from(f"<{nr_blocks}I", payload, blocks.offset))
 
-    nr_prio = r["nr_clat_prio"][1].unpack_from(payload, r["nr_clat_prio"][0])
-    prio_off = r["clat_prio_offset"][1].unpack_from(payload, r["clat_prio_offset"][0])
     for d in range(DDIR_RWDIR_CNT):
-        if nr_prio[d]:
-            ts.clat_prio[d] = [_clat_prio(payload, prio_off[d] + i * CLAT_PRIO_STAT_SIZE) for i in range(nr_prio[d])]
+        if ts.nr_clat_prio[d]:
+            base = ts.clat_prio_offset[d]
+            ts.clat_prio[d] = [_clat_prio(payload, base + i * CLAT_PRIO_STAT_SIZE) for i in range(ts.nr_clat_prio[d])]
 
     if ts.ss_state & FIO_SS_DATA and ts.ss_dur:
-        ts.ss_iops_data = _u64s(payload, ts_get(payload, r, "ss_iops_data_offset"), ts.ss_dur)
-        ts.ss_bw_data = _u64s(payload, ts_get(payload, r, "ss_bw_data_offset"), ts.ss_dur)
-        if "ss_lat_data_offset" in r:
-            ts.ss_lat_data = _u64s(payload, ts_get(payload, r, "ss_lat_data_offset"), ts.ss_dur)
-    return ts, parse_gs(payload, layout)
-
-
-def ts_get(payload: bytes, r: dict[str, tuple[int, struct.Struct]], name: str) -> int:
-    off, st = r[name]
-    return st.unpack_from(payload, off)[0]
+        ts.ss_iops_data = _u64s(payload, ts.ss_iops_data_offset, ts.ss_dur)
+        ts.ss_bw_data = _u64s(payload, ts.ss_bw_data_offset, ts.ss_dur)
+        if "ss_lat_data_offset" in layout.ts:
+            ts.ss_lat_data = _u64s(payload, ts.ss_lat_data_offset, ts.ss_dur)
+    return ts, rs
 
 
 def _u64s(payload: bytes, off: int, n: int) -> list[int]:
