@@ -308,3 +308,31 @@ def test_run_is_not_sent_before_the_job_is_accepted(servers):
     events = run(fio)
     assert Op.RUN not in seen
     assert not events[-1].ok and "Bad option <nope=1>" in events[-1].reason
+
+
+def test_stop_before_the_job_started_never_sends_run(servers):
+    import struct
+
+    seen: list[int] = []
+
+    def handler(conn: FakeConn) -> None:
+        pkt = version_gate(conn, 97)
+        if pkt is None:
+            return
+        conn.send(97, Op.PROBE, probe_reply_payload(), tag=pkt.tag)
+        conn.read_until(Op.JOBLINE)
+        conn.send(97, Op.START, struct.pack("<II", 0, 0))
+        conn.read_until(Op.JOB)
+        time.sleep(0.3)  # the user presses Stop while fio is still setting up
+        conn.send(97, Op.START, struct.pack("<II", 1, 1))
+        while (p := conn.read(timeout=1.0)) is not None:
+            seen.append(p.opcode)
+
+    srv = servers(handler)
+    fio = RemoteFio("127.0.0.1", srv.port)
+    fio.start(JOB)
+    fio.stop()
+    events = run(fio)
+    assert events == [Finished(fio.name, True, "stopped before the job started", None, True)]
+    time.sleep(1.2)
+    assert Op.RUN not in seen and Op.QUIT in seen

@@ -358,6 +358,9 @@ class RemoteFio:
                         break
                 if session.finished:
                     break
+                if not run_sent and self._stop_at is not None:
+                    yield from session.on_stopped_before_run()  # never send RUN after a stop
+                    break
                 if not run_sent and session.starts >= 2:  # START for JOBLINE, then for the JOB
                     link.send(encode(session.layout.protocol, Op.RUN))
                     run_sent = True

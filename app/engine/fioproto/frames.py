@@ -217,11 +217,3 @@ class FrameReader:
             pos = 0
         self._pos = pos
         return out
-
-
-def peek_version(data: bytes) -> int | None:
-    """The version field of the first header in ``data`` (fio servers answer a version mismatch
-    with a TEXT frame carrying their own version)."""
-    if len(data) < 2:
-        return None
-    return struct.unpack_from("<H", data, 0)[0]

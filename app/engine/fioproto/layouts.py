@@ -206,12 +206,6 @@ class Slot:
     kind: str
     count: int
 
-    @property
-    def fmt(self) -> str:
-        if self.kind == "char":
-            return f"<{self.count}s"
-        return "<" + KIND_FORMAT[self.kind] * self.count if self.kind != "u64" else f"<{self.count}Q"
-
 
 @dataclass(frozen=True, eq=False)
 class Layout:

@@ -163,6 +163,11 @@ class RunSession:
         """The server ended the run itself (QUIT, or STOP then end of stream)."""
         return self._quit_seen or (self._stop is not None and self.finished)
 
+    def on_stopped_before_run(self) -> list[Event]:
+        if self.finished:
+            return []
+        return [self._finish(True, "stopped before the job started", stopped=True)]
+
     def on_abort(self) -> list[Event]:
         if self.finished:
             return []

@@ -236,17 +236,6 @@ def _io_stat(payload: bytes, off: int) -> IoStat:
     return IoStat(mx, mn, n, mean, s)
 
 
-_GS = struct.Struct("<18Q5I")
-
-
-def parse_gs(payload: bytes) -> GroupRunStats:
-    """A GS message: one group's run statistics (the same layout in every supported version)."""
-    if len(payload) < _GS.size:
-        raise DecodeError("GS message too short")
-    v = _GS.unpack_from(payload)
-    return GroupRunStats(*(list(v[i : i + 3]) for i in range(0, 18, 3)), *v[18:])
-
-
 def parse_ts(payload: bytes, layout: Layout) -> tuple[ThreadStat, GroupRunStats]:
     """A TS payload as fio's client sees it after ``convert_ts``. Extra bytes after the struct
     (per-priority records, steady-state samples) are read through the offsets the struct names."""
