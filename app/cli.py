@@ -135,7 +135,14 @@ def parse_size(text: str) -> int:
 
 
 def _make_runner(args: argparse.Namespace, opened):
-    from app.engine.managers import ManagerError, build_endpoints, parse_manager_args
+    from app.engine.managers import (
+        EXPOSED_WARNING,
+        ManagerError,
+        build_endpoints,
+        is_loopback,
+        parse_manager_args,
+        split_host,
+    )
     from app.engine.runner import Runner, RunOptions, RunRefused
 
     plan = opened.plan
@@ -143,6 +150,9 @@ def _make_runner(args: argparse.Namespace, opened):
         endpoints = build_endpoints(plan, parse_manager_args(args.manager), args.fio)
     except ManagerError as e:
         raise CliError(str(e)) from e
+    for ep in endpoints.values():
+        if ep.host != "local" and not is_loopback(split_host(ep.host)[0]):
+            print(f"warning: manager {ep.name!r} is reached over the network at {ep.host}; {EXPOSED_WARNING}")
     options = RunOptions(run_time=args.run_time, ramp_up=args.ramp_up, mapping=_parse_map(args.map),
                          engine=args.engine, allow_write=set(args.allow_write or []),
                          allow_write_in_use=set(args.allow_write_mounted or []),
@@ -300,6 +310,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return cmd_run(ns)
 
 
+def cmd_probe(args: argparse.Namespace) -> int:
+    from app.engine.managers import ManagerError, split_host
+    from app.engine.remote import probe
+    from app.engine.transport import TransportError
+
+    try:
+        host, port = split_host(args.host)
+        info = probe(host, port, timeout=args.timeout)
+    except (ManagerError, TransportError) as e:
+        raise CliError(str(e)) from e
+    print(f"{host}:{port}: {info.hostname}, {info.os} {info.arch}, {info.cpus} CPUs, {info.fio_version} "
+          f"(protocol {info.protocol})")
+    return 0
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     if args.file and not Path(args.file).exists():
         raise CliError(f"{args.file}: no such file")
@@ -374,6 +399,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("demo", help="headless: run the bundled example plan briefly and print the results")
     sp.set_defaults(func=cmd_demo)
+
+    sp = sub.add_parser("probe", help="ask a host running `fio --server` what it is")
+    sp.add_argument("host", metavar="HOST[:PORT]", help="default port 8765")
+    sp.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for an answer")
+    sp.set_defaults(func=cmd_probe)
 
     sp = sub.add_parser("gui", help="open the desktop application")
     sp.add_argument("file", nargs="?", help="plan or .icf to open")

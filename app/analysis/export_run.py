@@ -48,7 +48,8 @@ def _step(run: Run, plan: Plan | None, step: StepInfo) -> CsvStep:
         return step.queue_depth if step.queue_depth is not None else detail(manager, worker_key, "queue_depth")
 
     rows: list[CsvRow] = []
-    managers = [r for r in by_level.get("manager", [])]
+    order = {m.name: i for i, m in enumerate(run.managers)}
+    managers = sorted(by_level.get("manager", []), key=lambda r: order.get(r.key, len(order)))
     worker_rows = by_level.get("worker", [])
     target_rows = by_level.get("target", [])
     wkeys = [(r.manager or "", r.key) for r in worker_rows]

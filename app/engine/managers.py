@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import ipaddress
 import platform
+import socket
 
 from app.engine.fio_binary import FioNotFound, find_fio, fio_version
 from app.engine.local_fio import LocalFio
+from app.engine.remote import DEFAULT_PORT, RemoteFio, probe
 from app.engine.runner import ManagerEndpoint
+from app.engine.transport import TransportError
 from app.model.plan import LOCAL, Plan
 
 
@@ -33,8 +37,48 @@ def local_endpoint(name: str, fio_path: str | None = None) -> ManagerEndpoint:
     return ManagerEndpoint(name, platform.system(), lambda: LocalFio(name, path), LOCAL, fio_version(path))
 
 
-def remote_endpoint(name: str, host: str) -> ManagerEndpoint:
-    raise ManagerError(f"manager {name!r} at {host}: remote managers are not available in this build")
+def split_host(text: str) -> tuple[str, int]:
+    """'host', 'host:port', '[::1]:8765' or '::1' -> (host, port); fio's default port is 8765."""
+    text = text.strip()
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = rest.lstrip(":")
+    elif text.count(":") == 1:
+        host, _, port = text.partition(":")
+    else:
+        host, port = text, ""
+    if not host or (port and not port.isdigit()) or not 0 < int(port or DEFAULT_PORT) < 65536:
+        raise ManagerError(f"{text!r} is not HOST[:PORT] (e.g. 10.0.0.5:8765 or [::1]:8765)")
+    return host, int(port or DEFAULT_PORT)
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and names resolving only there (an SSH tunnel's local end)."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        addrs = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except OSError:
+        return False
+    return bool(addrs) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addrs)
+
+
+EXPOSED_WARNING = ("fio --server has no authentication and runs whatever job it is sent: reach it through an "
+                   "SSH tunnel (ssh -L 8765:localhost:8765 HOST) or a firewall that admits only this machine")
+
+
+def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoint:
+    """Probe the server now, so a wrong address fails before anything runs."""
+    h, port = split_host(host)
+    try:
+        info = probe(h, port, timeout=timeout)
+    except TransportError as e:
+        raise ManagerError(f"manager {name!r}: {e}") from e
+    os_name = "Windows" if info.os.lower().startswith("win") else info.os
+    return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name), f"{h}:{port}",
+                           info.fio_version.removeprefix("fio-"))
 
 
 def build_endpoints(plan: Plan, hosts: dict[str, str] | None = None, fio_path: str | None = None,

@@ -98,13 +98,14 @@ def test_every_corpus_file_makes_job_files_fio_accepts(tmp_path, path):
                for i, t in enumerate({t.name: t for m in plan.managers for w in m.workers for t in w.targets}.values())}
     steps = expand(plan)[:12]  # the tp-qemu plans have 128 steps; the first 12 cover every shape
     for os_name in ("Linux", "Windows"):
+        files = []
         for step in steps:
             for mi in step.managers():
-                jf = step_jobfile(plan, step, mi, os_name, mapping=mapping)
-                job = tmp_path / "j.fio"
-                job.write_text(jf.text)
-                res = subprocess.run(["fio", "--parse-only", str(job)], capture_output=True, text=True)
-                assert res.returncode == 0, res.stderr + jf.text
+                job = tmp_path / f"{os_name}-{step.index}-{mi}.fio"
+                job.write_text(step_jobfile(plan, step, mi, os_name, mapping=mapping).text)
+                files.append(str(job))
+        res = subprocess.run(["fio", "--parse-only", *files], capture_output=True, text=True)  # one fio for all
+        assert res.returncode == 0, res.stderr
 
 
 def test_plan_jobs_cli_writes_a_file_per_step_and_manager(tmp_path):

@@ -1,0 +1,401 @@
+"""Fiometer's client for ``fio --server`` (an Iometer "manager"): probe, run one job file, stream events.
+
+One TCP connection per run, as fio's own client does (a second run on the same connection
+crashes the server's backend). The protocol version must match the server's exactly and the
+server never announces it: it answers a wrong version with a TEXT frame whose header carries its
+own version, then drops the connection. We learn the version from that frame and reconnect; the
+version is remembered per host:port so later runs need no extra round trip.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import select
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from ..transport import Event, TransportError
+from .commands import (
+    CLIENT_TYPE_CLI,
+    Op,
+    ProbeReply,
+    job_pdu,
+    jobline_pdu,
+    parse_probe_reply,
+    parse_text,
+    probe_pdu,
+)
+from .frames import FrameReader, Packet, ProtocolError, encode
+from .layouts import LAYOUTS, UnsupportedVersion, layout_for
+from .session import RunSession
+
+DEFAULT_PORT = 8765
+DEFAULT_PROTOCOL = 97  # fio 3.31-3.33, the first guess for a server we have not met yet
+_RECV = 1 << 20
+
+_known_protocol: dict[tuple[str, int], int] = {}
+_known_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What a fio server says about itself in its PROBE reply, plus the protocol it speaks."""
+
+    host: str
+    port: int
+    hostname: str
+    os: str
+    arch: str
+    cpus: int
+    fio_version: str  # e.g. "fio-3.33"
+    protocol: int  # e.g. 97
+    bits: int = 64
+    bigendian: bool = False
+
+    @classmethod
+    def from_probe(cls, host: str, port: int, protocol: int, reply: ProbeReply) -> ServerInfo:
+        return cls(host, port, reply.hostname, reply.os, reply.arch, reply.cpus, reply.fio_version, protocol,
+                   reply.bits, reply.bigendian)
+
+
+class _VersionMismatch(Exception):
+    def __init__(self, version: int) -> None:
+        super().__init__(version)
+        self.version = version
+
+
+def _where(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _connect(host: str, port: int, timeout: float) -> socket.socket:
+    where = _where(host, port)
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except ConnectionRefusedError:
+        raise TransportError(f"nothing is listening on {where} — start `fio --server` there") from None
+    except TimeoutError:
+        raise TransportError(f"could not reach {where} within {timeout:g} s (host down or port filtered?)") from None
+    except OSError as e:
+        raise TransportError(f"could not connect to {where}: {e.strerror or e}") from None
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.settimeout(None)
+    return sock
+
+
+class _Link:
+    """A connected socket with fio framing; sends are serialised so stop() may come from any thread."""
+
+    def __init__(self, sock: socket.socket, *, verify_payload_crc: bool) -> None:
+        self.sock = sock
+        self.reader = FrameReader(verify_payload_crc=verify_payload_crc)
+        self._send_lock = threading.Lock()
+        self.closed = False
+
+    def send(self, data: bytes) -> bool:
+        with self._send_lock:
+            if self.closed:
+                return False
+            try:
+                self.sock.sendall(data)
+                return True
+            except OSError:
+                return False
+
+    def recv(self, timeout: float) -> list[Packet] | None:
+        """Packets completed by the bytes that arrive within ``timeout``; None at end of stream."""
+        ready, _, _ = select.select([self.sock], [], [], max(0.0, timeout))
+        if not ready:
+            return []
+        try:
+            data = self.sock.recv(_RECV)
+        except (ConnectionResetError, ConnectionAbortedError, BrokenPipeError, TimeoutError):
+            return None
+        except OSError:
+            if self.closed:
+                return None
+            raise
+        if not data:
+            return None
+        return self.reader.feed(data)
+
+    def shutdown(self) -> None:
+        """Wake a reader blocked in select() and make further sends no-ops."""
+        with self._send_lock:
+            if self.closed:
+                return
+            self.closed = True
+            with contextlib.suppress(OSError):
+                self.sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self.shutdown()
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+def _handshake(
+    host: str,
+    port: int,
+    protocol: int,
+    *,
+    connect_timeout: float,
+    answer_timeout: float,
+    verify_payload_crc: bool,
+    pipelined: bytes = b"",
+) -> tuple[_Link, ServerInfo, list[Packet]]:
+    """Connect, PROBE with ``protocol`` (followed by ``pipelined`` frames) and wait for the reply.
+    Raises _VersionMismatch with the server's version if it speaks another one."""
+    where = _where(host, port)
+    link = _Link(_connect(host, port, connect_timeout), verify_payload_crc=verify_payload_crc)
+    ok = False
+    try:
+        link.send(encode(protocol, Op.PROBE, probe_pdu(), tag=1) + pipelined)
+        deadline = time.monotonic() + answer_timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TransportError(
+                    f"{where} accepted the connection but did not answer like a fio server within "
+                    f"{answer_timeout:g} s — is `fio --server` running there?"
+                )
+            try:
+                packets = link.recv(min(left, 0.5))
+            except (ProtocolError, OSError):
+                raise TransportError(f"{where} answered, but not in fio's protocol — is it `fio --server`?") from None
+            if packets is None:
+                raise TransportError(f"{where} closed the connection without answering — is it `fio --server`?")
+            for i, pkt in enumerate(packets):
+                if pkt.version != protocol:
+                    raise _VersionMismatch(pkt.version)
+                if pkt.opcode == Op.TEXT and "bad server cmd version" in parse_text(pkt.payload).text:
+                    raise _VersionMismatch(pkt.version)
+                if pkt.opcode == Op.PROBE:
+                    info = ServerInfo.from_probe(host, port, protocol, parse_probe_reply(pkt.payload, protocol))
+                    ok = True
+                    return link, info, packets[i + 1 :]
+    finally:
+        if not ok:
+            link.close()
+
+
+def _open(
+    host: str,
+    port: int,
+    *,
+    connect_timeout: float,
+    answer_timeout: float,
+    verify_payload_crc: bool,
+    after_probe: Callable[[int], bytes] | None = None,
+) -> tuple[_Link, ServerInfo, list[Packet]]:
+    """Handshake with version discovery; ``after_probe(protocol)`` is pipelined behind the PROBE.
+
+    Pipelining is safe even with a guessed version: fio checks the version of the first frame
+    and hangs up before parsing anything else. It also saves the idle server's ~1 s reaction time.
+    """
+    key = (host, port)
+    with _known_lock:
+        protocol = _known_protocol.get(key, DEFAULT_PROTOCOL)
+    for _ in range(3):
+        try:
+            link, info, rest = _handshake(
+                host, port, protocol, connect_timeout=connect_timeout, answer_timeout=answer_timeout,
+                verify_payload_crc=verify_payload_crc, pipelined=after_probe(protocol) if after_probe else b"",
+            )
+        except _VersionMismatch as e:
+            if e.version not in LAYOUTS:
+                raise TransportError(f"{_where(host, port)}: {UnsupportedVersion(e.version)}") from None
+            protocol = e.version
+            with _known_lock:
+                _known_protocol[key] = protocol
+            continue
+        with _known_lock:
+            _known_protocol[key] = protocol
+        return link, info, rest
+    raise TransportError(f"{_where(host, port)} keeps changing its protocol version; giving up")
+
+
+def probe(host: str, port: int = DEFAULT_PORT, timeout: float = 5.0) -> ServerInfo:
+    """Ask a fio server who it is. Raises TransportError with a plain message if it cannot."""
+    link, info, _ = _open(host, port, connect_timeout=timeout, answer_timeout=timeout, verify_payload_crc=True)
+    link.close()
+    return info
+
+
+def forget_protocol(host: str, port: int = DEFAULT_PORT) -> None:
+    """Drop the remembered protocol version of a server (e.g. after it was upgraded)."""
+    with _known_lock:
+        _known_protocol.pop((host, port), None)
+
+
+def status_interval_arg(seconds: float) -> str:
+    if seconds <= 0:
+        raise ValueError("status interval must be positive")
+    ms = round(seconds * 1000)
+    return f"--status-interval={ms // 1000}" if ms % 1000 == 0 else f"--status-interval={ms}ms"
+
+
+class RemoteFio:
+    """A :class:`~app.engine.transport.Transport` that runs one job file on a ``fio --server``.
+
+    ``start`` connects, checks the server and sends the job (blocking for at most about
+    ``connect_timeout + answer_timeout``); ``events`` then yields one Snapshot per status report
+    (all jobs of that report, cumulative, in fio's JSON job shape), Messages for server text,
+    and exactly one Finished.
+
+    Watchdogs: ``answer_timeout`` for the handshake; the run fails with a plain reason when
+    nothing arrives for ``silence_timeout`` seconds (default 3 status intervals + 5 s; the
+    client polls the server's ETA every ``eta_poll`` s, which a live server answers within about
+    a second even when idle); ``stop_timeout`` bounds the wait for final numbers after stop().
+
+    ``verify_payload_crc`` checks fio's CRC16 of every payload fragment too. It is off by default:
+    TCP already checksums the stream, the pure-Python check costs about 1.5 ms per job per
+    report, and header CRCs, which guard the framing itself, are always verified.
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int = DEFAULT_PORT,
+        *,
+        name: str | None = None,
+        connect_timeout: float = 5.0,
+        answer_timeout: float = 5.0,
+        silence_timeout: float | None = None,
+        stop_timeout: float = 15.0,
+        settle: float = 0.25,
+        eta_poll: float = 1.0,
+        verify_payload_crc: bool = False,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.name = name or _where(host, port)
+        self.connect_timeout = connect_timeout
+        self.answer_timeout = answer_timeout
+        self.silence_timeout = silence_timeout
+        self.stop_timeout = stop_timeout
+        self.settle = settle
+        self.eta_poll = eta_poll
+        self.verify_payload_crc = verify_payload_crc
+        self.info: ServerInfo | None = None
+        self._link: _Link | None = None
+        self._session: RunSession | None = None
+        self._early: list[Packet] = []
+        self._interval = 1.0
+        self._stop_at: float | None = None
+        self._aborted = threading.Event()
+        self._started = False
+
+    # --- Transport -----------------------------------------------------------------------
+
+    def start(self, job_text: str, *, status_interval: float = 1.0) -> None:
+        if self._started:
+            raise RuntimeError("RemoteFio runs one job file; make a new one per run")
+        self._started = True
+        self._interval = status_interval
+        args = ["fio", status_interval_arg(status_interval), "--output-format=json+"]
+
+        # RUN is sent only once the server has accepted the job file (its second START): when fio
+        # rejects a job it hangs up at once, and unread RUN bytes would make that a TCP reset that
+        # can swallow the error text it just sent.
+        def job_frames(protocol: int) -> bytes:
+            return encode(protocol, Op.JOBLINE, jobline_pdu(args, CLIENT_TYPE_CLI)) + encode(
+                protocol, Op.JOB, job_pdu(job_text, CLIENT_TYPE_CLI)
+            )
+
+        link, info, rest = _open(
+            self.host, self.port, connect_timeout=self.connect_timeout, answer_timeout=self.answer_timeout,
+            verify_payload_crc=self.verify_payload_crc, after_probe=job_frames,
+        )
+        self._link, self.info, self._early = link, info, rest
+        self._session = RunSession(
+            self.name, layout_for(info.protocol), self.host, self.port, settle=self.settle,
+            fio_version=info.fio_version,
+        )
+
+    def events(self) -> Iterator[Event]:
+        link, session = self._link, self._session
+        if link is None or session is None:
+            raise RuntimeError("start() first")
+        silence = self.silence_timeout if self.silence_timeout is not None else 3 * self._interval + 5.0
+        eta_frame = encode(session.layout.protocol, Op.SEND_ETA, tag=2)
+        last_rx = time.monotonic()
+        next_eta = last_rx + self.eta_poll
+        run_sent = False
+        try:
+            for pkt in self._early:
+                yield from session.on_packet(pkt)
+            self._early = []
+            while not session.finished:
+                if self._aborted.is_set():
+                    yield from session.on_abort()
+                    break
+                now = time.monotonic()
+                wait = min(next_eta, last_rx + silence) - now
+                for deadline in (session.next_deadline(), self._stop_at):
+                    if deadline is not None:
+                        wait = min(wait, deadline - now)
+                try:
+                    packets = link.recv(min(max(wait, 0.0), 0.5))
+                except ProtocolError as e:
+                    yield from session.on_error(f"garbled data from manager {session.where} ({e}); samples so far kept")
+                    break
+                except OSError:
+                    packets = None
+                if packets is None:
+                    if not self._aborted.is_set():
+                        yield from session.on_disconnect()
+                    continue
+                now = time.monotonic()
+                if packets:
+                    last_rx = now
+                for pkt in packets:
+                    yield from session.on_packet(pkt)
+                    if session.finished:
+                        break
+                if session.finished:
+                    break
+                if not run_sent and self._stop_at is not None:
+                    yield from session.on_stopped_before_run()  # never send RUN after a stop
+                    break
+                if not run_sent and session.starts >= 2:  # START for JOBLINE, then for the JOB
+                    link.send(encode(session.layout.protocol, Op.RUN))
+                    run_sent = True
+                yield from session.on_tick()
+                if now - last_rx >= silence:
+                    yield from session.on_silence(now - last_rx)
+                elif self._stop_at is not None and now >= self._stop_at:
+                    yield from session.on_error(
+                        f"manager {session.where} did not finish within {self.stop_timeout:g} s of the stop request; "
+                        "samples so far kept"
+                    )
+                elif now >= next_eta:
+                    link.send(eta_frame)  # keepalive: a live server answers with ETA
+                    next_eta = now + self.eta_poll
+        finally:
+            if not session.ended_by_server:
+                # silence, garbled data, abort, or the caller stopped iterating: make sure the job
+                # does not keep running on the server (closing the socket alone may not stop it)
+                link.send(encode(session.layout.protocol, Op.QUIT))
+            link.close()
+
+    def stop(self) -> None:
+        """Graceful stop: fio ends its jobs and still sends its final numbers."""
+        link, session = self._link, self._session
+        if link is None or session is None or session.finished:
+            return
+        session.stop_requested = True
+        if self._stop_at is None:
+            self._stop_at = time.monotonic() + self.stop_timeout
+            link.send(encode(session.layout.protocol, Op.QUIT))
+
+    def abort(self) -> None:
+        """Hard stop: ask the server to end the job, drop the connection, do not wait for numbers."""
+        self._aborted.set()
+        link, session = self._link, self._session
+        if link is not None and session is not None:
+            link.send(encode(session.layout.protocol, Op.QUIT))
+            link.shutdown()

@@ -1,0 +1,338 @@
+"""RemoteFio and probe() against scripted fake fio servers on 127.0.0.1 (replaying real recordings)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from app.engine.fioproto.client import RemoteFio, forget_protocol, probe, status_interval_arg
+from app.engine.fioproto.commands import Op
+from app.engine.transport import Finished, Snapshot, TransportError
+from tests.fioproto_support import (
+    FakeConn,
+    FakeServer,
+    accept_job,
+    as_printed,
+    compare,
+    find_captures,
+    load_fio_json,
+    probe_reply_payload,
+    server_packets,
+    version_gate,
+)
+
+JOB = "[global]\nioengine=null\n[x]\nsize=1m\n"
+
+
+@pytest.fixture
+def servers():
+    made: list[FakeServer] = []
+
+    def make(handler) -> FakeServer:
+        srv = FakeServer(handler)
+        made.append(srv)
+        forget_protocol("127.0.0.1", srv.port)
+        return srv
+
+    yield make
+    for srv in made:
+        srv.close()
+
+
+def replay(name: str, *, speed: float = 0.05, stop_after_reports: int | None = None, then: str = "end"):
+    """A fake server speaking the recording's protocol that replays its server->client traffic."""
+    packets = [p for p in server_packets(name) if p.packet.opcode not in (Op.ETA, Op.PROBE)]
+    probe_pkt = next(p.packet for p in server_packets(name) if p.packet.opcode == Op.PROBE)
+    version = probe_pkt.version
+    starts = [p.packet.payload for p in packets if p.packet.opcode == Op.START]
+    packets = [p for p in packets if p.packet.opcode != Op.START]
+
+    def handler(conn: FakeConn) -> None:
+        probe = version_gate(conn, version)
+        if probe is None:
+            return
+        conn.send(version, Op.PROBE, probe_pkt.payload, tag=probe.tag)
+        if not accept_job(conn, version, starts):
+            return
+        reports = 0
+        prev = packets[0].time
+        for tp in packets:
+            time.sleep(max(0.0, tp.time - prev) * speed)
+            prev = tp.time
+            conn.send(version, tp.packet.opcode, tp.packet.payload)
+            if tp.packet.opcode == Op.DU:
+                reports += 1
+                if stop_after_reports is not None and reports >= stop_after_reports:
+                    if then == "hang":
+                        conn.read_until(Op.EXIT, timeout=10)  # stay connected, say nothing
+                    return  # "drop": hang up mid-run
+
+    return handler
+
+
+def run(fio: RemoteFio) -> list:
+    return list(fio.events())
+
+
+def test_version_discovery_and_a_full_recorded_run(servers):
+    srv = servers(replay("fio-3.42-job3"))
+    fio = RemoteFio("127.0.0.1", srv.port, name="M1")
+    t = time.monotonic()
+    fio.start(JOB, status_interval=1)
+    assert fio.info is not None and fio.info.protocol == 120 and fio.info.fio_version == "fio-3.42"
+    events = run(fio)
+    assert time.monotonic() - t < 10
+    snaps = [e for e in events if isinstance(e, Snapshot)]
+    assert events[-1] == Finished("M1", True, "", None, False)
+    assert [s.final for s in snaps] == [False] * 4 + [True]
+    stock = load_fio_json((find_captures() / "fio-3.42-job3.json").read_text())
+    jobs = [j for s in snaps for j in s.jobs]
+    for j in jobs:  # the fake server's address instead of the recorded one
+        j["hostname"], j["port"] = "127.0.0.1", stock["client_stats"][0]["port"]
+    assert compare(as_printed(jobs), stock["client_stats"])[0] == []
+    # first contact: a rejected v97 PROBE, then a v120 connection
+    assert [c.received[0].version for c in srv.connections] == [97, 120]
+    jobline = next(p for p in srv.connections[1].received if p.opcode == Op.JOBLINE)
+    assert b"--status-interval=1\0" in jobline.payload and b"--output-format=json+\0" in jobline.payload
+    job = next(p for p in srv.connections[1].received if p.opcode == Op.JOB)
+    assert job.payload.endswith(JOB.encode())
+
+
+def test_known_version_is_remembered_and_the_job_is_pipelined(servers):
+    srv = servers(replay("fio-3.41-job3", speed=0.01))
+    for _ in range(2):
+        fio = RemoteFio("127.0.0.1", srv.port)
+        fio.start(JOB)
+        assert run(fio)[-1].ok
+    # second run: one connection, no rejected attempt
+    assert [c.received[0].version for c in srv.connections] == [97, 113, 113]
+    # JOBLINE and JOB travel with the PROBE; RUN waits for the job's START
+    ops = [p.opcode for p in srv.connections[-1].received]
+    assert ops[:4] == [Op.PROBE, Op.JOBLINE, Op.JOB, Op.RUN]
+
+
+def test_probe_reports_the_server(servers):
+    def handler(conn: FakeConn) -> None:
+        pkt = version_gate(conn, 97)
+        if pkt is not None:
+            conn.send(97, Op.PROBE, probe_reply_payload("fio-3.33", "box7"), tag=pkt.tag)
+            conn.read()
+
+    srv = servers(handler)
+    info = probe("127.0.0.1", srv.port, timeout=3)
+    assert (info.hostname, info.fio_version, info.protocol, info.os, info.arch, info.cpus) == (
+        "box7", "fio-3.33", 97, "Linux", "x86-64", 4,
+    )
+
+
+def test_idle_server_answering_after_a_second_is_fine(servers):
+    def handler(conn: FakeConn) -> None:
+        pkt = version_gate(conn, 97)
+        if pkt is not None:
+            time.sleep(1.2)  # fio's idle connection handler polls its socket about once a second
+            conn.send(97, Op.PROBE, probe_reply_payload(), tag=pkt.tag)
+            conn.read()
+
+    srv = servers(handler)
+    assert probe("127.0.0.1", srv.port, timeout=3).fio_version == "fio-3.33"
+
+
+def test_unsupported_version_is_named_with_the_supported_ones(servers):
+    srv = servers(lambda conn: version_gate(conn, 95))
+    with pytest.raises(TransportError) as exc:
+        probe("127.0.0.1", srv.port, timeout=3)
+    msg = str(exc.value)
+    assert f"127.0.0.1:{srv.port}" in msg and "protocol version 95" in msg
+    assert "fio 3.31-3.33 (protocol 97)" in msg and "fio 3.42 (protocol 120)" in msg
+
+
+def test_closed_port_gives_the_plain_message(servers):
+    srv = servers(None)
+    port = srv.port
+    srv.close()
+    with pytest.raises(TransportError) as exc:
+        RemoteFio("127.0.0.1", port).start(JOB)
+    assert str(exc.value) == f"nothing is listening on 127.0.0.1:{port} — start `fio --server` there"
+
+
+def test_silent_listener_times_out_on_probe(servers):
+    srv = servers(None)  # accepts, never answers
+    fio = RemoteFio("127.0.0.1", srv.port, answer_timeout=1.5)
+    t = time.monotonic()
+    with pytest.raises(TransportError, match="did not answer like a fio server within 1.5 s"):
+        fio.start(JOB)
+    assert 1.4 < time.monotonic() - t < 4
+
+
+def test_server_going_silent_mid_run_ends_the_run(servers):
+    srv = servers(replay("fio-3.33-randread-psync", stop_after_reports=2, then="hang"))
+    fio = RemoteFio("127.0.0.1", srv.port, name="Quiet", silence_timeout=1.5, eta_poll=0.3)
+    fio.start(JOB)
+    t = time.monotonic()
+    events = run(fio)
+    assert time.monotonic() - t < 6
+    assert sum(isinstance(e, Snapshot) for e in events) == 2
+    fin = events[-1]
+    assert isinstance(fin, Finished) and not fin.ok
+    assert fin.reason.startswith(f"manager Quiet (127.0.0.1:{srv.port}) stopped answering for ")
+    assert any(p.opcode == Op.SEND_ETA for p in srv.connections[-1].received)  # we kept asking
+
+
+def test_server_answering_only_eta_is_not_silent(servers):
+    def handler(conn: FakeConn) -> None:
+        pkt = version_gate(conn, 97)
+        if pkt is None:
+            return
+        conn.send(97, Op.PROBE, probe_reply_payload(), tag=pkt.tag)
+        if not accept_job(conn, 97):
+            return
+        deadline = time.monotonic() + 3.0  # longer than the silence timeout
+        while time.monotonic() < deadline:
+            p = conn.read(timeout=0.2)
+            if p is not None and p.opcode == Op.SEND_ETA:
+                conn.send(97, Op.ETA, bytes(168), tag=p.tag)
+        conn.send(97, Op.STOP, bytes(8))
+        conn.send(97, Op.QUIT)
+
+    srv = servers(handler)
+    fio = RemoteFio("127.0.0.1", srv.port, silence_timeout=1.5, eta_poll=0.3)
+    fio.start(JOB)
+    fin = run(fio)[-1]
+    assert fin.ok, fin.reason
+
+
+def test_dropped_connection_keeps_samples(servers):
+    srv = servers(replay("fio-3.33-randread-psync", stop_after_reports=2, then="drop"))
+    fio = RemoteFio("127.0.0.1", srv.port, name="HostA")
+    fio.start(JOB)
+    events = run(fio)
+    assert sum(isinstance(e, Snapshot) for e in events) == 2
+    assert events[-1] == Finished(
+        "HostA", False, f"lost connection to manager HostA (127.0.0.1:{srv.port}) mid-step; samples so far kept",
+        None, False,
+    )
+
+
+def graceful_server(conn: FakeConn) -> None:
+    """Sends one report, then on QUIT the final one, STOP and QUIT (like fio after a stop)."""
+    skip = (Op.ETA, Op.PROBE, Op.START)
+    pkts = [p.packet for p in server_packets("fio-3.33-randread-psync") if p.packet.opcode not in skip]
+    first_du = next(i for i, p in enumerate(pkts) if p.opcode == Op.DU)
+    final_start = max(i for i, p in enumerate(pkts) if p.opcode == Op.DU and i < len(pkts) - 3) + 1
+    pkt = version_gate(conn, 97)
+    if pkt is None:
+        return
+    conn.send(97, Op.PROBE, probe_reply_payload(), tag=pkt.tag)
+    if not accept_job(conn, 97):
+        return
+    for p in pkts[: first_du + 1]:
+        conn.send(97, p.opcode, p.payload)
+    if conn.read_until(Op.QUIT, timeout=10) is None:
+        return
+    for p in pkts[final_start:]:
+        conn.send(97, p.opcode, p.payload)
+
+
+def test_stop_collects_the_final_numbers(servers):
+    srv = servers(graceful_server)
+    fio = RemoteFio("127.0.0.1", srv.port)
+    fio.start(JOB)
+    events = []
+    for ev in fio.events():
+        events.append(ev)
+        if isinstance(ev, Snapshot) and not ev.final:
+            fio.stop()
+    snaps = [e for e in events if isinstance(e, Snapshot)]
+    assert [s.final for s in snaps] == [False, True]
+    assert snaps[1].jobs[0]["read"]["total_ios"] > snaps[0].jobs[0]["read"]["total_ios"]
+    assert events[-1] == Finished(fio.name, True, "", None, True)
+
+
+def test_abort_from_another_thread_ends_at_once_and_asks_the_server_to_quit(servers):
+    srv = servers(graceful_server)
+    fio = RemoteFio("127.0.0.1", srv.port)
+    fio.start(JOB)
+    events = []
+    t = None
+    for ev in fio.events():
+        events.append(ev)
+        if isinstance(ev, Snapshot) and t is None:
+            t = time.monotonic()
+            threading.Thread(target=fio.abort).start()
+    assert time.monotonic() - t < 2
+    fin = events[-1]
+    assert isinstance(fin, Finished) and not fin.ok and fin.stopped
+    assert sum(isinstance(e, Finished) for e in events) == 1
+    time.sleep(0.2)
+    assert any(p.opcode == Op.QUIT for p in srv.connections[-1].received)
+
+
+def test_status_interval_argument():
+    assert status_interval_arg(1) == "--status-interval=1"
+    assert status_interval_arg(2.0) == "--status-interval=2"
+    assert status_interval_arg(0.25) == "--status-interval=250ms"
+    with pytest.raises(ValueError):
+        status_interval_arg(0)
+
+
+def test_run_is_not_sent_before_the_job_is_accepted(servers):
+    """A rejected job must not leave RUN unread on fio's side: fio's hang-up would become a TCP
+    reset that can swallow the error text (seen with real fio 3.33)."""
+    import struct
+
+    from app.engine.fioproto.commands import LOG_ERR, text_pdu
+
+    seen: list[int] = []
+
+    def handler(conn: FakeConn) -> None:
+        pkt = version_gate(conn, 97)
+        if pkt is None:
+            return
+        conn.send(97, Op.PROBE, probe_reply_payload(), tag=pkt.tag)
+        conn.read_until(Op.JOBLINE)
+        conn.send(97, Op.START, struct.pack("<II", 0, 0))
+        conn.read_until(Op.JOB)
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            p = conn.read(timeout=0.1)
+            if p is not None:
+                seen.append(p.opcode)
+        conn.send(97, Op.TEXT, text_pdu("Bad option <nope=1>\n", LOG_ERR))
+        conn.send(97, Op.QUIT)
+
+    srv = servers(handler)
+    fio = RemoteFio("127.0.0.1", srv.port)
+    fio.start(JOB)
+    events = run(fio)
+    assert Op.RUN not in seen
+    assert not events[-1].ok and "Bad option <nope=1>" in events[-1].reason
+
+
+def test_stop_before_the_job_started_never_sends_run(servers):
+    import struct
+
+    seen: list[int] = []
+
+    def handler(conn: FakeConn) -> None:
+        pkt = version_gate(conn, 97)
+        if pkt is None:
+            return
+        conn.send(97, Op.PROBE, probe_reply_payload(), tag=pkt.tag)
+        conn.read_until(Op.JOBLINE)
+        conn.send(97, Op.START, struct.pack("<II", 0, 0))
+        conn.read_until(Op.JOB)
+        time.sleep(0.3)  # the user presses Stop while fio is still setting up
+        conn.send(97, Op.START, struct.pack("<II", 1, 1))
+        while (p := conn.read(timeout=1.0)) is not None:
+            seen.append(p.opcode)
+
+    srv = servers(handler)
+    fio = RemoteFio("127.0.0.1", srv.port)
+    fio.start(JOB)
+    fio.stop()
+    events = run(fio)
+    assert events == [Finished(fio.name, True, "stopped before the job started", None, True)]
+    time.sleep(1.2)
+    assert Op.RUN not in seen and Op.QUIT in seen
