@@ -55,6 +55,33 @@ def local_facts() -> HostFacts:
     return HostFacts(os_text, version, platform.node())
 
 
+PROBE_TIMEOUT = 5.0
+
+
+def remote_facts(host: str, port: int, timeout: float = PROBE_TIMEOUT) -> HostFacts:
+    """Ask a fio server who it is; the reason in ``error`` when it cannot be reached."""
+    from app.engine.remote import probe
+    from app.engine.transport import TransportError
+
+    try:
+        info = probe(host, port, timeout=timeout)
+    except (TransportError, OSError) as e:
+        return HostFacts(error=str(e) or type(e).__name__)
+    arch = f" {info.arch}" if info.arch else ""
+    cpus = f", {info.cpus} CPUs" if info.cpus else ""
+    return HostFacts(f"{info.os}{arch}{cpus}", info.fio_version.removeprefix("fio-"), info.hostname)
+
+
+class RemoteProbe(QObject):
+    """Probes fio servers on threads; ``done(manager name, HostFacts)`` arrives on the GUI thread."""
+
+    done = Signal(str, object)
+
+    def run(self, name: str, host: str, port: int) -> None:
+        threading.Thread(target=lambda: self.done.emit(name, remote_facts(host, port)),
+                         name=f"fiometer-probe-{host}", daemon=True).start()
+
+
 class LocalFactsProbe(QObject):
     """Runs local_facts() once on a thread; ``ready`` arrives on the GUI thread."""
 

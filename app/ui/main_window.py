@@ -27,13 +27,14 @@ from app import __version__
 from app.engine.safety import CreatedFiles
 from app.model.opening import PlanOpenError
 from app.model.plan import LOCAL, Manager, Worker
+from app.model.to_icf import plan_to_icf
 from app.model.validation import validate
 from app.ui import theme
 from app.ui.document import ASSIGNMENT, TOPOLOGY, PlanDocument
-from app.ui.hosts import HostFacts, LocalFactsProbe
+from app.ui.hosts import HostFacts, LocalFactsProbe, RemoteProbe
 from app.ui.library import SpecLibrary
 from app.ui.live_data import LiveResults
-from app.ui.manager_dialog import AddManagerDialog
+from app.ui.manager_dialog import AddManagerDialog, parse_host_port
 from app.ui.results_tab import ResultsTab
 from app.ui.run_controller import IDLE_STATE, RUNNING, RunController
 from app.ui.settings import add_recent_file, recent_files
@@ -129,6 +130,8 @@ class MainWindow(QMainWindow):
         self.local_probe = LocalFactsProbe(self)
         self.local_probe.ready.connect(self._on_local_facts)
         self.local_probe.start()
+        self.remote_probe = RemoteProbe(self)
+        self.remote_probe.done.connect(self._on_remote_facts)
         self._on_replaced()
         self._restore_layout()
         self._on_run_state(IDLE_STATE)
@@ -164,6 +167,9 @@ class MainWindow(QMainWindow):
         self.act_quit = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit, "Close Fiometer")
         self.act_add_manager = self._action("Add &manager…", self.add_manager, None,
                                             "Add a host running fio --server as a manager", SP.SP_ComputerIcon)
+        self.act_map_manager = self._action("Set manager &host…", self.set_manager_host, None,
+                                            "Choose where the selected manager runs: this machine or a fio "
+                                            "server (imported managers have no host until you choose)")
         self.act_add_worker = self._action("Add &worker", self.add_worker, "Ctrl+W",
                                            "Add a disk worker to the selected manager", SP.SP_FileDialogNewFolder)
         self.act_dup_worker = self._action("&Duplicate worker", self.duplicate_worker, "Ctrl+D",
@@ -190,7 +196,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
         edit = mb.addMenu("&Edit")
-        edit.addActions([self.act_add_manager, self.act_add_worker, self.act_dup_worker, self.act_remove])
+        edit.addActions([self.act_add_manager, self.act_map_manager, self.act_add_worker, self.act_dup_worker,
+                         self.act_remove])
         run = mb.addMenu("&Run")
         run.addActions([self.act_start, self.act_stop, self.act_stop_all])
         view = mb.addMenu("&View")
@@ -230,6 +237,10 @@ class MainWindow(QMainWindow):
 
     # --- document events ---------------------------------------------------------------------
     def _on_replaced(self) -> None:
+        self.topology.facts = {k: v for k, v in self.topology.facts.items()
+                               if (m := self.doc.plan.manager(k)) is not None and m.host == LOCAL}
+        for m in self.doc.plan.managers:
+            self.probe_manager(m)
         self.topology.rebuild(self.doc.plan, Selection(0, 0) if self.doc.plan.managers and
                               self.doc.plan.managers[0].workers else Selection())
         self._on_selection(self.topology.selection)
@@ -255,6 +266,19 @@ class MainWindow(QMainWindow):
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.doc.title}[*] — Fiometer")
         self.setWindowModified(self.doc.dirty)
+
+    def probe_manager(self, m: Manager) -> None:
+        """Ask a remote manager's fio server for its OS and fio version, in the background."""
+        hp = parse_host_port(m.host) if m.host not in (None, LOCAL) else None
+        if hp is not None:
+            self.remote_probe.run(m.name, *hp)
+
+    def _on_remote_facts(self, name: str, facts: HostFacts) -> None:
+        m = self.doc.plan.manager(name)
+        if m is None or m.host in (None, LOCAL):
+            return
+        self.topology.set_facts(name, facts)
+        self.topology.rebuild(self.doc.plan)
 
     def _on_local_facts(self, facts: HostFacts) -> None:
         for m in self.doc.plan.managers:
@@ -357,8 +381,29 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
 
-    def export_icf(self) -> None:  # pragma: no cover - enabled once icf_import.write lands
-        self.show_problem("Export as .icf", "The ICF writer is not in this build yet.")
+    def export_icf(self) -> None:
+        base = (self.doc.path or self.doc.opened_from or Path.home() / self.doc.plan.name).with_suffix(".icf")
+        path, _ = QFileDialog.getSaveFileName(self, "Export as Iometer configuration", str(base),
+                                              "Iometer configuration (*.icf)")
+        if path:
+            self.export_icf_to(Path(path))
+
+    def export_icf_to(self, path: Path) -> bool:
+        """Write the plan as an Iometer 1.1.0 .icf; what the file cannot keep goes to Messages."""
+        import icf_import
+
+        doc, notes = plan_to_icf(self.doc.plan)
+        try:
+            icf_import.save(doc, path)
+        except OSError as e:
+            self.show_problem("Cannot export", f"{path}: {e}")
+            return False
+        for n in notes:
+            self.add_message(f"Export: {n}", "warning")
+        if notes:
+            self.messages_dock.show()
+        self.statusBar().showMessage(f"Exported {path}", 5000)
+        return True
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -401,16 +446,33 @@ class MainWindow(QMainWindow):
             return
         self.add_manager_to_plan(dlg.manager_name(), dlg.address(), dlg.facts)
 
-    def add_manager_to_plan(self, name: str, address: str, facts: Any = None) -> None:
+    def add_manager_to_plan(self, name: str, address: str, facts: HostFacts | None = None) -> None:
         m = Manager(name, address, workers=[Worker("Worker 1")])
         self._give_default_specs(m.workers[0])
         self.doc.plan.managers.append(m)
-        if facts is not None:
-            self.topology.set_facts(name, HostFacts(getattr(facts, "os", "") or "",
-                                                    getattr(facts, "fio_version", "") or "",
-                                                    getattr(facts, "hostname", "") or ""))
-        self.doc.touch(TOPOLOGY)
+        self._after_host_change(m, facts)
         self.topology.select(Selection(len(self.doc.plan.managers) - 1))
+
+    def set_manager_host(self) -> None:
+        sel = self.topology.selection
+        if sel.manager is None:
+            self.statusBar().showMessage("Select a manager first", 4000)
+            return
+        m = self.doc.plan.managers[sel.manager]
+        dlg = AddManagerDialog({x.name for x in self.doc.plan.managers}, self, manager=m)
+        if dlg.exec() == QDialog.DialogCode.Accepted:
+            m.host = dlg.address()
+            self._after_host_change(m, dlg.facts)
+
+    def _after_host_change(self, m: Manager, facts: HostFacts | None) -> None:
+        self.topology.facts.pop(m.name, None)
+        if m.host == LOCAL and getattr(self, "local_facts", None):
+            self.topology.set_facts(m.name, self.local_facts)
+        elif facts is not None:
+            self.topology.set_facts(m.name, facts)
+        else:
+            self.probe_manager(m)
+        self.doc.touch(TOPOLOGY)
 
     def _give_default_specs(self, w: Worker) -> None:
         """Iometer gives a new worker every spec whose default assignment is ALL (or DISK)."""
@@ -463,6 +525,7 @@ class MainWindow(QMainWindow):
         for a in (self.act_new, self.act_open, self.act_add_manager, self.act_add_worker):
             a.setEnabled(not running)
         self.act_dup_worker.setEnabled(not running and sel.is_worker)
+        self.act_map_manager.setEnabled(not running and sel.manager is not None and not sel.is_worker)
         self.act_remove.setEnabled(not running and not sel.is_all)
         self.act_start.setEnabled(not running)
         self.act_stop.setEnabled(self.controller.state == RUNNING)

@@ -1,13 +1,9 @@
-"""Add a manager: a host running ``fio --server``, probed before it is added."""
+"""Add a manager (a host running ``fio --server``) or set where an existing one runs; probe it first."""
 
 from __future__ import annotations
 
-import re
-import threading
-from typing import Any
-
-from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -17,76 +13,63 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.engine.managers import EXPOSED_WARNING, ManagerError, is_loopback, split_host
+from app.engine.remote import DEFAULT_PORT
+from app.model.plan import LOCAL, Manager
+from app.ui.hosts import HostFacts, RemoteProbe
 from app.ui.widgets import button, error_label
-
-DEFAULT_PORT = 8765  # fio --server's default
-_HOST_PORT = re.compile(r"^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.\-]+)(?::(\d{1,5}))?$")
-NO_REMOTE = ("Remote managers arrive with the engine: this build cannot contact fio servers yet. "
-             "You can still add the manager to the plan; it runs once remote support is in place.")
 
 
 def parse_host_port(text: str) -> tuple[str, int] | None:
-    m = _HOST_PORT.match(text.strip())
-    if not m:
-        return None
-    port = int(m.group(2)) if m.group(2) else DEFAULT_PORT
-    return (m.group(1), port) if 0 < port < 65536 else None
-
-
-def find_probe() -> Any | None:
-    """The engine's probe(host, port) for fio servers, or None while it is not in this build."""
+    """(host, port) with fio's default port 8765, or None if it is not HOST[:PORT]."""
     try:
-        from app.engine.remote import probe  # type: ignore[attr-defined]
-    except ImportError:
+        return split_host(text)
+    except ManagerError:
         return None
-    return probe
 
 
-def describe_probe(result: Any) -> tuple[bool, str]:
-    """(reachable, text) from whatever the engine's probe returns or raises."""
-    if isinstance(result, BaseException):
-        return False, f"Not reachable: {result}"
-    parts = []
-    for attr, label in (("hostname", "host"), ("os", "OS"), ("fio_version", "fio")):
-        v = getattr(result, attr, None)
-        if v:
-            parts.append(f"{label} {v}")
-    return True, "Reachable: " + (", ".join(parts) if parts else str(result))
-
-
-class _ProbeRunner(QObject):
-    done = Signal(object)
-
-    def run(self, probe: Any, host: str, port: int) -> None:
-        def work() -> None:
-            try:
-                self.done.emit(probe(host, port))
-            except Exception as e:  # unreachable, refused, wrong protocol: a reason for the user
-                self.done.emit(e)
-        threading.Thread(target=work, name="fiometer-probe", daemon=True).start()
+def host_text(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 class AddManagerDialog(QDialog):
-    def __init__(self, taken_names: set[str], parent: QWidget | None = None):
+    """With ``manager`` given, sets where that manager runs (imported managers have no host yet)."""
+
+    def __init__(self, taken_names: set[str], parent: QWidget | None = None, manager: Manager | None = None):
         super().__init__(parent)
-        self.setWindowTitle("Add manager")
-        self.taken = taken_names
-        self.facts: Any = None
+        self.manager = manager
+        self.setWindowTitle(f"Where manager {manager.name} runs" if manager else "Add manager")
+        self.taken = taken_names - ({manager.name} if manager else set())
+        self.facts: HostFacts | None = None
         form = QFormLayout(self)
-        intro = QLabel("A manager is a host running <tt>fio --server</tt> (port 8765 unless you name "
-                       "another). Fiometer sends it the jobs and reads its live statistics.")
+        intro = QLabel(f"A manager runs on this machine, or on a host running <tt>fio --server</tt> (port "
+                       f"{DEFAULT_PORT} unless you name another). Fiometer sends it the jobs and reads its live "
+                       "statistics.")
         intro.setWordWrap(True)
         form.addRow(intro)
+        if manager is not None and manager.address_in_file.strip():
+            where = QLabel(f"The imported file's author ran Dynamo at {manager.address_in_file}; that address is "
+                           "not contacted unless you enter it here.")
+            where.setWordWrap(True)
+            form.addRow(where)
+        self.local = QCheckBox("This machine (fio runs here)")
+        self.local.setVisible(manager is not None)
+        form.addRow(self.local)
         self.host = QLineEdit()
-        self.host.setPlaceholderText("host:port, e.g. storage-01:8765 or 192.0.2.10")
+        self.host.setPlaceholderText(f"host[:port], e.g. storage-01:{DEFAULT_PORT} or 192.0.2.10")
         self.host.setToolTip("Host name or address of the machine running fio --server, optionally :port")
-        probe_button = button("Probe", "Connect to the host and ask for its name, OS and fio version", self.probe)
+        if manager is not None and manager.host not in (None, LOCAL):
+            self.host.setText(manager.host)
+        self.local.setChecked(manager is not None and manager.host == LOCAL)
+        self.probe_button = button("Probe", "Connect and ask the fio server for its name, OS and fio version",
+                                   self.probe)
         row = QHBoxLayout()
         row.addWidget(self.host, 1)
-        row.addWidget(probe_button)
+        row.addWidget(self.probe_button)
         form.addRow("Host:", row)
-        self.name = QLineEdit()
+        self.name = QLineEdit(manager.name if manager else "")
         self.name.setPlaceholderText("defaults to the host name")
+        self.name.setEnabled(manager is None)
         form.addRow("Manager name:", self.name)
         self.error = error_label()
         form.addRow("", self.error)
@@ -94,37 +77,53 @@ class AddManagerDialog(QDialog):
         self.result.setObjectName("probeResult")
         self.result.setWordWrap(True)
         form.addRow("Probe:", self.result)
+        self.exposure = QLabel(f"⚠ {EXPOSED_WARNING}.")
+        self.exposure.setWordWrap(True)
+        self.exposure.setVisible(False)
+        form.addRow(self.exposure)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         form.addRow(self.buttons)
-        self._runner = _ProbeRunner(self)
-        self._runner.done.connect(self._probed)
+        self.prober = RemoteProbe(self)
+        self.prober.done.connect(self._probed)
         self.host.textChanged.connect(self._check)
         self.name.textChanged.connect(self._check)
+        self.local.toggled.connect(self._check)
+        self.setMinimumWidth(520)
         self._check()
 
     def host_port(self) -> tuple[str, int] | None:
         return parse_host_port(self.host.text())
 
     def manager_name(self) -> str:
+        if self.manager is not None:
+            return self.manager.name
         hp = self.host_port()
         return self.name.text().strip() or (hp[0] if hp else "")
 
     def address(self) -> str:
+        """What goes into Manager.host: 'local' or host:port."""
+        if self.local.isChecked():
+            return LOCAL
         hp = self.host_port()
-        return f"{hp[0]}:{hp[1]}" if hp else ""
+        return host_text(*hp) if hp else ""
 
     def _check(self) -> None:
+        local = self.local.isChecked()
+        self.host.setEnabled(not local)
+        self.probe_button.setEnabled(not local)
         msg = ""
-        if not self.host.text().strip():
+        hp = self.host_port()
+        if not local and not self.host.text().strip():
             msg = "Enter the host running fio --server."
-        elif self.host_port() is None:
-            msg = "Write the host as name, address or name:port (port 1-65535)."
+        elif not local and hp is None:
+            msg = "Write the host as name, address or name:port (port 1-65535), e.g. [::1]:8765 for IPv6."
         elif self.manager_name() in self.taken:
             msg = f"A manager named {self.manager_name()!r} already exists; give this one another name."
         self.error.setText(msg)
         self.error.setVisible(bool(msg))
+        self.exposure.setVisible(not local and hp is not None and not is_loopback(hp[0]))
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not msg)
 
     def probe(self) -> None:
@@ -132,15 +131,15 @@ class AddManagerDialog(QDialog):
         if hp is None:
             self._check()
             return
-        probe = find_probe()
-        if probe is None:
-            self.result.setText(NO_REMOTE)
-            return
-        self.result.setText(f"Contacting {hp[0]}:{hp[1]}…")
-        self._runner.run(probe, *hp)
+        self.result.setStyleSheet("")
+        self.result.setText(f"Contacting {host_text(*hp)}…")
+        self.prober.run("", *hp)
 
-    def _probed(self, result: Any) -> None:
-        ok, text = describe_probe(result)
-        self.facts = result if ok else None
-        self.result.setText(text)
-        self.result.setStyleSheet("" if ok else "color: #d32f2f;")
+    def _probed(self, _name: str, facts: HostFacts) -> None:
+        self.facts = None if facts.error else facts
+        if facts.error:
+            self.result.setText(f"Not reachable: {facts.error}")
+            self.result.setStyleSheet("color: #d32f2f;")
+        else:
+            self.result.setText(f"Reachable: {facts.hostname}, {facts.os}, fio {facts.fio_version}")
+            self.result.setStyleSheet("")

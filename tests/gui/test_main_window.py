@@ -165,3 +165,17 @@ def test_manager_details_show_host(window: MainWindow) -> None:
     item = window.topology.topLevelItem(0).child(1)
     assert item.text(0) == "DB01"
     assert item.data(0, DETAIL_ROLE).startswith("10.0.0.5:8765")
+
+
+def test_export_as_icf_writes_a_file_iometer_and_fiometer_read(window: MainWindow, tmp_path: Path) -> None:
+    from app.model.opening import open_plan
+
+    plan = local_plan(tmp_path, workers=2)
+    window.doc.replace(plan)
+    assert window.act_export.isEnabled()
+    out = tmp_path / "exported.icf"
+    assert window.export_icf_to(out)
+    assert out.read_bytes().startswith(b"Version 1.1.0 \r\n")
+    again = open_plan(out).plan
+    assert [w.name for w in again.managers[0].workers] == ["W1", "W2"]
+    assert again.managers[0].workers[0].targets[0].name == plan.managers[0].workers[0].targets[0].name
