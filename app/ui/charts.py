@@ -9,12 +9,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QGridLayout, QWidget
+from PySide6.QtGui import QColor, QPalette, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QWidget
 
-from app.ui.live_data import LiveResults, SeriesKey
+from app.ui.decimate import BinnedPeaks, clip_indices, peak_decimate
+from app.ui.live_data import CHART_FIELDS, LiveResults, SeriesKey
+from app.ui.many_curves import ManyCurves
 
 pg.setConfigOptions(antialias=False, useNumba=False)
 
@@ -36,6 +39,8 @@ CHARTS = (
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
            "#9c755f", "#bab0ac")
 LEGEND_MAX = 12
+X_START = 10.0  # seconds shown before the first data; the axis then grows a quarter ahead of the data
+PIXELS_PER_BIN = 3  # many-series mode: one min/max pair per this many pixel columns
 
 
 def series_color(i: int) -> QColor:
@@ -62,6 +67,35 @@ class CompactAxis(pg.AxisItem):
         return compact_ticks([v * scale for v in values], spacing * scale)
 
 
+def nice_ceil(v: float) -> float:
+    """The next 1, 2, 2.5 or 5 x 10^k at or above v (axis ends people read easily)."""
+    if not v > 0 or not math.isfinite(v):
+        return 1.0
+    base = 10 ** math.floor(math.log10(v))
+    for m in (1, 2, 2.5, 5, 10):
+        if m * base >= v * (1 - 1e-9):
+            return m * base
+    return 10 * base
+
+
+def group_series(keys: list[SeriesKey], labels: list[str]) -> list[tuple[str, list[int]]]:
+    """Many series drawn as one curve per manager (its workers share a colour); ALL stays alone."""
+    groups: dict[str, list[int]] = {}
+    for i, key in enumerate(keys):
+        level, manager, _k = key
+        name = "All Managers" if level == "all" else (manager or labels[i])
+        groups.setdefault(name, []).append(i)
+    return list(groups.items())
+
+
+def _top(y: np.ndarray) -> float:
+    if y.size == 0:
+        return 0.0
+    with np.errstate(all="ignore"):
+        v = float(np.nanmax(y)) if np.isfinite(y).any() else 0.0
+    return v
+
+
 class _Chart:
     def __init__(self, spec: ChartSpec):
         self.spec = spec
@@ -71,17 +105,27 @@ class _Chart:
         self.plot.setLabel("left", spec.unit)
         self.plot.setLabel("bottom", "time since start (s)")
         for axis in ("left", "bottom"):
-            self.plot.getAxis(axis).enableAutoSIPrefix(False)
+            ax = self.plot.getAxis(axis)
+            ax.enableAutoSIPrefix(False)
+            # Axes change only when the range does: keep them as pixmaps instead of replaying
+            # their text every frame (a large share of a redraw otherwise).
+            ax.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.plot.titleLabel.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.setClipToView(True)
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.setMouseEnabled(x=True, y=False)
-        self.plot.enableAutoRange(y=True)
-        self.plot.setAutoVisible(y=True)
+        # Ranges are set by ChartGrid (stable "nice" ranges that change seldom): pyqtgraph's
+        # auto-range would re-measure every curve and re-lay the axes on every update.
+        self.plot.disableAutoRange()
+        self.plot.setRange(xRange=(0, X_START), yRange=(0, 1), padding=0)
         self.plot.setMenuEnabled(False)
+        self.y_top = 1.0
         self.widget.setMinimumSize(160, 140)
         self.curves: list[pg.PlotDataItem] = []
         self.p99: list[pg.PlotDataItem] = []
+        self.many: ManyCurves | None = None  # many-series mode: one item draws every group
+        self.pens: list[QPen] = []
         self.legend: pg.LegendItem | None = None
         self.marks: list[pg.InfiniteLine] = []
 
@@ -99,15 +143,33 @@ class ChartGrid(QWidget):
             grid.addWidget(c.widget, i // 2, i % 2)
         for c in self.charts[1:]:
             c.plot.setXLink(self.charts[0].plot)
+        self.follow = True  # ranges follow the data until the user zooms or pans
+        self.x_top = X_START
+        self._generation = -1
+        for c in self.charts:
+            c.plot.getViewBox().sigRangeChangedManually.connect(self._user_zoomed)
+            c.plot.autoBtn.clicked.disconnect()
+            c.plot.autoBtn.clicked.connect(self.follow_data)
         self.keys: list[SeriesKey] = []
+        self.groups: list[tuple[str, list[int]]] = []
+        self.many = False
+        self._bins: dict[int, tuple[tuple, BinnedPeaks]] = {}  # group -> (cache key, decimation)
         self._marks_drawn = 0
         self._revision = -1
 
     def set_series(self, keys: list[SeriesKey], labels: list[str]) -> None:
-        """Which series to draw; one colour per series, the same in every chart."""
+        """Which series to draw, the same colours in every chart.
+
+        Up to LEGEND_MAX series: one curve each (with a legend and dashed p99 lines). More: one
+        curve per manager holding all its series, decimated to the chart's pixel width, so a
+        16 x 8 worker view costs 16 paths per chart rather than 128 (see benchmarks/bench_gui.py).
+        """
         self.keys = list(keys)
         self._revision = -1
-        show_legend = len(keys) <= LEGEND_MAX
+        self._bins.clear()
+        many = len(keys) > LEGEND_MAX
+        self.groups = group_series(keys, labels) if many else [(label, [i]) for i, label in enumerate(labels)]
+        show_legend = 1 < len(self.groups) <= 2 * LEGEND_MAX
         for c in self.charts:
             for item in c.curves + c.p99:
                 c.plot.removeItem(item)
@@ -116,16 +178,76 @@ class ChartGrid(QWidget):
                     c.legend.scene().removeItem(c.legend)
                 c.plot.legend = None
                 c.legend = None
-            if show_legend and len(keys) > 1:
-                c.legend = c.plot.addLegend(offset=(-4, 4), labelTextSize="8pt")
-            c.curves, c.p99 = [], []
-            for i, label in enumerate(labels):
-                pen = pg.mkPen(series_color(i), width=1.5 if len(keys) <= LEGEND_MAX else 1)
+            if show_legend:
+                c.legend = c.plot.addLegend(offset=(-4, 4), labelTextSize="8pt",
+                                            colCount=1 if len(self.groups) <= LEGEND_MAX else 2)
+                c.legend.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            c.curves, c.p99, c.pens = [], [], []
+            if c.many is not None:
+                c.plot.removeItem(c.many)
+                c.many = None
+            if many:
+                c.many = ManyCurves()
+                c.plot.addItem(c.many)
+            for i, (label, _members) in enumerate(self.groups):
+                pen = pg.mkPen(series_color(i), width=1 if many else 1.5)
+                if many:
+                    if c.legend is not None:
+                        c.legend.addItem(pg.PlotDataItem(pen=pen), label)
+                        for sample, text in c.legend.items[-1:]:
+                            sample.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+                            text.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+                    c.pens.append(pen)
+                    continue
                 curve = c.plot.plot([], [], pen=pen, name=label if show_legend else None, connect="finite")
                 c.curves.append(curve)
-                if c.spec.field == "lat_mean_ms":
+                if c.spec.field == "lat_mean_ms" and not many:
                     dash = pg.mkPen(series_color(i), width=1, style=Qt.PenStyle.DashLine)
                     c.p99.append(c.plot.plot([], [], pen=dash, connect="finite"))
+        self.many = many
+
+    def _user_zoomed(self, *_args: object) -> None:
+        self.follow = False
+
+    def follow_data(self) -> None:
+        """Back to ranges that follow the data (the plot's 'A' button)."""
+        self.follow = True
+        self._reset_ranges()
+        for c in self.charts:
+            c.plot.autoBtn.hide()
+        self._revision = -1
+
+    def _reset_ranges(self) -> None:
+        self.x_top = X_START
+        self.charts[0].plot.setXRange(0, self.x_top, padding=0)
+        for c in self.charts:
+            c.y_top = 1.0
+            c.plot.setYRange(0, 1, padding=0)
+        self._bins.clear()
+
+    def _fit(self, x_max: float, y_max: list[float]) -> None:
+        """Grow ranges in steps (x by a quarter ahead, y to a nice top), shrink y only when the data
+        falls below 40 %: the axes are re-laid seldom, not on every update."""
+        if not self.follow:
+            return
+        if x_max > self.x_top:
+            self.x_top = nice_ceil(x_max * 1.25)
+            self.charts[0].plot.setXRange(0, self.x_top, padding=0)
+            self._space_mark_labels()
+        for c, top in zip(self.charts, y_max, strict=True):
+            if top > c.y_top or top < 0.4 * c.y_top:
+                c.y_top = nice_ceil(top * 1.1) if top > 0 else 1.0
+                c.plot.setYRange(0, c.y_top, padding=0)
+
+    def _space_mark_labels(self) -> None:
+        """Step labels (#1, #2, ...) only where they do not overlap at the current scale."""
+        for c in self.charts:
+            last = -np.inf
+            for m in c.marks:
+                show = m.value() - last >= self.x_top / 14
+                m.label.setVisible(show)
+                if show:
+                    last = m.value()
 
     def clear_marks(self) -> None:
         for c in self.charts:
@@ -139,6 +261,10 @@ class ChartGrid(QWidget):
         if not force and live.revision == self._revision:
             return False
         self._revision = live.revision
+        if live.generation != self._generation:  # a new run: start from a short time axis again
+            self._generation = live.generation
+            if self.follow:
+                self._reset_ranges()
         if len(live.steps) < self._marks_drawn:
             self.clear_marks()
         for mark in live.steps[self._marks_drawn:]:
@@ -148,8 +274,19 @@ class ChartGrid(QWidget):
                                        labelOpts={"position": 0.95, "color": (128, 128, 128)})
                 c.plot.addItem(line, ignoreBounds=True)
                 c.marks.append(line)
+        if len(live.steps) != self._marks_drawn:
+            self._space_mark_labels()
         self._marks_drawn = len(live.steps)
-        for c in self.charts:
+        if self.many:
+            x_max, y_max = self._redraw_groups(live, kind)
+        else:
+            x_max, y_max = self._redraw_each(live, kind)
+        self._fit(x_max, y_max)
+        return True
+
+    def _redraw_each(self, live: LiveResults, kind: str) -> tuple[float, list[float]]:
+        x_max, y_max = 0.0, [0.0] * len(self.charts)
+        for ci, c in enumerate(self.charts):
             for i, key in enumerate(self.keys):
                 s = live.series.get(key)
                 if s is None or s.n == 0:
@@ -158,10 +295,63 @@ class ChartGrid(QWidget):
                         c.p99[i].setData([], [])
                     continue
                 x = s.xs()
-                c.curves[i].setData(x, s.ys(kind, c.spec.field))
+                y = s.ys(kind, c.spec.field)
+                c.curves[i].setData(x, y)
+                x_max = max(x_max, float(x[-1]))
+                y_max[ci] = max(y_max[ci], _top(y))
                 if c.p99:
-                    c.p99[i].setData(x, s.ys(kind, "p99_ms"))
-        return True
+                    p99 = s.ys(kind, "p99_ms")
+                    c.p99[i].setData(x, p99)
+                    y_max[ci] = max(y_max[ci], _top(p99))
+        return x_max, y_max
+
+    def _visible_x(self) -> tuple[float, float] | None:
+        """None while the x axis follows the data; the zoomed range otherwise (to clip to it)."""
+        vb = self.charts[0].plot.getViewBox()
+        return None if vb.autoRangeEnabled()[0] else tuple(vb.viewRange()[0])
+
+    def _redraw_groups(self, live: LiveResults, kind: str) -> tuple[float, list[float]]:
+        """One set of segments per group and chart. While the ranges follow the data, bins are
+        fixed on [0, x_top) and decimated incrementally (only new points are looked at)."""
+        x_range = None if self.follow else self._visible_x()
+        bins = max(40, int(self.charts[0].plot.getViewBox().width() / PIXELS_PER_BIN))
+        rows = [CHART_FIELDS.index(c.spec.field) for c in self.charts]
+        nc = len(self.charts)
+        x_max, y_max = 0.0, [0.0] * nc
+        per_chart: list[list[tuple[QPen, np.ndarray, np.ndarray]]] = [[] for _ in self.charts]
+        for gi, (_label, members) in enumerate(self.groups):
+            series = [live.series.get(self.keys[i]) for i in members]
+            series = [s for s in series if s is not None and s.n]
+            if not series:
+                continue
+            n = min(s.n for s in series)  # a group's series share their times (one manager's samples)
+            x = series[0].x[:n]
+            k = len(series)
+            x_max = max(x_max, float(x[-1]))
+
+            def gather(a: int, b: int, series=series) -> np.ndarray:  # [k * charts, b - a]
+                return np.concatenate([s.values[kind][rows, a:b] for s in series])
+
+            if x_range is None:
+                top = max(self.x_top, nice_ceil(float(x[-1]) * 1.25)) if x[-1] > self.x_top else self.x_top
+                key = (gi, kind, top, bins, k, live.generation)
+                cache = self._bins.get(gi)
+                if cache is None or cache[0] != key:
+                    cache = (key, BinnedPeaks(0.0, top, bins, k * nc))
+                    self._bins[gi] = cache
+                dx, dy = cache[1].update(x, gather, n)
+            else:
+                lo, hi = clip_indices(x, x_range)
+                dx, dy = peak_decimate(x[lo:hi], gather(lo, hi), bins)
+            with np.errstate(all="ignore"):
+                tops = np.fmax.reduce(np.where(np.isnan(dy), -np.inf, dy), axis=1) if dy.shape[1] else \
+                    np.zeros(dy.shape[0])
+            for ci, c in enumerate(self.charts):
+                per_chart[ci].append((c.pens[gi], dx, dy[ci::nc][:k]))
+                y_max[ci] = max(y_max[ci], float(np.max(tops[ci::nc][:k], initial=0.0)))
+        for c, groups in zip(self.charts, per_chart, strict=True):
+            c.many.set_groups(groups)
+        return x_max, y_max
 
     def apply_palette(self, palette: QPalette) -> None:
         """Follow the window's light or dark palette."""

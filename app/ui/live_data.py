@@ -171,11 +171,13 @@ class LiveResults:
         self.series: dict[SeriesKey, Series] = {}
         self.steps: list[StepMark] = []
         self.revision = 0  # grows whenever a point is added (redraw only when it changed)
+        self.generation = 0  # grows when the series start over (a new run)
 
     def clear(self) -> None:
         self.series.clear()
         self.steps.clear()
         self.revision += 1
+        self.generation += 1
 
     @staticmethod
     def key_of(sample: object) -> SeriesKey:

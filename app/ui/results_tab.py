@@ -124,6 +124,7 @@ class ResultsTab(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setVerticalHeaderLabels([s.label for s in STATS])
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.horizontalScrollBar().valueChanged.connect(lambda _v: self._fill_table())
         self.table.setMinimumWidth(220)
         self.table.setToolTip("Iometer's statistics for the level shown. Response time is fio's total latency "
                               "(submit to completion), as Iometer measures it.")
@@ -211,7 +212,11 @@ class ResultsTab(QWidget):
         self.table.clearContents()
         self.table.setColumnCount(len(cols))
         self.table.setHorizontalHeaderLabels(cols)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for c, label in enumerate(cols):  # wide enough for the label and for 1,234,567.89
+            self.table.setColumnWidth(c, max(header.fontMetrics().horizontalAdvance(label) + 16,
+                                             header.fontMetrics().horizontalAdvance("9,999,999.99") + 12))
         self.redraw(force=True)
 
     def _kind_changed(self) -> None:
@@ -234,9 +239,15 @@ class ResultsTab(QWidget):
         return changed
 
     def _fill_table(self) -> None:
+        """Only the columns in view (a 128-worker view has 128 columns); scrolling fills the others."""
         sc = self.current_scope()
         kind = self.kind
-        for c, key in enumerate(sc.keys[:TABLE_COLUMNS_MAX]):
+        keys = sc.keys[:TABLE_COLUMNS_MAX]
+        first = max(self.table.columnAt(0), 0)
+        last = self.table.columnAt(self.table.viewport().width() - 1)
+        last = len(keys) - 1 if last < 0 else last
+        for c in range(first, min(last, len(keys) - 1) + 1):
+            key = keys[c]
             s = self.live.series.get(key)
             m = s.latest.get(kind) if s else None
             for r, stat in enumerate(STATS):
