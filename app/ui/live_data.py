@@ -34,6 +34,7 @@ class Stat:
     name: str  # Iometer's statistic name (reference/iometer.md §4.2) or ours, clearly worded
     unit: str
     get: Callable[[Metrics], float | None]
+    count: bool = False  # a whole number (shown without decimals)
 
     @property
     def label(self) -> str:
@@ -57,7 +58,7 @@ STATS = (
     Stat("Max. Write Response Time", "ms", lambda m: m.write_lat_max_ms),
     Stat("99th Percentile Response Time", "ms", lambda m: m.percentile_ms(99)),
     Stat("fio CPU Utilization (user + system)", "%", lambda m: m.usr_cpu + m.sys_cpu),
-    Stat("Total Error Count", "errors", lambda m: float(m.errors)),
+    Stat("Total Error Count", "errors", lambda m: float(m.errors), count=True),
 )
 
 

@@ -251,7 +251,8 @@ class ResultsTab(QWidget):
             s = self.live.series.get(key)
             m = s.latest.get(kind) if s else None
             for r, stat in enumerate(STATS):
-                text = format_value(stat.get(m)) if m is not None else "—"
+                value = stat.get(m) if m is not None else None
+                text = "—" if value is None else (f"{value:,.0f}" if stat.count else format_value(value))
                 it = self.table.item(r, c)
                 if it is None:
                     it = QTableWidgetItem()

@@ -51,7 +51,7 @@ def test_screenshot_after_a_short_run_shows_numbers(tmp_path: Path) -> None:
     plan = local_plan(tmp_path, workers=1)
     path = plan_file(tmp_path, plan)
     out = tmp_path / "shots"
-    done = run_cli(str(path), "--screenshot", str(out), "--run", "2", "--engine", "null",
+    done = run_cli(str(path), "--screenshot", str(out), "--run", "4", "--engine", "null",
                    settings=tmp_path / "settings")
     assert done.returncode == 0, done.stderr
     assert "fiometer: run complete" in done.stderr
@@ -60,4 +60,4 @@ def test_screenshot_after_a_short_run_shows_numbers(tmp_path: Path) -> None:
     blue = sum(1 for x in range(0, img.width(), 2) for y in range(0, img.height(), 2)
                if abs(img.pixelColor(x, y).red() - 0x4e) < 12 and abs(img.pixelColor(x, y).green() - 0x79) < 12
                and abs(img.pixelColor(x, y).blue() - 0xa7) < 12)
-    assert blue > 50
+    assert blue > 60  # an empty Results Display has about 15 such pixels
