@@ -81,8 +81,13 @@ class QtRunListener(QObject, RunListener):
         self.stepFinished.emit(outcome)
 
     def run_finished(self, status: str) -> None:
+        """Records the end; the signal is emitted by the controller once its thread has cleaned up
+        (so the GUI never waits for it)."""
         self._tee("run_finished", status)
-        self.runFinished.emit(status)
+        self.status = status
+
+    def emit_finished(self) -> None:
+        self.runFinished.emit(getattr(self, "status", "failed"))
 
 
 @dataclass
@@ -238,6 +243,7 @@ class RunController(QObject):
         finally:
             if store is not None:
                 store.close()
+            self.listener.emit_finished()
 
     def _on_step(self, index: int, _offset: float, _step: Step) -> None:
         self.progress.step = index + 1
@@ -246,7 +252,7 @@ class RunController(QObject):
     def _on_finished(self, status: str) -> None:
         self.last_status = status
         if self.thread is not None:
-            self.thread.join(timeout=5)
+            self.thread.join(timeout=1)  # it has emitted this as its last act: returns at once
         self.thread = None
         self.runner = None
         self._set_state(IDLE_STATE)
