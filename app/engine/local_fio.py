@@ -180,7 +180,9 @@ class LocalFio:
                 f.write(job_text)
         except OSError as e:
             self._cleanup_files()
-            raise TransportError(f"cannot write the fio job file in {workdir or tempfile.gettempdir()}: {e}") from e
+            raise TransportError(
+                f"cannot write the fio job file in {workdir or tempfile.gettempdir()}: {e}"
+            ) from e
         self._jobfile = Path(jobfile)
         args = [str(fio), "--output-format=json+", f"--status-interval={interval_arg}", jobfile]
         self._hold = min(0.25, status_interval / 4)
@@ -204,8 +206,12 @@ class LocalFio:
         ]
         for t in readers:
             t.start()
-        threading.Thread(target=self._wait, args=(readers,), name=f"fio-wait-{self.name}", daemon=True).start()
-        threading.Thread(target=self._watch, args=(watchdog,), name=f"fio-dog-{self.name}", daemon=True).start()
+        threading.Thread(
+            target=self._wait, args=(readers,), name=f"fio-wait-{self.name}", daemon=True
+        ).start()
+        threading.Thread(
+            target=self._watch, args=(watchdog,), name=f"fio-dog-{self.name}", daemon=True
+        ).start()
 
     def events(self) -> Iterator[Event]:
         """Blocking; ends after exactly one Finished. Meant to be iterated once."""

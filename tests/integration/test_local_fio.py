@@ -94,7 +94,9 @@ def test_whole_step_matches_fio_and_intervals_add_up():
             assert getattr(whole, f"{dd}_bps") == pytest.approx(d["bw_bytes"], rel=1e-3)
             assert getattr(whole, f"{dd}_lat_mean_ms") * 1e6 == pytest.approx(d["lat_ns"]["mean"], rel=1e-3)
         total = fio_final[name]["read"]["total_ios"] + fio_final[name]["write"]["total_ios"]
-        summed = sum(s.interval.ios for _, ss in batches for s in ss if s.level == "target" and s.key == target)
+        summed = sum(
+            s.interval.ios for _, ss in batches for s in ss if s.level == "target" and s.key == target
+        )
         assert summed == pytest.approx(total, rel=0.01)
     assert tel.hist_sources == {"lat_ns"}
 
@@ -107,7 +109,11 @@ def test_all_equals_the_sum_over_two_managers_running_at_once():
     items = list(follow_step([a, b], tel))
     finished = [i for i in items if isinstance(i, Finished)]
     assert sorted(f.manager for f in finished) == ["A", "B"] and all(f.ok for f in finished)
-    finals = {i.snapshot.manager: json.loads(i.snapshot.raw) for i in items if isinstance(i, SampleBatch) and i.snapshot.final}
+    finals = {
+        i.snapshot.manager: json.loads(i.snapshot.raw)
+        for i in items
+        if isinstance(i, SampleBatch) and i.snapshot.final
+    }
     assert set(finals) == {"A", "B"}
     res = tel.final_results()
     al = res[-1]
@@ -117,7 +123,9 @@ def test_all_equals_the_sum_over_two_managers_running_at_once():
     assert al.whole.bps == pytest.approx(sum(m.whole.bps for m in managers), rel=1e-12)
     fio_iops = sum(j[dd]["iops"] for doc in finals.values() for j in doc["jobs"] for dd in ("read", "write"))
     assert al.whole.iops == pytest.approx(fio_iops, rel=1e-3)
-    fio_ios = sum(j[dd]["total_ios"] for doc in finals.values() for j in doc["jobs"] for dd in ("read", "write"))
+    fio_ios = sum(
+        j[dd]["total_ios"] for doc in finals.values() for j in doc["jobs"] for dd in ("read", "write")
+    )
     assert al.whole.ios == fio_ios
 
 
@@ -216,7 +224,9 @@ def test_target_that_cannot_be_opened(tmp_path):
         locked.chmod(0)
         undo = ["chmod", "700", str(locked)]
     try:
-        events = run_one(f"[w]\nioengine=psync\nfilename={target}\nsize=1m\nrw=randwrite\ntime_based\nruntime=1\n")
+        events = run_one(
+            f"[w]\nioengine=psync\nfilename={target}\nsize=1m\nrw=randwrite\ntime_based\nruntime=1\n"
+        )
     finally:
         subprocess.run(undo, check=True)
     opened = [t for t in texts(events) if t.startswith(f"cannot open target {target}: ")]
