@@ -46,10 +46,13 @@ _CTRL_BREAK_EVENT = 1
 # --- small OS-specific pieces (take the OS name so both branches are tested everywhere) ----------
 def popen_options(os_name: str) -> dict[str, Any]:
     """Windows: own process group, so CTRL_BREAK_EVENT reaches fio alone. POSIX: own session, so a
-    Ctrl+C in the terminal of the CLI reaches Fiometer (which then stops fio) and not fio directly."""
+    Ctrl+C in the terminal of the CLI reaches Fiometer (which then stops fio) and not fio directly;
+    and SIGPIPE stays ignored (Python ignores it; restore_signals would reset it): if Fiometer dies,
+    fio's next report hits a closed pipe, and with SIGPIPE at its default fio's main process dies
+    at once, leaving its job processes (own sessions) running to the end of their run time."""
     if os_name == "Windows":
         return {"creationflags": _CREATE_NEW_PROCESS_GROUP}
-    return {"start_new_session": True}
+    return {"start_new_session": True, "restore_signals": False}
 
 
 def stop_signal(os_name: str) -> int:

@@ -5,6 +5,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -270,3 +271,36 @@ def test_unusable_workdir_is_a_transport_error(tmp_path):
     not_a_dir.write_text("x")
     with pytest.raises(TransportError, match="cannot write the fio job file"):
         LocalFio("m", workdir=not_a_dir).start(null_job("j", 1))
+
+
+def test_fio_outlives_a_dead_reader_and_still_ends_its_jobs():
+    """If Fiometer dies, fio must not die of SIGPIPE and orphan its job processes: it keeps
+    running (a parent-death signal or its run time then ends it, jobs included)."""
+    code = (
+        "import sys, time\n"
+        "from app.engine.local_fio import LocalFio, _children\n"
+        f"lf = LocalFio('m'); lf.start({null_job('j', 30)!r}, status_interval=0.5)\n"
+        "time.sleep(1.5)\n"
+        "print(lf.pid, *_children(lf.pid), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    repo = Path(__file__).resolve().parents[2]
+    fiometer = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=repo)
+    fio_pid, jobs = 0, []
+    try:
+        fio_pid, *jobs = map(int, fiometer.stdout.readline().split())
+        fiometer.kill()
+        fiometer.wait(5)
+        time.sleep(1.5)  # fio writes reports into the closed pipe
+        assert not gone(fio_pid), "fio died with its reader"
+        os.kill(fio_pid, signal.SIGTERM)  # what a parent-death signal would send
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not all(gone(p) for p in [fio_pid, *jobs]):
+            time.sleep(0.1)
+        assert jobs and all(gone(p) for p in [fio_pid, *jobs])
+    finally:
+        if fiometer.poll() is None:
+            fiometer.kill()
+        for pid in [fio_pid, *jobs]:
+            if pid and not gone(pid):
+                os.kill(pid, signal.SIGKILL)

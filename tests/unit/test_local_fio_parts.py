@@ -19,7 +19,7 @@ def test_windows_gets_its_own_process_group_and_ctrl_break():
 
 
 def test_posix_gets_its_own_session_and_sigint():
-    assert popen_options("Linux") == {"start_new_session": True}
+    assert popen_options("Linux") == {"start_new_session": True, "restore_signals": False}
     assert stop_signal("Linux") == signal.SIGINT
 
 
