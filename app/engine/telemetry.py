@@ -31,7 +31,19 @@ measure latency (``lat_percentiles=1``).
 Consumer API: ``follow_step(transports, telemetry)`` is one blocking iterator over all managers of
 a step, yielding ``SampleBatch`` (the snapshot and its samples), ``Message`` and ``Finished``;
 it ends after every transport's Finished. The CLI loops over it; the GUI loops in a worker thread
-and re-emits each item as a queued Qt signal.
+and re-emits each item as a queued Qt signal. Stop/abort go to the transports (thread-safe)::
+
+    tel = StepTelemetry({"m1.w1.t1": ("M1", "W1", "T1"), ...})
+    for tr, job_text in zip(transports, job_texts):
+        tr.start(job_text, status_interval=1.0)
+    for item in follow_step(transports, tel):
+        if isinstance(item, SampleBatch):
+            show(item.samples)        # final report: item.snapshot.final, raw text in .raw
+        elif isinstance(item, Message):
+            log(item.text, item.level)
+        else:                         # Finished, one per transport
+            note(item.manager, item.ok, item.reason)
+    results = tel.final_results()
 """
 
 from __future__ import annotations
