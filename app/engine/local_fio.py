@@ -39,6 +39,7 @@ from app.engine.transport import Event, Finished, Message, Snapshot, TransportEr
 
 STOPPED_RC = 128  # fio's exit code after SIGINT/SIGTERM (backend.c exit_value = 128)
 MAX_MESSAGES_PER_KIND = 20  # e.g. one "I/O error" line per failed I/O with continue_on_error
+FIRST_REPORT_GRACE = 30.0  # seconds the watchdog allows before fio's first report, at least
 _CREATE_NEW_PROCESS_GROUP = 0x00000200
 _CTRL_BREAK_EVENT = 1
 
@@ -91,6 +92,8 @@ def finish_event(
         return Finished(manager, ok=False, reason=reason, returncode=returncode)
 
     if watchdog_after is not None:
+        if not got_documents:
+            return fail(f"fio printed no report within {watchdog_after:g} s of starting and was stopped")
         return fail(f"fio stopped reporting for {watchdog_after:g} s and was stopped")
     if aborted:
         return fail("the step was aborted: fio was killed; samples so far are kept")
@@ -133,14 +136,18 @@ class LocalFio:
         fio_path: str | os.PathLike[str] | None = None,
         workdir: str | os.PathLike[str] | None = None,
         watchdog: float | None = None,
+        first_report_grace: float = FIRST_REPORT_GRACE,
     ) -> None:
         """``fio_path`` is the user's setting (None: search); ``workdir`` is fio's working
         directory and where the job file is written (None: a private temp dir, removed after);
-        ``watchdog`` in seconds (None: max(10 s, 5 x status interval); math.inf disables)."""
+        ``watchdog`` in seconds (None: max(10 s, 5 x status interval); math.inf disables); before
+        fio's first report the watchdog waits at least ``first_report_grace`` (fio reports only
+        once it has created all its jobs, which takes seconds for hundreds of jobs)."""
         self.name = name
         self._fio_path = fio_path
         self._workdir = Path(workdir) if workdir is not None else None
         self._watchdog_override = watchdog
+        self._first_report_grace = first_report_grace
         self._os = platform.system()
         self._proc: subprocess.Popen[bytes] | None = None
         self._q: queue.Queue[tuple[Any, ...]] = queue.Queue()
@@ -153,7 +160,8 @@ class LocalFio:
         self._stop_requested = False
         self._aborted = False
         self._watchdog_after: float | None = None
-        self._last_doc = 0.0
+        self._started = 0.0
+        self._last_doc: float | None = None
         self._hold = 0.25
         self._jobfile: Path | None = None
         self._tmpdir: Path | None = None
@@ -202,7 +210,7 @@ class LocalFio:
         except OSError as e:
             self._cleanup_files()
             raise TransportError(f"cannot start fio ({fio}): {e}") from e
-        self._last_doc = time.monotonic()
+        self._started = time.monotonic()
         readers = [
             threading.Thread(target=self._read_stdout, name=f"fio-out-{self.name}", daemon=True),
             threading.Thread(target=self._read_stderr, name=f"fio-err-{self.name}", daemon=True),
@@ -369,9 +377,10 @@ class LocalFio:
             if now >= next_scan:
                 self._remember_children()
                 next_scan = now + 0.5
-            silent = now - self._last_doc
-            if silent > limit:
-                self._watchdog_after = limit
+            last = self._last_doc
+            allowed = limit if last is not None else max(limit, self._first_report_grace)
+            if now - (last if last is not None else self._started) > allowed:
+                self._watchdog_after = allowed
                 self._kill_tree()
                 return
 

@@ -189,6 +189,17 @@ def test_watchdog_kills_a_fio_that_stops_reporting():
     assert children and all(gone(pid) for pid in children)
 
 
+def test_watchdog_waits_longer_for_the_first_report():
+    lf = LocalFio("m", watchdog=0.5, first_report_grace=2.0)
+    lf.start(null_job("j", 30), status_interval=1.0)
+    os.kill(lf.pid, signal.SIGSTOP)  # before its first report
+    t0 = time.monotonic()
+    events = drain(lf)
+    assert 1.8 < time.monotonic() - t0 < 8
+    assert events[-1].reason == "fio printed no report within 2 s of starting and was stopped"
+    assert not snaps(events) and gone(lf.pid)
+
+
 def test_abort_kills_fio_now():
     lf = LocalFio("m")
     lf.start(null_job("j", 30), status_interval=0.5)

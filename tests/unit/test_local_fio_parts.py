@@ -61,6 +61,13 @@ def test_watchdog_default_and_override():
         ),
         (-9, {"watchdog_after": 12.5}, False, False, "fio stopped reporting for 12.5 s and was stopped"),
         (
+            -9,
+            {"watchdog_after": 30.0, "got_documents": False},
+            False,
+            False,
+            "fio printed no report within 30 s of starting and was stopped",
+        ),
+        (
             1,
             {"first_error": "cannot open target /x: Permission denied"},
             False,
