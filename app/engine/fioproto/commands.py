@@ -207,6 +207,13 @@ def parse_gs(payload: bytes) -> dict[str, Any]:
     return out
 
 
+def parse_du(payload: bytes) -> dict[str, Any]:
+    """DU: one disk's utilisation (disk_util_stat + disk_util_agg); see :func:`.decode.du_to_json`."""
+    from .decode import decode_du
+
+    return decode_du(payload)
+
+
 _ETA = struct.Struct("<4I9Q9I4x2Q6I")  # jobs_eta, 168 bytes (+ run_str)
 
 
