@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.engine.fioproto.commands import LOG_ERR, LOG_INFO, Op, text_pdu
+from app.engine.fioproto.commands import LOG_ERR, LOG_INFO, Op, stop_pdu, text_pdu
 from app.engine.fioproto.frames import Packet
 from app.engine.fioproto.layouts import layout_for
 from app.engine.fioproto.session import RunSession
@@ -90,7 +90,7 @@ def test_late_stop_repeats_the_last_report_marked_final():
 
 
 def stop_packet(error: int, sig: int) -> Packet:
-    return Packet(97, Op.STOP, 0, error.to_bytes(4, "little") + sig.to_bytes(4, "little"))
+    return Packet(97, Op.STOP, 0, stop_pdu(error, sig))
 
 
 def test_killed_backend_has_no_final_report_and_names_the_signal():

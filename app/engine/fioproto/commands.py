@@ -152,6 +152,16 @@ def text_pdu(text: str, level: int = LOG_INFO) -> bytes:
     return _TEXT.pack(level, len(raw), 0, 0) + raw
 
 
+def stop_pdu(error: int = 0, signal: int = 0) -> bytes:
+    """STOP (server to client only; fio rejects a STOP from a client). For fake servers in tests."""
+    return struct.pack("<II", error, signal)
+
+
+def start_pdu(jobs: int, stat_outputs: int) -> bytes:
+    """START (server to client). For fake servers in tests."""
+    return struct.pack("<II", jobs, stat_outputs)
+
+
 def parse_stop(payload: bytes) -> tuple[int, int]:
     """STOP: (error, signal) of the finished run."""
     if len(payload) < 8:
