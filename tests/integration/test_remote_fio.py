@@ -189,6 +189,30 @@ def test_killing_one_server_mid_run_fails_only_that_manager(fio_server):
     assert snapshots(result["B"])[-1].final
 
 
+def test_server_frozen_mid_run_is_caught_by_the_silence_watchdog(fio_server):
+    host, port, proc = fio_server("127.0.0.2")
+    fio = RemoteFio(host, port, name="F", silence_timeout=3.0)
+    fio.start(NULL_JOB.format(runtime=20))
+    frozen: list[float] = []
+
+    def on_event(f: RemoteFio, ev: Event) -> None:
+        if isinstance(ev, Snapshot) and not frozen:
+            os.killpg(proc.pid, signal.SIGSTOP)  # the whole server tree stops answering; TCP stays up
+            frozen.append(time.monotonic())
+
+    try:
+        events = run_all([fio], on_event, timeout=20)["F"]
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGCONT)
+    fin_t, fin = events[-1]
+    assert isinstance(fin, Finished) and not fin.ok
+    assert fin.reason.startswith(f"manager F ({host}:{port}) stopped answering for ")
+    assert fin.reason.endswith("mid-step; samples so far kept")
+    assert 2.5 < fin_t - frozen[0] < 6
+    assert len(snapshots(events)) >= 1
+
+
 def test_closed_port_is_a_plain_transport_error():
     port = free_port("127.0.0.2")
     with pytest.raises(TransportError) as exc:
