@@ -371,6 +371,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="machine-readable output")
     sp.set_defaults(func=cmd_runs)
 
+    from app import cli_history
+
+    cli_history.add_parsers(sub)
+
     sp = sub.add_parser("show", help="show a stored run's results")
     sp.add_argument("run", type=int, help="run id (see `fiometer runs`)")
     sp.add_argument("--json", action="store_true", help="machine-readable output")
@@ -409,4 +413,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run app.cli's own main: helper modules (cli_history ...) raise app.cli.CliError, which a second copy
+    # of this module loaded as __main__ would not catch.
+    from app.cli import main as _main
+
+    sys.exit(_main())
