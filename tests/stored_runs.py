@@ -33,7 +33,7 @@ def metrics(s: StepSpec, seconds: float = 10.0) -> Metrics:
     low = max(1, p99_ns // 2)
     return Metrics(seconds=seconds, read_ios=ios, read_bytes=round(s.mbps * 1e6 * seconds), read_iops=s.iops,
                    read_bps=s.mbps * 1e6, read_lat_sum_ns=s.avg_ms * 1e6 * ios, read_lat_n=ios,
-                   read_lat_max_ns=s.max_ms * 1e6, read_hist={low: ios - ios // 100, p99_ns: ios // 100})
+                   read_lat_max_ns=s.max_ms * 1e6, read_hist={low: ios - 2 * (ios // 100), p99_ns: 2 * (ios // 100)})
 
 
 @dataclass
