@@ -374,6 +374,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app import cli_history
 
     cli_history.add_parsers(sub)
+    from app import cli_report
+
+    cli_report.add_parsers(sub)
 
     sp = sub.add_parser("show", help="show a stored run's results")
     sp.add_argument("run", type=int, help="run id (see `fiometer runs`)")

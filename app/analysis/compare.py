@@ -33,15 +33,15 @@ class MetricDef:
     unit: str
     higher_is_better: bool
     value: Callable[[Metrics], float | None]
-    digits: int  # decimals for display
+    short: str  # column title where space is tight
 
 
 METRICS: tuple[MetricDef, ...] = (
-    MetricDef("iops", "IOPS", "IOPS", True, lambda m: m.iops, 0),
-    MetricDef("mbps", "MB/s", "MB/s", True, lambda m: m.mbps, 2),
-    MetricDef("lat_mean_ms", "Average response time", "ms", False, lambda m: m.lat_mean_ms, 3),
-    MetricDef("lat_max_ms", "Maximum response time", "ms", False, lambda m: m.lat_max_ms, 3),
-    MetricDef("p99_ms", "99th percentile response time", "ms", False, lambda m: m.percentile_ms(99), 3),
+    MetricDef("iops", "IOPS", "IOPS", True, lambda m: m.iops, "IOPS"),
+    MetricDef("mbps", "MB/s", "MB/s", True, lambda m: m.mbps, "MB/s"),
+    MetricDef("lat_mean_ms", "Average response time", "ms", False, lambda m: m.lat_mean_ms, "Avg ms"),
+    MetricDef("lat_max_ms", "Maximum response time", "ms", False, lambda m: m.lat_max_ms, "Max ms"),
+    MetricDef("p99_ms", "99th percentile response time", "ms", False, lambda m: m.percentile_ms(99), "p99 ms"),
 )
 METRIC_BY_KEY = {m.key: m for m in METRICS}
 
@@ -288,7 +288,7 @@ def run_facts(run: Run) -> dict[str, set[str]]:
             hosts.add(m.address.rsplit(":", 1)[0])
     targets = {t.path or t.name for t in run.targets}
     times = {f"{s.run_s:g} s" + (f" + {s.ramp_s:g} s ramp-up" if s.ramp_s else "") for s in run.steps if s.results}
-    return {"measured with": tools, "hosts": hosts, "targets": targets, "run time per step": times}
+    return {"Measured with": tools, "Hosts": hosts, "Targets": targets, "Run time per step": times}
 
 
 def fact_differences(base: list[Run], cand: list[Run], facts: Callable[[Run], dict[str, set[str]]]

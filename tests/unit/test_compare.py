@@ -107,9 +107,9 @@ def test_differences_in_fio_version_host_and_targets_are_flagged(store):
     base = side(store, RunSpec(BEFORE))
     cand = side(store, RunSpec(AFTER, fio_version="3.35", hostname="lab2", target_path="/mnt/new/iobw.tst"))
     diffs = compare(base, cand).differences
-    assert diffs == ["measured with: baseline fio 3.33; candidate fio 3.35",
-                     "hosts: baseline lab1; candidate lab2",
-                     "targets: baseline /mnt/data/iobw.tst; candidate /mnt/new/iobw.tst"]
+    assert diffs == ["Measured with: baseline fio 3.33; candidate fio 3.35",
+                     "Hosts: baseline lab1; candidate lab2",
+                     "Targets: baseline /mnt/data/iobw.tst; candidate /mnt/new/iobw.tst"]
 
 
 def test_steps_without_results_are_reported_not_compared(store):

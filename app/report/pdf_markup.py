@@ -1,0 +1,128 @@
+"""The PDF's body as Qt rich text (the HTML subset QTextDocument lays out), built Qt-free from the report.
+
+pdf.py paints the cover and page furniture itself and supplies chart images by name (``chart_src``).
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from app.report.document import Report
+from app.report.tables import Table
+
+BETTER, BETTER_BG, WORSE, WORSE_BG = "#17693a", "#e3f2e7", "#a8231b", "#fae6e3"
+ACCENT, RULE, HEAD_BG, MUTED = "#1f5fa8", "#c9cfd6", "#eceff3", "#5b6673"
+
+STYLE = f"""
+body {{ font-family: 'DejaVu Sans'; font-size: 9pt; color: #1d2733; }}
+h1 {{ font-size: 16pt; font-weight: 600; color: #1d2733; margin-top: 0; margin-bottom: 6pt; }}
+h2 {{ font-size: 11pt; font-weight: 600; color: {ACCENT}; margin-top: 18pt; margin-bottom: 5pt; }}
+h3 {{ font-size: 10pt; font-weight: 600; margin-top: 12pt; margin-bottom: 4pt; }}
+p {{ margin-top: 0; margin-bottom: 5pt; }}
+p.note {{ font-size: 7.5pt; color: {MUTED}; margin-top: 2pt; margin-bottom: 2pt; }}
+td.warn {{ font-size: 8.5pt; color: #6b4210; background-color: #fdf3e6; border-left: 3px solid #d9822b; }}
+table.data {{ border-collapse: collapse; font-size: 8pt; margin-bottom: 3pt; }}
+table.data th {{ background-color: {HEAD_BG}; font-weight: 600; border-bottom: 1px solid #9aa3ad;
+                 padding: 3px 5px; text-align: left; }}
+table.data td {{ padding: 2px 5px; border-bottom: 1px solid {RULE}; }}
+table.data td.group {{ color: {ACCENT}; font-weight: 600; padding-top: 7px; border-bottom: 1px solid #9aa3ad; }}
+td.n {{ white-space: nowrap; }}
+th.n {{ white-space: nowrap; }}
+td.better, td.nbetter {{ color: {BETTER}; background-color: {BETTER_BG}; font-weight: 600; }}
+td.worse, td.nworse {{ color: {WORSE}; background-color: {WORSE_BG}; font-weight: 600; }}
+td.nbetter, td.nworse {{ white-space: nowrap; }}
+table.facts {{ font-size: 8pt; border-collapse: collapse; }}
+table.facts td {{ padding: 2px 5px; border-bottom: 1px solid {RULE}; }}
+td.key {{ color: {MUTED}; }}
+pre {{ font-family: 'DejaVu Sans Mono'; font-size: 7pt; background-color: #f3f5f7; }}
+"""
+
+
+def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = None) -> str:
+    """A table; numeric columns right-aligned, verdict cells coloured, group rows as headings."""
+    widths = widths or {}
+    out = [f'<table class="{css}" width="100%" cellspacing="0" cellpadding="0">', "<thead><tr>"]
+    for i, c in enumerate(t.columns):
+        align = "right" if c.numeric else "left"
+        w = f' width="{widths[i]}"' if i in widths else ""
+        cls = ' class="n"' if c.numeric and " " not in c.title else ""
+        out.append(f'<th align="{align}"{w}{cls}>{escape(c.title)}</th>')
+    out.append("</tr></thead>")
+    group = None
+    for row in t.rows:
+        if row.group and row.group != group:
+            group = row.group
+            out.append(f'<tr><td class="group" colspan="{len(t.columns)}">{escape(group)}</td></tr>')
+        out.append("<tr>")
+        for col, cell in zip(t.columns, row.cells, strict=True):
+            align = "right" if col.numeric else "left"
+            # one class per cell: Qt rich text applies a single class selector (n = numeric, no wrapping)
+            name = ("n" if col.numeric else "") + (cell.mark or "")
+            if not name and css == "facts" and cell is row.cells[0]:
+                name = "key"
+            cls = f' class="{name}"' if name else ""
+            out.append(f'<td align="{align}"{cls}>{escape(cell.text)}</td>')
+        out.append("</tr>")
+    out.append("</table>")
+    out += [f'<p class="note">{escape(n)}</p>' for n in t.notes]
+    return "\n".join(out)
+
+
+def callout(inner: str) -> str:
+    """A shaded note box (a one-cell table: paragraphs cannot have padding in Qt rich text)."""
+    return ('<table width="100%" cellspacing="0" cellpadding="6" style="margin-top: 4pt; margin-bottom: 8pt">'
+            f'<tr><td class="warn">{inner}</td></tr></table>')
+
+
+def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]]) -> str:
+    """``chart_src``: chart key -> (resource name, width, height) of its image in layout units."""
+    h = [f"<html><head><style>{STYLE}</style></head><body>"]
+    if report.comparisons:
+        h.append("<h1>Summary</h1>")
+        h.append(f"<p>Baseline: {escape(report.baseline.label)} \u201c{escape(report.baseline.name)}\u201d. "
+                 "Compared: " + "; ".join(f"{escape(c.candidate.label)} \u201c{escape(c.candidate.name)}\u201d"
+                                          for c in report.comparisons) + ".</p>")
+        h.append("<p>Higher IOPS and MB/s are better; lower response times are better. Changes within "
+                 "run-to-run noise are not marked.</p>")
+        for c, diffs in zip(report.comparisons, report.differences, strict=True):
+            if diffs:
+                h.append(callout(f"<b>{escape(c.candidate.label)} and the baseline differ in more than the change "
+                                 "under test:</b><br>" + "<br>".join("\u2022 " + escape(d) for d in diffs)))
+        if report.glance:
+            h.append(table_markup(report.glance))
+        for t in report.comparison_tables:
+            h.append(f"<h2>{escape(t.title)}</h2>")
+            h.append(table_markup(t, widths={0: "34%"}))
+        for t in report.unmatched_tables:
+            h.append(f"<h2>{escape(t.title)}</h2>")
+            h.append(table_markup(t))
+    if report.notes:
+        h.append(callout("<br>".join(escape(n) for n in report.notes)))
+    if report.charts:
+        h.append('<h1 style="page-break-before: always">Charts</h1>')
+        for ch in report.charts:
+            name, w, ht = chart_src[ch.key]
+            h.append(f'<p><img src="{name}" width="{w}" height="{ht}"></p>')
+    h.append('<h1 style="page-break-before: always">Results per run</h1>')
+    for s in report.runs:
+        h.append(f"<h2>{escape(s.summary.title)}</h2>")
+        h.append(table_markup(s.summary))
+    h.append('<h1 style="page-break-before: always">Appendix: methodology</h1>')
+    h.append("<p>Every number in this report comes from Fiometer's results database. Fiometer reproduces "
+             "Iometer's access specifications on fio: one fio job per worker and target, Iometer's outstanding "
+             "I/Os as fio's iodepth per target. Response time is fio's total latency (submit to completion, "
+             "lat_ns), as Iometer measures it; MB/s is decimal (10<sup>6</sup> bytes per second); the 99th "
+             "percentile comes from merged latency histograms. The exact fio job files of every step follow, "
+             "so each test can be run again.</p>")
+    for s in report.runs:
+        h.append(f"<h2>{escape(s.facts.title)}</h2>")
+        h.append(table_markup(s.facts, "facts", widths={0: "24%"}))
+        if s.job_files:
+            h.append(f"<h3>fio job files ({len(s.job_files)})</h3>")
+            for j in s.job_files:
+                h.append(f'<p class="note"><b>{escape(j.title)}</b></p><pre>{escape(j.text)}</pre>')
+        else:
+            h.append('<p class="note">No fio job files: these results were imported, not measured by '
+                     "Fiometer.</p>")
+    h.append("</body></html>")
+    return "\n".join(h)
