@@ -62,7 +62,8 @@ def record(store: Store, spec: RunSpec) -> int:
         step_id = rec.begin_step(run_id, i, spec_name=s.spec, spec_text="8192,100,70,100,0,1,0,0",
                                  queue_depth=s.qd, active_workers=[["M1", f"w{w + 1}"] for w in range(s.workers)],
                                  active_targets=[["M1", f"w1.t{t + 1}"] for t in range(s.targets)], run_s=10)
-        rec.set_step_output(step_id, "M1", job_text=f"[global]\nruntime=10\n[M1.w1.t1]\niodepth={s.qd}\n")
+        rec.set_step_output(step_id, "M1", job_text=f"[global]\nioengine=libaio\ndirect=1\nruntime=10\n"
+                                                   f"[m1.w1.t1]\nfilename={spec.target_path}\niodepth={s.qd}\n")
         m = metrics(s)
         rec.add_step_results(step_id, [ResultRow("M1", "target", "w1.t1", m), ResultRow("M1", "worker", "w1", m),
                                        ResultRow("M1", "manager", "M1", m), ResultRow(None, "all", "ALL", m)])

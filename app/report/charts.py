@@ -153,7 +153,7 @@ def layout(chart: BarChart, width: float = 640.0) -> Drawing:
             by = gy + si * (bar_h + bar_gap)
             v = s.values[ci] if ci < len(s.values) else None
             if v is None:
-                d.items.append(Text(x0 + 4, by + bar_h - 2.5, "no value", value_size, "#888888"))
+                d.items.append(Text(x0 + 4, by + bar_h - 2.5, "not compared", value_size, "#888888"))
                 continue
             w = max(0.0, v * scale)
             d.items.append(Rect(x0, by, w, bar_h, s.color))

@@ -29,7 +29,6 @@ from app.report.pdf_markup import ACCENT, MUTED, body_markup
 DPI = 300
 MARGIN_MM = (20.0, 18.0, 20.0, 18.0)  # left, top, right, bottom
 FAMILY = "DejaVu Sans"
-CHART_SCALE = 2.0  # chart image pixels per layout pixel (charts are 300 dpi like the page)
 _app: QGuiApplication | None = None
 
 
@@ -43,8 +42,15 @@ def ensure_gui() -> None:
     _app = QGuiApplication(["fiometer"])
 
 
-def font(pt: float, bold: bool = False, family: str = FAMILY) -> QFont:
+def plain_font(family: str = FAMILY) -> QFont:
+    """No ligatures: DejaVu joins "fi", and "fio" would be copied (and searched) as "\ufb01o"."""
     f = QFont(family)
+    f.setFeature(QFont.Tag("liga"), 0)
+    return f
+
+
+def font(pt: float, bold: bool = False, family: str = FAMILY) -> QFont:
+    f = plain_font(family)
     f.setPointSizeF(pt)
     f.setBold(bold)
     return f
@@ -64,7 +70,7 @@ def paint_drawing(p: QPainter, d: Drawing, x: float, y: float, scale: float) -> 
             p.drawLine(QPointF(it.x1, it.y1), QPointF(it.x2, it.y2))
     for it in d.items:
         if isinstance(it, Text):
-            f = QFont(FAMILY)
+            f = plain_font()
             f.setPixelSize(max(1, round(it.size * 10)))  # lay text out at 10x and scale down: exact metrics
             f.setBold(it.bold)
             p.save()
@@ -79,16 +85,27 @@ def paint_drawing(p: QPainter, d: Drawing, x: float, y: float, scale: float) -> 
     p.restore()
 
 
-def chart_image(d: Drawing, width_px: int) -> QImage:
-    scale = width_px / d.width
-    img = QImage(width_px, int(d.height * scale) + 1, QImage.Format.Format_ARGB32)
-    img.setDotsPerMeterX(int(DPI / 0.0254))
-    img.setDotsPerMeterY(int(DPI / 0.0254))
-    img.fill(QColor("white"))
-    p = QPainter(img)
-    paint_drawing(p, d, 0, 0, scale)
-    p.end()
-    return img
+def chart_positions(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[Drawing, float, float, float]]:
+    """Where the document laid out each chart's placeholder image: (drawing, x, y, width) in document units."""
+    out = []
+    lay = doc.documentLayout()
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            frag = it.fragment()
+            fmt = frag.charFormat()
+            if fmt.isImageFormat() and fmt.toImageFormat().name() in drawings:
+                img = fmt.toImageFormat()
+                rect = lay.blockBoundingRect(block)
+                line = block.layout().lineForTextPosition(frag.position() - block.position())
+                w = img.width() * DPI / 96
+                h = img.height() * DPI / 96
+                top = rect.top() + line.y() + line.ascent() - h
+                out.append((drawings[img.name()], rect.left() + line.x(), top, w))
+            it += 1
+        block = block.next()
+    return out
 
 
 class _Pages:
@@ -166,16 +183,22 @@ def write_pdf(report: Report, path: str) -> None:
     doc.setDefaultFont(font(9))
     doc.setDocumentMargin(0)
     doc.setPageSize(QSizeF(body.width(), body.height()))
+    # Charts are painted as vectors (crisp, and their text is real text): the document holds a blank image of
+    # the chart's size in its place, and each chart is painted where that image was laid out.
     chart_src = {}
+    drawings = {}
     width_pt = body.width() / pages.px_per_pt  # charts are laid out in points across the text width
+    blank = QImage(1, 1, QImage.Format.Format_RGB32)
+    blank.fill(QColor("white"))
     for ch in report.charts:
         d = layout(ch, width_pt)
-        img = chart_image(d, int(body.width()))
         name = f"{ch.key}.png"
-        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), img)
+        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), blank)
         css_px = body.width() * 96 / DPI  # <img> sizes are CSS pixels (1/96 in)
         chart_src[ch.key] = (name, int(css_px), int(css_px * d.height / d.width))
+        drawings[name] = d
     doc.setHtml(body_markup(report, chart_src))
+    placed = chart_positions(doc, drawings)
     total = 1 + doc.pageCount()
 
     p = QPainter(writer)
@@ -185,8 +208,13 @@ def write_pdf(report: Report, path: str) -> None:
             writer.newPage()
             p.save()
             p.translate(0, -i * body.height())
-            doc.drawContents(p, QRectF(0, i * body.height(), body.width(), body.height()))
+            # a hair inside the page: a line laid out to start exactly at the next page's top must not be drawn
+            # (clipped, invisible, yet extracted as text) at the bottom of this one
+            doc.drawContents(p, QRectF(0, i * body.height() + 0.5, body.width(), body.height() - 1.5))
             p.restore()
+            for d, x, y, w in placed:
+                if i * body.height() <= y < (i + 1) * body.height():
+                    paint_drawing(p, d, x, y - i * body.height(), w / d.width)
             pages.furniture(p, i + 2, total)
     finally:
         p.end()
