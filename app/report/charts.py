@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from html import escape
 
-from app.analysis.compare import METRICS, Comparison, MetricDef, StepValues
+from app.analysis.compare import METRICS, Comparison, MetricDef, Side, StepValues
 from app.report.tables import digits_for, fmt
 
 BASELINE_COLOR = "#98a4b3"
@@ -124,9 +124,12 @@ def layout(chart: BarChart, width: float = 640.0) -> Drawing:
     y += 16
     lx = 0.0
     for s in chart.series:
+        item_w = 13 + text_width(s.label, label_size) + 14
+        if lx and lx + item_w > width:
+            lx, y = 0.0, y + 14
         d.items.append(Rect(lx, y - 8, 9, 9, s.color))
         d.items.append(Text(lx + 13, y, s.label, label_size, "#333333"))
-        lx += 13 + text_width(s.label, label_size) + 14
+        lx += item_w
     y += 12
     plot_top = y
     group_h = n * bar_h + (n - 1) * bar_gap
@@ -181,6 +184,13 @@ def to_svg(drawing: Drawing, title: str = "") -> str:
     return "\n".join(out)
 
 
+def side_label(side: Side) -> str:
+    """Legend text: the run's name where it has one, e.g. "Run 2: VMware template, QD 16"."""
+    if len(side.runs) == 1 and side.runs[0].name:
+        return f"Run {side.runs[0].id}: {side.runs[0].name}"
+    return side.label
+
+
 def chart_title(d: MetricDef) -> str:
     return d.label if d.unit in (d.label, "IOPS") else f"{d.label} ({d.unit})"
 
@@ -198,9 +208,9 @@ def comparison_charts(comparisons: list[Comparison]) -> list[BarChart]:
     charts = []
     for d in METRICS:
         matched = [{id(r.baseline): r.changes[d.key].candidate for r in c.rows} for c in comparisons]
-        series = [Series(f"Baseline: {base.label.lower()}", [s.values[d.key] for s in steps], BASELINE_COLOR)]
+        series = [Series(side_label(base) + " (baseline)", [s.values[d.key] for s in steps], BASELINE_COLOR)]
         for i, (c, m) in enumerate(zip(comparisons, matched, strict=True)):
-            series.append(Series(c.candidate.label, [m.get(id(s)) for s in steps],
+            series.append(Series(side_label(c.candidate), [m.get(id(s)) for s in steps],
                                  CANDIDATE_COLORS[i % len(CANDIDATE_COLORS)]))
         if all(v is None for s in series for v in s.values):
             continue

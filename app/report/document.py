@@ -8,7 +8,7 @@ from datetime import date
 from app.analysis.compare import DEFAULT_THRESHOLD_PCT, Comparison, Side, compare
 from app.analysis.iometer_import import is_iometer_run
 from app.analysis.run_groups import load_side
-from app.report.charts import BarChart, comparison_charts, run_charts
+from app.report.charts import BarChart, comparison_charts, run_charts, side_label
 from app.report.facts import JobFile, facts_table, job_files
 from app.report.tables import Table, at_a_glance_table, comparison_table, summary_table, unmatched_table
 from app.store.database import Store
@@ -77,7 +77,7 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
                 runs.append(RunSection(r, summary_table(r, p99=not is_iometer_run(r)), facts_table(r), job_files(r)))
     unmatched = [t for i, c in enumerate(comparisons, 1) if (t := unmatched_table(c, i)) is not None]
     charts = comparison_charts(comparisons) if comparisons and any(c.rows for c in comparisons) else \
-        run_charts(baseline.steps, baseline.label)
+        run_charts(baseline.steps, side_label(baseline))
     notes = [m for s in sides for m in s.missing]
     return Report(meta, baseline, comparisons, at_a_glance_table(comparisons) if comparisons else None,
                   [comparison_table(c, i) for i, c in enumerate(comparisons, 1)], unmatched,

@@ -86,20 +86,25 @@ def render_html(report: Report) -> str:
     for k, v in (("Client", m.client), ("Prepared by", m.author), ("Date", m.date)):
         if v:
             h.append(f"<dt>{k}</dt><dd>{escape(v)}</dd>")
-    runs = ", ".join(escape(s.run.name or f"run {s.run.id}") + f" (run {s.run.id})" for s in report.runs)
+    runs = "; ".join(f"Run {s.run.id}" + (f" \u201c{escape(s.run.name)}\u201d" if s.run.name else "")
+                     for s in report.runs)
     h.append(f"<dt>Runs</dt><dd>{runs}</dd></dl></header>")
 
     if report.comparisons:
         h.append("<h2>Summary</h2>")
-        h.append(f'<p class="note">Baseline: {escape(report.baseline.label)} \u201c{escape(report.baseline.name)}'
-                 "\u201d. Higher IOPS and MB/s are better; lower response times are better. Changes within "
-                 "run-to-run noise are not marked.</p>")
+        compared = "; ".join(f"{escape(c.candidate.label)} \u201c{escape(c.candidate.name)}\u201d"
+                             for c in report.comparisons)
+        h.append(f"<p>Baseline: {escape(report.baseline.label)} \u201c{escape(report.baseline.name)}\u201d. "
+                 f"Compared: {compared}.</p>")
+        h.append('<p class="note">Higher IOPS and MB/s are better; lower response times are better. Changes '
+                 "within run-to-run noise are not marked.</p>")
         for c, diffs in zip(report.comparisons, report.differences, strict=True):
             if diffs:
                 h.append(f'<div class="callout"><strong>{escape(c.candidate.label)} and the baseline differ in '
                          "more than the change under test:</strong><ul>"
                          + "".join(f"<li>{escape(d)}</li>" for d in diffs) + "</ul></div>")
         if report.glance:
+            h.append(f"<h3>{escape(report.glance.title)}</h3>")
             h.append(table_html(report.glance))
         h.append("<h2>Before / after</h2>")
         for t in report.comparison_tables:
@@ -114,7 +119,7 @@ def render_html(report: Report) -> str:
     if report.charts:
         h.append("<h2>Charts</h2>")
         for ch in report.charts:
-            h.append(f'<figure id="{ch.key}">{to_svg(layout(ch, 900), ch.title)}</figure>')
+            h.append(f'<figure id="{ch.key}">{to_svg(layout(ch, 760), ch.title)}</figure>')
     h.append("<h2>Results per run</h2>")
     for s in report.runs:
         h.append(f"<h3>{escape(s.summary.title)}</h3>")

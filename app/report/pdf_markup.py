@@ -13,15 +13,16 @@ from app.report.tables import Table
 BETTER, BETTER_BG, WORSE, WORSE_BG = "#17693a", "#e3f2e7", "#a8231b", "#fae6e3"
 ACCENT, RULE, HEAD_BG, MUTED = "#1f5fa8", "#c9cfd6", "#eceff3", "#5b6673"
 
+# Qt rich text takes margins in CSS pixels (1/96 in; "pt" margins are ignored), font sizes in points.
 STYLE = f"""
 body {{ font-family: 'DejaVu Sans'; font-size: 9pt; color: #1d2733; }}
-h1 {{ font-size: 16pt; font-weight: 600; color: #1d2733; margin-top: 0; margin-bottom: 6pt; }}
-h2 {{ font-size: 11pt; font-weight: 600; color: {ACCENT}; margin-top: 18pt; margin-bottom: 5pt; }}
-h3 {{ font-size: 10pt; font-weight: 600; margin-top: 12pt; margin-bottom: 4pt; }}
-p {{ margin-top: 0; margin-bottom: 5pt; }}
-p.note {{ font-size: 7.5pt; color: {MUTED}; margin-top: 2pt; margin-bottom: 2pt; }}
+h1 {{ font-size: 16pt; font-weight: 600; color: #1d2733; margin-top: 0; margin-bottom: 8px; }}
+h2 {{ font-size: 11pt; font-weight: 600; color: {ACCENT}; margin-top: 24px; margin-bottom: 7px; }}
+h3 {{ font-size: 10pt; font-weight: 600; margin-top: 16px; margin-bottom: 5px; }}
+p {{ margin-top: 0; margin-bottom: 7px; }}
+p.note {{ font-size: 7.5pt; color: {MUTED}; margin-top: 3px; margin-bottom: 3px; }}
 td.warn {{ font-size: 8.5pt; color: #6b4210; background-color: #fdf3e6; border-left: 3px solid #d9822b; }}
-table.data {{ border-collapse: collapse; font-size: 8pt; margin-bottom: 3pt; }}
+table.data {{ border-collapse: collapse; font-size: 8pt; margin-bottom: 4px; }}
 table.data th {{ background-color: {HEAD_BG}; font-weight: 600; border-bottom: 1px solid #9aa3ad;
                  padding: 3px 5px; text-align: left; }}
 table.data td {{ padding: 2px 5px; border-bottom: 1px solid {RULE}; }}
@@ -34,19 +35,27 @@ td.nbetter, td.nworse {{ white-space: nowrap; }}
 table.facts {{ font-size: 8pt; border-collapse: collapse; }}
 table.facts td {{ padding: 2px 5px; border-bottom: 1px solid {RULE}; }}
 td.key {{ color: {MUTED}; }}
-pre {{ font-family: 'DejaVu Sans Mono'; font-size: 7pt; background-color: #f3f5f7; }}
+pre {{ font-family: 'DejaVu Sans Mono'; font-size: 7pt; margin-top: 0; margin-bottom: 0; }}
+td.code {{ background-color: #f3f5f7; border-left: 2px solid {RULE}; }}
 """
 
 
+NOWRAP_TEXT = 36  # text columns whose cells are all this short are kept on one line
+
+
 def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = None) -> str:
-    """A table; numeric columns right-aligned, verdict cells coloured, group rows as headings."""
+    """A table; numeric columns right-aligned, verdict cells coloured, group rows as headings. Numbers never
+    wrap; short text columns do not either (Qt narrows wrapping columns first)."""
     widths = widths or {}
+    short = {i for i, c in enumerate(t.columns) if not c.numeric and css == "data"
+             and all(len(r.cells[i].text) <= NOWRAP_TEXT for r in t.rows)}
     out = [f'<table class="{css}" width="100%" cellspacing="0" cellpadding="0">', "<thead><tr>"]
-    for i, c in enumerate(t.columns):
+    for i, c in enumerate(t.columns if css == "data" else []):  # key/value facts need no header
         align = "right" if c.numeric else "left"
         w = f' width="{widths[i]}"' if i in widths else ""
         cls = ' class="n"' if c.numeric and " " not in c.title else ""
-        out.append(f'<th align="{align}"{w}{cls}>{escape(c.title)}</th>')
+        title = escape(c.title).replace(" (", "<br>(") if c.numeric else escape(c.title)
+        out.append(f'<th align="{align}"{w}{cls}>{title}</th>')
     out.append("</tr></thead>")
     group = None
     for row in t.rows:
@@ -54,10 +63,10 @@ def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = No
             group = row.group
             out.append(f'<tr><td class="group" colspan="{len(t.columns)}">{escape(group)}</td></tr>')
         out.append("<tr>")
-        for col, cell in zip(t.columns, row.cells, strict=True):
+        for i, (col, cell) in enumerate(zip(t.columns, row.cells, strict=True)):
             align = "right" if col.numeric else "left"
             # one class per cell: Qt rich text applies a single class selector (n = numeric, no wrapping)
-            name = ("n" if col.numeric else "") + (cell.mark or "")
+            name = ("n" if col.numeric or i in short else "") + (cell.mark or "")
             if not name and css == "facts" and cell is row.cells[0]:
                 name = "key"
             cls = f' class="{name}"' if name else ""
@@ -70,7 +79,7 @@ def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = No
 
 def callout(inner: str) -> str:
     """A shaded note box (a one-cell table: paragraphs cannot have padding in Qt rich text)."""
-    return ('<table width="100%" cellspacing="0" cellpadding="6" style="margin-top: 4pt; margin-bottom: 8pt">'
+    return ('<table width="100%" cellspacing="0" cellpadding="6" style="margin-top: 5px; margin-bottom: 11px">'
             f'<tr><td class="warn">{inner}</td></tr></table>')
 
 
@@ -89,10 +98,11 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]]) -> s
                 h.append(callout(f"<b>{escape(c.candidate.label)} and the baseline differ in more than the change "
                                  "under test:</b><br>" + "<br>".join("\u2022 " + escape(d) for d in diffs)))
         if report.glance:
+            h.append(f"<h3>{escape(report.glance.title)}</h3>")
             h.append(table_markup(report.glance))
         for t in report.comparison_tables:
             h.append(f"<h2>{escape(t.title)}</h2>")
-            h.append(table_markup(t, widths={0: "34%"}))
+            h.append(table_markup(t))
         for t in report.unmatched_tables:
             h.append(f"<h2>{escape(t.title)}</h2>")
             h.append(table_markup(t))
@@ -120,7 +130,9 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]]) -> s
         if s.job_files:
             h.append(f"<h3>fio job files ({len(s.job_files)})</h3>")
             for j in s.job_files:
-                h.append(f'<p class="note"><b>{escape(j.title)}</b></p><pre>{escape(j.text)}</pre>')
+                h.append(f'<p class="note"><b>{escape(j.title)}</b></p>'
+                         '<table width="100%" cellspacing="0" cellpadding="5" style="margin-bottom: 6px"><tr>'
+                         f'<td class="code"><pre>{escape(j.text)}</pre></td></tr></table>')
         else:
             h.append('<p class="note">No fio job files: these results were imported, not measured by '
                      "Fiometer.</p>")

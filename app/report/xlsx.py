@@ -261,7 +261,7 @@ def drawing_xml(charts: list[_Chart]) -> str:
         height = max(16, ch.rows * len(ch.chart.series) + 8)
         anchors.append(
             f'<xdr:twoCellAnchor editAs="oneCell"><xdr:from><xdr:col>{ch.col}</xdr:col><xdr:colOff>0</xdr:colOff>'
-            f'<xdr:row>{ch.top}</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from><xdr:to><xdr:col>{ch.col + 9}</xdr:col>'
+            f'<xdr:row>{ch.top}</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from><xdr:to><xdr:col>{ch.col + 12}</xdr:col>'
             f'<xdr:colOff>0</xdr:colOff><xdr:row>{ch.top + height}</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:to>'
             f'<xdr:graphicFrame macro=""><xdr:nvGraphicFramePr><xdr:cNvPr id="{i + 2}" name="Chart {i + 1}"/>'
             '<xdr:cNvGraphicFramePr/></xdr:nvGraphicFramePr><xdr:xfrm><a:off x="0" y="0"/><a:ext cx="0" cy="0"/>'
