@@ -278,7 +278,7 @@ def import_series(store: Store, series: ResultsSeries, source: str, tags: Iterab
             queue_depth=qd if qd > 0 else None,
             active_workers=sorted({(r.manager, r.key) for r in rows if r.level == "worker"}),
             active_targets=sorted({(r.manager, r.key) for r in rows if r.level == "target"}),
-            ramp_s=0.0, run_s=round(rows[0].metrics.seconds, 3),
+            ramp_s=0.0, run_s=float(round(rows[0].metrics.seconds)),  # the set run time; measured adds ms
             started=previous_end.astimezone() if previous_end else None)
         rec.add_step_results(step_id, rows)
         rec.end_step(step_id, "complete", ended=test.ended.astimezone() if test.ended else None)

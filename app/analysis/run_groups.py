@@ -2,12 +2,15 @@
 
 Repeats of a run are other complete runs of the same plan (same plan hash) carrying exactly the same tags
 (any case), e.g. three runs tagged "before": their spread is the run-to-run noise. Untagged runs are never
-taken as repeats, so tagging is how a user says "these are the same measurement".
+taken as repeats, so tagging is how a user says "these are the same measurement". The tag every imported
+Iometer run gets automatically does not count: a results file often holds the same test under different
+conditions.
 """
 
 from __future__ import annotations
 
 from app.analysis.compare import Side, build_side
+from app.analysis.iometer_import import IMPORT_TAG
 from app.store.database import Store
 from app.store.queries import get_run, list_runs
 from app.store.records import Run, RunSummary
@@ -16,7 +19,7 @@ MAX_REPEATS = 20  # the newest ones; enough for a spread
 
 
 def _tagset(r: RunSummary) -> frozenset[str]:
-    return frozenset(t.casefold() for t in r.tags)
+    return frozenset(t.casefold() for t in r.tags) - {IMPORT_TAG}
 
 
 def find_repeats(store: Store, run: Run, exclude: set[int] = frozenset()) -> list[Run]:

@@ -57,6 +57,8 @@ def _attr(v) -> str:
 
 
 def table_html(t: Table, css_class: str = "data") -> str:
+    if not t.rows:  # say why instead of an empty table
+        return '<ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in t.notes) + "</ul>"
     out = [f'<table class="{css_class}" id="{escape(t.key)}">', "<thead><tr>"]
     out += [f'<th{" class=num" if c.numeric else ""}>{escape(c.title)}</th>' for c in t.columns]
     out.append("</tr></thead><tbody>")

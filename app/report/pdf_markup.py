@@ -46,6 +46,8 @@ NOWRAP_TEXT = 36  # text columns whose cells are all this short are kept on one 
 def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = None) -> str:
     """A table; numeric columns right-aligned, verdict cells coloured, group rows as headings. Numbers never
     wrap; short text columns do not either (Qt narrows wrapping columns first)."""
+    if not t.rows:  # say why instead of an empty table
+        return "\n".join(f'<p class="note">{escape(n)}</p>' for n in t.notes)
     widths = widths or {}
     short = {i for i, c in enumerate(t.columns) if not c.numeric and css == "data"
              and all(len(r.cells[i].text) <= NOWRAP_TEXT for r in t.rows)}
@@ -75,6 +77,11 @@ def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = No
     out.append("</table>")
     out += [f'<p class="note">{escape(n)}</p>' for n in t.notes]
     return "\n".join(out)
+
+
+def _new_page(parts: list[str]) -> str:
+    """A section starts on a new page unless it is the first thing in the body (no blank first page)."""
+    return ' style="page-break-before: always"' if len(parts) > 1 else ""
 
 
 def callout(inner: str) -> str:
@@ -109,11 +116,11 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]]) -> s
     if report.notes:
         h.append(callout("<br>".join(escape(n) for n in report.notes)))
     if report.charts:
-        h.append('<h1 style="page-break-before: always">Charts</h1>')
+        h.append(f"<h1{_new_page(h)}>Charts</h1>")
         for ch in report.charts:
             name, w, ht = chart_src[ch.key]
             h.append(f'<p><img src="{name}" width="{w}" height="{ht}"></p>')
-    h.append('<h1 style="page-break-before: always">Results per run</h1>')
+    h.append(f"<h1{_new_page(h)}>Results per run</h1>")
     for s in report.runs:
         h.append(f"<h2>{escape(s.summary.title)}</h2>")
         h.append(table_markup(s.summary))

@@ -135,6 +135,11 @@ def summary_table(run: Run, p99: bool = True) -> Table:
     return Table(f"summary-{run.id}", f"{run_label(run)} \u2014 results per step", cols, rows, notes)
 
 
+def _ids(runs: list[Run]) -> str:
+    ids = [str(r.id) for r in runs]
+    return f"{len(ids)} runs (" + (", ".join(ids) if len(ids) <= 6 else ", ".join(ids[:5]) + ", \u2026") + ")"
+
+
 def _qd(q: int | None) -> str:
     return "\u2013" if q is None else str(q)
 
@@ -177,14 +182,16 @@ def comparison_table(c: Comparison, number: int) -> Table:
             cells.append(Cell(verdict, verdict, mark))
             rows.append(Row(cells, metric_heading(d)))
     notes = []
-    if not show_noise:
+    if not c.rows:
+        notes.append("No steps in common: nothing to compare (see \u201cNot compared\u201d). Steps are matched by "
+                     "access specification" + (" name." if c.match == "spec" else ", queue depth and target set."))
+    elif not show_noise:
         notes.append(f"Changes within \u00b1{c.threshold_pct:g} % are treated as run-to-run noise and not marked.")
     else:
-        reps = ", ".join(f"{s.label.lower()}: {len(s.repeats)} runs ({', '.join(str(r.id) for r in s.repeats)})"
-                         for s in (c.baseline, c.candidate) if s.repeats)
+        reps = ", ".join(f"{s.label.lower()}: {_ids(s.repeats)}" for s in (c.baseline, c.candidate) if s.repeats)
         notes.append(f"Noise threshold per row: twice the larger coefficient of variation of repeated runs "
                      f"({reps}); where a side has no repeats, \u00b1{c.threshold_pct:g} %.")
-    if c.match == "spec":
+    if c.match == "spec" and show_qd:
         notes.append("Steps are paired by access specification only; QD shows where the queue depth differs.")
     title = f"{run_label(c.candidate.runs[0]) if len(c.candidate.runs) == 1 else c.candidate.label} " \
             f"vs baseline {run_label(c.baseline.runs[0]) if len(c.baseline.runs) == 1 else c.baseline.label}"

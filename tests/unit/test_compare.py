@@ -139,5 +139,10 @@ def test_iometer_runs_have_no_p99(store, tmp_path):
     c = compare(load_side(store, [imported[0].run_id]), load_side(store, [imported[1].run_id]))
     (row,) = c.rows
     assert row.changes["p99_ms"].verdict == "n/a" and row.changes["iops"].baseline == pytest.approx(30171.173034)
-    # all 59 are tagged "iometer" with the same plan when the description is the same: the rest are repeats
-    assert row.changes["iops"].from_repeats
+    # 13 series share the description "512B Random Read" (so the plan) and the automatic tag: not repeats
+    assert not row.changes["iops"].from_repeats and c.baseline.repeats == []
+    from app.store.queries import tag_run
+
+    for r in imported[:3]:
+        tag_run(store, r.run_id, add=["baseline-week"])
+    assert [r.id for r in load_side(store, [imported[0].run_id]).repeats] == [1, 3, 2]
