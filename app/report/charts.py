@@ -199,6 +199,21 @@ def _category(s: StepValues, repeated: bool) -> str:
     return s.key.spec + (f" (QD {s.key.queue_depth})" if repeated and s.key.queue_depth is not None else "")
 
 
+MAX_BARS_HEIGHT = 520.0  # points of bars per chart: a chart must fit on a page (a PDF image cannot split)
+
+
+def split(chart: BarChart) -> list[BarChart]:
+    """A chart with too many access specifications for one page as several charts, titled 1/n, 2/n ..."""
+    n = len(chart.series)
+    per = max(1, int(MAX_BARS_HEIGHT // (n * 11 + (n - 1) * 2 + 12)))
+    if len(chart.categories) <= per:
+        return [chart]
+    parts = range(0, len(chart.categories), per)
+    return [BarChart(f"{chart.key}-{i + 1}", f"{chart.title} ({i + 1}/{len(parts)})", chart.metric,
+                     chart.categories[k:k + per], [Series(s.label, s.values[k:k + per], s.color) for s in chart.series])
+            for i, k in enumerate(parts)]
+
+
 def comparison_charts(comparisons: list[Comparison]) -> list[BarChart]:
     """Per metric: a bar per access specification for the baseline and each candidate (matched steps)."""
     base = comparisons[0].baseline
@@ -214,7 +229,7 @@ def comparison_charts(comparisons: list[Comparison]) -> list[BarChart]:
                                  CANDIDATE_COLORS[i % len(CANDIDATE_COLORS)]))
         if all(v is None for s in series for v in s.values):
             continue
-        charts.append(BarChart(f"chart-{d.key}", chart_title(d), d, cats, series))
+        charts += split(BarChart(f"chart-{d.key}", chart_title(d), d, cats, series))
     return charts
 
 
@@ -227,6 +242,5 @@ def run_charts(side_steps: list[StepValues], label: str) -> list[BarChart]:
         values = [s.values[d.key] for s in side_steps]
         if all(v is None for v in values):
             continue
-        charts.append(BarChart(f"chart-{d.key}", chart_title(d), d, cats,
-                               [Series(label, values, CANDIDATE_COLORS[0])]))
+        charts += split(BarChart(f"chart-{d.key}", chart_title(d), d, cats, [Series(label, values, CANDIDATE_COLORS[0])]))
     return charts

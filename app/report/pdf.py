@@ -29,6 +29,7 @@ from app.report.pdf_markup import ACCENT, MUTED, body_markup
 DPI = 300
 MARGIN_MM = (20.0, 18.0, 20.0, 18.0)  # left, top, right, bottom
 FAMILY = "DejaVu Sans"
+FALLBACKS = ("Segoe UI", "Arial", "Helvetica")  # where DejaVu is not installed (Windows)
 _app: QGuiApplication | None = None
 
 
@@ -45,6 +46,7 @@ def ensure_gui() -> None:
 def plain_font(family: str = FAMILY) -> QFont:
     """No ligatures: DejaVu joins "fi", and "fio" would be copied (and searched) as "\ufb01o"."""
     f = QFont(family)
+    f.setFamilies([family, *FALLBACKS])
     f.setFeature(QFont.Tag("liga"), 0)
     return f
 

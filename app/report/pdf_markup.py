@@ -15,7 +15,7 @@ ACCENT, RULE, HEAD_BG, MUTED = "#1f5fa8", "#c9cfd6", "#eceff3", "#5b6673"
 
 # Qt rich text takes margins in CSS pixels (1/96 in; "pt" margins are ignored), font sizes in points.
 STYLE = f"""
-body {{ font-family: 'DejaVu Sans'; font-size: 9pt; color: #1d2733; }}
+body {{ font-family: 'DejaVu Sans', 'Segoe UI', Arial, sans-serif; font-size: 9pt; color: #1d2733; }}
 h1 {{ font-size: 16pt; font-weight: 600; color: #1d2733; margin-top: 0; margin-bottom: 8px; }}
 h2 {{ font-size: 11pt; font-weight: 600; color: {ACCENT}; margin-top: 24px; margin-bottom: 7px; }}
 h3 {{ font-size: 10pt; font-weight: 600; margin-top: 16px; margin-bottom: 5px; }}
@@ -35,7 +35,7 @@ td.nbetter, td.nworse {{ white-space: nowrap; }}
 table.facts {{ font-size: 8pt; border-collapse: collapse; }}
 table.facts td {{ padding: 2px 5px; border-bottom: 1px solid {RULE}; }}
 td.key {{ color: {MUTED}; }}
-pre {{ font-family: 'DejaVu Sans Mono'; font-size: 7pt; margin-top: 0; margin-bottom: 0; }}
+pre {{ font-family: 'DejaVu Sans Mono', Consolas, 'Courier New', monospace; font-size: 7pt; margin-top: 0; margin-bottom: 0; }}
 td.code {{ background-color: #f3f5f7; border-left: 2px solid {RULE}; }}
 """
 

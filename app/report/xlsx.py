@@ -162,8 +162,13 @@ def put_chart_data(sheet: _Sheet, chart: BarChart, styles: _Styles) -> None:
     for i, s in enumerate(chart.series, 1):
         sheet.width(i, s.label)
     sheet.charts.append(_Chart(chart, top, len(chart.categories), len(chart.series) + 2))
-    for _ in range(max(2, 22 - len(chart.categories))):  # room for the drawing below the next block
+    for _ in range(chart_rows(chart) + 2 - (len(chart.categories) + 1)):  # the drawing is taller than its data
         sheet.add([])
+
+
+def chart_rows(chart: BarChart) -> int:
+    """How many sheet rows a chart's drawing spans (it sits beside its data, the next block below it)."""
+    return max(16, len(chart.categories) * len(chart.series) + 8)
 
 
 def sheet_xml(sheet: _Sheet, drawing_rel: str | None) -> str:
@@ -258,7 +263,7 @@ def chart_xml(ch: _Chart, sheet: str) -> str:
 def drawing_xml(charts: list[_Chart]) -> str:
     anchors = []
     for i, ch in enumerate(charts):
-        height = max(16, ch.rows * len(ch.chart.series) + 8)
+        height = chart_rows(ch.chart)
         anchors.append(
             f'<xdr:twoCellAnchor editAs="oneCell"><xdr:from><xdr:col>{ch.col}</xdr:col><xdr:colOff>0</xdr:colOff>'
             f'<xdr:row>{ch.top}</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from><xdr:to><xdr:col>{ch.col + 12}</xdr:col>'
