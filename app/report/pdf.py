@@ -199,7 +199,10 @@ def write_pdf(report: Report, path: str) -> None:
         css_px = body.width() * 96 / DPI  # <img> sizes are CSS pixels (1/96 in)
         chart_src[ch.key] = (name, int(css_px), int(css_px * d.height / d.width))
         drawings[name] = d
-    doc.setHtml(body_markup(report, chart_src))
+    for compact in range(3):  # tighter tables until none is wider than the page
+        doc.setHtml(body_markup(report, chart_src, compact))
+        if doc.idealWidth() <= body.width() + 1:
+            break
     placed = chart_positions(doc, drawings)
     total = 1 + doc.pageCount()
 

@@ -23,9 +23,12 @@ p {{ margin-top: 0; margin-bottom: 7px; }}
 p.note {{ font-size: 7.5pt; color: {MUTED}; margin-top: 3px; margin-bottom: 3px; }}
 td.warn {{ font-size: 8.5pt; color: #6b4210; background-color: #fdf3e6; border-left: 3px solid #d9822b; }}
 table.data {{ border-collapse: collapse; font-size: 8pt; margin-bottom: 4px; }}
-table.data th {{ background-color: {HEAD_BG}; font-weight: 600; border-bottom: 1px solid #9aa3ad;
+table.wide {{ border-collapse: collapse; font-size: 7.5pt; margin-bottom: 4px; }}
+table.data th, table.wide th {{ background-color: {HEAD_BG}; font-weight: 600; border-bottom: 1px solid #9aa3ad;
                  padding: 3px 5px; text-align: left; }}
-table.data td {{ padding: 2px 5px; border-bottom: 1px solid {RULE}; }}
+table.wide th {{ padding: 3px 3px; }}
+table.data td, table.wide td {{ padding: 2px 5px; border-bottom: 1px solid {RULE}; }}
+table.wide td {{ padding: 2px 3px; }}
 table.data td.group {{ color: {ACCENT}; font-weight: 600; padding-top: 7px; border-bottom: 1px solid #9aa3ad; }}
 td.n {{ white-space: nowrap; }}
 th.n {{ white-space: nowrap; }}
@@ -41,21 +44,23 @@ td.code {{ background-color: #f3f5f7; border-left: 2px solid {RULE}; }}
 
 
 NOWRAP_TEXT = 36  # text columns whose cells are all this short are kept on one line
+WIDE = 9  # tables with more columns than this are set smaller (class "wide")
 
 
-def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = None) -> str:
+def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = None, wrap_all: bool = False) -> str:
     """A table; numeric columns right-aligned, verdict cells coloured, group rows as headings. Numbers never
     wrap; short text columns do not either (Qt narrows wrapping columns first)."""
     if not t.rows:  # say why instead of an empty table
         return "\n".join(f'<p class="note">{escape(n)}</p>' for n in t.notes)
     widths = widths or {}
-    short = {i for i, c in enumerate(t.columns) if not c.numeric and css == "data"
-             and all(len(r.cells[i].text) <= NOWRAP_TEXT for r in t.rows)}
-    out = [f'<table class="{css}" width="100%" cellspacing="0" cellpadding="0">', "<thead><tr>"]
+    short = set() if wrap_all else {i for i, c in enumerate(t.columns) if not c.numeric and css != "facts"
+                                     and all(len(r.cells[i].text) <= NOWRAP_TEXT for r in t.rows)}
+    cls = "wide" if css == "data" and len(t.columns) > WIDE else css
+    out = [f'<table class="{cls}" width="100%" cellspacing="0" cellpadding="0">', "<thead><tr>"]
     for i, c in enumerate(t.columns if css == "data" else []):  # key/value facts need no header
         align = "right" if c.numeric else "left"
         w = f' width="{widths[i]}"' if i in widths else ""
-        cls = ' class="n"' if c.numeric and " " not in c.title else ""
+        cls = ' class="n"' if c.numeric and (" " not in c.title or len(c.title) <= 8) else ""
         title = escape(c.title).replace(" (", "<br>(") if c.numeric else escape(c.title)
         out.append(f'<th align="{align}"{w}{cls}>{title}</th>')
     out.append("</tr></thead>")
@@ -90,9 +95,17 @@ def callout(inner: str) -> str:
             f'<tr><td class="warn">{inner}</td></tr></table>')
 
 
-def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]]) -> str:
-    """``chart_src``: chart key -> (resource name, width, height) of its image in layout units."""
-    h = [f"<html><head><style>{STYLE}</style></head><body>"]
+# Tighter table settings, tried in turn when a table is wider than the page (nothing may be clipped).
+COMPACT = ("", "table.data, table.wide {{ font-size: 7pt; }} table.data td, table.wide td {{ padding: 1px 3px; }} "
+               "table.data th, table.wide th {{ padding: 2px 3px; }}")
+
+
+def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], compact: int = 0) -> str:
+    """``chart_src``: chart key -> (resource name, width, height) of its image in layout units. ``compact``
+    1 sets tables smaller; 2 also lets every text column wrap."""
+    wrap = compact >= 2
+    extra = COMPACT[min(compact, 1)].replace("{{", "{").replace("}}", "}")
+    h = [f"<html><head><style>{STYLE}{extra}</style></head><body>"]
     if report.comparisons:
         h.append("<h1>Summary</h1>")
         h.append(f"<p>Baseline: {escape(report.baseline.label)} \u201c{escape(report.baseline.name)}\u201d. "
@@ -106,13 +119,13 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]]) -> s
                                  "under test:</b><br>" + "<br>".join("\u2022 " + escape(d) for d in diffs)))
         if report.glance:
             h.append(f"<h3>{escape(report.glance.title)}</h3>")
-            h.append(table_markup(report.glance))
+            h.append(table_markup(report.glance, wrap_all=wrap))
         for t in report.comparison_tables:
             h.append(f"<h2>{escape(t.title)}</h2>")
-            h.append(table_markup(t))
+            h.append(table_markup(t, wrap_all=wrap))
         for t in report.unmatched_tables:
             h.append(f"<h2>{escape(t.title)}</h2>")
-            h.append(table_markup(t))
+            h.append(table_markup(t, wrap_all=wrap))
     if report.notes:
         h.append(callout("<br>".join(escape(n) for n in report.notes)))
     if report.charts:
@@ -123,7 +136,7 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]]) -> s
     h.append(f"<h1{_new_page(h)}>Results per run</h1>")
     for s in report.runs:
         h.append(f"<h2>{escape(s.summary.title)}</h2>")
-        h.append(table_markup(s.summary))
+        h.append(table_markup(s.summary, wrap_all=wrap))
     h.append('<h1 style="page-break-before: always">Appendix: methodology</h1>')
     h.append("<p>Every number in this report comes from Fiometer's results database. Fiometer reproduces "
              "Iometer's access specifications on fio: one fio job per worker and target, Iometer's outstanding "

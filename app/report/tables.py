@@ -237,7 +237,7 @@ def unmatched_table(c: Comparison, number: int) -> Table | None:
     notes = ["Steps are matched by access specification, queue depth and number of workers and targets; "
              "these have no counterpart and are not compared."]
     if c.match == "exact" and {s.key.spec for s in c.only_baseline} & {s.key.spec for s in c.only_candidate}:
-        notes.append("Some differ only in queue depth or target set: `fiometer report ... --match spec` pairs "
-                     "them by access specification.")
+        notes.append("Some differ only in queue depth or target set: --match spec (fiometer report or compare) "
+                     "pairs steps by access specification.")
     return Table(f"unmatched-{number}", f"Not compared: {c.candidate.label} vs {c.baseline.label.lower()}",
                  cols, rows, notes)

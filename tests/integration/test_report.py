@@ -290,3 +290,28 @@ def test_compare_prints_the_table(db, capsys):
     out = capsys.readouterr().out
     assert re.search(r"Max Throughput-100%Read\s+10,809\s+11,686\s+\+877\s+\+8\.1 %\s*$", out, re.MULTILINE)
     assert "Changes within \u00b110 %" in out
+
+
+LONG = [f"Spec {i:02d} " + "very-long-access-specification-name-" * (1 + i % 3) + f"{i}KiB" for i in range(9)]
+ONE_LINE = [f"Sequential-1MiB-100%Read-QD256-n{i:02d}-x"[:36] for i in range(18)]  # the longest kept on one line
+
+
+@pytest.mark.parametrize("names", [LONG + ONE_LINE[:9], ONE_LINE], ids=["wrapping-names", "one-line-names"])
+def test_pdf_text_stays_inside_the_page_margins(tmp_path, names):
+    """Long access spec names, big numbers, many steps: tables shrink or wrap, charts split; nothing clipped."""
+    db = tmp_path / "wide.db"
+    with open_store(db) as store:
+        record(store, RunSpec([StepSpec(n, 9_876_543 + i, 98_765.43, 1.2345, 12_345.678, 1_234.5678)
+                               for i, n in enumerate(names)]))
+        record(store, RunSpec([StepSpec(n, 1500 + 77 * i, 12 + i, 0.0123 + i / 9, 25, 0.004) for i, n in enumerate(names)]))
+    out = tmp_path / "wide.pdf"
+    res = cli("--db", db, "report", "1", "--compare", "2", "--pdf", out, "--client", "A client with a name long "
+              "enough to need more than one line on the cover page of the report, surely")
+    assert res.returncode == 0, res.stderr
+    bbox = subprocess.run(["pdftotext", "-bbox", str(out), "-"], capture_output=True, text=True).stdout
+    page_w, page_h = 595.3, 841.9  # A4
+    margin = 20 / 25.4 * 72 - 1  # 20 mm side margins, minus a point of rounding
+    words = re.findall(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>', bbox)
+    assert len(words) > 1000
+    outside = [w[4] for w in words if float(w[0]) < margin or float(w[2]) > page_w - margin or float(w[3]) > page_h]
+    assert outside == []
