@@ -129,7 +129,6 @@ class _Pages:
     def cover(self, p: QPainter) -> None:
         m = self.report.meta
         w, h = self.page.width(), self.page.height()
-        p.fillRect(QRectF(0, self.pt(150), self.pt(6), self.pt(120)), QColor(ACCENT))
         left = self.pt(20)
         wrap = Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
         self.text(p, QRectF(left, self.pt(120), w - left, self.pt(20)), "STORAGE PERFORMANCE",
@@ -145,7 +144,8 @@ class _Pages:
             vr = QRectF(left + self.pt(110), y, w - left - self.pt(130), self.pt(60))
             self.text(p, vr, value, font(11, True), "#1d2733", wrap)
             y += max(self.pt(20), p.boundingRect(vr, wrap, value).height() + self.pt(6))
-        runs = "\n".join(f"Run {s.run.id}: {s.run.name}" + (f"  ({', '.join(s.run.tags)})" if s.run.tags else "")
+        p.fillRect(QRectF(0, self.pt(150), self.pt(6), y - self.pt(150)), QColor(ACCENT))  # beside title and facts
+        runs = "\n".join(f"Run {s.run.id}: {s.run.name}" + (f" (tags: {', '.join(s.run.tags)})" if s.run.tags else "")
                          for s in self.report.runs)
         y += self.pt(24)
         self.text(p, QRectF(left, y, w, self.pt(16)), "Runs in this report", font(10), MUTED, wrap)
