@@ -96,7 +96,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                 write_pdf(report, path)
             print(f"{kind.upper()} report written to {path}")
     except OSError as e:
-        raise CliError(f"{e.filename or path}: cannot be written ({e.strerror or e})") from e
+        raise CliError(f"{e.filename or path}: {e.strerror or e}") from e
     return 0
 
 

@@ -94,7 +94,7 @@ class Side:
     def label(self) -> str:
         if len(self.runs) == 1:
             return f"Run {self.runs[0].id}"
-        return f"Runs {', '.join(str(i) for i in self.ids)} (mean)"
+        return f"Mean of runs {', '.join(str(i) for i in self.ids)}"
 
     @property
     def name(self) -> str:

@@ -4,6 +4,7 @@ content comes ready-made from ``document`` and ``pdf_markup``."""
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -207,6 +208,9 @@ def write_pdf(report: Report, path: str) -> None:
     total = 1 + doc.pageCount()
 
     p = QPainter(writer)
+    if not p.isActive():  # Qt only warns; say it plainly
+        raise OSError(errno.EACCES, "cannot be written (no permission, or a folder or open file is in the way)",
+                      str(path))
     try:
         pages.cover(p)
         for i in range(doc.pageCount()):

@@ -271,12 +271,36 @@ def test_csv_holds_the_same_comparison_table(db, tmp_path):
     (["report", "1"], "say which files to write"),
     (["report", "1", "--pdf", "/no/such/dir/r.pdf"], "does not exist"),
     (["compare", "1", "8"], "There is no run 8"),
+    (["report", "1", "--html", "."], "Is a directory"),
 ])
 def test_bad_requests_get_a_clear_message(db, tmp_path, capsys, monkeypatch, argv, says):
     monkeypatch.chdir(tmp_path)
     assert main(["--db", str(db), *argv]) == 2
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err
+
+
+def test_an_unwritable_pdf_is_a_clear_error(db, tmp_path):
+    res = cli("--db", db, "report", "1", "--pdf", tmp_path)  # a folder, not a file
+    assert res.returncode == 2 and "cannot be written" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_a_group_of_repeats_sets_the_noise_threshold(db, tmp_path):
+    """Runs 1 and 2 as one group (a 'before' measured twice): their spread, not 5 %, decides."""
+    out = tmp_path / "r.html"
+    assert main(["--db", str(db), "report", "1,2", "--compare", "3", "--html", str(out)]) == 0
+    p = Tables()
+    p.feed(out.read_text(encoding="utf-8"))
+    rows = p.tables["compare-1"]
+    head = [c[0] for c in rows[0]]
+    assert head[1] == "Baseline (mean of runs 1, 2)" and "Noise \u00b1" in head
+    before, after = stored(db, 1), stored(db, 2)
+    iops = rows[2]  # IOPS, Max Throughput-100%Read: 10,809 and 11,686 -> mean 11,247.5, CV 5.5 %
+    assert iops[0][0] == "Max Throughput-100%Read"
+    mean = (before["Max Throughput-100%Read", 64]["iops"] + after["Max Throughput-100%Read", 64]["iops"]) / 2
+    assert float(iops[1][1]) == pytest.approx(mean)
+    assert float(iops[head.index("Noise \u00b1")][1]) == pytest.approx(2 * 0.05515, abs=1e-4)
+    assert "Noise threshold per row" in out.read_text(encoding="utf-8")
 
 
 def test_a_malformed_run_group_is_an_argument_error(db, capsys):

@@ -78,7 +78,7 @@ def test_workers_and_targets_are_part_of_the_match(store):
 def test_a_group_is_compared_by_its_mean_with_its_spread_as_noise(store):
     runs = [RunSpec([StepSpec("S", iops, 10, 1.0, 5, 2)]) for iops in (900, 1000, 1100)]  # CV 10 %
     base = side(store, *runs)
-    assert base.label == "Runs 1, 2, 3 (mean)" and len(base.repeats) == 3
+    assert base.label == "Mean of runs 1, 2, 3" and len(base.repeats) == 3
     step = base.steps[0]
     assert step.values["iops"] == pytest.approx(1000) and step.cv["iops"] == pytest.approx(0.1)
     assert step.cv["mbps"] == pytest.approx(0.0)
