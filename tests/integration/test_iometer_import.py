@@ -166,3 +166,14 @@ def test_parse_keeps_aborted_series_and_errors():
     series = parse_results(text)
     assert series[0].end == "aborted" and series[0].errors == ["disk went away"]
     assert series[1].end == "complete"
+
+
+def test_show_gives_no_percentiles_for_iometer_bins(imported, capsys):
+    import json
+
+    assert main(["--db", str(imported), "show", "1", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    all_row = next(r for r in shown["steps"][0]["results"] if r["level"] == "all")
+    assert all_row["p99_ms"] is None and all_row["iops"] == pytest.approx(30171.173034)
+    assert main(["--db", str(imported), "show", "1"]) == 0
+    assert "Iometer 1.1.0" in capsys.readouterr().out
