@@ -109,9 +109,11 @@ def _cv(values: list[float]) -> float | None:
     return statistics.stdev(values) / abs(mean) if mean else None
 
 
-def _keyed_steps(run: Run, iometer: bool) -> tuple[dict[tuple[StepKey, int], tuple[int, dict[str, float | None]]],
-                                                   list[str]]:
-    out: dict[tuple[StepKey, int], tuple[int, dict[str, float | None]]] = {}
+Keyed = dict[tuple[StepKey, int], tuple[int, dict[str, float | None]]]  # (key, occurrence) -> (index, values)
+
+
+def _keyed_steps(run: Run, iometer: bool) -> tuple[Keyed, list[str]]:
+    out: Keyed = {}
     missing: list[str] = []
     seen: dict[StepKey, int] = {}
     for step in run.steps:

@@ -9,8 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from app.analysis.compare import METRICS, Comparison, MetricDef, StepValues
-from app.model.metrics import Metrics
+from app.analysis.compare import METRICS, Comparison, MetricDef, StepValues, all_metrics
 from app.store.records import Run
 
 MINUS = "\u2212"  # a real minus sign lines up with "+" in proportional and tabular digits
@@ -105,10 +104,6 @@ def run_label(run: Run) -> str:
 
 
 # --- tables ---------------------------------------------------------------------------------------
-def all_metrics(step) -> Metrics | None:
-    return next((r.metrics for r in step.results if r.level == "all"), None)
-
-
 def summary_table(run: Run, p99: bool = True) -> Table:
     """A run's headline numbers per step (ALL level)."""
     steps = [(s, all_metrics(s)) for s in run.steps]
