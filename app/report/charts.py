@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from html import escape
 
 from app.analysis.compare import METRICS, Comparison, MetricDef, Side, StepValues
-from app.report.tables import digits_for, fmt
+from app.report.tables import chart_label, digits_for, fmt
 
 BASELINE_COLOR = "#98a4b3"
 CANDIDATE_COLORS = ("#1f5fa8", "#d9822b", "#2a9d8f", "#8e5bb5", "#c44e52")
@@ -192,7 +192,7 @@ def side_label(side: Side) -> str:
 
 
 def chart_title(d: MetricDef) -> str:
-    return d.label if d.unit in (d.label, "IOPS") else f"{d.label} ({d.unit})"
+    return chart_label(d)
 
 
 def _category(s: StepValues, repeated: bool) -> str:

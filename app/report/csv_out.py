@@ -32,7 +32,7 @@ def write_table(w, t: Table) -> None:
                 or c.title == "Largest change"}
     for r in t.rows:
         cells = [_value(c, i in pct_cols) for i, c in enumerate(r.cells)]
-        w.writerow(([r.group] if grouped else []) + cells)
+        w.writerow(([r.group_value or r.group] if grouped else []) + cells)
     for n in t.notes:
         w.writerow([n])
     w.writerow([])

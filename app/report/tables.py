@@ -33,6 +33,7 @@ class Column:
 class Row:
     cells: list[Cell]
     group: str = ""  # e.g. the metric: HTML and PDF show a heading row where it changes
+    group_value: str = ""  # the group as a spreadsheet column holds it (shorter); default: group
 
 
 @dataclass
@@ -92,6 +93,10 @@ def pct_cell(v: float | None, mark: str | None = None) -> Cell:
 
 def metric_digits(d: MetricDef, values: list[float | None]) -> int:
     return digits_for(values, MIN_DIGITS["ms" if d.unit == "ms" else d.key])
+
+
+def chart_label(d: MetricDef) -> str:
+    return d.label if d.unit in (d.label, "IOPS") else f"{d.label} ({d.unit})"
 
 
 def metric_heading(d: MetricDef) -> str:
@@ -175,7 +180,7 @@ def comparison_table(c: Comparison, number: int) -> Table:
                 cells.append(Cell(f"{ch.threshold_pct:.1f} %", ch.threshold_pct / 100, None, "0.0%"))
             verdict = {"better": "better", "worse": "worse", "n/a": "n/a"}.get(ch.verdict, "")
             cells.append(Cell(verdict, verdict, mark))
-            rows.append(Row(cells, metric_heading(d)))
+            rows.append(Row(cells, metric_heading(d), chart_label(d)))
     notes = []
     if not c.rows:
         notes.append("No steps in common: nothing to compare (see \u201cNot compared\u201d). Steps are matched by "

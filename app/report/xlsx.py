@@ -108,7 +108,7 @@ class _Sheet:
         return len(self.rows) - 1
 
     def width(self, col: int, text: str) -> None:
-        self.widths[col] = min(60.0, max(self.widths.get(col, 8.0), len(text) * 1.1 + 2))
+        self.widths[col] = min(45.0, max(self.widths.get(col, 8.0), len(text) * 1.1 + 2))
 
 
 def col_name(i: int) -> str:
@@ -142,7 +142,7 @@ def put_table(sheet: _Sheet, t: Table, styles: _Styles) -> None:
     for i, h in enumerate(head):
         sheet.width(i, h)
     for r in t.rows:
-        cells = ([(r.group, styles("group"))] if grouped else [])
+        cells = ([(r.group_value or r.group, styles("group"))] if grouped else [])
         cells += [_cell(c, styles, col.numeric) for c, col in zip(r.cells, t.columns, strict=True)]
         sheet.add(cells)
         for i, (v, _) in enumerate(cells):
@@ -173,8 +173,8 @@ def chart_rows(chart: BarChart) -> int:
 
 def sheet_xml(sheet: _Sheet, drawing_rel: str | None) -> str:
     out = [f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="{NS_MAIN}" '
-           f'xmlns:r="{NS_REL}"><sheetViews><sheetView workbookViewId="0"/></sheetViews>'
-           '<sheetFormatPr defaultRowHeight="14"/>']
+           f'xmlns:r="{NS_REL}"><sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>'
+           '<sheetViews><sheetView workbookViewId="0"/></sheetViews><sheetFormatPr defaultRowHeight="14"/>']
     if sheet.widths:
         out.append("<cols>" + "".join(f'<col min="{c + 1}" max="{c + 1}" width="{w:.1f}" customWidth="1"/>'
                                       for c, w in sorted(sheet.widths.items())) + "</cols>")
@@ -193,7 +193,8 @@ def sheet_xml(sheet: _Sheet, drawing_rel: str | None) -> str:
                              f"{escape(_xml_text(str(v)))}</t></is></c>")
         out.append(f'<row r="{r + 1}">{"".join(parts)}</row>' if parts else f'<row r="{r + 1}"/>')
     out.append("</sheetData>")
-    out.append('<pageMargins left="0.6" right="0.6" top="0.7" bottom="0.7" header="0.3" footer="0.3"/>')
+    out.append('<pageMargins left="0.6" right="0.6" top="0.7" bottom="0.7" header="0.3" footer="0.3"/>'
+               '<pageSetup orientation="landscape" fitToWidth="1" fitToHeight="0"/>')  # printed one page wide
     if drawing_rel:
         out.append(f'<drawing r:id="{drawing_rel}"/>')
     out.append("</worksheet>")

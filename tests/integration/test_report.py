@@ -221,10 +221,8 @@ def test_xlsx_reads_back_with_the_same_values_and_native_charts(db, tmp_path):
             assert b == pytest.approx(before[spec, 64][key]) and c == pytest.approx(after[spec, 64][key])
             assert change == pytest.approx(c - b) and pct == pytest.approx((c - b) / b)
             assert verdict in ("better", "worse", None)
-        assert {r[0] for r in data} == {"IOPS (higher is better)", "MB/s (higher is better)",
-                                        "Average response time, ms (lower is better)",
-                                        "Maximum response time, ms (lower is better)",
-                                        "99th percentile response time, ms (lower is better)"}
+        assert {r[0] for r in data} == {"IOPS", "MB/s", "Average response time (ms)", "Maximum response time (ms)",
+                                        "99th percentile response time (ms)"}
         # charts: one per metric, each series drawn from the Charts sheet's cells
         charts = sorted(n for n in names if n.startswith("xl/charts/chart"))
         assert len(charts) == 5 and "xl/drawings/drawing1.xml" in names
