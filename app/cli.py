@@ -250,12 +250,15 @@ def cmd_show(args: argparse.Namespace) -> int:
     import dataclasses
     import json
 
+    from app.analysis.iometer_import import is_iometer_run
     from app.cli_progress import fmt_num, format_table
 
     run = _get_run(args)
+    coarse = is_iometer_run(run)
     if args.json:
         def metrics(m):
-            return {k: v for k, v in m.headline().items()}
+            # an imported Iometer run's histogram is its 21 coarse bins: no percentiles from it
+            return {k: None if coarse and k.startswith("p") else v for k, v in m.headline().items()}
         print(json.dumps({
             "id": run.id, "name": run.name, "status": run.status, "started": run.started, "ended": run.ended,
             "plan": run.plan_name, "plan_sha256": run.plan_sha256, "tags": run.tags, "notes": run.notes,
@@ -269,7 +272,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         }, indent=2))
         return 0
     print(f"Run {run.id}: {run.name} [{run.status}]  started {run.started}  ended {run.ended or '-'}")
-    print(f"Plan {run.plan_name!r} (sha256 {run.plan_sha256[:12]}), fio {', '.join(run.fio_versions) or '?'}, "
+    tool = (f"{run.host['tool']} {run.host.get('tool_version', '')}".strip() if coarse else
+            f"fio {', '.join(run.fio_versions) or '?'}")
+    print(f"Plan {run.plan_name!r} (sha256 {run.plan_sha256[:12]}), {tool}, "
           f"managers: {', '.join(f'{m.name} ({m.address})' for m in run.managers)}")
     rows = []
     for s in run.steps:
@@ -279,7 +284,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 rows.append([str(s.index + 1), s.spec_name, str(s.queue_depth or "-"), s.status,
                              "ALL" if r.level == "all" else r.key, fmt_num(m.iops), fmt_num(m.mbps),
                              fmt_num(m.lat_mean_ms, 3), fmt_num(m.lat_max_ms, 3),
-                             fmt_num(m.percentile_ms(99), 3), str(m.errors)])
+                             fmt_num(None if coarse else m.percentile_ms(99), 3), str(m.errors)])
     print(format_table(("Step", "Access specification", "QD", "Status", "Level", "IOPS", "MB/s", "Avg ms",
                         "Max ms", "p99 ms", "Errors"), rows))
     for msg in run.messages + [m for s in run.steps for m in s.messages]:
@@ -387,6 +392,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="machine-readable output")
     sp.set_defaults(func=cmd_runs)
 
+    from app import cli_history
+
+    cli_history.add_parsers(sub)
+    from app import cli_report
+
+    cli_report.add_parsers(sub)
+
     sp = sub.add_parser("show", help="show a stored run's results")
     sp.add_argument("run", type=int, help="run id (see `fiometer runs`)")
     sp.add_argument("--json", action="store_true", help="machine-readable output")
@@ -430,4 +442,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run app.cli's own main: helper modules (cli_history ...) raise app.cli.CliError, which a second copy
+    # of this module loaded as __main__ would not catch.
+    from app.cli import main as _main
+
+    sys.exit(_main())
