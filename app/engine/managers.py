@@ -12,6 +12,7 @@ from app.engine.remote import DEFAULT_PORT, RemoteFio, probe
 from app.engine.runner import ManagerEndpoint
 from app.engine.transport import TransportError
 from app.model.plan import LOCAL, Plan
+from app.user_settings import saved_fio_path
 
 
 class ManagerError(Exception):
@@ -30,11 +31,13 @@ def parse_manager_args(items: list[str] | None) -> dict[str, str]:
 
 
 def local_endpoint(name: str, fio_path: str | None = None) -> ManagerEndpoint:
+    """This machine's fio: ``fio_path``, else the custom path saved in the settings, else the search."""
     try:
-        path = str(find_fio(fio_path))
+        path = str(find_fio(fio_path or saved_fio_path()))
+        version = fio_version(path)
     except FioNotFound as e:
         raise ManagerError(str(e)) from e
-    return ManagerEndpoint(name, platform.system(), lambda: LocalFio(name, path), LOCAL, fio_version(path))
+    return ManagerEndpoint(name, platform.system(), lambda: LocalFio(name, path), LOCAL, version)
 
 
 def split_host(text: str) -> tuple[str, int]:
