@@ -23,9 +23,17 @@ def _local_fio_version() -> str:
         return "not found"
 
 
+def qt_available() -> bool:
+    """Whether PySide6 is installed (found without importing it)."""
+    try:
+        return importlib.util.find_spec("PySide6") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def qt_versions() -> dict[str, str]:
     """{'Qt': ..., 'PySide6': ..., 'pyqtgraph': ...} when PySide6 is importable, else {}."""
-    if importlib.util.find_spec("PySide6") is None:
+    if not qt_available():
         return {}
     try:
         import PySide6

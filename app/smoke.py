@@ -92,8 +92,10 @@ def _grab_ok(widget: Any) -> bool:
 
 
 def start_gui(plan_path: str, db_path: Path) -> _Gui:
+    from app.about import qt_available
+
     gui = _Gui()
-    if importlib.util.find_spec("PySide6") is None:
+    if not qt_available():
         gui.description = "none (PySide6 is not installed: engine only)"
         return gui
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -120,7 +122,7 @@ def start_gui(plan_path: str, db_path: Path) -> _Gui:
     gui.widget = plot
     if not _grab_ok(plot):
         raise SmokeFailure("Qt rendered an empty image")
-    gui.description = f"Qt + pyqtgraph chart ({platform_name}; no main-window hook {'.'.join(GUI_HOOK)} yet)"
+    gui.description = f"Qt + pyqtgraph chart ({platform_name}, no main-window hook {'.'.join(GUI_HOOK)} yet)"
     return gui
 
 
