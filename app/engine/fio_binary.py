@@ -80,7 +80,9 @@ def find_fio(
             path = Path(value)
             if _is_executable(path, os_name):
                 return path
-            raise FioNotFound(f"{origin} points to {path}, which is not an executable file. " + install_hint(os_name))
+            raise FioNotFound(
+                f"{origin} points to {path}, which is not an executable file. " + install_hint(os_name)
+            )
     found = which("fio")
     if found:
         return Path(found)

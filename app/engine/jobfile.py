@@ -87,7 +87,9 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
     out += [_line("direct", "1"), _line("time_based", "1"), _line("runtime", str(run or UNTIL_STOPPED))]
     if ramp:
         out.append(_line("ramp_time", str(ramp)))
-    out += [_line("norandommap", "1"), _line("continue_on_error", "io"), _line("lat_percentiles", "1")]
+    # total-latency histogram (Iometer's response time) only: the completion one would double fio's output
+    out += [_line("norandommap", "1"), _line("continue_on_error", "io"), _line("lat_percentiles", "1"),
+            _line("clat_percentiles", "0")]
 
     jf = JobFile(manager.name, "")
     for active in step.for_manager(manager_index):

@@ -1,0 +1,75 @@
+"""Start the desktop application (``fiometer gui``)."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication
+
+from app.ui import settings as prefs
+from app.ui import theme
+from app.ui.main_window import MainWindow
+
+
+class HeadlessWindow(MainWindow):
+    """For --screenshot: problems go to stderr and questions are answered 'no', never a modal box."""
+
+    def show_problem(self, title: str, text: str) -> None:
+        self.add_message(f"{title}: {text}", "error")
+        print(f"fiometer: {title}: {text}", file=sys.stderr)
+
+    def ask(self, title: str, text: str) -> bool:
+        print(f"fiometer: {title}: {text} -> no", file=sys.stderr)
+        return False
+
+
+def application() -> QApplication:
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(sys.argv[:1])
+    app.setApplicationName(prefs.APPLICATION)
+    app.setOrganizationName(prefs.ORGANIZATION)
+    app.setApplicationDisplayName("Fiometer")
+    return app
+
+
+def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_options: Any = None,
+            run_timeout: float = 120.0) -> int:
+    """Open the main window with ``plan``; with ``screenshot_dir`` write one PNG per tab and return."""
+    prefs.apply_environment()
+    app = application()
+    if screenshot_dir is not None:
+        # never read or write the user's settings while making screenshots
+        tmp = tempfile.TemporaryDirectory(prefix="fiometer-settings-")
+        prefs.use_settings_dir(tmp.name)
+        # ... nor store screenshot runs in the user's results database
+        win: MainWindow = HeadlessWindow(prefs.app_settings(), persist=False,
+                                         db_path=Path(tmp.name) / "screenshot-runs.db")
+        theme.apply_theme(app, theme.LIGHT)
+    else:
+        settings = prefs.app_settings()
+        win = MainWindow(settings)
+        theme.apply_theme(app, win.theme_mode)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _s: win.follow_system_scheme())
+    win.results_tab.apply_palette()
+    if plan and not win.open_path(plan, ask_discard=False) and screenshot_dir is not None:
+        win.close()
+        return 2
+    if screenshot_dir is not None:
+        from app.ui.screenshots import capture
+
+        win.run_options = run_options
+        paths = capture(win, screenshot_dir, run_timeout if run_options is not None else None)
+        for p in paths:
+            print(p)
+        if run_options is not None:
+            print(f"fiometer: run {win.controller.last_status or 'did not start'}", file=sys.stderr)
+        win.close()
+        tmp.cleanup()
+        return 0
+    win.show()
+    return app.exec()

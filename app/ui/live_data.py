@@ -1,0 +1,233 @@
+"""Live results for the Results Display, kept as numpy series per level (Qt-free).
+
+Samples arrive about once a second per level. Like Iometer's update frequency, a point is made
+every ``update_seconds`` of fio time (or only at the end of a step for "∞"): for WHOLE_TEST the
+latest whole-step numbers, for LAST_UPDATE the numbers of the window since the previous point
+(rates weighted by time, latency means I/O-weighted, maxima maxed, percentiles from the merged
+histogram). Both kinds are kept, so switching between them redraws instantly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.model.metrics import Metrics, merge_hist
+
+WHOLE = "WHOLE_TEST"
+LAST = "LAST_UPDATE"
+KINDS = (WHOLE, LAST)
+UPDATE_CHOICES = (1, 2, 3, 4, 5, 10, 15, 30, 45, 60, 0)  # seconds; 0 = ∞ (end of each step only)
+
+# What a series is: ("all", None, "ALL"), ("manager", "M1", "M1"), ("worker", "M1", "w1")
+SeriesKey = tuple[str, str | None, str]
+ALL_KEY: SeriesKey = ("all", None, "ALL")
+
+# Chart fields stored per point (float32), in this order.
+CHART_FIELDS = ("iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms")
+
+
+@dataclass(frozen=True)
+class Stat:
+    name: str  # Iometer's statistic name (reference/iometer.md §4.2) or ours, clearly worded
+    unit: str
+    get: Callable[[Metrics], float | None]
+
+    @property
+    def label(self) -> str:
+        """The name with its unit, e.g. 'Total I/Os per Second (IOPS)'."""
+        return f"{self.name} ({self.unit})"
+
+
+STATS = (
+    Stat("Total I/Os per Second", "IOPS", lambda m: m.iops),
+    Stat("Read I/Os per Second", "IOPS", lambda m: m.read_iops),
+    Stat("Write I/Os per Second", "IOPS", lambda m: m.write_iops),
+    Stat("Total MBs per Second (Decimal)", "MB/s", lambda m: m.mbps),
+    Stat("Read MBs per Second (Decimal)", "MB/s", lambda m: m.read_mbps),
+    Stat("Write MBs per Second (Decimal)", "MB/s", lambda m: m.write_mbps),
+    Stat("Total MBs per Second (Binary)", "MiB/s", lambda m: m.mibps),
+    Stat("Average I/O Response Time", "ms", lambda m: m.lat_mean_ms),
+    Stat("Avg. Read Response Time", "ms", lambda m: m.read_lat_mean_ms),
+    Stat("Avg. Write Response Time", "ms", lambda m: m.write_lat_mean_ms),
+    Stat("Maximum I/O Response Time", "ms", lambda m: m.lat_max_ms),
+    Stat("Max. Read Response Time", "ms", lambda m: m.read_lat_max_ms),
+    Stat("Max. Write Response Time", "ms", lambda m: m.write_lat_max_ms),
+    Stat("99th Percentile Response Time", "ms", lambda m: m.percentile_ms(99)),
+    Stat("fio CPU Utilization (user + system)", "%", lambda m: m.usr_cpu + m.sys_cpu),
+    Stat("Total Error Count", "errors", lambda m: float(m.errors)),
+)
+
+
+def over_time(parts: list[Metrics]) -> Metrics:
+    """Consecutive windows of one level joined into one window (not a roll-up across levels)."""
+    out = Metrics()
+    secs = sum(p.seconds for p in parts)
+    for p in parts:
+        out.read_ios += p.read_ios
+        out.write_ios += p.write_ios
+        out.read_bytes += p.read_bytes
+        out.write_bytes += p.write_bytes
+        out.read_lat_sum_ns += p.read_lat_sum_ns
+        out.write_lat_sum_ns += p.write_lat_sum_ns
+        out.read_lat_n += p.read_lat_n
+        out.write_lat_n += p.write_lat_n
+        out.read_lat_max_ns = max(out.read_lat_max_ns, p.read_lat_max_ns)
+        out.write_lat_max_ns = max(out.write_lat_max_ns, p.write_lat_max_ns)
+        merge_hist(out.read_hist, p.read_hist)
+        merge_hist(out.write_hist, p.write_hist)
+        out.errors += p.errors
+    out.seconds = secs
+    weighted = [p for p in parts if p.seconds > 0] or parts[-1:]
+    wsum = sum(p.seconds for p in weighted) or 1.0
+
+    def avg(get: Callable[[Metrics], float]) -> float:
+        if secs <= 0:
+            return get(weighted[-1]) if weighted else 0.0
+        return sum(get(p) * p.seconds for p in weighted) / wsum
+
+    out.read_iops = avg(lambda p: p.read_iops)
+    out.write_iops = avg(lambda p: p.write_iops)
+    out.read_bps = avg(lambda p: p.read_bps)
+    out.write_bps = avg(lambda p: p.write_bps)
+    out.usr_cpu = avg(lambda p: p.usr_cpu)
+    out.sys_cpu = avg(lambda p: p.sys_cpu)
+    utils = [p.disk_util for p in weighted if p.disk_util is not None]
+    out.disk_util = sum(utils) / len(utils) if utils else None
+    return out
+
+
+def chart_values(m: Metrics) -> tuple[float, ...]:
+    p99 = m.percentile_ms(99)
+    return (m.iops, m.mbps, m.lat_mean_ms, m.lat_max_ms, np.nan if p99 is None else p99)
+
+
+@dataclass
+class Series:
+    """Points of one level: x (seconds since the run started) and the chart fields, per kind."""
+
+    n: int = 0
+    x: np.ndarray = field(default_factory=lambda: np.empty(64, dtype=np.float64))
+    values: dict[str, np.ndarray] = field(
+        default_factory=lambda: {k: np.empty((len(CHART_FIELDS), 64), dtype=np.float32) for k in KINDS})
+    latest: dict[str, Metrics] = field(default_factory=dict)  # kind -> numbers of the latest point
+    pending: list[Metrics] = field(default_factory=list)  # LAST_UPDATE window being collected
+    window_start: float | None = None  # sample t where the current window began
+    last_whole: Metrics | None = None
+    last_t: float = 0.0
+    step_points: int = 0  # points made in the current step
+
+    def _grow(self) -> None:
+        cap = self.x.shape[0] * 2
+        self.x = np.resize(self.x, cap)
+        for k in KINDS:
+            old = self.values[k]
+            new = np.empty((len(CHART_FIELDS), cap), dtype=np.float32)
+            new[:, :old.shape[1]] = old
+            self.values[k] = new
+
+    def append(self, x: float, whole: Metrics, window: Metrics) -> None:
+        if self.n == self.x.shape[0]:
+            self._grow()
+        self.x[self.n] = x
+        self.values[WHOLE][:, self.n] = chart_values(whole)
+        self.values[LAST][:, self.n] = chart_values(window)
+        self.latest = {WHOLE: whole, LAST: window}
+        self.n += 1
+
+    def gap(self, x: float) -> None:
+        if self.n == self.x.shape[0]:
+            self._grow()
+        self.x[self.n] = x
+        for k in KINDS:
+            self.values[k][:, self.n] = np.nan
+        self.n += 1
+
+    def replace_whole(self, whole: Metrics) -> None:
+        self.values[WHOLE][:, self.n - 1] = chart_values(whole)
+        self.latest[WHOLE] = whole
+
+    def xs(self) -> np.ndarray:
+        return self.x[:self.n]
+
+    def ys(self, kind: str, field_name: str) -> np.ndarray:
+        return self.values[kind][CHART_FIELDS.index(field_name), :self.n]
+
+
+@dataclass
+class StepMark:
+    x: float
+    label: str
+
+
+class LiveResults:
+    """All series of the current run, fed with telemetry samples (any object with Sample's fields)."""
+
+    def __init__(self, update_seconds: int = 1, keep_targets: bool = False):
+        self.update_seconds = update_seconds
+        self.keep_targets = keep_targets
+        self.series: dict[SeriesKey, Series] = {}
+        self.steps: list[StepMark] = []
+        self.revision = 0  # grows whenever a point is added (redraw only when it changed)
+
+    def clear(self) -> None:
+        self.series.clear()
+        self.steps.clear()
+        self.revision += 1
+
+    @staticmethod
+    def key_of(sample: object) -> SeriesKey:
+        level = sample.level
+        if level == "all":
+            return ALL_KEY
+        return (level, sample.manager, sample.key)
+
+    def start_step(self, x: float, label: str) -> None:
+        """A new step begins at ``x`` seconds into the run: every window starts afresh, and a gap
+        (NaN point) keeps the charts from joining the previous step's line to this one's."""
+        self.steps.append(StepMark(x, label))
+        for s in self.series.values():
+            if s.n:
+                s.gap(x)
+            s.step_points = 0
+            s.pending.clear()
+            s.window_start = None
+            s.last_whole = None
+        self.revision += 1
+
+    def add(self, offset: float, samples: Iterable[object]) -> int:
+        """Feed one batch of samples of a step that began ``offset`` s into the run; returns points made."""
+        made = 0
+        for smp in samples:
+            if smp.level == "target" and not self.keep_targets:
+                continue
+            key = self.key_of(smp)
+            s = self.series.get(key)
+            if s is None:
+                s = self.series[key] = Series()
+            if s.window_start is None:
+                s.window_start = smp.t - smp.interval.seconds
+            s.pending.append(smp.interval)
+            s.last_whole = smp.whole
+            s.last_t = smp.t
+            due = smp.final if self.update_seconds == 0 else (
+                smp.final or smp.t - s.window_start >= self.update_seconds - 1e-6)
+            if due and s.step_points and smp.final and all(p.seconds <= 0 for p in s.pending):
+                # fio repeated its last report as the final one: only the whole-step numbers change
+                s.replace_whole(smp.whole)
+                s.pending = []
+                made += 1
+            elif due:
+                s.append(offset + smp.t, smp.whole, over_time(s.pending))
+                s.step_points += 1
+                s.pending = []
+                s.window_start = smp.t
+                made += 1
+        if made:
+            self.revision += 1
+        return made
+
+    def keys(self, level: str, manager: str | None = None) -> list[SeriesKey]:
+        return [k for k in self.series if k[0] == level and (manager is None or k[1] == manager)]

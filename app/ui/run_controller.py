@@ -1,0 +1,273 @@
+"""Runs a plan without freezing the window: the engine's Runner on a thread, its listener calls
+turned into queued Qt signals that arrive on the GUI thread."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from app.engine.managers import ManagerError, build_endpoints
+from app.engine.runner import ManagerEndpoint, RunListener, Runner, RunOptions, RunRefused, StepOutcome
+from app.engine.safety import CreatedFiles, WriteRisk, write_risks
+from app.engine.sequence import Step, expand
+from app.engine.transport import Message
+from app.model.plan import LOCAL, Plan
+from app.recording import StoreRecorder
+from app.store import StoreError, open_store
+
+IDLE_STATE = "idle"
+RUNNING = "running"
+STOPPING = "stopping"
+
+# Asked before a run that writes to raw disks or existing files: (risks) -> armed?
+ArmQuestion = Callable[[list[WriteRisk]], bool]
+
+
+class QtRunListener(QObject, RunListener):
+    """The Runner's listener: each callback (runner thread) becomes a queued signal (GUI thread).
+
+    Other listeners (the store recorder) are called first, on the runner thread, in order.
+    """
+
+    runStarted = Signal(object, object)  # steps, endpoints  # noqa: N815 (Qt naming)
+    stepStarted = Signal(int, float, object)  # step index, seconds since the run started, Step  # noqa: N815
+    samplesArrived = Signal(int, float, object)  # step index, step offset (s), list[Sample]  # noqa: N815
+    messageArrived = Signal(object, object)  # Step | None, Message  # noqa: N815
+    stepFinished = Signal(object)  # StepOutcome  # noqa: N815
+    runFinished = Signal(str)  # complete | stopped | failed  # noqa: N815
+
+    def __init__(self, others: list[RunListener | None] | None = None):
+        QObject.__init__(self)
+        self.others = [o for o in (others or []) if o is not None]
+        self.t0 = time.monotonic()
+        self.offset = 0.0
+
+    def _tee(self, name: str, *args: Any) -> None:
+        for o in self.others:
+            try:
+                getattr(o, name)(*args)
+            except Exception:  # a recorder bug must not stop the run or the display
+                traceback.print_exc()
+
+    def run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
+        self.t0 = time.monotonic()
+        self._tee("run_started", plan, steps, endpoints)
+        self.runStarted.emit(steps, endpoints)
+
+    def step_started(self, step: Step, jobfiles: dict) -> None:
+        self.offset = time.monotonic() - self.t0
+        self._tee("step_started", step, jobfiles)
+        self.stepStarted.emit(step.index, self.offset, step)
+
+    def samples(self, step: Step, samples: list) -> None:
+        self._tee("samples", step, samples)
+        self.samplesArrived.emit(step.index, self.offset, samples)
+
+    def message(self, step: Step | None, message: Message) -> None:
+        self._tee("message", step, message)
+        self.messageArrived.emit(step, message)
+
+    def step_finished(self, outcome: StepOutcome) -> None:
+        self._tee("step_finished", outcome)
+        self.stepFinished.emit(outcome)
+
+    def run_finished(self, status: str) -> None:
+        self._tee("run_finished", status)
+        self.runFinished.emit(status)
+
+
+@dataclass
+class RunProgress:
+    steps: int = 0
+    step: int = 0  # 1-based, 0 before the first step
+    started: float = 0.0  # time.monotonic()
+    step_started: float = 0.0
+    step_seconds: list[float] = field(default_factory=list)  # ramp + run of each step; 0 = until Stop
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started if self.started else 0.0
+
+    def remaining(self) -> float | None:
+        """Seconds until the last step ends; None when a step runs until stopped."""
+        if not self.step_seconds or any(s <= 0 for s in self.step_seconds[max(self.step - 1, 0):]):
+            return None
+        if not self.step:
+            return sum(self.step_seconds)
+        current = self.step_seconds[self.step - 1] - (time.monotonic() - self.step_started)
+        return max(current, 0.0) + sum(self.step_seconds[self.step:])
+
+
+def needed_managers(plan: Plan) -> set[str]:
+    return {plan.managers[mi].name for s in expand(plan) for mi in s.managers()}
+
+
+def risks_of(runner: Runner, options: RunOptions) -> list[WriteRisk]:
+    """Targets the run would write or rewrite (raw disks, files Fiometer did not create)."""
+    local = {n for n, ep in runner.endpoints.items() if ep.host == LOCAL}
+    registry = options.registry or CreatedFiles(Path("/dev/null"))
+    out: list[WriteRisk] = []
+    for files in runner.jobfiles:
+        for r in write_risks(runner.plan, files, local, registry, options.engine):
+            if r not in out:
+                out.append(r)
+    return out
+
+
+class RunController(QObject):
+    state_changed = Signal(str)
+    refused = Signal(str)  # the run could not start: message for the user
+    finished = Signal(str)  # complete | stopped | failed
+
+    def __init__(self, parent: QObject | None = None, registry: CreatedFiles | None = None,
+                 db_path: str | Path | None = None, record: bool = True):
+        """``db_path`` None: the user's results database (``$FIOMETER_DB`` or the OS default);
+        ``record`` False runs without storing (nothing else changes)."""
+        super().__init__(parent)
+        self.state = IDLE_STATE
+        self.registry = registry
+        self.db_path = db_path
+        self.record = record
+        self.recorder: StoreRecorder | None = None
+        self.stored_in: Path | None = None
+        self.runner: Runner | None = None
+        self.thread: threading.Thread | None = None
+        self.listener: QtRunListener | None = None
+        self.progress = RunProgress()
+        self.last_status = ""
+
+    @property
+    def running(self) -> bool:
+        return self.state != IDLE_STATE
+
+    def _set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            self.state_changed.emit(state)
+
+    def prepare(self, plan: Plan, options: RunOptions | None = None,
+                endpoints: dict[str, ManagerEndpoint] | None = None,
+                arm: ArmQuestion | None = None) -> tuple[Runner, RunOptions] | None:
+        """A ready Runner for a copy of ``plan``, or None after emitting ``refused`` (or when the
+        user did not arm the writes ``arm`` was asked about)."""
+        plan = copy.deepcopy(plan)  # edits while it runs must not change the run
+        options = dataclasses.replace(options) if options is not None else RunOptions()
+        if options.registry is None:
+            options.registry = self.registry
+        try:
+            if endpoints is None:
+                endpoints = build_endpoints(plan, needed=needed_managers(plan))
+            # Build with every target armed to learn the risks, then ask before running.
+            everything = {t.path or t.name for m in plan.managers for w in m.workers for t in w.targets} | \
+                         {t.name for m in plan.managers for w in m.workers for t in w.targets}
+            asked = dataclasses.replace(options, allow_write=options.allow_write | everything,
+                                        allow_write_in_use=options.allow_write_in_use | everything)
+            runner = Runner(plan, endpoints, None, asked)
+        except (ManagerError, RunRefused) as e:
+            self.refused.emit(str(e))
+            return None
+        if self.record:  # a run that cannot be stored does not start: measurements are never lost
+            try:
+                open_store(self.db_path).close()
+            except StoreError as e:
+                self.refused.emit(f"The results database cannot be used: {e}")
+                return None
+        risks = [r for r in risks_of(runner, options)
+                 if not (r.names() & options.allow_write and (not r.in_use or r.names() & options.allow_write_in_use))]
+        if risks and (arm is None or not arm(risks)):
+            if arm is None:
+                self.refused.emit("These targets would be written and are not armed:\n"
+                                  + "\n".join(f"{r.manager}: {r.path}: {r.reason}" for r in risks))
+            return None
+        return runner, asked
+
+    def start(self, plan: Plan, options: RunOptions | None = None,
+              endpoints: dict[str, ManagerEndpoint] | None = None,
+              arm: ArmQuestion | None = None) -> QtRunListener | None:
+        """Start a run; returns the listener whose signals carry it, or None if it did not start."""
+        if self.running:
+            self.refused.emit("A test is already running.")
+            return None
+        prepared = self.prepare(plan, options, endpoints, arm)
+        if prepared is None:
+            return None
+        runner, options = prepared
+        listener = QtRunListener()
+        runner.listener = listener
+        self.recorder = None
+        self.runner, self.listener = runner, listener
+        setup = runner.plan.setup
+        run_s = setup.run_time if options.run_time is None else options.run_time
+        ramp = setup.ramp_up if options.ramp_up is None else options.ramp_up
+        self.progress = RunProgress(len(runner.steps), 0, time.monotonic(), 0.0,
+                                    [float(run_s + ramp) if run_s else 0.0 for _ in runner.steps])
+        listener.stepStarted.connect(self._on_step)
+        listener.runFinished.connect(self._on_finished)
+        self._set_state(RUNNING)
+        self.thread = threading.Thread(target=self._run, name="fiometer-run", daemon=True)
+        self.thread.start()
+        return listener
+
+    def _run(self) -> None:
+        """The runner thread. The store connection is opened here: SQLite connections belong to
+        the thread that opened them. The recorder sees every callback before the GUI does."""
+        assert self.runner is not None and self.listener is not None
+        store = None
+        if self.record:
+            try:
+                store = open_store(self.db_path)
+                self.recorder = StoreRecorder(store, self.runner.options.mapping)
+                self.listener.others.insert(0, self.recorder)
+                self.stored_in = store.path
+            except StoreError as e:
+                self.listener.message(None, Message("", f"results are not being stored: {e}", "error"))
+        try:
+            self.runner.run()
+        except Exception as e:  # an engine crash ends the run visibly, never silently
+            traceback.print_exc()
+            self.listener.message(None, Message("", f"internal error: {e}", "error"))
+            self.listener.run_finished("failed")
+        finally:
+            if store is not None:
+                store.close()
+
+    def _on_step(self, index: int, _offset: float, _step: Step) -> None:
+        self.progress.step = index + 1
+        self.progress.step_started = time.monotonic()
+
+    def _on_finished(self, status: str) -> None:
+        self.last_status = status
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+        self.thread = None
+        self.runner = None
+        self._set_state(IDLE_STATE)
+        self.finished.emit(status)
+
+    def stop(self) -> None:
+        """Graceful: the current step ends with fio's final numbers; no further steps."""
+        if self.runner is not None and self.state == RUNNING:
+            self._set_state(STOPPING)
+            self.runner.stop()
+
+    def abort(self) -> None:
+        """End at once (final numbers of the current step may be lost)."""
+        if self.runner is not None:
+            self._set_state(STOPPING)
+            self.runner.abort()
+
+    def wait(self, timeout: float) -> bool:
+        """Block until the runner thread ends (for closing); True if it did."""
+        th = self.thread
+        if th is not None:
+            th.join(timeout)
+            return not th.is_alive()
+        return True

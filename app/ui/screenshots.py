@@ -1,0 +1,62 @@
+"""`fiometer gui --screenshot DIR`: show each tab and write one PNG per tab (works offscreen)."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication
+
+from app.ui.main_window import TAB_NAMES, MainWindow
+
+SIZE = (1280, 800)
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def settle(seconds: float = 0.05) -> None:
+    """Let Qt lay out and paint (and queued signals arrive) before grabbing."""
+    end = time.monotonic() + seconds
+    while True:
+        QApplication.processEvents()
+        if time.monotonic() >= end:
+            return
+        time.sleep(0.01)
+
+
+def wait_for_run(win: MainWindow, timeout: float) -> bool:
+    end = time.monotonic() + timeout
+    while win.controller.running and time.monotonic() < end:
+        settle(0.05)
+    if win.controller.running:
+        win.controller.abort()
+        end = time.monotonic() + 15
+        while win.controller.running and time.monotonic() < end:
+            settle(0.05)
+    return not win.controller.running
+
+
+def capture(win: MainWindow, out_dir: str | Path, run_timeout: float | None = None) -> list[Path]:
+    """Grab every tab; with ``run_timeout`` run the plan first (win.run_options) for real numbers."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    win.resize(*SIZE)
+    win.show()
+    settle(0.2)
+    if run_timeout is not None and win.start_run():
+        wait_for_run(win, run_timeout)
+        settle(0.3)
+    written = []
+    for i, name in enumerate(TAB_NAMES):
+        win.tabs.setCurrentIndex(i)
+        if win.tabs.currentWidget() is win.results_tab:
+            win.results_tab.redraw(force=True)
+        settle(0.15)
+        path = out / f"{i + 1:02d}-{slug(name)}.png"
+        if not win.grab().save(str(path)):
+            raise OSError(f"cannot write {path}")
+        written.append(path)
+    return written

@@ -1,0 +1,41 @@
+"""Parsing and showing sizes and numbers the way Iometer's dialogs do (K = 1024 bytes)."""
+
+from __future__ import annotations
+
+import re
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
+_FACTOR = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+
+
+def parse_size(text: str) -> int | None:
+    """'4096', '4k', '4 KiB', '64KB', '1.5M' -> bytes (binary units, as Iometer); None if not a size."""
+    m = _SIZE.match(text)
+    if not m:
+        return None
+    value = float(m.group(1)) * _FACTOR[m.group(2).lower()]
+    if value != int(value):
+        return None
+    return int(value)
+
+
+def parse_int(text: str) -> int | None:
+    text = text.strip()
+    return int(text) if re.fullmatch(r"\d+", text) else None
+
+
+def format_bytes(n: int) -> str:
+    """Exact binary units when they are whole (4 KiB, 1 MiB), bytes otherwise (2048 B shows 2 KiB)."""
+    for unit, factor in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n >= factor and n % factor == 0:
+            return f"{n // factor} {unit}"
+    return f"{n} B"
+
+
+def format_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    s = int(round(seconds))
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    return f"{h}:{m:02d}:{sec:02d}"

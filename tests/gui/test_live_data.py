@@ -1,0 +1,103 @@
+"""Live results: points per update frequency, WHOLE_TEST vs LAST_UPDATE, step gaps."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from app.model.metrics import Metrics
+from app.ui.live_data import ALL_KEY, LAST, WHOLE, LiveResults, over_time
+from app.ui.results_tab import format_value
+
+
+@dataclass
+class FakeSample:  # the fields of app.engine.telemetry.Sample the display reads
+    manager: str | None
+    level: str
+    key: str
+    t: float
+    interval: Metrics
+    whole: Metrics
+    final: bool = False
+
+
+def window(seconds: float, ios: int, lat_ms: float, max_ms: float, hist: dict[int, int] | None = None) -> Metrics:
+    return Metrics(seconds=seconds, read_ios=ios, read_bytes=ios * 4096, read_iops=ios / seconds if seconds else 0,
+                   read_bps=ios * 4096 / seconds if seconds else 0, read_lat_sum_ns=lat_ms * 1e6 * ios,
+                   read_lat_n=ios, read_lat_max_ns=max_ms * 1e6, read_hist=dict(hist or {}))
+
+
+def test_over_time_weights_rates_by_time_and_latency_by_ios() -> None:
+    a = window(1.0, 100, 1.0, 5.0, {1_000_000: 100})
+    b = window(3.0, 900, 2.0, 9.0, {2_000_000: 900})
+    m = over_time([a, b])
+    assert m.seconds == 4.0
+    assert m.iops == pytest.approx(250.0)  # 1000 I/Os in 4 s
+    assert m.lat_mean_ms == pytest.approx((100 * 1.0 + 900 * 2.0) / 1000)
+    assert m.lat_max_ms == 9.0
+    assert m.percentile_ms(50) == 2.0 and m.read_hist == {1_000_000: 100, 2_000_000: 900}
+
+
+def test_points_follow_the_update_frequency_and_kind() -> None:
+    live = LiveResults(update_seconds=2)
+    whole = Metrics()
+    for t in range(1, 7):
+        iv = window(1.0, 100 * t, 1.0, float(t))
+        whole = over_time([whole, iv]) if whole.seconds else iv
+        live.add(0.0, [FakeSample(None, "all", "ALL", float(t), iv, whole)])
+    s = live.series[ALL_KEY]
+    assert list(s.xs()) == [2.0, 4.0, 6.0]
+    # LAST_UPDATE: each point covers its 2 s window (100+200, 300+400, 500+600 I/Os)
+    assert list(s.ys(LAST, "iops")) == [150.0, 350.0, 550.0]
+    assert list(s.ys(LAST, "lat_max_ms")) == [2.0, 4.0, 6.0]
+    # WHOLE_TEST: everything since the start
+    assert s.ys(WHOLE, "iops")[-1] == pytest.approx(2100 / 6)
+
+
+def test_infinite_frequency_makes_one_point_per_step_and_steps_leave_a_gap() -> None:
+    live = LiveResults(update_seconds=0)
+    for step in range(2):
+        live.start_step(step * 10.0, f"{step + 1}: S")
+        for t in (1.0, 2.0, 3.0):
+            iv = window(1.0, 10, 1.0, 1.0)
+            live.add(step * 10.0, [FakeSample("M1", "manager", "M1", t, iv, iv, final=t == 3.0)])
+    s = live.series[("manager", "M1", "M1")]
+    assert list(s.xs()) == [3.0, 10.0, 13.0]
+    assert math.isnan(s.ys(WHOLE, "iops")[1])  # the gap between the steps
+    assert [m.label for m in live.steps] == ["1: S", "2: S"]
+
+
+def test_repeated_final_report_only_updates_whole_numbers() -> None:
+    live = LiveResults(update_seconds=1)
+    iv = window(1.0, 100, 1.0, 1.0)
+    live.add(0.0, [FakeSample(None, "all", "ALL", 1.0, iv, iv)])
+    final_whole = window(1.0, 120, 1.0, 1.0)
+    live.add(0.0, [FakeSample(None, "all", "ALL", 1.0, window(0.0, 0, 0.0, 0.0), final_whole, final=True)])
+    s = live.series[ALL_KEY]
+    assert s.n == 1 and s.ys(WHOLE, "iops")[0] == 120.0 and s.ys(LAST, "iops")[0] == 100.0
+
+
+def test_target_samples_are_skipped_by_default() -> None:
+    live = LiveResults()
+    iv = window(1.0, 1, 1.0, 1.0)
+    live.add(0.0, [FakeSample("M1", "target", "w1.t1", 1.0, iv, iv)])
+    assert live.series == {}
+
+
+def test_p99_without_histogram_is_nan_not_zero() -> None:
+    live = LiveResults()
+    iv = window(1.0, 1, 1.0, 1.0)
+    live.add(0.0, [FakeSample(None, "all", "ALL", 1.0, iv, iv)])
+    assert np.isnan(live.series[ALL_KEY].ys(WHOLE, "p99_ms")[0])
+
+
+def test_format_value() -> None:
+    assert format_value(None) == "—"
+    assert format_value(float("nan")) == "—"
+    assert format_value(1234567.891) == "1,234,568"
+    assert format_value(12.345) == "12.35"
+    assert format_value(0.00042512) == "0.0004251"
+    assert format_value(0.0) == "0.00"

@@ -1,0 +1,63 @@
+"""`fiometer gui PLAN --screenshot DIR` writes one PNG per tab and exits 0."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+
+from app.ui.main_window import TAB_NAMES
+from tests.gui.conftest import local_plan, plan_file
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args: str, settings: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FIOMETER_SETTINGS_DIR": str(settings)}
+    return subprocess.run([sys.executable, "-m", "app.cli", "gui", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=180)
+
+
+def test_screenshot_writes_one_png_per_tab(tmp_path: Path) -> None:
+    path = plan_file(tmp_path)
+    out = tmp_path / "shots"
+    done = run_cli(str(path), "--screenshot", str(out), settings=tmp_path / "settings")
+    assert done.returncode == 0, done.stderr
+    pngs = sorted(out.glob("*.png"))
+    assert [p.name for p in pngs] == ["01-disk-targets.png", "02-access-specifications.png",
+                                      "03-test-setup.png", "04-results-display.png"]
+    assert len(pngs) == len(TAB_NAMES)
+    for p in pngs:
+        img = QImage(str(p))
+        assert (img.width(), img.height()) == (1280, 800)
+    assert done.stdout.split() == [str(p) for p in pngs]
+    assert not (tmp_path / "settings").exists() or not any((tmp_path / "settings").rglob("*.ini"))
+
+
+def test_screenshot_of_a_broken_plan_fails_with_the_reason(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "fiometer-plan", "version": 99}')
+    done = run_cli(str(bad), "--screenshot", str(tmp_path / "shots"), settings=tmp_path / "settings")
+    assert done.returncode == 2
+    assert "newer than this Fiometer reads" in done.stderr
+
+
+@pytest.mark.fio
+def test_screenshot_after_a_short_run_shows_numbers(tmp_path: Path) -> None:
+    plan = local_plan(tmp_path, workers=1)
+    path = plan_file(tmp_path, plan)
+    out = tmp_path / "shots"
+    done = run_cli(str(path), "--screenshot", str(out), "--run", "2", "--engine", "null",
+                   settings=tmp_path / "settings")
+    assert done.returncode == 0, done.stderr
+    assert "fiometer: run complete" in done.stderr
+    # the curves are drawn in the first series colour (#4e79a7); an empty chart has none of it
+    img = QImage(str(out / "04-results-display.png"))
+    blue = sum(1 for x in range(0, img.width(), 2) for y in range(0, img.height(), 2)
+               if abs(img.pixelColor(x, y).red() - 0x4e) < 12 and abs(img.pixelColor(x, y).green() - 0x79) < 12
+               and abs(img.pixelColor(x, y).blue() - 0xa7) < 12)
+    assert blue > 50

@@ -1,0 +1,111 @@
+"""Test Setup (step preview follows the test type) and Disk Targets (targets, disks, worker settings)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.engine.disks import Disk
+from app.ui.main_window import MainWindow
+from app.ui.setup_tab import TEST_TYPE_TITLES
+from app.ui.targets_tab import AddTestFileDialog
+from app.ui.topology import Selection
+from tests.gui.conftest import local_plan, plan_file
+
+
+def preview_rows(window: MainWindow) -> list[list[str]]:
+    t = window.setup_tab.table
+    return [[t.item(r, c).text() for c in range(t.columnCount())] for r in range(t.rowCount())]
+
+
+def test_preview_follows_the_test_type(window: MainWindow, tmp_path: Path) -> None:
+    window.open_path(plan_file(tmp_path, local_plan(tmp_path, workers=2, targets=2)))
+    tab = window.setup_tab
+    rows = preview_rows(window)
+    assert len(rows) == 1 and rows[0][:5] == ["1", "S", "2", "4", "4"]
+    assert "1 step" in tab.summary.text()
+
+    tab.test_type.setCurrentIndex(tab.test_type.findData("CYCLE_OUTSTANDING_IOS"))
+    assert window.doc.plan.setup.test_type == "CYCLE_OUTSTANDING_IOS"
+    assert [r[4] for r in preview_rows(window)] == ["1", "2", "4", "8", "16", "32"]
+    assert tab.qd_box.isEnabled() and not tab.targets_box.isEnabled()
+    assert TEST_TYPE_TITLES["CYCLE_OUTSTANDING_IOS"] in tab.summary.text()
+
+    tab.qd_box.end.setValue(4)
+    assert [r[4] for r in preview_rows(window)] == ["1", "2", "4"]
+    tab.qd_box.kind.setCurrentIndex(tab.qd_box.kind.findData("LINEAR"))
+    assert [r[4] for r in preview_rows(window)] == ["1", "3"]
+
+    tab.test_type.setCurrentIndex(tab.test_type.findData("CYCLE_TARGETS"))
+    assert [r[3] for r in preview_rows(window)] == ["2", "4"]  # 1 then 2 targets per worker
+    assert tab.targets_box.isEnabled() and not tab.qd_box.isEnabled()
+
+    tab.seconds.setValue(30)
+    tab.ramp.setValue(5)
+    assert window.doc.plan.setup.run_time == 30 and window.doc.plan.setup.ramp_up == 5
+    assert "about 0:01:10" in tab.summary.text()
+
+
+def test_preview_reacts_to_assignments_and_explains_emptiness(window: MainWindow) -> None:
+    tab = window.setup_tab
+    assert tab.preview_stack.is_empty
+    assert "no worker has both" in tab.preview_stack.empty.text()
+
+
+def test_targets_tab_edits_the_selected_worker(window: MainWindow, tmp_path: Path) -> None:
+    plan = local_plan(tmp_path, workers=2, targets=2)
+    existing = Path(plan.managers[0].workers[0].targets[0].name)
+    existing.write_bytes(b"\0" * 8192)
+    window.open_path(plan_file(tmp_path, plan))
+    tab = window.targets_tab
+    window.topology.select(Selection(0))
+    assert tab.stack.is_empty and "Select a worker" in tab.stack.empty.text()
+    window.topology.select(Selection(0, 0))
+    assert not tab.stack.is_empty
+    assert tab.table.rowCount() == 2
+    assert tab.table.item(0, 2).text().startswith("exists, 8.0 KiB; fio extends it to 1 GiB")
+    assert tab.table.item(1, 2).text().startswith("created when the run starts")
+    tab.table.selectRow(1)
+    tab.move(-1)
+    w = window.doc.plan.managers[0].workers[0]
+    assert w.targets[0].name.endswith("w1-t2.tst")
+    tab.max_size.setText("2048")
+    tab.max_size.textEdited.emit("2048")
+    assert w.max_size == 2048 and "8 MiB for test files" in tab.max_size_note.text()
+    tab.remove()
+    assert len(w.targets) == 1
+    tab.remove()
+    assert tab.table_stack.is_empty and "No targets assigned" in tab.table_stack.empty.text()
+
+
+def test_disk_list_greys_out_disks_in_use(window: MainWindow) -> None:
+    tab = window.targets_tab
+    tab.disk_os = "Linux"
+    tab.local_disks = [Disk("sda", "/dev/sda", 500 << 30, "SSD A", ("sda1",), ("/",)),
+                       Disk("sdb", "/dev/sdb", 1 << 40, "Blank B")]
+    window.topology.select(Selection(0, 0))
+    tab.refresh()
+    items = [tab.disks.topLevelItem(i) for i in range(tab.disks.topLevelItemCount())]
+    assert [it.text(0) for it in items] == ["/dev/sda", "/dev/sdb"]
+    assert items[0].isDisabled() and items[0].text(3) == "mounted at /"
+    assert not items[1].isDisabled() and items[1].text(1) == "1.0 TiB"
+    assert tab.add_disk_button.isEnabled()
+
+
+def test_windows_disk_list_is_explained(window: MainWindow) -> None:
+    tab = window.targets_tab
+    tab.disk_os = "Windows"
+    tab.refresh_disks()
+    assert tab.disks_stack.is_empty and "PhysicalDrive" in tab.disks_stack.empty.text()
+
+
+def test_test_file_dialog_validates(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    dlg = AddTestFileDialog(window.doc.plan.managers[0].workers[0])
+    qtbot.addWidget(dlg)
+    ok = dlg.buttons.button(dlg.buttons.StandardButton.Ok)
+    dlg.path.setText(str(tmp_path))
+    assert not ok.isEnabled() and "folder" in dlg.error.text()
+    dlg.path.setText(str(tmp_path / "t.tst"))
+    dlg.size.setText("1000")
+    assert not ok.isEnabled() and "multiple of 4096" in dlg.error.text()
+    dlg.size.setText("256M")
+    assert ok.isEnabled() and dlg.size_bytes() == 256 << 20
