@@ -16,9 +16,7 @@ FIO_NOTE = "fio is a separate program (GPLv2, by Jens Axboe and contributors); F
 
 def _local_fio_version() -> str:
     try:
-        from app.user_settings import saved_fio_path
-
-        return fio_version(find_fio(saved_fio_path()))
+        return fio_version(find_fio())  # $FIOMETER_FIO, the saved path, PATH, the installer's folders
     except FioNotFound:
         return "not found"
 

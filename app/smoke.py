@@ -1,9 +1,9 @@
 """`fiometer --smoke`: prove an installation works, from source or from the packaged build.
 
 1. Starts the GUI offscreen when PySide6 is importable (``QT_QPA_PLATFORM`` defaults to
-   ``offscreen``): the main window with the bundled example open when the GUI offers the hook
-   below, otherwise a QApplication and a pyqtgraph chart rendered to an image (Qt's plugins,
-   fonts and pyqtgraph are what a frozen build most often lacks).
+   ``offscreen``): the main window with the bundled example open, rendered to an image (Qt's
+   plugins, fonts and pyqtgraph are what a frozen build most often lacks). Without app.ui it
+   renders a pyqtgraph chart instead.
 2. Loads the bundled example plan (the Iometer .icf in ``resources/``: proves resources are there),
    keeps its first step, and runs it for one second with fio's ``null`` engine through the real
    runner, on a test file in a temporary folder, recorded into a temporary results database (never
@@ -11,9 +11,12 @@
 3. Prints one line (versions, what was started, measured IOPS) and returns 0; any failure prints
    ``fiometer smoke FAILED: <reason>`` to stderr and returns 1.
 
-GUI hook (owned by app/ui): ``app.ui.launch.smoke_window(plan: str, db_path: Path) -> QWidget``
-returns the main window, shown, with ``plan`` open and ``db_path`` as its results database, asking
-no questions. Settings are already redirected to a temporary folder (``$FIOMETER_SETTINGS_DIR``).
+GUI hook (owned by app/ui): ``app.ui.launch.smoke_window(plan: str, db_path: Path) -> QWidget``,
+when defined, returns the main window, shown, with ``plan`` open and ``db_path`` as its results
+database, asking no questions; settings are already redirected to a temporary folder
+(``$FIOMETER_SETTINGS_DIR``). Until then this module uses ``launch.application()`` and
+``launch.HeadlessWindow(settings, persist=False, db_path=...)`` with ``open_path``, as
+``fiometer gui --screenshot`` does.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,7 @@ from app import user_settings
 RUN_SECONDS = 1
 RUN_TIMEOUT = 60.0  # a hung fio must fail the smoke check, not hang it
 GUI_HOOK = ("app.ui.launch", "smoke_window")
+QT_NOISE = {"This plugin does not support propagateSizeHints()"}  # offscreen's harmless remark on show()
 
 
 class SmokeFailure(Exception):
@@ -76,14 +79,29 @@ class _Gui:
             self.app.processEvents()
 
 
-def _gui_hook() -> Callable[[str, Path], Any] | None:
-    module, name = GUI_HOOK
+def _launch_module() -> Any:
+    """app.ui.launch, or None when this build has no GUI."""
     try:
-        if importlib.util.find_spec(module) is None:
+        if importlib.util.find_spec(GUI_HOOK[0]) is None:
             return None
     except ImportError:  # app.ui itself missing
         return None
-    return getattr(importlib.import_module(module), name, None)
+    return importlib.import_module(GUI_HOOK[0])
+
+
+def _main_window(launch: Any, plan_path: str, db_path: Path) -> Any:
+    """The GUI's hook if it has one; else its headless main window (what `gui --screenshot` uses)."""
+    hook = getattr(launch, GUI_HOOK[1], None)
+    if hook is not None:
+        return hook(plan_path, db_path)
+    from app.ui import settings as prefs
+
+    prefs.apply_environment()  # $FIOMETER_SETTINGS_DIR: smoke() pointed it at a temporary folder
+    win = launch.HeadlessWindow(prefs.app_settings(), persist=False, db_path=db_path)
+    if not win.open_path(plan_path, ask_discard=False):
+        raise SmokeFailure(f"the main window could not open {plan_path}")
+    win.show()
+    return win
 
 
 def _grab_ok(widget: Any) -> bool:
@@ -98,19 +116,34 @@ def start_gui(plan_path: str, db_path: Path) -> _Gui:
     if not qt_available():
         gui.description = "none (PySide6 is not installed: engine only)"
         return gui
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    platform_name = os.environ.get("QT_QPA_PLATFORM") or "offscreen"
+    os.environ["QT_QPA_PLATFORM"] = platform_name
+    for prefix, display in (("xcb", "DISPLAY"), ("wayland", "WAYLAND_DISPLAY")):
+        if platform_name.startswith(prefix) and not os.environ.get(display):  # Qt would abort the process
+            raise SmokeFailure(f"QT_QPA_PLATFORM={platform_name} but ${display} is not set; "
+                               "leave QT_QPA_PLATFORM unset to check offscreen")
+    from PySide6.QtCore import qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "fiometer"])
+    def qt_message(_kind: Any, _context: Any, text: str) -> None:
+        if text not in QT_NOISE:
+            print(f"qt: {text}", file=sys.stderr)
+
+    qInstallMessageHandler(qt_message)
+    launch = _launch_module()
+    if launch is not None:
+        app = launch.application()
+    else:
+        app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "fiometer"])
     gui.app = app
-    platform_name = app.platformName()
-    hook = _gui_hook()
-    if hook is not None:
-        gui.widget = hook(plan_path, db_path)
+    platform_name = app.platformName()  # what Qt really loaded
+    if launch is not None:
+        gui.widget = _main_window(launch, plan_path, db_path)
         app.processEvents()
         if not _grab_ok(gui.widget):
             raise SmokeFailure("the main window rendered an empty image")
-        gui.description = f"main window ({platform_name})"
+        title = gui.widget.windowTitle().replace("[*]", "")
+        gui.description = f"main window ({platform_name}, {title!r})"
         return gui
     import pyqtgraph as pg
 
@@ -122,7 +155,7 @@ def start_gui(plan_path: str, db_path: Path) -> _Gui:
     gui.widget = plot
     if not _grab_ok(plot):
         raise SmokeFailure("Qt rendered an empty image")
-    gui.description = f"Qt + pyqtgraph chart ({platform_name}, no main-window hook {'.'.join(GUI_HOOK)} yet)"
+    gui.description = f"Qt + pyqtgraph chart only ({platform_name}, this build has no app.ui)"
     return gui
 
 

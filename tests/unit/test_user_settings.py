@@ -1,7 +1,7 @@
 """The settings file: where it lives per OS, reading, writing, and the custom fio path reaching the engine."""
 
 import json
-from pathlib import PurePosixPath, PureWindowsPath
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import pytest
 
@@ -94,3 +94,13 @@ def test_a_saved_path_that_is_not_fio_is_a_manager_error(tmp_path, monkeypatch):
     us.set_fio_path(tmp_path / "missing")
     with pytest.raises(ManagerError, match="fio path setting"):
         local_endpoint("local")
+
+
+def test_find_fio_defaults_to_the_saved_path_and_none_ignores_it(tmp_path, monkeypatch):
+    from app.engine.fio_binary import find_fio
+
+    monkeypatch.delenv("FIOMETER_FIO", raising=False)
+    fake = make_exe(tmp_path / "custom" / "fio")
+    us.set_fio_path(fake)
+    assert find_fio(which=lambda n: "/usr/bin/fio") == fake  # e.g. the GUI's Topology asking for fio
+    assert find_fio(None, which=lambda n: "/usr/bin/fio") == Path("/usr/bin/fio")
