@@ -81,3 +81,17 @@ def test_ico_bytes_directory_offsets():
         mi.ico_bytes([(512, b"x")])
     with pytest.raises(ValueError):
         mi.dib_entry(2, b"short")
+
+
+def test_icon_files_hook_for_the_gui(qapp):
+    from PySide6.QtGui import QIcon
+
+    from app.paths import icon_files
+
+    files = icon_files()
+    assert all(p.is_file() for p in files)
+    icon = QIcon()
+    for p in files:
+        icon.addFile(str(p))
+    assert not icon.isNull()
+    assert {s.width() for s in icon.availableSizes()} >= {16, 32, 48, 64, 128, 256}
