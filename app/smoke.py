@@ -32,9 +32,13 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app import user_settings
+
+if TYPE_CHECKING:
+    from app.engine.runner import ManagerEndpoint
+    from app.model.plan import Plan
 
 RUN_SECONDS = 1
 RUN_TIMEOUT = 60.0  # a hung fio must fail the smoke check, not hang it
@@ -160,7 +164,7 @@ def start_gui(plan_path: str, db_path: Path) -> _Gui:
 
 
 # --- engine ------------------------------------------------------------------------------------------
-def first_step_plan(plan: Any) -> Any:
+def first_step_plan(plan: Plan) -> Plan:
     """A copy of ``plan`` with only its first manager and each worker's first access spec: one step."""
     plan = copy.deepcopy(plan)
     plan.managers = plan.managers[:1]
@@ -170,7 +174,8 @@ def first_step_plan(plan: Any) -> Any:
     return plan
 
 
-def run_engine(plan_path: Path, workdir: Path, db_path: Path, fio_path: str | None) -> tuple[Any, str, float, int]:
+def run_engine(plan_path: Path, workdir: Path, db_path: Path,
+               fio_path: str | None) -> tuple[ManagerEndpoint, str, float, int]:
     """Run the first step for RUN_SECONDS on the null engine; (endpoint, step label, IOPS, run id)."""
     from app.engine.managers import ManagerError, build_endpoints
     from app.engine.runner import Runner, RunOptions, RunRefused
