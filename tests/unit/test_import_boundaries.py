@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-QT_FREE = ["icf_import", "app.model", "app.model.metrics", "app.engine", "app.engine.transport"]
+QT_FREE = ["icf_import", "app.model", "app.model.metrics", "app.engine", "app.engine.transport", "app.store"]
 
 
 def test_qt_free_layers_import_without_qt():
