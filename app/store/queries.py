@@ -79,13 +79,13 @@ def list_runs(store: Store, *, text: str | None = None, tag: str | None = None,
 def get_run(store: Store, run_id: int) -> Run:
     """Everything about one run: managers, workers, targets, steps with outputs, messages and results."""
     with store.read("reading a run") as conn:
-        row = conn.execute(f"SELECT {_SUMMARY_COLUMNS}, plan_json, host_json, owner_pid, owner_host, "
-                           "owner_token FROM runs WHERE id = ?", (run_id,)).fetchone()
+        row = conn.execute(f"SELECT {_SUMMARY_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise RunNotFound(f"There is no run {run_id} in {store.path}; it may have been deleted.")
-        summary = _summary(row[:12])
-        plan_json, host_json, pid, host, token = row[12:]
-        run = Run(**vars(summary), plan_json=plan_json, host=json.loads(host_json),
+        plan_json, host_json, pid, host, token = conn.execute(
+            "SELECT plan_json, host_json, owner_pid, owner_host, owner_token FROM runs WHERE id = ?",
+            (run_id,)).fetchone()
+        run = Run(**vars(_summary(row)), plan_json=plan_json, host=json.loads(host_json),
                   owner=ProcessOwner(pid, host, token) if pid is not None else None)
         run.managers = [ManagerInfo(*r) for r in conn.execute(
             "SELECT name, address, os, fio_version, protocol FROM managers WHERE run_id = ? ORDER BY position",

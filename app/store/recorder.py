@@ -33,6 +33,7 @@ from app import __version__
 
 from .codec import encode_hist, metric_values
 from .database import Store
+from .errors import RunNotFound
 from .owner import current_owner
 from .records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
 from .schema import LEVELS, MESSAGE_LEVELS, METRIC_COLUMNS, RUN_STATUSES, STEP_STATUSES
@@ -157,7 +158,8 @@ class Recorder:
             raise ValueError(f"a run ends as one of {RUN_STATUSES[1:]}, not {status!r}")
         when = iso(ended) if ended else utc_now()
         with self.store.write("finishing the run") as conn:
-            conn.execute("UPDATE runs SET status = ?, ended = ? WHERE id = ?", (status, when, run_id))
+            if not conn.execute("UPDATE runs SET status = ?, ended = ? WHERE id = ?", (status, when, run_id)).rowcount:
+                raise RunNotFound(f"There is no run {run_id} in {self.store.path} to finish; it may have been deleted.")
             conn.execute("UPDATE steps SET status = ?, ended = ? WHERE run_id = ? AND status = 'running'",
                          (status, when, run_id))
         self._series.clear()  # a cache only: a later write for this run looks ids up again
@@ -237,11 +239,12 @@ class Recorder:
         if status not in STEP_STATUSES or status == "running":
             raise ValueError(f"a step ends as one of {STEP_STATUSES[1:]}, not {status!r}")
         with self.store.write("finishing a step") as conn:
-            conn.execute("UPDATE steps SET status = ?, ended = ? WHERE id = ?",
-                         (status, iso(ended) if ended else utc_now(), step_id))
+            row = conn.execute("UPDATE steps SET status = ?, ended = ? WHERE id = ? RETURNING run_id",
+                               (status, iso(ended) if ended else utc_now(), step_id)).fetchone()
+            if row is None:
+                raise RunNotFound(f"There is no step {step_id} in {self.store.path}; its run may have been deleted.")
             if error:
-                (run_id,) = conn.execute("SELECT run_id FROM steps WHERE id = ?", (step_id,)).fetchone()
-                _insert_message(conn, run_id, step_id, "error", None, error)
+                _insert_message(conn, row[0], step_id, "error", None, error)
         self._series = {k: v for k, v in self._series.items() if k[0] != step_id}
 
     # --- helpers ----------------------------------------------------------------------------

@@ -159,6 +159,10 @@ def test_end_run_closes_steps_still_running_and_keeps_the_error(store):
     assert [m.text for m in run.steps[1].messages] == ["Stop pressed"]
     with pytest.raises(ValueError):
         rec.end_run(run_id, "running")
+    with pytest.raises(RunNotFound):
+        rec.end_run(run_id + 1, "complete")
+    with pytest.raises(RunNotFound):
+        rec.end_step(second + 1, "complete", error="gone")
 
 
 def test_list_filters_and_edits(store):
