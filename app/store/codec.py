@@ -26,9 +26,14 @@ def metric_values(m: Metrics) -> tuple[Any, ...]:
     return values
 
 
-def metrics_from(values: Sequence[Any], read_hist: str | None = None, write_hist: str | None = None) -> Metrics:
-    return Metrics(**dict(zip(METRIC_NAMES, values, strict=True)),
-                   read_hist=decode_hist(read_hist), write_hist=decode_hist(write_hist))
+def metrics_from(
+    values: Sequence[Any], read_hist: str | None = None, write_hist: str | None = None
+) -> Metrics:
+    return Metrics(
+        **dict(zip(METRIC_NAMES, values, strict=True)),
+        read_hist=decode_hist(read_hist),
+        write_hist=decode_hist(write_hist),
+    )
 
 
 def encode_hist(hist: dict[int, int]) -> str | None:

@@ -20,6 +20,7 @@ from types import TracebackType
 from app import __version__
 
 from .errors import StoreError
+from .owner import close_abandoned_runs
 from .paths import resolve_db_path
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 
@@ -46,7 +47,9 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     @contextmanager
@@ -110,8 +113,6 @@ def open_store(path: str | Path | None = None) -> Store:
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         _checked_this_process.add(str(path))
-        from .owner import close_abandoned_runs
-
         close_abandoned_runs(store)
     except sqlite3.Error as exc:
         conn.close()
@@ -145,7 +146,8 @@ def _inspect(store: Store, existed: bool) -> int:
         version, app_id, has_tables = conn.execute(
             "SELECT (SELECT user_version FROM pragma_user_version), "
             "(SELECT application_id FROM pragma_application_id), "
-            "EXISTS (SELECT 1 FROM sqlite_schema)").fetchone()
+            "EXISTS (SELECT 1 FROM sqlite_schema)"
+        ).fetchone()
         if existed and str(path) not in _checked_this_process:
             problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
             if problems != ["ok"]:
@@ -180,8 +182,9 @@ def _migrate(store: Store) -> None:
                 f"{old}); this Fiometer {__version__} understands up to {SCHEMA_VERSION}. Update Fiometer."
             )
         if 0 < old < SCHEMA_VERSION:
-            backup = path.with_name(f"{path.name}.bak-v{old}")
-            _copy_database(path, backup)
+            copy = path.with_name(f"{path.name}.bak-v{old}")
+            _copy_database(path, copy)
+            backup = copy
         for version in range(old, SCHEMA_VERSION):
             for statement in MIGRATIONS[version]:
                 conn.execute(statement)
@@ -190,7 +193,7 @@ def _migrate(store: Store) -> None:
     except BaseException as exc:
         with suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
-        if isinstance(exc, StoreError | KeyboardInterrupt):
+        if isinstance(exc, StoreError) or not isinstance(exc, Exception):
             raise
         kept = f" A copy of it as it was is at {backup}." if backup else ""
         raise StoreError(
@@ -238,7 +241,7 @@ def _damaged(store: Store, detail: str) -> StoreError:
     return StoreError(
         f"The results database {path} is damaged and cannot be read (SQLite says: {detail}). {kept}\n"
         f"To carry on with an empty history, move {path.name} out of {path.parent} and start Fiometer "
-        f"again. To rescue old runs, run: sqlite3 \"{copy}\" .recover | sqlite3 recovered.db, and "
+        f'again. To rescue old runs, run: sqlite3 "{copy}" .recover | sqlite3 recovered.db, and '
         f"open recovered.db as the database.{restore}"
     )
 
@@ -248,17 +251,25 @@ def explain(exc: sqlite3.Error, path: Path, doing: str) -> StoreError:
     code = getattr(exc, "sqlite_errorcode", None)
     primary = None if code is None else code & 0xFF
     if primary in (_BUSY, _LOCKED):
-        text = (f"The results database {path} stayed locked by another program for {BUSY_TIMEOUT_S:.0f} s "
-                f"while {doing}. Another Fiometer may be busy with it; try again in a moment.")
+        text = (
+            f"The results database {path} stayed locked by another program for {BUSY_TIMEOUT_S:.0f} s "
+            f"while {doing}. Another Fiometer may be busy with it; try again in a moment."
+        )
     elif primary == _FULL:
-        text = (f"The disk holding the results database {path} is full ({doing} failed). "
-                "Free some space; what was recorded before is kept.")
+        text = (
+            f"The disk holding the results database {path} is full ({doing} failed). "
+            "Free some space; what was recorded before is kept."
+        )
     elif primary in (_READONLY, _CANTOPEN) or (primary == _IOERR and not _is_damage(exc)):
-        text = (f"Fiometer cannot read or write the results database {path} while {doing} ({exc}). "
-                "Check that the folder exists and that you may write there, or choose another database file.")
+        text = (
+            f"Fiometer cannot read or write the results database {path} while {doing} ({exc}). "
+            "Check that the folder exists and that you may write there, or choose another database file."
+        )
     elif _is_damage(exc):
-        text = (f"The results database {path} turned out to be damaged while {doing} ({exc}). "
-                "Close Fiometer; when it opens the file again it checks it and keeps a copy.")
+        text = (
+            f"The results database {path} turned out to be damaged while {doing} ({exc}). "
+            "Close Fiometer; when it opens the file again it checks it and keeps a copy."
+        )
     else:
         text = f"The results database {path} reported an error while {doing}: {exc}."
     return StoreError(text)

@@ -40,13 +40,19 @@ def _make_v1_file(path: Path) -> None:
     for statement in V1:
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 1")
-    conn.execute("INSERT INTO runs (id, uuid, name, status, started, ended, plan_json, plan_sha256) "
-                 "VALUES (1, 'u-1', 'old run', 'complete', '2025-01-02T03:04:05.000+00:00', "
-                 "'2025-01-02T03:05:05.000+00:00', '{}', 'h')")
-    conn.execute("INSERT INTO steps (id, run_id, idx, started, status) "
-                 "VALUES (1, 1, 0, '2025-01-02T03:04:05.000+00:00', 'complete')")
+    conn.execute(
+        "INSERT INTO runs (id, uuid, name, status, started, ended, plan_json, plan_sha256) "
+        "VALUES (1, 'u-1', 'old run', 'complete', '2025-01-02T03:04:05.000+00:00', "
+        "'2025-01-02T03:05:05.000+00:00', '{}', 'h')"
+    )
+    conn.execute(
+        "INSERT INTO steps (id, run_id, idx, started, status) "
+        "VALUES (1, 1, 0, '2025-01-02T03:04:05.000+00:00', 'complete')"
+    )
     conn.execute("INSERT INTO series (id, step_id, level, manager, key) VALUES (1, 1, 'all', NULL, 'ALL')")
-    conn.execute("INSERT INTO samples (series_id, t, i_read_ios, i_read_iops, w_read_ios) VALUES (1, 1.0, 5, 5.0, 5)")
+    conn.execute(
+        "INSERT INTO samples (series_id, t, i_read_ios, i_read_iops, w_read_ios) VALUES (1, 1.0, 5, 5.0, 5)"
+    )
     conn.execute("COMMIT")
     conn.close()
 
@@ -109,7 +115,9 @@ def _scribble_on_an_index(path: Path) -> None:
     """Zero the end of the samples index's root page: the header still reads, only a check finds it."""
     conn = sqlite3.connect(path)
     page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-    (root,) = conn.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'sqlite_autoindex_samples_1'").fetchone()
+    (root,) = conn.execute(
+        "SELECT rootpage FROM sqlite_schema WHERE name = 'sqlite_autoindex_samples_1'"
+    ).fetchone()
     conn.close()
     with open(path, "r+b") as f:
         f.seek(root * page_size - page_size // 4)
@@ -150,10 +158,18 @@ def test_damage_reaches_the_user_as_a_message_not_a_traceback(tmp_path):
     """What a front end does with StoreError (print it) shows no Python internals."""
     path = tmp_path / "fiometer.db"
     path.write_bytes(os.urandom(8192))
-    code = ("import sys\nfrom app.store import open_store, StoreError\n"
-            "try:\n    open_store(sys.argv[1])\nexcept StoreError as e:\n    print(e, file=sys.stderr); sys.exit(2)\n")
-    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    code = (
+        "import sys\nfrom app.store import open_store, StoreError\n"
+        "try:\n    open_store(sys.argv[1])\nexcept StoreError as e:\n    print(e, file=sys.stderr); sys.exit(2)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
     assert out.returncode == 2, out.stderr
     assert "is damaged" in out.stderr and "Traceback" not in out.stderr
 

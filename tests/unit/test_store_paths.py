@@ -12,15 +12,33 @@ from app.store.paths import default_db_path_for, resolve_db_path
 @pytest.mark.parametrize(
     ("system", "env", "home", "expected"),
     [
-        ("Linux", {"XDG_DATA_HOME": "/data/ann"}, "/home/ann", PurePosixPath("/data/ann/fiometer/fiometer.db")),
+        (
+            "Linux",
+            {"XDG_DATA_HOME": "/data/ann"},
+            "/home/ann",
+            PurePosixPath("/data/ann/fiometer/fiometer.db"),
+        ),
         ("Linux", {}, "/home/ann", PurePosixPath("/home/ann/.local/share/fiometer/fiometer.db")),
-        ("Linux", {"XDG_DATA_HOME": "rel/dir"}, "/home/ann", PurePosixPath("/home/ann/.local/share/fiometer/fiometer.db")),
+        (
+            "Linux",
+            {"XDG_DATA_HOME": "rel/dir"},
+            "/home/ann",
+            PurePosixPath("/home/ann/.local/share/fiometer/fiometer.db"),
+        ),
         ("FreeBSD", {}, "/home/ann", PurePosixPath("/home/ann/.local/share/fiometer/fiometer.db")),
-        ("Windows", {"LOCALAPPDATA": r"C:\Users\ann\AppData\Local"}, r"C:\Users\ann",
-         PureWindowsPath(r"C:\Users\ann\AppData\Local\Fiometer\fiometer.db")),
+        (
+            "Windows",
+            {"LOCALAPPDATA": r"C:\Users\ann\AppData\Local"},
+            r"C:\Users\ann",
+            PureWindowsPath(r"C:\Users\ann\AppData\Local\Fiometer\fiometer.db"),
+        ),
         ("Windows", {}, r"C:\Users\ann", PureWindowsPath(r"C:\Users\ann\AppData\Local\Fiometer\fiometer.db")),
-        ("Darwin", {"XDG_DATA_HOME": "/ignored"}, "/Users/ann",
-         PurePosixPath("/Users/ann/Library/Application Support/Fiometer/fiometer.db")),
+        (
+            "Darwin",
+            {"XDG_DATA_HOME": "/ignored"},
+            "/Users/ann",
+            PurePosixPath("/Users/ann/Library/Application Support/Fiometer/fiometer.db"),
+        ),
     ],
 )
 def test_default_path_per_os(system, env, home, expected):

@@ -47,8 +47,14 @@ print(*runs, flush=True)
 
 
 def _python(code: str, *args: object) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", code, *map(str, args)], cwd=ROOT, env=ENV, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *map(str, args)],
+        cwd=ROOT,
+        env=ENV,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 @pytest.mark.parametrize("noticed_by", ["open", "list"])
@@ -72,7 +78,12 @@ def test_killed_recorder_leaves_an_interrupted_run_with_its_samples(tmp_path, no
             assert run.status == "interrupted" and run.steps[0].status == "interrupted"
             assert "cut short" in run.messages[0].text and str(child.pid) in run.messages[0].text
             for manager, level, key in level_keys():
-                assert [t for t, _ in step_samples(store, step_id, level, key, manager=manager)] == [1, 2, 3, 4]
+                assert [t for t, _ in step_samples(store, step_id, level, key, manager=manager)] == [
+                    1,
+                    2,
+                    3,
+                    4,
+                ]
             assert run.ended == run.steps[0].ended and run.ended > run.steps[0].started  # last sample time
     finally:
         child.kill()
@@ -110,6 +121,10 @@ def test_owner_liveness():
     assert me.pid == os.getpid() and me.token
     assert not owner_is_gone(me)
     assert owner_is_gone(ProcessOwner(me.pid, me.host, "linux:another-boot:1"))  # pid reused since
-    assert not owner_is_gone(ProcessOwner(me.pid, "another-host-" + socket.gethostname(), None))  # cannot tell
-    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    assert not owner_is_gone(
+        ProcessOwner(me.pid, "another-host-" + socket.gethostname(), None)
+    )  # cannot tell
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     assert owner_is_gone(ProcessOwner(int(finished.stdout), me.host, None))

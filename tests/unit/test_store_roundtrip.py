@@ -58,7 +58,12 @@ def test_run_with_two_managers_workers_targets_and_steps_reads_back_equal(store)
     run = get_run(store, written.run_id)
 
     assert (run.name, run.description, run.status, run.plan_name, run.notes) == (
-        "EVA 4400 Vraid5", "32 disks, Vraid5", "complete", "EVA before", "firmware XCS 0953")
+        "EVA 4400 Vraid5",
+        "32 disks, Vraid5",
+        "complete",
+        "EVA before",
+        "firmware XCS 0953",
+    )
     assert sorted(run.tags) == ["before", "eva"]
     assert (run.plan_json, run.plan_sha256) == plan_text_and_hash(PLAN)
     assert run.ended is not None and run.started <= run.ended
@@ -73,12 +78,18 @@ def test_run_with_two_managers_workers_targets_and_steps_reads_back_equal(store)
         assert step.outputs["san-host"].job_text.startswith("[global]")
         assert step.outputs["san-host"].raw_output == '{"fio version": "fio-3.38"}'
         assert {(r.level, r.manager, r.key): r for r in step.results} == {
-            (r.level, r.manager, r.key): r for r in wstep.results}
+            (r.level, r.manager, r.key): r for r in wstep.results
+        }
         assert step_series(store, step.id) == [(level, manager, key) for manager, level, key in level_keys()]
         for manager, level, key in level_keys():
             got_interval = step_samples(store, step.id, level, key, "interval", manager=manager)
             got_whole = step_samples(store, step.id, level, key, "whole", manager=manager)
-            sent = [r for rows in wstep.samples for r in rows if (r.manager, r.level, r.key) == (manager, level, key)]
+            sent = [
+                r
+                for rows in wstep.samples
+                for r in rows
+                if (r.manager, r.level, r.key) == (manager, level, key)
+            ]
             keep = level in DEFAULT_SAMPLE_HIST_LEVELS
             assert got_interval == [(r.t, r.interval if keep else without_hists(r.interval)) for r in sent]
             assert got_whole == [(r.t, without_hists(r.whole)) for r in sent]
@@ -102,8 +113,20 @@ def test_any_finite_metrics_round_trip_through_results(tmp_path):
     ints, floats = st.integers(0, 2**62), st.floats(allow_nan=False)
     hists = st.dictionaries(st.integers(0, 2**40), st.integers(0, 2**40), max_size=20)
     any_metrics = st.builds(
-        Metrics, **{f.name: (hists if f.name.endswith("hist") else st.none() | floats if f.name == "disk_util"
-                             else ints if f.type == "int" else floats) for f in dataclasses.fields(Metrics)})
+        Metrics,
+        **{
+            f.name: (
+                hists
+                if f.name.endswith("hist")
+                else st.none() | floats
+                if f.name == "disk_util"
+                else ints
+                if f.type == "int"
+                else floats
+            )
+            for f in dataclasses.fields(Metrics)
+        },
+    )
     with open_store(tmp_path / "h.db") as store:
         rec = Recorder(store)
         run_id = rec.begin_run("{}")
@@ -124,8 +147,10 @@ def test_nan_is_refused_and_nothing_of_the_interval_is_stored(store):
     good = metrics(random.Random(1))
     bad = dataclasses.replace(good, read_iops=float("nan"))
     with pytest.raises(ValueError, match="read_iops"):
-        rec.add_samples(step_id, [SampleRow(None, "all", "ALL", 1.0, good, good),
-                                  SampleRow("m", "manager", "m", 1.0, bad, good)])
+        rec.add_samples(
+            step_id,
+            [SampleRow(None, "all", "ALL", 1.0, good, good), SampleRow("m", "manager", "m", 1.0, bad, good)],
+        )
     assert step_samples(store, step_id, "all", "ALL") == []
 
 
@@ -155,7 +180,9 @@ def test_end_run_closes_steps_still_running_and_keeps_the_error(store):
     rec.end_run(run_id, "stopped")
     run = get_run(store, run_id)
     assert [(s.id, s.status) for s in run.steps] == [(first, "failed"), (second, "stopped")]
-    assert [(m.level, m.text) for m in run.steps[0].messages] == [("error", "fio on san-host went silent for 10 s")]
+    assert [(m.level, m.text) for m in run.steps[0].messages] == [
+        ("error", "fio on san-host went silent for 10 s")
+    ]
     assert [m.text for m in run.steps[1].messages] == ["Stop pressed"]
     with pytest.raises(ValueError):
         rec.end_run(run_id, "running")
@@ -184,13 +211,28 @@ def test_list_filters_and_edits(store):
     tag_run(store, a, add=["client-x"], remove=["eva"])
     run = get_run(store, a)
     assert (run.name, run.notes, run.description, run.tags) == (
-        "Before", "cache mirroring on", "32 disks, Vraid5", ["before", "client-x"])
+        "Before",
+        "cache mirroring on",
+        "32 disks, Vraid5",
+        ["before", "client-x"],
+    )
     with pytest.raises(RunNotFound):
         rename_run(store, 999, "x")
 
 
-TABLES = ["runs", "run_tags", "managers", "workers", "targets", "steps", "step_outputs", "messages", "series",
-          "samples", "results"]
+TABLES = [
+    "runs",
+    "run_tags",
+    "managers",
+    "workers",
+    "targets",
+    "steps",
+    "step_outputs",
+    "messages",
+    "series",
+    "samples",
+    "results",
+]
 
 
 def _counts(store) -> dict[str, int]:
