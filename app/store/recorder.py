@@ -77,6 +77,8 @@ def plan_text_and_hash(plan: str | Mapping[str, Any]) -> tuple[str, str]:
 
 
 class Recorder:
+    """Writes runs as they happen, through one Store (so from the thread that opened it)."""
+
     def __init__(
         self, store: Store, *, sample_hist_levels: Iterable[str] = DEFAULT_SAMPLE_HIST_LEVELS
     ) -> None:
