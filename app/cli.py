@@ -1,4 +1,5 @@
-"""The `fiometer` command: gui (default), import, plan, demo; run/runs/show/export come with the engine."""
+"""The `fiometer` command: gui (default), import, plan, run, runs, show, export, probe, demo, examples,
+doctor, and the top-level --smoke check."""
 
 from __future__ import annotations
 
@@ -250,12 +251,15 @@ def cmd_show(args: argparse.Namespace) -> int:
     import dataclasses
     import json
 
+    from app.analysis.iometer_import import is_iometer_run
     from app.cli_progress import fmt_num, format_table
 
     run = _get_run(args)
+    coarse = is_iometer_run(run)
     if args.json:
         def metrics(m):
-            return {k: v for k, v in m.headline().items()}
+            # an imported Iometer run's histogram is its 21 coarse bins: no percentiles from it
+            return {k: None if coarse and k.startswith("p") else v for k, v in m.headline().items()}
         print(json.dumps({
             "id": run.id, "name": run.name, "status": run.status, "started": run.started, "ended": run.ended,
             "plan": run.plan_name, "plan_sha256": run.plan_sha256, "tags": run.tags, "notes": run.notes,
@@ -269,7 +273,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         }, indent=2))
         return 0
     print(f"Run {run.id}: {run.name} [{run.status}]  started {run.started}  ended {run.ended or '-'}")
-    print(f"Plan {run.plan_name!r} (sha256 {run.plan_sha256[:12]}), fio {', '.join(run.fio_versions) or '?'}, "
+    tool = (f"{run.host['tool']} {run.host.get('tool_version', '')}".strip() if coarse else
+            f"fio {', '.join(run.fio_versions) or '?'}")
+    print(f"Plan {run.plan_name!r} (sha256 {run.plan_sha256[:12]}), {tool}, "
           f"managers: {', '.join(f'{m.name} ({m.address})' for m in run.managers)}")
     rows = []
     for s in run.steps:
@@ -279,7 +285,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 rows.append([str(s.index + 1), s.spec_name, str(s.queue_depth or "-"), s.status,
                              "ALL" if r.level == "all" else r.key, fmt_num(m.iops), fmt_num(m.mbps),
                              fmt_num(m.lat_mean_ms, 3), fmt_num(m.lat_max_ms, 3),
-                             fmt_num(m.percentile_ms(99), 3), str(m.errors)])
+                             fmt_num(None if coarse else m.percentile_ms(99), 3), str(m.errors)])
     print(format_table(("Step", "Access specification", "QD", "Status", "Level", "IOPS", "MB/s", "Avg ms",
                         "Max ms", "p99 ms", "Errors"), rows))
     for msg in run.messages + [m for s in run.steps for m in s.messages]:
@@ -325,6 +331,66 @@ def cmd_probe(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_examples(args: argparse.Namespace) -> int:
+    from app.model import planfile
+    from app.model.examples import EXAMPLES, TESTFILE
+    from app.paths import example_plan
+
+    width = max(len(e.key) for e in EXAMPLES)
+    for ex in EXAMPLES:
+        print(f"{ex.key:<{width}}  {ex.title}: {ex.description}")
+    if not args.save:
+        print(f"\nSave them as plan files with `fiometer examples --save DIR`; their target is {TESTFILE} "
+              f"(run with --map '{TESTFILE}=/path/iobw.tst'). Iometer template: {example_plan()}")
+        return 0
+    out = Path(args.save)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for ex in EXAMPLES:
+            planfile.save(ex.build(), out / f"{ex.key}.json")
+    except OSError as e:
+        raise CliError(f"cannot save the examples in {out}: {e}") from e
+    print(f"\n{len(EXAMPLES)} plan files written to {out} ({', '.join(e.key + '.json' for e in EXAMPLES)}); "
+          f"run one with: fiometer run {out / EXAMPLES[0].key}.json --map '{TESTFILE}=/path/iobw.tst'")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from app import user_settings
+    from app.about import about_text
+    from app.engine.fio_binary import FioNotFound, fio_version
+    from app.first_run import check_fio, first_run_text
+    from app.paths import resources_dir
+    from app.store.paths import resolve_db_path
+
+    if args.set_fio:
+        candidate = Path(args.set_fio).expanduser().absolute()
+        try:
+            version = fio_version(candidate)
+        except FioNotFound as e:
+            raise CliError(f"not saved: {e}") from e
+        saved = user_settings.set_fio_path(candidate)
+        print(f"fio {version} at {candidate} saved in {saved}\n")
+    elif args.clear_fio:
+        saved = user_settings.set_fio_path(None)
+        print(f"custom fio path removed from {saved}; fio is searched on PATH again\n")
+    settings = user_settings.load()
+    status = check_fio()
+    print(about_text(fio=lambda: status.version or "not found"))
+    print()
+    print(f"Settings file: {user_settings.settings_path()}"
+          + ("" if user_settings.settings_path().exists() else " (not created yet)"))
+    if settings.problem:
+        print(f"  warning: {settings.problem}")
+    print(f"Custom fio path: {settings.fio_path or 'none (search PATH and the installer folders)'}")
+    print(f"Results database: {resolve_db_path(args.db)}")
+    res = resources_dir()
+    print(f"Bundled resources: {res}" + ("" if (res / "examples").is_dir() else " (MISSING: reinstall Fiometer)"))
+    print()
+    print(first_run_text(status))
+    return 0 if status.found else 1
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     if args.file and not Path(args.file).exists():
         raise CliError(f"{args.file}: no such file")
@@ -349,6 +415,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fiometer", description="Iometer-compatible storage benchmark on fio")
     p.add_argument("--version", action="version", version=f"fiometer {__version__}")
     p.add_argument("--db", metavar="PATH", help="results database (default: in your user data folder)")
+    p.add_argument("--smoke", action="store_true",
+                   help="check this installation: GUI offscreen, a 1 s null-engine run of the bundled example "
+                        "(temporary files and database), one line of versions and IOPS; exit 0 or 1")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     sp = sub.add_parser("import", help="read an Iometer .icf, print a summary, optionally save a plan")
@@ -387,6 +456,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="machine-readable output")
     sp.set_defaults(func=cmd_runs)
 
+    from app import cli_history
+
+    cli_history.add_parsers(sub)
+    from app import cli_report
+
+    cli_report.add_parsers(sub)
+
     sp = sub.add_parser("show", help="show a stored run's results")
     sp.add_argument("run", type=int, help="run id (see `fiometer runs`)")
     sp.add_argument("--json", action="store_true", help="machine-readable output")
@@ -405,6 +481,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for an answer")
     sp.set_defaults(func=cmd_probe)
 
+    sp = sub.add_parser("examples", help="list the bundled example plans, or save them as plan files")
+    sp.add_argument("--save", metavar="DIR", help="write DIR/<key>.json for every example")
+    sp.set_defaults(func=cmd_examples)
+
+    sp = sub.add_parser("doctor", help="versions, settings, and whether fio is found (or how to install it)")
+    group = sp.add_mutually_exclusive_group()
+    group.add_argument("--set-fio", metavar="PATH", help="remember this fio executable (checked first)")
+    group.add_argument("--clear-fio", action="store_true", help="forget the custom fio path")
+    sp.set_defaults(func=cmd_doctor)
+
     sp = sub.add_parser("gui", help="open the desktop application")
     sp.add_argument("file", nargs="?", help="plan or .icf to open")
     sp.add_argument("--screenshot", metavar="DIR", help="show each tab, write DIR/NN-<tab>.png, then exit")
@@ -418,6 +504,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.smoke:
+        from app.smoke import main as smoke_main
+
+        return smoke_main()
     if args.command is None:
         args = build_parser().parse_args(["gui", *(argv or [])])
     try:
@@ -430,4 +520,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run app.cli's own main: helper modules (cli_history ...) raise app.cli.CliError, which a second copy
+    # of this module loaded as __main__ would not catch.
+    from app.cli import main as _main
+
+    sys.exit(_main())

@@ -15,3 +15,12 @@ def resources_dir() -> Path:
 
 def example_plan() -> Path:
     return resources_dir() / "examples" / "vmware-unofficial-storage-performance.icf"
+
+
+ICON_SIZES = (16, 32, 48, 64, 128, 256)
+
+
+def icon_files() -> list[Path]:
+    """The application icon for the GUI (``QIcon`` + ``addFile`` each): PNGs 16..256 px, then the SVG."""
+    icons = resources_dir() / "icons"
+    return [icons / f"fiometer-{s}.png" for s in ICON_SIZES] + [icons / "fiometer.svg"]

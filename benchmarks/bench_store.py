@@ -64,22 +64,42 @@ class Workload:
             w = ios - r
             rh, wh = latency_hist(rng, r, 180_000, 0.5), latency_hist(rng, w, 90_000, 0.6)
             secs = rng.uniform(0.999, 1.002)
-            self.pool.append(Metrics(
-                seconds=secs, read_ios=r, write_ios=w, read_bytes=r * 4096, write_bytes=w * 4096,
-                read_iops=r / secs, write_iops=w / secs, read_bps=r * 4096 / secs, write_bps=w * 4096 / secs,
-                read_lat_sum_ns=sum(k * v for k, v in rh.items()) * rng.uniform(0.99, 1.01),
-                write_lat_sum_ns=sum(k * v for k, v in wh.items()) * rng.uniform(0.99, 1.01),
-                read_lat_n=r, write_lat_n=w, read_lat_max_ns=float(max(rh)), write_lat_max_ns=float(max(wh)),
-                read_hist=rh, write_hist=wh, usr_cpu=rng.uniform(1, 9), sys_cpu=rng.uniform(5, 30),
-                disk_util=rng.uniform(60, 100)))
+            self.pool.append(
+                Metrics(
+                    seconds=secs,
+                    read_ios=r,
+                    write_ios=w,
+                    read_bytes=r * 4096,
+                    write_bytes=w * 4096,
+                    read_iops=r / secs,
+                    write_iops=w / secs,
+                    read_bps=r * 4096 / secs,
+                    write_bps=w * 4096 / secs,
+                    read_lat_sum_ns=sum(k * v for k, v in rh.items()) * rng.uniform(0.99, 1.01),
+                    write_lat_sum_ns=sum(k * v for k, v in wh.items()) * rng.uniform(0.99, 1.01),
+                    read_lat_n=r,
+                    write_lat_n=w,
+                    read_lat_max_ns=float(max(rh)),
+                    write_lat_max_ns=float(max(wh)),
+                    read_hist=rh,
+                    write_hist=wh,
+                    usr_cpu=rng.uniform(1, 9),
+                    sys_cpu=rng.uniform(5, 30),
+                    disk_util=rng.uniform(60, 100),
+                )
+            )
 
     def job(self) -> Metrics:
         return self.rng.choice(self.pool)
 
 
 def topology(managers: int, workers: int, targets: int) -> list[tuple[str, str, str]]:
-    return [(f"m{m}", f"m{m}/w{w}", f"m{m}/w{w}/t{t}")
-            for m in range(managers) for w in range(workers) for t in range(targets)]
+    return [
+        (f"m{m}", f"m{m}/w{w}", f"m{m}/w{w}/t{t}")
+        for m in range(managers)
+        for w in range(workers)
+        for t in range(targets)
+    ]
 
 
 def interval_rows(jobs: list[tuple[str, str, str]], load: Workload, t: float) -> list[SampleRow]:
@@ -89,8 +109,16 @@ def interval_rows(jobs: list[tuple[str, str, str]], load: Workload, t: float) ->
     by_manager: dict[str, list[Metrics]] = {}
     for manager, worker, target in jobs:
         m = load.job()
-        whole = Metrics(**{**vars(m), "seconds": t, "read_ios": int(m.read_ios * t),
-                           "write_ios": int(m.write_ios * t), "read_hist": {}, "write_hist": {}})
+        whole = Metrics(
+            **{
+                **vars(m),
+                "seconds": t,
+                "read_ios": int(m.read_ios * t),
+                "write_ios": int(m.write_ios * t),
+                "read_hist": {},
+                "write_hist": {},
+            }
+        )
         rows.append(SampleRow(manager, "target", target, t, m, whole))
         by_worker.setdefault((manager, worker), []).append(m)
     for (manager, worker), parts in by_worker.items():
@@ -130,10 +158,12 @@ def bench_interval(intervals: int, hist_levels: tuple[str, ...]) -> None:
             rec.add_samples(step, rows)
             times.append((time.perf_counter() - t0) * 1000)
     first, rest = times[0], sorted(times[1:])
-    print(f"(a) one interval of {len(jobs)} jobs = {len(batches[0])} rows x 2 windows, one transaction, "
-          f"interval histograms for {hist_levels or 'no'} levels:\n"
-          f"    median {statistics.median(rest):.1f} ms, p95 {rest[int(len(rest) * 0.95)]:.1f} ms, "
-          f"max {rest[-1]:.1f} ms; first interval (creates the series) {first:.1f} ms")
+    print(
+        f"(a) one interval of {len(jobs)} jobs = {len(batches[0])} rows x 2 windows, one transaction, "
+        f"interval histograms for {hist_levels or 'no'} levels:\n"
+        f"    median {statistics.median(rest):.1f} ms, p95 {rest[int(len(rest) * 0.95)]:.1f} ms, "
+        f"max {rest[-1]:.1f} ms; first interval (creates the series) {first:.1f} ms"
+    )
 
 
 def bench_growth(minutes: int, n_jobs: int, hist_levels: tuple[str, ...]) -> None:
@@ -158,20 +188,26 @@ def bench_growth(minutes: int, n_jobs: int, hist_levels: tuple[str, ...]) -> Non
     grown = after - before
     hours = minutes / 60
     rows = len(interval_rows(jobs, load, 1.0))
-    print(f"(b) {minutes} min at 1 Hz, {n_jobs} jobs ({rows} rows per interval), interval histograms for "
-          f"{hist_levels or 'no'} levels: grew {grown / 1e6:.2f} MB = "
-          f"{grown / n_jobs / hours / 1e6:.2f} MB per job-hour ({grown / n_jobs / hours:,.0f} bytes), "
-          f"{grown / (rows * minutes * 60):.0f} bytes per row; reopening this file took "
-          f"{open_check * 1000:.0f} ms")
+    print(
+        f"(b) {minutes} min at 1 Hz, {n_jobs} jobs ({rows} rows per interval), interval histograms for "
+        f"{hist_levels or 'no'} levels: grew {grown / 1e6:.2f} MB = "
+        f"{grown / n_jobs / hours / 1e6:.2f} MB per job-hour ({grown / n_jobs / hours:,.0f} bytes), "
+        f"{grown / (rows * minutes * 60):.0f} bytes per row; reopening this file took "
+        f"{open_check * 1000:.0f} ms"
+    )
 
 
 def hist_sizes() -> None:
     load = Workload(seed=3)
     jobs = [load.job() for _ in range(16)]
-    one = statistics.mean(len(encode_hist(m.read_hist) or "") + len(encode_hist(m.write_hist) or "") for m in jobs)
+    one = statistics.mean(
+        len(encode_hist(m.read_hist) or "") + len(encode_hist(m.write_hist) or "") for m in jobs
+    )
     merged = Metrics.combine(jobs)
-    print(f"    histogram JSON per row (read + write): one job {one:.0f} bytes, 16 jobs merged "
-          f"{len(encode_hist(merged.read_hist) or '') + len(encode_hist(merged.write_hist) or '')} bytes")
+    print(
+        f"    histogram JSON per row (read + write): one job {one:.0f} bytes, 16 jobs merged "
+        f"{len(encode_hist(merged.read_hist) or '') + len(encode_hist(merged.write_hist) or '')} bytes"
+    )
 
 
 def main() -> None:

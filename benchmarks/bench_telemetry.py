@@ -84,9 +84,13 @@ def bench_interval(label: str, before: dict, after: dict, jobs: int, rounds: int
         return f"{statistics.median(xs) * 1000:6.1f} ms"
 
     total = statistics.median(cpu["total"])
-    print(f"{label}: {jobs} jobs, {len(text_after) / 2**20:.1f} MiB document, {bins} bins per job, {nsamples} samples")
+    print(
+        f"{label}: {jobs} jobs, {len(text_after) / 2**20:.1f} MiB document, {bins} bins per job, {nsamples} samples"
+    )
     print(f"  json.loads               median wall {ms(wall['decode'])}  cpu {ms(cpu['decode'])}")
-    print(f"  decode+diff+roll-up+samples  wall {ms(wall['total'])}  cpu {ms(cpu['total'])}  (min wall {min(wall['total']) * 1000:.1f} ms)")
+    print(
+        f"  decode+diff+roll-up+samples  wall {ms(wall['total'])}  cpu {ms(cpu['total'])}  (min wall {min(wall['total']) * 1000:.1f} ms)"
+    )
     print(f"  target < 50 ms (cpu median): {'OK' if total < 0.050 else 'MISSED'}")
 
 
@@ -154,7 +158,9 @@ def bench_overhead(label: str, job: str, repeats: int, workdir: Path) -> None:
     print(f"{label}:")
     print(f"  plain fio  IOPS: {', '.join(f'{x:,.0f}' for x in plain)}")
     print(f"  LocalFio   IOPS: {', '.join(f'{x:,.0f}' for x in local)}")
-    print(f"  ratio of medians LocalFio/plain = {ratio:.3f}   (target >= 0.97: {'OK' if ratio >= 0.97 else 'MISSED'})")
+    print(
+        f"  ratio of medians LocalFio/plain = {ratio:.3f}   (target >= 0.97: {'OK' if ratio >= 0.97 else 'MISSED'})"
+    )
     print(f"  Fiometer's own CPU while fio ran: {statistics.median(cpu) * 100:.2f} % of one core")
 
 
@@ -181,7 +187,9 @@ def main() -> None:
             f"[bench]\nioengine=libaio\ndirect=1\niodepth=16\nfilename={data}\nsize=64m\nbs=4k\n"
             f"rw=randread\nnorandommap=1\ntime_based\nruntime={rt}\nlat_percentiles=1\n"
         )
-        bench_overhead(f"libaio direct=1 iodepth=16, 4k randread on a 64 MiB file, {rt:g} s", aio, args.repeats, workdir)
+        bench_overhead(
+            f"libaio direct=1 iodepth=16, 4k randread on a 64 MiB file, {rt:g} s", aio, args.repeats, workdir
+        )
 
 
 if __name__ == "__main__":

@@ -34,5 +34,7 @@ def snapshots(name: str, manager: str = "m", *, step: float = 1.0, rename: str =
     out = []
     for i, doc in enumerate(docs):
         jobs = [dict(j, jobname=rename + j["jobname"]) for j in doc["jobs"]]
-        out.append(Snapshot(manager, 100.0 + i * step, jobs, doc.get("disk_util", []), final=i == len(docs) - 1))
+        out.append(
+            Snapshot(manager, 100.0 + i * step, jobs, doc.get("disk_util", []), final=i == len(docs) - 1)
+        )
     return out

@@ -14,11 +14,20 @@ import re
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
+from enum import Enum
 from pathlib import Path
+from typing import Literal
 
 ENV_VAR = "FIOMETER_FIO"
 _VERSION_RE = re.compile(r"fio-(\d+\.\d+(?:\.\d+)?)")
 _CREATE_NO_WINDOW = 0x08000000  # subprocess.CREATE_NO_WINDOW, which exists only on Windows builds
+
+
+class _Setting(Enum):
+    SAVED = "saved"
+
+
+SAVED = _Setting.SAVED  # find_fio's default: the custom path saved in the user's settings (app.user_settings)
 
 
 class FioNotFound(Exception):
@@ -61,7 +70,7 @@ def _is_executable(path: Path, os_name: str) -> bool:
 
 
 def find_fio(
-    setting: str | os.PathLike[str] | None = None,
+    setting: str | os.PathLike[str] | None | Literal[_Setting.SAVED] = SAVED,
     *,
     environ: Mapping[str, str] | None = None,
     os_name: str | None = None,
@@ -70,8 +79,13 @@ def find_fio(
     """Return the fio executable to use, or raise FioNotFound.
 
     An explicitly given location ($FIOMETER_FIO, then the setting) that is not an executable
-    file is an error rather than silently skipped: the user asked for that one.
+    file is an error rather than silently skipped: the user asked for that one. ``setting`` defaults
+    to the path saved in the user's settings file; pass None to ignore that file.
     """
+    if setting is SAVED:
+        from app.user_settings import saved_fio_path
+
+        setting = saved_fio_path()
     environ = os.environ if environ is None else environ
     os_name = os_name or platform.system()
     explicit = [(f"{ENV_VAR}", environ.get(ENV_VAR)), ("the fio path setting", setting)]
@@ -80,7 +94,9 @@ def find_fio(
             path = Path(value)
             if _is_executable(path, os_name):
                 return path
-            raise FioNotFound(f"{origin} points to {path}, which is not an executable file. " + install_hint(os_name))
+            raise FioNotFound(
+                f"{origin} points to {path}, which is not an executable file. " + install_hint(os_name)
+            )
     found = which("fio")
     if found:
         return Path(found)

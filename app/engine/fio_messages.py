@@ -63,7 +63,9 @@ _RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Translated]]] = [
     ),
     (
         re.compile(r"^fio: engine (?P<engine>.*) not loadable$"),
-        lambda m: Translated(f"fio cannot load the I/O engine {m['engine']} on this machine", "error", "engine"),
+        lambda m: Translated(
+            f"fio cannot load the I/O engine {m['engine']} on this machine", "error", "engine"
+        ),
     ),
     (
         re.compile(r"^fio: failed to load engine$"),
@@ -82,12 +84,16 @@ _RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Translated]]] = [
         ),
     ),
     (
-        re.compile(r"^fio: io_u error on file (?P<path>.*): (?P<msg>[^:]*): (?P<op>\w+) offset=(?P<off>\d+), buflen=(?P<len>\d+)$"),
+        re.compile(
+            r"^fio: io_u error on file (?P<path>.*): (?P<msg>[^:]*): (?P<op>\w+) offset=(?P<off>\d+), buflen=(?P<len>\d+)$"
+        ),
         _io_u_error,
     ),
     (
         re.compile(r"^fio: looks like your file system does not support direct=1/buffered=0$"),
-        lambda m: Translated("the file system of a target does not support direct I/O (direct=1)", "error", "target"),
+        lambda m: Translated(
+            "the file system of a target does not support direct I/O (direct=1)", "error", "target"
+        ),
     ),
     (
         re.compile(r"^fio: terminating on signal (?P<sig>\d+)$"),

@@ -66,6 +66,11 @@ def _line(key: str, value: str | None = None) -> str:
     return key if value is None else f"{key}={value}"
 
 
+def _comment(text: str) -> str:
+    """A one-line job-file comment: names from a plan can never start a new line (and so an option)."""
+    return "; " + "".join(c if c.isprintable() else "?" for c in text)
+
+
 def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
                  mapping: dict[str, str] | None = None, run_time: int | None = None,
                  ramp_up: int | None = None, engine: str | None = None,
@@ -78,8 +83,8 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
     manager = plan.managers[manager_index]
     run = plan.setup.run_time if run_time is None else run_time
     ramp = plan.setup.ramp_up if ramp_up is None else ramp_up
-    out = [f"; Fiometer job file{': ' + title if title else ''}",
-           f"; manager {manager.name!r}, step {step.index + 1}: {step.spec_label}",
+    out = [_comment(f"Fiometer job file{': ' + title if title else ''}"),
+           _comment(f"manager {manager.name!r}, step {step.index + 1}: {step.spec_label}"),
            "[global]",
            _line("ioengine", engine or ENGINE_BY_OS[os_name])]
     if os_name == T.WINDOWS:
@@ -87,7 +92,9 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
     out += [_line("direct", "1"), _line("time_based", "1"), _line("runtime", str(run or UNTIL_STOPPED))]
     if ramp:
         out.append(_line("ramp_time", str(ramp)))
-    out += [_line("norandommap", "1"), _line("continue_on_error", "io"), _line("lat_percentiles", "1")]
+    # total-latency histogram (Iometer's response time) only: the completion one would double fio's output
+    out += [_line("norandommap", "1"), _line("continue_on_error", "io"), _line("lat_percentiles", "1"),
+            _line("clat_percentiles", "0")]
 
     jf = JobFile(manager.name, "")
     for active in step.for_manager(manager_index):
@@ -102,7 +109,7 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
             jf.jobs.append(JobInfo(name, manager.name, worker_key(active.worker), worker.name,
                                    target_key(active.worker, tpos),
                                    target.name, where.path, where.is_device, spec.name, active.queue_depth))
-            out += ["", f"; worker {worker.name!r} -> target {target.name!r}", f"[{name}]",
+            out += ["", _comment(f"worker {worker.name!r} -> target {target.name!r}"), f"[{name}]",
                     _line("filename", T.fio_filename(where.path))]
             size = worker.max_size * where.sector_size
             if file_size and not where.is_device:

@@ -39,6 +39,7 @@ from app.engine.transport import Event, Finished, Message, Snapshot, TransportEr
 
 STOPPED_RC = 128  # fio's exit code after SIGINT/SIGTERM (backend.c exit_value = 128)
 MAX_MESSAGES_PER_KIND = 20  # e.g. one "I/O error" line per failed I/O with continue_on_error
+FIRST_REPORT_GRACE = 30.0  # seconds the watchdog allows before fio's first report, at least
 _CREATE_NEW_PROCESS_GROUP = 0x00000200
 _CTRL_BREAK_EVENT = 1
 
@@ -46,12 +47,16 @@ _CTRL_BREAK_EVENT = 1
 # --- small OS-specific pieces (take the OS name so both branches are tested everywhere) ----------
 def popen_options(os_name: str) -> dict[str, Any]:
     """Windows: own process group, so CTRL_BREAK_EVENT reaches fio alone. POSIX: own session, so a
-    Ctrl+C in the terminal of the CLI reaches Fiometer (which then stops fio) and not fio directly."""
+    Ctrl+C in the terminal of the CLI reaches Fiometer (which then stops fio) and not fio directly;
+    and SIGPIPE stays ignored (Python ignores it; restore_signals would reset it): if Fiometer dies,
+    fio's next report hits a closed pipe, and with SIGPIPE at its default fio's main process dies
+    at once, leaving its job processes (own sessions) running to the end of their run time."""
     if os_name == "Windows":
         return {"creationflags": _CREATE_NEW_PROCESS_GROUP}
+    posix = {"start_new_session": True, "restore_signals": False}
     if os_name == "Linux":
-        return {"start_new_session": True, "preexec_fn": _die_with_parent}
-    return {"start_new_session": True}
+        return {**posix, "preexec_fn": _die_with_parent}
+    return posix
 
 
 def _die_with_parent() -> None:
@@ -101,6 +106,8 @@ def finish_event(
         return Finished(manager, ok=False, reason=reason, returncode=returncode)
 
     if watchdog_after is not None:
+        if not got_documents:
+            return fail(f"fio printed no report within {watchdog_after:g} s of starting and was stopped")
         return fail(f"fio stopped reporting for {watchdog_after:g} s and was stopped")
     if aborted:
         return fail("the step was aborted: fio was killed; samples so far are kept")
@@ -143,14 +150,18 @@ class LocalFio:
         fio_path: str | os.PathLike[str] | None = None,
         workdir: str | os.PathLike[str] | None = None,
         watchdog: float | None = None,
+        first_report_grace: float = FIRST_REPORT_GRACE,
     ) -> None:
         """``fio_path`` is the user's setting (None: search); ``workdir`` is fio's working
         directory and where the job file is written (None: a private temp dir, removed after);
-        ``watchdog`` in seconds (None: max(10 s, 5 x status interval); math.inf disables)."""
+        ``watchdog`` in seconds (None: max(10 s, 5 x status interval); math.inf disables); before
+        fio's first report the watchdog waits at least ``first_report_grace`` (fio reports only
+        once it has created all its jobs, which takes seconds for hundreds of jobs)."""
         self.name = name
         self._fio_path = fio_path
         self._workdir = Path(workdir) if workdir is not None else None
         self._watchdog_override = watchdog
+        self._first_report_grace = first_report_grace
         self._os = platform.system()
         self._proc: subprocess.Popen[bytes] | None = None
         self._q: queue.Queue[tuple[Any, ...]] = queue.Queue()
@@ -163,7 +174,8 @@ class LocalFio:
         self._stop_requested = False
         self._aborted = False
         self._watchdog_after: float | None = None
-        self._last_doc = 0.0
+        self._started = 0.0
+        self._last_doc: float | None = None
         self._hold = 0.25
         self._jobfile: Path | None = None
         self._tmpdir: Path | None = None
@@ -193,7 +205,9 @@ class LocalFio:
                 f.write(job_text)
         except OSError as e:
             self._cleanup_files()
-            raise TransportError(f"cannot write the fio job file in {workdir or tempfile.gettempdir()}: {e}") from e
+            raise TransportError(
+                f"cannot write the fio job file in {workdir or tempfile.gettempdir()}: {e}"
+            ) from e
         self._jobfile = Path(jobfile)
         args = [str(fio), "--output-format=json+", f"--status-interval={interval_arg}", jobfile]
         self._hold = min(0.25, status_interval / 4)
@@ -210,15 +224,19 @@ class LocalFio:
         except OSError as e:
             self._cleanup_files()
             raise TransportError(f"cannot start fio ({fio}): {e}") from e
-        self._last_doc = time.monotonic()
+        self._started = time.monotonic()
         readers = [
             threading.Thread(target=self._read_stdout, name=f"fio-out-{self.name}", daemon=True),
             threading.Thread(target=self._read_stderr, name=f"fio-err-{self.name}", daemon=True),
         ]
         for t in readers:
             t.start()
-        threading.Thread(target=self._wait, args=(readers,), name=f"fio-wait-{self.name}", daemon=True).start()
-        threading.Thread(target=self._watch, args=(watchdog,), name=f"fio-dog-{self.name}", daemon=True).start()
+        threading.Thread(
+            target=self._wait, args=(readers,), name=f"fio-wait-{self.name}", daemon=True
+        ).start()
+        threading.Thread(
+            target=self._watch, args=(watchdog,), name=f"fio-dog-{self.name}", daemon=True
+        ).start()
 
     def events(self) -> Iterator[Event]:
         """Blocking; ends after exactly one Finished. Meant to be iterated once."""
@@ -373,9 +391,10 @@ class LocalFio:
             if now >= next_scan:
                 self._remember_children()
                 next_scan = now + 0.5
-            silent = now - self._last_doc
-            if silent > limit:
-                self._watchdog_after = limit
+            last = self._last_doc
+            allowed = limit if last is not None else max(limit, self._first_report_grace)
+            if now - (last if last is not None else self._started) > allowed:
+                self._watchdog_after = allowed
                 self._kill_tree()
                 return
 

@@ -6,7 +6,7 @@ import ipaddress
 import platform
 import socket
 
-from app.engine.fio_binary import FioNotFound, find_fio, fio_version
+from app.engine.fio_binary import SAVED, FioNotFound, find_fio, fio_version
 from app.engine.local_fio import LocalFio
 from app.engine.remote import DEFAULT_PORT, RemoteFio, probe
 from app.engine.runner import ManagerEndpoint
@@ -30,11 +30,13 @@ def parse_manager_args(items: list[str] | None) -> dict[str, str]:
 
 
 def local_endpoint(name: str, fio_path: str | None = None) -> ManagerEndpoint:
+    """This machine's fio: ``fio_path``, else the custom path saved in the settings, else the search."""
     try:
-        path = str(find_fio(fio_path))
+        path = str(find_fio(fio_path if fio_path else SAVED))
+        version = fio_version(path)
     except FioNotFound as e:
         raise ManagerError(str(e)) from e
-    return ManagerEndpoint(name, platform.system(), lambda: LocalFio(name, path), LOCAL, fio_version(path))
+    return ManagerEndpoint(name, platform.system(), lambda: LocalFio(name, path), LOCAL, version)
 
 
 def split_host(text: str) -> tuple[str, int]:

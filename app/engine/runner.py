@@ -148,6 +148,14 @@ class Runner:
     def run(self) -> str:
         """Run every step; returns the run status: complete | stopped | failed."""
         self.listener.run_started(self.plan, self.steps, self.endpoints)
+        status = "failed"  # what the store records if anything below raises
+        try:
+            status = self._run_steps()
+        finally:
+            self.listener.run_finished(status)
+        return status
+
+    def _run_steps(self) -> str:
         status = "complete"
         for step, files in zip(self.steps, self.jobfiles, strict=True):
             if self._stop_all.is_set():
@@ -164,7 +172,6 @@ class Runner:
                 break
             if outcome.status == "partial":
                 status = "failed"
-        self.listener.run_finished(status)
         return status
 
     def _run_step(self, step: Step, files: dict[str, JobFile]) -> StepOutcome:

@@ -71,6 +71,13 @@ def lookup_mapping(name: str, mapping: dict[str, str]) -> str | None:
 
 
 def resolve(target: Target, os_name: str, mapping: dict[str, str] | None = None) -> ResolvedTarget:
+    resolved = _resolve(target, os_name, mapping)
+    if not resolved.path.isprintable():  # a newline would let a plan file add options to the job
+        raise TargetError(f"target {target.name!r}: the path {resolved.path!r} contains control characters")
+    return resolved
+
+
+def _resolve(target: Target, os_name: str, mapping: dict[str, str] | None) -> ResolvedTarget:
     os_name = normalize_os(os_name)
     name = target.name.strip()
     mapped = target.path or lookup_mapping(name, mapping or {})

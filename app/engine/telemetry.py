@@ -31,7 +31,19 @@ measure latency (``lat_percentiles=1``).
 Consumer API: ``follow_step(transports, telemetry)`` is one blocking iterator over all managers of
 a step, yielding ``SampleBatch`` (the snapshot and its samples), ``Message`` and ``Finished``;
 it ends after every transport's Finished. The CLI loops over it; the GUI loops in a worker thread
-and re-emits each item as a queued Qt signal.
+and re-emits each item as a queued Qt signal. Stop/abort go to the transports (thread-safe)::
+
+    tel = StepTelemetry({"m1.w1.t1": ("M1", "W1", "T1"), ...})
+    for tr, job_text in zip(transports, job_texts):
+        tr.start(job_text, status_interval=1.0)
+    for item in follow_step(transports, tel):
+        if isinstance(item, SampleBatch):
+            show(item.samples)        # final report: item.snapshot.final, raw text in .raw
+        elif isinstance(item, Message):
+            log(item.text, item.level)
+        else:                         # Finished, one per transport
+            note(item.manager, item.ok, item.reason)
+    results = tel.final_results()
 """
 
 from __future__ import annotations
@@ -107,7 +119,9 @@ def _hist_dict(arr: np.ndarray) -> dict[int, int]:
     return dict(zip(BUCKET_NS[nz].tolist(), arr[nz].tolist(), strict=True))
 
 
-def _job_hists(bins: Mapping[str, int], base: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[int, int], dict[int, int]]:
+def _job_hists(
+    bins: Mapping[str, int], base: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, dict[int, int], dict[int, int]]:
     """From fio's cumulative json+ bins and the previous cumulative array: the cumulative and
     interval arrays (for the roll-up) and the same two as dicts (this job's Metrics)."""
     if not bins:
@@ -125,7 +139,12 @@ def _job_hists(bins: Mapping[str, int], base: np.ndarray) -> tuple[np.ndarray, n
     delta = np.maximum(cur - base, 0)
     keys = BUCKET_NS[idx].tolist()
     d = delta[idx].tolist()
-    return cur, delta, dict(zip(keys, counts.tolist(), strict=True)), dict(zip(compress(keys, d), filter(None, d), strict=True))
+    return (
+        cur,
+        delta,
+        dict(zip(keys, counts.tolist(), strict=True)),
+        dict(zip(compress(keys, d), filter(None, d), strict=True)),
+    )
 
 
 class _Part:
@@ -240,7 +259,10 @@ class JobTracker:
 
     def measure(self, job: Mapping[str, Any]) -> tuple[_Part, _Part] | None:
         """Like update(), with histograms left as arrays for the roll-up."""
-        (rd, rd_bins, rd_src), (wr, wr_bins, wr_src) = _read_dir(job.get("read") or {}), _read_dir(job.get("write") or {})
+        (rd, rd_bins, rd_src), (wr, wr_bins, wr_src) = (
+            _read_dir(job.get("read") or {}),
+            _read_dir(job.get("write") or {}),
+        )
         errors = _errors(job)
         runtime = max(rd.runtime_ms, wr.runtime_ms)
         if runtime == 0 and errors == 0:
@@ -264,7 +286,12 @@ class JobTracker:
             "usr_cpu": max(usr_ms - b_usr_ms, 0.0) * 100.0 / d_job_rt if d_job_rt > 0 else 0.0,
             "sys_cpu": max(sys_ms - b_sys_ms, 0.0) * 100.0 / d_job_rt if d_job_rt > 0 else 0.0,
         }
-        wh_fields: dict[str, Any] = {"seconds": runtime / 1000.0, "errors": errors, "usr_cpu": usr, "sys_cpu": sys_}
+        wh_fields: dict[str, Any] = {
+            "seconds": runtime / 1000.0,
+            "errors": errors,
+            "usr_cpu": usr,
+            "sys_cpu": sys_,
+        }
         iv_hists, wh_hists, deltas = {}, {}, []
         for dd, c, base, bins in (("read", rd, b_rd, rd_bins), ("write", wr, b_wr, wr_bins)):
             c.hist, delta, wh_hists[f"{dd}_hist"], iv_hist = _job_hists(bins, base.hist)
@@ -282,7 +309,9 @@ class JobTracker:
                     _interval_max(c, base, iv_hist, d_n),
                 )
             )
-            wh_fields.update(_dir_fields(dd, c.ios, c.bytes, c.runtime_ms, c.lat_sum_ns, c.lat_n, c.lat_max_ns))
+            wh_fields.update(
+                _dir_fields(dd, c.ios, c.bytes, c.runtime_ms, c.lat_sum_ns, c.lat_n, c.lat_max_ns)
+            )
         self._base = {"read": rd, "write": wr}
         self._base_errors = errors
         self._base_cpu = (usr_ms, sys_ms, job_rt)
@@ -368,13 +397,18 @@ class StepTelemetry:
             iv, wh = _Part.sum([p[0] for p in parts]), _Part.sum([p[1] for p in parts])
             levels.append(("target", target, worker, iv, wh))
             by_worker.setdefault(worker, []).append((iv, wh))
-        workers = [(w, _Part.sum([p[0] for p in ps]), _Part.sum([p[1] for p in ps])) for w, ps in by_worker.items()]
+        workers = [
+            (w, _Part.sum([p[0] for p in ps]), _Part.sum([p[1] for p in ps])) for w, ps in by_worker.items()
+        ]
         levels.extend(("worker", w, w, iv, wh) for w, iv, wh in workers)
         m_iv = _Part.combine([iv for _, iv, _ in workers])
         m_wh = _Part.combine([wh for _, _, wh in workers])
         m_iv.m.disk_util = m_wh.m.disk_util = _max_disk_util(snap.disk_util)
         self._mgr[mgr] = (m_iv, m_wh)
-        out = [Sample(mgr, lv, key, t, iv.metrics(), wh.metrics(), snap.final, w) for lv, key, w, iv, wh in levels]
+        out = [
+            Sample(mgr, lv, key, t, iv.metrics(), wh.metrics(), snap.final, w)
+            for lv, key, w, iv, wh in levels
+        ]
         out.append(Sample(mgr, "manager", mgr, t, m_iv.metrics(), m_wh.metrics(), snap.final))
         a_iv = _Part.combine([iv for iv, _ in self._mgr.values()])
         a_wh = _Part.combine([wh for _, wh in self._mgr.values()])
@@ -391,7 +425,11 @@ class StepTelemetry:
         order = {level: i for i, level in enumerate(LEVELS)}
         return sorted(
             self._latest.values(),
-            key=lambda s: (s.manager is None, self._managers.index(s.manager) if s.manager else 0, order[s.level]),
+            key=lambda s: (
+                s.manager is None,
+                self._managers.index(s.manager) if s.manager else 0,
+                order[s.level],
+            ),
         )
 
 

@@ -19,12 +19,21 @@ METRIC_NAMES: tuple[str, ...] = tuple(name for name, _ in METRIC_COLUMNS)
 
 
 def metric_values(m: Metrics) -> tuple[Any, ...]:
-    return tuple(getattr(m, name) for name in METRIC_NAMES)
+    values = tuple(getattr(m, name) for name in METRIC_NAMES)
+    if any(v != v for v in values):  # SQLite would turn NaN into NULL: refuse rather than change a number
+        bad = [name for name, v in zip(METRIC_NAMES, values, strict=True) if v != v]
+        raise ValueError(f"Metrics with NaN in {', '.join(bad)} cannot be stored")
+    return values
 
 
-def metrics_from(values: Sequence[Any], read_hist: str | None = None, write_hist: str | None = None) -> Metrics:
-    return Metrics(**dict(zip(METRIC_NAMES, values, strict=True)),
-                   read_hist=decode_hist(read_hist), write_hist=decode_hist(write_hist))
+def metrics_from(
+    values: Sequence[Any], read_hist: str | None = None, write_hist: str | None = None
+) -> Metrics:
+    return Metrics(
+        **dict(zip(METRIC_NAMES, values, strict=True)),
+        read_hist=decode_hist(read_hist),
+        write_hist=decode_hist(write_hist),
+    )
 
 
 def encode_hist(hist: dict[int, int]) -> str | None:

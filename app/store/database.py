@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
@@ -19,6 +20,7 @@ from types import TracebackType
 from app import __version__
 
 from .errors import StoreError
+from .owner import close_abandoned_runs
 from .paths import resolve_db_path
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 
@@ -45,7 +47,9 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     @contextmanager
@@ -103,14 +107,12 @@ def open_store(path: str | Path | None = None) -> Store:
         version = _inspect(store, existed)
         if version == 0:
             conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only effective before the first table
-        conn.execute("PRAGMA journal_mode = WAL")
+        if version < SCHEMA_VERSION:
+            _migrate(store)  # before anything else changes the file, so the backup is as it was
+        _use_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
-        if version < SCHEMA_VERSION:
-            _migrate(store)
         _checked_this_process.add(str(path))
-        from .owner import close_abandoned_runs
-
         close_abandoned_runs(store)
     except sqlite3.Error as exc:
         conn.close()
@@ -121,20 +123,38 @@ def open_store(path: str | Path | None = None) -> Store:
     return store
 
 
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL, waiting for other processes: SQLite answers this one BUSY without its busy timeout
+    (seen when several Fiometers create one file at once). A no-op once the file is in WAL mode."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+            if code not in (_BUSY, _LOCKED) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 def _inspect(store: Store, existed: bool) -> int:
     """The file's schema version, after checking it is readable, ours, and not from a newer Fiometer."""
     conn, path = store.conn, store.path
     try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        has_tables = conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0] > 0
+        # One statement, so one snapshot: another Fiometer may be creating the file at this moment.
+        version, app_id, has_tables = conn.execute(
+            "SELECT (SELECT user_version FROM pragma_user_version), "
+            "(SELECT application_id FROM pragma_application_id), "
+            "EXISTS (SELECT 1 FROM sqlite_schema)"
+        ).fetchone()
         if existed and str(path) not in _checked_this_process:
             problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
             if problems != ["ok"]:
-                _refuse_damaged(store, "; ".join(problems))
+                raise _damaged(store, "; ".join(problems))
     except sqlite3.Error as exc:
         if _is_damage(exc):
-            _refuse_damaged(store, str(exc))
+            raise _damaged(store, str(exc)) from None
         raise
     if app_id != APPLICATION_ID and (app_id != 0 or version != 0 or has_tables):
         raise StoreError(
@@ -162,8 +182,9 @@ def _migrate(store: Store) -> None:
                 f"{old}); this Fiometer {__version__} understands up to {SCHEMA_VERSION}. Update Fiometer."
             )
         if 0 < old < SCHEMA_VERSION:
-            backup = path.with_name(f"{path.name}.bak-v{old}")
-            _copy_database(path, backup)
+            copy = path.with_name(f"{path.name}.bak-v{old}")
+            _copy_database(path, copy)
+            backup = copy
         for version in range(old, SCHEMA_VERSION):
             for statement in MIGRATIONS[version]:
                 conn.execute(statement)
@@ -172,7 +193,7 @@ def _migrate(store: Store) -> None:
     except BaseException as exc:
         with suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
-        if isinstance(exc, StoreError | KeyboardInterrupt):
+        if isinstance(exc, StoreError) or not isinstance(exc, Exception):
             raise
         kept = f" A copy of it as it was is at {backup}." if backup else ""
         raise StoreError(
@@ -201,8 +222,8 @@ def _is_damage(exc: sqlite3.Error) -> bool:
     return code is not None and (code & 0xFF in (_CORRUPT, _NOTADB) or code == _IOERR_SHORT_READ)
 
 
-def _refuse_damaged(store: Store, detail: str) -> None:
-    """Keep a copy of the damaged file (and its WAL) before anything else touches it, then refuse."""
+def _damaged(store: Store, detail: str) -> StoreError:
+    """Keep a copy of the damaged file (and its WAL) before anything else touches it; the refusal."""
     path = store.path
     store.conn.close()
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -217,10 +238,10 @@ def _refuse_damaged(store: Store, detail: str) -> None:
         kept = f"Fiometer could not keep a copy of it ({exc.strerror}); the file itself was not changed."
     backups = sorted(p.name for p in path.parent.glob(path.name + ".bak-v*"))
     restore = f" An older copy from before an upgrade is there too: {', '.join(backups)}." if backups else ""
-    raise StoreError(
+    return StoreError(
         f"The results database {path} is damaged and cannot be read (SQLite says: {detail}). {kept}\n"
         f"To carry on with an empty history, move {path.name} out of {path.parent} and start Fiometer "
-        f"again. To rescue old runs, run: sqlite3 \"{copy}\" .recover | sqlite3 recovered.db, and "
+        f'again. To rescue old runs, run: sqlite3 "{copy}" .recover | sqlite3 recovered.db, and '
         f"open recovered.db as the database.{restore}"
     )
 
@@ -230,17 +251,25 @@ def explain(exc: sqlite3.Error, path: Path, doing: str) -> StoreError:
     code = getattr(exc, "sqlite_errorcode", None)
     primary = None if code is None else code & 0xFF
     if primary in (_BUSY, _LOCKED):
-        text = (f"The results database {path} stayed locked by another program for {BUSY_TIMEOUT_S:.0f} s "
-                f"while {doing}. Another Fiometer may be busy with it; try again in a moment.")
+        text = (
+            f"The results database {path} stayed locked by another program for {BUSY_TIMEOUT_S:.0f} s "
+            f"while {doing}. Another Fiometer may be busy with it; try again in a moment."
+        )
     elif primary == _FULL:
-        text = (f"The disk holding the results database {path} is full ({doing} failed). "
-                "Free some space; what was recorded before is kept.")
+        text = (
+            f"The disk holding the results database {path} is full ({doing} failed). "
+            "Free some space; what was recorded before is kept."
+        )
     elif primary in (_READONLY, _CANTOPEN) or (primary == _IOERR and not _is_damage(exc)):
-        text = (f"Fiometer cannot read or write the results database {path} while {doing} ({exc}). "
-                "Check that the folder exists and that you may write there, or choose another database file.")
+        text = (
+            f"Fiometer cannot read or write the results database {path} while {doing} ({exc}). "
+            "Check that the folder exists and that you may write there, or choose another database file."
+        )
     elif _is_damage(exc):
-        text = (f"The results database {path} turned out to be damaged while {doing} ({exc}). "
-                "Close Fiometer; when it opens the file again it checks it and keeps a copy.")
+        text = (
+            f"The results database {path} turned out to be damaged while {doing} ({exc}). "
+            "Close Fiometer; when it opens the file again it checks it and keeps a copy."
+        )
     else:
         text = f"The results database {path} reported an error while {doing}: {exc}."
     return StoreError(text)

@@ -89,8 +89,9 @@ def _probe_posix(pid: int) -> tuple[bool | None, str | None]:
     except OSError:
         return None, None
     try:
-        out = subprocess.run(["ps", "-o", "lstart=", "-p", str(pid)], capture_output=True, text=True,
-                             timeout=5)
+        out = subprocess.run(
+            ["ps", "-o", "lstart=", "-p", str(pid)], capture_output=True, text=True, timeout=5
+        )
         started = out.stdout.strip()
     except (OSError, subprocess.SubprocessError):
         started = ""
@@ -130,22 +131,38 @@ def close_abandoned_runs(store: Store) -> list[int]:
     The end time is the last moment known to have been recorded (a step's end or its last sample).
     """
     rows = store.conn.execute(
-        "SELECT id, owner_pid, owner_host, owner_token FROM runs WHERE status = 'running'").fetchall()
-    gone = [run_id for run_id, pid, host, token in rows
-            if pid is not None and owner_is_gone(ProcessOwner(pid, host or "", token))]
+        "SELECT id, owner_pid, owner_host, owner_token FROM runs WHERE status = 'running'"
+    ).fetchall()
+    gone = [
+        run_id
+        for run_id, pid, host, token in rows
+        if pid is not None and owner_is_gone(ProcessOwner(pid, host or "", token))
+    ]
     closed = []
     for run_id in gone:
         with store.write("marking an abandoned run as interrupted") as conn:
             ended = _last_recorded(conn, run_id)
-            if conn.execute("UPDATE runs SET status = 'interrupted', ended = ? WHERE id = ? AND status = 'running'",
-                            (ended, run_id)).rowcount:
-                conn.execute("UPDATE steps SET status = 'interrupted', ended = ? "
-                             "WHERE run_id = ? AND status = 'running'", (ended, run_id))
-                pid, host = conn.execute("SELECT owner_pid, owner_host FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if conn.execute(
+                "UPDATE runs SET status = 'interrupted', ended = ? WHERE id = ? AND status = 'running'",
+                (ended, run_id),
+            ).rowcount:
+                conn.execute(
+                    "UPDATE steps SET status = 'interrupted', ended = ? "
+                    "WHERE run_id = ? AND status = 'running'",
+                    (ended, run_id),
+                )
+                pid, host = conn.execute(
+                    "SELECT owner_pid, owner_host FROM runs WHERE id = ?", (run_id,)
+                ).fetchone()
                 conn.execute(
                     "INSERT INTO messages (run_id, at, level, text) VALUES (?, ?, 'error', ?)",
-                    (run_id, utc_now(), f"The run was cut short: the Fiometer process recording it "
-                                        f"(pid {pid} on {host}) ended without finishing it."))
+                    (
+                        run_id,
+                        utc_now(),
+                        f"The run was cut short: the Fiometer process recording it "
+                        f"(pid {pid} on {host}) ended without finishing it.",
+                    ),
+                )
                 closed.append(run_id)
     return closed
 
@@ -153,10 +170,11 @@ def close_abandoned_runs(store: Store) -> list[int]:
 def _last_recorded(conn: sqlite3.Connection, run_id: int) -> str:
     moments = [conn.execute("SELECT started FROM runs WHERE id = ?", (run_id,)).fetchone()[0]]
     for started, ended, last_t in conn.execute(
-            "SELECT started, ended, (SELECT max(t) FROM series JOIN samples ON samples.series_id = series.id "
-            "WHERE series.step_id = steps.id) FROM steps WHERE run_id = ?", (run_id,)):
+        "SELECT started, ended, (SELECT max(t) FROM series JOIN samples ON samples.series_id = series.id "
+        "WHERE series.step_id = steps.id) FROM steps WHERE run_id = ?",
+        (run_id,),
+    ):
         moments.append(ended or started)
         if last_t is not None:
             moments.append(iso(datetime.fromisoformat(started) + timedelta(seconds=last_t)))
     return max(moments, key=datetime.fromisoformat)
-

@@ -24,7 +24,9 @@ def default_db_path_for(system: str, env: Mapping[str, str], home: str) -> PureP
     if system == "Darwin":
         return PurePosixPath(home, "Library", "Application Support", "Fiometer", DB_FILENAME)
     xdg = env.get("XDG_DATA_HOME", "")
-    base = xdg if xdg.startswith("/") else str(PurePosixPath(home, ".local", "share"))  # spec: ignore relative
+    base = (
+        xdg if xdg.startswith("/") else str(PurePosixPath(home, ".local", "share"))
+    )  # spec: ignore relative
     return PurePosixPath(base, "fiometer", DB_FILENAME)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
+from contextlib import suppress
 from typing import Any, Final
 
 from app.model.metrics import Metrics
@@ -43,8 +44,14 @@ class _AnyManager:
 ANY_MANAGER: Final = _AnyManager()
 
 
-def list_runs(store: Store, *, text: str | None = None, tag: str | None = None,
-              status: str | Iterable[str] | None = None, limit: int | None = None) -> list[RunSummary]:
+def list_runs(
+    store: Store,
+    *,
+    text: str | None = None,
+    tag: str | None = None,
+    status: str | Iterable[str] | None = None,
+    limit: int | None = None,
+) -> list[RunSummary]:
     """Runs, newest first. ``text`` matches name, description, plan name and notes (any case);
     ``tag`` one tag exactly (any case); ``status`` one status or several. Runs whose recording process
     died are marked interrupted first."""
@@ -52,8 +59,11 @@ def list_runs(store: Store, *, text: str | None = None, tag: str | None = None,
     where, args = [], []
     if text:
         like = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        where.append("(" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in
-                                        ("name", "description", "plan_name", "notes")) + ")")
+        where.append(
+            "("
+            + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in ("name", "description", "plan_name", "notes"))
+            + ")"
+        )
         args += [like] * 4
     if tag:
         where.append("EXISTS (SELECT 1 FROM run_tags WHERE run_id = runs.id AND tag = ?)")
@@ -78,57 +88,94 @@ def list_runs(store: Store, *, text: str | None = None, tag: str | None = None,
 def get_run(store: Store, run_id: int) -> Run:
     """Everything about one run: managers, workers, targets, steps with outputs, messages and results."""
     with store.read("reading a run") as conn:
-        row = conn.execute(f"SELECT {_SUMMARY_COLUMNS}, plan_json, host_json, owner_pid, owner_host, "
-                           "owner_token FROM runs WHERE id = ?", (run_id,)).fetchone()
+        row = conn.execute(f"SELECT {_SUMMARY_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise RunNotFound(f"There is no run {run_id} in {store.path}; it may have been deleted.")
-        summary = _summary(row[:12])
-        plan_json, host_json, pid, host, token = row[12:]
-        run = Run(**vars(summary), plan_json=plan_json, host=json.loads(host_json),
-                  owner=ProcessOwner(pid, host, token) if pid is not None else None)
-        run.managers = [ManagerInfo(*r) for r in conn.execute(
-            "SELECT name, address, os, fio_version, protocol FROM managers WHERE run_id = ? ORDER BY position",
-            (run_id,))]
-        run.workers = [WorkerInfo(m, k, n, json.loads(d)) for m, k, n, d in conn.execute(
-            "SELECT manager, key, name, details_json FROM workers WHERE run_id = ? ORDER BY position",
-            (run_id,))]
-        run.targets = [TargetInfo(m, w, k, n, p, json.loads(d)) for m, w, k, n, p, d in conn.execute(
-            "SELECT manager, worker, key, name, path, details_json FROM targets WHERE run_id = ? "
-            "ORDER BY position", (run_id,))]
+        plan_json, host_json, pid, host, token = conn.execute(
+            "SELECT plan_json, host_json, owner_pid, owner_host, owner_token FROM runs WHERE id = ?",
+            (run_id,),
+        ).fetchone()
+        run = Run(
+            **vars(_summary(row)),
+            plan_json=plan_json,
+            host=json.loads(host_json),
+            owner=ProcessOwner(pid, host, token) if pid is not None else None,
+        )
+        run.managers = [
+            ManagerInfo(*r)
+            for r in conn.execute(
+                "SELECT name, address, os, fio_version, protocol FROM managers WHERE run_id = ? ORDER BY position",
+                (run_id,),
+            )
+        ]
+        run.workers = [
+            WorkerInfo(m, k, n, json.loads(d))
+            for m, k, n, d in conn.execute(
+                "SELECT manager, key, name, details_json FROM workers WHERE run_id = ? ORDER BY position",
+                (run_id,),
+            )
+        ]
+        run.targets = [
+            TargetInfo(m, w, k, n, p, json.loads(d))
+            for m, w, k, n, p, d in conn.execute(
+                "SELECT manager, worker, key, name, path, details_json FROM targets WHERE run_id = ? "
+                "ORDER BY position",
+                (run_id,),
+            )
+        ]
         steps: dict[int, StepInfo] = {}
         for r in conn.execute(
-                "SELECT id, run_id, idx, spec_name, spec_text, queue_depth, active_workers_json, "
-                "active_targets_json, ramp_s, run_s, started, ended, status FROM steps WHERE run_id = ? "
-                "ORDER BY idx", (run_id,)):
+            "SELECT id, run_id, idx, spec_name, spec_text, queue_depth, active_workers_json, "
+            "active_targets_json, ramp_s, run_s, started, ended, status FROM steps WHERE run_id = ? "
+            "ORDER BY idx",
+            (run_id,),
+        ):
             steps[r[0]] = StepInfo(*r[:6], json.loads(r[6]), json.loads(r[7]), *r[8:])
         run.steps = list(steps.values())
         for step_id, manager, job_text, raw in conn.execute(
-                "SELECT step_id, manager, job_text, raw_output FROM step_outputs JOIN steps ON steps.id = step_id "
-                "WHERE run_id = ? ORDER BY manager", (run_id,)):
+            "SELECT step_id, manager, job_text, raw_output FROM step_outputs JOIN steps ON steps.id = step_id "
+            "WHERE run_id = ? ORDER BY manager",
+            (run_id,),
+        ):
             steps[step_id].outputs[manager] = StepOutput(job_text, raw)
         for at, level, text, manager, step_id in conn.execute(
-                "SELECT at, level, text, manager, step_id FROM messages WHERE run_id = ? ORDER BY id",
-                (run_id,)):
+            "SELECT at, level, text, manager, step_id FROM messages WHERE run_id = ? ORDER BY id", (run_id,)
+        ):
             message = MessageInfo(at, level, text, manager, step_id)
             (steps[step_id].messages if step_id is not None else run.messages).append(message)
         for r in conn.execute(
-                f"SELECT series.step_id, manager, level, key, {', '.join(_M)}, read_hist, write_hist "
-                "FROM results JOIN series ON series.id = results.series_id JOIN steps ON steps.id = series.step_id "
-                "WHERE steps.run_id = ? ORDER BY series.id", (run_id,)):
+            f"SELECT series.step_id, manager, level, key, {', '.join(_M)}, read_hist, write_hist "
+            "FROM results JOIN series ON series.id = results.series_id JOIN steps ON steps.id = series.step_id "
+            "WHERE steps.run_id = ? ORDER BY series.id",
+            (run_id,),
+        ):
             n = len(_M)
-            steps[r[0]].results.append(ResultRow(r[1], r[2], r[3], metrics_from(r[4:4 + n], r[4 + n], r[5 + n])))
+            steps[r[0]].results.append(
+                ResultRow(r[1], r[2], r[3], metrics_from(r[4 : 4 + n], r[4 + n], r[5 + n]))
+            )
     return run
 
 
 def step_series(store: Store, step_id: int) -> list[tuple[str, str | None, str]]:
     """What was measured in a step: (level, manager, key) in the order telemetry first reported them."""
     with store.read("reading a step") as conn:
-        return [tuple(r) for r in conn.execute(  # type: ignore[misc]
-            "SELECT level, manager, key FROM series WHERE step_id = ? ORDER BY id", (step_id,))]
+        return [
+            tuple(r)
+            for r in conn.execute(  # type: ignore[misc]
+                "SELECT level, manager, key FROM series WHERE step_id = ? ORDER BY id", (step_id,)
+            )
+        ]
 
 
-def step_samples(store: Store, step_id: int, level: str, key: str, window: str = "interval", *,
-                 manager: str | None | _AnyManager = ANY_MANAGER) -> list[tuple[float, Metrics]]:
+def step_samples(
+    store: Store,
+    step_id: int,
+    level: str,
+    key: str,
+    window: str = "interval",
+    *,
+    manager: str | None | _AnyManager = ANY_MANAGER,
+) -> list[tuple[float, Metrics]]:
     """A time series of one level's samples in a step: (t, Metrics) by t. ``window`` "interval" gives
     per-interval numbers, "whole" the step so far. Give ``manager`` when keys repeat across managers.
     Histograms come back where they were kept (interval window, ``Recorder.sample_hist_levels``)."""
@@ -144,11 +191,16 @@ def step_samples(store: Store, step_id: int, level: str, key: str, window: str =
     with store.read("reading samples") as conn:
         ids = [r[0] for r in conn.execute(sql, args)]
         if len(ids) > 1:
-            raise ValueError(f"{level} {key!r} exists under several managers in step {step_id}; pass manager=")
+            raise ValueError(
+                f"{level} {key!r} exists under several managers in step {step_id}; pass manager="
+            )
         if not ids:
             return []
-        rows = conn.execute(f"SELECT t, {', '.join(prefix + n for n in _M)}, {hists} FROM samples "
-                            "WHERE series_id = ? ORDER BY t", (ids[0],)).fetchall()
+        rows = conn.execute(
+            f"SELECT t, {', '.join(prefix + n for n in _M)}, {hists} FROM samples "
+            "WHERE series_id = ? ORDER BY t",
+            (ids[0],),
+        ).fetchall()
     return [(r[0], metrics_from(r[1:-2], r[-2], r[-1])) for r in rows]
 
 
@@ -158,31 +210,44 @@ def rename_run(store: Store, run_id: int, name: str) -> None:
 
 def annotate_run(store: Store, run_id: int, notes: str | None = None, description: str | None = None) -> None:
     """Replace the run's notes and/or description (None leaves one as it is)."""
-    _update_run(store, run_id, "saving notes", "notes = coalesce(?, notes), description = coalesce(?, description)",
-                notes, description)
+    _update_run(
+        store,
+        run_id,
+        "saving notes",
+        "notes = coalesce(?, notes), description = coalesce(?, description)",
+        notes,
+        description,
+    )
 
 
 def tag_run(store: Store, run_id: int, add: Iterable[str] = (), remove: Iterable[str] = ()) -> None:
     with store.write("tagging a run") as conn:
         _require_run(conn, store, run_id)
         conn.executemany("DELETE FROM run_tags WHERE run_id = ? AND tag = ?", [(run_id, t) for t in remove])
-        conn.executemany("INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?, ?)",
-                         [(run_id, t) for t in add if t])
+        conn.executemany(
+            "INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?, ?)", [(run_id, t) for t in add if t]
+        )
 
 
 def delete_run(store: Store, run_id: int) -> None:
     """Delete a run and everything recorded for it; refused while a live process is still recording it."""
     with store.write("deleting a run") as conn:
-        row = conn.execute("SELECT status, owner_pid, owner_host, owner_token FROM runs WHERE id = ?",
-                           (run_id,)).fetchone()
+        row = conn.execute(
+            "SELECT status, owner_pid, owner_host, owner_token FROM runs WHERE id = ?", (run_id,)
+        ).fetchone()
         if row is None:
             raise RunNotFound(f"There is no run {run_id} in {store.path}; it may have been deleted already.")
         status, pid, host, token = row
         if status == "running" and pid is not None and not owner_is_gone(ProcessOwner(pid, host, token)):
-            raise StoreError(f"Run {run_id} is still being recorded (by process {pid} on {host}). "
-                             "Stop it before deleting it.")
+            raise StoreError(
+                f"Run {run_id} is still being recorded (by process {pid} on {host}). "
+                "Stop it before deleting it."
+            )
         conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
-        conn.execute("PRAGMA incremental_vacuum").fetchall()  # give freed pages back to the file system
+    # Give the freed pages back to the file system. executescript, because execute() frees one page per
+    # call; best effort, as the run is already gone and the next deletion retries.
+    with suppress(sqlite3.Error):
+        store.conn.executescript("PRAGMA incremental_vacuum;")
 
 
 def _update_run(store: Store, run_id: int, doing: str, assignments: str, *args: Any) -> None:

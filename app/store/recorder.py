@@ -33,6 +33,7 @@ from app import __version__
 
 from .codec import encode_hist, metric_values
 from .database import Store
+from .errors import RunNotFound
 from .owner import current_owner
 from .records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
 from .schema import LEVELS, MESSAGE_LEVELS, METRIC_COLUMNS, RUN_STATUSES, STEP_STATUSES
@@ -76,7 +77,11 @@ def plan_text_and_hash(plan: str | Mapping[str, Any]) -> tuple[str, str]:
 
 
 class Recorder:
-    def __init__(self, store: Store, *, sample_hist_levels: Iterable[str] = DEFAULT_SAMPLE_HIST_LEVELS) -> None:
+    """Writes runs as they happen, through one Store (so from the thread that opened it)."""
+
+    def __init__(
+        self, store: Store, *, sample_hist_levels: Iterable[str] = DEFAULT_SAMPLE_HIST_LEVELS
+    ) -> None:
         self.store = store
         self.sample_hist_levels = frozenset(sample_hist_levels)
         self._series: dict[SeriesKey, int] = {}
@@ -102,12 +107,25 @@ class Recorder:
                 "INSERT INTO runs (uuid, name, description, status, started, plan_name, plan_json, "
                 "plan_sha256, notes, host_json, owner_pid, owner_host, owner_token) "
                 "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (str(uuid.uuid4()), name, description, iso(started) if started else utc_now(), plan_name,
-                 text, digest, notes, json.dumps(dict(host) if host is not None else host_facts()),
-                 owner.pid, owner.host, owner.token),
+                (
+                    str(uuid.uuid4()),
+                    name,
+                    description,
+                    iso(started) if started else utc_now(),
+                    plan_name,
+                    text,
+                    digest,
+                    notes,
+                    json.dumps(dict(host) if host is not None else host_facts()),
+                    owner.pid,
+                    owner.host,
+                    owner.token,
+                ),
             ).lastrowid
-            conn.executemany("INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?, ?)",
-                             [(run_id, t) for t in dict.fromkeys(tags) if t])
+            conn.executemany(
+                "INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?, ?)",
+                [(run_id, t) for t in dict.fromkeys(tags) if t],
+            )
         assert run_id is not None
         return run_id
 
@@ -117,8 +135,10 @@ class Recorder:
             conn.executemany(
                 "INSERT INTO managers (run_id, position, name, address, os, fio_version, protocol) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, first + i, m.name, m.address, m.os, m.fio_version, m.protocol)
-                 for i, m in enumerate(managers)],
+                [
+                    (run_id, first + i, m.name, m.address, m.os, m.fio_version, m.protocol)
+                    for i, m in enumerate(managers)
+                ],
             )
 
     def add_workers(self, run_id: int, workers: Iterable[WorkerInfo]) -> None:
@@ -128,8 +148,10 @@ class Recorder:
             conn.executemany(
                 "INSERT INTO workers (run_id, position, manager, key, name, details_json) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                [(run_id, first + i, w.manager, w.key, w.name, json.dumps(w.details))
-                 for i, w in enumerate(workers)],
+                [
+                    (run_id, first + i, w.manager, w.key, w.name, json.dumps(w.details))
+                    for i, w in enumerate(workers)
+                ],
             )
 
     def add_targets(self, run_id: int, targets: Iterable[TargetInfo]) -> None:
@@ -139,12 +161,21 @@ class Recorder:
             conn.executemany(
                 "INSERT INTO targets (run_id, position, manager, worker, key, name, path, details_json) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, first + i, t.manager, t.worker, t.key, t.name, t.path, json.dumps(t.details))
-                 for i, t in enumerate(targets)],
+                [
+                    (run_id, first + i, t.manager, t.worker, t.key, t.name, t.path, json.dumps(t.details))
+                    for i, t in enumerate(targets)
+                ],
             )
 
-    def add_message(self, run_id: int, text: str, *, level: str = "info", manager: str | None = None,
-                    step_id: int | None = None) -> None:
+    def add_message(
+        self,
+        run_id: int,
+        text: str,
+        *,
+        level: str = "info",
+        manager: str | None = None,
+        step_id: int | None = None,
+    ) -> None:
         """Keep something fio or the runner said (transport Message, a failure reason ...)."""
         if level not in MESSAGE_LEVELS:
             raise ValueError(f"message level {level!r} is not one of {MESSAGE_LEVELS}")
@@ -157,9 +188,16 @@ class Recorder:
             raise ValueError(f"a run ends as one of {RUN_STATUSES[1:]}, not {status!r}")
         when = iso(ended) if ended else utc_now()
         with self.store.write("finishing the run") as conn:
-            conn.execute("UPDATE runs SET status = ?, ended = ? WHERE id = ?", (status, when, run_id))
-            conn.execute("UPDATE steps SET status = ?, ended = ? WHERE run_id = ? AND status = 'running'",
-                         (status, when, run_id))
+            if not conn.execute(
+                "UPDATE runs SET status = ?, ended = ? WHERE id = ?", (status, when, run_id)
+            ).rowcount:
+                raise RunNotFound(
+                    f"There is no run {run_id} in {self.store.path} to finish; it may have been deleted."
+                )
+            conn.execute(
+                "UPDATE steps SET status = ?, ended = ? WHERE run_id = ? AND status = 'running'",
+                (status, when, run_id),
+            )
         self._series.clear()  # a cache only: a later write for this run looks ids up again
 
     # --- steps ------------------------------------------------------------------------------
@@ -182,14 +220,25 @@ class Recorder:
                 "INSERT INTO steps (run_id, idx, spec_name, spec_text, queue_depth, active_workers_json, "
                 "active_targets_json, ramp_s, run_s, started, status) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
-                (run_id, index, spec_name, spec_text, queue_depth, json.dumps(list(active_workers)),
-                 json.dumps(list(active_targets)), ramp_s, run_s, iso(started) if started else utc_now()),
+                (
+                    run_id,
+                    index,
+                    spec_name,
+                    spec_text,
+                    queue_depth,
+                    json.dumps(list(active_workers)),
+                    json.dumps(list(active_targets)),
+                    ramp_s,
+                    run_s,
+                    iso(started) if started else utc_now(),
+                ),
             ).lastrowid
         assert step_id is not None
         return step_id
 
-    def set_step_output(self, step_id: int, manager: str, job_text: str | None = None,
-                        raw_output: str | None = None) -> None:
+    def set_step_output(
+        self, step_id: int, manager: str, job_text: str | None = None, raw_output: str | None = None
+    ) -> None:
         """Keep the fio job file and/or fio's raw final output for one manager; None leaves a part as is."""
         with self.store.write("saving fio's job file and output") as conn:
             conn.execute(
@@ -209,13 +258,23 @@ class Recorder:
         keep = self.sample_hist_levels
         with self.store.write("saving samples") as conn:
             new: dict[SeriesKey, int] = {}
-            conn.executemany(_SAMPLE_SQL, [
-                (self._series_id(conn, step_id, r.level, r.manager, r.key, new), r.t,
-                 *metric_values(r.interval), *metric_values(r.whole),
-                 *((encode_hist(r.interval.read_hist), encode_hist(r.interval.write_hist)) if r.level in keep
-                   else (None, None)))
-                for r in rows
-            ])
+            conn.executemany(
+                _SAMPLE_SQL,
+                [
+                    (
+                        self._series_id(conn, step_id, r.level, r.manager, r.key, new),
+                        r.t,
+                        *metric_values(r.interval),
+                        *metric_values(r.whole),
+                        *(
+                            (encode_hist(r.interval.read_hist), encode_hist(r.interval.write_hist))
+                            if r.level in keep
+                            else (None, None)
+                        ),
+                    )
+                    for r in rows
+                ],
+            )
         self._series.update(new)  # only once committed: a rolled-back id must not be reused
 
     def add_step_results(self, step_id: int, results: Iterable[ResultRow | tuple[Any, ...]]) -> None:
@@ -224,50 +283,83 @@ class Recorder:
         rows = [r if isinstance(r, ResultRow) else ResultRow(*r) for r in results]
         with self.store.write("saving step results") as conn:
             new: dict[SeriesKey, int] = {}
-            conn.executemany(_RESULT_SQL, [
-                (self._series_id(conn, step_id, r.level, r.manager, r.key, new), *metric_values(r.metrics),
-                 encode_hist(r.metrics.read_hist), encode_hist(r.metrics.write_hist))
-                for r in rows
-            ])
+            conn.executemany(
+                _RESULT_SQL,
+                [
+                    (
+                        self._series_id(conn, step_id, r.level, r.manager, r.key, new),
+                        *metric_values(r.metrics),
+                        encode_hist(r.metrics.read_hist),
+                        encode_hist(r.metrics.write_hist),
+                    )
+                    for r in rows
+                ],
+            )
         self._series.update(new)
 
-    def end_step(self, step_id: int, status: str = "complete", *, error: str | None = None,
-                 ended: datetime | None = None) -> None:
+    def end_step(
+        self,
+        step_id: int,
+        status: str = "complete",
+        *,
+        error: str | None = None,
+        ended: datetime | None = None,
+    ) -> None:
         """Finish a step; ``error`` (plain words) is kept as an error message of the step."""
         if status not in STEP_STATUSES or status == "running":
             raise ValueError(f"a step ends as one of {STEP_STATUSES[1:]}, not {status!r}")
         with self.store.write("finishing a step") as conn:
-            conn.execute("UPDATE steps SET status = ?, ended = ? WHERE id = ?",
-                         (status, iso(ended) if ended else utc_now(), step_id))
+            row = conn.execute(
+                "UPDATE steps SET status = ?, ended = ? WHERE id = ? RETURNING run_id",
+                (status, iso(ended) if ended else utc_now(), step_id),
+            ).fetchone()
+            if row is None:
+                raise RunNotFound(
+                    f"There is no step {step_id} in {self.store.path}; its run may have been deleted."
+                )
             if error:
-                (run_id,) = conn.execute("SELECT run_id FROM steps WHERE id = ?", (step_id,)).fetchone()
-                _insert_message(conn, run_id, step_id, "error", None, error)
+                _insert_message(conn, row[0], step_id, "error", None, error)
         self._series = {k: v for k, v in self._series.items() if k[0] != step_id}
 
     # --- helpers ----------------------------------------------------------------------------
-    def _series_id(self, conn: sqlite3.Connection, step_id: int, level: str, manager: str | None, key: str,
-                   new: dict[SeriesKey, int]) -> int:
+    def _series_id(
+        self,
+        conn: sqlite3.Connection,
+        step_id: int,
+        level: str,
+        manager: str | None,
+        key: str,
+        new: dict[SeriesKey, int],
+    ) -> int:
         k: SeriesKey = (step_id, level, manager, key)
         found = self._series.get(k) or new.get(k)
         if found is not None:
             return found
         if level not in LEVELS:
             raise ValueError(f"sample level {level!r} is not one of {LEVELS}")
-        row = conn.execute("SELECT id FROM series WHERE step_id = ? AND level = ? AND ifnull(manager, '') = ? "
-                           "AND key = ?", (step_id, level, manager or "", key)).fetchone()
+        row = conn.execute(
+            "SELECT id FROM series WHERE step_id = ? AND level = ? AND ifnull(manager, '') = ? AND key = ?",
+            (step_id, level, manager or "", key),
+        ).fetchone()
         if row is None:
-            row = conn.execute("INSERT INTO series (step_id, level, manager, key) VALUES (?, ?, ?, ?) "
-                               "RETURNING id", (step_id, level, manager, key)).fetchone()
+            row = conn.execute(
+                "INSERT INTO series (step_id, level, manager, key) VALUES (?, ?, ?, ?) RETURNING id",
+                (step_id, level, manager, key),
+            ).fetchone()
         new[k] = row[0]
         return row[0]
 
 
 def _next_position(conn: sqlite3.Connection, table: str, run_id: int) -> int:
-    return conn.execute(f"SELECT ifnull(max(position) + 1, 0) FROM {table} WHERE run_id = ?",
-                        (run_id,)).fetchone()[0]
+    return conn.execute(
+        f"SELECT ifnull(max(position) + 1, 0) FROM {table} WHERE run_id = ?", (run_id,)
+    ).fetchone()[0]
 
 
-def _insert_message(conn: sqlite3.Connection, run_id: int, step_id: int | None, level: str,
-                    manager: str | None, text: str) -> None:
-    conn.execute("INSERT INTO messages (run_id, step_id, at, level, manager, text) VALUES (?, ?, ?, ?, ?, ?)",
-                 (run_id, step_id, utc_now(), level, manager, text))
+def _insert_message(
+    conn: sqlite3.Connection, run_id: int, step_id: int | None, level: str, manager: str | None, text: str
+) -> None:
+    conn.execute(
+        "INSERT INTO messages (run_id, step_id, at, level, manager, text) VALUES (?, ?, ?, ?, ?, ?)",
+        (run_id, step_id, utc_now(), level, manager, text),
+    )

@@ -54,8 +54,10 @@ def _in(values: tuple[str, ...]) -> str:
 
 def _cols(columns: tuple[tuple[str, str], ...], prefix: str = "") -> str:
     # REAL affinity also stores whole-number floats as compact integers on disk (SQLite does this itself).
-    return ",\n    ".join(f"{prefix}{name} {kind}" + ("" if name == "disk_util" else " NOT NULL DEFAULT 0")
-                          for name, kind in columns)
+    return ",\n    ".join(
+        f"{prefix}{name} {kind}" + ("" if name == "disk_util" else " NOT NULL DEFAULT 0")
+        for name, kind in columns
+    )
 
 
 V1: tuple[str, ...] = (

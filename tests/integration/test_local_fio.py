@@ -5,6 +5,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -94,7 +95,9 @@ def test_whole_step_matches_fio_and_intervals_add_up():
             assert getattr(whole, f"{dd}_bps") == pytest.approx(d["bw_bytes"], rel=1e-3)
             assert getattr(whole, f"{dd}_lat_mean_ms") * 1e6 == pytest.approx(d["lat_ns"]["mean"], rel=1e-3)
         total = fio_final[name]["read"]["total_ios"] + fio_final[name]["write"]["total_ios"]
-        summed = sum(s.interval.ios for _, ss in batches for s in ss if s.level == "target" and s.key == target)
+        summed = sum(
+            s.interval.ios for _, ss in batches for s in ss if s.level == "target" and s.key == target
+        )
         assert summed == pytest.approx(total, rel=0.01)
     assert tel.hist_sources == {"lat_ns"}
 
@@ -107,7 +110,11 @@ def test_all_equals_the_sum_over_two_managers_running_at_once():
     items = list(follow_step([a, b], tel))
     finished = [i for i in items if isinstance(i, Finished)]
     assert sorted(f.manager for f in finished) == ["A", "B"] and all(f.ok for f in finished)
-    finals = {i.snapshot.manager: json.loads(i.snapshot.raw) for i in items if isinstance(i, SampleBatch) and i.snapshot.final}
+    finals = {
+        i.snapshot.manager: json.loads(i.snapshot.raw)
+        for i in items
+        if isinstance(i, SampleBatch) and i.snapshot.final
+    }
     assert set(finals) == {"A", "B"}
     res = tel.final_results()
     al = res[-1]
@@ -117,7 +124,9 @@ def test_all_equals_the_sum_over_two_managers_running_at_once():
     assert al.whole.bps == pytest.approx(sum(m.whole.bps for m in managers), rel=1e-12)
     fio_iops = sum(j[dd]["iops"] for doc in finals.values() for j in doc["jobs"] for dd in ("read", "write"))
     assert al.whole.iops == pytest.approx(fio_iops, rel=1e-3)
-    fio_ios = sum(j[dd]["total_ios"] for doc in finals.values() for j in doc["jobs"] for dd in ("read", "write"))
+    fio_ios = sum(
+        j[dd]["total_ios"] for doc in finals.values() for j in doc["jobs"] for dd in ("read", "write")
+    )
     assert al.whole.ios == fio_ios
 
 
@@ -183,6 +192,17 @@ def test_watchdog_kills_a_fio_that_stops_reporting():
     assert children and all(gone(pid) for pid in children)
 
 
+def test_watchdog_waits_longer_for_the_first_report():
+    lf = LocalFio("m", watchdog=0.5, first_report_grace=2.0)
+    lf.start(null_job("j", 30), status_interval=1.0)
+    os.kill(lf.pid, signal.SIGSTOP)  # before its first report
+    t0 = time.monotonic()
+    events = drain(lf)
+    assert 1.8 < time.monotonic() - t0 < 8
+    assert events[-1].reason == "fio printed no report within 2 s of starting and was stopped"
+    assert not snaps(events) and gone(lf.pid)
+
+
 def test_abort_kills_fio_now():
     lf = LocalFio("m")
     lf.start(null_job("j", 30), status_interval=0.5)
@@ -219,7 +239,9 @@ def test_target_that_cannot_be_opened(tmp_path):
         locked.chmod(0)
         undo = ["chmod", "700", str(locked)]
     try:
-        events = run_one(f"[w]\nioengine=psync\nfilename={target}\nsize=1m\nrw=randwrite\ntime_based\nruntime=1\n")
+        events = run_one(
+            f"[w]\nioengine=psync\nfilename={target}\nsize=1m\nrw=randwrite\ntime_based\nruntime=1\n"
+        )
     finally:
         subprocess.run(undo, check=True)
     opened = [t for t in texts(events) if t.startswith(f"cannot open target {target}: ")]
@@ -263,3 +285,33 @@ def test_unusable_workdir_is_a_transport_error(tmp_path):
     not_a_dir.write_text("x")
     with pytest.raises(TransportError, match="cannot write the fio job file"):
         LocalFio("m", workdir=not_a_dir).start(null_job("j", 1))
+
+
+def test_fio_and_its_jobs_end_when_fiometer_dies():
+    """If Fiometer dies, the parent-death signal (SIGTERM) makes fio end its jobs and exit. fio must
+    not die of SIGPIPE first: its job processes (own sessions) would then run on, orphaned."""
+    code = (
+        "import sys, time\n"
+        "from app.engine.local_fio import LocalFio, _children\n"
+        f"lf = LocalFio('m'); lf.start({null_job('j', 30)!r}, status_interval=0.5)\n"
+        "time.sleep(1.5)\n"
+        "print(lf.pid, *_children(lf.pid), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    repo = Path(__file__).resolve().parents[2]
+    fiometer = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=repo)
+    fio_pid, jobs = 0, []
+    try:
+        fio_pid, *jobs = map(int, fiometer.stdout.readline().split())
+        fiometer.kill()
+        fiometer.wait(5)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not all(gone(p) for p in [fio_pid, *jobs]):
+            time.sleep(0.1)
+        assert jobs and all(gone(p) for p in [fio_pid, *jobs])
+    finally:
+        if fiometer.poll() is None:
+            fiometer.kill()
+        for pid in [fio_pid, *jobs]:
+            if pid and not gone(pid):
+                os.kill(pid, signal.SIGKILL)

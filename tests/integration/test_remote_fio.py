@@ -28,6 +28,11 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed"),
 ]
 
+# Other fio builds to check as well (e.g. self-built 3.36 / 3.42), separated by os.pathsep. The
+# stock-client cross-check and version discovery then also run against those versions.
+EXTRA_FIO = [p for p in os.environ.get("FIOMETER_EXTRA_FIO", "").split(os.pathsep) if p]
+FIO_BINARIES = ["fio", *EXTRA_FIO]
+
 NULL_JOB = "[global]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\ntime_based=1\nruntime={runtime}\n\n[nulljob]\n"
 
 
@@ -67,10 +72,10 @@ def stop_group(proc: subprocess.Popen) -> None:
 def fio_server() -> Iterator[Callable[[str], tuple[str, int, subprocess.Popen]]]:
     procs: list[subprocess.Popen] = []
 
-    def start(host: str) -> tuple[str, int, subprocess.Popen]:
+    def start(host: str, binary: str = "fio") -> tuple[str, int, subprocess.Popen]:
         port = free_port(host)
         proc = subprocess.Popen(
-            ["fio", f"--server={host},{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            [binary, f"--server={host},{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             start_new_session=True,  # its own process group: we can stop exactly its tree
         )
         procs.append(proc)
@@ -184,6 +189,30 @@ def test_killing_one_server_mid_run_fails_only_that_manager(fio_server):
     assert snapshots(result["B"])[-1].final
 
 
+def test_server_frozen_mid_run_is_caught_by_the_silence_watchdog(fio_server):
+    host, port, proc = fio_server("127.0.0.2")
+    fio = RemoteFio(host, port, name="F", silence_timeout=3.0)
+    fio.start(NULL_JOB.format(runtime=20))
+    frozen: list[float] = []
+
+    def on_event(f: RemoteFio, ev: Event) -> None:
+        if isinstance(ev, Snapshot) and not frozen:
+            os.killpg(proc.pid, signal.SIGSTOP)  # the whole server tree stops answering; TCP stays up
+            frozen.append(time.monotonic())
+
+    try:
+        events = run_all([fio], on_event, timeout=20)["F"]
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGCONT)
+    fin_t, fin = events[-1]
+    assert isinstance(fin, Finished) and not fin.ok
+    assert fin.reason.startswith(f"manager F ({host}:{port}) stopped answering for ")
+    assert fin.reason.endswith("mid-step; samples so far kept")
+    assert 2.5 < fin_t - frozen[0] < 6
+    assert len(snapshots(events)) >= 1
+
+
 def test_closed_port_is_a_plain_transport_error():
     port = free_port("127.0.0.2")
     with pytest.raises(TransportError) as exc:
@@ -253,18 +282,19 @@ STOCK_JOBS = {
         "[global]\nioengine=null\nsize=64m\nbs=4k\nrw=randread\ntime_based=1\nruntime=3\nss=iops_slope:5%\n"
         "ss_dur=2\nss_ramp=0\nnumjobs=2\ngroup_reporting=1\n\n[a]\n\n[b]\nnew_group\nrw=randwrite\n"
     ),
-    "libaio-cmdprio-mixed": (
-        "[global]\nioengine=libaio\niodepth=4\nfilename={data}\nsize=16m\nbs=4k\nrw=randrw\ntime_based=1\n"
+    "io_uring-cmdprio-mixed": (
+        "[global]\nioengine=io_uring\niodepth=4\nfilename={data}\nsize=16m\nbs=4k\nrw=randrw\ntime_based=1\n"
         "runtime=2\ncmdprio_percentage=30\ncmdprio_class=2\ncmdprio=0\nlat_percentiles=1\n"
         "unified_rw_reporting=both\n\n[a]\n"
     ),
 }
 
 
+@pytest.mark.parametrize("binary", FIO_BINARIES)
 @pytest.mark.parametrize("case", sorted(STOCK_JOBS))
-def test_decoder_matches_the_stock_client_live(fio_server, tmp_path, case):
+def test_decoder_matches_the_stock_client_live(fio_server, tmp_path, case, binary):
     """Record a stock `fio --client` session through a relay and decode the same bytes ourselves."""
-    host, port, _ = fio_server("127.0.0.2")
+    host, port, _ = fio_server("127.0.0.2", binary)
     job = tmp_path / "job.fio"
     job.write_text(STOCK_JOBS[case].format(data=tmp_path / "data.dat"))
     recorded = bytearray()
@@ -299,7 +329,7 @@ def test_decoder_matches_the_stock_client_live(fio_server, tmp_path, case):
         t = threading.Thread(target=relay, daemon=True)
         t.start()
         out = subprocess.run(
-            ["fio", f"--client={host},{relay_port}", str(job), "--output-format=json+", "--status-interval=1"],
+            [binary, f"--client={host},{relay_port}", str(job), "--output-format=json+", "--status-interval=1"],
             capture_output=True, text=True, timeout=60,
         )
         t.join(10)
@@ -314,3 +344,18 @@ def test_decoder_matches_the_stock_client_live(fio_server, tmp_path, case):
     problems, leaves = compare(as_printed(ours), expected)
     assert problems == []
     assert leaves > 1000
+
+
+@pytest.mark.skipif(not EXTRA_FIO, reason="set FIOMETER_EXTRA_FIO to other fio builds to check them too")
+@pytest.mark.parametrize("binary", EXTRA_FIO)
+def test_other_fio_versions_are_discovered_and_run(fio_server, binary):
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
+    host, port, _ = fio_server("127.0.0.3", binary)
+    fio = RemoteFio(host, port, name="other")
+    fio.start(NULL_JOB.format(runtime=2))  # first contact guesses protocol 97 and learns the real one
+    assert fio.info is not None and fio.info.fio_version == version
+    events = [e for _, e in run_all([fio])["other"]]
+    snaps = [e for e in events if isinstance(e, Snapshot)]
+    assert isinstance(events[-1], Finished) and events[-1].ok, events[-1]
+    assert snaps and snaps[-1].final and snaps[-1].jobs[0]["read"]["runtime"] >= 1900
+    assert ("job_start" in snaps[-1].jobs[0]) == (fio.info.protocol >= 101)

@@ -136,6 +136,7 @@ def test_killed_run_is_interrupted_with_its_samples_and_leaves_no_fio(tmp_path):
         assert samples >= 3
         fios = _children(proc.pid)
         assert fios
+        fios += [job for fio in fios for job in _children(fio)]  # fio's job processes, in their own sessions
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     finally:

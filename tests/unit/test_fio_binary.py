@@ -30,7 +30,9 @@ def no_which(_name: str) -> None:
 def test_env_var_wins_over_setting_and_path(tmp_path):
     env_fio = make_exe(tmp_path / "env" / "fio")
     setting = make_exe(tmp_path / "setting" / "fio")
-    found = find_fio(setting, environ={ENV_VAR: str(env_fio)}, os_name="Linux", which=lambda n: "/usr/bin/fio")
+    found = find_fio(
+        setting, environ={ENV_VAR: str(env_fio)}, os_name="Linux", which=lambda n: "/usr/bin/fio"
+    )
     assert found == env_fio
 
 
@@ -45,7 +47,12 @@ def test_path_is_used_without_env_or_setting():
 
 def test_explicit_location_that_is_not_executable_is_an_error(tmp_path):
     with pytest.raises(FioNotFound, match=ENV_VAR):
-        find_fio(None, environ={ENV_VAR: str(tmp_path / "missing")}, os_name="Linux", which=lambda n: "/usr/bin/fio")
+        find_fio(
+            None,
+            environ={ENV_VAR: str(tmp_path / "missing")},
+            os_name="Linux",
+            which=lambda n: "/usr/bin/fio",
+        )
     plain = tmp_path / "fio"
     plain.write_text("not executable")
     with pytest.raises(FioNotFound, match="fio path setting"):

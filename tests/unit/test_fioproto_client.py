@@ -85,7 +85,7 @@ def test_version_discovery_and_a_full_recorded_run(servers):
     events = run(fio)
     assert time.monotonic() - t < 10
     snaps = [e for e in events if isinstance(e, Snapshot)]
-    assert events[-1] == Finished("M1", True, "", None, False)
+    assert events[-1] == Finished("M1", True, "", 0, False)
     assert [s.final for s in snaps] == [False] * 4 + [True]
     stock = load_fio_json((find_captures() / "fio-3.42-job3.json").read_text())
     jobs = [j for s in snaps for j in s.jobs]
@@ -247,7 +247,7 @@ def test_stop_collects_the_final_numbers(servers):
     snaps = [e for e in events if isinstance(e, Snapshot)]
     assert [s.final for s in snaps] == [False, True]
     assert snaps[1].jobs[0]["read"]["total_ios"] > snaps[0].jobs[0]["read"]["total_ios"]
-    assert events[-1] == Finished(fio.name, True, "", None, True)
+    assert events[-1] == Finished(fio.name, True, "", 0, True)
 
 
 def test_abort_from_another_thread_ends_at_once_and_asks_the_server_to_quit(servers):

@@ -122,15 +122,20 @@ def test_short_payload_and_unknown_version_are_refused_plainly():
     assert msg.endswith(supported_fio_versions())
 
 
-def test_percentile_threshold_uses_fios_extended_precision():
-    # (long double) 30 / 100.0 * 50 is a hair above 15 on x86-64, so fio needs 16 samples;
-    # plain double arithmetic would say 15
-    assert percentile_threshold(30.0, 50) == 16
-    assert percentile_threshold(99.95, 2000) == 2000
+def test_percentile_threshold_follows_fios_compiled_arithmetic():
+    from fractions import Fraction
+
+    from app.engine.fioproto.statmath import LD_HUNDREDTH
+
+    # the 80-bit constant 0.01L in fio's binaries: bytes 0a d7 a3 70 3d 0a d7 a3 f8 3f
+    assert Fraction(0xA3D70A3D70A3D70A, 2**70) == LD_HUNDREDTH
+    # seen live with fio 3.42 (cmdprio, mixed prios): the 60th percentile of 3035 samples is the
+    # bin where the running count reaches 1821; (long double) 60 / 100.0 * 3035 would need 1822
+    assert percentile_threshold(60.0, 3035) == 1821
     assert percentile_threshold(50.0, 1000) == 500
-    hist = ((10, 20), (15, 35))  # bins 10 and 20, 15 and 35 samples
-    assert calc_percentiles(hist, 50, [30.0]) == [20]
-    assert calc_percentiles(hist, 50, [29.0]) == [10]
+    assert percentile_threshold(99.99, 12345) == 12344
+    assert calc_percentiles(((10, 20), (1821, 1214)), 3035, [60.0]) == [10]  # bins 10 and 20
+    assert calc_percentiles(((10, 20), (1820, 1215)), 3035, [60.0]) == [20]
 
 
 def test_bin_values():
@@ -179,3 +184,22 @@ def test_sparse_row_finds_exactly_the_non_zero_bins(seed):
         payload = pre + struct.pack("<1856Q", *row) + b"\xff" * 8  # neighbours must not leak in
         expected = (tuple(i for i, v in enumerate(row) if v), tuple(v for v in row if v))
         assert sparse_row(payload, len(pre)) == expected
+
+
+def test_recorded_fio_3_42_cmdprio_mixed_session_matches_exactly():
+    import gzip
+    from pathlib import Path
+
+    from app.engine.fioproto.frames import FrameReader
+
+    base = Path(__file__).resolve().parents[1] / "fixtures" / "fioproto" / "fio-3.42-iouring-cmdprio-mixed"
+    stock = load_fio_json(gzip.decompress(Path(f"{base}.json.gz").read_bytes()).decode())
+    packets = FrameReader().feed(gzip.decompress(Path(f"{base}.s2c.gz").read_bytes()))
+    expected = stock["client_stats"]
+    host, port = expected[0]["hostname"], expected[0]["port"]
+    layout = layout_for(packets[0].version)
+    assert layout.protocol == 120
+    ours = [decode_ts(p.payload, layout, hostname=host, port=port) for p in packets if p.opcode == 6]
+    problems, leaves = compare(as_printed(ours), expected)
+    assert problems == [] and leaves == count_leaves(expected)
+    assert "prios" in ours[0]["mixed"] and "priohint" in ours[0]["mixed"]["prios"][0]

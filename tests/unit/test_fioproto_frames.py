@@ -131,3 +131,35 @@ def test_continuation_fragments_are_checked_too():
              encode_fragment(97, 6, b"c" * 1024, more=True), encode_fragment(97, 6, b"d")]
     (pkt,) = FrameReader().feed(b"".join(parts))
     assert pkt.payload == b"a" * 1024 + b"b" * 10 + b"c" * 1024 + b"d"
+
+
+def test_client_payloads_have_fios_layouts():
+    from app.engine.fioproto.commands import (
+        job_pdu,
+        jobline_pdu,
+        parse_probe_reply,
+        parse_start,
+        parse_stop,
+        parse_text,
+        probe_pdu,
+        start_pdu,
+        stop_pdu,
+        text_pdu,
+    )
+    from tests.fioproto_support import probe_reply_payload
+
+    assert len(probe_pdu()) == 136 and probe_pdu(1)[:8] == b"\x01" + bytes(7)
+    # byte for byte what the stock client sent in the 3.33 recording
+    assert jobline_pdu(["fio", "--status-interval=1", "--output-format=json+"]) == (
+        b"\x03\x00\x01\x00\x04\x00fio\x00\x14\x00--status-interval=1\x00\x16\x00--output-format=json+\x00"
+    )
+    with pytest.raises(ValueError):
+        jobline_pdu(["--status-interval=1"])
+    assert job_pdu("[x]\n") == b"\x04\x00\x00\x00\x01\x00\x00\x00[x]\n"
+    assert parse_stop(stop_pdu(1, 9)) == (1, 9) and parse_start(start_pdu(2, 1)) == (2, 1)
+    t = parse_text(text_pdu("fio: hello\n", 3))
+    assert (t.level, t.text) == (3, "fio: hello\n")
+    info = parse_probe_reply(probe_reply_payload("fio-3.42", "h"), 120)
+    assert (info.hostname, info.fio_version, info.os, info.arch, info.bits, info.cpus) == (
+        "h", "fio-3.42", "Linux", "x86-64", 64, 4,
+    )

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.engine.fioproto.commands import LOG_ERR, LOG_INFO, Op, text_pdu
+from app.engine.fioproto.commands import LOG_ERR, LOG_INFO, Op, stop_pdu, text_pdu
 from app.engine.fioproto.frames import Packet
 from app.engine.fioproto.layouts import layout_for
 from app.engine.fioproto.session import RunSession
@@ -47,7 +47,7 @@ def test_recorded_run_gives_one_snapshot_per_report_and_a_clean_finish(name):
     stock = load_fio_json((find_captures() / f"{name}.json").read_text())
     snaps = [e for e in events if isinstance(e, Snapshot)]
     assert [type(e) for e in events] == [Snapshot] * len(snaps) + [Finished]
-    assert events[-1] == Finished("m1", True, "", None, False)
+    assert events[-1] == Finished("m1", True, "", 0, False)
     assert len(snaps) == len(stock["client_stats"])  # one job: one TS per report
     assert [s.final for s in snaps] == [False] * (len(snaps) - 1) + [True]
     problems, _ = compare(as_printed([j for sn in snaps for j in sn.jobs]), stock["client_stats"])
@@ -86,11 +86,11 @@ def test_late_stop_repeats_the_last_report_marked_final():
     assert isinstance(last, Snapshot) and not last.final
     tail = s.on_packet(packets[stop_at].packet) + s.on_packet(packets[stop_at + 1].packet)
     assert isinstance(tail[0], Snapshot) and tail[0].final and tail[0].jobs is last.jobs
-    assert tail[1] == Finished("m1", True, "", None, False)
+    assert tail[1] == Finished("m1", True, "", 0, False)
 
 
 def stop_packet(error: int, sig: int) -> Packet:
-    return Packet(97, Op.STOP, 0, error.to_bytes(4, "little") + sig.to_bytes(4, "little"))
+    return Packet(97, Op.STOP, 0, stop_pdu(error, sig))
 
 
 def test_killed_backend_has_no_final_report_and_names_the_signal():
@@ -104,6 +104,7 @@ def test_killed_backend_has_no_final_report_and_names_the_signal():
     assert len(snaps) == 2 and not any(sn.final for sn in snaps)
     fin = events[-1]
     assert isinstance(fin, Finished) and not fin.ok and "SIGKILL" in fin.reason and "HostA" in fin.reason
+    assert fin.returncode is None
 
 
 def test_error_exit_status_is_reported_with_the_server_text():
@@ -112,6 +113,7 @@ def test_error_exit_status_is_reported_with_the_server_text():
     events += s.on_packet(stop_packet(1, 0)) + s.on_packet(Packet(97, Op.QUIT, 0, b""))
     assert events[0] == Message("m", "fio: pid=1, err=1/file:x.c:1, func=open", "error")
     assert not events[-1].ok and "exited with status 1: fio: pid=1" in events[-1].reason
+    assert events[-1].returncode == 1
 
 
 def test_rejected_job_ends_with_quit_and_no_stop():

@@ -7,6 +7,8 @@ QT_FREE = [
     "icf_import",
     "app.model",
     "app.model.metrics",
+    "app.model.opening",
+    "app.model.examples",
     "app.engine",
     "app.engine.transport",
     "app.engine.fio_binary",
@@ -14,6 +16,15 @@ QT_FREE = [
     "app.engine.fio_messages",
     "app.engine.local_fio",
     "app.engine.telemetry",
+    "app.engine.runner",
+    "app.engine.managers",
+    "app.engine.remote",
+    "app.engine.safety",
+    "app.store",
+    "app.recording",
+    "app.analysis.export_run",
+    "app.analysis.compare",
+    "app.cli_progress",
 ]
 
 

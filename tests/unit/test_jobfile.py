@@ -90,3 +90,20 @@ def test_fio_parses_generated_job_files(tmp_path, os_name):
         jf = step_jobfile(plan, step, 0, os_name, mapping={"C:": str(tmp_path / "t.tst")})
         out = parse_only(tmp_path, jf.text)
         assert out.returncode == 0, out.stderr + jf.text
+
+
+def test_plan_text_cannot_inject_fio_options():
+    """fio --server runs whatever job it is sent; exec_prerun would run a command on the manager."""
+    import pytest
+
+    from app.engine.targets import TargetError
+
+    plan = vmware_like()
+    plan.name = "x\nexec_prerun=touch /tmp/pwned"
+    plan.managers[0].workers[0].name = "w\r\nexec_postrun=id"
+    plan.specs[0].name = "RealLife\nexec_prerun=id"
+    plan.managers[0].workers[0].specs = [plan.specs[0].name]
+    jf = step_jobfile(plan, expand(plan)[0], 0, "Linux", mapping={"C:": "/tmp/x"}, title=plan.name)
+    assert not any(line.startswith("exec_") for line in jf.text.splitlines())
+    with pytest.raises(TargetError, match="control characters"):
+        step_jobfile(plan, expand(plan)[0], 0, "Linux", mapping={"C:": "/tmp/x\nexec_prerun=id"})

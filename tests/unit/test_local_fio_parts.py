@@ -20,8 +20,9 @@ def test_windows_gets_its_own_process_group_and_ctrl_break():
 
 def test_posix_gets_its_own_session_and_sigint():
     linux = popen_options("Linux")
-    assert linux["start_new_session"] is True and callable(linux["preexec_fn"])  # fio dies with Fiometer
-    assert popen_options("Darwin") == {"start_new_session": True}
+    assert linux["start_new_session"] is True and linux["restore_signals"] is False
+    assert callable(linux["preexec_fn"])  # fio is sent SIGTERM if Fiometer dies
+    assert popen_options("Darwin") == {"start_new_session": True, "restore_signals": False}
     assert stop_signal("Linux") == signal.SIGINT
 
 
@@ -46,12 +47,36 @@ def test_watchdog_default_and_override():
         (0, {}, True, False, ""),
         (0, {"stop_requested": True}, True, True, ""),
         (128, {"stop_requested": True}, True, True, ""),
-        (128, {}, False, False, "fio was interrupted from outside Fiometer (SIGINT/SIGTERM); its numbers so far are kept"),
+        (
+            128,
+            {},
+            False,
+            False,
+            "fio was interrupted from outside Fiometer (SIGINT/SIGTERM); its numbers so far are kept",
+        ),
         (-9, {}, False, False, "fio was killed (signal 9) mid-step; samples so far are kept"),
-        (-9, {"aborted": True}, False, False, "the step was aborted: fio was killed; samples so far are kept"),
+        (
+            -9,
+            {"aborted": True},
+            False,
+            False,
+            "the step was aborted: fio was killed; samples so far are kept",
+        ),
         (-9, {"watchdog_after": 12.5}, False, False, "fio stopped reporting for 12.5 s and was stopped"),
-        (1, {"first_error": "cannot open target /x: Permission denied"}, False, False,
-         "fio failed (exit code 1): cannot open target /x: Permission denied"),
+        (
+            -9,
+            {"watchdog_after": 30.0, "got_documents": False},
+            False,
+            False,
+            "fio printed no report within 30 s of starting and was stopped",
+        ),
+        (
+            1,
+            {"first_error": "cannot open target /x: Permission denied"},
+            False,
+            False,
+            "fio failed (exit code 1): cannot open target /x: Permission denied",
+        ),
         (1, {}, False, False, "fio failed with exit code 1"),
         (0, {"got_documents": False}, False, False, "fio ended without reporting any numbers"),
     ],

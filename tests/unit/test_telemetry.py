@@ -103,7 +103,9 @@ def test_completion_latency_bins_when_total_latency_has_none():
     tel = StepTelemetry(TWO)
     out = [tel.update(s) for s in snaps]
     fin = job(documents("two_jobs_ramp")[-1], "plain")["read"]
-    assert of(out[-1], "target", "t1").whole.read_hist == {int(k): v for k, v in fin["clat_ns"]["bins"].items()}
+    assert of(out[-1], "target", "t1").whole.read_hist == {
+        int(k): v for k, v in fin["clat_ns"]["bins"].items()
+    }
     assert tel.hist_sources == {"clat_ns"}
 
 
@@ -121,7 +123,9 @@ def test_interval_max_exact_when_it_grew_else_estimated_from_the_histogram():
             assert iv.read_lat_max_ns == min(max(iv.read_hist), cur["lat_ns"]["max"])
             assert iv.read_lat_max_ns <= cur["lat_ns"]["max"]
     # the first interval's max is always exact
-    assert of(out[0], "target", "t1").interval.read_lat_max_ns == job(docs[0], "plain")["read"]["lat_ns"]["max"]
+    assert (
+        of(out[0], "target", "t1").interval.read_lat_max_ns == job(docs[0], "plain")["read"]["lat_ns"]["max"]
+    )
 
 
 # --- ramp, layout, resets ----------------------------------------------------------------------------
@@ -178,7 +182,11 @@ def test_levels_order_and_manager_disk_util():
     tel, out = run("two_jobs_ramp", TWO)
     batch = out[3]
     assert [(s.level, s.key) for s in batch] == [
-        ("target", "t1"), ("target", "t2"), ("worker", "w1"), ("manager", "m"), ("all", "ALL"),
+        ("target", "t1"),
+        ("target", "t2"),
+        ("worker", "w1"),
+        ("manager", "m"),
+        ("all", "ALL"),
     ]
     assert [s.worker for s in batch] == ["w1", "w1", "w1", None, None]
     assert [s.manager for s in batch] == ["m", "m", "m", "m", None]
@@ -190,7 +198,9 @@ def test_levels_order_and_manager_disk_util():
     assert w.iops == pytest.approx(t1.iops + t2.iops)
     assert w.ios == t1.ios + t2.ios
     assert w.lat_mean_ms == pytest.approx(
-        (t1.read_lat_sum_ns + t2.read_lat_sum_ns + t2.write_lat_sum_ns) / (t1.read_lat_n + t2.read_lat_n + t2.write_lat_n) / 1e6
+        (t1.read_lat_sum_ns + t2.read_lat_sum_ns + t2.write_lat_sum_ns)
+        / (t1.read_lat_n + t2.read_lat_n + t2.write_lat_n)
+        / 1e6
     )
     assert [b[0].t for b in out] == [0.0, 1.0, 2.0, 3.0, 4.0]
     assert [b[0].final for b in out] == [False] * 4 + [True]
@@ -226,7 +236,8 @@ def test_all_is_the_sum_over_managers_and_final_only_when_every_manager_is():
     assert al.whole.ios == ma.ios + mb.ios
     assert al.whole.lat_mean_ms == pytest.approx(
         (ma.read_lat_sum_ns + ma.write_lat_sum_ns + mb.read_lat_sum_ns + mb.write_lat_sum_ns)
-        / (ma.read_lat_n + ma.write_lat_n + mb.read_lat_n + mb.write_lat_n) / 1e6
+        / (ma.read_lat_n + ma.write_lat_n + mb.read_lat_n + mb.write_lat_n)
+        / 1e6
     )
     assert al.whole.percentile_ms(99) is not None
     assert al.final
@@ -239,7 +250,11 @@ def test_final_results_lists_every_level_once():
     tel, out = run("two_jobs_ramp", TWO)
     res = tel.final_results()
     assert [(s.level, s.key) for s in res] == [
-        ("target", "t1"), ("target", "t2"), ("worker", "w1"), ("manager", "m"), ("all", "ALL"),
+        ("target", "t1"),
+        ("target", "t2"),
+        ("worker", "w1"),
+        ("manager", "m"),
+        ("all", "ALL"),
     ]
     assert all(s.final for s in res)
     assert res[-1].whole.iops == pytest.approx(out[-1][-1].whole.iops)

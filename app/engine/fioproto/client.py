@@ -333,6 +333,12 @@ class RemoteFio:
                 if self._aborted.is_set():
                     yield from session.on_abort()
                     break
+                if not run_sent and self._stop_at is not None:
+                    yield from session.on_stopped_before_run()  # never send RUN after a stop
+                    break
+                if not run_sent and session.starts >= 2:  # START for JOBLINE, then for the JOB
+                    link.send(encode(session.layout.protocol, Op.RUN))
+                    run_sent = True
                 now = time.monotonic()
                 wait = min(next_eta, last_rx + silence) - now
                 for deadline in (session.next_deadline(), self._stop_at):
@@ -358,12 +364,8 @@ class RemoteFio:
                         break
                 if session.finished:
                     break
-                if not run_sent and self._stop_at is not None:
-                    yield from session.on_stopped_before_run()  # never send RUN after a stop
-                    break
-                if not run_sent and session.starts >= 2:  # START for JOBLINE, then for the JOB
-                    link.send(encode(session.layout.protocol, Op.RUN))
-                    run_sent = True
+                if not run_sent and (self._stop_at is not None or session.starts >= 2):
+                    continue  # send RUN (or give up on it) right away, at the top of the loop
                 yield from session.on_tick()
                 if now - last_rx >= silence:
                     yield from session.on_silence(now - last_rx)

@@ -152,6 +152,16 @@ def text_pdu(text: str, level: int = LOG_INFO) -> bytes:
     return _TEXT.pack(level, len(raw), 0, 0) + raw
 
 
+def stop_pdu(error: int = 0, signal: int = 0) -> bytes:
+    """STOP (server to client only; fio rejects a STOP from a client). For fake servers in tests."""
+    return struct.pack("<II", error, signal)
+
+
+def start_pdu(jobs: int, stat_outputs: int) -> bytes:
+    """START (server to client). For fake servers in tests."""
+    return struct.pack("<II", jobs, stat_outputs)
+
+
 def parse_stop(payload: bytes) -> tuple[int, int]:
     """STOP: (error, signal) of the finished run."""
     if len(payload) < 8:
@@ -205,6 +215,13 @@ def parse_gs(payload: bytes) -> dict[str, Any]:
     out: dict[str, Any] = {n: list(v[i * 3 : i * 3 + 3]) for i, n in enumerate(names)}
     out.update(zip(("kb_base", "unit_base", "sig_figs", "groupid", "unified_rw_rep"), v[18:], strict=True))
     return out
+
+
+def parse_du(payload: bytes) -> dict[str, Any]:
+    """DU: one disk's utilisation (disk_util_stat + disk_util_agg); see :func:`.decode.du_to_json`."""
+    from .decode import decode_du
+
+    return decode_du(payload)
 
 
 _ETA = struct.Struct("<4I9Q9I4x2Q6I")  # jobs_eta, 168 bytes (+ run_str)

@@ -219,7 +219,9 @@ class RunSession:
 
     def _finish(self, ok: bool, reason: str = "", *, stopped: bool | None = None) -> Finished:
         self.finished = True
-        return Finished(self.manager, ok, reason, None, self.stop_requested if stopped is None else stopped)
+        # like a local fio's exit status: the server reports its backend's in STOP
+        returncode = self._stop[0] if self._stop is not None and not self._stop[1] else None
+        return Finished(self.manager, ok, reason, returncode, self.stop_requested if stopped is None else stopped)
 
     def _finish_quit(self) -> Finished:
         where = self.where

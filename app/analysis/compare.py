@@ -1,0 +1,312 @@
+"""Before/after comparison of stored runs: steps matched, changes per metric, noise, and what differs.
+
+A *side* is a baseline or a candidate: one run, or several runs given as a group (their mean is compared).
+Steps are matched by access specification, queue depth and target set (workers, targets); with
+``match="spec"`` by access specification alone, the differing queue depth or target set then shown in the
+row. Steps found on one side only are listed, never dropped.
+
+Noise: where a side has repeated runs - a group given by the user, or runs found in the store with the
+same plan hash and the same tags (``run_groups.find_repeats``) - a change counts only if it is larger than
+``NOISE_K`` times the larger coefficient of variation of the two sides (per step and metric). Otherwise the
+user's threshold (default 5 %) applies. Changes within the threshold are "same" and not marked.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from app.analysis.iometer_import import is_iometer_run
+from app.model.metrics import Metrics
+from app.store.records import Run, StepInfo
+
+DEFAULT_THRESHOLD_PCT = 5.0
+NOISE_K = 2.0  # a change must exceed two coefficients of variation (roughly two standard deviations)
+MATCH_MODES = ("exact", "spec")
+
+
+@dataclass(frozen=True)
+class MetricDef:
+    key: str
+    label: str
+    unit: str
+    higher_is_better: bool
+    value: Callable[[Metrics], float | None]
+    short: str  # column title where space is tight
+
+
+METRICS: tuple[MetricDef, ...] = (
+    MetricDef("iops", "IOPS", "IOPS", True, lambda m: m.iops, "IOPS"),
+    MetricDef("mbps", "MB/s", "MB/s", True, lambda m: m.mbps, "MB/s"),
+    MetricDef("lat_mean_ms", "Average response time", "ms", False, lambda m: m.lat_mean_ms, "Avg ms"),
+    MetricDef("lat_max_ms", "Maximum response time", "ms", False, lambda m: m.lat_max_ms, "Max ms"),
+    MetricDef("p99_ms", "99th percentile response time", "ms", False, lambda m: m.percentile_ms(99), "p99 ms"),
+)
+METRIC_BY_KEY = {m.key: m for m in METRICS}
+
+
+@dataclass(frozen=True)
+class StepKey:
+    spec: str
+    queue_depth: int | None
+    workers: int
+    targets: int
+
+    def describe(self) -> str:
+        qd = "QD ?" if self.queue_depth is None else f"QD {self.queue_depth}"
+        return f"{qd}, {self.workers} worker{'s' * (self.workers != 1)}, {self.targets} target" \
+               f"{'s' * (self.targets != 1)}"
+
+
+def step_key(step: StepInfo) -> StepKey:
+    return StepKey(step.spec_name, step.queue_depth, len(step.active_workers), len(step.active_targets))
+
+
+def all_metrics(step: StepInfo) -> Metrics | None:
+    return next((r.metrics for r in step.results if r.level == "all"), None)
+
+
+@dataclass
+class StepValues:
+    """One step of a side: its (mean) values and, where repeats exist, their coefficient of variation."""
+
+    key: StepKey
+    occurrence: int  # the n-th step with this key in the run (0-based), for plans repeating a spec
+    index: int  # step index in the side's first run
+    values: dict[str, float | None]
+    cv: dict[str, float | None]  # fraction, e.g. 0.03; None without repeats
+    runs: int  # how many runs the values are the mean of
+
+
+@dataclass
+class Side:
+    runs: list[Run]  # the runs given; several = a group, compared by their mean
+    repeats: list[Run] = field(default_factory=list)  # runs the spread comes from (the group or found siblings)
+    steps: list[StepValues] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # steps without results
+
+    @property
+    def ids(self) -> list[int]:
+        return [r.id for r in self.runs]
+
+    @property
+    def label(self) -> str:
+        if len(self.runs) == 1:
+            return f"Run {self.runs[0].id}"
+        return f"Mean of runs {', '.join(str(i) for i in self.ids)}"
+
+    @property
+    def name(self) -> str:
+        names = list(dict.fromkeys(r.name for r in self.runs))
+        return " / ".join(names)
+
+
+def _cv(values: list[float]) -> float | None:
+    if len(values) < 2:
+        return None
+    mean = statistics.fmean(values)
+    return statistics.stdev(values) / abs(mean) if mean else None
+
+
+Keyed = dict[tuple[StepKey, int], tuple[int, dict[str, float | None]]]  # (key, occurrence) -> (index, values)
+
+
+def _keyed_steps(run: Run, iometer: bool) -> tuple[Keyed, list[str]]:
+    out: Keyed = {}
+    missing: list[str] = []
+    seen: dict[StepKey, int] = {}
+    for step in run.steps:
+        m = all_metrics(step)
+        if m is None:
+            missing.append(f"run {run.id} step {step.index + 1} ({step.spec_name}) has no results ({step.status})")
+            continue
+        key = step_key(step)
+        occurrence = seen.get(key, 0)
+        seen[key] = occurrence + 1
+        values = {d.key: d.value(m) for d in METRICS}
+        if iometer:
+            values["p99_ms"] = None  # Iometer's latency bins give no usable percentile
+        out[(key, occurrence)] = (step.index, values)
+    return out, missing
+
+
+def build_side(runs: list[Run], repeats: list[Run] | None = None) -> Side:
+    """A side from the runs given. With several runs, values are their means and their spread is the noise;
+    with one run and ``repeats`` (runs of the same plan and tags, the run itself included) the run's own
+    values are compared and the repeats give the noise."""
+    side = Side(runs=list(runs))
+    keyed = []
+    for r in runs:
+        steps, missing = _keyed_steps(r, is_iometer_run(r))
+        keyed.append(steps)
+        side.missing += missing
+    spread_runs = list(runs) if len(runs) > 1 else list(repeats or [])
+    side.repeats = spread_runs if len(spread_runs) > 1 else []
+    spread = [_keyed_steps(r, is_iometer_run(r))[0] for r in side.repeats]
+    for k, (index, _) in keyed[0].items():
+        present = [s[k][1] for s in keyed if k in s]
+        values: dict[str, float | None] = {}
+        cv: dict[str, float | None] = {}
+        for d in METRICS:
+            vals = [v[d.key] for v in present if v[d.key] is not None]
+            values[d.key] = statistics.fmean(vals) if len(vals) == len(present) and vals else None
+            rep = [s[k][1][d.key] for s in spread if k in s and s[k][1][d.key] is not None]
+            cv[d.key] = _cv(rep)  # type: ignore[arg-type]
+        side.steps.append(StepValues(k[0], k[1], index, values, cv, len(present)))
+    return side
+
+
+@dataclass
+class Change:
+    metric: MetricDef
+    baseline: float | None
+    candidate: float | None
+    change: float | None
+    change_pct: float | None
+    threshold_pct: float
+    from_repeats: bool  # the threshold came from the spread of repeated runs, not the user's threshold
+    verdict: str  # better | worse | same | n/a
+
+
+def judge(d: MetricDef, base: float | None, cand: float | None, threshold_pct: float,
+          from_repeats: bool = False) -> Change:
+    """The change from base to cand, and whether it is better, worse, or within the threshold."""
+    if base is None or cand is None:
+        return Change(d, base, cand, None, None, threshold_pct, from_repeats, "n/a")
+    change = cand - base
+    pct = change / base * 100 if base else None
+    if pct is None:
+        verdict = "same" if change == 0 else ("better" if (change > 0) == d.higher_is_better else "worse")
+    elif abs(pct) <= threshold_pct:
+        verdict = "same"
+    else:
+        verdict = "better" if (pct > 0) == d.higher_is_better else "worse"
+    return Change(d, base, cand, change, pct, threshold_pct, from_repeats, verdict)
+
+
+@dataclass
+class MatchedStep:
+    baseline: StepValues
+    candidate: StepValues
+    differs: list[str]  # with match="spec": what differs between the two steps, e.g. "QD 64 -> 16"
+    changes: dict[str, Change]
+
+    @property
+    def spec(self) -> str:
+        return self.baseline.key.spec
+
+
+@dataclass
+class Comparison:
+    baseline: Side
+    candidate: Side
+    rows: list[MatchedStep]
+    only_baseline: list[StepValues]
+    only_candidate: list[StepValues]
+    differences: list[str]  # facts that differ between the sides: fio version, hosts, targets ...
+    threshold_pct: float
+    match: str
+
+    @property
+    def noise_from_repeats(self) -> bool:
+        return any(c.from_repeats for r in self.rows for c in r.changes.values())
+
+
+def _differs(a: StepKey, b: StepKey) -> list[str]:
+    out = []
+    if a.queue_depth != b.queue_depth:
+        out.append(f"QD {a.queue_depth if a.queue_depth is not None else '?'} -> "
+                   f"{b.queue_depth if b.queue_depth is not None else '?'}")
+    if a.workers != b.workers:
+        out.append(f"workers {a.workers} -> {b.workers}")
+    if a.targets != b.targets:
+        out.append(f"targets {a.targets} -> {b.targets}")
+    return out
+
+
+def _keys(steps: list[StepValues], match: str) -> list[tuple[tuple, StepValues]]:
+    """Match keys: the step key and its occurrence, or (spec) the spec name and its n-th appearance."""
+    if match == "exact":
+        return [((s.key, s.occurrence), s) for s in steps]
+    counts: dict[str, int] = {}
+    out = []
+    for s in steps:
+        name = s.key.spec.casefold()
+        counts[name] = counts.get(name, 0) + 1
+        out.append(((name, counts[name]), s))
+    return out
+
+
+def match_steps(base: list[StepValues], cand: list[StepValues], match: str = "exact"
+                ) -> tuple[list[tuple[StepValues, StepValues]], list[StepValues], list[StepValues]]:
+    """Pairs in baseline order, then the baseline's and the candidate's unmatched steps."""
+    if match not in MATCH_MODES:
+        raise ValueError(f"match {match!r} is not one of {MATCH_MODES}")
+    pool: dict[tuple, list[StepValues]] = {}
+    keyed, base_keys = _keys(cand, match), _keys(base, match)
+    for k, s in keyed:
+        pool.setdefault(k, []).append(s)
+    pairs, only_base = [], []
+    for k, s in base_keys:
+        if pool.get(k):
+            pairs.append((s, pool[k].pop(0)))
+        else:
+            only_base.append(s)
+    used = {id(c) for _, c in pairs}
+    return pairs, only_base, [s for s in cand if id(s) not in used]
+
+
+def compare(baseline: Side, candidate: Side, *, threshold_pct: float = DEFAULT_THRESHOLD_PCT,
+            match: str = "exact", facts: Callable[[Run], dict[str, set[str]]] | None = None) -> Comparison:
+    pairs, only_b, only_c = match_steps(baseline.steps, candidate.steps, match)
+    rows = []
+    for b, c in pairs:
+        changes = {}
+        for d in METRICS:
+            cvs = [v for v in (b.cv[d.key], c.cv[d.key]) if v is not None]
+            threshold = NOISE_K * max(cvs) * 100 if cvs else threshold_pct
+            changes[d.key] = judge(d, b.values[d.key], c.values[d.key], threshold, bool(cvs))
+        rows.append(MatchedStep(b, c, _differs(b.key, c.key), changes))
+    return Comparison(baseline, candidate, rows, only_b, only_c,
+                      fact_differences(baseline.runs, candidate.runs, facts or run_facts),
+                      threshold_pct, match)
+
+
+def run_facts(run: Run) -> dict[str, set[str]]:
+    """What a comparison must not hide when it differs: the measuring tool, hosts, targets, step times."""
+    tool = run.host.get("tool")
+    if tool:
+        tools = {f"{tool} {run.host.get('tool_version', '')}".strip()}
+    else:
+        tools = {f"fio {v}" for v in run.fio_versions} or {"fio (version unknown)"}
+    hosts = set()
+    for m in run.managers:
+        if tool:
+            hosts.add(m.address or m.name)
+        elif m.address in ("", "local"):
+            hosts.add(str(run.host.get("hostname") or "this machine"))
+        else:
+            hosts.add(m.address.rsplit(":", 1)[0])
+    targets = {t.path or t.name for t in run.targets}
+    times = {f"{s.run_s:g} s" + (f" + {s.ramp_s:g} s ramp-up" if s.ramp_s else "") for s in run.steps if s.results}
+    return {"Measured with": tools, "Hosts": hosts, "Targets": targets, "Run time per step": times}
+
+
+def fact_differences(base: list[Run], cand: list[Run], facts: Callable[[Run], dict[str, set[str]]]
+                     ) -> list[str]:
+    def union(runs: list[Run]) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for r in runs:
+            for k, v in facts(r).items():
+                out.setdefault(k, set()).update(v)
+        return out
+
+    b, c = union(base), union(cand)
+    out = []
+    for k in b.keys() | c.keys():
+        if b.get(k, set()) != c.get(k, set()):
+            out.append(f"{k}: baseline {', '.join(sorted(b.get(k, set()))) or '-'}; "
+                       f"candidate {', '.join(sorted(c.get(k, set()))) or '-'}")
+    order = list(facts(base[0]).keys()) if base else []
+    return sorted(out, key=lambda s: next((i for i, k in enumerate(order) if s.startswith(k + ":")), 99))

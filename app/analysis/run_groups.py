@@ -1,0 +1,40 @@
+"""Which stored runs make up a side of a comparison: the runs given, and repeats of a run found in the store.
+
+Repeats of a run are other complete runs of the same plan (same plan hash) carrying exactly the same tags
+(any case), e.g. three runs tagged "before": their spread is the run-to-run noise. Untagged runs are never
+taken as repeats, so tagging is how a user says "these are the same measurement". The tag every imported
+Iometer run gets automatically does not count: a results file often holds the same test under different
+conditions.
+"""
+
+from __future__ import annotations
+
+from app.analysis.compare import Side, build_side
+from app.analysis.iometer_import import IMPORT_TAG
+from app.store.database import Store
+from app.store.queries import get_run, list_runs
+from app.store.records import Run, RunSummary
+
+MAX_REPEATS = 20  # the newest ones; enough for a spread
+
+
+def _tagset(r: RunSummary) -> frozenset[str]:
+    return frozenset(t.casefold() for t in r.tags) - {IMPORT_TAG}
+
+
+def find_repeats(store: Store, run: Run, exclude: set[int] = frozenset()) -> list[Run]:
+    """The run and its repeats (newest first after it); just [run] when there are none."""
+    tags = _tagset(run)
+    if not tags:
+        return [run]
+    same = [r for r in list_runs(store, status="complete")
+            if r.id != run.id and r.id not in exclude and r.plan_sha256 == run.plan_sha256 and _tagset(r) == tags]
+    return [run, *(get_run(store, r.id) for r in same[:MAX_REPEATS])]
+
+
+def load_side(store: Store, ids: list[int], *, exclude: set[int] = frozenset(), repeats: bool = True) -> Side:
+    """A side from run ids (several = a group). ``exclude``: runs of the other sides, never taken as repeats.
+    Raises RunNotFound for an unknown id."""
+    runs = [get_run(store, i) for i in ids]
+    found = find_repeats(store, runs[0], exclude | set(ids)) if repeats and len(runs) == 1 else None
+    return build_side(runs, found)

@@ -1,0 +1,229 @@
+"""The PDF: a painted cover, the body laid out by QTextDocument, charts painted with QPainter, and a
+header and "page n of N" footer on every body page. Qt is used here for painting only (QtGui); the
+content comes ready-made from ``document`` and ``pdf_markup``."""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+
+from PySide6.QtCore import QMarginsF, QPointF, QRectF, QSizeF, Qt, QUrl
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QGuiApplication,
+    QImage,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QPen,
+    QTextDocument,
+)
+
+from app.report.charts import Drawing, Line, Rect, Text, layout
+from app.report.document import Report
+from app.report.pdf_markup import ACCENT, MUTED, body_markup
+
+DPI = 300
+MARGIN_MM = (20.0, 18.0, 20.0, 18.0)  # left, top, right, bottom
+FAMILY = "DejaVu Sans"
+FALLBACKS = ("Segoe UI", "Arial", "Helvetica")  # where DejaVu is not installed (Windows)
+_app: QGuiApplication | None = None
+
+
+def ensure_gui() -> None:
+    """Fonts and painting need a QGuiApplication; without a display, use the offscreen platform."""
+    global _app
+    if QGuiApplication.instance() is not None:
+        return
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    _app = QGuiApplication(["fiometer"])
+
+
+def plain_font(family: str = FAMILY) -> QFont:
+    """No ligatures: DejaVu joins "fi", and "fio" would be copied (and searched) as "\ufb01o"."""
+    f = QFont(family)
+    f.setFamilies([family, *FALLBACKS])
+    f.setFeature(QFont.Tag("liga"), 0)
+    return f
+
+
+def font(pt: float, bold: bool = False, family: str = FAMILY) -> QFont:
+    f = plain_font(family)
+    f.setPointSizeF(pt)
+    f.setBold(bold)
+    return f
+
+
+def paint_drawing(p: QPainter, d: Drawing, x: float, y: float, scale: float) -> None:
+    """Paint chart primitives; ``scale`` device pixels per chart unit, chart sizes are in points."""
+    p.save()
+    p.translate(x, y)
+    p.scale(scale, scale)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    for it in d.items:
+        if isinstance(it, Rect):
+            p.fillRect(QRectF(it.x, it.y, it.w, it.h), QColor(it.fill))
+        elif isinstance(it, Line):
+            p.setPen(QPen(QColor(it.color), it.width))
+            p.drawLine(QPointF(it.x1, it.y1), QPointF(it.x2, it.y2))
+    for it in d.items:
+        if isinstance(it, Text):
+            f = plain_font()
+            f.setPixelSize(max(1, round(it.size * 10)))  # lay text out at 10x and scale down: exact metrics
+            f.setBold(it.bold)
+            p.save()
+            p.translate(it.x, it.y)
+            p.scale(0.1, 0.1)
+            p.setFont(f)
+            p.setPen(QColor(it.color))
+            w = QFontMetricsF(f).horizontalAdvance(it.text)
+            dx = {"start": 0.0, "middle": -w / 2, "end": -w}[it.anchor]
+            p.drawText(QPointF(dx, 0), it.text)
+            p.restore()
+    p.restore()
+
+
+def chart_positions(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[Drawing, float, float, float]]:
+    """Where the document laid out each chart's placeholder image: (drawing, x, y, width) in document units."""
+    out = []
+    lay = doc.documentLayout()
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            frag = it.fragment()
+            fmt = frag.charFormat()
+            if fmt.isImageFormat() and fmt.toImageFormat().name() in drawings:
+                img = fmt.toImageFormat()
+                rect = lay.blockBoundingRect(block)
+                line = block.layout().lineForTextPosition(frag.position() - block.position())
+                w = img.width() * DPI / 96
+                h = img.height() * DPI / 96
+                top = rect.top() + line.y() + line.ascent() - h
+                out.append((drawings[img.name()], rect.left() + line.x(), top, w))
+            it += 1
+        block = block.next()
+    return out
+
+
+class _Pages:
+    def __init__(self, writer: QPdfWriter, report: Report):
+        self.writer = writer
+        self.report = report
+        r = writer.pageLayout().paintRectPixels(writer.resolution())
+        self.page = QRectF(0, 0, r.width(), r.height())  # paint rect (inside the margins), device pixels
+        self.px_per_pt = writer.resolution() / 72.0
+
+    def pt(self, v: float) -> float:
+        return v * self.px_per_pt
+
+    def text(self, p: QPainter, rect: QRectF, s: str, f: QFont, color: str, flags) -> None:
+        p.setFont(f)
+        p.setPen(QColor(color))
+        p.drawText(rect, flags, s)
+
+    def cover(self, p: QPainter) -> None:
+        m = self.report.meta
+        w, h = self.page.width(), self.page.height()
+        left = self.pt(20)
+        wrap = Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
+        self.text(p, QRectF(left, self.pt(120), w - left, self.pt(20)), "STORAGE PERFORMANCE",
+                  font(9, True), MUTED, wrap)
+        title_rect = QRectF(left, self.pt(148), w - left - self.pt(20), self.pt(130))
+        self.text(p, title_rect, m.title, font(26, True), "#1d2733", wrap)
+        used = p.boundingRect(title_rect, wrap, m.title).height()
+        y = self.pt(148) + used + self.pt(24)
+        for label, value in (("Prepared for", m.client), ("Prepared by", m.author), ("Date", m.date)):
+            if not value:
+                continue
+            self.text(p, QRectF(left, y, self.pt(110), self.pt(16)), label, font(10), MUTED, wrap)
+            vr = QRectF(left + self.pt(110), y, w - left - self.pt(130), self.pt(60))
+            self.text(p, vr, value, font(11, True), "#1d2733", wrap)
+            y += max(self.pt(20), p.boundingRect(vr, wrap, value).height() + self.pt(6))
+        p.fillRect(QRectF(0, self.pt(150), self.pt(6), y - self.pt(150)), QColor(ACCENT))  # beside title and facts
+        runs = "\n".join(f"Run {s.run.id}: {s.run.name}" + (f" (tags: {', '.join(s.run.tags)})" if s.run.tags else "")
+                         for s in self.report.runs)
+        y += self.pt(24)
+        self.text(p, QRectF(left, y, w, self.pt(16)), "Runs in this report", font(10), MUTED, wrap)
+        self.text(p, QRectF(left, y + self.pt(18), w - left, h - y), runs, font(9.5), "#1d2733", wrap)
+        p.setPen(QPen(QColor("#c9cfd6"), self.pt(0.6)))
+        p.drawLine(QPointF(0, h - self.pt(30)), QPointF(w, h - self.pt(30)))
+        self.text(p, QRectF(0, h - self.pt(24), w, self.pt(14)),
+                  "Made with Fiometer \u2014 Iometer access specifications measured with fio", font(7.5), MUTED,
+                  Qt.AlignmentFlag.AlignLeft)
+
+    def furniture(self, p: QPainter, number: int, total: int) -> None:
+        m = self.report.meta
+        w, h = self.page.width(), self.page.height()
+        head = m.title + (f" \u2014 {m.client}" if m.client else "")
+        self.text(p, QRectF(0, -self.pt(13), w, self.pt(10)), head, font(7), MUTED, Qt.AlignmentFlag.AlignLeft)
+        p.setPen(QPen(QColor("#c9cfd6"), self.pt(0.5)))
+        p.drawLine(QPointF(0, -self.pt(2)), QPointF(w, -self.pt(2)))
+        self.text(p, QRectF(0, h + self.pt(4), w, self.pt(10)), f"Page {number} of {total}", font(7), MUTED,
+                  Qt.AlignmentFlag.AlignRight)
+        self.text(p, QRectF(0, h + self.pt(4), w, self.pt(10)), m.date, font(7), MUTED, Qt.AlignmentFlag.AlignLeft)
+
+
+def write_pdf(report: Report, path: str) -> None:
+    ensure_gui()
+    writer = QPdfWriter(str(path))
+    writer.setResolution(DPI)
+    size = QPageSize(QPageSize.PageSizeId.Letter if report.meta.paper == "Letter" else QPageSize.PageSizeId.A4)
+    writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(*MARGIN_MM),
+                                     QPageLayout.Unit.Millimeter))
+    writer.setTitle(report.meta.title)
+    writer.setCreator("Fiometer")
+    pages = _Pages(writer, report)
+    body = pages.page
+
+    doc = QTextDocument()
+    doc.documentLayout().setPaintDevice(writer)
+    doc.setDefaultFont(font(9))
+    doc.setDocumentMargin(0)
+    doc.setPageSize(QSizeF(body.width(), body.height()))
+    # Charts are painted as vectors (crisp, and their text is real text): the document holds a blank image of
+    # the chart's size in its place, and each chart is painted where that image was laid out.
+    chart_src = {}
+    drawings = {}
+    width_pt = body.width() / pages.px_per_pt  # charts are laid out in points across the text width
+    blank = QImage(1, 1, QImage.Format.Format_RGB32)
+    blank.fill(QColor("white"))
+    for ch in report.charts:
+        d = layout(ch, width_pt)
+        name = f"{ch.key}.png"
+        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), blank)
+        css_px = body.width() * 96 / DPI  # <img> sizes are CSS pixels (1/96 in)
+        chart_src[ch.key] = (name, int(css_px), int(css_px * d.height / d.width))
+        drawings[name] = d
+    for compact in range(3):  # tighter tables until none is wider than the page
+        doc.setHtml(body_markup(report, chart_src, compact))
+        if doc.idealWidth() <= body.width() + 1:
+            break
+    placed = chart_positions(doc, drawings)
+    total = 1 + doc.pageCount()
+
+    p = QPainter(writer)
+    if not p.isActive():  # Qt only warns; say it plainly
+        raise OSError(errno.EACCES, "cannot be written (no permission, or a folder or open file is in the way)",
+                      str(path))
+    try:
+        pages.cover(p)
+        for i in range(doc.pageCount()):
+            writer.newPage()
+            p.save()
+            p.translate(0, -i * body.height())
+            # a hair inside the page: a line laid out to start exactly at the next page's top must not be drawn
+            # (clipped, invisible, yet extracted as text) at the bottom of this one
+            doc.drawContents(p, QRectF(0, i * body.height() + 0.5, body.width(), body.height() - 1.5))
+            p.restore()
+            for d, x, y, w in placed:
+                if i * body.height() <= y < (i + 1) * body.height():
+                    paint_drawing(p, d, x, y - i * body.height(), w / d.width)
+            pages.furniture(p, i + 2, total)
+    finally:
+        p.end()

@@ -1,0 +1,160 @@
+"""The PDF's body as Qt rich text (the HTML subset QTextDocument lays out), built Qt-free from the report.
+
+pdf.py paints the cover and page furniture itself and supplies chart images by name (``chart_src``).
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from app.report.document import Report
+from app.report.tables import Table
+
+BETTER, BETTER_BG, WORSE, WORSE_BG = "#17693a", "#e3f2e7", "#a8231b", "#fae6e3"
+ACCENT, RULE, HEAD_BG, MUTED = "#1f5fa8", "#c9cfd6", "#eceff3", "#5b6673"
+
+# Qt rich text takes margins in CSS pixels (1/96 in; "pt" margins are ignored), font sizes in points.
+STYLE = f"""
+body {{ font-family: 'DejaVu Sans', 'Segoe UI', Arial, sans-serif; font-size: 9pt; color: #1d2733; }}
+h1 {{ font-size: 16pt; font-weight: 600; color: #1d2733; margin-top: 0; margin-bottom: 8px; }}
+h2 {{ font-size: 11pt; font-weight: 600; color: {ACCENT}; margin-top: 24px; margin-bottom: 7px; }}
+h3 {{ font-size: 10pt; font-weight: 600; margin-top: 16px; margin-bottom: 5px; }}
+p {{ margin-top: 0; margin-bottom: 7px; }}
+p.note {{ font-size: 7.5pt; color: {MUTED}; margin-top: 3px; margin-bottom: 3px; }}
+td.warn {{ font-size: 8.5pt; color: #6b4210; background-color: #fdf3e6; border-left: 3px solid #d9822b; }}
+table.data {{ border-collapse: collapse; font-size: 8pt; margin-bottom: 4px; }}
+table.wide {{ border-collapse: collapse; font-size: 7.5pt; margin-bottom: 4px; }}
+table.data th, table.wide th {{ background-color: {HEAD_BG}; font-weight: 600; border-bottom: 1px solid #9aa3ad;
+                 padding: 3px 5px; text-align: left; }}
+table.wide th {{ padding: 3px 3px; }}
+table.data td, table.wide td {{ padding: 2px 5px; border-bottom: 1px solid {RULE}; }}
+table.wide td {{ padding: 2px 3px; }}
+table.data td.group {{ color: {ACCENT}; font-weight: 600; padding-top: 7px; border-bottom: 1px solid #9aa3ad; }}
+td.n {{ white-space: nowrap; }}
+th.n {{ white-space: nowrap; }}
+td.better, td.nbetter {{ color: {BETTER}; background-color: {BETTER_BG}; font-weight: 600; }}
+td.worse, td.nworse {{ color: {WORSE}; background-color: {WORSE_BG}; font-weight: 600; }}
+td.nbetter, td.nworse {{ white-space: nowrap; }}
+table.facts {{ font-size: 8pt; border-collapse: collapse; }}
+table.facts td {{ padding: 2px 5px; border-bottom: 1px solid {RULE}; }}
+td.key {{ color: {MUTED}; }}
+pre {{ font-family: 'DejaVu Sans Mono', Consolas, 'Courier New', monospace; font-size: 7pt; margin-top: 0; margin-bottom: 0; }}
+td.code {{ background-color: #f3f5f7; border-left: 2px solid {RULE}; }}
+"""
+
+
+NOWRAP_TEXT = 36  # text columns whose cells are all this short are kept on one line
+WIDE = 9  # tables with more columns than this are set smaller (class "wide")
+
+
+def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = None, wrap_all: bool = False) -> str:
+    """A table; numeric columns right-aligned, verdict cells coloured, group rows as headings. Numbers never
+    wrap; short text columns do not either (Qt narrows wrapping columns first)."""
+    if not t.rows:  # say why instead of an empty table
+        return "\n".join(f'<p class="note">{escape(n)}</p>' for n in t.notes)
+    widths = widths or {}
+    short = set() if wrap_all else {i for i, c in enumerate(t.columns) if not c.numeric and css != "facts"
+                                     and all(len(r.cells[i].text) <= NOWRAP_TEXT for r in t.rows)}
+    cls = "wide" if css == "data" and len(t.columns) > WIDE else css
+    out = [f'<table class="{cls}" width="100%" cellspacing="0" cellpadding="0">', "<thead><tr>"]
+    for i, c in enumerate(t.columns if css == "data" else []):  # key/value facts need no header
+        align = "right" if c.numeric else "left"
+        w = f' width="{widths[i]}"' if i in widths else ""
+        cls = ' class="n"' if c.numeric and (" " not in c.title or len(c.title) <= 8) else ""
+        title = escape(c.title).replace(" (", "<br>(") if c.numeric else escape(c.title)
+        out.append(f'<th align="{align}"{w}{cls}>{title}</th>')
+    out.append("</tr></thead>")
+    group = None
+    for row in t.rows:
+        if row.group and row.group != group:
+            group = row.group
+            out.append(f'<tr><td class="group" colspan="{len(t.columns)}">{escape(group)}</td></tr>')
+        out.append("<tr>")
+        for i, (col, cell) in enumerate(zip(t.columns, row.cells, strict=True)):
+            align = "right" if col.numeric else "left"
+            # one class per cell: Qt rich text applies a single class selector (n = numeric, no wrapping)
+            name = ("n" if col.numeric or i in short else "") + (cell.mark or "")
+            if not name and css == "facts" and cell is row.cells[0]:
+                name = "key"
+            cls = f' class="{name}"' if name else ""
+            out.append(f'<td align="{align}"{cls}>{escape(cell.text)}</td>')
+        out.append("</tr>")
+    out.append("</table>")
+    out += [f'<p class="note">{escape(n)}</p>' for n in t.notes]
+    return "\n".join(out)
+
+
+def _new_page(parts: list[str]) -> str:
+    """A section starts on a new page unless it is the first thing in the body (no blank first page)."""
+    return ' style="page-break-before: always"' if len(parts) > 1 else ""
+
+
+def callout(inner: str) -> str:
+    """A shaded note box (a one-cell table: paragraphs cannot have padding in Qt rich text)."""
+    return ('<table width="100%" cellspacing="0" cellpadding="6" style="margin-top: 5px; margin-bottom: 11px">'
+            f'<tr><td class="warn">{inner}</td></tr></table>')
+
+
+# Tighter table settings, tried in turn when a table is wider than the page (nothing may be clipped).
+COMPACT = ("", "table.data, table.wide {{ font-size: 7pt; }} table.data td, table.wide td {{ padding: 1px 3px; }} "
+               "table.data th, table.wide th {{ padding: 2px 3px; }}")
+
+
+def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], compact: int = 0) -> str:
+    """``chart_src``: chart key -> (resource name, width, height) of its image in layout units. ``compact``
+    1 sets tables smaller; 2 also lets every text column wrap."""
+    wrap = compact >= 2
+    extra = COMPACT[min(compact, 1)].replace("{{", "{").replace("}}", "}")
+    h = [f"<html><head><style>{STYLE}{extra}</style></head><body>"]
+    if report.comparisons:
+        h.append("<h1>Summary</h1>")
+        h.append(f"<p>Baseline: {escape(report.baseline.label)} \u201c{escape(report.baseline.name)}\u201d. "
+                 "Compared: " + "; ".join(f"{escape(c.candidate.label)} \u201c{escape(c.candidate.name)}\u201d"
+                                          for c in report.comparisons) + ".</p>")
+        h.append("<p>Higher IOPS and MB/s are better; lower response times are better. Changes within "
+                 "run-to-run noise are not marked.</p>")
+        for c, diffs in zip(report.comparisons, report.differences, strict=True):
+            if diffs:
+                h.append(callout(f"<b>{escape(c.candidate.label)} and the baseline differ in more than the change "
+                                 "under test:</b><br>" + "<br>".join("\u2022 " + escape(d) for d in diffs)))
+        if report.glance:
+            h.append(f"<h3>{escape(report.glance.title)}</h3>")
+            h.append(table_markup(report.glance, wrap_all=wrap))
+        for t in report.comparison_tables:
+            h.append(f"<h2>{escape(t.title)}</h2>")
+            h.append(table_markup(t, wrap_all=wrap))
+        for t in report.unmatched_tables:
+            h.append(f"<h2>{escape(t.title)}</h2>")
+            h.append(table_markup(t, wrap_all=wrap))
+    if report.notes:
+        h.append(callout("<br>".join(escape(n) for n in report.notes)))
+    if report.charts:
+        h.append(f"<h1{_new_page(h)}>Charts</h1>")
+        for ch in report.charts:
+            name, w, ht = chart_src[ch.key]
+            h.append(f'<p><img src="{name}" width="{w}" height="{ht}"></p>')
+    h.append(f"<h1{_new_page(h)}>Results per run</h1>")
+    for s in report.runs:
+        h.append(f"<h2>{escape(s.summary.title)}</h2>")
+        h.append(table_markup(s.summary, wrap_all=wrap))
+    h.append('<h1 style="page-break-before: always">Appendix: methodology</h1>')
+    h.append("<p>Every number in this report comes from Fiometer's results database. Fiometer reproduces "
+             "Iometer's access specifications on fio: one fio job per worker and target, Iometer's outstanding "
+             "I/Os as fio's iodepth per target. Response time is fio's total latency (submit to completion, "
+             "lat_ns), as Iometer measures it; MB/s is decimal (10<sup>6</sup> bytes per second); the 99th "
+             "percentile comes from merged latency histograms. The exact fio job files of every step follow, "
+             "so each test can be run again.</p>")
+    for s in report.runs:
+        h.append(f"<h2>{escape(s.facts.title)}</h2>")
+        h.append(table_markup(s.facts, "facts", widths={0: "24%"}))
+        if s.job_files:
+            h.append(f"<h3>fio job files ({len(s.job_files)})</h3>")
+            for j in s.job_files:
+                h.append(f'<p class="note"><b>{escape(j.title)}</b></p>'
+                         '<table width="100%" cellspacing="0" cellpadding="5" style="margin-bottom: 6px"><tr>'
+                         f'<td class="code"><pre>{escape(j.text)}</pre></td></tr></table>')
+        else:
+            h.append('<p class="note">No fio job files: these results were imported, not measured by '
+                     "Fiometer.</p>")
+    h.append("</body></html>")
+    return "\n".join(h)

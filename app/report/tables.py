@@ -1,0 +1,243 @@
+"""The report's tables as plain rows of cells (Qt-free): every output format renders these same tables.
+
+A cell keeps its raw value (for spreadsheets) and its display text (for HTML and PDF), and a comparison
+cell carries its verdict mark ("better" / "worse"); changes within noise carry none.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from app.analysis.compare import METRICS, Comparison, MetricDef, StepValues, all_metrics
+from app.store.records import Run
+
+MINUS = "\u2212"  # a real minus sign lines up with "+" in proportional and tabular digits
+
+
+@dataclass
+class Cell:
+    text: str
+    value: float | str | None = None  # None: empty in a spreadsheet
+    mark: str | None = None  # "better" | "worse"
+    number_format: str = ""  # Excel format code for numeric values, e.g. "#,##0.00"
+
+
+@dataclass
+class Column:
+    title: str
+    numeric: bool = False
+
+
+@dataclass
+class Row:
+    cells: list[Cell]
+    group: str = ""  # e.g. the metric: HTML and PDF show a heading row where it changes
+    group_value: str = ""  # the group as a spreadsheet column holds it (shorter); default: group
+
+
+@dataclass
+class Table:
+    key: str
+    title: str
+    columns: list[Column]
+    rows: list[Row]
+    notes: list[str] = field(default_factory=list)
+    group_title: str = "Metric"  # what Row.group is, as a column title where groups become a column
+
+    def column(self, title: str) -> int:
+        return [c.title for c in self.columns].index(title)
+
+
+# --- number formatting ----------------------------------------------------------------------------
+MIN_DIGITS = {"iops": 0, "mbps": 2, "ms": 2}
+
+
+def digits_for(values: list[float | None], minimum: int, significant: int = 3, cap: int = 6) -> int:
+    """Decimals that show the smallest non-zero value with ``significant`` digits, at least ``minimum``."""
+    small = [abs(v) for v in values if v]
+    if not small:
+        return minimum
+    needed = significant - 1 - math.floor(math.log10(min(small)))
+    return max(minimum, min(cap, needed))
+
+
+def fmt(v: float | None, digits: int, sign: bool = False) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "\u2013"  # en dash: no value
+    text = f"{abs(v):,.{digits}f}"
+    if float(text.replace(",", "")) == 0:
+        return text
+    if v < 0:
+        return MINUS + text
+    return ("+" if sign else "") + text
+
+
+def excel_format(digits: int, sign: bool = False) -> str:
+    base = "#,##0" + ("." + "0" * digits if digits else "")
+    return f"+{base};-{base};0" if sign else base
+
+
+def num(v: float | None, digits: int, sign: bool = False) -> Cell:
+    return Cell(fmt(v, digits, sign), v, None, excel_format(digits, sign) if v is not None else "")
+
+
+def pct_cell(v: float | None, mark: str | None = None) -> Cell:
+    if v is None:
+        return Cell("\u2013", None, mark)
+    text = f"{abs(v):,.1f} %"
+    if round(abs(v), 1):
+        text = (MINUS if v < 0 else "+") + text
+    return Cell(text, v / 100, mark, '+0.0%;-0.0%;0.0%')
+
+
+def metric_digits(d: MetricDef, values: list[float | None]) -> int:
+    return digits_for(values, MIN_DIGITS["ms" if d.unit == "ms" else d.key])
+
+
+def chart_label(d: MetricDef) -> str:
+    return d.label if d.unit in (d.label, "IOPS") else f"{d.label} ({d.unit})"
+
+
+def metric_heading(d: MetricDef) -> str:
+    unit = f", {d.unit}" if d.unit not in ("IOPS", d.label) else ""
+    return f"{d.label}{unit} ({'higher' if d.higher_is_better else 'lower'} is better)"
+
+
+def run_label(run: Run) -> str:
+    return f"Run {run.id}" + (f" \u201c{run.name}\u201d" if run.name else "")
+
+
+# --- tables ---------------------------------------------------------------------------------------
+def summary_table(run: Run, p99: bool = True) -> Table:
+    """A run's headline numbers per step (ALL level)."""
+    steps = [(s, all_metrics(s)) for s in run.steps]
+    cols = [Column("Step", True), Column("Access specification"), Column("QD", True),
+            Column("Workers", True), Column("Targets", True)]
+    metric_defs = [d for d in METRICS if p99 or d.key != "p99_ms"]
+    cols += [Column(d.short, True) for d in metric_defs]
+    cols.append(Column("Errors", True))
+    digits = {d.key: metric_digits(d, [d.value(m) for _, m in steps if m]) for d in metric_defs}
+    rows = []
+    for s, m in steps:
+        cells = [num(s.index + 1, 0), Cell(s.spec_name, s.spec_name),
+                 num(s.queue_depth, 0) if s.queue_depth is not None else Cell("\u2013"),
+                 num(len(s.active_workers), 0), num(len(s.active_targets), 0)]
+        if m is None:
+            cells += [Cell("\u2013") for _ in metric_defs] + [Cell(s.status, s.status)]
+        else:
+            cells += [num(d.value(m), digits[d.key]) for d in metric_defs] + [num(m.errors, 0)]
+        rows.append(Row(cells))
+    notes = ["Avg, Max and p99: response time (submit to completion), average, maximum and 99th percentile, "
+             "in milliseconds. MB/s is decimal (1 MB = 10\u2076 bytes)."]
+    if not p99:
+        notes.append("p99 is not shown: Iometer records response times only in 21 coarse bins.")
+    return Table(f"summary-{run.id}", f"{run_label(run)} \u2014 results per step", cols, rows, notes)
+
+
+def _ids(runs: list[Run]) -> str:
+    ids = [str(r.id) for r in runs]
+    return f"{len(ids)} runs (" + (", ".join(ids) if len(ids) <= 6 else ", ".join(ids[:5]) + ", \u2026") + ")"
+
+
+def _qd(q: int | None) -> str:
+    return "\u2013" if q is None else str(q)
+
+
+def comparison_table(c: Comparison, number: int) -> Table:
+    """Shaped like the hand-made before/after table: per metric, a row per access specification with
+    baseline | candidate | change | change %, better/worse marked outside the noise threshold."""
+    show_qd = any(r.differs for r in c.rows) or len({r.baseline.key.queue_depth for r in c.rows}) > 1
+    show_noise = c.noise_from_repeats
+    cols = [Column("Access specification")]
+    if show_qd:
+        cols.append(Column("QD", True))
+    cols += [Column(f"Baseline ({c.baseline.label.lower()})", True),
+             Column(f"Candidate ({c.candidate.label.lower()})", True),
+             Column("Change", True), Column("Change %", True)]
+    if show_noise:
+        cols.append(Column("Noise \u00b1", True))
+    cols.append(Column("Verdict"))
+    rows = []
+    for d in METRICS:
+        values = [v for r in c.rows for v in (r.changes[d.key].baseline, r.changes[d.key].candidate)]
+        if c.rows and all(v is None for v in values):
+            continue
+        digits = metric_digits(d, values)
+        for r in c.rows:
+            ch = r.changes[d.key]
+            mark = ch.verdict if ch.verdict in ("better", "worse") else None
+            other = [x.replace(" -> ", " \u2192 ") for x in r.differs if not x.startswith("QD")]
+            spec = r.spec + (f" ({'; '.join(other)})" if other else "")
+            cells = [Cell(spec, spec)]
+            if show_qd:
+                qa, qb = r.baseline.key.queue_depth, r.candidate.key.queue_depth
+                qtext = _qd(qa) if qa == qb else f"{_qd(qa)} \u2192 {_qd(qb)}"
+                cells.append(Cell(qtext, qa if qa == qb else qtext))
+            cells += [num(ch.baseline, digits), num(ch.candidate, digits),
+                      num(ch.change, digits, sign=True), pct_cell(ch.change_pct, mark)]
+            if show_noise:
+                cells.append(Cell(f"{ch.threshold_pct:.1f} %", ch.threshold_pct / 100, None, "0.0%"))
+            verdict = {"better": "better", "worse": "worse", "n/a": "n/a"}.get(ch.verdict, "")
+            cells.append(Cell(verdict, verdict, mark))
+            rows.append(Row(cells, metric_heading(d), chart_label(d)))
+    notes = []
+    if not c.rows:
+        notes.append("No steps in common: nothing to compare (see \u201cNot compared\u201d). Steps are matched by "
+                     "access specification" + (" name." if c.match == "spec" else ", queue depth and target set."))
+    elif not show_noise:
+        notes.append(f"Changes within \u00b1{c.threshold_pct:g} % are treated as run-to-run noise and not marked.")
+    else:
+        reps = ", ".join(f"{s.label.lower()}: {_ids(s.repeats)}" for s in (c.baseline, c.candidate) if s.repeats)
+        notes.append(f"Noise threshold per row: twice the larger coefficient of variation of repeated runs "
+                     f"({reps}); where a side has no repeats, \u00b1{c.threshold_pct:g} %.")
+    if c.match == "spec" and show_qd:
+        notes.append("Steps are paired by access specification only; QD shows where the queue depth differs.")
+    title = f"{run_label(c.candidate.runs[0]) if len(c.candidate.runs) == 1 else c.candidate.label} " \
+            f"vs baseline {run_label(c.baseline.runs[0]) if len(c.baseline.runs) == 1 else c.baseline.label}"
+    return Table(f"compare-{number}", title, cols, rows, notes)
+
+
+def at_a_glance_table(comparisons: list[Comparison]) -> Table:
+    """Per comparison and metric: how many access specifications got better, worse, or stayed within noise."""
+    cols = [Column("Metric"), Column("Better", True), Column("Worse", True),
+            Column("Within noise", True), Column("Largest change", True)]
+    rows = []
+    for c in comparisons:
+        label = f"{c.candidate.label} vs {c.baseline.label.lower()}"
+        for d in METRICS:
+            changes = [r.changes[d.key] for r in c.rows if r.changes[d.key].verdict != "n/a"]
+            if not changes:
+                continue
+            count = {v: sum(ch.verdict == v for ch in changes) for v in ("better", "worse", "same")}
+            big = max(changes, key=lambda ch: abs(ch.change_pct or 0))
+            mark = big.verdict if big.verdict in ("better", "worse") else None
+            rows.append(Row([Cell(d.label, d.label), num(count["better"], 0),
+                             num(count["worse"], 0), num(count["same"], 0), pct_cell(big.change_pct, mark)], label))
+    return Table("at-a-glance", "At a glance", cols, rows,
+                 ["Counts of access specifications; \u201cwithin noise\u201d changes are not marked anywhere."],
+                 group_title="Comparison")
+
+
+def _step_row(side: str, s: StepValues) -> Row:
+    v = s.values
+    return Row([Cell(side, side), num(s.index + 1, 0), Cell(s.key.spec, s.key.spec),
+                Cell(s.key.describe(), s.key.describe()),
+                num(v["iops"], digits_for([v["iops"]], 0)), num(v["mbps"], digits_for([v["mbps"]], 2)),
+                num(v["lat_mean_ms"], digits_for([v["lat_mean_ms"]], 2))])
+
+
+def unmatched_table(c: Comparison, number: int) -> Table | None:
+    if not c.only_baseline and not c.only_candidate:
+        return None
+    cols = [Column("Only in"), Column("Step", True), Column("Access specification"), Column("Load"),
+            Column("IOPS", True), Column("MB/s", True), Column("Avg ms", True)]
+    rows = [_step_row(c.baseline.label, s) for s in c.only_baseline]
+    rows += [_step_row(c.candidate.label, s) for s in c.only_candidate]
+    notes = ["Steps are matched by access specification, queue depth and number of workers and targets; "
+             "these have no counterpart and are not compared."]
+    if c.match == "exact" and {s.key.spec for s in c.only_baseline} & {s.key.spec for s in c.only_candidate}:
+        notes.append("Some differ only in queue depth or target set: --match spec (fiometer report or compare) "
+                     "pairs steps by access specification.")
+    return Table(f"unmatched-{number}", f"Not compared: {c.candidate.label} vs {c.baseline.label.lower()}",
+                 cols, rows, notes)

@@ -1,0 +1,339 @@
+"""`fiometer report`: the HTML, PDF, XLSX and CSV hold the stored numbers, in the before/after shape."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+import zipfile
+from dataclasses import replace
+from html.parser import HTMLParser
+
+import pytest
+
+from app.analysis.compare import METRICS
+from app.cli import main
+from app.store.database import open_store
+from app.store.queries import get_run
+from tests.stored_runs import AFTER, BEFORE, RunSpec, StepSpec, record
+
+M = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+RUN_FIELDS = [d.key for d in METRICS]
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rep") / "h.db"
+    with open_store(path) as store:
+        record(store, RunSpec(BEFORE, name="EVA 4400, 32 disks Vraid5", tags=["before"]))
+        record(store, RunSpec(AFTER, name="EVA 4400, 36 disks Vraid1", tags=["after"]))
+        extra = [*AFTER[:3], replace(AFTER[3], qd=16), StepSpec("Sequential-1M-Write", 300, 314.57, 3.3, 9, 6)]
+        record(store, RunSpec(extra, name="EVA 4400, QD 16 check", tags=["qd16"], fio_version="3.35"))
+    return path
+
+
+def stored(db, run_id):
+    """The ALL-level headline numbers per step, as the store has them."""
+    with open_store(db) as store:
+        run = get_run(store, run_id)
+    out = {}
+    for s in run.steps:
+        m = next(r.metrics for r in s.results if r.level == "all")
+        out[s.spec_name, s.queue_depth] = {d.key: d.value(m) for d in METRICS}
+    return out
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True)
+
+
+# --- HTML -----------------------------------------------------------------------------------------
+class Tables(HTMLParser):
+    """Tables by id: rows of (text, data-value or None, class), group heading rows kept as ("group", text)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.cur, self.row, self.cell, self.svgs, self.external = {}, None, None, None, 0, []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table":
+            self.cur = self.tables.setdefault(a.get("id"), [])
+        elif tag == "tr" and self.cur is not None:
+            self.row = []
+            self.cur.append(self.row)
+        elif tag in ("td", "th") and self.row is not None:
+            self.cell = ["", a.get("data-value"), a.get("class", "")]
+            self.row.append(self.cell)
+        elif tag == "svg":
+            self.svgs += 1
+        for k in ("src", "href"):
+            if k in a:
+                self.external.append(a[k])
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.cell = None
+        elif tag == "table":
+            self.cur = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell[0] += data
+
+
+def test_html_is_self_contained_and_its_tables_match_the_store(db, tmp_path):
+    out = tmp_path / "r.html"
+    assert main(["--db", str(db), "report", "1", "--compare", "2", "--html", str(out), "--title", "EVA report",
+                 "--client", "ACME"]) == 0
+    p = Tables()
+    p.feed(out.read_text(encoding="utf-8"))
+    assert p.external == [] and p.svgs == 5  # a chart per metric; nothing to fetch
+    before, after = stored(db, 1), stored(db, 2)
+    # summary per run: every number equals the store's
+    for run_id, values in ((1, before), (2, after)):
+        rows = p.tables[f"summary-{run_id}"][1:]
+        assert len(rows) == 4
+        for row in rows:
+            spec, qd = row[1][0], int(row[2][1])
+            for cell, key in zip(row[5:10], RUN_FIELDS, strict=True):
+                assert float(cell[1]) == pytest.approx(values[spec, qd][key], rel=1e-12), (spec, key)
+    # the comparison: per metric a heading, then a row per access spec: baseline | candidate | change | change %
+    rows = p.tables["compare-1"]
+    head = [c[0] for c in rows[0]]
+    assert head == ["Access specification", "Baseline (run 1)", "Candidate (run 2)", "Change", "Change %", "Verdict"]
+    metric = None
+    checked = 0
+    for row in rows[1:]:
+        if len(row) == 1:
+            metric = next(d for d in METRICS if row[0][0].startswith(d.label))
+            continue
+        spec = row[0][0]
+        b, c = before[spec, 64][metric.key], after[spec, 64][metric.key]
+        assert float(row[1][1]) == pytest.approx(b) and float(row[2][1]) == pytest.approx(c)
+        assert float(row[3][1]) == pytest.approx(c - b)
+        assert float(row[4][1]) == pytest.approx((c - b) / b)
+        improved = (c > b) == metric.higher_is_better
+        expected = "" if abs(c - b) / b <= 0.05 else ("better" if improved else "worse")
+        assert row[5][0] == expected and (expected in row[4][2] if expected else row[4][2] == "num")
+        checked += 1
+    assert checked == 4 * 5
+
+
+def test_html_lists_unmatched_steps_and_what_differs(db, tmp_path):
+    out = tmp_path / "r.html"
+    assert main(["--db", str(db), "report", "1", "--compare", "3", "--html", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    p = Tables()
+    p.feed(text)
+    only = [(r[0][0], r[2][0]) for r in p.tables["unmatched-1"][1:]]
+    assert only == [("Run 1", "Random-8k-70%Read"), ("Run 3", "Random-8k-70%Read"), ("Run 3", "Sequential-1M-Write")]
+    assert "Measured with: baseline fio 3.33; candidate fio 3.35" in text
+    assert "--match spec" in text  # the way to pair the QD 64 / QD 16 steps is shown
+
+
+# --- PDF ------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def pdf_text(db, tmp_path_factory):
+    out = tmp_path_factory.mktemp("pdf") / "r.pdf"
+    res = cli("--db", db, "report", "1", "--compare", "2", "3", "--pdf", out, "--title", "EVA 4400 expansion",
+              "--client", "ACME Logistics", "--author", "J. Doe", "--date", "2026-05-04", "--paper", "Letter")
+    assert res.returncode == 0, res.stderr
+    info = subprocess.run(["pdfinfo", str(out)], capture_output=True, text=True).stdout
+    text = subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True).stdout
+    return info, text.replace("\u2212", "-")
+
+
+def test_pdf_cover_pages_and_paper(pdf_text):
+    info, text = pdf_text
+    assert "612 x 792 pts (letter)" in info
+    pages = int(re.search(r"Pages:\s+(\d+)", info).group(1))
+    cover = text.split("\f")[0]
+    for s in ("EVA 4400 expansion", "ACME Logistics", "J. Doe", "2026-05-04"):
+        assert s in cover
+    assert f"Page 2 of {pages}" in text and f"Page {pages} of {pages}" in text
+
+
+def test_pdf_comparison_rows_hold_the_table_numbers(pdf_text):
+    _, text = pdf_text
+    lines = text.splitlines()
+    expected = [  # spec, baseline, candidate, change, change %, verdict (IOPS, then MB/s, then avg ms)
+        ("Max Throughput-100%Read", "10,809", "11,686", "+877", "+8.1 %", "better"),
+        ("Max Throughput-50%Read", "1,530", "5,113", "+3,583", "+234.2 %", "better"),
+        ("RealLife-60%Rand-65%Read", "23.87", "33.47", "+9.60", "+40.2 %", "better"),
+        ("Max Throughput-100%Read", "2.67", "5.09", "+2.42", "+90.6 %", "worse"),
+        ("Max Throughput-50%Read", "34.03", "6.63", "-27.40", "-80.5 %", "better"),
+        ("Max Throughput-100%Read", "40.00", "41.00", "+1.00", "+2.5 %"),  # within 5 %: not marked
+    ]
+    for cells in expected:
+        pattern = r"\s+".join(re.escape(c) for c in cells) + (r"\s*$" if len(cells) == 5 else "")
+        assert any(re.search(pattern, ln) for ln in lines), cells
+
+
+def test_pdf_has_charts_unmatched_steps_and_the_methodology(db, pdf_text):
+    _, text = pdf_text
+    for s in ("Charts", "Average response time (ms)", "Not compared", "Sequential-1M-Write",
+              "Appendix: methodology", "fio 3.33", "fio 3.35", "direct=1", "ioengine=libaio", "Direct I/O",
+              "/mnt/data/iobw.tst", "Plan SHA-256", "10 s, no ramp-up", "lab1"):
+        assert s in text, s
+    with open_store(db) as store:
+        plan_hash = get_run(store, 1).plan_sha256
+    assert plan_hash in text.replace("\n", "").replace(" ", "")
+
+
+# --- XLSX -----------------------------------------------------------------------------------------
+def sheet_cells(z: zipfile.ZipFile, n: int) -> dict[str, object]:
+    root = ET.fromstring(z.read(f"xl/worksheets/sheet{n}.xml"))
+    out = {}
+    for c in root.iter(f"{M}c"):
+        v, t = c.find(f"{M}v"), c.find(f"{M}is/{M}t")
+        out[c.get("r")] = float(v.text) if v is not None else t.text if t is not None else None
+    return out
+
+
+def grid_rows(cells: dict[str, object]) -> list[list[object]]:
+    rows: dict[int, dict[int, object]] = {}
+    for ref, v in cells.items():
+        col, row = re.fullmatch(r"([A-Z]+)(\d+)", ref).groups()
+        rows.setdefault(int(row), {})[ord(col) - 65 if len(col) == 1 else 26] = v
+    return [[r.get(i) for i in range(max(r) + 1)] for _, r in sorted(rows.items())]
+
+
+def test_xlsx_reads_back_with_the_same_values_and_native_charts(db, tmp_path):
+    out = tmp_path / "r.xlsx"
+    assert main(["--db", str(db), "report", "1", "--compare", "2", "--xlsx", str(out)]) == 0
+    before, after = stored(db, 1), stored(db, 2)
+    with zipfile.ZipFile(out) as z:
+        names = z.namelist()
+        wb = ET.fromstring(z.read("xl/workbook.xml"))
+        sheets = [s.get("name") for s in wb.iter(f"{M}sheet")]
+        assert sheets == ["Comparison", "Results", "Facts", "Charts"]
+        rows = grid_rows(sheet_cells(z, 1))
+        header = rows.index(["Metric", "Access specification", "Baseline (run 1)", "Candidate (run 2)", "Change",
+                             "Change %", "Verdict"])
+        data = [r + [None] * (7 - len(r)) for r in rows[header + 1: header + 1 + 20]]  # an empty verdict: no cell
+        for metric, spec, b, c, change, pct, verdict in data:
+            key = next(d.key for d in METRICS if metric.startswith(d.label))
+            assert b == pytest.approx(before[spec, 64][key]) and c == pytest.approx(after[spec, 64][key])
+            assert change == pytest.approx(c - b) and pct == pytest.approx((c - b) / b)
+            assert verdict in ("better", "worse", None)
+        assert {r[0] for r in data} == {"IOPS", "MB/s", "Average response time (ms)", "Maximum response time (ms)",
+                                        "99th percentile response time (ms)"}
+        # charts: one per metric, each series drawn from the Charts sheet's cells
+        charts = sorted(n for n in names if n.startswith("xl/charts/chart"))
+        assert len(charts) == 5 and "xl/drawings/drawing1.xml" in names
+        chart_cells = sheet_cells(z, 4)
+        iops = ET.fromstring(z.read("xl/charts/chart1.xml"))
+        assert iops.find(f".//{C}barChart/{C}barDir").get("val") == "bar"
+        sers = iops.findall(f".//{C}ser")
+        assert len(sers) == 2
+        for ser, values in zip(sers, (before, after), strict=True):
+            ref = ser.find(f"{C}val/{C}numRef/{C}f").text
+            m = re.fullmatch(r"'Charts'!\$([A-Z])\$(\d+):\$([A-Z])\$(\d+)", ref)
+            col, r1, _, r2 = m.groups()
+            cats = [chart_cells[f"A{r}"] for r in range(int(r1), int(r2) + 1)]
+            vals = [chart_cells[f"{col}{r}"] for r in range(int(r1), int(r2) + 1)]
+            assert vals == [pytest.approx(values[spec, 64]["iops"]) for spec in cats]
+            cache = [float(p.find(f"{C}v").text) for p in ser.findall(f"{C}val/{C}numRef/{C}numCache/{C}pt")]
+            assert cache == pytest.approx(vals)
+        ct = z.read("[Content_Types].xml").decode()
+        assert ct.count("drawingml.chart+xml") == 5 and "drawing+xml" in ct
+
+
+# --- CSV ------------------------------------------------------------------------------------------
+def test_csv_holds_the_same_comparison_table(db, tmp_path):
+    out = tmp_path / "r.csv"
+    assert main(["--db", str(db), "report", "1", "--compare", "2", "--csv", str(out)]) == 0
+    rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
+    header = rows.index(["Metric", "Access specification", "Baseline (run 1)", "Candidate (run 2)", "Change",
+                         "Change %", "Verdict"])
+    before, after = stored(db, 1), stored(db, 2)
+    for metric, spec, b, c, change, pct, verdict in rows[header + 1: header + 21]:
+        key = next(d.key for d in METRICS if metric.startswith(d.label))
+        assert float(b) == pytest.approx(before[spec, 64][key], rel=1e-9)
+        assert float(c) == pytest.approx(after[spec, 64][key], rel=1e-9)
+        assert float(change) == pytest.approx(float(c) - float(b), rel=1e-9)
+        assert float(pct) == pytest.approx((float(c) - float(b)) / float(b) * 100, rel=1e-6)
+        assert verdict in ("better", "worse", "")
+    assert ["Run 1 \u201cEVA 4400, 32 disks Vraid5\u201d \u2014 results per step"] in rows
+
+
+# --- refusals -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("argv", "says"), [
+    (["report", "9", "--html", "x.html"], "There is no run 9"),
+    (["report", "1", "--compare", "7", "--html", "x.html"], "There is no run 7"),
+    (["report", "1"], "say which files to write"),
+    (["report", "1", "--pdf", "/no/such/dir/r.pdf"], "does not exist"),
+    (["compare", "1", "8"], "There is no run 8"),
+    (["report", "1", "--html", "."], "Is a directory"),
+])
+def test_bad_requests_get_a_clear_message(db, tmp_path, capsys, monkeypatch, argv, says):
+    monkeypatch.chdir(tmp_path)
+    assert main(["--db", str(db), *argv]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
+def test_an_unwritable_pdf_is_a_clear_error(db, tmp_path):
+    res = cli("--db", db, "report", "1", "--pdf", tmp_path)  # a folder, not a file
+    assert res.returncode == 2 and "cannot be written" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_a_group_of_repeats_sets_the_noise_threshold(db, tmp_path):
+    """Runs 1 and 2 as one group (a 'before' measured twice): their spread, not 5 %, decides."""
+    out = tmp_path / "r.html"
+    assert main(["--db", str(db), "report", "1,2", "--compare", "3", "--html", str(out)]) == 0
+    p = Tables()
+    p.feed(out.read_text(encoding="utf-8"))
+    rows = p.tables["compare-1"]
+    head = [c[0] for c in rows[0]]
+    assert head[1] == "Baseline (mean of runs 1, 2)" and "Noise \u00b1" in head
+    before, after = stored(db, 1), stored(db, 2)
+    iops = rows[2]  # IOPS, Max Throughput-100%Read: 10,809 and 11,686 -> mean 11,247.5, CV 5.5 %
+    assert iops[0][0] == "Max Throughput-100%Read"
+    mean = (before["Max Throughput-100%Read", 64]["iops"] + after["Max Throughput-100%Read", 64]["iops"]) / 2
+    assert float(iops[1][1]) == pytest.approx(mean)
+    assert float(iops[head.index("Noise \u00b1")][1]) == pytest.approx(2 * 0.05515, abs=1e-4)
+    assert "Noise threshold per row" in out.read_text(encoding="utf-8")
+
+
+def test_a_malformed_run_group_is_an_argument_error(db, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--db", str(db), "report", "1,x", "--html", "x.html"])
+    assert e.value.code == 2 and "expected run ids such as 3 or 3,4,5" in capsys.readouterr().err
+
+
+def test_compare_prints_the_table(db, capsys):
+    assert main(["--db", str(db), "compare", "1", "2", "--threshold", "10"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"Max Throughput-100%Read\s+10,809\s+11,686\s+\+877\s+\+8\.1 %\s*$", out, re.MULTILINE)
+    assert "Changes within \u00b110 %" in out
+
+
+LONG = [f"Spec {i:02d} " + "very-long-access-specification-name-" * (1 + i % 3) + f"{i}KiB" for i in range(9)]
+ONE_LINE = [f"Sequential-1MiB-100%Read-QD256-n{i:02d}-x"[:36] for i in range(18)]  # the longest kept on one line
+
+
+@pytest.mark.parametrize("names", [LONG + ONE_LINE[:9], ONE_LINE], ids=["wrapping-names", "one-line-names"])
+def test_pdf_text_stays_inside_the_page_margins(tmp_path, names):
+    """Long access spec names, big numbers, many steps: tables shrink or wrap, charts split; nothing clipped."""
+    db = tmp_path / "wide.db"
+    with open_store(db) as store:
+        record(store, RunSpec([StepSpec(n, 9_876_543 + i, 98_765.43, 1.2345, 12_345.678, 1_234.5678)
+                               for i, n in enumerate(names)]))
+        record(store, RunSpec([StepSpec(n, 1500 + 77 * i, 12 + i, 0.0123 + i / 9, 25, 0.004) for i, n in enumerate(names)]))
+    out = tmp_path / "wide.pdf"
+    res = cli("--db", db, "report", "1", "--compare", "2", "--pdf", out, "--client", "A client with a name long "
+              "enough to need more than one line on the cover page of the report, surely")
+    assert res.returncode == 0, res.stderr
+    bbox = subprocess.run(["pdftotext", "-bbox", str(out), "-"], capture_output=True, text=True).stdout
+    page_w, page_h = 595.3, 841.9  # A4
+    margin = 20 / 25.4 * 72 - 1  # 20 mm side margins, minus a point of rounding
+    words = re.findall(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>', bbox)
+    assert len(words) > 1000
+    outside = [w[4] for w in words if float(w[0]) < margin or float(w[2]) > page_w - margin or float(w[3]) > page_h]
+    assert outside == []

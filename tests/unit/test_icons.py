@@ -1,0 +1,97 @@
+"""The committed icons: what packaging/make_icons.py renders from the SVG, and a .ico Windows and Qt can read."""
+
+import importlib.util
+import struct
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage, QImageReader
+
+ROOT = Path(__file__).resolve().parents[2]
+ICONS = ROOT / "resources" / "icons"
+
+
+def load_make_icons():
+    spec = importlib.util.spec_from_file_location("make_icons", ROOT / "packaging" / "make_icons.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+mi = load_make_icons()
+
+
+def same_pixels(a: QImage, b: QImage) -> bool:
+    a = a.convertToFormat(QImage.Format.Format_ARGB32)
+    b = b.convertToFormat(QImage.Format.Format_ARGB32)
+    return a.size() == b.size() and bytes(a.constBits()) == bytes(b.constBits())
+
+
+def test_committed_renders_match_the_svg(qapp, tmp_path):
+    written = mi.make_icons(tmp_path)
+    assert [p.name for p in written] == [mi.png_name(s) for s in mi.SIZES] + ["fiometer.ico"]
+    for size in mi.SIZES:
+        committed = QImage(str(ICONS / mi.png_name(size)))
+        assert (committed.width(), committed.height()) == (size, size)
+        assert committed.hasAlphaChannel()
+        assert same_pixels(committed, QImage(str(tmp_path / mi.png_name(size)))), \
+            f"{mi.png_name(size)} is stale: run python packaging/make_icons.py"
+
+
+def test_icon_has_a_transparent_corner_and_an_opaque_centre(qapp):
+    img = QImage(str(ICONS / mi.png_name(256)))
+    assert img.pixelColor(0, 0).alpha() == 0  # rounded corner
+    assert img.pixelColor(128, 128).alpha() == 255
+    assert img.pixelColor(128, 20).alpha() == 255
+
+
+def test_ico_holds_every_size_and_qt_reads_the_same_pixels(qapp):
+    data = (ICONS / "fiometer.ico").read_bytes()
+    assert mi.read_ico_directory(data) == [(s, s, s == 256) for s in mi.SIZES]
+    reader = QImageReader(str(ICONS / "fiometer.ico"))
+    assert reader.imageCount() == len(mi.SIZES)
+    for i, size in enumerate(mi.SIZES):
+        assert reader.jumpToImage(i)
+        image = reader.read()
+        assert image.width() == size, reader.errorString()
+        assert same_pixels(image, QImage(str(ICONS / mi.png_name(size))))
+
+
+def test_dib_entry_layout_and_mask():
+    size = 2
+    # top row: opaque red, transparent; bottom row: transparent, opaque blue (BGRA)
+    pixels = bytes([0, 0, 255, 255, 0, 0, 0, 0, 0, 0, 0, 0, 255, 0, 0, 255])
+    dib = mi.dib_entry(size, pixels)
+    header = struct.unpack_from("<IiiHHI", dib, 0)
+    assert header == (40, 2, 4, 1, 32, 0)  # height doubled: XOR image + AND mask
+    xor = dib[40:40 + 16]
+    assert xor[:8] == pixels[8:] and xor[8:] == pixels[:8]  # bottom-up rows
+    mask = dib[56:]
+    assert len(mask) == 2 * 4  # rows padded to 32 bits
+    assert mask[0] == 0b10000000 and mask[4] == 0b01000000  # bottom row: 1st transparent; top row: 2nd
+
+
+def test_ico_bytes_directory_offsets():
+    blob = mi.ico_bytes([(16, b"a" * 10), (256, b"\x89PNG\r\n\x1a\n" + b"b" * 5)])
+    assert struct.unpack_from("<HHH", blob, 0) == (0, 1, 2)
+    assert struct.unpack_from("<BBBBHHII", blob, 6) == (16, 16, 0, 0, 1, 32, 10, 38)
+    assert struct.unpack_from("<BBBBHHII", blob, 22) == (0, 0, 0, 0, 1, 32, 13, 48)
+    assert mi.read_ico_directory(blob) == [(16, 16, False), (256, 256, True)]
+    with pytest.raises(ValueError):
+        mi.ico_bytes([(512, b"x")])
+    with pytest.raises(ValueError):
+        mi.dib_entry(2, b"short")
+
+
+def test_icon_files_hook_for_the_gui(qapp):
+    from PySide6.QtGui import QIcon
+
+    from app.paths import icon_files
+
+    files = icon_files()
+    assert all(p.is_file() for p in files)
+    icon = QIcon()
+    for p in files:
+        icon.addFile(str(p))
+    assert not icon.isNull()
+    assert {s.width() for s in icon.availableSizes()} >= {16, 32, 48, 64, 128, 256}

@@ -1,0 +1,106 @@
+"""Desktop entry, AppStream metainfo, PyInstaller spec and installer scripts: valid and consistent."""
+
+import configparser
+import re
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from app import __version__
+
+ROOT = Path(__file__).resolve().parents[2]
+APP_ID = "io.github.fiometer.Fiometer"
+DESKTOP = ROOT / "packaging" / "linux" / f"{APP_ID}.desktop"
+METAINFO = ROOT / "packaging" / "linux" / f"{APP_ID}.metainfo.xml"
+ISS = ROOT / "packaging" / "windows" / "fiometer.iss"
+
+
+def validator(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        pytest.skip(f"{name} is not installed (bash bootstrap.sh install adds it)")
+    return path
+
+
+def test_desktop_file_validates():
+    out = subprocess.run([validator("desktop-file-validate"), str(DESKTOP)], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "", out.stdout + out.stderr
+
+
+def test_desktop_file_validator_is_not_a_rubber_stamp(tmp_path):
+    broken = tmp_path / f"{APP_ID}.desktop"
+    broken.write_text(DESKTOP.read_text().replace("Type=Application\n", ""))
+    out = subprocess.run([validator("desktop-file-validate"), str(broken)], capture_output=True, text=True)
+    assert out.returncode != 0 and "Type" in out.stdout
+
+
+def test_metainfo_validates_offline():
+    out = subprocess.run([validator("appstreamcli"), "validate", "--no-net", str(METAINFO)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Validation was successful" in out.stdout
+    assert "W:" not in out.stdout and "E:" not in out.stdout
+
+
+def test_metainfo_validator_is_not_a_rubber_stamp(tmp_path):
+    broken = tmp_path / f"{APP_ID}.metainfo.xml"
+    broken.write_text(re.sub(r"<summary>.*?</summary>", "", METAINFO.read_text()))
+    out = subprocess.run([validator("appstreamcli"), "validate", "--no-net", str(broken)],
+                         capture_output=True, text=True)
+    assert out.returncode != 0
+
+
+def test_desktop_metainfo_and_icons_agree():
+    entry = configparser.ConfigParser(interpolation=None)
+    entry.optionxform = str
+    entry.read(DESKTOP)
+    d = entry["Desktop Entry"]
+    assert d["Icon"] == APP_ID
+    assert d["Exec"].split()[0] == "fiometer" and d["TryExec"] == "fiometer"
+    root = ET.parse(METAINFO).getroot()
+    assert root.findtext("id") == APP_ID
+    assert root.findtext("launchable") == DESKTOP.name
+    assert root.findtext("provides/binary") == "fiometer"
+    assert root.find("releases/release").get("version") == __version__
+    build = (ROOT / "packaging" / "build.sh").read_text()
+    assert f"app_id={APP_ID}" in build and f"app_id={APP_ID}" in (ROOT / "packaging/linux/install.sh").read_text()
+    for size in (16, 32, 48, 64, 128, 256):
+        assert (ROOT / "resources" / "icons" / f"fiometer-{size}.png").is_file()
+
+
+def test_spec_bundles_resources_and_not_fio():
+    spec = (ROOT / "packaging" / "fiometer.spec").read_text()
+    assert '(str(ROOT / "resources"), "resources")' in spec
+    assert 'executable("fiometer-cli", console=True)' in spec
+    assert "fio.exe" not in re.sub(r"#.*", "", spec)  # mentioned in comments only: never bundled
+    assert 'collect_submodules("app")' in spec
+
+
+def test_pyinstaller_is_pinned_in_the_package_extra():
+    text = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'package = \[\s*"pyinstaller==\d+\.\d+\.\d+"', text)
+    assert ".[package]" in (ROOT / "packaging" / "build.sh").read_text()
+    assert ".[package]" in (ROOT / "packaging" / "build.ps1").read_text()
+
+
+def test_inno_setup_script_installs_the_one_folder_build():
+    iss = ISS.read_text(encoding="utf-8")
+    assert re.search(r'#define AppVersion "' + re.escape(__version__) + '"', iss)
+    assert r'Source: "..\..\dist\fiometer\*"' in iss and "recursesubdirs" in iss
+    assert r'Name: "{group}\Fiometer"; Filename: "{app}\fiometer.exe"' in iss
+    assert "Uninstall" in iss  # Start menu uninstall entry; Inno Setup always writes the uninstaller
+    assert "winget install fio.fio" in iss
+    assert r"..\..\resources\icons\fiometer.ico" in iss
+    assert "PrivilegesRequired=admin" in iss
+    for name in ("fiometer.exe", "fiometer-cli.exe"):
+        assert name in iss
+
+
+def test_build_ps1_builds_and_smoke_tests():
+    ps1 = (ROOT / "packaging" / "build.ps1").read_text(encoding="utf-8")
+    assert "packaging\\fiometer.spec" in ps1 or "packaging/fiometer.spec" in ps1
+    assert "fiometer-cli.exe" in ps1 and "--smoke" in ps1
+    assert "fiometer.iss" in ps1
