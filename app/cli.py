@@ -394,21 +394,20 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_gui(args: argparse.Namespace) -> int:
     if args.file and not Path(args.file).exists():
         raise CliError(f"{args.file}: no such file")
-    if (args.run is not None or args.engine or args.map) and not args.screenshot:
-        raise CliError("--run, --engine and --map only apply with --screenshot")
+    if (args.run is not None or args.engine) and not args.screenshot:
+        raise CliError("--run and --engine only apply with --screenshot")
     try:
         from app.ui.launch import run_gui
     except ImportError as e:
         raise CliError(f"the desktop GUI needs PySide6 and pyqtgraph ({e}); `fiometer import` / `fiometer plan` "
                        "work without them") from e
+    mapping = _parse_map(args.map)
     options = None
     if args.run is not None:
-        try:
-            from app.engine.runner import RunOptions
-        except ImportError as e:
-            raise CliError(f"--run needs the run engine, which is not part of this build yet ({e})") from e
-        options = RunOptions(run_time=args.run, ramp_up=0, engine=args.engine, mapping=_parse_map(args.map))
-    return run_gui(args.file, args.screenshot, options)
+        from app.engine.runner import RunOptions
+
+        options = RunOptions(run_time=args.run, ramp_up=0, engine=args.engine, mapping=mapping)
+    return run_gui(args.file, args.screenshot, options, mapping=mapping)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -497,7 +496,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--run", type=int, metavar="SECONDS",
                     help="with --screenshot: first run the plan, SECONDS per step, for real Results Display numbers")
     sp.add_argument("--engine", help="with --run: fio ioengine override (e.g. null: no real I/O)")
-    sp.add_argument("--map", action="append", metavar="NAME=PATH", help="with --run: place a target at a file")
+    sp.add_argument("--map", action="append", metavar="NAME=PATH",
+                    help="place the opened plan's target NAME at a file or device (as `fiometer run --map`)")
     sp.set_defaults(func=cmd_gui)
     return p
 

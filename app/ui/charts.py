@@ -40,6 +40,7 @@ PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b
            "#9c755f", "#bab0ac")
 LEGEND_MAX = 12
 X_START = 10.0  # seconds shown before the first data; the axis then grows a quarter ahead of the data
+SPARSE_POINTS = 120  # up to this many points per series, each point is also drawn as a dot
 PIXELS_PER_BIN = 3  # many-series mode: one min/max pair per this many pixel columns
 
 
@@ -296,7 +297,10 @@ class ChartGrid(QWidget):
                     continue
                 x = s.xs()
                 y = s.ys(kind, c.spec.field)
-                c.curves[i].setData(x, y)
+                # dots while points are few: a step with one point (slow updates) is visible too
+                sparse = s.n <= SPARSE_POINTS
+                c.curves[i].setData(x, y, symbol="o" if sparse else None, symbolSize=5,
+                                    symbolPen=None, symbolBrush=series_color(i))
                 x_max = max(x_max, float(x[-1]))
                 y_max[ci] = max(y_max[ci], _top(y))
                 if c.p99:

@@ -83,10 +83,16 @@ class RemoteProbe(QObject):
 
 
 class LocalFactsProbe(QObject):
-    """Runs local_facts() once on a thread; ``ready`` arrives on the GUI thread."""
+    """Looks for this machine's fio once, on a thread; the results arrive on the GUI thread."""
 
     ready = Signal(object)  # HostFacts
+    fio_status = Signal(object)  # app.first_run.FioStatus, for the first-run banner
 
     def start(self) -> None:
-        threading.Thread(target=lambda: self.ready.emit(local_facts()), name="fiometer-local-facts",
-                         daemon=True).start()
+        def work() -> None:
+            from app.first_run import check_fio
+
+            self.fio_status.emit(check_fio())
+            self.ready.emit(local_facts())
+
+        threading.Thread(target=work, name="fiometer-local-facts", daemon=True).start()

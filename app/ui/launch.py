@@ -7,9 +7,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
+from app.paths import resources_dir
 from app.ui import settings as prefs
 from app.ui import theme
 from app.ui.main_window import MainWindow
@@ -34,12 +35,34 @@ def application() -> QApplication:
     app.setApplicationName(prefs.APPLICATION)
     app.setOrganizationName(prefs.ORGANIZATION)
     app.setApplicationDisplayName("Fiometer")
+    icons = resources_dir() / "icons"
+    icon = QIcon()
+    for size in (16, 32, 48, 64, 128, 256):
+        if (icons / f"fiometer-{size}.png").is_file():
+            icon.addFile(str(icons / f"fiometer-{size}.png"))
+    if not icon.isNull():
+        app.setWindowIcon(icon)
     return app
 
 
+def smoke_window(plan: str, db_path: Path) -> MainWindow:
+    """The hook `fiometer --smoke` uses: the main window, shown, with ``plan`` open and ``db_path``
+    as its results database, asking no questions (settings are already redirected by the caller)."""
+    prefs.apply_environment()
+    application()
+    win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=db_path)
+    if not win.open_path(plan, ask_discard=False):
+        raise RuntimeError(f"the main window could not open {plan}")
+    win.show()
+    return win
+
+
 def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_options: Any = None,
-            run_timeout: float = 120.0) -> int:
-    """Open the main window with ``plan``; with ``screenshot_dir`` write one PNG per tab and return."""
+            run_timeout: float = 120.0, mapping: dict[str, str] | None = None) -> int:
+    """Open the main window with ``plan``; with ``screenshot_dir`` write one PNG per tab and return.
+
+    ``mapping`` places the plan's targets (Iometer names such as ``C:``) at files or devices.
+    """
     prefs.apply_environment()
     app = application()
     if screenshot_dir is not None:
@@ -47,6 +70,7 @@ def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_opti
         tmp = tempfile.TemporaryDirectory(prefix="fiometer-settings-")
         prefs.use_settings_dir(tmp.name)
         # ... nor store screenshot runs in the user's results database
+        prefs.app_settings().setValue("firstRun/seen", True)  # no welcome banner in pictures
         win: MainWindow = HeadlessWindow(prefs.app_settings(), persist=False,
                                          db_path=Path(tmp.name) / "screenshot-runs.db")
         theme.apply_theme(app, theme.LIGHT)
@@ -59,6 +83,9 @@ def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_opti
     if plan and not win.open_path(plan, ask_discard=False) and screenshot_dir is not None:
         win.close()
         return 2
+    if mapping:
+        placed = win.place_targets(mapping)
+        win.statusBar().showMessage(f"{placed} target(s) placed from --map", 8000)
     if screenshot_dir is not None:
         from app.ui.screenshots import capture
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QSplitter,
     QTabWidget,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -43,6 +44,7 @@ from app.ui.specs_tab import SpecsTab
 from app.ui.targets_tab import TargetsTab
 from app.ui.topology import Selection, TopologyTree
 from app.ui.units import format_duration
+from app.ui.widgets import Banner
 
 PLAN_SUFFIXES = (".icf", ".json")
 OPEN_FILTER = "Plans (*.icf *.json);;Iometer configuration (*.icf);;Fiometer plan (*.json);;All files (*)"
@@ -104,7 +106,14 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([230, 1050])
-        self.setCentralWidget(self.splitter)
+        self.banner = Banner()
+        self.banner.close_button.clicked.connect(self._first_run_seen)
+        central = QWidget()
+        clay = QVBoxLayout(central)
+        clay.setContentsMargins(4, 4, 4, 0)
+        clay.addWidget(self.banner)
+        clay.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
 
         self.messages = QListWidget()
         self.messages.setWordWrap(True)
@@ -129,6 +138,7 @@ class MainWindow(QMainWindow):
 
         self.local_probe = LocalFactsProbe(self)
         self.local_probe.ready.connect(self._on_local_facts)
+        self.local_probe.fio_status.connect(self.show_fio_status)
         self.local_probe.start()
         self.remote_probe = RemoteProbe(self)
         self.remote_probe.done.connect(self._on_remote_facts)
@@ -266,6 +276,20 @@ class MainWindow(QMainWindow):
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.doc.title}[*] — Fiometer")
         self.setWindowModified(self.doc.dirty)
+
+    def show_fio_status(self, status: Any) -> None:
+        """First run (or fio missing): where fio is, or how to install it (app.first_run's words)."""
+        from app.first_run import first_run_text
+
+        seen = bool(self.settings is not None and self.settings.value("firstRun/seen", False, type=bool))
+        if not status.found:
+            self.banner.show_text(first_run_text(status), warning=True)
+        elif not seen or status.upgrade_advised:
+            self.banner.show_text("Welcome to Fiometer. " + first_run_text(status))
+
+    def _first_run_seen(self) -> None:
+        if self.persist:
+            self.settings.setValue("firstRun/seen", True)
 
     def probe_manager(self, m: Manager) -> None:
         """Ask a remote manager's fio server for its OS and fio version, in the background."""
@@ -411,6 +435,22 @@ class MainWindow(QMainWindow):
         for f in files:
             self.recent_menu.addAction(f, lambda p=f: self.open_path(p))
         self.recent_menu.setEnabled(bool(files))
+
+    def place_targets(self, mapping: dict[str, str]) -> int:
+        """Set the path of every target whose name the mapping knows (Iometer's 'C:' rule too)."""
+        from app.engine.targets import lookup_mapping
+
+        placed = 0
+        for m in self.doc.plan.managers:
+            for w in m.workers:
+                for t in w.targets:
+                    path = lookup_mapping(t.name, mapping)
+                    if path and t.path != path:
+                        t.path = path
+                        placed += 1
+        if placed:
+            self.doc.touch("targets")
+        return placed
 
     # --- drag and drop -------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt's name)
@@ -689,9 +729,9 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def about(self) -> None:
-        QMessageBox.about(self, "About Fiometer",
-                          f"<b>Fiometer {__version__}</b><br>An Iometer-compatible storage benchmark on fio.<br>"
-                          "Opens Iometer .icf plans, runs them with fio locally or on fio servers.")
+        from app.about import about_text
+
+        QMessageBox.about(self, f"About Fiometer {__version__}", about_text())
 
 
 def screen_fits(win: MainWindow) -> None:

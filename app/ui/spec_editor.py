@@ -86,7 +86,7 @@ def check_field(f: Field, text: str) -> tuple[int | None, str]:
 
 
 def _line_texts(line: SpecLine) -> dict[str, str]:
-    return {f.key: (format_bytes(getattr(line, f.key)) if f.is_size and getattr(line, f.key) else
+    return {f.key: (format_bytes(getattr(line, f.key), exact=True) if f.is_size and getattr(line, f.key) else
                     str(getattr(line, f.key))) for f in FIELDS}
 
 

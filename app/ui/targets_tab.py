@@ -103,7 +103,7 @@ class AddTestFileDialog(QDialog):
         row.addWidget(browse)
         form.addRow("Test file:", row)
         current = worker.max_size * FILE_SECTOR
-        self.size = QLineEdit(format_bytes(current) if current else format_bytes(DEFAULT_FILE_SIZE))
+        self.size = QLineEdit(format_bytes(current, exact=True) if current else format_bytes(DEFAULT_FILE_SIZE))
         self.size.setToolTip("Size of the test file, e.g. 1 GiB, 512M, 4096k. It is the worker's Maximum Disk "
                              "Size, so it applies to all of this worker's targets. Created by fio if missing.")
         form.addRow("Size:", self.size)

@@ -119,7 +119,7 @@ class TopologyTree(QTreeWidget):
             item = QTreeWidgetItem(root, [m.name])
             item.setData(0, DETAIL_ROLE, self._manager_detail(m))
             item.setData(0, ROLE, Selection(mi))
-            item.setToolTip(0, self._manager_tip(m))
+            item.setToolTip(0, self._manager_tip(m) + "\n" + item.data(0, DETAIL_ROLE))
             if keep == Selection(mi):
                 target_item = item
             for wi, w in enumerate(m.workers):

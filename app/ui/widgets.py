@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStackedWidget, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QStackedWidget, QWidget
 
 
 class EmptyState(QLabel):
@@ -62,3 +62,28 @@ def error_label() -> QLabel:
     lab.setWordWrap(True)
     lab.setVisible(False)
     return lab
+
+
+class Banner(QFrame):
+    """A dismissible notice across the top of the window (first run, fio missing)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("banner")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet("#banner { background: palette(alternate-base); border: 1px solid palette(mid); }")
+        lay = QHBoxLayout(self)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay.addWidget(self.label, 1)
+        self.close_button = QPushButton("Dismiss")
+        self.close_button.clicked.connect(self.hide)
+        lay.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.hide()
+
+    def show_text(self, text: str, warning: bool = False) -> None:
+        self.label.setText(text)
+        self.label.setStyleSheet("color: #d32f2f;" if warning else "")
+        self.show()

@@ -101,3 +101,14 @@ def test_format_value() -> None:
     assert format_value(12.345) == "12.35"
     assert format_value(0.00042512) == "0.0004251"
     assert format_value(0.0) == "0.00"
+
+
+def test_sizes_in_words() -> None:
+    from app.ui.units import format_bytes, parse_size
+
+    assert format_bytes(4096) == "4 KiB" and format_bytes(2048) == "2 KiB" and format_bytes(1000) == "1000 B"
+    assert format_bytes(8_000_000 * 512) == "3.8 GiB"
+    assert format_bytes(100_000_000, exact=True) == "100000000 B"  # what an editor shows must parse back
+    for n in (1, 512, 4096, 100_000_000, 1023 * 1024 * 1024):
+        assert parse_size(format_bytes(n, exact=True)) == n
+    assert parse_size("4k") == 4096 and parse_size("1.5M") == 1572864 and parse_size("4 KB?") is None

@@ -179,3 +179,20 @@ def test_export_as_icf_writes_a_file_iometer_and_fiometer_read(window: MainWindo
     again = open_plan(out).plan
     assert [w.name for w in again.managers[0].workers] == ["W1", "W2"]
     assert again.managers[0].workers[0].targets[0].name == plan.managers[0].workers[0].targets[0].name
+
+
+def test_first_run_banner_explains_fio(window: MainWindow, qtbot) -> None:
+    from app.first_run import FioStatus
+
+    missing = FioStatus(os_name="Linux", found=False, path=None, version=None, source=None,
+                        problem="fio not found", install_hint="apt-get install fio", setting=None,
+                        settings_file="/x/settings.json")
+    window.show_fio_status(missing)
+    assert not window.banner.isHidden()
+    assert "fio was not found" in window.banner.label.text() and "apt-get install fio" in window.banner.label.text()
+    window.banner.close_button.click()
+    assert window.banner.isHidden()
+    found = FioStatus(os_name="Linux", found=True, path="/usr/bin/fio", version="3.33", source="PATH",
+                      problem=None, install_hint="", setting=None, settings_file="/x/settings.json")
+    window.show_fio_status(found)  # dismissed once: the welcome is not shown again
+    assert window.banner.isHidden()
