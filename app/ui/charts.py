@@ -6,6 +6,7 @@ stay cheap with hundreds of series after hours of samples.
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 
@@ -13,7 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QLabel, QWidget
 
 from app.ui.decimate import BinnedPeaks, clip_indices, peak_decimate
 from app.ui.live_data import CHART_FIELDS, LiveResults, SeriesKey
@@ -79,6 +80,16 @@ def nice_ceil(v: float) -> float:
     return 10 * base
 
 
+def legend_html(groups: list[tuple[str, list[int]]], many: bool) -> str:
+    """Coloured squares and names; with many series each colour is a manager's workers."""
+    items = [f'<span style="color:{series_color(i).name()}">&#9632;</span>&nbsp;{html.escape(name)}'
+             + (f" ({len(members)})" if many and len(members) > 1 else "")
+             for i, (name, members) in enumerate(groups)]
+    lead = "One colour per manager, one line per worker: " if many else ""
+    dashed = "" if many else " &nbsp; — solid: average, dashed: 99th percentile response time"
+    return lead + " &nbsp; ".join(items) + dashed
+
+
 def group_series(keys: list[SeriesKey], labels: list[str]) -> list[tuple[str, list[int]]]:
     """Many series drawn as one curve per manager (its workers share a colour); ALL stays alone."""
     groups: dict[str, list[int]] = {}
@@ -127,7 +138,6 @@ class _Chart:
         self.p99: list[pg.PlotDataItem] = []
         self.many: ManyCurves | None = None  # many-series mode: one item draws every group
         self.pens: list[QPen] = []
-        self.legend: pg.LegendItem | None = None
         self.marks: list[pg.InfiniteLine] = []
 
 
@@ -139,9 +149,15 @@ class ChartGrid(QWidget):
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(4)
+        self.legend = QLabel()
+        self.legend.setObjectName("chartLegend")
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.hide()
+        grid.addWidget(self.legend, 0, 0, 1, 2)
         self.charts = [_Chart(spec) for spec in CHARTS]
         for i, c in enumerate(self.charts):
-            grid.addWidget(c.widget, i // 2, i % 2)
+            grid.addWidget(c.widget, 1 + i // 2, i % 2)
         for c in self.charts[1:]:
             c.plot.setXLink(self.charts[0].plot)
         self.follow = True  # ranges follow the data until the user zooms or pans
@@ -159,30 +175,21 @@ class ChartGrid(QWidget):
         self._revision = -1
 
     def set_series(self, keys: list[SeriesKey], labels: list[str]) -> None:
-        """Which series to draw, the same colours in every chart.
+        """Which series to draw, the same colours in every chart (named in ``legend``, a strip above
+        the charts, so no legend covers the data).
 
-        Up to LEGEND_MAX series: one curve each (with a legend and dashed p99 lines). More: one
-        curve per manager holding all its series, decimated to the chart's pixel width, so a
-        16 x 8 worker view costs 16 paths per chart rather than 128 (see benchmarks/bench_gui.py).
+        Up to LEGEND_MAX series: one curve each, with dashed p99 lines. More: one item per chart
+        draws every series, one colour per manager (its workers share it), decimated to the chart's
+        pixel width (see benchmarks/bench_gui.py).
         """
         self.keys = list(keys)
         self._revision = -1
         self._bins.clear()
         many = len(keys) > LEGEND_MAX
         self.groups = group_series(keys, labels) if many else [(label, [i]) for i, label in enumerate(labels)]
-        show_legend = 1 < len(self.groups) <= 2 * LEGEND_MAX
         for c in self.charts:
             for item in c.curves + c.p99:
                 c.plot.removeItem(item)
-            if c.legend is not None:
-                if c.legend.scene() is not None:
-                    c.legend.scene().removeItem(c.legend)
-                c.plot.legend = None
-                c.legend = None
-            if show_legend:
-                c.legend = c.plot.addLegend(offset=(-4, 4), labelTextSize="8pt",
-                                            colCount=1 if len(self.groups) <= LEGEND_MAX else 2)
-                c.legend.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
             c.curves, c.p99, c.pens = [], [], []
             if c.many is not None:
                 c.plot.removeItem(c.many)
@@ -190,22 +197,20 @@ class ChartGrid(QWidget):
             if many:
                 c.many = ManyCurves()
                 c.plot.addItem(c.many)
-            for i, (label, _members) in enumerate(self.groups):
+            for i, _group in enumerate(self.groups):
                 pen = pg.mkPen(series_color(i), width=1 if many else 1.5)
+                c.pens.append(pen)
                 if many:
-                    if c.legend is not None:
-                        c.legend.addItem(pg.PlotDataItem(pen=pen), label)
-                        for sample, text in c.legend.items[-1:]:
-                            sample.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-                            text.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-                    c.pens.append(pen)
                     continue
-                curve = c.plot.plot([], [], pen=pen, name=label if show_legend else None, connect="finite")
-                c.curves.append(curve)
-                if c.spec.field == "lat_mean_ms" and not many:
+                c.curves.append(c.plot.plot([], [], pen=pen, connect="finite"))
+                if c.spec.field == "lat_mean_ms":
                     dash = pg.mkPen(series_color(i), width=1, style=Qt.PenStyle.DashLine)
                     c.p99.append(c.plot.plot([], [], pen=dash, connect="finite"))
+            if c.spec.field == "lat_mean_ms":
+                c.plot.setLabel("left", "ms" if many else c.spec.unit)
         self.many = many
+        self.legend.setText(legend_html(self.groups, many))
+        self.legend.setVisible(len(self.groups) > 1 or many)
 
     def _user_zoomed(self, *_args: object) -> None:
         self.follow = False
@@ -305,7 +310,8 @@ class ChartGrid(QWidget):
                 y_max[ci] = max(y_max[ci], _top(y))
                 if c.p99:
                     p99 = s.ys(kind, "p99_ms")
-                    c.p99[i].setData(x, p99)
+                    c.p99[i].setData(x, p99, symbol="t" if sparse else None, symbolSize=6,
+                                     symbolPen=series_color(i), symbolBrush=None)
                     y_max[ci] = max(y_max[ci], _top(p99))
         return x_max, y_max
 
@@ -368,5 +374,4 @@ class ChartGrid(QWidget):
                 ax.setPen(fg)
                 ax.setTextPen(fg)
             c.plot.setTitle(c.spec.title, color=fg.name(), size="10pt")
-            if c.legend is not None:
-                c.legend.setLabelTextColor(fg)
+

@@ -2,6 +2,11 @@
 
 The local facts are gathered on a background thread (running ``fio --version`` must never delay
 the window). Remote facts come from probing the host (see manager_dialog).
+
+Lifetimes: the probe QObjects are created without a Qt parent and their threads hold a Python
+reference to them, so a window or dialog closed while a probe runs cannot delete the object the
+thread is about to emit from (that aborts the process). Qt drops the connection to a deleted
+receiver by itself.
 """
 
 from __future__ import annotations

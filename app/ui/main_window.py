@@ -136,13 +136,14 @@ class MainWindow(QMainWindow):
         self.controller.refused.connect(lambda text: self.show_problem("Cannot start the test", text))
         self.controller.finished.connect(self._on_run_finished)
 
-        self.local_probe = LocalFactsProbe(self)
+        self.local_probe = LocalFactsProbe()  # no parent: see hosts.py on threads and lifetimes
         self.local_probe.ready.connect(self._on_local_facts)
         self.local_probe.fio_status.connect(self.show_fio_status)
         self.local_probe.start()
-        self.remote_probe = RemoteProbe(self)
+        self.remote_probe = RemoteProbe()
         self.remote_probe.done.connect(self._on_remote_facts)
         self._on_replaced()
+        self.results_tab.apply_palette()
         self._restore_layout()
         self._on_run_state(IDLE_STATE)
 
@@ -281,7 +282,8 @@ class MainWindow(QMainWindow):
         """First run (or fio missing): where fio is, or how to install it (app.first_run's words)."""
         from app.first_run import first_run_text
 
-        seen = bool(self.settings is not None and self.settings.value("firstRun/seen", False, type=bool))
+        # without settings (benchmarks, embedded uses) there is no "first" run to greet
+        seen = self.settings is None or bool(self.settings.value("firstRun/seen", False, type=bool))
         if not status.found:
             self.banner.show_text(first_run_text(status), warning=True)
         elif not seen or status.upgrade_advised:

@@ -85,7 +85,7 @@ class AddManagerDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         form.addRow(self.buttons)
-        self.prober = RemoteProbe(self)
+        self.prober = RemoteProbe()  # no parent: it must outlive the dialog while a probe runs
         self.prober.done.connect(self._probed)
         self.host.textChanged.connect(self._check)
         self.name.textChanged.connect(self._check)

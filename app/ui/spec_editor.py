@@ -49,10 +49,10 @@ FIELDS = (
     Field("of_size", "Percent of access specification", "% of size", "%", 0, 100, False,
           "How often this line is used: the probability that a burst of I/Os uses this line's settings. "
           "The percentages of all lines must add up to 100."),
-    Field("reads", "Percent read", "% reads", "% reads", 0, 100, False,
+    Field("reads", "Percent read", "% reads", "%", 0, 100, False,
           "Read/write distribution: each I/O is a read with this probability, otherwise a write. "
           "100 = only reads, 0 = only writes (writes destroy data on raw disks)."),
-    Field("random", "Percent random", "% random", "% random", 0, 100, False,
+    Field("random", "Percent random", "% random", "%", 0, 100, False,
           "Random/sequential distribution: each I/O goes to a random offset with this probability, "
           "otherwise it continues where the previous I/O on that target ended."),
     Field("delay", "Transfer delay", "Delay", "ms", 0, 3_600_000, False,
@@ -123,7 +123,8 @@ class SpecEditor(QDialog):
         lines_box = QGroupBox("Lines (each burst of I/Os picks one line with its '% of size' probability)")
         llay = QVBoxLayout(lines_box)
         self.table = QTableWidget(0, len(FIELDS))
-        self.table.setHorizontalHeaderLabels([f"{f.column}\n({f.unit})" for f in FIELDS])
+        self.table.setHorizontalHeaderLabels([f"{f.column}" + ("" if f.unit == "%" else f"\n({f.unit})")
+                                              for f in FIELDS])
         for c, f in enumerate(FIELDS):
             self.table.horizontalHeaderItem(c).setToolTip(f.tip)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
@@ -151,13 +152,14 @@ class SpecEditor(QDialog):
             edit = QLineEdit()
             edit.setToolTip(f.tip)
             edit.setObjectName(f"field_{f.key}")
+            edit.setFixedWidth(150)
             err = error_label()
             unit = QLabel(f.unit)
-            unit.setMinimumWidth(60)
+            unit.setFixedWidth(50)
             row = QHBoxLayout()
-            row.addWidget(edit, 1)
+            row.addWidget(edit)
             row.addWidget(unit)
-            row.addWidget(err, 2)
+            row.addWidget(err, 1)
             label = QLabel(f.label + ":")
             label.setToolTip(f.tip)
             form.addRow(label, row)

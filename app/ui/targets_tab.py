@@ -95,6 +95,7 @@ class AddTestFileDialog(QDialog):
     def __init__(self, worker: Worker, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Add test file")
+        self.setMinimumWidth(480)
         form = QFormLayout(self)
         self.path = QLineEdit(str(Path.home() / "iobw.tst") if os.name != "nt" else "C:\\iobw.tst")
         browse = button("Browse…", "Choose where the test file goes", self._browse)
