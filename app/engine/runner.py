@@ -17,7 +17,7 @@ from pathlib import Path
 
 from app.engine.jobfile import JobFile, step_jobfile
 from app.engine.safety import CreatedFiles, unarmed, write_risks
-from app.engine.sequence import Step, expand
+from app.engine.sequence import SequenceTooLong, Step, expand
 from app.engine.targets import TargetError
 from app.engine.telemetry import Sample, StepTelemetry
 from app.engine.transport import Event, Finished, Message, Snapshot, Transport, TransportError
@@ -83,7 +83,10 @@ class Runner:
         self.endpoints = endpoints
         self.listener = listener or RunListener()
         self.options = options or RunOptions()
-        self.steps = expand(plan)
+        try:
+            self.steps = expand(plan)
+        except SequenceTooLong as e:
+            raise RunRefused(f"plan: {e}") from e
         self._stop_all = threading.Event()
         self._abort = threading.Event()
         self._lock = threading.Lock()
