@@ -146,6 +146,12 @@ class MainWindow(QMainWindow):
         self.remote_probe.done.connect(self._on_remote_facts)
         self._on_replaced()
         self.results_tab.apply_palette()
+        # --- History hook (issue 4, app/ui/history_hook.py): History tab, File > Import Iometer results…,
+        # View > History, stored runs, comparisons and reports. Nothing else in this file knows about it.
+        from app.ui.history_hook import install_history
+
+        self.history = install_history(self)
+        # --- end of History hook
         self._restore_layout()
         self._on_run_state(IDLE_STATE)
 
