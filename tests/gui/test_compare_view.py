@@ -1,0 +1,186 @@
+"""Comparing stored runs in the window: the example's before/after table (change %, verdicts and their
+colours), the threshold, the baseline, match modes with unmatched steps, the "what differs" flags, charts."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+
+from app.report.html import CSS
+from app.store import open_store
+from app.ui.compare_view import CompareView
+from app.ui.main_window import MainWindow
+from app.ui.report_table import MARK_ROLE
+from tests.gui.history_support import before_after_store
+from tests.stored_runs import AFTER, BEFORE, RunSpec, StepSpec, record
+
+
+def db_path() -> Path:
+    return Path(os.environ["FIOMETER_DB"])
+
+
+def open_comparison(window: MainWindow, qtbot, ids: list[int]) -> CompareView:
+    ui = window.history
+    with qtbot.waitSignal(ui.list.loaded, timeout=10000):
+        ui.show_history()
+    ui.list.select_runs(ids)
+    assert ui.list.compare_button.isEnabled()
+    qtbot.mouseClick(ui.list.compare_button, Qt.MouseButton.LeftButton)
+    view = ui.workspace.currentWidget()
+    assert isinstance(view, CompareView)
+    qtbot.waitUntil(lambda: view.data is not None, timeout=10000)
+    return view
+
+
+def reload(view: CompareView, qtbot, change) -> None:
+    with qtbot.waitSignal(view.loaded, timeout=10000):
+        change()
+
+
+def metric_rows(view: CompareView, section: int = 0) -> dict[str, dict[str, list]]:
+    """{metric heading: {spec: [(text, mark, foreground) per cell]}} of a comparison table."""
+    t = view.sections[section].table
+    out: dict[str, dict[str, list]] = {}
+    group = ""
+    for r in range(t.rowCount()):
+        first = t.item(r, 0)
+        if t.columnSpan(r, 0) > 1:
+            group = first.text()
+            out[group] = {}
+            continue
+        out[group][first.text()] = [(t.item(r, c).text(), t.item(r, c).data(MARK_ROLE),
+                                     t.item(r, c).foreground().color().name()) for c in range(t.columnCount())]
+    return out
+
+
+def test_compare_two_runs_gives_the_examples_table(window: MainWindow, qtbot) -> None:
+    before, after = before_after_store(db_path())
+    view = open_comparison(window, qtbot, [after, before])  # selection order does not matter: oldest = baseline
+    assert view.baseline.currentData() == before
+    t = view.sections[0]
+    assert t.title.text() == f"Run {after} \u201cEVA 4400 36 disks Vraid1\u201d vs baseline Run {before} " \
+                             "\u201cEVA 4400 32 disks Vraid5\u201d"
+    head = [t.table.horizontalHeaderItem(c).text() for c in range(t.table.columnCount())]
+    assert head == ["Access specification", f"Baseline (run {before})", f"Candidate (run {after})", "Change",
+                    "Change %", "Verdict"]
+    rows = metric_rows(view)
+    assert list(rows) == ["IOPS (higher is better)", "MB/s (higher is better)",
+                          "Average response time, ms (lower is better)", "Maximum response time, ms (lower is better)",
+                          "99th percentile response time, ms (lower is better)"]
+    assert list(rows["IOPS (higher is better)"]) == [s.spec for s in BEFORE]  # a row per access spec
+    # coloured as the HTML report colours them: green better, red worse
+    css = dict(re.findall(r"--(better|worse):(#[0-9a-f]{6});", CSS))
+    better_fg, worse_fg = css["better"], css["worse"]
+    assert QColor(better_fg).green() > QColor(better_fg).red() and QColor(worse_fg).red() > QColor(worse_fg).green()
+    normal_fg = t.table.palette().color(QPalette.ColorRole.Text).name()
+
+    iops = rows["IOPS (higher is better)"]["Max Throughput-50%Read"]
+    assert [c[0] for c in iops] == ["Max Throughput-50%Read", "1,530", "5,113", "+3,583", "+234.2 %", "better"]
+    assert iops[4][1:] == ("better", better_fg) and iops[5][1:] == ("better", better_fg)
+    assert iops[1][1] is None  # only the change and the verdict are marked
+    # lower is better for response times: the same direction of change is worse there
+    avg = rows["Average response time, ms (lower is better)"]
+    assert [c[0] for c in avg["Max Throughput-100%Read"]][1:] == ["2.67", "5.09", "+2.42", "+90.6 %", "worse"]
+    assert avg["Max Throughput-100%Read"][4][1:] == ("worse", worse_fg)
+    assert [c[0] for c in avg["Max Throughput-50%Read"]][3:] == ["\u221227.40", "\u221280.5 %", "better"]
+    assert avg["Max Throughput-50%Read"][5][1:] == ("better", better_fg)
+    # within the 5 % threshold: not marked, normal colours
+    mx = rows["Maximum response time, ms (lower is better)"]["RealLife-60%Rand-65%Read"]
+    assert [c[0] for c in mx][1:] == ["120.00", "119.00", "\u22121.00", "\u22120.8 %", ""]
+    assert mx[4][1] is None and mx[5][1] is None and mx[4][2] == normal_fg
+    notes = t.notes.text()
+    assert "within \u00b15 % are treated as run-to-run noise" in notes
+    assert not view.differs.isVisible()  # same tool, host, target and run time
+    # charts: one per metric from the report code, and both runs over time
+    assert [c.chart.metric.key for c in view.bar_charts] == ["iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms"]
+    assert view.bar_charts[0].chart.categories == [s.spec for s in BEFORE]
+    assert [s.values for s in view.bar_charts[0].chart.series] == [[s.iops for s in BEFORE], [s.iops for s in AFTER]]
+    assert len(view.over_time.charts[0].curves) == 2
+    assert "Run 1 (baseline)" in view.over_time.legend.text() and "Run 2" in view.over_time.legend.text()
+
+
+def test_threshold_and_baseline_change_the_verdicts(window: MainWindow, qtbot) -> None:
+    before, after = before_after_store(db_path(), samples=False)
+    view = open_comparison(window, qtbot, [before, after])
+    spec = "Max Throughput-100%Read"
+    assert metric_rows(view)["IOPS (higher is better)"][spec][5][0] == "better"  # +8.1 %
+    reload(view, qtbot, lambda: view.threshold.setValue(10.0))
+    row = metric_rows(view)["IOPS (higher is better)"][spec]
+    assert row[4][0] == "+8.1 %" and row[4][1] is None and row[5][0] == ""  # now within noise
+    assert "\u00b110 %" in view.sections[0].notes.text()
+
+    reload(view, qtbot, lambda: view.threshold.setValue(5.0))
+    reload(view, qtbot, lambda: view.baseline.setCurrentIndex(view.baseline.findData(after)))
+    assert view.current_request().baseline == [after] and view.current_request().candidates == [[before]]
+    row = metric_rows(view)["IOPS (higher is better)"][spec]
+    assert [c[0] for c in row][1:] == ["11,686", "10,809", "\u2212877", "\u22127.5 %", "worse"]
+    assert row[5][1] == "worse"
+
+
+def test_match_modes_and_steps_without_a_counterpart(window: MainWindow, qtbot) -> None:
+    with open_store(db_path()) as store:
+        qd64 = record(store, RunSpec(BEFORE[:2], name="QD 64"))
+        qd16 = record(store, RunSpec([StepSpec(s.spec, s.iops * 0.5, s.mbps * 0.5, s.avg_ms, s.max_ms, s.p99_ms,
+                                               qd=16) for s in BEFORE[:2]], name="QD 16", plan_variant=16))
+    view = open_comparison(window, qtbot, [qd64, qd16])
+    # exact: same spec at another queue depth is not the same step
+    titles = [s.title.text() for s in view.sections]
+    assert titles[1] == f"Not compared: Run {qd16} vs run {qd64}"
+    unmatched = view.sections[1].table.row_texts()
+    assert [r[0] for r in unmatched] == [f"Run {qd64}"] * 2 + [f"Run {qd16}"] * 2
+    assert unmatched[0][3] == "QD 64, 1 worker, 1 target" and unmatched[2][3] == "QD 16, 1 worker, 1 target"
+    assert "No steps in common" in view.sections[0].notes.text()
+    assert "Match \u201cBy access specification only\u201d (above)" in view.sections[1].notes.text()
+    assert "--match" not in view.sections[1].notes.text()
+
+    reload(view, qtbot, lambda: view.match.setCurrentIndex(view.match.findData("spec")))
+    assert len(view.sections) == 1  # everything paired now
+    head = [view.sections[0].table.horizontalHeaderItem(c).text() for c in range(view.sections[0].table.columnCount())]
+    assert head[1] == "QD"
+    row = metric_rows(view)["IOPS (higher is better)"]["Max Throughput-100%Read"]
+    assert row[1][0] == "64 \u2192 16" and row[5][0] == "\u221250.0 %" and row[6][0] == "worse"
+
+
+def test_what_differs_is_flagged(window: MainWindow, qtbot) -> None:
+    with open_store(db_path()) as store:
+        a = record(store, RunSpec(BEFORE, name="old server"))
+        b = record(store, RunSpec(AFTER, name="new server", fio_version="3.41", hostname="lab2"))
+    view = open_comparison(window, qtbot, [a, b])
+    assert view.differs.isVisible()
+    text = view.differs.text()
+    assert f"Run {b} and the baseline differ in more than the change under test" in text
+    assert "Measured with: baseline fio 3.33; candidate fio 3.41" in text
+    assert "Hosts: baseline lab1; candidate lab2" in text
+
+
+def test_three_runs_one_table_per_candidate(window: MainWindow, qtbot) -> None:
+    with open_store(db_path()) as store:
+        ids = [record(store, RunSpec(BEFORE, name="a")), record(store, RunSpec(AFTER, name="b")),
+               record(store, RunSpec(AFTER, name="c"))]
+    view = open_comparison(window, qtbot, ids)
+    assert [s.title.text().split(" vs ")[0] for s in view.sections] == [f"Run {ids[1]} \u201cb\u201d",
+                                                                       f"Run {ids[2]} \u201cc\u201d"]
+    assert view.baseline.count() == 3
+
+
+@pytest.mark.parametrize("deleted", ["baseline", "candidate"])
+def test_compare_with_a_run_deleted_meanwhile(window: MainWindow, qtbot, dialogs, deleted: str) -> None:
+    before, after = before_after_store(db_path(), samples=False)
+    ui = window.history
+    with qtbot.waitSignal(ui.list.loaded, timeout=10000):
+        ui.show_history()
+    ui.list.select_runs([before, after])
+    gone = before if deleted == "baseline" else after
+    with open_store(db_path()) as store:
+        from app.store import delete_run
+        delete_run(store, gone)
+    with qtbot.waitSignal(ui.list.loaded, timeout=10000):
+        ui.list._compare_selected()
+    assert dialogs.problems[-1][0] == "Cannot compare the runs"
+    assert f"There is no run {gone}" in dialogs.problems[-1][1]
+    assert ui.workspace.views() == []
