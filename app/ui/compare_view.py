@@ -115,6 +115,7 @@ class CompareView(QWidget):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setEnabled(False)
+        self.status.setText("Comparing the runs\u2026")
 
         self.tables_box = QWidget()
         self.tables_layout = QVBoxLayout(self.tables_box)
@@ -165,6 +166,7 @@ class CompareView(QWidget):
 
     def _changed(self) -> None:
         self.status.setText("Comparing\u2026")
+        self.status.show()
         self._timer.start()
 
     def load(self) -> None:
@@ -178,6 +180,7 @@ class CompareView(QWidget):
     def _failed(self, message: str) -> None:
         self._pending -= 1
         self.status.setText(f"The runs cannot be compared: {message}")
+        self.status.show()
         self.failed.emit(message)
 
     def _loaded(self, data: ComparisonData) -> None:
@@ -195,6 +198,7 @@ class CompareView(QWidget):
             "response times are better; changes within noise are not marked.")
         self._show_differences(data)
         self.status.setText("\n".join(rep.notes))
+        self.status.setVisible(bool(rep.notes))
         self._fill_tables(data)
         self._fill_charts(data)
         self._fill_over_time(data)

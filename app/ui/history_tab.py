@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QPushButton,
     QSplitter,
     QStackedWidget,
     QTableView,
@@ -42,8 +44,10 @@ from app.ui.widgets import EmptyState, button
 
 EMPTY_TEXT = "No runs yet \u2014 press Start, or import old Iometer results (File > Import Iometer results\u2026)"
 FILTER_DELAY_MS = 200
-COLUMN_WIDTHS = {"Run": 40, "Started": 112, "Name": 180, "Plan": 110, "Description": 150,
-                 "Managers / hosts": 120, "Steps": 44, "Status": 80, "Tags": 90, "Notes": 150}
+# starting widths in characters of sample text; the rest goes to Notes (the last column stretches)
+COLUMN_SAMPLES = {"Run": "9999", "Started": "2026-03-13 16:30", "Name": "EVA 4400 36 disks Vraid1",
+                  "Plan": "VMware unoffic", "Description": "36 HDDs in one disk", "Managers / hosts": "M1 on lab-ws01",
+                  "Steps": "Steps", "Status": "interrupted", "Tags": "before, client-x", "Notes": "Notes"}
 
 
 def deletion_text(rows: list[HistoryRow]) -> str:
@@ -106,6 +110,7 @@ class HistoryTab(QWidget):
         self.window_ = window
         self.tasks = tasks
         self.listing: Listing | None = None
+        self._actions: dict[QPushButton, QAction] = {}
         self.error: str | None = None
         self._want_select: list[int] | None = None
         self._loads = 0  # requests in flight; only the last one's answer is shown
@@ -173,9 +178,29 @@ class HistoryTab(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
+        fm = self.view.fontMetrics()
+        bold = QFont(header.font())
+        bold.setBold(True)  # some styles draw headers bold
+        hfm = QFontMetrics(bold)
         for i, c in enumerate(COLUMNS):
-            self.view.setColumnWidth(i, COLUMN_WIDTHS[c])
+            arrow = 18 if c == "Started" else 0  # the sort indicator
+            self.view.setColumnWidth(i, max(fm.horizontalAdvance(COLUMN_SAMPLES[c]), hfm.horizontalAdvance(c) + arrow)
+                                     + 12)
         self.view.doubleClicked.connect(lambda _i: self._open_selected())
+        # the buttons' actions on the list itself: a context menu, Enter to open, Delete to delete
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        for text, slot, key, b in (("Open", self._open_selected, QKeySequence(Qt.Key.Key_Return), self.open_button),
+                                   ("Compare\u2026", self._compare_selected, None, self.compare_button),
+                                   ("Report\u2026", self._report_selected, None, self.report_button),
+                                   ("Delete\u2026", self.delete_selected, QKeySequence.StandardKey.Delete,
+                                    self.delete_button)):
+            act = QAction(text, self.view)
+            if key is not None:
+                act.setShortcut(key)
+                act.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            act.triggered.connect(lambda _c=False, s=slot: s())
+            self.view.addAction(act)
+            self._actions[b] = act
         self.view.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
 
         self.editor = RunEditor()
@@ -331,10 +356,11 @@ class HistoryTab(QWidget):
     def _selection_changed(self) -> None:
         rows = self.selected_rows()
         n = len(rows)
-        self.open_button.setEnabled(n == 1)
-        self.compare_button.setEnabled(n >= 2)
-        self.report_button.setEnabled(n >= 1)
-        self.delete_button.setEnabled(n >= 1)
+        for b, on in ((self.open_button, n == 1), (self.compare_button, n >= 2), (self.report_button, n >= 1),
+                      (self.delete_button, n >= 1)):
+            b.setEnabled(on)
+            if b in self._actions:
+                self._actions[b].setEnabled(on)
         editing = self.editor.row
         if n == 1 and editing is not None and editing.id == rows[0].id and self.editor.save_button.isEnabled():
             return  # keep unsaved edits while the list refreshes

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -42,16 +43,18 @@ def open_folder(folder: Path) -> bool:
     return QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
 
-def describe(req: CompareRequest, labels: dict[int, str]) -> str:
+def describe(req: CompareRequest, labels: dict[int, str]) -> list[tuple[str, str]]:
+    """What the report holds, as (label, text) lines."""
     def side(ids: list[int]) -> str:
         return " + ".join(labels.get(i, f"Run {i}") for i in ids)
 
     if not req.candidates:
-        return side(req.baseline)
+        return [("Run", side(req.baseline))]
     match = "by access specification alone" if req.match == "spec" else \
         "by access specification, queue depth and target set"
-    return (f"Baseline {side(req.baseline)} compared with " + ", ".join(side(g) for g in req.candidates)
-            + f" (noise threshold {req.threshold_pct:g} %, steps paired {match})")
+    noise = f"within {req.threshold_pct:g} %" + (" or the spread of repeated runs" if req.repeats else "")
+    return [("Baseline", side(req.baseline)), ("Compared with", ", ".join(side(g) for g in req.candidates)),
+            ("Steps paired", match), ("Noise", f"changes {noise} are not marked")]
 
 
 class ReportDialog(QDialog):
@@ -71,11 +74,16 @@ class ReportDialog(QDialog):
         self.settings = settings
         self.setWindowTitle("Write a report")
 
-        what = QLabel(describe(request, labels or {}))
-        what.setWordWrap(True)
-        f = what.font()
-        f.setBold(True)
-        what.setFont(f)
+        what = QFormLayout()
+        for i, (label, text) in enumerate(describe(request, labels or {})):
+            value = QLabel(text)
+            value.setWordWrap(True)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            if i < 2:
+                f = value.font()
+                f.setBold(True)
+                value.setFont(f)
+            what.addRow(f"{label}:", value)
 
         self.title = QLineEdit(self._setting("title", DEFAULT_TITLE))
         self.client = QLineEdit(self._setting("client", ""))
@@ -148,7 +156,11 @@ class ReportDialog(QDialog):
         self.close_button.clicked.connect(self.close)
 
         lay = QVBoxLayout(self)
-        lay.addWidget(what)
+        lay.addLayout(what)
+        line = QFrame()
+        line.setFrameShape(QFrame.Shape.HLine)
+        line.setFrameShadow(QFrame.Shadow.Sunken)
+        lay.addWidget(line)
         lay.addLayout(form)
         lay.addWidget(self.error)
         lay.addWidget(self.progress)

@@ -107,6 +107,8 @@ class ReportTableWidget(QTableWidget):
             self._fit_height()
 
     def _fit_height(self) -> None:
+        """As tall as its rows and no wider than its columns (no empty header band to the right)."""
+        self.setMaximumWidth(self.horizontalHeader().length() + 2 * self.frameWidth() + 2)
         h = self.horizontalHeader().height() + 2 * self.frameWidth()
         h += sum(self.rowHeight(r) for r in range(self.rowCount()))
         if self.horizontalScrollBar().isVisible() or self.horizontalHeader().length() > self.viewport().width():

@@ -340,7 +340,23 @@ def test_a_run_finishing_in_this_window_appears_in_history(window: MainWindow, q
     window.run_options = RunOptions(engine="null", run_time=1, ramp_up=0)
     with qtbot.waitSignal(window.controller.finished, timeout=30000):
         assert window.start_run()
-    qtbot.waitUntil(lambda: len(rows(ui)) == 1, timeout=10000)  # no need to look at History first
+    qtbot.waitUntil(lambda: len(rows(ui)) == 1, timeout=10000)  # refreshed while Results Display is shown
     (row,) = rows(ui)
     assert row["Status"] == "complete" and row["Plan"] == "GUI test plan"
     assert ui.list.selected_ids() == [int(row["Run"])]
+
+
+def test_keys_and_context_menu_on_the_list(window: MainWindow, qtbot, dialogs, five_runs) -> None:
+    ui = show_history(window, qtbot)
+    ui.list.select_runs([five_runs["after"]])
+    ui.list.view.setFocus()
+    qtbot.keyClick(ui.list.view, Qt.Key.Key_Return)
+    view = ui.workspace.currentWidget()
+    assert isinstance(view, RunView) and view.run_id == five_runs["after"]
+    ui.show_history()
+    ui.list.view.setFocus()
+    dialogs.answer = False
+    qtbot.keyClick(ui.list.view, Qt.Key.Key_Delete)
+    assert dialogs.questions and dialogs.questions[-1][0] == "Delete run"
+    menu = {a.text(): a.isEnabled() for a in ui.list.view.actions()}
+    assert menu == {"Open": True, "Compare\u2026": False, "Report\u2026": True, "Delete\u2026": True}
