@@ -181,7 +181,7 @@ class MainWindow(QMainWindow):
         self.act_map_manager = self._action("Set manager &host…", self.set_manager_host, None,
                                             "Choose where the selected manager runs: this machine or a fio "
                                             "server (imported managers have no host until you choose)")
-        self.act_add_worker = self._action("Add &worker", self.add_worker, "Ctrl+W",
+        self.act_add_worker = self._action("Add &worker", self.add_worker, None,
                                            "Add a disk worker to the selected manager", SP.SP_FileDialogNewFolder)
         self.act_dup_worker = self._action("&Duplicate worker", self.duplicate_worker, "Ctrl+D",
                                            "Copy the selected worker with its targets and specs",
