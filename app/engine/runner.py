@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import JobFile, step_jobfile
 from app.engine.safety import CreatedFiles, unarmed, write_risks
 from app.engine.sequence import SequenceTooLong, Step, expand
@@ -127,6 +128,12 @@ class Runner:
         for files in out:
             risks = write_risks(self.plan, files, local, registry, o.engine)
             problems += unarmed(risks, o.allow_write, o.allow_write_in_use)
+        for files in out:
+            for jf in files.values():
+                try:
+                    check_job_text(jf.text)
+                except JobRefused as e:
+                    problems.append(f"manager {jf.manager!r}: {e}")
         if problems:
             raise RunRefused("\n".join(dict.fromkeys(problems)))
         return out
