@@ -332,7 +332,7 @@ class TargetsTab(QWidget):
             self.disks_stack.show_empty(reason)
             return
         if not self.local_disks:
-            self.disks_stack.show_empty("No disks found in /sys/block.")
+            self.disks_stack.show_empty(disk_list.empty_reason(self.disk_os))
             return
         self.disks_stack.show_content()
         for d in self.local_disks:
