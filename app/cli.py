@@ -26,6 +26,15 @@ def _parse_map(items: list[str] | None) -> dict[str, str]:
     return out
 
 
+def _expand(plan):
+    from app.engine.sequence import SequenceTooLong, expand
+
+    try:
+        return expand(plan)
+    except SequenceTooLong as e:
+        raise CliError(str(e)) from e
+
+
 def _open(path: str):
     from app.model.opening import PlanOpenError, open_plan
 
@@ -57,7 +66,6 @@ def _step_line(plan, step) -> str:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from app.engine.sequence import expand
     from app.model import planfile
 
     opened = _open(args.file)
@@ -82,7 +90,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                   f"start sector {w.start_sector}; specs: {', '.join(w.specs) or '(none)'}")
             for t in w.targets:
                 print(f"      target {t.name}")
-    steps = expand(plan)
+    steps = _expand(plan)
     print(f"\nSteps ({len(steps)}):")
     for step in steps:
         print(_step_line(plan, step))
@@ -99,12 +107,11 @@ def _safe(name: str) -> str:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from app.engine.jobfile import step_jobfile
-    from app.engine.sequence import expand
     from app.engine.targets import TargetError
 
     opened = _open(args.file)
     plan = opened.plan
-    steps = expand(plan)
+    steps = _expand(plan)
     if args.steps or not args.jobs:
         print(f"{len(steps)} steps; run time {plan.setup.run_time} s, ramp-up {plan.setup.ramp_up} s each")
         for step in steps:

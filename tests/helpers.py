@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from app.model.plan import AccessSpec, Manager, Plan, SpecLine, Target, Worker
@@ -34,3 +36,24 @@ def grid(managers: int, workers: int, targets: int, specs: tuple[str, ...] = ("S
                                       targets=[Target(f"/t/m{m + 1}w{w + 1}t{t + 1}") for t in range(targets)]))
         plan.managers.append(mgr)
     return plan
+
+
+BLOCK_QT = (
+    "import sys\n"
+    "class Block:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name.split('.')[0] in ('PySide6', 'shiboken6', 'pyqtgraph'):\n"
+    "            raise ImportError('Qt is blocked in this test: ' + name)\n"
+    "sys.meta_path.insert(0, Block())\n"
+)
+
+
+def run_without_qt(code: str, **kwargs) -> subprocess.CompletedProcess:
+    """Run Python code in a child process where importing PySide6/shiboken6/pyqtgraph fails."""
+    return subprocess.run([sys.executable, "-c", BLOCK_QT + code], capture_output=True, text=True, **kwargs)
+
+
+def assert_imports_without_qt(modules: list[str]) -> None:
+    out = run_without_qt(f"for m in {modules!r}:\n    __import__(m)\nprint('ok')\n")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import JobFile, step_jobfile
 from app.engine.safety import CreatedFiles, unarmed, write_risks
-from app.engine.sequence import Step, expand
+from app.engine.sequence import SequenceTooLong, Step, expand
 from app.engine.targets import TargetError
 from app.engine.telemetry import Sample, StepTelemetry
 from app.engine.transport import Event, Finished, Message, Snapshot, Transport, TransportError
@@ -83,7 +84,10 @@ class Runner:
         self.endpoints = endpoints
         self.listener = listener or RunListener()
         self.options = options or RunOptions()
-        self.steps = expand(plan)
+        try:
+            self.steps = expand(plan)
+        except SequenceTooLong as e:
+            raise RunRefused(f"plan: {e}") from e
         self._stop_all = threading.Event()
         self._abort = threading.Event()
         self._lock = threading.Lock()
@@ -124,6 +128,12 @@ class Runner:
         for files in out:
             risks = write_risks(self.plan, files, local, registry, o.engine)
             problems += unarmed(risks, o.allow_write, o.allow_write_in_use)
+        for files in out:
+            for jf in files.values():
+                try:
+                    check_job_text(jf.text)
+                except JobRefused as e:
+                    problems.append(f"manager {jf.manager!r}: {e}")
         if problems:
             raise RunRefused("\n".join(dict.fromkeys(problems)))
         return out

@@ -181,12 +181,23 @@ def _series_steps(s: _Series, test_type: str, plan: Plan) -> Iterator[tuple[Assi
         raise ValueError(f"unknown test type {test_type!r}")
 
 
-def expand(plan: Plan) -> list[Step]:
-    """The ordered test steps of the plan."""
+MAX_STEPS = 10_000  # far beyond any real plan (the largest corpus file has 128); bounds a hostile file
+
+
+class SequenceTooLong(ValueError):
+    """The plan expands to more steps than Fiometer runs; str() says so and what to change."""
+
+
+def expand(plan: Plan, limit: int = MAX_STEPS) -> list[Step]:
+    """The ordered test steps of the plan. Raises SequenceTooLong past ``limit`` steps."""
     steps: list[Step] = []
     positions = max((len(w.specs) for m in plan.managers for w in m.workers), default=0)
     for access_index in range(positions):
         series = _Series(plan, access_index)
         for assignment, qd in _series_steps(series, plan.setup.test_type, plan):
+            if len(steps) >= limit:
+                raise SequenceTooLong(
+                    f"the plan expands to more than {limit} test steps ({plan.setup.test_type} over "
+                    f"{positions} access-spec positions); use fewer specs or a larger cycling step")
             steps.append(Step(len(steps), access_index, series.workers(assignment, qd)))
     return steps

@@ -52,7 +52,6 @@ import queue
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -112,16 +111,47 @@ _KEY_INDEX = {str(v): i for i, v in enumerate(BUCKET_NS.tolist())}
 _NO_HIST = np.zeros(_PLAT_NR, dtype=np.int64)  # shared, never written to
 
 
-def _hist_dict(arr: np.ndarray) -> dict[int, int]:
+class BucketHist(Mapping[int, int]):
+    """A read-only latency histogram (bucket value in ns -> count) kept as numpy arrays and turned
+    into a dict only when first read. Most per-job histograms of live samples are never read (the
+    store keeps sample histograms for manager and ALL rows, the charts show ALL, managers and
+    workers), and building ~300-entry dicts for every job twice a second dominated the cost of an
+    interval with hundreds of jobs."""
+
+    __slots__ = ("_values", "_counts", "_dict")
+
+    def __init__(self, values: np.ndarray, counts: np.ndarray) -> None:
+        self._values, self._counts = values, counts
+        self._dict: dict[int, int] | None = None
+
+    def _d(self) -> dict[int, int]:
+        if self._dict is None:
+            nz = self._counts.nonzero()[0]
+            self._dict = dict(zip(self._values[nz].tolist(), self._counts[nz].tolist(), strict=True))
+        return self._dict
+
+    def __getitem__(self, key: int) -> int:
+        return self._d()[key]
+
+    def __iter__(self):
+        return iter(self._d())
+
+    def __len__(self) -> int:
+        return len(self._d())
+
+    def __repr__(self) -> str:
+        return f"BucketHist({self._d()!r})"
+
+
+def _hist_dict(arr: np.ndarray) -> Mapping[int, int]:
     if arr is _NO_HIST:
         return {}
-    nz = arr.nonzero()[0]
-    return dict(zip(BUCKET_NS[nz].tolist(), arr[nz].tolist(), strict=True))
+    return BucketHist(BUCKET_NS, arr)
 
 
 def _job_hists(
     bins: Mapping[str, int], base: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, dict[int, int], dict[int, int]]:
+) -> tuple[np.ndarray, np.ndarray, Mapping[int, int], Mapping[int, int]]:
     """From fio's cumulative json+ bins and the previous cumulative array: the cumulative and
     interval arrays (for the roll-up) and the same two as dicts (this job's Metrics)."""
     if not bins:
@@ -137,14 +167,7 @@ def _job_hists(
         return cur, delta, _hist_dict(cur), _hist_dict(delta)
     cur[idx] = counts
     delta = np.maximum(cur - base, 0)
-    keys = BUCKET_NS[idx].tolist()
-    d = delta[idx].tolist()
-    return (
-        cur,
-        delta,
-        dict(zip(keys, counts.tolist(), strict=True)),
-        dict(zip(compress(keys, d), filter(None, d), strict=True)),
-    )
+    return cur, delta, BucketHist(BUCKET_NS, cur), BucketHist(BUCKET_NS, delta)
 
 
 class _Part:
@@ -222,13 +245,15 @@ def _read_dir(d: Mapping[str, Any]) -> tuple[_Dir, Mapping[str, int], str | None
     return cur, bins, hist_src
 
 
-def _interval_max(cur: _Dir, base: _Dir, hist: dict[int, int], n: int) -> float:
+def _interval_max(cur: _Dir, base: _Dir, delta: np.ndarray, n: int) -> float:
+    """delta: this interval's histogram as bucket counts."""
     if n <= 0:
         return 0.0
     if cur.lat_max_ns > base.lat_max_ns:
         return cur.lat_max_ns
-    if hist:
-        return min(float(max(hist)), cur.lat_max_ns)
+    nz = delta.nonzero()[0]
+    if len(nz):
+        return min(float(BUCKET_NS[nz[-1]]), cur.lat_max_ns)
     return cur.lat_max_ns
 
 
@@ -306,7 +331,7 @@ class JobTracker:
                     (c.runtime_ms - base.runtime_ms) or d_runtime,
                     max(c.lat_sum_ns - base.lat_sum_ns, 0.0) if d_n > 0 else 0.0,
                     d_n,
-                    _interval_max(c, base, iv_hist, d_n),
+                    _interval_max(c, base, delta, d_n),
                 )
             )
             wh_fields.update(

@@ -140,6 +140,22 @@ class Metrics:
         return None if v is None else v / 1e6
 
     # --- roll-up ---------------------------------------------------------------------------
+    def add_counts(self, p: Metrics) -> None:
+        """Add another window's I/O counts, bytes, latency sums/maxima, histograms and errors (not rates)."""
+        self.read_ios += p.read_ios
+        self.write_ios += p.write_ios
+        self.read_bytes += p.read_bytes
+        self.write_bytes += p.write_bytes
+        self.read_lat_sum_ns += p.read_lat_sum_ns
+        self.write_lat_sum_ns += p.write_lat_sum_ns
+        self.read_lat_n += p.read_lat_n
+        self.write_lat_n += p.write_lat_n
+        self.read_lat_max_ns = max(self.read_lat_max_ns, p.read_lat_max_ns)
+        self.write_lat_max_ns = max(self.write_lat_max_ns, p.write_lat_max_ns)
+        merge_hist(self.read_hist, p.read_hist)
+        merge_hist(self.write_hist, p.write_hist)
+        self.errors += p.errors
+
     @classmethod
     def combine(cls, parts: Iterable[Metrics]) -> Metrics:
         """Roll children up one level: counters and rates summed, maxima maxed, histograms merged."""
@@ -148,23 +164,11 @@ class Metrics:
         utils = [p.disk_util for p in parts if p.disk_util is not None]
         for p in parts:
             out.seconds = max(out.seconds, p.seconds)
-            out.read_ios += p.read_ios
-            out.write_ios += p.write_ios
-            out.read_bytes += p.read_bytes
-            out.write_bytes += p.write_bytes
+            out.add_counts(p)
             out.read_iops += p.read_iops
             out.write_iops += p.write_iops
             out.read_bps += p.read_bps
             out.write_bps += p.write_bps
-            out.read_lat_sum_ns += p.read_lat_sum_ns
-            out.write_lat_sum_ns += p.write_lat_sum_ns
-            out.read_lat_n += p.read_lat_n
-            out.write_lat_n += p.write_lat_n
-            out.read_lat_max_ns = max(out.read_lat_max_ns, p.read_lat_max_ns)
-            out.write_lat_max_ns = max(out.write_lat_max_ns, p.write_lat_max_ns)
-            merge_hist(out.read_hist, p.read_hist)
-            merge_hist(out.write_hist, p.write_hist)
-            out.errors += p.errors
             out.usr_cpu += p.usr_cpu
             out.sys_cpu += p.sys_cpu
         if parts:

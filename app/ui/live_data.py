@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.model.metrics import Metrics, merge_hist
+from app.model.metrics import Metrics
 
 WHOLE = "WHOLE_TEST"
 LAST = "LAST_UPDATE"
@@ -67,19 +67,7 @@ def over_time(parts: list[Metrics]) -> Metrics:
     out = Metrics()
     secs = sum(p.seconds for p in parts)
     for p in parts:
-        out.read_ios += p.read_ios
-        out.write_ios += p.write_ios
-        out.read_bytes += p.read_bytes
-        out.write_bytes += p.write_bytes
-        out.read_lat_sum_ns += p.read_lat_sum_ns
-        out.write_lat_sum_ns += p.write_lat_sum_ns
-        out.read_lat_n += p.read_lat_n
-        out.write_lat_n += p.write_lat_n
-        out.read_lat_max_ns = max(out.read_lat_max_ns, p.read_lat_max_ns)
-        out.write_lat_max_ns = max(out.write_lat_max_ns, p.write_lat_max_ns)
-        merge_hist(out.read_hist, p.read_hist)
-        merge_hist(out.write_hist, p.write_hist)
-        out.errors += p.errors
+        out.add_counts(p)
     out.seconds = secs
     weighted = [p for p in parts if p.seconds > 0] or parts[-1:]
     wsum = sum(p.seconds for p in weighted) or 1.0

@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
 
 from app import __version__
 from app.engine.safety import CreatedFiles
+from app.model.examples import EXAMPLES, example
+from app.model.fidelity import all_notes
 from app.model.opening import PlanOpenError
 from app.model.plan import LOCAL, Manager, Worker
 from app.model.to_icf import plan_to_icf
@@ -202,6 +204,12 @@ class MainWindow(QMainWindow):
         file_menu = mb.addMenu("&File")
         file_menu.addActions([self.act_new, self.act_open])
         self.recent_menu = file_menu.addMenu("Open &recent")
+        self.examples_menu = file_menu.addMenu("&Examples")
+        for ex in EXAMPLES:
+            a = self.examples_menu.addAction(ex.title, lambda key=ex.key: self.open_example(key))
+            a.setToolTip(ex.description)
+            a.setStatusTip(ex.description)
+        self.examples_menu.setToolTipsVisible(True)
         file_menu.addSeparator()
         file_menu.addActions([self.act_save, self.act_save_as, self.act_export])
         file_menu.addSeparator()
@@ -381,6 +389,22 @@ class MainWindow(QMainWindow):
             self._fill_recent_menu()
         self.statusBar().showMessage(f"Opened {path}: {len(opened.plan.managers)} manager(s), "
                                      f"{len(opened.plan.specs)} access spec(s)", 8000)
+        return True
+
+    def open_example(self, key: str) -> bool:
+        """A bundled example plan (File > Examples), as a new unsaved plan."""
+        if self.controller.running:
+            self.show_problem("Cannot open", "Stop the running test before opening another plan.")
+            return False
+        if not self._maybe_discard():
+            return False
+        plan = example(key)
+        self.doc.replace(plan, notes=all_notes(plan))
+        self.live.clear()
+        if getattr(self, "local_facts", None):
+            self._on_local_facts(self.local_facts)
+        self.statusBar().showMessage(f"Example {plan.name!r}: {plan.setup.description}. Its target TESTFILE needs "
+                                     "a place: select it in Disk Targets and use Set path...", 15000)
         return True
 
     def save(self) -> bool:

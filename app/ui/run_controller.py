@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, Signal
 from app.engine.managers import ManagerError, build_endpoints
 from app.engine.runner import ManagerEndpoint, RunListener, Runner, RunOptions, RunRefused, StepOutcome
 from app.engine.safety import CreatedFiles, WriteRisk, write_risks
-from app.engine.sequence import Step, expand
+from app.engine.sequence import SequenceTooLong, Step, expand
 from app.engine.transport import Message
 from app.model.plan import LOCAL, Plan
 from app.recording import StoreRecorder
@@ -112,7 +112,10 @@ class RunProgress:
 
 
 def needed_managers(plan: Plan) -> set[str]:
-    return {plan.managers[mi].name for s in expand(plan) for mi in s.managers()}
+    try:
+        return {plan.managers[mi].name for s in expand(plan) for mi in s.managers()}
+    except SequenceTooLong:  # the runner refuses the plan with the reason
+        return {m.name for m in plan.managers}
 
 
 def risks_of(runner: Runner, options: RunOptions) -> list[WriteRisk]:

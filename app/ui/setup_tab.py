@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.engine.sequence import Step, expand
+from app.engine.sequence import SequenceTooLong, Step, expand
 from app.model.plan import TEST_TYPES, Plan
 from app.model.validation import MAX_QUEUE_DEPTH, MAX_SECONDS, validate
 from app.ui.document import ASSIGNMENT, SETUP, TARGETS, TOPOLOGY, PlanDocument
@@ -261,7 +261,12 @@ class SetupTab(QWidget):
         errors = [p for p in validate(plan) if p.severity == "error" and p.path.startswith("setup.")]
         self.problems.setText("\n".join(str(p) for p in errors))
         self.problems.setVisible(bool(errors))
-        steps = expand(plan) if not errors else []
+        try:
+            steps = expand(plan) if not errors else []
+        except SequenceTooLong as e:
+            self.problems.setText(str(e))
+            self.problems.setVisible(True)
+            steps = []
         s = plan.setup
         if not steps:
             self.summary.setText("No steps.")

@@ -289,8 +289,9 @@ class TargetsTab(QWidget):
 
     def _update_size_note(self, w: Worker) -> None:
         if w.max_size:
-            self.max_size_note.setText(f"= {format_bytes(w.max_size * 512)} on raw disks, "
-                                       f"{format_bytes(w.max_size * FILE_SECTOR)} for test files")
+            self.max_size_note.setText(f"= {format_bytes(w.max_size * 512)} at 512-byte sectors (disks, drive "
+                                       f"letters), {format_bytes(w.max_size * FILE_SECTOR)} at {FILE_SECTOR} "
+                                       "(Linux mount points); each target's size is in the table")
         else:
             self.max_size_note.setText(f"whole disk; test files get {format_bytes(DEFAULT_FILE_SIZE)}")
 
@@ -332,7 +333,7 @@ class TargetsTab(QWidget):
             self.disks_stack.show_empty(reason)
             return
         if not self.local_disks:
-            self.disks_stack.show_empty("No disks found in /sys/block.")
+            self.disks_stack.show_empty(disk_list.empty_reason(self.disk_os))
             return
         self.disks_stack.show_content()
         for d in self.local_disks:

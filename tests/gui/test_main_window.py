@@ -196,3 +196,18 @@ def test_first_run_banner_explains_fio(window: MainWindow, qtbot) -> None:
                       problem=None, install_hint="", setting=None, settings_file="/x/settings.json")
     window.show_fio_status(found)  # dismissed once: the welcome is not shown again
     assert window.banner.isHidden()
+
+
+def test_file_examples_opens_each_bundled_plan(window):
+    from app.engine.sequence import expand
+    from app.model.examples import EXAMPLES
+
+    actions = window.examples_menu.actions()
+    assert [a.text() for a in actions] == [e.title for e in EXAMPLES]
+    assert all(a.toolTip() for a in actions)
+    crystal = next(a for a in actions if a.text() == "CrystalDiskMark-like")
+    crystal.trigger()
+    plan = window.doc.plan
+    assert plan.name == "CrystalDiskMark-like"
+    assert [s.queue_depths for s in expand(plan)] == [[8], [8], [32], [32]]
+    assert "TESTFILE" in window.statusBar().currentMessage()

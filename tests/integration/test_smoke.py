@@ -9,20 +9,13 @@ from pathlib import Path
 import pytest
 
 from app import __version__
+from tests.helpers import BLOCK_QT
 
 ROOT = Path(__file__).resolve().parents[2]
 LINE = re.compile(
     r"^fiometer smoke ok: Fiometer (?P<fm>\S+), Python (?P<py>\S+), fio (?P<fio>[\d.]+)(?P<qt>, Qt .*)?; "
     r"gui: (?P<gui>[^;]+); vmware-unofficial-storage-performance\.icf \(.*\) step 1 '(?P<step>[^']+)', "
     r"1 s on fio's null engine: (?P<iops>[\d,]+) IOPS .*\[\d+\.\d s\]$")
-BLOCK_QT = (
-    "import sys\n"
-    "class Block:\n"
-    "    def find_spec(self, name, path=None, target=None):\n"
-    "        if name.split('.')[0] in ('PySide6', 'shiboken6', 'pyqtgraph'):\n"
-    "            raise ImportError('Qt is blocked in this test: ' + name)\n"
-    "sys.meta_path.insert(0, Block())\n"
-)
 
 
 def run_smoke(tmp_path: Path, *, code: str | None = None, **env: str) -> subprocess.CompletedProcess:

@@ -6,15 +6,7 @@ import sys
 
 from app import __version__
 from app.about import about_text, qt_versions, version_line, versions
-
-BLOCK_QT = (
-    "import sys\n"
-    "class Block:\n"
-    "    def find_spec(self, name, path=None, target=None):\n"
-    "        if name.split('.')[0] in ('PySide6', 'shiboken6', 'pyqtgraph'):\n"
-    "            raise ImportError('Qt is blocked in this test: ' + name)\n"
-    "sys.meta_path.insert(0, Block())\n"
-)
+from tests.helpers import BLOCK_QT
 
 
 def test_versions_in_order_with_qt():

@@ -103,3 +103,15 @@ def test_workers_without_targets_or_network_workers_are_not_eligible():
     plan.managers[0].workers[1].targets = []
     plan.managers[0].workers[2].kind = "network_tcp"
     assert shape(expand(plan)) == [[(0, 0, 1)]]
+
+
+def test_a_hostile_plan_cannot_expand_without_bound():
+    import pytest
+
+    from app.engine.sequence import SequenceTooLong
+
+    plan = grid(1, 1, 1, specs=tuple(f"S{i}" for i in range(20)))
+    plan.setup.test_type = "CYCLE_OUTSTANDING_IOS"
+    plan.setup.queue_depth_cycling = QueueDepthCycling(1, 65535, 1, "LINEAR")  # 20 x 65535 steps
+    with pytest.raises(SequenceTooLong, match="more than 10000 test steps"):
+        expand(plan)
