@@ -139,13 +139,17 @@ class Runner:
         return out
 
     # --- control (any thread) ----------------------------------------------------------------
-    def stop(self) -> None:
-        """Graceful: the current step ends with fio's final numbers kept; no further steps run."""
-        self._stop_all.set()
+    def stop_step(self) -> None:
+        """Iometer's Stop: the current step ends now with fio's final numbers kept; the next one starts."""
         with self._lock:
             self._stopping_step = True
             for t in self._current.values():
                 t.stop()
+
+    def stop(self) -> None:
+        """Iometer's Stop All: the current step ends with fio's final numbers kept; no further steps run."""
+        self._stop_all.set()
+        self.stop_step()
 
     def abort(self) -> None:
         self._abort.set()
@@ -174,7 +178,7 @@ class Runner:
             outcome = self._run_step(step, files)
             self.outcomes.append(outcome)
             self.listener.step_finished(outcome)
-            if outcome.status == "stopped" or self._stop_all.is_set():
+            if self._stop_all.is_set():
                 status = "stopped"
                 break
             if outcome.status == "failed":

@@ -192,11 +192,11 @@ class MainWindow(QMainWindow):
                                        "Remove the selected worker or manager", SP.SP_TrashIcon)
         self.act_start = self._action("&Start", self.start_run, "F5", "Start the test (F5)", SP.SP_MediaPlay)
         self.act_stop = self._action("S&top", self.stop_run, "Esc",
-                                     "Stop (Esc): end the current step with fio's final numbers and stop the run",
-                                     SP.SP_MediaStop)
+                                     "Stop (Esc): end the current step with fio's final numbers and go on "
+                                     "with the next step, as Iometer's Stop does", SP.SP_MediaStop)
         self.act_stop_all = self._action("Stop &all", self.stop_all, "Shift+Esc",
-                                         "Stop all (Shift+Esc): abort every manager at once; the current step's "
-                                         "final numbers may be lost", SP.SP_BrowserStop)
+                                         "Stop all (Shift+Esc): end the current step with fio's final numbers and "
+                                         "run no further steps; press again to abort at once", SP.SP_BrowserStop)
         self.act_stop.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
 
     def _make_menus_and_toolbar(self) -> None:
@@ -655,10 +655,13 @@ class MainWindow(QMainWindow):
         self.add_message(f"Step {step.index + 1} ({step.spec_label}): {outcome.status}")
 
     def stop_run(self) -> None:
-        self.controller.stop()
+        self.controller.stop_step()
 
     def stop_all(self) -> None:
-        self.controller.abort()
+        if self.controller.state == RUNNING:
+            self.controller.stop()
+        else:  # pressed again while stopping: end at once
+            self.controller.abort()
 
     def _on_run_state(self, state: str) -> None:
         self._update_actions()
