@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli import CliError, _store
+from app.cli_common import CliError, _store
 
 
 def _summary(store, run_id: int):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli import CliError, _store
+from app.cli_common import CliError, _store
 
 GROUP_HELP = "a run id, or several joined by commas (3,4,5) for a group of repeated runs compared by their mean"
 

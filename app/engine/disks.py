@@ -2,14 +2,17 @@
 
 Qt-free and side-effect free: the OS and the places it reads are parameters, so every branch is
 testable on any machine. Linux reads ``/sys/block`` and ``/proc/mounts`` (and ``/proc/swaps``).
-Windows and macOS return an empty list for now: enumerating ``\\\\.\\PhysicalDriveN`` needs WMI or
-DeviceIoControl, which is not implemented; the GUI says so and lets the user type a device path.
+Windows asks PowerShell's Storage module (Get-Disk / Get-Partition, Windows 8 / Server 2012 and later;
+wmic is deprecated) for JSON, parsed by a pure function. macOS returns an empty list for now.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import platform
+import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,28 +154,90 @@ def _linux(sys_block: Path, proc_mounts: Path, proc_swaps: Path | None) -> list[
     return disks
 
 
+# One call to the Storage module, JSON out; @() keeps a one-disk answer an array (PowerShell 5.1).
+WINDOWS_SCRIPT = r"""
+$ErrorActionPreference='Stop'
+[Console]::OutputEncoding=[Text.Encoding]::UTF8
+$out = foreach ($d in Get-Disk) {
+  $p = @(Get-Partition -DiskNumber $d.Number -ErrorAction SilentlyContinue)
+  [pscustomobject]@{
+    Number=$d.Number; FriendlyName=$d.FriendlyName; Model=$d.Model; Size=[uint64]$d.Size
+    IsBoot=$d.IsBoot; IsSystem=$d.IsSystem; IsOffline=$d.IsOffline; IsReadOnly=$d.IsReadOnly
+    NumberOfPartitions=$d.NumberOfPartitions; LogicalSectorSize=$d.LogicalSectorSize
+    DriveLetters=@($p | Where-Object { $_.DriveLetter -and [int][char]$_.DriveLetter -ne 0 } |
+                   ForEach-Object { "$($_.DriveLetter):" })
+    AccessPaths=@($p | ForEach-Object { $_.AccessPaths } | Where-Object { $_ -and $_ -notlike '\\?\Volume*' })
+  }
+}
+ConvertTo-Json -InputObject @($out) -Depth 4 -Compress
+"""
+
+
+def parse_windows_disks(text: str) -> list[Disk]:
+    """Disks from WINDOWS_SCRIPT's JSON (MSFT_Disk fields). Raises ValueError on output it cannot read."""
+    data = json.loads(text or "[]")
+    if isinstance(data, dict):
+        data = [data]
+    disks = []
+    for d in data:
+        n = int(d["Number"])
+        letters = [str(x) for x in (d.get("DriveLetters") or [])]
+        paths = [str(x).rstrip("\\") for x in (d.get("AccessPaths") or [])
+                 if str(x)[:2].upper() not in {x.upper() for x in letters} and not str(x).startswith("\\\\?\\")]
+        holders = tuple(x for x, flag in (("Windows boot disk", d.get("IsBoot")),
+                                          ("system partition", d.get("IsSystem"))) if flag)
+        disks.append(Disk(
+            name=f"PhysicalDrive{n}", path=f"\\\\.\\PhysicalDrive{n}", size_bytes=int(d.get("Size") or 0),
+            model=str(d.get("FriendlyName") or d.get("Model") or "").strip(),
+            partitions=tuple(f"partition {i + 1}" for i in range(int(d.get("NumberOfPartitions") or 0))),
+            mountpoints=tuple(letters + paths), holders=holders,
+            read_only=bool(d.get("IsReadOnly")), logical_sector=int(d.get("LogicalSectorSize") or SECTOR)))
+    return sorted(disks, key=lambda x: int(x.name.removeprefix("PhysicalDrive")))
+
+
+def _run_powershell(script: str) -> str:
+    flags = 0x08000000  # CREATE_NO_WINDOW: no console flashes up from the GUI
+    out = subprocess.run(["powershell.exe", "-NoProfile", "-NonInteractive", "-Command", "-"], input=script,
+                         capture_output=True, text=True, encoding="utf-8", timeout=30, creationflags=flags)
+    if out.returncode:
+        raise OSError(out.stderr.strip() or f"PowerShell exited with {out.returncode}")
+    return out.stdout
+
+
 def list_disks(os_name: str | None = None, *, sys_block: str | os.PathLike[str] = "/sys/block",
                proc_mounts: str | os.PathLike[str] = "/proc/mounts",
-               proc_swaps: str | os.PathLike[str] | None = "/proc/swaps") -> list[Disk]:
+               proc_swaps: str | os.PathLike[str] | None = "/proc/swaps",
+               powershell: Callable[[str], str] = _run_powershell) -> list[Disk]:
     """The machine's whole disks. ``os_name`` uses ``platform.system()`` spelling (default: this OS).
 
-    Windows/macOS: not implemented, returns [] (see the module docstring).
+    Windows: [] when PowerShell's Storage module cannot answer (unsupported_reason says why). macOS: [].
     """
     os_name = os_name or platform.system()
+    if os_name == "Windows":
+        try:
+            return parse_windows_disks(powershell(WINDOWS_SCRIPT))
+        except (OSError, ValueError, KeyError, subprocess.SubprocessError):
+            return []
     if os_name != "Linux":
         return []
     return _linux(Path(sys_block), Path(proc_mounts), Path(proc_swaps) if proc_swaps else None)
 
 
 def unsupported_reason(os_name: str | None = None) -> str:
-    """Why no disks are listed on this OS, in words for the user ('' where listing works)."""
+    """Why no disks can be listed on this OS, in words for the user ('' where listing works)."""
     os_name = os_name or platform.system()
-    if os_name == "Linux":
+    if os_name in ("Linux", "Windows"):
         return ""
-    if os_name == "Windows":
-        return ("Fiometer cannot list physical disks on Windows yet. Type the device as "
-                "\\\\.\\PhysicalDriveN (Disk Management shows N), or use a test file on a volume.")
     return f"Fiometer cannot list physical disks on {os_name} yet; type the device path or use a test file."
+
+
+def empty_reason(os_name: str | None = None) -> str:
+    """What to tell the user when the listing came back empty."""
+    os_name = os_name or platform.system()
+    if os_name == "Windows":
+        return ("No disks listed: PowerShell's Get-Disk gave no answer (it needs Windows 8 / Server 2012 or "
+                "later). Type the device as \\\\.\\PhysicalDriveN (Disk Management shows N), or use a test file.")
+    return "No disks found in /sys/block."
 
 
 def format_size(n: int) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import JobFile, step_jobfile
 from app.engine.safety import CreatedFiles, unarmed, write_risks
 from app.engine.sequence import SequenceTooLong, Step, expand
@@ -127,18 +128,28 @@ class Runner:
         for files in out:
             risks = write_risks(self.plan, files, local, registry, o.engine)
             problems += unarmed(risks, o.allow_write, o.allow_write_in_use)
+        for files in out:
+            for jf in files.values():
+                try:
+                    check_job_text(jf.text)
+                except JobRefused as e:
+                    problems.append(f"manager {jf.manager!r}: {e}")
         if problems:
             raise RunRefused("\n".join(dict.fromkeys(problems)))
         return out
 
     # --- control (any thread) ----------------------------------------------------------------
-    def stop(self) -> None:
-        """Graceful: the current step ends with fio's final numbers kept; no further steps run."""
-        self._stop_all.set()
+    def stop_step(self) -> None:
+        """Iometer's Stop: the current step ends now with fio's final numbers kept; the next one starts."""
         with self._lock:
             self._stopping_step = True
             for t in self._current.values():
                 t.stop()
+
+    def stop(self) -> None:
+        """Iometer's Stop All: the current step ends with fio's final numbers kept; no further steps run."""
+        self._stop_all.set()
+        self.stop_step()
 
     def abort(self) -> None:
         self._abort.set()
@@ -167,7 +178,7 @@ class Runner:
             outcome = self._run_step(step, files)
             self.outcomes.append(outcome)
             self.listener.step_finished(outcome)
-            if outcome.status == "stopped" or self._stop_all.is_set():
+            if self._stop_all.is_set():
                 status = "stopped"
                 break
             if outcome.status == "failed":

@@ -40,6 +40,7 @@ CHARTS = (
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
            "#9c755f", "#bab0ac")
 LEGEND_MAX = 12
+AXIS_WIDTH = 64  # pixels for the left axis: ticks like "150k" or "0.0008" and the unit label
 X_START = 10.0  # seconds shown before the first data; the axis then grows a quarter ahead of the data
 SPARSE_POINTS = 120  # up to this many points per series, each point is also drawn as a dot
 PIXELS_PER_BIN = 3  # many-series mode: one min/max pair per this many pixel columns
@@ -113,7 +114,7 @@ class _Chart:
         self.spec = spec
         self.widget = pg.PlotWidget(axisItems={"left": CompactAxis("left")})
         self.plot = self.widget.getPlotItem()
-        self.plot.setTitle(spec.title, size="10pt")
+        self.plot.setTitle(spec.title, size="9pt")
         self.plot.setLabel("left", spec.unit)
         self.plot.setLabel("bottom", "time since start (s)")
         for axis in ("left", "bottom"):
@@ -123,6 +124,9 @@ class _Chart:
             # their text every frame (a large share of a redraw otherwise).
             ax.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.plot.titleLabel.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        # one width for every left axis: pyqtgraph links x ranges by screen position, so plots
+        # whose axes differ in width would show shifted time ranges
+        self.plot.getAxis("left").setWidth(AXIS_WIDTH)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.setClipToView(True)
         self.plot.setDownsampling(auto=True, mode="peak")
@@ -277,7 +281,8 @@ class ChartGrid(QWidget):
             for c in self.charts:
                 line = pg.InfiniteLine(mark.x, angle=90, pen=pg.mkPen((128, 128, 128), style=Qt.PenStyle.DotLine),
                                        label=f"#{mark.label.split(':')[0]}",
-                                       labelOpts={"position": 0.95, "color": (128, 128, 128)})
+                                       labelOpts={"position": 0.97, "color": (128, 128, 128),
+                                                  "anchors": [(0, 0), (0, 0)]})
                 c.plot.addItem(line, ignoreBounds=True)
                 c.marks.append(line)
         if len(live.steps) != self._marks_drawn:
@@ -373,5 +378,5 @@ class ChartGrid(QWidget):
                 ax = c.plot.getAxis(axis)
                 ax.setPen(fg)
                 ax.setTextPen(fg)
-            c.plot.setTitle(c.spec.title, color=fg.name(), size="10pt")
+            c.plot.setTitle(c.spec.title, color=fg.name(), size="9pt")
 

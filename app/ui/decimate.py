@@ -44,27 +44,6 @@ def peak_decimate(x: np.ndarray, ys: np.ndarray, bins: int) -> tuple[np.ndarray,
     return out_x, out_y
 
 
-def one_path(x: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """k series sharing x -> one polyline (x, y, connect) that never joins two series or crosses a gap.
-
-    ``connect[i]`` says whether point i joins point i+1 (pyqtgraph's array form). NaNs are replaced
-    by a neighbouring value so the path stays finite; they are never connected.
-    """
-    k, m = ys.shape
-    finite = np.isfinite(ys)
-    safe = ys
-    if not finite.all():
-        last = np.where(finite, np.arange(m), -1)
-        np.maximum.accumulate(last, axis=1, out=last)  # the last finite index at or before each point
-        last = np.where(last < 0, finite.argmax(axis=1)[:, None], last)  # leading NaNs: the first finite
-        safe = ys[np.arange(k)[:, None], last]
-        safe = np.where(np.isfinite(safe), safe, 0.0)  # a series with no number at all
-    connect = finite.copy()
-    connect[:, :-1] &= finite[:, 1:]
-    connect[:, -1] = False
-    return np.tile(x, k), safe.ravel(), connect.ravel()
-
-
 class BinnedPeaks:
     """Incremental peak decimation on fixed bins [x0, x0 + width): bins that are complete are kept,
     so a live update decimates only the points that arrived since the last one.

@@ -189,7 +189,7 @@ class MainWindow(QMainWindow):
         self.act_map_manager = self._action("Set manager &host…", self.set_manager_host, None,
                                             "Choose where the selected manager runs: this machine or a fio "
                                             "server (imported managers have no host until you choose)")
-        self.act_add_worker = self._action("Add &worker", self.add_worker, "Ctrl+W",
+        self.act_add_worker = self._action("Add &worker", self.add_worker, None,
                                            "Add a disk worker to the selected manager", SP.SP_FileDialogNewFolder)
         self.act_dup_worker = self._action("&Duplicate worker", self.duplicate_worker, "Ctrl+D",
                                            "Copy the selected worker with its targets and specs",
@@ -198,11 +198,11 @@ class MainWindow(QMainWindow):
                                        "Remove the selected worker or manager", SP.SP_TrashIcon)
         self.act_start = self._action("&Start", self.start_run, "F5", "Start the test (F5)", SP.SP_MediaPlay)
         self.act_stop = self._action("S&top", self.stop_run, "Esc",
-                                     "Stop (Esc): end the current step with fio's final numbers and stop the run",
-                                     SP.SP_MediaStop)
+                                     "Stop (Esc): end the current step with fio's final numbers and go on "
+                                     "with the next step, as Iometer's Stop does", SP.SP_MediaStop)
         self.act_stop_all = self._action("Stop &all", self.stop_all, "Shift+Esc",
-                                         "Stop all (Shift+Esc): abort every manager at once; the current step's "
-                                         "final numbers may be lost", SP.SP_BrowserStop)
+                                         "Stop all (Shift+Esc): end the current step with fio's final numbers and "
+                                         "run no further steps; press again to abort at once", SP.SP_BrowserStop)
         self.act_stop.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
 
     def _make_menus_and_toolbar(self) -> None:
@@ -661,10 +661,13 @@ class MainWindow(QMainWindow):
         self.add_message(f"Step {step.index + 1} ({step.spec_label}): {outcome.status}")
 
     def stop_run(self) -> None:
-        self.controller.stop()
+        self.controller.stop_step()
 
     def stop_all(self) -> None:
-        self.controller.abort()
+        if self.controller.state == RUNNING:
+            self.controller.stop()
+        else:  # pressed again while stopping: end at once
+            self.controller.abort()
 
     def _on_run_state(self, state: str) -> None:
         self._update_actions()

@@ -26,6 +26,7 @@ from app.ui.charts import ChartGrid
 from app.ui.document import RESULTS, TOPOLOGY, PlanDocument
 from app.ui.live_data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
 from app.ui.topology import Selection
+from app.ui.widgets import compact_rows
 
 REDRAW_MS = 250  # coalesce sample bursts; the update frequency decides how often points are made
 TABLE_COLUMNS_MAX = 64
@@ -121,6 +122,7 @@ class ResultsTab(QWidget):
 
         self.charts = ChartGrid()
         self.table = QTableWidget(len(STATS), 1)
+        compact_rows(self.table)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setVerticalHeaderLabels([s.label for s in STATS])
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)

@@ -261,8 +261,13 @@ class RunController(QObject):
         self._set_state(IDLE_STATE)
         self.finished.emit(status)
 
+    def stop_step(self) -> None:
+        """Iometer's Stop: end the current step with fio's final numbers and go on with the next."""
+        if self.runner is not None and self.state == RUNNING:
+            self.runner.stop_step()
+
     def stop(self) -> None:
-        """Graceful: the current step ends with fio's final numbers; no further steps."""
+        """Iometer's Stop All: the current step ends with fio's final numbers; no further steps."""
         if self.runner is not None and self.state == RUNNING:
             self._set_state(STOPPING)
             self.runner.stop()

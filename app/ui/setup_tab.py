@@ -26,7 +26,7 @@ from app.model.plan import TEST_TYPES, Plan
 from app.model.validation import MAX_QUEUE_DEPTH, MAX_SECONDS, validate
 from app.ui.document import ASSIGNMENT, SETUP, TARGETS, TOPOLOGY, PlanDocument
 from app.ui.units import format_duration
-from app.ui.widgets import ContentOrEmpty
+from app.ui.widgets import ContentOrEmpty, compact_rows
 
 TEST_TYPE_TITLES = {
     "NORMAL": "Normal",
@@ -161,6 +161,7 @@ class SetupTab(QWidget):
         self.summary.setWordWrap(True)
         play.addWidget(self.summary)
         self.table = QTableWidget(0, 6)
+        compact_rows(self.table)
         self.table.setHorizontalHeaderLabels(["Step", "Access specification", "Workers", "Targets",
                                               "Outstanding I/Os", "Active workers [targets]"])
         self.table.verticalHeader().setVisible(False)

@@ -27,7 +27,7 @@ from app.model.fidelity import spec_notes
 from app.model.plan import ASSIGNMENTS, IDLE, AccessSpec, SpecLine
 from app.model.validation import MAX_SPEC_LINES, MAX_TRANSFER
 from app.ui.units import format_bytes, parse_int, parse_size
-from app.ui.widgets import button, error_label
+from app.ui.widgets import button, compact_rows, error_label
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,7 @@ class SpecEditor(QDialog):
         lines_box = QGroupBox("Lines (each burst of I/Os picks one line with its '% of size' probability)")
         llay = QVBoxLayout(lines_box)
         self.table = QTableWidget(0, len(FIELDS))
+        compact_rows(self.table)
         self.table.setHorizontalHeaderLabels([f"{f.column}" + ("" if f.unit == "%" else f"\n({f.unit})")
                                               for f in FIELDS])
         for c, f in enumerate(FIELDS):

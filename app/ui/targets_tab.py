@@ -39,7 +39,7 @@ from app.model.validation import MAX_QUEUE_DEPTH
 from app.ui.document import TARGETS, PlanDocument
 from app.ui.topology import Selection
 from app.ui.units import format_bytes, parse_size
-from app.ui.widgets import ContentOrEmpty, button, error_label
+from app.ui.widgets import ContentOrEmpty, button, compact_rows, error_label
 
 PATTERN_TITLES = ("Repeating bytes", "Pseudo random", "Full random")
 FILE_SECTOR = 4096  # Iometer's "sector" for a test file on Linux/macOS file systems (targets.py)
@@ -198,6 +198,7 @@ class TargetsTab(QWidget):
         assigned = QGroupBox("Targets of this worker (run in this order; cycling uses the first N)")
         alay = QVBoxLayout(assigned)
         self.table = QTableWidget(0, 3)
+        compact_rows(self.table)
         self.table.setHorizontalHeaderLabels(["Target", "Kind", "Size and state"])
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -332,7 +333,7 @@ class TargetsTab(QWidget):
             self.disks_stack.show_empty(reason)
             return
         if not self.local_disks:
-            self.disks_stack.show_empty("No disks found in /sys/block.")
+            self.disks_stack.show_empty(disk_list.empty_reason(self.disk_os))
             return
         self.disks_stack.show_content()
         for d in self.local_disks:

@@ -87,3 +87,10 @@ class Banner(QFrame):
         self.label.setText(text)
         self.label.setStyleSheet("color: #d32f2f;" if warning else "")
         self.show()
+
+
+def compact_rows(view: object) -> None:
+    """Rows as tall as the text needs (Fusion's default leaves a lot of air in tables)."""
+    header = view.verticalHeader()
+    header.setMinimumSectionSize(1)
+    header.setDefaultSectionSize(view.fontMetrics().height() + 8)

@@ -1,8 +1,8 @@
-"""Peak decimation keeps spikes and gaps; one path per group never joins two series."""
+"""Peak decimation keeps spikes and gaps, at once or incrementally."""
 
 import numpy as np
 
-from app.ui.decimate import clip_indices, one_path, peak_decimate
+from app.ui.decimate import clip_indices, peak_decimate
 
 
 def test_peak_decimation_keeps_spikes_and_gaps() -> None:
@@ -29,15 +29,6 @@ def test_clip_indices() -> None:
     assert clip_indices(x, None) == (0, 100)
     assert clip_indices(x, (10.5, 20.5)) == (10, 22)  # one point beyond each edge
     assert clip_indices(x, (-5, 500)) == (0, 100)
-
-
-def test_one_path_disconnects_series_and_gaps() -> None:
-    x = np.array([0.0, 1.0, 2.0])
-    ys = np.array([[1.0, np.nan, 3.0], [np.nan, 5.0, 6.0]])
-    px, py, conn = one_path(x, ys)
-    assert list(px) == [0, 1, 2, 0, 1, 2]
-    assert np.isfinite(py).all() and list(py) == [1, 1, 3, 5, 5, 6]
-    assert list(conn) == [False, False, False, False, True, False]
 
 
 def test_incremental_binning_equals_decimating_everything_at_once() -> None:

@@ -68,18 +68,18 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
         lags.append(fired[0] - t0)
     assert max(lags) < 0.5
 
-    qtbot.keyClick(window, Qt.Key.Key_Escape)  # Stop
+    qtbot.keyClick(window, Qt.Key.Key_Escape)  # Stop: like Iometer, ends this step; it was the last one
     with qtbot.waitSignal(window.controller.finished, timeout=20000) as finished:
         pass
-    assert finished.args == ["stopped"]
+    assert finished.args == ["complete"]
     assert window.act_start.isEnabled() and window.targets_tab.isEnabled()
     messages = [window.messages.item(i).text() for i in range(window.messages.count())]
-    assert "Run stopped" in messages
+    assert "Step 1 (S): stopped" in messages and "Run complete" in messages
 
     # the run is in the results database, like a CLI run: steps, per-interval samples, final results
     with open_store(os.environ["FIOMETER_DB"]) as store:
         (summary,) = list_runs(store)
-        assert summary.status == "stopped" and summary.plan_name == "GUI test plan"
+        assert summary.status == "complete" and summary.plan_name == "GUI test plan"
         run = get_run(store, summary.id)
         (step,) = run.steps
         assert step.status == "stopped"

@@ -146,3 +146,22 @@ def test_cli_refuses_unmapped_windows_target_and_unarmed_existing_file(tmp_path)
                           "--map", f"C:={precious}"], capture_output=True, text=True)
     assert out.returncode == 2 and "--allow-write 'C:'" in out.stderr
     assert precious.read_bytes() == b"data" * 1000
+
+
+def test_stop_step_ends_one_step_and_the_run_goes_on(tmp_path):
+    """Iometer's Stop: the current test ends with its numbers, the next one starts."""
+    plan = two_manager_plan(tmp_path)
+    plan.specs.append(plan.specs[0].__class__("T", plan.specs[0].lines))
+    for m in plan.managers:
+        for w in m.workers:
+            w.specs = ["S", "T"]
+    listener = Collect()
+    runner = Runner(plan, build_endpoints(plan), listener, RunOptions(run_time=30, engine="null"))
+    threading.Timer(2.5, runner.stop_step).start()
+    threading.Timer(7.0, runner.stop_step).start()
+    t0 = time.monotonic()
+    assert runner.run() == "complete"
+    assert time.monotonic() - t0 < 25
+    assert [o.status for o in listener.outcomes] == ["stopped", "stopped"]
+    assert all(f.ok for o in listener.outcomes for f in o.finished.values())
+    assert all(any(s.level == "all" for s in o.results) for o in listener.outcomes)

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from app.engine.disks import format_size, list_disks, unsupported_reason
+from app.engine.disks import empty_reason, format_size, list_disks, unsupported_reason
 
 
 def _disk(root: Path, name: str, sectors: int, model: str = "", parts: tuple[str, ...] = (),
@@ -56,8 +56,7 @@ def test_linux_disks_with_mounts_partitions_holders_and_swap(tmp_path: Path) -> 
 
 
 def test_other_systems_are_an_explained_empty_list(tmp_path: Path) -> None:
-    assert list_disks("Windows") == []
-    assert "PhysicalDrive" in unsupported_reason("Windows")
+    assert unsupported_reason("Windows") == ""
     assert unsupported_reason("Linux") == ""
     assert list_disks("Linux", sys_block=tmp_path / "missing") == []
 
@@ -66,3 +65,47 @@ def test_format_size() -> None:
     assert format_size(512) == "512 B"
     assert format_size(1 << 30) == "1.0 GiB"
     assert format_size(int(1.5 * (1 << 40))) == "1.5 TiB"
+
+
+# What WINDOWS_SCRIPT prints (Get-Disk / Get-Partition fields): the boot disk and a blank data disk.
+WINDOWS_JSON = (
+    '[{"Number":0,"FriendlyName":"Samsung SSD 980 PRO 1TB","Model":"Samsung SSD 980 PRO 1TB",'
+    '"Size":1000204886016,"IsBoot":true,"IsSystem":true,"IsOffline":false,"IsReadOnly":false,'
+    '"NumberOfPartitions":4,"LogicalSectorSize":512,"DriveLetters":["C:"],'
+    '"AccessPaths":["C:\\\\","\\\\\\\\?\\\\Volume{1b2c}\\\\"]},'
+    '{"Number":2,"FriendlyName":"MSFT Virtual Disk","Model":"Virtual Disk","Size":68719476736,'
+    '"IsBoot":false,"IsSystem":false,"IsOffline":true,"IsReadOnly":false,"NumberOfPartitions":0,'
+    '"LogicalSectorSize":4096,"DriveLetters":[],"AccessPaths":[]}]'
+)
+
+
+def test_windows_disks_from_get_disk():
+    from app.engine.disks import WINDOWS_SCRIPT
+
+    seen = []
+
+    def powershell(script):
+        seen.append(script)
+        return WINDOWS_JSON
+
+    boot, blank = list_disks("Windows", powershell=powershell)
+    assert "Get-Disk" in seen[0] and "ConvertTo-Json" in seen[0] and seen[0] == WINDOWS_SCRIPT
+    assert (boot.path, boot.size_bytes, boot.model) == ("\\\\.\\PhysicalDrive0", 1000204886016,
+                                                        "Samsung SSD 980 PRO 1TB")
+    assert boot.in_use and boot.mountpoints == ("C:",) and "Windows boot disk" in boot.holders
+    assert boot.state == "mounted at C:"
+    assert (blank.path, blank.in_use, blank.state, blank.logical_sector) == (
+        "\\\\.\\PhysicalDrive2", False, "unused", 4096)
+
+
+def test_windows_single_disk_object_and_failures():
+    (d,) = list_disks("Windows", powershell=lambda s: '{"Number":3,"Size":10,"DriveLetters":[],"AccessPaths":[]}')
+    assert d.path == "\\\\.\\PhysicalDrive3"
+
+    def broken(script):
+        raise OSError("Get-Disk : Access denied")
+
+    assert list_disks("Windows", powershell=broken) == []
+    assert list_disks("Windows", powershell=lambda s: "not json") == []
+    assert "PhysicalDriveN" in empty_reason("Windows")
+    assert empty_reason("Linux") == "No disks found in /sys/block."

@@ -25,6 +25,8 @@ QT_FREE = [
     "app.analysis.export_run",
     "app.analysis.compare",
     "app.cli_progress",
+    "app.cli_common",
+    "app.cli_run",
 ]
 
 

@@ -1,0 +1,72 @@
+"""What the `fiometer` subcommands share: the user-facing error, opening plans and the store, sizes."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+
+class CliError(Exception):
+    """A user-facing failure: printed without a traceback, exit code 2."""
+
+
+def _parse_map(items: list[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or []:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise CliError(f"--map {item!r}: expected NAME=PATH, e.g. --map 'C:=/tmp/iobw.tst'")
+        out[name] = path
+    return out
+
+
+def _expand(plan):
+    from app.engine.sequence import SequenceTooLong, expand
+
+    try:
+        return expand(plan)
+    except SequenceTooLong as e:
+        raise CliError(str(e)) from e
+
+
+def _open(path: str):
+    from app.model.opening import PlanOpenError, open_plan
+
+    if not Path(path).exists():
+        raise CliError(f"{path}: no such file")
+    try:
+        return open_plan(path)
+    except PlanOpenError as e:
+        raise CliError(str(e)) from e
+
+
+def parse_size(text: str) -> int:
+    """'64M', '1g', '4096', '512k' -> bytes (binary units, as fio reads them)."""
+    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", text, re.IGNORECASE)
+    if not m:
+        raise CliError(f"size {text!r}: expected a number with an optional K, M, G or T suffix, e.g. 64M")
+    return int(m.group(1)) * 1024 ** " kmgt".index(m.group(2).lower() or " ")
+
+
+def _store(args: argparse.Namespace):
+    from app.store.database import open_store
+    from app.store.errors import StoreError
+
+    try:
+        return open_store(getattr(args, "db", None))
+    except StoreError as e:
+        raise CliError(str(e)) from e
+
+
+def _get_run(args: argparse.Namespace):
+    from app.store.errors import RunNotFound
+    from app.store.queries import get_run
+
+    store = _store(args)
+    try:
+        return get_run(store, args.run)
+    except RunNotFound as e:
+        raise CliError(str(e)) from e
+    finally:
+        store.close()
