@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from app.analysis.compare import DEFAULT_THRESHOLD_PCT
 from app.report.document import Report, ReportMeta, build_report
 from app.store import Run, Store, step_samples
 from app.ui.stored_series import OverlayPart, ReplaySample
@@ -14,7 +15,7 @@ from app.ui.stored_series import OverlayPart, ReplaySample
 class CompareRequest:
     baseline: list[int]
     candidates: list[list[int]]
-    threshold_pct: float = 5.0
+    threshold_pct: float = DEFAULT_THRESHOLD_PCT
     match: str = "exact"  # exact | spec
     repeats: bool = True  # look for repeats (same plan and tags) to measure noise
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QTabBar, QTabWidget, QWidget
 
@@ -136,7 +136,6 @@ class HistoryUi(QObject):
 
     def report(self, request: CompareRequest) -> ReportDialog:
         dlg = ReportDialog(self.window, request, StoreTasks(self.tasks.db_path), self.labels(), self.window)
-        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
         self.dialogs = [d for d in self.dialogs if d.isVisible() or d.writing] + [dlg]
         dlg.show()
         return dlg
