@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from app.cli_common import CliError, _store
+from app.report.files import write_report_file
 
 GROUP_HELP = "a run id, or several joined by commas (3,4,5) for a group of repeated runs compared by their mean"
 
@@ -82,18 +83,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     report = _build(args, args.compare or [])
     try:
         for kind, path in outputs.items():
-            if kind == "html":
-                from app.report.html import render_html
-                Path(path).write_text(render_html(report), encoding="utf-8")
-            elif kind == "csv":
-                from app.report.csv_out import render_csv
-                Path(path).write_text(render_csv(report), encoding="utf-8-sig", newline="")
-            elif kind == "xlsx":
-                from app.report.xlsx import write_xlsx
-                write_xlsx(report, path)
-            else:
-                from app.report.pdf import write_pdf
-                write_pdf(report, path)
+            write_report_file(report, kind, path)
             print(f"{kind.upper()} report written to {path}")
     except OSError as e:
         raise CliError(f"{e.filename or path}: {e.strerror or e}") from e

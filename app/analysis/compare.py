@@ -23,6 +23,9 @@ from app.store.records import Run, StepInfo
 
 DEFAULT_THRESHOLD_PCT = 5.0
 NOISE_K = 2.0  # a change must exceed two coefficients of variation (roughly two standard deviations)
+# Repeats that agree exactly (or a metric fio rounds, like a maximum) would make any change "real";
+# below this a change is noise whatever the repeats say.
+MIN_NOISE_PCT = 1.0
 MATCH_MODES = ("exact", "spec")
 
 
@@ -265,7 +268,7 @@ def compare(baseline: Side, candidate: Side, *, threshold_pct: float = DEFAULT_T
         changes = {}
         for d in METRICS:
             cvs = [v for v in (b.cv[d.key], c.cv[d.key]) if v is not None]
-            threshold = NOISE_K * max(cvs) * 100 if cvs else threshold_pct
+            threshold = max(NOISE_K * max(cvs) * 100, MIN_NOISE_PCT) if cvs else threshold_pct
             changes[d.key] = judge(d, b.values[d.key], c.values[d.key], threshold, bool(cvs))
         rows.append(MatchedStep(b, c, _differs(b.key, c.key), changes))
     return Comparison(baseline, candidate, rows, only_b, only_c,

@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 
 from app.report.document import ReportMeta, build_report
+from app.report.files import FORMATS, write_report_file
 from app.store import Store
 from app.ui.compare_data import CompareRequest
 
-FORMATS = ("html", "pdf", "xlsx", "csv")
 SUFFIXES = {"html": ".html", "pdf": ".pdf", "xlsx": ".xlsx", "csv": ".csv"}
 FORMAT_TITLES = {"html": "HTML (one self-contained file)", "pdf": "PDF (cover, tables, charts, appendix)",
                  "xlsx": "XLSX (Excel: tables as numbers, native charts)", "csv": "CSV (the tables as text)"}
@@ -48,18 +48,7 @@ def write_report(store: Store, req: CompareRequest, meta: ReportMeta, outputs: d
     report = build_report(store, req.baseline, req.candidates, meta, threshold_pct=req.threshold_pct,
                           match=req.match, repeats=req.repeats)
     written = []
-    for kind, path in outputs.items():  # as cli_report.cmd_report writes them
-        if kind == "html":
-            from app.report.html import render_html
-            Path(path).write_text(render_html(report), encoding="utf-8")
-        elif kind == "csv":
-            from app.report.csv_out import render_csv
-            Path(path).write_text(render_csv(report), encoding="utf-8-sig", newline="")
-        elif kind == "xlsx":
-            from app.report.xlsx import write_xlsx
-            write_xlsx(report, path)
-        else:
-            from app.report.pdf import write_pdf
-            write_pdf(report, str(path))
+    for kind, path in outputs.items():
+        write_report_file(report, kind, path)
         written.append(Path(path))
     return written

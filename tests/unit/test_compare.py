@@ -86,6 +86,9 @@ def test_a_group_is_compared_by_its_mean_with_its_spread_as_noise(store):
     assert within.from_repeats and within.threshold_pct == pytest.approx(20) and within.verdict == "same"
     beyond = compare(base, side(store, RunSpec([StepSpec("S", 1250, 10, 1.0, 5, 2)]))).rows[0].changes["iops"]
     assert beyond.verdict == "better"
+    # repeats that agree exactly (MB/s here) do not make a tiny change real: the noise floor applies
+    tiny = compare(base, side(store, RunSpec([StepSpec("S", 1000, 10.08, 1.0, 5, 2)]))).rows[0].changes["mbps"]
+    assert tiny.threshold_pct == pytest.approx(1.0) and tiny.verdict == "same"
 
 
 def test_repeats_are_found_by_plan_hash_and_identical_tags(store):
