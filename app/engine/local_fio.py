@@ -38,6 +38,9 @@ from app.engine.fio_messages import translate
 from app.engine.transport import Event, Finished, Message, Snapshot, TransportError
 
 STOPPED_RC = 128  # fio's exit code after SIGINT/SIGTERM (backend.c exit_value = 128)
+# fio ends within ~50 ms of a stop signal. If it still runs this long after Stop (e.g. a Windows GUI
+# without a console cannot deliver CTRL_BREAK_EVENT), it is ended, so Stop always stops.
+STOP_GRACE_S = 15.0
 MAX_MESSAGES_PER_KIND = 20  # e.g. one "I/O error" line per failed I/O with continue_on_error
 FIRST_REPORT_GRACE = 30.0  # seconds the watchdog allows before fio's first report, at least
 _CREATE_NEW_PROCESS_GROUP = 0x00000200
@@ -99,11 +102,17 @@ def finish_event(
     watchdog_after: float | None = None,
     first_error: str | None = None,
     got_documents: bool = True,
+    stop_overdue_after: float | None = None,
 ) -> Finished:
     """The one Finished for a run, with the reason in plain words when it is not ok."""
 
     def fail(reason: str) -> Finished:
         return Finished(manager, ok=False, reason=reason, returncode=returncode)
+
+    if stop_overdue_after is not None:
+        return Finished(manager, ok=False, returncode=returncode, stopped=True,
+                        reason=f"fio did not end within {stop_overdue_after:g} s of Stop and was killed; "
+                               "the numbers of its last report are kept")
 
     if watchdog_after is not None:
         if not got_documents:
@@ -151,6 +160,7 @@ class LocalFio:
         workdir: str | os.PathLike[str] | None = None,
         watchdog: float | None = None,
         first_report_grace: float = FIRST_REPORT_GRACE,
+        stop_grace: float = STOP_GRACE_S,
     ) -> None:
         """``fio_path`` is the user's setting (None: search); ``workdir`` is fio's working
         directory and where the job file is written (None: a private temp dir, removed after);
@@ -162,6 +172,9 @@ class LocalFio:
         self._workdir = Path(workdir) if workdir is not None else None
         self._watchdog_override = watchdog
         self._first_report_grace = first_report_grace
+        self._stop_grace = stop_grace
+        self._stop_deadline: float | None = None
+        self._stop_overdue: float | None = None
         self._os = platform.system()
         self._proc: subprocess.Popen[bytes] | None = None
         self._q: queue.Queue[tuple[Any, ...]] = queue.Queue()
@@ -265,7 +278,8 @@ class LocalFio:
                 yield item[1]
             else:  # "exit"
                 rc = item[1]
-                ended_itself = rc >= 0 and not self._aborted and self._watchdog_after is None
+                ended_itself = (rc >= 0 and not self._aborted and self._watchdog_after is None
+                                and self._stop_overdue is None)
                 final_doc = pending or last
                 if final_doc is not None and ended_itself:
                     yield self._snapshot(final_doc, final=True)
@@ -279,6 +293,7 @@ class LocalFio:
                     watchdog_after=self._watchdog_after,
                     first_error=self._first_error,
                     got_documents=final_doc is not None,
+                    stop_overdue_after=self._stop_overdue,
                 )
                 return
 
@@ -287,6 +302,8 @@ class LocalFio:
         if proc is None or self._exited.is_set():
             return
         self._stop_requested = True
+        if self._stop_deadline is None:
+            self._stop_deadline = time.monotonic() + self._stop_grace
         with contextlib.suppress(OSError):
             proc.send_signal(stop_signal(self._os))
 
@@ -391,6 +408,10 @@ class LocalFio:
             if now >= next_scan:
                 self._remember_children()
                 next_scan = now + 0.5
+            if self._stop_deadline is not None and now > self._stop_deadline:
+                self._stop_overdue = self._stop_grace
+                self._kill_tree()
+                return
             last = self._last_doc
             allowed = limit if last is not None else max(limit, self._first_report_grace)
             if now - (last if last is not None else self._started) > allowed:

@@ -315,3 +315,20 @@ def test_fio_and_its_jobs_end_when_fiometer_dies():
         for pid in [fio_pid, *jobs]:
             if pid and not gone(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_a_fio_that_ignores_stop_is_ended_after_the_grace(monkeypatch):
+    """If the stop signal cannot reach fio (a console-less Windows GUI and CTRL_BREAK_EVENT), Stop still
+    stops: after the grace fio is killed and the numbers of its last report are kept."""
+    import app.engine.local_fio as local_fio
+
+    monkeypatch.setattr(local_fio, "stop_signal", lambda os_name: int(signal.SIGWINCH))  # fio ignores it
+    lf = LocalFio("m", stop_grace=2.0)
+    lf.start(null_job("j", 30), status_interval=0.5)
+    t0 = time.monotonic()
+    events = drain(lf, lambda _s, n: lf.stop() if n == 2 else None)
+    assert time.monotonic() - t0 < 15
+    fin = events[-1]
+    assert not fin.ok and fin.stopped
+    assert fin.reason == "fio did not end within 2 s of Stop and was killed; the numbers of its last report are kept"
+    assert len(snaps(events)) >= 3  # it kept reporting after the ignored stop
