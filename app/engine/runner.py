@@ -209,7 +209,7 @@ class Runner:
                 continue
             with self._lock:
                 self._current[name] = transport
-                if self._stop_all.is_set():
+                if self._stop_all.is_set() or self._stopping_step:  # Stop pressed while managers started
                     transport.stop()
             th = threading.Thread(target=self._pump, args=(name, transport, events), daemon=True,
                                   name=f"fiometer-{name}")
