@@ -11,14 +11,19 @@ class CliError(Exception):
     """A user-facing failure: printed without a traceback, exit code 2."""
 
 
-def _parse_map(items: list[str] | None) -> dict[str, str]:
+def parse_pairs(items: list[str] | None, option: str, shape: str, example: str) -> dict[str, str]:
+    """Repeated ``--option NAME=VALUE`` arguments; a malformed one is named, with the shape and an example."""
     out: dict[str, str] = {}
     for item in items or []:
-        name, sep, path = item.partition("=")
-        if not sep or not name or not path:
-            raise CliError(f"--map {item!r}: expected NAME=PATH, e.g. --map 'C:=/tmp/iobw.tst'")
-        out[name] = path
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            raise CliError(f"{option} {item!r}: expected {shape}, e.g. {option} '{example}'")
+        out[name] = value
     return out
+
+
+def _parse_map(items: list[str] | None) -> dict[str, str]:
+    return parse_pairs(items, "--map", "NAME=PATH", "C:=/tmp/iobw.tst")
 
 
 def _expand(plan):

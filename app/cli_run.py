@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from app import __version__
-from app.cli_common import CliError, _get_run, _open, _parse_map, _store, parse_size
+from app.cli_common import CliError, _get_run, _open, _parse_map, _store, parse_pairs, parse_size
 
 
 def _make_runner(args: argparse.Namespace, opened):
@@ -15,14 +15,14 @@ def _make_runner(args: argparse.Namespace, opened):
         ManagerError,
         build_endpoints,
         is_loopback,
-        parse_manager_args,
         split_host,
     )
     from app.engine.runner import Runner, RunOptions, RunRefused
 
     plan = opened.plan
     try:
-        endpoints = build_endpoints(plan, parse_manager_args(args.manager), args.fio)
+        hosts = parse_pairs(args.manager, "--manager", "NAME=HOST[:PORT]", "DB01=10.0.0.5:8765")
+        endpoints = build_endpoints(plan, hosts, args.fio)
     except ManagerError as e:
         raise CliError(str(e)) from e
     for ep in endpoints.values():

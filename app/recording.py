@@ -61,14 +61,14 @@ class StoreRecorder(RunListener):
         spec = self.plan.spec(step.workers[0].spec) if step.workers else None
         qds = step.queue_depths
         text = "; ".join(ln.as_csv() for ln in spec.lines) if spec else ""
-        run_s = run_time_of(jobfiles)
+        first = next(iter(jobfiles.values()))
         step_id = self.recorder.begin_step(
             self.run_id, step.index, spec_name=step.spec_label, spec_text=text,
             queue_depth=qds[0] if len(qds) == 1 else None,
             active_workers=[[self.plan.managers[a.manager].name, worker_key(a.worker)] for a in step.workers],
             active_targets=[[self.plan.managers[a.manager].name, target_key(a.worker, t)]
                             for a in step.workers for t in a.targets],
-            ramp_s=ramp_of(jobfiles), run_s=run_s)
+            ramp_s=first.ramp_up, run_s=first.run_time)
         self._step_ids[step.index] = step_id
         for name, jf in jobfiles.items():
             self.recorder.set_step_output(step_id, name, job_text=jf.text)
@@ -99,32 +99,30 @@ class StoreRecorder(RunListener):
             self.recorder.end_run(self.run_id, status)
 
 
-def _global_value(jobfiles: dict[str, JobFile], key: str) -> float:
-    for jf in jobfiles.values():
-        for line in jf.text.splitlines():
-            if line.startswith(key + "="):
-                return float(line.split("=", 1)[1])
-    return 0.0
-
-
-def run_time_of(jobfiles: dict[str, JobFile]) -> float:
-    return _global_value(jobfiles, "runtime")
-
-
-def ramp_of(jobfiles: dict[str, JobFile]) -> float:
-    return _global_value(jobfiles, "ramp_time")
-
-
 class Fanout(RunListener):
-    """Send every callback to several listeners (e.g. the progress display and the store)."""
+    """Send every callback to several listeners (e.g. the progress display and the store), in order."""
 
     def __init__(self, *listeners: RunListener):
         self.listeners = listeners
 
-    def __getattribute__(self, name: str):
-        if name in ("run_started", "step_started", "samples", "message", "step_finished", "run_finished"):
-            def call(*args, **kwargs) -> None:
-                for lst in object.__getattribute__(self, "listeners"):
-                    getattr(lst, name)(*args, **kwargs)
-            return call
-        return object.__getattribute__(self, name)
+    def _each(self, callback: str, *args) -> None:
+        for listener in self.listeners:
+            getattr(listener, callback)(*args)
+
+    def run_started(self, *args) -> None:
+        self._each("run_started", *args)
+
+    def step_started(self, *args) -> None:
+        self._each("step_started", *args)
+
+    def samples(self, *args) -> None:
+        self._each("samples", *args)
+
+    def message(self, *args) -> None:
+        self._each("message", *args)
+
+    def step_finished(self, *args) -> None:
+        self._each("step_finished", *args)
+
+    def run_finished(self, *args) -> None:
+        self._each("run_finished", *args)

@@ -53,6 +53,7 @@ class JobInfo:
     is_device: bool
     spec: str
     queue_depth: int
+    size: int | None = None  # bytes of the target fio uses (None: the whole device)
 
 
 @dataclass
@@ -60,6 +61,8 @@ class JobFile:
     manager: str
     text: str
     jobs: list[JobInfo] = field(default_factory=list)
+    run_time: int = 0  # seconds per step as written (runtime=)
+    ramp_up: int = 0
 
 
 def _line(key: str, value: str | None = None) -> str:
@@ -96,7 +99,7 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
     out += [_line("norandommap", "1"), _line("continue_on_error", "io"), _line("lat_percentiles", "1"),
             _line("clat_percentiles", "0")]
 
-    jf = JobFile(manager.name, "")
+    jf = JobFile(manager.name, "", run_time=run or UNTIL_STOPPED, ramp_up=ramp)
     for active in step.for_manager(manager_index):
         worker = manager.workers[active.worker]
         spec = plan.spec(active.spec)
@@ -106,18 +109,18 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
             target = worker.targets[tpos]
             where = T.resolve(target, os_name, mapping)
             name = job_name(manager_index, active.worker, tpos)
+            size: int | None = worker.max_size * where.sector_size
+            if file_size and not where.is_device:
+                size = file_size
+            elif not size:
+                size = None if where.is_device else default_file_size
             jf.jobs.append(JobInfo(name, manager.name, worker_key(active.worker), worker.name,
-                                   target_key(active.worker, tpos),
-                                   target.name, where.path, where.is_device, spec.name, active.queue_depth))
+                                   target_key(active.worker, tpos), target.name, where.path, where.is_device,
+                                   spec.name, active.queue_depth, size))
             out += ["", _comment(f"worker {worker.name!r} -> target {target.name!r}"), f"[{name}]",
                     _line("filename", T.fio_filename(where.path))]
-            size = worker.max_size * where.sector_size
-            if file_size and not where.is_device:
-                out.append(_line("size", str(file_size)))
-            elif size:
+            if size is not None:
                 out.append(_line("size", str(size)))
-            elif not where.is_device:
-                out.append(_line("size", str(default_file_size)))
             if worker.start_sector:
                 out.append(_line("offset", str(worker.start_sector * where.sector_size)))
             out.append(_line("iodepth", str(active.queue_depth)))

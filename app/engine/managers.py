@@ -18,17 +18,6 @@ class ManagerError(Exception):
     """A manager cannot be used; str() says which and what to do."""
 
 
-def parse_manager_args(items: list[str] | None) -> dict[str, str]:
-    """``NAME=HOST[:PORT]`` (or ``NAME=local``) pairs from the command line."""
-    out: dict[str, str] = {}
-    for item in items or []:
-        name, sep, host = item.partition("=")
-        if not sep or not name or not host:
-            raise ManagerError(f"--manager {item!r}: expected NAME=HOST[:PORT], e.g. --manager 'DB01=10.0.0.5:8765'")
-        out[name] = host
-    return out
-
-
 def local_endpoint(name: str, fio_path: str | None = None) -> ManagerEndpoint:
     """This machine's fio: ``fio_path``, else the custom path saved in the settings, else the search."""
     try:

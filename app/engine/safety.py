@@ -75,14 +75,6 @@ def _writes(plan: Plan, spec_name: str) -> bool:
     return spec is None or any(line.reads < 100 for line in spec.lines)
 
 
-def _job_size(text: str, job: str) -> int | None:
-    section = text.split(f"[{job}]", 1)[-1].split("\n[", 1)[0]
-    for line in section.splitlines():
-        if line.startswith("size="):
-            return int(line.split("=", 1)[1]) if line.split("=", 1)[1].isdigit() else None
-    return None
-
-
 def write_risks(plan: Plan, jobfiles: dict[str, JobFile], local: set[str], registry: CreatedFiles,
                 engine: str | None = None) -> list[WriteRisk]:
     """Targets of one step that would be written or rewritten, and why."""
@@ -100,7 +92,7 @@ def write_risks(plan: Plan, jobfiles: dict[str, JobFile], local: set[str], regis
                 continue
             if manager not in local or not os.path.isfile(job.path) or job.path in registry:
                 continue
-            size = _job_size(jf.text, job.name)
+            size = job.size
             if writes:
                 out.append(WriteRisk(manager, job.target_name, job.path,
                                      "the file exists and Fiometer did not create it; writes overwrite it"))

@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from app.engine.fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_val_to_idx
 from app.engine.transport import Finished, Message, Snapshot, Transport
 from app.model.metrics import Metrics
 
@@ -81,34 +82,11 @@ class Sample:
 
 
 # --- fio's latency histogram ---------------------------------------------------------------------
-# stat.h since fio 3.0: 29 groups of 64 buckets. json+ names bucket i by plat_idx_to_val(i), the
-# middle of its range in ns, and lists only non-empty ones. Histograms are differenced and summed
-# as numpy arrays over all 1856 buckets; dicts (Metrics' form) are made once per level.
-_PLAT_BITS = 6
-_PLAT_VAL = 1 << _PLAT_BITS
-_PLAT_NR = 29 * _PLAT_VAL
-
-
-def _plat_idx_to_val(idx: int) -> int:
-    if idx < (_PLAT_VAL << 1):
-        return idx
-    error_bits = (idx >> _PLAT_BITS) - 1
-    base = 1 << (error_bits + _PLAT_BITS)
-    return int(base + ((idx % _PLAT_VAL) + 0.5) * (1 << error_bits))
-
-
-def _plat_val_to_idx(val: int) -> int:
-    msb = val.bit_length() - 1 if val > 0 else 0
-    if msb <= _PLAT_BITS:
-        return max(val, 0)
-    error_bits = msb - _PLAT_BITS
-    idx = ((error_bits + 1) << _PLAT_BITS) + ((_PLAT_VAL - 1) & (val >> error_bits))
-    return min(idx, _PLAT_NR - 1)
-
-
-BUCKET_NS = np.array([_plat_idx_to_val(i) for i in range(_PLAT_NR)], dtype=np.int64)
-_KEY_INDEX = {str(v): i for i, v in enumerate(BUCKET_NS.tolist())}
-_NO_HIST = np.zeros(_PLAT_NR, dtype=np.int64)  # shared, never written to
+# json+ lists only non-empty buckets, keyed by their value (app.engine.fio_buckets). Histograms are
+# differenced and summed as numpy arrays over all buckets; Metrics get lazy mappings (BucketHist).
+BUCKET_NS = np.array(BIN_VALUE, dtype=np.int64)
+_KEY_INDEX = {k: i for i, k in enumerate(BIN_KEY)}
+_NO_HIST = np.zeros(PLAT_NR, dtype=np.int64)  # shared, never written to
 
 
 class BucketHist(Mapping[int, int]):
@@ -158,11 +136,11 @@ def _job_hists(
         return _NO_HIST, _NO_HIST, {}, {}
     n = len(bins)
     counts = np.fromiter(bins.values(), dtype=np.int64, count=n)
-    cur = np.zeros(_PLAT_NR, dtype=np.int64)
+    cur = np.zeros(PLAT_NR, dtype=np.int64)
     try:
         idx = np.fromiter(map(_KEY_INDEX.__getitem__, bins), dtype=np.intp, count=n)
     except KeyError:  # a bucket name this table does not know: place it as fio would place the value
-        np.add.at(cur, [_plat_val_to_idx(int(k)) for k in bins], counts)
+        np.add.at(cur, [plat_val_to_idx(int(k)) for k in bins], counts)
         delta = np.maximum(cur - base, 0)
         return cur, delta, _hist_dict(cur), _hist_dict(delta)
     cur[idx] = counts

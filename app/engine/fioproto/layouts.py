@@ -14,13 +14,12 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
+from ..fio_buckets import PLAT_NR  # noqa: F401 (re-exported for the struct tables)
+
 # Constants of fio's stat.h / io_ddir.h that are the same in every supported version.
 DDIR_RWDIR_CNT = 3  # read, write, trim
 DDIR_RWDIR_SYNC_CNT = 4
 FIO_LAT_CNT = 3  # slat, clat, lat (index order in io_u_plat)
-PLAT_BITS = 6
-PLAT_VAL = 1 << PLAT_BITS
-PLAT_NR = 29 * PLAT_VAL  # 1856 histogram bins
 LIST_MAX_LEN = 20  # percentile_list entries
 IO_U_MAP_NR = 7
 LAT_N_NR = 10

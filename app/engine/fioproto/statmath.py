@@ -15,7 +15,7 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
 
-from .layouts import PLAT_BITS, PLAT_NR, PLAT_VAL
+from ..fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_idx_to_val  # noqa: F401 (decoder API)
 
 # A sparse histogram row: (bin indexes, counts) of the non-zero bins, ascending by index.
 Histogram = tuple[tuple[int, ...], tuple[int, ...]]
@@ -40,25 +40,6 @@ def calc_lat(st: IoStat) -> tuple[int, int, float, float] | None:
         return None
     dev = math.sqrt(st.S / (n - 1.0)) if n > 1.0 else 0.0
     return st.min_val, st.max_val, st.mean, dev
-
-
-def _plat_idx_to_val(idx: int) -> int:
-    if idx < (PLAT_VAL << 1):
-        return idx
-    error_bits = (idx >> PLAT_BITS) - 1
-    base = 1 << (error_bits + PLAT_BITS)
-    k = idx % PLAT_VAL
-    # (k + 0.5) * 2^error_bits with error_bits >= 1 is an integer: (2k + 1) * 2^(error_bits - 1)
-    return base + ((2 * k + 1) << (error_bits - 1))
-
-
-BIN_VALUE: tuple[int, ...] = tuple(_plat_idx_to_val(i) for i in range(PLAT_NR))
-BIN_KEY: tuple[str, ...] = tuple(str(v) for v in BIN_VALUE)  # json+ "bins" keys
-
-
-def plat_idx_to_val(idx: int) -> int:
-    """The latency (ns) a histogram bin stands for: the middle of its range, truncated."""
-    return BIN_VALUE[idx]
 
 
 _LD_BITS = 64  # x87 extended precision significand
