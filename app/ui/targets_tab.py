@@ -172,6 +172,7 @@ class TargetsTab(QWidget):
         form.addRow("# of Outstanding I/Os:", self.qd)
         self.max_size = QLineEdit()
         self.max_size.setMaximumWidth(160)
+        self.max_size.setMinimumWidth(110)
         self.max_size.setValidator(_DIGITS)
         self.max_size.setToolTip(TIPS["max_size"])
         self.max_size_note = QLabel()
@@ -289,9 +290,11 @@ class TargetsTab(QWidget):
 
     def _update_size_note(self, w: Worker) -> None:
         if w.max_size:
-            self.max_size_note.setText(f"= {format_bytes(w.max_size * 512)} at 512-byte sectors (disks, drive "
-                                       f"letters), {format_bytes(w.max_size * FILE_SECTOR)} at {FILE_SECTOR} "
-                                       "(Linux mount points); each target's size is in the table")
+            self.max_size_note.setText(f"= {format_bytes(w.max_size * 512)} (512-byte sectors), "
+                                       f"{format_bytes(w.max_size * FILE_SECTOR)} on Linux mount points")
+            self.max_size_note.setToolTip("A sector is 512 bytes on disks and Windows drive letters and the file "
+                                          f"system block ({FILE_SECTOR} bytes) on Linux mount points, as in "
+                                          "Iometer; each target's own size is in the table below.")
         else:
             self.max_size_note.setText(f"whole disk; test files get {format_bytes(DEFAULT_FILE_SIZE)}")
 
