@@ -55,3 +55,15 @@ def format_duration(seconds: float | None) -> str:
     h, rest = divmod(s, 3600)
     m, sec = divmod(rest, 60)
     return f"{h}:{m:02d}:{sec:02d}"
+
+
+def format_elapsed(seconds: float) -> str:
+    """'0.42 s', '38.2 s', '3 min 36 s', '1 h 02 min': how long a transfer took, as people say it."""
+    if seconds < 10:
+        return f"{seconds:.2f} s"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    s = int(round(seconds))
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
