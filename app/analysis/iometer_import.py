@@ -11,6 +11,7 @@ are only bin edges, so reports leave p99 out for imported runs (``is_iometer_run
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ from app.engine.jobfile import target_key, worker_key
 from app.model import planfile
 from app.model.metrics import MB, MIB, Metrics
 from app.model.plan import AccessSpec, Manager, Plan, Target, TestSetup, Worker
+from app.model.spec_words import spec_text
 from app.store.database import Store
 from app.store.recorder import Recorder
 from app.store.records import ManagerInfo, Run, TargetInfo, WorkerInfo
@@ -46,6 +48,14 @@ TEST_TYPES = {v: k for k, v in TEST_TYPE_INDEX.items()}
 def is_iometer_run(run: Run) -> bool:
     """A run imported from an Iometer results.csv (its latency histogram is Iometer's coarse bins)."""
     return run.host.get("tool") == TOOL
+
+
+def imported_file(run: Run) -> str | None:
+    """Which results file an imported run came from (its content's SHA-256, or its name for runs imported
+    before that was kept); None for a run Fiometer measured."""
+    if not is_iometer_run(run):
+        return None
+    return run.host.get("imported_sha256") or run.host.get("imported_from") or ""
 
 
 @dataclass
@@ -237,8 +247,16 @@ def _plan(series: ResultsSeries, level: _Level, specs: list[AccessSpec], seconds
     return plan
 
 
-def import_series(store: Store, series: ResultsSeries, source: str, tags: Iterable[str] = (IMPORT_TAG,)) -> ImportedRun:
-    """Store one series as a run; its tests become steps."""
+def _test_specs(test: ResultsTest) -> list[AccessSpec]:
+    """The specifications a test ran, from its own 'Access specifications block: those its workers name
+    (all of the block where no worker row names one)."""
+    used = {r.text("access specification name").casefold() for r in test.rows if r.kind == "WORKER"} - {""}
+    return [s for s in test.specs if s.name.casefold() in used] or list(test.specs)
+
+
+def import_series(store: Store, series: ResultsSeries, source: str, tags: Iterable[str] = (IMPORT_TAG,),
+                  sha256: str = "") -> ImportedRun:
+    """Store one series as a run; its tests become steps. ``sha256``: of the file it came from."""
     level = _Level()
     tests = [t for t in series.tests if t.rows]
     results = [_test_rows(t, level) for t in tests]
@@ -252,6 +270,8 @@ def import_series(store: Store, series: ResultsSeries, source: str, tags: Iterab
     started = (series.started or (tests[0].ended if tests else None))
     rec = Recorder(store)
     host = {"tool": TOOL, "tool_version": series.version, "imported_from": source, "hostname": ""}
+    if sha256:
+        host["imported_sha256"] = sha256
     run_id = rec.begin_run(planfile.to_dict(plan), plan_name=plan.name, name=plan.name,
                            description=series.description, tags=tags, host=host,
                            started=started.astimezone() if started else None)
@@ -271,10 +291,8 @@ def import_series(store: Store, series: ResultsSeries, source: str, tags: Iterab
         all_row = next(r for r in test.rows if r.kind == "ALL")
         qd = int(_num(all_row, "queue depth", -1))
         spec_name = all_row.text("access specification name") or " + ".join(s.name for s in test.specs)
-        spec = specs.get(spec_name.casefold())
         step_id = rec.begin_step(
-            run_id, index, spec_name=spec_name,
-            spec_text="; ".join(ln.as_csv() for ln in spec.lines) if spec else "",
+            run_id, index, spec_name=spec_name, spec_text=spec_text(_test_specs(test)),
             queue_depth=qd if qd > 0 else None,
             active_workers=sorted({(r.manager, r.key) for r in rows if r.level == "worker"}),
             active_targets=sorted({(r.manager, r.key) for r in rows if r.level == "target"}),
@@ -305,4 +323,5 @@ def import_results_file(store: Store, path: str | Path, tags: Iterable[str] = (I
         except ResultsFileError as e:
             raise ResultsFileError(f"{path}:{str(e).removeprefix('line ')}") from None
         checked.append(s)
-    return [import_series(store, s, name, tags) for s in checked]
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return [import_series(store, s, name, tags, digest) for s in checked]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from app.model.spec_words import format_bytes  # noqa: F401 (shown with the other units)
+
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
 _FACTOR = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 
@@ -22,19 +24,6 @@ def parse_size(text: str) -> int | None:
 def parse_int(text: str) -> int | None:
     text = text.strip()
     return int(text) if re.fullmatch(r"\d+", text) else None
-
-
-def format_bytes(n: int, exact: bool = False) -> str:
-    """Exact binary units when whole and short (4 KiB, 1 MiB, 2048 B shows 2 KiB); large odd sizes
-    approximately (8,000,000 sectors of 512 B shows 3.8 GiB) unless ``exact`` (text to edit)."""
-    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if n >= factor and n % factor == 0 and (exact or n // factor < 10000):
-            return f"{n // factor} {unit}"
-    if n >= 10 * 1024 * 1024 and not exact:
-        for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2)):
-            if n >= factor:
-                return f"{n / factor:.1f} {unit}"
-    return f"{n} B"
 
 
 def format_duration(seconds: float | None) -> str:
