@@ -184,3 +184,30 @@ def test_compare_with_a_run_deleted_meanwhile(window: MainWindow, qtbot, dialogs
     assert dialogs.problems[-1][0] == "Cannot compare the runs"
     assert f"There is no run {gone}" in dialogs.problems[-1][1]
     assert ui.workspace.views() == []
+
+
+def test_repeats_tagged_alike_are_one_side(window: MainWindow, qtbot) -> None:
+    """Three runs tagged "before" and two tagged "after" (one plan): Compare takes each group as a side, its
+    spread as the noise, as `fiometer compare 1,2,3 4,5` does; unticking the box compares run by run."""
+    with open_store(db_path()) as store:
+        ids = [record(store, RunSpec([StepSpec("S", iops, 10, 1.0, 5, 2)], tags=[tag]))
+               for iops, tag in ((980, "before"), (1000, "before"), (1020, "before"), (1300, "after"),
+                                 (1310, "after"))]
+    view = open_comparison(window, qtbot, ids)
+    assert view.grouped.isVisible() and view.grouped.isChecked()
+    assert [view.baseline.itemText(i) for i in range(view.baseline.count())] == [
+        "Runs 1, 2, 3 (repeats, tagged before)", "Runs 4, 5 (repeats, tagged after)"]
+    req = view.current_request()
+    assert (req.baseline, req.candidates) == (ids[:3], [ids[3:]])
+    rep = view.data.report
+    assert rep.baseline.label == "Mean of runs 1, 2, 3" and rep.comparisons[0].candidate.label == "Mean of runs 4, 5"
+    head = [view.sections[0].table.horizontalHeaderItem(c).text() for c in range(view.sections[0].table.columnCount())]
+    assert "Noise \u00b1" in head
+    iops = metric_rows(view)["IOPS (higher is better)"]["S"]
+    assert [c[0] for c in iops][1:3] == ["1,000", "1,305"] and iops[-1][0] == "better"
+    if os.environ.get("FIOMETER_SHOTS"):
+        qtbot.wait(300)
+        window.grab().save(os.path.join(os.environ["FIOMETER_SHOTS"], "compare-groups.png"))
+
+    reload(view, qtbot, lambda: view.grouped.setChecked(False))
+    assert view.baseline.count() == 5 and view.current_request().candidates == [[i] for i in ids[1:]]
