@@ -48,8 +48,8 @@ from app.ui.topology import Selection, TopologyTree
 from app.ui.units import format_duration
 from app.ui.widgets import Banner
 
-PLAN_SUFFIXES = (".icf", ".json")
-OPEN_FILTER = "Plans (*.icf *.json);;Iometer configuration (*.icf);;Fiometer plan (*.json);;All files (*)"
+PLAN_SUFFIXES = (".icf", ".conf", ".json")
+OPEN_FILTER = "Plans (*.icf *.conf *.json);;Iometer configuration (*.icf *.conf);;Fiometer plan (*.json);;All files (*)"
 SAVE_FILTER = "Fiometer plan (*.fiometer.json *.json)"
 TAB_NAMES = ("Disk Targets", "Access Specifications", "Test Setup", "Results Display")
 STOP_GRACE_MS = 15000  # closing during a run: after Stop, abort if fio has not ended by then
