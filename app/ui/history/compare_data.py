@@ -9,7 +9,7 @@ from app.analysis.compare import DEFAULT_THRESHOLD_PCT
 from app.analysis.run_groups import repeat_tags
 from app.report.document import Report, ReportMeta, build_report
 from app.store import Run, RunSummary, Store, step_samples
-from app.ui.stored_series import OverlayPart, ReplaySample
+from app.ui.history.stored_series import OverlayPart, ReplaySample
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 
 from app.model.plan import IDLE, AccessSpec, SpecLine, Worker
 from app.model.spec_words import line_summary, spec_summary
-from app.ui.document import ASSIGNMENT, SPECS, PlanDocument
-from app.ui.library import (
+from app.ui.plan.document import ASSIGNMENT, SPECS, PlanDocument
+from app.ui.plan.library import (
     BUILTIN,
     ORIGIN_TITLES,
     PLAN,
@@ -35,8 +35,8 @@ from app.ui.library import (
     rename_in_plan,
     unique_name,
 )
-from app.ui.spec_editor import SpecEditor
-from app.ui.topology import Selection
+from app.ui.plan.spec_editor import SpecEditor
+from app.ui.plan.topology import Selection
 from app.ui.widgets import ContentOrEmpty, button
 
 ROLE = Qt.ItemDataRole.UserRole
