@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from app.engine import targets as T
 from app.engine.sequence import Step
 from app.engine.specmap import spec_options
-from app.model.plan import Plan
+from app.model.plan import DEFAULT_TEST_FILE_SIZE, Plan
 
-DEFAULT_FILE_SIZE = 1 << 30  # test file size when Maximum size is 0 (Iometer would fill the volume)
+DEFAULT_FILE_SIZE = DEFAULT_TEST_FILE_SIZE
 UNTIL_STOPPED = 365 * 24 * 3600  # Iometer run time 0:0:0 = until Stop
 
 ENGINE_BY_OS = {T.LINUX: "libaio", T.WINDOWS: "windowsaio", T.MACOS: "posixaio"}

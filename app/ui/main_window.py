@@ -30,7 +30,7 @@ from app.model.examples import EXAMPLES, example
 from app.model.fidelity import all_notes
 from app.model.opening import PlanOpenError
 from app.model.plan import LOCAL, Manager, Worker
-from app.model.to_icf import plan_to_icf
+from app.model.to_icf import plan_to_icf, unwritable
 from app.model.validation import validate
 from app.ui import theme
 from app.ui.plan.document import ASSIGNMENT, TOPOLOGY, PlanDocument
@@ -448,6 +448,11 @@ class MainWindow(QMainWindow):
         """Write the plan as an Iometer 1.1.0 .icf; what the file cannot keep goes to Messages."""
         import icf_import
 
+        problems = unwritable(self.doc.plan)
+        if problems:  # never a '?' or a name Iometer reads back cut short
+            self.show_problem("Cannot export as .icf", "The .icf would not say what the plan says:\n\n"
+                              + "\n".join(problems))
+            return False
         doc, notes = plan_to_icf(self.doc.plan)
         try:
             icf_import.save(doc, path)
