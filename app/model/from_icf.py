@@ -7,7 +7,7 @@ from pathlib import Path
 import icf_import
 from app.model import plan as P
 from app.model.builtin_specs import find_builtin
-from app.model.spec_words import format_bytes
+from app.model.units import format_bytes
 
 WORKER_KINDS = {"DISK": "disk", "NETWORK,TCP": "network_tcp", "NETWORK,VI": "network_vi"}
 

@@ -10,22 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from app.model.plan import AccessSpec, SpecLine
+from app.model.units import format_bytes
 
 SPEC_SEP = " | "
 LINE_SEP = "; "
-
-
-def format_bytes(n: int, exact: bool = False) -> str:
-    """Exact binary units when whole and short (4 KiB, 1 MiB, 2048 B shows 2 KiB); large odd sizes
-    approximately (8,000,000 sectors of 512 B shows 3.8 GiB) unless ``exact`` (text to edit)."""
-    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if n >= factor and n % factor == 0 and (exact or n // factor < 10000):
-            return f"{n // factor} {unit}"
-    if n >= 10 * 1024 * 1024 and not exact:
-        for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2)):
-            if n >= factor:
-                return f"{n / factor:.1f} {unit}"
-    return f"{n} B"
 
 
 def line_summary(ln: SpecLine) -> str:
