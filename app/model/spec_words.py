@@ -67,8 +67,9 @@ def canonical_definition(text: str) -> str:
 
 
 def definition_summary(text: str) -> str:
-    """A stored ``spec_text`` in words, e.g. "512 B, 100% read, 100% random, align sector"."""
+    """A stored ``spec_text`` in words, e.g. "512 B, 100% read, 100% random" (the usual sector alignment
+    left unsaid)."""
     specs = parse_spec_text(text)
     if specs is None:
         return text.strip() or "definition unknown"
-    return " + ".join(spec_summary(AccessSpec("", lines)) for lines in specs)
+    return " + ".join(spec_summary(AccessSpec("", lines)).replace(", align sector", "") for lines in specs)

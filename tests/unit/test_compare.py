@@ -181,8 +181,8 @@ def test_same_name_different_definition_never_pairs(store):
         c = compare(base, cand, match=match)
         assert c.rows == [] and len(c.only_baseline) == len(c.only_candidate) == 1
         assert c.why_not_compared(c.only_baseline[0]) == (
-            "same name, different definition: 4 KiB, 100% read, 100% random, align sector here, "
-            "64 KiB, 100% read, 0% random, align sector in the candidate")
+            "same name, different definition: 4 KiB, 100% read, 100% random here, "
+            "64 KiB, 100% read, 0% random in the candidate")
         assert c.why_not_compared(c.only_candidate[0]).startswith("same name, different definition: 64 KiB")
 
 
@@ -211,8 +211,8 @@ def test_match_spec_pairs_the_definition_across_loads_not_the_name(store):
     exact = compare(base, cand)
     assert exact.rows == [] and exact.load_differs  # each definition is on both sides, at another QD
     assert exact.why_not_compared(exact.only_baseline[0]) == (
-        "same name, different definition: 8 KiB, 70% read, 100% random, align sector here, "
-        "512 B, 0% read, 0% random, align sector in the candidate")
+        "same name, different definition: 8 KiB, 70% read, 100% random here, "
+        "512 B, 0% read, 0% random in the candidate")
     loose = compare(base, cand, match="spec")
     assert [(r.baseline.key.spec, r.candidate.key.spec) for r in loose.rows] == [("S", "T"), ("T", "S")]
     assert loose.rows[0].differs == ["named 'T' in the candidate", "QD 64 -> 16"]
@@ -242,7 +242,7 @@ def test_quarch_results_pair_512_b_with_512_b_only(store):
     assert c.rows == []
     why = c.why_not_compared(c.only_baseline[0])
     assert why.startswith("same name, different definition: 512 B, 100% read, 100% random")
-    assert "4 KiB, 100% read, 100% random, align sector in the candidate" in why
+    assert "4 KiB, 100% read, 100% random in the candidate" in why
     table = unmatched_table(c, 1)
     assert table is not None and table.rows[0].cells[-1].text == why
     same = compare(load_side(store, [runs[0].run_id]), load_side(store, [runs[7].run_id]))  # both 512 B random
