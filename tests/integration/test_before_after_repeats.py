@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from app.model import planfile
-from app.model.plan import LOCAL, SpecLine, Target
+from app.model.plan import LOCAL, AccessSpec, SpecLine, Target
 from tests.helpers import grid
 
 pytestmark = pytest.mark.fio
@@ -66,3 +66,25 @@ def test_report_carries_the_noise_column(five_runs):
     assert out.returncode == 0, out.stderr
     rows = list(csv.reader((tmp / "r.csv").read_text(encoding="utf-8-sig").splitlines()))
     assert any("Noise \u00b1" in r for r in rows)
+
+
+def test_a_step_whose_workers_run_different_specs_stores_every_definition(tmp_path):
+    from app.analysis.compare import step_key
+    from app.store.database import open_store
+    from app.store.queries import get_run
+
+    plan = grid(1, 2, 1, specs=("A",), qd=2)
+    plan.specs.append(AccessSpec("B", [SpecLine(65536, 100, 0, 0, 0, 1, 0, 0)]))
+    plan.managers[0].host = LOCAL
+    plan.managers[0].workers[1].specs = ["B"]
+    for i, w in enumerate(plan.managers[0].workers):
+        w.targets = [Target(str(tmp_path / f"t{i}.tst"))]
+    path = tmp_path / "plan.json"
+    planfile.save(plan, path)
+    out = cli("--db", tmp_path / "r.db", "run", path, "--run-time", "1", "--engine", "null")
+    assert out.returncode == 0, out.stderr
+    with open_store(tmp_path / "r.db") as store:
+        (step,) = get_run(store, 1).steps
+    assert step.spec_name == "A + B"
+    assert step.spec_text == "4096,100,100,100,0,1,0,0 | 65536,100,0,0,0,1,0,0"
+    assert step_key(step).definition == "4096,100,100,100,0,1,0,0 | 65536,100,0,0,0,1,0,0"
