@@ -65,7 +65,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 rows.append([f"[{group}]"] + [""] * (len(t.columns) - 1))
             rows.append([c.text for c in r.cells])
         header = tuple(c.title for c in t.columns)
-        print(format_table(header, rows).replace("\u2212", "-"))
+        numeric = {i for i, c in enumerate(t.columns) if c.numeric}
+        print(format_table(header, rows, numeric).replace("\u2212", "-"))
         for n in t.notes:
             print(f"  {n}")
     for n in report.notes:
