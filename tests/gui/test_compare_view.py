@@ -199,6 +199,7 @@ def test_repeats_tagged_alike_are_one_side(window: MainWindow, qtbot) -> None:
         "Runs 1, 2, 3 (repeats, tagged before)", "Runs 4, 5 (repeats, tagged after)"]
     req = view.current_request()
     assert (req.baseline, req.candidates) == (ids[:3], [ids[3:]])
+    assert view.title() == "Compare 1,2,3 vs 4,5"
     rep = view.data.report
     assert rep.baseline.label == "Mean of runs 1, 2, 3" and rep.comparisons[0].candidate.label == "Mean of runs 4, 5"
     head = [view.sections[0].table.horizontalHeaderItem(c).text() for c in range(view.sections[0].table.columnCount())]

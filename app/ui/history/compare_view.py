@@ -165,8 +165,9 @@ class CompareView(QWidget):
         return set(self.run_order)
 
     def title(self) -> str:
-        others = [str(i) for g in self.request.candidates for i in g]
-        return f"Compare {', '.join(map(str, self.request.baseline))} vs {', '.join(others)}"
+        req = self.current_request()  # groups of repeats shown as such: "Compare 1,2,3 vs 4,5"
+        return f"Compare {','.join(map(str, req.baseline))} vs " + ", ".join(",".join(map(str, g))
+                                                                           for g in req.candidates)
 
     def sides(self) -> list[list[int]]:
         """The runs as sides: groups of repeats (when "Repeats as one side" is ticked) or one run each."""
