@@ -232,3 +232,20 @@ def test_same_name_different_definition_is_not_compared_and_says_why(window: Mai
     if os.environ.get("FIOMETER_SHOTS"):
         qtbot.wait(300)
         window.grab().save(os.path.join(os.environ["FIOMETER_SHOTS"], "compare-not-compared.png"))
+
+
+def test_an_imported_iometer_update_log_charts_over_time(window: MainWindow, qtbot) -> None:
+    from app.analysis.iometer_import import import_results_file
+
+    log = Path(__file__).resolve().parents[1] / "fixtures" / "iometer-results" / "inst-two-specs-1.1.0.csv"
+    with open_store(db_path()) as store:
+        (run,) = import_results_file(store, log)
+    ui = window.history
+    with qtbot.waitSignal(ui.list.loaded, timeout=10000):
+        ui.show_history()
+    view = ui.open_run(run.run_id)
+    qtbot.waitUntil(lambda: view.data is not None, timeout=10000)
+    assert view.data.has_samples and view.charts.isVisible()
+    if os.environ.get("FIOMETER_SHOTS"):
+        qtbot.wait(300)
+        window.grab().save(os.path.join(os.environ["FIOMETER_SHOTS"], "iometer-log-over-time.png"))
