@@ -304,6 +304,7 @@ class CompareView(QWidget):
                                         "of each interval, All Managers. A group of runs is drawn by its "
                                         "first run.")
         else:
-            self.over_time_note.setText("These runs have no samples over time to overlay (imported Iometer "
-                                        "results keep only final numbers).")
+            self.over_time_note.setText("These runs have no samples over time to overlay (an imported Iometer "
+                                        "results.csv keeps only final numbers; its per-update log, "
+                                        "instresults.csv, has them).")
         self.over_time.setVisible(bool(data.segments))
