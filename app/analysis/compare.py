@@ -241,8 +241,9 @@ class Comparison:
         same = [s for s in other.steps if s.key.what == k.what]
         if same:
             loads = ", ".join(dict.fromkeys(s.key.describe() for s in same))
-            return f"{other_name} runs this definition only at {loads}" if self.match == "exact" \
-                else f"{other_name} runs this definition fewer times"
+            if self.match == "exact" and all(s.key.identity != k.identity for s in same):
+                return f"{other_name} runs this definition only at {loads}"
+            return f"{other_name} runs this step fewer times"
         if not k.definition:
             return f"no step named {k.spec!r} in {other_name} (this step's definition was not stored)"
         return f"{other_name} has no step with this definition ({definition_summary(k.definition)})"

@@ -228,6 +228,12 @@ def test_only_the_load_differs_says_so(store):
     assert c.load_differs
 
 
+def test_a_step_run_more_often_on_one_side_says_so(store):
+    twice = [StepSpec("S", 1000, 10, 1, 5, 2, lines="4096,100,100,100,0,1,0,0")] * 2
+    c = compare(side(store, RunSpec(twice)), side(store, RunSpec(twice[:1])))
+    assert len(c.rows) == 1 and c.why_not_compared(c.only_baseline[0]) == "the candidate runs this step fewer times"
+
+
 def test_quarch_results_pair_512_b_with_512_b_only(store):
     from app.analysis.iometer_import import import_results_file
     from app.report.tables import unmatched_table
