@@ -302,8 +302,17 @@ def match_steps(base: list[StepValues], cand: list[StepValues], match: str = "ex
             pairs.append((s, pool[k].pop(0)))
         else:
             only_base.append(s)
-    used = {id(c) for _, c in pairs}
-    return pairs, only_base, [s for s in cand if id(s) not in used]
+    rest = [c for c in cand if id(c) not in {id(c) for _, c in pairs}]
+    for b in list(only_base):  # a step stored without its definition (an older import) pairs by name
+        c = next((c for c in rest if not (b.key.definition and c.key.definition)
+                  and c.key.spec.casefold() == b.key.spec.casefold()
+                  and (match == "spec" or c.key.identity[1:] == b.key.identity[1:])), None)
+        if c is not None:
+            pairs.append((b, c))
+            only_base.remove(b)
+            rest.remove(c)
+    order = {id(b): i for i, b in enumerate(base)}
+    return sorted(pairs, key=lambda p: order[id(p[0])]), only_base, rest
 
 
 def compare(baseline: Side, candidate: Side, *, threshold_pct: float = DEFAULT_THRESHOLD_PCT,

@@ -228,6 +228,15 @@ def test_only_the_load_differs_says_so(store):
     assert c.load_differs
 
 
+def test_a_step_stored_without_its_definition_pairs_by_name(store):
+    old = side(store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, lines=" "), StepSpec("T", 1, 1, 1, 1, 1, lines=" ")]))
+    assert [s.key.definition for s in old.steps] == ["", ""]
+    new = side(store, RunSpec([StepSpec("T", 2, 2, 1, 1, 1, lines="512,100,0,0,0,1,0,0"),
+                               StepSpec("S", 1100, 11, 1, 5, 2, lines="4096,100,100,100,0,1,0,0")]))
+    c = compare(old, new)
+    assert [(r.baseline.key.spec, r.candidate.key.spec) for r in c.rows] == [("S", "S"), ("T", "T")]
+
+
 def test_a_step_run_more_often_on_one_side_says_so(store):
     twice = [StepSpec("S", 1000, 10, 1, 5, 2, lines="4096,100,100,100,0,1,0,0")] * 2
     c = compare(side(store, RunSpec(twice)), side(store, RunSpec(twice[:1])))
