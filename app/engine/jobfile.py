@@ -14,11 +14,11 @@ from app.engine import network_jobs
 from app.engine import targets as T
 from app.engine.sequence import FILL, STEADY, Step
 from app.engine.specmap import spec_options
-from app.model.plan import PRECONDITION_FILL, AccessSpec, Plan, SpecLine
+from app.model.plan import DEFAULT_TEST_FILE_SIZE, PRECONDITION_FILL, AccessSpec, Plan, SpecLine
 
-DEFAULT_FILE_SIZE = 1 << 30  # test file size when Maximum size is 0 (Iometer would fill the volume)
-UNTIL_STOPPED = 365 * 24 * 3600
-LOOPBACK = "127.0.0.1"  # Iometer run time 0:0:0 = until Stop
+DEFAULT_FILE_SIZE = DEFAULT_TEST_FILE_SIZE
+UNTIL_STOPPED = 365 * 24 * 3600  # Iometer run time 0:0:0 = until Stop
+LOOPBACK = "127.0.0.1"
 
 ENGINE_BY_OS = {T.LINUX: "libaio", T.WINDOWS: "windowsaio", T.MACOS: "posixaio"}
 # Iometer data patterns 0 (repeating bytes), 1 (pseudo random, reused), 2 (full random per write)
