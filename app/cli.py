@@ -240,7 +240,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("export", help="export a stored run")
     sp.add_argument("run", type=int, help="run id (see `fiometer runs`)")
-    sp.add_argument("--iometer-csv", required=True, metavar="OUT.csv", help="Iometer 1.1.0 results.csv layout")
+    sp.add_argument("--iometer-csv", metavar="OUT.csv", help="Iometer 1.1.0 results.csv layout")
+    sp.add_argument("--samples", metavar="OUT.csv", help="every per-second sample of every level in long form "
+                                                         "(step, time, level, name, IOPS, MB/s, response times)")
     sp.set_defaults(func=cmd_export)
 
     sp = sub.add_parser("demo", help="headless: run the bundled example plan briefly and print the results")

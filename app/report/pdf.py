@@ -23,8 +23,9 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 
-from app.report.charts import Drawing, Line, Rect, Text, layout
+from app.report.charts import Drawing, Line, Rect, Text, draw
 from app.report.document import Report
+from app.report.html import sections
 from app.report.pdf_markup import ACCENT, MUTED, body_markup
 
 DPI = 300
@@ -127,18 +128,24 @@ class _Pages:
         p.setPen(QColor(color))
         p.drawText(rect, flags, s)
 
-    def cover(self, p: QPainter) -> None:
+    def cover(self, p: QPainter, contents: list[tuple[str, int]]) -> None:
         m = self.report.meta
         w, h = self.page.width(), self.page.height()
         left = self.pt(20)
         wrap = Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
+        logo = QImage(m.logo) if m.logo else QImage()
+        if not logo.isNull():  # top right, at most 50 x 22 mm
+            box = QSizeF(self.pt(50 * 72 / 25.4), self.pt(22 * 72 / 25.4))
+            size = QSizeF(logo.size()).scaled(box, Qt.AspectRatioMode.KeepAspectRatio)
+            p.drawImage(QRectF(w - size.width(), 0, size.width(), size.height()), logo)
         self.text(p, QRectF(left, self.pt(120), w - left, self.pt(20)), "STORAGE PERFORMANCE",
                   font(9, True), MUTED, wrap)
         title_rect = QRectF(left, self.pt(148), w - left - self.pt(20), self.pt(130))
         self.text(p, title_rect, m.title, font(26, True), "#1d2733", wrap)
         used = p.boundingRect(title_rect, wrap, m.title).height()
         y = self.pt(148) + used + self.pt(24)
-        for label, value in (("Prepared for", m.client), ("Prepared by", m.author), ("Date", m.date)):
+        by = ", ".join(x for x in (m.author, m.company) if x)
+        for label, value in (("Prepared for", m.client), ("Prepared by", by), ("Date", m.date)):
             if not value:
                 continue
             self.text(p, QRectF(left, y, self.pt(110), self.pt(16)), label, font(10), MUTED, wrap)
@@ -146,11 +153,19 @@ class _Pages:
             self.text(p, vr, value, font(11, True), "#1d2733", wrap)
             y += max(self.pt(20), p.boundingRect(vr, wrap, value).height() + self.pt(6))
         p.fillRect(QRectF(0, self.pt(150), self.pt(6), y - self.pt(150)), QColor(ACCENT))  # beside title and facts
-        runs = "\n".join(f"Run {s.run.id}: {s.run.name}" + (f" (tags: {', '.join(s.run.tags)})" if s.run.tags else "")
-                         for s in self.report.runs)
+        runs = "\n".join(f"Run {s.run.id} ({s.label}): {s.run.name}" for s in self.report.runs)
         y += self.pt(24)
         self.text(p, QRectF(left, y, w, self.pt(16)), "Runs in this report", font(10), MUTED, wrap)
-        self.text(p, QRectF(left, y + self.pt(18), w - left, h - y), runs, font(9.5), "#1d2733", wrap)
+        runs_rect = QRectF(left, y + self.pt(18), w - left, h - y)
+        self.text(p, runs_rect, runs, font(9.5), "#1d2733", wrap)
+        y += self.pt(18) + p.boundingRect(runs_rect, wrap, runs).height() + self.pt(22)
+        self.text(p, QRectF(left, y, w, self.pt(16)), "Contents", font(10), MUTED, wrap)
+        y += self.pt(18)
+        for title, page in contents:
+            self.text(p, QRectF(left, y, w - left - self.pt(60), self.pt(14)), title, font(9.5), "#1d2733", wrap)
+            self.text(p, QRectF(left, y, w - left - self.pt(60), self.pt(14)), str(page), font(9.5), "#1d2733",
+                      Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+            y += self.pt(15)
         p.setPen(QPen(QColor("#c9cfd6"), self.pt(0.6)))
         p.drawLine(QPointF(0, h - self.pt(30)), QPointF(w, h - self.pt(30)))
         self.text(p, QRectF(0, h - self.pt(24), w, self.pt(14)),
@@ -160,7 +175,7 @@ class _Pages:
     def furniture(self, p: QPainter, number: int, total: int) -> None:
         m = self.report.meta
         w, h = self.page.width(), self.page.height()
-        head = m.title + (f" \u2014 {m.client}" if m.client else "")
+        head = m.title + (f" \u2014 {m.client}" if m.client else "") + (f" \u2014 {m.company}" if m.company else "")
         self.text(p, QRectF(0, -self.pt(13), w, self.pt(10)), head, font(7), MUTED, Qt.AlignmentFlag.AlignLeft)
         p.setPen(QPen(QColor("#c9cfd6"), self.pt(0.5)))
         p.drawLine(QPointF(0, -self.pt(2)), QPointF(w, -self.pt(2)))
@@ -177,6 +192,7 @@ def write_pdf(report: Report, path: str) -> None:
     writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(*MARGIN_MM),
                                      QPageLayout.Unit.Millimeter))
     writer.setTitle(report.meta.title)
+    writer.setAuthor(", ".join(x for x in (report.meta.author, report.meta.company) if x) or "Fiometer")
     writer.setCreator("Fiometer")
     pages = _Pages(writer, report)
     body = pages.page
@@ -193,8 +209,8 @@ def write_pdf(report: Report, path: str) -> None:
     width_pt = body.width() / pages.px_per_pt  # charts are laid out in points across the text width
     blank = QImage(1, 1, QImage.Format.Format_RGB32)
     blank.fill(QColor("white"))
-    for ch in report.charts:
-        d = layout(ch, width_pt)
+    for ch in [*report.charts, *report.line_charts]:
+        d = draw(ch, width_pt)
         name = f"{ch.key}.png"
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), blank)
         css_px = body.width() * 96 / DPI  # <img> sizes are CSS pixels (1/96 in)
@@ -206,13 +222,14 @@ def write_pdf(report: Report, path: str) -> None:
             break
     placed = chart_positions(doc, drawings)
     total = 1 + doc.pageCount()
+    contents = section_pages(doc, body.height(), report)
 
     p = QPainter(writer)
     if not p.isActive():  # Qt only warns; say it plainly
         raise OSError(errno.EACCES, "cannot be written (no permission, or a folder or open file is in the way)",
                       str(path))
     try:
-        pages.cover(p)
+        pages.cover(p, contents)
         for i in range(doc.pageCount()):
             writer.newPage()
             p.save()
@@ -227,3 +244,57 @@ def write_pdf(report: Report, path: str) -> None:
             pages.furniture(p, i + 2, total)
     finally:
         p.end()
+    add_subject(path, report.subject)
+
+
+def section_pages(doc: QTextDocument, page_height: float, report: Report) -> list[tuple[str, int]]:
+    """(section title, page number) for the table of contents; the cover is page 1."""
+    titles = dict(sections(report)) | {"latency-charts": "Response time distribution and stability",
+                                       "appendix": "Appendix: methodology and job files"}
+    found: list[tuple[str, int]] = []
+    lay = doc.documentLayout()
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            for name in it.fragment().charFormat().anchorNames():
+                if name in titles:
+                    found.append((titles[name], 2 + int(lay.blockBoundingRect(block).top() // page_height)))
+            it += 1
+        block = block.next()
+    return found
+
+
+def _pdf_text(s: str) -> bytes:
+    return b"<FEFF" + s.encode("utf-16-be").hex().upper().encode() + b">"
+
+
+def add_subject(path: str, subject: str) -> None:
+    """Qt writes no Subject: append an incremental update whose document information has one (the file's
+    existing bytes stay as they are; readers take the newest trailer)."""
+    import re
+
+    with open(path, "rb") as f:
+        data = f.read()
+    tail = data[-2048:]
+    m = re.search(rb"trailer\s*<<(.*?)>>\s*startxref\s*(\d+)\s*%%EOF\s*$", tail, re.S)
+    if not m:
+        return
+    trailer, prev = m.group(1), int(m.group(2))
+    size = re.search(rb"/Size\s+(\d+)", trailer)
+    root = re.search(rb"/Root\s+(\d+\s+\d+\s+R)", trailer)
+    info = re.search(rb"/Info\s+(\d+)\s+(\d+)\s+R", trailer)
+    if not (size and root and info):
+        return
+    old = re.search(rb"\n" + info.group(1) + rb"\s+" + info.group(2) + rb"\s+obj\s*<<(.*?)>>\s*endobj", data, re.S)
+    entries = old.group(1) if old else b""
+    n = int(size.group(1))
+    obj = (f"\n{n} 0 obj\n<<".encode() + entries + b"\n/Subject " + _pdf_text(subject) + b"\n>>\nendobj\n")
+    start = len(data) + 1
+    xref = len(data) + len(obj)
+    update = (obj + b"xref\n0 1\n0000000000 65535 f \n" + f"{n} 1\n{start:010d} 00000 n \n".encode()
+              + b"trailer\n<< /Size " + str(n + 1).encode() + b" /Root " + root.group(1) + b" /Info "
+              + str(n).encode() + b" 0 R /Prev " + str(prev).encode() + b" >>\nstartxref\n"
+              + str(xref).encode() + b"\n%%EOF\n")
+    with open(path, "ab") as f:
+        f.write(update)
