@@ -301,7 +301,9 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
     title_size, label_size, tick_size = 10.0, 8.0, 7.0
     d = Drawing(width, 0)
     y = title_size + 2
-    d.items.append(Text(0, y, chart.title, title_size, bold=True))
+    for i, line in enumerate(_wrap(chart.title, title_size * 1.08, width)):  # bold is wider
+        d.items.append(Text(0, y + i * (title_size + 3), line, title_size, bold=True))
+        y += (title_size + 3) * (i > 0)
     y += 15
     lx = 0.0
     for s in chart.series:
@@ -330,7 +332,8 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
     y_hi = step_y * max(1, math.ceil(top_y / step_y - 1e-9)) if top_y > 0 else 1.0
     y_digits = max(0, -math.floor(math.log10(step_y))) if step_y < 1 else 0
     y_w = max(text_width(fmt(v * step_y, y_digits), tick_size) for v in range(int(round(y_hi / step_y)) + 1)) + 6
-    x0, x1 = y_w + 12, width - 10
+    last_tick = fmt_sig(ticks_x[-1]) if chart.x_log else fmt(ticks_x[-1], 0 if ticks_x[-1] == int(ticks_x[-1]) else 1)
+    x0, x1 = y_w + 12, width - text_width(last_tick, tick_size) / 2 - 2
     top, bottom = y, y + chart.plot_height
 
     def px(v: float) -> float:

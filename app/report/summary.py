@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.analysis.compare import METRICS, Change, Comparison, MatchedStep
-from app.report.tables import fmt_sig
+from app.report.tables import fmt_sig, side_title
 
 ARROW = "\u2192"
 
@@ -77,7 +77,7 @@ def noise_text(c: Comparison) -> str:
 
 
 def summarize(c: Comparison, base_label: str, cand_label: str) -> SummaryBlock:
-    block = SummaryBlock(f"{cand_label} compared with {base_label}")
+    block = SummaryBlock(f"{side_title(c.candidate, cand_label)} compared with {side_title(c.baseline, base_label)}")
     block.sentences = [s for r in c.rows if (s := sentence(r))]
     if not c.rows:
         block.sentences = ["No access specification was measured on both sides: nothing to compare."]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from app.analysis.compare import METRICS, Comparison, MetricDef, StepValues, all_metrics
+from app.analysis.compare import METRICS, Comparison, MetricDef, Side, StepValues, all_metrics
 from app.store.records import Run
 
 MINUS = "\u2212"  # a real minus sign lines up with "+" in proportional and tabular digits
@@ -114,6 +114,14 @@ def run_label(run: Run) -> str:
     return f"Run {run.id}" + (f" \u201c{run.name}\u201d" if run.name else "")
 
 
+def side_title(side: Side, label: str) -> str:
+    """A side's label with the runs it stands for: "after (runs 4, 5, 6)", "Run 3" (already says it)."""
+    if label == side.label:
+        return label
+    ids = side.ids
+    return f"{label} (run {ids[0]})" if len(ids) == 1 else f"{label} (runs {', '.join(map(str, ids))})"
+
+
 # --- tables ---------------------------------------------------------------------------------------
 def summary_table(run: Run, p99: bool = True) -> Table:
     """A run's headline numbers per step (ALL level)."""
@@ -198,7 +206,7 @@ def comparison_table(c: Comparison, number: int, base_label: str = "", cand_labe
                      f"({reps}); where a side has no repeats, \u00b1{c.threshold_pct:g} %.")
     if c.match == "spec" and show_qd:
         notes.append("Steps are paired by access specification only; QD shows where the queue depth differs.")
-    title = f"{cand_label} compared with {base_label}"
+    title = f"{side_title(c.candidate, cand_label)} compared with {side_title(c.baseline, base_label)}"
     return Table(f"compare-{number}", title, cols, rows, notes)
 
 
@@ -244,5 +252,6 @@ def unmatched_table(c: Comparison, number: int, base_label: str = "", cand_label
     if c.match == "exact" and {s.key.spec for s in c.only_baseline} & {s.key.spec for s in c.only_candidate}:
         notes.append("Some differ only in queue depth or target set: --match spec (fiometer report or compare) "
                      "pairs steps by access specification.")
-    return Table(f"unmatched-{number}", f"Not compared: {cand_label} and {base_label}",
+    return Table(f"unmatched-{number}", f"Not compared: {side_title(c.candidate, cand_label)} and "
+                                        f"{side_title(c.baseline, base_label)}",
                  cols, rows, notes)

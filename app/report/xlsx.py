@@ -68,7 +68,7 @@ def put_table(wb: xlsxwriter.Workbook, fmt: _Formats, t: Table, used: set[str]) 
             [(c.value if c.value is not None else (c.text if c.text != "\u2013" else None), c.number_format, c.mark)
              for c in row.cells]
         for i, (v, code, mark) in enumerate(values):
-            if v is None:
+            if v is None or v == "":
                 if mark:
                     ws.write_blank(r, i, None, fmt(mark=mark))
                 continue
