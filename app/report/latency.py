@@ -99,9 +99,8 @@ def cumulative(parts: list[Metrics]) -> list[tuple[float, float]]:
 
 
 def pairs(comparisons: list[Comparison], baseline: Side) -> list[tuple[str, list[tuple[Side, StepValues]]]]:
-    """Per access specification (baseline order): the step of each side, matched as the comparison matched."""
-    if not comparisons:
-        return [(s.key.spec, [(baseline, s)]) for s in baseline.steps]
+    """Per access specification (baseline order): the step of each side, matched as the comparison matched;
+    then the steps only a candidate has, on their own."""
     out = []
     for b in baseline.steps:
         sides: list[tuple[Side, StepValues]] = [(baseline, b)]
@@ -109,8 +108,9 @@ def pairs(comparisons: list[Comparison], baseline: Side) -> list[tuple[str, list
             row = next((r for r in c.rows if r.baseline is b), None)
             if row is not None:
                 sides.append((c.candidate, row.candidate))
-        if len(sides) > 1:
-            out.append((b.key.spec, sides))
+        out.append((b.key.spec, sides))
+    for c in comparisons:
+        out += [(s.key.spec, [(c.candidate, s)]) for s in c.only_candidate]
     return out
 
 

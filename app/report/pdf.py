@@ -26,7 +26,7 @@ from PySide6.QtGui import (
 from app.report.charts import Drawing, Line, Rect, Text, draw
 from app.report.document import Report
 from app.report.html import sections
-from app.report.pdf_markup import ACCENT, MUTED, body_markup
+from app.report.pdf_markup import ACCENT, MUTED, body_markup, keep_together
 
 DPI = 300
 MARGIN_MM = (20.0, 18.0, 20.0, 18.0)  # left, top, right, bottom
@@ -217,9 +217,17 @@ def write_pdf(report: Report, path: str) -> None:
         chart_src[ch.key] = (name, int(css_px), int(css_px * d.height / d.width))
         drawings[name] = d
     for compact in range(3):  # tighter tables until none is wider than the page
-        doc.setHtml(body_markup(report, chart_src, compact))
+        markup = body_markup(report, chart_src, compact)
+        doc.setHtml(markup)
         if doc.idealWidth() <= body.width() + 1:
             break
+    breaks: set[int] = set()
+    for _ in range(20):  # move what would straddle a page break (or run off it) to the next page
+        split = straddling(doc, drawings, body.height()) - breaks
+        if not split:
+            break
+        breaks |= split
+        doc.setHtml(keep_together(markup, breaks))
     placed = chart_positions(doc, drawings)
     total = 1 + doc.pageCount()
     contents = section_pages(doc, body.height(), report)
@@ -245,6 +253,50 @@ def write_pdf(report: Report, path: str) -> None:
     finally:
         p.end()
     add_subject(path, report.subject)
+
+
+def units(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[float, float]]:
+    """(top, bottom) in document units of each table and each chart, in document order: the order
+    ``pdf_markup.UNIT`` finds them in the markup."""
+    lay = doc.documentLayout()
+    out: list[tuple[float, float]] = []
+    it = doc.rootFrame().begin()
+    while not it.atEnd():
+        frame = it.currentFrame()
+        if frame is not None:
+            r = lay.frameBoundingRect(frame)
+            out.append((r.top(), r.bottom()))
+        else:
+            block = it.currentBlock()
+            chart = [p for p in chart_positions_in(doc, block, drawings)]
+            out += chart
+        it += 1
+    return out
+
+
+def chart_positions_in(doc: QTextDocument, block, drawings: dict[str, Drawing]) -> list[tuple[float, float]]:
+    out = []
+    bit = block.begin()
+    while not bit.atEnd():
+        frag = bit.fragment()
+        fmt = frag.charFormat()
+        if fmt.isImageFormat() and fmt.toImageFormat().name() in drawings:
+            img = fmt.toImageFormat()
+            line = block.layout().lineForTextPosition(frag.position() - block.position())
+            h = img.height() * DPI / 96
+            bottom = doc.documentLayout().blockBoundingRect(block).top() + line.y() + line.ascent()
+            out.append((bottom - h, bottom))
+        bit += 1
+    return out
+
+
+def straddling(doc: QTextDocument, drawings: dict[str, Drawing], page_height: float) -> set[int]:
+    """Units (see ``units``) that start on one page and end on the next although they would fit on one."""
+    out = set()
+    for i, (top, bottom) in enumerate(units(doc, drawings)):
+        if bottom - top < page_height * 0.9 and int(top // page_height) != int((bottom - 1) // page_height):
+            out.add(i)
+    return out
 
 
 def section_pages(doc: QTextDocument, page_height: float, report: Report) -> list[tuple[str, int]]:

@@ -5,6 +5,7 @@ pdf.py paints the cover and page furniture itself and supplies chart images by n
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from app.report.document import Report
@@ -139,8 +140,9 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         if report.glance:
             h.append(f"<h3>{escape(report.glance.title)}</h3>")
             h.append(table_markup(report.glance, wrap_all=wrap))
-    h.append('<h2><a name="environment"></a>Test environment</h2>' if report.comparisons else "")
-    if not report.comparisons:
+    if report.comparisons:
+        h.append('<h2><a name="environment"></a>Test environment</h2>')
+    else:
         _h1(h, "environment", "Test environment")
     h.append(table_markup(report.environment, wrap_all=True))
     if report.comparisons:
@@ -153,12 +155,12 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         h.append(callout("<br>".join(escape(n) for n in report.notes)))
     _h1(h, "latency", "Response time percentiles")
     h.append(table_markup(report.percentiles, wrap_all=wrap))
-    if report.charts:
+    if report.charts or report.line_charts:
         _h1(h, "charts", "Charts")
         for ch in report.charts:
             _chart(h, chart_src, ch.key)
-    if report.line_charts:
-        _h1(h, "latency-charts", "Response time distribution and stability")
+    if report.line_charts:  # flows on after the bar charts: a page break here could leave one chart alone
+        h.append('<h2><a name="latency-charts"></a>Response time distribution and stability</h2>')
         for lc in report.line_charts:
             _chart(h, chart_src, lc.key)
     _h1(h, "runs", "Results per run")
@@ -185,3 +187,36 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         h.append(table_markup(s.facts, "facts", widths={0: "24%"}))
     h.append("</body></html>")
     return "\n".join(h)
+
+
+# A unit the PDF keeps on one page where it fits: a table, or a chart's image paragraph.
+UNIT = re.compile(r"<table\b|<p><img\b")
+# What belongs with the unit that follows it: its heading, or the caption of a job file.
+LEAD = re.compile(r"(<h[123][^>]*>(?:(?!</h[123]>).)*</h[123]>\s*|<p class=\"note\"><b>(?:(?!</p>).)*</p>\s*)$", re.S)
+BREAK = ' style="page-break-before: always"'
+
+
+def keep_together(markup: str, breaks: set[int]) -> str:
+    """The markup with a page break before each unit numbered in ``breaks`` (in markup order), placed
+    before its heading where one leads into it, so a heading never ends a page alone."""
+    starts = [m.start() for m in UNIT.finditer(markup)]
+    out, last = [], 0
+    for i in sorted(breaks):
+        if i >= len(starts):
+            continue
+        pos = starts[i]
+        lead = LEAD.search(markup[last:pos])
+        at = last + lead.start() if lead else pos
+        out.append(markup[last:at])
+        tag_end = markup.index(">", at)
+        tag = markup[at:tag_end]
+        if "page-break-before" not in tag:
+            if ' style="' in tag:
+                tag = tag.replace(' style="', ' style="page-break-before: always; ', 1)
+            else:
+                name_end = next(k for k, ch in enumerate(tag) if ch in " >" and k > 1) if " " in tag else len(tag)
+                tag = tag[:name_end] + BREAK + tag[name_end:]
+        out.append(tag)
+        last = tag_end
+    out.append(markup[last:])
+    return "".join(out)

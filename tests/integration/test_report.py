@@ -341,6 +341,37 @@ def test_csv_cells_that_look_like_formulas_are_neutralised_but_negative_numbers_
     assert any(evil in c for r in t for c in r) and not any(c.startswith(("=", "@", "+")) for r in t for c in r)
 
 
+MIN_TEXT = 150  # characters on a page besides its header and footer: less is a blank or orphan page
+
+
+def page_texts(pdf) -> list[str]:
+    pages = int(re.search(r"Pages:\s+(\d+)", subprocess.run(["pdfinfo", str(pdf)], capture_output=True,
+                                                              text=True).stdout).group(1))
+    out = []
+    for n in range(1, pages + 1):
+        text = subprocess.run(["pdftotext", "-f", str(n), "-l", str(n), "-layout", str(pdf), "-"],
+                              capture_output=True, text=True).stdout
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        body = lines[1:-1] if n > 1 else lines  # body pages: a header line and a footer line
+        out.append("".join("".join(ln.split()) for ln in body))
+    return out
+
+
+def test_a_report_where_nothing_pairs_has_no_blank_page_and_no_chart_off_the_page(tmp_path):
+    db = tmp_path / "apart.db"
+    with open_store(db) as store:
+        record(store, RunSpec(BEFORE, name="a", tags=["a"]))
+        record(store, RunSpec([replace(s, spec=s.spec + " (new)") for s in AFTER], name="b", tags=["b"]))
+    out = tmp_path / "r.pdf"
+    res = cli("--db", db, "report", "1", "--compare", "2", "--pdf", out)
+    assert res.returncode == 0, res.stderr
+    texts = page_texts(out)
+    assert {n: t for n, t in enumerate(texts, 1) if len(t) < MIN_TEXT} == {}
+    assert "Notcompared" in "".join(texts)
+    bbox = subprocess.run(["pdftotext", "-bbox", str(out), "-"], capture_output=True, text=True).stdout
+    assert not [y for y in re.findall(r'yMax="([\d.]+)"', bbox) if float(y) > 841.9]
+
+
 # --- refusals -------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("argv", "says"), [
     (["report", "9", "--html", "x.html"], "There is no run 9"),
