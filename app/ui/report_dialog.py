@@ -109,10 +109,8 @@ class ReportDialog(QDialog):
             edit.setToolTip("What the report calls this side, e.g. before / after; empty: the runs' tags where "
                             "they tell the sides apart, else the run's name")
             self.labels.append(edit)
-        self.labels_box = QVBoxLayout()
-        self.labels_box.setSpacing(2)
-        for edit in self.labels:
-            self.labels_box.addWidget(edit)
+        self.label_titles = ["Label:"] if len(sides) == 1 else \
+            ["Baseline label:"] + [f"Compared label{f' {i}' if len(sides) > 2 else ''}:" for i in range(1, len(sides))]
         self.date = QDateEdit(QDate.currentDate())
         self.date.setCalendarPopup(True)
         self.date.setDisplayFormat("yyyy-MM-dd")
@@ -154,7 +152,8 @@ class ReportDialog(QDialog):
         form.addRow("Author:", self.author)
         form.addRow("Company:", self.company)
         form.addRow("Logo:", lrow)
-        form.addRow("Labels:" if len(self.labels) > 1 else "Label:", self.labels_box)
+        for title, edit in zip(self.label_titles, self.labels, strict=True):
+            form.addRow(title, edit)
         form.addRow("Date:", self.date)
         form.addRow("Paper:", self.paper)
         form.addRow("Formats:", fbox)

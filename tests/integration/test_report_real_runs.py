@@ -7,7 +7,6 @@ import csv
 import io
 import json
 import platform
-import re
 import subprocess
 import sys
 
