@@ -315,7 +315,7 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
         d.items.append(Line(lx, y - 3, lx + 13, y - 3, s.color, 2.0))
         d.items.append(Text(lx + 17, y, s.label, label_size, "#333333"))
         lx += item_w
-    y += 10
+    y += 20  # room for the y axis title above the plot
     xs = [p[0] for s in chart.series for p in s.points if not chart.x_log or p[0] > 0]
     ys = [p[1] for s in chart.series for p in s.points]
     if chart.x_log:
@@ -359,7 +359,7 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
         d.items.append(Text(xx, bottom + 10, fmt_sig(v) if chart.x_log else fmt(v, 0 if v == int(v) else 1),
                             tick_size, "#555555", "middle"))
     d.items.append(Text((x0 + x1) / 2, bottom + 22, chart.x_title, tick_size, "#555555", "middle"))
-    d.items.append(Text(0, top - 4, chart.y_title, tick_size, "#555555"))
+    d.items.append(Text(0, top - 5, chart.y_title, tick_size, "#555555"))
     for s in chart.series:
         pts = [(px(x), py(v)) for x, v in s.points if not chart.x_log or x > 0]
         for (ax, ay), (bx, by) in zip(pts, pts[1:], strict=False):

@@ -22,7 +22,7 @@ for i in 4 5 6; do $PY -m app.cli --db "$DB" rename $i "Test file on tmpfs, run 
 $PY -m app.cli --db "$DB" note 1 "The template as shipped (QD 64), 32 MiB test file on the VM's ext4 disk."
 $PY -m app.cli --db "$DB" note 4 "The same plan with the test file on tmpfs (memory)."
 $PY -m app.cli --db "$DB" runs
-$PY -m app.cli --db "$DB" report 1,2,3 --compare 4,5,6 --labels "Disk (before),tmpfs (after)" \
+$PY -m app.cli --db "$DB" report 1,2,3 --compare 4,5,6 --labels "ext4 disk,tmpfs" \
     --html $OUT/report.html --pdf $OUT/report.pdf --xlsx $OUT/report.xlsx --csv $OUT/report.csv \
     --csv-tables $OUT/report-tables.csv \
     --title "Test file placement: ext4 disk and tmpfs" --client "Example Client Ltd" \
