@@ -18,7 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-SYS_BLOCK = Path("/sys/dev/block")
+from app.engine.disks import disk_of
+
+SYS_BLOCK_NAMES = Path("/sys/block")
 MOUNTINFO = Path("/proc/self/mountinfo")
 
 
@@ -119,33 +121,26 @@ def _scheduler(text: str) -> str:
     return text
 
 
-def block_facts(dev: int) -> dict[str, Any]:
-    """Model, size and scheduler of the block device with number ``dev`` (of its disk, for a partition)."""
-    node = SYS_BLOCK / f"{os.major(dev)}:{os.minor(dev)}"
+def disk_facts(disk: str, sys_block: Path = SYS_BLOCK_NAMES) -> dict[str, Any]:
+    """Model, size, I/O scheduler and kind of a disk by its kernel name (``disks.disk_of`` finds it)."""
+    node = sys_block / disk
     if not node.exists():
         return {}
-    try:
-        real = node.resolve()
-    except OSError:
-        return {}
-    facts: dict[str, Any] = {"device": real.name}
-    size = _read(real / "size")
+    facts: dict[str, Any] = {"device": disk}
+    size = _read(node / "size")
     if size.isdigit():
         facts["device_size_bytes"] = int(size) * 512
-    disk = real.parent if (real / "partition").exists() else real
-    if disk != real:
-        facts["disk"] = disk.name
-    vendor = _read(disk / "device" / "vendor")
-    model = " ".join(x for x in (vendor if not vendor.startswith("0x") else "", _read(disk / "device" / "model"))
+    vendor = _read(node / "device" / "vendor")
+    model = " ".join(x for x in (vendor if not vendor.startswith("0x") else "", _read(node / "device" / "model"))
                      if x)
-    if not model and _read(disk / "device" / "modalias").startswith("virtio"):
+    if not model and _read(node / "device" / "modalias").startswith("virtio"):
         model = "virtio disk (virtual machine)"
     if model:
         facts["device_model"] = model
-    sched = _read(disk / "queue" / "scheduler")
+    sched = _read(node / "queue" / "scheduler")
     if sched:
         facts["scheduler"] = _scheduler(sched)
-    rot = _read(disk / "queue" / "rotational")
+    rot = _read(node / "queue" / "rotational")
     if rot in ("0", "1"):
         facts["rotational"] = rot == "1"
     return facts
@@ -164,11 +159,13 @@ def target_facts(path: str) -> dict[str, Any]:
         return {}
     import stat
 
+    disk = disk_of(str(p))
+    device = disk_facts(disk) if disk else {}
     if stat.S_ISBLK(st.st_mode):
-        return {"kind": "block device", **block_facts(st.st_rdev)}
+        return {"kind": "block device", **device}
     facts: dict[str, Any] = {"kind": "file"}
     mount = mount_of(st.st_dev)
     if mount:
         facts.update(mount)
-    facts.update(block_facts(st.st_dev))
+    facts.update(device)
     return facts
