@@ -86,6 +86,11 @@ def nice_step(top: float, ticks: int = 5) -> float:
     return next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
 
 
+def step_decimals(step: float) -> int:
+    """Decimals that show every multiple of an axis step exactly (2.5 -> 1, 0.25 -> 2, 2000 -> 0)."""
+    return next((d for d in range(7) if abs(round(step, d) - step) <= step * 1e-9), 6)
+
+
 def _wrap(label: str, size: float, width: float) -> list[str]:
     """One or two lines, split at a space or hyphen; a longer label is cut with an ellipsis."""
     if text_width(label, size) <= width + 0.01:
@@ -111,7 +116,7 @@ def layout(chart: BarChart, width: float = 640.0) -> Drawing:
     top = max(values + highs, default=0.0)
     step = nice_step(top)
     axis_max = step * max(1, math.ceil(top / step - 1e-9)) if top > 0 else 1.0
-    tick_digits = max(0, -math.floor(math.log10(step))) if step < 1 else 0
+    tick_digits = step_decimals(step)
 
     longest = max((text_width(c, label_size) for c in chart.categories), default=0)
     label_avail = min(longest, width * 0.32)
@@ -330,7 +335,7 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
     top_y = chart.y_max if chart.y_max is not None else max(ys, default=1.0)
     step_y = nice_step(top_y, 4)
     y_hi = step_y * max(1, math.ceil(top_y / step_y - 1e-9)) if top_y > 0 else 1.0
-    y_digits = max(0, -math.floor(math.log10(step_y))) if step_y < 1 else 0
+    y_digits = step_decimals(step_y)
     y_w = max(text_width(fmt(v * step_y, y_digits), tick_size) for v in range(int(round(y_hi / step_y)) + 1)) + 6
     last_tick = fmt_sig(ticks_x[-1]) if chart.x_log else fmt(ticks_x[-1], 0 if ticks_x[-1] == int(ticks_x[-1]) else 1)
     x0, x1 = y_w + 12, width - text_width(last_tick, tick_size) / 2 - 2

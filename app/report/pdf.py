@@ -89,25 +89,31 @@ def paint_drawing(p: QPainter, d: Drawing, x: float, y: float, scale: float) -> 
     p.restore()
 
 
+def block_charts(doc: QTextDocument, block, drawings: dict[str, Drawing]
+                 ) -> list[tuple[Drawing, float, float, float, float]]:
+    """The charts a block holds as laid out: (drawing, x, top, width, height) in document units."""
+    out = []
+    rect = doc.documentLayout().blockBoundingRect(block)
+    it = block.begin()
+    while not it.atEnd():
+        frag = it.fragment()
+        fmt = frag.charFormat()
+        if fmt.isImageFormat() and fmt.toImageFormat().name() in drawings:
+            img = fmt.toImageFormat()
+            line = block.layout().lineForTextPosition(frag.position() - block.position())
+            w = img.width() * DPI / 96
+            h = img.height() * DPI / 96
+            out.append((drawings[img.name()], rect.left() + line.x(), rect.top() + line.y() + line.ascent() - h, w, h))
+        it += 1
+    return out
+
+
 def chart_positions(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[Drawing, float, float, float]]:
     """Where the document laid out each chart's placeholder image: (drawing, x, y, width) in document units."""
     out = []
-    lay = doc.documentLayout()
     block = doc.begin()
     while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            frag = it.fragment()
-            fmt = frag.charFormat()
-            if fmt.isImageFormat() and fmt.toImageFormat().name() in drawings:
-                img = fmt.toImageFormat()
-                rect = lay.blockBoundingRect(block)
-                line = block.layout().lineForTextPosition(frag.position() - block.position())
-                w = img.width() * DPI / 96
-                h = img.height() * DPI / 96
-                top = rect.top() + line.y() + line.ascent() - h
-                out.append((drawings[img.name()], rect.left() + line.x(), top, w))
-            it += 1
+        out += [(d, x, y, w) for d, x, y, w, _ in block_charts(doc, block, drawings)]
         block = block.next()
     return out
 
@@ -255,38 +261,56 @@ def write_pdf(report: Report, path: str) -> None:
     add_subject(path, report.subject)
 
 
+NOTE_PT = 7.5  # p.note's size in pdf_markup.STYLE: the only top-level paragraphs set this small
+
+
+def _block_kind(block) -> str:
+    """"heading", "note", "text" or "empty", from how the block's first fragment is set."""
+    it = block.begin()
+    if it.atEnd() or not block.text().strip():
+        return "empty"  # Qt puts an empty block after each table
+    fmt = it.fragment().charFormat()
+    size = fmt.fontPointSize()
+    if size and abs(size - NOTE_PT) < 0.01:
+        return "note"
+    if size >= 10 and fmt.fontWeight() >= 600:
+        return "heading"
+    return "text"
+
+
 def units(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[float, float]]:
-    """(top, bottom) in document units of each table and each chart, in document order: the order
-    ``pdf_markup.UNIT`` finds them in the markup."""
+    """(top, bottom) in document units of each table and each chart, in document order (the order
+    ``pdf_markup.UNIT`` finds them in the markup); a unit reaches up to the heading right above it and down
+    over the notes right below it, which belong with it on one page."""
     lay = doc.documentLayout()
-    out: list[tuple[float, float]] = []
+    items: list[tuple[str, float, float]] = []  # (kind, top, bottom): unit, heading, note, text
     it = doc.rootFrame().begin()
     while not it.atEnd():
         frame = it.currentFrame()
         if frame is not None:
             r = lay.frameBoundingRect(frame)
-            out.append((r.top(), r.bottom()))
+            items.append(("unit", r.top(), r.bottom()))
         else:
             block = it.currentBlock()
-            chart = [p for p in chart_positions_in(doc, block, drawings)]
-            out += chart
+            charts = block_charts(doc, block, drawings)
+            if charts:
+                items += [("unit", top, top + h) for _, _, top, _, h in charts]
+            else:
+                r = lay.blockBoundingRect(block)
+                items.append((_block_kind(block), r.top(), r.bottom()))
         it += 1
-    return out
-
-
-def chart_positions_in(doc: QTextDocument, block, drawings: dict[str, Drawing]) -> list[tuple[float, float]]:
+    items = [x for x in items if x[0] != "empty"]
     out = []
-    bit = block.begin()
-    while not bit.atEnd():
-        frag = bit.fragment()
-        fmt = frag.charFormat()
-        if fmt.isImageFormat() and fmt.toImageFormat().name() in drawings:
-            img = fmt.toImageFormat()
-            line = block.layout().lineForTextPosition(frag.position() - block.position())
-            h = img.height() * DPI / 96
-            bottom = doc.documentLayout().blockBoundingRect(block).top() + line.y() + line.ascent()
-            out.append((bottom - h, bottom))
-        bit += 1
+    for i, (kind, top, bottom) in enumerate(items):
+        if kind != "unit":
+            continue
+        if i and items[i - 1][0] == "heading":
+            top = items[i - 1][1]
+        k = i + 1
+        while k < len(items) and items[k][0] == "note":
+            bottom = items[k][2]
+            k += 1
+        out.append((top, bottom))
     return out
 
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Regenerates the example report from real runs: three "before" runs on a test file on the disk, three
-# "after" runs on tmpfs (the change under test), each step 3 s after a 1 s ramp-up, 32 MiB test files.
+# "after" runs on tmpfs (the change under test), each step 5 s after a 1 s ramp-up, 32 MiB test files.
 #   make-example.sh DISK_DIR TMPFS_DIR WORK_DIR     (run from the repository root; TMPFS_DIR is a tmpfs mount,
 #                                                     e.g. mount -t tmpfs -o size=128M tmpfs TMPFS_DIR)
 set -euo pipefail
@@ -13,7 +13,7 @@ $PY -m app.cli import resources/examples/vmware-unofficial-storage-performance.i
 run() {  # tag, folder, first run of this side?
   local arm=(); [ "$3" = no ] && arm=(--allow-write C:)   # the test file exists from the side's first run
   $PY -m app.cli --db "$DB" run "$WORK/plan.json" --map "C:=$2/iobw.tst" --test-file-size 32M \
-      --run-time 3 --ramp-up 1 --tag "$1" "${arm[@]}" >/dev/null
+      --run-time 5 --ramp-up 1 --tag "$1" "${arm[@]}" >/dev/null
 }
 for i in 1 2 3; do run before "$DISK" $([ $i = 1 ] && echo yes || echo no); done
 for i in 1 2 3; do run after "$TMPFS" $([ $i = 1 ] && echo yes || echo no); done

@@ -380,6 +380,10 @@ def test_a_report_where_nothing_pairs_has_no_blank_page_and_no_chart_off_the_pag
     (["report", "1", "--pdf", "/no/such/dir/r.pdf"], "does not exist"),
     (["compare", "1", "8"], "There is no run 8"),
     (["report", "1", "--html", "."], "Is a directory"),
+    (["report", "1", "--compare", "2", "--labels", "a,b,c", "--html", "x.html"], "3 labels for 2 sides"),
+    (["report", "1", "--logo", "no-such.png", "--pdf", "x.pdf"], "--logo no-such.png: no such file"),
+    (["export", "1"], "say what to write: --iometer-csv OUT.csv and/or --samples OUT.csv"),
+    (["export", "1", "--samples", "/no/such/dir/s.csv"], "does not exist"),
 ])
 def test_bad_requests_get_a_clear_message(db, tmp_path, capsys, monkeypatch, argv, says):
     monkeypatch.chdir(tmp_path)

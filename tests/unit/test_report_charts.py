@@ -54,6 +54,15 @@ def test_number_formatting():
     assert fmt(-0.0004, 2) == "0.00"  # no sign on a value that rounds to zero
     assert pct_cell(-0.04).text == "0.0 %" and pct_cell(8.11).text == "+8.1 %"
 
+def test_axis_ticks_show_every_step_exactly():
+    from app.report.charts import LineChart, LineSeries, layout_line, step_decimals
+
+    assert [step_decimals(x) for x in (2.5, 0.25, 2000, 0.2, 5)] == [1, 2, 0, 1, 0]
+    d = layout_line(LineChart("c", "t", "x", "ms", [LineSeries("a", [(0, 1.0), (1, 9.6)], "#000")], x_min=0, x_max=1))
+    ticks = [it.text for it in d.items if isinstance(it, Text) and it.anchor == "end"]
+    assert ticks == ["0.0", "2.5", "5.0", "7.5", "10.0"]
+
+
 def test_one_number_rule_three_significant_digits_whole_numbers_from_100():
     assert [fmt_sig(v) for v in (12345.6, 337.78, 23.87, 8.642, 0.2123, 0.000415)] == \
         ["12,346", "338", "23.9", "8.64", "0.212", "0.000415"]
