@@ -53,9 +53,20 @@ class _Formats:
         return self.cache[key]
 
 
+SHEETS = {"at-a-glance": "At a glance", "compare": "Comparison {}", "unmatched": "Not compared {}",
+          "percentiles": "Percentiles", "environment": "Environment", "summary": "Run {} results",
+          "job-options": "Job options", "facts": "Run {} facts"}
+
+
+def sheet_title(t: Table) -> str:
+    """A short sheet name from the table's kind ("Comparison 1", "Run 3 results"); its title is in A1."""
+    kind, _, number = t.key.rpartition("-") if t.key[-1:].isdigit() else (t.key, "", "")
+    return SHEETS.get(kind, t.title).format(number)
+
+
 def put_table(wb: xlsxwriter.Workbook, fmt: _Formats, t: Table, used: set[str]) -> None:
     """One table per sheet: title, header (frozen, filtered), rows; a group (e.g. the metric) as a column."""
-    ws = wb.add_worksheet(sheet_name(t.title, used))
+    ws = wb.add_worksheet(sheet_name(sheet_title(t), used))
     ws.write(0, 0, t.title, fmt(bold=True, font_size=13))
     grouped = any(r.group for r in t.rows)
     head = ([t.group_title or "Group"] if grouped else []) + [c.title for c in t.columns]

@@ -237,10 +237,11 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
     assert main(["--db", str(db), "report", "1", "--compare", "2", "--xlsx", str(out)]) == 0
     before, after = stored(db, 1), stored(db, 2)
     wb = Workbook(out)
-    comp = "after (run 2) compared with bef"  # sheet names are cut at 31 characters
-    assert wb.names[0] == "Summary" and comp in wb.names and wb.names[-2:] == ["Job files", "data"]
-    assert {"Charts", "Test environment", "Response time percentiles"} <= set(wb.names)
+    comp = "Comparison 1"
+    assert wb.names == ["Summary", "At a glance", comp, "Percentiles", "Environment", "Run 1 results",
+                        "Run 2 results", "Job options", "Run 1 facts", "Run 2 facts", "Charts", "Job files", "data"]
     rows = wb.rows(comp)
+    assert rows[0] == ["after (run 2) compared with before (run 1)"]
     assert rows[1] == ["Metric", "Access specification", "before", "after", "Change", "Change %", "Verdict"]
     data = [r + [None] * (7 - len(r)) for r in rows[2:22]]  # an empty verdict: no cell
     for metric, spec, b, c, change, pct, verdict in data:
