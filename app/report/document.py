@@ -97,11 +97,6 @@ def default_labels(sides: list[Side]) -> list[str]:
     return [n if n and names.count(n) == 1 else s.label for n, s in zip(names, sides, strict=True)]
 
 
-def side_ids(side: Side) -> str:
-    ids = side.ids
-    return f"run {ids[0]}" if len(ids) == 1 else f"mean of runs {', '.join(map(str, ids))}"
-
-
 def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[list[int]],
                  meta: ReportMeta | None = None, *, threshold_pct: float = DEFAULT_THRESHOLD_PCT,
                  match: str = "exact", repeats: bool = True) -> Report:
