@@ -30,7 +30,6 @@ from datetime import datetime
 from typing import Any
 
 from app import __version__
-
 from app.model.metrics import hist_percentile, merge_hist
 
 from .codec import encode_hist, metric_values, pack_text
