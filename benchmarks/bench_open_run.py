@@ -32,8 +32,8 @@ def measure(db: str, run_id: int) -> dict:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
-    from app.ui.run_view import RunView
-    from app.ui.store_tasks import StoreTasks
+    from app.ui.history.run_view import RunView
+    from app.ui.history.store_tasks import StoreTasks
 
     tasks = StoreTasks(db)
     view = RunView(run_id, tasks)

@@ -33,7 +33,7 @@ from app.store import (  # noqa: E402
     WorkerInfo,
     open_store,
 )
-from app.ui.live_data import over_time  # noqa: E402
+from app.ui.run.live_data import over_time  # noqa: E402
 
 
 def jobs_of(managers: int, workers: int, targets: int) -> list[tuple[str, str, str]]:
