@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Mapping
 
 from .codec import decode_hist_arrays, encode_hist_arrays, hists_p99_ns, pack_text
+from .peaks import keep_peaks
 from .schema import METRIC_COLUMNS, V3
 
 _M = [name for name, _ in METRIC_COLUMNS]
@@ -98,5 +99,7 @@ def migrate_to_v3(conn: sqlite3.Connection) -> None:
         f"WHERE {kept} AND (i_read_hist IS NOT NULL OR i_write_hist IS NOT NULL) ORDER BY series_id, t")
     conn.execute("DROP TABLE samples")
     conn.execute("ALTER TABLE samples_v3 RENAME TO samples")
+    for (step_id,) in conn.execute("SELECT id FROM steps WHERE status != 'running'").fetchall():
+        keep_peaks(conn, step_id)
     conn.execute("UPDATE results SET read_hist = fiometer_hist(read_hist), write_hist = fiometer_hist(write_hist)")
     conn.execute("UPDATE step_outputs SET raw_output = fiometer_pack(raw_output)")

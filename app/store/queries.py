@@ -85,9 +85,12 @@ def list_runs(
         return [_summary(row) for row in conn.execute(sql, args)]
 
 
-def get_run(store: Store, run_id: int, *, raw_output: bool = False) -> Run:
+def get_run(
+    store: Store, run_id: int, *, raw_output: bool = False, result_levels: Iterable[str] | None = None
+) -> Run:
     """Everything about one run: managers, workers, targets, steps with outputs, messages and results.
-    fio's raw final output (large, and nothing shown needs it) only with ``raw_output``."""
+    fio's raw final output (large, and nothing shown needs it) only with ``raw_output``; only the results
+    of ``result_levels`` when given (e.g. ("all", "manager") for a summary)."""
     with store.read("reading a run") as conn:
         row = conn.execute(f"SELECT {_SUMMARY_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
@@ -144,11 +147,14 @@ def get_run(store: Store, run_id: int, *, raw_output: bool = False) -> Run:
         ):
             message = MessageInfo(at, level, text, manager, step_id)
             (steps[step_id].messages if step_id is not None else run.messages).append(message)
+        levels = None if result_levels is None else list(result_levels)
         for r in conn.execute(
             f"SELECT series.step_id, manager, level, key, {', '.join(_M)}, read_hist, write_hist "
             "FROM results JOIN series ON series.id = results.series_id JOIN steps ON steps.id = series.step_id "
-            "WHERE steps.run_id = ? ORDER BY series.id",
-            (run_id,),
+            "WHERE steps.run_id = ?"
+            + ("" if levels is None else f" AND level IN ({', '.join('?' * len(levels))})")
+            + " ORDER BY series.id",
+            (run_id, *(levels or ())),
         ):
             n = len(_M)
             steps[r[0]].results.append(

@@ -37,6 +37,7 @@ from .compact import SAMPLE_VALUE_COLUMNS, parent_of
 from .database import Store
 from .errors import RunNotFound
 from .owner import current_owner
+from .peaks import keep_peaks
 from .records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
 from .schema import LEVELS, MESSAGE_LEVELS, METRIC_COLUMNS, RUN_STATUSES, STEP_STATUSES
 from .timestamps import iso, utc_now
@@ -198,10 +199,11 @@ class Recorder:
                 raise RunNotFound(
                     f"There is no run {run_id} in {self.store.path} to finish; it may have been deleted."
                 )
-            conn.execute(
-                "UPDATE steps SET status = ?, ended = ? WHERE run_id = ? AND status = 'running'",
+            for (step_id,) in conn.execute(
+                "UPDATE steps SET status = ?, ended = ? WHERE run_id = ? AND status = 'running' RETURNING id",
                 (status, when, run_id),
-            )
+            ).fetchall():
+                keep_peaks(conn, step_id)
         self._series.clear()  # a cache only: a later write for this run looks ids up again
 
     # --- steps ------------------------------------------------------------------------------
@@ -370,6 +372,7 @@ class Recorder:
                 )
             if error:
                 _insert_message(conn, row[0], step_id, "error", None, error)
+            keep_peaks(conn, step_id)
         self._series = {k: v for k, v in self._series.items() if k[0] != step_id}
         self._target_worker.pop(step_id, None)
 

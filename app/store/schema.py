@@ -16,13 +16,16 @@ v3 (``V3``, see ``compact``) makes the store compact: a series whose samples are
 of repeating them; samples are clustered by series (no rowid; the key is (series, t)); the interval
 histograms move to ``sample_hists`` as compressed arrays (``codec``), results' histograms and fio's
 raw output are compressed too; samples keep the interval's p99 latency (``i_p99_ns``) where histograms
-are kept, so charts need not decode histograms.
+are kept, so charts need not decode histograms; each series' peaks per 10 s are kept when its step ends
+(``sample_peaks``, see ``peaks``), so a long run's charts read few rows.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+
+from .peaks import CREATE_PEAKS
 
 APPLICATION_ID = 0x46494F4D  # "FIOM" in PRAGMA application_id: tells our files from other SQLite files
 
@@ -224,6 +227,7 @@ V3: tuple[str, ...] = (
     "ALTER TABLE series ADD COLUMN same_as INTEGER REFERENCES series(id) ON DELETE CASCADE",
     SAMPLES_V3,
     SAMPLE_HISTS_V3,
+    CREATE_PEAKS,
 )
 
 Migration = tuple[str, ...] | Callable[[sqlite3.Connection], None]
