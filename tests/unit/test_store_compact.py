@@ -159,8 +159,8 @@ def test_peaks_are_kept_when_a_step_ends(tmp_path):
             rec.add_samples(step, _batch(float(t)))
         rec.end_step(step)
         (worker,) = store.conn.execute("SELECT id FROM series WHERE level = 'worker' AND key = 'w1'").fetchone()
-        rows = store.conn.execute(f"SELECT bin, t_lo, t_hi, i_lo_iops, i_hi_iops, i_hi_p99_ms FROM sample_peaks "
-                                  f"WHERE series_id = ? ORDER BY bin", (worker,)).fetchall()
+        rows = store.conn.execute("SELECT bin, t_lo, t_hi, i_lo_iops, i_hi_iops, i_hi_p99_ms FROM sample_peaks "
+                                  "WHERE series_id = ? ORDER BY bin", (worker,)).fetchall()
         samples = step_samples(store, step, "worker", "w1")
         assert [r[0] for r in rows] == [0, 1, 2]  # 1-9 s, 10-19 s, 20-25 s
         assert rows[1][1:5] == (10.0, 19.0, min(m.iops for t, m in samples if 10 <= t < 20),
@@ -212,7 +212,7 @@ def test_a_version_2_database_migrates_in_place_with_a_backup_and_keeps_every_nu
             whole = step_samples(store, step_id, level, key, "whole", manager=manager or None)
             assert [t for t, _m in inter] == [r[0] for r in rows]
             n = len(METRIC_NAMES)
-            for (t, values, rh, wh), (_t, mi), (_t2, mw) in zip(rows, inter, whole, strict=True):
+            for (_t0, values, rh, wh), (_t, mi), (_t2, mw) in zip(rows, inter, whole, strict=True):
                 assert tuple(getattr(mi, k) for k in METRIC_NAMES) == tuple(values[:n])
                 assert tuple(getattr(mw, k) for k in METRIC_NAMES) == tuple(values[n:])
                 assert (mi.read_hist, mi.write_hist) == (rh, wh)
