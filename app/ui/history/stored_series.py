@@ -148,6 +148,7 @@ def load_points(store: Store, data: StoredRun, keys: list[SeriesKey], step_id: i
     steps = [s for s in data.run.steps if step_id is None or s.id == step_id]
     prefix = "i_" if kind == LAST else "w_"
     per_key: dict[SeriesKey, list[tuple[np.ndarray, np.ndarray]]] = {k: [] for k in keys}
+    gap_x: dict[SeriesKey, list[float]] = {k: [] for k in keys}  # where each part's step starts
     span = max((data.offsets.get(s.id, 0.0) * (step_id is None) + data.ends.get(s.id, s.run_s) for s in steps),
                default=1.0)
     width = max(span, 1.0) / bins
@@ -159,7 +160,10 @@ def load_points(store: Store, data: StoredRun, keys: list[SeriesKey], step_id: i
             offset = 0.0 if step_id is not None else data.offsets.get(step.id, 0.0)
             live.steps.append(StepMark(offset, f"{step.index + 1}: {step.spec_name}"))
             sources = {k: data.series.get(step.id, {}).get(k) for k in keys}
-            wanted = {src: k for k, src in sources.items() if src is not None}
+            wanted: dict[int, list[SeriesKey]] = {}  # ALL and its one manager may be one series
+            for k, src in sources.items():
+                if src is not None:
+                    wanted.setdefault(src, []).append(k)
             if not wanted:
                 continue
             ids = ", ".join(str(int(i)) for i in wanted)
@@ -176,17 +180,21 @@ def load_points(store: Store, data: StoredRun, keys: list[SeriesKey], step_id: i
                         ys[:, -2] = ys[:, -1]
                     if len(x) > 1 and part[-1, 2] <= 0:
                         x, ys = x[:-1], ys[:, :-1]
-                    per_key[wanted[sid]].append((x + offset, ys))
+                    for k in wanted[sid]:
+                        per_key[k].append((x + offset, ys))
+                        gap_x[k].append(offset)
             else:
                 for sid, x, ys in _peaks(conn, list(wanted), prefix, offset, width):
-                    per_key[wanted[sid]].append((x + offset, ys))
+                    for k in wanted[sid]:
+                        per_key[k].append((x + offset, ys))
+                        gap_x[k].append(offset)
     for k, parts in per_key.items():
         if not parts:
             continue
         xs, yss = [], []
         for i, (x, ys) in enumerate(parts):
-            if i:  # a gap: the line does not join one step's points to the next one's
-                xs.append(np.array([x[0]]))
+            if i:  # a gap where the step starts: the line does not join one step's points to the next one's
+                xs.append(np.array([gap_x[k][i]]))
                 yss.append(np.full((_NF, 1), np.nan))
             xs.append(x)
             yss.append(ys)
