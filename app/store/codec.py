@@ -10,13 +10,17 @@ version 2 hold (``[b0, c0, b1 - b0, c1, ...]`` as TEXT), which are still read. A
 from __future__ import annotations
 
 import json
+import sys
 import zlib
+from array import array
 from collections.abc import Mapping, Sequence
-from typing import Any
+from itertools import accumulate
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from app.model.metrics import Metrics, hist_percentile, merge_hist
 
-from app.model.metrics import Metrics
+if TYPE_CHECKING:
+    import numpy as np
 
 from .schema import METRIC_COLUMNS
 
@@ -42,66 +46,73 @@ def metrics_from(
 
 
 _U32, _U64 = 1, 2  # format byte: the integers' width
-_DTYPES = {_U32: np.dtype("<u4"), _U64: np.dtype("<u8")}
+_TYPECODES = {_U32: "I", _U64: "Q"}  # array typecodes; both are 4 and 8 bytes on every platform we run on
+_BIG = sys.byteorder == "big"
+
+
+def _flat_to_blob(flat: list[int]) -> bytes:
+    fmt = _U32 if max(flat) < 1 << 32 else _U64
+    arr = array(_TYPECODES[fmt], flat)
+    if _BIG:
+        arr.byteswap()
+    return bytes((fmt,)) + zlib.compress(arr.tobytes(), 6)
+
+
+def _blob_to_flat(value: bytes) -> list[int]:
+    arr = array(_TYPECODES[value[0]])
+    arr.frombytes(zlib.decompress(value[1:]))
+    if _BIG:
+        arr.byteswap()
+    return arr.tolist()
 
 
 def encode_hist(hist: Mapping[int, int]) -> bytes | None:
     if not hist:
         return None
-    buckets = np.fromiter((int(b) for b in hist), dtype=np.int64, count=len(hist))
-    order = np.argsort(buckets, kind="stable")
-    counts = np.fromiter((int(c) for c in hist.values()), dtype=np.int64, count=len(hist))[order]
-    return encode_hist_arrays(buckets[order], counts)
-
-
-def encode_hist_arrays(buckets: np.ndarray, counts: np.ndarray) -> bytes | None:
-    """Buckets ascending (ns) and their counts."""
-    if not len(buckets):
-        return None
-    if (counts < 0).any() or buckets[0] < 0:
+    buckets = sorted(int(b) for b in hist)
+    counts = [int(hist[b]) for b in buckets]
+    if counts and (min(counts) < 0 or buckets[0] < 0):
         raise ValueError("a latency histogram holds negative buckets or counts")
-    flat = np.concatenate([np.diff(buckets, prepend=0), counts])
-    fmt = _U32 if int(flat.max()) < 1 << 32 else _U64
-    return bytes((fmt,)) + zlib.compress(flat.astype(_DTYPES[fmt]).tobytes(), 6)
+    return _flat_to_blob([b - a for a, b in zip([0, *buckets], buckets, strict=False)] + counts)
+
+
+def _flat_hist(value: bytes | str) -> tuple[list[int], list[int]]:
+    if isinstance(value, str):  # version 2: JSON [b0, c0, b1 - b0, c1, ...]
+        flat = json.loads(value)
+        return list(accumulate(flat[0::2])), flat[1::2]
+    flat = _blob_to_flat(value)
+    n = len(flat) // 2
+    return list(accumulate(flat[:n])), flat[n:]
+
+
+def decode_hist(value: bytes | str | None) -> dict[int, int]:
+    if not value:
+        return {}
+    buckets, counts = _flat_hist(value)
+    return dict(zip(buckets, counts, strict=True))
 
 
 def decode_hist_arrays(value: bytes | str | None) -> tuple[np.ndarray, np.ndarray]:
     """(buckets ns, counts) as int64 arrays, buckets ascending; both empty for NULL."""
+    import numpy as np
+
     if not value:
         return np.empty(0, np.int64), np.empty(0, np.int64)
-    if isinstance(value, str):  # version 2: JSON [b0, c0, b1 - b0, c1, ...]
-        flat = np.array(json.loads(value), dtype=np.int64)
-        return np.cumsum(flat[0::2]), flat[1::2]
-    flat = np.frombuffer(zlib.decompress(value[1:]), dtype=_DTYPES[value[0]]).astype(np.int64)
-    n = len(flat) // 2
-    return np.cumsum(flat[:n]), flat[n:]
+    buckets, counts = _flat_hist(value)
+    return np.array(buckets, dtype=np.int64), np.array(counts, dtype=np.int64)
 
 
-def decode_hist(value: bytes | str | None) -> dict[int, int]:
-    buckets, counts = decode_hist_arrays(value)
-    return dict(zip(buckets.tolist(), counts.tolist(), strict=True))
-
-
-
+def recode_hist(value: bytes | str | None) -> bytes | None:
+    """A stored histogram (either format) in the current format."""
+    return encode_hist(decode_hist(value)) if value else None
 
 
 def hists_p99_ns(read: bytes | str | None, write: bytes | str | None) -> float | None:
     """The 99th percentile (ns) of read and write latencies together, from stored histograms (as
     ``Metrics.percentile_ms(99)`` gives it in ms)."""
-    rb, rc = decode_hist_arrays(read)
-    wb, wc = decode_hist_arrays(write)
-    if not len(wb):
-        buckets, counts = rb, rc
-    elif not len(rb):
-        buckets, counts = wb, wc
-    else:
-        buckets, where = np.unique(np.concatenate([rb, wb]), return_inverse=True)
-        counts = np.bincount(where, weights=np.concatenate([rc, wc])).astype(np.int64)
-    total = int(counts.sum())
-    if total <= 0:
-        return None
-    i = int(np.searchsorted(np.cumsum(counts), 0.99 * total, side="left"))
-    return float(buckets[min(i, len(buckets) - 1)])
+    both = decode_hist(read)
+    merge_hist(both, decode_hist(write))
+    return hist_percentile(both, 99)
 
 
 _ZIPPED = b"z"  # fio's output is text; a BLOB starting with this is zlib-compressed UTF-8

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 
-from .codec import decode_hist_arrays, encode_hist_arrays, hists_p99_ns, pack_text
+from .codec import hists_p99_ns, pack_text, recode_hist
 from .peaks import keep_peaks
 from .schema import METRIC_COLUMNS, V3
 
@@ -35,10 +35,6 @@ def parent_of(level: str, manager: str | None, key: str, levels_in_batch: Mappin
         if worker is not None and levels_in_batch.get(("target", manager, worker), []) == [key]:
             return ("worker", manager, worker)
     return None
-
-
-def _rehist(value: bytes | str | None) -> bytes | None:
-    return encode_hist_arrays(*decode_hist_arrays(value)) if value else None
 
 
 def _identical(conn: sqlite3.Connection, a: int, b: int) -> bool:
@@ -81,7 +77,7 @@ def migrate_to_v3(conn: sqlite3.Connection) -> None:
     """Version 2 -> 3 inside the caller's transaction (a fresh file runs it on empty tables)."""
     for statement in V3:
         conn.execute(statement)
-    conn.create_function("fiometer_hist", 1, _rehist, deterministic=True)
+    conn.create_function("fiometer_hist", 1, recode_hist, deterministic=True)
     conn.create_function("fiometer_p99", 2, hists_p99_ns, deterministic=True)
     conn.create_function("fiometer_pack", 1, lambda v: pack_text(v) if isinstance(v, str) else v,
                          deterministic=True)
