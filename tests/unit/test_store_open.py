@@ -220,3 +220,15 @@ def test_a_missing_run_is_a_store_error_naming_the_file(tmp_path):
     with open_store(tmp_path / "f.db") as store, pytest.raises(StoreError, match="no run 42"):
         get_run(store, 42)
     assert list_runs(open_store(tmp_path / "f.db")) == []
+
+
+def test_fiometer_check_reads_every_page(tmp_path):
+    path = tmp_path / "fiometer.db"
+    _populated(path)
+    run = [sys.executable, "-m", "app.cli", "--db", str(path), "check"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    ok = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    assert ok.returncode == 0 and "is sound" in ok.stdout, ok.stderr
+    _scribble_on_an_index(path)
+    bad = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    assert bad.returncode != 0 and "is damaged" in bad.stderr and "Traceback" not in bad.stderr
