@@ -92,6 +92,30 @@ def bench_interval(label: str, before: dict, after: dict, jobs: int, rounds: int
         f"  decode+diff+roll-up+samples  wall {ms(wall['total'])}  cpu {ms(cpu['total'])}  (min wall {min(wall['total']) * 1000:.1f} ms)"
     )
     print(f"  target < 50 ms (cpu median): {'OK' if total < 0.050 else 'MISSED'}")
+    parsers = [("json.loads", json.loads)]
+    try:
+        import orjson
+
+        parsers.append((f"orjson {orjson.__version__}", orjson.loads))
+    except ImportError:
+        pass
+    try:
+        import msgspec
+
+        parsers.append((f"msgspec {msgspec.__version__}", msgspec.json.decode))
+    except ImportError:
+        pass
+    data = text_after.encode()
+    base = None
+    for name, parse in parsers:
+        times = []
+        for _ in range(rounds):
+            c0 = time.process_time()
+            parse(data if name != "json.loads" else text_after)
+            times.append(time.process_time() - c0)
+        t = statistics.median(times)
+        base = base or t
+        print(f"  parse with {name:16s} cpu {t * 1000:6.1f} ms  ({base / t:.1f}x json.loads)")
 
 
 def bench_intervals(jobs: int, rounds: int) -> None:
