@@ -34,7 +34,7 @@ from bench_gui import APP, LatencyProbe, choose_scope, pct, settle  # noqa: E402
 from app.engine.runner import RunOptions  # noqa: E402
 from app.model.plan import SpecLine, Target  # noqa: E402
 from app.store import get_run, open_store  # noqa: E402
-from app.ui.main_window import MainWindow  # noqa: E402
+from app.ui.launch import HeadlessWindow  # noqa: E402  (problems to stderr, never a modal box)
 from tests.helpers import grid  # noqa: E402
 
 
@@ -85,7 +85,7 @@ def fio_own_iops(raw: str) -> float:
 def run(hosts: int, workers: int, seconds: int, tmp: Path) -> dict:
     servers = start_servers(hosts)
     try:
-        win = MainWindow(None, db_path=tmp / f"hosts-{hosts}.db")
+        win = HeadlessWindow(None, persist=False, db_path=tmp / f"hosts-{hosts}.db")
         plan = grid(hosts, workers, 1)
         plan.specs[0].lines = [SpecLine(4096, 100, 70, 100, 0, 1, 4096, 0)]
         for m, (host, port, _p) in zip(plan.managers, servers, strict=True):
