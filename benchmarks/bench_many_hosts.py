@@ -13,11 +13,8 @@ report (sum of its jobs' read + write iops in fio's JSON, kept as the step's raw
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -36,12 +33,7 @@ from app.model.plan import SpecLine, Target  # noqa: E402
 from app.store import get_run, open_store  # noqa: E402
 from app.ui.launch import HeadlessWindow  # noqa: E402  (problems to stderr, never a modal box)
 from tests.helpers import grid  # noqa: E402
-
-
-def free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+from tests.integration.test_remote_fio import free_port, stop_group, wait_listening  # noqa: E402
 
 
 def start_servers(n: int) -> list[tuple[str, int, subprocess.Popen]]:
@@ -50,30 +42,11 @@ def start_servers(n: int) -> list[tuple[str, int, subprocess.Popen]]:
         host = f"127.0.0.{2 + i}"
         port = free_port(host)
         proc = subprocess.Popen(["fio", f"--server={host},{port}"], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+                                stderr=subprocess.PIPE, start_new_session=True)
         out.append((host, port, proc))
     for host, port, proc in out:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
-                break
-            time.sleep(0.05)
-        else:
-            raise RuntimeError(f"fio --server on {host}:{port} did not start (exit {proc.poll()})")
+        wait_listening(host, port, proc, timeout=10)
     return out
-
-
-def stop_servers(servers: list[tuple[str, int, subprocess.Popen]]) -> None:
-    for _h, _p, proc in servers:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-    for _h, _p, proc in servers:
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(5)
 
 
 def fio_own_iops(raw: str) -> float:
@@ -114,7 +87,8 @@ def run(hosts: int, workers: int, seconds: int, tmp: Path) -> dict:
         win.close()
         settle(0.2)
     finally:
-        stop_servers(servers)
+        for _h, _p, proc in servers:
+            stop_group(proc)
     out = {"hosts": hosts, "status": status, "cpu_s": cpu, "p50": pct(probe.lates, 50),
            "p99": pct(probe.lates, 99), "max": max(probe.lates, default=float("nan")),
            "own_p99": pct(probe.own, 99)}
