@@ -63,7 +63,10 @@ STATS = (
 
 
 def over_time(parts: list[Metrics]) -> Metrics:
-    """Consecutive windows of one level joined into one window (not a roll-up across levels)."""
+    """Consecutive windows of one level joined into one window (not a roll-up across levels). One window is
+    itself (Metrics from telemetry are read-only): no copy of its histograms at every point."""
+    if len(parts) == 1 and parts[0].seconds > 0:
+        return parts[0]
     out = Metrics()
     secs = sum(p.seconds for p in parts)
     for p in parts:
