@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from app.engine.all_clock import AllClock
 from app.engine.fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_val_to_idx
 from app.engine.transport import Finished, Message, Snapshot, Transport
 from app.model.metrics import Metrics
@@ -190,12 +191,9 @@ class _Dir:
     hist: np.ndarray = field(default_factory=lambda: _NO_HIST)
 
     def goes_down_from(self, base: _Dir) -> bool:
-        return (
-            self.ios < base.ios
-            or self.bytes < base.bytes
-            or self.runtime_ms < base.runtime_ms
-            or self.lat_n < base.lat_n
-        )
+        """The counters were reset (ramp_time ended). Runtime alone is no sign: fio's final report
+        can carry a runtime 1 ms shorter than the last interim one (seen on fio 3.31)."""
+        return self.ios < base.ios or self.bytes < base.bytes or self.lat_n < base.lat_n
 
 
 _ZERO_DIR = _Dir()
@@ -352,14 +350,15 @@ def _max_disk_util(disk_util: Sequence[Mapping[str, Any]]) -> float | None:
 
 class StepTelemetry:
     """All managers of one test step. ``job_map``: fio job name -> (manager, worker_key, target_key);
-    job names must be unique across the step (numjobs clones share their name and are summed)."""
+    job names must be unique across the step (numjobs clones share their name and are summed).
+    ALL is summed per slot of the step's ``interval`` grid (:mod:`app.engine.all_clock`)."""
 
-    def __init__(self, job_map: Mapping[str, tuple[str, str, str]]) -> None:
+    def __init__(self, job_map: Mapping[str, tuple[str, str, str]], interval: float = 1.0) -> None:
         self._map = dict(job_map)
         self._managers = list(dict.fromkeys(m for m, _, _ in self._map.values()))
         self._trackers: dict[tuple[str, str, int], JobTracker] = {}
         self._t0: float | None = None
-        self._mgr: dict[str, tuple[_Part, _Part]] = {}
+        self.all_clock = AllClock(interval)
         self._final: set[str] = set()
         self._latest: dict[tuple[str, str | None, str | None, str], Sample] = {}
         self.unmapped: set[tuple[str, str]] = set()  # (manager, job name) reported but not in job_map
@@ -407,16 +406,16 @@ class StepTelemetry:
         m_iv = _Part.combine([iv for _, iv, _ in workers])
         m_wh = _Part.combine([wh for _, _, wh in workers])
         m_iv.m.disk_util = m_wh.m.disk_util = _max_disk_util(snap.disk_util)
-        self._mgr[mgr] = (m_iv, m_wh)
         out = [
             Sample(mgr, lv, key, t, iv.metrics(), wh.metrics(), snap.final, w)
             for lv, key, w, iv, wh in levels
         ]
-        out.append(Sample(mgr, "manager", mgr, t, m_iv.metrics(), m_wh.metrics(), snap.final))
-        a_iv = _Part.combine([iv for iv, _ in self._mgr.values()])
-        a_wh = _Part.combine([wh for _, wh in self._mgr.values()])
-        all_final = all(m in self._final for m in self._managers)
-        out.append(Sample(None, "all", ALL_KEY, t, a_iv.metrics(), a_wh.metrics(), all_final))
+        m_sample = Sample(mgr, "manager", mgr, t, m_iv.metrics(), m_wh.metrics(), snap.final)
+        out.append(m_sample)
+        summed = self.all_clock.add(mgr, t, m_sample.interval, m_sample.whole)
+        if summed is not None:
+            all_final = all(m in self._final for m in self._managers)
+            out.append(Sample(None, "all", ALL_KEY, summed[0], summed[1], summed[2], all_final))
         for s in out:
             self._latest[(s.level, s.manager, s.worker, s.key)] = s
         return out
