@@ -18,6 +18,7 @@ from pathlib import Path
 from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import JobFile, step_jobfile
 from app.engine.message_gate import MessageGate
+from app.engine.remote import run_delay
 from app.engine.safety import CreatedFiles, unarmed, write_risks
 from app.engine.sequence import SequenceTooLong, Step, expand
 from app.engine.step_watch import Action, StepWatch
@@ -103,6 +104,7 @@ class Runner:
         self._current: dict[str, Transport] = {}
         self._stopping_step = False
         self.outcomes: list[StepOutcome] = []
+        self.last_telemetry: StepTelemetry | None = None
         self.jobfiles = self._prepare()
 
     # --- before anything runs --------------------------------------------------------------
@@ -201,6 +203,7 @@ class Runner:
         events: queue.Queue[tuple[str, Event]] = queue.Queue()
         telemetry = StepTelemetry({j.name: (j.manager, j.worker_key, j.target_key)
                                    for jf in files.values() for j in jf.jobs}, self.options.status_interval)
+        self.last_telemetry = telemetry
         finished: dict[str, Finished] = {}
         raw: dict[str, str | None] = {name: None for name in files}
         started = time.time()
@@ -260,7 +263,7 @@ class Runner:
                     if gates[name].admit(ev.text):
                         self.listener.message(step, ev)
                 elif isinstance(ev, Finished):
-                    forced = watch.forced_reason(name)
+                    forced = watch.forced_reason(name, ev.ok)
                     if forced:
                         ev.ok = False
                         ev.reason = forced + (f" ({ev.reason})" if ev.reason else "")
@@ -319,6 +322,9 @@ class Runner:
             th.start()
         for th in loaders:
             th.join()
+        loaded = [t for n, t in loadable.items() if n not in errors and getattr(t, "loaded_at", None) is not None]
+        if len(loaded) > 1:
+            time.sleep(run_delay([t.loaded_at for t in loaded], time.monotonic()))  # type: ignore[attr-defined]
         for name, transport in transports.items():
             if name in errors:
                 continue

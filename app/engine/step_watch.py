@@ -5,10 +5,12 @@ ETA polls and may send text while its jobs are stuck):
 
 - **Deadline**: a manager must be done by ramp + run time + ``grace`` after its jobs started
   (its first report with a runtime; a manager that never gets there: after RUN + ``SETUP_S``).
-  Past it the manager is stopped (fio's final numbers kept if they come), and aborted
-  ``STOP_GRACE_S`` later.
-- **Stall**: reports keep coming but fio's I/O counters have not moved for ``stall_s``: stopped the
-  same way (a job process stopped or stuck in the kernel).
+  Past it the manager is asked to stop; if it then ends with its final numbers it is only
+  late (a slow link still delivering its reports), else it is aborted and fails once nothing has
+  arrived for ``STOP_GRACE_S``, or ``LATE_DATA_S`` after the stop at the most, whatever arrives.
+  So a step ends by ramp + run + grace + ``LATE_DATA_S`` at the latest.
+- **Stall**: reports keep coming but fio's I/O counters have not moved for ``stall_s``: stopped,
+  failed, and aborted ``STOP_GRACE_S`` later (a job process stopped or stuck in the kernel).
 - **Impossible values** (:mod:`app.engine.report_checks`): the manager is aborted at once.
 - **Late numbers**: no report for ``late_s`` while the step runs is said in a message ("data still
   arriving" when the transport counts received bytes), not treated as death: the transport's own
@@ -25,6 +27,7 @@ from app.engine.report_checks import ReportChecker
 
 SETUP_S = 60.0  # from RUN to the first report with a runtime (file layout, job setup)
 STOP_GRACE_S = 5.0  # from a forced stop to the abort
+LATE_DATA_S = 20.0  # from the deadline's stop to the abort while data still arrives
 MIN_GRACE_S = 10.0
 
 
@@ -45,7 +48,10 @@ class _State:
     changed_at: float | None = None
     late_since: float | None = None
     forced_at: float | None = None
-    forced: str | None = None
+    forced: str | None = None  # why it fails (a stall or an impossible value)
+    overdue: str | None = None  # why it was stopped at the deadline
+    bytes_last: int | None = None
+    bytes_changed_at: float = 0.0
     bytes_seen: int | None = None  # received by the time of the last report
     bytes_ref: float | None = None
     done: bool = False
@@ -73,8 +79,11 @@ class StepWatch:
         self.go_at = go_at
         self._m = {name: _State(ReportChecker(ramp=ramp)) for name in where}
 
-    def forced_reason(self, name: str) -> str | None:
-        return self._m[name].forced
+    def forced_reason(self, name: str, ok: bool = True) -> str | None:
+        """Why a manager fails whatever it says (stall, impossible value); when it did not end well
+        itself, also why it was stopped at the deadline."""
+        st = self._m[name]
+        return st.forced or (None if ok else st.overdue)
 
     def finished(self, name: str) -> None:
         self._m[name].done = True
@@ -104,16 +113,23 @@ class StepWatch:
         for name, st in self._m.items():
             if st.done:
                 continue
+            got = bytes_received.get(name)
+            if got != st.bytes_last:
+                st.bytes_last, st.bytes_changed_at = got, now
             if st.forced_at is not None:
-                if now - st.forced_at >= STOP_GRACE_S:
-                    out.append(Action("abort", name, st.forced or ""))
+                quiet = now - st.bytes_changed_at >= STOP_GRACE_S
+                waited = now - st.forced_at
+                if waited >= STOP_GRACE_S and (st.forced or quiet or waited >= LATE_DATA_S):
+                    out.append(Action("abort", name, st.forced or st.overdue or "", "error"))
                     st.done = True
                 continue
             start = st.running_since if st.running_since is not None else self.go_at + SETUP_S
             if now >= start + self.limit:
-                out += self._force(st, name, now, "stop",
-                                   f"manager {self.where[name]} was still running {self.limit:g} s after its jobs "
-                                   f"started (ramp + run time + {self.grace:g} s grace); it was stopped")
+                st.overdue, st.forced_at = (
+                    f"manager {self.where[name]} was still running {self.limit:g} s after its jobs started "
+                    f"(ramp + run time + {self.grace:g} s grace) and did not end when asked; it was stopped"), now
+                out.append(Action("stop", name, f"manager {self.where[name]} is still running {self.limit:g} s after "
+                                                "its jobs started; asking it to stop"))
                 continue
             if (st.counters and st.changed_at is not None and st.last_report is not None
                     and st.last_report > st.changed_at and now - st.changed_at >= self.stall_s):
@@ -122,11 +138,17 @@ class StepWatch:
                                    f"fio's I/O counters stayed at {st.counters} while its reports kept coming "
                                    "(job processes stopped or stuck?); it was stopped")
                 continue
+            quiet_s = now - max(st.bytes_changed_at, st.last_report or 0.0)
+            if st.running_since is not None and got is not None and quiet_s >= self.stall_s:
+                out += self._force(st, name, now, "stop",
+                                   f"manager {self.where[name]} sent no report and no report data for "
+                                   f"{quiet_s:.0f} s (its server may still answer; job processes stopped or "
+                                   "stuck?); it was stopped")
+                continue
             last = st.last_report if st.last_report is not None else self.go_at
-            got = bytes_received.get(name)
             if st.bytes_ref != last:
                 st.bytes_seen, st.bytes_ref = got, last
-            if st.late_since is None and now - last >= self.late_s:
+            if st.last_report is not None and st.late_since is None and now - last >= self.late_s:
                 st.late_since = now
                 arriving = got is not None and st.bytes_seen is not None and got > st.bytes_seen
                 why = "data still arriving" if arriving else "nothing new received"

@@ -28,11 +28,12 @@ from .commands import (
     parse_text,
     probe_pdu,
 )
-from .frames import FrameReader, Packet, ProtocolError, encode
+from .frames import HEADER_SIZE, FrameReader, Packet, ProtocolError, encode
 from .layouts import LAYOUTS, UnsupportedVersion, layout_for
 from .session import RunSession
 
 DEFAULT_PORT = 8765
+_REPORT_OPS = frozenset({Op.TS, Op.GS, Op.DU, Op.JOB_OPT, Op.STOP, Op.QUIT})
 DEFAULT_PROTOCOL = 97  # fio 3.31-3.33, the first guess for a server we have not met yet
 _RECV = 1 << 20
 
@@ -235,6 +236,25 @@ def forget_protocol(host: str, port: int = DEFAULT_PORT) -> None:
         _known_protocol.pop((host, port), None)
 
 
+# An idle server's connection handler looks at its socket once a second, counted from its last
+# reply (fio's server.c waits up to 1000 ms on its send queue while no job runs). A RUN that
+# arrives just before one handler's look and just after another's starts those two jobs ~1 s
+# apart; sending it mid-way between their looks starts them at the same look.
+SERVER_IDLE_WAKE = 1.0
+_WAKE_MARGIN = 0.15
+
+
+def run_delay(loaded_at: list[float], now: float) -> float:
+    """How long to wait before sending RUN to servers whose job files were accepted (their last
+    reply) at ``loaded_at`` (monotonic), so that no server is about to look at its socket."""
+    for step in range(100):
+        d = step * SERVER_IDLE_WAKE / 100
+        phases = [((now + d - t) % SERVER_IDLE_WAKE) for t in loaded_at]
+        if all(_WAKE_MARGIN <= p <= SERVER_IDLE_WAKE - _WAKE_MARGIN for p in phases):
+            return d
+    return 0.0
+
+
 def status_interval_arg(seconds: float) -> str:
     if seconds <= 0:
         raise ValueError("status interval must be positive")
@@ -299,11 +319,15 @@ class RemoteFio:
         self._started = False
         self._run_sent = False
         self.run_sent_at: float | None = None  # time.time() when RUN went out
+        self._other_bytes = 0
+        self.loaded_at: float | None = None  # time.monotonic() when fio accepted the job file
 
     @property
     def bytes_received(self) -> int:
-        """Everything received so far, partial messages included (liveness on slow links)."""
-        return self._link.bytes_in if self._link is not None else 0
+        """Bytes received that may belong to fio's reports, partial ones included: everything but
+        complete ETA replies and text. It grows while a report is on its way over a slow link, and
+        not while a stuck server only answers ETA polls or sends text."""
+        return self._link.bytes_in - self._other_bytes if self._link is not None else 0
 
     @property
     def job_started_at(self) -> float | None:
@@ -359,6 +383,8 @@ class RemoteFio:
                 return
             for pkt in packets:
                 self._early += session.on_packet(pkt)
+        if session.starts >= 2:
+            self.loaded_at = time.monotonic()
 
     def go(self) -> None:
         """Start the loaded job now (RUN); events() sends it itself if this is never called."""
@@ -413,6 +439,8 @@ class RemoteFio:
                         yield from session.on_disconnect()
                     continue
                 for pkt in packets:
+                    if pkt.opcode not in _REPORT_OPS:
+                        self._other_bytes += HEADER_SIZE + len(pkt.payload)
                     yield from session.on_packet(pkt)
                     if session.finished:
                         break
@@ -424,12 +452,13 @@ class RemoteFio:
                 now = time.monotonic()
                 if now - link.last_rx >= silence:
                     yield from session.on_silence(now - link.last_rx)
-                elif self._stop_at is not None and now >= self._stop_at:
+                elif self._stop_at is not None and now >= self._stop_at and now - link.last_rx >= self._interval:
+                    # (data still arriving on a slow link may be the final report; the runner caps the wait)
                     yield from session.on_error(
                         f"manager {session.where} did not finish within {self.stop_timeout:g} s of the stop request; "
                         "samples so far kept"
                     )
-                elif now >= next_eta:
+                elif now >= next_eta and self._stop_at is None:  # (no polls while stopping: bytes mean data)
                     link.send(eta_frame)  # keepalive: a live server answers with ETA
                     next_eta = now + self.eta_poll
         finally:
