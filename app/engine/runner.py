@@ -278,9 +278,9 @@ class Runner:
         with self._lock:
             self._current.clear()
         for name, gate in gates.items():
-            note = gate.summary(name)
-            if note:
-                self.listener.message(step, Message(name, note, "warning"))
+            for note in (getattr(transports.get(name), "dropped_note", None), gate.summary(name)):
+                if note:
+                    self.listener.message(step, Message(name, note, "warning"))
         start_times = {n: t for n, tr in transports.items() if (t := getattr(tr, "job_started_at", None))}
         if len(start_times) > 1:
             first = min(start_times.values())

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ..transport import Event, Finished, Message, TransportError
+from ..transport import Event, TransportError
 from .commands import (
     CLIENT_TYPE_CLI,
     Op,
@@ -397,13 +397,12 @@ class RemoteFio:
             self.run_sent_at = time.time()
             link.last_rx = time.monotonic()  # silence is counted from RUN
 
-    def events(self) -> Iterator[Event]:
-        for ev in self._events():
-            if isinstance(ev, Finished) and self._session is not None and self._session.dropped_note:
-                yield Message(self.name, self._session.dropped_note, "warning")
-            yield ev
+    @property
+    def dropped_note(self) -> str | None:
+        """What the server's text flood cost: how many messages were not kept, or None."""
+        return self._session.gate.summary(self._session.where) if self._session is not None else None
 
-    def _events(self) -> Iterator[Event]:
+    def events(self) -> Iterator[Event]:
         link, session = self._link, self._session
         if link is None or session is None:
             raise RuntimeError("start() first")

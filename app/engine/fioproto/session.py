@@ -72,7 +72,6 @@ class RunSession:
         self._last: Snapshot | None = None
         self._quit_seen = False
         self.gate = MessageGate(clock=clock)
-        self.dropped_note: str | None = None
         self.job_started_at: float | None = None  # time.time(): fio's job_start (3.36+) or SERVER_START
         self._job_start_exact = False
 
@@ -230,7 +229,6 @@ class RunSession:
 
     def _finish(self, ok: bool, reason: str = "", *, stopped: bool | None = None) -> Finished:
         self.finished = True
-        self.dropped_note = self.gate.summary(self.where)
         # like a local fio's exit status: the server reports its backend's in STOP
         returncode = self._stop[0] if self._stop is not None and not self._stop[1] else None
         return Finished(self.manager, ok, reason, returncode, self.stop_requested if stopped is None else stopped)
