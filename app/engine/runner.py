@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.engine.fioproto.client import run_delay
 from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import JobFile, step_jobfile
 from app.engine.message_gate import MessageGate
-from app.engine.remote import run_delay
 from app.engine.safety import CreatedFiles, unarmed, write_risks
 from app.engine.sequence import SequenceTooLong, Step, expand
 from app.engine.step_watch import Action, StepWatch
