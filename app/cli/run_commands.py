@@ -69,6 +69,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGINT, previous)
         store.close()
     print(f"\nStored as run {recorder.run_id} in {store.path}")
+    if any(not f.ok for o in runner.outcomes for f in o.finished.values()):
+        return 1  # a manager failed, even in a run that was then stopped
     return {"complete": 0, "stopped": 0}.get(status, 1)
 
 

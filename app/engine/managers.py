@@ -69,7 +69,7 @@ def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoi
         raise ManagerError(f"manager {name!r}: {e}") from e
     os_name = "Windows" if info.os.lower().startswith("win") else info.os
     return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name), f"{h}:{port}",
-                           info.fio_version.removeprefix("fio-"))
+                           info.fio_version.removeprefix("fio-"), info.protocol)
 
 
 def build_endpoints(plan: Plan, hosts: dict[str, str] | None = None, fio_path: str | None = None,

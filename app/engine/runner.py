@@ -22,7 +22,7 @@ from app.engine.message_gate import MessageGate
 from app.engine.safety import CreatedFiles, unarmed, write_risks
 from app.engine.sequence import SequenceTooLong, Step, expand
 from app.engine.step_watch import Action, StepWatch
-from app.engine.targets import TargetError
+from app.engine.targets import TargetError, lookup_mapping
 from app.engine.telemetry import Sample, StepTelemetry
 from app.engine.transport import Event, Finished, Message, Snapshot, Transport, TransportError
 from app.model.plan import Plan
@@ -42,6 +42,7 @@ class ManagerEndpoint:
     make_transport: Callable[[], Transport]
     host: str = "local"
     fio_version: str = ""
+    protocol: int | None = None  # fio's client/server protocol version (remote managers)
 
 
 @dataclass
@@ -121,6 +122,11 @@ class Runner:
             raise RunRefused("\n".join(problems))
         out: list[dict[str, JobFile]] = []
         o = self.options
+        names = list(dict.fromkeys(t.name.strip() for m in self.plan.managers for w in m.workers for t in w.targets))
+        for key, value in o.mapping.items():
+            if not any(lookup_mapping(n, {key: key}) for n in names):
+                problems.append(f"--map {key}={value}: no target of the plan is named {key!r}; its targets are "
+                                + (", ".join(repr(n) for n in names[:20]) or "none"))
         for step in self.steps:
             files: dict[str, JobFile] = {}
             for mi in step.managers():

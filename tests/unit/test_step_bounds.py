@@ -154,3 +154,27 @@ def test_watch_says_when_numbers_are_late():
     assert late.kind == "message" and "last report 4 s ago (data still arriving)" in late.text
     (back,) = w.on_snapshot("M", [job(ios=200, runtime=2000)], 6.0)
     assert "arrived again" in back.text
+
+
+# --- --map, remembered protocols ---------------------------------------------------------------------------
+def test_map_entry_matching_no_target_is_refused():
+    from app.engine.runner import ManagerEndpoint, Runner, RunOptions, RunRefused
+    from app.model.plan import Target
+    from tests.helpers import grid
+
+    plan = grid(1, 1, 1)
+    plan.managers[0].workers[0].targets = [Target("data")]
+    endpoints = {"M1": ManagerEndpoint("M1", "Linux", lambda: None)}
+    opts = RunOptions(mapping={"data": "/tmp/x.tst", "dta": "/tmp/y.tst"})
+    with pytest.raises(RunRefused, match=r"--map dta=/tmp/y.tst: no target of the plan is named 'dta'; its targets are 'data'"):
+        Runner(plan, endpoints, options=opts)
+
+
+def test_protocol_learnt_per_server_is_kept_in_the_settings(tmp_path):
+    from app import user_settings
+
+    path = tmp_path / "s.json"
+    user_settings.remember_protocol("10.0.0.5:8765", 120, path)
+    assert user_settings.load(path).fio_protocols == {"10.0.0.5:8765": 120}
+    user_settings.forget_protocol("10.0.0.5:8765", path)
+    assert user_settings.load(path).fio_protocols == {}

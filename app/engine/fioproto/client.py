@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from ... import user_settings
 from ..transport import Event, TransportError
 from .commands import (
     CLIENT_TYPE_CLI,
@@ -203,7 +204,7 @@ def _open(
     """
     key = (host, port)
     with _known_lock:
-        protocol = _known_protocol.get(key, DEFAULT_PROTOCOL)
+        protocol = _known_protocol.get(key) or user_settings.saved_protocol(_where(host, port)) or DEFAULT_PROTOCOL
     for _ in range(3):
         try:
             link, info, rest = _handshake(
@@ -218,7 +219,10 @@ def _open(
                 _known_protocol[key] = protocol
             continue
         with _known_lock:
+            learnt = _known_protocol.get(key) != protocol
             _known_protocol[key] = protocol
+        if learnt:
+            user_settings.remember_protocol(_where(host, port), protocol)
         return link, info, rest
     raise TransportError(f"{_where(host, port)} keeps changing its protocol version; giving up")
 
@@ -234,6 +238,7 @@ def forget_protocol(host: str, port: int = DEFAULT_PORT) -> None:
     """Drop the remembered protocol version of a server (e.g. after it was upgraded)."""
     with _known_lock:
         _known_protocol.pop((host, port), None)
+    user_settings.forget_protocol(_where(host, port))
 
 
 # An idle server's connection handler looks at its socket once a second, counted from its last
