@@ -43,6 +43,7 @@ class ManagerEndpoint:
     host: str = "local"
     fio_version: str = ""
     protocol: int | None = None  # fio's client/server protocol version (remote managers)
+    close: Callable[[], None] | None = None  # ends what reaching it needed (an SSH session), after the run
 
 
 @dataclass
@@ -183,8 +184,15 @@ class Runner:
         try:
             status = self._run_steps()
         finally:
+            self.close_endpoints()
             self.listener.run_finished(status)
         return status
+
+    def close_endpoints(self) -> None:
+        """End what the managers needed (SSH sessions running fio --server); safe to call twice."""
+        for ep in self.endpoints.values():
+            if ep.close is not None:
+                ep.close()
 
     def _run_steps(self) -> str:
         status = "complete"
