@@ -81,6 +81,7 @@ class SshFioServer:
         self.fio = fio
         self.ssh = ssh or shlex.split(os.environ.get(SSH_ENV) or "ssh")
         self.local: tuple[str, int] | None = None
+        self.remote_port: int | None = None  # fio's port on the remote host's loopback
         self.info: ServerInfo | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
@@ -111,7 +112,7 @@ class SshFioServer:
                     break
                 try:
                     self.info = probe("127.0.0.1", local_port, timeout=2.0)
-                    self.local = ("127.0.0.1", local_port)
+                    self.local, self.remote_port = ("127.0.0.1", local_port), remote_port
                     return self.info
                 except TransportError:
                     time.sleep(0.2)
