@@ -242,6 +242,7 @@ class Runner:
         for name in finished:
             watch.finished(name)
         gates = {name: MessageGate() for name in files}
+        done: set[str] = set()
 
         def act(actions: list[Action]) -> bool:
             """Apply the watch's actions; False when the report that caused them must not be used."""
@@ -287,6 +288,12 @@ class Runner:
                     finished[name] = ev
                     watch.finished(name)
             act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()}))
+            for n in finished:
+                if n not in done:
+                    done.add(n)
+                    self._emit(step, telemetry.manager_done(n))
+            self._emit(step, telemetry.tick(now))
+        self._emit(step, telemetry.flush())
         for th in threads:
             th.join(timeout=5)
         with self._lock:
@@ -358,6 +365,10 @@ class Runner:
             finished[name] = Finished(name, False, reason)
             transports.pop(name)
         return transports
+
+    def _emit(self, step: Step, samples: list[Sample]) -> None:
+        if samples:
+            self.listener.samples(step, samples)
 
     @staticmethod
     def _pump(name: str, transport: Transport, out: queue.Queue[tuple[str, Event]]) -> None:

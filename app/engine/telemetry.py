@@ -358,7 +358,7 @@ class StepTelemetry:
         self._managers = list(dict.fromkeys(m for m, _, _ in self._map.values()))
         self._trackers: dict[tuple[str, str, int], JobTracker] = {}
         self._t0: float | None = None
-        self.all_clock = AllClock(interval)
+        self.all_clock = AllClock(interval, self._managers)
         self._final: set[str] = set()
         self._latest: dict[tuple[str, str | None, str | None, str], Sample] = {}
         self.unmapped: set[tuple[str, str]] = set()  # (manager, job name) reported but not in job_map
@@ -412,13 +412,33 @@ class StepTelemetry:
         ]
         m_sample = Sample(mgr, "manager", mgr, t, m_iv.metrics(), m_wh.metrics(), snap.final)
         out.append(m_sample)
-        summed = self.all_clock.add(mgr, t, m_sample.interval, m_sample.whole)
-        if summed is not None:
-            all_final = all(m in self._final for m in self._managers)
-            out.append(Sample(None, "all", ALL_KEY, summed[0], summed[1], summed[2], all_final))
         for s in out:
             self._latest[(s.level, s.manager, s.worker, s.key)] = s
+        due = self.all_clock.add(mgr, t, m_sample.interval, m_sample.whole)
+        if snap.final:
+            due += self.all_clock.done(mgr)
+        return out + self._all_samples(due)
+
+    def _all_samples(self, due: list[tuple[float, Metrics, Metrics]]) -> list[Sample]:
+        all_final = all(m in self._final for m in self._managers)
+        out = []
+        for i, (t, iv, wh) in enumerate(due):
+            s = Sample(None, "all", ALL_KEY, t, iv, wh, all_final and i == len(due) - 1)
+            self._latest[(s.level, s.manager, s.worker, s.key)] = s
+            out.append(s)
         return out
+
+    def manager_done(self, manager: str) -> list[Sample]:
+        """A manager ended (even without a final report): ALL slots stop waiting for it."""
+        return self._all_samples(self.all_clock.done(manager))
+
+    def tick(self, now: float) -> list[Sample]:
+        """ALL samples for slots overdue at ``now`` (time.monotonic(), like Snapshot.received)."""
+        return [] if self._t0 is None else self._all_samples(self.all_clock.tick(now - self._t0))
+
+    def flush(self) -> list[Sample]:
+        """The ALL samples still held back (at the end of the step)."""
+        return self._all_samples(self.all_clock.flush())
 
     def final_results(self) -> list[Sample]:
         """The latest sample of every target, worker and manager of every manager, then ALL.

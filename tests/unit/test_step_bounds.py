@@ -83,13 +83,26 @@ def m(ios, seconds=1.0):
 
 
 def test_all_is_the_sum_of_the_managers_in_each_slot_and_a_missing_manager_is_missing():
-    clock = AllClock(1.0)
-    clock.add("A", 0.98, m(100), m(100))
-    t, iv, _ = clock.add("B", 1.05, m(200), m(200))
+    clock = AllClock(1.0, ["A", "B"])
+    assert clock.add("A", 0.98, m(100), m(100)) == []  # B has not reported for second 1 yet
+    ((t, iv, _),) = clock.add("B", 1.05, m(200), m(200))
     assert t == 1.0 and iv.read_ios == 300 and iv.read_iops == pytest.approx(300)
-    t, iv, whole = clock.add("A", 2.01, m(100), m(200))  # B has not reported for second 2
+    assert clock.add("A", 2.01, m(100), m(200)) == []
+    assert clock.tick(2.4) == []  # not overdue yet
+    ((t, iv, whole),) = clock.tick(2.0 + 0.5 + 2.0)  # B never reported for second 2
     assert t == 2.0 and iv.read_ios == 100  # not B's last value
     assert whole.read_ios == 400
+    ((t, iv, _),) = clock.add("A", 2.1, m(10, 0.1), m(210))  # A's final report, same second: shown again
+    assert t == 2.0 and iv.read_ios == 110
+
+
+def test_a_manager_that_ended_is_not_waited_for():
+    clock = AllClock(1.0, ["A", "B"])
+    clock.add("A", 1.0, m(100), m(100))
+    clock.add("B", 1.0, m(100), m(100))
+    assert clock.add("A", 2.0, m(100), m(200)) == []
+    ((t, iv, _),) = clock.done("B")
+    assert t == 2.0 and iv.read_ios == 100
 
 
 def test_two_reports_of_one_manager_in_a_slot_are_one_window():
