@@ -78,8 +78,9 @@ def rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def test_stopped_job_processes_fail_the_manager_by_progress_not_by_messages(tmp_path, fio_server):
-    host, port, proc = fio_server("127.0.0.2")
+@pytest.mark.parametrize("binary", FIO_BINARIES)
+def test_stopped_job_processes_fail_the_manager_by_progress_not_by_messages(tmp_path, fio_server, binary):
+    host, port, proc = fio_server("127.0.0.2", binary)
     stopped: list[int] = []
     at: list[float] = []
 
@@ -106,7 +107,7 @@ def test_stopped_job_processes_fail_the_manager_by_progress_not_by_messages(tmp_
     assert not fin.ok and f"{host}:{port}" in fin.reason, fin.reason
     assert "no report and no report data" in fin.reason or "made no progress" in fin.reason, fin.reason
     ended_after = took - (at[0] - t0)
-    print(f"\nstopped job: step ended {ended_after:.1f} s after SIGSTOP (run time 30 s)")
+    print(f"\n{binary}: stopped job: step ended {ended_after:.1f} s after SIGSTOP (run time 30 s)")
     assert ended_after < 10 + STOP_GRACE_S + 5  # stall limit + stop grace + slack, far below the 30 s run
 
 
@@ -137,8 +138,9 @@ def test_text_flood_is_bounded_and_the_step_still_ends_on_time(tmp_path, fio_ser
     assert grew < 200
 
 
-def test_slow_link_manager_is_late_not_dead(tmp_path, fio_server):
-    host, port, _ = fio_server("127.0.0.2")
+@pytest.mark.parametrize("binary", FIO_BINARIES)
+def test_slow_link_manager_is_late_not_dead(tmp_path, fio_server, binary):
+    host, port, _ = fio_server("127.0.0.2", binary)
     proxy = FioProxy(host, port, "127.0.0.4", rate=40_000)  # 320 kbit/s; one report is ~184 KB
     try:
         listener = Collect()
@@ -149,7 +151,7 @@ def test_slow_link_manager_is_late_not_dead(tmp_path, fio_server):
     finally:
         proxy.close()
     late = [m.text for m in listener.messages if "are late" in m.text]
-    print(f"\nslow link: {proxy.sent_to_client} bytes at 40 kB/s, step took {took:.1f} s, late notes: {late[:2]}")
+    print(f"\n{binary}: slow link: {proxy.sent_to_client} bytes at 40 kB/s, step took {took:.1f} s, late notes: {late[:2]}")
     fin = listener.outcomes[0].finished["M1"]
     assert status == "complete" and fin.ok, fin.reason
     assert late and "data still arriving" in late[0]
