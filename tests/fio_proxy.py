@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import struct
 import threading
 import time
 
 from app.engine.fioproto.commands import LOG_ERR, Op, text_pdu
 from app.engine.fioproto.frames import F_MORE, HEADER, HEADER_SIZE, encode
+from app.engine.fioproto.layouts import layout_for
 
 
 class FioProxy:
@@ -21,15 +23,21 @@ class FioProxy:
 
     ``rate``: server-to-client bytes per second (None: unlimited). ``flood``: TEXT frames per
     second injected after the server's first TS, each with a new text (0: none).
-    ``hold_end``: STOP and QUIT from the server are not passed on.
+    ``hold_end``: STOP and QUIT from the server are not passed on. ``corrupt``: (field, value):
+    from the second report on, that u64 thread_stat field (its first element, i.e. reads) is
+    overwritten in every TS (fio cuts a message into 1024-byte fragments; payload CRCs are left
+    stale, as Fiometer does not check them by default).
     """
 
     def __init__(self, host: str, port: int, listen_host: str = "127.0.0.1", *, rate: float | None = None,
-                 flood: float = 0.0, hold_end: bool = False, repeat_every: int = 2) -> None:
+                 flood: float = 0.0, hold_end: bool = False, repeat_every: int = 2,
+                 corrupt: tuple[str, int] | None = None) -> None:
         self.target = (host, port)
         self.rate, self.flood, self.hold_end, self.repeat_every = rate, flood, hold_end, repeat_every
         self.listener = socket.create_server((listen_host, 0))
         self.host, self.port = self.listener.getsockname()[:2]
+        self.corrupt = corrupt
+        self.corrupted = 0
         self.injected = 0
         self.sent_to_client = 0
         self._stop = threading.Event()
@@ -71,6 +79,7 @@ class FioProxy:
         version: int | None = None
         flooding = False
         mid_message = False  # inside a fragmented message: nothing may be injected
+        ts_seen, ts_offset = 0, 0  # TS messages begun, payload offset of the next TS fragment
         next_text = time.monotonic()
         server.settimeout(0.01)
         try:
@@ -88,6 +97,11 @@ class FioProxy:
                         break
                     frame, buf = buf[: HEADER_SIZE + pdu_len], buf[HEADER_SIZE + pdu_len :]
                     version = ver
+                    if opcode == Op.TS:
+                        if ts_offset == 0:
+                            ts_seen += 1
+                        frame = self._maybe_corrupt(frame, ver, ts_seen, ts_offset)
+                        ts_offset = ts_offset + pdu_len if flags & F_MORE else 0
                     mid_message = bool(flags & F_MORE)
                     if opcode == Op.TS:
                         flooding = self.flood > 0
@@ -106,6 +120,19 @@ class FioProxy:
             pass
         with contextlib.suppress(OSError):
             client.shutdown(socket.SHUT_WR)
+
+    def _maybe_corrupt(self, frame: bytes, version: int, nth: int, offset: int) -> bytes:
+        if self.corrupt is None or nth < 2:
+            return frame
+        name, value = self.corrupt
+        at = layout_for(version).ts[name].offset - offset
+        pdu_len = len(frame) - HEADER_SIZE
+        if not 0 <= at <= pdu_len - 8:
+            return frame
+        self.corrupted += 1
+        body = bytearray(frame)
+        struct.pack_into("<Q", body, HEADER_SIZE + at, value)
+        return bytes(body)
 
     def close(self) -> None:
         self._stop.set()

@@ -159,6 +159,29 @@ def test_slow_link_manager_is_late_not_dead(tmp_path, fio_server, binary):
 
 
 @pytest.mark.parametrize("binary", FIO_BINARIES)
+def test_an_impossible_counter_fails_the_manager_naming_server_and_value(tmp_path, fio_server, binary):
+    host, port, _ = fio_server("127.0.0.2", binary)
+    proxy = FioProxy(host, port, "127.0.0.4", corrupt=("io_bytes", 2**64 - 1))
+    try:
+        listener = Collect()
+        runner = runner_for(plan_for(tmp_path), {"M1": f"{proxy.host}:{proxy.port}"}, listener, run_time=20)
+        t0 = time.monotonic()
+        status = runner.run()
+        took = time.monotonic() - t0
+    finally:
+        proxy.close()
+    assert proxy.corrupted >= 1
+    fin = listener.outcomes[0].finished["M1"]
+    print(f"\n{binary}: impossible value: step ended after {took:.1f} s: {fin.reason[:90]}")
+    assert status == "failed" and not fin.ok
+    assert f"manager M1 ({proxy.host}:{proxy.port}) sent an impossible value" in fin.reason
+    assert "read.io_bytes = 18446744073709551615" in fin.reason and "internal error" not in fin.reason
+    assert took < 15  # failed at the bad report, not at the end of the 20 s run
+    stored = [s for s in listener.samples_by_step if s.manager == "M1" and s.level == "manager"]
+    assert all(s.whole.read_bytes < 2**62 for s in stored)  # the bad report was not used
+
+
+@pytest.mark.parametrize("binary", FIO_BINARIES)
 def test_managers_start_together_and_all_is_the_sum_per_second(tmp_path, fio_server, binary):
     addresses = {}
     for i, host in enumerate(("127.0.0.2", "127.0.0.3", "127.0.0.5")):
