@@ -20,12 +20,13 @@ from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import JobFile, step_jobfile
 from app.engine.message_gate import MessageGate
 from app.engine.safety import CreatedFiles, unarmed, write_risks
-from app.engine.sequence import SequenceTooLong, Step, expand
+from app.engine.sequence import STEADY, SequenceTooLong, Step, expand
 from app.engine.step_watch import Action, StepWatch
 from app.engine.targets import TargetError, lookup_mapping
 from app.engine.telemetry import Sample, StepTelemetry
 from app.engine.transport import Event, Finished, Message, Snapshot, Transport, TransportError
 from app.model.plan import Plan
+from app.model.steady_state import SteadyWatch
 from app.model.validation import validate
 
 
@@ -161,8 +162,7 @@ class Runner:
         """Iometer's Stop: the current step ends now with fio's final numbers kept; the next one starts."""
         with self._lock:
             self._stopping_step = True
-            for t in self._current.values():
-                t.stop()
+        self._end_transports()
 
     def stop(self) -> None:
         """Iometer's Stop All: the current step ends with fio's final numbers kept; no further steps run."""
@@ -224,6 +224,7 @@ class Runner:
         local = [n for n in files if self.endpoints[n].host == "local"]
         missing = [j.path for n in local for j in files[n].jobs if not j.is_device and not os.path.exists(j.path)]
         self._stopping_step = False
+        steady = SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None
         self.listener.step_started(step, files)
         transports = self._start_together(files, finished)
         go_at = time.monotonic()
@@ -243,6 +244,14 @@ class Runner:
             watch.finished(name)
         gates = {name: MessageGate() for name in files}
         done: set[str] = set()
+
+        def emit(samples: list[Sample]) -> None:
+            nonlocal steady
+            if samples:
+                self.listener.samples(step, samples)
+                if steady is not None and self._steady(steady, samples):
+                    steady = None
+                    self._end_transports()
 
         def act(actions: list[Action]) -> bool:
             """Apply the watch's actions; False when the report that caused them must not be used."""
@@ -271,9 +280,7 @@ class Runner:
                     if act(watch.on_snapshot(name, ev.jobs, now)):
                         if ev.final:
                             raw[name] = ev.raw
-                        samples = telemetry.update(ev)
-                        if samples:
-                            self.listener.samples(step, samples)
+                        emit(telemetry.update(ev))
                 elif isinstance(ev, Message):
                     if gates[name].admit(ev.text):
                         self.listener.message(step, ev)
@@ -291,9 +298,9 @@ class Runner:
             for n in finished:
                 if n not in done:
                     done.add(n)
-                    self._emit(step, telemetry.manager_done(n))
-            self._emit(step, telemetry.tick(now))
-        self._emit(step, telemetry.flush())
+                    emit(telemetry.manager_done(n))
+            emit(telemetry.tick(now))
+        emit(telemetry.flush())
         for th in threads:
             th.join(timeout=5)
         with self._lock:
@@ -366,9 +373,16 @@ class Runner:
             transports.pop(name)
         return transports
 
-    def _emit(self, step: Step, samples: list[Sample]) -> None:
-        if samples:
-            self.listener.samples(step, samples)
+    @staticmethod
+    def _steady(watch: SteadyWatch, samples: list[Sample]) -> bool:
+        """A precondition step's ALL numbers have met the steady-state rule."""
+        return any([watch.add(s.t, s.interval.ios, s.interval.seconds) for s in samples if s.level == "all"])
+
+    def _end_transports(self) -> None:
+        """End the current step as finished (not stopped): fio's final numbers are kept."""
+        with self._lock:
+            for t in self._current.values():
+                t.stop()
 
     @staticmethod
     def _pump(name: str, transport: Transport, out: queue.Queue[tuple[str, Event]]) -> None:
