@@ -59,6 +59,19 @@ def runner_for(plan, addresses: dict[str, str], listener, run_time: int) -> Runn
     return Runner(plan, endpoints, listener, RunOptions(run_time=run_time, engine="null", file_size=1 << 20))
 
 
+def run_through_proxy(tmp_path: Path, server: tuple[str, int], run_time: int, **proxy_options):
+    """One manager reached through a FioProxy: (listener, run status, seconds taken, proxy)."""
+    proxy = FioProxy(*server, "127.0.0.4", **proxy_options)
+    try:
+        listener = Collect()
+        runner = runner_for(plan_for(tmp_path), {"M1": f"{proxy.host}:{proxy.port}"}, listener, run_time=run_time)
+        t0 = time.monotonic()
+        status = runner.run()
+        return listener, status, time.monotonic() - t0, proxy
+    finally:
+        proxy.close()
+
+
 def job_processes(server_pid: int) -> list[int]:
     """fio's job processes under a server: its descendants that made themselves session leaders."""
     out, todo = [], [server_pid]
@@ -113,17 +126,9 @@ def test_stopped_job_processes_fail_the_manager_by_progress_not_by_messages(tmp_
 
 def test_text_flood_is_bounded_and_the_step_still_ends_on_time(tmp_path, fio_server):
     host, port, _ = fio_server("127.0.0.2")
-    proxy = FioProxy(host, port, "127.0.0.4", flood=2000, hold_end=True)
-    try:
-        listener = Collect()
-        runner = runner_for(plan_for(tmp_path), {"M1": f"{proxy.host}:{proxy.port}"}, listener, run_time=3)
-        before = rss_mib()
-        t0 = time.monotonic()
-        status = runner.run()
-        took = time.monotonic() - t0
-        grew = rss_mib() - before
-    finally:
-        proxy.close()
+    before = rss_mib()
+    listener, status, took, proxy = run_through_proxy(tmp_path, (host, port), 3, flood=2000, hold_end=True)
+    grew = rss_mib() - before
     flood = [m for m in listener.messages if "flood line" in m.text]
     print(f"\ntext flood: {proxy.injected} lines sent, {len(flood)} kept, step ended after {took:.1f} s, "
           f"peak RSS grew {grew:.0f} MiB")
@@ -141,15 +146,8 @@ def test_text_flood_is_bounded_and_the_step_still_ends_on_time(tmp_path, fio_ser
 @pytest.mark.parametrize("binary", FIO_BINARIES)
 def test_slow_link_manager_is_late_not_dead(tmp_path, fio_server, binary):
     host, port, _ = fio_server("127.0.0.2", binary)
-    proxy = FioProxy(host, port, "127.0.0.4", rate=40_000)  # 320 kbit/s; one report is ~184 KB
-    try:
-        listener = Collect()
-        runner = runner_for(plan_for(tmp_path), {"M1": f"{proxy.host}:{proxy.port}"}, listener, run_time=4)
-        t0 = time.monotonic()
-        status = runner.run()
-        took = time.monotonic() - t0
-    finally:
-        proxy.close()
+    # 320 kbit/s; one report is ~184 KB
+    listener, status, took, proxy = run_through_proxy(tmp_path, (host, port), 2, rate=40_000)
     late = [m.text for m in listener.messages if "are late" in m.text]
     print(f"\n{binary}: slow link: {proxy.sent_to_client} bytes at 40 kB/s, step took {took:.1f} s, late notes: {late[:2]}")
     fin = listener.outcomes[0].finished["M1"]
@@ -161,15 +159,7 @@ def test_slow_link_manager_is_late_not_dead(tmp_path, fio_server, binary):
 @pytest.mark.parametrize("binary", FIO_BINARIES)
 def test_an_impossible_counter_fails_the_manager_naming_server_and_value(tmp_path, fio_server, binary):
     host, port, _ = fio_server("127.0.0.2", binary)
-    proxy = FioProxy(host, port, "127.0.0.4", corrupt=("io_bytes", 2**64 - 1))
-    try:
-        listener = Collect()
-        runner = runner_for(plan_for(tmp_path), {"M1": f"{proxy.host}:{proxy.port}"}, listener, run_time=20)
-        t0 = time.monotonic()
-        status = runner.run()
-        took = time.monotonic() - t0
-    finally:
-        proxy.close()
+    listener, status, took, proxy = run_through_proxy(tmp_path, (host, port), 20, corrupt=("io_bytes", 2**64 - 1))
     assert proxy.corrupted >= 1
     fin = listener.outcomes[0].finished["M1"]
     print(f"\n{binary}: impossible value: step ended after {took:.1f} s: {fin.reason[:90]}")
