@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import queue
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from app.engine.fioproto.client import run_delay
 from app.engine.job_policy import JobRefused, check_job_text
-from app.engine.jobfile import JobFile, step_jobfile
+from app.engine.jobfile import LOOPBACK, JobFile, step_jobfile
 from app.engine.message_gate import MessageGate
 from app.engine.safety import CreatedFiles, unarmed, write_risks
 from app.engine.sequence import STEADY, SequenceTooLong, Step, expand
@@ -45,6 +46,19 @@ class ManagerEndpoint:
     fio_version: str = ""
     protocol: int | None = None  # fio's client/server protocol version (remote managers)
     close: Callable[[], None] | None = None  # ends what reaching it needed (an SSH session), after the run
+
+    @property
+    def address(self) -> str:
+        """Where other managers reach this one (network workers connect here): its host without the port."""
+        if self.host == "local":
+            return LOOPBACK
+        if self.host.startswith("ssh://"):  # the SSH host's own address (fio itself listens on its loopback)
+            from app.engine.ssh_manager import parse_ssh
+
+            ssh = parse_ssh(self.host)
+            return ssh.host if ssh is not None else self.host
+        host = self.host.rsplit(":", 1)[0] if self.host.count(":") == 1 or "]" in self.host else self.host
+        return host.strip("[]")
 
 
 @dataclass
@@ -130,11 +144,14 @@ class Runner:
                 problems.append(f"--map {key}={value}: no target of the plan is named {key!r}; its targets are "
                                 + (", ".join(repr(n) for n in names[:20]) or "none"))
         for step in self.steps:
+            net_ports = random.randrange(20000, 60000, 100)
             files: dict[str, JobFile] = {}
             for mi in step.managers():
                 ep = self.endpoints[self.plan.managers[mi].name]
                 kwargs = {"default_file_size": o.default_file_size} if o.default_file_size else {}
                 kwargs["file_size"] = o.file_size
+                kwargs["peer_addresses"] = {n: e.address for n, e in self.endpoints.items()}
+                kwargs["net_port_base"] = net_ports  # fresh ports per step: a listener left over never answers
                 try:
                     files[ep.name] = step_jobfile(self.plan, step, mi, ep.os_name, mapping=o.mapping,
                                                   run_time=o.run_time, ramp_up=o.ramp_up, engine=o.engine,
