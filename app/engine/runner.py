@@ -22,6 +22,7 @@ from app.engine.jobfile import LOOPBACK, JobFile, step_jobfile
 from app.engine.message_gate import MessageGate
 from app.engine.safety import CreatedFiles, unarmed, write_risks
 from app.engine.sequence import STEADY, SequenceTooLong, Step, expand
+from app.engine.ssh_manager import parse_ssh
 from app.engine.step_watch import Action, StepWatch
 from app.engine.targets import TargetError, lookup_mapping
 from app.engine.telemetry import Sample, StepTelemetry
@@ -53,8 +54,6 @@ class ManagerEndpoint:
         if self.host == "local":
             return LOOPBACK
         if self.host.startswith("ssh://"):  # the SSH host's own address (fio itself listens on its loopback)
-            from app.engine.ssh_manager import parse_ssh
-
             ssh = parse_ssh(self.host)
             return ssh.host if ssh is not None else self.host
         host = self.host.rsplit(":", 1)[0] if self.host.count(":") == 1 or "]" in self.host else self.host
