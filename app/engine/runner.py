@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from app.engine.fioproto.client import run_delay
 from app.engine.job_policy import JobRefused, check_job_text
@@ -45,6 +46,7 @@ class ManagerEndpoint:
     make_transport: Callable[[], Transport]
     host: str = "local"
     fio_version: str = ""
+    environment: dict[str, Any] = field(default_factory=dict)  # a remote host as its probe describes it
     protocol: int | None = None  # fio's client/server protocol version (remote managers)
     close: Callable[[], None] | None = None  # ends what reaching it needed (an SSH session), after the run
 
