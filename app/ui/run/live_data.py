@@ -207,7 +207,7 @@ class LiveResults:
             s.last_whole = smp.whole
             s.last_t = smp.t
             due = smp.final if self.update_seconds == 0 else (
-                smp.final or smp.t - s.window_start >= self.update_seconds - 1e-6)
+                smp.final or smp.t - s.window_start >= self.update_seconds - 0.1)  # fio's reports jitter by ms
             if due and s.step_points and smp.final and all(p.seconds <= 0 for p in s.pending):
                 # fio repeated its last report as the final one: only the whole-step numbers change
                 s.replace_whole(smp.whole)
