@@ -18,6 +18,8 @@ def _make_runner(args: argparse.Namespace, opened):
         split_host,
     )
     from app.engine.runner import Runner, RunOptions, RunRefused
+    from app.engine.safety import record_beside
+    from app.store.paths import resolve_db_path
 
     plan = opened.plan
     try:
@@ -31,11 +33,15 @@ def _make_runner(args: argparse.Namespace, opened):
     options = RunOptions(run_time=args.run_time, ramp_up=args.ramp_up, mapping=_parse_map(args.map),
                          engine=args.engine, allow_write=set(args.allow_write or []),
                          allow_write_in_use=set(args.allow_write_mounted or []),
-                         file_size=parse_size(args.test_file_size) if args.test_file_size else None)
+                         file_size=parse_size(args.test_file_size) if args.test_file_size else None,
+                         registry=record_beside(resolve_db_path(getattr(args, "db", None))))
     try:
-        return Runner(plan, endpoints, None, options)
+        runner = Runner(plan, endpoints, None, options)
     except RunRefused as e:
         raise CliError("this plan cannot start:\n  " + str(e).replace("\n", "\n  ")) from e
+    for note in runner.notes:
+        print(f"warning: {note}")
+    return runner
 
 
 def cmd_run(args: argparse.Namespace) -> int:
