@@ -72,8 +72,9 @@ def follow(path: str) -> tuple[str, bool]:
         via_proc = via_proc or _via_proc(nxt)
         try:
             st = os.lstat(nxt)
-        except OSError:
-            return posixpath.join(nxt, *reversed(todo)), via_proc
+        except OSError:  # nothing below a missing folder can be a link: the rest is plain text
+            rest = posixpath.normpath(posixpath.join(nxt, *reversed(todo)))
+            return rest, via_proc or _via_proc(rest)
         if stat.S_ISLNK(st.st_mode):
             links += 1
             if links > MAX_LINKS:
@@ -117,6 +118,8 @@ def place_local(spelled: str, name_says_device: bool = False, *, cwd: str | None
         if os.path.lexists(folder):
             raise PlacementError(f"{spelled!r}: {folder} is not a folder") from None
         return Placement(spelled, real, False, True, missing_folder=folder)
+    except NotADirectoryError:
+        raise PlacementError(f"{spelled!r}: a part of {real} is a file, not a folder") from None
     except OSError as e:
         raise PlacementError(f"{spelled!r}: Fiometer cannot examine {real} ({e.strerror})") from e
     mode = st.st_mode

@@ -142,7 +142,8 @@ def _resolve(target: Target, os_name: str, mapping: dict[str, str] | None) -> Re
             raise TargetError(f"target {name!r} is a Linux disk; on this Windows manager {hint}")
         return ResolvedTarget(f"/dev/{name}", True, 512)
     if name.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", name) or name.startswith("\\\\"):
-        return ResolvedTarget(name, is_device_path(name), _sector_size_of_name(name, os_name))
+        # the name as written: blanks around a path are refused by fio_path_problem, never dropped
+        return ResolvedTarget(target.name, is_device_path(name), _sector_size_of_name(name, os_name))
     raise TargetError(f"target {name!r} is not a drive, disk or path Fiometer recognises; {hint}")
 
 
