@@ -214,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--allow-write", action="append", metavar="TARGET",
                     help="arm writes to a raw device or an existing file (name or path)")
     sp.add_argument("--allow-write-mounted", action="append", metavar="TARGET",
-                    help="also allow writes to a device that is mounted or partitioned")
+                    help="also allow writes to a device in use (mounted, partitioned, swap, LVM/md member)")
     sp.add_argument("--fio", metavar="PATH", help="the fio binary to use (default: found on PATH)")
     sp.add_argument("--tag", action="append", help="tag the stored run (e.g. before, after, client-x)")
     sp.add_argument("--engine", help=argparse.SUPPRESS)  # e.g. null, for tests and benchmarks

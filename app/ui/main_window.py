@@ -637,6 +637,8 @@ class MainWindow(QMainWindow):
         listener.stepFinished.connect(self._on_step_finished)
         self.tabs.setCurrentWidget(self.results_tab)
         self.add_message(f"Run started: {self.controller.progress.steps} step(s)")
+        for note in self.controller.runner.notes if self.controller.runner else []:
+            self.add_message(note, "warning")  # what could not be verified on remote managers
         return True
 
     def _on_step_started(self, index: int, offset: float, step: Any) -> None:
