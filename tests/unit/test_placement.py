@@ -1,6 +1,7 @@
 """What fio will open: paths examined on this machine, normalised for remote ones, fio's syntax refused."""
 
 import os
+import stat
 
 import pytest
 
@@ -40,10 +41,7 @@ def test_a_link_to_a_device_is_a_device_found_by_its_file_type(tmp_path):
 
 
 def test_a_device_node_outside_dev_is_a_device(tmp_path):
-    if os.geteuid() != 0:
-        pytest.skip("creating a device node needs root")
-    node = tmp_path / "disguised"
-    os.mknod(node, 0o600 | 0o060000, os.makedev(7, 250))  # a block device, loop minor 250
+    node = block_node(tmp_path / "disguised", 7, 250)  # a block device node outside /dev, loop minor 250
     placed = place_local(str(node), device_uses=lambda dev: [f"checked {dev}"])
     assert placed.is_device and placed.in_use == ("checked (7, 250)",)
 
@@ -185,23 +183,27 @@ def test_in_use_is_decided_by_device_number(tmp_path):
     assert "cannot tell" in uses((9, 9))[0]
 
 
-def test_active_swap_on_a_device_counts_as_in_use(tmp_path):
+def block_node(path, major: int, minor: int):
+    """A block device node outside /dev (needs root)."""
     if os.geteuid() != 0:
         pytest.skip("creating a device node needs root")
-    sysdev = fake_sys(tmp_path)
-    node = tmp_path / "swapdev"
-    os.mknod(node, 0o600 | 0o060000, os.makedev(7, 3))
-    write(tmp_path / "swaps", f"Filename Type Size Used Priority\n{node} partition 1024 0 -2\n")
-    assert linux_devices.device_uses((7, 3), mountinfo=tmp_path / "none", swaps=tmp_path / "swaps",
-                                     sys_dev_block=sysdev) == [f"active swap {node}"]
+    os.mknod(path, 0o600 | stat.S_IFBLK, os.makedev(major, minor))
+    return path
+
+
+def uses_of_7_3(tmp_path, mountinfo: str = "", swaps: str = "Filename Type Size Used Priority\n"):
+    write(tmp_path / "mi", mountinfo)
+    write(tmp_path / "swaps", swaps)
+    return linux_devices.device_uses((7, 3), mountinfo=tmp_path / "mi", swaps=tmp_path / "swaps",
+                                     sys_dev_block=fake_sys(tmp_path))
+
+
+def test_active_swap_on_a_device_counts_as_in_use(tmp_path):
+    node = block_node(tmp_path / "swapdev", 7, 3)
+    assert uses_of_7_3(tmp_path, swaps=f"Filename Type Size Used Priority\n{node} partition 1024 0 -2\n") == [
+        f"active swap {node}"]
 
 
 def test_a_mount_whose_number_is_anonymous_is_matched_by_its_source(tmp_path):
-    if os.geteuid() != 0:
-        pytest.skip("creating a device node needs root")
-    sysdev = fake_sys(tmp_path)
-    node = tmp_path / "src"
-    os.mknod(node, 0o600 | 0o060000, os.makedev(7, 3))
-    write(tmp_path / "mi", f"23 1 0:45 / /srv rw - btrfs {node} rw\n")
-    assert linux_devices.device_uses((7, 3), mountinfo=tmp_path / "mi", swaps=tmp_path / "none",
-                                     sys_dev_block=sysdev) == ["mounted at /srv"]
+    node = block_node(tmp_path / "src", 7, 3)
+    assert uses_of_7_3(tmp_path, mountinfo=f"23 1 0:45 / /srv rw - btrfs {node} rw\n") == ["mounted at /srv"]
