@@ -27,11 +27,12 @@ from app.engine.safety import (
     unverified_notes,
     write_risks,
 )
-from app.engine.sequence import SequenceTooLong, Step, expand
+from app.engine.sequence import STEADY, SequenceTooLong, Step, expand
 from app.engine.targets import TargetError
 from app.engine.telemetry import Sample, StepTelemetry
 from app.engine.transport import Event, Finished, Message, Snapshot, Transport, TransportError
 from app.model.plan import Plan
+from app.model.steady_state import SteadyWatch
 from app.model.validation import validate
 
 
@@ -159,7 +160,7 @@ class Runner:
                            and (not j.placement.exists or registry.owns(j.placement))}
         risks: list[WriteRisk] = []
         for files in out:
-            risks += [r for r in write_risks(self.plan, files, registry, o.engine)
+            risks += [r for r in write_risks(files, registry, o.engine)
                       if r not in risks and not is_armed(r, o.allow_write, o.allow_write_in_use)]
             self.notes += [n for n in unverified_notes(files) if n not in self.notes]
         for files in out:
@@ -180,8 +181,7 @@ class Runner:
         """Iometer's Stop: the current step ends now with fio's final numbers kept; the next one starts."""
         with self._lock:
             self._stopping_step = True
-            for t in self._current.values():
-                t.stop()
+        self._end_transports()
 
     def stop(self) -> None:
         """Iometer's Stop All: the current step ends with fio's final numbers kept; no further steps run."""
@@ -235,6 +235,7 @@ class Runner:
         registry = self.options.registry
         ours = [j.path for jf in files.values() for j in jf.jobs if (j.manager, j.path) in self._own_files]
         self._stopping_step = False
+        watch = SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None
         self.listener.step_started(step, files)
         threads = []
         for name, jf in files.items():
@@ -260,6 +261,9 @@ class Runner:
                 samples = telemetry.update(ev)
                 if samples:
                     self.listener.samples(step, samples)
+                    if watch is not None and self._steady(watch, samples):
+                        watch = None
+                        self._end_transports()
             elif isinstance(ev, Message):
                 self.listener.message(step, ev)
             elif isinstance(ev, Finished):
@@ -283,6 +287,18 @@ class Runner:
         else:
             status = "failed"
         return StepOutcome(step, status, telemetry.final_results(), finished, raw, started, time.time())
+
+    @staticmethod
+    def _steady(watch: SteadyWatch, samples: list[Sample]) -> bool:
+        """A precondition step's ALL numbers have met the steady-state rule."""
+        total = next((s for s in samples if s.level == "all"), None)
+        return total is not None and watch.add(total.t, total.interval.ios, total.interval.seconds)
+
+    def _end_transports(self) -> None:
+        """End the current step as finished (not stopped): fio's final numbers are kept."""
+        with self._lock:
+            for t in self._current.values():
+                t.stop()
 
     @staticmethod
     def _pump(name: str, transport: Transport, out: queue.Queue[tuple[str, Event]]) -> None:

@@ -22,7 +22,6 @@ from pathlib import Path
 
 from app.engine.jobfile import JobFile, JobInfo
 from app.engine.placement import Placement
-from app.model.plan import Plan
 
 RECORD_VERSION = 2
 
@@ -106,15 +105,10 @@ def record_beside(db_path: str | os.PathLike[str]) -> CreatedFiles:
     return CreatedFiles(db.with_name(db.name + ".test-files.json"))
 
 
-def _writes(plan: Plan, spec_name: str) -> bool:
-    spec = plan.spec(spec_name)
-    return spec is None or any(line.reads < 100 for line in spec.lines)
-
-
-def job_risk(plan: Plan, job: JobInfo, registry: CreatedFiles) -> WriteRisk | None:
+def job_risk(job: JobInfo, registry: CreatedFiles) -> WriteRisk | None:
     """Why running this job would destroy data, or None."""
     placed = job.placement
-    writes = _writes(plan, job.spec)
+    writes = job.writes  # decided on the spec the job really runs (a preconditioning fill writes)
     spelled = placed.spelled if placed else ""
     if job.is_device:
         if not writes:
@@ -135,7 +129,7 @@ def job_risk(plan: Plan, job: JobInfo, registry: CreatedFiles) -> WriteRisk | No
     return None
 
 
-def write_risks(plan: Plan, jobfiles: dict[str, JobFile], registry: CreatedFiles,
+def write_risks(jobfiles: dict[str, JobFile], registry: CreatedFiles,
                 engine: str | None = None) -> list[WriteRisk]:
     """Targets of one step that would be written or rewritten, and why."""
     if engine == "null":  # the null engine never opens its files
@@ -143,7 +137,7 @@ def write_risks(plan: Plan, jobfiles: dict[str, JobFile], registry: CreatedFiles
     out: list[WriteRisk] = []
     for jf in jobfiles.values():
         for job in jf.jobs:
-            risk = job_risk(plan, job, registry)
+            risk = job_risk(job, registry)
             if risk is not None and risk not in out:
                 out.append(risk)
     return out

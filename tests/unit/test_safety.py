@@ -20,7 +20,7 @@ def jobfiles_for(plan, target_path, reads=0, local=True, start_sector=0, allow=(
 
 
 def risks_for(plan, registry, target_path, **kw):
-    return write_risks(plan, jobfiles_for(plan, target_path, **kw), registry)
+    return write_risks(jobfiles_for(plan, target_path, **kw), registry)
 
 
 def test_new_file_is_safe_and_foreign_existing_file_needs_arming(tmp_path):
@@ -117,6 +117,23 @@ def test_remote_targets_are_not_verified_and_say_so(tmp_path):
     existing = tmp_path / "precious.db"
     existing.write_bytes(b"x" * 10)
     files = jobfiles_for(grid(1, 1, 1), str(existing), local=False)
-    assert write_risks(grid(1, 1, 1), files, CreatedFiles(tmp_path / "r.json")) == []
+    assert write_risks(files, CreatedFiles(tmp_path / "r.json")) == []
     (job,) = files["M1"].jobs
     assert "cannot verify" in job.placement.note and "link to a device" in job.placement.note
+
+
+def test_a_preconditioning_fill_writes_even_when_every_spec_only_reads(tmp_path):
+    from app.model.plan import PRECONDITION_FILL, AccessSpec, Precondition
+
+    existing = tmp_path / "precious.db"
+    existing.write_bytes(b"x" * (2 << 20))
+    plan = grid(1, 1, 1)
+    # a read-only spec that even borrows the fill's name: the job's own spec decides, not a name
+    plan.specs = [AccessSpec(PRECONDITION_FILL, [SpecLine(4096, 100, 100, 100)])]
+    plan.managers[0].workers[0].specs = [PRECONDITION_FILL]
+    plan.managers[0].workers[0].targets = [Target(str(existing))]
+    plan.setup.precondition = Precondition(fill_passes=1)
+    fill = expand(plan)[0]
+    files = {"M1": step_jobfile(plan, fill, 0, "Linux", default_file_size=1 << 20, place=placer(True, "Linux"))}
+    (risk,) = write_risks(files, CreatedFiles(tmp_path / "r.json"))
+    assert "did not create it" in risk.reason
