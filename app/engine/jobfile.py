@@ -11,14 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from app.engine import network_jobs
 from app.engine import targets as T
 from app.engine.placement import Placement, place_remote
 from app.engine.sequence import FILL, STEADY, Step
 from app.engine.specmap import spec_options
-from app.model.plan import PRECONDITION_FILL, AccessSpec, Plan, SpecLine
+from app.model.plan import DEFAULT_TEST_FILE_SIZE, PRECONDITION_FILL, AccessSpec, Plan, SpecLine
 
-DEFAULT_FILE_SIZE = 1 << 30  # test file size when Maximum size is 0 (Iometer would fill the volume)
+DEFAULT_FILE_SIZE = DEFAULT_TEST_FILE_SIZE
 UNTIL_STOPPED = 365 * 24 * 3600  # Iometer run time 0:0:0 = until Stop
+LOOPBACK = "127.0.0.1"
 
 ENGINE_BY_OS = {T.LINUX: "libaio", T.WINDOWS: "windowsaio", T.MACOS: "posixaio"}
 # Iometer data patterns 0 (repeating bytes), 1 (pseudo random, reused), 2 (full random per write)
@@ -63,6 +65,7 @@ class JobInfo:
     offset: int = 0  # bytes before the first I/O (Iometer's starting sector); fio lays files out to offset+size
     placement: Placement | None = None  # what fio will open, as examined (or normalised, on remote managers)
     writes: bool = True  # the job's own spec (incl. a preconditioning fill) has a line below 100 % reads
+    network: bool = False  # a TCP connection of a network worker (path: tcp://address:port), not storage
 
     def names(self) -> set[str]:
         """Every name the user may arm this target by: the plan's name, the path as spelled and as resolved."""
@@ -103,13 +106,16 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
                  mapping: dict[str, str] | None = None, run_time: int | None = None,
                  ramp_up: int | None = None, engine: str | None = None,
                  default_file_size: int = DEFAULT_FILE_SIZE, file_size: int | None = None,
-                 title: str = "", place: Callable[[str], Placement] | None = None,
+                 title: str = "", peer_addresses: dict[str, str] | None = None,
+                 net_port_base: int = network_jobs.BASE_PORT, place: Callable[[str], Placement] | None = None,
                  allow_mounted: Callable[[JobInfo], bool] | None = None) -> JobFile:
     """The job file for one manager in one step. Raises targets.TargetError for unplaceable targets.
 
     ``place`` finds the object fio will open (placement.placer; default: normalised by text, as for a
     remote manager). ``allow_mounted`` says which device jobs were armed twice: only those get fio's
-    allow_mounted_write. ``file_size`` overrides the size of test files (not devices), for quick checks."""
+    allow_mounted_write. ``file_size`` overrides the size of test files (not devices), for quick checks.
+    ``peer_addresses``: manager name -> the address other managers reach it at, for network workers
+    (default loopback), whose ports start at ``net_port_base``."""
     os_name = T.normalize_os(os_name)
     if place is None:
         def place(path: str) -> Placement:
@@ -141,6 +147,8 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
     jf = JobFile(manager.name, "", run_time=run or UNTIL_STOPPED, ramp_up=ramp)
     for active in step.for_manager(manager_index):
         worker = manager.workers[active.worker]
+        if worker.kind == "network_tcp":
+            continue  # its jobs follow, with its partners'
         spec = FILL_SPEC if step.phase == FILL else plan.spec(active.spec)
         if spec is None:
             raise ValueError(f"worker {worker.name!r} is assigned spec {active.spec!r}, which the plan lacks")
@@ -177,5 +185,33 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
             else:
                 out += [_line("randrepeat", "1"), _line("randseed", str(worker.fixed_seed))]
             out += [_line(k, v) for k, v in DATA_PATTERN_OPTIONS.get(worker.data_pattern, [])]
+    out += _network_sections(plan, step, manager_index, jf, peer_addresses or {}, net_port_base)
     jf.text = "\n".join(out) + "\n"
     return jf
+
+
+def _network_sections(plan: Plan, step: Step, manager_index: int, jf: JobFile, addresses: dict[str, str],
+                      port_base: int) -> list[str]:
+    """This manager's side of every network pair in the step: the listening server or the connecting client."""
+    out: list[str] = []
+    for pair in network_jobs.pairs(plan, step.workers, port_base):
+        server = plan.managers[pair.server]
+        worker = server.workers[pair.worker]
+        target = worker.targets[pair.target]
+        for server_side, mi in ((True, pair.server), (False, pair.client)):
+            if mi != manager_index:
+                continue
+            if server_side:
+                name, wkey, wname = job_name(mi, pair.worker, pair.target), worker_key(pair.worker), worker.name
+                tkey = target_key(pair.worker, pair.target)
+            else:  # Iometer's client worker on the partner manager, shown as "[server worker]"
+                wkey = f"n{pair.server + 1}.{worker_key(pair.worker)}"
+                name, wname, tkey = f"m{mi + 1}.{wkey}.t{pair.target + 1}", f"[{worker.name}]", f"{wkey}.t1"
+            address = addresses.get(server.name, LOOPBACK)
+            jf.jobs.append(JobInfo(name, plan.managers[mi].name, wkey, wname, tkey, target.name,
+                                   f"tcp://{address}:{pair.port}", False, pair.spec.name, 1, None, network=True))
+            out += ["", _comment(f"network worker {worker.name!r} ({'server' if server_side else 'client'}) "
+                                 f"-> {target.name!r}"), f"[{name}]"]
+            out += [_line(k, v) for k, v in network_jobs.job_options(pair, server_side=server_side,
+                                                                     server_address=address)]
+    return out
