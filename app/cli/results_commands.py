@@ -80,10 +80,10 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from app.analysis.export_run import run_results_csv
+    from app.analysis.export_run import run_results_csv_bytes
 
     run = _get_run(args)
-    Path(args.iometer_csv).write_bytes(run_results_csv(run).encode("cp1252", errors="replace"))
+    Path(args.iometer_csv).write_bytes(run_results_csv_bytes(run))
     print(f"Run {run.id} written to {args.iometer_csv} (Iometer 1.1.0 results.csv layout)")
     return 0
 

@@ -60,7 +60,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
         from app.engine.runner import RunOptions
 
         options = RunOptions(run_time=args.run, ramp_up=0, engine=args.engine, mapping=mapping)
-    return run_gui(args.file, args.screenshot, options, mapping=mapping)
+    return run_gui(args.file, args.screenshot, options, mapping=mapping, db_path=args.db)
 
 
 def register(sub) -> None:

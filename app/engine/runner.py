@@ -73,6 +73,8 @@ class RunListener:
     def step_started(self, step: Step, jobfiles: dict[str, JobFile]) -> None: ...
     def samples(self, step: Step, samples: list[Sample]) -> None: ...
     def message(self, step: Step | None, message: Message) -> None: ...
+    def manager_finished(self, step: Step, finished: Finished) -> None:
+        """A manager's fio ended in this step (``finished.ok`` False: failed or lost), as it happens."""
     def step_finished(self, outcome: StepOutcome) -> None: ...
     def run_finished(self, status: str) -> None: ...
 
@@ -206,6 +208,7 @@ class Runner:
                 transport.start(jf.text, status_interval=self.options.status_interval)
             except TransportError as e:
                 finished[name] = Finished(name, False, str(e))
+                self.listener.manager_finished(step, finished[name])
                 continue
             with self._lock:
                 self._current[name] = transport
@@ -230,6 +233,7 @@ class Runner:
                     paths = ", ".join(j.path for j in files[name].jobs)
                     ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
                 finished[name] = ev
+                self.listener.manager_finished(step, ev)
         for th in threads:
             th.join(timeout=5)
         with self._lock:

@@ -58,10 +58,12 @@ def smoke_window(plan: str, db_path: Path) -> MainWindow:
 
 
 def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_options: Any = None,
-            run_timeout: float = 120.0, mapping: dict[str, str] | None = None) -> int:
+            run_timeout: float = 120.0, mapping: dict[str, str] | None = None,
+            db_path: str | Path | None = None) -> int:
     """Open the main window with ``plan``; with ``screenshot_dir`` write one PNG per tab and return.
 
-    ``mapping`` places the plan's targets (Iometer names such as ``C:``) at files or devices.
+    ``mapping`` places the plan's targets (Iometer names such as ``C:``) at files or devices;
+    ``db_path`` is the results database (``fiometer --db``; None: ``$FIOMETER_DB`` or the default).
     """
     prefs.apply_environment()
     app = application()
@@ -72,11 +74,11 @@ def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_opti
         # ... nor store screenshot runs in the user's results database
         prefs.app_settings().setValue("firstRun/seen", True)  # no welcome banner in pictures
         win: MainWindow = HeadlessWindow(prefs.app_settings(), persist=False,
-                                         db_path=Path(tmp.name) / "screenshot-runs.db")
+                                         db_path=db_path or Path(tmp.name) / "screenshot-runs.db")
         theme.apply_theme(app, theme.LIGHT)
     else:
         settings = prefs.app_settings()
-        win = MainWindow(settings)
+        win = MainWindow(settings, db_path=db_path)
         theme.apply_theme(app, win.theme_mode)
         QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _s: win.follow_system_scheme())
     win.results_tab.apply_palette()

@@ -33,7 +33,7 @@ class Recorder:
     def problem(self, title: str, text: str) -> None:
         self.problems.append((title, text))
 
-    def ask(self, title: str, text: str) -> bool:
+    def ask(self, title: str, text: str, action: str = "Yes") -> bool:
         self.questions.append((title, text))
         return self.answer
 

@@ -110,7 +110,7 @@ def test_drag_of_other_files_is_refused(window: MainWindow, tmp_path: Path) -> N
 def test_add_duplicate_remove_worker(window: MainWindow, tmp_path: Path) -> None:
     window.open_path(plan_file(tmp_path))
     window.topology.select(Selection(0, 0))
-    window.act_dup_worker.trigger()
+    window.act_duplicate_worker.trigger()
     workers = window.doc.plan.managers[0].workers
     assert [w.name for w in workers] == ["W1", "Worker 3", "W2"]
     assert workers[1].targets == workers[0].targets and workers[1].targets is not workers[0].targets
@@ -172,7 +172,7 @@ def test_export_as_icf_writes_a_file_iometer_and_fiometer_read(window: MainWindo
 
     plan = local_plan(tmp_path, workers=2)
     window.doc.replace(plan)
-    assert window.act_export.isEnabled()
+    assert window.act_export_icf.isEnabled()
     out = tmp_path / "exported.icf"
     assert window.export_icf_to(out)
     assert out.read_bytes().startswith(b"Version 1.1.0 \r\n")

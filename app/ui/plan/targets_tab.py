@@ -36,6 +36,7 @@ from app.engine.jobfile import DEFAULT_FILE_SIZE
 from app.engine.targets import TargetError, resolve
 from app.model.plan import DATA_PATTERNS, LOCAL, Target, Worker
 from app.model.validation import MAX_QUEUE_DEPTH
+from app.ui.confirm import confirm
 from app.ui.plan.document import TARGETS, PlanDocument
 from app.ui.plan.topology import Selection
 from app.ui.units import format_bytes, parse_size
@@ -412,12 +413,8 @@ class TargetsTab(QWidget):
             QMessageBox.information(self, "Choose a disk", "Select an unused disk in the list first.")
             return
         path = it.data(0, Qt.ItemDataRole.UserRole)
-        answer = QMessageBox.warning(
-            self, "Raw disk target",
-            f"Write access specifications DESTROY all data on {path} ({it.text(2)}, {it.text(1)}).\n\n"
-            "Use it as a target?", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Cancel)
-        if answer == QMessageBox.StandardButton.Yes:
+        if confirm(self, "Raw disk target", f"Write access specifications DESTROY all data on {path} "
+                   f"({it.text(2)}, {it.text(1)}).\n\nUse it as a target?", f"Use {path}"):
             self._add(Target(Path(path).name, path))
 
     def remove(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -28,7 +28,6 @@ from app.ui.run.charts import ChartGrid
 from app.ui.run.live_data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
 from app.ui.widgets import compact_rows
 
-REDRAW_MS = 250  # coalesce sample bursts; the update frequency decides how often points are made
 TABLE_COLUMNS_MAX = 64
 
 
@@ -151,11 +150,6 @@ class ResultsTab(QWidget):
 
         lay = QVBoxLayout(self)
         lay.addWidget(split, 1)
-
-        self.timer = QTimer(self)
-        self.timer.setInterval(REDRAW_MS)
-        self.timer.timeout.connect(self.redraw)
-        self.timer.start()
 
         self.scope.currentIndexChanged.connect(self._scope_changed)
         self.since.buttonToggled.connect(lambda *_: self._kind_changed())

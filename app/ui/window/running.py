@@ -1,0 +1,115 @@
+"""Run jobs: arming writes, Start / Stop / Stop all, and what the window shows while a test runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QMainWindow
+
+from app.model.validation import validate
+from app.ui.run.run_controller import RUNNING
+
+
+class RunningMixin(QMainWindow):
+    run_options: Any = None  # RunOptions for the next Start (tests, screenshots); None = plan's own
+    run_endpoints: dict[str, Any] | None = None
+
+    def _connect_controller(self) -> None:
+        c = self.controller
+        c.state_changed.connect(self._on_run_state)
+        c.refused.connect(lambda text: self.show_problem("Cannot start the test", text))
+        c.finished.connect(self._on_run_finished)
+        c.tick.connect(self._update_status)
+
+    def arm_writes(self, risks: list[Any]) -> bool:
+        """Ask before writing to raw disks or existing files (the engine refuses unarmed writes)."""
+        lines = "\n".join(f"• {r.manager}: {r.path} — {r.reason}" for r in risks)
+        if not self.ask("Targets would be written", "This run WRITES to targets holding data:\n\n" + lines
+                        + "\n\nTheir contents will be overwritten. Start anyway?"):
+            return False
+        in_use = [r for r in risks if r.in_use]
+        if in_use:
+            return self.ask("Mounted or partitioned disks", "These disks are mounted or partitioned; writing "
+                            "corrupts the file systems on them:\n\n"
+                            + "\n".join(f"• {r.manager}: {r.path}" for r in in_use)
+                            + "\n\nAre you absolutely sure?")
+        return True
+
+    def start_run(self) -> bool:
+        if self.controller.running:
+            return False
+        plan = self.doc.plan
+        errors = [p for p in validate(plan) if p.severity == "error"]
+        if errors:
+            self.show_problem("The plan has errors", "\n".join(str(p) for p in errors))
+            return False
+        listener = self.controller.start(plan, self.run_options, self.run_endpoints, self.arm_writes)
+        if listener is None:
+            return False
+        self.live.clear()
+        self.results_tab.charts.clear_marks()
+        self.results_tab.redraw(force=True)
+        listener.stepStarted.connect(self._on_step_started)
+        listener.samplesArrived.connect(self._on_samples)
+        listener.messageArrived.connect(self._on_run_message)
+        listener.stepFinished.connect(self._on_step_finished)
+        self.tabs.setCurrentWidget(self.results_tab)
+        self.add_message(f"Run started: {self.controller.progress.steps} step(s)")
+        return True
+
+    def _on_step_started(self, index: int, offset: float, step: Any) -> None:
+        self.live.start_step(offset, f"{index + 1}: {step.spec_label}")
+
+    def _on_samples(self, _index: int, offset: float, samples: list) -> None:
+        self.live.add(offset, samples)
+
+    def _on_run_message(self, _step: Any, message: Any) -> None:
+        level = getattr(message, "level", "info")
+        text = getattr(message, "text", str(message))
+        who = getattr(message, "manager", "")
+        self.add_message(f"{who}: {text}" if who else text, level)
+        if level == "error":
+            self.messages_dock.show()
+
+    def _on_step_finished(self, outcome: Any) -> None:
+        step = outcome.step
+        self.add_message(f"Step {step.index + 1} ({step.spec_label}): {outcome.status}")
+
+    def stop_run(self) -> None:
+        self.controller.stop_step()
+
+    def stop_all(self) -> None:
+        if self.controller.state == RUNNING:
+            self.controller.stop()
+        else:  # pressed again while stopping: end at once
+            self.controller.abort()
+
+    def _on_run_state(self, _state: str) -> None:
+        self._update_actions()
+        self._update_status()
+
+    def _on_run_finished(self, status: str) -> None:
+        self.results_tab.redraw(force=True)
+        self.add_message(f"Run {status}")
+        rec = self.controller.recorder
+        if rec is not None and rec.run_id is not None:
+            self.add_message(f"Stored as run {rec.run_id} in {self.controller.stored_in} "
+                             f"(fiometer show {rec.run_id})")
+        self.statusBar().showMessage(f"Run {status}", 10000)
+        if self._close_after_run:
+            self.close()
+
+    def _update_status(self) -> None:
+        self.status.show_progress(self.controller)
+
+    def _update_actions(self) -> None:
+        from app.ui import actions as A
+
+        running = self.controller.running
+        sel = self.topology.selection
+        A.update_enabled(self.action_map, {
+            A.IDLE: not running, A.RUNNING: running, A.STOPPABLE: self.controller.state == RUNNING,
+            A.WORKER: sel.is_worker, A.MANAGER: sel.manager is not None and not sel.is_worker,
+            A.NOT_ALL: not sel.is_all, A.ICF_WRITER: self.icf_writer})
+        for tab in (self.targets_tab, self.specs_tab, self.setup_tab):
+            tab.setEnabled(not running)
