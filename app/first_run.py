@@ -113,6 +113,36 @@ def first_run_text(status: FioStatus) -> str:
     return "\n\n".join(paras)
 
 
+def first_run_line(status: FioStatus) -> str:
+    """One line for the window's notice; the rest is in ``first_run_details``."""
+    if not status.found:
+        return "fio was not found: Fiometer runs every test with fio, a free program installed separately."
+    line = f"Welcome to Fiometer. fio {status.version} found: {status.path}."
+    if status.upgrade_advised:
+        line += f" fio {status.version} predates 3.40 (two Windows bugs fixed): consider upgrading."
+    return line + " Open a plan or File > Examples, place its targets, press Start (F5)."
+
+
+def first_run_details(status: FioStatus) -> str:
+    """The window's Details…: how to install fio or which one is used, in GUI words (no Fiometer commands)."""
+    paras: list[str] = []
+    if status.found:
+        paras.append(f"fio {status.version} found {_SOURCE_WORDS.get(status.source or '', '')}: {status.path}")
+        if status.upgrade_advised:
+            paras.append(f"Consider upgrading: {WINGET}")
+        admin = "Administrator" if status.os_name == "Windows" else "root"
+        paras.append("Next: File > Open an Iometer .icf or File > Examples, choose targets in Disk Targets (a test "
+                     f"file is safest; raw disks need {admin}) and press Start. Other hosts join as managers "
+                     "(Edit > Add manager) when they run fio --server (port 8765).")
+    else:
+        paras.append(_install_steps(status.os_name))
+        if status.problem:
+            paras.append(f"Details: {status.problem}")
+    paras.append(f"To use another fio executable, set the {ENV_VAR} environment variable to its path, or set it "
+                 f"in the settings file {status.settings_file}.")
+    return "\n\n".join(paras)
+
+
 def _install_steps(os_name: str) -> str:
     if os_name == "Windows":
         return ("Install fio for Windows:\n"

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QMessageBox, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtWidgets import QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from app import __version__
 from app.engine.safety import CreatedFiles
@@ -25,11 +25,11 @@ from app.ui.plan.topology import Selection, TopologyTree
 from app.ui.run.live_data import LiveResults
 from app.ui.run.results_tab import ResultsTab
 from app.ui.run.run_controller import IDLE_STATE, RunController
-from app.ui.widgets import Banner
+from app.ui.widgets import Banner, scrolling
 from app.ui.window.edits import EditsMixin
 from app.ui.window.files import FilesMixin, droppable_paths, icf_export_available
 from app.ui.window.host_facts import HostFactsMixin
-from app.ui.window.layout import LayoutMixin
+from app.ui.window.layout import SMALLEST, LayoutMixin
 from app.ui.window.messages import MessagesMixin
 from app.ui.window.running import RunningMixin
 from app.ui.window.status import RunStatus
@@ -64,6 +64,8 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         self.setWindowTitle("Fiometer")
         self.setAcceptDrops(True)
         self.resize(1280, 800)
+        self.setMinimumSize(*SMALLEST)  # explicit: the window never grows because a part asks for more
+        self._fitted = False
 
         self.topology = TopologyTree()
         self.tabs = QTabWidget()
@@ -71,8 +73,9 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         self.specs_tab = SpecsTab(self.doc, self.library)
         self.setup_tab = SetupTab(self.doc)
         self.results_tab = ResultsTab(self.doc, self.live)
-        for w, name in zip((self.targets_tab, self.specs_tab, self.setup_tab, self.results_tab), TAB_NAMES,
-                           strict=True):
+        # the long forms scroll on small screens instead of making the window taller than the screen
+        for w, name in zip((scrolling(self.targets_tab), self.specs_tab, scrolling(self.setup_tab),
+                            self.results_tab), TAB_NAMES, strict=True):
             self.tabs.addTab(w, name)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.topology)
@@ -160,23 +163,34 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
 
     def show_fio_status(self, status: Any) -> None:
         """First run (or fio missing): where fio is, or how to install it (app.first_run's words)."""
-        from app.first_run import first_run_text
+        from app.first_run import first_run_details, first_run_line
 
         # without settings (benchmarks, embedded uses) there is no "first" run to greet
         seen = self.settings is None or bool(self.settings.value("firstRun/seen", False, type=bool))
-        if not status.found:
-            self.banner.show_text(first_run_text(status), warning=True)
-        elif not seen or status.upgrade_advised:
-            self.banner.show_text("Welcome to Fiometer. " + first_run_text(status))
+        if not status.found or not seen or status.upgrade_advised:
+            self.banner.show_text(first_run_line(status), first_run_details(status), warning=not status.found)
 
     def _first_run_seen(self) -> None:
         if self.persist:
             self.settings.setValue("firstRun/seen", True)
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._fitted:  # the first time: on the screen, whole (default or remembered size)
+            self._fitted = True
+            self.fit_to_screen()
+
+    def show_tab(self, page: QWidget) -> None:
+        """Bring a tab to the front by its page (or the widget a scroll area shows as the page)."""
+        for i in range(self.tabs.count()):
+            w = self.tabs.widget(i)
+            if w is page or (isinstance(w, QScrollArea) and w.widget() is page):
+                self.tabs.setCurrentIndex(i)
+                return
+
     # --- closing -------------------------------------------------------------------------------
-    def close_question(self) -> str:
-        """One question when closing during a run, covering the run and the plan's unsaved changes:
-        'save' | 'discard' | 'close' | 'cancel'. Cancel is the default and changes nothing."""
+    def close_box(self) -> tuple[QMessageBox, dict[Any, str]]:
+        """The question asked when closing during a run (not shown), and what each button means."""
         p = self.controller.progress
         text = (f"A test is running (step {max(p.step, 1)} of {p.steps}). Closing stops it: the current step "
                 "ends with fio's numbers so far, no further steps run, and what has run is kept in History.")
@@ -193,6 +207,12 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         cancel = box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(cancel)
         box.setEscapeButton(cancel)
+        return box, answers
+
+    def close_question(self) -> str:
+        """One question when closing during a run, covering the run and the plan's unsaved changes:
+        'save' | 'discard' | 'close' | 'cancel'. Cancel is the default and changes nothing."""
+        box, answers = self.close_box()
         box.exec()
         return answers.get(box.clickedButton(), "cancel")
 

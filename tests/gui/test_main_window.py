@@ -189,7 +189,9 @@ def test_first_run_banner_explains_fio(window: MainWindow, qtbot) -> None:
                         settings_file="/x/settings.json")
     window.show_fio_status(missing)
     assert not window.banner.isHidden()
-    assert "fio was not found" in window.banner.label.text() and "apt-get install fio" in window.banner.label.text()
+    assert "fio was not found" in window.banner.label.text() and "apt-get install fio" in window.banner.details
+    assert "\n" not in window.banner.label.text()  # one compact line; the rest behind Details…
+    assert window.banner.sizeHint().height() < 3 * window.fontMetrics().height()
     window.banner.close_button.click()
     assert window.banner.isHidden()
     found = FioStatus(os_name="Linux", found=True, path="/usr/bin/fio", version="3.33", source="PATH",

@@ -62,7 +62,7 @@ class EditsMixin(QMainWindow):
         if not self.topology.selection.is_worker:
             self.statusBar().showMessage("Select a worker to add a test file to", 4000)
             return
-        self.tabs.setCurrentWidget(self.targets_tab)
+        self.show_tab(self.targets_tab)
         self.targets_tab.add_test_file()
 
     def remove_selected(self) -> None:

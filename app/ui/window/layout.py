@@ -3,10 +3,13 @@ the window on a screen that shows it whole."""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu
 
 from app.ui import theme
+
+FRAME_GUESS = 40  # title bar height before the window manager has framed the window
+SMALLEST = (760, 480)  # the window's own minimum: below its parts' wishes, so it never grows by itself
 
 
 class LayoutMixin(QMainWindow):
@@ -37,6 +40,25 @@ class LayoutMixin(QMainWindow):
     def follow_system_scheme(self) -> None:
         if self.theme_mode == theme.SYSTEM:
             self.set_theme(theme.SYSTEM)
+
+    def fit_to_screen(self) -> None:
+        """The whole window, frame, status bar and Messages included, on the screen it opens on: no larger
+        than the available area (taskbars excluded) and no part of it off-screen."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        avail = screen.availableGeometry()
+        frame = self.frameGeometry()
+        extra_w = max(frame.width() - self.width(), 0)
+        extra_h = max(frame.height() - self.height(), 0) or FRAME_GUESS
+        w = min(self.width(), avail.width() - extra_w)
+        h = min(self.height(), avail.height() - extra_h)
+        if (w, h) != (self.width(), self.height()):
+            self.resize(w, h)
+        x = min(max(frame.x(), avail.x()), avail.right() + 1 - (w + extra_w))
+        y = min(max(frame.y(), avail.y()), avail.bottom() + 1 - (h + extra_h))
+        if (x, y) != (frame.x(), frame.y()):
+            self.move(x, y)
 
     def _restore_layout(self) -> None:
         if self.settings is None:

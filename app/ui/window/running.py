@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from typing import Any
 
 from PySide6.QtWidgets import QMainWindow
 
+from app.engine import disks
+from app.model.plan import LOCAL
 from app.model.validation import validate
 from app.ui.run.run_controller import RUNNING
+
+
+def describe_risk(risk: Any, local: bool) -> str:
+    """'manager: path (3.0 MiB file) — reason', with a local disk's size and model from the disk list."""
+    what = ""
+    if local:
+        try:
+            st = os.stat(risk.path)
+        except OSError:
+            st = None
+        if st is not None and stat.S_ISREG(st.st_mode):
+            what = f"{disks.format_size(st.st_size)} file"
+        else:
+            d = next((d for d in disks.list_disks() if d.path == risk.path), None)
+            if d is not None:
+                what = f"{disks.format_size(d.size_bytes)} disk, {d.model or 'model unknown'}, {d.state}"
+    else:
+        what = "on a remote manager"
+    return f"{risk.manager}: {risk.path}" + (f" ({what})" if what else "") + f" — {risk.reason}"
 
 
 class RunningMixin(QMainWindow):
@@ -21,18 +44,24 @@ class RunningMixin(QMainWindow):
         c.finished.connect(self._on_run_finished)
         c.tick.connect(self._update_status)
 
+    def arm_text(self, risks: list[Any]) -> str:
+        """What a run would overwrite, each target with its size and (for disks) model, as the question says it."""
+        local = {m.name for m in self.doc.plan.managers if m.host == LOCAL}
+        return ("This run WRITES to targets holding data; their contents will be overwritten:\n\n"
+                + "\n".join(f"• {describe_risk(r, r.manager in local)}" for r in risks)
+                + "\n\nCancel keeps them as they are.")
+
     def arm_writes(self, risks: list[Any]) -> bool:
-        """Ask before writing to raw disks or existing files (the engine refuses unarmed writes)."""
-        lines = "\n".join(f"• {r.manager}: {r.path} — {r.reason}" for r in risks)
-        if not self.ask("Targets would be written", "This run WRITES to targets holding data:\n\n" + lines
-                        + "\n\nTheir contents will be overwritten. Start anyway?"):
+        """Ask before writing to raw disks or existing files (the engine refuses unarmed writes); Cancel is
+        the default of both questions."""
+        if not self.ask("Targets would be written", self.arm_text(risks), "Overwrite and start"):
             return False
         in_use = [r for r in risks if r.in_use]
         if in_use:
             return self.ask("Mounted or partitioned disks", "These disks are mounted or partitioned; writing "
                             "corrupts the file systems on them:\n\n"
                             + "\n".join(f"• {r.manager}: {r.path}" for r in in_use)
-                            + "\n\nAre you absolutely sure?")
+                            + "\n\nAre you absolutely sure?", "Corrupt them and start")
         return True
 
     def start_run(self) -> bool:
