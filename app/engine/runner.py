@@ -232,6 +232,9 @@ class Runner:
                 if not ev.ok:
                     paths = ", ".join(j.path for j in files[name].jobs)
                     ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
+                    lost = telemetry.manager_lost(name)
+                    if lost:
+                        self.listener.samples(step, lost)
                 finished[name] = ev
                 self.listener.manager_finished(step, ev)
         for th in threads:

@@ -364,6 +364,7 @@ class StepTelemetry:
         self._latest: dict[tuple[str, str | None, str | None, str], Sample] = {}
         self.unmapped: set[tuple[str, str]] = set()  # (manager, job name) reported but not in job_map
         self.hist_sources: set[str] = set()  # which fio histogram fed the percentiles
+        self._lost: set[str] = set()  # managers whose fio failed mid-step
 
     def update(self, snap: Snapshot) -> list[Sample]:
         """Samples for ``snap.manager``'s targets, workers, the manager and ALL (in that order);
@@ -413,13 +414,28 @@ class StepTelemetry:
             for lv, key, w, iv, wh in levels
         ]
         out.append(Sample(mgr, "manager", mgr, t, m_iv.metrics(), m_wh.metrics(), snap.final))
-        a_iv = _Part.combine([iv for iv, _ in self._mgr.values()])
-        a_wh = _Part.combine([wh for _, wh in self._mgr.values()])
-        all_final = all(m in self._final for m in self._managers)
-        out.append(Sample(None, "all", ALL_KEY, t, a_iv.metrics(), a_wh.metrics(), all_final))
+        out.append(self._all_sample(t))
         for s in out:
             self._latest[(s.level, s.manager, s.worker, s.key)] = s
         return out
+
+    def _all_sample(self, t: float) -> Sample:
+        """ALL: the whole-step numbers of every manager; the current (interval) numbers of those still running."""
+        a_iv = _Part.combine([iv for m, (iv, _) in self._mgr.items() if m not in self._lost])
+        a_wh = _Part.combine([wh for _, wh in self._mgr.values()])
+        all_final = all(m in self._final for m in self._managers)
+        return Sample(None, "all", ALL_KEY, t, a_iv.metrics(), a_wh.metrics(), all_final)
+
+    def manager_lost(self, mgr: str) -> list[Sample]:
+        """A manager whose fio failed mid-step: its last numbers no longer count as current in ALL.
+        Returns the new ALL sample (none before the first report)."""
+        self._lost.add(mgr)
+        if not self._mgr:
+            return []
+        t = max(s.t for s in self._latest.values())
+        sample = self._all_sample(t)
+        self._latest[(sample.level, sample.manager, sample.worker, sample.key)] = sample
+        return [sample]
 
     def final_results(self) -> list[Sample]:
         """The latest sample of every target, worker and manager of every manager, then ALL.

@@ -28,6 +28,7 @@ from app.ui import theme  # noqa: E402
 from app.ui.confirm import confirm_box  # noqa: E402
 from app.ui.launch import HeadlessWindow, application  # noqa: E402
 from app.ui.main_window import TAB_NAMES  # noqa: E402
+from app.ui.plan.topology import Selection  # noqa: E402
 
 
 def settle(seconds: float = 0.3) -> None:
@@ -99,10 +100,16 @@ def main() -> int:
     if not win.start_run():
         print("the run did not start", file=sys.stderr)
         return 1
+    win.topology.select(Selection())  # All managers: one column per manager
     settle(6.0)
     screen_shot("run-in-progress")
     os.killpg(server.pid, signal.SIGKILL)
-    settle(5.0)
+    for _ in range(100):  # the lost connection is noticed within seconds
+        settle(0.1)
+        if win.lost:
+            break
+    settle(1.0)
+    print("lost:", win.lost, file=sys.stderr)
     screen_shot("lost-manager")
     dialog_shot(win, "close-during-run", lambda: win.close_box()[0])
     win.controller.abort()

@@ -34,6 +34,8 @@ def describe_risk(risk: Any, local: bool) -> str:
 
 
 class RunningMixin(QMainWindow):
+    lost: dict[str, str] = {}  # noqa: RUF012 (replaced per run) managers whose fio failed in this run: cause
+    failures: list[str] = []  # noqa: RUF012 (replaced per run) what failed, for the run's end summary
     run_options: Any = None  # RunOptions for the next Start (tests, screenshots); None = plan's own
     run_endpoints: dict[str, Any] | None = None
 
@@ -75,6 +77,9 @@ class RunningMixin(QMainWindow):
         listener = self.controller.start(plan, self.run_options, self.run_endpoints, self.arm_writes)
         if listener is None:
             return False
+        self.lost = {}
+        self._show_lost()
+        self.failures: list[str] = []
         self.live.clear()
         self.results_tab.charts.clear_marks()
         self.results_tab.redraw(force=True)
@@ -82,6 +87,7 @@ class RunningMixin(QMainWindow):
         listener.samplesArrived.connect(self._on_samples)
         listener.messageArrived.connect(self._on_run_message)
         listener.stepFinished.connect(self._on_step_finished)
+        listener.managerFinished.connect(self._on_manager_finished)
         self.tabs.setCurrentWidget(self.results_tab)
         self.add_message(f"Run started: {self.controller.progress.steps} step(s)")
         return True
@@ -99,6 +105,24 @@ class RunningMixin(QMainWindow):
         self.add_message(f"{who}: {text}" if who else text, level)
         if level == "error":
             self.messages_dock.show()
+
+    def _on_manager_finished(self, step: Any, finished: Any) -> None:
+        """A manager's fio ended; one that failed is marked at once, with its cause, everywhere it shows."""
+        if finished.ok or finished.stopped:  # Stop / abort end managers on purpose
+            return
+        name = finished.manager
+        self.lost[name] = finished.reason or "fio failed"
+        self.failures.append(f"step {step.index + 1} ({step.spec_label}): manager {name} failed: {self.lost[name]}")
+        self.add_message(f"Manager {name} failed in step {step.index + 1}: {self.lost[name]}. Its numbers are no "
+                         "longer current; the other managers go on.", "error")
+        self.messages_dock.show()
+        self.statusBar().showMessage(f"Manager {name} failed: {self.lost[name]}", 15000)
+        self._show_lost()
+
+    def _show_lost(self) -> None:
+        self.topology.lost = dict(self.lost)
+        self.topology.rebuild(self.doc.plan)
+        self.results_tab.mark_lost(self.lost)
 
     def _on_step_finished(self, outcome: Any) -> None:
         step = outcome.step
@@ -120,10 +144,14 @@ class RunningMixin(QMainWindow):
     def _on_run_finished(self, status: str) -> None:
         self.results_tab.redraw(force=True)
         self.add_message(f"Run {status}")
+        if self.failures:
+            self.add_message(f"What failed in this run ({len(self.failures)}):\n"
+                             + "\n".join(f"• {f}" for f in self.failures), "error")
+            self.messages_dock.show()
         rec = self.controller.recorder
         if rec is not None and rec.run_id is not None:
-            self.add_message(f"Stored as run {rec.run_id} in {self.controller.stored_in} "
-                             f"(fiometer show {rec.run_id})")
+            self.add_message(f"Stored as run {rec.run_id} in {self.controller.stored_in}: open it in History "
+                             "(View > History)")
         self.statusBar().showMessage(f"Run {status}", 10000)
         if self._close_after_run:
             self.close()
