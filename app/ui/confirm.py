@@ -24,3 +24,19 @@ def confirm(parent: QWidget | None, title: str, text: str, action: str = "Yes", 
     box, yes = confirm_box(parent, title, text, action, detail)
     box.exec()
     return box.clickedButton() is yes
+
+
+def unsaved_box(parent: QWidget | None, title: str, text: str) -> QMessageBox:
+    """Save / Discard / Cancel for unsaved changes: Save is the default, Escape cancels (not shown)."""
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.Save
+                      | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel, parent)
+    box.setDefaultButton(QMessageBox.StandardButton.Save)
+    box.setEscapeButton(QMessageBox.StandardButton.Cancel)
+    return box
+
+
+def unsaved_answer(box: QMessageBox) -> str:
+    """Show an ``unsaved_box``: 'save' | 'discard' | 'cancel'."""
+    answer = QMessageBox.StandardButton(box.exec())
+    return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(answer,
+                                                                                                    "cancel")

@@ -13,6 +13,7 @@ from app.model.examples import EXAMPLES, example
 from app.model.fidelity import all_notes
 from app.model.opening import PlanOpenError
 from app.model.to_icf import plan_to_icf
+from app.ui.confirm import unsaved_answer, unsaved_box
 from app.ui.settings import add_recent_file, recent_files
 
 PLAN_SUFFIXES = (".icf", ".json")
@@ -61,20 +62,15 @@ class FilesMixin(QMainWindow):
     def unsaved_question(self, also: str = "") -> QMessageBox:
         """Save / Discard / Cancel for the open plan's changes; Save is the default, Escape cancels."""
         text = f"Save the changes to {self.doc.title}?"
-        box = QMessageBox(QMessageBox.Icon.Question, "Unsaved changes", (also + "\n\n" + text) if also else text,
-                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
-                          | QMessageBox.StandardButton.Cancel, self)
-        box.setDefaultButton(QMessageBox.StandardButton.Save)
-        box.setEscapeButton(QMessageBox.StandardButton.Cancel)
-        return box
+        return unsaved_box(self, "Unsaved changes", (also + "\n\n" + text) if also else text)
 
     def _maybe_discard(self) -> bool:
         if not self.doc.dirty:
             return True
-        answer = self.unsaved_question().exec()
-        if answer == QMessageBox.StandardButton.Save:
+        answer = unsaved_answer(self.unsaved_question())
+        if answer == "save":
             return self.save()
-        return answer == QMessageBox.StandardButton.Discard
+        return answer == "discard"
 
     def new_plan(self) -> None:
         if self.controller.running or not self._maybe_discard():
