@@ -9,12 +9,14 @@ from __future__ import annotations
 import traceback
 
 from app.engine import targets as T
+from app.engine.disks import disk_of
 from app.engine.jobfile import JobFile, target_key, worker_key
 from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome
 from app.engine.sequence import Step
 from app.engine.transport import Message
 from app.model import planfile
 from app.model.plan import Plan
+from app.model.spec_words import spec_text
 from app.store.database import Store
 from app.store.recorder import Recorder
 from app.store.records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
@@ -53,16 +55,18 @@ class StoreRecorder(RunListener):
                         path = T.resolve(t, os_name, self.mapping).path
                     except T.TargetError:
                         path = ""
-                    targets.append(TargetInfo(m.name, worker_key(wi), target_key(wi, ti), t.name, path,
-                                              {"direct": True}))
+                    details: dict[str, object] = {"direct": True}
+                    if path and endpoints[m.name].host == "local" and (disk := disk_of(path)):
+                        details["disk"] = disk  # the name fio's disk statistics use
+                    targets.append(TargetInfo(m.name, worker_key(wi), target_key(wi, ti), t.name, path, details))
         rec.add_workers(self.run_id, workers)
         rec.add_targets(self.run_id, targets)
 
     def step_started(self, step: Step, jobfiles: dict[str, JobFile]) -> None:
         assert self.run_id is not None and self.plan is not None
-        spec = self.plan.spec(step.workers[0].spec) if step.workers else None
+        specs = [self.plan.spec(name) for name in dict.fromkeys(w.spec for w in step.workers)]
         qds = step.queue_depths
-        text = "; ".join(ln.as_csv() for ln in spec.lines) if spec else ""
+        text = spec_text(s for s in specs if s is not None)
         first = next(iter(jobfiles.values()))
         step_id = self.recorder.begin_step(
             self.run_id, step.index, spec_name=step.spec_label, spec_text=text,

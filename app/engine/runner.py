@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import queue
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -16,13 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.engine.job_policy import JobRefused, check_job_text
-from app.engine.jobfile import JobFile, step_jobfile
+from app.engine.jobfile import LOOPBACK, JobFile, step_jobfile
 from app.engine.safety import CreatedFiles, unarmed, write_risks
-from app.engine.sequence import SequenceTooLong, Step, expand
+from app.engine.sequence import STEADY, SequenceTooLong, Step, expand
 from app.engine.targets import TargetError
 from app.engine.telemetry import Sample, StepTelemetry
 from app.engine.transport import Event, Finished, Message, Snapshot, Transport, TransportError
 from app.model.plan import Plan
+from app.model.steady_state import SteadyWatch
 from app.model.validation import validate
 
 
@@ -39,6 +41,14 @@ class ManagerEndpoint:
     make_transport: Callable[[], Transport]
     host: str = "local"
     fio_version: str = ""
+
+    @property
+    def address(self) -> str:
+        """Where other managers reach this one (network workers connect here): its host without the port."""
+        if self.host == "local":
+            return LOOPBACK
+        host = self.host.rsplit(":", 1)[0] if self.host.count(":") == 1 or "]" in self.host else self.host
+        return host.strip("[]")
 
 
 @dataclass
@@ -113,11 +123,14 @@ class Runner:
         out: list[dict[str, JobFile]] = []
         o = self.options
         for step in self.steps:
+            net_ports = random.randrange(20000, 60000, 100)
             files: dict[str, JobFile] = {}
             for mi in step.managers():
                 ep = self.endpoints[self.plan.managers[mi].name]
                 kwargs = {"default_file_size": o.default_file_size} if o.default_file_size else {}
                 kwargs["file_size"] = o.file_size
+                kwargs["peer_addresses"] = {n: e.address for n, e in self.endpoints.items()}
+                kwargs["net_port_base"] = net_ports  # fresh ports per step: a listener left over never answers
                 try:
                     files[ep.name] = step_jobfile(self.plan, step, mi, ep.os_name, mapping=o.mapping,
                                                   run_time=o.run_time, ramp_up=o.ramp_up, engine=o.engine,
@@ -145,8 +158,7 @@ class Runner:
         """Iometer's Stop: the current step ends now with fio's final numbers kept; the next one starts."""
         with self._lock:
             self._stopping_step = True
-            for t in self._current.values():
-                t.stop()
+        self._end_transports()
 
     def stop(self) -> None:
         """Iometer's Stop All: the current step ends with fio's final numbers kept; no further steps run."""
@@ -200,6 +212,7 @@ class Runner:
         local = [n for n in files if self.endpoints[n].host == "local"]
         missing = [j.path for n in local for j in files[n].jobs if not j.is_device and not os.path.exists(j.path)]
         self._stopping_step = False
+        watch = SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None
         self.listener.step_started(step, files)
         threads = []
         for name, jf in files.items():
@@ -226,6 +239,9 @@ class Runner:
                 samples = telemetry.update(ev)
                 if samples:
                     self.listener.samples(step, samples)
+                    if watch is not None and self._steady(watch, samples):
+                        watch = None
+                        self._end_transports()
             elif isinstance(ev, Message):
                 self.listener.message(step, ev)
             elif isinstance(ev, Finished):
@@ -254,6 +270,18 @@ class Runner:
         else:
             status = "failed"
         return StepOutcome(step, status, telemetry.final_results(), finished, raw, started, time.time())
+
+    @staticmethod
+    def _steady(watch: SteadyWatch, samples: list[Sample]) -> bool:
+        """A precondition step's ALL numbers have met the steady-state rule."""
+        total = next((s for s in samples if s.level == "all"), None)
+        return total is not None and watch.add(total.t, total.interval.ios, total.interval.seconds)
+
+    def _end_transports(self) -> None:
+        """End the current step as finished (not stopped): fio's final numbers are kept."""
+        with self._lock:
+            for t in self._current.values():
+                t.stop()
 
     @staticmethod
     def _pump(name: str, transport: Transport, out: queue.Queue[tuple[str, Event]]) -> None:

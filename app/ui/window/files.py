@@ -12,12 +12,12 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox
 from app.model.examples import EXAMPLES, example
 from app.model.fidelity import all_notes
 from app.model.opening import PlanOpenError
-from app.model.to_icf import plan_to_icf
+from app.model.to_icf import plan_to_icf, unwritable
 from app.ui.confirm import unsaved_answer, unsaved_box
 from app.ui.settings import add_recent_file, recent_files
 
-PLAN_SUFFIXES = (".icf", ".json")
-OPEN_FILTER = "Plans (*.icf *.json);;Iometer configuration (*.icf);;Fiometer plan (*.json);;All files (*)"
+PLAN_SUFFIXES = (".icf", ".conf", ".json")
+OPEN_FILTER = "Plans (*.icf *.conf *.json);;Iometer configuration (*.icf *.conf);;Fiometer plan (*.json);;All files (*)"
 SAVE_FILTER = "Fiometer plan (*.fiometer.json *.json)"
 
 
@@ -156,6 +156,11 @@ class FilesMixin(QMainWindow):
         """Write the plan as an Iometer 1.1.0 .icf; what the file cannot keep goes to Messages."""
         import icf_import
 
+        problems = unwritable(self.doc.plan)
+        if problems:  # never a '?' or a name Iometer reads back cut short
+            self.show_problem("Cannot export as .icf", "The .icf would not say what the plan says:\n\n"
+                              + "\n".join(problems))
+            return False
         doc, notes = plan_to_icf(self.doc.plan)
         try:
             icf_import.save(doc, path)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QStatusBar
 
+from app.model.units import format_duration
 from app.ui.run.run_controller import IDLE_STATE, RUNNING, RunController
-from app.ui.units import format_duration
 
 
 class RunStatus:
