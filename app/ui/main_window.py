@@ -25,7 +25,7 @@ from app.ui.plan.topology import Selection, TopologyTree
 from app.ui.run.live_data import LiveResults
 from app.ui.run.results_tab import ResultsTab
 from app.ui.run.run_controller import IDLE_STATE, RunController
-from app.ui.widgets import Banner, scrolling
+from app.ui.widgets import Banner, scrolling, tab_leaves_tables
 from app.ui.window.edits import EditsMixin
 from app.ui.window.files import FilesMixin, droppable_paths, icf_export_available
 from app.ui.window.host_facts import HostFactsMixin
@@ -97,6 +97,7 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         from app.ui.history.history_hook import install_history
 
         self.history = install_history(self)
+        tab_leaves_tables(self)
         self._make_file_menus()
         slots = {
             "new": self.new_plan, "open": self.open_dialog, "save": self.save, "save_as": self.save_as,

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -118,7 +119,15 @@ def scrolling(page: QWidget) -> QScrollArea:
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setSizeAdjustPolicy(QScrollArea.SizeAdjustPolicy.AdjustIgnored)
+    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the fields inside, not to the frame
     return area
+
+
+def tab_leaves_tables(root: QWidget) -> None:
+    """Tab moves on from every table and list under ``root`` (arrow keys move inside them), so the
+    keyboard reaches the buttons below a table instead of cycling through its cells."""
+    for view in root.findChildren(QAbstractItemView):
+        view.setTabKeyNavigation(False)
 
 
 def compact_rows(view: object) -> None:

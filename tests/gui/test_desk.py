@@ -90,7 +90,7 @@ def test_arming_names_what_is_written_with_its_size(window: MainWindow, dialogs,
     dialogs.answer = False
     assert not window.start_run()
     title, text = dialogs.questions[-1]
-    assert title == "Targets would be written" and f"{target} (3.0 MiB file)" in text
+    assert title == "Targets would be written" and f"{target} (3 MiB file)" in text
     assert target.read_bytes().startswith(b"precious")
 
 
@@ -176,3 +176,103 @@ def test_a_manager_lost_mid_run_is_marked_at_once(window: MainWindow, tmp_path: 
         with __import__("contextlib").suppress(ProcessLookupError):
             os.killpg(server.pid, signal.SIGKILL)
         server.wait(10)
+
+
+# --- 6: keyboard ----------------------------------------------------------------------------------
+def focus_chain(window: MainWindow, start, qtbot, limit: int = 40) -> list:
+    from PySide6.QtWidgets import QApplication
+
+    start.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is start)
+    chain = [start]
+    for _ in range(limit):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        w = QApplication.focusWidget()
+        if w is start:
+            return chain
+        chain.append(w)
+    raise AssertionError(f"Tab never came back: {[type(w).__name__ for w in chain]}")
+
+
+def test_tab_walks_the_disk_targets_tab_in_layout_order(window: MainWindow, tmp_path: Path, qtbot) -> None:
+    window.doc.replace(local_plan(tmp_path, workers=2, targets=2))
+    window.activateWindow()
+    window.tabs.setCurrentIndex(0)
+    chain = focus_chain(window, window.topology, qtbot)
+    assert all(w.isVisible() for w in chain)  # never an invisible stop
+    page = [w for w in chain if window.targets_tab.isAncestorOf(w)]
+    texts = [w.text() for w in page if hasattr(w, "text") and callable(w.text)]
+    assert "Add test file…" in texts and "Move down" in texts and "Refresh" in texts  # past the table
+    ys = [w.mapTo(window, w.rect().topLeft()).y() for w in page]
+    rows = [(y, w.mapTo(window, w.rect().topLeft()).x()) for y, w in zip(ys, page, strict=True)]
+    assert rows == sorted(rows, key=lambda r: (r[0] // 10, r[1]))  # top to bottom, left to right
+
+
+def test_focused_buttons_show_a_ring() -> None:
+    from app.ui import theme
+
+    app = QApplication.instance()
+    theme.apply_theme(app, theme.LIGHT)
+    assert "QPushButton:focus" in app.styleSheet()
+
+
+def test_shortcuts_for_topology_edits(window: MainWindow, tmp_path: Path, qtbot) -> None:
+    window.doc.replace(local_plan(tmp_path, workers=1))
+    window.activateWindow()
+    window.topology.setFocus()
+    window.topology.select(Selection(0, 0))
+    keys = {k: window.action_map[k].shortcut().toString() for k in
+            ("add_manager", "add_worker", "add_target", "duplicate_worker", "remove")}
+    assert keys == {"add_manager": "Ctrl+Shift+M", "add_worker": "Ctrl+Shift+W", "add_target": "Ctrl+Shift+T",
+                    "duplicate_worker": "Ctrl+D", "remove": "Ctrl+Del"}
+    qtbot.keyClick(window.topology, Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier
+                   | Qt.KeyboardModifier.ShiftModifier)
+    assert len(window.doc.plan.managers[0].workers) == 2 and window.topology.selection == Selection(0, 1)
+    qtbot.keyClick(window.topology, Qt.Key.Key_Delete, Qt.KeyboardModifier.ControlModifier)
+    assert len(window.doc.plan.managers[0].workers) == 1
+
+
+# --- 5: a file that is not a plan; unsaved History edits ------------------------------------------
+def test_a_file_of_random_bytes_leaves_the_plan_untouched(window: MainWindow, dialogs, tmp_path: Path) -> None:
+    window.doc.replace(local_plan(tmp_path, workers=2))
+    before = window.doc.plan
+    for name in ("noise.icf", "noise.json"):
+        path = tmp_path / name
+        path.write_bytes(bytes(range(256)) * 20)
+        assert not window.open_path(path)
+        title, text = dialogs.problems[-1]
+        assert title == "Cannot open the plan" and name in text
+    assert window.doc.plan is before and [w.name for w in before.managers[0].workers] == ["W1", "W2"]
+
+
+# --- 8 and 10: examples run as shipped; Place target --------------------------------------------------
+def test_an_example_opens_with_its_targets_placed(window: MainWindow) -> None:
+    from app.store.paths import default_test_file
+
+    assert window.open_example("crystal")
+    placed = {t.path for m in window.doc.plan.managers for w in m.workers for t in w.targets}
+    assert placed == {str(default_test_file())} and not window.doc.dirty
+    texts = [window.messages.item(i).text() for i in range(window.messages.count())]
+    assert any(str(default_test_file()) in t for t in texts)
+    assert not any("fiometer " in t.lower() or "--map" in t for t in texts)
+
+
+def test_place_target_browses_here_suggests_there_and_places_every_worker(window: MainWindow, tmp_path: Path,
+                                                                          qtbot) -> None:
+    from app.ui.plan.place_target import PlaceTargetDialog
+
+    plan = local_plan(tmp_path, workers=2)
+    for w in plan.managers[0].workers:
+        w.targets = [Target("D:")]
+    remote = Manager("win-box", "10.0.0.9:8765", workers=[Worker("W", targets=[Target("D:")])])
+    plan.managers.append(remote)
+    window.doc.replace(plan)
+    here = PlaceTargetDialog(plan.managers[0], plan.managers[0].workers[0].targets[0], "Linux")
+    there = PlaceTargetDialog(remote, remote.workers[0].targets[0], "Windows")
+    qtbot.addWidget(here)
+    qtbot.addWidget(there)
+    assert here.browse.isEnabled() and not there.browse.isEnabled()
+    assert there.path.text() == "C:\\fiometer-test.tst" and "D:" in there.windowTitle()
+    assert window.doc.place_target(0, 0, 0, str(tmp_path / "d.tst")) == 2  # both workers of the manager
+    assert [w.targets[0].path for w in plan.managers[0].workers] == [str(tmp_path / "d.tst")] * 2
+    assert remote.workers[0].targets[0].path is None  # another machine keeps its own placement

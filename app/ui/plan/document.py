@@ -48,6 +48,10 @@ class PlanDocument(QObject):
         self._set_dirty(True)
         self.changed.emit(what)
 
+    def mark_saved(self) -> None:
+        """Nothing to save (e.g. an example just placed on this machine)."""
+        self._set_dirty(False)
+
     def _set_dirty(self, value: bool) -> None:
         if value != self.dirty:
             self.dirty = value
@@ -142,6 +146,22 @@ class PlanDocument(QObject):
         if placed:
             self.touch(TARGETS)
         return placed
+
+    def place_target(self, manager: int, worker: int, target: int, path: str | None, same_name: bool = True) -> int:
+        """Place one target, and with ``same_name`` every target of that name on the manager's other workers
+        (one placement for a target the workers share); returns how many entries changed."""
+        m = self.plan.managers[manager]
+        name = m.workers[worker].targets[target].name
+        targets = [t for w in m.workers for t in w.targets if t.name == name] if same_name else \
+            [m.workers[worker].targets[target]]
+        changed = 0
+        for t in targets:
+            if t.path != path:
+                t.path = path
+                changed += 1
+        if changed:
+            self.touch(TARGETS)
+        return changed
 
     def unique_worker_name(self, manager: Manager, base: str = "Worker") -> str:
         names = {w.name for w in manager.workers}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -39,6 +40,7 @@ from app.model.units import format_bytes, parse_size
 from app.model.validation import MAX_QUEUE_DEPTH
 from app.ui.confirm import confirm
 from app.ui.plan.document import TARGETS, PlanDocument
+from app.ui.plan.place_target import PlaceTargetDialog
 from app.ui.plan.topology import Selection
 from app.ui.widgets import ContentOrEmpty, button, compact_rows, error_label
 
@@ -75,7 +77,8 @@ def target_state(target: Target, worker: Worker, os_name: str) -> tuple[str, str
     try:
         where = resolve(target, os_name)
     except TargetError as e:
-        return "?", f"not placed on this {os_name} manager — use Set path… ({e})", True
+        why = re.split(r"[;,] (?:on this \w+ manager )?map it", str(e))[0]  # the GUI's way to map it: Set path…
+        return "?", f"not placed on this {os_name} manager — use Set path… ({why})", True
     size = worker.max_size * where.sector_size
     if where.is_device:
         return "raw disk", (f"first {format_bytes(size)}" if size else "whole disk") + f" — {where.path}", False
@@ -400,12 +403,10 @@ class TargetsTab(QWidget):
         row = self.table.currentRow()
         if w is None or not 0 <= row < len(w.targets):
             return
-        t = w.targets[row]
-        path, ok = QInputDialog.getText(self, "Place target", f"File or device for {t.name!r}:",
-                                        text=t.path or "")
-        if ok:
-            t.path = path.strip() or None
-            self.doc.touch(TARGETS)
+        m = self.doc.plan.managers[self.sel.manager]
+        dlg = PlaceTargetDialog(m, w.targets[row], _os_of(self.doc, self.sel.manager, self.os_by_manager), self)
+        if dlg.exec() == QDialog.DialogCode.Accepted:
+            self.doc.place_target(self.sel.manager, self.sel.worker, row, dlg.chosen(), dlg.everywhere.isChecked())
 
     def add_disk(self) -> None:
         it = self.disks.currentItem()

@@ -9,10 +9,11 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox
 
-from app.model.examples import EXAMPLES, example
+from app.model.examples import EXAMPLES, TESTFILE, example
 from app.model.fidelity import all_notes
 from app.model.opening import PlanOpenError
 from app.model.to_icf import plan_to_icf, unwritable
+from app.store.paths import default_test_file
 from app.ui.confirm import unsaved_answer, unsaved_box
 from app.ui.settings import add_recent_file, recent_files
 
@@ -117,10 +118,14 @@ class FilesMixin(QMainWindow):
             return False
         plan = example(key)
         self.doc.replace(plan, notes=all_notes(plan))
+        where = default_test_file()
+        self.doc.place_targets({TESTFILE: str(where)})  # runs as shipped: one test file for every worker
+        self.doc.mark_saved()
         self.live.clear()
         self.apply_local_facts()
-        self.statusBar().showMessage(f"Example {plan.name!r}: {plan.setup.description}. Its target TESTFILE needs "
-                                     "a place: select it in Disk Targets and use Set path...", 15000)
+        self.add_message(f"Example {plan.name!r}: {plan.setup.description}. Its test file is {where} (created "
+                         "when the run starts); Disk Targets > Set path… places it elsewhere.")
+        self.statusBar().showMessage(f"Example {plan.name!r}: test file {where}", 15000)
         return True
 
     def save(self) -> bool:

@@ -40,6 +40,7 @@ class HostFactsMixin(QMainWindow):
             self.topology.set_facts(m.name, self.local_facts)
         elif facts is not None:
             self.topology.set_facts(m.name, facts)
+            self.remote_os(m.name, facts)
         else:
             self.probe_manager(m)
         self.topology.rebuild(self.doc.plan)
@@ -55,6 +56,12 @@ class HostFactsMixin(QMainWindow):
             return
         self.topology.set_facts(name, facts)
         self.topology.rebuild(self.doc.plan)
+        self.remote_os(name, facts)
+
+    def remote_os(self, name: str, facts: HostFacts) -> None:
+        """The Disk Targets tab states a remote manager's rules for the OS its probe found."""
+        if facts.os:
+            self.targets_tab.os_by_manager[name] = facts.os.split()[0]
         self.targets_tab.refresh()
 
     def _on_local_facts(self, facts: HostFacts) -> None:

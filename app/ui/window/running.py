@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMainWindow
 
 from app.engine import disks
 from app.model.plan import LOCAL
+from app.model.units import format_bytes
 from app.model.validation import validate
 from app.ui.run.run_controller import RUNNING
 
@@ -23,11 +24,11 @@ def describe_risk(risk: Any, local: bool) -> str:
         except OSError:
             st = None
         if st is not None and stat.S_ISREG(st.st_mode):
-            what = f"{disks.format_size(st.st_size)} file"
+            what = f"{format_bytes(st.st_size)} file"
         else:
             d = next((d for d in disks.list_disks() if d.path == risk.path), None)
             if d is not None:
-                what = f"{disks.format_size(d.size_bytes)} disk, {d.model or 'model unknown'}, {d.state}"
+                what = f"{format_bytes(d.size_bytes)} disk, {d.model or 'model unknown'}, {d.state}"
     else:
         what = "on a remote manager"
     return f"{risk.manager}: {risk.path}" + (f" ({what})" if what else "") + f" — {risk.reason}"
