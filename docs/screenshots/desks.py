@@ -110,8 +110,9 @@ def main() -> int:
     settle(1.0)
     print("lost:", win.lost, file=sys.stderr)
     screen_shot("lost-manager")
+    win.doc.touch("setup")  # unsaved changes too: the one question covers both
     dialog_shot(win, "close-during-run", lambda: win.close_box()[0])
-    win.controller.abort()
+    win.controller.stop()
     while win.controller.running:
         settle(0.1)
     settle(1.0)

@@ -252,6 +252,8 @@ class ResultsTab(QWidget):
                 gone = key[1] in self.lost
                 head.setText(f"{label} (lost)" if gone else label)
                 head.setToolTip(f"Manager {key[1]} failed: {self.lost[key[1]]}" if gone else "")
+                if gone:
+                    self.table.resizeColumnToContents(c)
 
     def _fill_table(self) -> None:
         """Only the columns in view (a 128-worker view has 128 columns); scrolling fills the others."""

@@ -109,8 +109,8 @@ class RunningMixin(QMainWindow):
 
     def _on_manager_finished(self, step: Any, finished: Any) -> None:
         """A manager's fio ended; one that failed is marked at once, with its cause, everywhere it shows."""
-        if finished.ok or finished.stopped:  # Stop / abort end managers on purpose
-            return
+        if finished.ok or finished.stopped or self.controller.state != RUNNING:
+            return  # Stop, Stop all and abort end managers on purpose
         name = finished.manager
         self.lost[name] = finished.reason or "fio failed"
         self.failures.append(f"step {step.index + 1} ({step.spec_label}): manager {name} failed: {self.lost[name]}")
