@@ -276,3 +276,19 @@ def test_place_target_browses_here_suggests_there_and_places_every_worker(window
     assert window.doc.place_target(0, 0, 0, str(tmp_path / "d.tst")) == 2  # both workers of the manager
     assert [w.targets[0].path for w in plan.managers[0].workers] == [str(tmp_path / "d.tst")] * 2
     assert remote.workers[0].targets[0].path is None  # another machine keeps its own placement
+
+
+# --- 7: the probed OS decides a remote target's rule ------------------------------------------------
+def test_a_remote_target_follows_the_probed_os(window: MainWindow) -> None:
+    from app.ui.plan.hosts import HostFacts
+
+    window.add_manager_to_plan("win-box", "10.0.0.9:8765", HostFacts(os="Windows 10", fio_version="3.33"))
+    mi = len(window.doc.plan.managers) - 1
+    window.doc.plan.managers[mi].workers[0].targets = [Target("D:")]
+    window.doc.plan.managers[mi].workers[0].max_size = 2048
+    window.doc.touch("targets")
+    window.topology.select(Selection(mi, 0))
+    tab = window.targets_tab
+    state = tab.table.item(0, 2).text()
+    assert "unknown" not in state and "D:" in state  # placed by the Windows rule, not "until probed"
+    assert tab.max_size_note.text() == "= 1 MiB per target (512-byte sectors)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import re
@@ -293,14 +294,28 @@ class TargetsTab(QWidget):
         self._fill_disks()
 
     def _update_size_note(self, w: Worker) -> None:
-        if w.max_size:
-            self.max_size_note.setText(f"= {format_bytes(w.max_size * 512)} (512-byte sectors), "
-                                       f"{format_bytes(w.max_size * FILE_SECTOR)} on Linux mount points")
-            self.max_size_note.setToolTip("A sector is 512 bytes on disks and Windows drive letters and the file "
-                                          f"system block ({FILE_SECTOR} bytes) on Linux mount points, as in "
-                                          "Iometer; each target's own size is in the table below.")
-        else:
+        """One statement of the size this worker's targets get, with the engine's sector rule for where they
+        are placed (the same rule the table and the run use)."""
+        if not w.max_size:
             self.max_size_note.setText(f"whole disk; test files get {format_bytes(DEFAULT_FILE_SIZE)}")
+            self.max_size_note.setToolTip("")
+            return
+        os_name = _os_of(self.doc, self.sel.manager, self.os_by_manager)
+        sectors = set()
+        for t in w.targets:
+            with contextlib.suppress(TargetError):  # an unplaced target says so in its row
+                sectors.add(resolve(t, os_name).sector_size)
+        if len(sectors) == 1:
+            n = sectors.pop()
+            text = f"= {format_bytes(w.max_size * n)} per target ({n}-byte sectors)"
+        elif sectors:
+            text = "sectors; the targets differ in sector size: each one's size is in the table"
+        else:
+            text = "sectors; the size follows once the targets are placed"
+        self.max_size_note.setText(text)
+        self.max_size_note.setToolTip("As in Iometer, a sector is 512 bytes on disks and Windows drive letters and "
+                                      "the file system block on other mount points; each target's size is in the "
+                                      "table below.")
 
     def _fill_table(self, w: Worker) -> None:
         os_name = _os_of(self.doc, self.sel.manager, self.os_by_manager)
