@@ -6,6 +6,7 @@ import ipaddress
 import platform
 import socket
 
+from app.engine.environment import probe_facts
 from app.engine.fio_binary import SAVED, FioNotFound, find_fio, fio_version
 from app.engine.fioproto import DEFAULT_PORT, RemoteFio, probe
 from app.engine.local_fio import LocalFio
@@ -69,7 +70,8 @@ def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoi
         raise ManagerError(f"manager {name!r}: {e}") from e
     os_name = "Windows" if info.os.lower().startswith("win") else info.os
     return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name), f"{h}:{port}",
-                           info.fio_version.removeprefix("fio-"))
+                           info.fio_version.removeprefix("fio-"),
+                           probe_facts(info.hostname, info.os, info.arch, info.cpus))
 
 
 def build_endpoints(plan: Plan, hosts: dict[str, str] | None = None, fio_path: str | None = None,

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import LOOPBACK, JobFile, step_jobfile
@@ -41,6 +42,7 @@ class ManagerEndpoint:
     make_transport: Callable[[], Transport]
     host: str = "local"
     fio_version: str = ""
+    environment: dict[str, Any] = field(default_factory=dict)  # a remote host as its probe describes it
 
     @property
     def address(self) -> str:
