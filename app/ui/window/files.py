@@ -125,7 +125,7 @@ class FilesMixin(QMainWindow):
         self.apply_local_facts()
         self.add_message(f"Example {plan.name!r}: {plan.setup.description}. Its test file is {where} (created "
                          "when the run starts); Disk Targets > Set path… places it elsewhere.")
-        self.statusBar().showMessage(f"Example {plan.name!r}: test file {where}", 15000)
+        self.statusBar().showMessage(f"Example {plan.name!r}: its target {TESTFILE} is the test file {where}", 15000)
         return True
 
     def save(self) -> bool:
