@@ -164,12 +164,12 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
 
     def show_fio_status(self, status: Any) -> None:
         """First run (or fio missing): where fio is, or how to install it (app.first_run's words)."""
-        from app.first_run import first_run_details, first_run_line
+        from app.first_run import first_run_line, first_run_text
 
         # without settings (benchmarks, embedded uses) there is no "first" run to greet
         seen = self.settings is None or bool(self.settings.value("firstRun/seen", False, type=bool))
         if not status.found or not seen or status.upgrade_advised:
-            self.banner.show_text(first_run_line(status), first_run_details(status), warning=not status.found)
+            self.banner.show_text(first_run_line(status), first_run_text(status, gui=True), warning=not status.found)
 
     def _first_run_seen(self) -> None:
         if self.persist:
