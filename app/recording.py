@@ -46,7 +46,7 @@ class StoreRecorder(RunListener):
         self.run_id = rec.begin_run(planfile.to_dict(plan), plan_name=plan.name, name=self.name or plan.name,
                                     description=plan.setup.description, tags=self.tags, host=host)
         used = [m for m in plan.managers if m.name in endpoints]
-        rec.add_managers(self.run_id, [ManagerInfo(ep.name, ep.host, ep.os_name, ep.fio_version)
+        rec.add_managers(self.run_id, [ManagerInfo(ep.name, ep.host, ep.os_name, ep.fio_version, ep.protocol)
                                        for ep in endpoints.values()])
         workers, targets = [], []
         for m in used:

@@ -44,7 +44,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from app.analysis.timed_transfer import transfers
     from app.cli.progress import fmt_num, format_table
 
-    run = _get_run(args)
+    run = _get_run(args, raw_output=True)  # fio's per-disk counters live in its output
     coarse = is_iometer_run(run)
     if args.json:
         def metrics(m):

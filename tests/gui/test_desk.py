@@ -110,7 +110,7 @@ def test_db_option_reaches_the_window(monkeypatch, tmp_path: Path) -> None:
 
     monkeypatch.setattr(app.ui.launch, "run_gui", lambda *a, **k: got.update(k) or 0)
     assert main(["--db", str(tmp_path / "x.db"), "gui"]) == 0
-    assert got["db_path"] == str(tmp_path / "x.db")
+    assert got["db"] == str(tmp_path / "x.db")
 
 
 def test_window_stores_in_and_shows_its_database(qtbot, tmp_path: Path, monkeypatch) -> None:
