@@ -64,11 +64,15 @@ def os_description() -> str:
     return f"{platform.system()} {platform.release()} {platform.machine()}{frozen}"
 
 
-def about_text(fio: Callable[[], str] = _local_fio_version) -> str:
-    """Plain text for Help > About: one 'Name version' per line, the OS, and the fio licence note."""
+def about_text(fio: Callable[[], str] = _local_fio_version, db_path: str | None = None) -> str:
+    """Plain text for Help > About: one 'Name version' per line, the OS, the results database in use
+    (when given) and the fio licence note."""
     lines = [f"Fiometer {__version__}", "An Iometer-compatible storage benchmark on fio.", ""]
     lines += [f"{name}: {ver}" for name, ver in versions(fio).items() if name != "Fiometer"]
-    lines += [f"OS: {os_description()}", "", FIO_NOTE]
+    lines += [f"OS: {os_description()}"]
+    if db_path:
+        lines += [f"Results database: {db_path}"]
+    lines += ["", FIO_NOTE]
     return "\n".join(lines)
 
 

@@ -93,24 +93,36 @@ _SOURCE_WORDS = {
 }
 
 
-def first_run_text(status: FioStatus) -> str:
-    """The first-run screen's text (plain text, paragraphs separated by blank lines)."""
+def first_run_text(status: FioStatus, gui: bool = False) -> str:
+    """The first-run text (plain text, paragraphs separated by blank lines); ``gui``: in the window's words
+    (menus instead of Fiometer command lines), for its Details…."""
     paras: list[str] = []
     if status.found:
         paras.append(f"fio {status.version} found {_SOURCE_WORDS.get(status.source or '', '')}: {status.path}")
         if status.upgrade_advised:
             paras.append(f"fio {status.version} predates 3.40, which fixed two Windows bugs (psync offsets, a "
                          f"hang with several connections). Consider upgrading: {WINGET}")
-        paras.append(_next_steps(status.os_name))
+        paras.append(_next_steps(status.os_name, gui))
     else:
         paras.append("fio was not found. Fiometer runs every test with fio, a separate free program (GPLv2) "
                      "that is not bundled with Fiometer.")
         paras.append(_install_steps(status.os_name))
         if status.problem:
             paras.append(f"Details: {status.problem}")
+    how = "" if gui else " with `fiometer doctor --set-fio PATH`,"
     paras.append(f"To use another fio executable, set its path in the settings (stored in {status.settings_file}),"
-                 f" with `fiometer doctor --set-fio PATH`, or in the {ENV_VAR} environment variable.")
+                 f"{how} or in the {ENV_VAR} environment variable.")
     return "\n\n".join(paras)
+
+
+def first_run_line(status: FioStatus) -> str:
+    """One line for the window's notice; the rest is ``first_run_text(status, gui=True)``."""
+    if not status.found:
+        return "fio was not found: Fiometer runs every test with fio, a free program installed separately."
+    line = f"Welcome to Fiometer. fio {status.version} found: {status.path}."
+    if status.upgrade_advised:
+        line += f" fio {status.version} predates 3.40 (two Windows bugs fixed): consider upgrading."
+    return line + " Open a plan or File > Examples, place its targets, press Start (F5)."
 
 
 def _install_steps(os_name: str) -> str:
@@ -129,8 +141,12 @@ def _install_steps(os_name: str) -> str:
             "Raw-disk tests need root or membership of the 'disk' group.")
 
 
-def _next_steps(os_name: str) -> str:
+def _next_steps(os_name: str, gui: bool = False) -> str:
     admin = "Administrator" if os_name == "Windows" else "root"
+    if gui:
+        return ("Next: File > Open an Iometer .icf or File > Examples, choose targets in Disk Targets (a test file "
+                f"is safest; raw disks need {admin}) and press Start. Other hosts join as managers (Edit > Add "
+                "manager) when they run fio --server (port 8765).")
     return ("Next: open an Iometer .icf or a bundled example (`fiometer examples --save DIR` writes them as plan "
             "files), pick a target — a test file is safest; raw disks need " + admin + " — and press Start. "
             "Other hosts join as managers when they run `fio --server` (port 8765).")

@@ -6,6 +6,8 @@ keeps everything up to the last interval (the store marks it interrupted when ne
 
 from __future__ import annotations
 
+import traceback
+
 from app.engine import targets as T
 from app.engine.disks import disk_of
 from app.engine.environment import machine_facts, target_facts
@@ -111,14 +113,31 @@ class StoreRecorder(RunListener):
 
 
 class Fanout(RunListener):
-    """Send every callback to several listeners (e.g. the progress display and the store), in order."""
+    """Send every callback to several listeners (e.g. the progress display and the store), in order.
 
-    def __init__(self, *listeners: RunListener):
-        self.listeners = listeners
+    ``isolate``: a listener that raises is reported (traceback on stderr) and the others still get the
+    call, so a recorder bug cannot stop a run or its display (the window uses this).
+    """
+
+    def __init__(self, *listeners: RunListener, isolate: bool = False):
+        self.listeners = list(listeners)
+        self.isolate = isolate
+
+    def add(self, listener: RunListener, first: bool = False) -> None:
+        if first:
+            self.listeners.insert(0, listener)
+        else:
+            self.listeners.append(listener)
 
     def _each(self, callback: str, *args) -> None:
-        for listener in self.listeners:
-            getattr(listener, callback)(*args)
+        for listener in list(self.listeners):
+            if not self.isolate:
+                getattr(listener, callback)(*args)
+                continue
+            try:
+                getattr(listener, callback)(*args)
+            except Exception:
+                traceback.print_exc()
 
     def run_started(self, *args) -> None:
         self._each("run_started", *args)
@@ -131,6 +150,9 @@ class Fanout(RunListener):
 
     def message(self, *args) -> None:
         self._each("message", *args)
+
+    def manager_finished(self, *args) -> None:
+        self._each("manager_finished", *args)
 
     def step_finished(self, *args) -> None:
         self._each("step_finished", *args)

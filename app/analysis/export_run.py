@@ -86,3 +86,8 @@ def run_results_csv(run: Run) -> str:
     steps = [_step(run, plan, s) for s in run.steps if s.results]
     return write_results_csv(test_type, run.description or run.name, _when(run.started), steps,
                              completed=run.status == "complete")
+
+
+def run_results_csv_bytes(run: Run) -> bytes:
+    """The file's bytes: Iometer writes results.csv in the Windows ANSI code page."""
+    return run_results_csv(run).encode("cp1252", errors="replace")

@@ -143,7 +143,7 @@ def _steady(args: argparse.Namespace, run) -> str | None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from app.analysis.export_run import run_results_csv
+    from app.analysis.export_run import run_results_csv_bytes
     from app.analysis.samples_export import samples_csv
 
     if not args.iometer_csv and not args.samples:
@@ -154,7 +154,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     run = _get_run(args)
     try:
         if args.iometer_csv:
-            Path(args.iometer_csv).write_bytes(run_results_csv(run).encode("cp1252", errors="replace"))
+            Path(args.iometer_csv).write_bytes(run_results_csv_bytes(run))
             print(f"Run {run.id} written to {args.iometer_csv} (Iometer 1.1.0 results.csv layout)")
         if args.samples:
             store = _store(args)

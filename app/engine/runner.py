@@ -120,6 +120,8 @@ class RunListener:
     def step_started(self, step: Step, jobfiles: dict[str, JobFile]) -> None: ...
     def samples(self, step: Step, samples: list[Sample]) -> None: ...
     def message(self, step: Step | None, message: Message) -> None: ...
+    def manager_finished(self, step: Step, finished: Finished) -> None:
+        """A manager's fio ended in this step (``finished.ok`` False: failed or lost), as it happens."""
     def step_finished(self, outcome: StepOutcome) -> None: ...
     def run_finished(self, status: str) -> None: ...
 
@@ -354,6 +356,7 @@ class Runner:
                 if n not in done:
                     done.add(n)
                     emit(telemetry.manager_done(n))
+                    self.listener.manager_finished(step, finished[n])  # as it happens: a failure shows at once
             emit(telemetry.tick(now))
         emit(telemetry.flush())
         for th in threads:

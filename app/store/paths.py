@@ -37,3 +37,17 @@ def resolve_db_path(explicit: str | os.PathLike[str] | None = None) -> Path:
     if os.environ.get(ENV_OVERRIDE):
         return Path(os.environ[ENV_OVERRIDE]).expanduser()
     return Path(default_db_path_for(platform.system(), os.environ, str(Path.home())))
+
+
+TEST_FILENAME = "fiometer-test.tst"
+
+
+def default_test_file() -> Path:
+    """Where a bundled example's test file goes on this machine: the user's data folder (the default
+    database's folder), never the working directory."""
+    return Path(default_db_path_for(platform.system(), os.environ, str(Path.home()))).with_name(TEST_FILENAME)
+
+
+def suggested_test_file(os_name: str) -> str:
+    """A test file path that exists on a typical ``os_name`` host (for remote managers)."""
+    return "C:\\" + TEST_FILENAME if os_name.startswith("Windows") else "/tmp/" + TEST_FILENAME

@@ -119,8 +119,8 @@ def _open_run(app: QApplication, win: MainWindow, run_id: int, screenshot_dir: s
         return app.exec()
     from app.ui.screenshots import SIZE, settle
 
-    win.resize(*SIZE)
     win.show()
+    win.resize(*SIZE)  # after the first show's fit to the screen: pictures have one size
     deadline = time.monotonic() + 120
     while view.data is None and time.monotonic() < deadline and win.history.workspace.indexOf(view) >= 0:
         settle(0.05)

@@ -43,8 +43,8 @@ def capture(win: MainWindow, out_dir: str | Path, run_timeout: float | None = No
     """Grab every tab; with ``run_timeout`` run the plan first (win.run_options) for real numbers."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    win.resize(*SIZE)
     win.show()
+    win.resize(*SIZE)  # after the first show, which fits the window to the screen: pictures have one size
     settle(0.2)
     if run_timeout is not None and win.start_run():
         wait_for_run(win, run_timeout)

@@ -5,7 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QStackedWidget, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QStackedWidget,
+    QWidget,
+)
 
 
 class EmptyState(QLabel):
@@ -65,7 +76,8 @@ def error_label() -> QLabel:
 
 
 class Banner(QFrame):
-    """A dismissible notice across the top of the window (first run, fio missing)."""
+    """A dismissible one-line notice across the top of the window (first run, fio missing); the whole
+    text is behind Details… (and in the tooltip), so the notice never makes the window taller."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -73,20 +85,49 @@ class Banner(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setStyleSheet("#banner { background: palette(alternate-base); border: 1px solid palette(mid); }")
         lay = QHBoxLayout(self)
+        lay.setContentsMargins(6, 2, 6, 2)
         self.label = QLabel()
-        self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         lay.addWidget(self.label, 1)
+        self.details = ""
+        self.details_button = QPushButton("Details…")
+        self.details_button.clicked.connect(self.show_details)
+        lay.addWidget(self.details_button)
         self.close_button = QPushButton("Dismiss")
         self.close_button.clicked.connect(self.hide)
-        lay.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
+        lay.addWidget(self.close_button)
         self.hide()
 
-    def show_text(self, text: str, warning: bool = False) -> None:
-        self.label.setText(text)
+    def show_text(self, line: str, details: str = "", warning: bool = False) -> None:
+        self.label.setText(line)
+        self.details = details
+        self.label.setToolTip(details or line)
+        self.details_button.setVisible(bool(details))
         self.label.setStyleSheet("color: #d32f2f;" if warning else "")
         self.show()
+
+    def show_details(self) -> None:
+        QMessageBox.information(self, "Fiometer and fio", self.details)
+
+
+def scrolling(page: QWidget) -> QScrollArea:
+    """``page`` in a frameless scroll area: on a small screen it scrolls instead of making the window taller."""
+    area = QScrollArea()
+    area.setObjectName(f"{page.objectName() or type(page).__name__}Scroll")
+    area.setWidget(page)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setSizeAdjustPolicy(QScrollArea.SizeAdjustPolicy.AdjustIgnored)
+    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the fields inside, not to the frame
+    return area
+
+
+def tab_leaves_tables(root: QWidget) -> None:
+    """Tab moves on from every table and list under ``root`` (arrow keys move inside them), so the
+    keyboard reaches the buttons below a table instead of cycling through its cells."""
+    for view in root.findChildren(QAbstractItemView):
+        view.setTabKeyNavigation(False)
 
 
 def compact_rows(view: object) -> None:

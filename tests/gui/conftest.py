@@ -33,7 +33,7 @@ class Recorder:
     def problem(self, title: str, text: str) -> None:
         self.problems.append((title, text))
 
-    def ask(self, title: str, text: str) -> bool:
+    def ask(self, title: str, text: str, action: str = "Yes") -> bool:
         self.questions.append((title, text))
         return self.answer
 
@@ -52,6 +52,7 @@ def window(qtbot, dialogs: Recorder):
     win.show_problem = dialogs.problem  # type: ignore[method-assign]
     win.ask = dialogs.ask  # type: ignore[method-assign]
     win._maybe_discard = lambda: True  # type: ignore[method-assign]
+    win.close_question = lambda: "discard"  # type: ignore[method-assign]
     qtbot.addWidget(win)
     win.resize(1280, 800)
     win.show()

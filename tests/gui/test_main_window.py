@@ -110,7 +110,7 @@ def test_drag_of_other_files_is_refused(window: MainWindow, tmp_path: Path) -> N
 def test_add_duplicate_remove_worker(window: MainWindow, tmp_path: Path) -> None:
     window.open_path(plan_file(tmp_path))
     window.topology.select(Selection(0, 0))
-    window.act_dup_worker.trigger()
+    window.act_duplicate_worker.trigger()
     workers = window.doc.plan.managers[0].workers
     assert [w.name for w in workers] == ["W1", "Worker 3", "W2"]
     assert workers[1].targets == workers[0].targets and workers[1].targets is not workers[0].targets
@@ -172,7 +172,7 @@ def test_export_as_icf_writes_a_file_iometer_and_fiometer_read(window: MainWindo
 
     plan = local_plan(tmp_path, workers=2)
     window.doc.replace(plan)
-    assert window.act_export.isEnabled()
+    assert window.act_export_icf.isEnabled()
     out = tmp_path / "exported.icf"
     assert window.export_icf_to(out)
     assert out.read_bytes().startswith(b"Version 1.1.0 \r\n")
@@ -202,7 +202,9 @@ def test_first_run_banner_explains_fio(window: MainWindow, qtbot) -> None:
                         settings_file="/x/settings.json")
     window.show_fio_status(missing)
     assert not window.banner.isHidden()
-    assert "fio was not found" in window.banner.label.text() and "apt-get install fio" in window.banner.label.text()
+    assert "fio was not found" in window.banner.label.text() and "apt-get install fio" in window.banner.details
+    assert "\n" not in window.banner.label.text()  # one compact line; the rest behind Details…
+    assert window.banner.sizeHint().height() < 3 * window.fontMetrics().height()
     window.banner.close_button.click()
     assert window.banner.isHidden()
     found = FioStatus(os_name="Linux", found=True, path="/usr/bin/fio", version="3.33", source="PATH",

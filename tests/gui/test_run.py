@@ -89,22 +89,53 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
     assert f"Stored as run {summary.id} in" in " ".join(messages)
 
 
-def test_closing_during_a_run_asks_then_stops_cleanly(window: MainWindow, dialogs, tmp_path: Path, qtbot) -> None:
+def test_closing_during_a_run_asks_one_question_and_cancel_changes_nothing(window: MainWindow, tmp_path: Path,
+                                                                           qtbot) -> None:
     plan, mapping = mapped_plan(tmp_path)
     window.doc.replace(plan)
+    window.doc.touch("setup")  # unsaved changes as well as a run
     window.run_options = RunOptions(engine="null", run_time=60, mapping=mapping)
     assert window.start_run()
     qtbot.waitUntil(lambda: bool(window.live.series), timeout=20000)
-    dialogs.answer = False
+    asked: list[str] = []
+    answers = iter(["cancel", "discard"])
+    window.close_question = lambda: asked.append("run+changes") or next(answers)  # type: ignore[method-assign]
+    second_prompt: list[bool] = []
+    window._maybe_discard = lambda: second_prompt.append(True) or True  # type: ignore[method-assign]
     window.close()
-    assert window.isVisible() and window.controller.running
-    assert dialogs.questions[-1][0] == "A test is running"
-    dialogs.answer = True
+    assert window.isVisible() and window.controller.state == "running" and window.doc.dirty  # nothing changed
     window.close()
     assert window.controller.state == "stopping"
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=20000)
+    assert asked == ["run+changes", "run+changes"] and not second_prompt  # one question each time, never two
     assert not window.controller.running and window.controller.last_status == "stopped"
     assert window.controller.thread is None
+
+
+def test_the_close_question_defaults_to_cancel(window: MainWindow, tmp_path: Path, qtbot) -> None:
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    plan, mapping = mapped_plan(tmp_path)
+    window.doc.replace(plan)
+    window.doc.touch("setup")
+    window.run_options = RunOptions(engine="null", run_time=60, mapping=mapping)
+    assert window.start_run()
+    seen: list[str] = []
+
+    def press_enter() -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        seen.append(box.text() + " " + box.informativeText() + " | "
+                    + " / ".join(b.text() for b in box.buttons()) + " | default " + box.defaultButton().text())
+        qtbot.keyClick(box, Qt.Key.Key_Return)
+
+    QTimer.singleShot(200, press_enter)
+    assert MainWindow.close_question(window) == "cancel"  # the real question (the fixture answers others)
+    assert "A test is running" in seen[0] and "unsaved changes" in seen[0]
+    assert "Stop, save the plan and close" in seen[0] and seen[0].endswith("default Cancel")
+    assert window.controller.state == "running"
+    window.controller.abort()
+    qtbot.waitUntil(lambda: not window.controller.running, timeout=20000)
 
 
 def test_unrunnable_plan_is_refused_with_the_reason(window: MainWindow, dialogs, tmp_path: Path) -> None:

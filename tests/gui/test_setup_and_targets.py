@@ -70,7 +70,7 @@ def test_targets_tab_edits_the_selected_worker(window: MainWindow, tmp_path: Pat
     assert w.targets[0].name.endswith("w1-t2.tst")
     tab.max_size.setText("2048")
     tab.max_size.textEdited.emit("2048")
-    assert w.max_size == 2048 and "8 MiB on Linux mount points" in tab.max_size_note.text()
+    assert w.max_size == 2048 and tab.max_size_note.text() == "= 8 MiB per target (4096-byte sectors)"
     tab.remove()
     assert len(w.targets) == 1
     tab.remove()

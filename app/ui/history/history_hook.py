@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QTabBar, QTabWidget, QWidget
 
 from app.store import Store
@@ -141,6 +140,52 @@ class HistoryUi(QObject):
         dlg.show()
         return dlg
 
+    def slots(self) -> dict[str, Any]:
+        """What History's actions (app/ui/actions.py) do."""
+        return {"import_results": self.import_dialog, "history": self.show_history,
+                "export_results": self.export_dialog}
+
+    # --- export -------------------------------------------------------------------------------
+    def export_run_id(self) -> int | None:
+        """The run File > Export Iometer results.csv writes: the one selected in History's list, else the
+        last run of this window."""
+        selected = self.list.selected_ids()
+        if selected and self.window.tabs.currentWidget() is self.workspace:
+            return selected[0]
+        rec = self.window.controller.recorder
+        if rec is not None and rec.run_id is not None:
+            return rec.run_id
+        return selected[0] if selected else None
+
+    def export_dialog(self) -> None:
+        run_id = self.export_run_id()
+        if run_id is None:
+            self.window.show_problem("Nothing to export", "Run a test first, or select a stored run in History; "
+                                     "File > Export Iometer results.csv then writes it.")
+            self.show_history()
+            return
+        path, _ = QFileDialog.getSaveFileName(self.window, f"Export run {run_id} as Iometer results",
+                                              str(Path.home() / f"run-{run_id}-results.csv"), IMPORT_FILTER)
+        if path:
+            self.export_results(run_id, path)
+
+    def export_results(self, run_id: int, path: str | Path) -> None:
+        """Write a stored run as an Iometer 1.1.0 results.csv (the CLI's export), in the background."""
+        from app.analysis.export_run import run_results_csv_bytes
+        from app.store.queries import get_run
+
+        def work(store: Store) -> Path:
+            Path(path).write_bytes(run_results_csv_bytes(get_run(store, run_id)))
+            return Path(path)
+
+        def done(out: Path) -> None:
+            text = f"Run {run_id} written to {out} (Iometer results.csv)"
+            self.window.add_message(text)
+            self.window.statusBar().showMessage(text, 10000)
+
+        self.tasks.submit(f"exporting run {run_id}", work, done,
+                          lambda msg: self.window.show_problem("Cannot export the run", msg), owner=self.list)
+
     # --- import -------------------------------------------------------------------------------
     def import_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.window, "Import Iometer results", str(Path.home()),
@@ -174,30 +219,9 @@ class HistoryUi(QObject):
 
 
 def install_history(window: Any) -> HistoryUi:
-    """Add the History tab, File > Import Iometer results… and View > History to the main window."""
+    """Add the History tab to the main window; its actions' slots are ``HistoryUi.slots()``."""
     ui = HistoryUi(window)
     window.tabs.addTab(ui.workspace, HISTORY_TAB)
     window.tabs.setTabToolTip(window.tabs.indexOf(ui.workspace),
                               "Every stored run: open, compare, report, tag, annotate, delete")
-    act_import = QAction("Import Iometer &results\u2026", window)
-    act_import.setToolTip("Store the runs of an Iometer results.csv in the history, to compare old numbers")
-    act_import.setStatusTip(act_import.toolTip())
-    act_import.triggered.connect(lambda _c=False: ui.import_dialog())
-    act_history = QAction("&History", window)
-    act_history.setShortcut(QKeySequence("Ctrl+H"))
-    act_history.setStatusTip("Show the stored runs")
-    act_history.triggered.connect(lambda _c=False: ui.show_history())
-    window.addAction(act_history)
-    for menu_action in window.menuBar().actions():
-        menu = menu_action.menu()
-        if menu is None:
-            continue
-        if window.act_quit in menu.actions():  # File: before the separator above Quit
-            actions = menu.actions()
-            at = actions.index(window.act_quit)
-            before = actions[at - 1] if at and actions[at - 1].isSeparator() else window.act_quit
-            menu.insertAction(before, act_import)
-        elif menu_action.text().replace("&", "") == "View":
-            menu.insertAction(menu.actions()[0] if menu.actions() else None, act_history)
-    ui.act_import, ui.act_history = act_import, act_history
     return ui

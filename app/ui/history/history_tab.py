@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.store import Store, StoreError, delete_run, resolve_db_path
+from app.ui.confirm import unsaved_answer, unsaved_box
 from app.ui.history.history_model import (
     COLUMNS,
     RUN_ID_ROLE,
@@ -364,7 +365,21 @@ class HistoryTab(QWidget):
         editing = self.editor.row
         if n == 1 and editing is not None and editing.id == rows[0].id and self.editor.save_button.isEnabled():
             return  # keep unsaved edits while the list refreshes
+        edit = self.editor.pending()
+        if editing is not None and edit is not None and not edit.empty and self.editor.save_button.isEnabled():
+            answer = self.unsaved_edit_question(editing.label())
+            if answer == "cancel":  # back to the run being edited, edits kept
+                self.view.selectionModel().blockSignals(True)
+                self._select([editing.id], editing.id)
+                self.view.selectionModel().blockSignals(False)
+                return
+            if answer == "save":
+                self.save_edit(edit)
         self.editor.show_row(rows[0] if n == 1 else None, n)
+
+    def unsaved_edit_question(self, label: str) -> str:
+        """'save' | 'discard' | 'cancel' for a run's unsaved name/tags/notes (Save is the default)."""
+        return unsaved_answer(unsaved_box(self, "Unsaved run details", f"Save the changes to {label}?"))
 
     def _open_selected(self) -> None:
         ids = self.selected_ids()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import platform
 from pathlib import Path
 
@@ -47,6 +48,10 @@ class PlanDocument(QObject):
         self._set_dirty(True)
         self.changed.emit(what)
 
+    def mark_saved(self) -> None:
+        """Nothing to save (e.g. an example just placed on this machine)."""
+        self._set_dirty(False)
+
     def _set_dirty(self, value: bool) -> None:
         if value != self.dirty:
             self.dirty = value
@@ -85,6 +90,78 @@ class PlanDocument(QObject):
     def title(self) -> str:
         where = self.path or self.opened_from
         return where.name if where else self.plan.name
+
+    # --- topology edits: each changes the plan and says so; indexes say where the new item is ---------
+    def default_specs(self) -> list[str]:
+        """Iometer gives a new worker every spec whose default assignment is ALL (or DISK)."""
+        return [s.name for s in self.plan.specs if s.default_assignment in ("ALL", "DISK")]
+
+    def add_manager(self, name: str, host: str) -> int:
+        """A manager with one worker; returns its index."""
+        self.plan.managers.append(Manager(name, host, workers=[Worker("Worker 1", specs=self.default_specs())]))
+        self.touch(TOPOLOGY)
+        return len(self.plan.managers) - 1
+
+    def set_host(self, manager: int, host: str) -> None:
+        self.plan.managers[manager].host = host
+        self.touch(TOPOLOGY)
+
+    def add_worker(self, manager: int) -> int:
+        """A new worker on the manager at ``manager``; returns its index."""
+        m = self.plan.managers[manager]
+        m.workers.append(Worker(self.unique_worker_name(m), specs=self.default_specs()))
+        self.touch(TOPOLOGY)
+        return len(m.workers) - 1
+
+    def duplicate_worker(self, manager: int, worker: int) -> int:
+        """A copy (targets and specs too) right after the original; returns its index."""
+        m = self.plan.managers[manager]
+        w = copy.deepcopy(m.workers[worker])
+        w.name = self.unique_worker_name(m)
+        m.workers.insert(worker + 1, w)
+        self.touch(TOPOLOGY)
+        return worker + 1
+
+    def remove_worker(self, manager: int, worker: int) -> None:
+        del self.plan.managers[manager].workers[worker]
+        self.touch(TOPOLOGY)
+
+    def remove_manager(self, manager: int) -> None:
+        del self.plan.managers[manager]
+        self.touch(TOPOLOGY)
+
+    def place_targets(self, mapping: dict[str, str]) -> int:
+        """Set the path of every target whose name the mapping knows (Iometer's 'C:' rule too), on every
+        worker that uses it; returns how many target entries changed."""
+        from app.engine.targets import lookup_mapping
+
+        placed = 0
+        for m in self.plan.managers:
+            for w in m.workers:
+                for t in w.targets:
+                    path = lookup_mapping(t.name, mapping)
+                    if path and t.path != path:
+                        t.path = path
+                        placed += 1
+        if placed:
+            self.touch(TARGETS)
+        return placed
+
+    def place_target(self, manager: int, worker: int, target: int, path: str | None, same_name: bool = True) -> int:
+        """Place one target, and with ``same_name`` every target of that name on the manager's other workers
+        (one placement for a target the workers share); returns how many entries changed."""
+        m = self.plan.managers[manager]
+        name = m.workers[worker].targets[target].name
+        targets = [t for w in m.workers for t in w.targets if t.name == name] if same_name else \
+            [m.workers[worker].targets[target]]
+        changed = 0
+        for t in targets:
+            if t.path != path:
+                t.path = path
+                changed += 1
+        if changed:
+            self.touch(TARGETS)
+        return changed
 
     def unique_worker_name(self, manager: Manager, base: str = "Worker") -> str:
         names = {w.name for w in manager.workers}

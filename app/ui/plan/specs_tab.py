@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.model.plan import IDLE, AccessSpec, SpecLine, Worker
 from app.model.spec_words import line_summary, spec_summary
+from app.ui.confirm import confirm
 from app.ui.plan.document import ASSIGNMENT, SPECS, PlanDocument
 from app.ui.plan.library import (
     BUILTIN,
@@ -302,9 +303,8 @@ class SpecsTab(QWidget):
         users = [f"{m.name}/{w.name}" for m in self.doc.plan.managers for w in m.workers
                  if any(s.casefold() == spec.name.casefold() for s in w.specs)]
         if users:
-            answer = QMessageBox.question(self, "Delete spec", f"{spec.name!r} is assigned to "
-                                          f"{', '.join(users)}. Delete it and remove those assignments?")
-            if answer != QMessageBox.StandardButton.Yes:
+            if not confirm(self, "Delete spec", f"{spec.name!r} is assigned to {', '.join(users)}. Delete it "
+                           "and remove those assignments?", "Delete and unassign"):
                 return
             for m in self.doc.plan.managers:
                 for w in m.workers:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
+import re
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -38,7 +40,9 @@ from app.engine.targets import FILE_SECTOR, ResolvedTarget, TargetError, is_devi
 from app.model.plan import DATA_PATTERNS, LOCAL, Target, Worker
 from app.model.units import format_bytes, parse_size
 from app.model.validation import MAX_QUEUE_DEPTH
+from app.ui.confirm import confirm
 from app.ui.plan.document import TARGETS, PlanDocument
+from app.ui.plan.place_target import PlaceTargetDialog
 from app.ui.plan.topology import Selection
 from app.ui.widgets import ContentOrEmpty, button, compact_rows, error_label
 
@@ -76,7 +80,8 @@ def target_state(target: Target, worker: Worker, os_name: str) -> tuple[str, str
         # on this machine: what fio will open (a link to a device is a device); the engine's rules
         placed = place_local(where.path) if os_name == platform.system() else None
     except TargetError as e:
-        return "?", f"not placed on this {os_name} manager — use Set path… ({e})", True
+        why = re.split(r"[;,] (?:on this \w+ manager )?map it", str(e))[0]  # the GUI's way to map it: Set path…
+        return "?", f"not placed on this {os_name} manager — use Set path… ({why})", True
     if placed is not None and placed.is_device and not where.is_device:
         where = ResolvedTarget(placed.path, True, where.sector_size)
     size = target_bytes(worker.max_size, where)
@@ -294,14 +299,28 @@ class TargetsTab(QWidget):
         self._fill_disks()
 
     def _update_size_note(self, w: Worker) -> None:
-        if w.max_size:
-            self.max_size_note.setText(f"= {format_bytes(w.max_size * 512)} (512-byte sectors), "
-                                       f"{format_bytes(w.max_size * FILE_SECTOR)} on Linux mount points")
-            self.max_size_note.setToolTip("A sector is 512 bytes on disks and Windows drive letters and the file "
-                                          f"system block ({FILE_SECTOR} bytes) on Linux mount points, as in "
-                                          "Iometer; each target's own size is in the table below.")
-        else:
+        """One statement of the size this worker's targets get, with the engine's sector rule for where they
+        are placed (the same rule the table and the run use)."""
+        if not w.max_size:
             self.max_size_note.setText(f"whole disk; test files get {format_bytes(DEFAULT_FILE_SIZE)}")
+            self.max_size_note.setToolTip("")
+            return
+        os_name = _os_of(self.doc, self.sel.manager, self.os_by_manager)
+        sectors = set()
+        for t in w.targets:
+            with contextlib.suppress(TargetError):  # an unplaced target says so in its row
+                sectors.add(resolve(t, os_name).sector_size)
+        if len(sectors) == 1:
+            n = sectors.pop()
+            text = f"= {format_bytes(w.max_size * n)} per target ({n}-byte sectors)"
+        elif sectors:
+            text = "sectors; the targets differ in sector size: each one's size is in the table"
+        else:
+            text = "sectors; the size follows once the targets are placed"
+        self.max_size_note.setText(text)
+        self.max_size_note.setToolTip("As in Iometer, a sector is 512 bytes on disks and Windows drive letters and "
+                                      "the file system block on other mount points; each target's size is in the "
+                                      "table below.")
 
     def _fill_table(self, w: Worker) -> None:
         os_name = _os_of(self.doc, self.sel.manager, self.os_by_manager)
@@ -404,12 +423,10 @@ class TargetsTab(QWidget):
         row = self.table.currentRow()
         if w is None or not 0 <= row < len(w.targets):
             return
-        t = w.targets[row]
-        path, ok = QInputDialog.getText(self, "Place target", f"File or device for {t.name!r}:",
-                                        text=t.path or "")
-        if ok:
-            t.path = path.strip() or None
-            self.doc.touch(TARGETS)
+        m = self.doc.plan.managers[self.sel.manager]
+        dlg = PlaceTargetDialog(m, w.targets[row], _os_of(self.doc, self.sel.manager, self.os_by_manager), self)
+        if dlg.exec() == QDialog.DialogCode.Accepted:
+            self.doc.place_target(self.sel.manager, self.sel.worker, row, dlg.chosen(), dlg.everywhere.isChecked())
 
     def add_disk(self) -> None:
         it = self.disks.currentItem()
@@ -417,12 +434,8 @@ class TargetsTab(QWidget):
             QMessageBox.information(self, "Choose a disk", "Select an unused disk in the list first.")
             return
         path = it.data(0, Qt.ItemDataRole.UserRole)
-        answer = QMessageBox.warning(
-            self, "Raw disk target",
-            f"Write access specifications DESTROY all data on {path} ({it.text(2)}, {it.text(1)}).\n\n"
-            "Use it as a target?", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Cancel)
-        if answer == QMessageBox.StandardButton.Yes:
+        if confirm(self, "Raw disk target", f"Write access specifications DESTROY all data on {path} "
+                   f"({it.text(2)}, {it.text(1)}).\n\nUse it as a target?", f"Use {path}"):
             self._add(Target(Path(path).name, path))
 
     def remove(self) -> None:

@@ -56,6 +56,9 @@ class _TwoLineDelegate(QStyledItemDelegate):
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
         group = QPalette.ColorGroup.Normal
         main = opt.palette.color(group, QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+        brush = index.data(Qt.ItemDataRole.ForegroundRole)
+        if brush is not None and not selected:  # a manager lost mid-run is greyed
+            main = brush.color()
         muted = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.PlaceholderText
         painter.save()
         bold = QFont(opt.font)
@@ -99,6 +102,7 @@ class TopologyTree(QTreeWidget):
         self.setUniformRowHeights(False)
         self.setMinimumWidth(170)
         self.facts: dict[str, HostFacts] = {}
+        self.lost: dict[str, str] = {}  # managers whose fio failed in the current run: name -> cause
         self._selection = Selection()
         self.setItemDelegate(_TwoLineDelegate(self))
         self.currentItemChanged.connect(self._on_current)
@@ -116,10 +120,13 @@ class TopologyTree(QTreeWidget):
         root.setToolTip(0, "Every manager of the plan; results here are the sums over all managers")
         target_item = root
         for mi, m in enumerate(plan.managers):
-            item = QTreeWidgetItem(root, [m.name])
-            item.setData(0, DETAIL_ROLE, self._manager_detail(m))
+            lost = self.lost.get(m.name)
+            item = QTreeWidgetItem(root, [f"{m.name} — lost" if lost else m.name])
+            item.setData(0, DETAIL_ROLE, f"failed: {lost}" if lost else self._manager_detail(m))
             item.setData(0, ROLE, Selection(mi))
             item.setToolTip(0, self._manager_tip(m) + "\n" + item.data(0, DETAIL_ROLE))
+            if lost:
+                item.setForeground(0, self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
             if keep == Selection(mi):
                 target_item = item
             for wi, w in enumerate(m.workers):
@@ -128,6 +135,8 @@ class TopologyTree(QTreeWidget):
                 wit.setData(0, ROLE, Selection(mi, wi))
                 n_t, n_s = len(w.targets), len(w.specs)
                 wit.setToolTip(0, f"{n_t} target(s), {n_s} assigned access spec(s), {w.queue_depth} outstanding I/Os")
+                if lost:
+                    wit.setForeground(0, self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
                 if keep == Selection(mi, wi):
                     target_item = wit
         self.expandAll()

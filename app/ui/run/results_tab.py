@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -28,7 +29,6 @@ from app.ui.run.charts import ChartGrid
 from app.ui.run.live_data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
 from app.ui.widgets import compact_rows
 
-REDRAW_MS = 250  # coalesce sample bursts; the update frequency decides how often points are made
 TABLE_COLUMNS_MAX = 64
 
 
@@ -81,6 +81,7 @@ def format_value(v: float | None) -> str:
 class ResultsTab(QWidget):
     def __init__(self, doc: PlanDocument, live: LiveResults, parent: QWidget | None = None):
         super().__init__(parent)
+        self.lost: dict[str, str] = {}  # managers whose fio failed in this run: name -> cause
         self.doc = doc
         self.live = live
         self.scopes: list[Scope] = []
@@ -152,11 +153,6 @@ class ResultsTab(QWidget):
         lay = QVBoxLayout(self)
         lay.addWidget(split, 1)
 
-        self.timer = QTimer(self)
-        self.timer.setInterval(REDRAW_MS)
-        self.timer.timeout.connect(self.redraw)
-        self.timer.start()
-
         self.scope.currentIndexChanged.connect(self._scope_changed)
         self.since.buttonToggled.connect(lambda *_: self._kind_changed())
         self.frequency.currentIndexChanged.connect(self._frequency_changed)
@@ -214,6 +210,7 @@ class ResultsTab(QWidget):
         self.table.clearContents()
         self.table.setColumnCount(len(cols))
         self.table.setHorizontalHeaderLabels(cols)
+        self._mark_headers()
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         for c, label in enumerate(cols):  # wide enough for the label and for 1,234,567.89
@@ -240,10 +237,30 @@ class ResultsTab(QWidget):
             self._fill_table()
         return changed
 
+    def mark_lost(self, lost: dict[str, str]) -> None:
+        """Managers whose fio failed in this run (name -> cause): their columns greyed and marked, their
+        numbers no longer current (Last update shows none)."""
+        self.lost = dict(lost)
+        self._mark_headers()
+        self._fill_table()
+
+    def _mark_headers(self) -> None:
+        sc = self.current_scope()
+        for c, (key, label) in enumerate(zip(sc.keys[:TABLE_COLUMNS_MAX], sc.labels, strict=False)):
+            head = self.table.horizontalHeaderItem(c)
+            if head is not None:
+                gone = key[1] in self.lost
+                head.setText(f"{label} (lost)" if gone else label)
+                head.setToolTip(f"Manager {key[1]} failed: {self.lost[key[1]]}" if gone else "")
+                if gone:
+                    self.table.resizeColumnToContents(c)
+
     def _fill_table(self) -> None:
         """Only the columns in view (a 128-worker view has 128 columns); scrolling fills the others."""
         sc = self.current_scope()
         kind = self.kind
+        muted = self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+        normal = self.palette().color(QPalette.ColorRole.Text)
         keys = sc.keys[:TABLE_COLUMNS_MAX]
         first = max(self.table.columnAt(0), 0)
         last = self.table.columnAt(self.table.viewport().width() - 1)
@@ -251,7 +268,8 @@ class ResultsTab(QWidget):
         for c in range(first, min(last, len(keys) - 1) + 1):
             key = keys[c]
             s = self.live.series.get(key)
-            m = s.latest.get(kind) if s else None
+            gone = key[1] in self.lost
+            m = s.latest.get(kind) if s and not (gone and kind == LAST) else None
             for r, stat in enumerate(STATS):
                 value = stat.get(m) if m is not None else None
                 text = "—" if value is None else (f"{value:,.0f}" if stat.count else format_value(value))
@@ -261,6 +279,7 @@ class ResultsTab(QWidget):
                     it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     self.table.setItem(r, c, it)
                 it.setText(text)
+                it.setForeground(muted if gone else normal)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.PaletteChange:  # light/dark switch: charts follow

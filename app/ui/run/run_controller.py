@@ -11,23 +11,23 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.engine.managers import ManagerError, build_endpoints
 from app.engine.runner import ManagerEndpoint, RunListener, Runner, RunOptions, RunRefused, StepOutcome
 from app.engine.safety import CreatedFiles, WriteRisk, arm, record_beside
 from app.engine.sequence import SequenceTooLong, Step, expand
-from app.engine.transport import Message
+from app.engine.transport import Finished, Message
 from app.model.plan import Plan
-from app.recording import StoreRecorder
+from app.recording import Fanout, StoreRecorder
 from app.store import StoreError, open_store
 from app.store.paths import resolve_db_path
 
 IDLE_STATE = "idle"
 RUNNING = "running"
 STOPPING = "stopping"
+TICK_MS = 250  # while a run is on: the window's one pump (charts, table and status redraw on it)
 
 # Asked before a run that writes to raw disks or existing files: (risks) -> armed?
 ArmQuestion = Callable[[list[WriteRisk]], bool]
@@ -36,57 +36,47 @@ FolderQuestion = Callable[[list[str]], bool]
 
 
 class QtRunListener(QObject, RunListener):
-    """The Runner's listener: each callback (runner thread) becomes a queued signal (GUI thread).
+    """The window's listener: each callback (runner thread) becomes a queued signal (GUI thread).
 
-    Other listeners (the store recorder) are called first, on the runner thread, in order.
+    The runner calls it through the controller's Fanout, after the store recorder.
     """
 
     runStarted = Signal(object, object)  # steps, endpoints  # noqa: N815 (Qt naming)
     stepStarted = Signal(int, float, object)  # step index, seconds since the run started, Step  # noqa: N815
     samplesArrived = Signal(int, float, object)  # step index, step offset (s), list[Sample]  # noqa: N815
     messageArrived = Signal(object, object)  # Step | None, Message  # noqa: N815
+    managerFinished = Signal(object, object)  # Step, Finished (a manager's fio ended)  # noqa: N815
     stepFinished = Signal(object)  # StepOutcome  # noqa: N815
     runFinished = Signal(str)  # complete | stopped | failed  # noqa: N815
 
-    def __init__(self, others: list[RunListener | None] | None = None):
+    def __init__(self) -> None:
         QObject.__init__(self)
-        self.others = [o for o in (others or []) if o is not None]
         self.t0 = time.monotonic()
         self.offset = 0.0
 
-    def _tee(self, name: str, *args: Any) -> None:
-        for o in self.others:
-            try:
-                getattr(o, name)(*args)
-            except Exception:  # a recorder bug must not stop the run or the display
-                traceback.print_exc()
-
     def run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
         self.t0 = time.monotonic()
-        self._tee("run_started", plan, steps, endpoints)
         self.runStarted.emit(steps, endpoints)
 
     def step_started(self, step: Step, jobfiles: dict) -> None:
         self.offset = time.monotonic() - self.t0
-        self._tee("step_started", step, jobfiles)
         self.stepStarted.emit(step.index, self.offset, step)
 
     def samples(self, step: Step, samples: list) -> None:
-        self._tee("samples", step, samples)
         self.samplesArrived.emit(step.index, self.offset, samples)
 
     def message(self, step: Step | None, message: Message) -> None:
-        self._tee("message", step, message)
         self.messageArrived.emit(step, message)
 
+    def manager_finished(self, step: Step, finished: Finished) -> None:
+        self.managerFinished.emit(step, finished)
+
     def step_finished(self, outcome: StepOutcome) -> None:
-        self._tee("step_finished", outcome)
         self.stepFinished.emit(outcome)
 
     def run_finished(self, status: str) -> None:
         """Records the end; the signal is emitted by the controller once its thread has cleaned up
         (so the GUI never waits for it)."""
-        self._tee("run_finished", status)
         self.status = status
 
     def emit_finished(self) -> None:
@@ -123,6 +113,7 @@ def needed_managers(plan: Plan) -> set[str]:
 
 class RunController(QObject):
     state_changed = Signal(str)
+    tick = Signal()  # every TICK_MS while a run is on, and once when it has ended
     refused = Signal(str)  # the run could not start: message for the user
     finished = Signal(str)  # complete | stopped | failed
 
@@ -140,8 +131,12 @@ class RunController(QObject):
         self.runner: Runner | None = None
         self.thread: threading.Thread | None = None
         self.listener: QtRunListener | None = None
+        self.fanout: Fanout | None = None
         self.progress = RunProgress()
         self.last_status = ""
+        self.pump = QTimer(self)
+        self.pump.setInterval(TICK_MS)
+        self.pump.timeout.connect(self.tick.emit)
 
     @property
     def running(self) -> bool:
@@ -150,6 +145,11 @@ class RunController(QObject):
     def _set_state(self, state: str) -> None:
         if state != self.state:
             self.state = state
+            if state == IDLE_STATE:
+                self.pump.stop()
+                self.tick.emit()
+            elif not self.pump.isActive():
+                self.pump.start()
             self.state_changed.emit(state)
 
     def prepare(self, plan: Plan, options: RunOptions | None = None,
@@ -218,7 +218,7 @@ class RunController(QObject):
             return None
         runner, options = prepared
         listener = QtRunListener()
-        runner.listener = listener
+        self.fanout = runner.listener = Fanout(listener, isolate=True)
         self.recorder = None
         self.runner, self.listener = runner, listener
         setup = runner.plan.setup
@@ -236,22 +236,22 @@ class RunController(QObject):
     def _run(self) -> None:
         """The runner thread. The store connection is opened here: SQLite connections belong to
         the thread that opened them. The recorder sees every callback before the GUI does."""
-        assert self.runner is not None and self.listener is not None
+        assert self.runner is not None and self.listener is not None and self.fanout is not None
         store = None
         if self.record:
             try:
                 store = open_store(self.db_path)
                 self.recorder = StoreRecorder(store, self.runner.options.mapping)
-                self.listener.others.insert(0, self.recorder)
+                self.fanout.add(self.recorder, first=True)
                 self.stored_in = store.path
             except StoreError as e:
-                self.listener.message(None, Message("", f"results are not being stored: {e}", "error"))
+                self.fanout.message(None, Message("", f"results are not being stored: {e}", "error"))
         try:
             self.runner.run()
         except Exception as e:  # an engine crash ends the run visibly, never silently
             traceback.print_exc()
-            self.listener.message(None, Message("", f"internal error: {e}", "error"))
-            self.listener.run_finished("failed")
+            self.fanout.message(None, Message("", f"internal error: {e}", "error"))
+            self.fanout.run_finished("failed")
         finally:
             if store is not None:
                 store.close()

@@ -1,0 +1,1 @@
+"""The main window, one module per job; app/ui/main_window.py assembles them."""

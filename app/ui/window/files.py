@@ -1,0 +1,204 @@
+"""File jobs: new, open (dialog, recent, drag and drop, examples), save, export, unsaved changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox
+
+from app.model.examples import EXAMPLES, TESTFILE, example
+from app.model.fidelity import all_notes
+from app.model.opening import PlanOpenError
+from app.model.to_icf import plan_to_icf, unwritable
+from app.store.paths import default_test_file
+from app.ui.confirm import unsaved_answer, unsaved_box
+from app.ui.settings import add_recent_file, recent_files
+
+PLAN_SUFFIXES = (".icf", ".conf", ".json")
+OPEN_FILTER = "Plans (*.icf *.conf *.json);;Iometer configuration (*.icf *.conf);;Fiometer plan (*.json);;All files (*)"
+SAVE_FILTER = "Fiometer plan (*.fiometer.json *.json)"
+
+
+def icf_export_available() -> bool:
+    import icf_import
+
+    return hasattr(icf_import, "write")
+
+
+def droppable_paths(mime: Any) -> list[Path]:
+    if not mime.hasUrls():
+        return []
+    return [Path(u.toLocalFile()) for u in mime.urls()
+            if u.isLocalFile() and Path(u.toLocalFile()).suffix.lower() in PLAN_SUFFIXES]
+
+
+class FilesMixin(QMainWindow):
+    recent_menu: QMenu
+    examples_menu: QMenu
+
+    def _make_file_menus(self) -> None:
+        self.recent_menu = QMenu("Open &recent", self)
+        self.examples_menu = QMenu("&Examples", self)
+        for ex in EXAMPLES:
+            a = self.examples_menu.addAction(ex.title, lambda key=ex.key: self.open_example(key))
+            a.setToolTip(ex.description)
+            a.setStatusTip(ex.description)
+        self.examples_menu.setToolTipsVisible(True)
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        files = recent_files(self.settings) if self.settings else []
+        for f in files:
+            self.recent_menu.addAction(f, lambda p=f: self.open_path(p))
+        self.recent_menu.setEnabled(bool(files))
+
+    def _remember(self, path: str | Path) -> None:
+        if self.persist:
+            add_recent_file(self.settings, path)
+            self._fill_recent_menu()
+
+    def unsaved_question(self, also: str = "") -> QMessageBox:
+        """Save / Discard / Cancel for the open plan's changes; Save is the default, Escape cancels."""
+        text = f"Save the changes to {self.doc.title}?"
+        return unsaved_box(self, "Unsaved changes", (also + "\n\n" + text) if also else text)
+
+    def _maybe_discard(self) -> bool:
+        if not self.doc.dirty:
+            return True
+        answer = unsaved_answer(self.unsaved_question())
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    def new_plan(self) -> None:
+        if self.controller.running or not self._maybe_discard():
+            return
+        self.doc.new()
+        self.live.clear()
+        self.apply_local_facts()
+
+    def open_dialog(self) -> None:
+        recent = recent_files(self.settings) if self.settings else []
+        start = str(Path(recent[0]).parent) if recent else str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(self, "Open plan", start, OPEN_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str | Path, ask_discard: bool = True) -> bool:
+        """Open a .icf or plan file; problems are shown, never raised, and leave the open plan as it was."""
+        if self.controller.running:
+            self.show_problem("Cannot open", "Stop the running test before opening another plan.")
+            return False
+        if ask_discard and not self._maybe_discard():
+            return False
+        try:
+            opened = self.doc.open(path)
+        except (PlanOpenError, OSError) as e:
+            self.show_problem("Cannot open the plan", str(e))
+            return False
+        except Exception as e:  # a reader bug: say so instead of crashing the window
+            self.show_problem("Cannot open the plan", f"{path}: unexpected error: {e}")
+            return False
+        self.live.clear()
+        self.apply_local_facts()
+        self._remember(path)
+        self.statusBar().showMessage(f"Opened {path}: {len(opened.plan.managers)} manager(s), "
+                                     f"{len(opened.plan.specs)} access spec(s)", 8000)
+        return True
+
+    def open_example(self, key: str) -> bool:
+        """A bundled example plan (File > Examples), as a new unsaved plan."""
+        if self.controller.running:
+            self.show_problem("Cannot open", "Stop the running test before opening another plan.")
+            return False
+        if not self._maybe_discard():
+            return False
+        plan = example(key)
+        self.doc.replace(plan, notes=all_notes(plan))
+        where = default_test_file()
+        self.doc.place_targets({TESTFILE: str(where)})  # runs as shipped: one test file for every worker
+        self.doc.mark_saved()
+        self.live.clear()
+        self.apply_local_facts()
+        self.add_message(f"Example {plan.name!r}: {plan.setup.description}. Its test file is {where} (created "
+                         "when the run starts); Disk Targets > Set path… places it elsewhere.")
+        self.statusBar().showMessage(f"Example {plan.name!r}: its target {TESTFILE} is the test file {where}", 15000)
+        return True
+
+    def save(self) -> bool:
+        if self.doc.path is None:
+            return self.save_as()
+        return self._save_to(self.doc.path)
+
+    def save_as(self) -> bool:
+        base = self.doc.path or (self.doc.opened_from.with_suffix(".fiometer.json") if self.doc.opened_from
+                                 else Path.home() / f"{self.doc.plan.name}.fiometer.json")
+        path, _ = QFileDialog.getSaveFileName(self, "Save plan", str(base), SAVE_FILTER)
+        return self._save_to(Path(path)) if path else False
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            self.doc.save(path)
+        except OSError as e:
+            self.show_problem("Cannot save", f"{path}: {e}")
+            return False
+        self._remember(path)
+        self._update_title()
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def export_icf(self) -> None:
+        base = (self.doc.path or self.doc.opened_from or Path.home() / self.doc.plan.name).with_suffix(".icf")
+        path, _ = QFileDialog.getSaveFileName(self, "Export as Iometer configuration", str(base),
+                                              "Iometer configuration (*.icf)")
+        if path:
+            self.export_icf_to(Path(path))
+
+    def export_icf_to(self, path: Path) -> bool:
+        """Write the plan as an Iometer 1.1.0 .icf; what the file cannot keep goes to Messages."""
+        import icf_import
+
+        problems = unwritable(self.doc.plan)
+        if problems:  # never a '?' or a name Iometer reads back cut short
+            self.show_problem("Cannot export as .icf", "The .icf would not say what the plan says:\n\n"
+                              + "\n".join(problems))
+            return False
+        doc, notes = plan_to_icf(self.doc.plan)
+        try:
+            icf_import.save(doc, path)
+        except OSError as e:
+            self.show_problem("Cannot export", f"{path}: {e}")
+            return False
+        for n in notes:
+            self.add_message(f"Export: {n}", "warning")
+        if notes:
+            self.messages_dock.show()
+        self.statusBar().showMessage(f"Exported {path}", 5000)
+        return True
+
+    def place_targets(self, mapping: dict[str, str]) -> int:
+        """Set the path of every target whose name the mapping knows (see PlanDocument.place_targets)."""
+        return self.doc.place_targets(mapping)
+
+    # --- drag and drop -------------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt's name)
+        if droppable_paths(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: Any) -> None:  # noqa: N802
+        if droppable_paths(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        paths = droppable_paths(event.mimeData())
+        if not paths:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        # open after the drop returns, so a dialog does not run inside the drag-and-drop loop
+        QTimer.singleShot(0, lambda: self.open_path(paths[0]))

@@ -1,0 +1,48 @@
+"""The Messages dock, and the two ways the window talks to its user: problems and questions."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QListWidget, QListWidgetItem, QMainWindow, QMessageBox
+
+from app.ui.confirm import confirm
+
+PREFIX = {"error": "Error: ", "warning": "Warning: ", "note": "fio cannot reproduce exactly — "}
+
+
+def message_text(text: str, level: str) -> str:
+    """The line shown for a message: its level's prefix, once (texts that already carry it keep theirs)."""
+    prefix = PREFIX.get(level, "")
+    return text if not prefix or text.lower().startswith(prefix.lower()) else prefix + text
+
+
+class MessagesMixin(QMainWindow):
+    messages: QListWidget
+    messages_dock: QDockWidget
+
+    def _make_messages(self) -> None:
+        self.messages = QListWidget()
+        self.messages.setWordWrap(True)
+        self.messages_dock = QDockWidget("Messages", self)
+        self.messages_dock.setObjectName("messagesDock")
+        self.messages_dock.setWidget(self.messages)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.messages_dock)
+        self.resizeDocks([self.messages_dock], [110], Qt.Orientation.Vertical)
+        self.messages_dock.hide()
+
+    def add_message(self, text: str, level: str = "info") -> None:
+        item = QListWidgetItem(message_text(text, level))
+        if level == "error":
+            item.setForeground(Qt.GlobalColor.red)
+        self.messages.addItem(item)
+        self.messages.scrollToBottom()
+
+    def show_problem(self, title: str, text: str) -> None:
+        """Tell the user something went wrong (a modal box; tests replace this method)."""
+        self.add_message(f"{title}: {text}", "error")
+        QMessageBox.warning(self, title, text)
+
+    def ask(self, title: str, text: str, action: str = "Yes") -> bool:
+        """A question before something destructive: the ``action`` button does it, Cancel is the default
+        (a modal box; tests replace this method)."""
+        return confirm(self, title, text, action)
