@@ -10,8 +10,23 @@ import sys
 from pathlib import Path
 
 from app import __version__
-from app.cli_common import CliError, _expand, _open, _parse_map, _store, parse_size  # noqa: F401 (re-exported)
+from app.cli_common import (  # noqa: F401 (re-exported)
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_STORE,
+    CliError,
+    TerminalText,
+    _expand,
+    _open,
+    _parse_map,
+    _store,
+    number_option,
+    output_path,
+    parse_size,
+    write_output,
+)
 from app.cli_run import cmd_demo, cmd_export, cmd_probe, cmd_run, cmd_runs, cmd_show
+from app.model.validation import MAX_SECONDS
 
 
 def _print_messages(opened) -> None:
@@ -64,7 +79,10 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(_step_line(plan, step))
     _print_messages(opened)
     if args.output:
-        planfile.save(plan, args.output)
+        try:
+            planfile.save(plan, output_path(args.output))
+        except OSError as e:
+            raise CliError(f"{args.output}: cannot be written: {e.strerror or e}") from e
         print(f"\nPlan written to {args.output}")
     return 0
 
@@ -87,7 +105,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.jobs:
         mapping = _parse_map(args.map)
         out = Path(args.jobs)
-        out.mkdir(parents=True, exist_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CliError(f"{out}: cannot create the folder for the job files: {e.strerror or e}") from e
         written = 0
         for step in steps:
             for mi in step.managers():
@@ -96,7 +117,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                 except TargetError as e:
                     raise CliError(f"step {step.index + 1}, manager {plan.managers[mi].name!r}: {e}") from e
                 path = out / f"step-{step.index + 1:03d}-{_safe(plan.managers[mi].name)}.fio"
-                path.write_text(jf.text, encoding="utf-8")
+                write_output(path, jf.text)
                 written += 1
         print(f"{written} job files written to {out}")
     return 0
@@ -129,6 +150,7 @@ def cmd_examples(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from app import user_settings
     from app.about import about_text
+    from app.diagnostics import log_path
     from app.engine.fio_binary import FioNotFound, fio_version
     from app.first_run import check_fio, first_run_text
     from app.paths import resources_dir
@@ -155,6 +177,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         print(f"  warning: {settings.problem}")
     print(f"Custom fio path: {settings.fio_path or 'none (search PATH and the installer folders)'}")
     print(f"Results database: {resolve_db_path(args.db)}")
+    print(f"Log file: {log_path()}" + ("" if log_path().exists() else " (not created yet)"))
     res = resources_dir()
     print(f"Bundled resources: {res}" + ("" if (res / "examples").is_dir() else " (MISSING: reinstall Fiometer)"))
     print()
@@ -179,6 +202,9 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
         options = RunOptions(run_time=args.run, ramp_up=0, engine=args.engine, mapping=mapping)
     return run_gui(args.file, args.screenshot, options, mapping=mapping)
+
+
+SECONDS = number_option(int, 0, MAX_SECONDS, "seconds")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -208,8 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--map", action="append", metavar="NAME=PATH", help="place a target at a file or device")
     sp.add_argument("--manager", action="append", metavar="NAME=HOST[:PORT]",
                     help="run a manager on a host running `fio --server` (or NAME=local)")
-    sp.add_argument("--run-time", type=int, metavar="S", help="override every step's run time (seconds)")
-    sp.add_argument("--ramp-up", type=int, metavar="S", help="override every step's ramp-up (seconds)")
+    sp.add_argument("--run-time", type=SECONDS, metavar="S",
+                    help="override every step's run time (seconds; 0 = until Ctrl-C)")
+    sp.add_argument("--ramp-up", type=SECONDS, metavar="S", help="override every step's ramp-up (seconds)")
     sp.add_argument("--test-file-size", metavar="SIZE", help="size of every test file, e.g. 256M (quick checks)")
     sp.add_argument("--allow-write", action="append", metavar="TARGET",
                     help="arm writes to a raw device or an existing file (name or path)")
@@ -248,7 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("probe", help="ask a host running `fio --server` what it is")
     sp.add_argument("host", metavar="HOST[:PORT]", help="default port 8765")
-    sp.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for an answer")
+    sp.add_argument("--timeout", type=number_option(float, 0.1, 3600, "seconds"), default=5.0,
+                    help="seconds to wait for an answer")
     sp.set_defaults(func=cmd_probe)
 
     sp = sub.add_parser("examples", help="list the bundled example plans, or save them as plan files")
@@ -264,30 +292,54 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("gui", help="open the desktop application")
     sp.add_argument("file", nargs="?", help="plan or .icf to open")
     sp.add_argument("--screenshot", metavar="DIR", help="show each tab, write DIR/NN-<tab>.png, then exit")
-    sp.add_argument("--run", type=int, metavar="SECONDS",
+    sp.add_argument("--run", type=number_option(int, 1, MAX_SECONDS, "seconds"), metavar="SECONDS",
                     help="with --screenshot: first run the plan, SECONDS per step, for real Results Display numbers")
     sp.add_argument("--engine", help="with --run: fio ioengine override (e.g. null: no real I/O)")
     sp.add_argument("--map", action="append", metavar="NAME=PATH",
                     help="place the opened plan's target NAME at a file or device (as `fiometer run --map`)")
     sp.set_defaults(func=cmd_gui)
+    for command in sub.choices.values():  # `fiometer runs --db X` as well as `fiometer --db X runs`
+        if not any("--db" in a.option_strings for a in command._actions):
+            command.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
+                                 help="results database (default: in your user data folder)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.smoke:
-        from app.smoke import main as smoke_main
+    """The one top-level handler: a user-facing problem is one message with its exit code; anything
+    unexpected is one line naming the log file that holds the traceback (never a traceback)."""
+    from app.diagnostics import log, report_unexpected, setup_logging
+    from app.store.errors import StoreError
 
-        return smoke_main()
-    if args.command is None:
-        args = build_parser().parse_args(["gui", *(argv or [])])
+    args = build_parser().parse_args(argv)
+    setup_logging()
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalText(out), TerminalText(err)
     try:
+        if args.smoke:
+            from app.smoke import main as smoke_main
+
+            return smoke_main()
+        if args.command is None:
+            args = build_parser().parse_args(["gui", *(argv or [])])
+        log.info("fiometer %s", args.command)
         return args.func(args)
     except CliError as e:
         print(f"fiometer: {e}", file=sys.stderr)
-        return 2
+        return e.code
+    except StoreError as e:
+        print(f"fiometer: {e}", file=sys.stderr)
+        return EXIT_STORE
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print("fiometer: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as e:
+        print(f"fiometer: {report_unexpected(e, args.command or 'fiometer')}", file=sys.stderr)
+        return EXIT_INTERNAL
+    finally:
+        sys.stdout, sys.stderr = out, err
 
 
 if __name__ == "__main__":

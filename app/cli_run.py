@@ -3,10 +3,23 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from app import __version__
-from app.cli_common import CliError, _get_run, _open, _parse_map, _store, parse_pairs, parse_size
+from app.cli_common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_STOPPED,
+    EXIT_STORE,
+    CliError,
+    _get_run,
+    _open,
+    _parse_map,
+    _store,
+    output_path,
+    parse_pairs,
+    parse_size,
+    write_output,
+)
 
 
 def _make_runner(args: argparse.Namespace, opened):
@@ -43,6 +56,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from app.cli_progress import ProgressPrinter
     from app.recording import Fanout, StoreRecorder
+    from app.store.errors import StoreError
 
     opened = _open(args.file)
     for w in opened.warnings:
@@ -50,7 +64,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     runner = _make_runner(args, opened)
     store = _store(args)
     recorder = StoreRecorder(store, runner.options.mapping, tags=args.tag or [])
-    progress = ProgressPrinter(run_time=(args.run_time or 0) + (args.ramp_up or 0) or None)
+    progress = ProgressPrinter()
     runner.listener = Fanout(progress, recorder)
     presses = 0
 
@@ -66,11 +80,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         status = runner.run()
+    except StoreError as e:  # the runner ended fio; the run keeps what was recorded before the fault
+        kept = (f"Run {recorder.run_id} in {store.path} keeps what was recorded before it "
+                f"({runner.summary.text()})." if recorder.run_id is not None else "Nothing was stored.")
+        raise CliError(f"the results database failed during the run, so the run was ended: {e}\n{kept}",
+                       EXIT_STORE) from e
     finally:
         signal.signal(signal.SIGINT, previous)
         store.close()
-    print(f"\nStored as run {recorder.run_id} in {store.path}")
-    return {"complete": 0, "stopped": 0}.get(status, 1)
+    print(f"\nRun {status}: {runner.summary.text()}.")
+    print(f"Stored as run {recorder.run_id} in {store.path}")
+    return exit_code(status, runner.summary)
+
+
+def exit_code(status: str, summary) -> int:
+    """The exit code of a finished run: any failed step wins over a stop (see the user guide)."""
+    if status == "failed" or summary.failed:
+        return EXIT_FAILED
+    if status == "stopped" or summary.stopped:
+        return EXIT_STOPPED
+    return EXIT_OK
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -147,8 +176,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from app.analysis.export_run import run_results_csv
 
+    output_path(args.iometer_csv)  # before reading the run: a mistyped folder is said at once
     run = _get_run(args)
-    Path(args.iometer_csv).write_bytes(run_results_csv(run).encode("cp1252", errors="replace"))
+    write_output(args.iometer_csv, run_results_csv(run).encode("cp1252", errors="replace"))
     print(f"Run {run.id} written to {args.iometer_csv} (Iometer 1.1.0 results.csv layout)")
     return 0
 

@@ -6,14 +6,17 @@ keeps everything up to the last interval (the store marks it interrupted when ne
 
 from __future__ import annotations
 
+import contextlib
+
 from app.engine import targets as T
 from app.engine.jobfile import JobFile, target_key, worker_key
-from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome
+from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome, summarize
 from app.engine.sequence import Step
 from app.engine.transport import Message
 from app.model import planfile
 from app.model.plan import Plan
 from app.store.database import Store
+from app.store.errors import StoreError
 from app.store.recorder import Recorder
 from app.store.records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
 
@@ -21,6 +24,10 @@ STEP_STATUS = {"complete": "complete", "stopped": "stopped", "partial": "failed"
 
 
 class StoreRecorder(RunListener):
+    """Records a run. The first store fault (disk full, read-only or locked file) is raised to the
+    runner, which ends the run; after it nothing more is attempted but marking the run failed, so the
+    run is kept as far as it got."""
+
     def __init__(self, store: Store, mapping: dict[str, str] | None = None, tags: list[str] | None = None,
                  name: str = ""):
         self.recorder = Recorder(store)
@@ -30,8 +37,26 @@ class StoreRecorder(RunListener):
         self.run_id: int | None = None
         self.plan: Plan | None = None
         self._step_ids: dict[int, int] = {}
+        self._planned = 0
+        self._statuses: list[str] = []
+        self.failure: StoreError | None = None  # the store fault that ended recording, if any
+
+    def _recording(self) -> bool:
+        return self.failure is None
+
+    def _fault(self, e: StoreError) -> StoreError:
+        if self.failure is None:
+            self.failure = e
+        return e
 
     def run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
+        self._planned = len(steps)
+        try:
+            self._run_started(plan, steps, endpoints)
+        except StoreError as e:
+            raise self._fault(e) from None
+
+    def _run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
         self.plan = plan
         rec = self.recorder
         self.run_id = rec.begin_run(planfile.to_dict(plan), plan_name=plan.name, name=self.name or plan.name,
@@ -57,6 +82,13 @@ class StoreRecorder(RunListener):
         rec.add_targets(self.run_id, targets)
 
     def step_started(self, step: Step, jobfiles: dict[str, JobFile]) -> None:
+        if self._recording():
+            try:
+                self._step_started(step, jobfiles)
+            except StoreError as e:
+                raise self._fault(e) from None
+
+    def _step_started(self, step: Step, jobfiles: dict[str, JobFile]) -> None:
         assert self.run_id is not None and self.plan is not None
         spec = self.plan.spec(step.workers[0].spec) if step.workers else None
         qds = step.queue_depths
@@ -74,15 +106,36 @@ class StoreRecorder(RunListener):
             self.recorder.set_step_output(step_id, name, job_text=jf.text)
 
     def samples(self, step: Step, samples) -> None:
+        if self._recording():
+            try:
+                self._samples(step, samples)
+            except StoreError as e:
+                raise self._fault(e) from None
+
+    def _samples(self, step: Step, samples) -> None:
         self.recorder.add_samples(self._step_ids[step.index], [
             SampleRow(s.manager, s.level, s.key, s.t, s.interval, s.whole) for s in samples])
 
     def message(self, step: Step | None, message: Message) -> None:
+        if self._recording():
+            try:
+                self._message(step, message)
+            except StoreError as e:
+                raise self._fault(e) from None
+
+    def _message(self, step: Step | None, message: Message) -> None:
         assert self.run_id is not None
         self.recorder.add_message(self.run_id, message.text, level=message.level, manager=message.manager,
                                   step_id=self._step_ids.get(step.index) if step else None)
 
     def step_finished(self, outcome: StepOutcome) -> None:
+        if self._recording():
+            try:
+                self._step_finished(outcome)
+            except StoreError as e:
+                raise self._fault(e) from None
+
+    def _step_finished(self, outcome: StepOutcome) -> None:
         step_id = self._step_ids[outcome.step.index]
         self.recorder.add_step_results(step_id, [ResultRow(s.manager, s.level, s.key, s.whole)
                                                  for s in outcome.results])
@@ -93,10 +146,24 @@ class StoreRecorder(RunListener):
         if outcome.status == "partial":
             errors += "; the other managers' results are kept"
         self.recorder.end_step(step_id, STEP_STATUS[outcome.status], error=errors or None)
+        self._statuses.append(outcome.status)
 
     def run_finished(self, status: str) -> None:
-        if self.run_id is not None:
+        if self.run_id is None:
+            return
+        if self.failure is not None:  # best effort: the file may still refuse every write
+            with contextlib.suppress(StoreError):
+                self.recorder.add_message(self.run_id, f"recording ended early: {self.failure}", level="error")
+            with contextlib.suppress(StoreError):
+                self.recorder.end_run(self.run_id, "failed")
+            return
+        try:
+            summary = summarize(self._statuses, self._planned)
+            self.recorder.add_message(self.run_id, f"Run {status}: {summary.text()}",
+                                      level="info" if status == "complete" else "warning")
             self.recorder.end_run(self.run_id, status)
+        except StoreError as e:
+            raise self._fault(e) from None
 
 
 class Fanout(RunListener):

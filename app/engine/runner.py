@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.engine.job_policy import JobRefused, check_job_text
-from app.engine.jobfile import JobFile, step_jobfile
+from app.engine.jobfile import JobFile, JobInfo, step_jobfile
 from app.engine.safety import CreatedFiles, unarmed, write_risks
 from app.engine.sequence import SequenceTooLong, Step, expand
 from app.engine.targets import TargetError
@@ -66,6 +66,64 @@ class StepOutcome:
     ended: float
 
 
+@dataclass
+class RunSummary:
+    """How many of a run's planned steps completed, were stopped, failed, or never ran."""
+
+    planned: int
+    complete: int = 0
+    stopped: int = 0
+    failed: int = 0
+
+    @property
+    def ran(self) -> int:
+        return self.complete + self.stopped + self.failed
+
+    @property
+    def skipped(self) -> int:
+        return self.planned - self.ran
+
+    def text(self) -> str:
+        """e.g. '2 of 4 steps ran (1 complete, 1 stopped); 2 skipped'."""
+        parts = [f"{n} {what}" for n, what in ((self.complete, "complete"), (self.stopped, "stopped"),
+                                                  (self.failed, "failed")) if n]
+        ran = f"{self.ran} of {self.planned} step{'s' if self.planned != 1 else ''} ran"
+        return ran + (f" ({', '.join(parts)})" if parts else "") + (f"; {self.skipped} skipped" if self.skipped else "")
+
+
+def summarize(statuses: list[str], planned: int) -> RunSummary:
+    """The summary of steps that ended with ``statuses`` (complete | stopped | partial | failed)."""
+    out = RunSummary(planned)
+    for status in statuses:
+        if status == "complete":
+            out.complete += 1
+        elif status == "stopped":
+            out.stopped += 1
+        else:
+            out.failed += 1
+    return out
+
+
+def idle_jobs(report: Snapshot | None, jobfile: JobFile) -> list[JobInfo]:
+    """The jobs of ``jobfile`` that did no I/O in fio's last report (absent ones included): fio refused
+    or dropped them (a mounted device, a bad option, a missing file) even when it exits with 0."""
+    done: dict[str, int] = {}
+    for job in report.jobs if report is not None else []:
+        ios = sum(int((job.get(d) or {}).get("total_ios") or 0) for d in ("read", "write", "trim"))
+        done[str(job.get("jobname"))] = done.get(str(job.get("jobname")), 0) + ios
+    return [j for j in jobfile.jobs if not done.get(j.name)]
+
+
+def no_io_reason(idle: list[JobInfo], said: list[str]) -> str:
+    """Why a step failed although fio ended normally: which targets did nothing, in fio's own words."""
+    paths = list(dict.fromkeys(j.path for j in idle))
+    about = [t for t in said if any(p in t for p in paths)] or said
+    words = " / ".join(dict.fromkeys(about[:3]))
+    where = ", ".join(paths)
+    return (f"fio did no I/O on {where}" + (f"; fio said: {words}" if words else
+                                            " and gave no reason (it refused or dropped the job)"))
+
+
 class RunListener:
     """Override what you need. All calls come from the runner thread, in order."""
 
@@ -84,6 +142,9 @@ class Runner:
         self.endpoints = endpoints
         self.listener = listener or RunListener()
         self.options = options or RunOptions()
+        errors = [f"plan: {p}" for p in validate(plan) if p.severity == "error"]
+        if errors:  # checked before expansion: a plan with errors may not even expand
+            raise RunRefused("\n".join(errors))
         try:
             self.steps = expand(plan)
         except SequenceTooLong as e:
@@ -98,7 +159,7 @@ class Runner:
 
     # --- before anything runs --------------------------------------------------------------
     def _prepare(self) -> list[dict[str, JobFile]]:
-        problems = [f"plan: {p}" for p in validate(self.plan) if p.severity == "error"]
+        problems: list[str] = []
         if not self.steps:
             problems.append("plan: nothing to run — no worker has both an assigned access spec and a target")
         used = sorted({mi for s in self.steps for mi in s.managers()})
@@ -137,6 +198,14 @@ class Runner:
         if problems:
             raise RunRefused("\n".join(dict.fromkeys(problems)))
         return out
+
+    def step_seconds(self, index: int) -> int:
+        """Ramp-up + run time of step ``index`` from its job files; 0 when it runs until Stop."""
+        return max((jf.step_seconds for jf in self.jobfiles[index].values()), default=0)
+
+    @property
+    def summary(self) -> RunSummary:
+        return summarize([o.status for o in self.outcomes], len(self.steps))
 
     # --- control (any thread) ----------------------------------------------------------------
     def stop_step(self) -> None:
@@ -215,25 +284,39 @@ class Runner:
                                   name=f"fiometer-{name}")
             th.start()
             threads.append(th)
-        while len(finished) < len(files):
-            name, ev = events.get()
-            if isinstance(ev, Snapshot):
-                if ev.final:
-                    raw[name] = ev.raw
-                samples = telemetry.update(ev)
-                if samples:
-                    self.listener.samples(step, samples)
-            elif isinstance(ev, Message):
-                self.listener.message(step, ev)
-            elif isinstance(ev, Finished):
-                if not ev.ok:
-                    paths = ", ".join(j.path for j in files[name].jobs)
-                    ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
-                finished[name] = ev
-        for th in threads:
-            th.join(timeout=5)
-        with self._lock:
-            self._current.clear()
+        last: dict[str, Snapshot] = {}  # each manager's newest report (its final one once it ends)
+        said: dict[str, list[str]] = {name: [] for name in files}  # fio's warnings and errors, per manager
+        try:
+            while len(finished) < len(files):
+                name, ev = events.get()
+                if isinstance(ev, Snapshot):
+                    last[name] = ev
+                    if ev.final:
+                        raw[name] = ev.raw
+                    samples = telemetry.update(ev)
+                    if samples:
+                        self.listener.samples(step, samples)
+                elif isinstance(ev, Message):
+                    if ev.level in ("warning", "error"):
+                        said.setdefault(name, []).append(ev.text)
+                    self.listener.message(step, ev)
+                elif isinstance(ev, Finished):
+                    if ev.ok and not (ev.stopped or self._stopping_step or self._abort.is_set()):
+                        idle = idle_jobs(last.get(name), files[name])
+                        if idle:
+                            ev = Finished(name, False, no_io_reason(idle, said.get(name, [])), ev.returncode)
+                    if not ev.ok:
+                        paths = ", ".join(j.path for j in files[name].jobs)
+                        ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
+                    finished[name] = ev
+        except BaseException:  # a listener failed (e.g. the results database): fio must not run on
+            self.abort()
+            raise
+        finally:
+            for th in threads:
+                th.join(timeout=5)
+            with self._lock:
+                self._current.clear()
         created = [p for p in missing if os.path.exists(p)]
         if created and self.options.registry is not None and self.options.engine != "null":
             self.options.registry.add(created)

@@ -679,7 +679,8 @@ class MainWindow(QMainWindow):
 
     def _on_run_finished(self, status: str) -> None:
         self.results_tab.redraw(force=True)
-        self.add_message(f"Run {status}")
+        summary = self.controller.last_summary
+        self.add_message(f"Run {status}" + (f": {summary.text()}" if summary else ""))
         rec = self.controller.recorder
         if rec is not None and rec.run_id is not None:
             self.add_message(f"Stored as run {rec.run_id} in {self.controller.stored_in} "
@@ -693,7 +694,8 @@ class MainWindow(QMainWindow):
         p = c.progress
         if c.state == IDLE_STATE:
             self.status_state.setText(f"Last run: {c.last_status}" if c.last_status else "Ready")
-            self.status_step.setText(f"{p.steps} step(s)" if p.steps else "")
+            summary = c.last_summary if c.last_status else None
+            self.status_step.setText(summary.text() if summary else f"{p.steps} step(s)" if p.steps else "")
             self.status_time.setText("")
             return
         self.status_state.setText("Running" if c.state == RUNNING else "Stopping…")

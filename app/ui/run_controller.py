@@ -16,9 +16,17 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from app.engine.managers import ManagerError, build_endpoints
-from app.engine.runner import ManagerEndpoint, RunListener, Runner, RunOptions, RunRefused, StepOutcome
+from app.engine.runner import (
+    ManagerEndpoint,
+    RunListener,
+    Runner,
+    RunOptions,
+    RunRefused,
+    RunSummary,
+    StepOutcome,
+)
 from app.engine.safety import CreatedFiles, WriteRisk, write_risks
-from app.engine.sequence import SequenceTooLong, Step, expand
+from app.engine.sequence import Step, expand
 from app.engine.transport import Message
 from app.model.plan import LOCAL, Plan
 from app.recording import StoreRecorder
@@ -114,7 +122,7 @@ class RunProgress:
 def needed_managers(plan: Plan) -> set[str]:
     try:
         return {plan.managers[mi].name for s in expand(plan) for mi in s.managers()}
-    except SequenceTooLong:  # the runner refuses the plan with the reason
+    except ValueError:  # too long, or a plan with errors: the runner refuses it with the reason
         return {m.name for m in plan.managers}
 
 
@@ -151,6 +159,7 @@ class RunController(QObject):
         self.listener: QtRunListener | None = None
         self.progress = RunProgress()
         self.last_status = ""
+        self.last_summary: RunSummary | None = None  # of the last run: steps ran, stopped, failed, skipped
 
     @property
     def running(self) -> bool:
@@ -212,11 +221,8 @@ class RunController(QObject):
         runner.listener = listener
         self.recorder = None
         self.runner, self.listener = runner, listener
-        setup = runner.plan.setup
-        run_s = setup.run_time if options.run_time is None else options.run_time
-        ramp = setup.ramp_up if options.ramp_up is None else options.ramp_up
         self.progress = RunProgress(len(runner.steps), 0, time.monotonic(), 0.0,
-                                    [float(run_s + ramp) if run_s else 0.0 for _ in runner.steps])
+                                    [float(runner.step_seconds(i)) for i in range(len(runner.steps))])
         listener.stepStarted.connect(self._on_step)
         listener.runFinished.connect(self._on_finished)
         self._set_state(RUNNING)
@@ -254,6 +260,8 @@ class RunController(QObject):
 
     def _on_finished(self, status: str) -> None:
         self.last_status = status
+        if self.runner is not None:
+            self.last_summary = self.runner.summary
         if self.thread is not None:
             self.thread.join(timeout=1)  # it has emitted this as its last act: returns at once
         self.thread = None
