@@ -229,7 +229,8 @@ class Runner:
 
     # --- the run -----------------------------------------------------------------------------
     def run(self) -> str:
-        """Run every step; returns the run status: complete | stopped | failed."""
+        """Run every step; returns the run status: complete (every step ran to its end) | stopped (by
+        Stop or Stop All; see ``summary``) | failed (a step failed)."""
         self.listener.run_started(self.plan, self.steps, self.endpoints)
         status = "failed"  # what the store records if anything below raises
         try:
@@ -255,6 +256,8 @@ class Runner:
                 break
             if outcome.status == "partial":
                 status = "failed"
+            elif outcome.status == "stopped" and status == "complete":
+                status = "stopped"  # a step ended early by Stop: the run is not complete either
         return status
 
     def _run_step(self, step: Step, files: dict[str, JobFile]) -> StepOutcome:
