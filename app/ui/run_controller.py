@@ -7,7 +7,6 @@ import copy
 import dataclasses
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from app.diagnostics import report_unexpected
 from app.engine.managers import ManagerError, build_endpoints
 from app.engine.runner import (
     ManagerEndpoint,
@@ -56,6 +56,8 @@ class QtRunListener(QObject, RunListener):
     def __init__(self, others: list[RunListener | None] | None = None):
         QObject.__init__(self)
         self.others = [o for o in (others or []) if o is not None]
+        self.store_failed = False
+        self.on_store_fault: Callable[[], None] | None = None  # ends the run (set by the controller)
         self.t0 = time.monotonic()
         self.offset = 0.0
 
@@ -63,8 +65,15 @@ class QtRunListener(QObject, RunListener):
         for o in self.others:
             try:
                 getattr(o, name)(*args)
-            except Exception:  # a recorder bug must not stop the run or the display
-                traceback.print_exc()
+            except StoreError as e:  # disk full, read-only or locked: said once, and the run is ended
+                if not self.store_failed:
+                    self.store_failed = True
+                    self.messageArrived.emit(None, Message("", f"results can no longer be stored, so the "
+                                                               f"run is ended: {e}", "error"))
+                    if self.on_store_fault is not None:
+                        self.on_store_fault()
+            except Exception as e:  # a recorder bug must not stop the run or the display
+                report_unexpected(e, f"recording ({name})")
 
     def run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
         self.t0 = time.monotonic()
@@ -218,6 +227,7 @@ class RunController(QObject):
             return None
         runner, options = prepared
         listener = QtRunListener()
+        listener.on_store_fault = runner.stop
         runner.listener = listener
         self.recorder = None
         self.runner, self.listener = runner, listener
@@ -246,8 +256,7 @@ class RunController(QObject):
         try:
             self.runner.run()
         except Exception as e:  # an engine crash ends the run visibly, never silently
-            traceback.print_exc()
-            self.listener.message(None, Message("", f"internal error: {e}", "error"))
+            self.listener.message(None, Message("", report_unexpected(e, "the run"), "error"))
             self.listener.run_finished("failed")
         finally:
             if store is not None:
