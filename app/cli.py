@@ -53,6 +53,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     opened = _open(args.file)
     plan = opened.plan
+    steps = _expand(plan)  # checks the plan first: nothing below meets a plan with errors
     s = plan.setup
     print(f"Plan: {plan.name}   (from {args.file})")
     print(f"Test setup: {s.test_type}, run time {s.run_time} s per step, ramp-up {s.ramp_up} s, "
@@ -73,7 +74,6 @@ def cmd_import(args: argparse.Namespace) -> int:
                   f"start sector {w.start_sector}; specs: {', '.join(w.specs) or '(none)'}")
             for t in w.targets:
                 print(f"      target {t.name}")
-    steps = _expand(plan)
     print(f"\nSteps ({len(steps)}):")
     for step in steps:
         print(_step_line(plan, step))

@@ -174,21 +174,33 @@ def write_output(path: str | Path, data: bytes | str) -> Path:
     return out
 
 
-def _store(args: argparse.Namespace):
-    from app.store.database import open_store
+def _store(args: argparse.Namespace, reading: bool = False):
+    """The results database. ``reading``: a command that only reads it still works when the file cannot
+    be written (a full disk, a read-only file): it is opened read-only, with a note on stderr."""
+    import sys
+
+    from app.store.database import open_store, open_store_readonly
     from app.store.errors import StoreError
 
+    db = getattr(args, "db", None)
     try:
-        return open_store(getattr(args, "db", None))
+        return open_store(db)
     except StoreError as e:
-        raise CliError(str(e)) from e
+        if not reading:
+            raise CliError(str(e), EXIT_STORE) from e
+        try:
+            store, note = open_store_readonly(db)
+        except StoreError:
+            raise CliError(str(e), EXIT_STORE) from e
+        print(f"fiometer: warning: {e} {note}", file=sys.stderr)
+        return store
 
 
 def _get_run(args: argparse.Namespace):
     from app.store.errors import RunNotFound
     from app.store.queries import get_run
 
-    store = _store(args)
+    store = _store(args, reading=True)
     try:
         return get_run(store, args.run)
     except RunNotFound as e:

@@ -107,7 +107,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
     from app.store.queries import list_runs
 
-    store = _store(args)
+    store = _store(args, reading=True)
     try:
         runs = list_runs(store, text=args.search, tag=args.tag)
     finally:

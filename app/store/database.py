@@ -123,6 +123,44 @@ def open_store(path: str | Path | None = None) -> Store:
     return store
 
 
+def open_store_readonly(path: str | Path | None = None) -> tuple[Store, str]:
+    """Open the database for reading only, when ``open_store`` cannot (a full disk, a read-only folder
+    or file): no migration, no clean-up, no file created. Returns the store and a note for the user
+    (what may be missing). Raises StoreError when even that fails, or the file needs an upgrade."""
+    path = resolve_db_path(path).absolute()
+    if not path.is_file():
+        raise StoreError(f"There is no results database at {path}.")
+    uri = path.as_uri()
+    note = ""
+    try:
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+    except sqlite3.Error:
+        # SQLite's shared-memory file cannot be made: read the main file as it is on disk
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            note = " The newest changes (still in its write-ahead log) may be missing."
+        try:
+            conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        except sqlite3.Error as exc:
+            raise explain(exc, path, "reading it") from None
+    store = Store(path, conn)
+    try:
+        version = _inspect(store, existed=True)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise explain(exc, path, "reading it") from None
+    except BaseException:
+        conn.close()
+        raise
+    if version != SCHEMA_VERSION:
+        conn.close()
+        raise StoreError(f"The results database {path} needs an upgrade to be read, and it cannot be "
+                         "written now.")
+    return store, f"It is shown read-only.{note}"
+
+
 def _use_wal(conn: sqlite3.Connection) -> None:
     """Switch to WAL, waiting for other processes: SQLite answers this one BUSY without its busy timeout
     (seen when several Fiometers create one file at once). A no-op once the file is in WAL mode."""
