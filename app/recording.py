@@ -151,11 +151,9 @@ class StoreRecorder(RunListener):
     def run_finished(self, status: str) -> None:
         if self.run_id is None:
             return
-        if self.failure is not None:  # best effort: the file may still refuse every write
+        if self.failure is not None:  # one attempt: a locked file would make each one wait again
             with contextlib.suppress(StoreError):
-                self.recorder.add_message(self.run_id, f"recording ended early: {self.failure}", level="error")
-            with contextlib.suppress(StoreError):
-                self.recorder.end_run(self.run_id, "failed")
+                self.recorder.end_run(self.run_id, "failed")  # else it is marked interrupted when next opened
             return
         try:
             summary = summarize(self._statuses, self._planned)
