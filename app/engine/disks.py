@@ -240,11 +240,25 @@ def empty_reason(os_name: str | None = None) -> str:
     return "No disks found in /sys/block."
 
 
-def format_size(n: int) -> str:
-    """Binary units with one decimal, as disk tools show them: 512.0 GiB."""
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if size < 1024 or unit == "PiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} B"
+def disk_of(path: str, sys_dev_block: str | os.PathLike[str] = "/sys/dev/block") -> str | None:
+    """Linux: the kernel name of the disk fio reports statistics for when it opens ``path`` (a file: the
+    disk holding its file system; a device: itself; a partition: its disk, as fio's diskutil.c does).
+    None where there is no block device behind it (tmpfs, a remote or missing path, other systems)."""
+    import stat
+
+    probe = Path(path)
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent  # a test file not created yet lives on its folder's disk
+    try:
+        st = os.stat(probe)
+    except OSError:
+        return None
+    dev = st.st_rdev if stat.S_ISBLK(st.st_mode) else st.st_dev
+    node = Path(sys_dev_block) / f"{os.major(dev)}:{os.minor(dev)}"
+    try:
+        real = node.resolve(strict=True)
+    except OSError:
+        return None
+    if (real.parent / "queue").is_dir():  # a partition: fio counts its disk
+        real = real.parent
+    return real.name

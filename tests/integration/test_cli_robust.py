@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from app import cli, diagnostics
-from app.cli import main
-from app.cli_common import EXIT_INPUT, EXIT_INTERNAL, escape_controls
+from app import diagnostics
+from app.cli import entry, main, results_commands
+from app.cli.common import EXIT_INPUT, EXIT_INTERNAL, escape_controls
 from app.model import planfile
 from app.model.examples import EXAMPLES
 from app.store import open_store
@@ -140,7 +140,7 @@ def test_import_output_to_a_missing_folder_says_so(tmp_path, capsys):
 
 
 def test_db_is_accepted_after_every_command(tmp_path, capsys):
-    parser = cli.build_parser()
+    parser = entry.build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     for name, command in sub.choices.items():
         assert any("--db" in a.option_strings for a in command._actions), name
@@ -185,7 +185,7 @@ def test_anything_unexpected_is_one_line_and_a_log_file(tmp_path, capsys, monkey
     def broken(args):
         raise ZeroDivisionError("the unexpected")
 
-    monkeypatch.setattr(cli, "cmd_runs", broken)
+    monkeypatch.setattr(results_commands, "cmd_runs", broken)
     assert main(["runs", "--db", str(tmp_path / "r.db")]) == EXIT_INTERNAL
     err = capsys.readouterr().err.strip()
     log = diagnostics.log_path()

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from app.cli_common import EXIT_STORE
+from app.cli.common import EXIT_STORE
 from app.model import planfile
 from app.model.plan import LOCAL, Target
 from app.store import get_run, list_runs, open_store

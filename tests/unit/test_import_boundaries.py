@@ -18,15 +18,15 @@ QT_FREE = [
     "app.engine.telemetry",
     "app.engine.runner",
     "app.engine.managers",
-    "app.engine.remote",
+    "app.engine.fioproto",
     "app.engine.safety",
     "app.store",
     "app.recording",
     "app.analysis.export_run",
     "app.analysis.compare",
-    "app.cli_progress",
-    "app.cli_common",
-    "app.cli_run",
+    "app.cli.progress",
+    "app.cli.common",
+    "app.cli.run_commands", "app.cli.results_commands", "app.cli.plan_commands",
 ]
 
 

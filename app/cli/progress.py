@@ -1,0 +1,113 @@
+"""`fiometer run`'s live progress line and final results tables (a Qt-free RunListener)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from app.cli.common import escape_controls
+from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome
+from app.engine.sequence import Step
+from app.engine.transport import Message
+from app.model.metrics import Metrics
+from app.model.plan import Plan
+
+
+def fmt_num(v: float | None, digits: int = 2) -> str:
+    return "-" if v is None else f"{v:,.{digits}f}"
+
+
+def brief(m: Metrics) -> str:
+    return f"{m.iops:,.0f} IOPS {m.mbps:,.2f} MB/s {m.lat_mean_ms:.3f} ms"
+
+
+TABLE_COLUMNS = ("Step", "Access specification", "QD", "Level", "IOPS", "MB/s", "MiB/s", "Avg ms", "Max ms",
+                 "p99 ms", "Errors")
+
+
+def results_rows(outcome: StepOutcome) -> list[list[str]]:
+    """Iometer's headline columns for the ALL and MANAGER levels of one step."""
+    step = outcome.step
+    rows = []
+    ordered = sorted((s for s in outcome.results if s.level in ("all", "manager")),
+                     key=lambda s: (s.level != "all", s.key))
+    for s in ordered:
+        m = s.whole
+        rows.append([str(step.index + 1), step.spec_label, "/".join(map(str, step.queue_depths)),
+                     "ALL" if s.level == "all" else s.key, fmt_num(m.iops), fmt_num(m.mbps), fmt_num(m.mibps),
+                     fmt_num(m.lat_mean_ms, 3), fmt_num(m.lat_max_ms, 3), fmt_num(m.percentile_ms(99), 3),
+                     str(m.errors)])
+    return rows
+
+
+def format_table(header: tuple[str, ...], rows: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    numeric = {i for i, h in enumerate(header) if h not in ("Access specification", "Level")}
+
+    def line(cells) -> str:
+        return "  ".join(c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths,
+                                                                                                  strict=True)))
+    return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+class ProgressPrinter(RunListener):
+    """The live line of `fiometer run`. Text from plans and fio is written with control characters
+    escaped; only the printer's own line-clearing sequence reaches the terminal raw."""
+
+    def __init__(self, out: TextIO | None = None):
+        self.out = out if out is not None else sys.stdout
+        self.tty = self.out.isatty()
+        self.step_seconds = 0  # ramp-up + run time of the current step, as its job file says; 0: until Stop
+        self.steps: list[Step] = []
+        self.step_start = 0.0
+        self.latest: dict[str, Metrics] = {}
+        self.outcomes: list[StepOutcome] = []
+        self.plan: Plan | None = None
+
+    def _print(self, text: str, transient: bool = False) -> None:
+        if self.tty:
+            control = getattr(self.out, "write_control", self.out.write)
+            control("\r\x1b[2K")
+        self.out.write(escape_controls(text) + ("" if self.tty and transient else "\n"))
+        self.out.flush()
+
+    def run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
+        self.plan, self.steps = plan, steps
+        hosts = ", ".join(f"{e.name} on {e.host}" + (f" (fio {e.fio_version})" if e.fio_version else "")
+                          for e in endpoints.values())
+        self._print(f"Running {plan.name!r}: {len(steps)} steps; managers: {hosts}")
+
+    def step_started(self, step: Step, jobfiles) -> None:
+        self.step_start = time.monotonic()
+        self.step_seconds = max((jf.step_seconds for jf in jobfiles.values()), default=0)
+        self.latest = {}
+        self._print(f"Step {step.index + 1}/{len(self.steps)}: {step.spec_label}, "
+                    f"QD {'/'.join(map(str, step.queue_depths))}, {step.target_count} targets")
+
+    def samples(self, step: Step, samples) -> None:
+        for s in samples:
+            if s.level in ("manager", "all"):
+                self.latest["ALL" if s.level == "all" else s.key] = s.interval
+        elapsed = time.monotonic() - self.step_start
+        when = f"{elapsed:5.0f}s" + (f"/{self.step_seconds}s" if self.step_seconds else "")
+        parts = [f"{k}: {brief(m)}" for k, m in self.latest.items() if k != "ALL"]
+        if len(parts) > 1 and "ALL" in self.latest:
+            parts.append(f"ALL: {brief(self.latest['ALL'])}")
+        self._print(f"  [{step.index + 1}/{len(self.steps)} {when}] " + " | ".join(parts), transient=True)
+
+    def message(self, step: Step | None, message: Message) -> None:
+        if message.level in ("warning", "error"):
+            self._print(f"  {message.level}: manager {message.manager}: {message.text}")
+
+    def step_finished(self, outcome: StepOutcome) -> None:
+        self.outcomes.append(outcome)
+        self._print(f"  step {outcome.step.index + 1} {outcome.status}")
+        for name, f in outcome.finished.items():
+            if not f.ok:
+                self._print(f"  manager {name} failed: {f.reason}")
+
+    def run_finished(self, status: str) -> None:
+        self._print(f"\nRun {status}. Results (whole step, response time = fio total latency lat_ns):")
+        rows = [r for o in self.outcomes for r in results_rows(o)]
+        self._print(format_table(TABLE_COLUMNS, rows))

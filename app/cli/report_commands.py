@@ -1,0 +1,124 @@
+"""`fiometer compare` (tables in the terminal) and `fiometer report` (HTML, PDF, XLSX, CSV files)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.cli.common import CliError, _store
+from app.report.files import write_report_file
+
+GROUP_HELP = "a run id, or several joined by commas (3,4,5) for a group of repeated runs compared by their mean"
+
+
+def run_group(text: str) -> list[int]:
+    try:
+        ids = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected run ids such as 3 or 3,4,5") from None
+    if not ids or len(set(ids)) != len(ids):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected run ids such as 3 or 3,4,5, each once")
+    return ids
+
+
+def _threshold(text: str) -> float:
+    try:
+        v = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a percentage such as 5 or 2.5") from None
+    if not 0 <= v < 1000:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a percentage between 0 and 1000")
+    return v
+
+
+def _build(args: argparse.Namespace, candidates: list[list[int]]):
+    from app.report.document import ReportMeta, build_report
+    from app.store.errors import StoreError
+
+    meta = ReportMeta(title=args.title, client=args.client, author=args.author, paper=args.paper)
+    if args.date:
+        meta.date = args.date
+    store = _store(args)
+    try:
+        return build_report(store, args.run, candidates, meta, threshold_pct=args.threshold, match=args.match,
+                            repeats=not args.no_repeats)
+    except StoreError as e:
+        raise CliError(f"{e} `fiometer runs` lists the stored runs.") from e
+    finally:
+        store.close()
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from app.cli.progress import format_table
+
+    report = _build(args, args.candidates)
+    for diffs, c in zip(report.differences, report.comparisons, strict=True):
+        for d in diffs:
+            print(f"note: {c.candidate.label} and the baseline differ - {d}")
+    for t in report.comparison_tables + report.unmatched_tables:
+        print(f"\n{t.title}")
+        group = None
+        rows = []
+        for r in t.rows:
+            if r.group != group and r.group:
+                group = r.group
+                rows.append([f"[{group}]"] + [""] * (len(t.columns) - 1))
+            rows.append([c.text for c in r.cells])
+        header = tuple(c.title for c in t.columns)
+        print(format_table(header, rows).replace("\u2212", "-"))
+        for n in t.notes:
+            print(f"  {n}")
+    for n in report.notes:
+        print(f"note: {n}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    outputs = {k: getattr(args, k) for k in ("html", "pdf", "xlsx", "csv") if getattr(args, k)}
+    if not outputs:
+        raise CliError("say which files to write: --html FILE, --pdf FILE, --xlsx FILE and/or --csv FILE")
+    for path in outputs.values():
+        if not Path(path).parent.is_dir():
+            raise CliError(f"{path}: the folder {Path(path).parent} does not exist")
+    report = _build(args, args.compare or [])
+    try:
+        for kind, path in outputs.items():
+            write_report_file(report, kind, path)
+            print(f"{kind.upper()} report written to {path}")
+    except OSError as e:
+        raise CliError(f"{e.filename or path}: {e.strerror or e}") from e
+    return 0
+
+
+def _common(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--threshold", type=_threshold, default=5.0, metavar="PCT",
+                    help="changes within this percentage are noise when there are no repeated runs (default 5)")
+    sp.add_argument("--match", choices=("exact", "spec"), default="exact",
+                    help="pair steps by access spec, queue depth and target set (exact, default) or by access "
+                         "spec alone (spec)")
+    sp.add_argument("--no-repeats", action="store_true",
+                    help="do not look for repeats (same plan and tags) of a single run to measure noise")
+
+
+def register(sub) -> None:
+    sp = sub.add_parser("compare", help="compare stored runs: a before/after table per metric in the terminal")
+    sp.add_argument("run", type=run_group, metavar="BASELINE", help=GROUP_HELP)
+    sp.add_argument("candidates", type=run_group, nargs="+", metavar="CANDIDATE", help=GROUP_HELP)
+    _common(sp)
+    sp.set_defaults(func=cmd_compare, title="", client="", author="", paper="A4", date=None)
+
+    sp = sub.add_parser("report", help="write a client-ready report of stored runs (HTML, PDF, XLSX, CSV)")
+    sp.add_argument("run", type=run_group, metavar="RUN", help="the run reported (the baseline); " + GROUP_HELP)
+    sp.add_argument("--compare", type=run_group, nargs="+", action="extend", metavar="RUN2",
+                    help="candidate runs compared with RUN; each " + GROUP_HELP)
+    sp.add_argument("--html", metavar="FILE", help="one self-contained HTML file")
+    sp.add_argument("--pdf", metavar="FILE", help="a PDF with cover, tables, charts and a methodology appendix")
+    sp.add_argument("--xlsx", metavar="FILE", help="an Excel workbook with the tables and native charts")
+    sp.add_argument("--csv", metavar="FILE", help="the same tables as CSV")
+    sp.add_argument("--title", default="Storage performance report", help="report title (cover page)")
+    sp.add_argument("--client", default="", help="client name (cover page)")
+    sp.add_argument("--author", default="", help="author (cover page)")
+    sp.add_argument("--date", help="date on the cover (default: today)")
+    sp.add_argument("--paper", choices=("A4", "Letter"), default="A4", help="PDF paper size (default A4)")
+    _common(sp)
+    sp.set_defaults(func=cmd_report)

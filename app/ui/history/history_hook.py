@@ -1,0 +1,202 @@
+"""Issue 4 in the window: the History tab (the run list, stored runs and comparisons in closable tabs),
+File > Import Iometer results…, View > History, and report dialogs. ``install_history(window)`` is the
+only thing main_window.py calls; everything else stays in these modules.
+
+The list is read the first time the tab is shown (opening the window creates no database), again when
+a run finishes in this window, and whenever the tab is shown again (runs made by the CLI meanwhile).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QTabBar, QTabWidget, QWidget
+
+from app.store import Store
+from app.ui.history.compare_data import CompareRequest
+from app.ui.history.compare_view import CompareView
+from app.ui.history.history_tab import HistoryTab
+from app.ui.history.report_dialog import ReportDialog
+from app.ui.history.run_view import RunView
+from app.ui.history.store_tasks import StoreTasks, TaskProblem
+
+HISTORY_TAB = "History"
+IMPORT_FILTER = "Iometer results (*.csv);;All files (*)"
+
+
+class HistoryWorkspace(QTabWidget):
+    """The History tab: the run list first (never closed), then stored runs and comparisons."""
+
+    def __init__(self, runs: HistoryTab, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.runs = runs
+        self.setDocumentMode(True)
+        self.setTabsClosable(True)
+        self.setMovable(False)
+        self.addTab(runs, "Runs")
+        for side in (QTabBar.ButtonPosition.RightSide, QTabBar.ButtonPosition.LeftSide):
+            self.tabBar().setTabButton(0, side, None)
+        self.tabCloseRequested.connect(self.close_view)
+
+    def views(self) -> list[QWidget]:
+        return [self.widget(i) for i in range(1, self.count())]
+
+    def add_view(self, view: QWidget, title: str, tip: str = "") -> None:
+        i = self.addTab(view, title)
+        self.setTabToolTip(i, tip or title)
+        self.setCurrentIndex(i)
+
+    def close_view(self, index: int) -> None:
+        if index <= 0:
+            return
+        w = self.widget(index)
+        self.removeTab(index)
+        w.deleteLater()
+
+
+class HistoryUi(QObject):
+    def __init__(self, window: Any):
+        super().__init__(window)
+        self.window = window
+        self.tasks = StoreTasks(window.controller.db_path)
+        self.list = HistoryTab(window, self.tasks)
+        self.workspace = HistoryWorkspace(self.list)
+        self.dialogs: list[ReportDialog] = []
+        self._shown = False
+
+        self.list.open_run.connect(self.open_run)
+        self.list.compare_runs.connect(lambda ids: self.compare(CompareRequest([ids[0]], [[i] for i in ids[1:]])))
+        self.list.report_runs.connect(lambda ids: self.report(CompareRequest([ids[0]], [[i] for i in ids[1:]])))
+        self.list.import_requested.connect(self.import_dialog)
+        self.list.runs_deleted.connect(self._runs_deleted)
+        window.controller.finished.connect(self._run_finished)
+        window.tabs.currentChanged.connect(lambda _i: self._tab_changed())
+
+    # --- list ---------------------------------------------------------------------------------
+    def _tab_changed(self) -> None:
+        if self.window.tabs.currentWidget() is self.workspace:
+            self.list.refresh()
+
+    def _run_finished(self, _status: str) -> None:
+        rec = self.window.controller.recorder
+        self.list.refresh(select=[rec.run_id] if rec is not None and rec.run_id is not None else None)
+
+    def show_history(self) -> None:
+        self.window.tabs.setCurrentWidget(self.workspace)
+        self.workspace.setCurrentIndex(0)
+
+    def labels(self) -> dict[int, str]:
+        return {r.id: r.label() for r in self.list.model.rows}
+
+    # --- views --------------------------------------------------------------------------------
+    def _existing(self, kind: type, ids: set[int]) -> QWidget | None:
+        return next((v for v in self.workspace.views() if isinstance(v, kind) and v.run_ids == ids), None)
+
+    def open_run(self, run_id: int) -> RunView:
+        view = self._existing(RunView, {run_id})
+        if view is None:
+            view = RunView(run_id, self.tasks)
+            view.report_requested.connect(lambda ids: self.report(CompareRequest(ids, [])))
+            view.failed.connect(lambda msg, v=view: self._view_failed(v, "Cannot open the run", msg))
+            label = self.labels().get(run_id, f"Run {run_id}")
+            self.workspace.add_view(view, view.title(), f"{label} \u2014 stored, not live")
+            view.load()
+        self.show_history()
+        self.workspace.setCurrentWidget(view)
+        return view
+
+    def compare(self, request: CompareRequest) -> CompareView:
+        view = self._existing(CompareView, set(request.run_ids))
+        if view is None:
+            view = CompareView(request, self.tasks, self.labels())
+            view.report_requested.connect(self.report)
+            view.failed.connect(lambda msg, v=view: self._view_failed(v, "Cannot compare the runs", msg))
+            self.workspace.add_view(view, view.title())
+            view.load()
+        self.show_history()
+        self.workspace.setCurrentWidget(view)
+        return view
+
+    def _view_failed(self, view: QWidget, title: str, message: str) -> None:
+        """A run deleted meanwhile or a database that cannot be read: say so, and drop the empty tab."""
+        i = self.workspace.indexOf(view)
+        if i > 0 and getattr(view, "data", None) is None:
+            self.workspace.close_view(i)
+        self.window.show_problem(title, message)
+        self.list.refresh()
+
+    def _runs_deleted(self, ids: list[int]) -> None:
+        gone = set(ids)
+        for v in self.workspace.views():
+            if getattr(v, "run_ids", set()) & gone:
+                self.workspace.close_view(self.workspace.indexOf(v))
+
+    def report(self, request: CompareRequest) -> ReportDialog:
+        dlg = ReportDialog(self.window, request, StoreTasks(self.tasks.db_path), self.labels(), self.window)
+        self.dialogs = [d for d in self.dialogs if d.isVisible() or d.writing] + [dlg]
+        dlg.show()
+        return dlg
+
+    # --- import -------------------------------------------------------------------------------
+    def import_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Import Iometer results", str(Path.home()),
+                                              IMPORT_FILTER)
+        if path:
+            self.import_results(path)
+
+    def import_results(self, path: str | Path) -> None:
+        """Store every series of an Iometer results.csv as a run (the CLI's import-results), in the background."""
+        from app.analysis.iometer_import import IMPORT_TAG, import_results_file
+        from app.analysis.iometer_results_reader import ResultsFileError
+
+        def work(store: Store) -> list[Any]:
+            try:
+                return import_results_file(store, path, [IMPORT_TAG])
+            except ResultsFileError as e:
+                raise TaskProblem(f"{e}\nNothing was imported.") from e
+
+        def done(imported: list[Any]) -> None:
+            n = len(imported)
+            text = f"{n} run{'s' * (n != 1)} imported from {Path(path).name}" if n else \
+                f"{Path(path).name} holds no results to import"
+            self.window.add_message(text)
+            self.window.statusBar().showMessage(text, 10000)
+            self.show_history()
+            self.list.clear_filters(select=[r.run_id for r in imported])
+
+        self.window.statusBar().showMessage(f"Importing {path}\u2026")
+        self.tasks.submit(f"importing {path}", work, done,
+                          lambda msg: self.window.show_problem("Cannot import the results", msg), owner=self.list)
+
+
+def install_history(window: Any) -> HistoryUi:
+    """Add the History tab, File > Import Iometer results… and View > History to the main window."""
+    ui = HistoryUi(window)
+    window.tabs.addTab(ui.workspace, HISTORY_TAB)
+    window.tabs.setTabToolTip(window.tabs.indexOf(ui.workspace),
+                              "Every stored run: open, compare, report, tag, annotate, delete")
+    act_import = QAction("Import Iometer &results\u2026", window)
+    act_import.setToolTip("Store the runs of an Iometer results.csv in the history, to compare old numbers")
+    act_import.setStatusTip(act_import.toolTip())
+    act_import.triggered.connect(lambda _c=False: ui.import_dialog())
+    act_history = QAction("&History", window)
+    act_history.setShortcut(QKeySequence("Ctrl+H"))
+    act_history.setStatusTip("Show the stored runs")
+    act_history.triggered.connect(lambda _c=False: ui.show_history())
+    window.addAction(act_history)
+    for menu_action in window.menuBar().actions():
+        menu = menu_action.menu()
+        if menu is None:
+            continue
+        if window.act_quit in menu.actions():  # File: before the separator above Quit
+            actions = menu.actions()
+            at = actions.index(window.act_quit)
+            before = actions[at - 1] if at and actions[at - 1].isSeparator() else window.act_quit
+            menu.insertAction(before, act_import)
+        elif menu_action.text().replace("&", "") == "View":
+            menu.insertAction(menu.actions()[0] if menu.actions() else None, act_history)
+    ui.act_import, ui.act_history = act_import, act_history
+    return ui

@@ -1,0 +1,286 @@
+"""A stored run, opened from History: its charts replayed from the stored samples (the live charts' code)
+and its results per step (the report's table). Clearly marked as stored, never mistaken for a live test."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtWidgets import (
+    QApplication,
+    QButtonGroup,
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QRadioButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.analysis.iometer_import import is_iometer_run
+from app.report.tables import summary_table
+from app.ui.history.history_model import local_time
+from app.ui.history.report_table import ReportTableWidget
+from app.ui.history.store_tasks import StoreTasks
+from app.ui.history.stored_series import StoredRun, load_run, replay
+from app.ui.run.charts import ChartGrid
+from app.ui.run.live_data import ALL_KEY, LAST, WHOLE, LiveResults, SeriesKey
+from app.ui.widgets import button
+
+STORED_STYLE = ("#storedBanner { background: #fff4d6; border: 1px solid #e0b84c; border-radius: 3px; }"
+                "#storedBanner QLabel { color: #4a3b00; }")
+
+
+def stored_banner(parent: QWidget | None = None) -> tuple[QFrame, QLabel, QHBoxLayout]:
+    """The amber strip that says "stored, not live" above a stored run or a comparison."""
+    frame = QFrame(parent)
+    frame.setObjectName("storedBanner")
+    frame.setStyleSheet(STORED_STYLE)
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    lay = QHBoxLayout(frame)
+    lay.setContentsMargins(8, 4, 8, 4)
+    lay.addWidget(label, 1)
+    return frame, label, lay
+
+
+def scopes(data: StoredRun) -> list[tuple[str, list[SeriesKey], list[str]]]:
+    """(title, series keys, labels) for the Show menu: ALL, each manager, each worker, then one by one."""
+    keys = data.keys()
+    names = {(w.manager, w.key): w.name or w.key for w in data.run.workers}
+    managers = [k for k in keys if k[0] == "manager"]
+    workers = [k for k in keys if k[0] == "worker"]
+
+    def worker_label(k: SeriesKey) -> str:
+        return f"{k[1]} / {names.get((k[1], k[2]), k[2])}"
+
+    out = [("All Managers", [ALL_KEY], ["All Managers"])]
+    if len(managers) > 1:
+        out.append(("Each manager", managers, [str(k[1]) for k in managers]))
+    if len(workers) > 1:
+        out.append(("Each worker", workers, [worker_label(k) for k in workers]))
+    for m in managers:
+        out.append((f"Manager {m[1]}", [m], [str(m[1])]))
+        for w in workers:
+            if w[1] == m[1]:
+                out.append((f"    {worker_label(w)}", [w], [worker_label(w)]))
+    return out
+
+
+class RunView(QWidget):
+    report_requested = Signal(list)  # [run id]
+    failed = Signal(str)  # the run cannot be read: a message for the user
+
+    def __init__(self, run_id: int, tasks: StoreTasks, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.run_id = run_id
+        self.tasks = tasks
+        self.data: StoredRun | None = None
+        self.live = LiveResults(update_seconds=1)
+        self._scopes: list[tuple[str, list[SeriesKey], list[str]]] = []
+
+        self.banner, self.banner_text, blay = stored_banner()
+        self.banner_text.setText(f"Stored run {run_id} \u2014 reading it from the results database\u2026")
+        self.report_button = button("Report\u2026", "Write a report of this run (HTML, PDF, XLSX, CSV)",
+                                    lambda: self.report_requested.emit([self.run_id]))
+        blay.addWidget(self.report_button)
+
+        self.scope = QComboBox()
+        self.scope.setToolTip("Which level the charts show: All Managers (sums), a manager or a worker")
+        self.scope.setMinimumContentsLength(16)
+        self.step = QComboBox()
+        self.step.setToolTip("One step from its start, or every step on the run's time axis")
+        self.step.setMinimumContentsLength(24)
+        self.each_interval = QRadioButton("Each interval")
+        self.each_interval.setToolTip("The numbers of each second (fio's status interval)")
+        self.since_start = QRadioButton("Since step start")
+        self.since_start.setToolTip("Averages from the step's start to each point (Iometer's Start of test)")
+        self.each_interval.setChecked(True)
+        self.kind_group = QButtonGroup(self)
+        self.kind_group.addButton(self.each_interval)
+        self.kind_group.addButton(self.since_start)
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel("Show:"))
+        controls.addWidget(self.scope, 1)
+        controls.addWidget(QLabel("Step:"))
+        controls.addWidget(self.step, 2)
+        controls.addWidget(self.each_interval)
+        controls.addWidget(self.since_start)
+
+        self.notice = QLabel()
+        self.notice.setObjectName("emptyState")
+        self.notice.setWordWrap(True)
+        self.notice.setEnabled(False)
+        self.notice.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.notice.hide()
+        self.charts = StoredCharts("time since the run started (s)")
+        self.table_title = QLabel("Results per step (All Managers, whole step)")
+        f = self.table_title.font()
+        f.setBold(True)
+        self.table_title.setFont(f)
+        self.table = ReportTableWidget(fit=False)
+        self.table_notes = QLabel()
+        self.table_notes.setWordWrap(True)
+        self.table_notes.setEnabled(False)
+        self.messages = QListWidget()
+        self.messages.setWordWrap(True)
+        self.messages.setMaximumHeight(90)
+        self.messages.hide()
+
+        top = QWidget()
+        tlay = QVBoxLayout(top)
+        tlay.setContentsMargins(0, 0, 0, 0)
+        tlay.addLayout(controls)
+        tlay.addWidget(self.notice)
+        tlay.addWidget(self.charts, 1)
+        bottom = QWidget()
+        blay2 = QVBoxLayout(bottom)
+        blay2.setContentsMargins(0, 0, 0, 0)
+        blay2.addWidget(self.table_title)
+        blay2.addWidget(self.table, 1)
+        blay2.addWidget(self.table_notes)
+        blay2.addWidget(self.messages)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(top)
+        self.splitter.addWidget(bottom)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([430, 260])
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.banner)
+        lay.addWidget(self.splitter, 1)
+
+        self.scope.currentIndexChanged.connect(lambda _i: self._show_scope())
+        self.step.currentIndexChanged.connect(lambda _i: self._replay())
+        self.kind_group.buttonToggled.connect(lambda *_: self._redraw())
+        for w in (self.scope, self.step, self.each_interval, self.since_start):
+            w.setEnabled(False)
+
+    @property
+    def run_ids(self) -> set[int]:
+        return {self.run_id}
+
+    @property
+    def kind(self) -> str:
+        return LAST if self.each_interval.isChecked() else WHOLE
+
+    def title(self) -> str:
+        return f"Run {self.run_id} (stored)"
+
+    def load(self) -> None:
+        self.tasks.submit(f"reading run {self.run_id}", lambda store: load_run(store, self.run_id),
+                          self._loaded, self._failed, owner=self)
+
+    def _failed(self, message: str) -> None:
+        self.banner_text.setText(f"Stored run {self.run_id} cannot be shown: {message}")
+        self.failed.emit(message)
+
+    def _loaded(self, data: StoredRun) -> None:
+        self.data = data
+        r = data.run
+        host = r.host.get("hostname") or ""
+        source = f"imported from {r.host.get('imported_from')}" if r.host.get("imported_from") else \
+            f"recorded {local_time(r.started)}" + (f" \u2013 {local_time(r.ended)[11:]}" if r.ended else "") + \
+            (f" on {host}" if host else "")
+        self.banner_text.setText(
+            f"Stored run {r.id}" + (f" \u201c{r.name}\u201d" if r.name else "") + f" \u2014 {source}, {r.status}, "
+            f"{len(r.steps)} step{'s' * (len(r.steps) != 1)}. Not a live test: these are the numbers kept in the "
+            "results database.")
+        self.table.set_table(summary_table(r, p99=not is_iometer_run(r)))
+        self.table_notes.setText("\n".join(summary_table(r, p99=not is_iometer_run(r)).notes))
+        msgs = [m for s in r.steps for m in s.messages] + r.messages
+        self.messages.clear()
+        for m in msgs:
+            if m.level != "info":
+                self.messages.addItem(f"{m.level}: {(m.manager + ': ') if m.manager else ''}{m.text}")
+        self.messages.setVisible(self.messages.count() > 0)
+
+        self.step.blockSignals(True)
+        self.step.clear()
+        self.step.addItem("All steps", None)
+        for s in r.steps:
+            self.step.addItem(f"{s.index + 1}: {s.spec_name}" + (f" (QD {s.queue_depth})" if s.queue_depth else "")
+                              + ("" if s.status == "complete" else f" \u2014 {s.status}"), s.id)
+        self.step.blockSignals(False)
+        self._scopes = scopes(data)
+        self.scope.blockSignals(True)
+        self.scope.clear()
+        for title, _k, _l in self._scopes:
+            self.scope.addItem(title)
+        self.scope.blockSignals(False)
+        for w in (self.scope, self.step, self.each_interval, self.since_start):
+            w.setEnabled(data.has_samples)
+        if not data.has_samples:
+            self.notice.setText("This run has no samples over time" + (
+                " (imported from Iometer, which keeps only each test's final numbers)" if is_iometer_run(r) else "")
+                + "; its results are in the table below.")
+        self.notice.setVisible(not data.has_samples)
+        self.charts.setVisible(data.has_samples)
+        self._show_scope()
+
+    def _show_scope(self) -> None:
+        i = self.scope.currentIndex()
+        if not self._scopes or i < 0:
+            return
+        _title, keys, labels = self._scopes[i]
+        self.charts.set_series(keys, labels)
+        self._replay()
+
+    def _replay(self) -> None:
+        if self.data is None:
+            return
+        step_id = self.step.currentData()
+        replay(self.live, self.data, step_id)
+        self.charts.set_x_label("time since the step started (s)" if step_id is not None
+                                else "time since the run started (s)")
+        self._redraw()
+
+    def _redraw(self) -> None:
+        self.charts.show(self.live, self.kind)
+
+
+class StoredCharts(ChartGrid):
+    """The live charts for stored numbers: the window's palette, a given time axis label, and the whole
+    time axis at once (a stored run is complete: no room a quarter ahead for data to come)."""
+
+    def __init__(self, x_label: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.set_x_label(x_label)
+        self.apply_palette(QApplication.palette())
+
+    def set_x_label(self, text: str) -> None:
+        for c in self.charts:
+            c.plot.setLabel("bottom", text)
+
+    def set_series(self, keys: list[SeriesKey], labels: list[str]) -> None:
+        super().set_series(keys, labels)
+        for c in self.charts:  # the live label is too long for charts sharing the view with a table
+            if c.spec.field == "lat_mean_ms" and not self.many:
+                c.plot.setLabel("left", "ms (dashed: p99)")
+
+    def show(self, live: LiveResults, kind: str) -> None:  # type: ignore[override]
+        # Levels stored without histograms have no p99: pyqtgraph warns about the all-NaN dashed curve while
+        # it is set, and at every paint after; drop it.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
+            self.redraw(live, kind, force=True)
+            for c in self.charts:
+                for curve in c.p99:
+                    _x, y = curve.getData()
+                    if y is not None and len(y) and not np.isfinite(y).any():
+                        curve.setData([], [])
+                        curve.scatter.clear()  # the hidden symbols keep their points otherwise
+        x_max = max((float(s.xs()[-1]) for s in live.series.values() if s.n), default=0.0)
+        if x_max > 0 and self.follow:
+            self.charts[0].plot.setXRange(0, x_max, padding=0.02)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.PaletteChange:  # light/dark switch
+            self.apply_palette(QApplication.palette())
+        super().changeEvent(event)

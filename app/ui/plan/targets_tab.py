@@ -1,0 +1,438 @@
+"""Disk Targets: the selected worker's targets (test files or raw disks) and its disk settings."""
+
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QRegularExpressionValidator
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.engine import disks as disk_list
+from app.engine.jobfile import DEFAULT_FILE_SIZE
+from app.engine.targets import TargetError, resolve
+from app.model.plan import DATA_PATTERNS, LOCAL, Target, Worker
+from app.model.units import format_bytes, parse_size
+from app.model.validation import MAX_QUEUE_DEPTH
+from app.ui.plan.document import TARGETS, PlanDocument
+from app.ui.plan.topology import Selection
+from app.ui.widgets import ContentOrEmpty, button, compact_rows, error_label
+
+PATTERN_TITLES = ("Repeating bytes", "Pseudo random", "Full random")
+FILE_SECTOR = 4096  # Iometer's "sector" for a test file on Linux/macOS file systems (targets.py)
+_DIGITS = QRegularExpressionValidator(r"\d{0,18}")
+
+TIPS = {
+    "queue_depth": "# of Outstanding I/Os: how many I/Os this worker keeps in flight on EACH of its targets "
+                   "(fio iodepth per target job).",
+    "max_size": "Maximum Disk Size in sectors: how much of each target is used. 0 = the whole disk; "
+                f"a test file then gets {format_bytes(DEFAULT_FILE_SIZE)} (fio needs a size). "
+                "A sector is 512 bytes on raw disks and the file system block (usually 4096 bytes) for files.",
+    "start_sector": "Starting Disk Sector: I/O starts this many sectors into each target (fio offset).",
+    "data_pattern": "Write I/O Data Pattern: repeating bytes (compress well), pseudo random (reused random "
+                    "buffers) or full random (new random data for every write).",
+}
+
+
+def _os_of(doc: PlanDocument, mi: int, os_by_manager: dict[str, str]) -> str:
+    m = doc.plan.managers[mi]
+    if m.host == LOCAL:
+        return platform.system()
+    return os_by_manager.get(m.name, "")
+
+
+def target_state(target: Target, worker: Worker, os_name: str) -> tuple[str, str, bool]:
+    """(kind, size/state text, problem?) for the targets table."""
+    if target.kind == "network":
+        return "network", "network targets are not run by fio", True
+    if not os_name:
+        return ("raw disk" if (target.path or target.name).startswith(("/dev/", "\\\\.\\")) else "test file",
+                "host OS unknown until the manager is probed", False)
+    try:
+        where = resolve(target, os_name)
+    except TargetError as e:
+        return "?", f"not placed on this {os_name} manager — use Set path… ({e})", True
+    size = worker.max_size * where.sector_size
+    if where.is_device:
+        return "raw disk", (f"first {format_bytes(size)}" if size else "whole disk") + f" — {where.path}", False
+    path = Path(where.path)
+    want = size or DEFAULT_FILE_SIZE
+    if os_name == platform.system() and path.exists():
+        have = path.stat().st_size
+        note = f"exists, {format_bytes(have)}"
+        if have < want:
+            note += f"; fio extends it to {format_bytes(want)}"
+        return "test file", f"{note} — {where.path}", False
+    return "test file", f"created when the run starts ({format_bytes(want)}) — {where.path}", False
+
+
+class AddTestFileDialog(QDialog):
+    """Path and size of a test file target; the size is the worker's Maximum Disk Size."""
+
+    def __init__(self, worker: Worker, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Add test file")
+        self.setMinimumWidth(480)
+        form = QFormLayout(self)
+        self.path = QLineEdit(str(Path.home() / "iobw.tst") if os.name != "nt" else "C:\\iobw.tst")
+        browse = button("Browse…", "Choose where the test file goes", self._browse)
+        row = QHBoxLayout()
+        row.addWidget(self.path, 1)
+        row.addWidget(browse)
+        form.addRow("Test file:", row)
+        current = worker.max_size * FILE_SECTOR
+        self.size = QLineEdit(format_bytes(current, exact=True) if current else format_bytes(DEFAULT_FILE_SIZE))
+        self.size.setToolTip("Size of the test file, e.g. 1 GiB, 512M, 4096k. It is the worker's Maximum Disk "
+                             "Size, so it applies to all of this worker's targets. Created by fio if missing.")
+        form.addRow("Size:", self.size)
+        self.error = error_label()
+        form.addRow("", self.error)
+        hint = QLabel("The file is created (filled with data) when the run starts if it does not exist.")
+        hint.setWordWrap(True)
+        form.addRow(hint)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        form.addRow(self.buttons)
+        self.path.textChanged.connect(self._check)
+        self.size.textChanged.connect(self._check)
+        self._check()
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Test file", self.path.text(),
+                                              options=QFileDialog.Option.DontConfirmOverwrite)
+        if path:
+            self.path.setText(path)
+
+    def size_bytes(self) -> int | None:
+        return parse_size(self.size.text())
+
+    def _check(self) -> None:
+        msg = ""
+        size = self.size_bytes()
+        p = self.path.text().strip()
+        if not p:
+            msg = "Enter a path for the test file."
+        elif Path(p).is_dir():
+            msg = f"{p} is a folder; name a file inside it, e.g. {Path(p) / 'iobw.tst'}"
+        elif size is None or size <= 0:
+            msg = "Size must be a positive size such as 1 GiB, 512M or 4096."
+        elif size % FILE_SECTOR:
+            msg = f"Size must be a multiple of {FILE_SECTOR} bytes (the file system's sector)."
+        self.error.setText(msg)
+        self.error.setVisible(bool(msg))
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not msg)
+
+
+class TargetsTab(QWidget):
+    def __init__(self, doc: PlanDocument, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.doc = doc
+        self.sel = Selection()
+        self.os_by_manager: dict[str, str] = {}
+        self.disk_os = platform.system()
+        self._loading = False
+
+        body = QWidget()
+        lay = QVBoxLayout(body)
+        self.heading = QLabel()
+        self.heading.setObjectName("heading")
+        lay.addWidget(self.heading)
+
+        settings = QGroupBox("Worker disk settings")
+        form = QFormLayout(settings)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        self.qd = QSpinBox()
+        self.qd.setRange(1, MAX_QUEUE_DEPTH)
+        self.qd.setSuffix(" per target")
+        self.qd.setToolTip(TIPS["queue_depth"])
+        form.addRow("# of Outstanding I/Os:", self.qd)
+        self.max_size = QLineEdit()
+        self.max_size.setMaximumWidth(160)
+        self.max_size.setMinimumWidth(110)
+        self.max_size.setValidator(_DIGITS)
+        self.max_size.setToolTip(TIPS["max_size"])
+        self.max_size_note = QLabel()
+        row = QHBoxLayout()
+        row.addWidget(self.max_size)
+        row.addWidget(QLabel("sectors"))
+        row.addWidget(self.max_size_note, 1)
+        form.addRow("Maximum Disk Size:", row)
+        self.start = QLineEdit()
+        self.start.setMaximumWidth(160)
+        self.start.setValidator(_DIGITS)
+        self.start.setToolTip(TIPS["start_sector"])
+        row = QHBoxLayout()
+        row.addWidget(self.start)
+        row.addWidget(QLabel("sectors"))
+        row.addStretch(1)
+        form.addRow("Starting Disk Sector:", row)
+        self.pattern = QComboBox()
+        self.pattern.addItems(PATTERN_TITLES[:len(DATA_PATTERNS)])
+        self.pattern.setToolTip(TIPS["data_pattern"])
+        form.addRow("Write I/O Data Pattern:", self.pattern)
+        lay.addWidget(settings)
+
+        assigned = QGroupBox("Targets of this worker (run in this order; cycling uses the first N)")
+        alay = QVBoxLayout(assigned)
+        self.table = QTableWidget(0, 3)
+        compact_rows(self.table)
+        self.table.setHorizontalHeaderLabels(["Target", "Kind", "Size and state"])
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table_stack = ContentOrEmpty(self.table)
+        alay.addWidget(self.table_stack, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(button("Add test file…", "Add a test file target (created if missing)", self.add_test_file))
+        buttons.addWidget(button("Add path…", "Add a file or device by typing its path (e.g. /dev/sdb, "
+                                 "\\\\.\\PhysicalDrive1)", self.add_path))
+        buttons.addWidget(button("Set path…", "Place the selected target at a file or device (for imported "
+                                 "targets such as C: on a Linux manager)", self.set_path))
+        buttons.addWidget(button("Remove", "Remove the selected target from this worker", self.remove))
+        buttons.addWidget(button("Move up", "Earlier targets are used first when cycling", lambda: self.move(-1)))
+        buttons.addWidget(button("Move down", "Later targets are used last when cycling", lambda: self.move(1)))
+        buttons.addStretch(1)
+        alay.addLayout(buttons)
+        lay.addWidget(assigned, 2)
+
+        raw = QGroupBox("Physical disks of this manager")
+        rlay = QVBoxLayout(raw)
+        self.disks = QTreeWidget()
+        self.disks.setHeaderLabels(["Device", "Size", "Model", "State"])
+        self.disks.setRootIsDecorated(False)
+        self.disks.header().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.disks_stack = ContentOrEmpty(self.disks)
+        rlay.addWidget(self.disks_stack, 1)
+        dbuttons = QHBoxLayout()
+        self.add_disk_button = button("Add disk", "Use the selected whole disk as a raw target "
+                                      "(writes destroy its data)", self.add_disk)
+        dbuttons.addWidget(self.add_disk_button)
+        dbuttons.addWidget(button("Refresh", "List the disks again", self.refresh_disks))
+        dbuttons.addStretch(1)
+        rlay.addLayout(dbuttons)
+        note = QLabel("Disks that are mounted, partitioned or part of a volume are greyed out: writing to them "
+                      "would destroy data in use. Use a test file on their file system instead.")
+        note.setWordWrap(True)
+        rlay.addWidget(note)
+        lay.addWidget(raw, 1)
+
+        self.stack = ContentOrEmpty(body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.stack)
+
+        self.qd.valueChanged.connect(lambda v: self._set_worker("queue_depth", v))
+        self.max_size.textEdited.connect(lambda t: self._set_worker("max_size", int(t or 0)))
+        self.start.textEdited.connect(lambda t: self._set_worker("start_sector", int(t or 0)))
+        self.pattern.currentIndexChanged.connect(lambda i: self._set_worker("data_pattern", i))
+        doc.replaced.connect(self.refresh)
+        doc.changed.connect(lambda what: self.refresh() if what == TARGETS else None)
+        self.refresh_disks()
+
+    # --- selection and refresh --------------------------------------------------------------
+    def set_selection(self, sel: Selection) -> None:
+        self.sel = sel
+        self.refresh()
+
+    def worker(self) -> Worker | None:
+        s = self.sel
+        if s.worker is None or s.manager is None:
+            return None
+        try:
+            return self.doc.plan.managers[s.manager].workers[s.worker]
+        except IndexError:
+            return None
+
+    def refresh(self) -> None:
+        w = self.worker()
+        if w is None:
+            self.stack.show_empty("Select a worker in the Topology on the left to see and choose its disk "
+                                  "targets.\n\nEach worker runs its access specifications against its own targets.")
+            return
+        self.stack.show_content()
+        m = self.doc.plan.managers[self.sel.manager]
+        self.heading.setText(f"<b>{w.name}</b> on manager <b>{m.name}</b>")
+        self._loading = True
+        self.qd.setValue(w.queue_depth)
+        self.max_size.setText(str(w.max_size))
+        self.start.setText(str(w.start_sector))
+        self.pattern.setCurrentIndex(w.data_pattern if 0 <= w.data_pattern < self.pattern.count() else 0)
+        self._loading = False
+        self._update_size_note(w)
+        self._fill_table(w)
+        self._fill_disks()
+
+    def _update_size_note(self, w: Worker) -> None:
+        if w.max_size:
+            self.max_size_note.setText(f"= {format_bytes(w.max_size * 512)} (512-byte sectors), "
+                                       f"{format_bytes(w.max_size * FILE_SECTOR)} on Linux mount points")
+            self.max_size_note.setToolTip("A sector is 512 bytes on disks and Windows drive letters and the file "
+                                          f"system block ({FILE_SECTOR} bytes) on Linux mount points, as in "
+                                          "Iometer; each target's own size is in the table below.")
+        else:
+            self.max_size_note.setText(f"whole disk; test files get {format_bytes(DEFAULT_FILE_SIZE)}")
+
+    def _fill_table(self, w: Worker) -> None:
+        os_name = _os_of(self.doc, self.sel.manager, self.os_by_manager)
+        row = self.table.currentRow()
+        self.table.setRowCount(len(w.targets))
+        for i, t in enumerate(w.targets):
+            kind, state, problem = target_state(t, w, os_name)
+            items = [QTableWidgetItem(t.name), QTableWidgetItem(kind), QTableWidgetItem(state)]
+            for it in items:
+                it.setToolTip(state)
+                if problem:
+                    it.setForeground(Qt.GlobalColor.red)
+            for c, it in enumerate(items):
+                self.table.setItem(i, c, it)
+        self.table.resizeColumnsToContents()
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        if w.targets:
+            self.table_stack.show_content()
+            self.table.selectRow(min(max(row, 0), len(w.targets) - 1))
+        else:
+            self.table_stack.show_empty("No targets assigned — add a test file, or pick a disk below.")
+
+    def refresh_disks(self) -> None:
+        self.local_disks = disk_list.list_disks(self.disk_os)
+        self._fill_disks()
+
+    def _fill_disks(self) -> None:
+        self.disks.clear()
+        m = self.doc.plan.managers[self.sel.manager] if self.sel.manager is not None else None
+        self.add_disk_button.setEnabled(False)
+        if m is not None and m.host != LOCAL:
+            self.disks_stack.show_empty(f"Disks of {m.host or 'an unmapped manager'} are not listed here. "
+                                        "Use Add path… with the device name on that host (e.g. /dev/sdb).")
+            return
+        reason = disk_list.unsupported_reason(self.disk_os)
+        if reason:
+            self.disks_stack.show_empty(reason)
+            return
+        if not self.local_disks:
+            self.disks_stack.show_empty(disk_list.empty_reason(self.disk_os))
+            return
+        self.disks_stack.show_content()
+        for d in self.local_disks:
+            kind = "" if d.rotational is None else (" (HDD)" if d.rotational else " (SSD)")
+            it = QTreeWidgetItem([d.path, format_bytes(d.size_bytes), (d.model or "—") + kind, d.state])
+            it.setData(0, Qt.ItemDataRole.UserRole, d.path)
+            if d.in_use or d.read_only:
+                it.setDisabled(True)
+                it.setToolTip(3, f"Not offered: {d.state}. Writing to it would destroy data in use; "
+                                 "use a test file on its file system instead.")
+            else:
+                it.setToolTip(3, "Unused whole disk: writes by a write spec destroy whatever it holds")
+            self.disks.addTopLevelItem(it)
+        for c in range(3):
+            self.disks.resizeColumnToContents(c)
+        self.add_disk_button.setEnabled(any(not d.in_use and not d.read_only for d in self.local_disks))
+
+    # --- edits ------------------------------------------------------------------------------
+    def _set_worker(self, attr: str, value: int) -> None:
+        w = self.worker()
+        if self._loading or w is None or getattr(w, attr) == value:
+            return
+        setattr(w, attr, value)
+        if attr == "max_size":
+            self._update_size_note(w)
+        self._fill_table(w)
+        self.doc.touch(TARGETS)
+
+    def _add(self, target: Target) -> None:
+        w = self.worker()
+        if w is None:
+            return
+        if any((t.path or t.name) == (target.path or target.name) for t in w.targets):
+            QMessageBox.information(self, "Already a target", f"{target.path or target.name} is already a "
+                                    f"target of {w.name}.")
+            return
+        w.targets.append(target)
+        self.doc.touch(TARGETS)
+        self.table.selectRow(len(w.targets) - 1)
+
+    def add_test_file(self) -> None:
+        w = self.worker()
+        if w is None:
+            return
+        dlg = AddTestFileDialog(w, self)
+        if dlg.exec() != QDialog.DialogCode.Accepted:
+            return
+        size = dlg.size_bytes() or DEFAULT_FILE_SIZE
+        w.max_size = size // FILE_SECTOR
+        path = dlg.path.text().strip()
+        self._add(Target(path, path))
+
+    def add_path(self) -> None:
+        path, ok = QInputDialog.getText(self, "Add target by path", "File or device on the manager's host:")
+        if ok and path.strip():
+            self._add(Target(path.strip(), path.strip()))
+
+    def set_path(self) -> None:
+        w = self.worker()
+        row = self.table.currentRow()
+        if w is None or not 0 <= row < len(w.targets):
+            return
+        t = w.targets[row]
+        path, ok = QInputDialog.getText(self, "Place target", f"File or device for {t.name!r}:",
+                                        text=t.path or "")
+        if ok:
+            t.path = path.strip() or None
+            self.doc.touch(TARGETS)
+
+    def add_disk(self) -> None:
+        it = self.disks.currentItem()
+        if it is None or it.isDisabled():
+            QMessageBox.information(self, "Choose a disk", "Select an unused disk in the list first.")
+            return
+        path = it.data(0, Qt.ItemDataRole.UserRole)
+        answer = QMessageBox.warning(
+            self, "Raw disk target",
+            f"Write access specifications DESTROY all data on {path} ({it.text(2)}, {it.text(1)}).\n\n"
+            "Use it as a target?", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel)
+        if answer == QMessageBox.StandardButton.Yes:
+            self._add(Target(Path(path).name, path))
+
+    def remove(self) -> None:
+        w = self.worker()
+        row = self.table.currentRow()
+        if w is not None and 0 <= row < len(w.targets):
+            del w.targets[row]
+            self.doc.touch(TARGETS)
+
+    def move(self, delta: int) -> None:
+        w = self.worker()
+        row = self.table.currentRow()
+        new = row + delta
+        if w is None or not (0 <= row < len(w.targets) and 0 <= new < len(w.targets)):
+            return
+        w.targets[row], w.targets[new] = w.targets[new], w.targets[row]
+        self.doc.touch(TARGETS)
+        self.table.selectRow(new)

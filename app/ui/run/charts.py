@@ -1,0 +1,382 @@
+"""The four live charts (IOPS, MB/s, average + p99 and maximum response time) drawn with pyqtgraph.
+
+Curves are clipped to the visible x range and downsampled (peak mode keeps spikes), so redraws
+stay cheap with hundreds of series after hours of samples.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QLabel, QWidget
+
+from app.ui.run.decimate import BinnedPeaks, clip_indices, peak_decimate
+from app.ui.run.live_data import CHART_FIELDS, LiveResults, SeriesKey
+from app.ui.run.many_curves import ManyCurves
+
+pg.setConfigOptions(antialias=False, useNumba=False)
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    field: str
+    title: str  # Iometer's statistic name
+    unit: str
+
+
+CHARTS = (
+    ChartSpec("iops", "Total I/Os per Second", "IOPS"),
+    ChartSpec("mbps", "Total MBs per Second (Decimal)", "MB/s"),
+    ChartSpec("lat_mean_ms", "Average I/O Response Time", "ms — dashed: 99th percentile"),
+    ChartSpec("lat_max_ms", "Maximum I/O Response Time", "ms"),
+)
+# A qualitative palette (Tableau 10) that reads on light and dark backgrounds; more series cycle hues.
+PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+           "#9c755f", "#bab0ac")
+LEGEND_MAX = 12
+AXIS_WIDTH = 64  # pixels for the left axis: ticks like "150k" or "0.0008" and the unit label
+X_START = 10.0  # seconds shown before the first data; the axis then grows a quarter ahead of the data
+SPARSE_POINTS = 120  # up to this many points per series, each point is also drawn as a dot
+PIXELS_PER_BIN = 3  # many-series mode: one min/max pair per this many pixel columns
+
+
+def series_color(i: int) -> QColor:
+    if i < len(PALETTE):
+        return QColor(PALETTE[i])
+    return pg.intColor(i, hues=24, values=2, minValue=170)
+
+
+def compact_ticks(values: list[float], spacing: float) -> list[str]:
+    """Tick labels like 1.5M / 250k / 0.004 with one suffix for the whole axis (no 2e+06)."""
+    top = max((abs(v) for v in values), default=0.0)
+    div, suffix = 1.0, ""
+    for d, suf in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if top >= d:
+            div, suffix = d, suf
+            break
+    step = spacing / div if spacing > 0 else 1.0
+    decimals = min(max(0, -math.floor(math.log10(step))), 6) if step > 0 else 0
+    return [f"{v / div:.{decimals}f}{suffix}" for v in values]
+
+
+class CompactAxis(pg.AxisItem):
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+        return compact_ticks([v * scale for v in values], spacing * scale)
+
+
+def nice_ceil(v: float) -> float:
+    """The next 1, 2, 2.5 or 5 x 10^k at or above v (axis ends people read easily)."""
+    if not v > 0 or not math.isfinite(v):
+        return 1.0
+    base = 10 ** math.floor(math.log10(v))
+    for m in (1, 2, 2.5, 5, 10):
+        if m * base >= v * (1 - 1e-9):
+            return m * base
+    return 10 * base
+
+
+def legend_html(groups: list[tuple[str, list[int]]], many: bool) -> str:
+    """Coloured squares and names; with many series each colour is a manager's workers."""
+    items = [f'<span style="color:{series_color(i).name()}">&#9632;</span>&nbsp;{html.escape(name)}'
+             + (f" ({len(members)})" if many and len(members) > 1 else "")
+             for i, (name, members) in enumerate(groups)]
+    lead = "One colour per manager, one line per worker: " if many else ""
+    dashed = "" if many else " &nbsp; — solid: average, dashed: 99th percentile response time"
+    return lead + " &nbsp; ".join(items) + dashed
+
+
+def group_series(keys: list[SeriesKey], labels: list[str]) -> list[tuple[str, list[int]]]:
+    """Many series drawn as one curve per manager (its workers share a colour); ALL stays alone."""
+    groups: dict[str, list[int]] = {}
+    for i, key in enumerate(keys):
+        level, manager, _k = key
+        name = "All Managers" if level == "all" else (manager or labels[i])
+        groups.setdefault(name, []).append(i)
+    return list(groups.items())
+
+
+def _top(y: np.ndarray) -> float:
+    if y.size == 0:
+        return 0.0
+    with np.errstate(all="ignore"):
+        v = float(np.nanmax(y)) if np.isfinite(y).any() else 0.0
+    return v
+
+
+class _Chart:
+    def __init__(self, spec: ChartSpec):
+        self.spec = spec
+        self.widget = pg.PlotWidget(axisItems={"left": CompactAxis("left")})
+        self.plot = self.widget.getPlotItem()
+        self.plot.setTitle(spec.title, size="9pt")
+        self.plot.setLabel("left", spec.unit)
+        self.plot.setLabel("bottom", "time since start (s)")
+        for axis in ("left", "bottom"):
+            ax = self.plot.getAxis(axis)
+            ax.enableAutoSIPrefix(False)
+            # Axes change only when the range does: keep them as pixmaps instead of replaying
+            # their text every frame (a large share of a redraw otherwise).
+            ax.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.plot.titleLabel.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        # one width for every left axis: pyqtgraph links x ranges by screen position, so plots
+        # whose axes differ in width would show shifted time ranges
+        self.plot.getAxis("left").setWidth(AXIS_WIDTH)
+        self.plot.showGrid(x=True, y=True, alpha=0.2)
+        self.plot.setClipToView(True)
+        self.plot.setDownsampling(auto=True, mode="peak")
+        self.plot.setMouseEnabled(x=True, y=False)
+        # Ranges are set by ChartGrid (stable "nice" ranges that change seldom): pyqtgraph's
+        # auto-range would re-measure every curve and re-lay the axes on every update.
+        self.plot.disableAutoRange()
+        self.plot.setRange(xRange=(0, X_START), yRange=(0, 1), padding=0)
+        self.plot.setMenuEnabled(False)
+        self.y_top = 1.0
+        self.widget.setMinimumSize(160, 140)
+        self.curves: list[pg.PlotDataItem] = []
+        self.p99: list[pg.PlotDataItem] = []
+        self.many: ManyCurves | None = None  # many-series mode: one item draws every group
+        self.pens: list[QPen] = []
+        self.marks: list[pg.InfiniteLine] = []
+
+
+class ChartGrid(QWidget):
+    """Four charts in a 2 x 2 grid showing the same set of series."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(4)
+        self.legend = QLabel()
+        self.legend.setObjectName("chartLegend")
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.hide()
+        grid.addWidget(self.legend, 0, 0, 1, 2)
+        self.charts = [_Chart(spec) for spec in CHARTS]
+        for i, c in enumerate(self.charts):
+            grid.addWidget(c.widget, 1 + i // 2, i % 2)
+        for c in self.charts[1:]:
+            c.plot.setXLink(self.charts[0].plot)
+        self.follow = True  # ranges follow the data until the user zooms or pans
+        self.x_top = X_START
+        self._generation = -1
+        for c in self.charts:
+            c.plot.getViewBox().sigRangeChangedManually.connect(self._user_zoomed)
+            c.plot.autoBtn.clicked.disconnect()
+            c.plot.autoBtn.clicked.connect(self.follow_data)
+        self.keys: list[SeriesKey] = []
+        self.groups: list[tuple[str, list[int]]] = []
+        self.many = False
+        self._bins: dict[int, tuple[tuple, BinnedPeaks]] = {}  # group -> (cache key, decimation)
+        self._marks_drawn = 0
+        self._revision = -1
+
+    def set_series(self, keys: list[SeriesKey], labels: list[str]) -> None:
+        """Which series to draw, the same colours in every chart (named in ``legend``, a strip above
+        the charts, so no legend covers the data).
+
+        Up to LEGEND_MAX series: one curve each, with dashed p99 lines. More: one item per chart
+        draws every series, one colour per manager (its workers share it), decimated to the chart's
+        pixel width (see benchmarks/bench_gui.py).
+        """
+        self.keys = list(keys)
+        self._revision = -1
+        self._bins.clear()
+        many = len(keys) > LEGEND_MAX
+        self.groups = group_series(keys, labels) if many else [(label, [i]) for i, label in enumerate(labels)]
+        for c in self.charts:
+            for item in c.curves + c.p99:
+                c.plot.removeItem(item)
+            c.curves, c.p99, c.pens = [], [], []
+            if c.many is not None:
+                c.plot.removeItem(c.many)
+                c.many = None
+            if many:
+                c.many = ManyCurves()
+                c.plot.addItem(c.many)
+            for i, _group in enumerate(self.groups):
+                pen = pg.mkPen(series_color(i), width=1 if many else 1.5)
+                c.pens.append(pen)
+                if many:
+                    continue
+                c.curves.append(c.plot.plot([], [], pen=pen, connect="finite"))
+                if c.spec.field == "lat_mean_ms":
+                    dash = pg.mkPen(series_color(i), width=1, style=Qt.PenStyle.DashLine)
+                    c.p99.append(c.plot.plot([], [], pen=dash, connect="finite"))
+            if c.spec.field == "lat_mean_ms":
+                c.plot.setLabel("left", "ms" if many else c.spec.unit)
+        self.many = many
+        self.legend.setText(legend_html(self.groups, many))
+        self.legend.setVisible(len(self.groups) > 1 or many)
+
+    def _user_zoomed(self, *_args: object) -> None:
+        self.follow = False
+
+    def follow_data(self) -> None:
+        """Back to ranges that follow the data (the plot's 'A' button)."""
+        self.follow = True
+        self._reset_ranges()
+        for c in self.charts:
+            c.plot.autoBtn.hide()
+        self._revision = -1
+
+    def _reset_ranges(self) -> None:
+        self.x_top = X_START
+        self.charts[0].plot.setXRange(0, self.x_top, padding=0)
+        for c in self.charts:
+            c.y_top = 1.0
+            c.plot.setYRange(0, 1, padding=0)
+        self._bins.clear()
+
+    def _fit(self, x_max: float, y_max: list[float]) -> None:
+        """Grow ranges in steps (x by a quarter ahead, y to a nice top), shrink y only when the data
+        falls below 40 %: the axes are re-laid seldom, not on every update."""
+        if not self.follow:
+            return
+        if x_max > self.x_top:
+            self.x_top = nice_ceil(x_max * 1.25)
+            self.charts[0].plot.setXRange(0, self.x_top, padding=0)
+            self._space_mark_labels()
+        for c, top in zip(self.charts, y_max, strict=True):
+            if top > c.y_top or top < 0.4 * c.y_top:
+                c.y_top = nice_ceil(top * 1.1) if top > 0 else 1.0
+                c.plot.setYRange(0, c.y_top, padding=0)
+
+    def _space_mark_labels(self) -> None:
+        """Step labels (#1, #2, ...) only where they do not overlap at the current scale."""
+        for c in self.charts:
+            last = -np.inf
+            for m in c.marks:
+                show = m.value() - last >= self.x_top / 14
+                m.label.setVisible(show)
+                if show:
+                    last = m.value()
+
+    def clear_marks(self) -> None:
+        for c in self.charts:
+            for m in c.marks:
+                c.plot.removeItem(m)
+            c.marks = []
+        self._marks_drawn = 0
+
+    def redraw(self, live: LiveResults, kind: str, force: bool = False) -> bool:
+        """Push the series' points into the curves; returns False when nothing changed."""
+        if not force and live.revision == self._revision:
+            return False
+        self._revision = live.revision
+        if live.generation != self._generation:  # a new run: start from a short time axis again
+            self._generation = live.generation
+            if self.follow:
+                self._reset_ranges()
+        if len(live.steps) < self._marks_drawn:
+            self.clear_marks()
+        for mark in live.steps[self._marks_drawn:]:
+            for c in self.charts:
+                line = pg.InfiniteLine(mark.x, angle=90, pen=pg.mkPen((128, 128, 128), style=Qt.PenStyle.DotLine),
+                                       label=f"#{mark.label.split(':')[0]}",
+                                       labelOpts={"position": 0.97, "color": (128, 128, 128),
+                                                  "anchors": [(0, 0), (0, 0)]})
+                c.plot.addItem(line, ignoreBounds=True)
+                c.marks.append(line)
+        if len(live.steps) != self._marks_drawn:
+            self._space_mark_labels()
+        self._marks_drawn = len(live.steps)
+        if self.many:
+            x_max, y_max = self._redraw_groups(live, kind)
+        else:
+            x_max, y_max = self._redraw_each(live, kind)
+        self._fit(x_max, y_max)
+        return True
+
+    def _redraw_each(self, live: LiveResults, kind: str) -> tuple[float, list[float]]:
+        x_max, y_max = 0.0, [0.0] * len(self.charts)
+        for ci, c in enumerate(self.charts):
+            for i, key in enumerate(self.keys):
+                s = live.series.get(key)
+                if s is None or s.n == 0:
+                    c.curves[i].setData([], [])
+                    if c.p99:
+                        c.p99[i].setData([], [])
+                    continue
+                x = s.xs()
+                y = s.ys(kind, c.spec.field)
+                # dots while points are few: a step with one point (slow updates) is visible too
+                sparse = s.n <= SPARSE_POINTS
+                c.curves[i].setData(x, y, symbol="o" if sparse else None, symbolSize=5,
+                                    symbolPen=None, symbolBrush=series_color(i))
+                x_max = max(x_max, float(x[-1]))
+                y_max[ci] = max(y_max[ci], _top(y))
+                if c.p99:
+                    p99 = s.ys(kind, "p99_ms")
+                    c.p99[i].setData(x, p99, symbol="t" if sparse else None, symbolSize=6,
+                                     symbolPen=series_color(i), symbolBrush=None)
+                    y_max[ci] = max(y_max[ci], _top(p99))
+        return x_max, y_max
+
+    def _visible_x(self) -> tuple[float, float] | None:
+        """None while the x axis follows the data; the zoomed range otherwise (to clip to it)."""
+        vb = self.charts[0].plot.getViewBox()
+        return None if vb.autoRangeEnabled()[0] else tuple(vb.viewRange()[0])
+
+    def _redraw_groups(self, live: LiveResults, kind: str) -> tuple[float, list[float]]:
+        """One set of segments per group and chart. While the ranges follow the data, bins are
+        fixed on [0, x_top) and decimated incrementally (only new points are looked at)."""
+        x_range = None if self.follow else self._visible_x()
+        bins = max(40, int(self.charts[0].plot.getViewBox().width() / PIXELS_PER_BIN))
+        rows = [CHART_FIELDS.index(c.spec.field) for c in self.charts]
+        nc = len(self.charts)
+        x_max, y_max = 0.0, [0.0] * nc
+        per_chart: list[list[tuple[QPen, np.ndarray, np.ndarray]]] = [[] for _ in self.charts]
+        for gi, (_label, members) in enumerate(self.groups):
+            series = [live.series.get(self.keys[i]) for i in members]
+            series = [s for s in series if s is not None and s.n]
+            if not series:
+                continue
+            n = min(s.n for s in series)  # a group's series share their times (one manager's samples)
+            x = series[0].x[:n]
+            k = len(series)
+            x_max = max(x_max, float(x[-1]))
+
+            def gather(a: int, b: int, series=series) -> np.ndarray:  # [k * charts, b - a]
+                return np.concatenate([s.values[kind][rows, a:b] for s in series])
+
+            if x_range is None:
+                top = max(self.x_top, nice_ceil(float(x[-1]) * 1.25)) if x[-1] > self.x_top else self.x_top
+                key = (gi, kind, top, bins, k, live.generation)
+                cache = self._bins.get(gi)
+                if cache is None or cache[0] != key:
+                    cache = (key, BinnedPeaks(0.0, top, bins, k * nc))
+                    self._bins[gi] = cache
+                dx, dy = cache[1].update(x, gather, n)
+            else:
+                lo, hi = clip_indices(x, x_range)
+                dx, dy = peak_decimate(x[lo:hi], gather(lo, hi), bins)
+            with np.errstate(all="ignore"):
+                tops = np.fmax.reduce(np.where(np.isnan(dy), -np.inf, dy), axis=1) if dy.shape[1] else \
+                    np.zeros(dy.shape[0])
+            for ci, c in enumerate(self.charts):
+                per_chart[ci].append((c.pens[gi], dx, dy[ci::nc][:k]))
+                y_max[ci] = max(y_max[ci], float(np.max(tops[ci::nc][:k], initial=0.0)))
+        for c, groups in zip(self.charts, per_chart, strict=True):
+            c.many.set_groups(groups)
+        return x_max, y_max
+
+    def apply_palette(self, palette: QPalette) -> None:
+        """Follow the window's light or dark palette."""
+        bg = palette.color(QPalette.ColorRole.Base)
+        fg = palette.color(QPalette.ColorRole.Text)
+        for c in self.charts:
+            c.widget.setBackground(bg)
+            for axis in ("left", "bottom"):
+                ax = c.plot.getAxis(axis)
+                ax.setPen(fg)
+                ax.setTextPen(fg)
+            c.plot.setTitle(c.spec.title, color=fg.name(), size="9pt")
+

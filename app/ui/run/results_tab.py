@@ -1,0 +1,272 @@
+"""Results Display: live charts and Iometer's statistics for All Managers, a manager or a worker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QButtonGroup,
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QRadioButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.plan.document import RESULTS, TOPOLOGY, PlanDocument
+from app.ui.plan.topology import Selection
+from app.ui.run.charts import ChartGrid
+from app.ui.run.live_data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
+from app.ui.widgets import compact_rows
+
+REDRAW_MS = 250  # coalesce sample bursts; the update frequency decides how often points are made
+TABLE_COLUMNS_MAX = 64
+
+
+@dataclass
+class Scope:
+    title: str
+    keys: list[SeriesKey]
+    labels: list[str]
+    selection: Selection | None = None  # the Topology item it corresponds to
+
+
+def worker_key(position: int) -> str:
+    """Telemetry's worker key: w<N>, the N-th worker of its manager (1-based)."""
+    return f"w{position + 1}"
+
+
+def scopes_for(doc: PlanDocument) -> list[Scope]:
+    plan = doc.plan
+    out = [Scope("All Managers", [ALL_KEY], ["All Managers"], Selection())]
+    if len(plan.managers) > 1:
+        out.append(Scope("Each manager", [("manager", m.name, m.name) for m in plan.managers],
+                         [m.name for m in plan.managers]))
+    all_workers = [(m, wi, w) for m in plan.managers for wi, w in enumerate(m.workers)]
+    if len(all_workers) > 1:
+        out.append(Scope("Each worker (all managers)", [("worker", m.name, worker_key(wi)) for m, wi, _ in all_workers],
+                         [f"{m.name} / {w.name}" for m, _, w in all_workers]))
+    for mi, m in enumerate(plan.managers):
+        out.append(Scope(f"Manager {m.name}", [("manager", m.name, m.name)], [m.name], Selection(mi)))
+        if len(m.workers) > 1:
+            out.append(Scope(f"Manager {m.name}: each worker", [("worker", m.name, worker_key(wi))
+                                                                 for wi in range(len(m.workers))],
+                             [w.name for w in m.workers]))
+        for wi, w in enumerate(m.workers):
+            out.append(Scope(f"    {m.name} / {w.name}", [("worker", m.name, worker_key(wi))],
+                             [f"{m.name} / {w.name}"], Selection(mi, wi)))
+    return out
+
+
+def format_value(v: float | None) -> str:
+    """Iometer's two decimals, but whole numbers from 100 up and 4 significant digits below 1."""
+    if v is None or v != v:  # None or NaN
+        return "—"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    if abs(v) >= 1 or v == 0:
+        return f"{v:,.2f}"
+    return f"{v:.4g}"
+
+
+class ResultsTab(QWidget):
+    def __init__(self, doc: PlanDocument, live: LiveResults, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.doc = doc
+        self.live = live
+        self.scopes: list[Scope] = []
+        self._table_revision = -1
+
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel("Show:"))
+        self.scope = QComboBox()
+        self.scope.setToolTip("Which level the charts and the table show: All Managers (sums), a manager, "
+                              "a worker, or one line per manager / worker")
+        self.scope.setMinimumContentsLength(14)
+        self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        controls.addWidget(self.scope, 1)
+        options = QGridLayout()
+        options.addWidget(QLabel("Results since:"), 0, 0)
+        self.since_whole = QRadioButton("Start of test")
+        self.since_whole.setToolTip("WHOLE_TEST: averages since recording started (after ramp-up)")
+        self.since_last = QRadioButton("Last update")
+        self.since_last.setToolTip("LAST_UPDATE: the numbers of the interval since the previous update")
+        self.since = QButtonGroup(self)
+        self.since.addButton(self.since_whole)
+        self.since.addButton(self.since_last)
+        options.addWidget(self.since_whole, 0, 1)
+        options.addWidget(self.since_last, 1, 1)
+        options.addWidget(QLabel("Update frequency:"), 2, 0)
+        self.frequency = QComboBox()
+        for sec in UPDATE_CHOICES:
+            self.frequency.addItem("∞ (end of step)" if sec == 0 else f"{sec} s", sec)
+        self.frequency.setToolTip("How often a new point is made (seconds of fio time); ∞ = only when each "
+                                  "step ends, as in Iometer")
+        options.addWidget(self.frequency, 2, 1)
+        options.setColumnStretch(2, 1)
+
+        self.notice = QLabel("No results yet — press Start (F5) to run the plan; live numbers appear here.")
+        self.notice.setWordWrap(True)
+        self.notice.setObjectName("emptyState")
+        self.notice.setEnabled(False)
+        self.notice.setAlignment(Qt.AlignmentFlag.AlignCenter)
+
+        self.charts = ChartGrid()
+        self.table = QTableWidget(len(STATS), 1)
+        compact_rows(self.table)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setVerticalHeaderLabels([s.label for s in STATS])
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.horizontalScrollBar().valueChanged.connect(lambda _v: self._fill_table())
+        self.table.setMinimumWidth(220)
+        self.table.setToolTip("Iometer's statistics for the level shown. Response time is fio's total latency "
+                              "(submit to completion), as Iometer measures it.")
+        left = QWidget()
+        llay = QVBoxLayout(left)
+        llay.setContentsMargins(0, 0, 0, 0)
+        llay.addLayout(controls)
+        llay.addWidget(self.notice)
+        llay.addWidget(self.charts, 1)
+        right = QWidget()
+        rlay = QVBoxLayout(right)
+        rlay.setContentsMargins(0, 0, 0, 0)
+        rlay.addLayout(options)
+        rlay.addWidget(self.table, 1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([540, 460])
+        self.splitter = split
+
+        lay = QVBoxLayout(self)
+        lay.addWidget(split, 1)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(REDRAW_MS)
+        self.timer.timeout.connect(self.redraw)
+        self.timer.start()
+
+        self.scope.currentIndexChanged.connect(self._scope_changed)
+        self.since.buttonToggled.connect(lambda *_: self._kind_changed())
+        self.frequency.currentIndexChanged.connect(self._frequency_changed)
+        doc.replaced.connect(self.load)
+        doc.changed.connect(lambda what: self._rebuild_scopes() if what == TOPOLOGY else None)
+        self.load()
+
+    # --- settings -----------------------------------------------------------------------------
+    @property
+    def kind(self) -> str:
+        return LAST if self.since_last.isChecked() else WHOLE
+
+    def load(self) -> None:
+        s = self.doc.plan.setup
+        for w in (self.since, self.since_whole, self.since_last, self.frequency):
+            w.blockSignals(True)
+        (self.since_last if s.update_type == LAST else self.since_whole).setChecked(True)
+        idx = self.frequency.findData(s.update_frequency)
+        if idx < 0:
+            self.frequency.addItem(f"{s.update_frequency} s", s.update_frequency)
+            idx = self.frequency.count() - 1
+        self.frequency.setCurrentIndex(idx)
+        for w in (self.since, self.since_whole, self.since_last, self.frequency):
+            w.blockSignals(False)
+        self.live.update_seconds = s.update_frequency
+        self._rebuild_scopes()
+
+    def _rebuild_scopes(self) -> None:
+        old = self.scope.currentText()
+        self.scopes = scopes_for(self.doc)
+        self.scope.blockSignals(True)
+        self.scope.clear()
+        for sc in self.scopes:
+            self.scope.addItem(sc.title)
+        idx = self.scope.findText(old)
+        self.scope.setCurrentIndex(idx if idx >= 0 else 0)
+        self.scope.blockSignals(False)
+        self._scope_changed()
+
+    def set_selection(self, sel: Selection) -> None:
+        """Follow the Topology, as Iometer's results follow the dragged manager/worker."""
+        for i, sc in enumerate(self.scopes):
+            if sc.selection == sel:
+                self.scope.setCurrentIndex(i)
+                return
+
+    def current_scope(self) -> Scope:
+        i = self.scope.currentIndex()
+        return self.scopes[i] if 0 <= i < len(self.scopes) else self.scopes[0]
+
+    def _scope_changed(self) -> None:
+        sc = self.current_scope()
+        self.charts.set_series(sc.keys, sc.labels)
+        cols = sc.labels[:TABLE_COLUMNS_MAX]
+        self.table.clearContents()
+        self.table.setColumnCount(len(cols))
+        self.table.setHorizontalHeaderLabels(cols)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for c, label in enumerate(cols):  # wide enough for the label and for 1,234,567.89
+            self.table.setColumnWidth(c, max(header.fontMetrics().horizontalAdvance(label) + 16,
+                                             header.fontMetrics().horizontalAdvance("9,999,999.99") + 12))
+        self.redraw(force=True)
+
+    def _kind_changed(self) -> None:
+        self.doc.plan.setup.update_type = self.kind
+        self.doc.touch(RESULTS)
+        self.redraw(force=True)
+
+    def _frequency_changed(self) -> None:
+        sec = int(self.frequency.currentData())
+        self.live.update_seconds = sec
+        self.doc.plan.setup.update_frequency = sec
+        self.doc.touch(RESULTS)
+
+    # --- drawing ------------------------------------------------------------------------------
+    def redraw(self, force: bool = False) -> bool:
+        self.notice.setVisible(not self.live.series)
+        changed = self.charts.redraw(self.live, self.kind, force)
+        if changed or force:
+            self._fill_table()
+        return changed
+
+    def _fill_table(self) -> None:
+        """Only the columns in view (a 128-worker view has 128 columns); scrolling fills the others."""
+        sc = self.current_scope()
+        kind = self.kind
+        keys = sc.keys[:TABLE_COLUMNS_MAX]
+        first = max(self.table.columnAt(0), 0)
+        last = self.table.columnAt(self.table.viewport().width() - 1)
+        last = len(keys) - 1 if last < 0 else last
+        for c in range(first, min(last, len(keys) - 1) + 1):
+            key = keys[c]
+            s = self.live.series.get(key)
+            m = s.latest.get(kind) if s else None
+            for r, stat in enumerate(STATS):
+                value = stat.get(m) if m is not None else None
+                text = "—" if value is None else (f"{value:,.0f}" if stat.count else format_value(value))
+                it = self.table.item(r, c)
+                if it is None:
+                    it = QTableWidgetItem()
+                    it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    self.table.setItem(r, c, it)
+                it.setText(text)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.PaletteChange:  # light/dark switch: charts follow
+            self.apply_palette()
+        super().changeEvent(event)
+
+    def apply_palette(self) -> None:
+        self.charts.apply_palette(QApplication.palette())
+        self.charts.redraw(self.live, self.kind, force=True)
