@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import time
 from pathlib import Path
+
+from app.engine.local_fio import _children as children  # the process tree as the engine reads it
 
 
 def _stat(pid: int) -> list[str] | None:
@@ -12,14 +13,6 @@ def _stat(pid: int) -> list[str] | None:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return None
-
-
-def children(pid: int) -> list[int]:
-    out: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        with contextlib.suppress(OSError, ValueError):
-            out.extend(int(c) for c in (task / "children").read_text().split())
-    return out
 
 
 def descendants(pid: int) -> dict[int, str]:

@@ -21,18 +21,6 @@ from tests.helpers import grid
 pytestmark = pytest.mark.fio
 
 
-@pytest.fixture
-def small_fs(tmp_path):
-    """A 4 MiB tmpfs for the database (needs root, as CI has)."""
-    mnt = tmp_path / "small"
-    mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)],
-                                           capture_output=True).returncode:
-        pytest.skip("mounting a small tmpfs needs root")
-    yield mnt
-    subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
-
-
 def _plan(tmp_path, targets: int = 16):
     plan = grid(1, 4, targets // 4)
     plan.managers[0].host = LOCAL
@@ -53,6 +41,7 @@ def _fill(folder, leave: int) -> None:
     free = st.f_bavail * st.f_frsize
     with open(folder / "filler", "wb") as f:
         f.write(b"\0" * max(free - leave, 0))
+
 
 
 def test_disk_full_during_a_run_ends_it_in_one_message_and_keeps_the_run(tmp_path, small_fs):
