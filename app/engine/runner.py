@@ -109,7 +109,7 @@ def idle_jobs(report: Snapshot | None, jobfile: JobFile) -> list[JobInfo]:
     or dropped them (a mounted device, a bad option, a missing file) even when it exits with 0."""
     done: dict[str, int] = {}
     for job in report.jobs if report is not None else []:
-        ios = sum(int((job.get(d) or {}).get("total_ios") or 0) for d in ("read", "write", "trim"))
+        ios = sum(int((job.get(d) or {}).get("total_ios") or 0) for d in ("read", "write", "trim", "mixed"))
         done[str(job.get("jobname"))] = done.get(str(job.get("jobname")), 0) + ios
     return [j for j in jobfile.jobs if not done.get(j.name)]
 
@@ -305,7 +305,8 @@ class Runner:
                     self.listener.message(step, ev)
                 elif isinstance(ev, Finished):
                     if ev.ok and not (ev.stopped or self._stopping_step or self._abort.is_set()):
-                        idle = idle_jobs(last.get(name), files[name])
+                        idle = [j for j in idle_jobs(last.get(name), files[name])
+                                if self._io_expected(j, files[name])]
                         if idle:
                             ev = Finished(name, False, no_io_reason(idle, said.get(name, [])), ev.returncode)
                     if not ev.ok:
@@ -333,6 +334,12 @@ class Runner:
         else:
             status = "failed"
         return StepOutcome(step, status, telemetry.final_results(), finished, raw, started, time.time())
+
+    def _io_expected(self, job: JobInfo, jf: JobFile) -> bool:
+        """A job should have done I/O unless its spec waits (Iometer's delay) about as long as the step runs."""
+        spec = self.plan.spec(job.spec)
+        delay_ms = max((ln.delay for ln in spec.lines), default=0) if spec else 0
+        return 2 * delay_ms < jf.run_time * 1000
 
     @staticmethod
     def _pump(name: str, transport: Transport, out: queue.Queue[tuple[str, Event]]) -> None:

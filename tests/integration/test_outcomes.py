@@ -235,3 +235,15 @@ def test_step_seconds_come_from_the_job_file(tmp_path):
     assert Runner(plan, eps, None, RunOptions(engine="null")).step_seconds(0) == 40
     assert Runner(plan, eps, None, RunOptions(engine="null", ramp_up=5)).step_seconds(0) == 35
     assert Runner(plan, eps, None, RunOptions(engine="null", run_time=0)).step_seconds(0) == 0  # until Stop
+
+
+def test_no_io_is_expected_only_where_the_spec_does_not_wait_as_long_as_the_step(tmp_path):
+    plan = grid(1, 1, 1)
+    plan.managers[0].host = LOCAL
+    plan.managers[0].workers[0].targets = [Target(str(tmp_path / "f.tst"))]
+    runner = Runner(plan, build_endpoints(plan), None, RunOptions(run_time=10, engine="null"))
+    jf = runner.jobfiles[0]["M1"]
+    (job,) = jf.jobs
+    assert runner._io_expected(job, jf)
+    plan.specs[0].lines[0].delay = 8000  # Iometer's delay: 8 s between I/Os in a 10 s step
+    assert not runner._io_expected(job, jf)
