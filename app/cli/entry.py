@@ -37,6 +37,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _sweep_job_folders() -> None:
+    """Remove the job folders a killed Fiometer left in the temporary directory (never fatal)."""
+    from app.diagnostics import log
+    from app.engine import workdirs
+
+    try:
+        for folder in workdirs.sweep_once():
+            log.info("removed %s, left by a Fiometer that ended without cleaning up", folder)
+    except OSError as e:
+        log.warning("could not clean up old job folders: %s", e)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The one top-level handler: a user-facing problem is one message with its exit code; anything
     unexpected is one line naming the log file that holds the traceback (never a traceback)."""
@@ -55,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             args = build_parser().parse_args(["gui", *(argv or [])])
         log.info("fiometer %s", args.command)
+        _sweep_job_folders()
         return args.func(args)
     except CliError as e:
         print(f"fiometer: {e}", file=sys.stderr)

@@ -13,7 +13,7 @@ On POSIX fio's job processes call ``setsid()`` and keep running (holding the std
 the main fio process is killed, so a hard stop kills the job processes too; on Linux they are
 found through /proc and remembered while the run lasts. If Fiometer itself is killed, an
 ``orphan_guard`` ends fio and its jobs at once (Linux), and the private job folder it leaves in
-the temporary directory is removed by the next Fiometer's first run (``workdirs``).
+the temporary directory is removed when the next Fiometer starts (``workdirs``).
 """
 
 from __future__ import annotations

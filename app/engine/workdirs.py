@@ -2,7 +2,7 @@
 
 A local fio run gets a private folder ``fiometer-job-*`` holding its job file and a marker naming
 the process that made it (pid, host and start token, as the store's run owners). When Fiometer is
-killed, the folder stays; the next Fiometer to start a run removes such folders, but only when all of
+killed, the folder stays; the next Fiometer to start (any command) removes such folders, but only when all of
 this holds: the name has the prefix, it is a real folder (not a link) owned by this user, the marker
 is there and names a process that is gone, and the folder holds nothing but the marker and job files.
 Anything else is left alone.
