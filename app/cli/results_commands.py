@@ -38,6 +38,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     from app.analysis.disk_stats import run_disk_stats
     from app.analysis.iometer_import import is_iometer_run
+    from app.analysis.preconditioning import fill_summary
     from app.analysis.sweep import find_sweeps
     from app.analysis.timed_transfer import transfers
     from app.cli.progress import fmt_num, format_table
@@ -59,6 +60,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                                     **metrics(r.metrics)} for r in s.results]} for s in run.steps],
             "messages": [dataclasses.asdict(m) for m in run.messages],
             "disk_stats": [dataclasses.asdict(d) for d in run_disk_stats(run)],
+            "preconditioning": _precondition_json(args, run),
             "transfers": [dataclasses.asdict(x) for x in transfers(run)],
             "sweeps": [{"label": s.label, "dimension": s.dimension,
                         "max_iops": dataclasses.asdict(s.max_iops), "max_mbps": dataclasses.asdict(s.max_mbps),
@@ -90,6 +92,12 @@ def cmd_show(args: argparse.Namespace) -> int:
                            [[str(d.step + 1), d.manager, d.disk, ", ".join(d.targets) or "-", str(d.reads),
                              str(d.writes), fmt_num(d.r_await_ms, 3), fmt_num(d.w_await_ms, 3),
                              fmt_num(d.aqu_sz, 2), fmt_num(d.util_pct, 1)] for d in disks]))
+    precondition = fill_summary(run), _steady(args, run)
+    if any(precondition):
+        print("\nPreconditioning (not part of the measured results):")
+        for line in precondition:
+            if line:
+                print(f"  {line}")
     moved = transfers(run)
     if moved:
         print("\nTimed transfer:")
@@ -104,6 +112,33 @@ def cmd_show(args: argparse.Namespace) -> int:
     for msg in run.messages + [m for s in run.steps for m in s.messages]:
         print(f"{msg.level}: {msg.manager + ': ' if msg.manager else ''}{msg.text}")
     return 0
+
+
+def _precondition_json(args: argparse.Namespace, run) -> dict | None:
+    import dataclasses
+
+    from app.analysis.preconditioning import fill_summary, phases, precondition_of, steady_state_of
+
+    if not precondition_of(run).enabled:
+        return None
+    store = _store(args)
+    try:
+        verdict = steady_state_of(store, run)
+    finally:
+        store.close()
+    return {"phases": {str(k): v for k, v in phases(run).items()}, "fill": fill_summary(run),
+            "steady_state": dataclasses.asdict(verdict) | {"at_s": verdict.at_s} if verdict else None}
+
+
+def _steady(args: argparse.Namespace, run) -> str | None:
+    from app.analysis.preconditioning import precondition_of, steady_state_of
+
+    store = _store(args)
+    try:
+        verdict = steady_state_of(store, run)
+    finally:
+        store.close()
+    return verdict.sentence(precondition_of(run)) if verdict else None
 
 
 def cmd_export(args: argparse.Namespace) -> int:
