@@ -151,10 +151,19 @@ def test_stop_is_stopped_with_numbers_and_the_run_counts_what_ran(tmp_path):
     collect = Collect()
     runner = Runner(plan, build_endpoints(plan), None, RunOptions(run_time=60, engine="null", file_size=1 << 20))
 
-    def press(when: int, action) -> None:  # once the step has reported numbers
+    reported: list[int] = []  # the step index of every batch of samples
+
+    class Steps(Collect):
+        def samples(self, step, samples):
+            reported.append(step.index)
+            super().samples(step, samples)
+
+    collect = Steps()
+
+    def press(index: int, action) -> None:  # once step ``index`` has reported numbers twice
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            if len(collect.outcomes) == when and collect.samples_seen >= 2 * (when + 1):
+            if reported.count(index) >= 2:
                 action()
                 return
             time.sleep(0.1)
