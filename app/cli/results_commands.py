@@ -133,7 +133,7 @@ def _precondition_json(args: argparse.Namespace, run) -> dict | None:
 def _steady(args: argparse.Namespace, run) -> str | None:
     from app.analysis.preconditioning import precondition_of, steady_state_of
 
-    store = _store(args)
+    store = _store(args, reading=True)
     try:
         verdict = steady_state_of(store, run)
     finally:

@@ -118,7 +118,8 @@ def test_cli_run_ctrl_c_stops_gracefully_and_prints_results(tmp_path):
     plan = two_manager_plan(tmp_path)
     path = tmp_path / "plan.json"
     planfile.save(plan, path)
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "run", str(path), "--run-time", "60", "--engine", "null"],
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "run", str(path), "--run-time", "60", "--engine", "null",
+                             "--db", str(tmp_path / "r.db")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines = []
     while True:
