@@ -117,15 +117,17 @@ def _parse_map(items: list[str] | None) -> dict[str, str]:
     return parse_pairs(items, "--map", "NAME=PATH", "C:=/tmp/iobw.tst")
 
 
-def _expand(plan):
-    """The plan's steps, after its checks: a plan with errors never reaches expansion."""
+def _expand(plan, warnings: list[str] | tuple[str, ...] = (), refusal: str = "the plan cannot be used"):
+    """The plan's steps, after its checks: a plan with errors never reaches expansion. The refusal lists
+    the reader's ``warnings`` first: they often explain the error (a value Iometer would not take ...)."""
     from app.engine.sequence import SequenceTooLong, expand
     from app.model.validation import validate
 
     errors = [p for p in validate(plan) if p.severity == "error"]
     if errors:
         where = f"{plan.source}: " if plan.source else ""
-        raise CliError("the plan cannot be used:\n" + "\n".join(f"  {where}{p}" for p in errors))
+        lines = [*warnings, *(f"{where}plan {p}" for p in errors)]
+        raise CliError(f"{refusal}:\n" + "\n".join(f"  {ln}" for ln in lines))
     try:
         return expand(plan)
     except SequenceTooLong as e:

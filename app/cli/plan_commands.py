@@ -34,7 +34,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     opened = _open(args.file)
     plan = opened.plan
-    steps = _expand(plan)  # checks the plan first: nothing below meets a plan with errors
+    steps = _expand(plan, opened.warnings)  # checks the plan first: nothing below meets a plan with errors
     s = plan.setup
     print(f"Plan: {plan.name}   (from {args.file})")
     print(f"Test setup: {s.test_type}, run time {s.run_time} s per step, ramp-up {s.ramp_up} s, "
@@ -78,18 +78,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     opened = _open(args.file)
     plan = opened.plan
-    steps = _expand(plan)
+    # a job fio would refuse is never written
+    steps = _expand(plan, opened.warnings, "no job files written; the plan cannot run as it is" if args.jobs
+                    else "the plan cannot be used")
     if args.steps or not args.jobs:
         print(f"{len(steps)} steps; run time {plan.setup.run_time} s, ramp-up {plan.setup.ramp_up} s each")
         for step in steps:
             print(_step_line(plan, step))
     if args.jobs:
-        from app.model.validation import validate
-
-        errors = [p for p in validate(plan) if p.severity == "error"]
-        if errors:  # a job fio would refuse is never written
-            lines = [*opened.warnings, *(f"{args.file}: plan {p}" for p in errors)]
-            raise CliError("no job files written; the plan cannot run as it is:\n" + "\n".join(lines))
         mapping = _parse_map(args.map)
         out = Path(args.jobs)
         try:
