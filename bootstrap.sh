@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
 mode="${1:-run}"; shift || true
 
-APT_PKGS=(fio poppler-utils fonts-dejavu-core desktop-file-utils appstream
+APT_PKGS=(fio openssh-client openssh-server poppler-utils fonts-dejavu-core desktop-file-utils appstream
   libglib2.0-0 libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3
   xvfb xauth libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0)
 PY="${PYTHON:-python3}"
