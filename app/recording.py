@@ -6,19 +6,22 @@ keeps everything up to the last interval (the store marks it interrupted when ne
 
 from __future__ import annotations
 
+import contextlib
 import traceback
+from collections.abc import Callable
 
 from app.engine import targets as T
 from app.engine.disks import disk_of
 from app.engine.environment import machine_facts, target_facts
 from app.engine.jobfile import JobFile, target_key, worker_key
-from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome
+from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome, summarize
 from app.engine.sequence import Step
 from app.engine.transport import Message
 from app.model import planfile
 from app.model.plan import Plan
 from app.model.spec_words import spec_text
 from app.store.database import Store
+from app.store.errors import StoreError
 from app.store.recorder import Recorder, host_facts
 from app.store.records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
 
@@ -26,6 +29,10 @@ STEP_STATUS = {"complete": "complete", "stopped": "stopped", "partial": "failed"
 
 
 class StoreRecorder(RunListener):
+    """Records a run. The first store fault (disk full, read-only or locked file) is raised to the
+    runner, which ends the run; after it nothing more is attempted but marking the run failed, so the
+    run is kept as far as it got."""
+
     def __init__(self, store: Store, mapping: dict[str, str] | None = None, tags: list[str] | None = None,
                  name: str = ""):
         self.recorder = Recorder(store)
@@ -35,8 +42,26 @@ class StoreRecorder(RunListener):
         self.run_id: int | None = None
         self.plan: Plan | None = None
         self._step_ids: dict[int, int] = {}
+        self._planned = 0
+        self._statuses: list[str] = []
+        self.failure: StoreError | None = None  # the store fault that ended recording, if any
+
+    def _recording(self) -> bool:
+        return self.failure is None
+
+    def _fault(self, e: StoreError) -> StoreError:
+        if self.failure is None:
+            self.failure = e
+        return e
 
     def run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
+        self._planned = len(steps)
+        try:
+            self._run_started(plan, steps, endpoints)
+        except StoreError as e:
+            raise self._fault(e) from None
+
+    def _run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
         self.plan = plan
         rec = self.recorder
         local = machine_facts()
@@ -70,6 +95,13 @@ class StoreRecorder(RunListener):
         rec.add_targets(self.run_id, targets)
 
     def step_started(self, step: Step, jobfiles: dict[str, JobFile]) -> None:
+        if self._recording():
+            try:
+                self._step_started(step, jobfiles)
+            except StoreError as e:
+                raise self._fault(e) from None
+
+    def _step_started(self, step: Step, jobfiles: dict[str, JobFile]) -> None:
         assert self.run_id is not None and self.plan is not None
         specs = [self.plan.spec(name) for name in dict.fromkeys(w.spec for w in step.workers)]
         qds = step.queue_depths
@@ -87,15 +119,36 @@ class StoreRecorder(RunListener):
             self.recorder.set_step_output(step_id, name, job_text=jf.text)
 
     def samples(self, step: Step, samples) -> None:
+        if self._recording():
+            try:
+                self._samples(step, samples)
+            except StoreError as e:
+                raise self._fault(e) from None
+
+    def _samples(self, step: Step, samples) -> None:
         self.recorder.add_samples(self._step_ids[step.index], [
             SampleRow(s.manager, s.level, s.key, s.t, s.interval, s.whole) for s in samples])
 
     def message(self, step: Step | None, message: Message) -> None:
+        if self._recording():
+            try:
+                self._message(step, message)
+            except StoreError as e:
+                raise self._fault(e) from None
+
+    def _message(self, step: Step | None, message: Message) -> None:
         assert self.run_id is not None
         self.recorder.add_message(self.run_id, message.text, level=message.level, manager=message.manager,
                                   step_id=self._step_ids.get(step.index) if step else None)
 
     def step_finished(self, outcome: StepOutcome) -> None:
+        if self._recording():
+            try:
+                self._step_finished(outcome)
+            except StoreError as e:
+                raise self._fault(e) from None
+
+    def _step_finished(self, outcome: StepOutcome) -> None:
         step_id = self._step_ids[outcome.step.index]
         self.recorder.add_step_results(step_id, [ResultRow(s.manager, s.level, s.key, s.whole)
                                                  for s in outcome.results])
@@ -106,22 +159,36 @@ class StoreRecorder(RunListener):
         if outcome.status == "partial":
             errors += "; the other managers' results are kept"
         self.recorder.end_step(step_id, STEP_STATUS[outcome.status], error=errors or None)
+        self._statuses.append(outcome.status)
 
     def run_finished(self, status: str) -> None:
-        if self.run_id is not None:
+        if self.run_id is None:
+            return
+        if self.failure is not None:  # one attempt: a locked file would make each one wait again
+            with contextlib.suppress(StoreError):
+                self.recorder.end_run(self.run_id, "failed")  # else it is marked interrupted when next opened
+            return
+        try:
+            summary = summarize(self._statuses, self._planned)
+            self.recorder.add_message(self.run_id, f"Run {status}: {summary.text()}",
+                                      level="info" if status == "complete" else "warning")
             self.recorder.end_run(self.run_id, status)
+        except StoreError as e:
+            raise self._fault(e) from None
 
 
 class Fanout(RunListener):
     """Send every callback to several listeners (e.g. the progress display and the store), in order.
 
-    ``isolate``: a listener that raises is reported (traceback on stderr) and the others still get the
-    call, so a recorder bug cannot stop a run or its display (the window uses this).
+    ``isolate``: a listener that raises is reported (to ``on_error``, else a traceback on stderr) and the
+    others still get the call, so a recorder bug cannot stop a run or its display (the window uses this).
     """
 
-    def __init__(self, *listeners: RunListener, isolate: bool = False):
+    def __init__(self, *listeners: RunListener, isolate: bool = False,
+                 on_error: Callable[[str, Exception], None] | None = None):
         self.listeners = list(listeners)
         self.isolate = isolate
+        self.on_error = on_error  # (callback, error) for an isolated listener's failure; default: traceback
 
     def add(self, listener: RunListener, first: bool = False) -> None:
         if first:
@@ -136,8 +203,11 @@ class Fanout(RunListener):
                 continue
             try:
                 getattr(listener, callback)(*args)
-            except Exception:
-                traceback.print_exc()
+            except Exception as e:
+                if self.on_error is not None:
+                    self.on_error(callback, e)
+                else:
+                    traceback.print_exc()
 
     def run_started(self, *args) -> None:
         self._each("run_started", *args)

@@ -1,7 +1,8 @@
-"""Suite-wide: no test reads or writes the developer's own Fiometer settings file or results database."""
+"""Suite-wide: no test reads or writes the developer's own Fiometer settings file, results database or log."""
 
 import pytest
 
+from app import diagnostics
 from app.store.paths import ENV_OVERRIDE as ENV_DB
 from app.user_settings import ENV_DIR
 
@@ -10,3 +11,4 @@ from app.user_settings import ENV_DIR
 def _private_settings_and_database(tmp_path_factory, monkeypatch):
     monkeypatch.setenv(ENV_DIR, str(tmp_path_factory.mktemp("settings")))
     monkeypatch.setenv(ENV_DB, str(tmp_path_factory.mktemp("data") / "fiometer.db"))
+    monkeypatch.setenv(diagnostics.ENV_DIR, str(tmp_path_factory.mktemp("log")))

@@ -15,7 +15,7 @@ from app.cli import (
     run_commands,
     system_commands,
 )
-from app.cli.common import CliError
+from app.cli.common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_STORE, CliError, TerminalText
 
 FAMILIES = (plan_commands, run_commands, results_commands, history_commands, report_commands, system_commands)
 
@@ -30,21 +30,58 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for family in FAMILIES:
         family.register(sub)
+    for command in sub.choices.values():  # `fiometer runs --db X` as well as `fiometer --db X runs`
+        if not any("--db" in a.option_strings for a in command._actions):
+            command.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
+                                 help="results database (default: in your user data folder)")
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.smoke:
-        from app.smoke import main as smoke_main
+def _sweep_job_folders() -> None:
+    """Remove the job folders a killed Fiometer left in the temporary directory (never fatal)."""
+    from app.diagnostics import log
+    from app.engine import workdirs
 
-        return smoke_main()
-    if args.command is None:
-        args = build_parser().parse_args(["gui", *(argv or [])])
     try:
+        for folder in workdirs.sweep_once():
+            log.info("removed %s, left by a Fiometer that ended without cleaning up", folder)
+    except OSError as e:
+        log.warning("could not clean up old job folders: %s", e)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The one top-level handler: a user-facing problem is one message with its exit code; anything
+    unexpected is one line naming the log file that holds the traceback (never a traceback)."""
+    from app.diagnostics import log, report_unexpected, setup_logging
+    from app.store.errors import StoreError
+
+    args = build_parser().parse_args(argv)
+    setup_logging()
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalText(out), TerminalText(err)
+    try:
+        if args.smoke:
+            from app.smoke import main as smoke_main
+
+            return smoke_main()
+        if args.command is None:
+            args = build_parser().parse_args(["gui", *(argv or [])])
+        log.info("fiometer %s", args.command)
+        _sweep_job_folders()
         return args.func(args)
     except CliError as e:
         print(f"fiometer: {e}", file=sys.stderr)
-        return 2
+        return e.code
+    except StoreError as e:
+        print(f"fiometer: {e}", file=sys.stderr)
+        return EXIT_STORE
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print("fiometer: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as e:
+        print(f"fiometer: {report_unexpected(e, args.command or 'fiometer')}", file=sys.stderr)
+        return EXIT_INTERNAL
+    finally:
+        sys.stdout, sys.stderr = out, err

@@ -7,7 +7,7 @@ import platform
 import re
 from pathlib import Path
 
-from app.cli.common import CliError, _expand, _open, _parse_map
+from app.cli.common import CliError, _expand, _open, _parse_map, output_path, write_output
 
 
 def _print_messages(opened) -> None:
@@ -34,6 +34,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     opened = _open(args.file)
     plan = opened.plan
+    steps = _expand(plan, opened.warnings)  # checks the plan first: nothing below meets a plan with errors
     s = plan.setup
     print(f"Plan: {plan.name}   (from {args.file})")
     print(f"Test setup: {s.test_type}, run time {s.run_time} s per step, ramp-up {s.ramp_up} s, "
@@ -54,13 +55,15 @@ def cmd_import(args: argparse.Namespace) -> int:
                   f"start sector {w.start_sector}; specs: {', '.join(w.specs) or '(none)'}")
             for t in w.targets:
                 print(f"      target {t.name}")
-    steps = _expand(plan)
     print(f"\nSteps ({len(steps)}):")
     for step in steps:
         print(_step_line(plan, step))
     _print_messages(opened)
     if args.output:
-        planfile.save(plan, args.output)
+        try:
+            planfile.save(plan, output_path(args.output))
+        except OSError as e:
+            raise CliError(f"{args.output}: cannot be written: {e.strerror or e}") from e
         print(f"\nPlan written to {args.output}")
     return 0
 
@@ -75,21 +78,20 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     opened = _open(args.file)
     plan = opened.plan
-    steps = _expand(plan)
+    # a job fio would refuse is never written
+    steps = _expand(plan, opened.warnings, "no job files written; the plan cannot run as it is" if args.jobs
+                    else "the plan cannot be used")
     if args.steps or not args.jobs:
         print(f"{len(steps)} steps; run time {plan.setup.run_time} s, ramp-up {plan.setup.ramp_up} s each")
         for step in steps:
             print(_step_line(plan, step))
     if args.jobs:
-        from app.model.validation import validate
-
-        errors = [p for p in validate(plan) if p.severity == "error"]
-        if errors:  # a job fio would refuse is never written
-            lines = [*opened.warnings, *(f"{args.file}: plan {p}" for p in errors)]
-            raise CliError("no job files written; the plan cannot run as it is:\n" + "\n".join(lines))
         mapping = _parse_map(args.map)
         out = Path(args.jobs)
-        out.mkdir(parents=True, exist_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CliError(f"{out}: cannot create the folder for the job files: {e.strerror or e}") from e
         written = 0
         for step in steps:
             for mi in step.managers():
@@ -98,7 +100,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                 except TargetError as e:
                     raise CliError(f"step {step.index + 1}, manager {plan.managers[mi].name!r}: {e}") from e
                 path = out / f"step-{step.index + 1:03d}-{_safe(plan.managers[mi].name)}.fio"
-                path.write_text(jf.text, encoding="utf-8")
+                write_output(path, jf.text)
                 written += 1
         print(f"{written} job files written to {out}")
     return 0

@@ -6,6 +6,7 @@ import sys
 import time
 from typing import TextIO
 
+from app.cli.common import escape_controls
 from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome
 from app.engine.sequence import Step
 from app.engine.transport import Message
@@ -54,10 +55,13 @@ def format_table(header: tuple[str, ...], rows: list[list[str]], numeric: set[in
 
 
 class ProgressPrinter(RunListener):
-    def __init__(self, out: TextIO = sys.stdout, run_time: int | None = None):
-        self.out = out
-        self.tty = out.isatty()
-        self.run_time = run_time
+    """The live line of `fiometer run`. Text from plans and fio is written with control characters
+    escaped; only the printer's own line-clearing sequence reaches the terminal raw."""
+
+    def __init__(self, out: TextIO | None = None):
+        self.out = out if out is not None else sys.stdout
+        self.tty = self.out.isatty()
+        self.step_seconds = 0  # ramp-up + run time of the current step, as its job file says; 0: until Stop
         self.steps: list[Step] = []
         self.step_start = 0.0
         self.latest: dict[str, Metrics] = {}
@@ -65,10 +69,10 @@ class ProgressPrinter(RunListener):
         self.plan: Plan | None = None
 
     def _print(self, text: str, transient: bool = False) -> None:
-        if self.tty and transient:
-            self.out.write("\r\x1b[2K" + text)
-        else:
-            self.out.write(("\r\x1b[2K" if self.tty else "") + text + "\n")
+        if self.tty:
+            control = getattr(self.out, "write_control", self.out.write)
+            control("\r\x1b[2K")
+        self.out.write(escape_controls(text) + ("" if self.tty and transient else "\n"))
         self.out.flush()
 
     def run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
@@ -79,6 +83,7 @@ class ProgressPrinter(RunListener):
 
     def step_started(self, step: Step, jobfiles) -> None:
         self.step_start = time.monotonic()
+        self.step_seconds = max((jf.step_seconds for jf in jobfiles.values()), default=0)
         self.latest = {}
         self._print(f"Step {step.index + 1}/{len(self.steps)}: {step.spec_label}, "
                     f"QD {'/'.join(map(str, step.queue_depths))}, {step.target_count} targets")
@@ -88,8 +93,7 @@ class ProgressPrinter(RunListener):
             if s.level in ("manager", "all"):
                 self.latest["ALL" if s.level == "all" else s.key] = s.interval
         elapsed = time.monotonic() - self.step_start
-        total = self.run_time or (self.plan.setup.run_time + self.plan.setup.ramp_up if self.plan else 0)
-        when = f"{elapsed:5.0f}s" + (f"/{total}s" if total else "")
+        when = f"{elapsed:5.0f}s" + (f"/{self.step_seconds}s" if self.step_seconds else "")
         parts = [f"{k}: {brief(m)}" for k, m in self.latest.items() if k != "ALL"]
         if len(parts) > 1 and "ALL" in self.latest:
             parts.append(f"ALL: {brief(self.latest['ALL'])}")

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from app.cli.common import CliError, _get_run, _store
+from app.cli.common import CliError, _get_run, _store, output_path, write_output
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -13,7 +12,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
     from app.store.queries import list_runs
 
-    store = _store(args)
+    store = _store(args, reading=True)
     try:
         runs = list_runs(store, text=args.search, tag=args.tag)
     finally:
@@ -134,7 +133,7 @@ def _precondition_json(args: argparse.Namespace, run) -> dict | None:
 def _steady(args: argparse.Namespace, run) -> str | None:
     from app.analysis.preconditioning import precondition_of, steady_state_of
 
-    store = _store(args)
+    store = _store(args, reading=True)
     try:
         verdict = steady_state_of(store, run)
     finally:
@@ -149,23 +148,20 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not args.iometer_csv and not args.samples:
         raise CliError("say what to write: --iometer-csv OUT.csv and/or --samples OUT.csv")
     for path in (args.iometer_csv, args.samples):
-        if path and not Path(path).parent.is_dir():
-            raise CliError(f"{path}: the folder {Path(path).parent} does not exist")
+        if path:
+            output_path(path)  # before reading the run: a mistyped folder is said at once
     run = _get_run(args)
-    try:
-        if args.iometer_csv:
-            Path(args.iometer_csv).write_bytes(run_results_csv_bytes(run))
-            print(f"Run {run.id} written to {args.iometer_csv} (Iometer 1.1.0 results.csv layout)")
-        if args.samples:
-            store = _store(args)
-            try:
-                text = samples_csv(store, run)
-            finally:
-                store.close()
-            Path(args.samples).write_text(text, encoding="utf-8-sig", newline="")
-            print(f"Run {run.id}: every per-second sample written to {args.samples}")
-    except OSError as e:
-        raise CliError(f"{e.filename or args.samples}: {e.strerror or e}") from e
+    if args.iometer_csv:
+        write_output(args.iometer_csv, run_results_csv_bytes(run))
+        print(f"Run {run.id} written to {args.iometer_csv} (Iometer 1.1.0 results.csv layout)")
+    if args.samples:
+        store = _store(args, reading=True)
+        try:
+            text = samples_csv(store, run)
+        finally:
+            store.close()
+        write_output(args.samples, text.encode("utf-8-sig"))
+        print(f"Run {run.id}: every per-second sample written to {args.samples}")
     return 0
 
 

@@ -5,7 +5,20 @@ from __future__ import annotations
 import argparse
 
 from app import __version__
-from app.cli.common import CliError, _open, _parse_map, _store, parse_pairs, parse_size
+from app.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_STOPPED,
+    EXIT_STORE,
+    CliError,
+    _open,
+    _parse_map,
+    _store,
+    number_option,
+    parse_pairs,
+    parse_size,
+    seconds_option,
+)
 
 
 def _make_runner(args: argparse.Namespace, opened):
@@ -52,6 +65,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from app.cli.progress import ProgressPrinter
     from app.recording import Fanout, StoreRecorder
+    from app.store.errors import StoreError
 
     opened = _open(args.file)
     for w in opened.warnings:
@@ -59,7 +73,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     runner = _make_runner(args, opened)
     store = _store(args)
     recorder = StoreRecorder(store, runner.options.mapping, tags=args.tag or [])
-    progress = ProgressPrinter(run_time=(args.run_time or 0) + (args.ramp_up or 0) or None)
+    progress = ProgressPrinter()
     runner.listener = Fanout(progress, recorder)
     presses = 0
 
@@ -75,13 +89,27 @@ def cmd_run(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         status = runner.run()
+    except StoreError as e:  # the runner ended fio; the run keeps what was recorded before the fault
+        kept = (f"Run {recorder.run_id} in {store.path} keeps what was recorded before it "
+                f"({runner.summary.text()})." if recorder.run_id is not None else "Nothing was stored.")
+        raise CliError(f"the results database failed during the run, so the run was ended: {e}\n{kept}",
+                       EXIT_STORE) from e
     finally:
         signal.signal(signal.SIGINT, previous)
         store.close()
-    print(f"\nStored as run {recorder.run_id} in {store.path}")
-    if any(not f.ok for o in runner.outcomes for f in o.finished.values()):
-        return 1  # a manager failed, even in a run that was then stopped
-    return {"complete": 0, "stopped": 0}.get(status, 1)
+    print(f"\nRun {status}: {runner.summary.text()}.")
+    print(f"Stored as run {recorder.run_id} in {store.path}")
+    return exit_code(status, runner)
+
+
+def exit_code(status: str, runner) -> int:
+    """The exit code of a finished run: a failed step or manager wins over a stop (see the user guide)."""
+    if status == "failed" or runner.summary.failed or any(not f.ok for o in runner.outcomes
+                                                           for f in o.finished.values()):
+        return EXIT_FAILED  # a manager failed, even in a run that was then stopped
+    if status == "stopped" or runner.summary.stopped:
+        return EXIT_STOPPED
+    return EXIT_OK
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -120,8 +148,9 @@ def register(sub) -> None:
     sp.add_argument("--manager", action="append", metavar="NAME=HOST[:PORT]",
                     help="run a manager on a host running `fio --server` (or NAME=local); NAME=ssh://[USER@]HOST"
                          "[:PORT] starts fio --server there over SSH, on that host's loopback only")
-    sp.add_argument("--run-time", type=int, metavar="S", help="override every step's run time (seconds)")
-    sp.add_argument("--ramp-up", type=int, metavar="S", help="override every step's ramp-up (seconds)")
+    sp.add_argument("--run-time", type=seconds_option(), metavar="S",
+                    help="override every step's run time (seconds; 0 = until Ctrl-C)")
+    sp.add_argument("--ramp-up", type=seconds_option(), metavar="S", help="override every step's ramp-up (seconds)")
     sp.add_argument("--test-file-size", metavar="SIZE", help="size of every test file, e.g. 256M (quick checks)")
     sp.add_argument("--allow-write", action="append", metavar="TARGET",
                     help="arm writes to a raw device or an existing file (name or path)")
@@ -137,5 +166,6 @@ def register(sub) -> None:
 
     sp = sub.add_parser("probe", help="ask a host running `fio --server` what it is")
     sp.add_argument("host", metavar="HOST[:PORT]", help="default port 8765")
-    sp.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for an answer")
+    sp.add_argument("--timeout", type=number_option(float, 0.1, 3600, "seconds"), default=5.0,
+                    help="seconds to wait for an answer")
     sp.set_defaults(func=cmd_probe)

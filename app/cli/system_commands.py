@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli.common import CliError, _parse_map
+from app.cli.common import CliError, _parse_map, seconds_option
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     from app import user_settings
     from app.about import about_text
+    from app.diagnostics import log_path
     from app.engine.fio_binary import FioNotFound, fio_version
     from app.first_run import check_fio, first_run_text
     from app.paths import resources_dir
@@ -37,6 +38,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         print(f"  warning: {settings.problem}")
     print(f"Custom fio path: {settings.fio_path or 'none (search PATH and the installer folders)'}")
     print(f"Results database: {resolve_db_path(args.db)}")
+    print(f"Log file: {log_path()}" + ("" if log_path().exists() else " (not created yet)"))
     res = resources_dir()
     print(f"Bundled resources: {res}" + ("" if (res / "examples").is_dir() else " (MISSING: reinstall Fiometer)"))
     print()
@@ -76,7 +78,7 @@ def register(sub) -> None:
     sp = sub.add_parser("gui", help="open the desktop application")
     sp.add_argument("file", nargs="?", help="plan or .icf to open")
     sp.add_argument("--screenshot", metavar="DIR", help="show each tab, write DIR/NN-<tab>.png, then exit")
-    sp.add_argument("--run", type=int, metavar="SECONDS",
+    sp.add_argument("--run", type=seconds_option(1), metavar="SECONDS",
                     help="with --screenshot: first run the plan, SECONDS per step, for real Results Display numbers")
     sp.add_argument("--engine", help="with --run: fio ioengine override (e.g. null: no real I/O)")
     sp.add_argument("--map", action="append", metavar="NAME=PATH",

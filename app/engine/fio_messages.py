@@ -95,6 +95,10 @@ _RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Translated]]] = [
             "the file system of a target does not support direct I/O (direct=1)", "error", "target"
         ),
     ),
+    (  # fio's own words: a refusal that still ends with exit code 0
+        re.compile(r"^fio: (?P<path>.*) appears mounted, and 'allow_mounted_write' isn't set\. Aborting\.$"),
+        lambda m: Translated(m.string, "error", "target"),
+    ),
     (
         re.compile(r"^fio: terminating on signal (?P<sig>\d+)$"),
         lambda m: Translated(f"fio is ending its jobs (signal {m['sig']})", "info", "signal"),

@@ -77,8 +77,14 @@ class JobFile:
     manager: str
     text: str
     jobs: list[JobInfo] = field(default_factory=list)
-    run_time: int = 0  # seconds per step as written (runtime=)
+    run_time: int = 0  # seconds per step as written (runtime=; UNTIL_STOPPED for Iometer's 0)
     ramp_up: int = 0
+
+    @property
+    def step_seconds(self) -> int:
+        """How long the step runs (ramp-up + run time), 0 when it runs until Stop. The one home of step
+        timing: progress displays read it here, from what fio is told, never from the plan and options."""
+        return 0 if self.run_time >= UNTIL_STOPPED else self.run_time + self.ramp_up
 
 
 def _line(key: str, value: str | None = None) -> str:

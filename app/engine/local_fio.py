@@ -11,7 +11,9 @@ interval). A run that was killed has no final document.
 
 On POSIX fio's job processes call ``setsid()`` and keep running (holding the stdout pipe) when
 the main fio process is killed, so a hard stop kills the job processes too; on Linux they are
-found through /proc and remembered while the run lasts.
+found through /proc and remembered while the run lasts. If Fiometer itself is killed, an
+``orphan_guard`` ends fio and its jobs at once (Linux), and the private job folder it leaves in
+the temporary directory is removed when the next Fiometer starts (``workdirs``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from app.engine import orphan_guard, workdirs
 from app.engine.fio_binary import FioNotFound, find_fio
 from app.engine.fio_json_stream import FioJsonStream, JsonDocument, Piece, TextLine
 from app.engine.fio_messages import translate
@@ -194,6 +197,7 @@ class LocalFio:
         self._jobfile: Path | None = None
         self._tmpdir: Path | None = None
         self._events_taken = False
+        self._guard: orphan_guard.OrphanGuard | None = None
 
     @property
     def pid(self) -> int | None:
@@ -211,7 +215,8 @@ class LocalFio:
         workdir = self._workdir
         try:
             if workdir is None:
-                workdir = self._tmpdir = Path(tempfile.mkdtemp(prefix="fiometer-"))
+                workdirs.sweep_once()  # job folders a killed Fiometer left behind
+                workdir = self._tmpdir = workdirs.make_workdir()
             else:
                 workdir.mkdir(parents=True, exist_ok=True)
             fd, jobfile = tempfile.mkstemp(prefix="fiometer-", suffix=".fio", dir=workdir)
@@ -238,6 +243,7 @@ class LocalFio:
         except OSError as e:
             self._cleanup_files()
             raise TransportError(f"cannot start fio ({fio}): {e}") from e
+        self._guard = orphan_guard.guard(self._proc.pid, jobfile, self._os)
         self._started = time.monotonic()
         readers = [
             threading.Thread(target=self._read_stdout, name=f"fio-out-{self.name}", daemon=True),
@@ -388,6 +394,8 @@ class LocalFio:
         assert self._proc is not None
         rc = self._proc.wait()
         self._exited.set()
+        if self._guard is not None:
+            self._guard.release()
         if rc < 0:  # killed: its job processes may live on and keep the pipes open
             self._kill_children()
         for t in readers:

@@ -19,7 +19,7 @@ from typing import Any
 
 from app.engine.fioproto.client import run_delay
 from app.engine.job_policy import JobRefused, check_job_text
-from app.engine.jobfile import LOOPBACK, JobFile, step_jobfile
+from app.engine.jobfile import LOOPBACK, JobFile, JobInfo, step_jobfile
 from app.engine.message_gate import MessageGate
 from app.engine.placement import placer
 from app.engine.safety import (
@@ -113,6 +113,64 @@ class StepOutcome:
         return max(times) - min(times) if len(times) > 1 else None
 
 
+@dataclass
+class RunSummary:
+    """How many of a run's planned steps completed, were stopped, failed, or never ran."""
+
+    planned: int
+    complete: int = 0
+    stopped: int = 0
+    failed: int = 0
+
+    @property
+    def ran(self) -> int:
+        return self.complete + self.stopped + self.failed
+
+    @property
+    def skipped(self) -> int:
+        return self.planned - self.ran
+
+    def text(self) -> str:
+        """e.g. '2 of 4 steps ran (1 complete, 1 stopped); 2 skipped'."""
+        parts = [f"{n} {what}" for n, what in ((self.complete, "complete"), (self.stopped, "stopped"),
+                                                  (self.failed, "failed")) if n]
+        ran = f"{self.ran} of {self.planned} step{'s' if self.planned != 1 else ''} ran"
+        return ran + (f" ({', '.join(parts)})" if parts else "") + (f"; {self.skipped} skipped" if self.skipped else "")
+
+
+def summarize(statuses: list[str], planned: int) -> RunSummary:
+    """The summary of steps that ended with ``statuses`` (complete | stopped | partial | failed)."""
+    out = RunSummary(planned)
+    for status in statuses:
+        if status == "complete":
+            out.complete += 1
+        elif status == "stopped":
+            out.stopped += 1
+        else:
+            out.failed += 1
+    return out
+
+
+def idle_jobs(report: Snapshot | None, jobfile: JobFile) -> list[JobInfo]:
+    """The jobs of ``jobfile`` that did no I/O in fio's last report (absent ones included): fio refused
+    or dropped them (a mounted device, a bad option, a missing file) even when it exits with 0."""
+    done: dict[str, int] = {}
+    for job in report.jobs if report is not None else []:
+        ios = sum(int((job.get(d) or {}).get("total_ios") or 0) for d in ("read", "write", "trim", "mixed"))
+        done[str(job.get("jobname"))] = done.get(str(job.get("jobname")), 0) + ios
+    return [j for j in jobfile.jobs if not done.get(j.name)]
+
+
+def no_io_reason(idle: list[JobInfo], said: list[str]) -> str:
+    """Why a step failed although fio ended normally: which targets did nothing, in fio's own words."""
+    paths = list(dict.fromkeys(j.path for j in idle))
+    about = [t for t in said if any(p in t for p in paths)] or said
+    words = " / ".join(dict.fromkeys(about[:3]))
+    where = ", ".join(paths)
+    return (f"fio did no I/O on {where}" + (f"; fio said: {words}" if words else
+                                            " and gave no reason (it refused or dropped the job)"))
+
+
 class RunListener:
     """Override what you need. All calls come from the runner thread, in order."""
 
@@ -133,6 +191,9 @@ class Runner:
         self.endpoints = endpoints
         self.listener = listener or RunListener()
         self.options = options or RunOptions()
+        errors = [f"plan: {p}" for p in validate(plan) if p.severity == "error"]
+        if errors:  # checked before expansion: a plan with errors may not even expand
+            raise RunRefused("\n".join(errors))
         try:
             self.steps = expand(plan)
         except SequenceTooLong as e:
@@ -150,7 +211,7 @@ class Runner:
 
     # --- before anything runs --------------------------------------------------------------
     def _prepare(self) -> list[dict[str, JobFile]]:
-        problems = [f"plan: {p}" for p in validate(self.plan) if p.severity == "error"]
+        problems: list[str] = []
         if not self.steps:
             problems.append("plan: nothing to run — no worker has both an assigned access spec and a target")
         used = sorted({mi for s in self.steps for mi in s.managers()})
@@ -214,6 +275,14 @@ class Runner:
             raise RunRefused("\n".join(dict.fromkeys(problems + asks)), risks, missing, not problems)
         return out
 
+    def step_seconds(self, index: int) -> int:
+        """Ramp-up + run time of step ``index`` from its job files; 0 when it runs until Stop."""
+        return max((jf.step_seconds for jf in self.jobfiles[index].values()), default=0)
+
+    @property
+    def summary(self) -> RunSummary:
+        return summarize([o.status for o in self.outcomes], len(self.steps))
+
     # --- control (any thread) ----------------------------------------------------------------
     def stop_step(self) -> None:
         """Iometer's Stop: the current step ends now with fio's final numbers kept; the next one starts."""
@@ -235,7 +304,8 @@ class Runner:
 
     # --- the run -----------------------------------------------------------------------------
     def run(self) -> str:
-        """Run every step; returns the run status: complete | stopped | failed."""
+        """Run every step; returns the run status: complete (every step ran to its end) | stopped (by
+        Stop or Stop All; see ``summary``) | failed (a step failed)."""
         self.listener.run_started(self.plan, self.steps, self.endpoints)
         status = "failed"  # what the store records if anything below raises
         try:
@@ -268,6 +338,8 @@ class Runner:
                 break
             if outcome.status == "partial":
                 status = "failed"
+            elif outcome.status == "stopped" and status == "complete":
+                status = "stopped"  # a step ended early by Stop: the run is not complete either
         return status
 
     def _run_step(self, step: Step, files: dict[str, JobFile]) -> StepOutcome:
@@ -301,6 +373,8 @@ class Runner:
             watch.finished(name)
         gates = {name: MessageGate() for name in files}
         done: set[str] = set()
+        last: dict[str, Snapshot] = {}  # each manager's newest report (its final one once it ends)
+        said: dict[str, list[str]] = {name: [] for name in files}  # fio's warnings and errors, per manager
 
         def emit(samples: list[Sample]) -> None:
             nonlocal steady
@@ -326,43 +400,57 @@ class Runner:
                         finished[a.manager] = Finished(a.manager, False, a.text)
             return use
 
-        while len(finished) < len(files):
-            try:
-                name, ev = events.get(timeout=0.25)
-            except queue.Empty:
-                name, ev = "", None
-            now = time.monotonic()
-            if ev is not None and name not in finished:
-                if isinstance(ev, Snapshot):
-                    if act(watch.on_snapshot(name, ev.jobs, now)):
-                        if ev.final:
-                            raw[name] = ev.raw
-                        emit(telemetry.update(ev))
-                elif isinstance(ev, Message):
-                    if gates[name].admit(ev.text):
-                        self.listener.message(step, ev)
-                elif isinstance(ev, Finished):
-                    forced = watch.forced_reason(name, ev.ok)
-                    if forced:
-                        ev.ok = False
-                        ev.reason = forced + (f" ({ev.reason})" if ev.reason else "")
-                    if not ev.ok:
-                        paths = ", ".join(j.path for j in files[name].jobs)
-                        ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
-                    finished[name] = ev
-                    watch.finished(name)
-            act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()}))
-            for n in finished:
-                if n not in done:
-                    done.add(n)
-                    emit(telemetry.manager_done(n))
-                    self.listener.manager_finished(step, finished[n])  # as it happens: a failure shows at once
-            emit(telemetry.tick(now))
-        emit(telemetry.flush())
-        for th in threads:
-            th.join(timeout=5)
-        with self._lock:
-            self._current.clear()
+        try:
+            while len(finished) < len(files):
+                try:
+                    name, ev = events.get(timeout=0.25)
+                except queue.Empty:
+                    name, ev = "", None
+                now = time.monotonic()
+                if ev is not None and name not in finished:
+                    if isinstance(ev, Snapshot):
+                        if act(watch.on_snapshot(name, ev.jobs, now)):
+                            last[name] = ev
+                            if ev.final:
+                                raw[name] = ev.raw
+                            emit(telemetry.update(ev))
+                    elif isinstance(ev, Message):
+                        if ev.level in ("warning", "error"):
+                            said[name].append(ev.text)
+                        if gates[name].admit(ev.text):
+                            self.listener.message(step, ev)
+                    elif isinstance(ev, Finished):
+                        forced = watch.forced_reason(name, ev.ok)
+                        if forced:
+                            ev.ok = False
+                            ev.reason = forced + (f" ({ev.reason})" if ev.reason else "")
+                        if ev.ok and not (ev.stopped or self._stopping_step or self._abort.is_set()):
+                            idle = [j for j in idle_jobs(last.get(name), files[name])
+                                    if self._io_expected(j, files[name])]
+                            if idle:
+                                ev.ok = False
+                                ev.reason = no_io_reason(idle, said[name])
+                        if not ev.ok:
+                            paths = ", ".join(j.path for j in files[name].jobs)
+                            ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
+                        finished[name] = ev
+                        watch.finished(name)
+                act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()}))
+                for n in finished:
+                    if n not in done:
+                        done.add(n)
+                        emit(telemetry.manager_done(n))
+                        self.listener.manager_finished(step, finished[n])  # as it happens: a failure shows at once
+                emit(telemetry.tick(now))
+            emit(telemetry.flush())
+        except BaseException:  # a listener failed (e.g. the results database): fio must not run on
+            self.abort()
+            raise
+        finally:
+            for th in threads:
+                th.join(timeout=5)
+            with self._lock:
+                self._current.clear()
         for name, gate in gates.items():
             for note in (getattr(transports.get(name), "dropped_note", None), gate.summary(name)):
                 if note:
@@ -429,6 +517,12 @@ class Runner:
             finished[name] = Finished(name, False, reason)
             transports.pop(name)
         return transports
+
+    def _io_expected(self, job: JobInfo, jf: JobFile) -> bool:
+        """A job should have done I/O unless its spec waits (Iometer's delay) about as long as the step runs."""
+        spec = self.plan.spec(job.spec)
+        delay_ms = max((ln.delay for ln in spec.lines), default=0) if spec else 0
+        return 2 * delay_ms < jf.run_time * 1000
 
     @staticmethod
     def _steady(watch: SteadyWatch, samples: list[Sample]) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,10 +42,39 @@ def is_icf(path: str | Path) -> bool:
     return path.suffix.lower() != ".json"  # neither: the .icf reader says it is not an Iometer file
 
 
+MAX_PLAN_BYTES = 64 << 20  # far above any real plan (the largest corpus .icf is ~1 MB)
+
+
+def check_plan_file(path: Path) -> None:
+    """Refuse what is not a readable regular file, in words, before reading it (reading a pipe would
+    wait for ever; a folder or a dangling link would end in an OS error text)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        dangling = os.path.islink(path)
+        raise PlanOpenError(f"{path}: " + ("is a link to a file that does not exist" if dangling
+                                           else "no such file")) from None
+    except OSError as e:
+        raise PlanOpenError(f"{path}: cannot be read: {e.strerror or e}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise PlanOpenError(f"{path}: is a folder, not a plan file; give an .icf or a plan file inside it")
+    if not stat.S_ISREG(st.st_mode):
+        raise PlanOpenError(f"{path}: is not a regular file (a pipe, socket or device); save the plan as a file")
+    if st.st_size > MAX_PLAN_BYTES:
+        raise PlanOpenError(f"{path}: is {st.st_size >> 20} MiB, too large for a plan file "
+                            f"(at most {MAX_PLAN_BYTES >> 20} MiB)")
+    if not os.access(path, os.R_OK):
+        raise PlanOpenError(f"{path}: cannot be read: permission denied")
+
+
 def open_plan(path: str | Path) -> OpenedPlan:
     path = Path(path)
+    check_plan_file(path)
     if is_icf(path):
-        doc = icf_import.load(path)
+        try:
+            doc = icf_import.load(path)
+        except icf_import.IcfError as e:
+            raise PlanOpenError(str(e)) from e
         if doc.errors:  # with the warnings, which often explain the error (a name cut short ...)
             raise PlanOpenError("\n".join(str(d) for d in doc.diagnostics))
         plan = plan_from_icf(doc)

@@ -115,6 +115,8 @@ def load(path: str | Path) -> tuple[Plan, list[Problem]]:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise PlanFileError(f"{path}:{e.lineno}", [Problem("json", f"{e.msg} (column {e.colno})")]) from e
+    except RecursionError:
+        raise PlanFileError(str(path), [Problem("json", "nested too deeply to be a plan")]) from None
     plan, warnings = from_dict(data, str(path))
     if not plan.source:
         plan.source = str(path)

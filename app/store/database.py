@@ -108,7 +108,7 @@ def open_store(path: str | Path | None = None) -> Store:
     except sqlite3.Error as exc:
         raise explain(exc, path, "opening it") from None
     store = Store(path, conn)
-    try:
+    with _closed_on_error(conn, path, "opening it"):
         version = _inspect(store, existed)
         if version == 0:
             conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only effective before the first table
@@ -121,13 +121,62 @@ def open_store(path: str | Path | None = None) -> Store:
             _quick_check(store)  # a process died while writing: the moment damage is likely
         _checked_this_process.add(str(path))
         close_abandoned_runs(store)
+    return store
+
+
+@contextmanager
+def _closed_on_error(conn: sqlite3.Connection, path: Path, doing: str) -> Iterator[None]:
+    """Close ``conn`` if the block fails; an SQLite error becomes a StoreError in plain words."""
+    try:
+        yield
     except sqlite3.Error as exc:
         conn.close()
-        raise explain(exc, path, "opening it") from None
+        raise explain(exc, path, doing) from None
     except BaseException:
         conn.close()
         raise
-    return store
+
+
+def open_store_readonly(path: str | Path | None = None) -> tuple[Store, str]:
+    """Open the database for reading only, when ``open_store`` cannot (a full disk, a read-only folder
+    or file): no migration, no clean-up, no file created. Returns the store and a note for the user
+    (what may be missing). Raises StoreError when even that fails, or the file needs an upgrade."""
+    path = resolve_db_path(path).absolute()
+    if not path.is_file():
+        raise StoreError(f"There is no results database at {path}.")
+    uri = path.as_uri()
+    note = ""
+    conn = _reader(f"{uri}?mode=ro")
+    if conn is None:  # SQLite's shared-memory file cannot be made: read the main file as it is on disk
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            note = " The newest changes (still in its write-ahead log) may be missing."
+        conn = _reader(f"{uri}?mode=ro&immutable=1")
+    if conn is None:
+        raise StoreError(f"Fiometer cannot read the results database {path}. Check that you may read it, or "
+                         "choose another database file.")
+    store = Store(path, conn)
+    with _closed_on_error(conn, path, "reading it"):
+        version = _inspect(store, existed=True)
+    if version != SCHEMA_VERSION:
+        conn.close()
+        raise StoreError(f"The results database {path} needs an upgrade to be read, and it cannot be "
+                         "written now.")
+    return store, f"It is shown read-only.{note}"
+
+
+def _reader(uri: str) -> sqlite3.Connection | None:
+    """A read-only connection that has read the schema, or None."""
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    except sqlite3.Error:
+        return None
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+    except sqlite3.Error:
+        conn.close()
+        return None
+    return conn
 
 
 def _use_wal(conn: sqlite3.Connection) -> None:

@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .errors import StoreError
 from .timestamps import iso, utc_now
 
 if TYPE_CHECKING:
@@ -145,31 +146,40 @@ def close_abandoned_runs(store: Store) -> list[int]:
     gone = abandoned_runs(store)
     closed = []
     for run_id in gone:
-        with store.write("marking an abandoned run as interrupted") as conn:
-            ended = _last_recorded(conn, run_id)
-            if conn.execute(
-                "UPDATE runs SET status = 'interrupted', ended = ? WHERE id = ? AND status = 'running'",
-                (ended, run_id),
-            ).rowcount:
-                conn.execute(
-                    "UPDATE steps SET status = 'interrupted', ended = ? "
-                    "WHERE run_id = ? AND status = 'running'",
-                    (ended, run_id),
-                )
-                pid, host = conn.execute(
-                    "SELECT owner_pid, owner_host FROM runs WHERE id = ?", (run_id,)
-                ).fetchone()
-                conn.execute(
-                    "INSERT INTO messages (run_id, at, level, text) VALUES (?, ?, 'error', ?)",
-                    (
-                        run_id,
-                        utc_now(),
-                        f"The run was cut short: the Fiometer process recording it "
-                        f"(pid {pid} on {host}) ended without finishing it.",
-                    ),
-                )
+        try:
+            if _close_abandoned(store, run_id):
                 closed.append(run_id)
+        except StoreError:  # housekeeping only: a full disk or a read-only file must not stop reading
+            break
     return closed
+
+
+def _close_abandoned(store: Store, run_id: int) -> bool:
+    with store.write("marking an abandoned run as interrupted") as conn:
+        ended = _last_recorded(conn, run_id)
+        if conn.execute(
+            "UPDATE runs SET status = 'interrupted', ended = ? WHERE id = ? AND status = 'running'",
+            (ended, run_id),
+        ).rowcount:
+            conn.execute(
+                "UPDATE steps SET status = 'interrupted', ended = ? "
+                "WHERE run_id = ? AND status = 'running'",
+                (ended, run_id),
+            )
+            pid, host = conn.execute(
+                "SELECT owner_pid, owner_host FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
+            conn.execute(
+                "INSERT INTO messages (run_id, at, level, text) VALUES (?, ?, 'error', ?)",
+                (
+                    run_id,
+                    utc_now(),
+                    f"The run was cut short: the Fiometer process recording it "
+                    f"(pid {pid} on {host}) ended without finishing it.",
+                ),
+            )
+            return True
+    return False
 
 
 def _last_recorded(conn: sqlite3.Connection, run_id: int) -> str:

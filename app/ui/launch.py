@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QApplication
 
 from app.paths import resources_dir
 from app.store import resolve_db_path
+from app.ui import crash, theme
 from app.ui import settings as prefs
-from app.ui import theme
 from app.ui.main_window import MainWindow
 
 
@@ -70,6 +70,7 @@ def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_opti
     """
     prefs.apply_environment()
     app = application()
+    crash.install(show_dialog=screenshot_dir is None)
     if screenshot_dir is not None:
         # never read or write the user's settings while making screenshots
         tmp = tempfile.TemporaryDirectory(prefix="fiometer-settings-")

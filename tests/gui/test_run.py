@@ -71,15 +71,17 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
     qtbot.keyClick(window, Qt.Key.Key_Escape)  # Stop: like Iometer, ends this step; it was the last one
     with qtbot.waitSignal(window.controller.finished, timeout=20000) as finished:
         pass
-    assert finished.args == ["complete"]
+    assert finished.args == ["stopped"]  # not complete: its only step was ended early
     assert window.act_start.isEnabled() and window.targets_tab.isEnabled()
     messages = [window.messages.item(i).text() for i in range(window.messages.count())]
-    assert "Step 1 (S): stopped" in messages and "Run complete" in messages
+    assert "Step 1 (S): stopped" in messages and "Run stopped: 1 of 1 step ran (1 stopped)" in messages
+    assert window.status_state.text() == "Last run: stopped"
+    assert window.status_step.text() == "1 of 1 step ran (1 stopped)"
 
     # the run is in the results database, like a CLI run: steps, per-interval samples, final results
     with open_store(os.environ["FIOMETER_DB"]) as store:
         (summary,) = list_runs(store)
-        assert summary.status == "complete" and summary.plan_name == "GUI test plan"
+        assert summary.status == "stopped" and summary.plan_name == "GUI test plan"
         run = get_run(store, summary.id)
         (step,) = run.steps
         assert step.status == "stopped"

@@ -1,6 +1,5 @@
 """Faults a long benchmark meets, each ending in plain words with what was recorded kept."""
 
-import os
 import subprocess
 import sys
 
@@ -12,18 +11,6 @@ from app.store import get_run, list_runs, open_store
 from tests.helpers import grid
 
 pytestmark = pytest.mark.fio
-
-
-@pytest.fixture
-def small_fs(tmp_path):
-    """A 4 MiB tmpfs (needs root, as CI and the developers' machines have)."""
-    mnt = tmp_path / "small"
-    mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)],
-                                           capture_output=True).returncode:
-        pytest.skip("mounting a small tmpfs needs root")
-    yield mnt
-    subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
 def test_target_file_system_full(tmp_path, small_fs):

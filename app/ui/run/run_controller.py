@@ -7,17 +7,25 @@ import copy
 import dataclasses
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from app.diagnostics import report_unexpected
 from app.engine.managers import ManagerError, build_endpoints
-from app.engine.runner import ManagerEndpoint, RunListener, Runner, RunOptions, RunRefused, StepOutcome
+from app.engine.runner import (
+    ManagerEndpoint,
+    RunListener,
+    Runner,
+    RunOptions,
+    RunRefused,
+    RunSummary,
+    StepOutcome,
+)
 from app.engine.safety import CreatedFiles, WriteRisk, arm, record_beside
-from app.engine.sequence import SequenceTooLong, Step, expand
+from app.engine.sequence import Step, expand
 from app.engine.transport import Finished, Message
 from app.model.plan import Plan
 from app.recording import Fanout, StoreRecorder
@@ -107,7 +115,7 @@ class RunProgress:
 def needed_managers(plan: Plan) -> set[str]:
     try:
         return {plan.managers[mi].name for s in expand(plan) for mi in s.managers()}
-    except SequenceTooLong:  # the runner refuses the plan with the reason
+    except ValueError:  # too long, or a plan with errors: the runner refuses it with the reason
         return {m.name for m in plan.managers}
 
 
@@ -134,6 +142,7 @@ class RunController(QObject):
         self.fanout: Fanout | None = None
         self.progress = RunProgress()
         self.last_status = ""
+        self.last_summary: RunSummary | None = None  # of the last run: steps ran, stopped, failed, skipped
         self.pump = QTimer(self)
         self.pump.setInterval(TICK_MS)
         self.pump.timeout.connect(self.tick.emit)
@@ -218,14 +227,12 @@ class RunController(QObject):
             return None
         runner, options = prepared
         listener = QtRunListener()
-        self.fanout = runner.listener = Fanout(listener, isolate=True)
+        self.store_failed = False
+        self.fanout = runner.listener = Fanout(listener, isolate=True, on_error=self._listener_failed)
         self.recorder = None
         self.runner, self.listener = runner, listener
-        setup = runner.plan.setup
-        run_s = setup.run_time if options.run_time is None else options.run_time
-        ramp = setup.ramp_up if options.ramp_up is None else options.ramp_up
         self.progress = RunProgress(len(runner.steps), 0, time.monotonic(), 0.0,
-                                    [float(run_s + ramp) if run_s else 0.0 for _ in runner.steps])
+                                    [float(runner.step_seconds(i)) for i in range(len(runner.steps))])
         listener.stepStarted.connect(self._on_step)
         listener.runFinished.connect(self._on_finished)
         self._set_state(RUNNING)
@@ -249,13 +256,26 @@ class RunController(QObject):
         try:
             self.runner.run()
         except Exception as e:  # an engine crash ends the run visibly, never silently
-            traceback.print_exc()
-            self.fanout.message(None, Message("", f"internal error: {e}", "error"))
+            self.fanout.message(None, Message("", report_unexpected(e, "the run"), "error"))
             self.fanout.run_finished("failed")
         finally:
             if store is not None:
                 store.close()
             self.listener.emit_finished()
+
+    def _listener_failed(self, callback: str, error: Exception) -> None:
+        """A listener raised (runner thread). A store fault (disk full, read-only or locked database) is said
+        once and ends the run, which keeps what was recorded; anything else is logged and the run goes on."""
+        if isinstance(error, StoreError):
+            if not self.store_failed:
+                self.store_failed = True
+                if self.listener is not None:
+                    self.listener.message(None, Message("", f"results can no longer be stored, so the run is "
+                                                            f"ended: {error}", "error"))
+                if self.runner is not None:
+                    self.runner.stop()
+        else:
+            report_unexpected(error, f"recording ({callback})")
 
     def _on_step(self, index: int, _offset: float, _step: Step) -> None:
         self.progress.step = index + 1
@@ -263,6 +283,8 @@ class RunController(QObject):
 
     def _on_finished(self, status: str) -> None:
         self.last_status = status
+        if self.runner is not None:
+            self.last_summary = self.runner.summary
         if self.thread is not None:
             self.thread.join(timeout=1)  # it has emitted this as its last act: returns at once
         self.thread = None

@@ -151,7 +151,8 @@ class RunningMixin(QMainWindow):
 
     def _on_run_finished(self, status: str) -> None:
         self.results_tab.redraw(force=True)
-        self.add_message(f"Run {status}")
+        summary = self.controller.last_summary
+        self.add_message(f"Run {status}" + (f": {summary.text()}" if summary else ""))
         if self.failures:
             self.add_message(f"What failed in this run ({len(self.failures)}):\n"
                              + "\n".join(f"• {f}" for f in self.failures), "error")

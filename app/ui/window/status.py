@@ -21,7 +21,8 @@ class RunStatus:
         p = c.progress
         if c.state == IDLE_STATE:
             self.state.setText(f"Last run: {c.last_status}" if c.last_status else "Ready")
-            self.step.setText(f"{p.steps} step(s)" if p.steps else "")
+            summary = c.last_summary if c.last_status else None  # what ran, stopped, failed, was skipped
+            self.step.setText(summary.text() if summary else f"{p.steps} step(s)" if p.steps else "")
             self.time.setText("")
             return
         self.state.setText("Running" if c.state == RUNNING else "Stopping…")
