@@ -1,4 +1,4 @@
-"""Iometer 1.1.0's built-in access specifications (reference/iometer.md §2.5), for lookups by name."""
+"""Iometer 1.1.0's built-in access specifications (docs/reference/iometer.md, "Built-in access specifications"), for lookups by name."""
 
 from __future__ import annotations
 

@@ -138,11 +138,11 @@ def test_iometer_runs_have_no_p99(store, tmp_path):
     from app.analysis.iometer_import import import_results_file
     from tests.helpers import shared_dir
 
-    imported = import_results_file(store, shared_dir() / "iometer-results" / "quarch_an016_results-1.1.0.csv")
+    imported = import_results_file(store, shared_dir() / "iometer-results" / "bench_results-1.1.0.csv")
     c = compare(load_side(store, [imported[0].run_id]), load_side(store, [imported[1].run_id]))
     (row,) = c.rows
-    assert row.changes["p99_ms"].verdict == "n/a" and row.changes["iops"].baseline == pytest.approx(30171.173034)
-    # 13 series share the description "512B Random Read" (so the plan) and the automatic tag: not repeats
+    assert row.changes["p99_ms"].verdict == "n/a" and row.changes["iops"].baseline == pytest.approx(50551.951992)
+    # 4 series share the description "4K Random Read" (so the plan) and the automatic tag: not repeats
     assert not row.changes["iops"].from_repeats and c.baseline.repeats == []
     from app.store.queries import tag_run
 
