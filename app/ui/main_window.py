@@ -33,18 +33,18 @@ from app.model.plan import LOCAL, Manager, Worker
 from app.model.to_icf import plan_to_icf
 from app.model.validation import validate
 from app.ui import theme
-from app.ui.document import ASSIGNMENT, TOPOLOGY, PlanDocument
-from app.ui.hosts import HostFacts, LocalFactsProbe, RemoteProbe
-from app.ui.library import SpecLibrary
-from app.ui.live_data import LiveResults
-from app.ui.manager_dialog import AddManagerDialog, parse_host_port
-from app.ui.results_tab import ResultsTab
-from app.ui.run_controller import IDLE_STATE, RUNNING, RunController
+from app.ui.plan.document import ASSIGNMENT, TOPOLOGY, PlanDocument
+from app.ui.plan.hosts import HostFacts, LocalFactsProbe, RemoteProbe
+from app.ui.plan.library import SpecLibrary
+from app.ui.plan.manager_dialog import AddManagerDialog, parse_host_port
+from app.ui.plan.setup_tab import SetupTab
+from app.ui.plan.specs_tab import SpecsTab
+from app.ui.plan.targets_tab import TargetsTab
+from app.ui.plan.topology import Selection, TopologyTree
+from app.ui.run.live_data import LiveResults
+from app.ui.run.results_tab import ResultsTab
+from app.ui.run.run_controller import IDLE_STATE, RUNNING, RunController
 from app.ui.settings import add_recent_file, recent_files
-from app.ui.setup_tab import SetupTab
-from app.ui.specs_tab import SpecsTab
-from app.ui.targets_tab import TargetsTab
-from app.ui.topology import Selection, TopologyTree
 from app.ui.units import format_duration
 from app.ui.widgets import Banner
 
@@ -146,9 +146,9 @@ class MainWindow(QMainWindow):
         self.remote_probe.done.connect(self._on_remote_facts)
         self._on_replaced()
         self.results_tab.apply_palette()
-        # --- History hook (issue 4, app/ui/history_hook.py): History tab, File > Import Iometer results…,
+        # --- History hook (issue 4, app/ui/history/history_hook.py): History tab, File > Import Iometer results…,
         # View > History, stored runs, comparisons and reports. Nothing else in this file knows about it.
-        from app.ui.history_hook import install_history
+        from app.ui.history.history_hook import install_history
 
         self.history = install_history(self)
         # --- end of History hook

@@ -19,9 +19,9 @@ from app.model.plan import AccessSpec, SpecLine  # noqa: E402
 from app.ui import settings as prefs  # noqa: E402
 from app.ui import theme  # noqa: E402
 from app.ui.launch import HeadlessWindow, application  # noqa: E402
-from app.ui.manager_dialog import AddManagerDialog  # noqa: E402
-from app.ui.spec_editor import SpecEditor  # noqa: E402
-from app.ui.targets_tab import AddTestFileDialog  # noqa: E402
+from app.ui.plan.manager_dialog import AddManagerDialog  # noqa: E402
+from app.ui.plan.spec_editor import SpecEditor  # noqa: E402
+from app.ui.plan.targets_tab import AddTestFileDialog  # noqa: E402
 
 
 def settle(seconds: float = 0.2) -> None:

@@ -13,9 +13,9 @@ from PySide6.QtGui import QColor, QPalette
 
 from app.report.html import CSS
 from app.store import open_store
-from app.ui.compare_view import CompareView
+from app.ui.history.compare_view import CompareView
+from app.ui.history.report_table import MARK_ROLE
 from app.ui.main_window import MainWindow
-from app.ui.report_table import MARK_ROLE
 from tests.gui.history_support import before_after_store
 from tests.stored_runs import AFTER, BEFORE, RunSpec, StepSpec, record
 

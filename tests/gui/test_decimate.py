@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from app.ui.decimate import clip_indices, peak_decimate
+from app.ui.run.decimate import clip_indices, peak_decimate
 
 
 def test_peak_decimation_keeps_spikes_and_gaps() -> None:
@@ -32,7 +32,7 @@ def test_clip_indices() -> None:
 
 
 def test_incremental_binning_equals_decimating_everything_at_once() -> None:
-    from app.ui.decimate import BinnedPeaks
+    from app.ui.run.decimate import BinnedPeaks
 
     rng = np.random.default_rng(3)
     x = np.arange(1, 1001, dtype=float)

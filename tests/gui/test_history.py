@@ -15,10 +15,10 @@ from PySide6.QtCore import Qt
 
 from app.engine.runner import RunOptions
 from app.store import get_run, list_runs, open_store, step_samples
-from app.ui.history_model import COLUMNS, STATUS_COLORS
-from app.ui.history_tab import EMPTY_TEXT
+from app.ui.history.history_model import COLUMNS, STATUS_COLORS
+from app.ui.history.history_tab import EMPTY_TEXT
+from app.ui.history.run_view import RunView
 from app.ui.main_window import MainWindow
-from app.ui.run_view import RunView
 from tests.gui.conftest import local_plan, plan_file
 from tests.gui.history_support import before_after_store, status_run
 from tests.helpers import shared_dir
@@ -76,7 +76,7 @@ def test_empty_history_says_how_to_fill_it_and_creates_no_database(window: MainW
 
 def test_import_from_the_empty_state_stores_iometer_runs(window: MainWindow, qtbot, monkeypatch) -> None:
     ui = show_history(window, qtbot)
-    monkeypatch.setattr("app.ui.history_hook.QFileDialog.getOpenFileName",
+    monkeypatch.setattr("app.ui.history.history_hook.QFileDialog.getOpenFileName",
                         lambda *a, **k: (str(RESULTS), "Iometer results (*.csv)"))
     with qtbot.waitSignal(ui.list.loaded, timeout=20000):
         qtbot.mouseClick(ui.list.empty.import_button, Qt.MouseButton.LeftButton)

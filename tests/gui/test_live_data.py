@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from app.model.metrics import Metrics
-from app.ui.live_data import ALL_KEY, LAST, WHOLE, LiveResults, over_time
-from app.ui.results_tab import format_value
+from app.ui.run.live_data import ALL_KEY, LAST, WHOLE, LiveResults, over_time
+from app.ui.run.results_tab import format_value
 
 
 @dataclass

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QApplication
 from app.model.plan import Manager, Worker
 from app.paths import example_plan
 from app.ui.main_window import MainWindow, droppable_paths
+from app.ui.plan.topology import DETAIL_ROLE, Selection
 from app.ui.settings import app_settings, recent_files
-from app.ui.topology import DETAIL_ROLE, Selection
 from tests.gui.conftest import local_plan, plan_file
 
 

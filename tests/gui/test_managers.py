@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QDialogButtonBox
 
 from app.model.plan import LOCAL, Manager, Worker
 from app.ui.main_window import MainWindow
-from app.ui.manager_dialog import AddManagerDialog, parse_host_port
-from app.ui.topology import DETAIL_ROLE, Selection
+from app.ui.plan.manager_dialog import AddManagerDialog, parse_host_port
+from app.ui.plan.topology import DETAIL_ROLE, Selection
 from tests.gui.conftest import local_plan
 
 

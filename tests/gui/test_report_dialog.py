@@ -15,8 +15,8 @@ import pytest
 from PySide6.QtCore import QDate, Qt, QTimer
 
 from app.store import delete_run, open_store
+from app.ui.history.report_dialog import ReportDialog
 from app.ui.main_window import MainWindow
-from app.ui.report_dialog import ReportDialog
 from tests.gui.history_support import before_after_store
 from tests.stored_runs import BEFORE
 
@@ -99,7 +99,7 @@ def test_a_comparison_report_in_every_format(window: MainWindow, qtbot, runs, tm
 
     # then the folder, one click away
     opened = []
-    monkeypatch.setattr("app.ui.report_dialog.open_folder", lambda folder: opened.append(folder) or True)
+    monkeypatch.setattr("app.ui.history.report_dialog.open_folder", lambda folder: opened.append(folder) or True)
     assert dlg.open_button.isVisible() and str(tmp_path) in dlg.result.text()
     qtbot.mouseClick(dlg.open_button, Qt.MouseButton.LeftButton)
     assert opened == [tmp_path]

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt, QTimer
 from app.engine.runner import RunOptions
 from app.model.plan import Target
 from app.store import get_run, list_runs, open_store, step_samples
-from app.ui.live_data import ALL_KEY, WHOLE
 from app.ui.main_window import MainWindow
+from app.ui.run.live_data import ALL_KEY, WHOLE
 from tests.gui.conftest import local_plan
 
 pytestmark = pytest.mark.fio

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from app.engine.disks import Disk
 from app.ui.main_window import MainWindow
-from app.ui.setup_tab import TEST_TYPE_TITLES
-from app.ui.targets_tab import AddTestFileDialog
-from app.ui.topology import Selection
+from app.ui.plan.setup_tab import TEST_TYPE_TITLES
+from app.ui.plan.targets_tab import AddTestFileDialog
+from app.ui.plan.topology import Selection
 from tests.gui.conftest import local_plan, plan_file
 
 

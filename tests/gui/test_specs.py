@@ -8,10 +8,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from app.model.plan import IDLE, AccessSpec, SpecLine
-from app.ui.library import BUILTIN, PLAN, USER
 from app.ui.main_window import MainWindow
-from app.ui.spec_editor import SpecEditor
-from app.ui.topology import Selection
+from app.ui.plan.library import BUILTIN, PLAN, USER
+from app.ui.plan.spec_editor import SpecEditor
+from app.ui.plan.topology import Selection
 from tests.gui.conftest import local_plan, plan_file
 
 
@@ -72,7 +72,7 @@ def test_my_library_keeps_specs_in_the_settings(window: MainWindow) -> None:
     window.doc.touch("specs")
     select_library(window, PLAN, "Mine")
     window.specs_tab.save_to_library()
-    from app.ui.library import SpecLibrary
+    from app.ui.plan.library import SpecLibrary
     from app.ui.settings import app_settings
 
     again = SpecLibrary(app_settings())

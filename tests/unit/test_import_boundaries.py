@@ -24,9 +24,9 @@ QT_FREE = [
     "app.recording",
     "app.analysis.export_run",
     "app.analysis.compare",
-    "app.cli_progress",
-    "app.cli_common",
-    "app.cli_run",
+    "app.cli.progress",
+    "app.cli.common",
+    "app.cli.run_commands", "app.cli.results_commands", "app.cli.plan_commands",
 ]
 
 

@@ -23,12 +23,12 @@ from PySide6.QtWidgets import (
 
 from app.analysis.iometer_import import is_iometer_run
 from app.report.tables import summary_table
-from app.ui.charts import ChartGrid
-from app.ui.history_model import local_time
-from app.ui.live_data import ALL_KEY, LAST, WHOLE, LiveResults, SeriesKey
-from app.ui.report_table import ReportTableWidget
-from app.ui.store_tasks import StoreTasks
-from app.ui.stored_series import StoredRun, load_run, replay
+from app.ui.history.history_model import local_time
+from app.ui.history.report_table import ReportTableWidget
+from app.ui.history.store_tasks import StoreTasks
+from app.ui.history.stored_series import StoredRun, load_run, replay
+from app.ui.run.charts import ChartGrid
+from app.ui.run.live_data import ALL_KEY, LAST, WHOLE, LiveResults, SeriesKey
 from app.ui.widgets import button
 
 STORED_STYLE = ("#storedBanner { background: #fff4d6; border: 1px solid #e0b84c; border-radius: 3px; }"

@@ -20,12 +20,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.compare import DEFAULT_THRESHOLD_PCT
-from app.ui.compare_data import CompareRequest, ComparisonData, load_comparison
-from app.ui.live_data import LAST, LiveResults
-from app.ui.report_charts import BarChartView
-from app.ui.report_table import TableSection
-from app.ui.run_view import StoredCharts, stored_banner
-from app.ui.store_tasks import StoreTasks
+from app.ui.history.compare_data import CompareRequest, ComparisonData, load_comparison
+from app.ui.history.report_charts import BarChartView
+from app.ui.history.report_table import TableSection
+from app.ui.history.run_view import StoredCharts, stored_banner
+from app.ui.history.store_tasks import StoreTasks
+from app.ui.run.live_data import LAST, LiveResults
 from app.ui.widgets import button
 
 RECOMPUTE_MS = 300
@@ -254,7 +254,7 @@ class CompareView(QWidget):
         self.charts_layout.addStretch(1)
 
     def _fill_over_time(self, data: ComparisonData) -> None:
-        from app.ui.stored_series import overlay
+        from app.ui.history.stored_series import overlay
 
         keys = overlay(self.live, data.segments)
         labels = [k[2] for k in keys]

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.model.plan import Plan
-from app.ui.hosts import HostFacts, where_label
+from app.ui.plan.hosts import HostFacts, where_label
 
 ROLE = Qt.ItemDataRole.UserRole
 DETAIL_ROLE = Qt.ItemDataRole.UserRole + 1  # muted second line(s) under a manager's name

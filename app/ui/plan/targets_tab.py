@@ -36,8 +36,8 @@ from app.engine.jobfile import DEFAULT_FILE_SIZE
 from app.engine.targets import TargetError, resolve
 from app.model.plan import DATA_PATTERNS, LOCAL, Target, Worker
 from app.model.validation import MAX_QUEUE_DEPTH
-from app.ui.document import TARGETS, PlanDocument
-from app.ui.topology import Selection
+from app.ui.plan.document import TARGETS, PlanDocument
+from app.ui.plan.topology import Selection
 from app.ui.units import format_bytes, parse_size
 from app.ui.widgets import ContentOrEmpty, button, compact_rows, error_label
 

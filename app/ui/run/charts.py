@@ -16,9 +16,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QLabel, QWidget
 
-from app.ui.decimate import BinnedPeaks, clip_indices, peak_decimate
-from app.ui.live_data import CHART_FIELDS, LiveResults, SeriesKey
-from app.ui.many_curves import ManyCurves
+from app.ui.run.decimate import BinnedPeaks, clip_indices, peak_decimate
+from app.ui.run.live_data import CHART_FIELDS, LiveResults, SeriesKey
+from app.ui.run.many_curves import ManyCurves
 
 pg.setConfigOptions(antialias=False, useNumba=False)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli_common import CliError, _store
+from app.cli.common import CliError, _store
 
 
 def _summary(store, run_id: int):
@@ -111,7 +111,7 @@ def cmd_import_results(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parsers(sub) -> None:
+def register(sub) -> None:
     sp = sub.add_parser("import-results", help="import an Iometer results.csv into the history (a run per series)")
     sp.add_argument("file", metavar="FILE.csv")
     sp.add_argument("--tag", action="append", help="tag the imported runs (they are always tagged iometer)")

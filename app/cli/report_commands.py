@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli_common import CliError, _store
+from app.cli.common import CliError, _store
 from app.report.files import write_report_file
 
 GROUP_HELP = "a run id, or several joined by commas (3,4,5) for a group of repeated runs compared by their mean"
@@ -49,7 +49,7 @@ def _build(args: argparse.Namespace, candidates: list[list[int]]):
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from app.cli_progress import format_table
+    from app.cli.progress import format_table
 
     report = _build(args, args.candidates)
     for diffs, c in zip(report.differences, report.comparisons, strict=True):
@@ -100,7 +100,7 @@ def _common(sp: argparse.ArgumentParser) -> None:
                     help="do not look for repeats (same plan and tags) of a single run to measure noise")
 
 
-def add_parsers(sub) -> None:
+def register(sub) -> None:
     sp = sub.add_parser("compare", help="compare stored runs: a before/after table per metric in the terminal")
     sp.add_argument("run", type=run_group, metavar="BASELINE", help=GROUP_HELP)
     sp.add_argument("candidates", type=run_group, nargs="+", metavar="CANDIDATE", help=GROUP_HELP)

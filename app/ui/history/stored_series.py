@@ -11,7 +11,7 @@ from datetime import datetime
 
 from app.model.metrics import Metrics
 from app.store import Run, Store, get_run, step_samples, step_series
-from app.ui.live_data import LiveResults, Series, SeriesKey, StepMark
+from app.ui.run.live_data import LiveResults, Series, SeriesKey, StepMark
 
 LEVELS = ("all", "manager", "worker")  # targets are not charted (as live, unless asked)
 OVERLAY_GAP_S = 2.0  # between steps laid one after another in an overlay

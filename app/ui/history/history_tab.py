@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.store import Store, StoreError, delete_run, resolve_db_path
-from app.ui.history_model import (
+from app.ui.history.history_model import (
     COLUMNS,
     RUN_ID_ROLE,
     SORT_ROLE,
@@ -38,8 +38,8 @@ from app.ui.history_model import (
     fetch_listing,
     local_time,
 )
-from app.ui.run_editor import RunEdit, RunEditor
-from app.ui.store_tasks import StoreTasks
+from app.ui.history.run_editor import RunEdit, RunEditor
+from app.ui.history.store_tasks import StoreTasks
 from app.ui.widgets import EmptyState, button
 
 EMPTY_TEXT = "No runs yet \u2014 press Start, or import old Iometer results (File > Import Iometer results\u2026)"

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.model.plan import IDLE, AccessSpec, SpecLine, Worker
-from app.ui.document import ASSIGNMENT, SPECS, PlanDocument
-from app.ui.library import (
+from app.ui.plan.document import ASSIGNMENT, SPECS, PlanDocument
+from app.ui.plan.library import (
     BUILTIN,
     ORIGIN_TITLES,
     PLAN,
@@ -34,8 +34,8 @@ from app.ui.library import (
     rename_in_plan,
     unique_name,
 )
-from app.ui.spec_editor import SpecEditor
-from app.ui.topology import Selection
+from app.ui.plan.spec_editor import SpecEditor
+from app.ui.plan.topology import Selection
 from app.ui.units import format_bytes
 from app.ui.widgets import ContentOrEmpty, button
 

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.charts import ChartGrid
-from app.ui.document import RESULTS, TOPOLOGY, PlanDocument
-from app.ui.live_data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
-from app.ui.topology import Selection
+from app.ui.plan.document import RESULTS, TOPOLOGY, PlanDocument
+from app.ui.plan.topology import Selection
+from app.ui.run.charts import ChartGrid
+from app.ui.run.live_data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
 from app.ui.widgets import compact_rows
 
 REDRAW_MS = 250  # coalesce sample bursts; the update frequency decides how often points are made

@@ -16,12 +16,12 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QTabBar, QTabWidget, QWidget
 
 from app.store import Store
-from app.ui.compare_data import CompareRequest
-from app.ui.compare_view import CompareView
-from app.ui.history_tab import HistoryTab
-from app.ui.report_dialog import ReportDialog
-from app.ui.run_view import RunView
-from app.ui.store_tasks import StoreTasks, TaskProblem
+from app.ui.history.compare_data import CompareRequest
+from app.ui.history.compare_view import CompareView
+from app.ui.history.history_tab import HistoryTab
+from app.ui.history.report_dialog import ReportDialog
+from app.ui.history.run_view import RunView
+from app.ui.history.store_tasks import StoreTasks, TaskProblem
 
 HISTORY_TAB = "History"
 IMPORT_FILTER = "Iometer results (*.csv);;All files (*)"

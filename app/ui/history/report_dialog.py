@@ -27,9 +27,16 @@ from PySide6.QtWidgets import (
 )
 
 from app.report.document import PAPERS, ReportMeta
-from app.ui.compare_data import CompareRequest
-from app.ui.report_files import FORMAT_TITLES, FORMATS, default_name, output_paths, safe_name, write_report
-from app.ui.store_tasks import StoreTasks
+from app.ui.history.compare_data import CompareRequest
+from app.ui.history.report_files import (
+    FORMAT_TITLES,
+    FORMATS,
+    default_name,
+    output_paths,
+    safe_name,
+    write_report,
+)
+from app.ui.history.store_tasks import StoreTasks
 from app.ui.widgets import error_label
 
 DEFAULT_TITLE = "Storage performance report"

@@ -15,7 +15,7 @@ from pathlib import Path
 from app.report.document import ReportMeta, build_report
 from app.report.files import FORMATS, write_report_file
 from app.store import Store
-from app.ui.compare_data import CompareRequest
+from app.ui.history.compare_data import CompareRequest
 
 SUFFIXES = {"html": ".html", "pdf": ".pdf", "xlsx": ".xlsx", "csv": ".csv"}
 FORMAT_TITLES = {"html": "HTML (one self-contained file)", "pdf": "PDF (cover, tables, charts, appendix)",

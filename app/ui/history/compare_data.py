@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from app.analysis.compare import DEFAULT_THRESHOLD_PCT
 from app.report.document import Report, ReportMeta, build_report
 from app.store import Run, Store, step_samples
-from app.ui.stored_series import OverlayPart, ReplaySample
+from app.ui.history.stored_series import OverlayPart, ReplaySample
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.store import Store, annotate_run, rename_run, tag_run
-from app.ui.history_model import HistoryRow, local_time, places_text
+from app.ui.history.history_model import HistoryRow, local_time, places_text
 from app.ui.widgets import error_label
 
 

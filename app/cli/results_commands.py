@@ -1,0 +1,106 @@
+"""`fiometer runs / show / export`: reading stored results."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.cli.common import _get_run, _store
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    import json
+
+    from app.store.queries import list_runs
+
+    store = _store(args)
+    try:
+        runs = list_runs(store, text=args.search, tag=args.tag)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps([{"id": r.id, "name": r.name, "status": r.status, "started": r.started,
+                           "ended": r.ended, "plan": r.plan_name, "steps": r.step_count, "tags": r.tags}
+                          for r in runs], indent=2))
+        return 0
+    if not runs:
+        print(f"No runs stored in {store.path}")
+        return 0
+    from app.cli.progress import format_table
+    rows = [[str(r.id), r.started[:19].replace("T", " "), r.status, str(r.step_count), r.name,
+             ",".join(r.tags)] for r in runs]
+    print(format_table(("Run", "Started (UTC)", "Status", "Steps", "Name", "Tags"), rows))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    import dataclasses
+    import json
+
+    from app.analysis.iometer_import import is_iometer_run
+    from app.cli.progress import fmt_num, format_table
+
+    run = _get_run(args)
+    coarse = is_iometer_run(run)
+    if args.json:
+        def metrics(m):
+            # an imported Iometer run's histogram is its 21 coarse bins: no percentiles from it
+            return {k: None if coarse and k.startswith("p") else v for k, v in m.headline().items()}
+        print(json.dumps({
+            "id": run.id, "name": run.name, "status": run.status, "started": run.started, "ended": run.ended,
+            "plan": run.plan_name, "plan_sha256": run.plan_sha256, "tags": run.tags, "notes": run.notes,
+            "fio_versions": run.fio_versions, "host": run.host,
+            "managers": [dataclasses.asdict(m) for m in run.managers],
+            "steps": [{"index": s.index, "spec": s.spec_name, "queue_depth": s.queue_depth, "status": s.status,
+                       "started": s.started, "ended": s.ended,
+                       "results": [{"level": r.level, "manager": r.manager, "key": r.key,
+                                    **metrics(r.metrics)} for r in s.results]} for s in run.steps],
+            "messages": [dataclasses.asdict(m) for m in run.messages],
+        }, indent=2))
+        return 0
+    print(f"Run {run.id}: {run.name} [{run.status}]  started {run.started}  ended {run.ended or '-'}")
+    tool = (f"{run.host['tool']} {run.host.get('tool_version', '')}".strip() if coarse else
+            f"fio {', '.join(run.fio_versions) or '?'}")
+    print(f"Plan {run.plan_name!r} (sha256 {run.plan_sha256[:12]}), {tool}, "
+          f"managers: {', '.join(f'{m.name} ({m.address})' for m in run.managers)}")
+    rows = []
+    for s in run.steps:
+        for r in sorted(s.results, key=lambda r: (r.level != "all", r.key)):
+            if r.level in ("all", "manager"):
+                m = r.metrics
+                rows.append([str(s.index + 1), s.spec_name, str(s.queue_depth or "-"), s.status,
+                             "ALL" if r.level == "all" else r.key, fmt_num(m.iops), fmt_num(m.mbps),
+                             fmt_num(m.lat_mean_ms, 3), fmt_num(m.lat_max_ms, 3),
+                             fmt_num(None if coarse else m.percentile_ms(99), 3), str(m.errors)])
+    print(format_table(("Step", "Access specification", "QD", "Status", "Level", "IOPS", "MB/s", "Avg ms",
+                        "Max ms", "p99 ms", "Errors"), rows))
+    for msg in run.messages + [m for s in run.steps for m in s.messages]:
+        print(f"{msg.level}: {msg.manager + ': ' if msg.manager else ''}{msg.text}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from app.analysis.export_run import run_results_csv
+
+    run = _get_run(args)
+    Path(args.iometer_csv).write_bytes(run_results_csv(run).encode("cp1252", errors="replace"))
+    print(f"Run {run.id} written to {args.iometer_csv} (Iometer 1.1.0 results.csv layout)")
+    return 0
+
+
+def register(sub) -> None:
+    sp = sub.add_parser("runs", help="list stored runs")
+    sp.add_argument("--search", help="only runs whose name, description or notes contain this text")
+    sp.add_argument("--tag", help="only runs with this tag")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    sp.set_defaults(func=cmd_runs)
+
+    sp = sub.add_parser("show", help="show a stored run's results")
+    sp.add_argument("run", type=int, help="run id (see `fiometer runs`)")
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    sp.set_defaults(func=cmd_show)
+
+    sp = sub.add_parser("export", help="export a stored run")
+    sp.add_argument("run", type=int, help="run id (see `fiometer runs`)")
+    sp.add_argument("--iometer-csv", required=True, metavar="OUT.csv", help="Iometer 1.1.0 results.csv layout")
+    sp.set_defaults(func=cmd_export)

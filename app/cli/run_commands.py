@@ -1,0 +1,128 @@
+"""`fiometer run / demo / probe`: running plans on fio and asking fio servers what they are."""
+
+from __future__ import annotations
+
+import argparse
+
+from app import __version__
+from app.cli.common import CliError, _open, _parse_map, _store, parse_pairs, parse_size
+
+
+def _make_runner(args: argparse.Namespace, opened):
+    from app.engine.managers import (
+        EXPOSED_WARNING,
+        ManagerError,
+        build_endpoints,
+        is_loopback,
+        split_host,
+    )
+    from app.engine.runner import Runner, RunOptions, RunRefused
+
+    plan = opened.plan
+    try:
+        hosts = parse_pairs(args.manager, "--manager", "NAME=HOST[:PORT]", "DB01=10.0.0.5:8765")
+        endpoints = build_endpoints(plan, hosts, args.fio)
+    except ManagerError as e:
+        raise CliError(str(e)) from e
+    for ep in endpoints.values():
+        if ep.host != "local" and not is_loopback(split_host(ep.host)[0]):
+            print(f"warning: manager {ep.name!r} is reached over the network at {ep.host}; {EXPOSED_WARNING}")
+    options = RunOptions(run_time=args.run_time, ramp_up=args.ramp_up, mapping=_parse_map(args.map),
+                         engine=args.engine, allow_write=set(args.allow_write or []),
+                         allow_write_in_use=set(args.allow_write_mounted or []),
+                         file_size=parse_size(args.test_file_size) if args.test_file_size else None)
+    try:
+        return Runner(plan, endpoints, None, options)
+    except RunRefused as e:
+        raise CliError("this plan cannot start:\n  " + str(e).replace("\n", "\n  ")) from e
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import signal
+
+    from app.cli.progress import ProgressPrinter
+    from app.recording import Fanout, StoreRecorder
+
+    opened = _open(args.file)
+    for w in opened.warnings:
+        print(f"warning: {w}")
+    runner = _make_runner(args, opened)
+    store = _store(args)
+    recorder = StoreRecorder(store, runner.options.mapping, tags=args.tag or [])
+    progress = ProgressPrinter(run_time=(args.run_time or 0) + (args.ramp_up or 0) or None)
+    runner.listener = Fanout(progress, recorder)
+    presses = 0
+
+    def on_sigint(signum, frame) -> None:
+        nonlocal presses
+        presses += 1
+        if presses == 1:
+            print("\nStopping after this step's final numbers (Ctrl-C again to abort)...", flush=True)
+            runner.stop()
+        else:
+            runner.abort()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        status = runner.run()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        store.close()
+    print(f"\nStored as run {recorder.run_id} in {store.path}")
+    return {"complete": 0, "stopped": 0}.get(status, 1)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from app.paths import example_plan
+
+    with tempfile.TemporaryDirectory(prefix="fiometer-demo-") as tmp:
+        print(f"Fiometer {__version__}: no display, so running the bundled example plan briefly\n"
+              f"({example_plan().name}, each step 2 s on a 64 MiB test file in {tmp}).\n")
+        ns = argparse.Namespace(file=str(example_plan()), manager=None, fio=None, run_time=2, ramp_up=0,
+                                map=[f"C:={tmp}/iobw.tst"], engine=None, allow_write=None,
+                                allow_write_mounted=None, test_file_size="64M", db=args.db, tag=["demo"])
+        return cmd_run(ns)
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    from app.engine.managers import ManagerError, split_host
+    from app.engine.remote import probe
+    from app.engine.transport import TransportError
+
+    try:
+        host, port = split_host(args.host)
+        info = probe(host, port, timeout=args.timeout)
+    except (ManagerError, TransportError) as e:
+        raise CliError(str(e)) from e
+    print(f"{host}:{port}: {info.hostname}, {info.os} {info.arch}, {info.cpus} CPUs, {info.fio_version} "
+          f"(protocol {info.protocol})")
+    return 0
+
+
+def register(sub) -> None:
+    sp = sub.add_parser("run", help="run a plan on fio with live progress, then print the results")
+    sp.add_argument("file", help=".icf or Fiometer plan file")
+    sp.add_argument("--map", action="append", metavar="NAME=PATH", help="place a target at a file or device")
+    sp.add_argument("--manager", action="append", metavar="NAME=HOST[:PORT]",
+                    help="run a manager on a host running `fio --server` (or NAME=local)")
+    sp.add_argument("--run-time", type=int, metavar="S", help="override every step's run time (seconds)")
+    sp.add_argument("--ramp-up", type=int, metavar="S", help="override every step's ramp-up (seconds)")
+    sp.add_argument("--test-file-size", metavar="SIZE", help="size of every test file, e.g. 256M (quick checks)")
+    sp.add_argument("--allow-write", action="append", metavar="TARGET",
+                    help="arm writes to a raw device or an existing file (name or path)")
+    sp.add_argument("--allow-write-mounted", action="append", metavar="TARGET",
+                    help="also allow writes to a device that is mounted or partitioned")
+    sp.add_argument("--fio", metavar="PATH", help="the fio binary to use (default: found on PATH)")
+    sp.add_argument("--tag", action="append", help="tag the stored run (e.g. before, after, client-x)")
+    sp.add_argument("--engine", help=argparse.SUPPRESS)  # e.g. null, for tests and benchmarks
+    sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("demo", help="headless: run the bundled example plan briefly and print the results")
+    sp.set_defaults(func=cmd_demo)
+
+    sp = sub.add_parser("probe", help="ask a host running `fio --server` what it is")
+    sp.add_argument("host", metavar="HOST[:PORT]", help="default port 8765")
+    sp.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for an answer")
+    sp.set_defaults(func=cmd_probe)

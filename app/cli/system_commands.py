@@ -1,0 +1,81 @@
+"""`fiometer doctor / gui`: the installation and the desktop application."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.cli.common import CliError, _parse_map
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from app import user_settings
+    from app.about import about_text
+    from app.engine.fio_binary import FioNotFound, fio_version
+    from app.first_run import check_fio, first_run_text
+    from app.paths import resources_dir
+    from app.store.paths import resolve_db_path
+
+    if args.set_fio:
+        candidate = Path(args.set_fio).expanduser().absolute()
+        try:
+            version = fio_version(candidate)
+        except FioNotFound as e:
+            raise CliError(f"not saved: {e}") from e
+        saved = user_settings.set_fio_path(candidate)
+        print(f"fio {version} at {candidate} saved in {saved}\n")
+    elif args.clear_fio:
+        saved = user_settings.set_fio_path(None)
+        print(f"custom fio path removed from {saved}; fio is searched on PATH again\n")
+    settings = user_settings.load()
+    status = check_fio()
+    print(about_text(fio=lambda: status.version or "not found"))
+    print()
+    print(f"Settings file: {user_settings.settings_path()}"
+          + ("" if user_settings.settings_path().exists() else " (not created yet)"))
+    if settings.problem:
+        print(f"  warning: {settings.problem}")
+    print(f"Custom fio path: {settings.fio_path or 'none (search PATH and the installer folders)'}")
+    print(f"Results database: {resolve_db_path(args.db)}")
+    res = resources_dir()
+    print(f"Bundled resources: {res}" + ("" if (res / "examples").is_dir() else " (MISSING: reinstall Fiometer)"))
+    print()
+    print(first_run_text(status))
+    return 0 if status.found else 1
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    if args.file and not Path(args.file).exists():
+        raise CliError(f"{args.file}: no such file")
+    if (args.run is not None or args.engine) and not args.screenshot:
+        raise CliError("--run and --engine only apply with --screenshot")
+    try:
+        from app.ui.launch import run_gui
+    except ImportError as e:
+        raise CliError(f"the desktop GUI needs PySide6 and pyqtgraph ({e}); `fiometer import` / `fiometer plan` "
+                       "work without them") from e
+    mapping = _parse_map(args.map)
+    options = None
+    if args.run is not None:
+        from app.engine.runner import RunOptions
+
+        options = RunOptions(run_time=args.run, ramp_up=0, engine=args.engine, mapping=mapping)
+    return run_gui(args.file, args.screenshot, options, mapping=mapping)
+
+
+def register(sub) -> None:
+    sp = sub.add_parser("doctor", help="versions, settings, and whether fio is found (or how to install it)")
+    group = sp.add_mutually_exclusive_group()
+    group.add_argument("--set-fio", metavar="PATH", help="remember this fio executable (checked first)")
+    group.add_argument("--clear-fio", action="store_true", help="forget the custom fio path")
+    sp.set_defaults(func=cmd_doctor)
+
+    sp = sub.add_parser("gui", help="open the desktop application")
+    sp.add_argument("file", nargs="?", help="plan or .icf to open")
+    sp.add_argument("--screenshot", metavar="DIR", help="show each tab, write DIR/NN-<tab>.png, then exit")
+    sp.add_argument("--run", type=int, metavar="SECONDS",
+                    help="with --screenshot: first run the plan, SECONDS per step, for real Results Display numbers")
+    sp.add_argument("--engine", help="with --run: fio ioengine override (e.g. null: no real I/O)")
+    sp.add_argument("--map", action="append", metavar="NAME=PATH",
+                    help="place the opened plan's target NAME at a file or device (as `fiometer run --map`)")
+    sp.set_defaults(func=cmd_gui)

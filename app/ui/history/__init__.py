@@ -1,0 +1,1 @@
+"""Stored runs: the History tab, stored-run replay, comparison and report dialogs."""
