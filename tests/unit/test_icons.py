@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtGui import QImage, QImageReader
 
 ROOT = Path(__file__).resolve().parents[2]
-ICONS = ROOT / "resources" / "icons"
+ICONS = ROOT / "app" / "resources" / "icons"
 
 
 def load_make_icons():
