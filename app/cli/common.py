@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 from pathlib import Path
 
 
@@ -48,10 +47,12 @@ def _open(path: str):
 
 def parse_size(text: str) -> int:
     """'64M', '1g', '4096', '512k' -> bytes (binary units, as fio reads them)."""
-    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)i?b?\s*", text, re.IGNORECASE)
-    if not m:
+    from app.model.units import parse_size as parse
+
+    value = parse(text)
+    if value is None:
         raise CliError(f"size {text!r}: expected a number with an optional K, M, G or T suffix, e.g. 64M")
-    return int(m.group(1)) * 1024 ** " kmgt".index(m.group(2).lower() or " ")
+    return value
 
 
 def _store(args: argparse.Namespace):

@@ -38,6 +38,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     import json
 
     from app.analysis.iometer_import import is_iometer_run
+    from app.analysis.sweep import find_sweeps
+    from app.analysis.timed_transfer import transfers
     from app.cli.progress import fmt_num, format_table
 
     run = _get_run(args)
@@ -56,6 +58,11 @@ def cmd_show(args: argparse.Namespace) -> int:
                        "results": [{"level": r.level, "manager": r.manager, "key": r.key,
                                     **metrics(r.metrics)} for r in s.results]} for s in run.steps],
             "messages": [dataclasses.asdict(m) for m in run.messages],
+            "transfers": [dataclasses.asdict(x) for x in transfers(run)],
+            "sweeps": [{"label": s.label, "dimension": s.dimension,
+                        "max_iops": dataclasses.asdict(s.max_iops), "max_mbps": dataclasses.asdict(s.max_mbps),
+                        "knee": dataclasses.asdict(s.knee) if s.knee else None,
+                        "points": [dataclasses.asdict(p) for p in s.points]} for s in find_sweeps(run)],
         }, indent=2))
         return 0
     print(f"Run {run.id}: {run.name} [{run.status}]  started {run.started}  ended {run.ended or '-'}")
@@ -74,6 +81,17 @@ def cmd_show(args: argparse.Namespace) -> int:
                              fmt_num(None if coarse else m.percentile_ms(99), 3), str(m.errors)])
     print(format_table(("Step", "Access specification", "QD", "Status", "Level", "IOPS", "MB/s", "Avg ms",
                         "Max ms", "p99 ms", "Errors"), rows))
+    moved = transfers(run)
+    if moved:
+        print("\nTimed transfer:")
+        for transfer in moved:
+            print(f"  {transfer.sentence()}")
+    sweeps = find_sweeps(run)
+    if sweeps:
+        print("\nSweeps:")
+        for sweep in sweeps:
+            for sentence in sweep.summary():
+                print(f"  {sentence}")
     for msg in run.messages + [m for s in run.steps for m in s.messages]:
         print(f"{msg.level}: {msg.manager + ': ' if msg.manager else ''}{msg.text}")
     return 0

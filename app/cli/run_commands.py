@@ -87,8 +87,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
+    from app.engine.fioproto import probe
     from app.engine.managers import ManagerError, split_host
-    from app.engine.remote import probe
     from app.engine.transport import TransportError
 
     try:

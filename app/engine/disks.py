@@ -238,13 +238,3 @@ def empty_reason(os_name: str | None = None) -> str:
         return ("No disks listed: PowerShell's Get-Disk gave no answer (it needs Windows 8 / Server 2012 or "
                 "later). Type the device as \\\\.\\PhysicalDriveN (Disk Management shows N), or use a test file.")
     return "No disks found in /sys/block."
-
-
-def format_size(n: int) -> str:
-    """Binary units with one decimal, as disk tools show them: 512.0 GiB."""
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if size < 1024 or unit == "PiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} B"

@@ -92,7 +92,9 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
            _line("ioengine", engine or ENGINE_BY_OS[os_name])]
     if os_name == T.WINDOWS:
         out.append("thread")  # fio on Windows only supports threads; say so to avoid its warning
-    out += [_line("direct", "1"), _line("time_based", "1"), _line("runtime", str(run or UNTIL_STOPPED))]
+    transfer = plan.setup.transfer_bytes
+    out += [_line("direct", "1")] + ([] if transfer else [_line("time_based", "1")])
+    out.append(_line("runtime", str(run or UNTIL_STOPPED)))  # with a transfer: its upper limit
     if ramp:
         out.append(_line("ramp_time", str(ramp)))
     # total-latency histogram (Iometer's response time) only: the completion one would double fio's output
@@ -123,6 +125,8 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
                 out.append(_line("size", str(size)))
             if worker.start_sector:
                 out.append(_line("offset", str(worker.start_sector * where.sector_size)))
+            if transfer:
+                out.append(_line("io_size", str(transfer)))
             out.append(_line("iodepth", str(active.queue_depth)))
             out += [_line(k, v) for k, v in spec_options(spec, where.sector_size)]
             if worker.fixed_seed is None:

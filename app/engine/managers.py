@@ -7,8 +7,8 @@ import platform
 import socket
 
 from app.engine.fio_binary import SAVED, FioNotFound, find_fio, fio_version
+from app.engine.fioproto import DEFAULT_PORT, RemoteFio, probe
 from app.engine.local_fio import LocalFio
-from app.engine.remote import DEFAULT_PORT, RemoteFio, probe
 from app.engine.runner import ManagerEndpoint
 from app.engine.transport import TransportError
 from app.model.plan import LOCAL, Plan

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.model.plan import AccessSpec, SpecLine
+from app.model.units import fio_size
 
 
 @dataclass
@@ -27,13 +28,6 @@ def _weights(spec: AccessSpec) -> list[_Weighted]:
     return [_Weighted(ln, r / total) for ln, r in zip(spec.lines, raw, strict=True)]
 
 
-def size_text(n: int) -> str:
-    for unit, factor in (("m", 1 << 20), ("k", 1 << 10)):
-        if n % factor == 0 and n >= factor:
-            return f"{n // factor}{unit}"
-    return str(n)
-
-
 def largest_remainder(weights: dict[int, float]) -> dict[int, int]:
     """Integer percentages that add up to exactly 100, keeping the order of keys; zero entries dropped."""
     total = sum(weights.values())
@@ -48,7 +42,7 @@ def largest_remainder(weights: dict[int, float]) -> dict[int, int]:
 
 
 def _bssplit(entries: dict[int, int]) -> str:
-    return ":".join(f"{size_text(size)}/{pct}" for size, pct in sorted(entries.items()))
+    return ":".join(f"{fio_size(size)}/{pct}" for size, pct in sorted(entries.items()))
 
 
 def _align_bytes(line: SpecLine, sector_size: int) -> int:
@@ -83,7 +77,7 @@ def spec_options(spec: AccessSpec, sector_size: int) -> list[tuple[str, str]]:
 
     sizes = sorted({w.line.size for w in ws})
     if len(sizes) == 1:
-        opts.append(("bs", size_text(sizes[0])))
+        opts.append(("bs", fio_size(sizes[0])))
     else:
         reads: dict[int, float] = {}
         writes: dict[int, float] = {}
@@ -106,7 +100,7 @@ def spec_options(spec: AccessSpec, sector_size: int) -> list[tuple[str, str]]:
         if len(spec.lines) == 1 and spec.lines[0].align == spec.lines[0].size:
             pass  # fio's default blockalign is the block size, as Iometer's "request size boundaries"
         else:
-            opts.append(("blockalign", size_text(min(aligns))))
+            opts.append(("blockalign", fio_size(min(aligns))))
 
     delay = sum(w.p * w.line.delay for w in ws)
     if delay > 0:

@@ -101,6 +101,14 @@ def _qd1_qd32() -> Plan:
                  queue_depth_cycling=QueueDepthCycling(1, 32, 31, "LINEAR"))
 
 
+def _timed_transfer() -> Plan:
+    specs = [AccessSpec("Sequential write 1M", _one(M, 0, 0)), AccessSpec("Sequential read 1M", _one(M, 100, 0))]
+    return _plan("Timed transfer", "Write then read 4 GiB sequentially in 1 MiB blocks, one at a time, and time it "
+                 "(what admins time with dd before and after a change); each step stops after 1 hour at most",
+                 specs, [Worker("Worker 1", queue_depth=1, specs=[s.name for s in specs])], run_time=3600, ramp_up=0,
+                 transfer_bytes=4 * 1024**3)
+
+
 EXAMPLES: list[Example] = [
     Example("oltp", "Database OLTP", "8 KiB random, 70% read / 30% write, 32 outstanding I/Os (OLTP database)",
             _single("Database OLTP", "8 KiB random 70/30 at QD 32", AccessSpec("OLTP 8k 70/30", _one(8 * K, 70, 100)), 32)),
@@ -120,6 +128,8 @@ EXAMPLES: list[Example] = [
             "4k rand write QD64", _flash),
     Example("orion", "Orion-style sweep", "8 KiB random and 1 MiB sequential reads over QD 1..64", _orion),
     Example("bssweep", "Block-size sweep", "Random reads 2 KiB..1 MiB at QD 16", _bs_sweep),
+    Example("timed", "Timed transfer (dd-style)", "Write then read 4 GiB sequentially and report the elapsed "
+            "time", _timed_transfer),
 ]
 
 

@@ -125,6 +125,9 @@ class TestSetup:
     record_results: str = "ALL"
     update_frequency: int = 1  # seconds between live updates
     update_type: str = "WHOLE_TEST"  # or LAST_UPDATE
+    # A timed transfer (as admins time dd): each step ends once every job has moved this many bytes, and
+    # the run time becomes the step's upper limit. 0 = Iometer's usual timed steps.
+    transfer_bytes: int = 0
 
 
 @dataclass

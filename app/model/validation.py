@@ -53,6 +53,7 @@ def validate(plan: Plan) -> list[Problem]:
         out.append(Problem("setup.queue_depth_cycling.end", f"must be at least start ({q.start}), got {q.end}"))
     _range(out, "setup.update_frequency", s.update_frequency, 0, 3600, "seconds")
     _choice(out, "setup.update_type", s.update_type, ("WHOLE_TEST", "LAST_UPDATE"))
+    _range(out, "setup.transfer_bytes", s.transfer_bytes, 0, 1 << 50, "bytes")
 
     seen: set[str] = set()
     for i, spec in enumerate(plan.specs):

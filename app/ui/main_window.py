@@ -31,6 +31,7 @@ from app.model.fidelity import all_notes
 from app.model.opening import PlanOpenError
 from app.model.plan import LOCAL, Manager, Worker
 from app.model.to_icf import plan_to_icf
+from app.model.units import format_duration
 from app.model.validation import validate
 from app.ui import theme
 from app.ui.plan.document import ASSIGNMENT, TOPOLOGY, PlanDocument
@@ -45,7 +46,6 @@ from app.ui.run.live_data import LiveResults
 from app.ui.run.results_tab import ResultsTab
 from app.ui.run.run_controller import IDLE_STATE, RUNNING, RunController
 from app.ui.settings import add_recent_file, recent_files
-from app.ui.units import format_duration
 from app.ui.widgets import Banner
 
 PLAN_SUFFIXES = (".icf", ".json")

@@ -104,7 +104,7 @@ def test_format_value() -> None:
 
 
 def test_sizes_in_words() -> None:
-    from app.ui.units import format_bytes, parse_size
+    from app.model.units import format_bytes, parse_size
 
     assert format_bytes(4096) == "4 KiB" and format_bytes(2048) == "2 KiB" and format_bytes(1000) == "1000 B"
     assert format_bytes(8_000_000 * 512) == "3.8 GiB"

@@ -62,7 +62,7 @@ def test_targets_tab_edits_the_selected_worker(window: MainWindow, tmp_path: Pat
     window.topology.select(Selection(0, 0))
     assert not tab.stack.is_empty
     assert tab.table.rowCount() == 2
-    assert tab.table.item(0, 2).text().startswith("exists, 8.0 KiB; fio extends it to 1 GiB")
+    assert tab.table.item(0, 2).text().startswith("exists, 8 KiB; fio extends it to 1 GiB")
     assert tab.table.item(1, 2).text().startswith("created when the run starts")
     tab.table.selectRow(1)
     tab.move(-1)
@@ -87,7 +87,7 @@ def test_disk_list_greys_out_disks_in_use(window: MainWindow) -> None:
     items = [tab.disks.topLevelItem(i) for i in range(tab.disks.topLevelItemCount())]
     assert [it.text(0) for it in items] == ["/dev/sda", "/dev/sdb"]
     assert items[0].isDisabled() and items[0].text(3) == "mounted at /"
-    assert not items[1].isDisabled() and items[1].text(1) == "1.0 TiB"
+    assert not items[1].isDisabled() and items[1].text(1) == "1 TiB"
     assert tab.add_disk_button.isEnabled()
 
 

@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from app.engine.disks import empty_reason, format_size, list_disks, unsupported_reason
+from app.engine.disks import empty_reason, list_disks, unsupported_reason
+from app.model.units import format_bytes as format_size
 
 
 def _disk(root: Path, name: str, sectors: int, model: str = "", parts: tuple[str, ...] = (),
@@ -61,9 +62,10 @@ def test_other_systems_are_an_explained_empty_list(tmp_path: Path) -> None:
     assert list_disks("Linux", sys_block=tmp_path / "missing") == []
 
 
-def test_format_size() -> None:
+def test_disk_sizes_read_as_disk_tools_show_them() -> None:
     assert format_size(512) == "512 B"
-    assert format_size(1 << 30) == "1.0 GiB"
+    assert format_size(1 << 30) == "1 GiB"
+    assert format_size(500107862016) == "465.8 GiB"
     assert format_size(int(1.5 * (1 << 40))) == "1.5 TiB"
 
 

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 MODULES = [
-    "app.engine.remote",
+    "app.engine.fioproto",
     "app.engine.fioproto",
     "app.engine.fioproto.frames",
     "app.engine.fioproto.commands",

@@ -18,7 +18,7 @@ QT_FREE = [
     "app.engine.telemetry",
     "app.engine.runner",
     "app.engine.managers",
-    "app.engine.remote",
+    "app.engine.fioproto",
     "app.engine.safety",
     "app.store",
     "app.recording",

@@ -65,7 +65,7 @@ PROBE_TIMEOUT = 5.0
 
 def remote_facts(host: str, port: int, timeout: float = PROBE_TIMEOUT) -> HostFacts:
     """Ask a fio server who it is; the reason in ``error`` when it cannot be reached."""
-    from app.engine.remote import probe
+    from app.engine.fioproto import probe
     from app.engine.transport import TransportError
 
     try:

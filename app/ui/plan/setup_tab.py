@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
 
 from app.engine.sequence import SequenceTooLong, Step, expand
 from app.model.plan import TEST_TYPES, Plan
+from app.model.units import format_duration
 from app.model.validation import MAX_QUEUE_DEPTH, MAX_SECONDS, validate
 from app.ui.plan.document import ASSIGNMENT, SETUP, TARGETS, TOPOLOGY, PlanDocument
-from app.ui.units import format_duration
 from app.ui.widgets import ContentOrEmpty, compact_rows
 
 TEST_TYPE_TITLES = {

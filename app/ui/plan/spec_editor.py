@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 
 from app.model.fidelity import spec_notes
 from app.model.plan import ASSIGNMENTS, IDLE, AccessSpec, SpecLine
+from app.model.units import format_bytes, parse_int, parse_size
 from app.model.validation import MAX_SPEC_LINES, MAX_TRANSFER
-from app.ui.units import format_bytes, parse_int, parse_size
 from app.ui.widgets import button, compact_rows, error_label
 
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.model.plan import IDLE, AccessSpec, SpecLine, Worker
+from app.model.units import format_bytes
 from app.ui.plan.document import ASSIGNMENT, SPECS, PlanDocument
 from app.ui.plan.library import (
     BUILTIN,
@@ -36,7 +37,6 @@ from app.ui.plan.library import (
 )
 from app.ui.plan.spec_editor import SpecEditor
 from app.ui.plan.topology import Selection
-from app.ui.units import format_bytes
 from app.ui.widgets import ContentOrEmpty, button
 
 ROLE = Qt.ItemDataRole.UserRole

@@ -35,10 +35,10 @@ from app.engine import disks as disk_list
 from app.engine.jobfile import DEFAULT_FILE_SIZE
 from app.engine.targets import TargetError, resolve
 from app.model.plan import DATA_PATTERNS, LOCAL, Target, Worker
+from app.model.units import format_bytes, parse_size
 from app.model.validation import MAX_QUEUE_DEPTH
 from app.ui.plan.document import TARGETS, PlanDocument
 from app.ui.plan.topology import Selection
-from app.ui.units import format_bytes, parse_size
 from app.ui.widgets import ContentOrEmpty, button, compact_rows, error_label
 
 PATTERN_TITLES = ("Repeating bytes", "Pseudo random", "Full random")
@@ -82,7 +82,7 @@ def target_state(target: Target, worker: Worker, os_name: str) -> tuple[str, str
     want = size or DEFAULT_FILE_SIZE
     if os_name == platform.system() and path.exists():
         have = path.stat().st_size
-        note = f"exists, {disk_list.format_size(have)}"
+        note = f"exists, {format_bytes(have)}"
         if have < want:
             note += f"; fio extends it to {format_bytes(want)}"
         return "test file", f"{note} — {where.path}", False
@@ -341,7 +341,7 @@ class TargetsTab(QWidget):
         self.disks_stack.show_content()
         for d in self.local_disks:
             kind = "" if d.rotational is None else (" (HDD)" if d.rotational else " (SSD)")
-            it = QTreeWidgetItem([d.path, disk_list.format_size(d.size_bytes), (d.model or "—") + kind, d.state])
+            it = QTreeWidgetItem([d.path, format_bytes(d.size_bytes), (d.model or "—") + kind, d.state])
             it.setData(0, Qt.ItemDataRole.UserRole, d.path)
             if d.in_use or d.read_only:
                 it.setDisabled(True)

@@ -1,0 +1,149 @@
+"""Sweep summaries: where a run's load rises step by step, its maxima and its knee.
+
+A *sweep* is a series of steps that share one access-specification definition and differ in one load
+dimension only: outstanding I/Os per target (queue depth), the number of workers, the number of targets,
+or the transfer size of a single-line specification (a block-size sweep). For each sweep this gives the
+maximum IOPS and maximum MB/s with the point where each was reached (as an Orion study reports them), the
+response time at every point, and the *knee*: the last point before which adding load still paid — the
+next point raises IOPS by less than ``KNEE_GAIN_PCT`` while raising the average response time by more than
+``KNEE_COST_PCT``. Values come from each step's ALL results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.model.units import format_bytes
+from app.store.records import Run, StepInfo
+
+KNEE_GAIN_PCT = 10.0
+KNEE_COST_PCT = 10.0
+DIMENSIONS = ("queue_depth", "workers", "targets", "transfer_size")
+# What stays equal along a sweep: a worker sweep adds each worker's targets too.
+FIXED = {"queue_depth": ("workers", "targets"), "workers": ("queue_depth",),
+         "targets": ("queue_depth", "workers"), "transfer_size": ("queue_depth", "workers", "targets")}
+_LABEL = {"queue_depth": "QD", "workers": "workers", "targets": "targets", "transfer_size": "transfer size"}
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    step: int  # 0-based step index
+    load: int  # the swept value: QD, workers, targets or bytes
+    outstanding: int | None  # I/Os in flight over the step (QD x targets), when the QD is known
+    iops: float
+    mbps: float
+    lat_mean_ms: float
+    lat_p99_ms: float | None
+
+    def at(self, dimension: str) -> str:
+        """'QD 32 (64 outstanding)', '4 workers', '64 KiB'."""
+        if dimension == "transfer_size":
+            return format_bytes(self.load)
+        if dimension == "queue_depth":
+            extra = f" ({self.outstanding} outstanding)" if self.outstanding and self.outstanding != self.load else ""
+            return f"QD {self.load}{extra}"
+        return f"{self.load} {_LABEL[dimension]}"
+
+
+@dataclass(frozen=True)
+class Sweep:
+    label: str  # the access specification (name) the sweep runs
+    dimension: str  # one of DIMENSIONS
+    points: list[SweepPoint]
+
+    @property
+    def max_iops(self) -> SweepPoint:
+        return max(self.points, key=lambda p: p.iops)
+
+    @property
+    def max_mbps(self) -> SweepPoint:
+        return max(self.points, key=lambda p: p.mbps)
+
+    @property
+    def knee(self) -> SweepPoint | None:
+        for a, b in zip(self.points, self.points[1:], strict=False):
+            if a.iops <= 0 or a.lat_mean_ms <= 0:
+                continue
+            gain = 100.0 * (b.iops - a.iops) / a.iops
+            cost = 100.0 * (b.lat_mean_ms - a.lat_mean_ms) / a.lat_mean_ms
+            if gain < KNEE_GAIN_PCT and cost > KNEE_COST_PCT:
+                return a
+        return None
+
+    def summary(self) -> list[str]:
+        """The sentences a reader wants first."""
+        top, big = self.max_iops, self.max_mbps
+        out = [f"{self.label}: maximum IOPS {top.iops:,.0f} at {top.at(self.dimension)} "
+               f"(average response {_ms(top.lat_mean_ms)} ms)",
+               f"{self.label}: maximum MB/s {big.mbps:,.1f} at {big.at(self.dimension)}"]
+        knee = self.knee
+        if knee is not None:
+            out.append(f"{self.label}: knee at {knee.at(self.dimension)} — beyond it IOPS rise less than "
+                       f"{KNEE_GAIN_PCT:g} % while response time grows more than {KNEE_COST_PCT:g} %")
+        return out
+
+
+def _ms(v: float) -> str:
+    return f"{v:,.3g}" if v >= 0.1 else f"{v:.3f}"
+
+
+def _line_fields(spec_text: str) -> list[list[str]]:
+    return [ln.strip().split(",") for ln in spec_text.split(";") if ln.strip()]
+
+
+def _point(step: StepInfo, load: int) -> SweepPoint | None:
+    total = next((r.metrics for r in step.results if r.level == "all"), None)
+    if total is None or total.ios <= 0 or step.status not in ("complete", "stopped"):
+        return None
+    targets = len(step.active_targets)
+    outstanding = step.queue_depth * targets if step.queue_depth else None
+    return SweepPoint(step.index, load, outstanding, total.iops, total.mbps, total.lat_mean_ms,
+                      total.percentile_ms(99))
+
+
+def _coordinates(step: StepInfo) -> dict[str, object] | None:
+    lines = _line_fields(step.spec_text)
+    if not lines:
+        return None
+    size: int | None = None
+    shape = step.spec_text
+    if len(lines) == 1 and len(lines[0]) == 8 and lines[0][0].isdigit():
+        size = int(lines[0][0])
+        fields = lines[0][1:]
+        if fields[5] == lines[0][0]:  # aligned on the transfer size, as block-size sweeps are
+            fields[5] = "size"
+        shape = ",".join(fields)
+    return {"spec": step.spec_text, "shape": shape, "queue_depth": step.queue_depth,
+            "workers": len(step.active_workers), "targets": len(step.active_targets), "transfer_size": size}
+
+
+def find_sweeps(run: Run) -> list[Sweep]:
+    """Every sweep in a run, in step order; a step belongs to one sweep at most."""
+    coords = {s.index: c for s in run.steps if (c := _coordinates(s)) is not None}
+    by_index = {s.index: s for s in run.steps}
+    used: set[int] = set()
+    sweeps: list[Sweep] = []
+    for dim in DIMENSIONS:
+        fixed = FIXED[dim]
+        groups: dict[tuple, list[int]] = {}
+        for idx, c in coords.items():
+            if idx in used or c[dim] is None:
+                continue
+            key = (c["shape"] if dim == "transfer_size" else c["spec"], *(c[d] for d in fixed))
+            groups.setdefault(key, []).append(idx)
+        for members in groups.values():
+            if len({coords[i][dim] for i in members}) < 2:
+                continue
+            points = [p for i in sorted(members, key=lambda i: (coords[i][dim], i))
+                      if (p := _point(by_index[i], int(coords[i][dim]))) is not None]
+            if len(points) < 2:
+                continue
+            used.update(members)
+            names = list(dict.fromkeys(by_index[i].spec_name for i in members))
+            sweeps.append(Sweep(" / ".join(names) if dim != "transfer_size" else _size_label(names),
+                                dim, points))
+    return sorted(sweeps, key=lambda s: min(p.step for p in s.points))
+
+
+def _size_label(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{names[0]} … {names[-1]}"

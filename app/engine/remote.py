@@ -1,5 +1,0 @@
-"""Remote managers: Fiometer's own client for ``fio --server`` (see :mod:`app.engine.fioproto`)."""
-
-from .fioproto.client import DEFAULT_PORT, RemoteFio, ServerInfo, forget_protocol, probe
-
-__all__ = ["DEFAULT_PORT", "RemoteFio", "ServerInfo", "forget_protocol", "probe"]
