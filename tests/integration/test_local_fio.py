@@ -187,7 +187,7 @@ def test_watchdog_kills_a_fio_that_stops_reporting():
     fin = events[-1]
     assert not fin.ok
     assert fin.reason == "fio stopped reporting for 1.5 s and was stopped"
-    assert 1.0 < time.monotonic() - stopped_at[0] < 8
+    assert 1.0 < time.monotonic() - stopped_at[0] < 25  # watchdog 1.5 s; the job runs 30 s
     assert gone(lf.pid)
     assert children and all(gone(pid) for pid in children)
 
@@ -198,7 +198,7 @@ def test_watchdog_waits_longer_for_the_first_report():
     os.kill(lf.pid, signal.SIGSTOP)  # before its first report
     t0 = time.monotonic()
     events = drain(lf)
-    assert 1.8 < time.monotonic() - t0 < 8
+    assert 1.8 < time.monotonic() - t0 < 25  # grace 2 s; the job runs 30 s
     assert events[-1].reason == "fio printed no report within 2 s of starting and was stopped"
     assert not snaps(events) and gone(lf.pid)
 
