@@ -312,6 +312,8 @@ def test_fio_and_its_jobs_end_when_fiometer_dies():
     finally:
         if fiometer.poll() is None:
             fiometer.kill()
+        fiometer.wait(5)
+        fiometer.stdout.close()
         for pid in [fio_pid, *jobs]:
             if pid and not gone(pid):
                 os.kill(pid, signal.SIGKILL)
