@@ -66,6 +66,8 @@ def stop_group(proc: subprocess.Popen) -> None:
     time.sleep(0.1)
     with contextlib.suppress(ProcessLookupError):  # children that outlived the listener
         os.killpg(proc.pid, signal.SIGKILL)
+    if proc.stderr:
+        proc.stderr.close()
 
 
 @pytest.fixture
