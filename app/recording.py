@@ -7,6 +7,7 @@ keeps everything up to the last interval (the store marks it interrupted when ne
 from __future__ import annotations
 
 from app.engine import targets as T
+from app.engine.disks import disk_of
 from app.engine.jobfile import JobFile, target_key, worker_key
 from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome
 from app.engine.sequence import Step
@@ -51,8 +52,10 @@ class StoreRecorder(RunListener):
                         path = T.resolve(t, os_name, self.mapping).path
                     except T.TargetError:
                         path = ""
-                    targets.append(TargetInfo(m.name, worker_key(wi), target_key(wi, ti), t.name, path,
-                                              {"direct": True}))
+                    details: dict[str, object] = {"direct": True}
+                    if path and endpoints[m.name].host == "local" and (disk := disk_of(path)):
+                        details["disk"] = disk  # the name fio's disk statistics use
+                    targets.append(TargetInfo(m.name, worker_key(wi), target_key(wi, ti), t.name, path, details))
         rec.add_workers(self.run_id, workers)
         rec.add_targets(self.run_id, targets)
 

@@ -37,7 +37,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     import dataclasses
     import json
 
+    from app.analysis.disk_stats import run_disk_stats
     from app.analysis.iometer_import import is_iometer_run
+    from app.analysis.preconditioning import fill_summary
     from app.analysis.sweep import find_sweeps
     from app.analysis.timed_transfer import transfers
     from app.cli.progress import fmt_num, format_table
@@ -58,6 +60,8 @@ def cmd_show(args: argparse.Namespace) -> int:
                        "results": [{"level": r.level, "manager": r.manager, "key": r.key,
                                     **metrics(r.metrics)} for r in s.results]} for s in run.steps],
             "messages": [dataclasses.asdict(m) for m in run.messages],
+            "disk_stats": [dataclasses.asdict(d) for d in run_disk_stats(run)],
+            "preconditioning": _precondition_json(args, run),
             "transfers": [dataclasses.asdict(x) for x in transfers(run)],
             "sweeps": [{"label": s.label, "dimension": s.dimension,
                         "max_iops": dataclasses.asdict(s.max_iops), "max_mbps": dataclasses.asdict(s.max_mbps),
@@ -81,6 +85,20 @@ def cmd_show(args: argparse.Namespace) -> int:
                              fmt_num(None if coarse else m.percentile_ms(99), 3), str(m.errors)])
     print(format_table(("Step", "Access specification", "QD", "Status", "Level", "IOPS", "MB/s", "Avg ms",
                         "Max ms", "p99 ms", "Errors"), rows))
+    disks = run_disk_stats(run)
+    if disks:
+        print("\nDisk statistics (from fio's per-disk counters, as iostat computes them):")
+        print(format_table(("Step", "Manager", "Disk", "Targets", "Reads", "Writes", "r_await ms", "w_await ms",
+                            "aqu-sz", "%util"),
+                           [[str(d.step + 1), d.manager, d.disk, ", ".join(d.targets) or "-", str(d.reads),
+                             str(d.writes), fmt_num(d.r_await_ms, 3), fmt_num(d.w_await_ms, 3),
+                             fmt_num(d.aqu_sz, 2), fmt_num(d.util_pct, 1)] for d in disks]))
+    precondition = fill_summary(run), _steady(args, run)
+    if any(precondition):
+        print("\nPreconditioning (not part of the measured results):")
+        for line in precondition:
+            if line:
+                print(f"  {line}")
     moved = transfers(run)
     if moved:
         print("\nTimed transfer:")
@@ -95,6 +113,33 @@ def cmd_show(args: argparse.Namespace) -> int:
     for msg in run.messages + [m for s in run.steps for m in s.messages]:
         print(f"{msg.level}: {msg.manager + ': ' if msg.manager else ''}{msg.text}")
     return 0
+
+
+def _precondition_json(args: argparse.Namespace, run) -> dict | None:
+    import dataclasses
+
+    from app.analysis.preconditioning import fill_summary, phases, precondition_of, steady_state_of
+
+    if not precondition_of(run).enabled:
+        return None
+    store = _store(args)
+    try:
+        verdict = steady_state_of(store, run)
+    finally:
+        store.close()
+    return {"phases": {str(k): v for k, v in phases(run).items()}, "fill": fill_summary(run),
+            "steady_state": dataclasses.asdict(verdict) | {"at_s": verdict.at_s} if verdict else None}
+
+
+def _steady(args: argparse.Namespace, run) -> str | None:
+    from app.analysis.preconditioning import precondition_of, steady_state_of
+
+    store = _store(args)
+    try:
+        verdict = steady_state_of(store, run)
+    finally:
+        store.close()
+    return verdict.sentence(precondition_of(run)) if verdict else None
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -238,3 +238,27 @@ def empty_reason(os_name: str | None = None) -> str:
         return ("No disks listed: PowerShell's Get-Disk gave no answer (it needs Windows 8 / Server 2012 or "
                 "later). Type the device as \\\\.\\PhysicalDriveN (Disk Management shows N), or use a test file.")
     return "No disks found in /sys/block."
+
+
+def disk_of(path: str, sys_dev_block: str | os.PathLike[str] = "/sys/dev/block") -> str | None:
+    """Linux: the kernel name of the disk fio reports statistics for when it opens ``path`` (a file: the
+    disk holding its file system; a device: itself; a partition: its disk, as fio's diskutil.c does).
+    None where there is no block device behind it (tmpfs, a remote or missing path, other systems)."""
+    import stat
+
+    probe = Path(path)
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent  # a test file not created yet lives on its folder's disk
+    try:
+        st = os.stat(probe)
+    except OSError:
+        return None
+    dev = st.st_rdev if stat.S_ISBLK(st.st_mode) else st.st_dev
+    node = Path(sys_dev_block) / f"{os.major(dev)}:{os.minor(dev)}"
+    try:
+        real = node.resolve(strict=True)
+    except OSError:
+        return None
+    if (real.parent / "queue").is_dir():  # a partition: fio counts its disk
+        real = real.parent
+    return real.name

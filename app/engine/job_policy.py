@@ -12,7 +12,7 @@ ALLOWED_OPTIONS = frozenset({
     "ioengine", "thread", "direct", "time_based", "runtime", "ramp_time", "norandommap", "continue_on_error",
     "lat_percentiles", "clat_percentiles",
     # per job: target, size, depth
-    "filename", "size", "io_size", "offset", "iodepth",
+    "filename", "size", "io_size", "loops", "offset", "iodepth",
     # access specification
     "rw", "rwmixread", "percentage_random", "bs", "bssplit", "bs_unaligned", "blockalign",
     "thinktime", "thinktime_blocks", "thinktime_blocks_type",

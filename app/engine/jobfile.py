@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.engine import targets as T
-from app.engine.sequence import Step
+from app.engine.sequence import FILL, STEADY, Step
 from app.engine.specmap import spec_options
-from app.model.plan import Plan
+from app.model.plan import PRECONDITION_FILL, AccessSpec, Plan, SpecLine
 
 DEFAULT_FILE_SIZE = 1 << 30  # test file size when Maximum size is 0 (Iometer would fill the volume)
 UNTIL_STOPPED = 365 * 24 * 3600  # Iometer run time 0:0:0 = until Stop
@@ -25,6 +25,10 @@ DATA_PATTERN_OPTIONS: dict[int, list[tuple[str, str]]] = {
     1: [("refill_buffers", "0"), ("scramble_buffers", "0")],
     2: [("refill_buffers", "1")],
 }
+
+
+# A precondition fill: 128 KiB sequential writes, as the SNIA test specification fills a device.
+FILL_SPEC = AccessSpec(PRECONDITION_FILL, [SpecLine(128 * 1024, 100, 0, 0, 0, 1, 0, 0)])
 
 
 def target_key(worker_pos: int, target_pos: int) -> str:
@@ -92,8 +96,14 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
            _line("ioengine", engine or ENGINE_BY_OS[os_name])]
     if os_name == T.WINDOWS:
         out.append("thread")  # fio on Windows only supports threads; say so to avoid its warning
-    transfer = plan.setup.transfer_bytes
-    out += [_line("direct", "1")] + ([] if transfer else [_line("time_based", "1")])
+    pc = plan.setup.precondition
+    if step.phase == FILL:  # every target written pass after pass, then the step ends
+        transfer, run, ramp = 0, UNTIL_STOPPED, 0
+    elif step.phase == STEADY:  # the runner ends it once the IOPS are steady (app.model.steady_state)
+        transfer, run, ramp = 0, pc.max_s, 0
+    else:
+        transfer = plan.setup.transfer_bytes
+    out += [_line("direct", "1")] + ([] if transfer or step.phase == FILL else [_line("time_based", "1")])
     out.append(_line("runtime", str(run or UNTIL_STOPPED)))  # with a transfer: its upper limit
     if ramp:
         out.append(_line("ramp_time", str(ramp)))
@@ -104,7 +114,7 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
     jf = JobFile(manager.name, "", run_time=run or UNTIL_STOPPED, ramp_up=ramp)
     for active in step.for_manager(manager_index):
         worker = manager.workers[active.worker]
-        spec = plan.spec(active.spec)
+        spec = FILL_SPEC if step.phase == FILL else plan.spec(active.spec)
         if spec is None:
             raise ValueError(f"worker {worker.name!r} is assigned spec {active.spec!r}, which the plan lacks")
         for tpos in active.targets:
@@ -127,6 +137,8 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
                 out.append(_line("offset", str(worker.start_sector * where.sector_size)))
             if transfer:
                 out.append(_line("io_size", str(transfer)))
+            if step.phase == FILL:
+                out.append(_line("loops", str(pc.fill_passes)))
             out.append(_line("iodepth", str(active.queue_depth)))
             out += [_line(k, v) for k, v in spec_options(spec, where.sector_size)]
             if worker.fixed_seed is None:

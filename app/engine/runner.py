@@ -18,11 +18,12 @@ from pathlib import Path
 from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import JobFile, step_jobfile
 from app.engine.safety import CreatedFiles, unarmed, write_risks
-from app.engine.sequence import SequenceTooLong, Step, expand
+from app.engine.sequence import STEADY, SequenceTooLong, Step, expand
 from app.engine.targets import TargetError
 from app.engine.telemetry import Sample, StepTelemetry
 from app.engine.transport import Event, Finished, Message, Snapshot, Transport, TransportError
 from app.model.plan import Plan
+from app.model.steady_state import SteadyWatch
 from app.model.validation import validate
 
 
@@ -143,8 +144,7 @@ class Runner:
         """Iometer's Stop: the current step ends now with fio's final numbers kept; the next one starts."""
         with self._lock:
             self._stopping_step = True
-            for t in self._current.values():
-                t.stop()
+        self._end_transports()
 
     def stop(self) -> None:
         """Iometer's Stop All: the current step ends with fio's final numbers kept; no further steps run."""
@@ -198,6 +198,7 @@ class Runner:
         local = [n for n in files if self.endpoints[n].host == "local"]
         missing = [j.path for n in local for j in files[n].jobs if not j.is_device and not os.path.exists(j.path)]
         self._stopping_step = False
+        watch = SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None
         self.listener.step_started(step, files)
         threads = []
         for name, jf in files.items():
@@ -223,6 +224,9 @@ class Runner:
                 samples = telemetry.update(ev)
                 if samples:
                     self.listener.samples(step, samples)
+                    if watch is not None and self._steady(watch, samples):
+                        watch = None
+                        self._end_transports()
             elif isinstance(ev, Message):
                 self.listener.message(step, ev)
             elif isinstance(ev, Finished):
@@ -247,6 +251,18 @@ class Runner:
         else:
             status = "failed"
         return StepOutcome(step, status, telemetry.final_results(), finished, raw, started, time.time())
+
+    @staticmethod
+    def _steady(watch: SteadyWatch, samples: list[Sample]) -> bool:
+        """A precondition step's ALL numbers have met the steady-state rule."""
+        total = next((s for s in samples if s.level == "all"), None)
+        return total is not None and watch.add(total.t, total.interval.ios, total.interval.seconds)
+
+    def _end_transports(self) -> None:
+        """End the current step as finished (not stopped): fio's final numbers are kept."""
+        with self._lock:
+            for t in self._current.values():
+                t.stop()
 
     @staticmethod
     def _pump(name: str, transport: Transport, out: queue.Queue[tuple[str, Event]]) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from app.model.plan import IDLE, Cycling, Plan, QueueDepthCycling
+from app.model.plan import IDLE, PRECONDITION_FILL, Cycling, Plan, QueueDepthCycling
 
 
 @dataclass
@@ -22,11 +22,16 @@ class ActiveWorker:
     queue_depth: int
 
 
+MEASURE, FILL, STEADY = "measure", "fill", "steady"  # a step's phase: preconditioning comes first
+FILL_QUEUE_DEPTH = 32  # fills write 128 KiB sequentially with 32 in flight, as the SNIA specification does
+
+
 @dataclass
 class Step:
     index: int  # 0-based position in the run
     access_index: int  # which assigned-spec position this step belongs to
     workers: list[ActiveWorker] = field(default_factory=list)
+    phase: str = MEASURE
 
     @property
     def spec_label(self) -> str:
@@ -188,9 +193,30 @@ class SequenceTooLong(ValueError):
     """The plan expands to more steps than Fiometer runs; str() says so and what to change."""
 
 
+def _fill_step(plan: Plan) -> Step | None:
+    """Every distinct target of every disk worker once (workers sharing a test file fill it once)."""
+    active: list[ActiveWorker] = []
+    seen: set[tuple[int, str, str | None]] = set()
+    for mi, m in enumerate(plan.managers):
+        for wi, w in enumerate(m.workers):
+            if w.kind != "disk":
+                continue
+            mine = []
+            for ti, target in enumerate(w.targets):
+                if (mi, target.name, target.path) not in seen:
+                    seen.add((mi, target.name, target.path))
+                    mine.append(ti)
+            if mine:
+                active.append(ActiveWorker(mi, wi, mine, PRECONDITION_FILL, FILL_QUEUE_DEPTH))
+    return Step(0, 0, active, FILL) if active else None
+
+
 def expand(plan: Plan, limit: int = MAX_STEPS) -> list[Step]:
-    """The ordered test steps of the plan. Raises SequenceTooLong past ``limit`` steps."""
-    steps: list[Step] = []
+    """The ordered test steps of the plan, preconditioning first: a fill over every target, then the first
+    measured step's workload until steady. Raises SequenceTooLong past ``limit``."""
+    pc = plan.setup.precondition
+    steps: list[Step] = [s for s in [_fill_step(plan)] if s is not None] if pc.fill_passes > 0 else []
+    steady = pc.steady_state
     positions = max((len(w.specs) for m in plan.managers for w in m.workers), default=0)
     for access_index in range(positions):
         series = _Series(plan, access_index)
@@ -199,5 +225,8 @@ def expand(plan: Plan, limit: int = MAX_STEPS) -> list[Step]:
                 raise SequenceTooLong(
                     f"the plan expands to more than {limit} test steps ({plan.setup.test_type} over "
                     f"{positions} access-spec positions); use fewer specs or a larger cycling step")
+            if steady:  # the workload under test runs until steady before it is measured
+                steps.append(Step(len(steps), access_index, series.workers(assignment, qd), STEADY))
+                steady = False
             steps.append(Step(len(steps), access_index, series.workers(assignment, qd)))
     return steps

@@ -15,6 +15,7 @@ from app.model.plan import (
     AccessSpec,
     Manager,
     Plan,
+    Precondition,
     QueueDepthCycling,
     SpecLine,
     Target,
@@ -73,8 +74,11 @@ def _flash() -> Plan:
     big = [Worker(f"1M worker {i + 1}", queue_depth=1, specs=[specs[0].name, IDLE, specs[2].name, IDLE])
            for i in range(4)]
     small = Worker("4k QD64", queue_depth=64, specs=[IDLE, specs[1].name, IDLE, specs[3].name])
+    # the vendor guides' advice: write the card through twice first, then measure once it is steady
     return _plan("Flash validation", "The four classic flash tests: 1M random write x4 workers, 4k random read at "
-                 "64 outstanding, 1M random read x4 workers, 4k random write at 64 outstanding", specs, big + [small])
+                 "64 outstanding, 1M random read x4 workers, 4k random write at 64 outstanding; preconditioned "
+                 "by two sequential fills and 1M random writes until steady (5 rounds of 60 s)", specs,
+                 big + [small], precondition=Precondition(fill_passes=2, steady_state=True))
 
 
 def _orion() -> Plan:

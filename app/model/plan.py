@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 IDLE = "Idle"  # Iometer's built-in spec that does no I/O
+PRECONDITION_FILL = "Precondition: sequential fill"  # the spec label of a precondition fill step
 LOCAL = "local"
 
 TEST_TYPES = (
@@ -114,6 +115,29 @@ class QueueDepthCycling:
 
 
 @dataclass
+class Precondition:
+    """Conditioning before the measured steps (the SNIA Performance Test Specification's idea).
+
+    ``fill_passes`` sequential 128 KiB writes over every target first; then, with ``steady_state``, each
+    worker's first access specification runs until its IOPS are steady: over ``window_rounds`` rounds of
+    ``round_s`` seconds, every round within ``tolerance_pct`` of the window's mean and the fitted slope's
+    excursion across the window within ``slope_pct`` of it — or ``max_s`` seconds have passed.
+    """
+
+    fill_passes: int = 0
+    steady_state: bool = False
+    round_s: int = 60
+    window_rounds: int = 5
+    tolerance_pct: int = 20
+    slope_pct: int = 10
+    max_s: int = 1800
+
+    @property
+    def enabled(self) -> bool:
+        return self.fill_passes > 0 or self.steady_state
+
+
+@dataclass
 class TestSetup:
     description: str = ""
     run_time: int = 0  # seconds per step; 0 = until stopped
@@ -128,6 +152,7 @@ class TestSetup:
     # A timed transfer (as admins time dd): each step ends once every job has moved this many bytes, and
     # the run time becomes the step's upper limit. 0 = Iometer's usual timed steps.
     transfer_bytes: int = 0
+    precondition: Precondition = field(default_factory=Precondition)
 
 
 @dataclass

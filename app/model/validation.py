@@ -54,6 +54,13 @@ def validate(plan: Plan) -> list[Problem]:
     _range(out, "setup.update_frequency", s.update_frequency, 0, 3600, "seconds")
     _choice(out, "setup.update_type", s.update_type, ("WHOLE_TEST", "LAST_UPDATE"))
     _range(out, "setup.transfer_bytes", s.transfer_bytes, 0, 1 << 50, "bytes")
+    pc = s.precondition
+    _range(out, "setup.precondition.fill_passes", pc.fill_passes, 0, 100)
+    _range(out, "setup.precondition.round_s", pc.round_s, 1, MAX_SECONDS, "seconds")
+    _range(out, "setup.precondition.window_rounds", pc.window_rounds, 2, 100, "rounds")
+    _range(out, "setup.precondition.tolerance_pct", pc.tolerance_pct, 1, 100, "%")
+    _range(out, "setup.precondition.slope_pct", pc.slope_pct, 1, 100, "%")
+    _range(out, "setup.precondition.max_s", pc.max_s, 1, MAX_SECONDS, "seconds")
 
     seen: set[str] = set()
     for i, spec in enumerate(plan.specs):
