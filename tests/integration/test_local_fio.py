@@ -300,7 +300,9 @@ def test_fio_and_its_jobs_end_when_fiometer_dies():
         "import sys, time\n"
         "from app.engine.local_fio import LocalFio, _children\n"
         f"lf = LocalFio('m'); lf.start({null_job('j', 30)!r}, status_interval=0.5)\n"
-        "time.sleep(1.5)\n"
+        "deadline = time.monotonic() + 30\n"  # fio forks its job process; a loaded machine may take a while
+        "while not _children(lf.pid) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.1)\n"
         "print(lf.pid, *_children(lf.pid), flush=True)\n"
         "time.sleep(60)\n"
     )
