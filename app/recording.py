@@ -14,6 +14,7 @@ from app.engine.sequence import Step
 from app.engine.transport import Message
 from app.model import planfile
 from app.model.plan import Plan
+from app.model.spec_words import spec_text
 from app.store.database import Store
 from app.store.recorder import Recorder
 from app.store.records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
@@ -61,9 +62,9 @@ class StoreRecorder(RunListener):
 
     def step_started(self, step: Step, jobfiles: dict[str, JobFile]) -> None:
         assert self.run_id is not None and self.plan is not None
-        spec = self.plan.spec(step.workers[0].spec) if step.workers else None
+        specs = [self.plan.spec(name) for name in dict.fromkeys(w.spec for w in step.workers)]
         qds = step.queue_depths
-        text = "; ".join(ln.as_csv() for ln in spec.lines) if spec else ""
+        text = spec_text(s for s in specs if s is not None)
         first = next(iter(jobfiles.values()))
         step_id = self.recorder.begin_step(
             self.run_id, step.index, spec_name=step.spec_label, spec_text=text,

@@ -118,6 +118,12 @@ def extract_token(s: str, spaces: bool = False) -> tuple[str, str]:
     return s[i:j], trim(s[j:])
 
 
+def first_non_token(s: str, spaces: bool = True) -> str:
+    """The first character of s that would end a token ("" when there is none)."""
+    chars = _TOKEN_CHARS_SPACE if spaces else _TOKEN_CHARS
+    return next((c for c in s if c not in chars), "")
+
+
 _WHITESPACE_RUN = re.compile(r"[ \t\n\r\x0b\x0c]+")
 
 

@@ -101,6 +101,9 @@ def _defaults(cur: Cursor, wkr: Worker, ctx: Context) -> None:
             return
         if key in (KEY_QD3, KEY_QD5):
             wkr.queue_depth, rest = take_int(value, line, "Number of outstanding IOs")
+            if wkr.queue_depth < 1:
+                ctx.error(line, f"worker '{wkr.name}': Number of outstanding IOs is {wkr.queue_depth}; expected 1 "
+                          "or more (I/Os in flight per target): correct it on this line")
             wkr.test_connection_rate, rest = take_switch(rest, line, "test connection rate")
             wkr.transactions_per_connection, rest = take_int(rest, line, "transactions per connection")
             if key == KEY_QD5:

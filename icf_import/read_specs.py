@@ -96,6 +96,15 @@ def _check_ranges(sl: SpecLine, line: int, ctx: Context) -> None:
     for name, value in (("% of size", sl.of_size), ("% reads", sl.reads), ("% random", sl.random)):
         if not 0 <= value <= 100:
             ctx.warn(line, f"'{name}' is {value}, outside 0..100 (Iometer rejects this spec); kept as written")
+    # What no I/O can be made of: errors, so no test job is ever written for them.
+    if sl.size < 1:
+        ctx.error(line, f"the transfer 'size' is {sl.size} bytes; expected at least 1 (Iometer's editor "
+                  "refuses it and fio cannot do an I/O of that size): correct the size on this line")
+    if sl.burst < 1:
+        ctx.error(line, f"'burst' is {sl.burst}; expected at least 1 I/O per burst: correct it on this line")
+    for name, value in (("delay", sl.delay), ("align", sl.align), ("reply", sl.reply)):
+        if value < 0:
+            ctx.error(line, f"'{name}' is {value}; expected 0 or more: correct it on this line")
 
 
 def _check_total(spec: AccessSpec, ctx: Context) -> None:

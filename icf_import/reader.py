@@ -45,6 +45,13 @@ def parse(data: str | bytes, source: str = "<string>") -> IcfDocument:
         if len(line) > MAX_LINE:
             ctx.warn(i + 1, f"line is {len(line)} characters long; Iometer reads at most {MAX_LINE} per line")
     starts = _find_sections(cur, ctx)
+    if cur.count and not starts and not _has_version_line(cur):
+        ctx.diagnostics.clear()
+        ctx.error(1, f"not an Iometer configuration file: its first line is not 'Version <version>' and it has "
+                     f"none of Iometer's sections ({', '.join(repr(h[1:].title()) for h, _ in SECTIONS)}); "
+                     "open an .icf saved by Iometer (File > Save Configuration) or a Fiometer plan")
+        doc.diagnostics = list(ctx.diagnostics)
+        return doc
     refs: list[SpecRef] = []
     failed: set[str] = set()
     for title, start in starts.items():
@@ -120,6 +127,19 @@ def _read_version(cur: Cursor, doc: IcfDocument, ctx: Context) -> None:
     elif ctx.version < OLDEST_KNOWN_VERSION:
         ctx.warn(1, f"version {doc.version} is older than 1998.01.05; Iometer warns and reads it anyway")
     doc.spec_format = "old" if ctx.version_below(NEW_SPEC_FORMAT_VERSION) else "new"
+
+
+def _has_version_line(cur: Cursor) -> bool:
+    return cur.count > 0 and cur.text[0][:7].lower() == "version" and version_number(cur.text[0]) is not None
+
+
+def looks_like_icf(data: bytes) -> bool:
+    """Whether a file's content is an Iometer configuration (whatever its name): a 'Version' first line
+    or one of Iometer's section headers at the start of a line."""
+    cur = Cursor(split_lines(decode(data[:1 << 20])))
+    if _has_version_line(cur):
+        return True
+    return any(text.lower().startswith(header) for text in cur.text for header, _ in SECTIONS)
 
 
 def _find_sections(cur: Cursor, ctx: Context) -> dict[str, int]:

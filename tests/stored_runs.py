@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field
 
 from app.model import planfile
@@ -24,6 +25,11 @@ class StepSpec:
     qd: int = 64
     workers: int = 1
     targets: int = 1
+    lines: str = ""  # the spec's stored definition; by default one derived from the name (distinct names differ)
+
+    @property
+    def definition(self) -> str:
+        return self.lines or f"{512 * (1 + zlib.crc32(self.spec.encode()) % 128)},100,70,100,0,1,0,0"
 
 
 def metrics(s: StepSpec, seconds: float = 10.0) -> Metrics:
@@ -59,7 +65,7 @@ def record(store: Store, spec: RunSpec) -> int:
     rec.add_workers(run_id, [WorkerInfo("M1", "w1", "Worker 1", {"queue_depth": spec.plan_variant})])
     rec.add_targets(run_id, [TargetInfo("M1", "w1", "w1.t1", "C:", spec.target_path, {"direct": True})])
     for i, s in enumerate(spec.steps):
-        step_id = rec.begin_step(run_id, i, spec_name=s.spec, spec_text="8192,100,70,100,0,1,0,0",
+        step_id = rec.begin_step(run_id, i, spec_name=s.spec, spec_text=s.definition,
                                  queue_depth=s.qd, active_workers=[["M1", f"w{w + 1}"] for w in range(s.workers)],
                                  active_targets=[["M1", f"w1.t{t + 1}"] for t in range(s.targets)], run_s=10)
         rec.set_step_output(step_id, "M1", job_text=f"[global]\nioengine=libaio\ndirect=1\nruntime=10\n"

@@ -1,9 +1,12 @@
 """Before/after comparison of stored runs: steps matched, changes per metric, noise, and what differs.
 
 A *side* is a baseline or a candidate: one run, or several runs given as a group (their mean is compared).
-Steps are matched by access specification, queue depth and target set (workers, targets); with
-``match="spec"`` by access specification alone, the differing queue depth or target set then shown in the
-row. Steps found on one side only are listed, never dropped.
+Steps are matched by what they are: the access specification's definition (its lines: size, % of size,
+% reads, % random, delay, burst, alignment, reply), the queue depth and the numbers of workers and targets.
+A name is only a label: the same name with different definitions never pairs (``why_not_compared`` says
+so), the same definition under different names pairs (the row notes the names). Steps stored without
+their definition are matched by name. With ``match="spec"`` steps pair by definition alone, the differing
+queue depth or target set then shown in the row. Steps found on one side only are listed, never dropped.
 
 Noise: where a side has repeated runs - a group given by the user, or runs found in the store with the
 same plan hash and the same tags (``run_groups.find_repeats``) - a change counts only if it is larger than
@@ -19,6 +22,7 @@ from dataclasses import dataclass, field
 
 from app.analysis.iometer_import import is_iometer_run
 from app.model.metrics import Metrics
+from app.model.spec_words import canonical_definition, definition_summary
 from app.store.records import Run, StepInfo
 
 DEFAULT_THRESHOLD_PCT = 5.0
@@ -51,10 +55,21 @@ METRIC_BY_KEY = {m.key: m for m in METRICS}
 
 @dataclass(frozen=True)
 class StepKey:
-    spec: str
+    spec: str  # the name: a label, shown but not matched on where the definition is known
     queue_depth: int | None
     workers: int
     targets: int
+    definition: str = ""  # the spec's lines (``spec_words.canonical_definition``); "" when not stored
+
+    @property
+    def what(self) -> str:
+        """What the step does: its definition, or its name where the definition is unknown."""
+        return self.definition or "name:" + self.spec.casefold()
+
+    @property
+    def identity(self) -> tuple:
+        """What pairs steps in an exact match: the definition and the load."""
+        return (self.what, self.queue_depth, self.workers, self.targets)
 
     def describe(self) -> str:
         qd = "QD ?" if self.queue_depth is None else f"QD {self.queue_depth}"
@@ -63,7 +78,8 @@ class StepKey:
 
 
 def step_key(step: StepInfo) -> StepKey:
-    return StepKey(step.spec_name, step.queue_depth, len(step.active_workers), len(step.active_targets))
+    return StepKey(step.spec_name, step.queue_depth, len(step.active_workers), len(step.active_targets),
+                   canonical_definition(step.spec_text))
 
 
 def all_metrics(step: StepInfo) -> Metrics | None:
@@ -112,25 +128,26 @@ def _cv(values: list[float]) -> float | None:
     return statistics.stdev(values) / abs(mean) if mean else None
 
 
-Keyed = dict[tuple[StepKey, int], tuple[int, dict[str, float | None]]]  # (key, occurrence) -> (index, values)
+# (identity, occurrence) -> (index, key, values)
+Keyed = dict[tuple[tuple, int], tuple[int, StepKey, dict[str, float | None]]]
 
 
 def _keyed_steps(run: Run, iometer: bool) -> tuple[Keyed, list[str]]:
     out: Keyed = {}
     missing: list[str] = []
-    seen: dict[StepKey, int] = {}
+    seen: dict[tuple, int] = {}
     for step in run.steps:
         m = all_metrics(step)
         if m is None:
             missing.append(f"run {run.id} step {step.index + 1} ({step.spec_name}) has no results ({step.status})")
             continue
         key = step_key(step)
-        occurrence = seen.get(key, 0)
-        seen[key] = occurrence + 1
+        occurrence = seen.get(key.identity, 0)
+        seen[key.identity] = occurrence + 1
         values = {d.key: d.value(m) for d in METRICS}
         if iometer:
             values["p99_ms"] = None  # Iometer's latency bins give no usable percentile
-        out[(key, occurrence)] = (step.index, values)
+        out[(key.identity, occurrence)] = (step.index, key, values)
     return out, missing
 
 
@@ -147,16 +164,16 @@ def build_side(runs: list[Run], repeats: list[Run] | None = None) -> Side:
     spread_runs = list(runs) if len(runs) > 1 else list(repeats or [])
     side.repeats = spread_runs if len(spread_runs) > 1 else []
     spread = [_keyed_steps(r, is_iometer_run(r))[0] for r in side.repeats]
-    for k, (index, _) in keyed[0].items():
-        present = [s[k][1] for s in keyed if k in s]
+    for k, (index, key, _) in keyed[0].items():
+        present = [s[k][2] for s in keyed if k in s]
         values: dict[str, float | None] = {}
         cv: dict[str, float | None] = {}
         for d in METRICS:
             vals = [v[d.key] for v in present if v[d.key] is not None]
             values[d.key] = statistics.fmean(vals) if len(vals) == len(present) and vals else None
-            rep = [s[k][1][d.key] for s in spread if k in s and s[k][1][d.key] is not None]
+            rep = [s[k][2][d.key] for s in spread if k in s and s[k][2][d.key] is not None]
             cv[d.key] = _cv(rep)  # type: ignore[arg-type]
-        side.steps.append(StepValues(k[0], k[1], index, values, cv, len(present)))
+        side.steps.append(StepValues(key, k[1], index, values, cv, len(present)))
     return side
 
 
@@ -192,7 +209,7 @@ def judge(d: MetricDef, base: float | None, cand: float | None, threshold_pct: f
 class MatchedStep:
     baseline: StepValues
     candidate: StepValues
-    differs: list[str]  # with match="spec": what differs between the two steps, e.g. "QD 64 -> 16"
+    differs: list[str]  # what differs between the two steps: "QD 64 -> 16" (match="spec"), the names
     changes: dict[str, Change]
 
     @property
@@ -211,6 +228,32 @@ class Comparison:
     threshold_pct: float
     match: str
 
+    def why_not_compared(self, step: StepValues) -> str:
+        """Why a step of one side (in ``only_baseline`` or ``only_candidate``) has no counterpart."""
+        mine, other = ("baseline", self.candidate) if any(s is step for s in self.only_baseline) \
+            else ("candidate", self.baseline)
+        other_name = "the candidate" if mine == "baseline" else "the baseline"
+        k = step.key
+        named = [s for s in other.steps if s.key.spec.casefold() == k.spec.casefold() and s.key.what != k.what]
+        if named:
+            return (f"same name, different definition: {definition_summary(k.definition)} here, "
+                    f"{definition_summary(named[0].key.definition)} in {other_name}")
+        same = [s for s in other.steps if s.key.what == k.what]
+        if same:
+            loads = ", ".join(dict.fromkeys(s.key.describe() for s in same))
+            if self.match == "exact" and all(s.key.identity != k.identity for s in same):
+                return f"{other_name} runs this definition only at {loads}"
+            return f"{other_name} runs this step fewer times"
+        if not k.definition:
+            return f"no step named {k.spec!r} in {other_name} (this step's definition was not stored)"
+        return f"{other_name} has no step with this definition ({definition_summary(k.definition)})"
+
+    @property
+    def load_differs(self) -> bool:
+        """Some unpaired steps have the same definition on the other side, at another load."""
+        whats = {s.key.what for s in self.only_candidate}
+        return self.match == "exact" and any(s.key.what in whats for s in self.only_baseline)
+
     @property
     def noise_from_repeats(self) -> bool:
         return any(c.from_repeats for r in self.rows for c in r.changes.values())
@@ -218,6 +261,8 @@ class Comparison:
 
 def _differs(a: StepKey, b: StepKey) -> list[str]:
     out = []
+    if a.spec.casefold() != b.spec.casefold():
+        out.append(f"named {b.spec!r} in the candidate")
     if a.queue_depth != b.queue_depth:
         out.append(f"QD {a.queue_depth if a.queue_depth is not None else '?'} -> "
                    f"{b.queue_depth if b.queue_depth is not None else '?'}")
@@ -229,15 +274,16 @@ def _differs(a: StepKey, b: StepKey) -> list[str]:
 
 
 def _keys(steps: list[StepValues], match: str) -> list[tuple[tuple, StepValues]]:
-    """Match keys: the step key and its occurrence, or (spec) the spec name and its n-th appearance."""
+    """Match keys: the step's identity (definition and load) and its occurrence, or (spec) the definition
+    and its n-th appearance."""
     if match == "exact":
-        return [((s.key, s.occurrence), s) for s in steps]
+        return [((s.key.identity, s.occurrence), s) for s in steps]
     counts: dict[str, int] = {}
     out = []
     for s in steps:
-        name = s.key.spec.casefold()
-        counts[name] = counts.get(name, 0) + 1
-        out.append(((name, counts[name]), s))
+        what = s.key.what
+        counts[what] = counts.get(what, 0) + 1
+        out.append(((what, counts[what]), s))
     return out
 
 
@@ -256,8 +302,17 @@ def match_steps(base: list[StepValues], cand: list[StepValues], match: str = "ex
             pairs.append((s, pool[k].pop(0)))
         else:
             only_base.append(s)
-    used = {id(c) for _, c in pairs}
-    return pairs, only_base, [s for s in cand if id(s) not in used]
+    rest = [c for c in cand if id(c) not in {id(c) for _, c in pairs}]
+    for b in list(only_base):  # a step stored without its definition (an older import) pairs by name
+        c = next((c for c in rest if not (b.key.definition and c.key.definition)
+                  and c.key.spec.casefold() == b.key.spec.casefold()
+                  and (match == "spec" or c.key.identity[1:] == b.key.identity[1:])), None)
+        if c is not None:
+            pairs.append((b, c))
+            only_base.remove(b)
+            rest.remove(c)
+    order = {id(b): i for i, b in enumerate(base)}
+    return sorted(pairs, key=lambda p: order[id(p[0])]), only_base, rest
 
 
 def compare(baseline: Side, candidate: Side, *, threshold_pct: float = DEFAULT_THRESHOLD_PCT,

@@ -11,8 +11,10 @@ are only bin edges, so reports leave p99 out for imported runs (``is_iometer_run
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from app.analysis.iometer_csv import BIN_EDGES_NS, TEST_TYPE_INDEX
@@ -24,16 +26,19 @@ from app.analysis.iometer_results_reader import (
     ResultsTest,
     read_results_file,
 )
+from app.analysis.iometer_updates import Slot, update_samples
 from app.engine.jobfile import target_key, worker_key
 from app.model import planfile
 from app.model.metrics import MB, MIB, Metrics
 from app.model.plan import AccessSpec, Manager, Plan, Target, TestSetup, Worker
+from app.model.spec_words import spec_text
 from app.store.database import Store
 from app.store.recorder import Recorder
-from app.store.records import ManagerInfo, Run, TargetInfo, WorkerInfo
+from app.store.records import ManagerInfo, Run, SampleRow, TargetInfo, WorkerInfo
 from app.store.records import ResultRow as StoredRow
 
 IMPORT_TAG = "iometer"
+LOG_MANAGER = "Manager 1"  # a per-update log names no manager
 TOOL = "Iometer"
 BIN_COLUMNS = ("0 to 50 us", "50 to 100 us", "100 to 200 us", "200 to 500 us", "0.5 to 1 ms", "1 to 2 ms",
                "2 to 5 ms", "5 to 10 ms", "10 to 15 ms", "15 to 20 ms", "20 to 30 ms", "30 to 50 ms",
@@ -46,6 +51,14 @@ TEST_TYPES = {v: k for k, v in TEST_TYPE_INDEX.items()}
 def is_iometer_run(run: Run) -> bool:
     """A run imported from an Iometer results.csv (its latency histogram is Iometer's coarse bins)."""
     return run.host.get("tool") == TOOL
+
+
+def imported_file(run: Run) -> str | None:
+    """Which results file an imported run came from (its content's SHA-256, or its name for runs imported
+    before that was kept); None for a run Fiometer measured."""
+    if not is_iometer_run(run):
+        return None
+    return run.host.get("imported_sha256") or run.host.get("imported_from") or ""
 
 
 @dataclass
@@ -159,7 +172,7 @@ class _Level:
 
 @dataclass
 class _Node:
-    row: ResultRow
+    row: ResultRow | None  # None: the one manager of a per-update log, which names none
     level: str
     manager: str | None
     key: str
@@ -167,7 +180,14 @@ class _Node:
 
 
 def _test_rows(test: ResultsTest, level: _Level) -> list[StoredRow]:
-    """A test's rows as stored result rows: ALL, then per manager MANAGER, (WORKER, DISK*)* in file order."""
+    return _test_results(test, level, None)[0]
+
+
+def _test_results(test: ResultsTest, level: _Level, started: datetime | None
+                  ) -> tuple[list[StoredRow], list[list[SampleRow]]]:
+    """A test's rows as stored result rows: ALL, then per manager MANAGER, (WORKER, DISK*)* in file order;
+    and for a per-update log its samples (``started``: when the test began; the first update if None)."""
+    per_update = bool(test.updates) or any(r.at for r in test.rows)
     all_row: ResultRow | None = None
     managers: list[_Node] = []
     worker: _Node | None = None
@@ -186,6 +206,10 @@ def _test_rows(test: ResultsTest, level: _Level) -> list[StoredRow]:
             managers.append(_Node(row, "manager", name, name))
             worker_seen, worker = {}, None
         elif row.kind == "WORKER":
+            if not managers and per_update:
+                if LOG_MANAGER not in level.managers:
+                    level.managers.append(LOG_MANAGER)
+                managers.append(_Node(None, "manager", LOG_MANAGER, LOG_MANAGER))
             if not managers:
                 raise ResultsFileError(f"line {row.line}: a WORKER row before any MANAGER row")
             mgr = managers[-1].key
@@ -202,20 +226,67 @@ def _test_rows(test: ResultsTest, level: _Level) -> list[StoredRow]:
             worker.children.append(_Node(row, "target", worker.manager, key))
     if all_row is None:
         raise ResultsFileError(f"line {test.line}: this test has no ALL row")
+    slots = _log_targets(managers, level) if per_update else []
+    samples: list[list[SampleRow]] = []
+    if slots:
+        first = min((r.at for r in test.updates if r.at), default=None)
+        samples = update_samples(test.updates, slots, LOG_MANAGER, started or first or datetime.now(), row_metrics)
+    totals = {s.target: s.total for s in slots}
     out: list[StoredRow] = []
     manager_metrics = []
     for mnode in managers:
         rows_of_manager: list[StoredRow] = []
         worker_metrics = []
         for wnode in mnode.children:
-            targets = [StoredRow(t.manager, "target", t.key, row_metrics(t.row)) for t in wnode.children]
             w = StoredRow(wnode.manager, "worker", wnode.key, row_metrics(wnode.row))
+            if wnode.row is None:
+                continue
+            targets = [StoredRow(t.manager, "target", t.key,
+                                 row_metrics(t.row) if t.row is not None else _log_target(w.metrics, totals, t.key,
+                                                                                          len(wnode.children)))
+                       for t in wnode.children]
             worker_metrics.append(w.metrics)
             rows_of_manager += [w, *targets]
-        m = StoredRow(mnode.manager, "manager", mnode.key, row_metrics(mnode.row, worker_metrics or None))
+        if mnode.row is None:  # the log's one manager: the same numbers as ALL
+            m = StoredRow(mnode.manager, "manager", mnode.key, row_metrics(all_row, worker_metrics or None))
+        else:
+            m = StoredRow(mnode.manager, "manager", mnode.key, row_metrics(mnode.row, worker_metrics or None))
         manager_metrics.append(m.metrics)
         out += [m, *rows_of_manager]
-    return [StoredRow(None, "all", "ALL", row_metrics(all_row, manager_metrics or None)), *out]
+    return [StoredRow(None, "all", "ALL", row_metrics(all_row, manager_metrics or None)), *out], samples
+
+
+def _log_targets(managers: list[_Node], level: _Level) -> list[Slot]:
+    """The per-update log names no targets: each worker average announces how many it had (# Disks); they
+    are named after their worker. Returns them in the order the log writes their rows."""
+    slots = []
+    for mnode in managers:
+        for wnode in mnode.children:
+            if wnode.children or wnode.row is None:
+                continue
+            wi = int(wnode.key[1:]) - 1
+            count = max(1, int(_num(wnode.row, "# disks", 1)))
+            names = level.targets.setdefault((wnode.manager, wnode.key), [])
+            for ti in range(count):
+                if ti == len(names):
+                    names.append((f"{wnode.row.name} target {ti + 1}", 0))
+                key = target_key(wi, ti)
+                wnode.children.append(_Node(None, "target", wnode.manager, key))
+                slots.append(Slot(wnode.row.name, wnode.key, key))
+    return slots
+
+
+def _log_target(worker: Metrics, totals: dict[str, Metrics], key: str, count: int) -> Metrics:
+    """A target's final numbers in a per-update log: its worker's when it is the only one, else the sum of
+    its updates over the worker's time."""
+    if count == 1 or key not in totals:
+        return worker
+    m = totals[key]
+    m.seconds = worker.seconds
+    if m.seconds > 0:
+        m.read_iops, m.write_iops = m.read_ios / m.seconds, m.write_ios / m.seconds
+        m.read_bps, m.write_bps = m.read_bytes / m.seconds, m.write_bytes / m.seconds
+    return m
 
 
 def _plan(series: ResultsSeries, level: _Level, specs: list[AccessSpec], seconds: float) -> Plan:
@@ -237,11 +308,25 @@ def _plan(series: ResultsSeries, level: _Level, specs: list[AccessSpec], seconds
     return plan
 
 
-def import_series(store: Store, series: ResultsSeries, source: str, tags: Iterable[str] = (IMPORT_TAG,)) -> ImportedRun:
-    """Store one series as a run; its tests become steps."""
+def _test_specs(test: ResultsTest) -> list[AccessSpec]:
+    """The specifications a test ran, from its own 'Access specifications block: those its workers name
+    (all of the block where no worker row names one)."""
+    used = {r.text("access specification name").casefold() for r in test.rows if r.kind == "WORKER"} - {""}
+    return [s for s in test.specs if s.name.casefold() in used] or list(test.specs)
+
+
+def import_series(store: Store, series: ResultsSeries, source: str, tags: Iterable[str] = (IMPORT_TAG,),
+                  sha256: str = "") -> ImportedRun:
+    """Store one series as a run; its tests become steps. ``sha256``: of the file it came from."""
     level = _Level()
     tests = [t for t in series.tests if t.rows]
-    results = [_test_rows(t, level) for t in tests]
+    results, samples = [], []
+    began = series.started
+    for t in tests:
+        rows, test_samples = _test_results(t, level, began)
+        results.append(rows)
+        samples.append(test_samples)
+        began = t.ended or began
     specs: dict[str, AccessSpec] = {}
     for t in tests:
         for s in t.specs:
@@ -252,6 +337,8 @@ def import_series(store: Store, series: ResultsSeries, source: str, tags: Iterab
     started = (series.started or (tests[0].ended if tests else None))
     rec = Recorder(store)
     host = {"tool": TOOL, "tool_version": series.version, "imported_from": source, "hostname": ""}
+    if sha256:
+        host["imported_sha256"] = sha256
     run_id = rec.begin_run(planfile.to_dict(plan), plan_name=plan.name, name=plan.name,
                            description=series.description, tags=tags, host=host,
                            started=started.astimezone() if started else None)
@@ -267,19 +354,19 @@ def import_series(store: Store, series: ResultsSeries, source: str, tags: Iterab
     rec.add_workers(run_id, workers)
     rec.add_targets(run_id, targets)
     previous_end = started
-    for index, (test, rows) in enumerate(zip(tests, results, strict=True)):
+    for index, (test, rows, test_samples) in enumerate(zip(tests, results, samples, strict=True)):
         all_row = next(r for r in test.rows if r.kind == "ALL")
         qd = int(_num(all_row, "queue depth", -1))
         spec_name = all_row.text("access specification name") or " + ".join(s.name for s in test.specs)
-        spec = specs.get(spec_name.casefold())
         step_id = rec.begin_step(
-            run_id, index, spec_name=spec_name,
-            spec_text="; ".join(ln.as_csv() for ln in spec.lines) if spec else "",
+            run_id, index, spec_name=spec_name, spec_text=spec_text(_test_specs(test)),
             queue_depth=qd if qd > 0 else None,
             active_workers=sorted({(r.manager, r.key) for r in rows if r.level == "worker"}),
             active_targets=sorted({(r.manager, r.key) for r in rows if r.level == "target"}),
             ramp_s=0.0, run_s=float(round(rows[0].metrics.seconds)),  # the set run time; measured adds ms
             started=previous_end.astimezone() if previous_end else None)
+        for update in test_samples:
+            rec.add_samples(step_id, update)
         rec.add_step_results(step_id, rows)
         rec.end_step(step_id, "complete", ended=test.ended.astimezone() if test.ended else None)
         previous_end = test.ended or previous_end
@@ -305,4 +392,5 @@ def import_results_file(store: Store, path: str | Path, tags: Iterable[str] = (I
         except ResultsFileError as e:
             raise ResultsFileError(f"{path}:{str(e).removeprefix('line ')}") from None
         checked.append(s)
-    return [import_series(store, s, name, tags) for s in checked]
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return [import_series(store, s, name, tags, digest) for s in checked]

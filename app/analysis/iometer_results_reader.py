@@ -5,6 +5,13 @@ per test an 'Access specifications block, a 'Results header with ALL / MANAGER /
 rows and an end 'Time Stamp, and finally 'End Test or 'Aborted test. Columns are found by their header
 text, so the 1.1.0 80-column layout and the older 56-column one (and mixes of both in one file) read alike.
 Fields are split on commas without quote handling, as Iometer writes them.
+
+Iometer's per-update log (``inst<results name>``, written when "Record last update results to file" is on,
+reference/iometer.md §3.6) reads alike: its header starts with a ``TimeStamp`` column and every row with the
+time it was written. Its rows without an access specification name are the per-update ones (one per target
+per update, labelled WORKER with the worker's name, holding the last update's numbers): they go to
+``ResultsTest.updates``; the worker averages (with the spec name) and the ALL row at the end of each test
+are the test's ``rows``. It has no MANAGER, PROCESSOR or DISK rows.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ class ResultRow:
     name: str
     cells: dict[str, str]  # header text (stripped, lower case, no leading apostrophe) -> cell text
     line: int
+    at: datetime | None = None  # per-update log: when Iometer wrote the row
 
     def text(self, column: str) -> str:
         return self.cells.get(column, "").strip()
@@ -46,6 +54,7 @@ class ResultsTest:
     rows: list[ResultRow] = field(default_factory=list)
     ended: datetime | None = None
     line: int = 0
+    updates: list[ResultRow] = field(default_factory=list)  # per-update log: one row per target per update
 
 
 @dataclass
@@ -71,7 +80,8 @@ def _stamp(text: str) -> datetime | None:
 
 
 def _column(header_cell: str) -> str:
-    return header_cell.strip().lstrip("'").strip().casefold()
+    # the per-update log says "MBps (Binary)" where results.csv says "MiBps (Binary)"
+    return header_cell.strip().lstrip("'").strip().casefold().replace("mbps (binary)", "mibps (binary)")
 
 
 def decode(data: bytes) -> str:
@@ -89,6 +99,7 @@ def parse_results(text: str, source: str = "results.csv") -> list[ResultsSeries]
     cur: ResultsSeries | None = None
     test: ResultsTest | None = None
     header: list[str] | None = None
+    stamped = False  # the current header is a per-update log's (a TimeStamp column first)
     i = 0
 
     def fail(n: int, what: str) -> ResultsFileError:
@@ -147,6 +158,9 @@ def parse_results(text: str, source: str = "results.csv") -> list[ResultsSeries]
                 need_series(n).tests.append(test)
             head = next_line("the results header ('Target Type,...)")
             header = [_column(c) for c in head.split(",")]
+            stamped = header[:1] == ["timestamp"]
+            if stamped:
+                header = header[1:]
             if not header or header[0] != "target type":
                 raise fail(i + 1, f"expected the results header starting 'Target Type, found {head[:40]!r}")
             missing = [c for c in REQUIRED if c not in header]
@@ -161,27 +175,36 @@ def parse_results(text: str, source: str = "results.csv") -> list[ResultsSeries]
             test, header = None, None
         elif stripped.upper().startswith("ERROR:"):
             need_series(n).errors.append(stripped[6:].strip())
+        elif stamped and header is not None and test is not None and _stamp(first) is not None:
+            at, _, rest = raw.partition(",")
+            row = _row(rest, header, n, fail)
+            row.at = _stamp(at)
+            per_update = row.kind == "WORKER" and not row.text("access specification name")
+            (test.updates if per_update else test.rows).append(row)
         elif first.upper() in ROW_KINDS:
             if header is None or test is None:
                 raise fail(n, f"a {first.upper()} row before any 'Results header; the file may be cut or "
                               "edited: keep the lines from 'Test Type to 'End Test together")
-            cells = raw.split(",")
-            row = ResultRow(first.upper(), cells[1].strip() if len(cells) > 1 else "",
-                            dict(zip(header, cells, strict=False)), n)
-            if row.kind != "PROCESSOR" and len(cells) < len(header):
-                raise fail(n, f"{row.kind} row has {len(cells)} fields, the header {len(header)}; "
-                              "the line is cut short")
-            test.rows.append(row)
+            test.rows.append(_row(raw, header, n, fail))
         elif first.startswith("'"):
             pass  # another section Iometer may write ('Results Display ...): not needed here
         else:
             raise fail(n, f"unexpected line {stripped[:60]!r}; an Iometer results.csv has rows starting with "
                           "ALL, MANAGER, PROCESSOR, WORKER or DISK and section lines starting with an apostrophe")
         i += 1
-    if not any(t.rows for s in series for t in s.tests):
+    if not any(t.rows or t.updates for s in series for t in s.tests):
         raise ResultsFileError(f"{source}:1: no test results found (no 'Results section with an ALL row); "
                                "is this an Iometer results.csv?")
     return series
+
+
+def _row(raw: str, header: list[str], n: int, fail) -> ResultRow:
+    cells = raw.split(",")
+    kind = cells[0].strip().upper()
+    row = ResultRow(kind, cells[1].strip() if len(cells) > 1 else "", dict(zip(header, cells, strict=False)), n)
+    if kind != "PROCESSOR" and len(cells) < len(header):
+        raise fail(n, f"{kind} row has {len(cells)} fields, the header {len(header)}; the line is cut short")
+    return row
 
 
 def _read_specs(lines: list[str], i: int, test: ResultsTest, fail) -> int:

@@ -4,13 +4,14 @@ Repeats of a run are other complete runs of the same plan (same plan hash) carry
 (any case), e.g. three runs tagged "before": their spread is the run-to-run noise. Untagged runs are never
 taken as repeats, so tagging is how a user says "these are the same measurement". The tag every imported
 Iometer run gets automatically does not count: a results file often holds the same test under different
-conditions.
+conditions. Series of one imported results file are never repeats of each other either: Iometer wrote
+them one after another, usually changing something in between (a user who knows better groups their ids).
 """
 
 from __future__ import annotations
 
 from app.analysis.compare import Side, build_side
-from app.analysis.iometer_import import IMPORT_TAG
+from app.analysis.iometer_import import IMPORT_TAG, imported_file
 from app.store.database import Store
 from app.store.queries import get_run, list_runs
 from app.store.records import Run, RunSummary
@@ -18,18 +19,28 @@ from app.store.records import Run, RunSummary
 MAX_REPEATS = 20  # the newest ones; enough for a spread
 
 
-def _tagset(r: RunSummary) -> frozenset[str]:
+def repeat_tags(r: RunSummary) -> frozenset[str]:
+    """The tags that make runs repeats of one measurement (any case; the automatic import tag left out)."""
     return frozenset(t.casefold() for t in r.tags) - {IMPORT_TAG}
 
 
 def find_repeats(store: Store, run: Run, exclude: set[int] = frozenset()) -> list[Run]:
     """The run and its repeats (newest first after it); just [run] when there are none."""
-    tags = _tagset(run)
+    tags = repeat_tags(run)
     if not tags:
         return [run]
     same = [r for r in list_runs(store, status="complete")
-            if r.id != run.id and r.id not in exclude and r.plan_sha256 == run.plan_sha256 and _tagset(r) == tags]
-    return [run, *(get_run(store, r.id) for r in same[:MAX_REPEATS])]
+            if r.id != run.id and r.id not in exclude and r.plan_sha256 == run.plan_sha256
+            and repeat_tags(r) == tags]
+    source = imported_file(run)
+    found = []
+    for r in same:
+        other = get_run(store, r.id)
+        if source is None or imported_file(other) != source:
+            found.append(other)
+        if len(found) == MAX_REPEATS:
+            break
+    return [run, *found]
 
 
 def load_side(store: Store, ids: list[int], *, exclude: set[int] = frozenset(), repeats: bool = True) -> Side:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.model.spec_words import canonical_definition, parse_spec_text
 from app.model.units import format_bytes
 from app.store.records import Run, StepInfo
 
@@ -87,10 +88,6 @@ def _ms(v: float) -> str:
     return f"{v:,.3g}" if v >= 0.1 else f"{v:.3f}"
 
 
-def _line_fields(spec_text: str) -> list[list[str]]:
-    return [ln.strip().split(",") for ln in spec_text.split(";") if ln.strip()]
-
-
 def _point(step: StepInfo, load: int) -> SweepPoint | None:
     total = next((r.metrics for r in step.results if r.level == "all"), None)
     if total is None or total.ios <= 0 or step.status not in ("complete", "stopped"):
@@ -102,18 +99,18 @@ def _point(step: StepInfo, load: int) -> SweepPoint | None:
 
 
 def _coordinates(step: StepInfo) -> dict[str, object] | None:
-    lines = _line_fields(step.spec_text)
-    if not lines:
+    specs = parse_spec_text(step.spec_text)
+    if not specs:
         return None
+    definition = canonical_definition(step.spec_text)
     size: int | None = None
-    shape = step.spec_text
-    if len(lines) == 1 and len(lines[0]) == 8 and lines[0][0].isdigit():
-        size = int(lines[0][0])
-        fields = lines[0][1:]
-        if fields[5] == lines[0][0]:  # aligned on the transfer size, as block-size sweeps are
-            fields[5] = "size"
-        shape = ",".join(fields)
-    return {"spec": step.spec_text, "shape": shape, "queue_depth": step.queue_depth,
+    shape: object = definition
+    if len(specs) == 1 and len(specs[0]) == 1:  # a block-size sweep varies the one line's size
+        ln = specs[0][0]
+        size = ln.size
+        shape = (ln.of_size, ln.reads, ln.random, ln.delay, ln.burst,
+                 "size" if ln.align == ln.size else ln.align, ln.reply)  # aligned on the size, as such sweeps are
+    return {"spec": definition, "shape": shape, "queue_depth": step.queue_depth,
             "workers": len(step.active_workers), "targets": len(step.active_targets), "transfer_size": size}
 
 

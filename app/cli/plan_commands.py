@@ -81,6 +81,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
         for step in steps:
             print(_step_line(plan, step))
     if args.jobs:
+        from app.model.validation import validate
+
+        errors = [p for p in validate(plan) if p.severity == "error"]
+        if errors:  # a job fio would refuse is never written
+            lines = [*opened.warnings, *(f"{args.file}: plan {p}" for p in errors)]
+            raise CliError("no job files written; the plan cannot run as it is:\n" + "\n".join(lines))
         mapping = _parse_map(args.map)
         out = Path(args.jobs)
         out.mkdir(parents=True, exist_ok=True)

@@ -40,9 +40,12 @@ def results_rows(outcome: StepOutcome) -> list[list[str]]:
     return rows
 
 
-def format_table(header: tuple[str, ...], rows: list[list[str]]) -> str:
+def format_table(header: tuple[str, ...], rows: list[list[str]], numeric: set[int] | None = None) -> str:
+    """Columns padded to their widest cell; ``numeric`` ones (by default all but the access specification
+    and level) right-aligned."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    numeric = {i for i, h in enumerate(header) if h not in ("Access specification", "Level")}
+    if numeric is None:
+        numeric = {i for i, h in enumerate(header) if h not in ("Access specification", "Level")}
 
     def line(cells) -> str:
         return "  ".join(c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths,

@@ -65,7 +65,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 rows.append([f"[{group}]"] + [""] * (len(t.columns) - 1))
             rows.append([c.text for c in r.cells])
         header = tuple(c.title for c in t.columns)
-        print(format_table(header, rows).replace("\u2212", "-"))
+        numeric = {i for i, c in enumerate(t.columns) if c.numeric}
+        print(format_table(header, rows, numeric).replace("\u2212", "-"))
         for n in t.notes:
             print(f"  {n}")
     for n in report.notes:
@@ -94,8 +95,8 @@ def _common(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--threshold", type=_threshold, default=5.0, metavar="PCT",
                     help="changes within this percentage are noise when there are no repeated runs (default 5)")
     sp.add_argument("--match", choices=("exact", "spec"), default="exact",
-                    help="pair steps by access spec, queue depth and target set (exact, default) or by access "
-                         "spec alone (spec)")
+                    help="pair steps by what they do: the access spec's lines (not its name), queue depth and "
+                         "numbers of workers and targets (exact, default), or by the access spec's lines alone (spec)")
     sp.add_argument("--no-repeats", action="store_true",
                     help="do not look for repeats (same plan and tags) of a single run to measure noise")
 

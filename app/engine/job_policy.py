@@ -13,13 +13,15 @@ ALLOWED_OPTIONS = frozenset({
     "lat_percentiles", "clat_percentiles",
     # per job: target, size, depth
     "filename", "size", "io_size", "loops", "offset", "iodepth",
+    # network workers: fio's net engine over TCP between two managers
+    "protocol", "port", "listen", "hostname", "startdelay",
     # access specification
     "rw", "rwmixread", "percentage_random", "bs", "bssplit", "bs_unaligned", "blockalign",
     "thinktime", "thinktime_blocks", "thinktime_blocks_type",
     # seeds and data
     "randrepeat", "randseed", "buffer_pattern", "refill_buffers", "scramble_buffers",
 })
-ALLOWED_ENGINES = frozenset({"libaio", "io_uring", "windowsaio", "posixaio", "psync", "sync", "null"})
+ALLOWED_ENGINES = frozenset({"libaio", "io_uring", "windowsaio", "posixaio", "psync", "sync", "null", "net"})
 
 
 class JobRefused(ValueError):

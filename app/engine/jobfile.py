@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from app.engine import network_jobs
 from app.engine import targets as T
 from app.engine.sequence import FILL, STEADY, Step
 from app.engine.specmap import spec_options
-from app.model.plan import PRECONDITION_FILL, AccessSpec, Plan, SpecLine
+from app.model.plan import DEFAULT_TEST_FILE_SIZE, PRECONDITION_FILL, AccessSpec, Plan, SpecLine
 
-DEFAULT_FILE_SIZE = 1 << 30  # test file size when Maximum size is 0 (Iometer would fill the volume)
+DEFAULT_FILE_SIZE = DEFAULT_TEST_FILE_SIZE
 UNTIL_STOPPED = 365 * 24 * 3600  # Iometer run time 0:0:0 = until Stop
+LOOPBACK = "127.0.0.1"
 
 ENGINE_BY_OS = {T.LINUX: "libaio", T.WINDOWS: "windowsaio", T.MACOS: "posixaio"}
 # Iometer data patterns 0 (repeating bytes), 1 (pseudo random, reused), 2 (full random per write)
@@ -58,6 +60,7 @@ class JobInfo:
     spec: str
     queue_depth: int
     size: int | None = None  # bytes of the target fio uses (None: the whole device)
+    network: bool = False  # a TCP connection of a network worker (path: tcp://address:port), not storage
 
 
 @dataclass
@@ -82,10 +85,13 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
                  mapping: dict[str, str] | None = None, run_time: int | None = None,
                  ramp_up: int | None = None, engine: str | None = None,
                  default_file_size: int = DEFAULT_FILE_SIZE, file_size: int | None = None,
-                 title: str = "") -> JobFile:
+                 title: str = "", peer_addresses: dict[str, str] | None = None,
+                 net_port_base: int = network_jobs.BASE_PORT) -> JobFile:
     """The job file for one manager in one step. Raises targets.TargetError for unplaceable targets.
 
-    ``file_size`` overrides the size of test files (not devices), for quick checks."""
+    ``file_size`` overrides the size of test files (not devices), for quick checks. ``peer_addresses``:
+    manager name -> the address other managers reach it at, for network workers (default loopback), whose
+    ports start at ``net_port_base``."""
     os_name = T.normalize_os(os_name)
     manager = plan.managers[manager_index]
     run = plan.setup.run_time if run_time is None else run_time
@@ -114,6 +120,8 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
     jf = JobFile(manager.name, "", run_time=run or UNTIL_STOPPED, ramp_up=ramp)
     for active in step.for_manager(manager_index):
         worker = manager.workers[active.worker]
+        if worker.kind == "network_tcp":
+            continue  # its jobs follow, with its partners'
         spec = FILL_SPEC if step.phase == FILL else plan.spec(active.spec)
         if spec is None:
             raise ValueError(f"worker {worker.name!r} is assigned spec {active.spec!r}, which the plan lacks")
@@ -146,5 +154,33 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
             else:
                 out += [_line("randrepeat", "1"), _line("randseed", str(worker.fixed_seed))]
             out += [_line(k, v) for k, v in DATA_PATTERN_OPTIONS.get(worker.data_pattern, [])]
+    out += _network_sections(plan, step, manager_index, jf, peer_addresses or {}, net_port_base)
     jf.text = "\n".join(out) + "\n"
     return jf
+
+
+def _network_sections(plan: Plan, step: Step, manager_index: int, jf: JobFile, addresses: dict[str, str],
+                      port_base: int) -> list[str]:
+    """This manager's side of every network pair in the step: the listening server or the connecting client."""
+    out: list[str] = []
+    for pair in network_jobs.pairs(plan, step.workers, port_base):
+        server = plan.managers[pair.server]
+        worker = server.workers[pair.worker]
+        target = worker.targets[pair.target]
+        for server_side, mi in ((True, pair.server), (False, pair.client)):
+            if mi != manager_index:
+                continue
+            if server_side:
+                name, wkey, wname = job_name(mi, pair.worker, pair.target), worker_key(pair.worker), worker.name
+                tkey = target_key(pair.worker, pair.target)
+            else:  # Iometer's client worker on the partner manager, shown as "[server worker]"
+                wkey = f"n{pair.server + 1}.{worker_key(pair.worker)}"
+                name, wname, tkey = f"m{mi + 1}.{wkey}.t{pair.target + 1}", f"[{worker.name}]", f"{wkey}.t1"
+            address = addresses.get(server.name, LOOPBACK)
+            jf.jobs.append(JobInfo(name, plan.managers[mi].name, wkey, wname, tkey, target.name,
+                                   f"tcp://{address}:{pair.port}", False, pair.spec.name, 1, None, network=True))
+            out += ["", _comment(f"network worker {worker.name!r} ({'server' if server_side else 'client'}) "
+                                 f"-> {target.name!r}"), f"[{name}]"]
+            out += [_line(k, v) for k, v in network_jobs.job_options(pair, server_side=server_side,
+                                                                     server_address=address)]
+    return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import queue
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.engine.job_policy import JobRefused, check_job_text
-from app.engine.jobfile import JobFile, step_jobfile
+from app.engine.jobfile import LOOPBACK, JobFile, step_jobfile
 from app.engine.safety import CreatedFiles, unarmed, write_risks
 from app.engine.sequence import STEADY, SequenceTooLong, Step, expand
 from app.engine.targets import TargetError
@@ -40,6 +41,14 @@ class ManagerEndpoint:
     make_transport: Callable[[], Transport]
     host: str = "local"
     fio_version: str = ""
+
+    @property
+    def address(self) -> str:
+        """Where other managers reach this one (network workers connect here): its host without the port."""
+        if self.host == "local":
+            return LOOPBACK
+        host = self.host.rsplit(":", 1)[0] if self.host.count(":") == 1 or "]" in self.host else self.host
+        return host.strip("[]")
 
 
 @dataclass
@@ -112,11 +121,14 @@ class Runner:
         out: list[dict[str, JobFile]] = []
         o = self.options
         for step in self.steps:
+            net_ports = random.randrange(20000, 60000, 100)
             files: dict[str, JobFile] = {}
             for mi in step.managers():
                 ep = self.endpoints[self.plan.managers[mi].name]
                 kwargs = {"default_file_size": o.default_file_size} if o.default_file_size else {}
                 kwargs["file_size"] = o.file_size
+                kwargs["peer_addresses"] = {n: e.address for n, e in self.endpoints.items()}
+                kwargs["net_port_base"] = net_ports  # fresh ports per step: a listener left over never answers
                 try:
                     files[ep.name] = step_jobfile(self.plan, step, mi, ep.os_name, mapping=o.mapping,
                                                   run_time=o.run_time, ramp_up=o.ramp_up, engine=o.engine,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from app.engine.network_jobs import partner_index
 from app.model.plan import IDLE, PRECONDITION_FILL, Cycling, Plan, QueueDepthCycling
 
 
@@ -20,9 +21,11 @@ class ActiveWorker:
     targets: list[int]  # indices into worker.targets, in order
     spec: str
     queue_depth: int
+    partners: list[int] = field(default_factory=list)  # a network worker's client managers
 
 
 MEASURE, FILL, STEADY = "measure", "fill", "steady"  # a step's phase: preconditioning comes first
+RUNNABLE_KINDS = ("disk", "network_tcp")  # Iometer's VI network workers have no fio engine
 FILL_QUEUE_DEPTH = 32  # fills write 128 KiB sequentially with 32 in flight, as the SNIA specification does
 
 
@@ -47,7 +50,8 @@ class Step:
         return sum(len(w.targets) for w in self.workers)
 
     def managers(self) -> list[int]:
-        return sorted({w.manager for w in self.workers})
+        """Every manager taking part: the workers' own, and the partners of network workers."""
+        return sorted({w.manager for w in self.workers} | {p for w in self.workers for p in w.partners})
 
     def for_manager(self, manager: int) -> list[ActiveWorker]:
         return [w for w in self.workers if w.manager == manager]
@@ -86,7 +90,7 @@ class _Series:
         self.eligible: list[tuple[int, int]] = []
         for mi, m in enumerate(plan.managers):
             for wi, w in enumerate(m.workers):
-                if (w.kind == "disk" and access_index < len(w.specs)
+                if (w.kind in RUNNABLE_KINDS and access_index < len(w.specs)
                         and w.specs[access_index].casefold() != IDLE.casefold() and w.targets):
                     self.eligible.append((mi, wi))
 
@@ -126,8 +130,10 @@ class _Series:
             n = a.get((mi, wi), 0)
             if n > 0:
                 w = self.plan.managers[mi].workers[wi]
-                out.append(ActiveWorker(mi, wi, list(range(n)), w.specs[self.access_index],
-                                        qd if qd is not None else w.queue_depth))
+                partners = (sorted({partner_index(self.plan, mi, w, t) for t in range(n)})
+                            if w.kind == "network_tcp" else [])
+                depth = 1 if w.kind == "network_tcp" else qd if qd is not None else w.queue_depth
+                out.append(ActiveWorker(mi, wi, list(range(n)), w.specs[self.access_index], depth, partners))
         return out
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import icf_import
 from app.model import plan as P
 from app.model.builtin_specs import find_builtin
+from app.model.units import format_bytes
 
 WORKER_KINDS = {"DISK": "disk", "NETWORK,TCP": "network_tcp", "NETWORK,VI": "network_vi"}
-_DEFAULT_FOR_KIND = {"disk": ("ALL", "DISK"), "network_tcp": ("ALL", "NET"), "network_vi": ("ALL", "NET")}
 
 
 def _spec(s: icf_import.AccessSpec) -> P.AccessSpec:
@@ -18,17 +18,33 @@ def _spec(s: icf_import.AccessSpec) -> P.AccessSpec:
     return P.AccessSpec(s.name, lines, s.default_assignment)
 
 
-def _setup(doc: icf_import.IcfDocument) -> P.TestSetup:
+def _not_zero(value: int, what: str, notes: list[P.FidelityNote]) -> int:
+    """Iometer's input check on the cycling fields (``CheckData(..., no_zero=TRUE)``) turns 0 into 1 when
+    a test starts; so does Fiometer, saying so."""
+    if value != 0:
+        return value
+    notes.append(P.FidelityNote("test setup", f"{what} is 0; Iometer's input check turns it into 1 when the "
+                                              "test starts, and so does Fiometer"))
+    return 1
+
+
+def _setup(doc: icf_import.IcfDocument, notes: list[P.FidelityNote]) -> P.TestSetup:
     t = doc.test_setup or icf_import.TestSetup()
+
+    def cycling(c: icf_import.Cycling, what: str) -> P.Cycling:
+        return P.Cycling(_not_zero(c.start, f"{what} start", notes), _not_zero(c.step, f"{what} step", notes),
+                         c.step_type)
+
+    q = t.queue_depth_cycling
     setup = P.TestSetup(
         description=t.description,
         run_time=t.run_seconds,
         ramp_up=t.ramp_up,
         test_type=t.test_type,
-        worker_cycling=P.Cycling(t.worker_cycling.start, t.worker_cycling.step, t.worker_cycling.step_type),
-        target_cycling=P.Cycling(t.disk_cycling.start, t.disk_cycling.step, t.disk_cycling.step_type),
-        queue_depth_cycling=P.QueueDepthCycling(t.queue_depth_cycling.start, t.queue_depth_cycling.end,
-                                                t.queue_depth_cycling.step, t.queue_depth_cycling.step_type),
+        worker_cycling=cycling(t.worker_cycling, "Worker Cycling"),
+        target_cycling=cycling(t.disk_cycling, "Disk Cycling"),
+        queue_depth_cycling=P.QueueDepthCycling(_not_zero(q.start, "Queue Depth Cycling start", notes), q.end,
+                                                _not_zero(q.step, "Queue Depth Cycling step", notes), q.step_type),
         record_results=t.record_results,
     )
     if doc.results_display is not None:
@@ -37,14 +53,38 @@ def _setup(doc: icf_import.IcfDocument) -> P.TestSetup:
     return setup
 
 
+_DEFAULT_FOR_KIND = {"disk": ("ALL", "DISK"), "network_tcp": ("ALL", "NET"), "network_vi": ("ALL", "NET")}
+IOMETER_GIVES_NONE = ("no access specs assigned; Iometer 1.1.0 gives a worker it loads none (a spec's default "
+                      "assignment only applies to workers created in its window)")
+
+
+def _without_specs(plan: P.Plan, bare: list[tuple[str, P.Worker, str]], notes: list[P.FidelityNote]) -> None:
+    """Workers the file assigns no spec. As in Iometer they get none, unless no worker of the file has any:
+    Iometer would then refuse to start, and Fiometer gives them the specs whose default assignment fits
+    (what the file's author meant, e.g. the widely shared VMware template), saying so."""
+    if any(w.specs for m in plan.managers for w in m.workers):
+        for where, _, _ in bare:
+            notes.append(P.FidelityNote(where, IOMETER_GIVES_NONE + ", so it does no I/O; assign it specs to "
+                                               "use its targets"))
+        return
+    for where, worker, kind in bare:
+        defaults = [s.name for s in plan.specs if s.default_assignment in _DEFAULT_FOR_KIND[kind]]
+        if defaults:
+            worker.specs = defaults
+            notes.append(P.FidelityNote(where, IOMETER_GIVES_NONE + " and would not start; as no worker has "
+                                               "any, Fiometer gives it the specs whose default assignment is ALL"
+                                               + (" or DISK" if kind == "disk" else " or NET") + ": "
+                                               + ", ".join(repr(n) for n in defaults)))
+
+
 def plan_from_icf(doc: icf_import.IcfDocument) -> P.Plan:
     """Build a plan from a parsed .icf (its diagnostics are the caller's to show)."""
+    notes: list[P.FidelityNote] = []
     plan = P.Plan(name=Path(doc.source).stem if doc.source != "<string>" else "Imported plan",
-                  setup=_setup(doc), source=doc.source)
+                  setup=_setup(doc, notes), source=doc.source, notes=notes)
     if plan.setup.description.strip():
         plan.name = plan.setup.description.strip()
     plan.specs = [_spec(s) for s in doc.access_specs or []]
-    notes = plan.notes
     if doc.test_setup is None:
         notes.append(P.FidelityNote("test setup", "the file has no TEST SETUP section; Iometer's defaults are used"))
     for sp in plan.specs:
@@ -66,6 +106,8 @@ def plan_from_icf(doc: icf_import.IcfDocument) -> P.Plan:
                                            "(as Iometer does)"))
         return None
 
+    fill: list[str] = []  # disk workers with Maximum size 0
+    bare: list[tuple[str, P.Worker, str]] = []  # workers without assigned specs
     for i, m in enumerate(doc.managers or []):
         # Only the first manager runs here by default; the others need a host chosen by the user.
         mgr = P.Manager(name=m.name, host=P.LOCAL if i == 0 else None, address_in_file=m.address)
@@ -85,12 +127,9 @@ def plan_from_icf(doc: icf_import.IcfDocument) -> P.Plan:
                 if resolved is not None:
                     worker.specs.append(resolved)
             if not w.assigned_specs:
-                defaults = [s.name for s in plan.specs if s.default_assignment in _DEFAULT_FOR_KIND[kind]]
-                if defaults:
-                    worker.specs = defaults
-                    notes.append(P.FidelityNote(where, "no access specs assigned; it gets the specs whose default "
-                                                       "assignment is ALL" + (" or DISK" if kind == "disk" else "")
-                                                       + ": " + ", ".join(repr(n) for n in defaults)))
+                bare.append((where, worker, kind))
+            if kind == "disk" and w.targets and not w.disk_max_size:
+                fill.append(w.name)
             for t in w.targets or []:
                 is_net = t.type.upper().startswith("NETWORK")
                 partner = t.partner_manager[1] if t.partner_manager else None
@@ -98,4 +137,12 @@ def plan_from_icf(doc: icf_import.IcfDocument) -> P.Plan:
                                                partner_manager=partner))
             mgr.workers.append(worker)
         plan.managers.append(mgr)
+    _without_specs(plan, bare, notes)
+    if fill:
+        notes.append(P.FidelityNote(
+            "workers " + ", ".join(repr(n) for n in dict.fromkeys(fill)),
+            "Maximum size is 0 (\u201cfill the target\u201d): on a raw disk both Iometer and fio use all of it; on "
+            f"a drive Iometer prepares an iobw.tst filling the free space, Fiometer a "
+            f"{format_bytes(P.DEFAULT_TEST_FILE_SIZE)} test file (set Maximum size, or the file size when running, "
+            "for another size)"))
     return plan

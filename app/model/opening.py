@@ -24,15 +24,28 @@ class OpenedPlan:
 
 
 def is_icf(path: str | Path) -> bool:
-    return Path(path).suffix.lower() == ".icf"
+    """Whether the file is an Iometer configuration, by its content (Quarch ships them as .conf); a file
+    that cannot be read, or whose content is neither an Iometer file nor JSON, goes by its extension."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return path.suffix.lower() == ".icf"
+    if icf_import.looks_like_icf(head):
+        return True
+    named_icf = path.suffix.lower() == ".icf"
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") and (b"fiometer-plan" in head or not named_icf):
+        return False  # a plan file (JSON)
+    return path.suffix.lower() != ".json"  # neither: the .icf reader says it is not an Iometer file
 
 
 def open_plan(path: str | Path) -> OpenedPlan:
     path = Path(path)
     if is_icf(path):
         doc = icf_import.load(path)
-        if doc.errors:
-            raise PlanOpenError("\n".join(str(d) for d in doc.errors))
+        if doc.errors:  # with the warnings, which often explain the error (a name cut short ...)
+            raise PlanOpenError("\n".join(str(d) for d in doc.diagnostics))
         plan = plan_from_icf(doc)
         return OpenedPlan(plan, [str(d) for d in doc.warnings], all_notes(plan))
     try:

@@ -25,6 +25,7 @@ TEST_TYPES = (
 )
 STEP_TYPES = ("LINEAR", "EXPONENTIAL")
 ASSIGNMENTS = ("NONE", "ALL", "DISK", "NET")
+DEFAULT_TEST_FILE_SIZE = 1 << 30  # a test file's size when Maximum size is 0 (Iometer would fill the volume)
 DATA_PATTERNS = ("repeating", "pseudo_random", "full_random")  # Iometer 0, 1, 2
 
 

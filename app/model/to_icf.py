@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import icf_import
 from app.model import plan as P
+from icf_import.lexer import extract_token, first_non_token
+
+ENCODING = "cp1252"  # Iometer writes and reads the Windows ANSI code page
 
 ICF_VERSION = "1.1.0"
 WORKER_TYPES = {"disk": "DISK", "network_tcp": "NETWORK,TCP", "network_vi": "NETWORK,VI"}
@@ -61,3 +64,40 @@ def plan_to_icf(plan: P.Plan) -> tuple[icf_import.IcfDocument, list[str]]:
     doc = icf_import.IcfDocument(version=ICF_VERSION, test_setup=setup, results_display=display,
                                  access_specs=specs, managers=managers)
     return doc, notes
+
+
+def _outside_cp1252(text: str) -> str:
+    bad = []
+    for ch in dict.fromkeys(text):
+        try:
+            ch.encode(ENCODING)
+        except UnicodeEncodeError:
+            bad.append(ch)
+    return "".join(bad)
+
+
+def unwritable(plan: P.Plan) -> list[str]:
+    """What an .icf of this plan cannot hold as it is, so Iometer would read something else: characters
+    outside Windows-1252 (they would become '?') and access specification names Iometer cuts short when it
+    reads them back (it keeps a name up to the first character outside its token set: a comma, '|', a TAB,
+    any non-ASCII letter ...). Empty when the plan can be saved faithfully."""
+    texts = [("test description", plan.setup.description)]
+    texts += [(f"access spec {s.name!r}", s.name) for s in plan.specs]
+    for m in plan.managers:
+        texts.append((f"manager {m.name!r}", m.name))
+        for w in m.workers:
+            texts.append((f"worker {m.name}/{w.name!r}", w.name))
+            texts += [(f"target {t.name!r} of {m.name}/{w.name}", t.name) for t in w.targets]
+    out = []
+    for what, text in texts:
+        bad = _outside_cp1252(text)
+        if bad:
+            out.append(f"{what}: {' '.join(repr(c) for c in bad)} cannot be written in an .icf (Windows-1252); "
+                       "Iometer would read '?' there - change it")
+    for s in plan.specs:
+        token, _ = extract_token(s.name, spaces=True)
+        if token != s.name and not _outside_cp1252(s.name):
+            cut = first_non_token(s.name)
+            out.append(f"access spec {s.name!r}: Iometer reads the name only up to {cut!r}, as {token!r}, so "
+                       "workers assigned it would lose it - rename it")
+    return out

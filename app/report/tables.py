@@ -147,7 +147,7 @@ def _qd(q: int | None) -> str:
 def comparison_table(c: Comparison, number: int) -> Table:
     """Shaped like the hand-made before/after table: per metric, a row per access specification with
     baseline | candidate | change | change %, better/worse marked outside the noise threshold."""
-    show_qd = any(r.differs for r in c.rows) or len({r.baseline.key.queue_depth for r in c.rows}) > 1
+    show_qd = any(x.startswith("QD") for r in c.rows for x in r.differs) or len({r.baseline.key.queue_depth for r in c.rows}) > 1
     show_noise = c.noise_from_repeats
     cols = [Column("Access specification")]
     if show_qd:
@@ -184,7 +184,7 @@ def comparison_table(c: Comparison, number: int) -> Table:
     notes = []
     if not c.rows:
         notes.append("No steps in common: nothing to compare (see \u201cNot compared\u201d). Steps are matched by "
-                     "access specification" + (" name." if c.match == "spec" else ", queue depth and target set."))
+                     "access specification definition" + ("." if c.match == "spec" else ", queue depth and target set."))
     elif not show_noise:
         notes.append(f"Changes within \u00b1{c.threshold_pct:g} % are treated as run-to-run noise and not marked.")
     else:
@@ -192,7 +192,7 @@ def comparison_table(c: Comparison, number: int) -> Table:
         notes.append(f"Noise threshold per row: twice the larger coefficient of variation of repeated runs "
                      f"({reps}); where a side has no repeats, \u00b1{c.threshold_pct:g} %.")
     if c.match == "spec" and show_qd:
-        notes.append("Steps are paired by access specification only; QD shows where the queue depth differs.")
+        notes.append("Steps are paired by access specification definition only; QD shows where the queue depth differs.")
     title = f"{run_label(c.candidate.runs[0]) if len(c.candidate.runs) == 1 else c.candidate.label} " \
             f"vs baseline {run_label(c.baseline.runs[0]) if len(c.baseline.runs) == 1 else c.baseline.label}"
     return Table(f"compare-{number}", title, cols, rows, notes)
@@ -219,24 +219,24 @@ def at_a_glance_table(comparisons: list[Comparison]) -> Table:
                  group_title="Comparison")
 
 
-def _step_row(side: str, s: StepValues) -> Row:
+def _step_row(side: str, s: StepValues, why: str) -> Row:
     v = s.values
     return Row([Cell(side, side), num(s.index + 1, 0), Cell(s.key.spec, s.key.spec),
                 Cell(s.key.describe(), s.key.describe()),
                 num(v["iops"], digits_for([v["iops"]], 0)), num(v["mbps"], digits_for([v["mbps"]], 2)),
-                num(v["lat_mean_ms"], digits_for([v["lat_mean_ms"]], 2))])
+                num(v["lat_mean_ms"], digits_for([v["lat_mean_ms"]], 2)), Cell(why, why)])
 
 
 def unmatched_table(c: Comparison, number: int) -> Table | None:
     if not c.only_baseline and not c.only_candidate:
         return None
     cols = [Column("Only in"), Column("Step", True), Column("Access specification"), Column("Load"),
-            Column("IOPS", True), Column("MB/s", True), Column("Avg ms", True)]
-    rows = [_step_row(c.baseline.label, s) for s in c.only_baseline]
-    rows += [_step_row(c.candidate.label, s) for s in c.only_candidate]
-    notes = ["Steps are matched by access specification, queue depth and number of workers and targets; "
-             "these have no counterpart and are not compared."]
-    if c.match == "exact" and {s.key.spec for s in c.only_baseline} & {s.key.spec for s in c.only_candidate}:
+            Column("IOPS", True), Column("MB/s", True), Column("Avg ms", True), Column("Why")]
+    rows = [_step_row(c.baseline.label, s, c.why_not_compared(s)) for s in c.only_baseline]
+    rows += [_step_row(c.candidate.label, s, c.why_not_compared(s)) for s in c.only_candidate]
+    notes = ["Steps are matched by what they do: the access specification's lines (not its name), the queue "
+             "depth and the numbers of workers and targets; these have no counterpart and are not compared."]
+    if c.load_differs:
         notes.append("Some differ only in queue depth or target set: --match spec (fiometer report or compare) "
                      "pairs steps by access specification.")
     return Table(f"unmatched-{number}", f"Not compared: {c.candidate.label} vs {c.baseline.label.lower()}",

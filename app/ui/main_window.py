@@ -30,7 +30,7 @@ from app.model.examples import EXAMPLES, example
 from app.model.fidelity import all_notes
 from app.model.opening import PlanOpenError
 from app.model.plan import LOCAL, Manager, Worker
-from app.model.to_icf import plan_to_icf
+from app.model.to_icf import plan_to_icf, unwritable
 from app.model.units import format_duration
 from app.model.validation import validate
 from app.ui import theme
@@ -48,8 +48,8 @@ from app.ui.run.run_controller import IDLE_STATE, RUNNING, RunController
 from app.ui.settings import add_recent_file, recent_files
 from app.ui.widgets import Banner
 
-PLAN_SUFFIXES = (".icf", ".json")
-OPEN_FILTER = "Plans (*.icf *.json);;Iometer configuration (*.icf);;Fiometer plan (*.json);;All files (*)"
+PLAN_SUFFIXES = (".icf", ".conf", ".json")
+OPEN_FILTER = "Plans (*.icf *.conf *.json);;Iometer configuration (*.icf *.conf);;Fiometer plan (*.json);;All files (*)"
 SAVE_FILTER = "Fiometer plan (*.fiometer.json *.json)"
 TAB_NAMES = ("Disk Targets", "Access Specifications", "Test Setup", "Results Display")
 STOP_GRACE_MS = 15000  # closing during a run: after Stop, abort if fio has not ended by then
@@ -448,6 +448,11 @@ class MainWindow(QMainWindow):
         """Write the plan as an Iometer 1.1.0 .icf; what the file cannot keep goes to Messages."""
         import icf_import
 
+        problems = unwritable(self.doc.plan)
+        if problems:  # never a '?' or a name Iometer reads back cut short
+            self.show_problem("Cannot export as .icf", "The .icf would not say what the plan says:\n\n"
+                              + "\n".join(problems))
+            return False
         doc, notes = plan_to_icf(self.doc.plan)
         try:
             icf_import.save(doc, path)

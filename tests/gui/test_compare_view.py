@@ -184,3 +184,68 @@ def test_compare_with_a_run_deleted_meanwhile(window: MainWindow, qtbot, dialogs
     assert dialogs.problems[-1][0] == "Cannot compare the runs"
     assert f"There is no run {gone}" in dialogs.problems[-1][1]
     assert ui.workspace.views() == []
+
+
+def test_repeats_tagged_alike_are_one_side(window: MainWindow, qtbot) -> None:
+    """Three runs tagged "before" and two tagged "after" (one plan): Compare takes each group as a side, its
+    spread as the noise, as `fiometer compare 1,2,3 4,5` does; unticking the box compares run by run."""
+    with open_store(db_path()) as store:
+        ids = [record(store, RunSpec([StepSpec("S", iops, 10, 1.0, 5, 2)], tags=[tag]))
+               for iops, tag in ((980, "before"), (1000, "before"), (1020, "before"), (1300, "after"),
+                                 (1310, "after"))]
+    view = open_comparison(window, qtbot, ids)
+    assert view.grouped.isVisible() and view.grouped.isChecked()
+    assert [view.baseline.itemText(i) for i in range(view.baseline.count())] == [
+        "Runs 1, 2, 3 (repeats, tagged before)", "Runs 4, 5 (repeats, tagged after)"]
+    req = view.current_request()
+    assert (req.baseline, req.candidates) == (ids[:3], [ids[3:]])
+    assert view.title() == "Compare 1,2,3 vs 4,5"
+    rep = view.data.report
+    assert rep.baseline.label == "Mean of runs 1, 2, 3" and rep.comparisons[0].candidate.label == "Mean of runs 4, 5"
+    head = [view.sections[0].table.horizontalHeaderItem(c).text() for c in range(view.sections[0].table.columnCount())]
+    assert "Noise \u00b1" in head
+    iops = metric_rows(view)["IOPS (higher is better)"]["S"]
+    assert [c[0] for c in iops][1:3] == ["1,000", "1,305"] and iops[-1][0] == "better"
+    if os.environ.get("FIOMETER_SHOTS"):
+        qtbot.wait(300)
+        window.grab().save(os.path.join(os.environ["FIOMETER_SHOTS"], "compare-groups.png"))
+
+    reload(view, qtbot, lambda: view.grouped.setChecked(False))
+    assert view.baseline.count() == 5 and view.current_request().candidates == [[i] for i in ids[1:]]
+
+
+def test_same_name_different_definition_is_not_compared_and_says_why(window: MainWindow, qtbot) -> None:
+    """Quarch's results.csv names every test's spec alike: 512 B and 4 KiB are never paired."""
+    from app.analysis.iometer_import import import_results_file
+    from tests.helpers import shared_dir
+
+    with open_store(db_path()) as store:
+        runs = import_results_file(store, shared_dir() / "iometer-results" / "quarch_an016_results-1.1.0.csv")
+    view = open_comparison(window, qtbot, [runs[0].run_id, runs[3].run_id])
+    assert "No steps in common" in view.sections[0].notes.text()
+    table = view.sections[1].table
+    head = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert head[-1] == "Why"
+    why = table.row_texts()[0][-1]
+    assert table.item(0, table.columnCount() - 1).toolTip() == why
+    assert why.startswith("same name, different definition: 512 B, 100% read, 100% random")
+    if os.environ.get("FIOMETER_SHOTS"):
+        qtbot.wait(300)
+        window.grab().save(os.path.join(os.environ["FIOMETER_SHOTS"], "compare-not-compared.png"))
+
+
+def test_an_imported_iometer_update_log_charts_over_time(window: MainWindow, qtbot) -> None:
+    from app.analysis.iometer_import import import_results_file
+
+    log = Path(__file__).resolve().parents[1] / "fixtures" / "iometer-results" / "inst-two-specs-1.1.0.csv"
+    with open_store(db_path()) as store:
+        (run,) = import_results_file(store, log)
+    ui = window.history
+    with qtbot.waitSignal(ui.list.loaded, timeout=10000):
+        ui.show_history()
+    view = ui.open_run(run.run_id)
+    qtbot.waitUntil(lambda: view.data is not None, timeout=10000)
+    assert view.data.has_samples and view.charts.isVisible()
+    if os.environ.get("FIOMETER_SHOTS"):
+        qtbot.wait(300)
+        window.grab().save(os.path.join(os.environ["FIOMETER_SHOTS"], "iometer-log-over-time.png"))

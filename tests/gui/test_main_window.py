@@ -181,6 +181,19 @@ def test_export_as_icf_writes_a_file_iometer_and_fiometer_read(window: MainWindo
     assert again.managers[0].workers[0].targets[0].name == plan.managers[0].workers[0].targets[0].name
 
 
+def test_export_as_icf_refuses_what_iometer_would_read_otherwise(window: MainWindow, tmp_path: Path,
+                                                                 dialogs) -> None:
+    plan = local_plan(tmp_path, workers=1)
+    plan.specs[0].name = "Lecture aléatoire"
+    plan.managers[0].workers[0].specs = ["Lecture aléatoire"]
+    window.doc.replace(plan)
+    out = tmp_path / "exported.icf"
+    assert not window.export_icf_to(out)
+    assert not out.exists()  # nothing half right is written
+    (title, text), = dialogs.problems
+    assert title == "Cannot export as .icf" and "reads the name only up to 'é', as 'Lecture al'" in text
+
+
 def test_first_run_banner_explains_fio(window: MainWindow, qtbot) -> None:
     from app.first_run import FioStatus
 

@@ -148,4 +148,117 @@ def test_iometer_runs_have_no_p99(store, tmp_path):
 
     for r in imported[:3]:
         tag_run(store, r.run_id, add=["baseline-week"])
-    assert [r.id for r in load_side(store, [imported[0].run_id]).repeats] == [1, 3, 2]
+    # series of one results file are separate runs, never repeats of each other, whatever their tags
+    assert load_side(store, [imported[0].run_id]).repeats == []
+    # the same file imported again is the same file
+    again = import_results_file(store, shared_dir() / "iometer-results" / "quarch_an016_results-1.1.0.csv",
+                                tags=["iometer", "baseline-week"])
+    assert load_side(store, [again[0].run_id]).repeats == []
+    # what the user groups is a group
+    grouped = load_side(store, [r.run_id for r in imported[:3]])
+    assert [r.id for r in grouped.repeats] == [1, 2, 3] and grouped.steps[0].cv["iops"] is not None
+
+
+def test_repeats_of_an_imported_run_come_from_another_file(store, tmp_path):
+    from app.analysis.iometer_import import import_results_file
+    from tests.helpers import shared_dir
+
+    source = shared_dir() / "iometer-results" / "quarch_an016_results-1.1.0.csv"
+    first = import_results_file(store, source, tags=["iometer", "lab"])
+    copy = tmp_path / "next-week.csv"
+    copy.write_bytes(source.read_bytes().replace(b"2023-03-25", b"2023-04-01"))  # another file, same tests
+    second = import_results_file(store, copy, tags=["iometer", "lab"])
+    found = load_side(store, [first[0].run_id]).repeats
+    assert [r.id for r in found][0] == first[0].run_id
+    assert {r.host["imported_from"] for r in found[1:]} == {"next-week.csv"}
+    assert second[0].run_id in [r.id for r in found]
+
+
+def test_same_name_different_definition_never_pairs(store):
+    base = side(store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, lines="4096,100,100,100,0,1,0,0")]))
+    cand = side(store, RunSpec([StepSpec("S", 400, 25, 1, 5, 2, lines="65536,100,100,0,0,1,0,0")]))
+    for match in ("exact", "spec"):
+        c = compare(base, cand, match=match)
+        assert c.rows == [] and len(c.only_baseline) == len(c.only_candidate) == 1
+        assert c.why_not_compared(c.only_baseline[0]) == (
+            "same name, different definition: 4 KiB, 100% read, 100% random here, "
+            "64 KiB, 100% read, 0% random in the candidate")
+        assert c.why_not_compared(c.only_candidate[0]).startswith("same name, different definition: 64 KiB")
+
+
+def test_same_definition_under_another_name_pairs_with_a_note(store):
+    lines = "4096,100,100,100,0,1,0,0"
+    base = side(store, RunSpec([StepSpec("4k read", 1000, 10, 1, 5, 2, lines=lines)]))
+    cand = side(store, RunSpec([StepSpec("Random 4 KiB", 1100, 11, 1, 5, 2, lines=lines)]))
+    (row,) = compare(base, cand).rows
+    assert row.spec == "4k read" and row.differs == ["named 'Random 4 KiB' in the candidate"]
+    assert row.changes["iops"].verdict == "better"
+
+
+def test_line_order_is_not_part_of_the_definition(store):
+    a, b = "4096,60,100,100,0,1,0,0", "65536,40,0,0,0,1,0,0"
+    base = side(store, RunSpec([StepSpec("Mix", 1000, 10, 1, 5, 2, lines=f"{a}; {b}")]))
+    cand = side(store, RunSpec([StepSpec("Mix", 1000, 10, 1, 5, 2, lines=f"{b}; {a}")]))
+    assert len(compare(base, cand).rows) == 1
+
+
+def test_match_spec_pairs_the_definition_across_loads_not_the_name(store):
+    lines = "8192,100,70,100,0,1,0,0"
+    base = side(store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, qd=64, lines=lines),
+                                StepSpec("T", 1000, 10, 1, 5, 2, qd=64, lines="512,100,0,0,0,1,0,0")]))
+    cand = side(store, RunSpec([StepSpec("S", 900, 9, 1, 5, 2, qd=16, lines="512,100,0,0,0,1,0,0"),
+                                StepSpec("T", 900, 9, 1, 5, 2, qd=16, lines=lines)]))
+    exact = compare(base, cand)
+    assert exact.rows == [] and exact.load_differs  # each definition is on both sides, at another QD
+    assert exact.why_not_compared(exact.only_baseline[0]) == (
+        "same name, different definition: 8 KiB, 70% read, 100% random here, "
+        "512 B, 0% read, 0% random in the candidate")
+    loose = compare(base, cand, match="spec")
+    assert [(r.baseline.key.spec, r.candidate.key.spec) for r in loose.rows] == [("S", "T"), ("T", "S")]
+    assert loose.rows[0].differs == ["named 'T' in the candidate", "QD 64 -> 16"]
+
+
+def test_only_the_load_differs_says_so(store):
+    lines = "8192,100,70,100,0,1,0,0"
+    base = side(store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, qd=64, lines=lines)]))
+    cand = side(store, RunSpec([StepSpec("S", 900, 9, 1, 5, 2, qd=16, lines=lines)]))
+    c = compare(base, cand)
+    assert c.why_not_compared(c.only_baseline[0]) == \
+        "the candidate runs this definition only at QD 16, 1 worker, 1 target"
+    assert c.load_differs
+
+
+def test_a_step_stored_without_its_definition_pairs_by_name(store):
+    old = side(store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, lines=" "), StepSpec("T", 1, 1, 1, 1, 1, lines=" ")]))
+    assert [s.key.definition for s in old.steps] == ["", ""]
+    new = side(store, RunSpec([StepSpec("T", 2, 2, 1, 1, 1, lines="512,100,0,0,0,1,0,0"),
+                               StepSpec("S", 1100, 11, 1, 5, 2, lines="4096,100,100,100,0,1,0,0")]))
+    c = compare(old, new)
+    assert [(r.baseline.key.spec, r.candidate.key.spec) for r in c.rows] == [("S", "S"), ("T", "T")]
+
+
+def test_a_step_run_more_often_on_one_side_says_so(store):
+    twice = [StepSpec("S", 1000, 10, 1, 5, 2, lines="4096,100,100,100,0,1,0,0")] * 2
+    c = compare(side(store, RunSpec(twice)), side(store, RunSpec(twice[:1])))
+    assert len(c.rows) == 1 and c.why_not_compared(c.only_baseline[0]) == "the candidate runs this step fewer times"
+
+
+def test_quarch_results_pair_512_b_with_512_b_only(store):
+    from app.analysis.iometer_import import import_results_file
+    from app.report.tables import unmatched_table
+    from tests.helpers import shared_dir
+
+    runs = import_results_file(store, shared_dir() / "iometer-results" / "quarch_an016_results-1.1.0.csv")
+    stored = [get_run(store, r.run_id) for r in runs]
+    texts = [r.steps[0].spec_text for r in stored]
+    assert texts[0] == "512,100,100,100,0,1,0,0" and texts[3] == "4096,100,100,100,0,1,0,0"
+    assert {r.steps[0].spec_name for r in stored} == {"quarch-autogenerated-spec"}
+    c = compare(load_side(store, [runs[0].run_id]), load_side(store, [runs[3].run_id]))  # 512 B vs 4 KiB
+    assert c.rows == []
+    why = c.why_not_compared(c.only_baseline[0])
+    assert why.startswith("same name, different definition: 512 B, 100% read, 100% random")
+    assert "4 KiB, 100% read, 100% random in the candidate" in why
+    table = unmatched_table(c, 1)
+    assert table is not None and table.rows[0].cells[-1].text == why
+    same = compare(load_side(store, [runs[0].run_id]), load_side(store, [runs[7].run_id]))  # both 512 B random
+    assert len(same.rows) == 1

@@ -98,11 +98,12 @@ def test_shorter_spec_lists_and_idle_sit_out():
     assert [s.spec_label for s in steps] == ["A", "B"]
 
 
-def test_workers_without_targets_or_network_workers_are_not_eligible():
-    plan = grid(1, 3, 1)
+def test_workers_without_targets_or_vi_network_workers_are_not_eligible():
+    plan = grid(1, 4, 1)
     plan.managers[0].workers[1].targets = []
-    plan.managers[0].workers[2].kind = "network_tcp"
-    assert shape(expand(plan)) == [[(0, 0, 1)]]
+    plan.managers[0].workers[2].kind = "network_vi"
+    plan.managers[0].workers[3].kind = "network_tcp"  # runs on fio's TCP engine, at depth 1
+    assert shape(expand(plan)) == [[(0, 0, 1), (0, 3, 1)]]
 
 
 def test_a_hostile_plan_cannot_expand_without_bound():

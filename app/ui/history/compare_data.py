@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.analysis.compare import DEFAULT_THRESHOLD_PCT
+from app.analysis.run_groups import repeat_tags
 from app.report.document import Report, ReportMeta, build_report
-from app.store import Run, Store, step_samples
+from app.store import Run, RunSummary, Store, step_samples
 from app.ui.history.stored_series import OverlayPart, ReplaySample
 
 
@@ -22,6 +23,22 @@ class CompareRequest:
     @property
     def run_ids(self) -> list[int]:
         return [*self.baseline, *(i for g in self.candidates for i in g)]
+
+
+def repeat_key(run: RunSummary) -> tuple:
+    """What makes runs repeats of one measurement: the same plan and the same tags; () for an untagged run."""
+    tags = repeat_tags(run)
+    return (run.plan_sha256, tuple(sorted(tags))) if tags else ()
+
+
+def repeat_groups(ids: list[int], keys: dict[int, tuple]) -> list[list[int]]:
+    """The runs as sides: runs sharing a key (plan and tags, ``run_groups.repeat_tags``) are one group of
+    repeats, in the order of their first run; runs without a key (untagged) stand alone."""
+    groups: dict[object, list[int]] = {}
+    for i in ids:
+        key = keys.get(i)
+        groups.setdefault(key if key else ("run", i), []).append(i)
+    return list(groups.values())
 
 
 @dataclass

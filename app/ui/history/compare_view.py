@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.compare import DEFAULT_THRESHOLD_PCT
-from app.ui.history.compare_data import CompareRequest, ComparisonData, load_comparison
+from app.ui.history.compare_data import CompareRequest, ComparisonData, load_comparison, repeat_groups
 from app.ui.history.report_charts import BarChartView
 from app.ui.history.report_table import TableSection
 from app.ui.history.run_view import StoredCharts, stored_banner
@@ -29,7 +29,7 @@ from app.ui.run.live_data import LAST, LiveResults
 from app.ui.widgets import button
 
 RECOMPUTE_MS = 300
-MATCH_LABELS = {"exact": "Exact: access spec, queue depth, workers and targets",
+MATCH_LABELS = {"exact": "Exact: spec lines, queue depth, workers and targets",
                 "spec": "By access specification only"}
 CALLOUT_STYLE = ("#differs { background: #fdf5ec; border-left: 4px solid #d9822b; padding: 6px 10px; "
                  "color: #3d2a12; }")
@@ -56,14 +56,16 @@ class CompareView(QWidget):
     loaded = Signal()  # a comparison is shown (tests wait for it)
 
     def __init__(self, request: CompareRequest, tasks: StoreTasks, labels: dict[int, str] | None = None,
-                 parent: QWidget | None = None):
-        """``labels``: run id -> "Run 3 “before”" for the baseline menu (the runs as History listed them)."""
+                 parent: QWidget | None = None, repeat_keys: dict[int, tuple] | None = None):
+        """``labels``: run id -> "Run 3 “before”" for the baseline menu (the runs as History listed them).
+        ``repeat_keys``: run id -> ``compare_data.repeat_key``; runs sharing one can be one side."""
         super().__init__(parent)
         self.request = request
         self.tasks = tasks
         self.data: ComparisonData | None = None
         self.run_order = request.run_ids  # every run in the comparison, oldest first
         self.labels = labels or {}
+        self.repeat_keys = repeat_keys or {}
         self.live = LiveResults()
         self._pending = 0
 
@@ -73,11 +75,15 @@ class CompareView(QWidget):
                                     lambda: self.report_requested.emit(self.request))
         blay.addWidget(self.report_button)
 
+        self.grouped = QCheckBox("Repeats as one side")
+        self.grouped.setToolTip("Runs of the same plan with the same tags are repeats of one measurement: "
+                                "compared by their mean, their spread is the noise")
+        self.grouped.setChecked(True)
+        self.grouped.setVisible(len(repeat_groups(self.run_order, self.repeat_keys)) < len(self.run_order))
         self.baseline = QComboBox()
-        self.baseline.setToolTip("The run the others are compared with (\u201cbefore\u201d)")
-        for rid in self.run_order:
-            self.baseline.addItem(self.labels.get(rid, f"Run {rid}"), rid)
-        self.baseline.setCurrentIndex(max(0, self.baseline.findData(request.baseline[0])))
+        self.baseline.setToolTip("The run (or group of repeated runs) the others are compared with "
+                                 "(\u201cbefore\u201d)")
+        self._fill_baseline(request.baseline[0])
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.0, 100.0)
         self.threshold.setDecimals(1)
@@ -91,8 +97,9 @@ class CompareView(QWidget):
         for key, text in MATCH_LABELS.items():
             self.match.addItem(text, key)
         self.match.setCurrentIndex(self.match.findData(request.match))
-        self.match.setToolTip("How steps are paired: by access specification, queue depth and target set, "
-                              "or by access specification alone (e.g. to compare QD 64 with QD 16)")
+        self.match.setToolTip("How steps are paired: by what the access specification does (its lines, not "
+                              "its name), queue depth and target set, or by the access specification's lines "
+                              "alone (e.g. to compare QD 64 with QD 16)")
         self.repeats = QCheckBox("Noise from repeated runs")
         self.repeats.setChecked(request.repeats)
         self.repeats.setToolTip("Runs of the same plan with the same tags are repeats of one measurement: "
@@ -100,6 +107,7 @@ class CompareView(QWidget):
         controls = QHBoxLayout()
         controls.addWidget(QLabel("Baseline:"))
         controls.addWidget(self.baseline, 2)
+        controls.addWidget(self.grouped)
         controls.addWidget(QLabel("Threshold:"))
         controls.addWidget(self.threshold)
         controls.addWidget(QLabel("Match:"))
@@ -150,18 +158,48 @@ class CompareView(QWidget):
         self.threshold.valueChanged.connect(lambda _v: self._changed())
         self.match.currentIndexChanged.connect(lambda _i: self._changed())
         self.repeats.toggled.connect(lambda _b: self._changed())
+        self.grouped.toggled.connect(lambda _b: self._regroup())
 
     @property
     def run_ids(self) -> set[int]:
         return set(self.run_order)
 
     def title(self) -> str:
-        others = [str(i) for g in self.request.candidates for i in g]
-        return f"Compare {', '.join(map(str, self.request.baseline))} vs {', '.join(others)}"
+        req = self.current_request()  # groups of repeats shown as such: "Compare 1,2,3 vs 4,5"
+        return f"Compare {','.join(map(str, req.baseline))} vs " + ", ".join(",".join(map(str, g))
+                                                                           for g in req.candidates)
+
+    def sides(self) -> list[list[int]]:
+        """The runs as sides: groups of repeats (when "Repeats as one side" is ticked) or one run each."""
+        if self.grouped.isChecked():
+            return repeat_groups(self.run_order, self.repeat_keys)
+        return [[i] for i in self.run_order]
+
+    def _side_label(self, ids: list[int]) -> str:
+        if len(ids) == 1:
+            return self.labels.get(ids[0], f"Run {ids[0]}")
+        tags = ", ".join(self.repeat_keys.get(ids[0], ((), ()))[1])
+        return f"Runs {', '.join(map(str, ids))} (repeats" + (f", tagged {tags})" if tags else ")")
+
+    def _fill_baseline(self, keep: int) -> None:
+        """The sides in the baseline menu, keeping the one holding run ``keep`` chosen."""
+        self.baseline.blockSignals(True)
+        self.baseline.clear()
+        for ids in self.sides():
+            self.baseline.addItem(self._side_label(ids), ids[0])
+            if keep in ids:
+                self.baseline.setCurrentIndex(self.baseline.count() - 1)
+        self.baseline.blockSignals(False)
+
+    def _regroup(self) -> None:
+        self._fill_baseline(self.baseline.currentData())
+        self._changed()
 
     def current_request(self) -> CompareRequest:
         base = self.baseline.currentData()
-        return CompareRequest([base], [[i] for i in self.run_order if i != base], round(self.threshold.value(), 1),
+        sides = self.sides()
+        chosen = next((g for g in sides if base in g), sides[0])
+        return CompareRequest(chosen, [g for g in sides if g is not chosen], round(self.threshold.value(), 1),
                               self.match.currentData(), self.repeats.isChecked())
 
     def _changed(self) -> None:
@@ -266,6 +304,7 @@ class CompareView(QWidget):
                                         "of each interval, All Managers. A group of runs is drawn by its "
                                         "first run.")
         else:
-            self.over_time_note.setText("These runs have no samples over time to overlay (imported Iometer "
-                                        "results keep only final numbers).")
+            self.over_time_note.setText("These runs have no samples over time to overlay (an imported Iometer "
+                                        "results.csv keeps only final numbers; its per-update log, "
+                                        "instresults.csv, has them).")
         self.over_time.setVisible(bool(data.segments))

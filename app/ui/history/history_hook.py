@@ -16,7 +16,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QTabBar, QTabWidget, QWidget
 
 from app.store import Store
-from app.ui.history.compare_data import CompareRequest
+from app.ui.history.compare_data import CompareRequest, repeat_key
 from app.ui.history.compare_view import CompareView
 from app.ui.history.history_tab import HistoryTab
 from app.ui.history.report_dialog import ReportDialog
@@ -111,7 +111,8 @@ class HistoryUi(QObject):
     def compare(self, request: CompareRequest) -> CompareView:
         view = self._existing(CompareView, set(request.run_ids))
         if view is None:
-            view = CompareView(request, self.tasks, self.labels())
+            view = CompareView(request, self.tasks, self.labels(),
+                               repeat_keys={r.id: repeat_key(r.run) for r in self.list.model.rows})
             view.report_requested.connect(self.report)
             view.failed.connect(lambda msg, v=view: self._view_failed(v, "Cannot compare the runs", msg))
             self.workspace.add_view(view, view.title())

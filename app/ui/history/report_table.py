@@ -91,6 +91,8 @@ class ReportTableWidget(QTableWidget):
                                     | Qt.AlignmentFlag.AlignVCenter)
                 it.setData(VALUE_ROLE, cell.value)
                 it.setData(MARK_ROLE, cell.mark)
+                if len(cell.text) > 40:  # e.g. why a step is not compared: readable when the column is cut
+                    it.setToolTip(cell.text)
                 if cell.mark in MARK_COLORS:
                     fg, bg = MARK_COLORS[cell.mark]
                     it.setForeground(QBrush(fg))

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.model.plan import IDLE, AccessSpec, SpecLine, Worker
-from app.model.units import format_bytes
+from app.model.spec_words import line_summary, spec_summary
 from app.ui.plan.document import ASSIGNMENT, SPECS, PlanDocument
 from app.ui.plan.library import (
     BUILTIN,
@@ -40,23 +40,6 @@ from app.ui.plan.topology import Selection
 from app.ui.widgets import ContentOrEmpty, button
 
 ROLE = Qt.ItemDataRole.UserRole
-
-
-def line_summary(ln: SpecLine) -> str:
-    align = "sector" if ln.align == 0 else ("size" if ln.align == ln.size else format_bytes(ln.align))
-    out = f"{format_bytes(ln.size)}, {ln.reads}% read, {ln.random}% random, align {align}"
-    if ln.delay:
-        out += f", delay {ln.delay} ms × burst {ln.burst}"
-    if ln.reply:
-        out += f", reply {format_bytes(ln.reply)}"
-    return out
-
-
-def spec_summary(spec: AccessSpec) -> str:
-    if len(spec.lines) == 1:
-        return line_summary(spec.lines[0])
-    return f"{len(spec.lines)} lines: " + "; ".join(f"{ln.of_size}% {format_bytes(ln.size)}" for ln in spec.lines[:4]) \
-        + ("; …" if len(spec.lines) > 4 else "")
 
 
 def spec_tooltip(spec: AccessSpec) -> str:
