@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from app.engine import targets as T
 from app.engine.disks import disk_of
+from app.engine.environment import machine_facts, target_facts
 from app.engine.jobfile import JobFile, target_key, worker_key
 from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome
 from app.engine.sequence import Step
@@ -16,7 +17,7 @@ from app.model import planfile
 from app.model.plan import Plan
 from app.model.spec_words import spec_text
 from app.store.database import Store
-from app.store.recorder import Recorder
+from app.store.recorder import Recorder, host_facts
 from app.store.records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
 
 STEP_STATUS = {"complete": "complete", "stopped": "stopped", "partial": "failed", "failed": "failed"}
@@ -36,10 +37,14 @@ class StoreRecorder(RunListener):
     def run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
         self.plan = plan
         rec = self.recorder
+        local = machine_facts()
+        host = {**host_facts(), **local, "managers": {
+            ep.name: {**(local if ep.host == "local" else ep.environment), "fio_version": ep.fio_version}
+            for ep in endpoints.values()}}
         self.run_id = rec.begin_run(planfile.to_dict(plan), plan_name=plan.name, name=self.name or plan.name,
-                                    description=plan.setup.description, tags=self.tags)
+                                    description=plan.setup.description, tags=self.tags, host=host)
         used = [m for m in plan.managers if m.name in endpoints]
-        rec.add_managers(self.run_id, [ManagerInfo(ep.name, ep.host, ep.os_name, ep.fio_version)
+        rec.add_managers(self.run_id, [ManagerInfo(ep.name, ep.host, ep.os_name, ep.fio_version, ep.protocol)
                                        for ep in endpoints.values()])
         workers, targets = [], []
         for m in used:
@@ -54,8 +59,10 @@ class StoreRecorder(RunListener):
                     except T.TargetError:
                         path = ""
                     details: dict[str, object] = {"direct": True}
-                    if path and endpoints[m.name].host == "local" and (disk := disk_of(path)):
-                        details["disk"] = disk  # the name fio's disk statistics use
+                    if path and endpoints[m.name].host == "local":
+                        if disk := disk_of(path):
+                            details["disk"] = disk  # the name fio's disk statistics use
+                        details["environment"] = target_facts(path)
                     targets.append(TargetInfo(m.name, worker_key(wi), target_key(wi, ti), t.name, path, details))
         rec.add_workers(self.run_id, workers)
         rec.add_targets(self.run_id, targets)

@@ -1,4 +1,4 @@
-"""Fiometer's own small settings file (Qt-free): today only the path of the fio executable.
+"""Fiometer's own small settings file (Qt-free): the path of the fio executable, fio servers' protocols.
 
 Linux/BSD: ``$XDG_CONFIG_HOME/fiometer/settings.json`` (``~/.config`` when unset or relative);
 Windows: ``%APPDATA%\\Fiometer\\settings.json``; macOS: ``~/Library/Application Support/Fiometer``.
@@ -25,6 +25,7 @@ ENV_DIR = "FIOMETER_SETTINGS_DIR"
 @dataclass
 class UserSettings:
     fio_path: str | None = None  # None: search PATH and the installer's folders
+    fio_protocols: dict[str, int] = field(default_factory=dict)  # "host:port" -> fio server protocol
     problem: str | None = field(default=None, compare=False)  # why the file could not be read, if so
 
 
@@ -67,7 +68,11 @@ def load(path: str | os.PathLike[str] | None = None) -> UserSettings:
     fio = values.get("fio_path")
     if fio is not None and not isinstance(fio, str):
         return UserSettings(problem=f"{p}: fio_path must be a string; ignored")
-    return UserSettings(fio_path=fio or None)
+    protocols = values.get("fio_protocols")
+    if not isinstance(protocols, dict):
+        protocols = {}
+    protocols = {str(k): v for k, v in protocols.items() if isinstance(v, int) and not isinstance(v, bool)}
+    return UserSettings(fio_path=fio or None, fio_protocols=protocols)
 
 
 def save(settings: UserSettings, path: str | os.PathLike[str] | None = None) -> Path:
@@ -82,6 +87,8 @@ def save(settings: UserSettings, path: str | os.PathLike[str] | None = None) -> 
         existing = {}
     values = asdict(settings)
     values.pop("problem")
+    if not values["fio_protocols"] and "fio_protocols" not in existing:
+        values.pop("fio_protocols")
     existing.update(values)
     tmp = p.with_name(p.name + ".tmp")
     tmp.write_text(json.dumps(existing, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -94,6 +101,28 @@ def set_fio_path(value: str | os.PathLike[str] | None, path: str | os.PathLike[s
     current = load(path)
     current.fio_path = os.fspath(value) if value else None
     return save(current, path)
+
+
+def remember_protocol(where: str, protocol: int, path: str | os.PathLike[str] | None = None) -> None:
+    """Keep the protocol version a fio server ("host:port") speaks, so the next run needs no extra
+    connection to find it out. Best effort: a settings file that cannot be written is no error."""
+    try:
+        current = load(path)
+        if current.problem is None and current.fio_protocols.get(where) != protocol:
+            current.fio_protocols[where] = protocol
+            save(current, path)
+    except OSError:
+        pass
+
+
+def forget_protocol(where: str, path: str | os.PathLike[str] | None = None) -> None:
+    current = load(path)
+    if current.problem is None and current.fio_protocols.pop(where, None) is not None:
+        save(current, path)
+
+
+def saved_protocol(where: str) -> int | None:
+    return load().fio_protocols.get(where)
 
 
 def saved_fio_path() -> str | None:

@@ -264,17 +264,24 @@ def bench_synthetic_run(seconds: int, tmp: Path) -> None:
 
 
 def main() -> int:
+    global MANAGERS, WORKERS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--updates", type=int, default=60, help="live updates measured per case (default 60)")
     ap.add_argument("--seconds", type=int, default=15, help="length of each latency measurement (default 15)")
     ap.add_argument("--skip-fio", action="store_true", help="skip the real fio run")
+    ap.add_argument("--grid", default=f"{MANAGERS}x{WORKERS}",
+                    help="managers x workers for the redraw (e.g. 32x32: 1,024 worker series)")
+    ap.add_argument("--redraw-only", action="store_true", help="only the redraw measurement")
     args = ap.parse_args()
+    MANAGERS, WORKERS = (int(v) for v in args.grid.lower().split("x"))
     with tempfile.TemporaryDirectory(prefix="fiometer-bench-gui-") as tmp:
         use_settings_dir(tmp)
         os.environ["FIOMETER_DB"] = str(Path(tmp) / "bench.db")
         print(f"load average at start: {', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs\n")
         np.percentile([1.0], 50)  # import numpy's lazy parts now, not inside a measurement
         bench_redraw(args.updates, Path(tmp))
+        if args.redraw_only:
+            return 0
         print("\n2. Event-loop latency (10 ms timer lateness) during a run, target < 50 ms")
         if not args.skip_fio:
             bench_real_run(args.seconds, Path(tmp))

@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import orjson
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -70,7 +72,7 @@ def bench_interval(label: str, before: dict, after: dict, jobs: int, rounds: int
         first = json.loads(text_before)
         tel.update(Snapshot("m", 0.0, first["jobs"], first["disk_util"]))
         w0, c0 = time.perf_counter(), time.process_time()
-        doc = json.loads(text_after)
+        doc = orjson.loads(text_after)  # as LocalFio parses fio's reports
         w1, c1 = time.perf_counter(), time.process_time()
         samples = tel.update(Snapshot("m", 1.0, doc["jobs"], doc["disk_util"]))
         w2, c2 = time.perf_counter(), time.process_time()
@@ -87,11 +89,30 @@ def bench_interval(label: str, before: dict, after: dict, jobs: int, rounds: int
     print(
         f"{label}: {jobs} jobs, {len(text_after) / 2**20:.1f} MiB document, {bins} bins per job, {nsamples} samples"
     )
-    print(f"  json.loads               median wall {ms(wall['decode'])}  cpu {ms(cpu['decode'])}")
+    print(f"  orjson.loads             median wall {ms(wall['decode'])}  cpu {ms(cpu['decode'])}")
     print(
         f"  decode+diff+roll-up+samples  wall {ms(wall['total'])}  cpu {ms(cpu['total'])}  (min wall {min(wall['total']) * 1000:.1f} ms)"
     )
     print(f"  target < 50 ms (cpu median): {'OK' if total < 0.050 else 'MISSED'}")
+    parsers = [("json.loads", json.loads)]
+    parsers.append((f"orjson {orjson.__version__}", orjson.loads))
+    try:
+        import msgspec
+
+        parsers.append((f"msgspec {msgspec.__version__}", msgspec.json.decode))
+    except ImportError:
+        pass
+    data = text_after.encode()
+    base = None
+    for name, parse in parsers:
+        times = []
+        for _ in range(rounds):
+            c0 = time.process_time()
+            parse(data if name != "json.loads" else text_after)
+            times.append(time.process_time() - c0)
+        t = statistics.median(times)
+        base = base or t
+        print(f"  parse with {name:16s} cpu {t * 1000:6.1f} ms  ({base / t:.1f}x json.loads)")
 
 
 def bench_intervals(jobs: int, rounds: int) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from app.analysis.csv_safe import safe_cell
 from app.model.metrics import Metrics
 from app.model.plan import AccessSpec
 
@@ -127,17 +128,17 @@ def _stamp(t: datetime) -> str:
 def write_results_csv(test_type: str, description: str, started: datetime, steps: list[CsvStep],
                       completed: bool) -> str:
     """The whole results file text (CRLF line ends, as Iometer writes on Windows)."""
-    out = ["'Test Type,Test Description", f"{TEST_TYPE_INDEX.get(test_type, 0)},{description.replace(',', '-')}",
+    out = ["'Test Type,Test Description", f"{TEST_TYPE_INDEX.get(test_type, 0)},{safe_cell(description.replace(',', '-'))}",
            "'Version", "1.1.0", "'Time Stamp", _stamp(started)]
     for step in steps:
         out += ["'Access specifications"]
         for spec in step.specs:
             out += ["'Access specification name,default assignment",
-                    f"{spec.name},{ASSIGNMENT_INDEX.get(spec.default_assignment, 0)}",
+                    f"{safe_cell(spec.name.replace(',', ' '))},{ASSIGNMENT_INDEX.get(spec.default_assignment, 0)}",
                     "'size,% of size,% reads,% random,delay,burst,align,reply"]
             out += [ln.as_csv() + "," for ln in spec.lines]
         out += ["'End access specifications", "'Results", HEADER]
-        out += [",".join(row_cells(r)) for r in step.rows]
+        out += [",".join(safe_cell(c) for c in row_cells(r)) for r in step.rows]
         out += ["'Time Stamp", _stamp(step.ended)]
     out.append("'End Test" if completed else "Aborted test")
     return "\r\n".join(out) + "\r\n"

@@ -65,13 +65,14 @@ def _store(args: argparse.Namespace):
         raise CliError(str(e)) from e
 
 
-def _get_run(args: argparse.Namespace):
+def _get_run(args: argparse.Namespace, **query):
+    """The run ``args.run`` (``query``: get_run's options, e.g. raw_output=True), or a CliError."""
     from app.store.errors import RunNotFound
     from app.store.queries import get_run
 
     store = _store(args)
     try:
-        return get_run(store, args.run)
+        return get_run(store, args.run, **query)
     except RunNotFound as e:
         raise CliError(str(e)) from e
     finally:

@@ -111,7 +111,23 @@ def cmd_import_results(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    """Read every page of the results database (opening it checks only where damage is likely)."""
+    from app.store.database import check_store
+    from app.store.errors import StoreError
+
+    try:
+        path = check_store(getattr(args, "db", None))
+    except StoreError as e:
+        raise CliError(str(e)) from e
+    print(f"The results database {path} is sound (every page was read).")
+    return 0
+
+
 def register(sub) -> None:
+    sp = sub.add_parser("check", help="check every page of the results database for damage")
+    sp.set_defaults(func=cmd_check)
+
     sp = sub.add_parser("import-results", help="import an Iometer results.csv into the history (a run per series)")
     sp.add_argument("file", metavar="FILE.csv")
     sp.add_argument("--tag", action="append", help="tag the imported runs (they are always tagged iometer)")

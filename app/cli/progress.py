@@ -101,7 +101,9 @@ class ProgressPrinter(RunListener):
 
     def step_finished(self, outcome: StepOutcome) -> None:
         self.outcomes.append(outcome)
-        self._print(f"  step {outcome.step.index + 1} {outcome.status}")
+        spread = outcome.start_spread
+        started = f" (managers' jobs started within {spread * 1000:.0f} ms)" if spread is not None else ""
+        self._print(f"  step {outcome.step.index + 1} {outcome.status}{started}")
         for name, f in outcome.finished.items():
             if not f.ok:
                 self._print(f"  manager {name} failed: {f.reason}")

@@ -35,26 +35,41 @@ def _build(args: argparse.Namespace, candidates: list[list[int]]):
     from app.report.document import ReportMeta, build_report
     from app.store.errors import StoreError
 
-    meta = ReportMeta(title=args.title, client=args.client, author=args.author, paper=args.paper)
+    meta = ReportMeta(title=args.title, client=args.client, author=args.author, paper=args.paper,
+                      labels=args.labels or [], company=args.company, logo=args.logo or "")
     if args.date:
         meta.date = args.date
+    if meta.logo and not Path(meta.logo).is_file():
+        raise CliError(f"--logo {meta.logo}: no such file (a PNG or JPEG image)")
     store = _store(args)
     try:
         return build_report(store, args.run, candidates, meta, threshold_pct=args.threshold, match=args.match,
                             repeats=not args.no_repeats)
     except StoreError as e:
         raise CliError(f"{e} `fiometer runs` lists the stored runs.") from e
+    except ValueError as e:
+        raise CliError(f"--labels: {e}") from e
     finally:
         store.close()
+
+
+def _labels(text: str) -> list[str]:
+    labels = [x.strip() for x in text.split(",")]
+    if not any(labels):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected labels such as before,after")
+    return labels
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from app.cli.progress import format_table
 
     report = _build(args, args.candidates)
-    for diffs, c in zip(report.differences, report.comparisons, strict=True):
-        for d in diffs:
-            print(f"note: {c.candidate.label} and the baseline differ - {d}")
+    for block in report.summary:
+        print(block.heading + ":")
+        for s in block.sentences + ([block.unchanged] if block.unchanged else []):
+            print(f"  {s}".replace("\u2212", "-"))
+        for w in block.warning:
+            print(f"  note: the sides differ besides the change under test - {w}")
     for t in report.comparison_tables + report.unmatched_tables:
         print(f"\n{t.title}")
         group = None
@@ -75,9 +90,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    outputs = {k: getattr(args, k) for k in ("html", "pdf", "xlsx", "csv") if getattr(args, k)}
+    outputs = {k: getattr(args, k.replace("-", "_")) for k in ("html", "pdf", "xlsx", "csv", "csv-tables")
+               if getattr(args, k.replace("-", "_"))}
     if not outputs:
-        raise CliError("say which files to write: --html FILE, --pdf FILE, --xlsx FILE and/or --csv FILE")
+        raise CliError("say which files to write: --html FILE, --pdf FILE, --xlsx FILE, --csv FILE and/or "
+                       "--csv-tables FILE")
     for path in outputs.values():
         if not Path(path).parent.is_dir():
             raise CliError(f"{path}: the folder {Path(path).parent} does not exist")
@@ -99,6 +116,9 @@ def _common(sp: argparse.ArgumentParser) -> None:
                          "numbers of workers and targets (exact, default), or by the access spec's lines alone (spec)")
     sp.add_argument("--no-repeats", action="store_true",
                     help="do not look for repeats (same plan and tags) of a single run to measure noise")
+    sp.add_argument("--labels", type=_labels, metavar="BASE,CAND",
+                    help="what to call the sides, the baseline first, e.g. before,after (default: the runs' "
+                         "tags where they tell the sides apart, else their names)")
 
 
 def register(sub) -> None:
@@ -106,7 +126,7 @@ def register(sub) -> None:
     sp.add_argument("run", type=run_group, metavar="BASELINE", help=GROUP_HELP)
     sp.add_argument("candidates", type=run_group, nargs="+", metavar="CANDIDATE", help=GROUP_HELP)
     _common(sp)
-    sp.set_defaults(func=cmd_compare, title="", client="", author="", paper="A4", date=None)
+    sp.set_defaults(func=cmd_compare, title="", client="", author="", paper="A4", date=None, company="", logo=None)
 
     sp = sub.add_parser("report", help="write a client-ready report of stored runs (HTML, PDF, XLSX, CSV)")
     sp.add_argument("run", type=run_group, metavar="RUN", help="the run reported (the baseline); " + GROUP_HELP)
@@ -115,10 +135,14 @@ def register(sub) -> None:
     sp.add_argument("--html", metavar="FILE", help="one self-contained HTML file")
     sp.add_argument("--pdf", metavar="FILE", help="a PDF with cover, tables, charts and a methodology appendix")
     sp.add_argument("--xlsx", metavar="FILE", help="an Excel workbook with the tables and native charts")
-    sp.add_argument("--csv", metavar="FILE", help="the same tables as CSV")
+    sp.add_argument("--csv", metavar="FILE", help="every result as one long table (run, label, step, spec, "
+                                                  "queue depth, level, name, metric, value, unit)")
+    sp.add_argument("--csv-tables", metavar="FILE", help="the report's tables as CSV, each under its title")
     sp.add_argument("--title", default="Storage performance report", help="report title (cover page)")
     sp.add_argument("--client", default="", help="client name (cover page)")
     sp.add_argument("--author", default="", help="author (cover page)")
+    sp.add_argument("--company", default="", help="the author's company (cover page, header, document author)")
+    sp.add_argument("--logo", metavar="FILE", help="a logo image (PNG or JPEG) for the cover page")
     sp.add_argument("--date", help="date on the cover (default: today)")
     sp.add_argument("--paper", choices=("A4", "Letter"), default="A4", help="PDF paper size (default A4)")
     _common(sp)

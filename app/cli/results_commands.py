@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli.common import _get_run, _store
+from app.cli.common import CliError, _get_run, _store
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -44,7 +44,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from app.analysis.timed_transfer import transfers
     from app.cli.progress import fmt_num, format_table
 
-    run = _get_run(args)
+    run = _get_run(args, raw_output=True)  # fio's per-disk counters live in its output
     coarse = is_iometer_run(run)
     if args.json:
         def metrics(m):
@@ -144,10 +144,28 @@ def _steady(args: argparse.Namespace, run) -> str | None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from app.analysis.export_run import run_results_csv
+    from app.analysis.samples_export import samples_csv
 
+    if not args.iometer_csv and not args.samples:
+        raise CliError("say what to write: --iometer-csv OUT.csv and/or --samples OUT.csv")
+    for path in (args.iometer_csv, args.samples):
+        if path and not Path(path).parent.is_dir():
+            raise CliError(f"{path}: the folder {Path(path).parent} does not exist")
     run = _get_run(args)
-    Path(args.iometer_csv).write_bytes(run_results_csv(run).encode("cp1252", errors="replace"))
-    print(f"Run {run.id} written to {args.iometer_csv} (Iometer 1.1.0 results.csv layout)")
+    try:
+        if args.iometer_csv:
+            Path(args.iometer_csv).write_bytes(run_results_csv(run).encode("cp1252", errors="replace"))
+            print(f"Run {run.id} written to {args.iometer_csv} (Iometer 1.1.0 results.csv layout)")
+        if args.samples:
+            store = _store(args)
+            try:
+                text = samples_csv(store, run)
+            finally:
+                store.close()
+            Path(args.samples).write_text(text, encoding="utf-8-sig", newline="")
+            print(f"Run {run.id}: every per-second sample written to {args.samples}")
+    except OSError as e:
+        raise CliError(f"{e.filename or args.samples}: {e.strerror or e}") from e
     return 0
 
 
@@ -165,5 +183,7 @@ def register(sub) -> None:
 
     sp = sub.add_parser("export", help="export a stored run")
     sp.add_argument("run", type=int, help="run id (see `fiometer runs`)")
-    sp.add_argument("--iometer-csv", required=True, metavar="OUT.csv", help="Iometer 1.1.0 results.csv layout")
+    sp.add_argument("--iometer-csv", metavar="OUT.csv", help="Iometer 1.1.0 results.csv layout")
+    sp.add_argument("--samples", metavar="OUT.csv", help="every per-second sample of every level in long form "
+                                                         "(step, time, level, name, IOPS, MB/s, response times)")
     sp.set_defaults(func=cmd_export)

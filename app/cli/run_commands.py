@@ -20,12 +20,13 @@ def _make_runner(args: argparse.Namespace, opened):
 
     plan = opened.plan
     try:
-        hosts = parse_pairs(args.manager, "--manager", "NAME=HOST[:PORT]", "DB01=10.0.0.5:8765")
+        hosts = parse_pairs(args.manager, "--manager", "NAME=HOST[:PORT] or NAME=ssh://[USER@]HOST[:PORT]",
+                            "DB01=10.0.0.5:8765")
         endpoints = build_endpoints(plan, hosts, args.fio)
     except ManagerError as e:
         raise CliError(str(e)) from e
     for ep in endpoints.values():
-        if ep.host != "local" and not is_loopback(split_host(ep.host)[0]):
+        if ep.host != "local" and not ep.host.startswith("ssh://") and not is_loopback(split_host(ep.host)[0]):
             print(f"warning: manager {ep.name!r} is reached over the network at {ep.host}; {EXPOSED_WARNING}")
     options = RunOptions(run_time=args.run_time, ramp_up=args.ramp_up, mapping=_parse_map(args.map),
                          engine=args.engine, allow_write=set(args.allow_write or []),
@@ -34,6 +35,9 @@ def _make_runner(args: argparse.Namespace, opened):
     try:
         return Runner(plan, endpoints, None, options)
     except RunRefused as e:
+        for ep in endpoints.values():
+            if ep.close is not None:
+                ep.close()
         raise CliError("this plan cannot start:\n  " + str(e).replace("\n", "\n  ")) from e
 
 
@@ -69,6 +73,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGINT, previous)
         store.close()
     print(f"\nStored as run {recorder.run_id} in {store.path}")
+    if any(not f.ok for o in runner.outcomes for f in o.finished.values()):
+        return 1  # a manager failed, even in a run that was then stopped
     return {"complete": 0, "stopped": 0}.get(status, 1)
 
 
@@ -106,7 +112,8 @@ def register(sub) -> None:
     sp.add_argument("file", help=".icf or Fiometer plan file")
     sp.add_argument("--map", action="append", metavar="NAME=PATH", help="place a target at a file or device")
     sp.add_argument("--manager", action="append", metavar="NAME=HOST[:PORT]",
-                    help="run a manager on a host running `fio --server` (or NAME=local)")
+                    help="run a manager on a host running `fio --server` (or NAME=local); NAME=ssh://[USER@]HOST"
+                         "[:PORT] starts fio --server there over SSH, on that host's loopback only")
     sp.add_argument("--run-time", type=int, metavar="S", help="override every step's run time (seconds)")
     sp.add_argument("--ramp-up", type=int, metavar="S", help="override every step's ramp-up (seconds)")
     sp.add_argument("--test-file-size", metavar="SIZE", help="size of every test file, e.g. 256M (quick checks)")

@@ -78,7 +78,10 @@ def cmd_gui(args: argparse.Namespace) -> int:
         from app.engine.runner import RunOptions
 
         options = RunOptions(run_time=args.run, ramp_up=0, engine=args.engine, mapping=mapping)
-    return run_gui(args.file, args.screenshot, options, mapping=mapping)
+    if args.open_run is not None and (args.file or args.run is not None):
+        raise CliError("--open-run shows a stored run: give no plan file and no --run with it")
+    return run_gui(args.file, args.screenshot, options, mapping=mapping, open_run=args.open_run,
+                   db=getattr(args, "db", None))
 
 
 def register(sub) -> None:
@@ -96,4 +99,6 @@ def register(sub) -> None:
     sp.add_argument("--engine", help="with --run: fio ioengine override (e.g. null: no real I/O)")
     sp.add_argument("--map", action="append", metavar="NAME=PATH",
                     help="place the opened plan's target NAME at a file or device (as `fiometer run --map`)")
+    sp.add_argument("--open-run", type=int, metavar="ID",
+                    help="open the stored run ID (see `fiometer runs`); with --screenshot: write DIR/run-ID.png")
     sp.set_defaults(func=cmd_gui)

@@ -17,7 +17,6 @@ found through /proc and remembered while the run lasts.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import platform
 import queue
@@ -31,6 +30,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from app.engine.fio_binary import FioNotFound, find_fio
 from app.engine.fio_json_stream import FioJsonStream, JsonDocument, Piece, TextLine
@@ -358,8 +359,8 @@ class LocalFio:
             return
         assert isinstance(piece, JsonDocument)
         try:
-            doc = json.loads(piece.text)
-        except ValueError:
+            doc = orjson.loads(piece.text)  # ~2x json.loads on fio's reports (benchmarks/bench_telemetry.py)
+        except ValueError:  # orjson.JSONDecodeError is one
             self._message("a fio report could not be read and was skipped", "warning")
             return
         now = time.monotonic()

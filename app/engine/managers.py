@@ -6,10 +6,12 @@ import ipaddress
 import platform
 import socket
 
+from app.engine.environment import probe_facts
 from app.engine.fio_binary import SAVED, FioNotFound, find_fio, fio_version
 from app.engine.fioproto import DEFAULT_PORT, RemoteFio, probe
 from app.engine.local_fio import LocalFio
 from app.engine.runner import ManagerEndpoint
+from app.engine.ssh_manager import SshAddress, SshFioServer, parse_ssh
 from app.engine.transport import TransportError
 from app.model.plan import LOCAL, Plan
 
@@ -60,8 +62,31 @@ EXPOSED_WARNING = ("fio --server has no authentication and runs whatever job it 
                    "SSH tunnel (ssh -L 8765:localhost:8765 HOST) or a firewall that admits only this machine")
 
 
+def ssh_endpoint(name: str, address: SshAddress) -> ManagerEndpoint:
+    """Start `fio --server` on the host's loopback over SSH now (stopped when the run ends)."""
+    server = SshFioServer(address)
+    try:
+        info = server.start()
+    except TransportError as e:
+        raise ManagerError(f"manager {name!r}: {e}") from e
+    assert server.local is not None
+    h, port = server.local
+    os_name = "Windows" if info.os.lower().startswith("win") else info.os
+    return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name), str(address),
+                           info.fio_version.removeprefix("fio-"),
+                           probe_facts(info.hostname, info.os, info.arch, info.cpus), protocol=info.protocol,
+                           close=server.close)
+
+
 def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoint:
-    """Probe the server now, so a wrong address fails before anything runs."""
+    """Probe the server now, so a wrong address fails before anything runs. ``ssh://[user@]host[:port]``
+    starts the server over SSH (:mod:`app.engine.ssh_manager`)."""
+    try:
+        ssh = parse_ssh(host)
+    except ValueError as e:
+        raise ManagerError(f"manager {name!r}: {e}") from e
+    if ssh is not None:
+        return ssh_endpoint(name, ssh)
     h, port = split_host(host)
     try:
         info = probe(h, port, timeout=timeout)
@@ -69,7 +94,8 @@ def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoi
         raise ManagerError(f"manager {name!r}: {e}") from e
     os_name = "Windows" if info.os.lower().startswith("win") else info.os
     return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name), f"{h}:{port}",
-                           info.fio_version.removeprefix("fio-"))
+                           info.fio_version.removeprefix("fio-"),
+                           probe_facts(info.hostname, info.os, info.arch, info.cpus), protocol=info.protocol)
 
 
 def build_endpoints(plan: Plan, hosts: dict[str, str] | None = None, fio_path: str | None = None,
@@ -87,5 +113,11 @@ def build_endpoints(plan: Plan, hosts: dict[str, str] | None = None, fio_path: s
         host = hosts.get(m.name, m.host)
         if host is None:
             continue
-        out[m.name] = local_endpoint(m.name, fio_path) if host == LOCAL else remote_endpoint(m.name, host)
+        try:
+            out[m.name] = local_endpoint(m.name, fio_path) if host == LOCAL else remote_endpoint(m.name, host)
+        except ManagerError:
+            for ep in out.values():  # SSH sessions already started
+                if ep.close is not None:
+                    ep.close()
+            raise
     return out

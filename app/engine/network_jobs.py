@@ -5,8 +5,9 @@ manager, where Iometer creates the matching *client* worker. In fio terms, for e
 network target) of a step:
 
 - the server's manager runs a job that listens on a port (``listen``) and the partner's manager runs a job
-  that connects to the server's manager (``hostname``), on that port; the client starts a second later
-  (``startdelay``), so the listener is ready whichever manager fio starts first;
+  that connects to the server's manager (``hostname``), on that port; the client starts two seconds later
+  (``startdelay``), so the listener is ready whichever manager fio starts first (should it not be, the
+  client fails to connect, and the step fails in fio's words when its deadline passes);
 - fio's TCP jobs move data one way per job, so the direction is the spec's majority: % reads of 50 or more
   means the server receives (Iometer's "read") and the client sends, otherwise the reverse;
 - transfer sizes come from the spec (``bs``, or ``bssplit`` on the sending side); delay, burst, reply and
@@ -24,7 +25,7 @@ from app.model.plan import AccessSpec, Plan, Worker
 from app.model.units import fio_size
 
 BASE_PORT = 18900
-CLIENT_START_DELAY_S = 1
+CLIENT_START_DELAY_S = 2
 NET_FILE_SIZE = 1 << 30  # bytes per pass; time-based steps wrap around
 
 

@@ -15,12 +15,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from app.engine.fioproto.client import run_delay
 from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import LOOPBACK, JobFile, step_jobfile
+from app.engine.message_gate import MessageGate
 from app.engine.safety import CreatedFiles, unarmed, write_risks
 from app.engine.sequence import STEADY, SequenceTooLong, Step, expand
-from app.engine.targets import TargetError
+from app.engine.ssh_manager import parse_ssh
+from app.engine.step_watch import Action, StepWatch
+from app.engine.targets import TargetError, lookup_mapping
 from app.engine.telemetry import Sample, StepTelemetry
 from app.engine.transport import Event, Finished, Message, Snapshot, Transport, TransportError
 from app.model.plan import Plan
@@ -41,12 +46,18 @@ class ManagerEndpoint:
     make_transport: Callable[[], Transport]
     host: str = "local"
     fio_version: str = ""
+    environment: dict[str, Any] = field(default_factory=dict)  # a remote host as its probe describes it
+    protocol: int | None = None  # fio's client/server protocol version (remote managers)
+    close: Callable[[], None] | None = None  # ends what reaching it needed (an SSH session), after the run
 
     @property
     def address(self) -> str:
         """Where other managers reach this one (network workers connect here): its host without the port."""
         if self.host == "local":
             return LOOPBACK
+        if self.host.startswith("ssh://"):  # the SSH host's own address (fio itself listens on its loopback)
+            ssh = parse_ssh(self.host)
+            return ssh.host if ssh is not None else self.host
         host = self.host.rsplit(":", 1)[0] if self.host.count(":") == 1 or "]" in self.host else self.host
         return host.strip("[]")
 
@@ -74,6 +85,13 @@ class StepOutcome:
     raw_output: dict[str, str | None]
     started: float
     ended: float
+    job_started: dict[str, float] = field(default_factory=dict)  # manager -> fio's job start (time.time())
+
+    @property
+    def start_spread(self) -> float | None:
+        """Seconds between the first and the last manager's job start, where fio says when."""
+        times = list(self.job_started.values())
+        return max(times) - min(times) if len(times) > 1 else None
 
 
 class RunListener:
@@ -104,6 +122,7 @@ class Runner:
         self._current: dict[str, Transport] = {}
         self._stopping_step = False
         self.outcomes: list[StepOutcome] = []
+        self.last_telemetry: StepTelemetry | None = None
         self.jobfiles = self._prepare()
 
     # --- before anything runs --------------------------------------------------------------
@@ -120,6 +139,11 @@ class Runner:
             raise RunRefused("\n".join(problems))
         out: list[dict[str, JobFile]] = []
         o = self.options
+        names = list(dict.fromkeys(t.name.strip() for m in self.plan.managers for w in m.workers for t in w.targets))
+        for key, value in o.mapping.items():
+            if not any(lookup_mapping(n, {key: key}) for n in names):
+                problems.append(f"--map {key}={value}: no target of the plan is named {key!r}; its targets are "
+                                + (", ".join(repr(n) for n in names[:20]) or "none"))
         for step in self.steps:
             net_ports = random.randrange(20000, 60000, 100)
             files: dict[str, JobFile] = {}
@@ -178,8 +202,15 @@ class Runner:
         try:
             status = self._run_steps()
         finally:
+            self.close_endpoints()
             self.listener.run_finished(status)
         return status
+
+    def close_endpoints(self) -> None:
+        """End what the managers needed (SSH sessions running fio --server); safe to call twice."""
+        for ep in self.endpoints.values():
+            if ep.close is not None:
+                ep.close()
 
     def _run_steps(self) -> str:
         status = "complete"
@@ -203,53 +234,106 @@ class Runner:
     def _run_step(self, step: Step, files: dict[str, JobFile]) -> StepOutcome:
         events: queue.Queue[tuple[str, Event]] = queue.Queue()
         telemetry = StepTelemetry({j.name: (j.manager, j.worker_key, j.target_key)
-                                   for jf in files.values() for j in jf.jobs})
+                                   for jf in files.values() for j in jf.jobs}, self.options.status_interval)
+        self.last_telemetry = telemetry
         finished: dict[str, Finished] = {}
         raw: dict[str, str | None] = {name: None for name in files}
         started = time.time()
         local = [n for n in files if self.endpoints[n].host == "local"]
         missing = [j.path for n in local for j in files[n].jobs if not j.is_device and not os.path.exists(j.path)]
         self._stopping_step = False
-        watch = SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None
+        steady = SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None
         self.listener.step_started(step, files)
+        transports = self._start_together(files, finished)
+        go_at = time.monotonic()
         threads = []
-        for name, jf in files.items():
-            transport = self.endpoints[name].make_transport()
-            try:
-                transport.start(jf.text, status_interval=self.options.status_interval)
-            except TransportError as e:
-                finished[name] = Finished(name, False, str(e))
-                continue
-            with self._lock:
-                self._current[name] = transport
-                if self._stop_all.is_set() or self._stopping_step:  # Stop pressed while managers started
-                    transport.stop()
+        for name, transport in transports.items():
             th = threading.Thread(target=self._pump, args=(name, transport, events), daemon=True,
                                   name=f"fiometer-{name}")
             th.start()
             threads.append(th)
+        watch = StepWatch({n: f"{n} ({self.endpoints[n].host})" if self.endpoints[n].host != "local" else n
+                           for n in files},
+                          run_s=max(jf.run_time for jf in files.values()),
+                          ramp_s=max(jf.ramp_up for jf in files.values()),
+                          interval=self.options.status_interval,
+                          ramp=any(jf.ramp_up for jf in files.values()), go_at=go_at)
+        for name in finished:
+            watch.finished(name)
+        gates = {name: MessageGate() for name in files}
+        done: set[str] = set()
+
+        def emit(samples: list[Sample]) -> None:
+            nonlocal steady
+            if samples:
+                self.listener.samples(step, samples)
+                if steady is not None and self._steady(steady, samples):
+                    steady = None
+                    self._end_transports()
+
+        def act(actions: list[Action]) -> bool:
+            """Apply the watch's actions; False when the report that caused them must not be used."""
+            use = True
+            for a in actions:
+                tr = transports.get(a.manager)
+                self.listener.message(step, Message(a.manager, a.text, a.level))
+                if a.kind == "stop" and tr is not None:
+                    tr.stop()
+                elif a.kind == "abort":
+                    use = False
+                    if tr is not None:
+                        tr.abort()
+                    if a.manager not in finished:
+                        finished[a.manager] = Finished(a.manager, False, a.text)
+            return use
+
         while len(finished) < len(files):
-            name, ev = events.get()
-            if isinstance(ev, Snapshot):
-                if ev.final:
-                    raw[name] = ev.raw
-                samples = telemetry.update(ev)
-                if samples:
-                    self.listener.samples(step, samples)
-                    if watch is not None and self._steady(watch, samples):
-                        watch = None
-                        self._end_transports()
-            elif isinstance(ev, Message):
-                self.listener.message(step, ev)
-            elif isinstance(ev, Finished):
-                if not ev.ok:
-                    paths = ", ".join(j.path for j in files[name].jobs)
-                    ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
-                finished[name] = ev
+            try:
+                name, ev = events.get(timeout=0.25)
+            except queue.Empty:
+                name, ev = "", None
+            now = time.monotonic()
+            if ev is not None and name not in finished:
+                if isinstance(ev, Snapshot):
+                    if act(watch.on_snapshot(name, ev.jobs, now)):
+                        if ev.final:
+                            raw[name] = ev.raw
+                        emit(telemetry.update(ev))
+                elif isinstance(ev, Message):
+                    if gates[name].admit(ev.text):
+                        self.listener.message(step, ev)
+                elif isinstance(ev, Finished):
+                    forced = watch.forced_reason(name, ev.ok)
+                    if forced:
+                        ev.ok = False
+                        ev.reason = forced + (f" ({ev.reason})" if ev.reason else "")
+                    if not ev.ok:
+                        paths = ", ".join(j.path for j in files[name].jobs)
+                        ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
+                    finished[name] = ev
+                    watch.finished(name)
+            act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()}))
+            for n in finished:
+                if n not in done:
+                    done.add(n)
+                    emit(telemetry.manager_done(n))
+            emit(telemetry.tick(now))
+        emit(telemetry.flush())
         for th in threads:
             th.join(timeout=5)
         with self._lock:
             self._current.clear()
+        for name, gate in gates.items():
+            for note in (getattr(transports.get(name), "dropped_note", None), gate.summary(name)):
+                if note:
+                    self.listener.message(step, Message(name, note, "warning"))
+        start_times = {n: t for n, tr in transports.items() if (t := getattr(tr, "job_started_at", None))}
+        if len(start_times) > 1:
+            first = min(start_times.values())
+            spread = max(start_times.values()) - first
+            detail = ", ".join(f"{n} +{(t - first) * 1000:.0f} ms" for n, t in sorted(start_times.items()))
+            self.listener.message(step, Message("", f"managers' jobs started within {spread * 1000:.0f} ms "
+                                                    f"({detail})", "info"))
         created = [p for p in missing if os.path.exists(p)]
         if created and self.options.registry is not None and self.options.engine != "null":
             self.options.registry.add(created)
@@ -262,13 +346,55 @@ class Runner:
             status = "partial"
         else:
             status = "failed"
-        return StepOutcome(step, status, telemetry.final_results(), finished, raw, started, time.time())
+        return StepOutcome(step, status, telemetry.final_results(), finished, raw, started, time.time(),
+                           start_times)
+
+    def _start_together(self, files: dict[str, JobFile], finished: dict[str, Finished]) -> dict[str, Transport]:
+        """Load every manager's job first (remote ones in parallel), then start them all at once:
+        RUN to the fio servers, then the local fio processes (which start when launched)."""
+        transports = {name: self.endpoints[name].make_transport() for name in files}
+        loadable = {n: t for n, t in transports.items() if hasattr(t, "go")}
+        errors: dict[str, str] = {}
+
+        def load(name: str, transport: Transport) -> None:
+            try:
+                transport.start(files[name].text, status_interval=self.options.status_interval)
+            except TransportError as e:
+                errors[name] = str(e)
+
+        loaders = [threading.Thread(target=load, args=item, daemon=True, name=f"fiometer-load-{item[0]}")
+                   for item in loadable.items()]
+        for th in loaders:
+            th.start()
+        for th in loaders:
+            th.join()
+        loaded = [t for n, t in loadable.items() if n not in errors and getattr(t, "loaded_at", None) is not None]
+        if len(loaded) > 1:
+            time.sleep(run_delay([t.loaded_at for t in loaded], time.monotonic()))  # type: ignore[attr-defined]
+        for name, transport in transports.items():
+            if name in errors:
+                continue
+            if name in loadable:
+                transport.go()  # type: ignore[attr-defined]
+            else:
+                try:
+                    transport.start(files[name].text, status_interval=self.options.status_interval)
+                except TransportError as e:
+                    errors[name] = str(e)
+                    continue
+            with self._lock:
+                self._current[name] = transport
+                if self._stop_all.is_set() or self._stopping_step:  # Stop pressed while managers started
+                    transport.stop()
+        for name, reason in errors.items():
+            finished[name] = Finished(name, False, reason)
+            transports.pop(name)
+        return transports
 
     @staticmethod
     def _steady(watch: SteadyWatch, samples: list[Sample]) -> bool:
         """A precondition step's ALL numbers have met the steady-state rule."""
-        total = next((s for s in samples if s.level == "all"), None)
-        return total is not None and watch.add(total.t, total.interval.ios, total.interval.seconds)
+        return any([watch.add(s.t, s.interval.ios, s.interval.seconds) for s in samples if s.level == "all"])
 
     def _end_transports(self) -> None:
         """End the current step as finished (not stopped): fio's final numbers are kept."""

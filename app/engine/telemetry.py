@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from app.engine.all_clock import AllClock
 from app.engine.fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_val_to_idx
 from app.engine.transport import Finished, Message, Snapshot, Transport
 from app.model.metrics import Metrics
@@ -110,6 +111,10 @@ class BucketHist(Mapping[int, int]):
 
     def __getitem__(self, key: int) -> int:
         return self._d()[key]
+
+    def bucket_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bucket values ns, counts) over all of fio's buckets: percentiles without building dicts."""
+        return self._values, self._counts
 
     def __iter__(self):
         return iter(self._d())
@@ -190,12 +195,9 @@ class _Dir:
     hist: np.ndarray = field(default_factory=lambda: _NO_HIST)
 
     def goes_down_from(self, base: _Dir) -> bool:
-        return (
-            self.ios < base.ios
-            or self.bytes < base.bytes
-            or self.runtime_ms < base.runtime_ms
-            or self.lat_n < base.lat_n
-        )
+        """The counters were reset (ramp_time ended). Runtime alone is no sign: fio's final report
+        can carry a runtime 1 ms shorter than the last interim one (seen on fio 3.31)."""
+        return self.ios < base.ios or self.bytes < base.bytes or self.lat_n < base.lat_n
 
 
 _ZERO_DIR = _Dir()
@@ -352,14 +354,15 @@ def _max_disk_util(disk_util: Sequence[Mapping[str, Any]]) -> float | None:
 
 class StepTelemetry:
     """All managers of one test step. ``job_map``: fio job name -> (manager, worker_key, target_key);
-    job names must be unique across the step (numjobs clones share their name and are summed)."""
+    job names must be unique across the step (numjobs clones share their name and are summed).
+    ALL is summed per slot of the step's ``interval`` grid (:mod:`app.engine.all_clock`)."""
 
-    def __init__(self, job_map: Mapping[str, tuple[str, str, str]]) -> None:
+    def __init__(self, job_map: Mapping[str, tuple[str, str, str]], interval: float = 1.0) -> None:
         self._map = dict(job_map)
         self._managers = list(dict.fromkeys(m for m, _, _ in self._map.values()))
         self._trackers: dict[tuple[str, str, int], JobTracker] = {}
         self._t0: float | None = None
-        self._mgr: dict[str, tuple[_Part, _Part]] = {}
+        self.all_clock = AllClock(interval, self._managers)
         self._final: set[str] = set()
         self._latest: dict[tuple[str, str | None, str | None, str], Sample] = {}
         self.unmapped: set[tuple[str, str]] = set()  # (manager, job name) reported but not in job_map
@@ -407,19 +410,39 @@ class StepTelemetry:
         m_iv = _Part.combine([iv for _, iv, _ in workers])
         m_wh = _Part.combine([wh for _, _, wh in workers])
         m_iv.m.disk_util = m_wh.m.disk_util = _max_disk_util(snap.disk_util)
-        self._mgr[mgr] = (m_iv, m_wh)
         out = [
             Sample(mgr, lv, key, t, iv.metrics(), wh.metrics(), snap.final, w)
             for lv, key, w, iv, wh in levels
         ]
-        out.append(Sample(mgr, "manager", mgr, t, m_iv.metrics(), m_wh.metrics(), snap.final))
-        a_iv = _Part.combine([iv for iv, _ in self._mgr.values()])
-        a_wh = _Part.combine([wh for _, wh in self._mgr.values()])
-        all_final = all(m in self._final for m in self._managers)
-        out.append(Sample(None, "all", ALL_KEY, t, a_iv.metrics(), a_wh.metrics(), all_final))
+        m_sample = Sample(mgr, "manager", mgr, t, m_iv.metrics(), m_wh.metrics(), snap.final)
+        out.append(m_sample)
         for s in out:
             self._latest[(s.level, s.manager, s.worker, s.key)] = s
+        due = self.all_clock.add(mgr, t, m_sample.interval, m_sample.whole)
+        if snap.final:
+            due += self.all_clock.done(mgr)
+        return out + self._all_samples(due)
+
+    def _all_samples(self, due: list[tuple[float, Metrics, Metrics]]) -> list[Sample]:
+        all_final = all(m in self._final for m in self._managers)
+        out = []
+        for i, (t, iv, wh) in enumerate(due):
+            s = Sample(None, "all", ALL_KEY, t, iv, wh, all_final and i == len(due) - 1)
+            self._latest[(s.level, s.manager, s.worker, s.key)] = s
+            out.append(s)
         return out
+
+    def manager_done(self, manager: str) -> list[Sample]:
+        """A manager ended (even without a final report): ALL slots stop waiting for it."""
+        return self._all_samples(self.all_clock.done(manager))
+
+    def tick(self, now: float) -> list[Sample]:
+        """ALL samples for slots overdue at ``now`` (time.monotonic(), like Snapshot.received)."""
+        return [] if self._t0 is None else self._all_samples(self.all_clock.tick(now - self._t0))
+
+    def flush(self) -> list[Sample]:
+        """The ALL samples still held back (at the end of the step)."""
+        return self._all_samples(self.all_clock.flush())
 
     def final_results(self) -> list[Sample]:
         """The latest sample of every target, worker and manager of every manager, then ALL.

@@ -34,6 +34,29 @@ def hist_percentile(hist: dict[int, int], pct: float) -> float | None:
     return float(max(hist))
 
 
+def _arrays_percentile(hists: list, pct: float) -> float | None | bool:
+    """fio's rule on histograms that are count arrays over the same buckets (telemetry's), without dicts;
+    False when they are not (plain dicts: the caller's way)."""
+    arrays = [getattr(h, "bucket_arrays", None) for h in hists]
+    if not arrays or any(a is None for a in arrays):
+        return False
+    pairs = [a() for a in arrays]
+    values = pairs[0][0]
+    if any(v is not values for v, _c in pairs):
+        return False
+    counts = pairs[0][1] if len(pairs) == 1 else sum(c for _v, c in pairs)
+    import numpy as np  # already loaded where such histograms exist
+
+    cs = np.cumsum(counts)
+    total = int(cs[-1])
+    if total <= 0:
+        return None
+    # the first bucket reaching pct% of the samples, between the first and the last non-empty bucket
+    i = int(np.searchsorted(cs, pct / 100.0 * total, side="left"))
+    first, last = np.searchsorted(cs, (0, total), side="right")
+    return float(values[min(max(i, int(first)), int(last) - 1)])
+
+
 @dataclass
 class Metrics:
     seconds: float = 0.0  # length of the window (a roll-up: the longest child window)
@@ -129,6 +152,11 @@ class Metrics:
         return self.write_lat_max_ns / 1e6
 
     def percentile_ms(self, pct: float, direction: str = "total") -> float | None:
+        fast = _arrays_percentile(
+            [h for h in ((self.read_hist,) if direction == "read" else (self.write_hist,) if direction == "write"
+                         else (self.read_hist, self.write_hist)) if hasattr(h, "bucket_arrays") or h], pct)
+        if fast is not False:
+            return None if fast is None else fast / 1e6
         if direction == "read":
             hist = self.read_hist
         elif direction == "write":

@@ -11,8 +11,8 @@ import math
 from dataclasses import dataclass, field
 from html import escape
 
-from app.analysis.compare import METRICS, Comparison, MetricDef, Side, StepValues
-from app.report.tables import chart_label, digits_for, fmt
+from app.analysis.compare import METRICS, Comparison, MetricDef, StepValues
+from app.report.tables import chart_label, fmt, fmt_sig
 
 BASELINE_COLOR = "#98a4b3"
 CANDIDATE_COLORS = ("#1f5fa8", "#d9822b", "#2a9d8f", "#8e5bb5", "#c44e52")
@@ -25,6 +25,7 @@ class Series:
     label: str
     values: list[float | None]
     color: str
+    ranges: list[tuple[float, float] | None] = field(default_factory=list)  # lowest..highest of repeats
 
 
 @dataclass
@@ -85,6 +86,11 @@ def nice_step(top: float, ticks: int = 5) -> float:
     return next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
 
 
+def step_decimals(step: float) -> int:
+    """Decimals that show every multiple of an axis step exactly (2.5 -> 1, 0.25 -> 2, 2000 -> 0)."""
+    return next((d for d in range(7) if abs(round(step, d) - step) <= step * 1e-9), 6)
+
+
 def _wrap(label: str, size: float, width: float) -> list[str]:
     """One or two lines, split at a space or hyphen; a longer label is cut with an ellipsis."""
     if text_width(label, size) <= width + 0.01:
@@ -106,16 +112,16 @@ def layout(chart: BarChart, width: float = 640.0) -> Drawing:
     n = len(chart.series)
     bar_h, bar_gap, group_gap = 11.0, 2.0, 12.0
     values = [v for s in chart.series for v in s.values if v is not None]
-    top = max(values, default=0.0)
+    highs = [r[1] for s in chart.series for r in s.ranges if r]
+    top = max(values + highs, default=0.0)
     step = nice_step(top)
     axis_max = step * max(1, math.ceil(top / step - 1e-9)) if top > 0 else 1.0
-    digits = digits_for(values, {"iops": 0, "mbps": 1}.get(chart.metric.key, 2), significant=3)
-    tick_digits = max(0, -math.floor(math.log10(step))) if step < 1 else 0
+    tick_digits = step_decimals(step)
 
     longest = max((text_width(c, label_size) for c in chart.categories), default=0)
     label_avail = min(longest, width * 0.32)
     label_w = label_avail + 8
-    value_w = max((text_width(fmt(v, digits), value_size) for v in values), default=20) + 8
+    value_w = max((text_width(fmt_sig(v), value_size) for v in values), default=20) + 8
     x0, x1 = label_w, width - value_w
     d = Drawing(width, 0)
     y = title_size + 2
@@ -160,7 +166,15 @@ def layout(chart: BarChart, width: float = 640.0) -> Drawing:
                 continue
             w = max(0.0, v * scale)
             d.items.append(Rect(x0, by, w, bar_h, s.color))
-            d.items.append(Text(x0 + w + 4, by + bar_h - 2.5, fmt(v, digits), value_size, "#333333"))
+            rng = s.ranges[ci] if ci < len(s.ranges) else None
+            if rng:  # error bar: the lowest and highest of the side's repeated runs
+                lo, hi = x0 + rng[0] * scale, x0 + rng[1] * scale
+                mid_y = by + bar_h / 2
+                d.items.append(Line(lo, mid_y, hi, mid_y, "#1d2733", 0.8))
+                d.items.append(Line(lo, by + 2, lo, by + bar_h - 2, "#1d2733", 0.8))
+                d.items.append(Line(hi, by + 2, hi, by + bar_h - 2, "#1d2733", 0.8))
+                w = max(w, hi - x0)
+            d.items.append(Text(x0 + w + 4, by + bar_h - 2.5, fmt_sig(v), value_size, "#333333"))
     d.height = plot_top + plot_h + 30
     return d
 
@@ -184,13 +198,6 @@ def to_svg(drawing: Drawing, title: str = "") -> str:
     return "\n".join(out)
 
 
-def side_label(side: Side) -> str:
-    """Legend text: the run's name where it has one, e.g. "Run 2: VMware template, QD 16"."""
-    if len(side.runs) == 1 and side.runs[0].name:
-        return f"Run {side.runs[0].id}: {side.runs[0].name}"
-    return side.label
-
-
 def chart_title(d: MetricDef) -> str:
     return chart_label(d)
 
@@ -210,31 +217,44 @@ def split(chart: BarChart) -> list[BarChart]:
         return [chart]
     parts = range(0, len(chart.categories), per)
     return [BarChart(f"{chart.key}-{i + 1}", f"{chart.title} ({i + 1}/{len(parts)})", chart.metric,
-                     chart.categories[k:k + per], [Series(s.label, s.values[k:k + per], s.color) for s in chart.series])
+                     chart.categories[k:k + per],
+                     [Series(s.label, s.values[k:k + per], s.color, s.ranges[k:k + per]) for s in chart.series])
             for i, k in enumerate(parts)]
 
 
-def comparison_charts(comparisons: list[Comparison]) -> list[BarChart]:
-    """Per metric: a bar per access specification for the baseline and each candidate (matched steps)."""
+Spread = dict[tuple, dict[str, tuple[float, float]]]  # (step key, occurrence) -> metric -> (lowest, highest)
+
+
+def _ranges(steps: list[StepValues | None], spread: Spread, metric: str) -> list[tuple[float, float] | None]:
+    return [spread.get((s.key, s.occurrence), {}).get(metric) if s is not None else None for s in steps]
+
+
+def comparison_charts(comparisons: list[Comparison], labels: list[str], spreads: list[Spread]) -> list[BarChart]:
+    """Per metric: a bar per access specification for the baseline and each candidate (matched steps), with
+    error bars (lowest to highest run) where a side is a group of repeated runs. ``labels`` and ``spreads``:
+    the baseline's, then each candidate's."""
     base = comparisons[0].baseline
     steps = [s for s in base.steps if any(r.baseline is s for c in comparisons for r in c.rows)]
     names = [s.key.spec for s in steps]
     cats = [_category(s, names.count(s.key.spec) > 1) for s in steps]
     charts = []
     for d in METRICS:
-        matched = [{id(r.baseline): r.changes[d.key].candidate for r in c.rows} for c in comparisons]
-        series = [Series(side_label(base) + " (baseline)", [s.values[d.key] for s in steps], BASELINE_COLOR)]
-        for i, (c, m) in enumerate(zip(comparisons, matched, strict=True)):
-            series.append(Series(side_label(c.candidate), [m.get(id(s)) for s in steps],
-                                 CANDIDATE_COLORS[i % len(CANDIDATE_COLORS)]))
+        series = [Series(labels[0], [s.values[d.key] for s in steps], BASELINE_COLOR,
+                         _ranges(list(steps), spreads[0], d.key))]
+        for i, c in enumerate(comparisons):
+            matched = {id(r.baseline): r for r in c.rows}
+            cand = [matched[id(s)].candidate if id(s) in matched else None for s in steps]
+            series.append(Series(labels[i + 1], [matched[id(s)].changes[d.key].candidate if id(s) in matched
+                                                 else None for s in steps],
+                                 CANDIDATE_COLORS[i % len(CANDIDATE_COLORS)], _ranges(cand, spreads[i + 1], d.key)))
         if all(v is None for s in series for v in s.values):
             continue
         charts += split(BarChart(f"chart-{d.key}", chart_title(d), d, cats, series))
     return charts
 
 
-def run_charts(side_steps: list[StepValues], label: str) -> list[BarChart]:
-    """Charts of one run (a report without comparisons)."""
+def run_charts(side_steps: list[StepValues], label: str, spread: Spread | None = None) -> list[BarChart]:
+    """Charts of one side (a report without comparisons)."""
     names = [s.key.spec for s in side_steps]
     cats = [_category(s, names.count(s.key.spec) > 1) for s in side_steps]
     charts = []
@@ -242,5 +262,123 @@ def run_charts(side_steps: list[StepValues], label: str) -> list[BarChart]:
         values = [s.values[d.key] for s in side_steps]
         if all(v is None for v in values):
             continue
-        charts += split(BarChart(f"chart-{d.key}", chart_title(d), d, cats, [Series(label, values, CANDIDATE_COLORS[0])]))
+        charts += split(BarChart(f"chart-{d.key}", chart_title(d), d, cats,
+                                 [Series(label, values, CANDIDATE_COLORS[0],
+                                         _ranges(list(side_steps), spread or {}, d.key))]))
     return charts
+
+
+def side_colors(n: int) -> list[str]:
+    """The baseline's colour, then the candidates': the same in every chart."""
+    return [BASELINE_COLOR] + [CANDIDATE_COLORS[i % len(CANDIDATE_COLORS)] for i in range(n - 1)]
+
+
+# --- line charts: response time distribution and per-second stability ------------------------------------
+@dataclass
+class LineSeries:
+    label: str  # "" keeps it out of the legend (a further run of a side already named)
+    points: list[tuple[float, float]]
+    color: str
+    width: float = 1.3
+
+
+@dataclass
+class LineChart:
+    key: str
+    title: str
+    x_title: str
+    y_title: str
+    series: list[LineSeries]
+    x_log: bool = False
+    y_max: float | None = None  # fixed top of the y axis (e.g. 100 %)
+    shade: tuple[float, float, str] | None = None  # x from, x to, caption (e.g. the ramp-up)
+    x_min: float | None = None
+    x_max: float | None = None
+    plot_height: float = 120.0
+
+
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    return [10.0 ** e for e in range(a, b + 1)]
+
+
+def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
+    title_size, label_size, tick_size = 10.0, 8.0, 7.0
+    d = Drawing(width, 0)
+    y = title_size + 2
+    for i, line in enumerate(_wrap(chart.title, title_size * 1.08, width)):  # bold is wider
+        d.items.append(Text(0, y + i * (title_size + 3), line, title_size, bold=True))
+        y += (title_size + 3) * (i > 0)
+    y += 15
+    lx = 0.0
+    for s in chart.series:
+        if not s.label:
+            continue
+        item_w = 18 + text_width(s.label, label_size) + 14
+        if lx and lx + item_w > width:
+            lx, y = 0.0, y + 13
+        d.items.append(Line(lx, y - 3, lx + 13, y - 3, s.color, 2.0))
+        d.items.append(Text(lx + 17, y, s.label, label_size, "#333333"))
+        lx += item_w
+    y += 20  # room for the y axis title above the plot
+    xs = [p[0] for s in chart.series for p in s.points if not chart.x_log or p[0] > 0]
+    ys = [p[1] for s in chart.series for p in s.points]
+    if chart.x_log:
+        ticks_x = _log_ticks(min(xs, default=0.001), max(xs, default=1.0))
+        x_lo, x_hi = ticks_x[0], ticks_x[-1] if ticks_x[-1] > ticks_x[0] else ticks_x[0] * 10
+    else:
+        x_lo = chart.x_min if chart.x_min is not None else min(xs, default=0.0)
+        top_x = chart.x_max if chart.x_max is not None else max(xs, default=1.0)
+        step_x = nice_step(top_x - x_lo, 8)
+        x_hi = x_lo + step_x * max(1, math.ceil((top_x - x_lo) / step_x - 1e-9))
+        ticks_x = [x_lo + i * step_x for i in range(int(round((x_hi - x_lo) / step_x)) + 1)]
+    top_y = chart.y_max if chart.y_max is not None else max(ys, default=1.0)
+    step_y = nice_step(top_y, 4)
+    y_hi = step_y * max(1, math.ceil(top_y / step_y - 1e-9)) if top_y > 0 else 1.0
+    y_digits = step_decimals(step_y)
+    y_w = max(text_width(fmt(v * step_y, y_digits), tick_size) for v in range(int(round(y_hi / step_y)) + 1)) + 6
+    last_tick = fmt_sig(ticks_x[-1]) if chart.x_log else fmt(ticks_x[-1], 0 if ticks_x[-1] == int(ticks_x[-1]) else 1)
+    x0, x1 = y_w + 12, width - text_width(last_tick, tick_size) / 2 - 2
+    top, bottom = y, y + chart.plot_height
+
+    def px(v: float) -> float:
+        if chart.x_log:
+            v = max(v, x_lo)
+            return x0 + (math.log10(v) - math.log10(x_lo)) / (math.log10(x_hi) - math.log10(x_lo)) * (x1 - x0)
+        return x0 + (v - x_lo) / ((x_hi - x_lo) or 1) * (x1 - x0)
+
+    def py(v: float) -> float:
+        return bottom - min(v, y_hi) / y_hi * (bottom - top)
+
+    if chart.shade:
+        a, b, caption = chart.shade
+        d.items.append(Rect(px(a), top, max(0.0, px(min(b, x_hi)) - px(a)), bottom - top, "#eef0f3"))
+        d.items.append(Text(px(a) + 3, top + 9, caption, tick_size, "#777777"))
+    for i in range(int(round(y_hi / step_y)) + 1):
+        yy = py(i * step_y)
+        d.items.append(Line(x0, yy, x1, yy, "#e3e6ea" if i else "#9aa0a6", 0.6 if i else 0.9))
+        d.items.append(Text(x0 - 4, yy + 2.5, fmt(i * step_y, y_digits), tick_size, "#555555", "end"))
+    for v in ticks_x:
+        xx = px(v)
+        d.items.append(Line(xx, top, xx, bottom, "#eceef1", 0.5))
+        d.items.append(Text(xx, bottom + 10, fmt_sig(v) if chart.x_log else fmt(v, 0 if v == int(v) else 1),
+                            tick_size, "#555555", "middle"))
+    d.items.append(Text((x0 + x1) / 2, bottom + 22, chart.x_title, tick_size, "#555555", "middle"))
+    d.items.append(Text(0, top - 5, chart.y_title, tick_size, "#555555"))
+    for s in chart.series:
+        pts = [(px(x), py(v)) for x, v in s.points if not chart.x_log or x > 0]
+        for (ax, ay), (bx, by) in zip(pts, pts[1:], strict=False):
+            if chart.x_log:  # a cumulative share: a step up at each bucket
+                d.items.append(Line(ax, ay, bx, ay, s.color, s.width))
+                d.items.append(Line(bx, ay, bx, by, s.color, s.width))
+            else:
+                d.items.append(Line(ax, ay, bx, by, s.color, s.width))
+        if len(pts) == 1:
+            d.items.append(Rect(pts[0][0] - 1.5, pts[0][1] - 1.5, 3, 3, s.color))
+    d.height = bottom + 28
+    return d
+
+
+def draw(chart: BarChart | LineChart, width: float) -> Drawing:
+    """Any report chart laid out at ``width`` points."""
+    return layout_line(chart, width) if isinstance(chart, LineChart) else layout(chart, width)

@@ -6,11 +6,14 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from app.analysis.compare import DEFAULT_THRESHOLD_PCT, Comparison, Side, compare
-from app.analysis.iometer_import import is_iometer_run
+from app.analysis.iometer_import import IMPORT_TAG, is_iometer_run
 from app.analysis.run_groups import load_side
-from app.report.charts import BarChart, comparison_charts, run_charts, side_label
-from app.report.facts import JobFile, facts_table, job_files
+from app.report.charts import BarChart, LineChart, comparison_charts, run_charts, side_colors
+from app.report.facts import JobFile, environment_table, facts_table, job_files, job_options_table
+from app.report.latency import Distribution, distributions, pairs, percentile_table, spread
+from app.report.summary import SummaryBlock, summarize
 from app.report.tables import Table, at_a_glance_table, comparison_table, summary_table, unmatched_table
+from app.report.timeline import distribution_charts, timeline_charts
 from app.store.database import Store
 from app.store.records import Run
 
@@ -24,11 +27,15 @@ class ReportMeta:
     author: str = ""
     date: str = field(default_factory=lambda: date.today().isoformat())
     paper: str = "A4"
+    labels: list[str] = field(default_factory=list)  # the baseline's, then each candidate's; "" = automatic
+    company: str = ""  # the author's company (cover, header, PDF author)
+    logo: str = ""  # an image file shown on the cover
 
 
 @dataclass
 class RunSection:
     run: Run
+    label: str  # the side's label, e.g. "before"
     summary: Table
     facts: Table
     job_files: list[JobFile]
@@ -39,27 +46,61 @@ class Report:
     meta: ReportMeta
     baseline: Side
     comparisons: list[Comparison]
+    labels: list[str]  # the baseline's, then each candidate's
+    summary: list[SummaryBlock]
     glance: Table | None
+    environment: Table
     comparison_tables: list[Table]
     unmatched_tables: list[Table]
+    percentiles: Table
     differences: list[list[str]]  # per comparison: facts that differ between baseline and candidate
     charts: list[BarChart]
+    distributions: list[Distribution]
+    line_charts: list[LineChart]  # distribution, then per-second charts
     runs: list[RunSection]
+    job_options: Table
     notes: list[str]  # steps without results and the like
 
     @property
+    def sides(self) -> list[Side]:
+        return [self.baseline] + [c.candidate for c in self.comparisons]
+
+    @property
+    def subject(self) -> str:
+        """What the report is about (document properties: PDF subject, workbook subject)."""
+        if not self.comparisons:
+            return f"Storage performance of {self.labels[0]}"
+        return "Storage performance: " + ", ".join(self.labels[1:]) + f" compared with {self.labels[0]}"
+
+    @property
     def tables(self) -> list[Table]:
-        """Every table in reading order (what CSV and XLSX hold)."""
+        """Every table in reading order (what the XLSX and the tables CSV hold)."""
         out = [self.glance] if self.glance else []
-        out += self.comparison_tables + self.unmatched_tables
-        out += [t for r in self.runs for t in (r.summary, r.facts)]
+        out += self.comparison_tables + self.unmatched_tables + [self.percentiles, self.environment]
+        out += [r.summary for r in self.runs] + [self.job_options] + [r.facts for r in self.runs]
         return out
+
+
+def side_tags(side: Side) -> list[str]:
+    """Tags every run of the side carries (the automatic import tag aside), in the first run's order."""
+    common = set.intersection(*({t.casefold() for t in r.tags} for r in side.runs)) - {IMPORT_TAG}
+    return [t for t in side.runs[0].tags if t.casefold() in common]
+
+
+def default_labels(sides: list[Side]) -> list[str]:
+    """What the user called each side: its tags where they tell the sides apart, else a single run's name,
+    else "Run 3" / "Mean of runs 4, 5, 6"."""
+    tags = [", ".join(side_tags(s)) for s in sides]
+    if all(tags) and len(set(t.casefold() for t in tags)) == len(tags):
+        return tags
+    names = [s.runs[0].name if len(s.runs) == 1 else "" for s in sides]
+    return [n if n and names.count(n) == 1 else s.label for n, s in zip(names, sides, strict=True)]
 
 
 def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[list[int]],
                  meta: ReportMeta | None = None, *, threshold_pct: float = DEFAULT_THRESHOLD_PCT,
                  match: str = "exact", repeats: bool = True) -> Report:
-    """Raises RunNotFound for an unknown run id."""
+    """Raises RunNotFound for an unknown run id; ValueError when more labels are given than sides."""
     meta = meta or ReportMeta()
     every = set(baseline_ids) | {i for g in candidate_groups for i in g}
     baseline = load_side(store, baseline_ids, exclude=every - set(baseline_ids), repeats=repeats)
@@ -68,17 +109,38 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
         cand = load_side(store, group, exclude=every - set(group), repeats=repeats)
         comparisons.append(compare(baseline, cand, threshold_pct=threshold_pct, match=match))
     sides = [baseline] + [c.candidate for c in comparisons]
+    if len(meta.labels) > len(sides):
+        raise ValueError(f"{len(meta.labels)} labels for {len(sides)} sides (the baseline and "
+                         f"{len(comparisons)} compared); give one label per side")
+    auto = default_labels(sides)
+    labels = [(meta.labels[i].strip() if i < len(meta.labels) and meta.labels[i].strip() else auto[i])
+              for i in range(len(sides))]
+    by_side = {id(s): label for s, label in zip(sides, labels, strict=True)}
     seen: set[int] = set()
     runs = []
     for s in sides:
         for r in s.runs:
             if r.id not in seen:
                 seen.add(r.id)
-                runs.append(RunSection(r, summary_table(r, p99=not is_iometer_run(r)), facts_table(r), job_files(r)))
-    unmatched = [t for i, c in enumerate(comparisons, 1) if (t := unmatched_table(c, i)) is not None]
-    charts = comparison_charts(comparisons) if comparisons and any(c.rows for c in comparisons) else \
-        run_charts(baseline.steps, side_label(baseline))
+                runs.append(RunSection(r, by_side[id(s)], summary_table(r, p99=not is_iometer_run(r)),
+                                       facts_table(r), job_files(r)))
+    unmatched = [t for i, c in enumerate(comparisons, 1)
+                 if (t := unmatched_table(c, i, labels[0], labels[i])) is not None]
+    spreads = [spread(s) for s in sides]
+    if comparisons and any(c.rows for c in comparisons):
+        charts = comparison_charts(comparisons, labels, spreads)
+    else:
+        charts = run_charts(baseline.steps, labels[0], spreads[0])
+    matched = pairs(comparisons, baseline)
+    dists = distributions(matched, by_side)
+    colors = dict(zip(labels, side_colors(len(sides)), strict=True))
+    line_charts = distribution_charts(dists, colors) + timeline_charts(store, matched, by_side, colors)
     notes = [m for s in sides for m in s.missing]
-    return Report(meta, baseline, comparisons, at_a_glance_table(comparisons) if comparisons else None,
-                  [comparison_table(c, i) for i, c in enumerate(comparisons, 1)], unmatched,
-                  [c.differences for c in comparisons], charts, runs, list(dict.fromkeys(notes)))
+    summary = [summarize(c, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
+    return Report(meta, baseline, comparisons, labels, summary,
+                  at_a_glance_table(comparisons, labels) if comparisons else None,
+                  environment_table(sides, labels),
+                  [comparison_table(c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)], unmatched,
+                  percentile_table(matched, by_side),
+                  [c.differences for c in comparisons], charts, dists, line_charts, runs,
+                  job_options_table([r.run for r in runs]), list(dict.fromkeys(notes)))

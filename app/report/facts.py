@@ -3,12 +3,14 @@ plan hash, and the exact fio job files - so every number can be audited and the 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from app.analysis.compare import Side
 from app.analysis.iometer_import import is_iometer_run
 from app.report.tables import Cell, Column, Row, Table, run_label
 from app.store.records import Run
+
+DASH = "\u2013"
 
 
 @dataclass
@@ -23,9 +25,8 @@ def _when(iso: str | None) -> str:
 
 def job_options(run: Run, option: str) -> set[str]:
     """Every value a global or job option takes in the run's job files (e.g. direct, ioengine)."""
-    pattern = re.compile(rf"^\s*{re.escape(option)}\s*=\s*(.+?)\s*$", re.MULTILINE)
-    return {m.group(1) for s in run.steps for o in s.outputs.values() if o.job_text
-            for m in pattern.finditer(o.job_text)}
+    return {v for s in run.steps for o in s.outputs.values() if o.job_text
+            for v in parse_job_options(o.job_text).get(option, "").split(" / ") if v}
 
 
 def direct_io(run: Run) -> str:
@@ -38,9 +39,10 @@ def direct_io(run: Run) -> str:
 
 
 def facts_table(run: Run) -> Table:
+    """What identifies a run (the machine and targets are in the environment table)."""
     rows: list[tuple[str, str]] = [("Run", run_label(run)), ("Status", run.status),
                                    ("Started", _when(run.started)), ("Ended", _when(run.ended)),
-                                   ("Plan", run.plan_name or "\u2013"), ("Plan SHA-256", run.plan_sha256)]
+                                   ("Plan", run.plan_name or DASH), ("Plan SHA-256", run.plan_sha256)]
     if run.tags:
         rows.append(("Tags", ", ".join(run.tags)))
     if run.notes:
@@ -50,24 +52,17 @@ def facts_table(run: Run) -> Table:
                                       f"{run.host.get('imported_from', 'a results.csv')})"))
     else:
         h = run.host
-        rows.append(("Measured with", ", ".join(f"fio {v}" for v in run.fio_versions) or "fio (version unknown)"))
-        rows.append(("Fiometer host", f"{h.get('hostname', '?')}: {h.get('os', '?')}, {h.get('cpus', '?')} CPUs, "
-                                      f"Fiometer {h.get('fiometer', '?')}"))
+        rows.append(("Recorded by", f"Fiometer {h.get('fiometer', '?')} on {h.get('hostname', '?')}"))
         engines = job_options(run, "ioengine")
         if engines:
             rows.append(("I/O engine", ", ".join(sorted(engines))))
+    names = {(w.manager, w.key): w.name for w in run.workers}
     for m in run.managers:
         where = "this machine" if m.address in ("", "local") else m.address
-        extra = ", ".join(x for x in (m.os, f"fio {m.fio_version}" if m.fio_version else "") if x)
-        rows.append((f"Manager {m.name}", where + (f" ({extra})" if extra else "")))
-    names = {(w.manager, w.key): w.name for w in run.workers}
+        rows.append((f"Manager {m.name}", where))
     for t in run.targets:
         who = f"{t.manager} / {names.get((t.manager, t.worker), t.worker)}"
         rows.append((f"Target {t.name}", f"{t.path or t.name} ({who})"))
-    rows.append(("Direct I/O", direct_io(run)))
-    times = sorted({(s.run_s, s.ramp_s) for s in run.steps})
-    rows.append(("Run time per step", "; ".join(f"{r:g} s" + (f" after {ramp:g} s ramp-up" if ramp else
-                                                               ", no ramp-up") for r, ramp in times) or "\u2013"))
     rows.append(("Steps", f"{len(run.steps)} ({sum(1 for s in run.steps if s.status == 'complete')} complete)"))
     table_rows = [Row([Cell(k, k), Cell(v, v)]) for k, v in rows]
     return Table(f"facts-{run.id}", f"{run_label(run)} \u2014 run facts", [Column("Fact"), Column("Value")],
@@ -81,3 +76,145 @@ def job_files(run: Run) -> list[JobFile]:
             if o.job_text:
                 out.append(JobFile(f"Step {s.index + 1} ({s.spec_name}), manager {manager}", o.job_text.rstrip()))
     return out
+
+
+# --- the test environment, side by side ------------------------------------------------------------------
+def size_text(n: float | None) -> str:
+    if not n:
+        return ""
+    for unit, f in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
+        if n >= f:
+            return f"{n / f:.3g} {unit}"
+    return f"{n:.0f} bytes"
+
+
+def _manager_env(run: Run) -> dict[str, dict]:
+    """Each manager's machine as recorded when the run started (older runs: the Fiometer host for local)."""
+    stored = run.host.get("managers") or {}
+    out = {}
+    for m in run.managers:
+        env = dict(stored.get(m.name) or {})
+        if not env and m.address in ("", "local") and not is_iometer_run(run):
+            env = {k: run.host[k] for k in ("hostname", "cpus") if k in run.host}
+            env["os_release"] = run.host.get("os", "")
+        env.setdefault("fio_version", m.fio_version)
+        out[m.name] = env
+    return out
+
+
+def environment_rows(run: Run) -> list[tuple[str, str]]:
+    """(fact, value) of one run, in the order the environment table shows them."""
+    rows: list[tuple[str, str]] = []
+    managers = _manager_env(run)
+    many = len(managers) > 1
+    for name, env in managers.items():
+        pre = f"{name}: " if many else ""
+        os_text = " ".join(x for x in (env.get("os_release") or env.get("os", ""),) if x)
+        kernel = " ".join(x for x in (env.get("os", "") if env.get("os_release") else "", env.get("kernel", ""),
+                                      env.get("arch", "")) if x)
+        cpu = ", ".join(x for x in (env.get("cpu_model", ""), f"{env['cpus']} CPUs" if env.get("cpus") else "")
+                        if x)
+        rows += [(f"{pre}Host", env.get("hostname", "") or ("this machine" if not many else name)),
+                 (f"{pre}Operating system", os_text), (f"{pre}Kernel", kernel), (f"{pre}CPU", cpu),
+                 (f"{pre}Memory", size_text(env.get("memory_bytes"))),
+                 (f"{pre}fio", env.get("fio_version", "") and f"fio {env['fio_version']}")]
+    for t in run.targets:
+        env = t.details.get("environment") or {}
+        pre = f"Target {t.name}" if len(run.targets) > 1 else "Target"
+        rows.append((pre, t.path or t.name))
+        if env.get("kind") == "block device":
+            dev = ", ".join(x for x in (env.get("device_model", ""), size_text(env.get("device_size_bytes")))
+                            if x)
+            rows.append((f"{pre}: device", dev or "block device"))
+        elif env:
+            rows.append((f"{pre}: file system", " ".join(x for x in (env.get("fs_type", ""), "on " +
+                                                                    env["mount_point"] if env.get("mount_point")
+                                                                    else "") if x)))
+            rows.append((f"{pre}: mount options", env.get("mount_options", "")))
+            if env.get("device"):
+                dev = ", ".join(x for x in (env.get("device", ""), env.get("device_model", ""),
+                                            size_text(env.get("device_size_bytes"))) if x)
+                rows.append((f"{pre}: device", dev))
+        if env.get("scheduler"):
+            rows.append((f"{pre}: I/O scheduler", env["scheduler"]))
+    rows.append(("Direct I/O", direct_io(run)))
+    times = sorted({(s.run_s, s.ramp_s) for s in run.steps})
+    rows.append(("Run time per step", "; ".join(f"{r:g} s" for r, _ in times) or DASH))
+    rows.append(("Ramp-up per step", "; ".join(f"{ramp:g} s" for _, ramp in times) or DASH))
+    return [(k, v) for k, v in rows if v]
+
+
+def environment_table(sides: list[Side], labels: list[str]) -> Table:
+    """A column per side; where the runs of a side differ, every value is listed."""
+    per_side: list[dict[str, list[str]]] = []
+    order: list[str] = []
+    for side in sides:
+        facts: dict[str, list[str]] = {}
+        for run in side.runs:
+            for k, v in environment_rows(run):
+                if k not in order:
+                    order.append(k)
+                if v not in facts.setdefault(k, []):
+                    facts[k].append(v)
+        per_side.append(facts)
+    cols = [Column("")] + [Column(label) for label in labels]
+    rows = []
+    for k in order:
+        values = ["; ".join(f.get(k, [])) or DASH for f in per_side]
+        rows.append(Row([Cell(k, k)] + [Cell(v, v) for v in values]))
+    notes = ["Collected when each run started: the machine from the operating system (a remote manager as its "
+             "fio server describes itself), a local target's file system and device from /proc and /sys."]
+    if any(not (r.host.get("managers")) for s in sides for r in s.runs):
+        notes.append("Runs recorded before Fiometer collected the environment show only what they stored.")
+    return Table("environment", "Test environment", cols, rows, notes, group_title="")
+
+
+# --- job files, condensed --------------------------------------------------------------------------------
+IGNORED_OPTIONS = {"name", "description"}
+
+
+def parse_job_options(text: str) -> dict[str, str]:
+    """Every option of a job file and the values it takes across its sections ("rw=randrw; read")."""
+    values: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";", "[")):
+            continue
+        k, _, v = line.partition("=")
+        k = k.strip()
+        if k in IGNORED_OPTIONS:
+            continue
+        vals = values.setdefault(k, [])
+        if v.strip() not in vals:
+            vals.append(v.strip())
+    return {k: " / ".join(x for x in v if x) for k, v in values.items()}
+
+
+def job_options_table(runs: list[Run]) -> Table:
+    """Per step: the fio options that differ from the first job file (shown in full beside this table);
+    runs whose steps differ in the same way share a row."""
+    files = [(r, s, m, o.job_text) for r in runs for s in r.steps for m, o in sorted(s.outputs.items())
+             if o.job_text]
+    if not files:
+        return Table("job-options", "fio job files: what differs between steps",
+                     [Column("Step")], [], ["No fio job files: these results were imported, not measured."])
+    first = parse_job_options(files[0][3])
+    grouped: dict[tuple[int, str, str, str], list[int]] = {}
+    for r, s, m, text in files:
+        opts = parse_job_options(text)
+        diff = [f"{k}={v}" if v else k for k, v in opts.items() if first.get(k) != v]
+        diff += [f"{k} (not set)" for k in first if k not in opts]
+        grouped.setdefault((s.index, s.spec_name, m, "  ".join(diff) or "(as the full job file)"), []).append(r.id)
+    rows = []
+    for (index, spec, manager, diff), ids in grouped.items():
+        many = len({m for _, _, m, _ in files}) > 1
+        runs_text = ", ".join(map(str, ids))
+        rows.append(Row([Cell(runs_text, runs_text), Cell(str(index + 1), index + 1),
+                         Cell(spec + (f" ({manager})" if many else ""), spec), Cell(diff, diff)]))
+    rows.sort(key=lambda r: (r.cells[1].value, r.cells[0].text))
+    r0, s0, m0, _ = files[0]
+    notes = [f"Options that differ from the full job file shown (run {r0.id}, step {s0.index + 1}, "
+             f"manager {m0}); every job file is in the HTML report and the workbook."]
+    return Table("job-options", "fio job files: what differs between steps",
+                 [Column("Runs"), Column("Step", True), Column("Access specification"), Column("Options")],
+                 rows, notes)

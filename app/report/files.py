@@ -9,7 +9,7 @@ from pathlib import Path
 
 from app.report.document import Report
 
-FORMATS = ("html", "pdf", "xlsx", "csv")
+FORMATS = ("html", "pdf", "xlsx", "csv")  # and "csv-tables": the tables as a person reads them
 
 
 def write_report_file(report: Report, kind: str, path: str | Path) -> Path:
@@ -21,6 +21,9 @@ def write_report_file(report: Report, kind: str, path: str | Path) -> Path:
     elif kind == "csv":
         from app.report.csv_out import render_csv
         path.write_text(render_csv(report), encoding="utf-8-sig", newline="")
+    elif kind == "csv-tables":
+        from app.report.csv_out import render_tables_csv
+        path.write_text(render_tables_csv(report), encoding="utf-8-sig", newline="")
     elif kind == "xlsx":
         from app.report.xlsx import write_xlsx
         write_xlsx(report, path)

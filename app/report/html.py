@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from html import escape
 
-from app.report.charts import layout, to_svg
+from app.report.charts import draw, to_svg
 from app.report.document import Report
 from app.report.tables import Table
 
@@ -46,6 +46,10 @@ figure svg { max-width: 100%; height: auto; }
 details { margin: 6px 0; }
 summary { cursor: pointer; color: var(--accent); }
 pre { background: #f3f5f7; border: 1px solid var(--rule); padding: 8px 10px; font-size: 12px; overflow-x: auto; }
+nav.toc { background: #f6f7f9; padding: 8px 14px; margin: 0 0 18px; font-size: 13px; }
+nav.toc ol { margin: 4px 0 0; padding-left: 20px; columns: 2; }
+img.logo { float: right; max-height: 64px; max-width: 200px; }
+ul.summary li { margin: 3px 0; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; border-top: 1px solid var(--rule);
          padding-top: 8px; }
 @media print { body { background: #fff; } main { padding: 0; } details { display: block; } }
@@ -79,36 +83,83 @@ def table_html(t: Table, css_class: str = "data") -> str:
     return "\n".join(out)
 
 
+def logo_data_uri(path: str) -> str:
+    """The logo inline (the HTML stays one self-contained file); "" when it cannot be read."""
+    import base64
+    from pathlib import Path
+
+    kind = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".gif": "gif", ".svg": "svg+xml"}.get(
+        Path(path).suffix.lower())
+    try:
+        data = Path(path).read_bytes() if kind else b""
+    except OSError:
+        return ""
+    return f"data:image/{kind};base64," + base64.b64encode(data).decode() if data else ""
+
+
+def summary_html(report: Report) -> list[str]:
+    h = []
+    for block in report.summary:
+        h.append(f"<h3>{escape(block.heading)}</h3>")
+        h.append("<ul class=\"summary\">" + "".join(f"<li>{escape(s)}</li>" for s in block.sentences) + "</ul>")
+        if block.unchanged:
+            h.append(f"<p>{escape(block.unchanged)}</p>")
+        if block.warning:
+            h.append('<div class="callout"><strong>The sides differ in more than the change under test:</strong><ul>'
+                     + "".join(f"<li>{escape(w)}</li>" for w in block.warning) + "</ul></div>")
+        h.append(f'<p class="note">{escape(block.noise)} Higher IOPS and MB/s are better; lower response '
+                 "times are better.</p>")
+    return h
+
+
+def sections(report: Report) -> list[tuple[str, str]]:
+    """(anchor, title) of the report's sections in order: the table of contents."""
+    out = []
+    if report.comparisons:
+        out.append(("summary", "Summary"))
+    out.append(("environment", "Test environment"))
+    if report.comparisons:
+        out.append(("compare", "Before / after"))
+    out.append(("latency", "Response time percentiles"))
+    if report.charts or report.line_charts:
+        out.append(("charts", "Charts"))
+    out.append(("runs", "Results per run"))
+    out.append(("appendix", "Run facts and method"))
+    return out
+
+
 def render_html(report: Report) -> str:
     m = report.meta
     h = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
          '<meta name="viewport" content="width=device-width, initial-scale=1">',
-         f"<title>{escape(m.title)}</title>", f"<style>{CSS}</style></head><body><main>",
-         '<header class="cover">', f"<h1>{escape(m.title)}</h1><dl>"]
-    for k, v in (("Client", m.client), ("Prepared by", m.author), ("Date", m.date)):
+         f"<title>{escape(m.title)}</title>",
+         f'<meta name="author" content="{escape(", ".join(x for x in (m.author, m.company) if x))}">',
+         f'<meta name="description" content="{escape(report.subject)}">',
+         f"<style>{CSS}</style></head><body><main>", '<header class="cover">']
+    logo = logo_data_uri(m.logo) if m.logo else ""
+    if logo:
+        h.append(f'<img class="logo" src="{logo}" alt="logo">')
+    h.append(f"<h1>{escape(m.title)}</h1><dl>")
+    by = ", ".join(x for x in (m.author, m.company) if x)
+    for k, v in (("Client", m.client), ("Prepared by", by), ("Date", m.date)):
         if v:
             h.append(f"<dt>{k}</dt><dd>{escape(v)}</dd>")
     runs = "; ".join(f"Run {s.run.id}" + (f" \u201c{escape(s.run.name)}\u201d" if s.run.name else "")
-                     for s in report.runs)
+                     + f" ({escape(s.label)})" for s in report.runs)
     h.append(f"<dt>Runs</dt><dd>{runs}</dd></dl></header>")
+    h.append('<nav class="toc"><strong>Contents</strong><ol>' + "".join(
+        f'<li><a href="#{a}">{escape(t)}</a></li>' for a, t in sections(report)) + "</ol></nav>")
 
     if report.comparisons:
-        h.append("<h2>Summary</h2>")
-        compared = "; ".join(f"{escape(c.candidate.label)} \u201c{escape(c.candidate.name)}\u201d"
-                             for c in report.comparisons)
-        h.append(f"<p>Baseline: {escape(report.baseline.label)} \u201c{escape(report.baseline.name)}\u201d. "
-                 f"Compared: {compared}.</p>")
-        h.append('<p class="note">Higher IOPS and MB/s are better; lower response times are better. Changes '
-                 "within run-to-run noise are not marked.</p>")
-        for c, diffs in zip(report.comparisons, report.differences, strict=True):
-            if diffs:
-                h.append(f'<div class="callout"><strong>{escape(c.candidate.label)} and the baseline differ in '
-                         "more than the change under test:</strong><ul>"
-                         + "".join(f"<li>{escape(d)}</li>" for d in diffs) + "</ul></div>")
+        h.append('<h2 id="summary">Summary</h2>')
+        h += summary_html(report)
         if report.glance:
             h.append(f"<h3>{escape(report.glance.title)}</h3>")
             h.append(table_html(report.glance))
-        h.append("<h2>Before / after</h2>")
+    h.append('<h2 id="environment">Test environment</h2>')
+    h.append(table_html(report.environment, "data facts"))
+    if report.comparisons:
+        h.append('<h2 id="compare">Before / after</h2>')
         for t in report.comparison_tables:
             h.append(f"<h3>{escape(t.title)}</h3>")
             h.append(table_html(t))
@@ -118,15 +169,21 @@ def render_html(report: Report) -> str:
     if report.notes:
         h.append('<div class="callout"><ul>' + "".join(f"<li>{escape(n)}</li>" for n in report.notes)
                  + "</ul></div>")
-    if report.charts:
-        h.append("<h2>Charts</h2>")
+    h.append('<h2 id="latency">Response time percentiles</h2>')
+    h.append(table_html(report.percentiles))
+    if report.charts or report.line_charts:
+        h.append('<h2 id="charts">Charts</h2>')
         for ch in report.charts:
-            h.append(f'<figure id="{ch.key}">{to_svg(layout(ch, 760), ch.title)}</figure>')
-    h.append("<h2>Results per run</h2>")
+            h.append(f'<figure id="{ch.key}">{to_svg(draw(ch, 760), ch.title)}</figure>')
+        for lc in report.line_charts:
+            h.append(f'<figure id="{lc.key}">{to_svg(draw(lc, 760), lc.title)}</figure>')
+    h.append('<h2 id="runs">Results per run</h2>')
     for s in report.runs:
         h.append(f"<h3>{escape(s.summary.title)}</h3>")
         h.append(table_html(s.summary))
-    h.append("<h2>Run facts and method</h2>")
+    h.append('<h2 id="appendix">Run facts and method</h2>')
+    h.append(f"<h3>{escape(report.job_options.title)}</h3>")
+    h.append(table_html(report.job_options))
     for s in report.runs:
         h.append(f"<h3>{escape(s.facts.title)}</h3>")
         h.append(table_html(s.facts, "data facts"))

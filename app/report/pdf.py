@@ -23,9 +23,10 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 
-from app.report.charts import Drawing, Line, Rect, Text, layout
+from app.report.charts import Drawing, Line, Rect, Text, draw
 from app.report.document import Report
-from app.report.pdf_markup import ACCENT, MUTED, body_markup
+from app.report.html import sections
+from app.report.pdf_markup import ACCENT, MUTED, body_markup, keep_together
 
 DPI = 300
 MARGIN_MM = (20.0, 18.0, 20.0, 18.0)  # left, top, right, bottom
@@ -88,25 +89,31 @@ def paint_drawing(p: QPainter, d: Drawing, x: float, y: float, scale: float) -> 
     p.restore()
 
 
+def block_charts(doc: QTextDocument, block, drawings: dict[str, Drawing]
+                 ) -> list[tuple[Drawing, float, float, float, float]]:
+    """The charts a block holds as laid out: (drawing, x, top, width, height) in document units."""
+    out = []
+    rect = doc.documentLayout().blockBoundingRect(block)
+    it = block.begin()
+    while not it.atEnd():
+        frag = it.fragment()
+        fmt = frag.charFormat()
+        if fmt.isImageFormat() and fmt.toImageFormat().name() in drawings:
+            img = fmt.toImageFormat()
+            line = block.layout().lineForTextPosition(frag.position() - block.position())
+            w = img.width() * DPI / 96
+            h = img.height() * DPI / 96
+            out.append((drawings[img.name()], rect.left() + line.x(), rect.top() + line.y() + line.ascent() - h, w, h))
+        it += 1
+    return out
+
+
 def chart_positions(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[Drawing, float, float, float]]:
     """Where the document laid out each chart's placeholder image: (drawing, x, y, width) in document units."""
     out = []
-    lay = doc.documentLayout()
     block = doc.begin()
     while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            frag = it.fragment()
-            fmt = frag.charFormat()
-            if fmt.isImageFormat() and fmt.toImageFormat().name() in drawings:
-                img = fmt.toImageFormat()
-                rect = lay.blockBoundingRect(block)
-                line = block.layout().lineForTextPosition(frag.position() - block.position())
-                w = img.width() * DPI / 96
-                h = img.height() * DPI / 96
-                top = rect.top() + line.y() + line.ascent() - h
-                out.append((drawings[img.name()], rect.left() + line.x(), top, w))
-            it += 1
+        out += [(d, x, y, w) for d, x, y, w, _ in block_charts(doc, block, drawings)]
         block = block.next()
     return out
 
@@ -127,18 +134,24 @@ class _Pages:
         p.setPen(QColor(color))
         p.drawText(rect, flags, s)
 
-    def cover(self, p: QPainter) -> None:
+    def cover(self, p: QPainter, contents: list[tuple[str, int]]) -> None:
         m = self.report.meta
         w, h = self.page.width(), self.page.height()
         left = self.pt(20)
         wrap = Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
+        logo = QImage(m.logo) if m.logo else QImage()
+        if not logo.isNull():  # top right, at most 50 x 22 mm
+            box = QSizeF(self.pt(50 * 72 / 25.4), self.pt(22 * 72 / 25.4))
+            size = QSizeF(logo.size()).scaled(box, Qt.AspectRatioMode.KeepAspectRatio)
+            p.drawImage(QRectF(w - size.width(), 0, size.width(), size.height()), logo)
         self.text(p, QRectF(left, self.pt(120), w - left, self.pt(20)), "STORAGE PERFORMANCE",
                   font(9, True), MUTED, wrap)
         title_rect = QRectF(left, self.pt(148), w - left - self.pt(20), self.pt(130))
         self.text(p, title_rect, m.title, font(26, True), "#1d2733", wrap)
         used = p.boundingRect(title_rect, wrap, m.title).height()
         y = self.pt(148) + used + self.pt(24)
-        for label, value in (("Prepared for", m.client), ("Prepared by", m.author), ("Date", m.date)):
+        by = ", ".join(x for x in (m.author, m.company) if x)
+        for label, value in (("Prepared for", m.client), ("Prepared by", by), ("Date", m.date)):
             if not value:
                 continue
             self.text(p, QRectF(left, y, self.pt(110), self.pt(16)), label, font(10), MUTED, wrap)
@@ -146,11 +159,19 @@ class _Pages:
             self.text(p, vr, value, font(11, True), "#1d2733", wrap)
             y += max(self.pt(20), p.boundingRect(vr, wrap, value).height() + self.pt(6))
         p.fillRect(QRectF(0, self.pt(150), self.pt(6), y - self.pt(150)), QColor(ACCENT))  # beside title and facts
-        runs = "\n".join(f"Run {s.run.id}: {s.run.name}" + (f" (tags: {', '.join(s.run.tags)})" if s.run.tags else "")
-                         for s in self.report.runs)
+        runs = "\n".join(f"Run {s.run.id} ({s.label}): {s.run.name}" for s in self.report.runs)
         y += self.pt(24)
         self.text(p, QRectF(left, y, w, self.pt(16)), "Runs in this report", font(10), MUTED, wrap)
-        self.text(p, QRectF(left, y + self.pt(18), w - left, h - y), runs, font(9.5), "#1d2733", wrap)
+        runs_rect = QRectF(left, y + self.pt(18), w - left, h - y)
+        self.text(p, runs_rect, runs, font(9.5), "#1d2733", wrap)
+        y += self.pt(18) + p.boundingRect(runs_rect, wrap, runs).height() + self.pt(22)
+        self.text(p, QRectF(left, y, w, self.pt(16)), "Contents", font(10), MUTED, wrap)
+        y += self.pt(18)
+        for title, page in contents:
+            self.text(p, QRectF(left, y, w - left - self.pt(60), self.pt(14)), title, font(9.5), "#1d2733", wrap)
+            self.text(p, QRectF(left, y, w - left - self.pt(60), self.pt(14)), str(page), font(9.5), "#1d2733",
+                      Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+            y += self.pt(15)
         p.setPen(QPen(QColor("#c9cfd6"), self.pt(0.6)))
         p.drawLine(QPointF(0, h - self.pt(30)), QPointF(w, h - self.pt(30)))
         self.text(p, QRectF(0, h - self.pt(24), w, self.pt(14)),
@@ -160,7 +181,7 @@ class _Pages:
     def furniture(self, p: QPainter, number: int, total: int) -> None:
         m = self.report.meta
         w, h = self.page.width(), self.page.height()
-        head = m.title + (f" \u2014 {m.client}" if m.client else "")
+        head = m.title + (f" \u2014 {m.client}" if m.client else "") + (f" \u2014 {m.company}" if m.company else "")
         self.text(p, QRectF(0, -self.pt(13), w, self.pt(10)), head, font(7), MUTED, Qt.AlignmentFlag.AlignLeft)
         p.setPen(QPen(QColor("#c9cfd6"), self.pt(0.5)))
         p.drawLine(QPointF(0, -self.pt(2)), QPointF(w, -self.pt(2)))
@@ -177,6 +198,7 @@ def write_pdf(report: Report, path: str) -> None:
     writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(*MARGIN_MM),
                                      QPageLayout.Unit.Millimeter))
     writer.setTitle(report.meta.title)
+    writer.setAuthor(", ".join(x for x in (report.meta.author, report.meta.company) if x) or "Fiometer")
     writer.setCreator("Fiometer")
     pages = _Pages(writer, report)
     body = pages.page
@@ -193,26 +215,35 @@ def write_pdf(report: Report, path: str) -> None:
     width_pt = body.width() / pages.px_per_pt  # charts are laid out in points across the text width
     blank = QImage(1, 1, QImage.Format.Format_RGB32)
     blank.fill(QColor("white"))
-    for ch in report.charts:
-        d = layout(ch, width_pt)
+    for ch in [*report.charts, *report.line_charts]:
+        d = draw(ch, width_pt)
         name = f"{ch.key}.png"
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), blank)
         css_px = body.width() * 96 / DPI  # <img> sizes are CSS pixels (1/96 in)
         chart_src[ch.key] = (name, int(css_px), int(css_px * d.height / d.width))
         drawings[name] = d
     for compact in range(3):  # tighter tables until none is wider than the page
-        doc.setHtml(body_markup(report, chart_src, compact))
+        markup = body_markup(report, chart_src, compact)
+        doc.setHtml(markup)
         if doc.idealWidth() <= body.width() + 1:
             break
+    breaks: set[int] = set()
+    for _ in range(20):  # move what would straddle a page break (or run off it) to the next page
+        split = straddling(doc, drawings, body.height()) - breaks
+        if not split:
+            break
+        breaks |= split
+        doc.setHtml(keep_together(markup, breaks))
     placed = chart_positions(doc, drawings)
     total = 1 + doc.pageCount()
+    contents = section_pages(doc, body.height(), report)
 
     p = QPainter(writer)
     if not p.isActive():  # Qt only warns; say it plainly
         raise OSError(errno.EACCES, "cannot be written (no permission, or a folder or open file is in the way)",
                       str(path))
     try:
-        pages.cover(p)
+        pages.cover(p, contents)
         for i in range(doc.pageCount()):
             writer.newPage()
             p.save()
@@ -227,3 +258,119 @@ def write_pdf(report: Report, path: str) -> None:
             pages.furniture(p, i + 2, total)
     finally:
         p.end()
+    add_subject(path, report.subject)
+
+
+NOTE_PT = 7.5  # p.note's size in pdf_markup.STYLE: the only top-level paragraphs set this small
+
+
+def _block_kind(block) -> str:
+    """"heading", "note", "text" or "empty", from how the block's first fragment is set."""
+    it = block.begin()
+    if it.atEnd() or not block.text().strip():
+        return "empty"  # Qt puts an empty block after each table
+    fmt = it.fragment().charFormat()
+    size = fmt.fontPointSize()
+    if size and abs(size - NOTE_PT) < 0.01:
+        return "note"
+    if size >= 10 and fmt.fontWeight() >= 600:
+        return "heading"
+    return "text"
+
+
+def units(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[float, float]]:
+    """(top, bottom) in document units of each table and each chart, in document order (the order
+    ``pdf_markup.UNIT`` finds them in the markup); a unit reaches up to the heading right above it and down
+    over the notes right below it, which belong with it on one page."""
+    lay = doc.documentLayout()
+    items: list[tuple[str, float, float]] = []  # (kind, top, bottom): unit, heading, note, text
+    it = doc.rootFrame().begin()
+    while not it.atEnd():
+        frame = it.currentFrame()
+        if frame is not None:
+            r = lay.frameBoundingRect(frame)
+            items.append(("unit", r.top(), r.bottom()))
+        else:
+            block = it.currentBlock()
+            charts = block_charts(doc, block, drawings)
+            if charts:
+                items += [("unit", top, top + h) for _, _, top, _, h in charts]
+            else:
+                r = lay.blockBoundingRect(block)
+                items.append((_block_kind(block), r.top(), r.bottom()))
+        it += 1
+    items = [x for x in items if x[0] != "empty"]
+    out = []
+    for i, (kind, top, bottom) in enumerate(items):
+        if kind != "unit":
+            continue
+        if i and items[i - 1][0] == "heading":
+            top = items[i - 1][1]
+        k = i + 1
+        while k < len(items) and items[k][0] == "note":
+            bottom = items[k][2]
+            k += 1
+        out.append((top, bottom))
+    return out
+
+
+def straddling(doc: QTextDocument, drawings: dict[str, Drawing], page_height: float) -> set[int]:
+    """Units (see ``units``) that start on one page and end on the next although they would fit on one."""
+    out = set()
+    for i, (top, bottom) in enumerate(units(doc, drawings)):
+        if bottom - top < page_height * 0.9 and int(top // page_height) != int((bottom - 1) // page_height):
+            out.add(i)
+    return out
+
+
+def section_pages(doc: QTextDocument, page_height: float, report: Report) -> list[tuple[str, int]]:
+    """(section title, page number) for the table of contents; the cover is page 1."""
+    titles = dict(sections(report)) | {"latency-charts": "Response time distribution and stability",
+                                       "appendix": "Appendix: methodology and job files"}
+    found: list[tuple[str, int]] = []
+    lay = doc.documentLayout()
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            for name in it.fragment().charFormat().anchorNames():
+                if name in titles:
+                    found.append((titles[name], 2 + int(lay.blockBoundingRect(block).top() // page_height)))
+            it += 1
+        block = block.next()
+    return found
+
+
+def _pdf_text(s: str) -> bytes:
+    return b"<FEFF" + s.encode("utf-16-be").hex().upper().encode() + b">"
+
+
+def add_subject(path: str, subject: str) -> None:
+    """Qt writes no Subject: append an incremental update whose document information has one (the file's
+    existing bytes stay as they are; readers take the newest trailer)."""
+    import re
+
+    with open(path, "rb") as f:
+        data = f.read()
+    tail = data[-2048:]
+    m = re.search(rb"trailer\s*<<(.*?)>>\s*startxref\s*(\d+)\s*%%EOF\s*$", tail, re.S)
+    if not m:
+        return
+    trailer, prev = m.group(1), int(m.group(2))
+    size = re.search(rb"/Size\s+(\d+)", trailer)
+    root = re.search(rb"/Root\s+(\d+\s+\d+\s+R)", trailer)
+    info = re.search(rb"/Info\s+(\d+)\s+(\d+)\s+R", trailer)
+    if not (size and root and info):
+        return
+    old = re.search(rb"\n" + info.group(1) + rb"\s+" + info.group(2) + rb"\s+obj\s*<<(.*?)>>\s*endobj", data, re.S)
+    entries = old.group(1) if old else b""
+    n = int(size.group(1))
+    obj = (f"\n{n} 0 obj\n<<".encode() + entries + b"\n/Subject " + _pdf_text(subject) + b"\n>>\nendobj\n")
+    start = len(data) + 1
+    xref = len(data) + len(obj)
+    update = (obj + b"xref\n0 1\n0000000000 65535 f \n" + f"{n} 1\n{start:010d} 00000 n \n".encode()
+              + b"trailer\n<< /Size " + str(n + 1).encode() + b" /Root " + root.group(1) + b" /Info "
+              + str(n).encode() + b" 0 R /Prev " + str(prev).encode() + b" >>\nstartxref\n"
+              + str(xref).encode() + b"\n%%EOF\n")
+    with open(path, "ab") as f:
+        f.write(update)

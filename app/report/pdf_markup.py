@@ -5,6 +5,7 @@ pdf.py paints the cover and page furniture itself and supplies chart images by n
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from app.report.document import Report
@@ -20,6 +21,7 @@ h1 {{ font-size: 16pt; font-weight: 600; color: #1d2733; margin-top: 0; margin-b
 h2 {{ font-size: 11pt; font-weight: 600; color: {ACCENT}; margin-top: 24px; margin-bottom: 7px; }}
 h3 {{ font-size: 10pt; font-weight: 600; margin-top: 16px; margin-bottom: 5px; }}
 p {{ margin-top: 0; margin-bottom: 7px; }}
+p.sentence {{ font-size: 9.5pt; margin-bottom: 4px; }}
 p.note {{ font-size: 7.5pt; color: {MUTED}; margin-top: 3px; margin-bottom: 3px; }}
 td.warn {{ font-size: 8.5pt; color: #6b4210; background-color: #fdf3e6; border-left: 3px solid #d9822b; }}
 table.data {{ border-collapse: collapse; font-size: 8pt; margin-bottom: 4px; }}
@@ -100,61 +102,121 @@ COMPACT = ("", "table.data, table.wide {{ font-size: 7pt; }} table.data td, tabl
                "table.data th, table.wide th {{ padding: 2px 3px; }}")
 
 
+def summary_markup(report: Report) -> list[str]:
+    h = []
+    for block in report.summary:
+        h.append(f"<h3>{escape(block.heading)}</h3>")
+        for sentence in block.sentences:
+            h.append(f'<p class="sentence">\u2022 {escape(sentence)}</p>')
+        if block.unchanged:
+            h.append(f"<p>{escape(block.unchanged)}</p>")
+        if block.warning:
+            h.append(callout("<b>The sides differ in more than the change under test:</b><br>"
+                             + "<br>".join("\u2022 " + escape(w) for w in block.warning)))
+        h.append(f'<p class="note">{escape(block.noise)} Higher IOPS and MB/s are better; lower response times '
+                 "are better.</p>")
+    return h
+
+
+def _h1(h: list[str], anchor: str, title: str) -> None:
+    """A section heading; each section starts on a new page unless it is the first thing in the body."""
+    h.append(f'<h1{_new_page(h)}><a name="{anchor}"></a>{escape(title)}</h1>')
+
+
+def _chart(h: list[str], chart_src: dict[str, tuple[str, int, int]], key: str) -> None:
+    name, w, ht = chart_src[key]
+    h.append(f'<p><img src="{name}" width="{w}" height="{ht}"></p>')
+
+
 def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], compact: int = 0) -> str:
     """``chart_src``: chart key -> (resource name, width, height) of its image in layout units. ``compact``
-    1 sets tables smaller; 2 also lets every text column wrap."""
+    1 sets tables smaller; 2 also lets every text column wrap. Section anchors are the HTML report's."""
     wrap = compact >= 2
     extra = COMPACT[min(compact, 1)].replace("{{", "{").replace("}}", "}")
     h = [f"<html><head><style>{STYLE}{extra}</style></head><body>"]
     if report.comparisons:
-        h.append("<h1>Summary</h1>")
-        h.append(f"<p>Baseline: {escape(report.baseline.label)} \u201c{escape(report.baseline.name)}\u201d. "
-                 "Compared: " + "; ".join(f"{escape(c.candidate.label)} \u201c{escape(c.candidate.name)}\u201d"
-                                          for c in report.comparisons) + ".</p>")
-        h.append("<p>Higher IOPS and MB/s are better; lower response times are better. Changes within "
-                 "run-to-run noise are not marked.</p>")
-        for c, diffs in zip(report.comparisons, report.differences, strict=True):
-            if diffs:
-                h.append(callout(f"<b>{escape(c.candidate.label)} and the baseline differ in more than the change "
-                                 "under test:</b><br>" + "<br>".join("\u2022 " + escape(d) for d in diffs)))
+        _h1(h, "summary", "Summary")
+        h += summary_markup(report)
         if report.glance:
             h.append(f"<h3>{escape(report.glance.title)}</h3>")
             h.append(table_markup(report.glance, wrap_all=wrap))
-        for t in report.comparison_tables:
-            h.append(f"<h2>{escape(t.title)}</h2>")
-            h.append(table_markup(t, wrap_all=wrap))
-        for t in report.unmatched_tables:
-            h.append(f"<h2>{escape(t.title)}</h2>")
+    if report.comparisons:
+        h.append('<h2><a name="environment"></a>Test environment</h2>')
+    else:
+        _h1(h, "environment", "Test environment")
+    h.append(table_markup(report.environment, wrap_all=True))
+    if report.comparisons:
+        _h1(h, "compare", "Before / after")
+        for i, t in enumerate(report.comparison_tables + report.unmatched_tables):
+            first = ' style="margin-top: 0"' if not i else ""
+            h.append(f"<h2{first}>{escape(t.title)}</h2>")
             h.append(table_markup(t, wrap_all=wrap))
     if report.notes:
         h.append(callout("<br>".join(escape(n) for n in report.notes)))
-    if report.charts:
-        h.append(f"<h1{_new_page(h)}>Charts</h1>")
+    _h1(h, "latency", "Response time percentiles")
+    h.append(table_markup(report.percentiles, wrap_all=wrap))
+    if report.charts or report.line_charts:
+        _h1(h, "charts", "Charts")
         for ch in report.charts:
-            name, w, ht = chart_src[ch.key]
-            h.append(f'<p><img src="{name}" width="{w}" height="{ht}"></p>')
-    h.append(f"<h1{_new_page(h)}>Results per run</h1>")
+            _chart(h, chart_src, ch.key)
+    if report.line_charts:  # flows on after the bar charts: a page break here could leave one chart alone
+        h.append('<h2><a name="latency-charts"></a>Response time distribution and stability</h2>')
+        for lc in report.line_charts:
+            _chart(h, chart_src, lc.key)
+    _h1(h, "runs", "Results per run")
     for s in report.runs:
-        h.append(f"<h2>{escape(s.summary.title)}</h2>")
+        h.append(f"<h2>{escape(s.summary.title)} ({escape(s.label)})</h2>")
         h.append(table_markup(s.summary, wrap_all=wrap))
-    h.append('<h1 style="page-break-before: always">Appendix: methodology</h1>')
+    _h1(h, "appendix", "Appendix: methodology and job files")
     h.append("<p>Every number in this report comes from Fiometer's results database. Fiometer reproduces "
              "Iometer's access specifications on fio: one fio job per worker and target, Iometer's outstanding "
              "I/Os as fio's iodepth per target. Response time is fio's total latency (submit to completion, "
-             "lat_ns), as Iometer measures it; MB/s is decimal (10<sup>6</sup> bytes per second); the 99th "
-             "percentile comes from merged latency histograms. The exact fio job files of every step follow, "
-             "so each test can be run again.</p>")
+             "lat_ns), as Iometer measures it; MB/s is decimal (10<sup>6</sup> bytes per second); percentiles "
+             "come from merged latency histograms. Numbers show three significant digits (values of 100 and more "
+             "as whole numbers); the workbook and the CSV hold them in full.</p>")
+    h.append(f"<h2>{escape(report.job_options.title)}</h2>")
+    h.append(table_markup(report.job_options, wrap_all=True))
+    first = next((s for s in report.runs if s.job_files), None)
+    if first:
+        j = first.job_files[0]
+        h.append(f'<p class="note"><b>Run {first.run.id}, {escape(j.title)}: the full job file</b></p>'
+                 '<table width="100%" cellspacing="0" cellpadding="5" style="margin-bottom: 6px"><tr>'
+                 f'<td class="code"><pre>{escape(j.text)}</pre></td></tr></table>')
     for s in report.runs:
         h.append(f"<h2>{escape(s.facts.title)}</h2>")
         h.append(table_markup(s.facts, "facts", widths={0: "24%"}))
-        if s.job_files:
-            h.append(f"<h3>fio job files ({len(s.job_files)})</h3>")
-            for j in s.job_files:
-                h.append(f'<p class="note"><b>{escape(j.title)}</b></p>'
-                         '<table width="100%" cellspacing="0" cellpadding="5" style="margin-bottom: 6px"><tr>'
-                         f'<td class="code"><pre>{escape(j.text)}</pre></td></tr></table>')
-        else:
-            h.append('<p class="note">No fio job files: these results were imported, not measured by '
-                     "Fiometer.</p>")
     h.append("</body></html>")
     return "\n".join(h)
+
+
+# A unit the PDF keeps on one page where it fits: a table, or a chart's image paragraph.
+UNIT = re.compile(r"<table\b|<p><img\b")
+# What belongs with the unit that follows it: its heading, or the caption of a job file.
+LEAD = re.compile(r"(<h[123][^>]*>(?:(?!</h[123]>).)*</h[123]>\s*|<p class=\"note\"><b>(?:(?!</p>).)*</p>\s*)$", re.S)
+BREAK = ' style="page-break-before: always"'
+
+
+def keep_together(markup: str, breaks: set[int]) -> str:
+    """The markup with a page break before each unit numbered in ``breaks`` (in markup order), placed
+    before its heading where one leads into it, so a heading never ends a page alone."""
+    starts = [m.start() for m in UNIT.finditer(markup)]
+    out, last = [], 0
+    for i in sorted(breaks):
+        if i >= len(starts):
+            continue
+        pos = starts[i]
+        lead = LEAD.search(markup[last:pos])
+        at = last + lead.start() if lead else pos
+        out.append(markup[last:at])
+        tag_end = markup.index(">", at)
+        tag = markup[at:tag_end]
+        if "page-break-before" not in tag:
+            if ' style="' in tag:
+                tag = tag.replace(' style="', ' style="page-break-before: always; ', 1)
+            else:
+                name_end = next(k for k, ch in enumerate(tag) if ch in " >" and k > 1) if " " in tag else len(tag)
+                tag = tag[:name_end] + BREAK + tag[name_end:]
+        out.append(tag)
+        last = tag_end
+    out.append(markup[last:])
+    return "".join(out)

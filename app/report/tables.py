@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from app.analysis.compare import METRICS, Comparison, MetricDef, StepValues, all_metrics
+from app.analysis.compare import METRICS, Comparison, MetricDef, Side, StepValues, all_metrics
 from app.store.records import Run
 
 MINUS = "\u2212"  # a real minus sign lines up with "+" in proportional and tabular digits
@@ -50,16 +50,21 @@ class Table:
 
 
 # --- number formatting ----------------------------------------------------------------------------
-MIN_DIGITS = {"iops": 0, "mbps": 2, "ms": 2}
+# One rule for every measured number in every table, chart and sentence: three significant digits, and values
+# of 100 or more as whole numbers (12,345 IOPS; 337 MB/s; 8.64 ms; 0.212 ms). Percentages: one decimal.
+SIGNIFICANT = 3
+MAX_DECIMALS = 6
 
 
-def digits_for(values: list[float | None], minimum: int, significant: int = 3, cap: int = 6) -> int:
-    """Decimals that show the smallest non-zero value with ``significant`` digits, at least ``minimum``."""
-    small = [abs(v) for v in values if v]
-    if not small:
-        return minimum
-    needed = significant - 1 - math.floor(math.log10(min(small)))
-    return max(minimum, min(cap, needed))
+def sig_decimals(v: float | None) -> int:
+    """Decimals that show ``v`` with three significant digits (none at 100 and above)."""
+    if v is None or not v or (isinstance(v, float) and not math.isfinite(v)):
+        return 0
+    return max(0, min(MAX_DECIMALS, SIGNIFICANT - 1 - math.floor(math.log10(abs(v)))))
+
+
+def fmt_sig(v: float | None, sign: bool = False) -> str:
+    return fmt(v, sig_decimals(v), sign)
 
 
 def fmt(v: float | None, digits: int, sign: bool = False) -> str:
@@ -91,8 +96,9 @@ def pct_cell(v: float | None, mark: str | None = None) -> Cell:
     return Cell(text, v / 100, mark, '+0.0%;-0.0%;0.0%')
 
 
-def metric_digits(d: MetricDef, values: list[float | None]) -> int:
-    return digits_for(values, MIN_DIGITS["ms" if d.unit == "ms" else d.key])
+def metric(v: float | None, sign: bool = False) -> Cell:
+    """A measured number by the report's one rule (see ``sig_decimals``)."""
+    return num(v, sig_decimals(v), sign)
 
 
 def chart_label(d: MetricDef) -> str:
@@ -108,6 +114,14 @@ def run_label(run: Run) -> str:
     return f"Run {run.id}" + (f" \u201c{run.name}\u201d" if run.name else "")
 
 
+def side_title(side: Side, label: str) -> str:
+    """A side's label with the runs it stands for: "after (runs 4, 5, 6)", "Run 3" (already says it)."""
+    if label == side.label:
+        return label
+    ids = side.ids
+    return f"{label} (run {ids[0]})" if len(ids) == 1 else f"{label} (runs {', '.join(map(str, ids))})"
+
+
 # --- tables ---------------------------------------------------------------------------------------
 def summary_table(run: Run, p99: bool = True) -> Table:
     """A run's headline numbers per step (ALL level)."""
@@ -117,7 +131,6 @@ def summary_table(run: Run, p99: bool = True) -> Table:
     metric_defs = [d for d in METRICS if p99 or d.key != "p99_ms"]
     cols += [Column(d.short, True) for d in metric_defs]
     cols.append(Column("Errors", True))
-    digits = {d.key: metric_digits(d, [d.value(m) for _, m in steps if m]) for d in metric_defs}
     rows = []
     for s, m in steps:
         cells = [num(s.index + 1, 0), Cell(s.spec_name, s.spec_name),
@@ -126,7 +139,7 @@ def summary_table(run: Run, p99: bool = True) -> Table:
         if m is None:
             cells += [Cell("\u2013") for _ in metric_defs] + [Cell(s.status, s.status)]
         else:
-            cells += [num(d.value(m), digits[d.key]) for d in metric_defs] + [num(m.errors, 0)]
+            cells += [metric(d.value(m)) for d in metric_defs] + [num(m.errors, 0)]
         rows.append(Row(cells))
     notes = ["Avg, Max and p99: response time (submit to completion), average, maximum and 99th percentile, "
              "in milliseconds. MB/s is decimal (1 MB = 10\u2076 bytes)."]
@@ -144,16 +157,16 @@ def _qd(q: int | None) -> str:
     return "\u2013" if q is None else str(q)
 
 
-def comparison_table(c: Comparison, number: int) -> Table:
+def comparison_table(c: Comparison, number: int, base_label: str = "", cand_label: str = "") -> Table:
     """Shaped like the hand-made before/after table: per metric, a row per access specification with
     baseline | candidate | change | change %, better/worse marked outside the noise threshold."""
     show_qd = any(x.startswith("QD") for r in c.rows for x in r.differs) or len({r.baseline.key.queue_depth for r in c.rows}) > 1
     show_noise = c.noise_from_repeats
+    base_label, cand_label = base_label or c.baseline.label, cand_label or c.candidate.label
     cols = [Column("Access specification")]
     if show_qd:
         cols.append(Column("QD", True))
-    cols += [Column(f"Baseline ({c.baseline.label.lower()})", True),
-             Column(f"Candidate ({c.candidate.label.lower()})", True),
+    cols += [Column(base_label, True), Column(cand_label, True),
              Column("Change", True), Column("Change %", True)]
     if show_noise:
         cols.append(Column("Noise \u00b1", True))
@@ -163,7 +176,6 @@ def comparison_table(c: Comparison, number: int) -> Table:
         values = [v for r in c.rows for v in (r.changes[d.key].baseline, r.changes[d.key].candidate)]
         if c.rows and all(v is None for v in values):
             continue
-        digits = metric_digits(d, values)
         for r in c.rows:
             ch = r.changes[d.key]
             mark = ch.verdict if ch.verdict in ("better", "worse") else None
@@ -174,8 +186,8 @@ def comparison_table(c: Comparison, number: int) -> Table:
                 qa, qb = r.baseline.key.queue_depth, r.candidate.key.queue_depth
                 qtext = _qd(qa) if qa == qb else f"{_qd(qa)} \u2192 {_qd(qb)}"
                 cells.append(Cell(qtext, qa if qa == qb else qtext))
-            cells += [num(ch.baseline, digits), num(ch.candidate, digits),
-                      num(ch.change, digits, sign=True), pct_cell(ch.change_pct, mark)]
+            cells += [metric(ch.baseline), metric(ch.candidate), metric(ch.change, sign=True),
+                      pct_cell(ch.change_pct, mark)]
             if show_noise:
                 cells.append(Cell(f"{ch.threshold_pct:.1f} %", ch.threshold_pct / 100, None, "0.0%"))
             verdict = {"better": "better", "worse": "worse", "n/a": "n/a"}.get(ch.verdict, "")
@@ -188,23 +200,24 @@ def comparison_table(c: Comparison, number: int) -> Table:
     elif not show_noise:
         notes.append(f"Changes within \u00b1{c.threshold_pct:g} % are treated as run-to-run noise and not marked.")
     else:
-        reps = ", ".join(f"{s.label.lower()}: {_ids(s.repeats)}" for s in (c.baseline, c.candidate) if s.repeats)
+        reps = ", ".join(f"{label}: {_ids(s.repeats)}" for s, label in ((c.baseline, base_label),
+                                                                          (c.candidate, cand_label)) if s.repeats)
         notes.append(f"Noise threshold per row: twice the larger coefficient of variation of repeated runs "
                      f"({reps}); where a side has no repeats, \u00b1{c.threshold_pct:g} %.")
     if c.match == "spec" and show_qd:
         notes.append("Steps are paired by access specification definition only; QD shows where the queue depth differs.")
-    title = f"{run_label(c.candidate.runs[0]) if len(c.candidate.runs) == 1 else c.candidate.label} " \
-            f"vs baseline {run_label(c.baseline.runs[0]) if len(c.baseline.runs) == 1 else c.baseline.label}"
+    title = f"{side_title(c.candidate, cand_label)} compared with {side_title(c.baseline, base_label)}"
     return Table(f"compare-{number}", title, cols, rows, notes)
 
 
-def at_a_glance_table(comparisons: list[Comparison]) -> Table:
+def at_a_glance_table(comparisons: list[Comparison], labels: list[str] | None = None) -> Table:
     """Per comparison and metric: how many access specifications got better, worse, or stayed within noise."""
     cols = [Column("Metric"), Column("Better", True), Column("Worse", True),
             Column("Within noise", True), Column("Largest change", True)]
     rows = []
-    for c in comparisons:
-        label = f"{c.candidate.label} vs {c.baseline.label.lower()}"
+    labels = labels or [comparisons[0].baseline.label] + [c.candidate.label for c in comparisons]
+    for i, c in enumerate(comparisons, 1):
+        label = f"{labels[i]} compared with {labels[0]}"
         for d in METRICS:
             changes = [r.changes[d.key] for r in c.rows if r.changes[d.key].verdict != "n/a"]
             if not changes:
@@ -223,21 +236,22 @@ def _step_row(side: str, s: StepValues, why: str) -> Row:
     v = s.values
     return Row([Cell(side, side), num(s.index + 1, 0), Cell(s.key.spec, s.key.spec),
                 Cell(s.key.describe(), s.key.describe()),
-                num(v["iops"], digits_for([v["iops"]], 0)), num(v["mbps"], digits_for([v["mbps"]], 2)),
-                num(v["lat_mean_ms"], digits_for([v["lat_mean_ms"]], 2)), Cell(why, why)])
+                metric(v["iops"]), metric(v["mbps"]), metric(v["lat_mean_ms"]), Cell(why, why)])
 
 
-def unmatched_table(c: Comparison, number: int) -> Table | None:
+def unmatched_table(c: Comparison, number: int, base_label: str = "", cand_label: str = "") -> Table | None:
     if not c.only_baseline and not c.only_candidate:
         return None
     cols = [Column("Only in"), Column("Step", True), Column("Access specification"), Column("Load"),
             Column("IOPS", True), Column("MB/s", True), Column("Avg ms", True), Column("Why")]
-    rows = [_step_row(c.baseline.label, s, c.why_not_compared(s)) for s in c.only_baseline]
-    rows += [_step_row(c.candidate.label, s, c.why_not_compared(s)) for s in c.only_candidate]
+    base_label, cand_label = base_label or c.baseline.label, cand_label or c.candidate.label
+    rows = [_step_row(base_label, s, c.why_not_compared(s)) for s in c.only_baseline]
+    rows += [_step_row(cand_label, s, c.why_not_compared(s)) for s in c.only_candidate]
     notes = ["Steps are matched by what they do: the access specification's lines (not its name), the queue "
              "depth and the numbers of workers and targets; these have no counterpart and are not compared."]
     if c.load_differs:
         notes.append("Some differ only in queue depth or target set: --match spec (fiometer report or compare) "
                      "pairs steps by access specification.")
-    return Table(f"unmatched-{number}", f"Not compared: {c.candidate.label} vs {c.baseline.label.lower()}",
+    return Table(f"unmatched-{number}", f"Not compared: {side_title(c.candidate, cand_label)} and "
+                                        f"{side_title(c.baseline, base_label)}",
                  cols, rows, notes)

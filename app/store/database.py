@@ -20,9 +20,9 @@ from types import TracebackType
 from app import __version__
 
 from .errors import StoreError
-from .owner import close_abandoned_runs
+from .owner import abandoned_runs, close_abandoned_runs
 from .paths import resolve_db_path
-from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, statements
 
 BUSY_TIMEOUT_S = 15.0
 
@@ -31,6 +31,11 @@ _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8
 _IOERR_SHORT_READ = 522
 
 _checked_this_process: set[str] = set()  # quick_check runs once per file per process: it reads it all
+# Opening must cost the same however much the file holds, so the full check (it reads every page) runs
+# only where damage is likely: after a recording process died (``close_abandoned_runs`` found its run),
+# when the file is shorter than its header says, when damage was seen while using it (this marker file
+# asks the next opening to check), and on demand (``check_store``, `fiometer check`).
+CHECK_MARKER = ".check-me"
 
 
 class Store:
@@ -112,6 +117,8 @@ def open_store(path: str | Path | None = None) -> Store:
         _use_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
+        if str(path) not in _checked_this_process and abandoned_runs(store):
+            _quick_check(store)  # a process died while writing: the moment damage is likely
         _checked_this_process.add(str(path))
         close_abandoned_runs(store)
     except sqlite3.Error as exc:
@@ -148,10 +155,10 @@ def _inspect(store: Store, existed: bool) -> int:
             "(SELECT application_id FROM pragma_application_id), "
             "EXISTS (SELECT 1 FROM sqlite_schema)"
         ).fetchone()
-        if existed and str(path) not in _checked_this_process:
-            problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
-            if problems != ["ok"]:
-                raise _damaged(store, "; ".join(problems))
+        if existed and (
+            _marker(path).exists() or (str(path) not in _checked_this_process and _shorter_than_its_header(path))
+        ):
+            _quick_check(store)
     except sqlite3.Error as exc:
         if _is_damage(exc):
             raise _damaged(store, str(exc)) from None
@@ -170,6 +177,53 @@ def _inspect(store: Store, existed: bool) -> int:
     return version
 
 
+def _marker(path: Path) -> Path:
+    return path.with_name(path.name + CHECK_MARKER)
+
+
+def _shorter_than_its_header(path: Path) -> bool:
+    """A truncated file (a copy cut short, a full disk): the header's page count is more than the file
+    holds. Reads 100 bytes; pages still in the WAL may make a file legitimately short, so that counts
+    only with no WAL beside it."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+        size = path.stat().st_size
+    except OSError:
+        return False
+    if len(head) < 100 or not head.startswith(b"SQLite format 3\x00"):
+        return True
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(head[28:32], "big")
+    valid = head[24:28] == head[92:96]  # the header's page count is only kept up to date then
+    wal = path.with_name(path.name + "-wal")
+    return valid and pages * page_size > size and not (wal.exists() and wal.stat().st_size > 0)
+
+
+def _quick_check(store: Store) -> None:
+    try:
+        problems = [row[0] for row in store.conn.execute("PRAGMA quick_check(5)")]
+    except sqlite3.Error as exc:
+        if _is_damage(exc):
+            raise _damaged(store, str(exc)) from None
+        raise
+    if problems != ["ok"]:
+        raise _damaged(store, "; ".join(problems))
+    _marker(store.path).unlink(missing_ok=True)
+
+
+def check_store(path: str | Path | None = None) -> Path:
+    """Open the database and check every page of it (`fiometer check`); StoreError if it is damaged
+    (a copy is kept first). Returns the file's path."""
+    path = resolve_db_path(path).absolute()
+    if not path.exists():
+        raise StoreError(f"There is no results database at {path}.")
+    with open_store(path) as store:
+        _quick_check(store)
+    return path
+
+
 def _migrate(store: Store) -> None:
     conn, path = store.conn, store.path
     backup: Path | None = None
@@ -186,10 +240,12 @@ def _migrate(store: Store) -> None:
             _copy_database(path, copy)
             backup = copy
         for version in range(old, SCHEMA_VERSION):
-            for statement in MIGRATIONS[version]:
-                conn.execute(statement)
+            statements(MIGRATIONS[version], conn)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
+        if old:  # give back the pages the old layout used (version 3 rewrote the samples)
+            with suppress(sqlite3.Error):
+                conn.executescript("PRAGMA incremental_vacuum;")
     except BaseException as exc:
         with suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
@@ -266,6 +322,8 @@ def explain(exc: sqlite3.Error, path: Path, doing: str) -> StoreError:
             "Check that the folder exists and that you may write there, or choose another database file."
         )
     elif _is_damage(exc):
+        with suppress(OSError):
+            _marker(path).touch()
         text = (
             f"The results database {path} turned out to be damaged while {doing} ({exc}). "
             "Close Fiometer; when it opens the file again it checks it and keeps a copy."

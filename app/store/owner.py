@@ -125,19 +125,24 @@ def _probe_windows(pid: int) -> tuple[bool | None, str | None]:  # pragma: no co
         k32.CloseHandle(handle)
 
 
+def abandoned_runs(store: Store) -> list[int]:
+    """Runs still ``running`` whose recording process is gone (reads only)."""
+    rows = store.conn.execute(
+        "SELECT id, owner_pid, owner_host, owner_token FROM runs WHERE status = 'running'"
+    ).fetchall()
+    return [
+        run_id
+        for run_id, pid, host, token in rows
+        if pid is not None and owner_is_gone(ProcessOwner(pid, host or "", token))
+    ]
+
+
 def close_abandoned_runs(store: Store) -> list[int]:
     """Mark ``interrupted`` every run still ``running`` whose recording process is gone; their ids.
 
     The end time is the last moment known to have been recorded (a step's end or its last sample).
     """
-    rows = store.conn.execute(
-        "SELECT id, owner_pid, owner_host, owner_token FROM runs WHERE status = 'running'"
-    ).fetchall()
-    gone = [
-        run_id
-        for run_id, pid, host, token in rows
-        if pid is not None and owner_is_gone(ProcessOwner(pid, host or "", token))
-    ]
+    gone = abandoned_runs(store)
     closed = []
     for run_id in gone:
         with store.write("marking an abandoned run as interrupted") as conn:

@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from app.model.metrics import Metrics
 
-from .codec import metrics_from
+from .codec import metrics_from, unpack_text
 from .database import Store
 from .errors import RunNotFound, StoreError
 from .owner import ProcessOwner, close_abandoned_runs, owner_is_gone
@@ -85,8 +85,12 @@ def list_runs(
         return [_summary(row) for row in conn.execute(sql, args)]
 
 
-def get_run(store: Store, run_id: int) -> Run:
-    """Everything about one run: managers, workers, targets, steps with outputs, messages and results."""
+def get_run(
+    store: Store, run_id: int, *, raw_output: bool = False, result_levels: Iterable[str] | None = None
+) -> Run:
+    """Everything about one run: managers, workers, targets, steps with outputs, messages and results.
+    fio's raw final output (large, and nothing shown needs it) only with ``raw_output``; only the results
+    of ``result_levels`` when given (e.g. ("all", "manager") for a summary)."""
     with store.read("reading a run") as conn:
         row = conn.execute(f"SELECT {_SUMMARY_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
@@ -133,21 +137,24 @@ def get_run(store: Store, run_id: int) -> Run:
             steps[r[0]] = StepInfo(*r[:6], json.loads(r[6]), json.loads(r[7]), *r[8:])
         run.steps = list(steps.values())
         for step_id, manager, job_text, raw in conn.execute(
-            "SELECT step_id, manager, job_text, raw_output FROM step_outputs JOIN steps ON steps.id = step_id "
-            "WHERE run_id = ? ORDER BY manager",
+            f"SELECT step_id, manager, job_text, {'raw_output' if raw_output else 'NULL'} FROM step_outputs "
+            "JOIN steps ON steps.id = step_id WHERE run_id = ? ORDER BY manager",
             (run_id,),
         ):
-            steps[step_id].outputs[manager] = StepOutput(job_text, raw)
+            steps[step_id].outputs[manager] = StepOutput(job_text, unpack_text(raw))
         for at, level, text, manager, step_id in conn.execute(
             "SELECT at, level, text, manager, step_id FROM messages WHERE run_id = ? ORDER BY id", (run_id,)
         ):
             message = MessageInfo(at, level, text, manager, step_id)
             (steps[step_id].messages if step_id is not None else run.messages).append(message)
+        levels = None if result_levels is None else list(result_levels)
         for r in conn.execute(
             f"SELECT series.step_id, manager, level, key, {', '.join(_M)}, read_hist, write_hist "
             "FROM results JOIN series ON series.id = results.series_id JOIN steps ON steps.id = series.step_id "
-            "WHERE steps.run_id = ? ORDER BY series.id",
-            (run_id,),
+            "WHERE steps.run_id = ?"
+            + ("" if levels is None else f" AND level IN ({', '.join('?' * len(levels))})")
+            + " ORDER BY series.id",
+            (run_id, *(levels or ())),
         ):
             n = len(_M)
             steps[r[0]].results.append(
@@ -182,8 +189,8 @@ def step_samples(
     if window not in WINDOWS:
         raise ValueError(f"window {window!r} is not one of {WINDOWS}")
     prefix = "i_" if window == "interval" else "w_"
-    hists = "i_read_hist, i_write_hist" if window == "interval" else "NULL, NULL"
-    sql = "SELECT id FROM series WHERE step_id = ? AND level = ? AND key = ?"
+    hists = "h.read_hist, h.write_hist" if window == "interval" else "NULL, NULL"
+    sql = "SELECT coalesce(same_as, id) FROM series WHERE step_id = ? AND level = ? AND key = ?"
     args: list[Any] = [step_id, level, key]
     if not isinstance(manager, _AnyManager):
         sql += " AND manager IS ?"
@@ -197,8 +204,9 @@ def step_samples(
         if not ids:
             return []
         rows = conn.execute(
-            f"SELECT t, {', '.join(prefix + n for n in _M)}, {hists} FROM samples "
-            "WHERE series_id = ? ORDER BY t",
+            f"SELECT s.t, {', '.join('s.' + prefix + n for n in _M)}, {hists} FROM samples s "
+            "LEFT JOIN sample_hists h ON h.series_id = s.series_id AND h.t = s.t "
+            "WHERE s.series_id = ? ORDER BY s.t",
             (ids[0],),
         ).fetchall()
     return [(r[0], metrics_from(r[1:-2], r[-2], r[-1])) for r in rows]

@@ -30,21 +30,24 @@ from datetime import datetime
 from typing import Any
 
 from app import __version__
+from app.model.metrics import hist_percentile, merge_hist
 
-from .codec import encode_hist, metric_values
+from .codec import encode_hist, metric_values, pack_text
+from .compact import SAMPLE_VALUE_COLUMNS, parent_of
 from .database import Store
 from .errors import RunNotFound
 from .owner import current_owner
+from .peaks import keep_peaks
 from .records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
 from .schema import LEVELS, MESSAGE_LEVELS, METRIC_COLUMNS, RUN_STATUSES, STEP_STATUSES
 from .timestamps import iso, utc_now
 
 _M = [name for name, _ in METRIC_COLUMNS]
 _SAMPLE_SQL = (
-    f"INSERT OR REPLACE INTO samples (series_id, t, {', '.join('i_' + n for n in _M)}, "
-    f"{', '.join('w_' + n for n in _M)}, i_read_hist, i_write_hist) "
-    f"VALUES ({', '.join('?' * (4 + 2 * len(_M)))})"
+    f"INSERT OR REPLACE INTO samples (series_id, t, {', '.join(SAMPLE_VALUE_COLUMNS)}, i_p99_ns) "
+    f"VALUES ({', '.join('?' * (3 + len(SAMPLE_VALUE_COLUMNS)))})"
 )
+_HIST_SQL = "INSERT OR REPLACE INTO sample_hists (series_id, t, read_hist, write_hist) VALUES (?, ?, ?, ?)"
 # Levels whose samples keep the interval's latency histograms. One job's pair costs ~10x its scalar
 # columns (see benchmarks/bench_store.py), so by default only the few roll-up rows a chart of
 # percentiles over time needs keep them.
@@ -85,6 +88,8 @@ class Recorder:
         self.store = store
         self.sample_hist_levels = frozenset(sample_hist_levels)
         self._series: dict[SeriesKey, int] = {}
+        self._shared: set[int] = set()  # series whose samples are their parent's (series.same_as)
+        self._target_worker: dict[int, dict[tuple[str | None, str], str]] = {}  # step id -> target's worker
 
     # --- runs -------------------------------------------------------------------------------
     def begin_run(
@@ -194,10 +199,11 @@ class Recorder:
                 raise RunNotFound(
                     f"There is no run {run_id} in {self.store.path} to finish; it may have been deleted."
                 )
-            conn.execute(
-                "UPDATE steps SET status = ?, ended = ? WHERE run_id = ? AND status = 'running'",
+            for (step_id,) in conn.execute(
+                "UPDATE steps SET status = ?, ended = ? WHERE run_id = ? AND status = 'running' RETURNING id",
                 (status, when, run_id),
-            )
+            ).fetchall():
+                keep_peaks(conn, step_id)
         self._series.clear()  # a cache only: a later write for this run looks ids up again
 
     # --- steps ------------------------------------------------------------------------------
@@ -246,36 +252,83 @@ class Recorder:
                 "ON CONFLICT (step_id, manager) DO UPDATE SET "
                 "job_text = coalesce(excluded.job_text, job_text), "
                 "raw_output = coalesce(excluded.raw_output, raw_output)",
-                (step_id, manager, job_text, raw_output),
+                (step_id, manager, job_text, pack_text(raw_output)),
             )
 
     def add_samples(self, step_id: int, samples: Iterable[SampleRow | tuple[Any, ...]]) -> None:
         """One interval's samples (all levels), committed together. A sample is a SampleRow or a tuple
         (manager, level, key, t, interval, whole). A repeated (level, manager, key, t) replaces the first.
-        The interval window's histograms are kept for ``sample_hist_levels``; the whole window's are not
-        (the step's results keep the final ones)."""
+        The interval window's histograms (and their p99) are kept for ``sample_hist_levels``; the whole
+        window's are not (the step's results keep the final ones).
+
+        A target whose worker has no other target, and ALL when there is one manager, give the same
+        numbers as that worker or manager: such a series, new together with its parent, shares the
+        parent's samples (``series.same_as``) for as long as they stay equal; the first sample that
+        differs gives it its own copy of the samples so far."""
         rows = [s if isinstance(s, SampleRow) else SampleRow(*s) for s in samples]
         keep = self.sample_hist_levels
+        shared = set(self._shared)
         with self.store.write("saving samples") as conn:
             new: dict[SeriesKey, int] = {}
-            conn.executemany(
-                _SAMPLE_SQL,
-                [
-                    (
-                        self._series_id(conn, step_id, r.level, r.manager, r.key, new),
-                        r.t,
-                        *metric_values(r.interval),
-                        *metric_values(r.whole),
-                        *(
-                            (encode_hist(r.interval.read_hist), encode_hist(r.interval.write_hist))
-                            if r.level in keep
-                            else (None, None)
-                        ),
-                    )
-                    for r in rows
-                ],
-            )
+            created: set[int] = set()
+            values = {(r.level, r.manager, r.key): self._values(r, r.level in keep) for r in rows}
+            parents = self._parents(conn, step_id, rows)
+            out, hists = [], []
+            for r in rows:
+                me = (r.level, r.manager, r.key)
+                sid = self._series_id(conn, step_id, r.level, r.manager, r.key, new, created, shared)
+                parent = parents.get(me)
+                same = parent is not None and values.get(parent) == values[me]
+                if sid in created and same:
+                    psid = self._series_id(conn, step_id, *parent, new, created, shared)  # type: ignore[misc]
+                    if psid in created:
+                        conn.execute("UPDATE series SET same_as = ? WHERE id = ?", (psid, sid))
+                        shared.add(sid)
+                        continue
+                if sid in shared:
+                    if same:
+                        continue
+                    _unshare(conn, sid)
+                    shared.discard(sid)
+                v = values[me]
+                out.append((sid, r.t, *v[:-3], v[-1]))
+                if v[-3] is not None or v[-2] is not None:
+                    hists.append((sid, r.t, v[-3], v[-2]))
+            conn.executemany(_SAMPLE_SQL, out)
+            conn.executemany(_HIST_SQL, hists)
         self._series.update(new)  # only once committed: a rolled-back id must not be reused
+        self._shared = shared
+
+    @staticmethod
+    def _values(r: SampleRow, hists: bool) -> tuple[Any, ...]:
+        iv = r.interval
+        if not hists or not (iv.read_hist or iv.write_hist):
+            return (*metric_values(iv), *metric_values(r.whole), None, None, None)
+        both = dict(iv.read_hist)
+        merge_hist(both, iv.write_hist)
+        return (*metric_values(iv), *metric_values(r.whole), encode_hist(iv.read_hist),
+                encode_hist(iv.write_hist), hist_percentile(both, 99))
+
+    def _parents(self, conn: sqlite3.Connection, step_id: int,
+                 rows: list[SampleRow]) -> dict[tuple[str, str | None, str], tuple[str, str | None, str]]:
+        tw = self._target_worker.get(step_id)
+        if tw is None:
+            tw = self._target_worker[step_id] = {(m, k): w for m, k, w in conn.execute(
+                "SELECT targets.manager, targets.key, worker FROM targets JOIN steps ON steps.run_id = "
+                "targets.run_id WHERE steps.id = ?", (step_id,))}
+        batch: dict[tuple, list[str]] = {}
+        for r in rows:
+            if r.level == "manager":
+                batch.setdefault(("manager",), []).append(r.key)
+            elif r.level == "target" and (r.manager, r.key) in tw:
+                batch.setdefault(("target", r.manager, tw[(r.manager, r.key)]), []).append(r.key)
+        out = {}
+        for r in rows:
+            if r.level in ("target", "all"):
+                parent = parent_of(r.level, r.manager, r.key, batch, tw)
+                if parent is not None:
+                    out[(r.level, r.manager, r.key)] = parent
+        return out
 
     def add_step_results(self, step_id: int, results: Iterable[ResultRow | tuple[Any, ...]]) -> None:
         """Final numbers per level (target/worker/manager/ALL), histograms included. A ResultRow or a tuple
@@ -319,7 +372,9 @@ class Recorder:
                 )
             if error:
                 _insert_message(conn, row[0], step_id, "error", None, error)
+            keep_peaks(conn, step_id)
         self._series = {k: v for k, v in self._series.items() if k[0] != step_id}
+        self._target_worker.pop(step_id, None)
 
     # --- helpers ----------------------------------------------------------------------------
     def _series_id(
@@ -330,7 +385,11 @@ class Recorder:
         manager: str | None,
         key: str,
         new: dict[SeriesKey, int],
+        created: set[int] | None = None,
+        shared: set[int] | None = None,
     ) -> int:
+        """The series' id, made if need be (its id then goes into ``created``); a series found sharing
+        another's samples goes into ``shared``."""
         k: SeriesKey = (step_id, level, manager, key)
         found = self._series.get(k) or new.get(k)
         if found is not None:
@@ -338,16 +397,32 @@ class Recorder:
         if level not in LEVELS:
             raise ValueError(f"sample level {level!r} is not one of {LEVELS}")
         row = conn.execute(
-            "SELECT id FROM series WHERE step_id = ? AND level = ? AND ifnull(manager, '') = ? AND key = ?",
+            "SELECT id, same_as FROM series WHERE step_id = ? AND level = ? AND ifnull(manager, '') = ? "
+            "AND key = ?",
             (step_id, level, manager or "", key),
         ).fetchone()
         if row is None:
             row = conn.execute(
-                "INSERT INTO series (step_id, level, manager, key) VALUES (?, ?, ?, ?) RETURNING id",
+                "INSERT INTO series (step_id, level, manager, key) VALUES (?, ?, ?, ?) RETURNING id, same_as",
                 (step_id, level, manager, key),
             ).fetchone()
+            if created is not None:
+                created.add(row[0])
+        elif row[1] is not None and shared is not None:
+            shared.add(row[0])
         new[k] = row[0]
         return row[0]
+
+
+def _unshare(conn: sqlite3.Connection, sid: int) -> None:
+    """A series stops sharing its parent's samples: it gets its own copy of the samples so far."""
+    cols = ", ".join((*SAMPLE_VALUE_COLUMNS, "i_p99_ns"))
+    parent = "(SELECT same_as FROM series WHERE id = ?)"
+    conn.execute(f"INSERT OR REPLACE INTO samples (series_id, t, {cols}) SELECT ?, t, {cols} FROM samples "
+                 f"WHERE series_id = {parent}", (sid, sid))
+    conn.execute("INSERT OR REPLACE INTO sample_hists (series_id, t, read_hist, write_hist) "
+                 f"SELECT ?, t, read_hist, write_hist FROM sample_hists WHERE series_id = {parent}", (sid, sid))
+    conn.execute("UPDATE series SET same_as = NULL WHERE id = ?", (sid,))
 
 
 def _next_position(conn: sqlite3.Connection, table: str, run_id: int) -> int:

@@ -11,9 +11,21 @@ Layout (v1):
                                                                -- results (final, with histograms)
 Metrics are plain columns (``METRIC_COLUMNS``); histograms are compact JSON (see ``codec``).
 v2 adds the interval window's histograms to samples (``V2``).
+v3 (``V3``, see ``compact``) makes the store compact: a series whose samples are the same as another's
+(the target of a one-target worker, ALL of a one-manager run) points at it (``series.same_as``) instead
+of repeating them; samples are clustered by series (no rowid; the key is (series, t)); the interval
+histograms move to ``sample_hists`` as compressed arrays (``codec``), results' histograms and fio's
+raw output are compressed too; samples keep the interval's p99 latency (``i_p99_ns``) where histograms
+are kept, so charts need not decode histograms; each series' peaks per 10 s are kept when its step ends
+(``sample_peaks``, see ``peaks``), so a long run's charts read few rows.
 """
 
 from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from .peaks import CREATE_PEAKS
 
 APPLICATION_ID = 0x46494F4D  # "FIOM" in PRAGMA application_id: tells our files from other SQLite files
 
@@ -187,5 +199,52 @@ V2: tuple[str, ...] = (
     "ALTER TABLE samples ADD COLUMN i_write_hist TEXT",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2)
+
+def _v3_samples(name: str) -> str:
+    return f"""CREATE TABLE {name} (
+    series_id INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,
+    t         REAL NOT NULL,
+    {_cols(V1_METRIC_COLUMNS, "i_")},
+    {_cols(V1_METRIC_COLUMNS, "w_")},
+    i_p99_ns  REAL,                             -- where the histograms are kept: their 99th percentile
+    PRIMARY KEY (series_id, t)
+) WITHOUT ROWID"""
+
+
+SAMPLES_V3 = _v3_samples("samples_v3")
+# The interval's histograms, where kept, beside the samples: a samples row stays small (they are stored
+# clustered by series, so a series reads as a few pages) and a histogram never spills onto a page of
+# its own.
+SAMPLE_HISTS_V3 = """CREATE TABLE sample_hists (
+    series_id  INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,
+    t          REAL NOT NULL,
+    read_hist  BLOB,
+    write_hist BLOB,
+    PRIMARY KEY (series_id, t)
+)"""
+# The statements; ``compact.migrate_to_v3`` runs them and moves the data (it needs Python: histograms).
+V3: tuple[str, ...] = (
+    "ALTER TABLE series ADD COLUMN same_as INTEGER REFERENCES series(id) ON DELETE CASCADE",
+    SAMPLES_V3,
+    SAMPLE_HISTS_V3,
+    CREATE_PEAKS,
+)
+
+Migration = tuple[str, ...] | Callable[[sqlite3.Connection], None]
+MIGRATIONS: tuple[Migration, ...] = (V1, V2, lambda conn: _compact().migrate_to_v3(conn))
+
+
+def _compact():  # imported late: compact imports this module
+    from . import compact
+
+    return compact
+
+
+def statements(migration: Migration, conn: sqlite3.Connection) -> None:
+    """Run one migration."""
+    if callable(migration):
+        migration(conn)
+    else:
+        for statement in migration:
+            conn.execute(statement)
 SCHEMA_VERSION = len(MIGRATIONS)

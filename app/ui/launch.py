@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
 from app.paths import resources_dir
+from app.store import resolve_db_path
 from app.ui import settings as prefs
 from app.ui import theme
 from app.ui.main_window import MainWindow
@@ -62,10 +64,13 @@ def smoke_window(plan: str, db_path: Path) -> MainWindow:
 
 
 def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_options: Any = None,
-            run_timeout: float = 120.0, mapping: dict[str, str] | None = None) -> int:
+            run_timeout: float = 120.0, mapping: dict[str, str] | None = None, open_run: int | None = None,
+            db: str | None = None) -> int:
     """Open the main window with ``plan``; with ``screenshot_dir`` write one PNG per tab and return.
 
     ``mapping`` places the plan's targets (Iometer names such as ``C:``) at files or devices.
+    ``open_run`` opens that stored run of the results database ``db`` (None: the user's); with
+    ``screenshot_dir``, the picture is of that run's view only.
     """
     prefs.apply_environment()
     app = application()
@@ -75,12 +80,13 @@ def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_opti
         prefs.use_settings_dir(tmp.name)
         # ... nor store screenshot runs in the user's results database
         prefs.app_settings().setValue("firstRun/seen", True)  # no welcome banner in pictures
-        win: MainWindow = HeadlessWindow(prefs.app_settings(), persist=False,
-                                         db_path=Path(tmp.name) / "screenshot-runs.db")
+        # ... nor store screenshot runs in the user's results database (a stored run is read where it is)
+        shots_db = resolve_db_path(db) if open_run is not None else Path(tmp.name) / "screenshot-runs.db"
+        win: MainWindow = HeadlessWindow(prefs.app_settings(), persist=False, db_path=shots_db)
         theme.apply_theme(app, theme.LIGHT)
     else:
         settings = prefs.app_settings()
-        win = MainWindow(settings)
+        win = MainWindow(settings, db_path=db)
         theme.apply_theme(app, win.theme_mode)
         QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _s: win.follow_system_scheme())
     win.results_tab.apply_palette()
@@ -90,6 +96,8 @@ def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_opti
     if mapping:
         placed = win.place_targets(mapping)
         win.statusBar().showMessage(f"{placed} target(s) placed from --map", 8000)
+    if open_run is not None:
+        return _open_run(app, win, open_run, screenshot_dir, tmp if screenshot_dir is not None else None)
     if screenshot_dir is not None:
         from app.ui.screenshots import capture
 
@@ -104,3 +112,35 @@ def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_opti
         return 0
     win.show()
     return app.exec()
+
+
+def _open_run(app: QApplication, win: MainWindow, run_id: int, screenshot_dir: str | None,
+              tmp: tempfile.TemporaryDirectory | None) -> int:
+    """Show the stored run's view; for a screenshot, wait until it is drawn, write DIR/run-ID.png, exit."""
+    view = win.history.open_run(run_id)
+    if screenshot_dir is None:
+        win.show()
+        return app.exec()
+    from app.ui.screenshots import SIZE, settle
+
+    win.resize(*SIZE)
+    win.show()
+    deadline = time.monotonic() + 120
+    while view.data is None and time.monotonic() < deadline and win.history.workspace.indexOf(view) >= 0:
+        settle(0.05)
+    settle(0.2)
+    if view.data is None:
+        print(f"fiometer: run {run_id} could not be shown", file=sys.stderr)
+        win.close()
+        return 2
+    out = Path(screenshot_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"run-{run_id}.png"
+    if not win.grab().save(str(path)):
+        print(f"fiometer: cannot write {path}", file=sys.stderr)
+        return 2
+    print(path)
+    win.close()
+    if tmp is not None:
+        tmp.cleanup()
+    return 0

@@ -63,10 +63,9 @@ def test_compare_two_runs_gives_the_examples_table(window: MainWindow, qtbot) ->
     view = open_comparison(window, qtbot, [after, before])  # selection order does not matter: oldest = baseline
     assert view.baseline.currentData() == before
     t = view.sections[0]
-    assert t.title.text() == f"Run {after} \u201cEVA 4400 36 disks Vraid1\u201d vs baseline Run {before} " \
-                             "\u201cEVA 4400 32 disks Vraid5\u201d"
+    assert t.title.text() == f"after (run {after}) compared with before (run {before})"  # the runs' tags
     head = [t.table.horizontalHeaderItem(c).text() for c in range(t.table.columnCount())]
-    assert head == ["Access specification", f"Baseline (run {before})", f"Candidate (run {after})", "Change",
+    assert head == ["Access specification", "before", "after", "Change",
                     "Change %", "Verdict"]
     rows = metric_rows(view)
     assert list(rows) == ["IOPS (higher is better)", "MB/s (higher is better)",
@@ -87,11 +86,11 @@ def test_compare_two_runs_gives_the_examples_table(window: MainWindow, qtbot) ->
     avg = rows["Average response time, ms (lower is better)"]
     assert [c[0] for c in avg["Max Throughput-100%Read"]][1:] == ["2.67", "5.09", "+2.42", "+90.6 %", "worse"]
     assert avg["Max Throughput-100%Read"][4][1:] == ("worse", worse_fg)
-    assert [c[0] for c in avg["Max Throughput-50%Read"]][3:] == ["\u221227.40", "\u221280.5 %", "better"]
+    assert [c[0] for c in avg["Max Throughput-50%Read"]][3:] == ["\u221227.4", "\u221280.5 %", "better"]
     assert avg["Max Throughput-50%Read"][5][1:] == ("better", better_fg)
     # within the 5 % threshold: not marked, normal colours
     mx = rows["Maximum response time, ms (lower is better)"]["RealLife-60%Rand-65%Read"]
-    assert [c[0] for c in mx][1:] == ["120.00", "119.00", "\u22121.00", "\u22120.8 %", ""]
+    assert [c[0] for c in mx][1:] == ["120", "119", "\u22121.00", "\u22120.8 %", ""]
     assert mx[4][1] is None and mx[5][1] is None and mx[4][2] == normal_fg
     notes = t.notes.text()
     assert "within \u00b15 % are treated as run-to-run noise" in notes
@@ -130,9 +129,9 @@ def test_match_modes_and_steps_without_a_counterpart(window: MainWindow, qtbot) 
     view = open_comparison(window, qtbot, [qd64, qd16])
     # exact: same spec at another queue depth is not the same step
     titles = [s.title.text() for s in view.sections]
-    assert titles[1] == f"Not compared: Run {qd16} vs run {qd64}"
+    assert titles[1] == f"Not compared: QD 16 (run {qd16}) and QD 64 (run {qd64})"  # untagged: the run names
     unmatched = view.sections[1].table.row_texts()
-    assert [r[0] for r in unmatched] == [f"Run {qd64}"] * 2 + [f"Run {qd16}"] * 2
+    assert [r[0] for r in unmatched] == ["QD 64"] * 2 + ["QD 16"] * 2
     assert unmatched[0][3] == "QD 64, 1 worker, 1 target" and unmatched[2][3] == "QD 16, 1 worker, 1 target"
     assert "No steps in common" in view.sections[0].notes.text()
     assert "Match \u201cBy access specification only\u201d (above)" in view.sections[1].notes.text()
@@ -163,8 +162,8 @@ def test_three_runs_one_table_per_candidate(window: MainWindow, qtbot) -> None:
         ids = [record(store, RunSpec(BEFORE, name="a")), record(store, RunSpec(AFTER, name="b")),
                record(store, RunSpec(AFTER, name="c"))]
     view = open_comparison(window, qtbot, ids)
-    assert [s.title.text().split(" vs ")[0] for s in view.sections] == [f"Run {ids[1]} \u201cb\u201d",
-                                                                       f"Run {ids[2]} \u201cc\u201d"]
+    assert [s.title.text().split(" compared with ")[0] for s in view.sections] == [f"b (run {ids[1]})",
+                                                                                  f"c (run {ids[2]})"]
     assert view.baseline.count() == 3
 
 

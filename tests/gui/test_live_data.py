@@ -112,3 +112,11 @@ def test_sizes_in_words() -> None:
     for n in (1, 512, 4096, 100_000_000, 1023 * 1024 * 1024):
         assert parse_size(format_bytes(n, exact=True)) == n
     assert parse_size("4k") == 4096 and parse_size("1.5M") == 1572864 and parse_size("4 KB?") is None
+
+
+def test_reports_a_few_ms_early_still_make_one_point_each() -> None:
+    """fio's reports come every 0.998-1.001 s: each must be a point of a 1 s update, not every other one."""
+    live = LiveResults(update_seconds=1)
+    for i, t in enumerate((0.981, 1.979, 2.977, 3.978)):
+        live.add(0.0, [FakeSample("M1", "manager", "M1", t, window(0.998, 100, 1.0, 2.0), window(t, 100 * (i + 1), 1.0, 2.0))])
+    assert live.series[("manager", "M1", "M1")].n == 4

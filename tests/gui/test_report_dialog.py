@@ -91,13 +91,14 @@ def test_a_comparison_report_in_every_format(window: MainWindow, qtbot, runs, tm
     assert "+234.2 %" in html and 'data-value="5113.0"' in html and "Example Corp" in html
 
     with zipfile.ZipFile(tmp_path / f"{base}.xlsx") as z:
-        sheet = z.read("xl/worksheets/sheet1.xml").decode()
+        sheet = "".join(z.read(n).decode() for n in z.namelist() if n.startswith("xl/worksheets/sheet"))
+        sheet += z.read("xl/sharedStrings.xml").decode()
     numbers = {float(v) for v in re.findall(r"<v>([-0-9.eE]+)</v>", sheet)}
     assert {10809.0, 11686.0, 1530.0, 5113.0, 2.67, 5.09} <= numbers
     assert "Max Throughput-50%Read" in sheet
 
     csv_text = (tmp_path / f"{base}.csv").read_text(encoding="utf-8-sig")
-    assert "IOPS,Max Throughput-50%Read,1530.0,5113.0,3583.0,234.1830065,better" in csv_text
+    assert f"{after},after,3,Max Throughput-50%Read,64,all,,ALL,iops,5113.0,IOPS" in csv_text
 
     # then the folder, one click away
     opened = []
@@ -214,3 +215,36 @@ def test_the_dialog_remembers_author_client_and_folder(window: MainWindow, qtbot
     assert (again.author.text(), again.client.text(), again.folder.text()) == \
         ("Storage Consulting Ltd", "Example Corp", str(tmp_path))
     assert again.chosen_formats() == ["csv"] and again.paper.currentText() == "Letter"
+
+
+def test_labels_company_and_logo_reach_the_report_and_company_and_logo_are_remembered(
+        window: MainWindow, qtbot, runs, tmp_path: Path) -> None:
+    from PySide6.QtGui import QColor, QImage
+
+    logo = tmp_path / "logo.png"
+    img = QImage(120, 40, QImage.Format.Format_RGB32)
+    img.fill(QColor("#1f5fa8"))
+    assert img.save(str(logo))
+    dlg = comparison_dialog(window, qtbot, runs)
+    fill(dlg, tmp_path, ("html", "pdf"))
+    assert len(dlg.labels) == 2
+    dlg.labels[0].setText("Vraid5")
+    dlg.labels[1].setText("Vraid5")
+    dlg.company.setText("ACME Storage Consulting")
+    dlg.logo.setText(str(logo))
+    qtbot.mouseClick(dlg.write_button, Qt.MouseButton.LeftButton)
+    assert "different label" in dlg.error.text()  # the same label twice says nothing
+    dlg.labels[1].setText("Vraid1")
+    written = write(dlg, qtbot)
+    html = next(p for p in written if p.suffix == ".html").read_text(encoding="utf-8")
+    assert re.search(r"<th class=num>Vraid5</th>\s*<th class=num>Vraid1</th>", html)
+    assert "ACME Storage Consulting" in html and "data:image/png;base64," in html
+    pdf = next(p for p in written if p.suffix == ".pdf")
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True).stdout
+    assert re.search(r"Author:\s+Storage Consulting Ltd, ACME Storage Consulting", info)
+    assert re.search(r"Subject:\s+Storage performance: Vraid1 compared with Vraid5", info)
+    assert "Vraid1 (run" in pdf_text(pdf)
+    dlg.close()
+    again = window.history.report(dlg.request)
+    assert (again.company.text(), again.logo.text()) == ("ACME Storage Consulting", str(logo))
+    assert [e.text() for e in again.labels] == ["", ""]  # labels belong to one report, not remembered

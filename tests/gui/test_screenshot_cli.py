@@ -61,3 +61,25 @@ def test_screenshot_after_a_short_run_shows_numbers(tmp_path: Path) -> None:
                if abs(img.pixelColor(x, y).red() - 0x4e) < 12 and abs(img.pixelColor(x, y).green() - 0x79) < 12
                and abs(img.pixelColor(x, y).blue() - 0xa7) < 12)
     assert blue > 60  # an empty Results Display has about 15 such pixels
+
+
+def test_open_run_shows_a_stored_run_and_its_screenshot(tmp_path: Path) -> None:
+    """`fiometer --db DB gui --open-run ID --screenshot DIR`: the stored run's view, as a PNG."""
+    import shutil
+
+    db = tmp_path / "results.db"
+    shutil.copy(ROOT / "tests" / "fixtures" / "store" / "v2-two-runs.db", db)  # migrated on opening, too
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FIOMETER_SETTINGS_DIR": str(tmp_path / "settings")}
+    out = tmp_path / "shots"
+    done = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "gui", "--open-run", "1",
+                           "--screenshot", str(out)], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(out / "run-1.png")]
+    img = QImage(str(out / "run-1.png"))
+    assert (img.width(), img.height()) == (1280, 800)
+    missing = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "gui", "--open-run", "99",
+                              "--screenshot", str(out)], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=180)
+    assert missing.returncode == 2 and "There is no run 99" in missing.stderr
+    assert "Traceback" not in missing.stderr

@@ -46,7 +46,7 @@ def test_compare_groups_show_the_change_with_noise_from_the_repeats(five_runs):
     out = cli("--db", db, "compare", "1,2,3", "4,5")
     assert out.returncode == 0, out.stderr
     text = out.stdout
-    assert "Mean of runs 4, 5 vs baseline Mean of runs 1, 2, 3" in text
+    assert "after (runs 4, 5) compared with before (runs 1, 2, 3)" in text
     assert "Noise \u00b1" in text and "twice the larger coefficient of variation of repeated runs" in text
     iops = next(ln for ln in text.splitlines() if ln.startswith("S ") and "%" in ln)  # first row: IOPS
     assert iops.rstrip().endswith("worse")  # psync on a file is far slower than the null engine
@@ -57,12 +57,12 @@ def test_single_runs_find_their_repeats_by_plan_and_tags(five_runs):
     out = cli("--db", db, "compare", "3", "5")
     assert out.returncode == 0, out.stderr
     assert "Noise \u00b1" in out.stdout
-    assert "run 3: 3 runs (3, 2, 1)" in out.stdout and "run 5: 2 runs (5, 4)" in out.stdout
+    assert "before: 3 runs (3, 2, 1)" in out.stdout and "after: 2 runs (5, 4)" in out.stdout
 
 
 def test_report_carries_the_noise_column(five_runs):
     db, tmp = five_runs
-    out = cli("--db", db, "report", "1,2,3", "--compare", "4,5", "--csv", tmp / "r.csv")
+    out = cli("--db", db, "report", "1,2,3", "--compare", "4,5", "--csv-tables", tmp / "r.csv")
     assert out.returncode == 0, out.stderr
     rows = list(csv.reader((tmp / "r.csv").read_text(encoding="utf-8-sig").splitlines()))
     assert any("Noise \u00b1" in r for r in rows)

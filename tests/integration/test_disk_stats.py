@@ -83,6 +83,6 @@ def _raw_outputs(db):
 
     store = open_store(db)
     try:
-        return [o.raw_output for s in get_run(store, 1).steps for o in s.outputs.values()]
+        return [o.raw_output for s in get_run(store, 1, raw_output=True).steps for o in s.outputs.values()]
     finally:
         store.close()

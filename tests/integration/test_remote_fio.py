@@ -11,15 +11,16 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
-from app.engine.fioproto.client import RemoteFio, forget_protocol, probe
+from app.engine.fioproto.client import RemoteFio, probe
 from app.engine.fioproto.decode import decode_ts
 from app.engine.fioproto.frames import FrameReader
 from app.engine.fioproto.layouts import layout_for
 from app.engine.transport import Event, Finished, Message, Snapshot, TransportError
+from tests.fio_servers import free_port
 from tests.fioproto_support import as_printed, compare, load_fio_json
 
 pytestmark = [
@@ -34,60 +35,6 @@ EXTRA_FIO = [p for p in os.environ.get("FIOMETER_EXTRA_FIO", "").split(os.pathse
 FIO_BINARIES = ["fio", *EXTRA_FIO]
 
 NULL_JOB = "[global]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\ntime_based=1\nruntime={runtime}\n\n[nulljob]\n"
-
-
-def free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
-
-
-def wait_listening(host: str, port: int, proc: subprocess.Popen, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"fio --server exited early: {proc.stderr.read() if proc.stderr else ''}")
-        with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
-            return
-        time.sleep(0.05)
-    raise RuntimeError("fio --server did not start listening")
-
-
-def stop_group(proc: subprocess.Popen) -> None:
-    """Terminate the server's whole process group (listener, connection handlers, backends), then kill."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(3)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(3)
-    time.sleep(0.1)
-    with contextlib.suppress(ProcessLookupError):  # children that outlived the listener
-        os.killpg(proc.pid, signal.SIGKILL)
-    if proc.stderr:
-        proc.stderr.close()
-
-
-@pytest.fixture
-def fio_server() -> Iterator[Callable[[str], tuple[str, int, subprocess.Popen]]]:
-    procs: list[subprocess.Popen] = []
-
-    def start(host: str, binary: str = "fio") -> tuple[str, int, subprocess.Popen]:
-        port = free_port(host)
-        proc = subprocess.Popen(
-            [binary, f"--server={host},{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            start_new_session=True,  # its own process group: we can stop exactly its tree
-        )
-        procs.append(proc)
-        wait_listening(host, port, proc)
-        forget_protocol(host, port)
-        return host, port, proc
-
-    yield start
-    for proc in procs:
-        stop_group(proc)
 
 
 def run_all(fios: list[RemoteFio], on_event: Callable[[RemoteFio, Event], None] | None = None,

@@ -10,6 +10,8 @@ import pytest
 
 from app.model import planfile
 from app.model.plan import SpecLine, Target
+from app.store.database import open_store
+from app.store.queries import get_run
 from tests.helpers import grid
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
@@ -74,6 +76,14 @@ def test_two_remote_managers_run_store_and_export(tmp_path, servers):
     assert cli("--db", db, "export", "1", "--iometer-csv", csv).returncode == 0
     rows = [r.split(",") for r in csv.read_text(encoding="cp1252").splitlines() if r.startswith("MANAGER,")]
     assert [r[1] for r in rows] == ["M1", "M2"] and all(float(r[6]) > 0 for r in rows)
+    # each remote host as its fio server described itself in the probe, stored with the run
+    with open_store(db) as store:
+        run = get_run(store, 1)
+    for name in ("M1", "M2"):
+        env = run.host["managers"][name]
+        assert env["hostname"] == socket.gethostname() and env["cpus"] >= 1 and env["fio_version"] == "3.33"
+        assert "kernel" not in env  # nothing the probe does not tell
+    assert all("environment" not in t.details for t in run.targets)  # a remote file system is not looked at
 
 
 def test_unmapped_second_manager_is_refused_by_name(tmp_path, servers):

@@ -92,7 +92,9 @@ def test_html_is_self_contained_and_its_tables_match_the_store(db, tmp_path):
                  "--client", "ACME"]) == 0
     p = Tables()
     p.feed(out.read_text(encoding="utf-8"))
-    assert p.external == [] and p.svgs == 5  # a chart per metric; nothing to fetch
+    # a bar chart per metric and a response time distribution per access spec; nothing to fetch (the links
+    # are the table of contents)
+    assert [x for x in p.external if not x.startswith("#")] == [] and p.svgs == 5 + 4
     before, after = stored(db, 1), stored(db, 2)
     # summary per run: every number equals the store's
     for run_id, values in ((1, before), (2, after)):
@@ -105,7 +107,7 @@ def test_html_is_self_contained_and_its_tables_match_the_store(db, tmp_path):
     # the comparison: per metric a heading, then a row per access spec: baseline | candidate | change | change %
     rows = p.tables["compare-1"]
     head = [c[0] for c in rows[0]]
-    assert head == ["Access specification", "Baseline (run 1)", "Candidate (run 2)", "Change", "Change %", "Verdict"]
+    assert head == ["Access specification", "before", "after", "Change", "Change %", "Verdict"]  # the runs' tags
     metric = None
     checked = 0
     for row in rows[1:]:
@@ -131,8 +133,9 @@ def test_html_lists_unmatched_steps_and_what_differs(db, tmp_path):
     p = Tables()
     p.feed(text)
     only = [(r[0][0], r[2][0]) for r in p.tables["unmatched-1"][1:]]
-    assert only == [("Run 1", "Random-8k-70%Read"), ("Run 3", "Random-8k-70%Read"), ("Run 3", "Sequential-1M-Write")]
-    assert "Measured with: baseline fio 3.33; candidate fio 3.35" in text
+    assert only == [("before", "Random-8k-70%Read"), ("qd16", "Random-8k-70%Read"),
+                    ("qd16", "Sequential-1M-Write")]
+    assert "Measured with: before: fio 3.33; qd16: fio 3.35" in text
     assert "--match spec" in text  # the way to pair the QD 64 / QD 16 steps is shown
 
 
@@ -164,10 +167,10 @@ def test_pdf_comparison_rows_hold_the_table_numbers(pdf_text):
     expected = [  # spec, baseline, candidate, change, change %, verdict (IOPS, then MB/s, then avg ms)
         ("Max Throughput-100%Read", "10,809", "11,686", "+877", "+8.1 %", "better"),
         ("Max Throughput-50%Read", "1,530", "5,113", "+3,583", "+234.2 %", "better"),
-        ("RealLife-60%Rand-65%Read", "23.87", "33.47", "+9.60", "+40.2 %", "better"),
+        ("RealLife-60%Rand-65%Read", "23.9", "33.5", "+9.60", "+40.2 %", "better"),  # three significant digits
         ("Max Throughput-100%Read", "2.67", "5.09", "+2.42", "+90.6 %", "worse"),
-        ("Max Throughput-50%Read", "34.03", "6.63", "-27.40", "-80.5 %", "better"),
-        ("Max Throughput-100%Read", "40.00", "41.00", "+1.00", "+2.5 %"),  # within 5 %: not marked
+        ("Max Throughput-50%Read", "34.0", "6.63", "-27.4", "-80.5 %", "better"),
+        ("Max Throughput-100%Read", "40.0", "41.0", "+1.00", "+2.5 %"),  # within 5 %: not marked
     ]
     for cells in expected:
         pattern = r"\s+".join(re.escape(c) for c in cells) + (r"\s*$" if len(cells) == 5 else "")
@@ -178,7 +181,7 @@ def test_pdf_has_charts_unmatched_steps_and_the_methodology(db, pdf_text):
     _, text = pdf_text
     for s in ("Charts", "Average response time (ms)", "Not compared", "Sequential-1M-Write",
               "Appendix: methodology", "fio 3.33", "fio 3.35", "direct=1", "ioengine=libaio", "Direct I/O",
-              "/mnt/data/iobw.tst", "Plan SHA-256", "10 s, no ramp-up", "lab1"):
+              "/mnt/data/iobw.tst", "Plan SHA-256", "Ramp-up per step", "lab1"):
         assert s in text, s
     with open_store(db) as store:
         plan_hash = get_run(store, 1).plan_sha256
@@ -186,71 +189,129 @@ def test_pdf_has_charts_unmatched_steps_and_the_methodology(db, pdf_text):
 
 
 # --- XLSX -----------------------------------------------------------------------------------------
-def sheet_cells(z: zipfile.ZipFile, n: int) -> dict[str, object]:
-    root = ET.fromstring(z.read(f"xl/worksheets/sheet{n}.xml"))
-    out = {}
-    for c in root.iter(f"{M}c"):
-        v, t = c.find(f"{M}v"), c.find(f"{M}is/{M}t")
-        out[c.get("r")] = float(v.text) if v is not None else t.text if t is not None else None
-    return out
+R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+PR = "{http://schemas.openxmlformats.org/package/2006/relationships}"
 
 
-def grid_rows(cells: dict[str, object]) -> list[list[object]]:
-    rows: dict[int, dict[int, object]] = {}
-    for ref, v in cells.items():
-        col, row = re.fullmatch(r"([A-Z]+)(\d+)", ref).groups()
-        rows.setdefault(int(row), {})[ord(col) - 65 if len(col) == 1 else 26] = v
-    return [[r.get(i) for i in range(max(r) + 1)] for _, r in sorted(rows.items())]
+class Workbook:
+    """Just enough of an .xlsx reader: sheets by name as {cell ref: value}, and each sheet's XML."""
+
+    def __init__(self, path):
+        self.z = zipfile.ZipFile(path)
+        shared = ET.fromstring(self.z.read("xl/sharedStrings.xml")) if "xl/sharedStrings.xml" in self.z.namelist() \
+            else None
+        self.strings = ["".join(t.text or "" for t in si.iter(f"{M}t")) for si in shared.iter(f"{M}si")] \
+            if shared is not None else []
+        rels = ET.fromstring(self.z.read("xl/_rels/workbook.xml.rels"))
+        target = {r.get("Id"): r.get("Target") for r in rels.iter(f"{PR}Relationship")}
+        wb = ET.fromstring(self.z.read("xl/workbook.xml"))
+        self.files = {s.get("name"): "xl/" + target[s.get(f"{R}id")].lstrip("/").removeprefix("xl/")
+                      for s in wb.iter(f"{M}sheet")}
+        self.names = [s.get("name") for s in wb.iter(f"{M}sheet")]
+
+    def xml(self, name):
+        return ET.fromstring(self.z.read(self.files[name]))
+
+    def cells(self, name):
+        out = {}
+        for c in self.xml(name).iter(f"{M}c"):
+            v = c.find(f"{M}v")
+            if v is None:
+                continue
+            out[c.get("r")] = self.strings[int(v.text)] if c.get("t") == "s" else float(v.text)
+        return out
+
+    def rows(self, name):
+        rows: dict[int, dict[int, object]] = {}
+        for ref, v in self.cells(name).items():
+            col, row = re.fullmatch(r"([A-Z]+)(\d+)", ref).groups()
+            n = 0
+            for ch in col:
+                n = n * 26 + ord(ch) - 64
+            rows.setdefault(int(row), {})[n - 1] = v
+        return [[r.get(i) for i in range(max(r) + 1)] for _, r in sorted(rows.items())]
 
 
-def test_xlsx_reads_back_with_the_same_values_and_native_charts(db, tmp_path):
+def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(db, tmp_path):
     out = tmp_path / "r.xlsx"
     assert main(["--db", str(db), "report", "1", "--compare", "2", "--xlsx", str(out)]) == 0
     before, after = stored(db, 1), stored(db, 2)
-    with zipfile.ZipFile(out) as z:
-        names = z.namelist()
-        wb = ET.fromstring(z.read("xl/workbook.xml"))
-        sheets = [s.get("name") for s in wb.iter(f"{M}sheet")]
-        assert sheets == ["Comparison", "Results", "Facts", "Charts"]
-        rows = grid_rows(sheet_cells(z, 1))
-        header = rows.index(["Metric", "Access specification", "Baseline (run 1)", "Candidate (run 2)", "Change",
-                             "Change %", "Verdict"])
-        data = [r + [None] * (7 - len(r)) for r in rows[header + 1: header + 1 + 20]]  # an empty verdict: no cell
-        for metric, spec, b, c, change, pct, verdict in data:
-            key = next(d.key for d in METRICS if metric.startswith(d.label))
-            assert b == pytest.approx(before[spec, 64][key]) and c == pytest.approx(after[spec, 64][key])
-            assert change == pytest.approx(c - b) and pct == pytest.approx((c - b) / b)
-            assert verdict in ("better", "worse", None)
-        assert {r[0] for r in data} == {"IOPS", "MB/s", "Average response time (ms)", "Maximum response time (ms)",
-                                        "99th percentile response time (ms)"}
-        # charts: one per metric, each series drawn from the Charts sheet's cells
-        charts = sorted(n for n in names if n.startswith("xl/charts/chart"))
-        assert len(charts) == 5 and "xl/drawings/drawing1.xml" in names
-        chart_cells = sheet_cells(z, 4)
-        iops = ET.fromstring(z.read("xl/charts/chart1.xml"))
-        assert iops.find(f".//{C}barChart/{C}barDir").get("val") == "bar"
-        sers = iops.findall(f".//{C}ser")
-        assert len(sers) == 2
-        for ser, values in zip(sers, (before, after), strict=True):
-            ref = ser.find(f"{C}val/{C}numRef/{C}f").text
-            m = re.fullmatch(r"'Charts'!\$([A-Z])\$(\d+):\$([A-Z])\$(\d+)", ref)
-            col, r1, _, r2 = m.groups()
-            cats = [chart_cells[f"A{r}"] for r in range(int(r1), int(r2) + 1)]
-            vals = [chart_cells[f"{col}{r}"] for r in range(int(r1), int(r2) + 1)]
-            assert vals == [pytest.approx(values[spec, 64]["iops"]) for spec in cats]
-            cache = [float(p.find(f"{C}v").text) for p in ser.findall(f"{C}val/{C}numRef/{C}numCache/{C}pt")]
-            assert cache == pytest.approx(vals)
-        ct = z.read("[Content_Types].xml").decode()
-        assert ct.count("drawingml.chart+xml") == 5 and "drawing+xml" in ct
+    wb = Workbook(out)
+    comp = "Comparison 1"
+    assert wb.names == ["Summary", "At a glance", comp, "Percentiles", "Environment", "Run 1 results",
+                        "Run 2 results", "Job options", "Run 1 facts", "Run 2 facts", "Charts", "Job files", "data"]
+    rows = wb.rows(comp)
+    assert rows[0] == ["after (run 2) compared with before (run 1)"]
+    assert rows[1] == ["Metric", "Access specification", "before", "after", "Change", "Change %", "Verdict"]
+    data = [r + [None] * (7 - len(r)) for r in rows[2:22]]  # an empty verdict: no cell
+    for metric, spec, b, c, change, pct, verdict in data:
+        key = next(d.key for d in METRICS if metric.startswith(d.label))
+        assert b == pytest.approx(before[spec, 64][key]) and c == pytest.approx(after[spec, 64][key])
+        assert change == pytest.approx(c - b) and pct == pytest.approx((c - b) / b)
+        assert verdict in ("better", "worse", None)
+    assert {r[0] for r in data} == {"IOPS", "MB/s", "Average response time (ms)", "Maximum response time (ms)",
+                                    "99th percentile response time (ms)"}
+    sheet = wb.xml(comp)
+    pane = sheet.find(f".//{M}pane")
+    assert pane.get("state") == "frozen" and pane.get("ySplit") == "2"  # title and header stay in view
+    assert sheet.find(f"{M}autoFilter").get("ref") == "A2:G22"
+    styles = wb.z.read("xl/styles.xml").decode()
+    assert 'formatCode="+0.0%;-0.0%;0.0%"' in styles and 'formatCode="#,##0"' in styles
+    # charts: one per metric, each series drawn from the Charts sheet's cells
+    charts = sorted(n for n in wb.z.namelist() if n.startswith("xl/charts/chart"))
+    assert len(charts) == 5
+    chart_cells = wb.cells("Charts")
+    iops = ET.fromstring(wb.z.read("xl/charts/chart1.xml"))
+    assert iops.find(f".//{C}barChart/{C}barDir").get("val") == "bar"
+    sers = iops.findall(f".//{C}ser")
+    assert len(sers) == 2
+    for ser, values in zip(sers, (before, after), strict=True):
+        ref = ser.find(f"{C}val/{C}numRef/{C}f").text
+        m = re.fullmatch(r"Charts!\$([A-Z])\$(\d+):\$([A-Z])\$(\d+)", ref)
+        col, r1, _, r2 = m.groups()
+        cats = [chart_cells[f"A{r}"] for r in range(int(r1), int(r2) + 1)]
+        vals = [chart_cells[f"{col}{r}"] for r in range(int(r1), int(r2) + 1)]
+        assert vals == [pytest.approx(values[spec, 64]["iops"]) for spec in cats]
+    # data: the long form, every ALL number as stored
+    data_rows = wb.rows("data")
+    head = data_rows[0]
+    assert head == ["run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric", "value",
+                    "unit"]
+    assert wb.xml("data").find(f".//{M}pane").get("ySplit") == "1"
+    found = {(r[0], r[3], r[8]): r[9] for r in data_rows[1:] if r[5] == "all"}
+    for run_id, values in ((1, before), (2, after)):
+        for (spec, _), v in values.items():
+            assert found[(run_id, spec, "iops")] == pytest.approx(v["iops"])
+            assert found[(run_id, spec, "lat_p99")] == pytest.approx(v["p99_ms"])
 
 
 # --- CSV ------------------------------------------------------------------------------------------
-def test_csv_holds_the_same_comparison_table(db, tmp_path):
+def test_csv_is_one_tidy_table_of_every_stored_number(db, tmp_path):
     out = tmp_path / "r.csv"
     assert main(["--db", str(db), "report", "1", "--compare", "2", "--csv", str(out)]) == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
+    assert list(rows[0]) == ["run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric",
+                             "value", "unit"]
+    before, after = stored(db, 1), stored(db, 2)
+    names = {"iops": "iops", "mbps": "mbps", "lat_mean_ms": "lat_mean", "lat_max_ms": "lat_max",
+             "p99_ms": "lat_p99"}
+    seen = 0
+    for r in rows:
+        assert r["label"] == {"1": "before", "2": "after"}[r["run"]]
+        if r["level"] == "all" and r["metric"] in names.values():
+            key = next(k for k, v in names.items() if v == r["metric"])
+            values = before if r["run"] == "1" else after
+            assert float(r["value"]) == pytest.approx(values[r["spec"], int(r["queue_depth"])][key], rel=1e-9)
+            seen += 1
+    assert seen == 2 * 4 * 5
+    assert {r["level"] for r in rows} == {"all", "manager", "worker", "target"}
+
+
+def test_csv_tables_hold_the_same_comparison_table(db, tmp_path):
+    out = tmp_path / "t.csv"
+    assert main(["--db", str(db), "report", "1", "--compare", "2", "--csv-tables", str(out)]) == 0
     rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
-    header = rows.index(["Metric", "Access specification", "Baseline (run 1)", "Candidate (run 2)", "Change",
-                         "Change %", "Verdict"])
+    header = rows.index(["Metric", "Access specification", "before", "after", "Change", "Change %", "Verdict"])
     before, after = stored(db, 1), stored(db, 2)
     for metric, spec, b, c, change, pct, verdict in rows[header + 1: header + 21]:
         key = next(d.key for d in METRICS if metric.startswith(d.label))
@@ -262,6 +323,56 @@ def test_csv_holds_the_same_comparison_table(db, tmp_path):
     assert ["Run 1 \u201cEVA 4400, 32 disks Vraid5\u201d \u2014 results per step"] in rows
 
 
+def test_csv_cells_that_look_like_formulas_are_neutralised_but_negative_numbers_stay(tmp_path):
+    db = tmp_path / "f.db"
+    evil = "=HYPERLINK(\"http://x\",\"y\")"
+    with open_store(db) as store:
+        record(store, RunSpec([StepSpec("@SUM(A1)", 100, 1, 1, 2, 1.5)], name=evil, tags=["+a"]))
+        record(store, RunSpec([StepSpec("@SUM(A1)", 50, 0.5, 2, 3, 2.5)], name="-b", tags=["-b"]))
+    tables = tmp_path / "t.csv"
+    assert main(["--db", str(db), "report", "1", "--compare", "2", "--csv", str(tmp_path / "r.csv"),
+                 "--csv-tables", str(tables)]) == 0
+    rows = list(csv.reader(io.StringIO((tmp_path / "r.csv").read_text(encoding="utf-8-sig"))))
+    cells = [c for r in rows for c in r]
+    assert "'@SUM(A1)" in cells and "'+a" in cells and "'-b" in cells
+    assert not [c for c in cells if c[:1] in ("=", "+", "@") or (c[:1] == "-" and not re.fullmatch(r"-[\d.e+-]+", c))]
+    t = list(csv.reader(io.StringIO(tables.read_text(encoding="utf-8-sig"))))
+    change = next(r for r in t if r[:2] == ["IOPS", "'@SUM(A1)"])
+    assert float(change[4]) == -50.0 and change[5] == "-50.0"  # real negative numbers stay numbers
+    assert any(evil in c for r in t for c in r) and not any(c.startswith(("=", "@", "+")) for r in t for c in r)
+
+
+MIN_TEXT = 150  # characters on a page besides its header and footer: less is a blank or orphan page
+
+
+def page_texts(pdf) -> list[str]:
+    pages = int(re.search(r"Pages:\s+(\d+)", subprocess.run(["pdfinfo", str(pdf)], capture_output=True,
+                                                              text=True).stdout).group(1))
+    out = []
+    for n in range(1, pages + 1):
+        text = subprocess.run(["pdftotext", "-f", str(n), "-l", str(n), "-layout", str(pdf), "-"],
+                              capture_output=True, text=True).stdout
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        body = lines[1:-1] if n > 1 else lines  # body pages: a header line and a footer line
+        out.append("".join("".join(ln.split()) for ln in body))
+    return out
+
+
+def test_a_report_where_nothing_pairs_has_no_blank_page_and_no_chart_off_the_page(tmp_path):
+    db = tmp_path / "apart.db"
+    with open_store(db) as store:
+        record(store, RunSpec(BEFORE, name="a", tags=["a"]))
+        record(store, RunSpec([replace(s, spec=s.spec + " (new)") for s in AFTER], name="b", tags=["b"]))
+    out = tmp_path / "r.pdf"
+    res = cli("--db", db, "report", "1", "--compare", "2", "--pdf", out)
+    assert res.returncode == 0, res.stderr
+    texts = page_texts(out)
+    assert {n: t for n, t in enumerate(texts, 1) if len(t) < MIN_TEXT} == {}
+    assert "Notcompared" in "".join(texts)
+    bbox = subprocess.run(["pdftotext", "-bbox", str(out), "-"], capture_output=True, text=True).stdout
+    assert not [y for y in re.findall(r'yMax="([\d.]+)"', bbox) if float(y) > 841.9]
+
+
 # --- refusals -------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("argv", "says"), [
     (["report", "9", "--html", "x.html"], "There is no run 9"),
@@ -270,6 +381,10 @@ def test_csv_holds_the_same_comparison_table(db, tmp_path):
     (["report", "1", "--pdf", "/no/such/dir/r.pdf"], "does not exist"),
     (["compare", "1", "8"], "There is no run 8"),
     (["report", "1", "--html", "."], "Is a directory"),
+    (["report", "1", "--compare", "2", "--labels", "a,b,c", "--html", "x.html"], "3 labels for 2 sides"),
+    (["report", "1", "--logo", "no-such.png", "--pdf", "x.pdf"], "--logo no-such.png: no such file"),
+    (["export", "1"], "say what to write: --iometer-csv OUT.csv and/or --samples OUT.csv"),
+    (["export", "1", "--samples", "/no/such/dir/s.csv"], "does not exist"),
 ])
 def test_bad_requests_get_a_clear_message(db, tmp_path, capsys, monkeypatch, argv, says):
     monkeypatch.chdir(tmp_path)
@@ -291,7 +406,7 @@ def test_a_group_of_repeats_sets_the_noise_threshold(db, tmp_path):
     p.feed(out.read_text(encoding="utf-8"))
     rows = p.tables["compare-1"]
     head = [c[0] for c in rows[0]]
-    assert head[1] == "Baseline (mean of runs 1, 2)" and "Noise \u00b1" in head
+    assert head[1] == "Mean of runs 1, 2" and "Noise \u00b1" in head  # runs 1 and 2 share no tag
     before, after = stored(db, 1), stored(db, 2)
     iops = rows[2]  # IOPS, Max Throughput-100%Read: 10,809 and 11,686 -> mean 11,247.5, CV 5.5 %
     assert iops[0][0] == "Max Throughput-100%Read"

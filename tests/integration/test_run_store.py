@@ -44,7 +44,7 @@ def stored_run(tmp_path_factory):
     assert out.returncode == 0, out.stderr
     store = open_store(db)
     (summary,) = list_runs(store)
-    yield store, get_run(store, summary.id), tmp
+    yield store, get_run(store, summary.id, raw_output=True), tmp
     store.close()
 
 

@@ -25,7 +25,7 @@ def test_server_listens_and_the_partner_connects_to_its_manager_address():
     a = step_jobfile(plan, step, 0, "Linux", peer_addresses=addresses, net_port_base=30000)
     b = step_jobfile(plan, step, 1, "Linux", peer_addresses=addresses, net_port_base=30000)
     assert "listen" in a.text.splitlines() and "rw=read" in a.text and "port=30000" in a.text
-    assert "hostname=127.0.0.2" in b.text and "rw=write" in b.text and "startdelay=1" in b.text
+    assert "hostname=127.0.0.2" in b.text and "rw=write" in b.text and "startdelay=2" in b.text
     assert "hostname=10.9.9.9" not in b.text  # the NIC address in the file is never contacted
     assert "bssplit=4k/60:64k/40" in b.text
     assert [j.worker_key for j in b.jobs] == ["n1.w1"] and b.jobs[0].network

@@ -9,7 +9,9 @@ QT_FREE = [
     "app.analysis.compare", "app.analysis.run_groups", "app.analysis.iometer_import",
     "app.analysis.iometer_results_reader", "app.report.tables", "app.report.facts", "app.report.charts",
     "app.report.document", "app.report.html", "app.report.csv_out", "app.report.xlsx", "app.report.pdf_markup",
-    "app.cli.history_commands", "app.cli.report_commands",
+    "app.cli.history_commands", "app.cli.report_commands", "app.report.summary", "app.report.latency",
+    "app.report.timeline", "app.report.long_form", "app.analysis.csv_safe", "app.analysis.samples_export",
+    "app.engine.environment",
 ]
 
 

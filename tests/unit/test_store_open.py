@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.store import Recorder, StoreError, database, get_run, list_runs, open_store, step_samples
+from app.store.database import check_store
 from app.store.schema import APPLICATION_ID, SCHEMA_VERSION, V1
 from tests.unit.store_support import write_run
 
@@ -112,11 +114,11 @@ def _populated(path: Path) -> None:
 
 
 def _scribble_on_an_index(path: Path) -> None:
-    """Zero the end of the samples index's root page: the header still reads, only a check finds it."""
+    """Zero the end of the series index's root page: the header still reads, only a check finds it."""
     conn = sqlite3.connect(path)
     page_size = conn.execute("PRAGMA page_size").fetchone()[0]
     (root,) = conn.execute(
-        "SELECT rootpage FROM sqlite_schema WHERE name = 'sqlite_autoindex_samples_1'"
+        "SELECT rootpage FROM sqlite_schema WHERE name = 'series_identity'"
     ).fetchone()
     conn.close()
     with open(path, "r+b") as f:
@@ -124,7 +126,19 @@ def _scribble_on_an_index(path: Path) -> None:
         f.write(bytes(page_size // 4))
 
 
-@pytest.mark.parametrize("damage", ["truncated", "garbage", "scribbled"])
+def _abandon_a_run(path: Path) -> None:
+    """Make the file's first run look as if its recording process died (a pid that has ended)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE runs SET status = 'running', owner_pid = ?, owner_host = ?, owner_token = 'gone' "
+                 "WHERE id = (SELECT min(id) FROM runs)", (proc.pid, socket.gethostname()))
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "scribbled", "scribbled, then fiometer check",
+                                    "scribbled, then its recorder died"])
 def test_damaged_file_is_copied_aside_and_explained(tmp_path, monkeypatch, damage):
     path = tmp_path / "fiometer.db"
     if damage == "truncated":
@@ -134,15 +148,24 @@ def test_damaged_file_is_copied_aside_and_explained(tmp_path, monkeypatch, damag
         path.write_bytes(b"not a database, just some bytes\n" * 300)
     else:
         _populated(path)
+        if "died" in damage:
+            _abandon_a_run(path)
         _scribble_on_an_index(path)
         assert _user_version(path) == SCHEMA_VERSION  # reading the header alone would not notice
     damaged = path.read_bytes()
     # The full check runs once per file per process, and this process wrote the file: forget that, as
     # a Fiometer started later would not know it.
     monkeypatch.setattr(database, "_checked_this_process", set())
+    if damage == "scribbled":  # opening costs the same whatever the file holds: no full check for no reason
+        open_store(path).close()
+        assert not list(tmp_path.glob("fiometer.db.corrupt-*"))
+        return
 
     with pytest.raises(StoreError) as err:
-        open_store(path)
+        if damage.endswith("fiometer check"):
+            check_store(path)
+        else:
+            open_store(path)
 
     (copy,) = tmp_path.glob("fiometer.db.corrupt-*")
     assert copy.read_bytes() == damaged and path.read_bytes() == damaged
@@ -197,3 +220,15 @@ def test_a_missing_run_is_a_store_error_naming_the_file(tmp_path):
     with open_store(tmp_path / "f.db") as store, pytest.raises(StoreError, match="no run 42"):
         get_run(store, 42)
     assert list_runs(open_store(tmp_path / "f.db")) == []
+
+
+def test_fiometer_check_reads_every_page(tmp_path):
+    path = tmp_path / "fiometer.db"
+    _populated(path)
+    run = [sys.executable, "-m", "app.cli", "--db", str(path), "check"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    ok = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    assert ok.returncode == 0 and "is sound" in ok.stdout, ok.stderr
+    _scribble_on_an_index(path)
+    bad = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    assert bad.returncode != 0 and "is damaged" in bad.stderr and "Traceback" not in bad.stderr

@@ -55,7 +55,7 @@ def test_every_metrics_field_has_a_column():
 
 def test_run_with_two_managers_workers_targets_and_steps_reads_back_equal(store):
     written = write_run(Recorder(store), steps=2, intervals=3)
-    run = get_run(store, written.run_id)
+    run = get_run(store, written.run_id, raw_output=True)
 
     assert (run.name, run.description, run.status, run.plan_name, run.notes) == (
         "EVA 4400 Vraid5",

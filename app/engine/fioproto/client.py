@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from ... import user_settings
 from ..transport import Event, TransportError
 from .commands import (
     CLIENT_TYPE_CLI,
@@ -28,11 +29,12 @@ from .commands import (
     parse_text,
     probe_pdu,
 )
-from .frames import FrameReader, Packet, ProtocolError, encode
+from .frames import HEADER_SIZE, FrameReader, Packet, ProtocolError, encode
 from .layouts import LAYOUTS, UnsupportedVersion, layout_for
 from .session import RunSession
 
 DEFAULT_PORT = 8765
+_REPORT_OPS = frozenset({Op.TS, Op.GS, Op.DU, Op.JOB_OPT, Op.STOP, Op.QUIT})
 DEFAULT_PROTOCOL = 97  # fio 3.31-3.33, the first guess for a server we have not met yet
 _RECV = 1 << 20
 
@@ -94,6 +96,8 @@ class _Link:
         self.reader = FrameReader(verify_payload_crc=verify_payload_crc)
         self._send_lock = threading.Lock()
         self.closed = False
+        self.bytes_in = 0  # everything received, partial messages included: a slow link is alive
+        self.last_rx = time.monotonic()
 
     def send(self, data: bytes) -> bool:
         with self._send_lock:
@@ -120,6 +124,8 @@ class _Link:
             raise
         if not data:
             return None
+        self.bytes_in += len(data)
+        self.last_rx = time.monotonic()
         return self.reader.feed(data)
 
     def shutdown(self) -> None:
@@ -198,7 +204,7 @@ def _open(
     """
     key = (host, port)
     with _known_lock:
-        protocol = _known_protocol.get(key, DEFAULT_PROTOCOL)
+        protocol = _known_protocol.get(key) or user_settings.saved_protocol(_where(host, port)) or DEFAULT_PROTOCOL
     for _ in range(3):
         try:
             link, info, rest = _handshake(
@@ -213,7 +219,10 @@ def _open(
                 _known_protocol[key] = protocol
             continue
         with _known_lock:
+            learnt = _known_protocol.get(key) != protocol
             _known_protocol[key] = protocol
+        if learnt:
+            user_settings.remember_protocol(_where(host, port), protocol)
         return link, info, rest
     raise TransportError(f"{_where(host, port)} keeps changing its protocol version; giving up")
 
@@ -229,6 +238,26 @@ def forget_protocol(host: str, port: int = DEFAULT_PORT) -> None:
     """Drop the remembered protocol version of a server (e.g. after it was upgraded)."""
     with _known_lock:
         _known_protocol.pop((host, port), None)
+    user_settings.forget_protocol(_where(host, port))
+
+
+# An idle server's connection handler looks at its socket once a second, counted from its last
+# reply (fio's server.c waits up to 1000 ms on its send queue while no job runs). A RUN that
+# arrives just before one handler's look and just after another's starts those two jobs ~1 s
+# apart; sending it mid-way between their looks starts them at the same look.
+SERVER_IDLE_WAKE = 1.0
+_WAKE_MARGIN = 0.15
+
+
+def run_delay(loaded_at: list[float], now: float) -> float:
+    """How long to wait before sending RUN to servers whose job files were accepted (their last
+    reply) at ``loaded_at`` (monotonic), so that no server is about to look at its socket."""
+    for step in range(100):
+        d = step * SERVER_IDLE_WAKE / 100
+        phases = [((now + d - t) % SERVER_IDLE_WAKE) for t in loaded_at]
+        if all(_WAKE_MARGIN <= p <= SERVER_IDLE_WAKE - _WAKE_MARGIN for p in phases):
+            return d
+    return 0.0
 
 
 def status_interval_arg(seconds: float) -> str:
@@ -241,15 +270,20 @@ def status_interval_arg(seconds: float) -> str:
 class RemoteFio:
     """A :class:`~app.engine.transport.Transport` that runs one job file on a ``fio --server``.
 
-    ``start`` connects, checks the server and sends the job (blocking for at most about
-    ``connect_timeout + answer_timeout``); ``events`` then yields one Snapshot per status report
-    (all jobs of that report, cumulative, in fio's JSON job shape), Messages for server text,
-    and exactly one Finished.
+    ``start`` connects, checks the server and loads the job (blocking until fio has accepted the
+    job file: at most about ``connect_timeout + 2 * answer_timeout``); ``go`` then sends RUN, so a
+    runner can load every manager first and start them all at once (``events`` sends RUN itself
+    if ``go`` was not called). ``events`` yields one Snapshot per status report (all jobs of that
+    report, cumulative, in fio's JSON job shape), Messages for server text, and exactly one Finished.
 
-    Watchdogs: ``answer_timeout`` for the handshake; the run fails with a plain reason when
-    nothing arrives for ``silence_timeout`` seconds (default 3 status intervals + 5 s; the
-    client polls the server's ETA every ``eta_poll`` s, which a live server answers within about
-    a second even when idle); ``stop_timeout`` bounds the wait for final numbers after stop().
+    Watchdogs: ``answer_timeout`` for the handshake; the run fails with a plain reason when no
+    byte arrives for ``silence_timeout`` seconds (default 3 status intervals + 5 s). Bytes, not
+    whole messages, count: one report is ~184 KB per job, so on a slow link a message can take
+    many seconds to arrive while the manager is well. The client polls the server's ETA every
+    ``eta_poll`` s, which a live server answers within about a second even when idle;
+    ``stop_timeout`` bounds the wait for final numbers after stop(). Whether fio itself makes
+    progress, and the step's deadline, are the runner's business (:mod:`app.engine.step_watch`).
+    Server text goes through a :class:`~app.engine.message_gate.MessageGate`.
 
     ``verify_payload_crc`` checks fio's CRC16 of every payload fragment too. It is off by default:
     TCP already checksums the stream, the pure-Python check costs about 1.5 ms per job per
@@ -283,11 +317,28 @@ class RemoteFio:
         self.info: ServerInfo | None = None
         self._link: _Link | None = None
         self._session: RunSession | None = None
-        self._early: list[Packet] = []
+        self._early: list[Event] = []
         self._interval = 1.0
         self._stop_at: float | None = None
         self._aborted = threading.Event()
         self._started = False
+        self._run_sent = False
+        self.run_sent_at: float | None = None  # time.time() when RUN went out
+        self._other_bytes = 0
+        self.loaded_at: float | None = None  # time.monotonic() when fio accepted the job file
+
+    @property
+    def bytes_received(self) -> int:
+        """Bytes received that may belong to fio's reports, partial ones included: everything but
+        complete ETA replies and text. It grows while a report is on its way over a slow link, and
+        not while a stuck server only answers ETA polls or sends text."""
+        return self._link.bytes_in - self._other_bytes if self._link is not None else 0
+
+    @property
+    def job_started_at(self) -> float | None:
+        """When fio started the job (time.time() seconds): fio's own job_start where the protocol
+        carries it (fio 3.36+), else when its first SERVER_START arrived."""
+        return self._session.job_started_at if self._session is not None else None
 
     # --- Transport -----------------------------------------------------------------------
 
@@ -310,11 +361,51 @@ class RemoteFio:
             self.host, self.port, connect_timeout=self.connect_timeout, answer_timeout=self.answer_timeout,
             verify_payload_crc=self.verify_payload_crc, after_probe=job_frames,
         )
-        self._link, self.info, self._early = link, info, rest
-        self._session = RunSession(
+        self._link, self.info = link, info
+        session = self._session = RunSession(
             self.name, layout_for(info.protocol), self.host, self.port, settle=self.settle,
             fio_version=info.fio_version,
         )
+        for pkt in rest:
+            self._early += session.on_packet(pkt)
+        self._load(link, session)
+
+    def _load(self, link: _Link, session: RunSession) -> None:
+        """Wait until fio has accepted the job file (or rejected it: events() then says why)."""
+        deadline = time.monotonic() + self.answer_timeout
+        while session.starts < 2 and not session.finished and not self._aborted.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                link.send(encode(session.layout.protocol, Op.QUIT))
+                link.close()
+                raise TransportError(f"{session.where} did not accept the job file within {self.answer_timeout:g} s")
+            try:
+                packets = link.recv(min(left, 0.5))
+            except (ProtocolError, OSError):
+                packets = None
+            if packets is None:
+                self._early += session.on_disconnect()
+                return
+            for pkt in packets:
+                self._early += session.on_packet(pkt)
+        if session.starts >= 2:
+            self.loaded_at = time.monotonic()
+
+    def go(self) -> None:
+        """Start the loaded job now (RUN); events() sends it itself if this is never called."""
+        link, session = self._link, self._session
+        if link is None or session is None or session.finished or self._run_sent or self._stop_at is not None:
+            return
+        if session.starts >= 2 and not self._aborted.is_set():
+            self._run_sent = True
+            link.send(encode(session.layout.protocol, Op.RUN))
+            self.run_sent_at = time.time()
+            link.last_rx = time.monotonic()  # silence is counted from RUN
+
+    @property
+    def dropped_note(self) -> str | None:
+        """What the server's text flood cost: how many messages were not kept, or None."""
+        return self._session.gate.summary(self._session.where) if self._session is not None else None
 
     def events(self) -> Iterator[Event]:
         link, session = self._link, self._session
@@ -322,25 +413,21 @@ class RemoteFio:
             raise RuntimeError("start() first")
         silence = self.silence_timeout if self.silence_timeout is not None else 3 * self._interval + 5.0
         eta_frame = encode(session.layout.protocol, Op.SEND_ETA, tag=2)
-        last_rx = time.monotonic()
-        next_eta = last_rx + self.eta_poll
-        run_sent = False
+        next_eta = time.monotonic() + self.eta_poll
         try:
-            for pkt in self._early:
-                yield from session.on_packet(pkt)
+            yield from self._early
             self._early = []
             while not session.finished:
                 if self._aborted.is_set():
                     yield from session.on_abort()
                     break
-                if not run_sent and self._stop_at is not None:
+                if not self._run_sent and self._stop_at is not None:
                     yield from session.on_stopped_before_run()  # never send RUN after a stop
                     break
-                if not run_sent and session.starts >= 2:  # START for JOBLINE, then for the JOB
-                    link.send(encode(session.layout.protocol, Op.RUN))
-                    run_sent = True
+                if not self._run_sent and session.starts >= 2:  # START for JOBLINE, then for the JOB
+                    self.go()
                 now = time.monotonic()
-                wait = min(next_eta, last_rx + silence) - now
+                wait = min(next_eta, link.last_rx + silence) - now
                 for deadline in (session.next_deadline(), self._stop_at):
                     if deadline is not None:
                         wait = min(wait, deadline - now)
@@ -355,26 +442,27 @@ class RemoteFio:
                     if not self._aborted.is_set():
                         yield from session.on_disconnect()
                     continue
-                now = time.monotonic()
-                if packets:
-                    last_rx = now
                 for pkt in packets:
+                    if pkt.opcode not in _REPORT_OPS:
+                        self._other_bytes += HEADER_SIZE + len(pkt.payload)
                     yield from session.on_packet(pkt)
                     if session.finished:
                         break
                 if session.finished:
                     break
-                if not run_sent and (self._stop_at is not None or session.starts >= 2):
+                if not self._run_sent and (self._stop_at is not None or session.starts >= 2):
                     continue  # send RUN (or give up on it) right away, at the top of the loop
                 yield from session.on_tick()
-                if now - last_rx >= silence:
-                    yield from session.on_silence(now - last_rx)
-                elif self._stop_at is not None and now >= self._stop_at:
+                now = time.monotonic()
+                if now - link.last_rx >= silence:
+                    yield from session.on_silence(now - link.last_rx)
+                elif self._stop_at is not None and now >= self._stop_at and now - link.last_rx >= self._interval:
+                    # (data still arriving on a slow link may be the final report; the runner caps the wait)
                     yield from session.on_error(
                         f"manager {session.where} did not finish within {self.stop_timeout:g} s of the stop request; "
                         "samples so far kept"
                     )
-                elif now >= next_eta:
+                elif now >= next_eta and self._stop_at is None:  # (no polls while stopping: bytes mean data)
                     link.send(eta_frame)  # keepalive: a live server answers with ETA
                     next_eta = now + self.eta_poll
         finally:

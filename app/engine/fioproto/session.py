@@ -14,6 +14,7 @@ import signal
 import time
 from typing import Any
 
+from ..message_gate import MessageGate
 from ..transport import Event, Finished, Message, Snapshot
 from .commands import LOG_ERR, Op, parse_job_opt, parse_start, parse_stop, parse_text
 from .decode import decode_du, decode_ts, du_to_json
@@ -70,6 +71,9 @@ class RunSession:
         self._flush_at: float | None = None
         self._last: Snapshot | None = None
         self._quit_seen = False
+        self.gate = MessageGate(clock=clock)
+        self.job_started_at: float | None = None  # time.time(): fio's job_start (3.36+) or SERVER_START
+        self._job_start_exact = False
 
     # --- input ---------------------------------------------------------------------------
 
@@ -88,6 +92,9 @@ class RunSession:
             )
             self._pending.append(job)
             self._pending_time = now
+            start_ms = job.get("job_start")
+            if isinstance(start_ms, int) and start_ms > 0 and not self._job_start_exact:
+                self.job_started_at, self._job_start_exact = start_ms / 1000.0, True
         elif op == Op.JOB_OPT:
             if self._group_seen:
                 out += self._flush(final=False)
@@ -107,7 +114,7 @@ class RunSession:
         elif op == Op.TEXT:
             text = parse_text(pkt.payload)
             body = text.text.rstrip("\n")
-            if body.strip():
+            if body.strip() and self.gate.admit(body):
                 level = "error" if text.level >= LOG_ERR else "info"
                 if level == "error":
                     self._errors.append(body.strip())
@@ -115,6 +122,9 @@ class RunSession:
         elif op == Op.START:
             self.jobs_expected, self.stat_outputs = parse_start(pkt.payload)
             self.starts += 1
+        elif op == Op.SERVER_START:
+            if self.job_started_at is None:
+                self.job_started_at = time.time()
         elif op == Op.STOP:
             self._stop = parse_stop(pkt.payload)
             # A backend killed by a signal printed no end-of-run numbers: nothing is final then.
@@ -123,7 +133,7 @@ class RunSession:
             self._quit_seen = True
             out += self._flush(final=self._stop is None or self._stop[1] == 0)
             out.append(self._finish_quit())
-        # PROBE (handled by the client), ETA (keepalive), ADD_JOB, SERVER_START, IOLOG: nothing to do
+        # PROBE (handled by the client), ETA (keepalive), ADD_JOB, IOLOG: nothing to do
         return out
 
     def on_tick(self) -> list[Event]:

@@ -96,7 +96,28 @@ class ReportDialog(QDialog):
         self.client = QLineEdit(self._setting("client", ""))
         self.client.setPlaceholderText("who the report is for (cover page)")
         self.author = QLineEdit(self._setting("author", ""))
-        self.author.setPlaceholderText("you, or your company (cover page)")
+        self.author.setPlaceholderText("you (cover page)")
+        self.company = QLineEdit(self._setting("company", ""))
+        self.company.setPlaceholderText("your company (cover page, header)")
+        self.logo = QLineEdit(self._setting("logo", ""))
+        self.logo.setPlaceholderText("optional: a PNG or JPEG for the cover page")
+        logo_browse = QPushButton("Browse\u2026")
+        logo_browse.clicked.connect(self._browse_logo)
+        lrow = QHBoxLayout()
+        lrow.addWidget(self.logo, 1)
+        lrow.addWidget(logo_browse)
+        # what each side is called: the baseline's, then each candidate's (empty: its tags or name)
+        self.labels: list[QLineEdit] = []
+        sides = [request.baseline, *request.candidates]
+        for ids in sides:
+            edit = QLineEdit()
+            runs = ", ".join(map(str, ids))
+            edit.setPlaceholderText(f"automatic: the runs' tags or name (run{'s' * (len(ids) > 1)} {runs})")
+            edit.setToolTip("What the report calls this side, e.g. before / after; empty: the runs' tags where "
+                            "they tell the sides apart, else the run's name")
+            self.labels.append(edit)
+        self.label_titles = ["Label:"] if len(sides) == 1 else \
+            ["Baseline label:"] + [f"Compared label{f' {i}' if len(sides) > 2 else ''}:" for i in range(1, len(sides))]
         self.date = QDateEdit(QDate.currentDate())
         self.date.setCalendarPopup(True)
         self.date.setDisplayFormat("yyyy-MM-dd")
@@ -136,6 +157,10 @@ class ReportDialog(QDialog):
         form.addRow("Title:", self.title)
         form.addRow("Client:", self.client)
         form.addRow("Author:", self.author)
+        form.addRow("Company:", self.company)
+        form.addRow("Logo:", lrow)
+        for title, edit in zip(self.label_titles, self.labels, strict=True):
+            form.addRow(title, edit)
         form.addRow("Date:", self.date)
         form.addRow("Paper:", self.paper)
         form.addRow("Formats:", fbox)
@@ -173,8 +198,8 @@ class ReportDialog(QDialog):
         lay.addWidget(self.progress)
         lay.addWidget(self.result)
         lay.addWidget(self.buttons)
-        self.inputs = [self.title, self.client, self.author, self.date, self.paper, *self.formats.values(),
-                       self.folder, browse, self.name]
+        self.inputs = [self.title, self.client, self.author, self.company, self.logo, logo_browse, *self.labels,
+                       self.date, self.paper, *self.formats.values(), self.folder, browse, self.name]
         self.resize(560, self.sizeHint().height())
         self._update()
 
@@ -188,7 +213,8 @@ class ReportDialog(QDialog):
         if self.settings is None or not getattr(self.window_, "persist", True):
             return
         for key, value in (("title", self.title.text()), ("client", self.client.text()),
-                           ("author", self.author.text()), ("paper", self.paper.currentText()),
+                           ("author", self.author.text()), ("company", self.company.text()),
+                           ("logo", self.logo.text()), ("paper", self.paper.currentText()),
                            ("formats", ",".join(self.chosen_formats())), ("folder", self.folder.text())):
             self.settings.setValue(f"report/{key}", value)
 
@@ -202,7 +228,8 @@ class ReportDialog(QDialog):
     def meta(self) -> ReportMeta:
         return ReportMeta(title=self.title.text().strip() or DEFAULT_TITLE, client=self.client.text().strip(),
                           author=self.author.text().strip(), date=self.date.date().toString("yyyy-MM-dd"),
-                          paper=self.paper.currentText())
+                          paper=self.paper.currentText(), labels=[e.text().strip() for e in self.labels],
+                          company=self.company.text().strip(), logo=self.logo.text().strip())
 
     def problem(self) -> str | None:
         """Why the report cannot be written as filled in, or None."""
@@ -215,6 +242,12 @@ class ReportDialog(QDialog):
             return f"The folder {folder} does not exist."
         if not safe_name(self.name.text()):
             return "Give the files a name."
+        logo = self.logo.text().strip()
+        if logo and not Path(logo).expanduser().is_file():
+            return f"The logo {logo} does not exist (a PNG or JPEG file, or leave it empty)."
+        given = [e.text().strip().casefold() for e in self.labels if e.text().strip()]
+        if len(set(given)) != len(given):
+            return "Give each side a different label (or leave them empty)."
         return None
 
     def _update(self) -> None:
@@ -224,6 +257,12 @@ class ReportDialog(QDialog):
         self.files.setText("Writes " + ", ".join(p.name for p in out.values()) if out and safe_name(self.name.text())
                            else "")
         self.write_button.setEnabled(bool(out) and bool(safe_name(self.name.text())))
+
+    def _browse_logo(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Logo for the cover page", self.logo.text(),
+                                              "Images (*.png *.jpg *.jpeg)")
+        if path:
+            self.logo.setText(path)
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Folder for the report", self.folder.text())

@@ -19,7 +19,7 @@ from app.ui.history.compare_data import CompareRequest
 
 SUFFIXES = {"html": ".html", "pdf": ".pdf", "xlsx": ".xlsx", "csv": ".csv"}
 FORMAT_TITLES = {"html": "HTML (one self-contained file)", "pdf": "PDF (cover, tables, charts, appendix)",
-                 "xlsx": "XLSX (Excel: tables as numbers, native charts)", "csv": "CSV (the tables as text)"}
+                 "xlsx": "XLSX (Excel: tables as numbers, native charts)", "csv": "CSV (every result in one long table)"}
 
 
 def default_name(req: CompareRequest) -> str:

@@ -23,10 +23,11 @@ from PySide6.QtWidgets import (
 
 from app.analysis.iometer_import import is_iometer_run
 from app.report.tables import summary_table
+from app.store import StoreError, open_store
 from app.ui.history.history_model import local_time
 from app.ui.history.report_table import ReportTableWidget
 from app.ui.history.store_tasks import StoreTasks
-from app.ui.history.stored_series import StoredRun, load_run, replay
+from app.ui.history.stored_series import DEFAULT_BINS, StoredRun, load_points, load_run
 from app.ui.run.charts import ChartGrid
 from app.ui.run.live_data import ALL_KEY, LAST, WHOLE, LiveResults, SeriesKey
 from app.ui.widgets import button
@@ -158,7 +159,7 @@ class RunView(QWidget):
 
         self.scope.currentIndexChanged.connect(lambda _i: self._show_scope())
         self.step.currentIndexChanged.connect(lambda _i: self._replay())
-        self.kind_group.buttonToggled.connect(lambda *_: self._redraw())
+        self.kind_group.buttonToggled.connect(lambda _b, on: on and self._replay())
         for w in (self.scope, self.step, self.each_interval, self.since_start):
             w.setEnabled(False)
 
@@ -192,8 +193,9 @@ class RunView(QWidget):
             f"Stored run {r.id}" + (f" \u201c{r.name}\u201d" if r.name else "") + f" \u2014 {source}, {r.status}, "
             f"{len(r.steps)} step{'s' * (len(r.steps) != 1)}. Not a live test: these are the numbers kept in the "
             "results database.")
-        self.table.set_table(summary_table(r, p99=not is_iometer_run(r)))
-        self.table_notes.setText("\n".join(summary_table(r, p99=not is_iometer_run(r)).notes))
+        table = summary_table(r, p99=not is_iometer_run(r))
+        self.table.set_table(table)
+        self.table_notes.setText("\n".join(table.notes))
         msgs = [m for s in r.steps for m in s.messages] + r.messages
         self.messages.clear()
         for m in msgs:
@@ -233,16 +235,32 @@ class RunView(QWidget):
         self._replay()
 
     def _replay(self) -> None:
+        """Read the points of the scope, step and kind shown (only those: a long run's samples are not
+        held in memory) and draw them."""
         if self.data is None:
             return
         step_id = self.step.currentData()
-        replay(self.live, self.data, step_id)
+        keys = self._scopes[self.scope.currentIndex()][1] if self._scopes else []
+        points = self.data.points
+        self.data.points = None  # the first points read with the run are used once
+        if points is None or keys != [ALL_KEY] or step_id is not None or self.kind != LAST:
+            try:
+                with open_store(self.tasks.db_path) as store:
+                    points = load_points(store, self.data, keys, step_id, self.kind, self._bins())
+            except StoreError as e:
+                self._failed(str(e))
+                return
+        self.live.series, self.live.steps = points.series, points.steps
+        self.live.generation += 1
+        self.live.revision += 1
+        self.charts.clear_marks()
         self.charts.set_x_label("time since the step started (s)" if step_id is not None
                                 else "time since the run started (s)")
-        self._redraw()
-
-    def _redraw(self) -> None:
         self.charts.show(self.live, self.kind)
+
+    def _bins(self) -> int:
+        """About two points per pixel column of the widest chart, as the live charts decimate."""
+        return max(200, min(DEFAULT_BINS, self.charts.width()))
 
 
 class StoredCharts(ChartGrid):

@@ -1,20 +1,27 @@
 """A stored run's samples fed back through the live charts' data (LiveResults), so a past run is drawn by
 the same code, with the same update-frequency rules, as it was drawn while it ran (Qt-free).
 
-``load_run`` reads on a store task thread; ``replay`` and ``overlay`` build LiveResults on the GUI thread.
+``load_run`` reads a run's outline (and its first points) on a store task thread; ``load_points`` reads the
+points of the series and step shown, on demand, as numpy arrays computed by SQLite (no Metrics objects per
+sample); ``overlay`` builds LiveResults on the GUI thread.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import numpy as np
+
 from app.model.metrics import Metrics
-from app.store import Run, Store, get_run, step_samples, step_series
-from app.ui.run.live_data import LiveResults, Series, SeriesKey, StepMark
+from app.store import Run, Store, get_run
+from app.store.peaks import PEAK_BIN_S, PEAK_FIELDS, field_sql
+from app.ui.run.live_data import ALL_KEY, CHART_FIELDS, LAST, WHOLE, LiveResults, Series, SeriesKey, StepMark
 
 LEVELS = ("all", "manager", "worker")  # targets are not charted (as live, unless asked)
 OVERLAY_GAP_S = 2.0  # between steps laid one after another in an overlay
+DEFAULT_BINS = 1000  # beyond twice this many samples per series, points are peak-decimated by SQLite
 
 
 @dataclass(frozen=True)
@@ -32,20 +39,24 @@ class ReplaySample:
 
 @dataclass
 class StoredRun:
+    """A stored run's outline: what was measured in each step, not the samples (``load_points`` reads
+    those for the series and step on show), so opening costs the same whatever the run's length."""
+
     run: Run
-    samples: dict[int, list[ReplaySample]] = field(default_factory=dict)  # step id -> samples by series, t
+    series: dict[int, dict[SeriesKey, int]] = field(default_factory=dict)  # step id -> key -> samples' series
     offsets: dict[int, float] = field(default_factory=dict)  # step id -> seconds since the run started
+    ends: dict[int, float] = field(default_factory=dict)  # step id -> its last sample's t
+    points: LiveResults | None = None  # what load() read first: ALL over every step
 
     @property
     def has_samples(self) -> bool:
-        return any(self.samples.values())
+        return any(self.series.values())
 
     def keys(self) -> list[SeriesKey]:
         """Every charted level, in the order telemetry first reported them."""
         out: dict[SeriesKey, None] = {}
-        for samples in self.samples.values():
-            for s in samples:
-                out[("all", None, "ALL") if s.level == "all" else (s.level, s.manager, s.key)] = None
+        for keys in self.series.values():
+            out.update(dict.fromkeys(keys))
         return list(out)
 
 
@@ -56,39 +67,144 @@ def _seconds_between(a: str | None, b: str | None) -> float | None:
         return None
 
 
-def load_run(store: Store, run_id: int, levels: tuple[str, ...] = LEVELS) -> StoredRun:
-    """The run and its samples (RunNotFound if it was deleted)."""
-    run = get_run(store, run_id)
+def load_run(store: Store, run_id: int, levels: tuple[str, ...] = LEVELS, bins: int = DEFAULT_BINS,
+             kind: str = LAST) -> StoredRun:
+    """The run (results of ALL and managers only), what each step measured, and the ALL series' points
+    over every step (RunNotFound if it was deleted)."""
+    run = get_run(store, run_id, result_levels=("all", "manager"))
     data = StoredRun(run)
+    ends = data.ends
+    with store.read("reading what a run measured") as conn:
+        for step_id, level, manager, key, source, last in conn.execute(
+            "SELECT series.step_id, level, manager, key, coalesce(same_as, series.id), "
+            "(SELECT max(t) FROM samples WHERE series_id = coalesce(same_as, series.id)) "
+            "FROM series JOIN steps ON steps.id = series.step_id WHERE steps.run_id = ? ORDER BY series.id",
+            (run_id,),
+        ):
+            if level not in levels or last is None:
+                continue
+            k = ALL_KEY if level == "all" else (level, manager, key)
+            data.series.setdefault(step_id, {})[k] = source
+            ends[step_id] = max(ends.get(step_id, 0.0), last)
     elapsed = 0.0
     for step in run.steps:
         start = _seconds_between(run.started, step.started)
         # where the clock says the step started, but never inside the previous step's samples
         data.offsets[step.id] = max(start, elapsed) if start is not None else elapsed
-        out: list[ReplaySample] = []
-        for level, manager, key in step_series(store, step.id):
-            if level not in levels:
-                continue
-            inter = step_samples(store, step.id, level, key, "interval", manager=manager)
-            whole = dict(step_samples(store, step.id, level, key, "whole", manager=manager))
-            for i, (t, m) in enumerate(inter):
-                out.append(ReplaySample(level, manager, key, t, m, whole.get(t, m), final=i == len(inter) - 1))
-        data.samples[step.id] = out
-        last = max((s.t for s in out), default=step.run_s)
-        elapsed = data.offsets[step.id] + last + (1.0 if out else 0.0)
+        last = ends.get(step.id)
+        elapsed = data.offsets[step.id] + (last + 1.0 if last is not None else step.run_s)
+    data.points = load_points(store, data, [ALL_KEY], None, kind, bins)
     return data
 
 
-def replay(live: LiveResults, data: StoredRun, step_id: int | None = None) -> None:
-    """Feed a stored run into ``live`` as if it were arriving: every step at its offset into the run, or
-    only ``step_id`` from 0 s."""
-    live.clear()
-    for step in data.run.steps:
-        if step_id is not None and step.id != step_id:
+_NF = len(CHART_FIELDS)
+assert PEAK_FIELDS == CHART_FIELDS, "the store's peaks are the charts' fields"
+
+
+def _peaks(conn: sqlite3.Connection, ids: list[int], prefix: str, offset: float,
+           width: float) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """(series id, x, ys [fields, m]) peak-decimated on bins of ``width`` s of the run's time axis: from
+    the peaks kept when the step ended, else (a step cut short) from the samples."""
+    cols = [f"{prefix}{edge}_{f}" for edge in ("lo", "hi") for f in PEAK_FIELDS]
+    where = f"series_id IN ({', '.join(str(int(i)) for i in ids)})"
+    kept = conn.execute(f"SELECT EXISTS (SELECT 1 FROM sample_peaks WHERE {where})").fetchone()[0]
+    if not kept:
+        # the step's peaks were not kept: the same numbers, computed now
+        lo = [f"min({e})" for e in field_sql(prefix)]
+        hi = [f"max({e})" for e in field_sql(prefix)]
+        sql = (f"SELECT series_id, min(t), max(t), {', '.join(lo + hi)} FROM samples WHERE {where} "
+               f"GROUP BY series_id, CAST((t + {offset!r}) / {width!r} AS INTEGER) ORDER BY series_id, 2")
+    elif width <= 2 * PEAK_BIN_S:
+        sql = f"SELECT series_id, t_lo, t_hi, {', '.join(cols)} FROM sample_peaks WHERE {where} ORDER BY series_id, bin"
+    else:
+        aggs = [f"{'min' if c.startswith(prefix + 'lo') else 'max'}({c})" for c in cols]
+        sql = (f"SELECT series_id, min(t_lo), max(t_hi), {', '.join(aggs)} FROM sample_peaks WHERE {where} "
+               f"GROUP BY series_id, CAST((t_lo + {offset!r}) / {width!r} AS INTEGER) ORDER BY series_id, 2")
+    rows = conn.execute(sql).fetchall()
+    arr = np.array(rows, dtype=np.float64).reshape(-1, 3 + 2 * _NF) if rows else np.empty((0, 3 + 2 * _NF))
+    out = []
+    for sid in ids:
+        part = arr[arr[:, 0] == sid]
+        n = len(part)
+        x = np.empty(2 * n)
+        x[0::2], x[1::2] = part[:, 1], part[:, 2]
+        ys = np.empty((_NF, 2 * n))
+        ys[:, 0::2], ys[:, 1::2] = part[:, 3:3 + _NF].T, part[:, 3 + _NF:].T
+        out.append((sid, x, ys))
+    return out
+
+
+def _count(conn: sqlite3.Connection, series_id: int) -> int:
+    return conn.execute("SELECT count(*) FROM samples WHERE series_id = ?", (series_id,)).fetchone()[0]
+
+
+def load_points(store: Store, data: StoredRun, keys: list[SeriesKey], step_id: int | None, kind: str,
+                bins: int = DEFAULT_BINS) -> LiveResults:
+    """The chart points of ``keys`` for one step from its start, or every step (``step_id`` None) on the
+    run's time axis, for one kind (each interval, or since the step's start), as LiveResults the charts
+    draw. A point per stored sample; beyond 2 x ``bins`` samples per series, SQLite keeps each bin's
+    minimum and maximum (the charts' own peak decimation), so memory and time do not grow with the run."""
+    live = LiveResults(update_seconds=1)
+    steps = [s for s in data.run.steps if step_id is None or s.id == step_id]
+    prefix = "i_" if kind == LAST else "w_"
+    per_key: dict[SeriesKey, list[tuple[np.ndarray, np.ndarray]]] = {k: [] for k in keys}
+    gap_x: dict[SeriesKey, list[float]] = {k: [] for k in keys}  # where each part's step starts
+    span = max((data.offsets.get(s.id, 0.0) * (step_id is None) + data.ends.get(s.id, s.run_s) for s in steps),
+               default=1.0)
+    width = max(span, 1.0) / bins
+    with store.read("reading samples") as conn:
+        # samples per series over the steps shown (counted on one series per step: a range of its key)
+        firsts = [next(iter(data.series.get(s.id, {}).values()), None) for s in steps]
+        decimate = sum(_count(conn, src) for src in firsts if src is not None) > 2 * bins
+        for step in steps:
+            offset = 0.0 if step_id is not None else data.offsets.get(step.id, 0.0)
+            live.steps.append(StepMark(offset, f"{step.index + 1}: {step.spec_name}"))
+            sources = {k: data.series.get(step.id, {}).get(k) for k in keys}
+            wanted: dict[int, list[SeriesKey]] = {}  # ALL and its one manager may be one series
+            for k, src in sources.items():
+                if src is not None:
+                    wanted.setdefault(src, []).append(k)
+            if not wanted:
+                continue
+            ids = ", ".join(str(int(i)) for i in wanted)
+            if not decimate:
+                rows = conn.execute(
+                    f"SELECT series_id, t, i_seconds, {', '.join(field_sql(prefix))} FROM samples "
+                    f"WHERE series_id IN ({ids}) ORDER BY series_id, t").fetchall()
+                arr = np.array(rows, dtype=np.float64).reshape(-1, 3 + _NF) if rows else np.empty((0, 3 + _NF))
+                for sid in wanted:
+                    part = arr[arr[:, 0] == sid]
+                    x, ys = part[:, 1], part[:, 3:].T.copy()
+                    if kind == WHOLE and len(x) > 1 and part[-1, 2] <= 0:
+                        # fio repeated its last report as the final one: only the whole numbers change
+                        ys[:, -2] = ys[:, -1]
+                    if len(x) > 1 and part[-1, 2] <= 0:
+                        x, ys = x[:-1], ys[:, :-1]
+                    for k in wanted[sid]:
+                        per_key[k].append((x + offset, ys))
+                        gap_x[k].append(offset)
+            else:
+                for sid, x, ys in _peaks(conn, list(wanted), prefix, offset, width):
+                    for k in wanted[sid]:
+                        per_key[k].append((x + offset, ys))
+                        gap_x[k].append(offset)
+    for k, parts in per_key.items():
+        if not parts:
             continue
-        offset = 0.0 if step_id is not None else data.offsets.get(step.id, 0.0)
-        live.start_step(offset, f"{step.index + 1}: {step.spec_name}")
-        live.add(offset, data.samples.get(step.id, []))
+        xs, yss = [], []
+        for i, (x, ys) in enumerate(parts):
+            if i:  # a gap where the step starts: the line does not join one step's points to the next one's
+                xs.append(np.array([gap_x[k][i]]))
+                yss.append(np.full((_NF, 1), np.nan))
+            xs.append(x)
+            yss.append(ys)
+        x = np.concatenate(xs)
+        ys = np.concatenate(yss, axis=1).astype(np.float32)
+        series = Series(n=len(x), x=x)
+        series.values = {kind: ys, (WHOLE if kind == LAST else LAST): np.full_like(ys, np.nan)}
+        live.series[k] = series
+    live.revision += 1
+    return live
 
 
 @dataclass

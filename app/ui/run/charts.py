@@ -44,6 +44,9 @@ AXIS_WIDTH = 64  # pixels for the left axis: ticks like "150k" or "0.0008" and t
 X_START = 10.0  # seconds shown before the first data; the axis then grows a quarter ahead of the data
 SPARSE_POINTS = 120  # up to this many points per series, each point is also drawn as a dot
 PIXELS_PER_BIN = 3  # many-series mode: one min/max pair per this many pixel columns
+# Beyond this many series a manager's workers are drawn as one band (their range at each moment), not a
+# line each: hundreds of overlapping lines are a blur that costs a redraw too long (benchmarks/bench_gui.py).
+BAND_SERIES = 256
 
 
 def series_color(i: int) -> QColor:
@@ -81,12 +84,13 @@ def nice_ceil(v: float) -> float:
     return 10 * base
 
 
-def legend_html(groups: list[tuple[str, list[int]]], many: bool) -> str:
+def legend_html(groups: list[tuple[str, list[int]]], many: bool, bands: bool = False) -> str:
     """Coloured squares and names; with many series each colour is a manager's workers."""
     items = [f'<span style="color:{series_color(i).name()}">&#9632;</span>&nbsp;{html.escape(name)}'
              + (f" ({len(members)})" if many and len(members) > 1 else "")
              for i, (name, members) in enumerate(groups)]
-    lead = "One colour per manager, one line per worker: " if many else ""
+    lead = ("One colour per manager, a band from its lowest to its highest worker: " if bands else
+            "One colour per manager, one line per worker: " if many else "")
     dashed = "" if many else " &nbsp; — solid: average, dashed: 99th percentile response time"
     return lead + " &nbsp; ".join(items) + dashed
 
@@ -174,6 +178,7 @@ class ChartGrid(QWidget):
         self.keys: list[SeriesKey] = []
         self.groups: list[tuple[str, list[int]]] = []
         self.many = False
+        self.bands = False  # many series: each group drawn as its range (see BAND_SERIES)
         self._bins: dict[int, tuple[tuple, BinnedPeaks]] = {}  # group -> (cache key, decimation)
         self._marks_drawn = 0
         self._revision = -1
@@ -213,7 +218,8 @@ class ChartGrid(QWidget):
             if c.spec.field == "lat_mean_ms":
                 c.plot.setLabel("left", "ms" if many else c.spec.unit)
         self.many = many
-        self.legend.setText(legend_html(self.groups, many))
+        self.bands = len(keys) > BAND_SERIES
+        self.legend.setText(legend_html(self.groups, many, self.bands))
         self.legend.setVisible(len(self.groups) > 1 or many)
 
     def _user_zoomed(self, *_args: object) -> None:
@@ -362,10 +368,13 @@ class ChartGrid(QWidget):
                 tops = np.fmax.reduce(np.where(np.isnan(dy), -np.inf, dy), axis=1) if dy.shape[1] else \
                     np.zeros(dy.shape[0])
             for ci, c in enumerate(self.charts):
-                per_chart[ci].append((c.pens[gi], dx, dy[ci::nc][:k]))
+                ys = dy[ci::nc][:k]
+                if self.bands and k > 1:  # the group's range: lowest and highest worker at each point
+                    ys = np.stack([np.fmin.reduce(ys, axis=0), np.fmax.reduce(ys, axis=0)])
+                per_chart[ci].append((c.pens[gi], dx, ys))
                 y_max[ci] = max(y_max[ci], float(np.max(tops[ci::nc][:k], initial=0.0)))
         for c, groups in zip(self.charts, per_chart, strict=True):
-            c.many.set_groups(groups)
+            c.many.set_groups(groups, bands=self.bands)
         return x_max, y_max
 
     def apply_palette(self, palette: QPalette) -> None:

@@ -64,7 +64,10 @@ STATS = (
 
 
 def over_time(parts: list[Metrics]) -> Metrics:
-    """Consecutive windows of one level joined into one window (not a roll-up across levels)."""
+    """Consecutive windows of one level joined into one window (not a roll-up across levels). One window is
+    itself (Metrics from telemetry are read-only): no copy of its histograms at every point."""
+    if len(parts) == 1 and parts[0].seconds > 0:
+        return parts[0]
     out = Metrics()
     secs = sum(p.seconds for p in parts)
     for p in parts:
@@ -205,7 +208,7 @@ class LiveResults:
             s.last_whole = smp.whole
             s.last_t = smp.t
             due = smp.final if self.update_seconds == 0 else (
-                smp.final or smp.t - s.window_start >= self.update_seconds - 1e-6)
+                smp.final or smp.t - s.window_start >= self.update_seconds - 0.1)  # fio's reports jitter by ms
             if due and s.step_points and smp.final and all(p.seconds <= 0 for p in s.pending):
                 # fio repeated its last report as the final one: only the whole-step numbers change
                 s.replace_whole(smp.whole)

@@ -38,6 +38,20 @@ def segments(x: np.ndarray, ys: np.ndarray) -> Any:
     return out
 
 
+def spans(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> Any:
+    """A vertical segment from lo to hi at each x (where both are numbers), as a QLineF array."""
+    out = PrimitiveArray(QLineF, 4)
+    keep = np.isfinite(lo) & np.isfinite(hi)
+    n = int(np.count_nonzero(keep))
+    out.resize(n)
+    if n:
+        mem = out.ndarray()
+        mem[:, 0] = mem[:, 2] = x[keep]
+        mem[:, 1] = lo[keep]
+        mem[:, 3] = hi[keep]
+    return out
+
+
 class ManyCurves(pg.GraphicsObject):
     """Groups of series, one pen per group (e.g. a manager's workers share a colour)."""
 
@@ -46,14 +60,17 @@ class ManyCurves(pg.GraphicsObject):
         self._groups: list[tuple[QPen, Any]] = []
         self._bounds = QRectF()
 
-    def set_groups(self, groups: list[tuple[QPen, np.ndarray, np.ndarray]]) -> None:
-        """``groups``: (pen, x [m], ys [k, m]) per group; NaNs break the lines."""
+    def set_groups(self, groups: list[tuple[QPen, np.ndarray, np.ndarray]], bands: bool = False) -> None:
+        """``groups``: (pen, x [m], ys [k, m]) per group; NaNs break the lines. ``bands``: a group of two
+        rows (lowest, highest) is also filled, a vertical line at each point between them."""
         self.prepareGeometryChange()
         self._groups = []
         x0 = y0 = np.inf
         x1 = y1 = -np.inf
         for pen, x, ys in groups:
             self._groups.append((pen, segments(x, ys)))
+            if bands and ys.shape[0] == 2:
+                self._groups.append((pen, spans(x, ys[0], ys[1])))
             if len(x) and np.isfinite(ys).any():
                 x0, x1 = min(x0, float(x[0])), max(x1, float(x[-1]))
                 y0, y1 = min(y0, float(np.nanmin(ys))), max(y1, float(np.nanmax(ys)))

@@ -1,0 +1,147 @@
+"""Managers reached over SSH: ``ssh://[user@]host[:port]`` starts ``fio --server`` on that host's
+loopback through the system's ``ssh`` client and forwards a local port to it, so fio's
+unauthenticated port is never exposed on the network.
+
+One ``ssh`` process per manager does both: it runs the remote command and holds the forward
+(``-L 127.0.0.1:LOCAL:127.0.0.1:REMOTE``). The remote command keeps fio running only while its
+standard input is open, so closing the ``ssh`` process (or Fiometer dying: the child gets SIGTERM
+with its parent on Linux) ends the remote fio server too. Authentication is whatever the user's
+``ssh`` does non-interactively (keys, agent, ``~/.ssh/config``); ``BatchMode`` keeps it from
+prompting. ``$FIOMETER_SSH`` replaces the ``ssh`` command (e.g. ``ssh -F /path/to/config``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import platform
+import random
+import re
+import shlex
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+
+from app.engine.fioproto.client import ServerInfo, probe
+from app.engine.local_fio import popen_options
+from app.engine.transport import TransportError
+
+SSH_ENV = "FIOMETER_SSH"
+START_TIMEOUT = 20.0
+_SSH_URL = re.compile(r"^ssh://(?:(?P<user>[^@/\s]+)@)?(?P<host>\[[^\]]+\]|[^:/@\s]+)(?::(?P<port>\d+))?/?$")
+
+
+@dataclass(frozen=True)
+class SshAddress:
+    host: str
+    user: str | None = None
+    port: int | None = None
+
+    @property
+    def destination(self) -> str:
+        return f"{self.user}@{self.host}" if self.user else self.host
+
+    def __str__(self) -> str:
+        port = f":{self.port}" if self.port else ""
+        return f"ssh://{self.destination}{port}"
+
+
+def parse_ssh(text: str) -> SshAddress | None:
+    """``ssh://[user@]host[:port]`` -> SshAddress; None if ``text`` is not an ssh:// address.
+    Raises ValueError for an ssh:// address that is malformed."""
+    text = text.strip()
+    if not text.lower().startswith("ssh://"):
+        return None
+    m = _SSH_URL.match(text)
+    if not m or (m.group("port") and not 0 < int(m.group("port")) < 65536):
+        raise ValueError(f"{text!r} is not ssh://[user@]host[:port] (e.g. ssh://admin@storage1 or ssh://10.0.0.5:2222)")
+    return SshAddress(m.group("host").strip("[]"), m.group("user"), int(m.group("port")) if m.group("port") else None)
+
+
+def _free_local_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def remote_command(fio: str, port: int) -> str:
+    """Run fio's server on the remote loopback while our stdin stays open; then stop it and its children."""
+    return (f"{shlex.quote(fio)} --server=127.0.0.1,{port} >/dev/null 2>&1 & p=$!; "
+            "cat >/dev/null; pkill -TERM -P $p 2>/dev/null; kill -TERM $p 2>/dev/null; wait")
+
+
+class SshFioServer:
+    """``fio --server`` on ``address``'s loopback, reachable at ``local`` = ("127.0.0.1", port) here."""
+
+    def __init__(self, address: SshAddress, *, fio: str = "fio", ssh: list[str] | None = None) -> None:
+        self.address = address
+        self.fio = fio
+        self.ssh = ssh or shlex.split(os.environ.get(SSH_ENV) or "ssh")
+        self.local: tuple[str, int] | None = None
+        self.remote_port: int | None = None  # fio's port on the remote host's loopback
+        self.info: ServerInfo | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+
+    def command(self, local_port: int, remote_port: int) -> list[str]:
+        a = self.address
+        return [*self.ssh, "-o", "BatchMode=yes", "-o", "ExitOnForwardFailure=yes", "-o", "ServerAliveInterval=5",
+                "-T", "-L", f"127.0.0.1:{local_port}:127.0.0.1:{remote_port}",
+                *(["-p", str(a.port)] if a.port else []), a.destination, remote_command(self.fio, remote_port)]
+
+    def start(self, timeout: float = START_TIMEOUT) -> ServerInfo:
+        """Start ssh and the remote fio server; returns what the server says about itself."""
+        last = ""
+        deadline = time.monotonic() + timeout
+        for _attempt in range(3):  # a remote port in use: try another
+            local_port, remote_port = _free_local_port(), random.randint(20000, 60000)
+            try:
+                self._proc = subprocess.Popen(self.command(local_port, remote_port), stdin=subprocess.PIPE,
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                              **popen_options(platform.system()))
+            except OSError as e:
+                raise TransportError(f"{self.address}: cannot run {self.ssh[0]!r}: {e}") from e
+            atexit.register(self.close)
+            while time.monotonic() < deadline:
+                if self._proc.poll() is not None:
+                    err = (self._proc.stderr.read() if self._proc.stderr else b"").decode(errors="replace").strip()
+                    last = err.splitlines()[-1] if err else f"ssh exited with status {self._proc.returncode}"
+                    break
+                try:
+                    self.info = probe("127.0.0.1", local_port, timeout=2.0)
+                    self.local, self.remote_port = ("127.0.0.1", local_port), remote_port
+                    return self.info
+                except TransportError:
+                    time.sleep(0.2)
+            else:
+                self.close()
+                raise TransportError(f"{self.address}: fio --server did not answer through SSH within "
+                                     f"{timeout:g} s — is fio installed there (`{self.fio}` on the PATH)?")
+            self.close()
+            if "forward" not in last.lower() and "address already in use" not in last.lower():
+                break
+        raise TransportError(f"{self.address}: could not start fio --server over SSH: {last}")
+
+    def close(self) -> None:
+        """Stop the remote fio server (its stdin closes) and the ssh process."""
+        with self._lock:
+            proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            if proc.stdin:
+                proc.stdin.close()
+        try:
+            proc.wait(3)
+        except subprocess.TimeoutExpired:
+            proc.terminate()
+            try:
+                proc.wait(3)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(3)
+        if proc.stderr:
+            proc.stderr.close()

@@ -1,0 +1,44 @@
+"""Every stored result of the report's runs as one tidy table (Qt-free): a row per run, step, level, name and
+metric, so a spreadsheet or a data frame loads it in one step (the CSV and the workbook's ``data`` sheet)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from app.analysis.samples_export import LEVEL_ORDER, display_names
+from app.model.metrics import Metrics
+from app.report.latency import PERCENTILES, pct_name
+from app.store.records import Run
+
+COLUMNS = ("run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric", "value", "unit")
+
+METRICS: tuple[tuple[str, str, Callable[[Metrics], float | None]], ...] = (
+    ("iops", "IOPS", lambda m: m.iops),
+    ("read_iops", "IOPS", lambda m: m.read_iops),
+    ("write_iops", "IOPS", lambda m: m.write_iops),
+    ("mbps", "MB/s", lambda m: m.mbps),
+    ("read_mbps", "MB/s", lambda m: m.read_mbps),
+    ("write_mbps", "MB/s", lambda m: m.write_mbps),
+    ("lat_mean", "ms", lambda m: m.lat_mean_ms),
+    ("read_lat_mean", "ms", lambda m: m.read_lat_mean_ms),
+    ("write_lat_mean", "ms", lambda m: m.write_lat_mean_ms),
+    ("lat_max", "ms", lambda m: m.lat_max_ms),
+    *((f"lat_{pct_name(p)}", "ms", lambda m, p=p: m.percentile_ms(p)) for p in PERCENTILES),
+    ("errors", "count", lambda m: m.errors),
+)
+
+
+def long_rows(runs: list[tuple[Run, str]]) -> Iterator[tuple]:
+    """(run id, label, step number, spec, queue depth, level, manager, name, metric, value, unit) rows."""
+    for run, label in runs:
+        names = display_names(run)
+        for s in run.steps:
+            results = sorted(s.results, key=lambda r: (LEVEL_ORDER.get(r.level, 9), r.manager or "", r.key))
+            for r in results:
+                name = names.get((r.level, r.manager, r.key), r.key)
+                for metric, unit, get in METRICS:
+                    v = get(r.metrics)
+                    if v is None:
+                        continue
+                    yield (run.id, label, s.index + 1, s.spec_name, s.queue_depth, r.level, r.manager or "",
+                           name, metric, v, unit)

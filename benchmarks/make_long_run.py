@@ -1,0 +1,160 @@
+"""Write a synthetic but realistic long run into a results database, through the real recorder.
+
+    python benchmarks/make_long_run.py --db PATH --minutes M --workers W [--managers K]
+                                       [--step-minutes S] [--targets T]
+
+Each manager runs W / K workers with T targets each (default 1, the usual Iometer layout); every second
+each level (target, worker, manager, ALL) gets a sample with both windows and realistic latency
+histograms (lognormal latencies in fio's json+ buckets), as telemetry hands them to the store; each
+step ends with its results (histograms included) and a raw fio output per manager. The run is split
+into steps of ``--step-minutes``. Prints the run id.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench_store import Workload  # noqa: E402
+
+from app.model.metrics import Metrics  # noqa: E402
+from app.store import (  # noqa: E402
+    ManagerInfo,
+    Recorder,
+    ResultRow,
+    SampleRow,
+    TargetInfo,
+    WorkerInfo,
+    open_store,
+)
+from app.ui.run.live_data import over_time  # noqa: E402
+
+
+def jobs_of(managers: int, workers: int, targets: int) -> list[tuple[str, str, str]]:
+    """(manager, worker key, target key) per job, keys as the runner names them."""
+    per = max(1, workers // managers)
+    return [(f"M{m + 1}", f"w{w + 1}", f"w{w + 1}t{t + 1}")
+            for m in range(managers) for w in range(per) for t in range(targets)]
+
+
+def whole_of(parts: list[Metrics]) -> Metrics:
+    """The step so far, as fio's cumulative numbers: no histograms (the store keeps only the final ones)."""
+    m = over_time(parts)
+    m.read_hist, m.write_hist = {}, {}
+    return m
+
+
+class Telemetry:
+    """Rolls target samples up to workers, managers and ALL, the way telemetry does."""
+
+    def __init__(self, jobs: list[tuple[str, str, str]], load: Workload) -> None:
+        self.jobs, self.load = jobs, load
+        self.whole: dict[tuple[str, str | None, str], Metrics] = {}
+
+    def interval(self, t: float) -> tuple[list[SampleRow], dict[tuple[str, str | None, str], Metrics]]:
+        rows: list[SampleRow] = []
+        inter: dict[tuple[str, str | None, str], Metrics] = {}
+        by_worker: dict[tuple[str, str], list[Metrics]] = {}
+        for manager, worker, target in self.jobs:
+            m = self.load.job()
+            inter[("target", manager, target)] = m
+            by_worker.setdefault((manager, worker), []).append(m)
+        by_manager: dict[str, list[Metrics]] = {}
+        for (manager, worker), parts in by_worker.items():
+            m = parts[0] if len(parts) == 1 else Metrics.combine(parts)
+            inter[("worker", manager, worker)] = m
+            by_manager.setdefault(manager, []).append(m)
+        for manager, parts in by_manager.items():
+            inter[("manager", manager, manager)] = Metrics.combine(parts)
+        inter[("all", None, "ALL")] = Metrics.combine([inter[("manager", m, m)] for m in by_manager])
+        for (level, manager, key), m in inter.items():
+            prev = self.whole.get((level, manager, key))
+            whole = m if prev is None else _accumulate(prev, m)
+            whole = Metrics(**{**vars(whole), "seconds": t, "read_hist": {}, "write_hist": {}})
+            self.whole[(level, manager, key)] = whole
+            rows.append(SampleRow(manager, level, key, t, m, whole))
+        return rows, inter
+
+
+def _accumulate(prev: Metrics, m: Metrics) -> Metrics:
+    out = over_time([prev, m])
+    out.read_hist, out.write_hist = {}, {}
+    return out
+
+
+def write_run(db: Path, minutes: float, workers: int, managers: int = 1, targets: int = 1,
+              step_minutes: float = 10.0, seed: int = 7) -> int:
+    jobs = jobs_of(managers, workers, targets)
+    load = Workload(seed=seed)
+    seconds = int(round(minutes * 60))
+    step_s = max(1, int(round(step_minutes * 60)))
+    with open_store(db) as store:
+        rec = Recorder(store)
+        run_id = rec.begin_run({"synthetic": True, "workers": workers, "managers": managers},
+                               plan_name="long run", name=f"long run {minutes:g} min x {workers} workers",
+                               tags=["synthetic"])
+        names = sorted({m for m, _, _ in jobs}, key=lambda s: int(s[1:]))
+        rec.add_managers(run_id, [ManagerInfo(m, fio_version="fio-3.33") for m in names])
+        rec.add_workers(run_id, [WorkerInfo(m, w, f"Worker {w[1:]}", {"queue_depth": 16})
+                                 for m, w in dict.fromkeys((m, w) for m, w, _ in jobs)])
+        rec.add_targets(run_id, [TargetInfo(m, w, t, f"Target {t}", f"/dev/sd{chr(97 + i % 26)}",
+                                           {"direct": True}) for i, (m, w, t) in enumerate(jobs)])
+        done, index = 0, 0
+        while done < seconds:
+            length = min(step_s, seconds - done)
+            step_id = rec.begin_step(run_id, index, spec_name=["4K; 100% Read; 0% random",
+                                                               "4K; 65% Read; 60% random",
+                                                               "64K; 0% Read; 0% random"][index % 3],
+                                     queue_depth=16, active_workers=[[m, w] for m, w, _ in jobs],
+                                     active_targets=[[m, t] for m, _, t in jobs], run_s=length)
+            for manager in names:
+                rec.set_step_output(step_id, manager, job_text=f"[global]\nioengine=libaio\nruntime={length}\n")
+            tel = Telemetry(jobs, load)
+            finals: dict[tuple[str, str | None, str], list[Metrics]] = {}
+            for s in range(1, length + 1):
+                rows, inter = tel.interval(float(s))
+                rec.add_samples(step_id, rows)
+                for k, m in inter.items():
+                    finals.setdefault(k, []).append(m)
+            results = [ResultRow(k[1], k[0], k[2], over_time(parts)) for k, parts in finals.items()]
+            rec.add_step_results(step_id, results)
+            for manager in names:
+                raw = json.dumps({"fio version": "fio-3.33", "jobs": [
+                    {"jobname": r.key, "read": {"io_bytes": r.metrics.read_bytes, "clat_ns": {
+                        "bins": {str(b): c for b, c in r.metrics.read_hist.items()}}},
+                     "write": {"io_bytes": r.metrics.write_bytes, "clat_ns": {
+                         "bins": {str(b): c for b, c in r.metrics.write_hist.items()}}}}
+                    for r in results if r.level == "target" and r.manager == manager]}, indent=2)
+                rec.set_step_output(step_id, manager, raw_output=raw)
+            rec.end_step(step_id, "complete")
+            done += length
+            index += 1
+        rec.end_run(run_id, "complete")
+    return run_id
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--db", required=True, help="the results database to add the run to")
+    ap.add_argument("--minutes", type=float, required=True)
+    ap.add_argument("--workers", type=int, required=True, help="workers in all (spread over the managers)")
+    ap.add_argument("--managers", type=int, default=1)
+    ap.add_argument("--targets", type=int, default=1, help="targets per worker")
+    ap.add_argument("--step-minutes", type=float, default=10.0)
+    args = ap.parse_args()
+    t0 = time.process_time()
+    run_id = write_run(Path(args.db), args.minutes, args.workers, args.managers, args.targets,
+                       args.step_minutes)
+    print(run_id)
+    print(f"written in {time.process_time() - t0:.1f} s CPU", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""An ssh:// manager end to end: the "remote host" is a network namespace made by the test, with
+loopback only. Its sshd runs in inetd mode inside the namespace (the client reaches it through a
+ProxyCommand), so nothing listens on any network; fio --server listens on the namespace's loopback,
+which this test process cannot reach except through Fiometer's SSH forward."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from app.engine.ssh_manager import SSH_ENV, SshAddress, SshFioServer, parse_ssh
+from app.model import planfile
+from app.model.plan import SpecLine, Target
+from tests.helpers import grid
+
+SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
+pytestmark = [
+    pytest.mark.fio,
+    pytest.mark.slow,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create a network namespace"),
+    pytest.mark.skipif(shutil.which("ip") is None, reason="needs ip (iproute2) for a network namespace"),
+    pytest.mark.skipif(not (shutil.which("ssh") and os.path.exists(SSHD)),
+                       reason="needs openssh-client and openssh-server (apt-get install openssh-server)"),
+]
+
+
+def test_ssh_addresses_are_parsed_or_refused():
+    assert parse_ssh("10.0.0.5:8765") is None
+    assert parse_ssh("ssh://storage1") == SshAddress("storage1")
+    assert parse_ssh("ssh://admin@storage1:2222") == SshAddress("storage1", "admin", 2222)
+    assert parse_ssh("ssh://[fd00::5]") == SshAddress("fd00::5")
+    with pytest.raises(ValueError, match="not ssh://"):
+        parse_ssh("ssh://admin@")
+
+
+@pytest.fixture
+def ssh_namespace(tmp_path):
+    """(ssh config file, namespace name); the namespace is deleted afterwards."""
+    ns = f"fiom-{uuid.uuid4().hex[:8]}"
+    made = subprocess.run(["ip", "netns", "add", ns], capture_output=True, text=True)
+    if made.returncode:
+        pytest.skip(f"cannot create a network namespace: {made.stderr.strip()}")
+    try:
+        subprocess.run(["ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"], check=True)
+        Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege separation directory
+        for key in ("host_key", "id"):
+            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / key)], check=True)
+        (tmp_path / "authorized_keys").write_text((tmp_path / "id.pub").read_text())
+        (tmp_path / "sshd_config").write_text(
+            f"HostKey {tmp_path / 'host_key'}\nAuthorizedKeysFile {tmp_path / 'authorized_keys'}\n"
+            "PermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n"
+            f"PidFile {tmp_path / 'sshd.pid'}\n")
+        (tmp_path / "ssh_config").write_text(
+            "Host fiometer-remote\n"
+            f"  ProxyCommand ip netns exec {ns} {SSHD} -i -f {tmp_path / 'sshd_config'}\n"
+            f"  IdentityFile {tmp_path / 'id'}\n  User root\n"
+            "  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n")
+        yield tmp_path / "ssh_config", ns
+    finally:
+        for pid in subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split():
+            with contextlib.suppress(OSError):  # processes this test started in its namespace
+                os.kill(int(pid), 9)
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def ns_fio_servers(ns: str) -> list[str]:
+    pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()
+    out = []
+    for pid in pids:
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "--server=127.0.0.1" in cmd and not cmd.startswith(("sh ", "bash ")):
+            out.append(cmd)
+    return out
+
+
+def test_ssh_server_is_reached_only_through_the_forward_and_stops_with_it(ssh_namespace):
+    config, ns = ssh_namespace
+    server = SshFioServer(SshAddress("fiometer-remote"), ssh=["ssh", "-F", str(config)])
+    t0 = time.monotonic()
+    info = server.start()
+    took = time.monotonic() - t0
+    try:
+        assert info.fio_version.startswith("fio-") and server.local is not None
+        assert ns_fio_servers(ns), "no fio --server inside the namespace"
+        assert server.remote_port is not None
+        with pytest.raises(OSError):  # fio listens on the namespace's loopback, not on ours
+            socket.create_connection(("127.0.0.1", server.remote_port), timeout=1).close()
+    finally:
+        server.close()
+    print(f"\nssh manager: fio --server up through SSH in {took:.1f} s")
+    deadline = time.monotonic() + 10
+    while ns_fio_servers(ns) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not ns_fio_servers(ns), "fio --server kept running after the SSH session ended"
+
+
+def test_cli_run_with_an_ssh_manager(ssh_namespace, tmp_path):
+    config, ns = ssh_namespace
+    plan = grid(1, 1, 1, qd=4)
+    plan.specs[0].lines = [SpecLine(4096, 100, 100, 100, 0, 1, 4096, 0)]
+    plan.managers[0].host = None
+    plan.managers[0].workers[0].targets = [Target("/tmp/fiometer-ssh.tst")]
+    path = tmp_path / "plan.json"
+    planfile.save(plan, path)
+    env = {**os.environ, SSH_ENV: f"ssh -F {config}"}
+    out = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(tmp_path / "r.db"), "run", str(path),
+                          "--manager", "M1=ssh://fiometer-remote", "--run-time", "2", "--engine", "null"],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "ssh://fiometer-remote" in out.stdout and "reached over the network" not in out.stdout
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "r.db") as db:
+        assert db.execute("SELECT address, protocol FROM managers").fetchall() == [("ssh://fiometer-remote", 97)]
+    time.sleep(0.5)
+    assert not ns_fio_servers(ns), "fio --server kept running after the run"

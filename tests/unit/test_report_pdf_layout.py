@@ -1,0 +1,52 @@
+"""The PDF keeps a table with its heading and its notes on one page where they fit: what is measured on
+a laid-out QTextDocument, and the page break put into the markup."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.report.pdf_markup import STYLE, keep_together
+
+pytest.importorskip("PySide6.QtGui")
+
+
+def layout(body: str, page_height: float = 400.0):
+    from PySide6.QtCore import QSizeF
+    from PySide6.QtGui import QTextDocument
+
+    from app.report.pdf import ensure_gui
+
+    ensure_gui()
+    doc = QTextDocument()
+    doc.setDocumentMargin(0)
+    doc.setPageSize(QSizeF(400, page_height))
+    doc.setHtml(f"<html><head><style>{STYLE}</style></head><body>{body}</body></html>")
+    return doc
+
+
+TABLE = '<h2>Results</h2><table class="data"><tr><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td></tr></table>' \
+        '<p class="note">A note that belongs to the table above.</p>'
+
+
+def filler(px: float) -> str:
+    return f'<p style="margin-bottom: 0"><img src="x" width="10" height="{px:.0f}"></p>'
+
+
+@pytest.mark.parametrize("cut", ["heading", "note"])
+def test_a_table_whose_heading_or_note_would_fall_on_another_page_moves_whole(cut):
+    from app.report.pdf import straddling, units
+
+    probe = layout(TABLE)
+    (unit,) = units(probe, {})
+    height = unit[1] - unit[0]
+    # push the unit down so that only its heading stays on page 1, or only its note goes to page 2
+    shift = 350 if cut == "heading" else 400 - height + 3
+    doc = layout(filler(shift) + TABLE)
+    ((top, bottom),) = units(doc, {})
+    assert int(top // 400) != int((bottom - 1) // 400)
+    assert straddling(doc, {}, 400) == {0}
+    fixed = keep_together(filler(shift) + TABLE, {0})
+    assert fixed.count("page-break-before") == 1 and '<h2 style="page-break-before: always">' in fixed
+    doc = layout(fixed)
+    ((top, bottom),) = units(doc, {})
+    assert int(top // 400) == int((bottom - 1) // 400) == 1 and straddling(doc, {}, 400) == set()

@@ -1,0 +1,193 @@
+"""Bounds on one step: report checks, message gate, ALL per interval slot, the step watch."""
+
+import math
+
+import pytest
+
+from app.engine.all_clock import AllClock, consecutive
+from app.engine.message_gate import MessageGate
+from app.engine.report_checks import ReportChecker
+from app.engine.step_watch import STOP_GRACE_S, StepWatch
+from app.engine.telemetry import JobTracker, StepTelemetry
+from app.model.metrics import Metrics
+from tests.fio_fixtures import snapshots
+
+
+def job(ios=100, nbytes=409600, runtime=1000, name="j", **lat):
+    d = {"total_ios": ios, "io_bytes": nbytes, "runtime": runtime,
+         "lat_ns": {"N": ios, "mean": 1000.0, "max": 5000.0, "min": 10.0, **lat}}
+    return {"jobname": name, "read": d, "write": {"total_ios": 0, "io_bytes": 0, "runtime": 0}, "usr_cpu": 1.0}
+
+
+# --- report checks ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("bad,words", [
+    (job(ios=2**64 - 1), "read.total_ios = 18446744073709551615"),
+    (job(nbytes=-1), "read.io_bytes = -1"),
+    (job(mean=math.nan), "read.lat_ns.mean = nan"),
+    (job(max=-3.0), "read.lat_ns.max = -3.0"),
+    (job(runtime=60_000), "read.runtime = 60000 ms, but the step has run for only 2.0 s"),
+])
+def test_impossible_values_are_named(bad, words):
+    problem = ReportChecker().check([bad], elapsed_s=2.0)
+    assert problem is not None and words in problem and "job 'j'" in problem
+
+
+def test_counters_going_backwards_are_refused_unless_a_ramp_may_reset_them_once():
+    plain = ReportChecker()
+    assert plain.check([job(ios=100)]) is None
+    assert "read.total_ios went backwards from 100 to 50" in plain.check([job(ios=50)])
+    ramped = ReportChecker(ramp=True)
+    assert ramped.check([job(ios=100)]) is None
+    assert ramped.check([job(ios=50)]) is None  # ramp_time ended
+    assert ramped.check([job(ios=60)]) is None
+    assert "went backwards" in ramped.check([job(ios=10)])
+
+
+def test_a_runtime_one_ms_shorter_is_accepted():
+    c = ReportChecker()
+    assert c.check([job(ios=100, runtime=2000)]) is None
+    assert c.check([job(ios=120, runtime=1999)]) is None
+
+
+def test_final_report_one_ms_shorter_is_not_a_ramp_reset():
+    """fio 3.31: the final report's runtime can be 1 ms below the last interim one."""
+    tracker = JobTracker()
+    tracker.update(job(ios=1000, nbytes=4096000, runtime=1000))
+    tracker.update(job(ios=2000, nbytes=8192000, runtime=2000))
+    iv, whole = tracker.update(job(ios=2010, nbytes=8232960, runtime=1999))
+    assert tracker.resets == 0
+    assert iv.read_ios == 10  # not 2010 (a reset would count the whole run again)
+    assert whole.read_ios == 2010
+
+
+# --- message gate ---------------------------------------------------------------------------------------
+def test_gate_drops_repeats_limits_the_rate_and_caps():
+    now = [0.0]
+    gate = MessageGate(cap=30, per_second=5, burst=10, clock=lambda: now[0])
+    kept = [gate.admit(f"line {i}") for i in range(100)]
+    assert sum(kept) == 10 and gate.over_rate == 90
+    assert not gate.admit("line 0") and gate.repeats == 1
+    for _ in range(100):
+        now[0] += 1.0
+        gate.admit(f"later {now[0]}")
+    assert gate.admitted == 30 and gate.over_cap == 100 - 20
+    note = gate.summary("M1")
+    assert note.startswith(f"{gate.dropped} more messages from M1 were not kept") and "1 repeated" in note
+
+
+# --- ALL on one clock -------------------------------------------------------------------------------------
+def m(ios, seconds=1.0):
+    rate = 1 / seconds if seconds else 0.0
+    return Metrics(seconds=seconds, read_ios=ios, read_bytes=ios * 4096, read_iops=ios * rate,
+                   read_bps=ios * 4096 * rate)
+
+
+def test_all_is_the_sum_of_the_managers_in_each_slot_and_a_missing_manager_is_missing():
+    clock = AllClock(1.0, ["A", "B"])
+    assert clock.add("A", 0.98, m(100), m(100)) == []  # B has not reported for second 1 yet
+    ((t, iv, _),) = clock.add("B", 1.05, m(200), m(200))
+    assert t == 1.0 and iv.read_ios == 300 and iv.read_iops == pytest.approx(300)
+    assert clock.add("A", 2.01, m(100), m(200)) == []
+    assert clock.tick(2.4) == []  # not overdue yet
+    ((t, iv, whole),) = clock.tick(2.0 + 0.5 + 2.0)  # B never reported for second 2
+    assert t == 2.0 and iv.read_ios == 100  # not B's last value
+    assert whole.read_ios == 400
+    ((t, iv, _),) = clock.add("A", 2.1, m(10, 0.1), m(210))  # A's final report, same second: shown again
+    assert t == 2.0 and iv.read_ios == 110
+
+
+def test_a_manager_that_ended_is_not_waited_for():
+    clock = AllClock(1.0, ["A", "B"])
+    clock.add("A", 1.0, m(100), m(100))
+    clock.add("B", 1.0, m(100), m(100))
+    assert clock.add("A", 2.0, m(100), m(200)) == []
+    ((t, iv, _),) = clock.done("B")
+    assert t == 2.0 and iv.read_ios == 100
+
+
+def test_two_reports_of_one_manager_in_a_slot_are_one_window():
+    both = consecutive(m(100, 1.0), m(10, 0.1))
+    assert both.seconds == pytest.approx(1.1) and both.read_ios == 110
+    assert both.read_iops == pytest.approx(110 / 1.1)
+    assert consecutive(m(100), m(0, 0.0)).read_iops == pytest.approx(100)
+
+
+def test_telemetry_all_samples_sit_on_the_interval_grid():
+    tel = StepTelemetry({"plain": ("A", "w", "t1"), "ramped": ("A", "w", "t2"), "b.clones": ("B", "w", "t")})
+    a, b = snapshots("two_jobs_ramp", "A"), snapshots("numjobs", "B", rename="b.")
+    for s in b:
+        s.received += 0.3  # B reports 0.3 s after A, every second
+    alls = [s for snap in sorted(a + b, key=lambda s: s.received) for s in tel.update(snap) if s.level == "all"]
+    assert all(s.t == round(s.t) for s in alls)
+
+
+# --- step watch --------------------------------------------------------------------------------------------
+def test_watch_stops_a_manager_whose_counters_stand_still_then_aborts_it():
+    w = StepWatch({"M": "M (h:1)"}, run_s=60, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
+    for t in range(1, 4):
+        assert w.on_snapshot("M", [job(ios=100 * t, runtime=1000 * t)], float(t)) == []
+    t = 3.0
+    actions = []
+    while not actions:
+        t += 1.0
+        w.on_snapshot("M", [job(ios=300, runtime=1000 * int(t))], t)
+        actions = w.due(t, {"M": None})
+    assert actions[0].kind == "stop" and "made no progress for 10 s" in actions[0].text and t == 13.0
+    assert w.forced_reason("M") == actions[0].text
+    assert w.due(t + STOP_GRACE_S, {"M": None})[0].kind == "abort"
+
+
+def test_watch_deadline_asks_to_stop_and_a_manager_ending_well_is_only_late():
+    w = StepWatch({"M": "M"}, run_s=5, ramp_s=1, interval=1.0, ramp=True, go_at=0.0)
+    w.on_snapshot("M", [job(ios=1, runtime=1)], 1.0)
+    n = 1
+    for t in range(2, 30):
+        n += 100
+        w.on_snapshot("M", [job(ios=n, runtime=t * 1000)], float(t))
+        actions = w.due(float(t), {"M": 10 * t})
+        if actions:
+            break
+    assert t == 17 and actions[0].kind == "stop" and "16 s after its jobs started" in actions[0].text
+    assert w.forced_reason("M", ok=True) is None  # ended with its final numbers: fine
+    assert "did not end when asked" in w.forced_reason("M", ok=False)
+
+
+def test_watch_aborts_on_an_impossible_value():
+    w = StepWatch({"M": "M (h:1)"}, run_s=5, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
+    (action,) = w.on_snapshot("M", [job(ios=2**64 - 1)], 1.0)
+    assert action.kind == "abort" and "M (h:1) sent an impossible value" in action.text
+    assert "18446744073709551615" in action.text
+
+
+def test_watch_says_when_numbers_are_late():
+    w = StepWatch({"M": "M"}, run_s=60, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
+    w.on_snapshot("M", [job(ios=100)], 1.0)
+    assert w.due(2.0, {"M": 1000}) == []
+    (late,) = w.due(5.0, {"M": 5000})
+    assert late.kind == "message" and "last report 4 s ago (data still arriving)" in late.text
+    (back,) = w.on_snapshot("M", [job(ios=200, runtime=2000)], 6.0)
+    assert "arrived again" in back.text
+
+
+# --- --map, remembered protocols ---------------------------------------------------------------------------
+def test_map_entry_matching_no_target_is_refused():
+    from app.engine.runner import ManagerEndpoint, Runner, RunOptions, RunRefused
+    from app.model.plan import Target
+    from tests.helpers import grid
+
+    plan = grid(1, 1, 1)
+    plan.managers[0].workers[0].targets = [Target("data")]
+    endpoints = {"M1": ManagerEndpoint("M1", "Linux", lambda: None)}
+    opts = RunOptions(mapping={"data": "/tmp/x.tst", "dta": "/tmp/y.tst"})
+    with pytest.raises(RunRefused, match=r"--map dta=/tmp/y.tst: no target of the plan is named 'dta'; its targets are 'data'"):
+        Runner(plan, endpoints, options=opts)
+
+
+def test_protocol_learnt_per_server_is_kept_in_the_settings(tmp_path):
+    from app import user_settings
+
+    path = tmp_path / "s.json"
+    user_settings.remember_protocol("10.0.0.5:8765", 120, path)
+    assert user_settings.load(path).fio_protocols == {"10.0.0.5:8765": 120}
+    user_settings.forget_protocol("10.0.0.5:8765", path)
+    assert user_settings.load(path).fio_protocols == {}
