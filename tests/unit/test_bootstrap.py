@@ -52,3 +52,11 @@ def test_ci_tests_a_fresh_clone_with_nothing_beside_it():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "git clone" in ci and "mktemp -d" in ci and "bash bootstrap.sh test" in ci
     assert "</dev/null" in ci  # CI has no stdin; nothing may wait on it
+
+
+@pytest.mark.parametrize("script", ["bootstrap.sh", ".ci/run"])
+def test_the_scripts_parse(script):
+    text = (ROOT / script).read_text()
+    assert not re.search(r"^(<<<<<<<|=======|>>>>>>>)", text, re.M), "merge conflict markers"
+    out = subprocess.run(["bash", "-n", str(ROOT / script)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
