@@ -1,7 +1,10 @@
 """Fuzz the importers end to end: every mutated .icf or plan file gives a plan or a clean, located error.
 
 Seeded and repeatable. Each case goes as far as the input allows: read -> plan -> validation ->
-test steps -> fio job text for the first steps. Allowed outcomes are results and the project's own
+test steps -> the runner's own preparation (targets placed on what fio would open, arming, the job
+policy) -> fio job text, for a local Linux manager and a remote Windows one. Targets are mapped to
+ordinary files or to hostile paths (links to devices, /proc, fio's ${VAR} and comment syntax, blanks).
+A job the runner accepts is checked again: its path absolute, links followed, read by fio as written. Allowed outcomes are results and the project's own
 user-facing errors; anything else (a traceback) is a failure, printed with the seed and case number.
 Usage: python benchmarks/fuzz_importers.py [--cases 10000] [--seed 1]
 """
@@ -9,10 +12,13 @@ Usage: python benchmarks/fuzz_importers.py [--cases 10000] [--seed 1]
 from __future__ import annotations
 
 import argparse
-import contextlib
+import atexit
 import json
+import os
 import random
+import shutil
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -21,9 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import icf_import  # noqa: E402
-from app.engine.jobfile import step_jobfile  # noqa: E402
+from app.engine.runner import ManagerEndpoint, Runner, RunOptions, RunRefused  # noqa: E402
 from app.engine.sequence import SequenceTooLong, expand  # noqa: E402
-from app.engine.targets import TargetError  # noqa: E402
+from app.engine.targets import fio_filename, fio_path_problem  # noqa: E402
 from app.model import planfile  # noqa: E402
 from app.model.examples import EXAMPLES  # noqa: E402
 from app.model.from_icf import plan_from_icf  # noqa: E402
@@ -41,22 +47,57 @@ def random_ops(rng: random.Random) -> list[tuple[str, int, int, bytes]]:
             for _ in range(rng.randint(1, 6))]
 
 
-def run_plan(plan) -> str:
-    """From a plan to job text; returns the outcome label."""
+SCRATCH = Path(tempfile.mkdtemp(prefix="fiometer-fuzz-"))
+atexit.register(shutil.rmtree, SCRATCH, True)
+(SCRATCH / "to-null").symlink_to("/dev/null")
+(SCRATCH / "existing.tst").write_bytes(b"x" * 4096)
+HOSTILE = ["${HOME}/x.tst", "/tmp/a;b.tst", "/tmp/a#b.tst", " /tmp/x.tst", "/tmp/x.tst ", "/tmp/x\t", "//dev/null",
+           "/./dev/null", "/tmp/../dev/null", "/proc/self/root/dev/null", "/dev/fd/0", "rel/x.tst", "x:y.tst",
+           "/dev/fiometer-none", str(SCRATCH / "to-null"), str(SCRATCH / "existing.tst"), str(SCRATCH),
+           str(SCRATCH / "missing" / "x.tst"), "$ncpus", "C:\\x.tst", "\\\\.\\PhysicalDrive0", "/" + "x" * 5000]
+
+
+def _never(*_a):
+    raise AssertionError("the fuzzer never starts fio")
+
+
+def _check_accepted(runner: Runner) -> None:
+    """Invariants of every job the runner accepted."""
+    for files in runner.jobfiles:
+        for jf in files.values():
+            lines = jf.text.splitlines()
+            for job in jf.jobs:
+                if job.network:  # a TCP connection of a network worker, not a file or device
+                    continue
+                assert fio_path_problem(job.path) is None, job.path
+                assert f"filename={fio_filename(job.path)}" in lines, job.path
+                if runner.endpoints[jf.manager].host == "local":
+                    assert os.path.isabs(job.path) and os.path.realpath(job.path) == job.path, job.path
+
+
+def run_plan(plan, rng: random.Random | None = None) -> str:
+    """From a plan through the runner's preparation to job text; returns the outcome label."""
     if any(p.severity == "error" for p in validate(plan)):
         return "invalid plan (field errors)"
     try:
         steps = expand(plan)
     except SequenceTooLong:
         return "too many steps"
-    names = {t.name for m in plan.managers for w in m.workers for t in w.targets}
-    mapping = {n: f"/tmp/fuzz-{i}.tst" for i, n in enumerate(names)}
-    for step in steps[:3]:
-        for mi in step.managers():
-            for os_name in ("Linux", "Windows"):
-                with contextlib.suppress(TargetError):  # a clean, explained refusal
-                    step_jobfile(plan, step, mi, os_name, mapping=mapping if os_name == "Linux" else None)
-    return "job files" if steps else "no steps"
+    rng = rng or random.Random(0)
+    names = sorted({t.name for m in plan.managers for w in m.workers for t in w.targets})
+    mapping = {n: rng.choice(HOSTILE) if rng.random() < 0.5 else str(SCRATCH / f"fuzz-{i}.tst")
+               for i, n in enumerate(names)}
+    labels = []
+    for os_name, host in (("Linux", "local"), ("Windows", "10.0.0.9:8765")):
+        endpoints = {m.name: ManagerEndpoint(m.name, os_name, _never, host) for m in plan.managers}
+        try:
+            runner = Runner(plan, endpoints, None, RunOptions(mapping=mapping))
+        except RunRefused:  # a clean, explained refusal
+            labels.append("refused")
+            continue
+        _check_accepted(runner)
+        labels.append("job files")
+    return " / ".join(labels) if steps else "no steps"
 
 
 def icf_case(rng: random.Random, originals: list[bytes]) -> str:
@@ -68,7 +109,7 @@ def icf_case(rng: random.Random, originals: list[bytes]) -> str:
             raise AssertionError(f"diagnostic outside the file: {d}")
     if doc.errors:
         return "icf errors (located)"
-    return run_plan(plan_from_icf(doc))
+    return run_plan(plan_from_icf(doc), rng)
 
 
 def _mutate_json(rng: random.Random, value):
@@ -108,7 +149,7 @@ def plan_case(rng: random.Random, originals: list[str]) -> str:
         plan, _ = planfile.from_dict(data, "fuzz.json")
     except planfile.PlanFileError:
         return "plan file errors (located)"
-    return run_plan(plan)
+    return run_plan(plan, rng)
 
 
 def main() -> int:

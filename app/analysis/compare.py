@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.analysis.iometer_import import is_iometer_run
+from app.analysis.preconditioning import measured_steps
 from app.model.metrics import Metrics
 from app.model.spec_words import canonical_definition, definition_summary
 from app.store.records import Run, StepInfo
@@ -136,7 +137,7 @@ def _keyed_steps(run: Run, iometer: bool) -> tuple[Keyed, list[str]]:
     out: Keyed = {}
     missing: list[str] = []
     seen: dict[tuple, int] = {}
-    for step in run.steps:
+    for step in measured_steps(run):  # preconditioning is not compared
         m = all_metrics(step)
         if m is None:
             missing.append(f"run {run.id} step {step.index + 1} ({step.spec_name}) has no results ({step.status})")

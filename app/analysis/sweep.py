@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.analysis.preconditioning import measured_steps
 from app.model.spec_words import canonical_definition, parse_spec_text
 from app.model.units import format_bytes
 from app.store.records import Run, StepInfo
@@ -116,7 +117,7 @@ def _coordinates(step: StepInfo) -> dict[str, object] | None:
 
 def find_sweeps(run: Run) -> list[Sweep]:
     """Every sweep in a run, in step order; a step belongs to one sweep at most."""
-    coords = {s.index: c for s in run.steps if (c := _coordinates(s)) is not None}
+    coords = {s.index: c for s in measured_steps(run) if (c := _coordinates(s)) is not None}
     by_index = {s.index: s for s in run.steps}
     used: set[int] = set()
     sweeps: list[Sweep] = []

@@ -17,6 +17,8 @@ def _make_runner(args: argparse.Namespace, opened):
         split_host,
     )
     from app.engine.runner import Runner, RunOptions, RunRefused
+    from app.engine.safety import record_beside
+    from app.store.paths import resolve_db_path
 
     plan = opened.plan
     try:
@@ -31,14 +33,18 @@ def _make_runner(args: argparse.Namespace, opened):
     options = RunOptions(run_time=args.run_time, ramp_up=args.ramp_up, mapping=_parse_map(args.map),
                          engine=args.engine, allow_write=set(args.allow_write or []),
                          allow_write_in_use=set(args.allow_write_mounted or []),
-                         file_size=parse_size(args.test_file_size) if args.test_file_size else None)
+                         file_size=parse_size(args.test_file_size) if args.test_file_size else None,
+                         registry=record_beside(resolve_db_path(getattr(args, "db", None))))
     try:
-        return Runner(plan, endpoints, None, options)
+        runner = Runner(plan, endpoints, None, options)
     except RunRefused as e:
         for ep in endpoints.values():
             if ep.close is not None:
                 ep.close()
         raise CliError("this plan cannot start:\n  " + str(e).replace("\n", "\n  ")) from e
+    for note in runner.notes:
+        print(f"warning: {note}")
+    return runner
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -120,7 +126,7 @@ def register(sub) -> None:
     sp.add_argument("--allow-write", action="append", metavar="TARGET",
                     help="arm writes to a raw device or an existing file (name or path)")
     sp.add_argument("--allow-write-mounted", action="append", metavar="TARGET",
-                    help="also allow writes to a device that is mounted or partitioned")
+                    help="also allow writes to a device in use (mounted, partitioned, swap, LVM/md member)")
     sp.add_argument("--fio", metavar="PATH", help="the fio binary to use (default: found on PATH)")
     sp.add_argument("--tag", action="append", help="tag the stored run (e.g. before, after, client-x)")
     sp.add_argument("--engine", help=argparse.SUPPRESS)  # e.g. null, for tests and benchmarks

@@ -60,7 +60,7 @@ def _read(path: Path, default: str = "") -> str:
         return default
 
 
-def _unescape(field_text: str) -> str:
+def unescape_mount_field(field_text: str) -> str:
     """/proc/mounts escapes space, tab, newline and backslash as octal (\\040 ...)."""
     out, i = [], 0
     while i < len(field_text):
@@ -98,12 +98,12 @@ def _mounts(proc_mounts: Path, proc_swaps: Path | None, dm: dict[str, str]) -> d
     for line in text.splitlines():
         parts = line.split()
         if len(parts) >= 2:
-            add(_unescape(parts[0]), _unescape(parts[1]))
+            add(unescape_mount_field(parts[0]), unescape_mount_field(parts[1]))
     if proc_swaps is not None:
         for line in _read(proc_swaps).splitlines()[1:]:
             parts = line.split()
             if parts:
-                add(_unescape(parts[0]), "[SWAP]")
+                add(unescape_mount_field(parts[0]), "[SWAP]")
     return out
 
 

@@ -12,7 +12,7 @@ ALLOWED_OPTIONS = frozenset({
     "ioengine", "thread", "direct", "time_based", "runtime", "ramp_time", "norandommap", "continue_on_error",
     "lat_percentiles", "clat_percentiles",
     # per job: target, size, depth
-    "filename", "size", "io_size", "loops", "offset", "iodepth",
+    "filename", "size", "io_size", "loops", "offset", "iodepth", "allow_mounted_write",
     # network workers: fio's net engine over TCP between two managers
     "protocol", "port", "listen", "hostname", "startdelay",
     # access specification

@@ -8,10 +8,12 @@ The OS decides the engine (libaio / windowsaio + thread / posixaio) and target n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.engine import network_jobs
 from app.engine import targets as T
+from app.engine.placement import Placement, place_remote
 from app.engine.sequence import FILL, STEADY, Step
 from app.engine.specmap import spec_options
 from app.model.plan import DEFAULT_TEST_FILE_SIZE, PRECONDITION_FILL, AccessSpec, Plan, SpecLine
@@ -60,7 +62,14 @@ class JobInfo:
     spec: str
     queue_depth: int
     size: int | None = None  # bytes of the target fio uses (None: the whole device)
+    offset: int = 0  # bytes before the first I/O (Iometer's starting sector); fio lays files out to offset+size
+    placement: Placement | None = None  # what fio will open, as examined (or normalised, on remote managers)
+    writes: bool = True  # the job's own spec (incl. a preconditioning fill) has a line below 100 % reads
     network: bool = False  # a TCP connection of a network worker (path: tcp://address:port), not storage
+
+    def names(self) -> set[str]:
+        """Every name the user may arm this target by: the plan's name, the path as spelled and as resolved."""
+        return {self.target_name, self.path} | (self.placement.names() if self.placement else set())
 
 
 @dataclass
@@ -81,18 +90,36 @@ def _comment(text: str) -> str:
     return "; " + "".join(c if c.isprintable() else "?" for c in text)
 
 
+def target_bytes(max_size: int, where: T.ResolvedTarget, *, default_file_size: int = DEFAULT_FILE_SIZE,
+                 file_size: int | None = None) -> int | None:
+    """Bytes of a target fio uses: the worker's Maximum Disk Size in the target's sectors; a test file
+    needs a size (``file_size`` overrides it, for quick checks); None means the whole device."""
+    size = max_size * where.sector_size
+    if file_size and not where.is_device:
+        return file_size
+    if not size:
+        return None if where.is_device else default_file_size
+    return size
+
+
 def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
                  mapping: dict[str, str] | None = None, run_time: int | None = None,
                  ramp_up: int | None = None, engine: str | None = None,
                  default_file_size: int = DEFAULT_FILE_SIZE, file_size: int | None = None,
                  title: str = "", peer_addresses: dict[str, str] | None = None,
-                 net_port_base: int = network_jobs.BASE_PORT) -> JobFile:
+                 net_port_base: int = network_jobs.BASE_PORT, place: Callable[[str], Placement] | None = None,
+                 allow_mounted: Callable[[JobInfo], bool] | None = None) -> JobFile:
     """The job file for one manager in one step. Raises targets.TargetError for unplaceable targets.
 
-    ``file_size`` overrides the size of test files (not devices), for quick checks. ``peer_addresses``:
-    manager name -> the address other managers reach it at, for network workers (default loopback), whose
-    ports start at ``net_port_base``."""
+    ``place`` finds the object fio will open (placement.placer; default: normalised by text, as for a
+    remote manager). ``allow_mounted`` says which device jobs were armed twice: only those get fio's
+    allow_mounted_write. ``file_size`` overrides the size of test files (not devices), for quick checks.
+    ``peer_addresses``: manager name -> the address other managers reach it at, for network workers
+    (default loopback), whose ports start at ``net_port_base``."""
     os_name = T.normalize_os(os_name)
+    if place is None:
+        def place(path: str) -> Placement:
+            return place_remote(path, T.is_device_path(path), os_name, manager.name)
     manager = plan.managers[manager_index]
     run = plan.setup.run_time if run_time is None else run_time
     ramp = plan.setup.ramp_up if ramp_up is None else ramp_up
@@ -128,25 +155,29 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
         for tpos in active.targets:
             target = worker.targets[tpos]
             where = T.resolve(target, os_name, mapping)
+            placed = place(where.path)
+            if placed.is_device and not where.is_device:  # a link to a device, found by its file type
+                where = T.ResolvedTarget(where.path, True, T.DEVICE_SECTOR)
             name = job_name(manager_index, active.worker, tpos)
-            size: int | None = worker.max_size * where.sector_size
-            if file_size and not where.is_device:
-                size = file_size
-            elif not size:
-                size = None if where.is_device else default_file_size
-            jf.jobs.append(JobInfo(name, manager.name, worker_key(active.worker), worker.name,
-                                   target_key(active.worker, tpos), target.name, where.path, where.is_device,
-                                   spec.name, active.queue_depth, size))
+            size = target_bytes(worker.max_size, where, default_file_size=default_file_size, file_size=file_size)
+            offset = worker.start_sector * where.sector_size
+            job = JobInfo(name, manager.name, worker_key(active.worker), worker.name,
+                          target_key(active.worker, tpos), target.name, placed.path, placed.is_device,
+                          spec.name, active.queue_depth, size, offset, placed,
+                          any(line.reads < 100 for line in spec.lines))
+            jf.jobs.append(job)
             out += ["", _comment(f"worker {worker.name!r} -> target {target.name!r}"), f"[{name}]",
-                    _line("filename", T.fio_filename(where.path))]
+                    _line("filename", T.fio_filename(placed.path))]
             if size is not None:
                 out.append(_line("size", str(size)))
-            if worker.start_sector:
-                out.append(_line("offset", str(worker.start_sector * where.sector_size)))
+            if offset:
+                out.append(_line("offset", str(offset)))
             if transfer:
                 out.append(_line("io_size", str(transfer)))
             if step.phase == FILL:
                 out.append(_line("loops", str(pc.fill_passes)))
+            if placed.is_device and allow_mounted is not None and allow_mounted(job):
+                out.append(_line("allow_mounted_write", "1"))
             out.append(_line("iodepth", str(active.queue_depth)))
             out += [_line(k, v) for k, v in spec_options(spec, where.sector_size)]
             if worker.fixed_seed is None:

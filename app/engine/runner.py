@@ -21,7 +21,16 @@ from app.engine.fioproto.client import run_delay
 from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import LOOPBACK, JobFile, step_jobfile
 from app.engine.message_gate import MessageGate
-from app.engine.safety import CreatedFiles, unarmed, write_risks
+from app.engine.placement import placer
+from app.engine.safety import (
+    CreatedFiles,
+    WriteRisk,
+    armed_twice,
+    is_armed,
+    unarmed,
+    unverified_notes,
+    write_risks,
+)
 from app.engine.sequence import STEADY, SequenceTooLong, Step, expand
 from app.engine.ssh_manager import parse_ssh
 from app.engine.step_watch import Action, StepWatch
@@ -34,7 +43,17 @@ from app.model.validation import validate
 
 
 class RunRefused(Exception):
-    """The plan cannot start; str() lists what to fix (unmapped managers, unplaceable targets, ...)."""
+    """The plan cannot start; str() lists what to fix (unmapped managers, unplaceable targets, ...).
+
+    ``risks`` are the unarmed writes and ``missing_folders`` the local folders new test files need, so a
+    GUI can ask about exactly those; ``only_asks`` is True when nothing else stands in the way."""
+
+    def __init__(self, text: str, risks: list[WriteRisk] | None = None, missing_folders: list[str] | None = None,
+                 only_asks: bool = False):
+        super().__init__(text)
+        self.risks = risks or []
+        self.missing_folders = missing_folders or []
+        self.only_asks = only_asks
 
 
 @dataclass
@@ -123,6 +142,8 @@ class Runner:
         self._stopping_step = False
         self.outcomes: list[StepOutcome] = []
         self.last_telemetry: StepTelemetry | None = None
+        self.notes: list[str] = []  # what could not be verified (targets on remote managers)
+        self._own_files: set[tuple[str, str]] = set()
         self.jobfiles = self._prepare()
 
     # --- before anything runs --------------------------------------------------------------
@@ -139,6 +160,7 @@ class Runner:
             raise RunRefused("\n".join(problems))
         out: list[dict[str, JobFile]] = []
         o = self.options
+        missing: list[str] = []
         names = list(dict.fromkeys(t.name.strip() for m in self.plan.managers for w in m.workers for t in w.targets))
         for key, value in o.mapping.items():
             if not any(lookup_mapping(n, {key: key}) for n in names):
@@ -154,25 +176,40 @@ class Runner:
                 kwargs["peer_addresses"] = {n: e.address for n, e in self.endpoints.items()}
                 kwargs["net_port_base"] = net_ports  # fresh ports per step: a listener left over never answers
                 try:
-                    files[ep.name] = step_jobfile(self.plan, step, mi, ep.os_name, mapping=o.mapping,
-                                                  run_time=o.run_time, ramp_up=o.ramp_up, engine=o.engine,
-                                                  title=self.plan.name, **kwargs)
+                    files[ep.name] = step_jobfile(
+                        self.plan, step, mi, ep.os_name, mapping=o.mapping, run_time=o.run_time,
+                        ramp_up=o.ramp_up, engine=o.engine, title=self.plan.name,
+                        place=placer(ep.host == "local", ep.os_name, ep.name),
+                        allow_mounted=lambda job: armed_twice(job, o.allow_write, o.allow_write_in_use), **kwargs)
                 except TargetError as e:
                     problems.append(f"step {step.index + 1}, manager {ep.name!r}: {e}")
+                    continue
+                for job in files[ep.name].jobs:
+                    folder = job.placement.missing_folder if job.placement else None
+                    if folder and folder not in missing and o.engine != "null":  # null never opens files
+                        missing.append(folder)
             out.append(files)
-        local = {n for n, ep in self.endpoints.items() if ep.host == "local"}
         registry = o.registry or CreatedFiles(Path(os.devnull))
+        # local test files this run creates, or that were Fiometer's before it: remembered after every step
+        self._own_files = {(j.manager, j.path) for files in out for jf in files.values() for j in jf.jobs
+                           if not j.is_device and j.placement is not None and j.placement.verified
+                           and (not j.placement.exists or registry.owns(j.placement))}
+        risks: list[WriteRisk] = []
         for files in out:
-            risks = write_risks(self.plan, files, local, registry, o.engine)
-            problems += unarmed(risks, o.allow_write, o.allow_write_in_use)
+            risks += [r for r in write_risks(files, registry, o.engine)
+                      if r not in risks and not is_armed(r, o.allow_write, o.allow_write_in_use)]
+            self.notes += [n for n in unverified_notes(files) if n not in self.notes]
         for files in out:
             for jf in files.values():
                 try:
                     check_job_text(jf.text)
                 except JobRefused as e:
                     problems.append(f"manager {jf.manager!r}: {e}")
-        if problems:
-            raise RunRefused("\n".join(dict.fromkeys(problems)))
+        asks = [f"the folder {f} does not exist (fio would create it without a word); create it first, "
+                "or choose another place for the test file" for f in missing]
+        asks += unarmed(risks, o.allow_write, o.allow_write_in_use)
+        if problems or asks:
+            raise RunRefused("\n".join(dict.fromkeys(problems + asks)), risks, missing, not problems)
         return out
 
     # --- control (any thread) ----------------------------------------------------------------
@@ -239,8 +276,8 @@ class Runner:
         finished: dict[str, Finished] = {}
         raw: dict[str, str | None] = {name: None for name in files}
         started = time.time()
-        local = [n for n in files if self.endpoints[n].host == "local"]
-        missing = [j.path for n in local for j in files[n].jobs if not j.is_device and not os.path.exists(j.path)]
+        registry = self.options.registry
+        ours = [j.path for jf in files.values() for j in jf.jobs if (j.manager, j.path) in self._own_files]
         self._stopping_step = False
         steady = SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None
         self.listener.step_started(step, files)
@@ -334,9 +371,8 @@ class Runner:
             detail = ", ".join(f"{n} +{(t - first) * 1000:.0f} ms" for n, t in sorted(start_times.items()))
             self.listener.message(step, Message("", f"managers' jobs started within {spread * 1000:.0f} ms "
                                                     f"({detail})", "info"))
-        created = [p for p in missing if os.path.exists(p)]
-        if created and self.options.registry is not None and self.options.engine != "null":
-            self.options.registry.add(created)
+        if ours and registry is not None and self.options.engine != "null":
+            registry.add(p for p in ours if os.path.isfile(p))
         ok = [f for f in finished.values() if f.ok]
         if self._stopping_step or self._abort.is_set():
             status = "stopped"

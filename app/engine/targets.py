@@ -18,6 +18,12 @@ LINUX = "linux"
 MACOS = "darwin"
 
 TEST_FILE = "iobw.tst"
+FILE_SECTOR = 4096  # Iometer's "sector" for a test file on a Linux/macOS file system (statfs f_bsize)
+DEVICE_SECTOR = 512  # ... on raw disks and Windows drive letters
+MAX_PATH_BYTES = 4000  # fio reads job lines of at most 8 KiB; a longer one would be split into two lines
+# fio replaces these in every option value: ${VAR} by the environment, the keywords by numbers (then calls bc)
+_FIO_SUBSTITUTIONS = (("${", "an environment variable"), ("$pagesize", "the page size"),
+                      ("$mb_memory", "the memory size"), ("$ncpus", "the number of CPUs"))
 _WIN_DRIVE = re.compile(r"^([A-Za-z]):")
 _WIN_PHYSICAL = re.compile(r"^(?:PHYSICALDRIVE:(\d+)|(\d+):)", re.IGNORECASE)
 _LINUX_MOUNT = re.compile(r"^(/\S*|/.*?) \[[^\]]*\]$")
@@ -48,12 +54,39 @@ def _sector_size_of_name(name: str, os_name: str) -> int:
     # Iometer's sector: the device's logical sector, the Windows volume's bytes/sector, or on Linux
     # the file system block (statfs f_bsize), usually 4096.
     if _LINUX_MOUNT.match(name) or (os_name != WINDOWS and name.startswith("/") and not name.startswith("/dev/")):
-        return 4096
-    return 512
+        return FILE_SECTOR
+    return DEVICE_SECTOR
 
 
-def _is_device_path(path: str) -> bool:
-    return path.startswith("/dev/") or path.startswith("\\\\.\\")
+def is_device_path(path: str) -> bool:
+    """A device by its spelling alone (before the file system is asked): /dev/..., \\\\.\\..., \\\\?\\GLOBALROOT."""
+    from app.engine import windows_paths
+
+    return path.startswith("/dev/") or windows_paths.is_device(path)
+
+
+def fio_path_problem(path: str) -> str | None:
+    """Why fio would read this filename= value differently from its text (None: it reads it literally).
+
+    fio cuts a value at ';' or '#' (comments), strips blanks at both ends, substitutes ${VAR} and
+    $pagesize/$mb_memory/$ncpus, and splits job lines longer than 8 KiB. ':' is escaped by fio_filename."""
+    if not path:
+        return "the path is empty"
+    for i, c in enumerate(path):
+        if not c.isprintable():
+            return f"the path contains the control character U+{ord(c):04X} at position {i + 1}"
+    if path != path.strip():
+        return "the path starts or ends with a blank, which fio strips"
+    for c in ";#":
+        if c in path:
+            return (f"the path contains {c!r}, which starts a comment in a fio job file: fio would open "
+                    f"{path.split(c, 1)[0].rstrip()!r}")
+    for text, what in _FIO_SUBSTITUTIONS:
+        if text in path:
+            return f"the path contains {text!r}, which fio replaces by {what}"
+    if len(path.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+        return f"the path is longer than {MAX_PATH_BYTES} bytes"
+    return None
 
 
 def lookup_mapping(name: str, mapping: dict[str, str]) -> str | None:
@@ -72,8 +105,9 @@ def lookup_mapping(name: str, mapping: dict[str, str]) -> str | None:
 
 def resolve(target: Target, os_name: str, mapping: dict[str, str] | None = None) -> ResolvedTarget:
     resolved = _resolve(target, os_name, mapping)
-    if not resolved.path.isprintable():  # a newline would let a plan file add options to the job
-        raise TargetError(f"target {target.name!r}: the path {resolved.path!r} contains control characters")
+    problem = fio_path_problem(resolved.path)  # a newline would even let a plan file add options to the job
+    if problem:
+        raise TargetError(f"target {target.name!r}: {problem} ({resolved.path!r}); rename or move the target")
     return resolved
 
 
@@ -82,7 +116,7 @@ def _resolve(target: Target, os_name: str, mapping: dict[str, str] | None) -> Re
     name = target.name.strip()
     mapped = target.path or lookup_mapping(name, mapping or {})
     if mapped:
-        return ResolvedTarget(mapped, _is_device_path(mapped), _sector_size_of_name(name, os_name))
+        return ResolvedTarget(mapped, is_device_path(mapped), _sector_size_of_name(name, os_name))
     if target.kind == "network":
         raise TargetError(f"target {name!r} is a network target; fio cannot run Iometer network workers")
     hint = f"map it to a test file or device, e.g. --map '{name}=/path/to/{TEST_FILE}'"
@@ -108,7 +142,8 @@ def _resolve(target: Target, os_name: str, mapping: dict[str, str] | None) -> Re
             raise TargetError(f"target {name!r} is a Linux disk; on this Windows manager {hint}")
         return ResolvedTarget(f"/dev/{name}", True, 512)
     if name.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", name) or name.startswith("\\\\"):
-        return ResolvedTarget(name, _is_device_path(name), _sector_size_of_name(name, os_name))
+        # the name as written: blanks around a path are refused by fio_path_problem, never dropped
+        return ResolvedTarget(target.name, is_device_path(name), _sector_size_of_name(name, os_name))
     raise TargetError(f"target {name!r} is not a drive, disk or path Fiometer recognises; {hint}")
 
 

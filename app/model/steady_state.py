@@ -25,18 +25,28 @@ class Window:
 
 
 def rounds_of(samples: Iterable[tuple[float, int, float]], round_s: int) -> list[float]:
-    """Mean IOPS per complete round from (end time, I/Os, seconds) of each interval."""
+    """Mean IOPS per complete round from (step time, I/Os, seconds) of each interval, in order.
+
+    Rounds are cut on the intervals' accumulated length (the measured time), so it does not matter whether a
+    sample's time marks its start or its end. An interval sent again a moment later (ALL's last second, when
+    fio's final report arrives) replaces the first copy."""
+    kept: list[tuple[float, int, float]] = []
+    for t, n, seconds in samples:
+        if kept and 0 <= t - kept[-1][0] < 0.05:
+            kept[-1] = (t, n, seconds)
+        else:
+            kept.append((t, n, seconds))
     ios: dict[int, int] = {}
     secs: dict[int, float] = {}
-    last_t = 0.0
-    for t, n, seconds in samples:
-        k = int((t - 1e-6) // round_s)
+    elapsed = 0.0
+    for _, n, seconds in kept:
+        if seconds <= 0:
+            continue
+        elapsed += seconds
+        k = int((elapsed - 1e-6) // round_s)
         ios[k] = ios.get(k, 0) + n
         secs[k] = secs.get(k, 0.0) + seconds
-        last_t = max(last_t, t)
-    complete = int((last_t + 1e-6) // round_s)
-    while complete and not secs.get(complete - 1):  # fio's final report repeats the last one: no new round
-        complete -= 1
+    complete = int((elapsed + 1e-6) // round_s)
     return [ios.get(k, 0) / secs[k] if secs.get(k) else 0.0 for k in range(complete)]
 
 

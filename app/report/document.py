@@ -14,6 +14,7 @@ from app.report.latency import Distribution, distributions, pairs, percentile_ta
 from app.report.summary import SummaryBlock, summarize
 from app.report.tables import Table, at_a_glance_table, comparison_table, summary_table, unmatched_table
 from app.report.timeline import distribution_charts, timeline_charts
+from app.report.workloads import workload_tables
 from app.store.database import Store
 from app.store.records import Run
 
@@ -39,6 +40,7 @@ class RunSection:
     summary: Table
     facts: Table
     job_files: list[JobFile]
+    workloads: list[Table] = field(default_factory=list)  # sweeps, preconditioning, transfers, disks
 
 
 @dataclass
@@ -77,7 +79,8 @@ class Report:
         """Every table in reading order (what the XLSX and the tables CSV hold)."""
         out = [self.glance] if self.glance else []
         out += self.comparison_tables + self.unmatched_tables + [self.percentiles, self.environment]
-        out += [r.summary for r in self.runs] + [self.job_options] + [r.facts for r in self.runs]
+        out += [t for r in self.runs for t in (r.summary, *r.workloads)] + [self.job_options]
+        out += [r.facts for r in self.runs]
         return out
 
 
@@ -123,7 +126,7 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
             if r.id not in seen:
                 seen.add(r.id)
                 runs.append(RunSection(r, by_side[id(s)], summary_table(r, p99=not is_iometer_run(r)),
-                                       facts_table(r), job_files(r)))
+                                       facts_table(r), job_files(r), workload_tables(store, r)))
     unmatched = [t for i, c in enumerate(comparisons, 1)
                  if (t := unmatched_table(c, i, labels[0], labels[i])) is not None]
     spreads = [spread(s) for s in sides]

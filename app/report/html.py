@@ -179,8 +179,9 @@ def render_html(report: Report) -> str:
             h.append(f'<figure id="{lc.key}">{to_svg(draw(lc, 760), lc.title)}</figure>')
     h.append('<h2 id="runs">Results per run</h2>')
     for s in report.runs:
-        h.append(f"<h3>{escape(s.summary.title)}</h3>")
-        h.append(table_html(s.summary))
+        for table in (s.summary, *s.workloads):
+            h.append(f"<h3>{escape(table.title)}</h3>")
+            h.append(table_html(table))
     h.append('<h2 id="appendix">Run facts and method</h2>')
     h.append(f"<h3>{escape(report.job_options.title)}</h3>")
     h.append(table_html(report.job_options))

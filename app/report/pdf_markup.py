@@ -167,6 +167,9 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
     for s in report.runs:
         h.append(f"<h2>{escape(s.summary.title)} ({escape(s.label)})</h2>")
         h.append(table_markup(s.summary, wrap_all=wrap))
+        for table in s.workloads:
+            h.append(f"<h2>{escape(table.title)}</h2>")
+            h.append(table_markup(table, wrap_all=wrap))
     _h1(h, "appendix", "Appendix: methodology and job files")
     h.append("<p>Every number in this report comes from Fiometer's results database. Fiometer reproduces "
              "Iometer's access specifications on fio: one fio job per worker and target, Iometer's outstanding "

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
-from app.engine.safety import CreatedFiles
 from app.model.examples import EXAMPLES, example
 from app.model.fidelity import all_notes
 from app.model.opening import PlanOpenError
@@ -55,13 +54,6 @@ TAB_NAMES = ("Disk Targets", "Access Specifications", "Test Setup", "Results Dis
 STOP_GRACE_MS = 15000  # closing during a run: after Stop, abort if fio has not ended by then
 
 
-def created_files_registry(settings: QSettings | None) -> CreatedFiles | None:
-    """Test files Fiometer created (kept next to the settings), so reusing them needs no arming."""
-    if settings is None:
-        return None
-    return CreatedFiles(Path(settings.fileName()).parent / "created-test-files.json")
-
-
 def icf_export_available() -> bool:
     import icf_import
 
@@ -84,7 +76,7 @@ class MainWindow(QMainWindow):
         self.doc = PlanDocument(self)
         self.library = SpecLibrary(settings)
         self.live = LiveResults()
-        self.controller = RunController(self, created_files_registry(settings), db_path)
+        self.controller = RunController(self, None, db_path)
         self.run_options: Any = None  # RunOptions for the next Start (tests, screenshots); None = plan's own
         self.run_endpoints: dict[str, Any] | None = None
         self._close_after_run = False
@@ -619,11 +611,15 @@ class MainWindow(QMainWindow):
             return False
         in_use = [r for r in risks if r.in_use]
         if in_use:
-            return self.ask("Mounted or partitioned disks", "These disks are mounted or partitioned; writing "
-                            "corrupts the file systems on them:\n\n"
-                            + "\n".join(f"• {r.manager}: {r.path}" for r in in_use)
+            return self.ask("Disks in use", "These disks are in use; writing corrupts what is on them:\n\n"
+                            + "\n".join(f"• {r.manager}: {r.path} — {r.use}" for r in in_use)
                             + "\n\nAre you absolutely sure?")
         return True
+
+    def create_folders(self, folders: list[str]) -> bool:
+        """New test files need these folders; fio would create them silently, so Fiometer asks."""
+        return self.ask("Folders do not exist", "The test files go into folders that do not exist:\n\n"
+                        + "\n".join(f"• {f}" for f in folders) + "\n\nCreate them?")
 
     def start_run(self) -> bool:
         if self.controller.running:
@@ -633,7 +629,8 @@ class MainWindow(QMainWindow):
         if errors:
             self.show_problem("The plan has errors", "\n".join(str(p) for p in errors))
             return False
-        listener = self.controller.start(plan, self.run_options, self.run_endpoints, self.arm_writes)
+        listener = self.controller.start(plan, self.run_options, self.run_endpoints, self.arm_writes,
+                                         self.create_folders)
         if listener is None:
             return False
         self.live.clear()
@@ -645,6 +642,8 @@ class MainWindow(QMainWindow):
         listener.stepFinished.connect(self._on_step_finished)
         self.tabs.setCurrentWidget(self.results_tab)
         self.add_message(f"Run started: {self.controller.progress.steps} step(s)")
+        for note in self.controller.runner.notes if self.controller.runner else []:
+            self.add_message(note, "warning")  # what could not be verified on remote managers
         return True
 
     def _on_step_started(self, index: int, offset: float, step: Any) -> None:

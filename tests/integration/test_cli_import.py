@@ -94,10 +94,11 @@ def test_windows_targets_need_a_map_on_linux(tmp_path):
 @pytest.mark.parametrize("path", [p for p in CORPUS if p.name not in ERROR_FILES], ids=lambda p: p.name)
 def test_every_corpus_file_makes_job_files_fio_accepts(tmp_path, path):
     plan = plan_from_icf(icf_import.load(path))
-    mapping = {t.name: str(tmp_path / f"t{i}.tst")
-               for i, t in enumerate({t.name: t for m in plan.managers for w in m.workers for t in w.targets}.values())}
+    names = list({t.name: t for m in plan.managers for w in m.workers for t in w.targets})
     steps = expand(plan)[:12]  # the tp-qemu plans have 128 steps; the first 12 cover every shape
     for os_name in ("Linux", "Windows"):
+        folder = str(tmp_path) + "/" if os_name == "Linux" else "C:\\fiometer\\"  # a full path on that OS
+        mapping = {name: f"{folder}t{i}.tst" for i, name in enumerate(names)}
         files = []
         for step in steps:
             for mi in step.managers():

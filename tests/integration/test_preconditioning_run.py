@@ -43,3 +43,14 @@ def test_fill_steady_state_then_measure(tmp_path):
     assert steady["at_s"] == steady["window"]["last"] + 1
     text = cli("--db", db, "show", "1").stdout
     assert f"Steady state reached after round {steady['window']['last'] + 1}" in text
+
+    from app.report.document import build_report
+    from app.store.database import open_store
+
+    with open_store(db) as store:
+        report = build_report(store, [1], [])
+    tables = {t.key: t for t in report.runs[0].workloads}
+    phases = [r.cells[0].text for r in tables["precondition-1"].rows]
+    assert phases == ["Fill", "Steady state", "IOPS per round"]
+    assert tables["precondition-1"].rows[1].cells[1].text.startswith("Steady state reached after round")
+    assert [s.index for s in report.baseline.steps] == [2]  # the measured step only: preconditioning is apart

@@ -238,8 +238,10 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
     before, after = stored(db, 1), stored(db, 2)
     wb = Workbook(out)
     comp = "Comparison 1"
+    # the four specs share one shape and differ in transfer size only: each run is also a block-size sweep
     assert wb.names == ["Summary", "At a glance", comp, "Percentiles", "Environment", "Run 1 results",
-                        "Run 2 results", "Job options", "Run 1 facts", "Run 2 facts", "Charts", "Job files", "data"]
+                        "Run 1 \u2014 sweep summary", "Run 2 results", "Run 2 \u2014 sweep summary", "Job options",
+                        "Run 1 facts", "Run 2 facts", "Charts", "Job files", "data"]
     rows = wb.rows(comp)
     assert rows[0] == ["after (run 2) compared with before (run 1)"]
     assert rows[1] == ["Metric", "Access specification", "before", "after", "Change", "Change %", "Verdict"]

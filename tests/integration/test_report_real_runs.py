@@ -74,7 +74,7 @@ def test_the_percentile_table_equals_fios_own_percentiles(runs, tmp_path):
             rows[spec, row[0][0]] = [float(c[1]) for c in row[1:-1]]
     with open_store(db) as store:
         for run_id, label in ((1, "before"), (2, "after")):
-            run = get_run(store, run_id)
+            run = get_run(store, run_id, raw_output=True)
             # a read-only spec: fio's own lat_ns percentiles, exactly
             lat = fio_job(run, READ)["read"]["lat_ns"]
             want = [lat["percentile"][f"{q:.6f}"] / 1e6 for q in PERCENTILES] + [lat["max"] / 1e6]

@@ -81,10 +81,10 @@ def test_stop_mid_step_keeps_final_numbers(tmp_path):
 def test_unopenable_target_fails_the_step_in_plain_words(tmp_path):
     plan = grid(1, 1, 1)
     plan.managers[0].host = LOCAL
-    (tmp_path / "adir").mkdir()
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / "adir"))]
     listener = Collect()
     runner = Runner(plan, build_endpoints(plan), listener, RunOptions(run_time=2, file_size=1 << 20))
+    (tmp_path / "adir").mkdir()  # after the checks (a folder is refused by them): fio itself refuses it
     assert runner.run() == "failed"
     reason = listener.outcomes[0].finished["M1"].reason
     assert "is a directory" in reason and str(tmp_path / "adir") in reason

@@ -29,3 +29,20 @@ def test_show_gives_the_sweep_maximum_and_its_load(tmp_path):
     assert sweep["max_iops"]["load"] == best and sweep["max_iops"]["iops"] == pytest.approx(all_iops[best])
     text = cli("--db", db, "show", "1").stdout
     assert f"4k random read: maximum IOPS {all_iops[best]:,.0f} at QD {best}" in text
+
+
+def test_the_report_carries_the_sweep_table(tmp_path):
+    from app.report.document import build_report
+    from app.store.database import open_store
+
+    assert cli("examples", "--save", tmp_path).returncode == 0
+    db = tmp_path / "r.db"
+    out = cli("--db", db, "run", tmp_path / "qd1qd32.json", "--map", f"TESTFILE={tmp_path / 't.tst'}",
+              "--run-time", "1", "--ramp-up", "0", "--engine", "null", "--test-file-size", "1M")
+    assert out.returncode == 0, out.stderr + out.stdout
+    with open_store(db) as store:
+        report = build_report(store, [1], [])
+    (table,) = [t for t in report.runs[0].workloads if t.key == "sweep-1"]
+    assert [r.cells[0].text for r in table.rows] == ["QD 1", "QD 32"]
+    best = max(table.rows, key=lambda r: r.cells[2].value)
+    assert "max IOPS" in best.cells[-1].text and table in report.tables

@@ -15,7 +15,8 @@ def test_every_generated_job_is_allowed(os_name):
     for ex in EXAMPLES:
         plan = ex.build()
         for step in expand(plan):
-            check_job_text(step_jobfile(plan, step, 0, os_name, mapping={TESTFILE: "/tmp/x.tst"}).text)
+            where = "/tmp/x.tst" if os_name == "Linux" else "C:\\x.tst"
+            check_job_text(step_jobfile(plan, step, 0, os_name, mapping={TESTFILE: where}).text)
 
 
 @pytest.mark.parametrize("line", ["exec_prerun=touch /tmp/pwned", "exec_postrun=id", "trigger_cmd=id",

@@ -32,8 +32,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.engine import disks as disk_list
-from app.engine.jobfile import DEFAULT_FILE_SIZE
-from app.engine.targets import TargetError, resolve
+from app.engine.jobfile import DEFAULT_FILE_SIZE, target_bytes
+from app.engine.placement import place_local
+from app.engine.targets import FILE_SECTOR, ResolvedTarget, TargetError, is_device_path, resolve
 from app.model.plan import DATA_PATTERNS, LOCAL, Target, Worker
 from app.model.units import format_bytes, parse_size
 from app.model.validation import MAX_QUEUE_DEPTH
@@ -42,7 +43,6 @@ from app.ui.plan.topology import Selection
 from app.ui.widgets import ContentOrEmpty, button, compact_rows, error_label
 
 PATTERN_TITLES = ("Repeating bytes", "Pseudo random", "Full random")
-FILE_SECTOR = 4096  # Iometer's "sector" for a test file on Linux/macOS file systems (targets.py)
 _DIGITS = QRegularExpressionValidator(r"\d{0,18}")
 
 TIPS = {
@@ -69,24 +69,29 @@ def target_state(target: Target, worker: Worker, os_name: str) -> tuple[str, str
     if target.kind == "network":
         return "network", "network targets are not run by fio", True
     if not os_name:
-        return ("raw disk" if (target.path or target.name).startswith(("/dev/", "\\\\.\\")) else "test file",
+        return ("raw disk" if is_device_path(target.path or target.name) else "test file",
                 "host OS unknown until the manager is probed", False)
     try:
         where = resolve(target, os_name)
+        # on this machine: what fio will open (a link to a device is a device); the engine's rules
+        placed = place_local(where.path) if os_name == platform.system() else None
     except TargetError as e:
         return "?", f"not placed on this {os_name} manager — use Set path… ({e})", True
-    size = worker.max_size * where.sector_size
+    if placed is not None and placed.is_device and not where.is_device:
+        where = ResolvedTarget(placed.path, True, where.sector_size)
+    size = target_bytes(worker.max_size, where)
     if where.is_device:
-        return "raw disk", (f"first {format_bytes(size)}" if size else "whole disk") + f" — {where.path}", False
-    path = Path(where.path)
-    want = size or DEFAULT_FILE_SIZE
-    if os_name == platform.system() and path.exists():
-        have = path.stat().st_size
-        note = f"exists, {format_bytes(have)}"
-        if have < want:
-            note += f"; fio extends it to {format_bytes(want)}"
-        return "test file", f"{note} — {where.path}", False
-    return "test file", f"created when the run starts ({format_bytes(want)}) — {where.path}", False
+        used = f"; in use: {'; '.join(placed.in_use)}" if placed is not None and placed.in_use else ""
+        return "raw disk", (f"first {format_bytes(size)}" if size else "whole disk") + f" — {where.path}{used}", False
+    if placed is not None and placed.exists and placed.size is not None:
+        note = f"exists, {format_bytes(placed.size)}"
+        need = (size or 0) + worker.start_sector * where.sector_size
+        if placed.size < need:
+            note += f"; fio extends it to {format_bytes(need)}"
+        return "test file", f"{note} — {placed.path}", False
+    if placed is not None and placed.missing_folder:
+        return "test file", f"the folder {placed.missing_folder} does not exist — {where.path}", True
+    return "test file", f"created when the run starts ({format_bytes(size or DEFAULT_FILE_SIZE)}) — {where.path}", False
 
 
 class AddTestFileDialog(QDialog):

@@ -17,12 +17,13 @@ from PySide6.QtCore import QObject, Signal
 
 from app.engine.managers import ManagerError, build_endpoints
 from app.engine.runner import ManagerEndpoint, RunListener, Runner, RunOptions, RunRefused, StepOutcome
-from app.engine.safety import CreatedFiles, WriteRisk, write_risks
+from app.engine.safety import CreatedFiles, WriteRisk, arm, record_beside
 from app.engine.sequence import SequenceTooLong, Step, expand
 from app.engine.transport import Message
-from app.model.plan import LOCAL, Plan
+from app.model.plan import Plan
 from app.recording import StoreRecorder
 from app.store import StoreError, open_store
+from app.store.paths import resolve_db_path
 
 IDLE_STATE = "idle"
 RUNNING = "running"
@@ -30,6 +31,8 @@ STOPPING = "stopping"
 
 # Asked before a run that writes to raw disks or existing files: (risks) -> armed?
 ArmQuestion = Callable[[list[WriteRisk]], bool]
+# Asked when new test files need folders that do not exist: (folders) -> create them?
+FolderQuestion = Callable[[list[str]], bool]
 
 
 class QtRunListener(QObject, RunListener):
@@ -118,18 +121,6 @@ def needed_managers(plan: Plan) -> set[str]:
         return {m.name for m in plan.managers}
 
 
-def risks_of(runner: Runner, options: RunOptions) -> list[WriteRisk]:
-    """Targets the run would write or rewrite (raw disks, files Fiometer did not create)."""
-    local = {n for n, ep in runner.endpoints.items() if ep.host == LOCAL}
-    registry = options.registry or CreatedFiles(Path("/dev/null"))
-    out: list[WriteRisk] = []
-    for files in runner.jobfiles:
-        for r in write_risks(runner.plan, files, local, registry, options.engine):
-            if r not in out:
-                out.append(r)
-    return out
-
-
 class RunController(QObject):
     state_changed = Signal(str)
     refused = Signal(str)  # the run could not start: message for the user
@@ -141,7 +132,7 @@ class RunController(QObject):
         ``record`` False runs without storing (nothing else changes)."""
         super().__init__(parent)
         self.state = IDLE_STATE
-        self.registry = registry
+        self.registry = registry if registry is not None else record_beside(resolve_db_path(db_path))
         self.db_path = db_path
         self.record = record
         self.recorder: StoreRecorder | None = None
@@ -163,9 +154,10 @@ class RunController(QObject):
 
     def prepare(self, plan: Plan, options: RunOptions | None = None,
                 endpoints: dict[str, ManagerEndpoint] | None = None,
-                arm: ArmQuestion | None = None) -> tuple[Runner, RunOptions] | None:
+                arm_question: ArmQuestion | None = None,
+                create_folders: FolderQuestion | None = None) -> tuple[Runner, RunOptions] | None:
         """A ready Runner for a copy of ``plan``, or None after emitting ``refused`` (or when the
-        user did not arm the writes ``arm`` was asked about)."""
+        user did not arm the writes, or create the folders, asked about)."""
         plan = copy.deepcopy(plan)  # edits while it runs must not change the run
         options = dataclasses.replace(options) if options is not None else RunOptions()
         if options.registry is None:
@@ -173,13 +165,7 @@ class RunController(QObject):
         try:
             if endpoints is None:
                 endpoints = build_endpoints(plan, needed=needed_managers(plan))
-            # Build with every target armed to learn the risks, then ask before running.
-            everything = {t.path or t.name for m in plan.managers for w in m.workers for t in w.targets} | \
-                         {t.name for m in plan.managers for w in m.workers for t in w.targets}
-            asked = dataclasses.replace(options, allow_write=options.allow_write | everything,
-                                        allow_write_in_use=options.allow_write_in_use | everything)
-            runner = Runner(plan, endpoints, None, asked)
-        except (ManagerError, RunRefused) as e:
+        except ManagerError as e:
             self.refused.emit(str(e))
             return None
         if self.record:  # a run that cannot be stored does not start: measurements are never lost
@@ -188,23 +174,46 @@ class RunController(QObject):
             except StoreError as e:
                 self.refused.emit(f"The results database cannot be used: {e}")
                 return None
-        risks = [r for r in risks_of(runner, options)
-                 if not (r.names() & options.allow_write and (not r.in_use or r.names() & options.allow_write_in_use))]
-        if risks and (arm is None or not arm(risks)):
-            if arm is None:
-                self.refused.emit("These targets would be written and are not armed:\n"
-                                  + "\n".join(f"{r.manager}: {r.path}: {r.reason}" for r in risks))
-            return None
-        return runner, asked
+        asked_folders = False
+        while True:  # the engine decides what needs asking; the user's answers arm exactly that
+            try:
+                return Runner(plan, endpoints, None, options), options
+            except RunRefused as e:
+                if e.only_asks and e.missing_folders and not asked_folders and create_folders is not None:
+                    asked_folders = True
+                    if create_folders(e.missing_folders) and self._make_folders(e.missing_folders):
+                        continue
+                    return None
+                if e.only_asks and e.risks and not e.missing_folders and arm_question is not None:
+                    if not arm_question(e.risks):
+                        return None
+                    allow, in_use = arm(e.risks, options.allow_write, options.allow_write_in_use)
+                    if (allow, in_use) == (options.allow_write, options.allow_write_in_use):
+                        self.refused.emit(str(e))
+                        return None
+                    options = dataclasses.replace(options, allow_write=allow, allow_write_in_use=in_use)
+                    continue
+                self.refused.emit(str(e))
+                return None
+
+    def _make_folders(self, folders: list[str]) -> bool:
+        for folder in folders:
+            try:
+                Path(folder).mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                self.refused.emit(f"Cannot create the folder {folder}: {e.strerror}")
+                return False
+        return True
 
     def start(self, plan: Plan, options: RunOptions | None = None,
               endpoints: dict[str, ManagerEndpoint] | None = None,
-              arm: ArmQuestion | None = None) -> QtRunListener | None:
+              arm_question: ArmQuestion | None = None,
+              create_folders: FolderQuestion | None = None) -> QtRunListener | None:
         """Start a run; returns the listener whose signals carry it, or None if it did not start."""
         if self.running:
             self.refused.emit("A test is already running.")
             return None
-        prepared = self.prepare(plan, options, endpoints, arm)
+        prepared = self.prepare(plan, options, endpoints, arm_question, create_folders)
         if prepared is None:
             return None
         runner, options = prepared
