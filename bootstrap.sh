@@ -7,14 +7,18 @@ set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
 mode="${1:-run}"; shift || true
 
-APT_PKGS=(fio openssh-client openssh-server poppler-utils fonts-dejavu-core desktop-file-utils appstream
-  libglib2.0-0 libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3
-  xvfb xauth libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0)
+# Everything a bare Debian 12 lacks: Python with venv, fio, ssh (remote managers), Qt's libraries (offscreen,
+# X11 and Wayland), fonts, poppler (PDF checks), the desktop-file and AppStream validators, and the tools of
+# the loop-device tests (losetup, mkfs.ext4, chattr, mount).
+APT_PKGS=(python3 python3-venv ca-certificates fio openssh-client openssh-server poppler-utils fonts-dejavu-core
+  desktop-file-utils appstream e2fsprogs util-linux mount
+  libglib2.0-0 libgl1 libegl1 libfontconfig1 libfreetype6 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0
+  libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0
+  libxcb-shape0 libxcb-xfixes0 libxcb-xkb1 libwayland-client0 xvfb xauth)
 PY="${PYTHON:-python3}"
 
 need=()
 for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
-"$PY" -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 if ((${#need[@]})); then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   echo "bootstrap: installing system packages: ${need[*]}"
@@ -40,6 +44,12 @@ case "$mode" in
   test)
     .venv/bin/ruff check .
     export QT_QPA_PLATFORM=offscreen
-    exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@" ;;
+    rc=0
+    .venv/bin/python -m pytest -q -p no:cacheprovider "$@" </dev/null || rc=$?
+    if [ "$rc" -eq 5 ]; then  # pytest: nothing collected; never let that pass for a green run
+      echo "bootstrap: pytest collected no tests (arguments: ${*:-none}); nothing was checked" >&2
+      exit 1
+    fi
+    exit "$rc" ;;
   *) echo "usage: bash bootstrap.sh [run|test|install] [args...]" >&2; exit 2 ;;
 esac

@@ -17,7 +17,8 @@ from pathlib import Path
 from app import user_settings
 from app.engine.fio_binary import ENV_VAR, FioNotFound, find_fio, fio_version, install_hint
 
-# fio 3.40 fixed pread/pwrite offsets (psync) and poll() revents on Windows (reference/windows.md).
+# fio 3.40 fixed pread/pwrite offsets (psync) and poll() revents on Windows
+# (docs/reference/fio.md, "fio on Windows").
 WINDOWS_RECOMMENDED = (3, 40)
 WINGET = "winget install fio.fio"
 FIO_RELEASES = "https://github.com/axboe/fio/releases"

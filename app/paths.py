@@ -1,4 +1,5 @@
-"""Where Fiometer's bundled resources live (source tree, installed tree or frozen app)."""
+"""Where Fiometer's bundled resources live: ``app/resources`` in a checkout and in an installed wheel (package
+data), ``resources`` beside the frozen app's modules."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ def resources_dir() -> Path:
     frozen = getattr(sys, "_MEIPASS", None)
     if frozen:
         return Path(frozen) / "resources"
-    return Path(__file__).resolve().parents[1] / "resources"
+    return Path(__file__).resolve().parent / "resources"
 
 
 def example_plan() -> Path:

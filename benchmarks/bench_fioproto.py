@@ -1,7 +1,7 @@
 """Benchmarks for Fiometer's fio network client (app.engine.fioproto).
 
 (a) Reassembly + decode cost of one status report of 64 remote jobs, built from recorded TS
-    payloads (shared/fio-captures), fed through the real FrameReader and RunSession in 64 KiB
+    payloads (tests/fixtures/fio-captures), fed through the real FrameReader and RunSession in 64 KiB
     reads as from a socket. Target: < 50 ms per report in total.
 (b) IOPS of a null-engine job through a loopback `fio --server` driven by RemoteFio, against the
     same job run by local fio directly; alternating, a few repeats. Target: ratio >= 0.97.
@@ -41,11 +41,7 @@ NULL_JOB = "[global]\nioengine=null\nbs=4k\nrw=randread\nsize=1g\ntime_based=1\n
 
 
 def find_captures() -> Path:
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "shared" / "fio-captures").is_dir():
-            return parent / "shared" / "fio-captures"
-    raise SystemExit("shared/fio-captures not found above " + str(here))
+    return Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "fio-captures"
 
 
 def report_stream(capture: Path, jobs: int) -> tuple[int, bytes, str]:

@@ -1,7 +1,7 @@
-"""Median import time of every .icf file in the shared corpus.
+"""Median import time of every .icf file in the test corpus (tests/fixtures/icf).
 
 Usage: python benchmarks/bench_icf_import.py [RUNS] [FOLDER]
-RUNS defaults to 50; FOLDER defaults to the shared/icf folder beside an ancestor of this script.
+RUNS defaults to 50; FOLDER defaults to tests/fixtures/icf.
 Each run is load(path): reading the bytes, decoding and parsing. Target: under 50 ms per file.
 """
 
@@ -20,10 +20,7 @@ TARGET_MS = 50.0
 
 
 def corpus_dir() -> Path:
-    for ancestor in Path(__file__).resolve().parents:
-        if (ancestor / "shared" / "icf").is_dir():
-            return ancestor / "shared" / "icf"
-    raise SystemExit("no shared/icf folder found next to an ancestor of this script")
+    return Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "icf"
 
 
 def median_ms(path: Path, runs: int) -> float:

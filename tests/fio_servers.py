@@ -43,6 +43,8 @@ def stop_group(proc: subprocess.Popen) -> None:
     time.sleep(0.1)
     with contextlib.suppress(ProcessLookupError):  # children that outlived the listener
         os.killpg(proc.pid, signal.SIGKILL)
+    if proc.stderr:
+        proc.stderr.close()
 
 
 def fio_servers() -> Iterator[Callable[..., tuple[str, int, subprocess.Popen]]]:

@@ -13,18 +13,14 @@ from typing import Any
 from app.engine.fioproto.commands import Op
 from app.engine.fioproto.frames import FrameReader, Packet, encode
 from app.engine.fioproto.recording import SERVER_TO_CLIENT, TimedPacket, read_packets
+from tests.helpers import shared_dir
 
 CAPTURES = ("fio-3.33-randread-psync", "fio-3.33-job2", "fio-3.33-cmdprio", "fio-3.41-job3", "fio-3.42-job3")
 
 
-def find_captures(start: Path | None = None) -> Path:
-    """``shared/fio-captures`` in the nearest ancestor directory that has one."""
-    here = (start or Path(__file__)).resolve()
-    for parent in [here, *here.parents]:
-        cand = parent / "shared" / "fio-captures"
-        if cand.is_dir():
-            return cand
-    raise FileNotFoundError("no shared/fio-captures above " + str(here))
+def find_captures() -> Path:
+    """tests/fixtures/fio-captures: recorded fio client/server traffic (see its README.md)."""
+    return shared_dir() / "fio-captures"
 
 
 def load_fio_json(text: str) -> Any:

@@ -10,16 +10,9 @@ from app.model.plan import AccessSpec, Manager, Plan, SpecLine, Target, Worker
 
 
 def shared_dir() -> Path:
-    """The project's sibling shared/ folder (works from the main checkout and from worktrees)."""
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        cand = parent / "shared"
-        if (cand / "icf").is_dir():
-            return cand
-        cand = parent.parent / "shared"
-        if (cand / "icf").is_dir():
-            return cand
-    raise FileNotFoundError("shared/ folder with icf/ not found next to the repository")
+    """The test fixtures folder, tests/fixtures/ (icf/, fio-captures/, iometer-results/...; see its
+    PROVENANCE.md). Never anything outside the repository."""
+    return Path(__file__).resolve().parent / "fixtures"
 
 
 def spec(name: str = "S", *lines: SpecLine) -> AccessSpec:

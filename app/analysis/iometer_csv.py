@@ -1,4 +1,4 @@
-"""Iometer 1.1.0 results.csv, written from stored results (reference/iometer.md §3).
+"""Iometer 1.1.0 results.csv, written from stored results (docs/reference/iometer.md, "results.csv").
 
 The layout is Iometer's: a head block, then per test the active access specs, the 80-column
 'Results header and ALL / MANAGER / WORKER / DISK rows, and time stamps, so spreadsheets built for

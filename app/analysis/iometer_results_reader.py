@@ -1,4 +1,4 @@
-"""Reading an Iometer results.csv into series, tests and rows (reference/iometer.md §3).
+"""Reading an Iometer results.csv into series, tests and rows (docs/reference/iometer.md, "results.csv").
 
 A file is a sequence of series (one per press of Start): a head ('Test Type, 'Version, 'Time Stamp), then
 per test an 'Access specifications block, a 'Results header with ALL / MANAGER / PROCESSOR / WORKER / DISK

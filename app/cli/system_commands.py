@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
 from app.cli.common import CliError, _parse_map, seconds_option
@@ -46,11 +48,27 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if status.found else 1
 
 
+NO_DISPLAY = ("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set); use the command "
+              "line instead: `fiometer --help`, e.g. `fiometer run PLAN`, or `fiometer gui PLAN --screenshot DIR`")
+
+
+def has_no_display() -> bool:
+    """True where a window needs an X11 or Wayland display and none is set (Qt would abort the process).
+    QT_QPA_PLATFORM set means the user chose Qt's platform (offscreen, vnc...) themselves."""
+    if sys.platform == "win32" or sys.platform == "darwin":
+        return False
+    return not any(os.environ.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     if args.file and not Path(args.file).exists():
         raise CliError(f"{args.file}: no such file")
     if (args.run is not None or args.engine) and not args.screenshot:
         raise CliError("--run and --engine only apply with --screenshot")
+    if has_no_display():
+        if not args.screenshot:
+            raise CliError(NO_DISPLAY)
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # screenshots are grabbed, never shown
     try:
         from app.ui.launch import run_gui
     except ImportError as e:

@@ -1,4 +1,4 @@
-"""fio job text for one test step on one manager (DESIGN.md "Mapping Iometer to fio").
+"""fio job text for one test step on one manager (docs/design.md, "Mapping Iometer to fio").
 
 One job section per (worker, target), because Iometer's outstanding I/Os are per target. Job names
 are ``m<manager#>.w<worker#>.t<target#>`` (1-based positions in the plan), unique across a step;

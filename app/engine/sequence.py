@@ -1,6 +1,6 @@
 """Expansion of Iometer's test types (cycling) into the ordered list of test steps.
 
-Follows reference/iometer.md §2.3-2.4: one series per assigned-spec position (column-wise over
+Follows docs/reference/iometer.md, "The test series": one series per assigned-spec position (column-wise over
 all workers' spec lists), and within it the steps the Test Type produces. Network workers are not
 eligible (fio cannot run them; the plan notes this).
 """

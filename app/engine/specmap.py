@@ -1,4 +1,5 @@
-"""An Iometer access specification as fio job options (reference/iometer.md §6.2-6.3).
+"""An Iometer access specification as fio job options (docs/reference/iometer.md, "From access
+specification to fio").
 
 Single-line specs map directly. Multi-line specs become per-direction ``bssplit`` lists with
 ``rwmixread`` and per-direction ``percentage_random``: exact for the joint distribution of

@@ -1,4 +1,5 @@
-"""Iometer 1.1.0's built-in access specifications (reference/iometer.md §2.5), for lookups by name."""
+"""Iometer 1.1.0's built-in access specifications, for lookups by name (docs/reference/iometer.md,
+"Built-in access specifications")."""
 
 from __future__ import annotations
 

@@ -29,6 +29,10 @@ class HeadlessWindow(MainWindow):
         print(f"fiometer: {title}: {text} -> no", file=sys.stderr)
         return False
 
+    def _maybe_discard(self) -> bool:
+        """Closing (or opening another plan) never asks: changes made here, such as --map, are dropped."""
+        return True
+
 
 def application() -> QApplication:
     app = QApplication.instance()

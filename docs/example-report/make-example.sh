@@ -9,7 +9,7 @@ PY=${PYTHON:-python}
 OUT=docs/example-report
 DB=$WORK/example.db
 rm -f "$DB" "$DISK/iobw.tst" "$TMPFS/iobw.tst"
-$PY -m app.cli import resources/examples/vmware-unofficial-storage-performance.icf -o "$WORK/plan.json" >/dev/null
+$PY -m app.cli import app/resources/examples/vmware-unofficial-storage-performance.icf -o "$WORK/plan.json" >/dev/null
 run() {  # tag, folder, first run of this side?
   local arm=(); [ "$3" = no ] && arm=(--allow-write C:)   # the test file exists from the side's first run
   $PY -m app.cli --db "$DB" run "$WORK/plan.json" --map "C:=$2/iobw.tst" --test-file-size 32M \

@@ -214,20 +214,21 @@ def test_repeats_tagged_alike_are_one_side(window: MainWindow, qtbot) -> None:
 
 
 def test_same_name_different_definition_is_not_compared_and_says_why(window: MainWindow, qtbot) -> None:
-    """Quarch's results.csv names every test's spec alike: 512 B and 4 KiB are never paired."""
+    """The results fixture names every test's spec alike (as Iometer users often do): 4 KiB and 8 KiB are never
+    paired."""
     from app.analysis.iometer_import import import_results_file
     from tests.helpers import shared_dir
 
     with open_store(db_path()) as store:
-        runs = import_results_file(store, shared_dir() / "iometer-results" / "quarch_an016_results-1.1.0.csv")
-    view = open_comparison(window, qtbot, [runs[0].run_id, runs[3].run_id])
+        runs = import_results_file(store, shared_dir() / "iometer-results" / "bench_results-1.1.0.csv")
+    view = open_comparison(window, qtbot, [runs[0].run_id, runs[4].run_id])
     assert "No steps in common" in view.sections[0].notes.text()
     table = view.sections[1].table
     head = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
     assert head[-1] == "Why"
     why = table.row_texts()[0][-1]
     assert table.item(0, table.columnCount() - 1).toolTip() == why
-    assert why.startswith("same name, different definition: 512 B, 100% read, 100% random")
+    assert why.startswith("same name, different definition: 4 KiB, 100% read, 100% random")
     if os.environ.get("FIOMETER_SHOTS"):
         qtbot.wait(300)
         window.grab().save(os.path.join(os.environ["FIOMETER_SHOTS"], "compare-not-compared.png"))

@@ -23,7 +23,7 @@ from tests.gui.conftest import local_plan, plan_file
 from tests.gui.history_support import before_after_store, status_run
 from tests.helpers import shared_dir
 
-QUARCH = shared_dir() / "iometer-results" / "quarch_an016_results-1.1.0.csv"
+RESULTS = shared_dir() / "iometer-results" / "bench_results-1.1.0.csv"
 
 
 def db_path() -> Path:
@@ -78,16 +78,16 @@ def test_empty_history_says_how_to_fill_it_and_creates_no_database(window: MainW
 def test_import_from_the_empty_state_stores_iometer_runs(window: MainWindow, qtbot, monkeypatch) -> None:
     ui = show_history(window, qtbot)
     monkeypatch.setattr("app.ui.history.history_hook.QFileDialog.getOpenFileName",
-                        lambda *a, **k: (str(QUARCH), "Iometer results (*.csv)"))
+                        lambda *a, **k: (str(RESULTS), "Iometer results (*.csv)"))
     with qtbot.waitSignal(ui.list.loaded, timeout=20000):
         qtbot.mouseClick(ui.list.empty.import_button, Qt.MouseButton.LeftButton)
     with open_store(db_path()) as store:
         stored = list_runs(store)
-    assert len(stored) == 59 and all("iometer" in r.tags for r in stored)
-    assert ui.list.pages.currentIndex() == 0 and len(rows(ui)) == 59
-    assert ui.list.count.text() == "59 runs"
+    assert len(stored) == 12 and all("iometer" in r.tags for r in stored)
+    assert ui.list.pages.currentIndex() == 0 and len(rows(ui)) == 12
+    assert ui.list.count.text() == "12 runs"
     assert sorted(ui.list.selected_ids()) == sorted(r.id for r in stored)  # the imported runs are selected
-    assert "59 runs imported from quarch_an016_results-1.1.0.csv" in window.statusBar().currentMessage()
+    assert "12 runs imported from bench_results-1.1.0.csv" in window.statusBar().currentMessage()
 
 
 def test_import_of_a_file_that_is_not_iometer_results_says_why(window: MainWindow, qtbot, dialogs,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import statistics
 import time
 from pathlib import Path
 
@@ -64,9 +65,11 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
         t0 = time.monotonic()
         fired: list[float] = []
         QTimer.singleShot(0, lambda f=fired: f.append(time.monotonic()))
-        qtbot.waitUntil(lambda f=fired: bool(f), timeout=2000)
+        qtbot.waitUntil(lambda f=fired: bool(f), timeout=10000)
         lags.append(fired[0] - t0)
-    assert max(lags) < 0.5
+    # a loop blocked on fio would lag by up to the status interval every time; one slow event on a busy
+    # machine is not that
+    assert statistics.median(lags) < 0.25
 
     qtbot.keyClick(window, Qt.Key.Key_Escape)  # Stop: like Iometer, ends this step; it was the last one
     with qtbot.waitSignal(window.controller.finished, timeout=20000) as finished:

@@ -21,17 +21,17 @@ def fiometer(*args):
     return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True)
 
 
-def test_vmware_template_gives_four_steps_at_qd64_for_300s():
-    plan = plan_from_icf(icf_import.load(ICF / "vmware-unofficial-storage-performance.icf"))
+def test_2004_template_gives_four_steps_at_qd32_for_150s():
+    plan = plan_from_icf(icf_import.load(ICF / "fourmix_2004.icf"))
     steps = expand(plan)
-    assert [s.spec_label for s in steps] == ["Max Throughput-100%Read", "RealLife-60%Rand-65%Read",
-                                             "Max Throughput-50%Read", "Random-8k-70%Read"]
-    assert [s.queue_depths for s in steps] == [[64]] * 4
-    assert plan.setup.run_time == 300
+    assert [s.spec_label for s in steps] == ["Seq-64k-Read", "Mixed-8k-50%Rand-75%Read", "Seq-64k-Write",
+                                             "Random-4k-60%Read"]
+    assert [s.queue_depths for s in steps] == [[32]] * 4
+    assert plan.setup.run_time == 150
     specs = [plan.spec(s.spec_label).lines[0] for s in steps]
-    assert [(ln.size, ln.reads, ln.random) for ln in specs] == [(32768, 100, 0), (8192, 65, 60), (32768, 50, 0),
-                                                                (8192, 70, 100)]
-    assert plan.managers[0].host == "local" and plan.managers[0].address_in_file == "193.27.20.145"
+    assert [(ln.size, ln.reads, ln.random) for ln in specs] == [(65536, 100, 0), (8192, 75, 50), (65536, 0, 0),
+                                                                (4096, 60, 100)]
+    assert plan.managers[0].host == "local" and plan.managers[0].address_in_file == "192.0.2.17"
 
 
 def test_second_manager_needs_a_host_and_network_workers_run():
@@ -49,7 +49,7 @@ def test_old_format_specs_are_named_like_iometer_and_assigned():
 
 
 def test_import_prints_summary_and_notes():
-    out = fiometer("import", ICF / "vmware-unofficial-storage-performance.icf")
+    out = fiometer("import", ICF / "fourmix_2004.icf")
     assert out.returncode == 0, out.stderr
     assert "Steps (4):" in out.stdout and "never contacted" in out.stdout
     assert "Fidelity notes" in out.stdout and "test connection rate" in out.stdout
@@ -75,18 +75,18 @@ def test_unreadable_file_exits_2_with_location_and_no_traceback(tmp_path):
 
 
 def test_plan_steps_and_save_round_trip(tmp_path):
-    saved = tmp_path / "vmware.json"
-    assert fiometer("import", ICF / "vmware-unofficial-storage-performance.icf", "-o", saved).returncode == 0
-    a = fiometer("plan", ICF / "vmware-unofficial-storage-performance.icf", "--steps")
+    saved = tmp_path / "fourmix.json"
+    assert fiometer("import", ICF / "fourmix_2004.icf", "-o", saved).returncode == 0
+    a = fiometer("plan", ICF / "fourmix_2004.icf", "--steps")
     b = fiometer("plan", saved, "--steps")
     assert a.returncode == b.returncode == 0
-    assert a.stdout == b.stdout and a.stdout.startswith("4 steps; run time 300 s")
+    assert a.stdout == b.stdout and a.stdout.startswith("4 steps; run time 150 s")
 
 
 def test_windows_targets_need_a_map_on_linux(tmp_path):
-    out = fiometer("plan", ICF / "vmware-unofficial-storage-performance.icf", "--jobs", tmp_path, "--os", "Linux")
+    out = fiometer("plan", ICF / "fourmix_2004.icf", "--jobs", tmp_path, "--os", "Linux")
     assert out.returncode == 2
-    assert "'C:' is a Windows drive" in out.stderr and "--map" in out.stderr
+    assert "'D:' is a Windows drive" in out.stderr and "--map" in out.stderr
 
 
 @pytest.mark.fio
@@ -110,8 +110,8 @@ def test_every_corpus_file_makes_job_files_fio_accepts(tmp_path, path):
 
 
 def test_plan_jobs_cli_writes_a_file_per_step_and_manager(tmp_path):
-    out = fiometer("plan", ICF / "vmware-unofficial-storage-performance.icf", "--jobs", tmp_path / "jobs",
-                   "--map", f"C:={tmp_path / 'iobw.tst'}")
+    out = fiometer("plan", ICF / "fourmix_2004.icf", "--jobs", tmp_path / "jobs",
+                   "--map", f"D:={tmp_path / 'iobw.tst'}")
     assert out.returncode == 0, out.stderr
     names = sorted(p.name for p in (tmp_path / "jobs").iterdir())
-    assert names == [f"step-00{i}-PB-W2K3-04.fio" for i in range(1, 5)]
+    assert names == [f"step-00{i}-LAB-STOR-07.fio" for i in range(1, 5)]

@@ -17,12 +17,12 @@ from app.model.opening import open_plan
 from app.model.to_icf import unwritable
 from tests.helpers import grid, shared_dir
 
-QUARCH = shared_dir() / "icf" / "quarch_an016_iometer-1.1.0.icf"
+SAVED = shared_dir() / "icf" / "iometer-1.1.0-saved.icf"
 
 
 def variant(tmp_path, name: str, *edits: tuple[bytes, bytes]) -> str:
-    """The Quarch file (saved by Iometer 1.1.0) with byte edits, each made once and required to apply."""
-    data = QUARCH.read_bytes()
+    """The fixture in Iometer 1.1.0's saved layout with byte edits, each made once and required to apply."""
+    data = SAVED.read_bytes()
     for old, new in edits:
         assert old in data, old
         data = data.replace(old, new, 1)
@@ -54,13 +54,13 @@ def test_what_is_not_an_iometer_file_is_refused_with_file_and_line(tmp_path, cap
 
 
 def test_iometer_files_are_known_by_content_not_extension(tmp_path, capsys):
-    conf = tmp_path / "iometer.conf"  # Quarch ships its Iometer files as .conf
-    conf.write_bytes(QUARCH.read_bytes())
+    conf = tmp_path / "iometer.conf"  # some vendors ship their Iometer files as .conf
+    conf.write_bytes(SAVED.read_bytes())
     assert main(["plan", str(conf)]) == 0
-    assert "16 KiB; 100% Read; 0% random" in capsys.readouterr().out
+    assert "8 KiB; 70% Read; 100% random" in capsys.readouterr().out
     not_json = tmp_path / "plan.json"
-    not_json.write_bytes(QUARCH.read_bytes())
-    assert open_plan(not_json).plan.setup.description == "16k Random Read"
+    not_json.write_bytes(SAVED.read_bytes())
+    assert open_plan(not_json).plan.setup.description == "8k Random Mixed"
 
 
 def test_cycling_step_or_start_zero_is_one_as_iometers_input_check_makes_it(tmp_path, capsys):
@@ -77,15 +77,15 @@ def test_cycling_step_or_start_zero_is_one_as_iometers_input_check_makes_it(tmp_
 
 
 def test_maximum_size_zero_gets_a_fidelity_note(capsys):
-    notes = {n.where: n.message for n in open_plan(QUARCH).notes}
+    notes = {n.where: n.message for n in open_plan(SAVED).notes}
     assert notes["workers 'Worker 1'"].startswith("Maximum size is 0 (\u201cfill the target\u201d)")
     assert "Fiometer a 1 GiB test file" in notes["workers 'Worker 1'"]
 
 
 @pytest.mark.parametrize(("edit", "needle", "message"), [
-    ((b"\t1,DISABLED,1,DISABLED,0", b"\t-4,DISABLED,1,DISABLED,0"), b"\t-4,DISABLED",
+    ((b"\t4,DISABLED,1,DISABLED,0", b"\t-4,DISABLED,1,DISABLED,0"), b"\t-4,DISABLED",
      "worker 'Worker 1': Number of outstanding IOs is -4; expected 1 or more"),
-    ((b"\t16384,100,100,0,0,1,0,0\r\n", b"\t0,100,100,0,0,1,0,0\r\n"), b"\t0,100,100,0,0,1,0,0",
+    ((b"\t8192,100,70,100,0,1,8192,0\r\n", b"\t0,100,70,100,0,1,8192,0\r\n"), b"\t0,100,70,100,0,1,8192,0",
      "the transfer 'size' is 0 bytes; expected at least 1"),
 ], ids=["negative-outstanding-ios", "transfer-size-0"])
 def test_range_problems_are_reported_at_import_with_file_and_line(tmp_path, capsys, edit, needle, message):
@@ -98,11 +98,11 @@ def test_range_problems_are_reported_at_import_with_file_and_line(tmp_path, caps
 
 
 def test_plan_jobs_never_writes_a_job_fio_would_refuse(tmp_path, capsys):
-    path = variant(tmp_path, "pct.icf", (b"\t16384,100,100,0,0,1,0,0\r\n", b"\t16384,100,150,0,0,1,0,0\r\n"))
+    path = variant(tmp_path, "pct.icf", (b"\t8192,100,70,100,0,1,8192,0\r\n", b"\t8192,100,150,100,0,1,8192,0\r\n"))
     jobs = tmp_path / "jobs"
     assert main(["plan", path, "--jobs", str(jobs), "--os", "windows"]) == 2
     err = capsys.readouterr().err
-    assert f"{path}:{line_of(path, b'16384,100,150')}: warning: '% reads' is 150" in err  # the why, located
+    assert f"{path}:{line_of(path, b'8192,100,150')}: warning: '% reads' is 150" in err  # the why, located
     assert "no job files written" in err and "reads: must be a whole number from 0 to 100" in err
     assert not jobs.exists() or not any(jobs.iterdir())
 
@@ -113,7 +113,7 @@ def test_the_jobs_written_for_an_iometer_file_pass_fios_own_check(tmp_path, caps
     path = variant(tmp_path, "cycle.icf", (b"\tNORMAL\r\n", b"\tCYCLE_WORKERS\r\n"),
                    (b"\t1          1          LINEAR\r\n", b"\t0          0          LINEAR\r\n"))
     jobs = tmp_path / "jobs"
-    assert main(["plan", path, "--jobs", str(jobs), "--map", f'G: "QHD004"={tmp_path / "iobw.tst"}']) == 0
+    assert main(["plan", path, "--jobs", str(jobs), "--map", f'E: "SCRATCH"={tmp_path / "iobw.tst"}']) == 0
     files = sorted(jobs.iterdir())
     assert len(files) == 1
     res = subprocess.run(["fio", "--parse-only", *map(str, files)], capture_output=True, text=True)
@@ -123,10 +123,10 @@ def test_the_jobs_written_for_an_iometer_file_pass_fios_own_check(tmp_path, caps
 def test_an_error_comes_with_the_warnings_that_explain_it(tmp_path, capsys):
     """A spec name cut at a non-ASCII character: the worker's assignment no longer matches, so no worker has
     a spec. The cut is what the user must see, not only the final error."""
-    name = b"16 KiB; 100% Read; 0% random"
+    name = b"8 KiB; 70% Read; 100% random"
     path = variant(tmp_path, "accent.icf", (b"\t" + name + b",NONE", "\tLecture aléatoire,NONE".encode("cp1252")),
                    *[(b"\t" + name + b"\r\n'End assigned", "\tLecture aléatoire\r\n'End assigned".encode("cp1252"))
-                     for _ in range(4)])
+                     for _ in range(3)])
     assert main(["plan", path]) == 2
     err = capsys.readouterr().err
     cut = f"{path}:{line_of(path, b'Lecture al')}: warning: access specification name ends before"
@@ -136,16 +136,16 @@ def test_an_error_comes_with_the_warnings_that_explain_it(tmp_path, capsys):
 
 
 def test_a_worker_without_assigned_specs_gets_none_as_in_iometer(tmp_path):
-    # Worker 2 (the second block) loses its assignment; workers 1, 3, 4 keep theirs
-    data = QUARCH.read_bytes()
+    # Worker 2 (the second block) loses its assignment; workers 1 and 3 keep theirs
+    data = SAVED.read_bytes()
     first = data.index(b"'End assigned access specs")
-    second = data.index(b"'Assigned access specs\r\n\t16 KiB", first)
+    second = data.index(b"'Assigned access specs\r\n\t8 KiB", first)
     block_end = data.index(b"'End assigned access specs", second)
     path = tmp_path / "bare.icf"
     path.write_bytes(data[:second] + b"'Assigned access specs\r\n" + data[block_end:])
     opened = open_plan(path)
     workers = opened.plan.managers[0].workers
-    assert [w.specs for w in workers] == [["16 KiB; 100% Read; 0% random"], [], *[["16 KiB; 100% Read; 0% random"]] * 2]
+    assert [w.specs for w in workers] == [["8 KiB; 70% Read; 100% random"], [], ["8 KiB; 70% Read; 100% random"]]
     (note,) = [n for n in opened.notes if n.where.endswith("'Worker 2'")]
     assert note.message.startswith(IOMETER_GIVES_NONE + ", so it does no I/O")
 

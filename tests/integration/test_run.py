@@ -137,15 +137,15 @@ def test_cli_run_ctrl_c_stops_gracefully_and_prints_results(tmp_path):
 
 def test_cli_refuses_unmapped_windows_target_and_unarmed_existing_file(tmp_path):
     from tests.helpers import shared_dir
-    vmware = shared_dir() / "icf" / "vmware-unofficial-storage-performance.icf"
-    out = subprocess.run([sys.executable, "-m", "app.cli", "run", str(vmware), "--run-time", "1"],
+    plan = shared_dir() / "icf" / "fourmix_2004.icf"
+    out = subprocess.run([sys.executable, "-m", "app.cli", "run", str(plan), "--run-time", "1"],
                          capture_output=True, text=True)
-    assert out.returncode == 2 and "'C:' is a Windows drive" in out.stderr and "--map" in out.stderr
+    assert out.returncode == 2 and "'D:' is a Windows drive" in out.stderr and "--map" in out.stderr
     precious = tmp_path / "precious.dat"
     precious.write_bytes(b"data" * 1000)
-    out = subprocess.run([sys.executable, "-m", "app.cli", "run", str(vmware), "--run-time", "1",
-                          "--map", f"C:={precious}"], capture_output=True, text=True)
-    assert out.returncode == 2 and "--allow-write 'C:'" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "app.cli", "run", str(plan), "--run-time", "1",
+                          "--map", f"D:={precious}"], capture_output=True, text=True)
+    assert out.returncode == 2 and "--allow-write 'D:'" in out.stderr
     assert precious.read_bytes() == b"data" * 1000
 
 

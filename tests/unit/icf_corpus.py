@@ -1,18 +1,15 @@
-"""Where the shared .icf corpus lives, and small builders for hand-written .icf text."""
+"""Where the .icf corpus lives, and small builders for hand-written .icf text."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from tests.helpers import shared_dir
+
 
 def corpus_dir() -> Path:
-    """The shared/icf folder beside one of this file's ancestors (/work/shared/icf for /work/main
-    and for worktrees such as /work/wt-icf)."""
-    for ancestor in Path(__file__).resolve().parents:
-        candidate = ancestor / "shared" / "icf"
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError(f"no shared/icf folder next to any ancestor of {__file__}")
+    """tests/fixtures/icf: the .icf corpus (see tests/fixtures/PROVENANCE.md)."""
+    return shared_dir() / "icf"
 
 
 CORPUS = corpus_dir()

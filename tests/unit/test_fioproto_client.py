@@ -163,7 +163,7 @@ def test_silent_listener_times_out_on_probe(servers):
     t = time.monotonic()
     with pytest.raises(TransportError, match="did not answer like a fio server within 1.5 s"):
         fio.start(JOB)
-    assert 1.4 < time.monotonic() - t < 4
+    assert 1.4 < time.monotonic() - t < 20  # the timeout, not a hang
 
 
 def test_server_going_silent_mid_run_ends_the_run(servers):
@@ -261,7 +261,7 @@ def test_abort_from_another_thread_ends_at_once_and_asks_the_server_to_quit(serv
         if isinstance(ev, Snapshot) and t is None:
             t = time.monotonic()
             threading.Thread(target=fio.abort).start()
-    assert time.monotonic() - t < 2
+    assert time.monotonic() - t < 8  # at once: the server would wait 10 s for a QUIT
     fin = events[-1]
     assert isinstance(fin, Finished) and not fin.ok and fin.stopped
     assert sum(isinstance(e, Finished) for e in events) == 1

@@ -1,4 +1,4 @@
-"""TS decoding against fio's own JSON for the very same bytes (shared/fio-captures)."""
+"""TS decoding against fio's own JSON for the very same bytes (tests/fixtures/fio-captures)."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def test_layout_sizes_match_fio(protocol):
 
 
 def test_reference_offsets_for_protocol_97_and_101():
-    # offsets given in shared/reference/fio-protocol.md §3
+    # offsets given in docs/reference/fio.md ("The TS record")
     t97, t101 = layout_for(97).ts, layout_for(101).ts
     assert (t97["sync_stat"].offset, t97["io_u_plat"].offset, t97["total_io_u"].offset) == (544, 2248, 150728)
     assert (t97["io_bytes"].offset, t97["runtime"].offset, t97["ss_dur"].offset) == (150824, 150848, 183732)

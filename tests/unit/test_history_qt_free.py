@@ -1,5 +1,5 @@
 """The History GUI's data side imports with Qt absent: the store query it adds, and what it reads and
-writes on store task threads (the Qt-free rule of DESIGN.md, for the parts that need no widgets)."""
+writes on store task threads (the Qt-free rule of docs/design.md, for the parts that need no widgets)."""
 
 from tests.helpers import assert_imports_without_qt
 

@@ -33,7 +33,7 @@ from tests.unit.icf_corpus import (
 
 def test_corpus_is_there():
     names = {p.name for p in CORPUS_FILES}
-    assert "vmware-unofficial-storage-performance.icf" in names
+    assert "fourmix_2004.icf" in names
     assert "eilerjc_iometer_icf_compat_oldformat_specs.icf" in names
     assert len(CORPUS_FILES) >= 16
 
@@ -50,62 +50,63 @@ def test_every_corpus_file_loads_with_line_numbers_inside_the_file(path):
     assert len(doc.errors) == expected_errors, doc.diagnostics
 
 
-def test_vmware_template():
-    doc = load(corpus("vmware-unofficial-storage-performance.icf"))
+def test_2004_template_with_four_specs():
+    doc = load(corpus("fourmix_2004.icf"))
     assert doc.diagnostics == []
     assert doc.version == "2004.07.30"
     assert version_number(doc.version) == 20040730
     ts = doc.test_setup
-    assert ts.description == "IO-Test"
-    assert ts.run_time == (0, 5, 0) and ts.run_seconds == 300
+    assert ts.description == "Four-mix"
+    assert ts.run_time == (0, 2, 30) and ts.run_seconds == 150
     assert ts.disk_workers_to_spawn == -1
-    assert ts.worker_cycling == Cycling(1, 5, "LINEAR")
-    assert ts.queue_depth_cycling == QueueDepthCycling(8, 128, 2, "EXPONENTIAL")
+    assert ts.worker_cycling == Cycling(1, 3, "LINEAR")
+    assert ts.queue_depth_cycling == QueueDepthCycling(4, 64, 2, "EXPONENTIAL")
     rd = doc.results_display
     assert rd.record_last_update is None  # the pre-1.1.0-final key
-    assert (rd.update_frequency, rd.update_type) == (4, "WHOLE_TEST")
+    assert (rd.update_frequency, rd.update_type) == (2, "WHOLE_TEST")
     assert [c.statistic for c in rd.bar_charts][1] == "Total MBs per Second"
     assert [s.name for s in doc.access_specs] == [
-        "Max Throughput-100%Read", "RealLife-60%Rand-65%Read", "Max Throughput-50%Read", "Random-8k-70%Read",
+        "Seq-64k-Read", "Mixed-8k-50%Rand-75%Read", "Seq-64k-Write", "Random-4k-60%Read",
     ]
-    assert doc.access_specs[0].lines == [SpecLine(32768, 100, 100, 0, 0, 1, 0, 0)]
-    assert doc.access_specs[1].lines == [SpecLine(8192, 100, 65, 60, 0, 1, 0, 0)]
-    assert doc.access_specs[2].lines == [SpecLine(32768, 100, 50, 0, 0, 1, 0, 0)]
-    assert doc.access_specs[3].lines == [SpecLine(8192, 100, 70, 100, 0, 1, 0, 0)]
+    assert doc.access_specs[0].lines == [SpecLine(65536, 100, 100, 0, 0, 1, 0, 0)]
+    assert doc.access_specs[1].lines == [SpecLine(8192, 100, 75, 50, 0, 1, 0, 0)]
+    assert doc.access_specs[2].lines == [SpecLine(65536, 100, 0, 0, 0, 1, 0, 0)]
+    assert doc.access_specs[3].lines == [SpecLine(4096, 100, 60, 100, 0, 1, 0, 0)]
     assert {s.default_assignment for s in doc.access_specs} == {"ALL"}
     [mgr] = doc.managers
-    assert (mgr.id, mgr.name, mgr.address) == (1, "PB-W2K3-04", "193.27.20.145")
+    assert (mgr.id, mgr.name, mgr.address) == (1, "LAB-STOR-07", "192.0.2.17")
     [w] = mgr.workers
-    assert (w.name, w.type, w.queue_depth) == ("Worker 1", "DISK", 64)
-    assert (w.test_connection_rate, w.transactions_per_connection) == (True, 500)
+    assert (w.name, w.type, w.queue_depth) == ("Worker 1", "DISK", 32)
+    assert (w.test_connection_rate, w.transactions_per_connection) == (True, 250)
     assert w.use_fixed_seed is None and w.data_pattern is None  # 3- and 2-value keys
-    assert (w.disk_max_size, w.disk_start_sector) == (8000000, 0)
+    assert (w.disk_max_size, w.disk_start_sector) == (4000000, 0)
     assert w.assigned_specs == []  # block present, empty
-    assert w.targets == [Target("C:", "DISK")]
+    assert w.targets == [Target("D:", "DISK")]
 
 
-def test_quarch_1_1_0_final():
-    doc = load(corpus("quarch_an016_iometer-1.1.0.icf"))
+def test_saved_by_1_1_0_final():
+    doc = load(corpus("iometer-1.1.0-saved.icf"))
     assert doc.diagnostics == []
     assert doc.version == "1.1.0" and version_number("Version 1.1.0 ") == 10000100000
-    assert doc.test_setup.description == "16k Random Read"
-    assert doc.test_setup.run_time == (0, 0, 15)
+    assert doc.test_setup.description == "8k Random Mixed"
+    assert doc.test_setup.run_time == (0, 0, 20)
     rd = doc.results_display
-    assert (rd.record_last_update, rd.update_frequency, rd.update_type) == (True, 1, "LAST_UPDATE")
+    assert (rd.record_last_update, rd.update_frequency, rd.update_type) == (True, 2, "LAST_UPDATE")
     assert [c.index for c in rd.bar_charts] == [1, 2, 3, 4, 5, 6]
     assert rd.bar_charts[5] == BarChart(6, "Total Error Count")
-    assert len(doc.access_specs) == 31
+    assert len(doc.access_specs) == 11
     assert doc.access_specs[0] == AccessSpec("Default", "NONE", [SpecLine(2048, 100, 67, 100, 0, 1, 2048, 0)])
-    all_in_one = doc.spec("all in one")
-    assert len(all_in_one.lines) == 29 and sum(x.of_size for x in all_in_one.lines) == 100
+    mixed = doc.spec("mixed sizes")
+    assert len(mixed.lines) == 15 and sum(x.of_size for x in mixed.lines) == 100
+    assert mixed.lines[0] == SpecLine(512, 6, 100, 100, 0, 1, 512, 0)
     [mgr] = doc.managers
-    assert (mgr.name, mgr.address) == ("ANDY-PC", "")  # TAB-only value
-    assert [w.name for w in mgr.workers] == ["Worker 1", "Worker 2", "Worker 3", "Worker 4"]
+    assert (mgr.name, mgr.address) == ("BENCH-01", "")  # TAB-only value
+    assert [w.name for w in mgr.workers] == ["Worker 1", "Worker 2", "Worker 3"]
     w1 = mgr.workers[0]
     assert (w1.use_fixed_seed, w1.fixed_seed, w1.data_pattern) == (False, 0, 0)  # 5- and 3-value keys
-    assert w1.assigned_specs == ["16 KiB; 100% Read; 0% random"]
-    assert w1.targets == [Target('G: "QHD004"', "DISK")]
-    assert [w.targets for w in mgr.workers[1:]] == [[], [], []]  # empty target blocks
+    assert w1.assigned_specs == ["8 KiB; 70% Read; 100% random"]
+    assert w1.targets == [Target('E: "SCRATCH"', "DISK")]
+    assert [w.targets for w in mgr.workers[1:]] == [[], []]  # empty target blocks
 
 
 def test_tp_qemu_2006():
@@ -137,19 +138,19 @@ def test_tp_qemu_duplicated_end_target_is_a_warning_naming_its_line():
     assert [t.name for t in doc.managers[0].workers[1].targets] == ["I:local", "J:local", "K:local"]
 
 
-def test_kochaika_access_specs_only():
-    doc = load(corpus("kochaika_iSCSI_iometer.icf"))
+def test_access_specs_only_2008():
+    doc = load(corpus("specs_only_2008.icf"))
     assert doc.diagnostics == []
     assert doc.test_setup is None and doc.results_display is None and doc.managers is None
-    assert len(doc.access_specs) == 13
-    fileserver = doc.spec("Fileserver pattern (Intel)")
-    assert [x.size for x in fileserver.lines] == [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]
-    assert [x.of_size for x in fileserver.lines] == [10, 5, 5, 60, 2, 4, 4, 10]
-    assert {(x.reads, x.random) for x in fileserver.lines} == {(80, 100)}
-    webserver = doc.spec("Webserver pattern (unknown)")
-    assert len(webserver.lines) == 10
-    assert webserver.lines[7] == SpecLine(66560, 7, 100, 100, 0, 1, 0, 0)
-    assert doc.spec("Decision Support System (DSS DB)").lines[0].size == 1048576
+    assert len(doc.access_specs) == 7
+    small = doc.spec("Small block mix")
+    assert [x.size for x in small.lines] == [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]
+    assert [x.of_size for x in small.lines] == [10, 10, 10, 45, 10, 5, 5, 5]
+    assert {(x.reads, x.random) for x in small.lines} == {(70, 100)}
+    web = doc.spec("Read-only web mix")
+    assert len(web.lines) == 10
+    assert web.lines[7] == SpecLine(40960, 6, 100, 100, 0, 1, 0, 0)  # a size that is no power of two
+    assert doc.spec("Big sequential read (1 MiB)").lines[0].size == 1048576
 
 
 def test_oldformat_specs_get_smart_names_and_assignment_all():

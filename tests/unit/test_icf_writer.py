@@ -34,15 +34,15 @@ def test_round_trip_every_corpus_file(path, newline):
                                                                    if "duplicated 'End target'" not in d.message]
 
 
-def test_quarch_file_saved_by_iometer_1_1_0_is_reproduced_byte_for_byte(tmp_path):
-    path = corpus("quarch_an016_iometer-1.1.0.icf")
+def test_file_in_iometer_1_1_0_saved_layout_is_reproduced_byte_for_byte(tmp_path):
+    path = corpus("iometer-1.1.0-saved.icf")
     out = tmp_path / "out.icf"
     save(load(path), out)
     assert out.read_bytes() == path.read_bytes()
 
 
-def test_kochaika_2008_file_is_reproduced_byte_for_byte():
-    path = corpus("kochaika_iSCSI_iometer.icf")
+def test_2008_access_specs_file_is_reproduced_byte_for_byte():
+    path = corpus("specs_only_2008.icf")
     assert write(load(path), "\n").encode() == path.read_bytes()
 
 
@@ -56,11 +56,11 @@ def test_tp_qemu_differs_only_where_a_hook_stripped_trailing_whitespace():
                      (len(original) - 1, "Version 2006.07.27", "Version 2006.07.27 ")]
 
 
-def test_vmware_template_keeps_its_pre_1_1_0_keys():
-    text = write(load(corpus("vmware-unofficial-storage-performance.icf")), "\n")
-    assert "'Update Frequency,Update Type\n\t4,WHOLE_TEST\n" in text
-    assert "'Number of outstanding IOs,test connection rate,transactions per connection\n\t64,ENABLED,500\n" in text
-    assert "'Disk maximum size,starting sector\n\t8000000,0\n" in text
+def test_2004_template_keeps_its_pre_1_1_0_keys():
+    text = write(load(corpus("fourmix_2004.icf")), "\n")
+    assert "'Update Frequency,Update Type\n\t2,WHOLE_TEST\n" in text
+    assert "'Number of outstanding IOs,test connection rate,transactions per connection\n\t32,ENABLED,250\n" in text
+    assert "'Disk maximum size,starting sector\n\t4000000,0\n" in text
     assert "'Assigned access specs\n'End assigned access specs\n" in text
     assert "Record Last Update" not in text and "fixed seed" not in text and "Data pattern" not in text
 

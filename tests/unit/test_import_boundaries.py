@@ -1,4 +1,4 @@
-"""The Qt-free layers import with Qt absent (DESIGN.md: nothing below app.ui imports Qt)."""
+"""The Qt-free layers import with Qt absent (docs/design.md: nothing below app.ui imports Qt)."""
 
 
 from tests.helpers import assert_imports_without_qt

@@ -1,4 +1,4 @@
-"""Iometer results.csv layout: the header is byte-identical to a real Iometer 1.1.0 file."""
+"""Iometer results.csv layout: the header is byte-identical to the fixture written in Iometer 1.1.0's layout."""
 
 from datetime import datetime
 
@@ -8,13 +8,13 @@ from app.model.plan import AccessSpec, SpecLine
 from tests.helpers import shared_dir
 
 
-def real_file_lines():
-    path = shared_dir() / "iometer-results" / "quarch_an016_results-1.1.0.csv"
+def fixture_lines():
+    path = shared_dir() / "iometer-results" / "bench_results-1.1.0.csv"
     return path.read_bytes().decode("cp1252").split("\r\n")
 
 
-def test_header_matches_real_iometer_output():
-    assert HEADER in real_file_lines()
+def test_header_matches_iometer_1_1_0_layout():
+    assert HEADER in fixture_lines()
     assert len(COLUMNS) == 80
 
 

@@ -1,4 +1,4 @@
-"""Test-type expansion against Iometer's own worked examples (reference/iometer.md §2.4)."""
+"""Test-type expansion against Iometer's own worked examples (docs/reference/iometer.md, "The test series")."""
 
 from app.engine.sequence import cycle_values, expand
 from app.model.plan import Cycling, QueueDepthCycling

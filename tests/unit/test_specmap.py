@@ -1,4 +1,4 @@
-"""Access spec -> fio options, including the multi-line examples of reference/iometer.md §6.3."""
+"""Access spec -> fio options, including the multi-line conversion of docs/reference/iometer.md."""
 
 from app.engine.specmap import largest_remainder, spec_options
 from app.model.plan import AccessSpec, SpecLine

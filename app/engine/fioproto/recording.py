@@ -1,4 +1,4 @@
-"""Reader for relay recordings of fio client/server traffic (``shared/fio-captures/*.cap``).
+"""Reader for relay recordings of fio client/server traffic (``tests/fixtures/fio-captures/*.cap``).
 
 Record format, repeated to the end of the file (little-endian): float64 seconds since the
 connection opened, uint8 direction (0 = client to server, 1 = server to client), uint32 length,

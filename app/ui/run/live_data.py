@@ -31,7 +31,8 @@ CHART_FIELDS = ("iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms")
 
 @dataclass(frozen=True)
 class Stat:
-    name: str  # Iometer's statistic name (reference/iometer.md §4.2) or ours, clearly worded
+    # Iometer's statistic name (docs/reference/iometer.md, "Results Display statistics") or ours, clearly worded
+    name: str
     unit: str
     get: Callable[[Metrics], float | None]
     count: bool = False  # a whole number (shown without decimals)
