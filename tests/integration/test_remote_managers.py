@@ -12,6 +12,7 @@ from app.model import planfile
 from app.model.plan import SpecLine, Target
 from app.store.database import open_store
 from app.store.queries import get_run
+from tests.fio_servers import stop_group
 from tests.helpers import grid
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
@@ -39,13 +40,8 @@ def servers():
                     break
             time.sleep(0.1)
     yield addrs
-    for p in procs:
-        p.terminate()
-    for p in procs:
-        try:
-            p.wait(5)
-        except subprocess.TimeoutExpired:
-            p.kill()
+    for p in procs:  # the whole tree: a job process left behind would run on
+        stop_group(p)
 
 
 def cli(*args):
