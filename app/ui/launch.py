@@ -98,6 +98,11 @@ def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_opti
         placed = win.place_targets(mapping)
         win.statusBar().showMessage(f"{placed} target(s) placed from --map", 8000)
     if open_run is not None:
+        missing = _no_such_run(resolve_db_path(db), open_run)
+        if missing:
+            print(f"fiometer: {missing}", file=sys.stderr)
+            win.close()
+            return 2
         return _open_run(app, win, open_run, screenshot_dir, tmp if screenshot_dir is not None else None)
     if screenshot_dir is not None:
         from app.ui.screenshots import capture
@@ -113,6 +118,19 @@ def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_opti
         return 0
     win.show()
     return app.exec()
+
+
+def _no_such_run(db: Path, run_id: int) -> str:
+    """Why ``--open-run`` cannot show that run (no run of that id, an unreadable database), or ''."""
+    from app.store import StoreError, open_store
+    from app.store.queries import get_run
+
+    try:
+        with open_store(db) as store:
+            get_run(store, run_id, result_levels=())
+    except StoreError as e:  # RunNotFound included
+        return str(e)
+    return ""
 
 
 def _open_run(app: QApplication, win: MainWindow, run_id: int, screenshot_dir: str | None,

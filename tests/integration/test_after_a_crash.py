@@ -89,6 +89,7 @@ def test_the_guard_kills_fio_and_its_jobs_when_its_pipe_closes_unannounced(tmp_p
         fio.wait(timeout=10)
         assert wait_gone(procs, 10.0) is not None
         assert fio.returncode == -signal.SIGKILL
+        guard._proc.wait(timeout=30)  # the guard ends once it has done its work (reaped: no zombie left)
     finally:
         if fio.poll() is None:
             fio.kill()
