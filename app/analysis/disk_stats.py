@@ -6,8 +6,7 @@ step's raw output, locally and remotely, so every stored run has them. From them
 
 - ``await`` = (read ticks + write ticks) / (reads + writes), in ms (iostat's r_await/w_await likewise);
 - ``aqu-sz`` (average queue size) = time in queue / the window, both in ms;
-- ``%util`` = fio's own utilisation (time the disk was busy / the window);
-- merges per second = merges / the window.
+- ``%util`` = fio's own utilisation (time the disk was busy / the window).
 
 The window is the longest job's runtime plus the step's ramp-up: fio counts disk statistics from the
 moment its jobs start, ramp included. Disks are named as the kernel names them (``sda``, ``nvme0n1``,
@@ -38,10 +37,6 @@ class DiskStat:
     util_pct: float
     window_s: float
     targets: tuple[str, ...] = field(default=())
-
-    @property
-    def merges_per_s(self) -> float | None:
-        return (self.read_merges + self.write_merges) / self.window_s if self.window_s > 0 else None
 
 
 def _ratio(num: float, den: float) -> float | None:

@@ -54,10 +54,6 @@ class SteadyState:
     window: Window | None  # the first steady window, None when not reached
 
     @property
-    def reached(self) -> bool:
-        return self.window is not None
-
-    @property
     def at_s(self) -> float | None:
         """Seconds into the step when the steady window closed."""
         return None if self.window is None else (self.window.last + 1) * self.round_s
