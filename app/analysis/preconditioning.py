@@ -8,7 +8,6 @@ seconds, by the rule in app.model.steady_state — the same rule that ended the 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,11 +24,12 @@ from app.store.records import Run, StepInfo
 
 def precondition_of(run: Run) -> Precondition:
     """The run's preconditioning settings, from the plan stored with it (none for older runs)."""
+    data = run.plan_setup().get("precondition")
+    if not isinstance(data, dict):
+        return Precondition()
     try:
-        data = json.loads(run.plan_json or "{}").get("plan", {}).get("setup", {}).get("precondition") or {}
-        known = {k: v for k, v in data.items() if k in Precondition.__dataclass_fields__}
-        return Precondition(**known)
-    except (ValueError, TypeError, AttributeError):
+        return Precondition(**{k: v for k, v in data.items() if k in Precondition.__dataclass_fields__})
+    except TypeError:
         return Precondition()
 
 
@@ -39,6 +39,11 @@ def phases(run: Run) -> dict[int, str]:
     leading = ([FILL] if pc.fill_passes > 0 else []) + ([STEADY] if pc.steady_state else [])
     order = sorted(s.index for s in run.steps)
     return {idx: (leading[i] if i < len(leading) else MEASURE) for i, idx in enumerate(order)}
+
+
+def _phase_step(run: Run, phase: str) -> StepInfo | None:
+    ph = phases(run)
+    return next((s for s in run.steps if ph.get(s.index) == phase), None)
 
 
 def measured_steps(run: Run) -> list[StepInfo]:
@@ -77,7 +82,7 @@ def steady_state(samples: Sequence[tuple[float, Metrics]], pc: Precondition) -> 
 def fill_summary(run: Run) -> str | None:
     """'2 passes over 3 targets: 6 GiB written in 1 min 03 s' for the run's fill step, if it had one."""
     pc = precondition_of(run)
-    step = next((s for s in run.steps if phases(run).get(s.index) == FILL), None)
+    step = _phase_step(run, FILL)
     if step is None:
         return None
     total = next((r.metrics for r in step.results if r.level == "all"), None)
@@ -88,7 +93,7 @@ def fill_summary(run: Run) -> str | None:
 
 def steady_state_of(store: Store, run: Run) -> SteadyState | None:
     """The verdict for the run's steady-state step, from its stored per-second ALL samples."""
-    step = next((s for s in run.steps if phases(run).get(s.index) == STEADY), None)
+    step = _phase_step(run, STEADY)
     if step is None:
         return None
     return steady_state(step_samples(store, step.id, "all", ALL_KEY), precondition_of(run))

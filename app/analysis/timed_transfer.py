@@ -3,7 +3,6 @@ how long each step took — the figure admins compare before and after a change,
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from app.model.units import format_bytes, format_elapsed
@@ -26,8 +25,8 @@ class Transfer:
 def transfer_bytes(run: Run) -> int:
     """The plan's bytes per job, or 0 when its steps were timed as usual."""
     try:
-        return int(json.loads(run.plan_json or "{}").get("plan", {}).get("setup", {}).get("transfer_bytes") or 0)
-    except (ValueError, TypeError, AttributeError):
+        return int(run.plan_setup().get("transfer_bytes") or 0)
+    except (ValueError, TypeError):
         return 0
 
 

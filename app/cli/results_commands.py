@@ -114,30 +114,33 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _steady_state(args: argparse.Namespace, run):
+    """The verdict on the run's steady-state step (its samples are read from the store), or None."""
+    from app.analysis.preconditioning import steady_state_of
+
+    store = _store(args, reading=True)
+    try:
+        return steady_state_of(store, run)
+    finally:
+        store.close()
+
+
 def _precondition_json(args: argparse.Namespace, run) -> dict | None:
     import dataclasses
 
-    from app.analysis.preconditioning import fill_summary, phases, precondition_of, steady_state_of
+    from app.analysis.preconditioning import fill_summary, phases, precondition_of
 
     if not precondition_of(run).enabled:
         return None
-    store = _store(args)
-    try:
-        verdict = steady_state_of(store, run)
-    finally:
-        store.close()
+    verdict = _steady_state(args, run)
     return {"phases": {str(k): v for k, v in phases(run).items()}, "fill": fill_summary(run),
             "steady_state": dataclasses.asdict(verdict) | {"at_s": verdict.at_s} if verdict else None}
 
 
 def _steady(args: argparse.Namespace, run) -> str | None:
-    from app.analysis.preconditioning import precondition_of, steady_state_of
+    from app.analysis.preconditioning import precondition_of
 
-    store = _store(args, reading=True)
-    try:
-        verdict = steady_state_of(store, run)
-    finally:
-        store.close()
+    verdict = _steady_state(args, run)
     return verdict.sentence(precondition_of(run)) if verdict else None
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.engine.specmap import largest_remainder
 from app.model.plan import AccessSpec, Plan, Worker
 from app.model.units import fio_size
 
@@ -60,11 +61,10 @@ def _sizes(spec: AccessSpec) -> list[tuple[str, str]]:
     sizes = sorted({ln.size for ln in spec.lines})
     if len(sizes) == 1:
         return [("bs", fio_size(sizes[0]))]
-    total = sum(ln.of_size for ln in spec.lines) or 1
-    share: dict[int, int] = {}
+    share: dict[int, float] = {}
     for ln in spec.lines:
         share[ln.size] = share.get(ln.size, 0) + ln.of_size
-    split = ":".join(f"{fio_size(s)}/{round(100 * p / total)}" for s, p in sorted(share.items()))
+    split = ":".join(f"{fio_size(s)}/{pct}" for s, pct in sorted(largest_remainder(share).items()))
     return [("bssplit", split), ("bs_unaligned", "1")]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,6 +125,14 @@ class Run(RunSummary):
     targets: list[TargetInfo] = field(default_factory=list)
     steps: list[StepInfo] = field(default_factory=list)
     messages: list[MessageInfo] = field(default_factory=list)  # about the run, not one step
+
+    def plan_setup(self) -> dict[str, Any]:
+        """The test setup of the plan stored with the run ({} when it is missing or unreadable)."""
+        try:
+            setup = json.loads(self.plan_json or "{}").get("plan", {}).get("setup", {})
+        except (ValueError, AttributeError):
+            return {}
+        return setup if isinstance(setup, dict) else {}
 
     @property
     def fio_versions(self) -> list[str]:
