@@ -9,6 +9,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from app.engine.fioproto.client import forget_protocol
 
@@ -30,8 +31,34 @@ def wait_listening(host: str, port: int, proc: subprocess.Popen, timeout: float 
     raise RuntimeError("fio --server did not start listening")
 
 
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (Linux /proc), children first."""
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
+            with contextlib.suppress(OSError, ValueError):
+                kids = [int(c) for c in (task / "children").read_text().split()]
+                out += kids
+                todo += kids
+    return out
+
+
+def job_processes(proc: subprocess.Popen) -> list[int]:
+    """The server's fio job processes still alive: its descendants that lead their own session (every fio
+    job calls setsid(), so they escape a kill of the server's process group)."""
+    out = []
+    for pid in descendants(proc.pid):
+        with contextlib.suppress(OSError):
+            if os.getsid(pid) == pid:
+                out.append(pid)
+    return out
+
+
 def stop_group(proc: subprocess.Popen) -> None:
-    """Terminate the server's whole process group (listener, connection handlers, backends), then kill."""
+    """Terminate the server's whole process group (listener, connection handlers, backends), then kill;
+    its job processes (own sessions, found before the group goes) are killed by pid."""
+    jobs = job_processes(proc)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGTERM)
     try:
@@ -43,6 +70,9 @@ def stop_group(proc: subprocess.Popen) -> None:
     time.sleep(0.1)
     with contextlib.suppress(ProcessLookupError):  # children that outlived the listener
         os.killpg(proc.pid, signal.SIGKILL)
+    for pid in jobs:  # a job process stuck in a loop ignores SIGTERM (e.g. fio's TCP sender whose peer went)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     if proc.stderr:
         proc.stderr.close()
 

@@ -79,6 +79,7 @@ class JobFile:
     jobs: list[JobInfo] = field(default_factory=list)
     run_time: int = 0  # seconds per step as written (runtime=; UNTIL_STOPPED for Iometer's 0)
     ramp_up: int = 0
+    tail_s: int = 0  # how much longer than run_time a job may run: a network receiver outlasting its sender
 
     @property
     def step_seconds(self) -> int:
@@ -198,12 +199,14 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
 
 def _network_sections(plan: Plan, step: Step, manager_index: int, jf: JobFile, addresses: dict[str, str],
                       port_base: int) -> list[str]:
-    """This manager's side of every network pair in the step: the listening server or the connecting client."""
+    """This manager's side of every network pair in the step: the listening receiver or the connecting sender
+    (the server worker's job, or Iometer's client worker for it on the partner manager)."""
     out: list[str] = []
     for pair in network_jobs.pairs(plan, step.workers, port_base):
         server = plan.managers[pair.server]
         worker = server.workers[pair.worker]
         target = worker.targets[pair.target]
+        address = addresses.get(plan.managers[pair.receiver].name, LOOPBACK)  # where the listener is reached
         for server_side, mi in ((True, pair.server), (False, pair.client)):
             if mi != manager_index:
                 continue
@@ -213,11 +216,14 @@ def _network_sections(plan: Plan, step: Step, manager_index: int, jf: JobFile, a
             else:  # Iometer's client worker on the partner manager, shown as "[server worker]"
                 wkey = f"n{pair.server + 1}.{worker_key(pair.worker)}"
                 name, wname, tkey = f"m{mi + 1}.{wkey}.t{pair.target + 1}", f"[{worker.name}]", f"{wkey}.t1"
-            address = addresses.get(server.name, LOOPBACK)
+            receives = mi == pair.receiver
             jf.jobs.append(JobInfo(name, plan.managers[mi].name, wkey, wname, tkey, target.name,
                                    f"tcp://{address}:{pair.port}", False, pair.spec.name, 1, None, network=True))
-            out += ["", _comment(f"network worker {worker.name!r} ({'server' if server_side else 'client'}) "
-                                 f"-> {target.name!r}"), f"[{name}]"]
+            if receives and jf.run_time < UNTIL_STOPPED:
+                jf.tail_s = network_jobs.RECEIVER_TAIL_S
+            out += ["", _comment(f"network worker {worker.name!r} ({'server' if server_side else 'client'}, "
+                                 f"{'receives' if receives else 'sends'}) -> {target.name!r}"), f"[{name}]"]
             out += [_line(k, v) for k, v in network_jobs.job_options(pair, server_side=server_side,
-                                                                     server_address=address)]
+                                                                     listener_address=address,
+                                                                     run_time=jf.run_time)]
     return out

@@ -2,19 +2,27 @@
 
 An Iometer network worker is a *server* on its manager; each of its network targets is a NIC on a partner
 manager, where Iometer creates the matching *client* worker. In fio terms, for every active (server worker,
-network target) of a step:
+network target) of a step, one job on each of the two managers:
 
-- the server's manager runs a job that listens on a port (``listen``) and the partner's manager runs a job
-  that connects to the server's manager (``hostname``), on that port; the client starts two seconds later
-  (``startdelay``), so the listener is ready whichever manager fio starts first (should it not be, the
-  client fails to connect, and the step fails in fio's words when its deadline passes);
 - fio's TCP jobs move data one way per job, so the direction is the spec's majority: % reads of 50 or more
   means the server receives (Iometer's "read") and the client sends, otherwise the reverse;
+- the **receiving** side always listens (``listen``) and the sending side connects to it (``hostname``) on the
+  pair's port, ``startdelay`` seconds later, so the listener is ready whichever manager fio starts first
+  (should it not be, the sender fails to connect, and the step fails in fio's words);
+- the sender ends by its run time (``time_based``); the receiver ends when the sender's connection closes,
+  and its own run time, ``startdelay`` + ``RECEIVER_MARGIN_S`` longer, is only a bound. The order matters:
+  fio 3.33's TCP sender whose receiver has gone loops on the failing ``send()`` for ever — it ignores fio's
+  stop, never reports again, and only SIGKILL ends it — so the receiver must never close first;
+- the size of a pass is far beyond what a run moves: a time-based job reaching it would close and reopen
+  its connection, which the other side takes as the end of the transfer;
 - transfer sizes come from the spec (``bs``, or ``bssplit`` on the sending side); delay, burst, reply and
   alignment have no meaning on a socket and are not sent.
 
-The address the client connects to is the server manager's own address as this machine reaches it — never
-an address read from an imported file. Ports are ``BASE_PORT`` + the pair's position in the step.
+fio counts a transfer that arrived in pieces (a short ``recv``) only by its last piece, so the receiver's
+bytes may be a few percent below the sender's (its ``short_ios``); the sender's are exact.
+
+The address the sender connects to is the listening manager's own address as this machine reaches it —
+never an address read from an imported file. Ports are the step's base port + the pair's position.
 """
 
 from __future__ import annotations
@@ -26,8 +34,10 @@ from app.model.plan import AccessSpec, Plan, Worker
 from app.model.units import fio_size
 
 BASE_PORT = 18900
-CLIENT_START_DELAY_S = 2
-NET_FILE_SIZE = 1 << 30  # bytes per pass; time-based steps wrap around
+SENDER_START_DELAY_S = 2
+RECEIVER_MARGIN_S = 3  # + the start delay: how much longer the receiver may run than its sender
+RECEIVER_TAIL_S = SENDER_START_DELAY_S + RECEIVER_MARGIN_S
+NET_PASS_SIZE = 1 << 50  # bytes per pass: never reached, so a connection is never reopened mid-step
 
 
 @dataclass(frozen=True)
@@ -41,6 +51,15 @@ class NetPair:
     client: int  # partner manager index
     spec: AccessSpec
     server_receives: bool
+
+    @property
+    def receiver(self) -> int:
+        """The manager that receives, and so listens."""
+        return self.server if self.server_receives else self.client
+
+    @property
+    def sender(self) -> int:
+        return self.client if self.server_receives else self.server
 
 
 def partner_index(plan: Plan, server: int, worker: Worker, target: int) -> int:
@@ -84,14 +103,18 @@ def pairs(plan: Plan, step_workers: list, port_base: int = BASE_PORT) -> list[Ne
     return out
 
 
-def job_options(pair: NetPair, *, server_side: bool, server_address: str) -> list[tuple[str, str | None]]:
-    """The options of one side's job (None: an option without a value)."""
-    reads = pair.server_receives if server_side else not pair.server_receives
-    opts: list[tuple[str, str | None]] = [("ioengine", "net"), ("protocol", "tcp"), ("direct", "0")]
-    if server_side:
-        opts.append(("listen", None))
+def job_options(pair: NetPair, *, server_side: bool, listener_address: str,
+                run_time: int) -> list[tuple[str, str | None]]:
+    """The options of one side's job (None: an option without a value). ``run_time``: the step's, in seconds
+    (the receiver's bound adds ``RECEIVER_TAIL_S`` to it)."""
+    receives = pair.server_receives if server_side else not pair.server_receives
+    opts: list[tuple[str, str | None]] = [("ioengine", "net"), ("protocol", "tcp"), ("direct", "0"),
+                                          ("time_based", "1")]
+    if receives:
+        opts += [("listen", None), ("runtime", str(run_time + RECEIVER_TAIL_S))]
     else:
-        opts += [("hostname", server_address), ("startdelay", str(CLIENT_START_DELAY_S))]
-    opts += [("port", str(pair.port)), ("rw", "read" if reads else "write"), ("size", str(NET_FILE_SIZE)),
+        opts += [("hostname", listener_address), ("startdelay", str(SENDER_START_DELAY_S)),
+                 ("runtime", str(run_time))]
+    opts += [("port", str(pair.port)), ("rw", "read" if receives else "write"), ("size", str(NET_PASS_SIZE)),
              ("iodepth", "1")]
     return opts + _sizes(pair.spec)

@@ -365,7 +365,7 @@ class Runner:
             threads.append(th)
         watch = StepWatch({n: f"{n} ({self.endpoints[n].host})" if self.endpoints[n].host != "local" else n
                            for n in files},
-                          run_s=max(jf.run_time for jf in files.values()),
+                          run_s=max(jf.run_time + jf.tail_s for jf in files.values()),
                           ramp_s=max(jf.ramp_up for jf in files.values()),
                           interval=self.options.status_interval,
                           ramp=any(jf.ramp_up for jf in files.values()), go_at=go_at)

@@ -2,6 +2,8 @@
 
 import subprocess
 
+import pytest
+
 from app.engine.job_policy import check_job_text
 from app.engine.jobfile import step_jobfile
 from app.engine.sequence import expand
@@ -17,13 +19,22 @@ def _plan(reads: int) -> P.Plan:
     return P.Plan("n", P.TestSetup(run_time=5), [spec], [P.Manager("A", workers=[server]), P.Manager("B")])
 
 
-def test_server_listens_and_the_partner_connects_to_its_manager_address():
-    plan = _plan(reads=100)
+def _pair_texts(reads: int):
+    plan = _plan(reads)
     (step,) = expand(plan)
-    assert step.managers() == [0, 1] and step.workers[0].queue_depth == 1  # network workers run at depth 1
     addresses = {"A": "127.0.0.2", "B": "127.0.0.3"}
-    a = step_jobfile(plan, step, 0, "Linux", peer_addresses=addresses, net_port_base=30000)
-    b = step_jobfile(plan, step, 1, "Linux", peer_addresses=addresses, net_port_base=30000)
+    return [step_jobfile(plan, step, mi, "Linux", peer_addresses=addresses, net_port_base=30000) for mi in (0, 1)]
+
+
+def _options(text: str) -> dict[str, str]:
+    job = text.split("[m", 1)[1].splitlines()[1:]
+    return {k: v for k, _, v in (line.partition("=") for line in job if line and not line.startswith(";"))}
+
+
+def test_mostly_reads_the_server_receives_so_it_listens_and_the_partner_connects_to_its_address():
+    a, b = _pair_texts(reads=100)
+    (step,) = expand(_plan(100))
+    assert step.managers() == [0, 1] and step.workers[0].queue_depth == 1  # network workers run at depth 1
     assert "listen" in a.text.splitlines() and "rw=read" in a.text and "port=30000" in a.text
     assert "hostname=127.0.0.2" in b.text and "rw=write" in b.text and "startdelay=2" in b.text
     assert "hostname=10.9.9.9" not in b.text  # the NIC address in the file is never contacted
@@ -33,10 +44,25 @@ def test_server_listens_and_the_partner_connects_to_its_manager_address():
         check_job_text(text)
 
 
-def test_mostly_writes_make_the_server_send():
-    (step,) = expand(_plan(reads=20))
-    assert "rw=write" in step_jobfile(plan := _plan(reads=20), step, 0, "Linux").text
-    assert "rw=read" in step_jobfile(plan, step, 1, "Linux").text
+def test_mostly_writes_the_server_sends_so_the_partner_listens():
+    a, b = _pair_texts(reads=20)
+    assert "rw=write" in a.text and "hostname=127.0.0.3" in a.text and "startdelay=2" in a.text
+    assert "listen" in b.text.splitlines() and "rw=read" in b.text and "hostname" not in b.text
+    assert a.jobs[0].path == b.jobs[0].path == "tcp://127.0.0.3:30000"  # both name the listener
+
+
+@pytest.mark.parametrize("reads", [20, 100])
+def test_the_receiver_outlasts_its_sender_which_ends_by_time(reads):
+    """fio's TCP sender whose receiver closed first loops for ever: the receiver's bound must cover the
+    sender's start delay and run time, and the step's deadline must allow for it."""
+    a, b = _pair_texts(reads)
+    sender, receiver = (b, a) if reads >= 50 else (a, b)
+    send, recv = _options(sender.text), _options(receiver.text)
+    assert send["time_based"] == "1" and int(send["runtime"]) == 5
+    assert int(recv["runtime"]) >= int(send["runtime"]) + int(send["startdelay"]) + 1
+    assert receiver.tail_s == int(recv["runtime"]) - 5 and sender.tail_s == 0
+    # a pass is never completed, so neither side closes and reopens its connection mid-step
+    assert int(send["size"]) >= 1 << 50 and int(recv["size"]) >= 1 << 50
 
 
 def test_imported_network_worker_runs_and_parses(tmp_path):
