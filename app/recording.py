@@ -13,7 +13,7 @@ from collections.abc import Callable
 from app.engine import targets as T
 from app.engine.disks import disk_of
 from app.engine.environment import machine_facts, target_facts
-from app.engine.jobfile import JobFile, target_key, worker_key
+from app.engine.jobfile import JobFile, client_workers, target_key, worker_key
 from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome, summarize
 from app.engine.sequence import Step
 from app.engine.transport import Message
@@ -91,6 +91,9 @@ class StoreRecorder(RunListener):
                             details["disk"] = disk  # the name fio's disk statistics use
                         details["environment"] = target_facts(path)
                     targets.append(TargetInfo(m.name, worker_key(wi), target_key(wi, ti), t.name, path, details))
+        for pi, key, name in client_workers(plan):  # Iometer's client workers of network workers, on partners
+            if plan.managers[pi].name in endpoints:
+                workers.append(WorkerInfo(plan.managers[pi].name, key, name, {"kind": "network_tcp client"}))
         rec.add_workers(self.run_id, workers)
         rec.add_targets(self.run_id, targets)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from app.engine import network_jobs
 from app.engine import targets as T
+from app.engine.network_jobs import LOOPBACK
 from app.engine.placement import Placement, place_remote
 from app.engine.sequence import FILL, STEADY, Step
 from app.engine.specmap import spec_options
@@ -20,7 +21,6 @@ from app.model.plan import DEFAULT_TEST_FILE_SIZE, PRECONDITION_FILL, AccessSpec
 
 DEFAULT_FILE_SIZE = DEFAULT_TEST_FILE_SIZE
 UNTIL_STOPPED = 365 * 24 * 3600  # Iometer run time 0:0:0 = until Stop
-LOOPBACK = "127.0.0.1"
 
 ENGINE_BY_OS = {T.LINUX: "libaio", T.WINDOWS: "windowsaio", T.MACOS: "posixaio"}
 # Iometer data patterns 0 (repeating bytes), 1 (pseudo random, reused), 2 (full random per write)
@@ -45,6 +45,23 @@ def job_name(manager_pos: int, worker_pos: int, target_pos: int) -> str:
 
 def worker_key(worker_pos: int) -> str:
     return f"w{worker_pos + 1}"
+
+
+def client_worker_key(server_manager_pos: int, worker_pos: int) -> str:
+    """Iometer's client worker, on a partner manager, of network worker ``worker_pos`` of manager
+    ``server_manager_pos`` (its results are filed under the partner)."""
+    return f"n{server_manager_pos + 1}.{worker_key(worker_pos)}"
+
+
+def client_workers(plan: Plan) -> list[tuple[int, str, str]]:
+    """Every client worker a run of ``plan`` may report: (partner manager index, key, name)."""
+    out: dict[tuple[int, str], str] = {}
+    for mi, m in enumerate(plan.managers):
+        for wi, w in enumerate(m.workers):
+            if w.kind == "network_tcp":
+                for ti in range(len(w.targets)):
+                    out[(network_jobs.partner_index(plan, mi, w, ti), client_worker_key(mi, wi))] = f"[{w.name}]"
+    return [(pi, key, name) for (pi, key), name in out.items()]
 
 
 @dataclass
@@ -214,7 +231,7 @@ def _network_sections(plan: Plan, step: Step, manager_index: int, jf: JobFile, a
                 name, wkey, wname = job_name(mi, pair.worker, pair.target), worker_key(pair.worker), worker.name
                 tkey = target_key(pair.worker, pair.target)
             else:  # Iometer's client worker on the partner manager, shown as "[server worker]"
-                wkey = f"n{pair.server + 1}.{worker_key(pair.worker)}"
+                wkey = client_worker_key(pair.server, pair.worker)
                 name, wname, tkey = f"m{mi + 1}.{wkey}.t{pair.target + 1}", f"[{worker.name}]", f"{wkey}.t1"
             receives = mi == pair.receiver
             jf.jobs.append(JobInfo(name, plan.managers[mi].name, wkey, wname, tkey, target.name,

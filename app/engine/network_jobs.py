@@ -30,9 +30,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.engine.specmap import largest_remainder
-from app.model.plan import AccessSpec, Plan, Worker
+from app.engine.ssh_manager import parse_ssh
+from app.model.plan import LOCAL, AccessSpec, Plan, Worker
 from app.model.units import fio_size
 
+LOOPBACK = "127.0.0.1"
 BASE_PORT = 18900
 SENDER_START_DELAY_S = 2
 RECEIVER_MARGIN_S = 3  # + the start delay: how much longer the receiver may run than its sender
@@ -64,14 +66,28 @@ class NetPair:
 
 def partner_index(plan: Plan, server: int, worker: Worker, target: int) -> int:
     """The manager holding the target's NIC (the server's own when the file names none it has)."""
-    name = worker.targets[target].partner_manager
-    for i, m in enumerate(plan.managers):
-        if m.name == name:
-            return i
-    return server
+    return named_partner(plan, server, worker.targets[target].partner_manager)
 
 
-def _receives(spec: AccessSpec) -> bool:
+def named_partner(plan: Plan, server: int, name: str | None) -> int:
+    """The index of the manager called ``name``; the server's own when no manager is."""
+    return next((i for i, m in enumerate(plan.managers) if m.name == name), server)
+
+
+def reach_address(host: str) -> str:
+    """Where other managers reach a manager of this ``host`` (its listeners are connected to there): the host
+    without its port; this machine's loopback for the local manager; an SSH host's own address."""
+    if host == LOCAL:
+        return LOOPBACK
+    if host.startswith("ssh://"):  # the SSH host's own address (fio itself listens on its loopback)
+        ssh = parse_ssh(host)
+        return ssh.host if ssh is not None else host
+    bare = host.rsplit(":", 1)[0] if host.count(":") == 1 or "]" in host else host
+    return bare.strip("[]")
+
+
+def server_receives(spec: AccessSpec) -> bool:
+    """Whether a network worker running ``spec`` receives (Iometer's reads: 50 % or more of the bytes)."""
     total = sum(ln.of_size for ln in spec.lines) or 1
     return sum(ln.of_size * ln.reads for ln in spec.lines) / total >= 50
 
@@ -88,18 +104,25 @@ def _sizes(spec: AccessSpec) -> list[tuple[str, str]]:
 
 
 def pairs(plan: Plan, step_workers: list, port_base: int = BASE_PORT) -> list[NetPair]:
-    """Every (server worker, network target) active in a step, numbered for their ports."""
-    out: list[NetPair] = []
+    """Every (server worker, network target) active in a step, with its port: the target's fixed one, else
+    the step's base port + the pair's position (skipping the fixed ones)."""
+    active = []
     for a in step_workers:
         worker = plan.managers[a.manager].workers[a.worker]
-        if worker.kind != "network_tcp":
-            continue
-        spec = plan.spec(a.spec)
-        if spec is None:
-            continue
-        for t in a.targets:
-            out.append(NetPair(port_base + len(out), a.manager, a.worker, t,
-                               partner_index(plan, a.manager, worker, t), spec, _receives(spec)))
+        spec = plan.spec(a.spec) if worker.kind == "network_tcp" else None
+        if spec is not None:
+            active += [(a, worker, spec, t) for t in a.targets]
+    fixed = {worker.targets[t].port for _, worker, _, t in active} - {None}
+    out: list[NetPair] = []
+    auto = port_base
+    for a, worker, spec, t in active:
+        port = worker.targets[t].port
+        if port is None:
+            while auto in fixed:
+                auto += 1
+            port, auto = auto, auto + 1
+        out.append(NetPair(port, a.manager, a.worker, t, partner_index(plan, a.manager, worker, t), spec,
+                           server_receives(spec)))
     return out
 
 

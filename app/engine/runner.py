@@ -19,8 +19,9 @@ from typing import Any
 
 from app.engine.fioproto.client import run_delay
 from app.engine.job_policy import JobRefused, check_job_text
-from app.engine.jobfile import LOOPBACK, JobFile, JobInfo, step_jobfile
+from app.engine.jobfile import JobFile, JobInfo, step_jobfile
 from app.engine.message_gate import MessageGate
+from app.engine.network_jobs import reach_address
 from app.engine.placement import placer
 from app.engine.safety import (
     CreatedFiles,
@@ -32,7 +33,6 @@ from app.engine.safety import (
     write_risks,
 )
 from app.engine.sequence import STEADY, SequenceTooLong, Step, expand
-from app.engine.ssh_manager import parse_ssh
 from app.engine.step_watch import Action, StepWatch
 from app.engine.targets import TargetError, lookup_mapping
 from app.engine.telemetry import Sample, StepTelemetry
@@ -72,13 +72,7 @@ class ManagerEndpoint:
     @property
     def address(self) -> str:
         """Where other managers reach this one (network workers connect here): its host without the port."""
-        if self.host == "local":
-            return LOOPBACK
-        if self.host.startswith("ssh://"):  # the SSH host's own address (fio itself listens on its loopback)
-            ssh = parse_ssh(self.host)
-            return ssh.host if ssh is not None else self.host
-        host = self.host.rsplit(":", 1)[0] if self.host.count(":") == 1 or "]" in self.host else self.host
-        return host.strip("[]")
+        return reach_address(self.host)
 
 
 @dataclass

@@ -34,9 +34,10 @@ def worker_notes(manager: str, worker: Worker) -> list[FidelityNote]:
     where = f"manager {manager!r} / worker {worker.name!r}"
     out: list[FidelityNote] = []
     if worker.kind == "network_tcp":
-        out.append(FidelityNote(where, "network worker: runs on fio's TCP engine, the worker listening and its "
-                                       "partner manager connecting; data flows one way (the spec's majority of "
-                                       "reads or writes), and delay, burst, reply and alignment are not sent"))
+        out.append(FidelityNote(where, "network worker: runs on fio's TCP engine between its manager and its "
+                                       "partner manager, the receiving side listening; data flows one way (the "
+                                       "spec's majority of reads or writes), and delay, burst, reply and "
+                                       "alignment are not sent"))
     elif worker.kind != "disk":
         out.append(FidelityNote(where, "VI network workers have no fio equivalent; the worker is kept in the "
                                        "plan but does not run"))

@@ -68,6 +68,7 @@ class Target:
     path: str | None = None
     kind: str = "disk"  # disk | network
     partner_manager: str | None = None  # network targets: the manager owning the remote NIC
+    port: int | None = None  # network targets: a fixed TCP port (None: a fresh one per step)
 
 
 @dataclass

@@ -10,6 +10,7 @@ MAX_TRANSFER = 1024**3 - 1  # Iometer's GUI limit: 1023 MB + 1023 KB + 1023 B
 MAX_QUEUE_DEPTH = 65535
 MAX_SPEC_LINES = 100  # Iometer's MAX_ACCESS_SPECS per spec
 MAX_SECONDS = 7 * 24 * 3600
+MIN_NET_PORT = 1024  # fixed network ports: not the privileged ones
 
 
 @dataclass
@@ -91,6 +92,7 @@ def validate(plan: Plan) -> list[Problem]:
                                              "when run", "warning"))
 
     names: set[str] = set()
+    ports: dict[int, str] = {}  # fixed network ports -> whose
     for i, m in enumerate(plan.managers):
         p = f"managers[{i}]"
         if not m.name.strip():
@@ -111,4 +113,11 @@ def validate(plan: Plan) -> list[Problem]:
             for k, t in enumerate(w.targets):
                 if not t.name.strip() and not (t.path or "").strip():
                     out.append(Problem(f"{wp}.targets[{k}]", "needs a name or a path"))
+                if t.port is not None:
+                    _range(out, f"{wp}.targets[{k}].port", t.port, MIN_NET_PORT, 65535, "TCP port")
+                    if t.port in ports:
+                        out.append(Problem(f"{wp}.targets[{k}].port", f"port {t.port} is also fixed for "
+                                           f"{ports[t.port]}: two listeners on one port would share its "
+                                           "connections; give each network target its own port"))
+                    ports.setdefault(t.port, f"{m.name!r} / {w.name!r}")
     return out

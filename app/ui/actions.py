@@ -57,6 +57,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "no host until you choose)", "Ctrl+Shift+H", enabled_when=(IDLE, MANAGER)),
     ActionSpec("add_worker", "Add &worker", "Add a disk worker to the selected manager (Ctrl+Shift+W)",
                "Ctrl+Shift+W", SP.SP_FileDialogNewFolder, (IDLE,)),
+    ActionSpec("add_network_worker", "Add &network worker", "Add a TCP network worker to the selected manager; "
+               "choose its partner manager on the Network Targets tab", enabled_when=(IDLE,)),
     ActionSpec("duplicate_worker", "&Duplicate worker", "Copy the selected worker with its targets and specs "
                "(Ctrl+D)", "Ctrl+D", SP.SP_FileDialogDetailedView, (IDLE, WORKER)),
     ActionSpec("add_target", "Add &test file…", "Add a test file target to the selected worker (Ctrl+Shift+T)",
@@ -79,8 +81,8 @@ SEPARATOR = "-"
 MENUS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("file", "&File", ("new", "open", "@recent", "@examples", SEPARATOR, "save", "save_as", "export_icf",
                        SEPARATOR, "import_results", "export_results", SEPARATOR, "quit")),
-    ("edit", "&Edit", ("add_manager", "set_manager_host", "add_worker", "duplicate_worker", "add_target",
-                       "remove")),
+    ("edit", "&Edit", ("add_manager", "set_manager_host", "add_worker", "add_network_worker", "duplicate_worker",
+                       "add_target", "remove")),
     ("run", "&Run", ("start", "stop", "stop_all")),
     ("view", "&View", ("history", "@messages", "@theme")),
     ("help", "&Help", ("about",)),

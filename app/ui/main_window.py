@@ -17,6 +17,7 @@ from app import __version__
 from app.ui import actions, theme
 from app.ui.plan.document import ASSIGNMENT, TARGETS, TOPOLOGY, PlanDocument
 from app.ui.plan.library import SpecLibrary
+from app.ui.plan.network_tab import NetworkTargetsTab
 from app.ui.plan.setup_tab import SetupTab
 from app.ui.plan.specs_tab import SpecsTab
 from app.ui.plan.targets_tab import TargetsTab
@@ -35,7 +36,7 @@ from app.ui.window.status import RunStatus
 
 __all__ = ["TAB_NAMES", "MainWindow", "droppable_paths"]
 
-TAB_NAMES = ("Disk Targets", "Access Specifications", "Test Setup", "Results Display")
+TAB_NAMES = ("Disk Targets", "Network Targets", "Access Specifications", "Test Setup", "Results Display")
 STOP_GRACE_MS = 15000  # closing during a run: after Stop, abort if fio has not ended by then
 
 
@@ -63,12 +64,13 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         self.topology = TopologyTree()
         self.tabs = QTabWidget()
         self.targets_tab = TargetsTab(self.doc)
+        self.network_tab = NetworkTargetsTab(self.doc)
         self.specs_tab = SpecsTab(self.doc, self.library)
         self.setup_tab = SetupTab(self.doc)
         self.results_tab = ResultsTab(self.doc, self.live)
         # the long forms scroll on small screens instead of making the window taller than the screen
-        for w, name in zip((scrolling(self.targets_tab), self.specs_tab, scrolling(self.setup_tab),
-                            self.results_tab), TAB_NAMES, strict=True):
+        for w, name in zip((scrolling(self.targets_tab), scrolling(self.network_tab), self.specs_tab,
+                            scrolling(self.setup_tab), self.results_tab), TAB_NAMES, strict=True):
             self.tabs.addTab(w, name)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.topology)
@@ -97,6 +99,7 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             "export_icf": self.export_icf, "quit": self.close, "add_manager": self.add_manager,
             "set_manager_host": self.set_manager_host, "add_worker": self.add_worker,
             "duplicate_worker": self.duplicate_worker, "add_target": self.add_target,
+            "add_network_worker": self.add_network_worker,
             "remove": self.remove_selected, "start": self.start_run, "stop": self.stop_run,
             "stop_all": self.stop_all, "about": self.about, **self.history.slots(),
         }
@@ -115,6 +118,7 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         self.status_state, self.status_step, self.status_time = self.status.state, self.status.step, self.status.time
 
         self.topology.selection_changed.connect(self._on_selection)
+        self.network_tab.worker_added.connect(self.topology.select)
         self.doc.replaced.connect(self._on_replaced)
         self.doc.changed.connect(self._on_changed)
         self.doc.dirty_changed.connect(lambda _d: self._update_title())
@@ -147,6 +151,7 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
 
     def _on_selection(self, sel: Selection) -> None:
         self.targets_tab.set_selection(sel)
+        self.network_tab.set_selection(sel)
         self.specs_tab.set_selection(sel)
         self.results_tab.set_selection(sel)
         self._update_actions()

@@ -28,8 +28,9 @@ def test_screenshot_writes_one_png_per_tab(tmp_path: Path) -> None:
     done = run_cli(str(path), "--screenshot", str(out), settings=tmp_path / "settings")
     assert done.returncode == 0, done.stderr
     pngs = sorted(out.glob("*.png"))
-    assert [p.name for p in pngs] == ["01-disk-targets.png", "02-access-specifications.png",
-                                      "03-test-setup.png", "04-results-display.png"]
+    assert [p.name for p in pngs] == ["01-disk-targets.png", "02-network-targets.png",
+                                      "03-access-specifications.png", "04-test-setup.png",
+                                      "05-results-display.png"]
     assert len(pngs) == len(TAB_NAMES)
     for p in pngs:
         img = QImage(str(p))
@@ -56,7 +57,7 @@ def test_screenshot_after_a_short_run_shows_numbers(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "fiometer: run complete" in done.stderr
     # the curves are drawn in the first series colour (#4e79a7); an empty chart has none of it
-    img = QImage(str(out / "04-results-display.png"))
+    img = QImage(str(out / "05-results-display.png"))
     blue = sum(1 for x in range(0, img.width(), 2) for y in range(0, img.height(), 2)
                if abs(img.pixelColor(x, y).red() - 0x4e) < 12 and abs(img.pixelColor(x, y).green() - 0x79) < 12
                and abs(img.pixelColor(x, y).blue() - 0xa7) < 12)

@@ -51,7 +51,8 @@ def test_network_worker_moves_data_to_its_partner_manager(tmp_path, fio_server, 
     assert _left_running([proc_a, proc_b]) == []
     store = open_store(db)
     try:
-        (step,) = get_run(store, 1).steps
+        run = get_run(store, 1)
+        (step,) = run.steps
     finally:
         store.close()
     rows = {r.key: r.metrics for r in step.results if r.level == "manager"}
@@ -64,3 +65,5 @@ def test_network_worker_moves_data_to_its_partner_manager(tmp_path, fio_server, 
     assert sender.ios > 0 and sender.lat_mean_ms > 0 and receiver.lat_mean_ms > 0 and sender.mbps > 0
     workers = {r.key for r in step.results if r.level == "worker"}
     assert workers == {"w1", "n1.w1"}  # the server worker on A and Iometer's client worker on B
+    names = {(w.manager, w.key): w.name for w in run.workers}
+    assert names[("A", "w1")] == "Net 1" and names[("B", "n1.w1")] == "[Net 1]"  # as History names them

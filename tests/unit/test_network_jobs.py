@@ -6,9 +6,11 @@ import pytest
 
 from app.engine.job_policy import check_job_text
 from app.engine.jobfile import step_jobfile
+from app.engine.network_jobs import reach_address
 from app.engine.sequence import expand
 from app.model import plan as P
 from app.model.opening import open_plan
+from app.model.validation import validate
 from tests.helpers import shared_dir
 
 
@@ -73,3 +75,31 @@ def test_imported_network_worker_runs_and_parses(tmp_path):
     path.write_text(jf.text)
     assert subprocess.run(["fio", "--parse-only", str(path)], capture_output=True).returncode == 0
     assert any("network worker" in n.message and "TCP" in n.message for n in opened.notes)
+
+
+def test_a_fixed_port_is_used_and_automatic_ports_step_around_it():
+    plan = _plan(reads=100)
+    server = plan.managers[0].workers[0]
+    server.targets = [P.Target("B1", kind="network", partner_manager="B"),
+                      P.Target("B2", kind="network", partner_manager="B", port=30000),
+                      P.Target("B3", kind="network", partner_manager="B")]
+    (step,) = expand(plan)
+    a = step_jobfile(plan, step, 0, "Linux", net_port_base=30000)
+    assert [j.path.rsplit(":", 1)[1] for j in a.jobs] == ["30001", "30000", "30002"]
+
+
+def test_fixed_ports_are_checked():
+    plan = _plan(reads=100)
+    plan.managers[0].workers[0].targets[0].port = 80
+    assert any(p.path.endswith("targets[0].port") and "1024" in p.message for p in validate(plan))
+    plan.managers[0].workers[0].targets[0].port = 30000
+    plan.managers[1].workers = [P.Worker("Net B", kind="network_tcp", specs=["S"],
+                                         targets=[P.Target("A", kind="network", partner_manager="A", port=30000)])]
+    assert any("share its connections" in p.message for p in validate(plan))
+
+
+@pytest.mark.parametrize(("host", "address"), [("local", "127.0.0.1"), ("127.0.0.3:8765", "127.0.0.3"),
+                                               ("[::1]:8765", "::1"), ("storage-01", "storage-01"),
+                                               ("ssh://root@127.0.0.4", "127.0.0.4")])
+def test_the_address_a_listener_is_reached_at(host, address):
+    assert reach_address(host) == address

@@ -113,6 +113,15 @@ class PlanDocument(QObject):
         self.touch(TOPOLOGY)
         return len(m.workers) - 1
 
+    def add_network_worker(self, manager: int) -> int:
+        """A TCP network worker (Iometer's Start Network Worker) with the specs assigned by default to network
+        workers (ALL or NET); its partners are chosen on the Network Targets tab. Returns its index."""
+        m = self.plan.managers[manager]
+        specs = [s.name for s in self.plan.specs if s.default_assignment in ("ALL", "NET")]
+        m.workers.append(Worker(self.unique_worker_name(m, "Network"), kind="network_tcp", specs=specs))
+        self.touch(TOPOLOGY)
+        return len(m.workers) - 1
+
     def duplicate_worker(self, manager: int, worker: int) -> int:
         """A copy (targets and specs too) right after the original; returns its index."""
         m = self.plan.managers[manager]

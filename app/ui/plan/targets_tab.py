@@ -71,7 +71,7 @@ def _os_of(doc: PlanDocument, mi: int, os_by_manager: dict[str, str]) -> str:
 def target_state(target: Target, worker: Worker, os_name: str) -> tuple[str, str, bool]:
     """(kind, size/state text, problem?) for the targets table."""
     if target.kind == "network":
-        return "network", "network targets are not run by fio", True
+        return "network", "a network target: see the Network Targets tab", False
     if not os_name:
         return ("raw disk" if is_device_path(target.path or target.name) else "test file",
                 "host OS unknown until the manager is probed", False)
@@ -284,6 +284,9 @@ class TargetsTab(QWidget):
         if w is None:
             self.stack.show_empty("Select a worker in the Topology on the left to see and choose its disk "
                                   "targets.\n\nEach worker runs its access specifications against its own targets.")
+            return
+        if w.kind != "disk":
+            self.stack.show_empty(f"{w.name} is a network worker: its partners are on the Network Targets tab.")
             return
         self.stack.show_content()
         m = self.doc.plan.managers[self.sel.manager]

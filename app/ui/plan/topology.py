@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.model.plan import Plan
 from app.ui.plan.hosts import HostFacts, where_label
+from app.ui.plan.network_pairs import topology_label
 
 ROLE = Qt.ItemDataRole.UserRole
 DETAIL_ROLE = Qt.ItemDataRole.UserRole + 1  # muted second line(s) under a manager's name
@@ -130,8 +131,7 @@ class TopologyTree(QTreeWidget):
             if keep == Selection(mi):
                 target_item = item
             for wi, w in enumerate(m.workers):
-                suffix = "" if w.kind == "disk" else f"  [{w.kind.replace('_', ' ')}: not run by fio]"
-                wit = QTreeWidgetItem(item, [w.name + suffix])
+                wit = QTreeWidgetItem(item, [w.name if w.kind == "disk" else topology_label(plan, mi, w)])
                 wit.setData(0, ROLE, Selection(mi, wi))
                 n_t, n_s = len(w.targets), len(w.specs)
                 wit.setToolTip(0, f"{n_t} target(s), {n_s} assigned access spec(s), {w.queue_depth} outstanding I/Os")

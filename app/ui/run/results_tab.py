@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.plan.document import RESULTS, TOPOLOGY, PlanDocument
+from app.engine.jobfile import client_workers, worker_key
+from app.ui.plan.document import RESULTS, TARGETS, TOPOLOGY, PlanDocument
 from app.ui.plan.topology import Selection
 from app.ui.run.charts import ChartGrid
 from app.ui.run.live_data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
@@ -40,30 +41,29 @@ class Scope:
     selection: Selection | None = None  # the Topology item it corresponds to
 
 
-def worker_key(position: int) -> str:
-    """Telemetry's worker key: w<N>, the N-th worker of its manager (1-based)."""
-    return f"w{position + 1}"
-
-
 def scopes_for(doc: PlanDocument) -> list[Scope]:
     plan = doc.plan
     out = [Scope("All Managers", [ALL_KEY], ["All Managers"], Selection())]
     if len(plan.managers) > 1:
         out.append(Scope("Each manager", [("manager", m.name, m.name) for m in plan.managers],
                          [m.name for m in plan.managers]))
-    all_workers = [(m, wi, w) for m in plan.managers for wi, w in enumerate(m.workers)]
+    # each manager's workers: its own, then the client workers of network workers that name it as partner
+    workers: list[list[tuple[str, str, Selection | None]]] = [
+        [(worker_key(wi), w.name, Selection(mi, wi)) for wi, w in enumerate(m.workers)]
+        for mi, m in enumerate(plan.managers)]
+    for pi, key, name in client_workers(plan):
+        workers[pi].append((key, name, None))
+    all_workers = [(m, key, name) for m, ws in zip(plan.managers, workers, strict=True) for key, name, _ in ws]
     if len(all_workers) > 1:
-        out.append(Scope("Each worker (all managers)", [("worker", m.name, worker_key(wi)) for m, wi, _ in all_workers],
-                         [f"{m.name} / {w.name}" for m, _, w in all_workers]))
+        out.append(Scope("Each worker (all managers)", [("worker", m.name, key) for m, key, _ in all_workers],
+                         [f"{m.name} / {name}" for m, _, name in all_workers]))
     for mi, m in enumerate(plan.managers):
         out.append(Scope(f"Manager {m.name}", [("manager", m.name, m.name)], [m.name], Selection(mi)))
-        if len(m.workers) > 1:
-            out.append(Scope(f"Manager {m.name}: each worker", [("worker", m.name, worker_key(wi))
-                                                                 for wi in range(len(m.workers))],
-                             [w.name for w in m.workers]))
-        for wi, w in enumerate(m.workers):
-            out.append(Scope(f"    {m.name} / {w.name}", [("worker", m.name, worker_key(wi))],
-                             [f"{m.name} / {w.name}"], Selection(mi, wi)))
+        if len(workers[mi]) > 1:
+            out.append(Scope(f"Manager {m.name}: each worker", [("worker", m.name, key) for key, _, _ in workers[mi]],
+                             [name for _, name, _ in workers[mi]]))
+        for key, name, sel in workers[mi]:
+            out.append(Scope(f"    {m.name} / {name}", [("worker", m.name, key)], [f"{m.name} / {name}"], sel))
     return out
 
 
@@ -157,7 +157,7 @@ class ResultsTab(QWidget):
         self.since.buttonToggled.connect(lambda *_: self._kind_changed())
         self.frequency.currentIndexChanged.connect(self._frequency_changed)
         doc.replaced.connect(self.load)
-        doc.changed.connect(lambda what: self._rebuild_scopes() if what == TOPOLOGY else None)
+        doc.changed.connect(lambda what: self._rebuild_scopes() if what in (TOPOLOGY, TARGETS) else None)
         self.load()
 
     # --- settings -----------------------------------------------------------------------------

@@ -50,6 +50,18 @@ class EditsMixin(QMainWindow):
             mi = 0
         self.topology.select(Selection(mi, self.doc.add_worker(mi)))
 
+    def add_network_worker(self) -> None:
+        """Edit > Add network worker: a TCP network worker on the selected manager, its partners on the
+        Network Targets tab."""
+        mi = self._selected_manager()
+        if mi is None:
+            if not self.doc.plan.managers:
+                self.show_problem("No manager", "Add a manager first.")
+                return
+            mi = 0
+        self.topology.select(Selection(mi, self.doc.add_network_worker(mi)))
+        self.show_tab(self.network_tab)
+
     def duplicate_worker(self) -> None:
         sel = self.topology.selection
         if not sel.is_worker:

@@ -177,5 +177,5 @@ class RunningMixin(QMainWindow):
             A.IDLE: not running, A.RUNNING: running, A.STOPPABLE: self.controller.state == RUNNING,
             A.WORKER: sel.is_worker, A.MANAGER: sel.manager is not None and not sel.is_worker,
             A.NOT_ALL: not sel.is_all, A.ICF_WRITER: self.icf_writer})
-        for tab in (self.targets_tab, self.specs_tab, self.setup_tab):
+        for tab in (self.targets_tab, self.network_tab, self.specs_tab, self.setup_tab):
             tab.setEnabled(not running)
