@@ -68,7 +68,7 @@ def test_add_edit_remove_a_network_target_and_save_it(window: MainWindow, tmp_pa
     assert (w.name, w.kind, w.specs) == ("Network 2", "network_tcp", ["64k"])
     assert window.topology.selection == Selection(0, 1) and not tab.stack.is_empty
     assert tab.table_stack.is_empty and "No network target" in tab.table_stack.empty.text()
-    assert "Sends to its partners" in tab.direction.text()  # 0 % reads: the worker sends
+    assert "sends to its partners" in tab.direction.text()  # 0 % reads: the worker sends
     assert window.targets_tab.stack.is_empty and "Network Targets tab" in window.targets_tab.stack.empty.text()
 
     answer(partner="B", port=23000)
@@ -107,7 +107,7 @@ def test_cancel_changes_nothing_and_a_taken_port_is_refused(window: MainWindow, 
     window.open_path(plan_file(tmp_path, plan))
     window.topology.select(Selection(1, 0))
     tab = window.network_tab
-    assert "Receives from its partners" in tab.direction.text()
+    assert "receives from its partners" in tab.direction.text()
     assert rows(window)[0][3] == "A sends → B listens at 127.0.0.3:23000"  # B receives, so B listens
     assert worker_label(window, 1, 0) == "Net B  [TCP ← A]"
 

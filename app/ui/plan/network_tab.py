@@ -135,17 +135,20 @@ class NetworkTargetsTab(QWidget):
         self.heading.setObjectName("heading")
         lay.addWidget(self.heading)
         settings = QGroupBox("Network worker")
-        form = QFormLayout(settings)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        slay = QVBoxLayout(settings)
+        prow = QHBoxLayout()
+        prow.addWidget(QLabel("Protocol:"))
         self.protocol = QComboBox()
         for kind, title in PROTOCOLS:
             self.protocol.addItem(title, kind)
         self.protocol.setToolTip("TCP runs on fio's net engine; Iometer's VI workers have no fio engine and are "
                                  "kept in the plan without running")
-        form.addRow("Protocol:", self.protocol)
+        prow.addWidget(self.protocol)
+        prow.addStretch(1)
+        slay.addLayout(prow)
         self.direction = QLabel()
         self.direction.setWordWrap(True)
-        form.addRow("Direction:", self.direction)
+        slay.addWidget(self.direction)
         lay.addWidget(settings)
 
         box = QGroupBox("Network targets of this worker (a partner manager each)")
@@ -238,13 +241,13 @@ class NetworkTargetsTab(QWidget):
         self._loading = False
         way = receives(plan, w)
         if w.kind != "network_tcp":
-            self.direction.setText("VI network workers do not run; choose TCP to run this worker on fio.")
+            self.direction.setText("Direction: VI network workers do not run; choose TCP to run this worker on fio.")
         elif way is None:
-            self.direction.setText("No access specification assigned yet: assign one on the Access Specifications "
-                                   "tab (mostly reads: this worker receives; otherwise it sends).")
+            self.direction.setText("Direction: no access specification assigned yet — assign one on the Access "
+                                   "Specifications tab (mostly reads: this worker receives; otherwise it sends).")
         else:
             spec = next(s for s in w.specs if plan.spec(s) is not None)
-            self.direction.setText(f"{'Receives from' if way else 'Sends to'} its partners — its first access "
+            self.direction.setText(f"Direction: {'receives from' if way else 'sends to'} its partners — its first access "
                                    f"specification, {spec!r}, is mostly {'reads' if way else 'writes'} "
                                    "(one way per connection, as fio's TCP jobs move data).")
         self._fill_table(w)
