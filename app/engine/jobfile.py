@@ -82,7 +82,8 @@ class JobInfo:
     offset: int = 0  # bytes before the first I/O (Iometer's starting sector); fio lays files out to offset+size
     placement: Placement | None = None  # what fio will open, as examined (or normalised, on remote managers)
     writes: bool = True  # the job's own spec (incl. a preconditioning fill) has a line below 100 % reads
-    network: bool = False  # a TCP connection of a network worker (path: tcp://address:port), not storage
+    network: bool = False  # a TCP connection of a network worker (path: tcp://address:port), not storage;
+    # its ``writes``: it sends
 
     def names(self) -> set[str]:
         """Every name the user may arm this target by: the plan's name, the path as spelled and as resolved."""
@@ -214,6 +215,15 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
     return jf
 
 
+def stop_order(files: dict[str, JobFile]) -> tuple[set[str], set[str]]:
+    """(first, later): managers to stop first on Stop — those sending over the network — and those to stop
+    once they have ended — receiving only. fio's TCP sender whose receiver closed first never ends (see
+    app.engine.network_jobs). Empty sets when the step has no network receivers."""
+    sends = {n for n, jf in files.items() if any(j.network and j.writes for j in jf.jobs)}
+    receives = {n for n, jf in files.items() if any(j.network and not j.writes for j in jf.jobs)} - sends
+    return (sends, receives) if sends and receives else (set(), set())
+
+
 def _network_sections(plan: Plan, step: Step, manager_index: int, jf: JobFile, addresses: dict[str, str],
                       port_base: int) -> list[str]:
     """This manager's side of every network pair in the step: the listening receiver or the connecting sender
@@ -235,7 +245,8 @@ def _network_sections(plan: Plan, step: Step, manager_index: int, jf: JobFile, a
                 name, wname, tkey = f"m{mi + 1}.{wkey}.t{pair.target + 1}", f"[{worker.name}]", f"{wkey}.t1"
             receives = mi == pair.receiver
             jf.jobs.append(JobInfo(name, plan.managers[mi].name, wkey, wname, tkey, target.name,
-                                   f"tcp://{address}:{pair.port}", False, pair.spec.name, 1, None, network=True))
+                                   f"tcp://{address}:{pair.port}", False, pair.spec.name, 1, None,
+                                   writes=not receives, network=True))
             if receives and jf.run_time < UNTIL_STOPPED:
                 jf.tail_s = network_jobs.RECEIVER_TAIL_S
             out += ["", _comment(f"network worker {worker.name!r} ({'server' if server_side else 'client'}, "

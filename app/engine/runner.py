@@ -7,6 +7,7 @@ current step gracefully (fio's final numbers are kept) and the run after it; Abo
 
 from __future__ import annotations
 
+import math
 import os
 import queue
 import random
@@ -19,7 +20,7 @@ from typing import Any
 
 from app.engine.fioproto.client import run_delay
 from app.engine.job_policy import JobRefused, check_job_text
-from app.engine.jobfile import JobFile, JobInfo, step_jobfile
+from app.engine.jobfile import JobFile, JobInfo, step_jobfile, stop_order
 from app.engine.message_gate import MessageGate
 from app.engine.network_jobs import reach_address
 from app.engine.placement import placer
@@ -40,6 +41,8 @@ from app.engine.transport import Event, Finished, Message, Snapshot, Transport, 
 from app.model.plan import Plan
 from app.model.steady_state import SteadyWatch
 from app.model.validation import validate
+
+SENDERS_FIRST_S = 5.0  # Stop: how long network receivers wait for their senders to end before they are stopped
 
 
 class RunRefused(Exception):
@@ -197,6 +200,8 @@ class Runner:
         self._lock = threading.Lock()
         self._current: dict[str, Transport] = {}
         self._stopping_step = False
+        self._stop_order: tuple[set[str], set[str]] = (set(), set())  # network senders first (jobfile.stop_order)
+        self._later_stop_at: float | None = None  # when the receivers are stopped at the latest
         self.outcomes: list[StepOutcome] = []
         self.last_telemetry: StepTelemetry | None = None
         self.notes: list[str] = []  # what could not be verified (targets on remote managers)
@@ -347,6 +352,8 @@ class Runner:
         registry = self.options.registry
         ours = [j.path for jf in files.values() for j in jf.jobs if (j.manager, j.path) in self._own_files]
         self._stopping_step = False
+        with self._lock:
+            self._stop_order, self._later_stop_at = stop_order(files), None
         steady = SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None
         self.listener.step_started(step, files)
         transports = self._start_together(files, finished)
@@ -430,6 +437,7 @@ class Runner:
                         finished[name] = ev
                         watch.finished(name)
                 act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()}))
+                self._stop_later(now, finished)
                 for n in finished:
                     if n not in done:
                         done.add(n)
@@ -524,10 +532,26 @@ class Runner:
         return any([watch.add(s.t, s.interval.ios, s.interval.seconds) for s in samples if s.level == "all"])
 
     def _end_transports(self) -> None:
-        """End the current step as finished (not stopped): fio's final numbers are kept."""
+        """End the current step as finished (not stopped): fio's final numbers are kept. Managers sending
+        over the network are stopped first, their receivers once they have ended (``_stop_later``)."""
         with self._lock:
-            for t in self._current.values():
-                t.stop()
+            first, later = self._stop_order
+            for name, t in self._current.items():
+                if name not in later:
+                    t.stop()
+            if later and self._later_stop_at is None:
+                self._later_stop_at = time.monotonic() + SENDERS_FIRST_S
+
+    def _stop_later(self, now: float, finished: dict[str, Finished]) -> None:
+        """Stop the network receivers once every sender has ended (or SENDERS_FIRST_S after the Stop)."""
+        with self._lock:
+            first, later = self._stop_order
+            if self._later_stop_at is None or not (now >= self._later_stop_at or first <= finished.keys()):
+                return
+            self._later_stop_at = math.inf  # once
+            for name in later:
+                if name in self._current:
+                    self._current[name].stop()
 
     @staticmethod
     def _pump(name: str, transport: Transport, out: queue.Queue[tuple[str, Event]]) -> None:

@@ -5,7 +5,7 @@ import subprocess
 import pytest
 
 from app.engine.job_policy import check_job_text
-from app.engine.jobfile import step_jobfile
+from app.engine.jobfile import step_jobfile, stop_order
 from app.engine.network_jobs import reach_address
 from app.engine.sequence import expand
 from app.model import plan as P
@@ -103,3 +103,14 @@ def test_fixed_ports_are_checked():
                                                ("ssh://root@127.0.0.4", "127.0.0.4")])
 def test_the_address_a_listener_is_reached_at(host, address):
     assert reach_address(host) == address
+
+
+@pytest.mark.parametrize("reads", [20, 100])
+def test_on_stop_the_sending_manager_goes_first(reads):
+    a, b = _pair_texts(reads)
+    sender, receiver = ("B", "A") if reads >= 50 else ("A", "B")
+    assert stop_order({"A": a, "B": b}) == ({sender}, {receiver})
+    plan = P.Plan("d", P.TestSetup(), [P.AccessSpec("S")], [P.Manager("C", workers=[
+        P.Worker("W", specs=["S"], targets=[P.Target("/tmp/x.tst", "/tmp/x.tst")])])])
+    disk = step_jobfile(plan, expand(plan)[0], 0, "Linux")
+    assert stop_order({"C": disk}) == (set(), set())  # no network receiver: everything stops at once
