@@ -31,27 +31,18 @@ def wait_listening(host: str, port: int, proc: subprocess.Popen, timeout: float 
     raise RuntimeError("fio --server did not start listening")
 
 
-def descendants(pid: int) -> list[int]:
-    """Every live process below ``pid`` (Linux /proc), children first."""
-    out: list[int] = []
-    todo = [pid]
-    while todo:
-        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
-            with contextlib.suppress(OSError, ValueError):
-                kids = [int(c) for c in (task / "children").read_text().split()]
-                out += kids
-                todo += kids
-    return out
-
-
 def job_processes(proc: subprocess.Popen) -> list[int]:
-    """The server's fio job processes still alive: its descendants that lead their own session (every fio
-    job calls setsid(), so they escape a kill of the server's process group)."""
+    """The server's fio job processes still alive. Every fio job calls setsid(), so it escapes a kill of the
+    server's process group, and it is orphaned when the connection that ran it goes; it keeps the server's
+    command line, which names the server's own address and port."""
+    cmdline = ("\0".join(map(str, proc.args)) + "\0").encode()
     out = []
-    for pid in descendants(proc.pid):
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == proc.pid:
+            continue
         with contextlib.suppress(OSError):
-            if os.getsid(pid) == pid:
-                out.append(pid)
+            if (entry / "cmdline").read_bytes() == cmdline and os.getsid(int(entry.name)) == int(entry.name):
+                out.append(int(entry.name))
     return out
 
 
@@ -92,6 +83,8 @@ def fio_servers() -> Iterator[Callable[..., tuple[str, int, subprocess.Popen]]]:
         forget_protocol(host, port)
         return host, port, proc
 
-    yield start
-    for proc in procs:
-        stop_group(proc)
+    try:
+        yield start
+    finally:  # also when the generator is closed outside pytest
+        for proc in procs:
+            stop_group(proc)
