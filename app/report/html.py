@@ -182,6 +182,8 @@ def render_html(report: Report) -> str:
         for table in (s.summary, *s.workloads):
             h.append(f"<h3>{escape(table.title)}</h3>")
             h.append(table_html(table))
+            if table.key == f"sweep-{s.run.id}":
+                h += [f'<figure id="{c.key}">{to_svg(draw(c, 760), c.title)}</figure>' for c in s.sweep_charts]
     h.append('<h2 id="appendix">Run facts and method</h2>')
     h.append(f"<h3>{escape(report.job_options.title)}</h3>")
     h.append(table_html(report.job_options))

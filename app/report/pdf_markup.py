@@ -170,6 +170,9 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         for table in s.workloads:
             h.append(f"<h2>{escape(table.title)}</h2>")
             h.append(table_markup(table, wrap_all=wrap))
+            if table.key == f"sweep-{s.run.id}":
+                for c in s.sweep_charts:
+                    _chart(h, chart_src, c.key)
     _h1(h, "appendix", "Appendix: methodology and job files")
     h.append("<p>Every number in this report comes from Fiometer's results database. Fiometer reproduces "
              "Iometer's access specifications on fio: one fio job per worker and target, Iometer's outstanding "
