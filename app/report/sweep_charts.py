@@ -13,6 +13,10 @@ HEIGHT = 105.0
 WORK = {"iops": "IOPS", "mbps": "MB/s"}
 
 
+def curves_title(run: Run) -> str:
+    return f"Run {run.id} \u2014 sweep curves"
+
+
 def knee_note() -> str:
     return KNEE_RULE + "."
 
