@@ -8,24 +8,15 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
 from app.ui import settings as prefs  # noqa: E402
 from app.ui import theme  # noqa: E402
 from app.ui.launch import HeadlessWindow, application  # noqa: E402
-
-
-def settle(seconds: float = 0.3) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        time.sleep(0.01)
+from app.ui.screenshots import settle  # noqa: E402
 
 
 def cli(*args: object) -> None:
@@ -49,7 +40,7 @@ def main() -> int:
     win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=db)
     win.show()
     win.resize(1280, 800)  # after the first show, which fits the window to the screen
-    settle()
+    settle(0.3)
     ui = win.history
     ui.show_history()
     while ui.tasks.busy:

@@ -127,8 +127,13 @@ class SweepView(QWidget):
                 self.plots[key].plot.plot([xv], [yv], pen=None, symbol="s", symbolSize=14, symbolBrush=None,
                                           symbolPen=pg.mkPen(KNEE_COLOR, width=2))
                 self._text(self.plots[key], fam.knee_caption(ln, k), xv, yv, KNEE_COLOR, (-0.1, 1.2))
+        top = max((t for ln in fam.lines for t, _ in ln.latency_vs_throughput()), default=0.0)
+        for _ln, k in knees:  # the knee's throughput per ms from the origin: every other point lies above it
+            if getattr(k, work) > 0:
+                self.plots["knee"].plot.plot([0.0, top], [0.0, top * k.lat_mean_ms / getattr(k, work)],
+                                             pen=pg.mkPen("#9aa0a6", width=1, style=Qt.PenStyle.DashLine))
         kp = self.plots["knee"].plot
-        kp.setLabel("bottom", f"{WORK[work]} (points labelled with their {fam.noun})")
+        kp.setLabel("bottom", f"{WORK[work]} (point labels: {fam.noun}; dashed: the knee's ratio)")
         kp.setLabel("left", "ms (average)")
         kp.getAxis("bottom").setTicks(None)
         kp.setTitle(f"Average response time against {WORK[work]}, knee marked", size="9pt", color=self._fg.name())
