@@ -121,13 +121,16 @@ class SweepView(QWidget):
             for (a, b), p in zip(pts, ln.sweep.points, strict=False):
                 self._text(self.plots["knee"], fam.tick_label(p.load), a, b, color.name(), (0, 0))
         work = fam.throughput
+        top = max((t for ln in fam.lines for t, _ in ln.latency_vs_throughput()), default=0.0)
+        last = x(fam.loads[-1])
         for ln, k in knees:  # an open square and a caption on the throughput curve and on the knee curve
-            for key, xv in ((work, x(k.load)), ("knee", getattr(k, work))):
+            for key, xv, right in ((work, x(k.load), x(fam.loads[0]) + last), ("knee", getattr(k, work), top)):
                 yv = getattr(k, work) if key == work else k.lat_mean_ms
                 self.plots[key].plot.plot([xv], [yv], pen=None, symbol="s", symbolSize=14, symbolBrush=None,
                                           symbolPen=pg.mkPen(KNEE_COLOR, width=2))
-                self._text(self.plots[key], fam.knee_caption(ln, k), xv, yv, KNEE_COLOR, (-0.1, 1.2))
-        top = max((t for ln in fam.lines for t, _ in ln.latency_vs_throughput()), default=0.0)
+                # the caption on the side with room: left of a knee in the right half
+                anchor = (1.1, 1.2) if 2 * xv > right else (-0.1, 1.2)
+                self._text(self.plots[key], fam.knee_caption(ln, k), xv, yv, KNEE_COLOR, anchor)
         for _ln, k in knees:  # the knee's throughput per ms from the origin: every other point lies above it
             if getattr(k, work) > 0:
                 self.plots["knee"].plot.plot([0.0, top], [0.0, top * k.lat_mean_ms / getattr(k, work)],
