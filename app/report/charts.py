@@ -408,8 +408,10 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
                 d.items.append(Line(ax, ay, bx, by, s.color, s.width, s.dash))
         if len(pts) == 1 or s.markers:
             d.items += [Rect(x - 1.5, yy - 1.5, 3, 3, s.color) for x, yy in pts]
-        d.items += [Text(x + 3, yy + 8, t, tick_size - 1, s.color) for (x, yy), t in zip(pts, s.point_labels,
-                                                                                         strict=False)]
+        for (x, yy), t in zip(pts, s.point_labels, strict=False):  # right of the point, or left at the edge
+            right = x + 3 + text_width(t, tick_size - 1) <= width
+            d.items.append(Text(x + 3 if right else x - 3, yy + 8, t, tick_size - 1, s.color,
+                                "start" if right else "end"))
     for m in chart.marks:  # an open square around the point, its caption beside it
         mx, my, r = px(m.x), py(m.y), 4.5
         d.items += [Line(mx - r, my - r, mx + r, my - r, m.color, 1.2), Line(mx + r, my - r, mx + r, my + r, m.color, 1.2),
