@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
-
-from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.model import plan as P  # noqa: E402
 from app.model import planfile  # noqa: E402
@@ -21,15 +18,8 @@ from app.ui import theme  # noqa: E402
 from app.ui.launch import HeadlessWindow, application  # noqa: E402
 from app.ui.plan.network_tab import NetworkTargetDialog  # noqa: E402
 from app.ui.plan.topology import Selection  # noqa: E402
-from app.ui.screenshots import SIZE, wait_for_run  # noqa: E402
+from app.ui.screenshots import SIZE, settle, wait_for_run  # noqa: E402
 from tests.fio_servers import fio_servers  # noqa: E402
-
-
-def settle(seconds: float = 0.3) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        time.sleep(0.01)
 
 
 def main() -> int:
@@ -53,16 +43,16 @@ def main() -> int:
         win.show()
         win.resize(*SIZE)
         win.open_path(path)
-        settle(3)  # the managers' probes answer
+        settle(3.0)  # the managers' probes answer
         win.topology.select(Selection(0, 0))
         win.show_tab(win.network_tab)
-        settle()
+        settle(0.3)
         win.grab().save(str(HERE / "network-targets.png"))
         print(HERE / "network-targets.png")
         dlg = NetworkTargetDialog(win.doc.plan, 0, net, net.targets[0], win)
         dlg.fixed.setChecked(True)
         dlg.show()
-        settle()
+        settle(0.3)
         dlg.grab().save(str(HERE / "dialog-network-target.png"))
         print(HERE / "dialog-network-target.png")
         dlg.reject()

@@ -210,13 +210,7 @@ class NetworkTargetsTab(QWidget):
         self.refresh()
 
     def worker(self) -> Worker | None:
-        s = self.sel
-        if s.worker is None or s.manager is None:
-            return None
-        try:
-            return self.doc.plan.managers[s.manager].workers[s.worker]
-        except IndexError:
-            return None
+        return self.sel.worker_in(self.doc.plan)
 
     def refresh(self) -> None:
         w = self.worker()

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.model.plan import Plan
+from app.model.plan import Plan, Worker
 from app.ui.plan.hosts import HostFacts, where_label
 from app.ui.plan.network_pairs import topology_label
 
@@ -91,6 +91,15 @@ class Selection:
     @property
     def is_worker(self) -> bool:
         return self.worker is not None
+
+    def worker_in(self, plan: Plan) -> Worker | None:
+        """The selected worker of ``plan``; None when no worker is selected (or it is gone)."""
+        if self.worker is None or self.manager is None:
+            return None
+        try:
+            return plan.managers[self.manager].workers[self.worker]
+        except IndexError:
+            return None
 
 
 class TopologyTree(QTreeWidget):

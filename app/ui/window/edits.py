@@ -41,26 +41,26 @@ class EditsMixin(QMainWindow):
             self.doc.set_host(sel.manager, dlg.address())
             self.host_changed(m, dlg.facts)
 
-    def add_worker(self) -> None:
+    def _manager_for_new_worker(self) -> int | None:
+        """The selected manager, else the first; None (said) when the plan has none."""
         mi = self._selected_manager()
-        if mi is None:
-            if not self.doc.plan.managers:
-                self.show_problem("No manager", "Add a manager first.")
-                return
-            mi = 0
-        self.topology.select(Selection(mi, self.doc.add_worker(mi)))
+        if mi is None and not self.doc.plan.managers:
+            self.show_problem("No manager", "Add a manager first.")
+            return None
+        return 0 if mi is None else mi
+
+    def add_worker(self) -> None:
+        mi = self._manager_for_new_worker()
+        if mi is not None:
+            self.topology.select(Selection(mi, self.doc.add_worker(mi)))
 
     def add_network_worker(self) -> None:
         """Edit > Add network worker: a TCP network worker on the selected manager, its partners on the
         Network Targets tab."""
-        mi = self._selected_manager()
-        if mi is None:
-            if not self.doc.plan.managers:
-                self.show_problem("No manager", "Add a manager first.")
-                return
-            mi = 0
-        self.topology.select(Selection(mi, self.doc.add_network_worker(mi)))
-        self.show_tab(self.network_tab)
+        mi = self._manager_for_new_worker()
+        if mi is not None:
+            self.topology.select(Selection(mi, self.doc.add_network_worker(mi)))
+            self.show_tab(self.network_tab)
 
     def duplicate_worker(self) -> None:
         sel = self.topology.selection
