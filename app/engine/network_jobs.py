@@ -22,11 +22,13 @@ fio counts a transfer that arrived in pieces (a short ``recv``) only by its last
 bytes may be a few percent below the sender's (its ``short_ios``); the sender's are exact.
 
 The address the sender connects to is the listening manager's own address as this machine reaches it —
-never an address read from an imported file. Ports are the step's base port + the pair's position.
+never an address read from an imported file. Ports are the target's fixed one, else the step's base port (fresh
+per step, ``AUTO_PORTS``) + the pair's position.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 from app.engine.specmap import largest_remainder
@@ -36,6 +38,10 @@ from app.model.units import fio_size
 
 LOOPBACK = "127.0.0.1"
 BASE_PORT = 18900
+# automatic ports: below the ephemeral ranges (Linux 32768-60999, Windows 49152-65535). The listener binds all
+# addresses, so any socket on its port — a connection's local port, a fio --server on one address — makes its
+# bind fail ("io engine net init failed")
+AUTO_PORTS = range(20000, 32000, 100)
 SENDER_START_DELAY_S = 2
 RECEIVER_MARGIN_S = 3  # + the start delay: how much longer the receiver may run than its sender
 RECEIVER_TAIL_S = SENDER_START_DELAY_S + RECEIVER_MARGIN_S
@@ -84,6 +90,20 @@ def reach_address(host: str) -> str:
         return ssh.host if ssh is not None else host
     bare = host.rsplit(":", 1)[0] if host.count(":") == 1 or "]" in host else host
     return bare.strip("[]")
+
+
+def fresh_port_base() -> int:
+    """A step's first automatic port: fresh per step, so a listener left over never answers."""
+    return random.choice(AUTO_PORTS)
+
+
+def net_failure_hint(has_network_jobs: bool, said: str) -> str:
+    """What to do when fio's net engine could not start a manager's network job (fio's words in ``said``)."""
+    if not has_network_jobs or "net init failed" not in said:
+        return ""
+    return ("; a network worker's job could not start: its listener could not bind its port (in use on that "
+            "host?) or its sender could not resolve the receiving manager's address — fix another port on the "
+            "Network Targets tab, or run again (automatic ports change with every step)")
 
 
 def server_receives(spec: AccessSpec) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import os
 import queue
-import random
 import threading
 import time
 from collections.abc import Callable
@@ -22,7 +21,7 @@ from app.engine.fioproto.client import run_delay
 from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import JobFile, JobInfo, step_jobfile, stop_order
 from app.engine.message_gate import MessageGate
-from app.engine.network_jobs import reach_address
+from app.engine.network_jobs import fresh_port_base, net_failure_hint, reach_address
 from app.engine.placement import placer
 from app.engine.safety import (
     CreatedFiles,
@@ -229,7 +228,7 @@ class Runner:
                 problems.append(f"--map {key}={value}: no target of the plan is named {key!r}; its targets are "
                                 + (", ".join(repr(n) for n in names[:20]) or "none"))
         for step in self.steps:
-            net_ports = random.randrange(20000, 60000, 100)
+            net_ports = fresh_port_base()
             files: dict[str, JobFile] = {}
             for mi in step.managers():
                 ep = self.endpoints[self.plan.managers[mi].name]
@@ -434,6 +433,8 @@ class Runner:
                         if not ev.ok:
                             paths = ", ".join(j.path for j in files[name].jobs)
                             ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
+                            ev.reason += net_failure_hint(any(j.network for j in files[name].jobs),
+                                                          " ".join([ev.reason, *said[name]]))
                         finished[name] = ev
                         watch.finished(name)
                 act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()}))

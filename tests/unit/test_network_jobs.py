@@ -6,7 +6,7 @@ import pytest
 
 from app.engine.job_policy import check_job_text
 from app.engine.jobfile import step_jobfile, stop_order
-from app.engine.network_jobs import reach_address
+from app.engine.network_jobs import fresh_port_base, net_failure_hint, reach_address
 from app.engine.sequence import expand
 from app.model import plan as P
 from app.model.opening import open_plan
@@ -114,3 +114,15 @@ def test_on_stop_the_sending_manager_goes_first(reads):
         P.Worker("W", specs=["S"], targets=[P.Target("/tmp/x.tst", "/tmp/x.tst")])])])
     disk = step_jobfile(plan, expand(plan)[0], 0, "Linux")
     assert stop_order({"C": disk}) == (set(), set())  # no network receiver: everything stops at once
+
+
+def test_automatic_ports_stay_below_the_ephemeral_ranges():
+    """The listener binds every address: a port some connection or server already uses would fail its bind."""
+    bases = {fresh_port_base() for _ in range(200)}
+    assert min(bases) >= 1024 and max(bases) + 100 <= 32768 and len(bases) > 20
+
+
+def test_a_net_engine_that_cannot_start_says_what_to_do():
+    said = "fio on A exited with status 1: fio: io engine net init failed."
+    assert "bind its port" in net_failure_hint(True, said) and "Network Targets tab" in net_failure_hint(True, said)
+    assert net_failure_hint(False, said) == "" and net_failure_hint(True, "fio failed") == ""
