@@ -31,18 +31,26 @@ def wait_listening(host: str, port: int, proc: subprocess.Popen, timeout: float 
     raise RuntimeError("fio --server did not start listening")
 
 
-def job_processes(proc: subprocess.Popen) -> list[int]:
-    """The server's fio job processes still alive. Every fio job calls setsid(), so it escapes a kill of the
-    server's process group, and it is orphaned when the connection that ran it goes; it keeps the server's
-    command line, which names the server's own address and port."""
+def server_processes(proc: subprocess.Popen) -> list[int]:
+    """Every live process of the server: itself, its connection handlers and its fio job processes. Every fio
+    job calls setsid(), so it escapes a kill of the server's process group, and it is orphaned when the
+    connection that ran it goes; all keep the server's command line, which names its own address and port."""
     cmdline = ("\0".join(map(str, proc.args)) + "\0").encode()
     out = []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == proc.pid:
-            continue
         with contextlib.suppress(OSError):
-            if (entry / "cmdline").read_bytes() == cmdline and os.getsid(int(entry.name)) == int(entry.name):
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == cmdline:
                 out.append(int(entry.name))
+    return out
+
+
+def job_processes(proc: subprocess.Popen) -> list[int]:
+    """The server's fio job processes still alive (each leads its own session)."""
+    out = []
+    for pid in server_processes(proc):
+        with contextlib.suppress(OSError):
+            if pid != proc.pid and os.getsid(pid) == pid:
+                out.append(pid)
     return out
 
 

@@ -65,10 +65,6 @@ class NetPair:
         """The manager that receives, and so listens."""
         return self.server if self.server_receives else self.client
 
-    @property
-    def sender(self) -> int:
-        return self.client if self.server_receives else self.server
-
 
 def partner_index(plan: Plan, server: int, worker: Worker, target: int) -> int:
     """The manager holding the target's NIC (the server's own when the file names none it has)."""
@@ -107,7 +103,8 @@ def net_failure_hint(has_network_jobs: bool, said: str) -> str:
 
 
 def server_receives(spec: AccessSpec) -> bool:
-    """Whether a network worker running ``spec`` receives (Iometer's reads: 50 % or more of the bytes)."""
+    """Whether a network worker running ``spec`` receives (Iometer's reads): 50 % reads or more, over the lines
+    weighted by their share."""
     total = sum(ln.of_size for ln in spec.lines) or 1
     return sum(ln.of_size * ln.reads for ln in spec.lines) / total >= 50
 

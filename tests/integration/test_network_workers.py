@@ -15,7 +15,7 @@ from app.model import plan as P
 from app.model import planfile
 from app.store.database import open_store
 from app.store.queries import get_run
-from tests.fio_servers import job_processes
+from tests.fio_servers import job_processes, server_processes, stop_group
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
 
@@ -36,15 +36,22 @@ def _net_plan(tmp_path, reads: int, run_time: int):
     return path
 
 
-def _left_running(procs, wait_s: float = 5.0) -> list[int]:
-    """fio job processes still alive on the servers after ``wait_s`` (a server reports a run's end once
-    its jobs exit, so normally none at once)."""
+def _left_running(procs, wait_s: float = 5.0, of=job_processes) -> list[int]:
+    """fio job processes (``of``: or any process) of the servers still alive after ``wait_s`` (a server
+    reports a run's end once its jobs exit, so normally none at once)."""
     deadline = time.monotonic() + wait_s
     while True:
-        left = [pid for p in procs for pid in job_processes(p)]
+        left = [pid for p in procs for pid in of(p)]
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.2)
+
+
+def _stopped(procs) -> list[int]:
+    """Stop the servers as the fixture does; what is left of them (nothing, or the test leaks fio)."""
+    for p in procs:
+        stop_group(p)
+    return _left_running(procs, of=server_processes)
 
 
 @pytest.mark.parametrize("reads", [0, 100], ids=["server-sends", "server-receives"])
@@ -70,6 +77,7 @@ def test_network_worker_moves_data_to_its_partner_manager(tmp_path, fio_server, 
     # so the receiver's count can be a little lower, never higher
     assert 0.85 * sender.write_bytes <= receiver.read_bytes <= sender.write_bytes
     assert sender.ios > 0 and sender.lat_mean_ms > 0 and receiver.lat_mean_ms > 0 and sender.mbps > 0
+    assert _stopped([proc_a, proc_b]) == []
     workers = {r.key for r in step.results if r.level == "worker"}
     assert workers == {"w1", "n1.w1"}  # the server worker on A and Iometer's client worker on B
     names = {(w.manager, w.key): w.name for w in run.workers}
@@ -100,7 +108,7 @@ def test_stop_mid_step_ends_the_sender_first_and_both_managers_well(tmp_path, fi
             if proc.poll() is None:
                 proc.kill()
     assert "failed" not in out and "stopped answering" not in out, out
-    assert _left_running([proc_a, proc_b]) == []
+    assert _left_running([proc_a, proc_b]) == [] and _stopped([proc_a, proc_b]) == []
     store = open_store(db)
     try:
         (step,) = get_run(store, 1).steps
