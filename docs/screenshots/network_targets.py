@@ -1,4 +1,4 @@
-"""Screenshots of the Network Targets tab and of a network worker's live results: two real `fio --server`
+"""Screenshots of the Network Targets tab and of a network worker's live and stored results: two real `fio --server`
 managers on loopback (127.0.0.2 and 127.0.0.3), a TCP network worker on A sending to B for 5 s.
 Run: QT_QPA_PLATFORM=offscreen python docs/screenshots/network_targets.py"""
 
@@ -65,6 +65,13 @@ def main() -> int:
             settle(0.5)
             win.grab().save(str(HERE / "network-results.png"))
             print(HERE / "network-results.png")
+            view = win.history.open_run(1)  # the same run from the results database
+            settle(1.0)
+            view.scope.setCurrentIndex([view.scope.itemText(i) for i in range(view.scope.count())]
+                                       .index("Each worker"))
+            settle(1.0)
+            win.grab().save(str(HERE / "network-history.png"))
+            print(HERE / "network-history.png")
         win.doc.dirty = False
         win.close()
     finally:
