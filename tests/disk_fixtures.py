@@ -31,15 +31,16 @@ def local_snapshots(name: str, manager: str = "m1") -> list[Snapshot]:
                      final=i == len(docs) - 1) for i, d in enumerate(docs)]
 
 
-def remote_packets(name: str = REMOTE, tmp: Path | None = None) -> list:
-    path = (tmp or Path("/tmp")) / f"{name}.cap"
+def remote_packets(tmp: Path, name: str = REMOTE) -> list:
+    """The server's messages of the recording (unpacked into ``tmp``, as read_packets reads files)."""
+    path = tmp / f"{name}.cap"
     path.write_bytes(gzip.decompress((DISK_FIXTURES / f"{name}.cap.gz").read_bytes()))
     return [p for p in read_packets(path) if p.direction == SERVER_TO_CLIENT]
 
 
 def remote_snapshots(tmp: Path, manager: str = "m2", name: str = REMOTE) -> list[Snapshot]:
     """The recording played through RunSession, as RemoteFio delivers it."""
-    packets = remote_packets(name, tmp)
+    packets = remote_packets(tmp, name)
     now = [100.0]
     session = RunSession(manager, layout_for(packets[0].packet.version), "127.0.0.3", 8798,
                          clock=lambda: now[0])

@@ -87,7 +87,6 @@ def test_local_fio_gives_disk_figures_every_interval(tmp_path, loop_device):
     before = kernel_stat(dev)
     samples, stored = run(reading_plan(dev), tmp_path)
     after = kernel_stat(dev)
-    _show(samples)
     windows = check_against_kernel(samples, dev, before, after, exact=False)
     rows = [s.disks.disks[0] for s in samples]
     assert rows[0].targets == (("w1", dev), ("w2", dev))  # the disk once, with both workers' targets
@@ -104,7 +103,6 @@ def test_remote_fio_server_gives_exact_disk_figures_every_interval(tmp_path, loo
     before = kernel_stat(dev)
     samples, _stored = run(reading_plan(dev, f"{host}:{port}"), tmp_path)
     after = kernel_stat(dev)
-    _show(samples)
     windows = check_against_kernel(samples, dev, before, after, exact=True)
     # the DU messages carry the disk's own clock: windows are fio's msec, busy time its io_ticks
     assert all(float(w.window_ms).is_integer() and float(w.busy_ms).is_integer() for w in windows)
@@ -118,13 +116,6 @@ def test_null_engine_says_why_there_are_no_disk_figures(tmp_path):
     samples, stored = run(plan, tmp_path, engine="null", file_size=1 << 20)
     assert samples and all(s.disks.disks == () for s in samples)
     assert "null engine" in samples[-1].disks.reason
-    assert samples[-1].disks.unwatched == (("w1", "t.tst"),) or samples[-1].disks.unwatched[0][0] == "w1"
+    assert [w for w, _name in samples[-1].disks.unwatched] == ["w1"]  # the targets it concerns
     assert stored and all(m.disk_util is None for m in stored)
 
-
-def _show(samples):  # for a look by hand: python -m pytest ... -s
-    for s in samples:
-        for d in s.disks.disks:
-            iv = d.interval
-            print(round(s.t, 3), d.disk, d.targets, iv and (round(iv.window_ms), round(iv.util_pct, 1), round(iv.aqu_sz, 2),
-                                                        round(iv.await_ms, 3), round(iv.read_iops)))

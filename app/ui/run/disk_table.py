@@ -34,26 +34,27 @@ COLUMNS: tuple[tuple[str, str, Callable[[DiskCounts], float | None]], ...] = (
     ("w/s", "Writes the disk completed per second (after merging: the device's IOPS, not fio's)",
      lambda c: c.write_iops),
 )
-FIXED = ("Manager", "Disk", "Targets")
+FIXED = ("Manager", "Disk")  # then the figures, then the targets (the one column that stretches)
+TARGETS = len(FIXED) + len(COLUMNS)  # the column of the targets on the disk
 
 
 class DiskTable(QTableWidget):
     """One row per manager and disk in the scope shown; '—' with the reason where fio reports no disks."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(0, len(FIXED) + len(COLUMNS), parent)
+        super().__init__(0, len(FIXED) + len(COLUMNS) + 1, parent)
         compact_rows(self)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.verticalHeader().setVisible(False)
-        self.setHorizontalHeaderLabels([*FIXED, *(c[0] for c in COLUMNS)])
+        self.setHorizontalHeaderLabels([*FIXED, *(c[0] for c in COLUMNS), "Targets"])
         for i, (_name, tip, _get) in enumerate(COLUMNS):
             self.horizontalHeaderItem(len(FIXED) + i).setToolTip(tip)
-        self.horizontalHeaderItem(2).setToolTip("The targets on the disk, where Fiometer can tell (managers on "
+        self.horizontalHeaderItem(TARGETS).setToolTip("The targets on the disk, where Fiometer can tell (managers on "
                                                 "this machine); fio names the disks only")
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(TARGETS, QHeaderView.ResizeMode.Stretch)
         self.setToolTip("Disk statistics from fio's per-disk counters, as iostat computes them, for the level shown")
 
     def show_rows(self, rows: list[DiskRow], kind: str) -> None:
@@ -63,13 +64,14 @@ class DiskTable(QTableWidget):
             counts = row.latest.get(kind)
             targets = ", ".join(dict.fromkeys(name for _w, name in row.targets))
             tip = row.reason or (ESTIMATED_TIP if row.estimated else "")
-            cells = [row.manager, row.disk or "—", targets or ("—" if row.reason else "")]
+            cells = [row.manager, row.disk or "—"]
             cells += [_fmt(get(counts)) if counts is not None else "—" for _h, _t, get in COLUMNS]
+            cells.append(targets or ("—" if row.reason else ""))
             for c, text in enumerate(cells):
                 it = self.item(r, c)
                 if it is None:
                     it = QTableWidgetItem()
-                    if c >= len(FIXED):
+                    if len(FIXED) <= c < TARGETS:
                         it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     self.setItem(r, c, it)
                 it.setText(text)
