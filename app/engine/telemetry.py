@@ -18,6 +18,10 @@ Per fio job (clone), consecutive cumulative job objects are differenced:
   not go down (ramp shorter than the interval, seen on fio 3.33). Jobs with runtime 0 and no
   error (file layout) give no sample either.
 
+Disks: each manager sample carries its disks' windows (:mod:`app.engine.disk_telemetry`); the
+manager's ``interval.disk_util`` is the busiest disk's utilisation in the window, ``whole.disk_util``
+fio's own over the step so far.
+
 Roll-up: ``Metrics.combine`` (rates and counters summed, latency I/O-weighted, maxima maxed);
 histograms are summed as arrays over fio's 1856 buckets and turned into Metrics' dicts once per
 level (json+ bins are ~300 per job, so dict merging dominated the cost). A level with one child
