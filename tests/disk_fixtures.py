@@ -28,7 +28,7 @@ def local_snapshots(name: str, manager: str = "m1") -> list[Snapshot]:
     docs = local_documents(name)
     t0 = docs[0]["timestamp_ms"] / 1000.0 - 1.0
     return [Snapshot(manager, 100.0 + d["timestamp_ms"] / 1000.0 - t0, d["jobs"], d.get("disk_util") or [],
-                     final=i == len(docs) - 1) for i, d in enumerate(docs)]
+                     final=i == len(docs) - 1, fio_ms=d["timestamp_ms"]) for i, d in enumerate(docs)]
 
 
 def remote_packets(tmp: Path, name: str = REMOTE) -> list:

@@ -8,9 +8,9 @@ step's raw output, locally and remotely, so every stored run has them. From them
 - ``aqu-sz`` (average queue size) = time in queue / the window, both in ms;
 - ``%util`` = fio's own utilisation (time the disk was busy / the window).
 
-The window is the longest job's runtime plus the step's ramp-up: fio counts disk statistics from the
-moment its jobs start, ramp included. The same figures per report, live, come from
-:mod:`app.engine.disk_telemetry`. Disks are named as the kernel names them (``sda``, ``nvme0n1``,
+The window is the disk's own clock where fio sent it (a fio server's DU message), else the longest
+job's runtime plus the step's ramp-up: fio counts disk statistics from the moment its jobs start, ramp
+included. The same figures per report, live, come from :mod:`app.engine.disk_telemetry`. Disks are named as the kernel names them (``sda``, ``nvme0n1``,
 ``dm-0``); the targets on each disk come from the run's target details (``disk``, recorded locally).
 """
 
@@ -66,11 +66,12 @@ def step_disk_stats(run: Run, step: StepInfo) -> list[DiskStat]:
         for d in doc.get("disk_util") or []:
             if not isinstance(d, dict) or "name" not in d:
                 continue
-            c = DiskCounts.from_fio(d, window * 1000.0)  # iostat's arithmetic: app.model.disk_metrics
+            # a fio server's DU carries the disk's own clock (kept in the stored output): exact
+            c = DiskCounts.from_fio(d, float(d["msec"]) if d.get("msec") else window * 1000.0)
             out.append(DiskStat(
                 step.index, manager, str(d["name"]), int(c.read_ios), int(c.write_ios),
                 int(c.read_merges), int(c.write_merges), c.r_await_ms, c.w_await_ms, c.await_ms, c.aqu_sz,
-                float(d.get("util") or 0), window, tuple(on_disk.get((manager, str(d["name"])), ()))))
+                float(d.get("util") or 0), c.window_ms / 1000.0, tuple(on_disk.get((manager, str(d["name"])), ()))))
     return out
 
 

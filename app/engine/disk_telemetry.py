@@ -11,7 +11,7 @@ The window differs by source:
 - a ``fio --server`` DU carries the disk's own clock (``msec``) and busy time (``io_ticks``), kept by
   :mod:`app.engine.fioproto.session`: windows and utilisation are exact;
 - a local fio's JSON has only the utilisation as a cumulative percentage (io_ticks / msec). The clock
-  is taken from the report times: the disk's first report is counted from the manager's previous
+  is taken from the report times (fio's ``timestamp_ms``): the disk's first report is counted from the manager's previous
   report in the step (its first: one status interval), which is when fio started counting when its
   jobs start at once (measured: msec = 996 ms at the first 1 s report). Busy time is fio's
   percentage of that clock. ``estimated`` marks these figures.
@@ -124,8 +124,9 @@ class DiskTracker:
 
     def update(self, snap: Snapshot) -> ManagerDisks:
         mgr = snap.manager
+        now = snap.fio_ms / 1000.0 if snap.fio_ms else snap.received  # fio's own clock where it gives one
         prev_t = self._prev_t.get(mgr)
-        self._prev_t[mgr] = snap.received
+        self._prev_t[mgr] = now
         on = self.context.targets.get(mgr, {})
         out: list[DiskSample] = []
         for entry in snap.disk_util:
@@ -137,7 +138,7 @@ class DiskTracker:
             if exact:
                 whole = DiskCounts.from_fio(entry, float(entry["msec"]), float(entry["io_ticks"]))
             else:
-                window = self._clock_ms(mgr, name, snap, prev_t)
+                window = self._clock_ms(mgr, name, snap, now, prev_t)
                 whole = DiskCounts.from_fio(entry, window, util * window / 100.0)
             counters = DiskCounts.from_fio(entry, 0.0)  # the counters alone, to see whether any moved
             base = self._base.get((mgr, name))
@@ -157,12 +158,12 @@ class DiskTracker:
             reason = NO_DISKS_REASON
         return ManagerDisks(mgr, tuple(out), reason, self.context.unwatched.get(mgr, ()))
 
-    def _clock_ms(self, mgr: str, name: str, snap: Snapshot, prev_t: float | None) -> float:
+    def _clock_ms(self, mgr: str, name: str, snap: Snapshot, now: float, prev_t: float | None) -> float:
         start = self._start.get((mgr, name))
         if start is None:
-            first_ms = (snap.received - prev_t) * 1000.0 if prev_t is not None else self._interval_ms
+            first_ms = (now - prev_t) * 1000.0 if prev_t is not None else self._interval_ms
             runtime = max((float(j.get("job_runtime") or 0) for j in snap.jobs if isinstance(j, dict)),
                           default=0.0)
-            start = self._start[(mgr, name)] = snap.received - max(first_ms, runtime) / 1000.0
-        return (snap.received - start) * 1000.0
+            start = self._start[(mgr, name)] = now - max(first_ms, runtime) / 1000.0
+        return (now - start) * 1000.0
 

@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+from app.analysis.disk_stats import run_disk_stats
 from app.engine.managers import build_endpoints
 from app.engine.runner import RunListener, Runner, RunOptions
 from app.model.plan import LOCAL, SpecLine, Target
@@ -52,9 +53,10 @@ def run(plan, tmp_path, **options):
                         RunOptions(run_time=4, **options))
         assert runner.run() == "complete"
         stored = [m for _t, m in step_samples(store, get_run(store, 1).steps[0].id, "manager", "M1")]
+        totals = run_disk_stats(get_run(store, 1, raw_output=True))
     finally:
         store.close()
-    return listener.managers, stored
+    return listener.managers, stored, totals
 
 
 def check_against_kernel(samples, dev, before, after, exact: bool):
@@ -71,7 +73,7 @@ def check_against_kernel(samples, dev, before, after, exact: bool):
     assert sum(w.read_ios for w in windows) == whole.read_ios  # the windows add up to the step
     assert sum(w.in_queue for w in windows) == whole.in_queue
     for w in windows[1:-1]:  # whole intervals (fio's reports are 1 s apart)
-        assert 850 <= w.window_ms <= 1150
+        assert 400 <= w.window_ms <= 1600  # (a busy machine delays fio's reports)
         assert 0 < w.util_pct <= 100 and w.aqu_sz > 0 and w.await_ms > 0 and w.read_iops > 0
         assert w.write_iops == 0
         assert w.read_iops == pytest.approx(w.read_ios * 1000 / w.window_ms)
@@ -85,7 +87,7 @@ def check_against_kernel(samples, dev, before, after, exact: bool):
 def test_local_fio_gives_disk_figures_every_interval(tmp_path, loop_device):
     dev = loop_device
     before = kernel_stat(dev)
-    samples, stored = run(reading_plan(dev), tmp_path)
+    samples, stored, _totals = run(reading_plan(dev), tmp_path)
     after = kernel_stat(dev)
     windows = check_against_kernel(samples, dev, before, after, exact=False)
     rows = [s.disks.disks[0] for s in samples]
@@ -101,21 +103,25 @@ def test_remote_fio_server_gives_exact_disk_figures_every_interval(tmp_path, loo
     dev = loop_device
     host, port, _proc = fio_server("127.0.0.2")
     before = kernel_stat(dev)
-    samples, _stored = run(reading_plan(dev, f"{host}:{port}"), tmp_path)
+    samples, _stored, totals = run(reading_plan(dev, f"{host}:{port}"), tmp_path)
     after = kernel_stat(dev)
     windows = check_against_kernel(samples, dev, before, after, exact=True)
     # the DU messages carry the disk's own clock: windows are fio's msec, busy time its io_ticks
     assert all(float(w.window_ms).is_integer() and float(w.busy_ms).is_integer() for w in windows)
     assert samples[0].disks.disks[0].targets == ()  # fio names the disk only; the paths are the server's
+    # the stored step totals use the same clock: the step's figures are the last live "whole" ones
+    (total,) = totals
+    whole = samples[-1].disks.disks[0].whole
+    assert total.window_s == whole.window_ms / 1000 and total.aqu_sz == pytest.approx(whole.aqu_sz)
 
 
 def test_null_engine_says_why_there_are_no_disk_figures(tmp_path):
     plan = grid(1, 1, 1)
     plan.managers[0].host = LOCAL
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / "t.tst"))]
-    samples, stored = run(plan, tmp_path, engine="null", file_size=1 << 20)
+    samples, stored, totals = run(plan, tmp_path, engine="null", file_size=1 << 20)
     assert samples and all(s.disks.disks == () for s in samples)
     assert "null engine" in samples[-1].disks.reason
     assert [w for w, _name in samples[-1].disks.unwatched] == ["w1"]  # the targets it concerns
-    assert stored and all(m.disk_util is None for m in stored)
+    assert stored and all(m.disk_util is None for m in stored) and totals == []
 

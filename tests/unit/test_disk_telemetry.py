@@ -68,7 +68,8 @@ def test_local_reports_give_one_window_per_report_adding_up_to_the_step():
 
 def test_a_report_whose_disk_counters_did_not_move_gives_no_window():
     snaps = local_snapshots("loop-randrw")
-    repeat = dataclasses.replace(snaps[-2], received=snaps[-2].received + 0.15, final=True)
+    repeat = dataclasses.replace(snaps[-2], received=snaps[-2].received + 0.15, fio_ms=snaps[-2].fio_ms + 150,
+                                 final=True)  # later, but fio did not refresh the disk: same counters
     tracker = DiskTracker()
     for s in snaps[:-1]:
         tracker.update(s)
