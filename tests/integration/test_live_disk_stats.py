@@ -94,7 +94,8 @@ def test_local_fio_gives_disk_figures_every_interval(tmp_path, loop_device):
     assert rows[0].targets == (("w1", dev), ("w2", dev))  # the disk once, with both workers' targets
     # the per-interval utilisation is what the store keeps for the manager, beside fio's whole-step one
     ivs = [m.disk_util for m in stored if m.seconds > 0]
-    assert ivs and all(v is not None and 0 < v <= 100 for v in ivs)
+    assert ivs[:-1] and all(v is not None and 0 < v <= 100 for v in ivs[:-1])
+    assert ivs[-1] is None or 0 < ivs[-1] <= 100  # fio's final report may not have refreshed the disk
     assert {round(w.util_pct, 6) for w in windows} >= {round(v, 6) for v in ivs[1:-1]}
 
 
