@@ -1,5 +1,6 @@
 """The Results Display's disk table during real runs: a loop device read by two workers (one disk row, both
-targets), and the null engine (a '—' row saying why)."""
+targets) by a local fio and through a real fio server on 127.0.0.2, and the null engine (a '—' row saying
+why)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from app.model.plan import Target
 from app.ui.main_window import MainWindow
 from app.ui.run.disk_table import COLUMNS, ESTIMATED_TIP, FIXED, TARGETS
 from app.ui.run.live_data import ALL_KEY
+from tests.fio_servers import fio_servers
 from tests.gui.conftest import local_plan
 from tests.loop_disk import NEEDS_LOOP, loop_device_in
 
@@ -22,6 +24,11 @@ pytestmark = pytest.mark.fio
 @pytest.fixture
 def loop_device(tmp_path):
     yield from loop_device_in(tmp_path)
+
+
+@pytest.fixture
+def fio_server():
+    yield from fio_servers()
 
 
 def cells(table, row: int) -> list[str]:
@@ -71,6 +78,29 @@ def test_live_table_shows_the_disk_while_the_run_goes(window: MainWindow, tmp_pa
         qtbot.waitUntil(lambda: window.live.series[ALL_KEY].n >= 5, timeout=20000)
         qtbot.wait(300)
         rt.grab().save(os.path.join(os.environ["FIOMETER_SHOTS"], "live-disk-stats.png"))
+    with qtbot.waitSignal(window.controller.finished, timeout=30000):
+        window.controller.stop()
+
+
+@NEEDS_LOOP
+def test_live_table_shows_a_remote_managers_disk(window: MainWindow, tmp_path: Path, loop_device, fio_server,
+                                                 qtbot):
+    host, port, _proc = fio_server("127.0.0.2")
+    plan = local_plan(tmp_path, workers=1)
+    plan.specs[0].lines[0].reads = 100
+    plan.managers[0].host = f"{host}:{port}"
+    plan.managers[0].workers[0].targets = [Target(loop_device)]
+    window.doc.replace(plan)
+    window.run_options = RunOptions(run_time=6)
+    table = window.results_tab.disk_table
+    util = len(FIXED)
+    assert window.start_run()
+    qtbot.waitUntil(lambda: table.rowCount() == 1 and table.item(0, util) is not None
+                    and table.item(0, util).text() != "—", timeout=30000)
+    assert window.controller.running
+    row = cells(table, 0)
+    assert row[:2] == ["M1", os.path.basename(loop_device)] and 0 < number(row[util]) <= 100
+    assert table.item(0, util).toolTip() == ""  # exact: a fio server sends the disk's own clock
     with qtbot.waitSignal(window.controller.finished, timeout=30000):
         window.controller.stop()
 
