@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from app.engine.disks import disk_of
 from app.engine.jobfile import JobInfo
+from app.engine.targets import LINUX, normalize_os
 from app.engine.transport import Snapshot
 from app.model.disk_metrics import DiskCounts
 
@@ -93,7 +94,7 @@ def step_disk_context(jobs: Iterable[JobInfo], os_names: Mapping[str, str], loca
             continue  # network workers only: no disk to report on
         if engine == "null":
             reasons[mgr], unwatched[mgr] = "the null engine does no disk I/O, so fio reports no disk statistics", every
-        elif os_name and os_name != "Linux":
+        elif os_name and normalize_os(os_name) != LINUX:
             reasons[mgr], unwatched[mgr] = f"fio keeps disk statistics on Linux only; {mgr} runs {os_name}", every
         elif mgr in local:
             on: dict[str, dict[tuple[str, str], None]] = {}

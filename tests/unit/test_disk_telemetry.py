@@ -140,7 +140,7 @@ def test_what_is_known_before_a_step():
     shm = "/dev/shm/fiometer-none.tst"
     jobs = [_job("L", "w1", "t1", shm), _job("N", "w1", "t1", "/tmp/x"), _job("W", "w1", "t1", "C:\\x"),
             _job("R", "w1", "t1", "/data/x"), _job("T", "w1", "t1", "tcp://h:1", network=True)]
-    os_names = {"L": "Linux", "N": "Linux", "W": "Windows", "R": "Linux", "T": "Linux"}
+    os_names = {"L": "Linux", "N": "Linux", "W": "Windows", "R": "linux", "T": "Linux"}
     ctx = step_disk_context(jobs[:1], os_names, ["L"])
     if Path("/dev/shm").is_dir() and os.path.ismount("/dev/shm"):
         assert "tmpfs" in ctx.reasons["L"] and ctx.unwatched["L"] == (("w1", "t1"),) and ctx.targets["L"] == {}
