@@ -72,6 +72,7 @@ class DiskContext:
     targets: Mapping[str, Mapping[str, tuple[tuple[str, str], ...]]] = field(default_factory=dict)
     reasons: Mapping[str, str] = field(default_factory=dict)
     unwatched: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    no_storage: frozenset[str] = frozenset()  # managers with network workers only: no disk to speak of
 
 
 def step_disk_context(jobs: Iterable[JobInfo], os_names: Mapping[str, str], local: Iterable[str],
@@ -86,12 +87,14 @@ def step_disk_context(jobs: Iterable[JobInfo], os_names: Mapping[str, str], loca
     reasons: dict[str, str] = {}
     unwatched: dict[str, tuple[tuple[str, str], ...]] = {}
     seen: dict[str, str | None] = {}  # path -> disk (many jobs can share a target)
+    network_only: set[str] = set()
     for mgr, js in by_manager.items():
         storage = [j for j in js if not j.network]
         every = tuple(dict.fromkeys((j.worker_key, j.target_name) for j in storage))
         os_name = os_names.get(mgr, "")
         if not storage:
-            continue  # network workers only: no disk to report on
+            network_only.add(mgr)
+            continue
         if engine == "null":
             reasons[mgr], unwatched[mgr] = "the null engine does no disk I/O, so fio reports no disk statistics", every
         elif os_name and normalize_os(os_name) != LINUX:
@@ -110,7 +113,7 @@ def step_disk_context(jobs: Iterable[JobInfo], os_names: Mapping[str, str], loca
                 unwatched[mgr] = tuple(off)
                 reasons[mgr] = "not on a block device fio can watch (e.g. a file on tmpfs), so fio reports no disk " \
                                "statistics for it"
-    return DiskContext(targets, reasons, unwatched)
+    return DiskContext(targets, reasons, unwatched, frozenset(network_only))
 
 
 class DiskTracker:
@@ -155,7 +158,7 @@ class DiskTracker:
                 self._base[(mgr, name)] = (whole, counters, util)
             out.append(DiskSample(name, interval, whole, on.get(name, ()), not exact))
         reason = self.context.reasons.get(mgr)
-        if not out and reason is None:
+        if not out and reason is None and mgr not in self.context.no_storage:
             reason = NO_DISKS_REASON
         return ManagerDisks(mgr, tuple(out), reason, self.context.unwatched.get(mgr, ()))
 

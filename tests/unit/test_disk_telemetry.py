@@ -149,7 +149,9 @@ def test_what_is_known_before_a_step():
     ctx = step_disk_context(jobs[2:], os_names, [])
     assert "Linux only" in ctx.reasons["W"] and "W runs Windows" in ctx.reasons["W"]
     assert "R" not in ctx.reasons and "R" not in ctx.targets  # remote Linux: fio names its disks when it runs
-    assert "T" not in ctx.reasons  # network workers only: nothing to say about disks
+    assert "T" not in ctx.reasons and ctx.no_storage == {"T"}  # network workers only: nothing to say about disks
+    snap = local_snapshots("null-engine", manager="T")[1]
+    assert DiskTracker(ctx).update(snap).reason is None and DiskTracker().update(snap).reason == NO_DISKS_REASON
 
 
 # --- live rows -------------------------------------------------------------------------------------
