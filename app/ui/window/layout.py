@@ -37,7 +37,8 @@ class LayoutMixin(QMainWindow):
         if self.persist:
             self.settings.setValue("view/theme", mode)
 
-    def follow_system_scheme(self) -> None:
+    def follow_system_scheme(self, _scheme: object = None) -> None:
+        """The desktop's colour scheme changed (QStyleHints.colorSchemeChanged): follow it when asked to."""
         if self.theme_mode == theme.SYSTEM:
             self.set_theme(theme.SYSTEM)
 
