@@ -3,10 +3,7 @@ and its results per step (the report's table). Clearly marked as stored, never m
 
 from __future__ import annotations
 
-import warnings
-
-import numpy as np
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
@@ -295,22 +292,7 @@ class StoredCharts(ChartGrid):
             self.show(*self._last)
 
     def show(self, live: LiveResults, kind: str) -> None:  # type: ignore[override]
-        # Levels stored without histograms have no p99: pyqtgraph warns about an all-NaN curve while it is
-        # set, and at every paint after; drop it (the chart says "not measured").
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
-            self.redraw(live, kind, force=True)
-            for c in self.charts:
-                for curve in c.curves + c.p99:
-                    _x, y = curve.getData()
-                    if y is not None and len(y) and not np.isfinite(y).any():
-                        curve.setData([], [])
-                        curve.scatter.clear()  # the hidden symbols keep their points otherwise
+        self.redraw(live, kind, force=True)
         x_max = max((float(s.xs()[-1]) for s in live.series.values() if s.n), default=0.0)
         if x_max > 0 and self.follow:
             self.charts[0].plot.setXRange(0, x_max, padding=0.02)
-
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.PaletteChange:  # light/dark switch
-            self.apply_palette(QApplication.palette())
-        super().changeEvent(event)

@@ -16,7 +16,15 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QPalette, QPen
-from PySide6.QtWidgets import QComboBox, QGraphicsItem, QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGraphicsItem,
+    QGridLayout,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.ui.run.decimate import BinnedPeaks, clip_indices, peak_decimate
 from app.ui.run.live_data import CHART_FIELDS, LiveResults, SeriesKey
@@ -492,21 +500,22 @@ class ChartGrid(QWidget):
                     continue
                 x = s.xs()
                 y = s.ys(kind, c.spec.field)
+                x_max = max(x_max, float(x[-1]))
+                has = bool(np.isfinite(y).any())  # none: not measured (and pyqtgraph warns at every paint)
+                measured[ci] = bool(measured[ci]) or has
                 # dots while points are few: a step with one point (slow updates) is visible too
                 sparse = s.n <= SPARSE_POINTS
-                c.curves[i].setData(x, y, symbol="o" if sparse else None, symbolSize=5,
-                                    symbolPen=None, symbolBrush=self.colors[i])
-                x_max = max(x_max, float(x[-1]))
+                c.curves[i].setData(x if has else [], y if has else [], symbol="o" if sparse else None,
+                                    symbolSize=5, symbolPen=None, symbolBrush=self.colors[i])
                 y_max[ci] = max(y_max[ci], _top(y))
-                measured[ci] = bool(measured[ci]) or bool(np.isfinite(y).any())
                 if c.p99:
                     p99 = s.ys(kind, c.spec.dashed)
-                    if c.spec.dashed in self.unmeasured:
-                        p99 = p99[:0]
+                    if c.spec.dashed in self.unmeasured or not np.isfinite(p99).any():
+                        p99, x = p99[:0], x[:0]
                     # one continuous dashed line; a marker only where a point has no neighbour to join
-                    c.p99[i].setData(x[:len(p99)], p99)
+                    c.p99[i].setData(x, p99)
                     lone = isolated(p99)
-                    c.p99_dots[i].setData(x[:len(p99)][lone], p99[lone])
+                    c.p99_dots[i].setData(x[lone], p99[lone])
                     y_max[ci] = max(y_max[ci], _top(p99))
         return x_max, y_max, measured
 
