@@ -238,6 +238,10 @@ def test_system_scheme_change_rethemes_live_and_stored_charts(window: MainWindow
     # what the desktop's switch does (QStyleHints cannot change the scheme on the offscreen platform)
     QGuiApplication.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Dark)
     qtbot.waitUntil(lambda: background(window.results_tab.charts) < 80 and background(view.charts) < 80)
+    # ... and the rest of the window, as drawn (widgets styled by the application's style sheet kept the old
+    # colours when the palette changed at run time)
+    tree = window.topology.viewport()
+    qtbot.waitUntil(lambda: tree.grab().toImage().pixelColor(tree.width() - 4, tree.height() - 4).lightness() < 80)
     axis = view.charts.charts[0].plot.getAxis("left")
     assert axis.textPen().color().lightness() > 180  # light text on the dark chart
     monkeypatch.setattr(theme, "system_is_dark", lambda: False)
