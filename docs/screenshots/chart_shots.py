@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 import tempfile
-import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -16,7 +15,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE))
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from history_shots import NOW, demo_run, settle  # noqa: E402
 
 from app.engine.runner import RunOptions  # noqa: E402
 from app.model.plan import LOCAL, SpecLine, Target  # noqa: E402
@@ -25,18 +24,10 @@ from app.ui import settings as prefs  # noqa: E402
 from app.ui import theme  # noqa: E402
 from app.ui.launch import HeadlessWindow, application  # noqa: E402
 from app.ui.run.live_data import LAST  # noqa: E402
-from history_shots import NOW, demo_run  # noqa: E402
 from tests.helpers import grid  # noqa: E402
 from tests.stored_runs import AFTER, BEFORE  # noqa: E402
 
 SIZE = (1280, 800)
-
-
-def settle(seconds: float = 0.3) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        time.sleep(0.01)
 
 
 def save(widget, name: str) -> None:
