@@ -9,8 +9,11 @@ ETA polls and may send text while its jobs are stuck):
   late (a slow link still delivering its reports), else it is aborted and fails once nothing has
   arrived for ``STOP_GRACE_S``, or ``LATE_DATA_S`` after the stop at the most, whatever arrives.
   So a step ends by ramp + run + grace + ``LATE_DATA_S`` at the latest.
-- **Stall**: reports keep coming but fio's I/O counters have not moved for ``stall_s``: stopped,
-  failed, and aborted ``STOP_GRACE_S`` later (a job process stopped or stuck in the kernel).
+- **Stall**: reports keep coming but fio's I/O counters have not moved for ``stall_s``, or the
+  server still answers (its ETA replies, text) but no report and no report data came for
+  ``stall_s``: stopped, failed, and aborted ``STOP_GRACE_S`` later (a job process stopped or stuck
+  in the kernel). A server that sends nothing at all is not judged here: it may be busy (its host
+  short of CPU) and late; the transport's silence watchdog says so and waits up to its stated limit.
 - **Impossible values** (:mod:`app.engine.report_checks`): the manager is aborted at once.
 - **Late numbers**: no report for ``late_s`` while the step runs is said in a message ("data still
   arriving" when the transport counts received bytes), not treated as death: the transport's own
@@ -108,7 +111,10 @@ class StepWatch:
             st.counters, st.changed_at = count, now
         return out
 
-    def due(self, now: float, bytes_received: Mapping[str, int | None]) -> list[Action]:
+    def due(self, now: float, bytes_received: Mapping[str, int | None],
+            last_heard: Mapping[str, float | None] | None = None) -> list[Action]:
+        """``bytes_received``: report bytes so far per manager (None: not counted, e.g. a local fio);
+        ``last_heard``: when (``now``'s clock) each remote manager last sent a byte of any kind."""
         out: list[Action] = []
         for name, st in self._m.items():
             if st.done:
@@ -139,7 +145,9 @@ class StepWatch:
                                    "(job processes stopped or stuck?); it was stopped")
                 continue
             quiet_s = now - max(st.bytes_changed_at, st.last_report or 0.0)
-            if st.running_since is not None and got is not None and quiet_s >= self.stall_s:
+            heard = (last_heard or {}).get(name)
+            answering = heard is None or now - heard < self.stall_s / 2  # (ETA polls are answered each second)
+            if st.running_since is not None and got is not None and quiet_s >= self.stall_s and answering:
                 out += self._force(st, name, now, "stop",
                                    f"manager {self.where[name]} sent no report and no report data for "
                                    f"{quiet_s:.0f} s (its server may still answer; job processes stopped or "

@@ -169,6 +169,24 @@ def test_watch_says_when_numbers_are_late():
     assert "arrived again" in back.text
 
 
+def test_watch_stops_a_server_answering_without_reports_but_leaves_a_silent_one_to_the_transport():
+    """No report and no report data for 10 s: a server still answering its ETA polls has stuck jobs
+    (stopped); one that sends nothing at all may be busy, and the transport's silence limit decides."""
+    def quiet_run(heard_each_second: bool) -> list:
+        w = StepWatch({"M": "M (h:1)"}, run_s=60, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
+        w.on_snapshot("M", [job(ios=100)], 1.0)
+        actions: list = []
+        for t in range(2, 20):
+            heard = float(t) if heard_each_second else 1.0
+            actions += [a for a in w.due(float(t), {"M": 1000}, {"M": heard}) if a.kind != "message"]
+        return actions
+
+    stop, abort = quiet_run(heard_each_second=True)
+    assert stop.kind == "stop" and "sent no report and no report data for 10 s" in stop.text
+    assert abort.kind == "abort"
+    assert quiet_run(heard_each_second=False) == []
+
+
 # --- --map, remembered protocols ---------------------------------------------------------------------------
 def test_map_entry_matching_no_target_is_refused():
     from app.engine.runner import ManagerEndpoint, Runner, RunOptions, RunRefused
