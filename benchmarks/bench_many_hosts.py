@@ -27,7 +27,6 @@ The last line names the largest fan-out that met every goal and where and why it
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -49,6 +48,7 @@ from app.store import get_run, open_store  # noqa: E402
 from app.ui.launch import HeadlessWindow  # noqa: E402  (problems to stderr, never a modal box)
 from tests.fio_servers import free_port, stop_group, wait_listening  # noqa: E402
 from tests.helpers import grid  # noqa: E402
+from tests.stored_vs_fio import check_manager  # noqa: E402
 
 INTERVAL = 1.0
 
@@ -69,17 +69,6 @@ def start_servers(n: int) -> list[tuple[str, int, subprocess.Popen]]:
             stop_group(proc)
         raise
     return out
-
-
-def fio_own(raw: str) -> tuple[float, int, int, float]:
-    """A server's own final report: (IOPS, I/Os, runtime ms, CPU % of a core) summed over its jobs
-    (runtime: the longest)."""
-    doc = json.loads(raw[raw.index("{"):])
-    jobs = [j for j in doc.get("jobs") or doc.get("client_stats") or [] if j.get("jobname") != "All clients"]
-    iops = sum(j["read"]["iops"] + j["write"]["iops"] for j in jobs)
-    ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in jobs)
-    runtime = max((max(j["read"]["runtime"], j["write"]["runtime"]) for j in jobs), default=0)
-    return iops, ios, runtime, sum(j["usr_cpu"] + j["sys_cpu"] for j in jobs)
 
 
 class WaitProbe(LatencyProbe):
@@ -117,28 +106,6 @@ def live_run(win: HeadlessWindow, seconds: int) -> WaitProbe:
     loop.exec()
     watch.stop()
     return probe.stop()
-
-
-def check_manager(store, step, name: str, raw: str | None) -> dict:
-    """Every interval of one manager stored (on fio's clock), and its final numbers against its report."""
-    rows = store.conn.execute(
-        "SELECT t, i_seconds, i_read_ios + i_write_ios FROM samples WHERE series_id = (SELECT coalesce(same_as, id) "
-        "FROM series WHERE step_id = ? AND level = 'manager' AND manager = ?) ORDER BY t", (step.id, name)).fetchall()
-    stored = next((x.metrics for x in step.results if x.level == "manager" and x.manager == name), None)
-    own_iops, own_ios, own_runtime, own_cpu = fio_own(raw) if raw else (float("nan"), -1, -1, 0.0)
-    fio_clock = 0.0
-    drift = 0.0  # arrival time minus fio's clock, relative to the first report
-    for i, (t, secs, _n) in enumerate(rows):
-        fio_clock += secs
-        if i == 0:
-            first = t - fio_clock
-        drift = max(drift, t - fio_clock - first)
-    # (a manager's interval is its slowest job's: their sum may exceed fio's longest runtime by a few ms)
-    complete = (bool(rows) and max(s for _, s, _ in rows) <= 1.5 * INTERVAL
-                and abs(sum(s for _, s, _ in rows) * 1000 - own_runtime) <= 100 * INTERVAL
-                and sum(n for *_, n in rows) == own_ios)
-    diff = abs(stored.iops - own_iops) / own_iops if stored is not None and own_iops else float("inf")
-    return {"samples": len(rows), "complete": complete, "diff": diff, "drift": drift, "fio_cpu": own_cpu}
 
 
 def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path) -> dict:
@@ -179,17 +146,15 @@ def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: 
         run_id = store.conn.execute("SELECT max(id) FROM runs").fetchone()[0]
         r = get_run(store, run_id, raw_output=True)
         step = r.steps[0]
-        checks = []
-        for m in r.managers:
-            raw = step.outputs.get(m.name)
-            checks.append(check_manager(store, step, m.name, raw.raw_output if raw else None))
-        counts = [c["samples"] for c in checks]
-        out.update(managers=len(r.managers), complete=sum(c["complete"] for c in checks),
-                   equal=sum(c["diff"] <= 1e-3 for c in checks), worst=max(c["diff"] for c in checks),
-                   drift=max(c["drift"] for c in checks), step=step.status,
-                   fio_cpu=sum(c["fio_cpu"] for c in checks) / 100,
+        checks = [check_manager(store, step, m.name, INTERVAL) for m in r.managers]
+        counts = [c.samples for c in checks]
+        out.update(managers=len(r.managers), complete=sum(c.complete for c in checks),
+                   equal=sum(c.iops_diff <= 1e-3 for c in checks), worst=max(c.iops_diff for c in checks),
+                   drift=max(c.drift_s for c in checks), step=step.status,
+                   fio_cpu=sum(c.own.cpu_pct for c in checks if c.own) / 100,
                    samples=(min(counts, default=0), max(counts, default=0)),
-                   problems=[msg.text for msg in step.messages if msg.level != "info"])
+                   problems=[f"{m.name}: {c.why}" for m, c in zip(r.managers, checks, strict=True) if not c.complete]
+                   + [msg.text for msg in step.messages if msg.level != "info"])
     return out
 
 
