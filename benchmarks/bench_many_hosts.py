@@ -153,8 +153,9 @@ def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: 
                    drift=max(c.drift_s for c in checks), step=step.status,
                    fio_cpu=sum(c.own.cpu_pct for c in checks if c.own) / 100,
                    samples=(min(counts, default=0), max(counts, default=0)),
-                   problems=[f"{m.name}: {c.why}" for m, c in zip(r.managers, checks, strict=True) if not c.complete]
-                   + [msg.text for msg in step.messages if msg.level != "info"])
+                   problems=[msg.text for msg in step.messages if msg.level == "error"]
+                   + [msg.text for msg in step.messages if msg.level == "warning"]
+                   + [f"{m.name}: {c.why}" for m, c in zip(r.managers, checks, strict=True) if not c.complete])
     return out
 
 
