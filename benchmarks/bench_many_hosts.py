@@ -4,12 +4,15 @@ GUI at 1 Hz with the charts on "Each worker (all managers)".
     QT_QPA_PLATFORM=offscreen python benchmarks/bench_many_hosts.py [--hosts 8,16,32,48,64] [--workers 4]
                                                                    [--seconds 20] [--delay-ms 100 --burst 200]
 
-The point is Fiometer's fan-out, so every worker's access specification has Iometer's transfer delay
-(``--delay-ms`` before each burst of ``--burst`` I/Os: fio's thinktime): ~2,000 IOPS per worker, and a
-null job sleeps between bursts (10 wake-ups a second) instead of spinning a core. ``--delay-ms 0`` makes every null job spin;
-on a 2-core machine 64+ spinning jobs (each its own session, so under Linux's autogroup scheduling each
-gets the CPU share of the whole Fiometer process) starve the servers' senders and Fiometer alike, which
-measures the machine, not Fiometer. Real servers are other machines.
+The point is Fiometer's fan-out; real servers are other machines. So every worker's access
+specification has Iometer's transfer delay (``--delay-ms`` before each burst of ``--burst`` I/Os:
+fio's thinktime): ~2,000 IOPS per worker, a null job sleeping between bursts (10 wake-ups a second)
+instead of spinning a core; and every process of the servers gets the lowest CPU weight of its session
+group as it appears (``--servers-equal`` leaves them alone). ``--delay-ms 0`` makes every null job
+spin: fio's job processes each make themselves a session leader, so under Linux's autogroup
+scheduling each gets as much CPU as the whole Fiometer process, and on a 2-core machine 64+ spinning
+jobs starve the servers' senders and Fiometer alike (reports arrived up to 19 s late, servers were
+silent for 9-27 s): that measures the machine, not Fiometer.
 
 For each fan-out it prints:
 - the event loop's lateness while the run is live (a 10 ms QTimer in the window's event loop, run by
@@ -51,6 +54,55 @@ from tests.helpers import grid  # noqa: E402
 from tests.stored_vs_fio import check_manager  # noqa: E402
 
 INTERVAL = 1.0
+
+
+# Runs in its own process (its own session, lowest weight): scanning /proc must not take Fiometer's GIL.
+_ASIDE = """
+import os, sys, time
+from pathlib import Path
+os.setsid()
+Path("/proc/self/autogroup").write_text("19")
+roots, seen, end = [int(a) for a in sys.argv[1:]], set(), time.monotonic() + 10
+while True:
+    todo = list(roots)
+    while todo:
+        pid = todo.pop()
+        if pid not in seen:
+            seen.add(pid)
+            try:
+                Path(f"/proc/{pid}/autogroup").write_text("19")
+            except OSError:
+                pass
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                todo += map(int, Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+        except OSError:
+            pass
+    time.sleep(0.05 if time.monotonic() < end else 1.0)  # job processes appear when the run starts
+"""
+
+
+class ServersAside:
+    """Real servers are other machines: every process of the fio servers started here (listener,
+    connection handlers, backends, and job processes, each of which makes itself a session leader and
+    so, under Linux's autogroup scheduling, gets as much CPU as the whole Fiometer process) is given
+    the lowest CPU weight of its session group (``/proc/PID/autogroup`` nice 19) as it appears.
+    Fiometer's own priority is left alone. ``applied`` is False where the system does not allow it."""
+
+    def __init__(self, roots: list[int], wanted: bool = True) -> None:
+        self.roots = roots
+        self.applied = wanted and os.path.exists("/proc/self/autogroup") and os.geteuid() == 0
+        self._proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> ServersAside:
+        if self.applied:
+            self._proc = subprocess.Popen([sys.executable, "-c", _ASIDE, *map(str, self.roots)])
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
 
 
 def start_servers(n: int) -> list[tuple[str, int, subprocess.Popen]]:
@@ -108,7 +160,7 @@ def live_run(win: HeadlessWindow, seconds: int) -> WaitProbe:
     return probe.stop()
 
 
-def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path) -> dict:
+def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path, aside: bool = True) -> dict:
     servers = start_servers(hosts)
     db = tmp / f"hosts-{hosts}.db"
     try:
@@ -127,7 +179,8 @@ def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: 
         choose_scope(win, "Each worker (all managers)")
         win.run_options = RunOptions(engine="null", run_time=seconds, status_interval=INTERVAL)
         cpu0, wall0 = time.process_time(), time.monotonic()
-        probe = live_run(win, seconds)
+        with ServersAside([proc.pid for _h, _p, proc in servers], aside) as set_aside:
+            probe = live_run(win, seconds)
         cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
         status = win.controller.last_status
         win.doc.dirty = False
@@ -138,7 +191,7 @@ def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: 
             stop_group(proc)
     out = {"hosts": hosts, "status": status, "cpu_s": cpu, "wall_s": wall, "p50": pct(probe.lates, 50),
            "p99": pct(probe.lates, 99), "max": max(probe.lates, default=float("nan")),
-           "own_p99": pct(probe.own, 99), "late_ticks": late_ticks(probe)}
+           "own_p99": pct(probe.own, 99), "late_ticks": late_ticks(probe), "aside": set_aside.applied}
     if os.environ.get("KEEP_DB"):
         import shutil
         shutil.copy(db, os.environ["KEEP_DB"])
@@ -188,6 +241,8 @@ def main() -> int:
     ap.add_argument("--seconds", type=int, default=20)
     ap.add_argument("--delay-ms", type=int, default=100, help="Iometer transfer delay before each burst (0: spin)")
     ap.add_argument("--burst", type=int, default=200, help="I/Os per burst")
+    ap.add_argument("--servers-equal", action="store_true",
+                    help="leave the fio servers' CPU weight equal to Fiometer's (default: lowest, as if elsewhere)")
     args = ap.parse_args()
     load = (f"{args.burst} I/Os per {args.delay_ms} ms burst per worker" if args.delay_ms
             else "every null job spinning")
@@ -197,9 +252,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="fiometer-hosts-") as tmp:
         for n in [int(x) for x in args.hosts.split(",")]:
             load = os.getloadavg()[0]
-            r = run(n, args.workers, args.seconds, args.delay_ms, args.burst, Path(tmp))
+            r = run(n, args.workers, args.seconds, args.delay_ms, args.burst, Path(tmp), not args.servers_equal)
             why = verdict(r, n)
-            print(f"{n:3d} hosts (load average before: {load:.1f}): run {r['status']}; event loop lateness median {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "
+            where = "servers at the lowest CPU weight" if r["aside"] else "servers at Fiometer's CPU weight"
+            print(f"{n:3d} hosts ({where}; load average before: {load:.1f}): run {r['status']}; event loop lateness median {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "
                   f"max {r['max']:.0f} ms (GUI thread's own work p99 {r['own_p99']:.1f} ms; {r['late_ticks'][0]} ticks "
                   f"over 50 ms, {r['late_ticks'][1] * 100:.0f} % of their time waiting for a CPU, "
                   f"{r['late_ticks'][2] * 100:.0f} % own work); every interval stored "
