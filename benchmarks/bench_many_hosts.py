@@ -7,8 +7,9 @@ GUI at 1 Hz with the charts on "Each worker (all managers)".
 The point is Fiometer's fan-out; real servers are other machines. So every worker's access
 specification has Iometer's transfer delay (``--delay-ms`` before each burst of ``--burst`` I/Os:
 fio's thinktime): ~2,000 IOPS per worker, a null job sleeping between bursts (10 wake-ups a second)
-instead of spinning a core; and every process of the servers gets the lowest CPU weight of its session
-group as it appears (``--servers-equal`` leaves them alone). ``--delay-ms 0`` makes every null job
+instead of spinning a core. ``--servers-aside`` also gives every process of the servers the lowest CPU
+weight of its session group as it appears (on a machine busy with other work this starves the servers
+themselves: fio then skips status intervals). ``--delay-ms 0`` makes every null job
 spin: fio's job processes each make themselves a session leader, so under Linux's autogroup
 scheduling each gets as much CPU as the whole Fiometer process, and on a 2-core machine 64+ spinning
 jobs starve the servers' senders and Fiometer alike (reports arrived up to 19 s late, servers were
@@ -17,9 +18,9 @@ silent for 9-27 s): that measures the machine, not Fiometer.
 For each fan-out it prints:
 - the event loop's lateness while the run is live (a 10 ms QTimer in the window's event loop, run by
   QEventLoop.exec(): median, p99, max; goal p99 < 50 ms) and the GUI thread's own work between ticks;
-- every interval stored: for each manager, the stored per-interval samples cover fio's whole run on
-  fio's own clock (no stored interval longer than 1.5 status intervals, their runtimes add up to the
-  final report's runtime and their I/Os to its I/O count);
+- every report stored: for each manager, as many interval samples stored as reports arrived, and
+  they add up to fio's whole run on its own clock (runtimes to the final report's, I/Os to its I/O
+  count); and whether fio reported every interval (the longest stored interval on fio's clock);
 - final numbers = each server's own final report (sum of its jobs' read + write iops, kept as the
   step's raw output; within 0.1 %);
 - how late reports arrived against fio's clock (the largest drift of a manager's arrival times from its
@@ -46,6 +47,7 @@ from bench_gui import APP, LatencyProbe, choose_scope, pct, settle  # noqa: E402
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 
 from app.engine.runner import RunOptions  # noqa: E402
+from app.engine.telemetry import StepTelemetry  # noqa: E402
 from app.model.plan import SpecLine, Target  # noqa: E402
 from app.store import get_run, open_store  # noqa: E402
 from app.ui.launch import HeadlessWindow  # noqa: E402  (problems to stderr, never a modal box)
@@ -89,7 +91,7 @@ class ServersAside:
     the lowest CPU weight of its session group (``/proc/PID/autogroup`` nice 19) as it appears.
     Fiometer's own priority is left alone. ``applied`` is False where the system does not allow it."""
 
-    def __init__(self, roots: list[int], wanted: bool = True) -> None:
+    def __init__(self, roots: list[int], wanted: bool) -> None:
         self.roots = roots
         self.applied = wanted and os.path.exists("/proc/self/autogroup") and os.geteuid() == 0
         self._proc: subprocess.Popen | None = None
@@ -144,6 +146,30 @@ class WaitProbe(LatencyProbe):
         super()._tick()
 
 
+class Arrivals:
+    """Reports that reached telemetry and made a manager sample, per manager (what the store must hold)."""
+
+    def __init__(self) -> None:
+        self.count: dict[str, int] = {}
+        self._update = StepTelemetry.update
+
+    def __enter__(self) -> Arrivals:
+        count, update = self.count, self._update
+
+        def counted(tel: StepTelemetry, snap):  # noqa: ANN001, ANN202
+            out = update(tel, snap)
+            for s in out:
+                if s.level == "manager":
+                    count[s.manager] = count.get(s.manager, 0) + 1
+            return out
+
+        StepTelemetry.update = counted  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        StepTelemetry.update = self._update  # type: ignore[method-assign]
+
+
 def live_run(win: HeadlessWindow, seconds: int) -> WaitProbe:
     """Start the run and spin the window's real event loop until it ends; the probe's timer runs in it."""
     probe = WaitProbe()
@@ -160,7 +186,7 @@ def live_run(win: HeadlessWindow, seconds: int) -> WaitProbe:
     return probe.stop()
 
 
-def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path, aside: bool = True) -> dict:
+def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path, aside: bool = False) -> dict:
     servers = start_servers(hosts)
     db = tmp / f"hosts-{hosts}.db"
     try:
@@ -179,7 +205,7 @@ def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: 
         choose_scope(win, "Each worker (all managers)")
         win.run_options = RunOptions(engine="null", run_time=seconds, status_interval=INTERVAL)
         cpu0, wall0 = time.process_time(), time.monotonic()
-        with ServersAside([proc.pid for _h, _p, proc in servers], aside) as set_aside:
+        with ServersAside([proc.pid for _h, _p, proc in servers], aside) as set_aside, Arrivals() as arrived:
             probe = live_run(win, seconds)
         cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
         status = win.controller.last_status
@@ -200,8 +226,15 @@ def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: 
         r = get_run(store, run_id, raw_output=True)
         step = r.steps[0]
         checks = [check_manager(store, step, m.name, INTERVAL) for m in r.managers]
+        for m, c in zip(r.managers, checks, strict=True):
+            if c.samples != arrived.count.get(m.name, 0):
+                c.complete = False
+                c.why = f"{arrived.count.get(m.name, 0)} reports arrived, {c.samples} stored" + (
+                    f"; {c.why}" if c.why else "")
         counts = [c.samples for c in checks]
         out.update(managers=len(r.managers), complete=sum(c.complete for c in checks),
+                   every_interval=sum(c.longest_s <= 1.5 * INTERVAL for c in checks),
+                   longest=max(c.longest_s for c in checks),
                    equal=sum(c.iops_diff <= 1e-3 for c in checks), worst=max(c.iops_diff for c in checks),
                    drift=max(c.drift_s for c in checks), step=step.status,
                    fio_cpu=sum(c.own.cpu_pct for c in checks if c.own) / 100,
@@ -228,7 +261,7 @@ def verdict(r: dict, n: int) -> str | None:
     if not r["p99"] < 50:
         why.append(f"event loop p99 {r['p99']:.0f} ms")
     if r["complete"] < n:
-        why.append(f"intervals missing for {n - r['complete']} managers")
+        why.append(f"reports missing from the store for {n - r['complete']} managers")
     if r["equal"] < n:
         why.append(f"final numbers differ for {n - r['equal']} managers")
     return "; ".join(why) or None
@@ -241,8 +274,8 @@ def main() -> int:
     ap.add_argument("--seconds", type=int, default=20)
     ap.add_argument("--delay-ms", type=int, default=100, help="Iometer transfer delay before each burst (0: spin)")
     ap.add_argument("--burst", type=int, default=200, help="I/Os per burst")
-    ap.add_argument("--servers-equal", action="store_true",
-                    help="leave the fio servers' CPU weight equal to Fiometer's (default: lowest, as if elsewhere)")
+    ap.add_argument("--servers-aside", action="store_true",
+                    help="the fio servers' processes at the lowest CPU weight (as if elsewhere)")
     args = ap.parse_args()
     load = (f"{args.burst} I/Os per {args.delay_ms} ms burst per worker" if args.delay_ms
             else "every null job spinning")
@@ -252,14 +285,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="fiometer-hosts-") as tmp:
         for n in [int(x) for x in args.hosts.split(",")]:
             load = os.getloadavg()[0]
-            r = run(n, args.workers, args.seconds, args.delay_ms, args.burst, Path(tmp), not args.servers_equal)
+            r = run(n, args.workers, args.seconds, args.delay_ms, args.burst, Path(tmp), args.servers_aside)
             why = verdict(r, n)
             where = "servers at the lowest CPU weight" if r["aside"] else "servers at Fiometer's CPU weight"
             print(f"{n:3d} hosts ({where}; load average before: {load:.1f}): run {r['status']}; event loop lateness median {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "
                   f"max {r['max']:.0f} ms (GUI thread's own work p99 {r['own_p99']:.1f} ms; {r['late_ticks'][0]} ticks "
                   f"over 50 ms, {r['late_ticks'][1] * 100:.0f} % of their time waiting for a CPU, "
-                  f"{r['late_ticks'][2] * 100:.0f} % own work); every interval stored "
-                  f"for {r['complete']}/{n} managers ({r['samples'][0]}-{r['samples'][1]} samples each; reports "
+                  f"{r['late_ticks'][2] * 100:.0f} % own work); every report stored "
+                  f"for {r['complete']}/{n} managers ({r['samples'][0]}-{r['samples'][1]} samples each; fio reported "
+                  f"every interval for {r['every_interval']}/{n}, longest {r['longest']:.1f} s; reports "
                   f"arrived at most {r['drift']:.1f} s behind fio's clock); final IOPS = server's own report for "
                   f"{r['equal']}/{n} (worst {r['worst'] * 100:.3f} %); Fiometer CPU {r['cpu_s']:.1f} s in "
                   f"{r['wall_s']:.0f} s ({r['cpu_s'] / r['wall_s'] / n * 1000:.1f} ms per host per second), fio's jobs "
