@@ -202,6 +202,22 @@ def test_server_silent_for_a_while_is_late_not_dead(servers):
     assert sum(isinstance(e, Snapshot) for e in events) >= 4  # the reports after the pause were all kept
 
 
+def test_silent_server_whose_port_refuses_connections_fails_at_the_warning(servers):
+    srv = servers(replay("fio-3.33-randread-psync", stop_after_reports=2, then="hang"))
+    fio = RemoteFio("127.0.0.1", srv.port, name="Gone", silence_note=1.0, silence_timeout=20.0, eta_poll=0.3)
+    fio.start(JOB)
+    events, t0 = [], time.monotonic()
+    for ev in fio.events():
+        events.append(ev)
+        if sum(isinstance(e, Snapshot) for e in events) == 2 and srv.listener.fileno() != -1:
+            srv.listener.close()  # the host is down: nothing accepts connections there any more
+    fin = events[-1]
+    assert isinstance(fin, Finished) and not fin.ok
+    assert fin.reason.startswith(f"manager Gone (127.0.0.1:{srv.port}) sent nothing for ")
+    assert fin.reason.endswith("its port no longer accepts connections: its fio server is gone; samples so far kept")
+    assert time.monotonic() - t0 < 10  # at the 1 s warning, not at the 20 s limit
+
+
 def test_server_answering_only_eta_is_not_silent(servers):
     def handler(conn: FakeConn) -> None:
         pkt = version_gate(conn, 97)
