@@ -30,7 +30,7 @@ from bench_gui import APP, LatencyProbe, choose_scope, pct, settle  # noqa: E402
 
 from app.engine.runner import RunOptions  # noqa: E402
 from app.model.plan import SpecLine, Target  # noqa: E402
-from app.store import get_run, open_store  # noqa: E402
+from app.store import get_run, open_store, step_samples  # noqa: E402
 from app.ui.launch import HeadlessWindow  # noqa: E402  (problems to stderr, never a modal box)
 from tests.helpers import grid  # noqa: E402
 from tests.integration.test_remote_fio import free_port, stop_group, wait_listening  # noqa: E402
@@ -101,9 +101,7 @@ def run(hosts: int, workers: int, seconds: int, tmp: Path) -> dict:
         step = r.steps[0]
         complete, equal, worst, counts, max_gap = 0, 0, 0.0, [], 0.0
         for m in r.managers:
-            ts = [t for (t,) in store.conn.execute(
-                "SELECT t FROM samples WHERE series_id = (SELECT coalesce(same_as, id) FROM series WHERE "
-                "step_id = ? AND level = 'manager' AND manager = ?) ORDER BY t", (step.id, m.name))]
+            ts = [t for t, _m in step_samples(store, step.id, "manager", m.name, manager=m.name)]
             # every interval fio reported was stored: about one sample per second of fio's clock (a loaded
             # machine delays fio's own reports: the largest gap is shown)
             gaps = [b - a for a, b in zip(ts, ts[1:], strict=False)]

@@ -132,4 +132,4 @@ def test_a_sample_written_again_replaces_the_one_already_in_a_block(tmp_path):
 
 
 def test_block_columns_are_the_samples_columns():
-    assert BLOCK_COLUMNS == ("t", *SAMPLE_VALUE_COLUMNS, "i_p99_ns")
+    assert ("t", *SAMPLE_VALUE_COLUMNS, "i_p99_ns") == BLOCK_COLUMNS
