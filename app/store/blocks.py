@@ -45,44 +45,32 @@ _SCALES = np.array([10.0**d for d in range(_MAX_SCALE + 1)])
 _EXACT_INT = 2**53
 
 
-def _zigzag(a: np.ndarray) -> np.ndarray:
-    return ((a << 1) ^ (a >> 63)).view(np.uint64)
-
-
 def _unzigzag(u: np.ndarray) -> np.ndarray:
     return ((u >> np.uint64(1)).view(np.int64)) ^ -((u & np.uint64(1)).view(np.int64))
 
 
-def _ints(a: np.ndarray) -> tuple[int, np.ndarray]:
-    """int64 -> (kind, uint64): raw or each minus the one before, whichever is smaller."""
-    delta = np.diff(a, prepend=np.int64(0))
-    if np.abs(delta).sum() < np.abs(a).sum():
-        return _INT_DELTA, _zigzag(delta)
-    return _INT, _zigzag(a)
+def _matrix(rows: Sequence[Sequence[Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows as [columns, samples]: (values as float64, 0 where NULL; NULL mask; columns all ints;
+    the int columns' exact values as int64)."""
+    obj = np.array(rows, dtype=object).T
+    nulls = np.equal(obj, None)
+    if nulls.any():
+        obj = obj.copy()
+        obj[nulls] = 0
+    types = [set(map(type, col)) for col in obj]
+    ints = np.array([t == {int} for t in types]) & ~nulls.any(axis=1)
+    exact = obj[ints].astype(np.int64) if ints.any() else np.empty((0, obj.shape[1]), np.int64)
+    return obj.astype(np.float64), nulls, ints, exact
 
 
-def _column(values: Sequence[Any]) -> tuple[int, int, np.ndarray | None, np.ndarray]:
-    """One column's (kind | flags, scale, NULL mask or None, uint64 words)."""
-    nulls = [v is None for v in values]
-    mask = np.array(nulls) if any(nulls) else None
-    if mask is None and all(type(v) is int for v in values):
-        try:
-            a = np.array(values, dtype=np.int64)
-        except OverflowError:
-            pass
-        else:
-            kind, words = _ints(a)
-            return kind, 0, None, words
-    f = np.array([0.0 if v is None else float(v) for v in values], dtype=np.float64)
-    if np.isfinite(f).all() and (np.abs(f) < _EXACT_INT / _SCALES[-1]).all():
-        for scale in range(_MAX_SCALE + 1):
-            i = np.round(f * _SCALES[scale])
-            back = i / _SCALES[scale] if scale else i
-            if np.array_equal(back, f) and not np.signbit(f[f == 0]).any():
-                kind, words = _ints(i.astype(np.int64))
-                return kind | _AS_FLOAT, scale, mask, words
-    u = f.view(np.uint64)
-    return _FLOAT_XOR | _AS_FLOAT, 0, mask, u ^ np.concatenate((np.zeros(1, np.uint64), u[:-1]))
+def _smaller_of_raw_and_delta(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int64 rows -> (uses delta per row, zigzag words): each row raw or each value minus the one
+    before, whichever sums smaller (counters that only grow)."""
+    delta = np.diff(a, axis=1, prepend=np.zeros((len(a), 1), np.int64))
+    with np.errstate(over="ignore"):
+        use = np.abs(delta).sum(axis=1, dtype=np.float64) < np.abs(a).sum(axis=1, dtype=np.float64)
+    chosen = np.where(use[:, None], delta, a)
+    return use, ((chosen << 1) ^ (chosen >> 63)).view(np.uint64)
 
 
 def encode_block(rows: Sequence[Sequence[Any]]) -> bytes:
@@ -90,14 +78,41 @@ def encode_block(rows: Sequence[Sequence[Any]]) -> bytes:
     n, ncols = len(rows), len(BLOCK_COLUMNS)
     if not n or any(len(r) != ncols for r in rows):
         raise ValueError(f"a block holds one or more rows of {ncols} values")
-    head = [_HEAD.pack(n, ncols)]
-    masks, words = [], np.empty((ncols, n), np.uint64)
-    for j in range(ncols):
-        kind, scale, mask, words[j] = _column([r[j] for r in rows])
-        head.append(_COL.pack(kind, scale, mask is not None))
-        if mask is not None:
-            masks.append(np.packbits(mask).tobytes())
-    shuffled = words.view(np.uint8).reshape(ncols, n, 8).transpose(2, 0, 1).tobytes()
+    f, nulls, ints, exact = _matrix(rows)
+    # REAL columns that are whole numbers or have few decimals: the smallest power of ten that makes
+    # them whole and reads back exactly (as decode_block divides); else the float's bits
+    scale = np.full(ncols, -1)
+    floats = ~ints
+    with np.errstate(invalid="ignore", over="ignore"):
+        fits = floats & np.isfinite(f).all(axis=1) & (np.abs(f) < _EXACT_INT / _SCALES[-1]).all(axis=1)
+        fits &= ~(np.signbit(f) & (f == 0)).any(axis=1)  # -0.0 keeps its sign as float bits
+        for d in range(_MAX_SCALE + 1):
+            todo = fits & (scale < 0)
+            if not todo.any():
+                break
+            whole = np.round(f[todo] * _SCALES[d])
+            back = whole / _SCALES[d] if d else whole
+            scale[np.flatnonzero(todo)[(back == f[todo]).all(axis=1)]] = d
+    scaled = scale >= 0
+    as_int = ints | scaled
+    i64 = np.empty((ncols, n), np.int64)
+    i64[ints] = exact
+    if scaled.any():
+        i64[scaled] = np.round(f[scaled] * _SCALES[scale[scaled]][:, None]).astype(np.int64)
+    words = np.empty((ncols, n), np.uint64)
+    use_delta = np.zeros(ncols, bool)
+    if as_int.any():
+        use_delta[as_int], words[as_int] = _smaller_of_raw_and_delta(i64[as_int])
+    bits = ~as_int
+    if bits.any():
+        u = f[bits].view(np.uint64)
+        words[bits] = u ^ np.concatenate((np.zeros((len(u), 1), np.uint64), u[:, :-1]), axis=1)
+    kinds = np.where(bits, _FLOAT_XOR, np.where(use_delta, _INT_DELTA, _INT)) | np.where(ints, 0, _AS_FLOAT)
+    has_nulls = nulls.any(axis=1)
+    head = [_HEAD.pack(n, ncols)] + [_COL.pack(int(k), max(int(d), 0), bool(h))
+                                      for k, d, h in zip(kinds, scale, has_nulls, strict=True)]
+    masks = [np.packbits(nulls[j]).tobytes() for j in np.flatnonzero(has_nulls)]
+    shuffled = words.astype("<u8").view(np.uint8).reshape(ncols, n, 8).transpose(2, 0, 1).tobytes()
     return bytes((_FORMAT,)) + zlib.compress(b"".join(head) + b"".join(masks) + shuffled, 6)
 
 
@@ -118,7 +133,7 @@ def decode_block(blob: bytes) -> list[np.ndarray]:
             masks[j] = np.unpackbits(np.frombuffer(raw, np.uint8, mask_len, pos), count=n).astype(bool)
             pos += mask_len
     words = np.frombuffer(raw, np.uint8, 8 * ncols * n, pos).reshape(8, ncols, n).transpose(1, 2, 0)
-    words = np.ascontiguousarray(words).view(np.uint64).reshape(ncols, n)
+    words = np.ascontiguousarray(words).view("<u8").astype(np.uint64).reshape(ncols, n)
     out = []
     for j, (kind, scale, _has) in enumerate(cols):
         w = words[j]
