@@ -30,9 +30,9 @@ from app.store.blocks import last_t_sql  # noqa: E402
 def worker_hours(path: Path) -> float:
     conn = sqlite3.connect(path)
     try:
-        blocks = conn.execute("SELECT 1 FROM sqlite_schema WHERE name = 'sample_blocks'").fetchone()
-        last = last_t_sql("coalesce(series.same_as, series.id)") if blocks else (
-            "(SELECT max(t) FROM samples WHERE series_id = coalesce(series.same_as, series.id))")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        own = "coalesce(series.same_as, series.id)" if version >= 3 else "series.id"
+        last = last_t_sql(own) if version >= 4 else f"(SELECT max(t) FROM samples WHERE series_id = {own})"
         # a worker-hour: one worker's samples for an hour (the span of its workers' samples, per step)
         spans = conn.execute(
             "SELECT steps.id, (SELECT count(*) FROM workers WHERE workers.run_id = steps.run_id), "
