@@ -263,7 +263,7 @@ class Recorder:
         window's are not (the step's results keep the final ones).
 
         A target whose worker has no other target, and ALL when there is one manager, give the same
-        numbers as that worker or manager: such a series, new together with its parent, shares the
+        numbers as that worker or manager (at the same t): such a series, new together with its parent, shares the
         parent's samples (``series.same_as``) for as long as they stay equal; the first sample that
         differs gives it its own copy of the samples so far."""
         rows = [s if isinstance(s, SampleRow) else SampleRow(*s) for s in samples]
@@ -273,13 +273,15 @@ class Recorder:
             new: dict[SeriesKey, int] = {}
             created: set[int] = set()
             values = {(r.level, r.manager, r.key): self._values(r, r.level in keep) for r in rows}
+            times = {(r.level, r.manager, r.key): r.t for r in rows}
             parents = self._parents(conn, step_id, rows)
             out, hists = [], []
             for r in rows:
                 me = (r.level, r.manager, r.key)
                 sid = self._series_id(conn, step_id, r.level, r.manager, r.key, new, created, shared)
                 parent = parents.get(me)
-                same = parent is not None and values.get(parent) == values[me]
+                # the same numbers at the same time (ALL's clock may give it another t than its manager's)
+                same = parent is not None and values.get(parent) == values[me] and times.get(parent) == r.t
                 if sid in created and same:
                     psid = self._series_id(conn, step_id, *parent, new, created, shared)  # type: ignore[misc]
                     if psid in created:

@@ -146,6 +146,19 @@ def test_sharing_stops_with_a_copy_when_the_numbers_part(tmp_path):
         assert step_samples(store, step, "target", "w2t1") == step_samples(store, step, "worker", "w2")
 
 
+def test_all_with_its_managers_numbers_at_another_time_keeps_its_own_times(tmp_path):
+    """ALL's clock (a grid of intervals) may stamp the manager's numbers with another t."""
+    with open_store(tmp_path / "f.db") as store:
+        rec, step = _setup(store)
+        for t in (1.0, 2.0):
+            batch = _batch(t)
+            batch[-1] = replace(batch[-1], t=t - 0.02)  # ALL: the manager's numbers, its own time
+            rec.add_samples(step, batch)
+        assert ("all", "ALL") not in _shared(store)
+        assert [t for t, _m in step_samples(store, step, "all", "ALL")] == [0.98, 1.98]
+        assert [t for t, _m in step_samples(store, step, "manager", "M1")] == [1.0, 2.0]
+
+
 def test_sharing_that_stops_after_blocks_were_made_copies_them(tmp_path):
     with open_store(tmp_path / "f.db") as store:
         rec, step = _setup(store)
