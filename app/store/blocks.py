@@ -45,10 +45,6 @@ _SCALES = np.array([10.0**d for d in range(_MAX_SCALE + 1)])
 _EXACT_INT = 2**53
 
 
-def _unzigzag(u: np.ndarray) -> np.ndarray:
-    return ((u >> np.uint64(1)).view(np.int64)) ^ -((u & np.uint64(1)).view(np.int64))
-
-
 def _matrix(rows: Sequence[Sequence[Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The rows as [columns, samples]: (values as float64, 0 where NULL; NULL mask; columns all ints;
     the int columns' exact values as int64)."""
@@ -124,37 +120,26 @@ def decode_block(blob: bytes) -> list[np.ndarray]:
     raw = zlib.decompress(blob[1:])
     n, ncols = _HEAD.unpack_from(raw)
     pos = _HEAD.size
-    cols = [_COL.unpack_from(raw, pos + j * _COL.size) for j in range(ncols)]
+    head = np.frombuffer(raw, np.uint8, ncols * _COL.size, pos).reshape(ncols, _COL.size)
+    kinds, scales, has_nulls = head[:, 0], head[:, 1], head[:, 2].astype(bool)
     pos += ncols * _COL.size
-    masks: dict[int, np.ndarray] = {}
     mask_len = (n + 7) // 8
-    for j, (_kind, _scale, has_nulls) in enumerate(cols):
-        if has_nulls:
-            masks[j] = np.unpackbits(np.frombuffer(raw, np.uint8, mask_len, pos), count=n).astype(bool)
-            pos += mask_len
+    nulls = np.zeros((ncols, n), bool)
+    for j in np.flatnonzero(has_nulls):
+        nulls[j] = np.unpackbits(np.frombuffer(raw, np.uint8, mask_len, pos), count=n).astype(bool)
+        pos += mask_len
     words = np.frombuffer(raw, np.uint8, 8 * ncols * n, pos).reshape(8, ncols, n).transpose(1, 2, 0)
     words = np.ascontiguousarray(words).view("<u8").astype(np.uint64).reshape(ncols, n)
-    out = []
-    for j, (kind, scale, _has) in enumerate(cols):
-        w = words[j]
-        base = kind & 0x0F
-        if base == _FLOAT_XOR:
-            col = np.bitwise_xor.accumulate(w).view(np.float64)
-        else:
-            ints = _unzigzag(w)
-            if base == _INT_DELTA:
-                ints = np.cumsum(ints)
-            if kind & _AS_FLOAT:
-                col = ints.astype(np.float64)
-                if scale:
-                    col = col / _SCALES[scale]
-            else:
-                col = ints
-        if j in masks:
-            col = col.astype(np.float64)
-            col[masks[j]] = np.nan
-        out.append(col)
-    return out
+    base = kinds & 0x0F
+    bits = base == _FLOAT_XOR
+    ints = ((words >> np.uint64(1)).view(np.int64)) ^ -((words & np.uint64(1)).view(np.int64))
+    delta = base == _INT_DELTA
+    ints[delta] = np.cumsum(ints[delta], axis=1)
+    floats = ints.astype(np.float64) / _SCALES[scales][:, None]  # the int columns read back as REAL
+    floats[bits] = np.bitwise_xor.accumulate(words[bits], axis=1).view(np.float64)
+    floats[nulls] = np.nan
+    as_float = (kinds & _AS_FLOAT).astype(bool) | has_nulls
+    return [floats[j] if as_float[j] else ints[j] for j in range(ncols)]
 
 
 # --- reading ------------------------------------------------------------------------------------------
