@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.model.metrics import Metrics
+from app.ui.run.live_disks import LiveDisks
 
 WHOLE = "WHOLE_TEST"
 LAST = "LAST_UPDATE"
@@ -165,9 +166,11 @@ class LiveResults:
         self.steps: list[StepMark] = []
         self.revision = 0  # grows whenever a point is added (redraw only when it changed)
         self.generation = 0  # grows when the series start over (a new run)
+        self.disks = LiveDisks()  # the managers' disks, fed from the same batches
 
     def clear(self) -> None:
         self.series.clear()
+        self.disks.clear()
         self.steps.clear()
         self.revision += 1
         self.generation += 1
@@ -183,6 +186,7 @@ class LiveResults:
         """A new step begins at ``x`` seconds into the run: every window starts afresh, and a gap
         (NaN point) keeps the charts from joining the previous step's line to this one's."""
         self.steps.append(StepMark(x, label))
+        self.disks.start_step()
         for s in self.series.values():
             if s.n:
                 s.gap(x)
@@ -222,6 +226,7 @@ class LiveResults:
                 made += 1
         if made:
             self.revision += 1
+        self.disks.add(samples, self.update_seconds)
         return made
 
     def keys(self, level: str, manager: str | None = None) -> list[SeriesKey]:
