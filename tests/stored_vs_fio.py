@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from app.store import step_samples
+
 
 @dataclass
 class FioOwn:
@@ -44,9 +46,7 @@ def check_manager(store, step, name: str, interval: float = 1.0) -> ManagerCheck
     manager's interval is its slowest job's) and their I/Os exactly to its I/O count, so no report
     that was used is missing from the store. Whether fio sent a report every interval (and Fiometer
     received each) shows in ``longest_s``: a missing one makes its successor's interval twice as long."""
-    rows = store.conn.execute(
-        "SELECT t, i_seconds, i_read_ios + i_write_ios FROM samples WHERE series_id = (SELECT coalesce(same_as, id) "
-        "FROM series WHERE step_id = ? AND level = 'manager' AND manager = ?) ORDER BY t", (step.id, name)).fetchall()
+    rows = [(t, m.seconds, m.ios) for t, m in step_samples(store, step.id, "manager", name, manager=name)]
     stored = next((x.metrics for x in step.results if x.level == "manager" and x.manager == name), None)
     raw = step.outputs.get(name)
     own = fio_own(raw.raw_output) if raw is not None and raw.raw_output else None

@@ -16,7 +16,8 @@ import numpy as np
 
 from app.model.metrics import Metrics
 from app.store import Run, Store, get_run
-from app.store.peaks import PEAK_BIN_S, PEAK_FIELDS, field_sql
+from app.store.blocks import BLOCK_COLUMNS, count_sql, last_t_sql, series_arrays
+from app.store.peaks import PEAK_BIN_S, PEAK_FIELDS, bin_peaks, field_arrays
 from app.ui.run.live_data import ALL_KEY, CHART_FIELDS, LAST, WHOLE, LiveResults, Series, SeriesKey, StepMark
 
 LEVELS = ("all", "manager", "worker")  # targets are not charted (as live, unless asked)
@@ -77,7 +78,7 @@ def load_run(store: Store, run_id: int, levels: tuple[str, ...] = LEVELS, bins: 
     with store.read("reading what a run measured") as conn:
         for step_id, level, manager, key, source, last in conn.execute(
             "SELECT series.step_id, level, manager, key, coalesce(same_as, series.id), "
-            "(SELECT max(t) FROM samples WHERE series_id = coalesce(same_as, series.id)) "
+            f"{last_t_sql('coalesce(same_as, series.id)')} "
             "FROM series JOIN steps ON steps.id = series.step_id WHERE steps.run_id = ? ORDER BY series.id",
             (run_id,),
         ):
@@ -103,12 +104,12 @@ assert CHART_FIELDS[:_NP] == PEAK_FIELDS, "the store's peaks are the charts' fir
 EXTRA_FIELDS = CHART_FIELDS[_NP:]  # charted on request, read from the samples (no peaks kept for them)
 
 
-def extra_sql(p: str) -> list[str]:
-    """SQL for EXTRA_FIELDS of one window (prefix i_ or w_) of a samples row: fio's CPU and the errors."""
-    return [f"{p}usr_cpu + {p}sys_cpu", f"{p}errors"]
+def extra_arrays(cols: dict[str, np.ndarray], p: str) -> list[np.ndarray]:
+    """EXTRA_FIELDS of one window (prefix i_ or w_) of samples' columns: fio's CPU and the errors."""
+    return [cols[f"{p}usr_cpu"] + cols[f"{p}sys_cpu"], cols[f"{p}errors"].astype(np.float64)]
 
 
-assert len(extra_sql("i_")) == len(EXTRA_FIELDS)
+assert len(extra_arrays({f"i_{c}": np.zeros(1) for c in ("usr_cpu", "sys_cpu", "errors")}, "i_")) == len(EXTRA_FIELDS)
 
 
 def _peaks(conn: sqlite3.Connection, ids: list[int], prefix: str, offset: float,
@@ -122,12 +123,18 @@ def _peaks(conn: sqlite3.Connection, ids: list[int], prefix: str, offset: float,
     nf = _NF if extras else _NP
     if not kept:
         # the step's peaks were not kept (or do not hold what is wanted): the same numbers, computed now
-        exprs = field_sql(prefix) + (extra_sql(prefix) if extras else [])
-        lo = [f"min({e})" for e in exprs]
-        hi = [f"max({e})" for e in exprs]
-        sql = (f"SELECT series_id, min(t), max(t), {', '.join(lo + hi)} FROM samples WHERE {where} "
-               f"GROUP BY series_id, CAST((t + {offset!r}) / {width!r} AS INTEGER) ORDER BY series_id, 2")
-    elif width <= 2 * PEAK_BIN_S:
+        arrays = _fields(conn, ids, prefix)
+        out = []
+        for sid in ids:
+            t, _seconds, ys = arrays.get(sid, (np.empty(0), None, np.empty((_NF, 0))))
+            _b, t_lo, t_hi, lo, hi = bin_peaks(t, ys[:nf], ((t + offset) / width).astype(np.int64))
+            x = np.empty(2 * len(t_lo))
+            x[0::2], x[1::2] = t_lo, t_hi
+            both = np.full((_NF, len(x)), np.nan)
+            both[:nf, 0::2], both[:nf, 1::2] = lo, hi
+            out.append((sid, x, both))
+        return out
+    if width <= 2 * PEAK_BIN_S:
         sql = f"SELECT series_id, t_lo, t_hi, {', '.join(cols)} FROM sample_peaks WHERE {where} ORDER BY series_id, bin"
     else:
         aggs = [f"{'min' if c.startswith(prefix + 'lo') else 'max'}({c})" for c in cols]
@@ -148,7 +155,17 @@ def _peaks(conn: sqlite3.Connection, ids: list[int], prefix: str, offset: float,
 
 
 def _count(conn: sqlite3.Connection, series_id: int) -> int:
-    return conn.execute("SELECT count(*) FROM samples WHERE series_id = ?", (series_id,)).fetchone()[0]
+    return conn.execute(f"SELECT {count_sql('?')}", (series_id, series_id)).fetchone()[0]
+
+
+def _fields(conn: sqlite3.Connection, ids: list[int], prefix: str) -> dict[int, tuple[np.ndarray, ...]]:
+    """Per series: (t, interval seconds, every chart field [CHART_FIELDS, samples]) of every sample."""
+    out = {}
+    for sid, arrays in series_arrays(conn, ids).items():
+        cols = dict(zip(BLOCK_COLUMNS, arrays, strict=True))
+        ys = np.concatenate([field_arrays(cols, prefix), np.array(extra_arrays(cols, prefix))])
+        out[sid] = (cols["t"], cols["i_seconds"], ys)
+    return out
 
 
 def load_points(store: Store, data: StoredRun, keys: list[SeriesKey], step_id: int | None, kind: str,
@@ -181,19 +198,16 @@ def load_points(store: Store, data: StoredRun, keys: list[SeriesKey], step_id: i
                     wanted.setdefault(src, []).append(k)
             if not wanted:
                 continue
-            ids = ", ".join(str(int(i)) for i in wanted)
             if not decimate:
-                rows = conn.execute(
-                    f"SELECT series_id, t, i_seconds, {', '.join(field_sql(prefix) + extra_sql(prefix))} FROM samples "
-                    f"WHERE series_id IN ({ids}) ORDER BY series_id, t").fetchall()
-                arr = np.array(rows, dtype=np.float64).reshape(-1, 3 + _NF) if rows else np.empty((0, 3 + _NF))
+                arrays = _fields(conn, list(wanted), prefix)
                 for sid in wanted:
-                    part = arr[arr[:, 0] == sid]
-                    x, ys = part[:, 1], part[:, 3:].T.copy()
-                    if kind == WHOLE and len(x) > 1 and part[-1, 2] <= 0:
+                    if sid not in arrays:
+                        continue
+                    x, seconds, ys = arrays[sid]
+                    if kind == WHOLE and len(x) > 1 and seconds[-1] <= 0:
                         # fio repeated its last report as the final one: only the whole numbers change
                         ys[:, -2] = ys[:, -1]
-                    if len(x) > 1 and part[-1, 2] <= 0:
+                    if len(x) > 1 and seconds[-1] <= 0:
                         x, ys = x[:-1], ys[:, :-1]
                     for k in wanted[sid]:
                         per_key[k].append((x + offset, ys))
