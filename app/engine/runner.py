@@ -441,7 +441,8 @@ class Runner:
                                                           " ".join([ev.reason, *said[name]]))
                         finished[name] = ev
                         watch.finished(name)
-                act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()}))
+                act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()},
+                              {n: getattr(t, "last_heard", None) for n, t in transports.items()}))
                 self._stop_later(now, finished)
                 for n in finished:
                     if n not in done:

@@ -26,8 +26,8 @@ UPDATE_CHOICES = (1, 2, 3, 4, 5, 10, 15, 30, 45, 60, 0)  # seconds; 0 = ∞ (end
 SeriesKey = tuple[str, str | None, str]
 ALL_KEY: SeriesKey = ("all", None, "ALL")
 
-# Chart fields stored per point (float32), in this order.
-CHART_FIELDS = ("iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms")
+# Chart fields stored per point (float32), in this order: every statistic a chart can be set to show.
+CHART_FIELDS = ("iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms", "cpu_pct", "errors")
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,8 @@ def over_time(parts: list[Metrics]) -> Metrics:
 
 def chart_values(m: Metrics) -> tuple[float, ...]:
     p99 = m.percentile_ms(99)
-    return (m.iops, m.mbps, m.lat_mean_ms, m.lat_max_ms, np.nan if p99 is None else p99)
+    return (m.iops, m.mbps, m.lat_mean_ms, m.lat_max_ms, np.nan if p99 is None else p99, m.usr_cpu + m.sys_cpu,
+            float(m.errors))
 
 
 @dataclass
