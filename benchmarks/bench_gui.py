@@ -30,7 +30,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from offscreen import use_screen  # noqa: E402
+
+use_screen()  # a screen larger than the window, so the window is really SIZE
 
 import numpy as np  # noqa: E402
 from PySide6.QtCore import QTimer  # noqa: E402
@@ -115,6 +119,8 @@ def bench_redraw(updates: int, tmp: Path) -> None:
     win = new_window(MANAGERS, WORKERS, tmp)
     fill_history(win, HOUR, updates + 8)
     rt = win.results_tab
+    plot = rt.charts.charts[0].widget
+    print(f"   window {win.width()}x{win.height()}, each chart {plot.width()}x{plot.height()} pixels")
     for scope in ("Each worker (all managers)", "All Managers"):
         choose_scope(win, scope)
         for button in (rt.since_whole, rt.since_last):
