@@ -36,16 +36,24 @@ def test_beyond_the_limit_each_manager_is_one_band(qtbot) -> None:
     grid, _live, values = _grid(qtbot, 2, BAND_SERIES // 2 + 1)
     assert grid.bands and "a band from its lowest to its highest worker" in grid.legend.text()
     iops = grid.charts[CHART_FIELDS.index("iops")]
-    items = iops.many._groups
-    assert len(items) == 2 * 2  # per manager: its two outline lines, then the band's vertical spans
-    spans = items[1][1].ndarray()  # manager M0's spans: x, lo, x, hi
+    per_colour = iops.many.colour_lines()
+    assert len(per_colour) == 2  # one colour per manager
     m0 = np.array([v[0] for k, v in values.items() if k[1] == "M0"])  # iops of M0's workers [k, n]
+    lines = per_colour[0]
+    spans = lines[lines[:, 0] == lines[:, 2]]  # the band's vertical spans: x, lo, x, hi
     at = {float(x): (lo, hi) for x, lo, _x, hi in spans}
-    x = 10.0
-    assert at[x] == (m0[:, 9].min(), m0[:, 9].max())
+    assert at[10.0] == (m0[:, 9].min(), m0[:, 9].max())
+    outline = lines[lines[:, 0] != lines[:, 2]]  # its lowest and its highest worker, point to point
+    assert (9.0, m0[:, 8].min(), 10.0, m0[:, 9].min()) in {tuple(r) for r in outline}
+    assert (9.0, m0[:, 8].max(), 10.0, m0[:, 9].max()) in {tuple(r) for r in outline}
 
 
 def test_up_to_the_limit_a_line_per_worker(qtbot) -> None:
-    grid, _live, _values = _grid(qtbot, 2, 20)
+    grid, _live, values = _grid(qtbot, 2, 20)
     assert not grid.bands and "one line per worker" in grid.legend.text()
-    assert len(grid.charts[0].many._groups) == 2
+    per_colour = grid.charts[0].many.colour_lines()
+    assert len(per_colour) == 2
+    m1 = [v[0] for k, v in values.items() if k[1] == "M1"]
+    assert len(per_colour[1]) == 20 * 49  # 50 points, each its own bin: 49 segments per worker
+    assert {tuple(r) for r in per_colour[1][:3]} <= {(float(i), float(w[i - 1]), float(i + 1), float(w[i]))
+                                                     for w in m1 for i in range(1, 50)}

@@ -97,3 +97,57 @@ class BinnedPeaks:
             last_bin = bins[-1]
             self.start += int(np.searchsorted(((xs - self.x0) // self.bw), last_bin, side="left"))
         return head_x, head_y
+
+
+class PeakGrid:
+    """Peak decimation of many rows (series, each with its own x) at once, on fixed bins [x0, x0 + width):
+    each row's minimum and maximum per bin, and the x of the bin's first and last point, kept as dense
+    arrays [rows, bins]. ``update`` reads only the points that arrived since the last call (those of each
+    row's unfinished last bin again), so a live update costs a few numpy operations however many rows.
+
+    A bin holding a NaN (a gap between test steps) is NaN, so the gap survives; ``has`` tells which bins
+    hold points at all.
+    """
+
+    def __init__(self, x0: float, width: float, bins: int, rows: int, fields: int):
+        self.x0, self.bins = x0, bins
+        self.bw = width / bins
+        self.lo = np.full((rows, fields, bins), np.nan, dtype=np.float32)
+        self.hi = np.full((rows, fields, bins), np.nan, dtype=np.float32)
+        self.has = np.zeros((rows, bins), dtype=bool)
+        self.xf = np.full((rows, bins), np.nan)
+        self.xl = np.full((rows, bins), np.nan)
+        self.start = np.zeros(rows, dtype=np.int64)  # per row: index of the first point of its last bin
+
+    def update(self, take: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+               n: np.ndarray, first: np.ndarray | None = None) -> int | None:
+        """Add the points [start, n) of every row (from ``first`` instead, if given); ``take(rows, columns)``
+        returns their x [p] and values [p, fields]. Returns the first bin that changed (None: nothing did)."""
+        start = self.start if first is None else first
+        counts = np.maximum(n - start, 0)
+        total = int(counts.sum())
+        if total == 0:
+            return None
+        rows = np.repeat(np.arange(len(n)), counts)
+        cols = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(start, counts)
+        x, v = take(rows, cols)
+        b = np.clip(((x - self.x0) // self.bw).astype(np.int64), 0, self.bins - 1)
+        key = rows * self.bins + b  # grows along each row (x is sorted), so a bin's points are adjacent
+        starts = np.flatnonzero(np.diff(key, prepend=-1))
+        ends = np.append(starts[1:], total) - 1
+        nan = np.isnan(v)
+        filled = np.where(nan, 0.0, v)
+        lo = np.minimum.reduceat(filled, starts, axis=0)
+        hi = np.maximum.reduceat(filled, starts, axis=0)
+        gap = np.logical_or.reduceat(nan, starts, axis=0)
+        lo[gap] = np.nan
+        hi[gap] = np.nan
+        sr, sb = rows[starts], b[starts]
+        self.lo[sr, :, sb] = lo
+        self.hi[sr, :, sb] = hi
+        self.has[sr, sb] = True
+        self.xf[sr, sb] = x[starts]
+        self.xl[sr, sb] = x[ends]
+        last = np.append(sr[1:] != sr[:-1], True)  # each row's last bin: read again next time
+        self.start[sr[last]] = cols[starts[last]]
+        return int(sb.min())

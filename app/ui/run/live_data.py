@@ -147,6 +147,22 @@ class Block:
         self.series.append(s)
         self._bind(s)
 
+    @classmethod
+    def copy_of(cls, series: list[Series | None]) -> Block:
+        """A block holding a copy of the series' points, a row each (None: a row without points); the
+        series are left as they are."""
+        blk = cls()
+        cols = max([s.n for s in series if s is not None] + [1])
+        blk.x = np.full((max(len(series), 1), cols), np.nan)
+        blk.values = {k: np.full((max(len(series), 1), len(CHART_FIELDS), cols), np.nan, dtype=np.float32)
+                      for k in KINDS}
+        for row, s in enumerate(series):
+            if s is not None and s.n:
+                blk.x[row, :s.n] = s.x[:s.n]
+                for k in KINDS:
+                    blk.values[k][row, :, :s.n] = s.values[k][:, :s.n]
+        return blk
+
     def grow(self) -> None:
         """Twice the columns for every row (a series reached the end of its row)."""
         self._resize(self.x.shape[0], self.x.shape[1] * 2)
