@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette, QPen, QPixmapCache
 from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QLabel, QWidget
 
-from app.ui.run.decimate import PeakGrid
+from app.ui.run.decimate import PeakGrid, clip_indices
 from app.ui.run.live_data import CHART_FIELDS, Block, LiveResults, SeriesKey
 from app.ui.run.many_curves import ManyCurves, bands, polylines
 
@@ -373,12 +373,10 @@ class ChartGrid(QWidget):
         dirty_x = st.refresh(b0)
         if not incremental:
             dirty_x = None
-        pens = [c.pens for c in self.charts]
-        view = QRectF(0.0, 0.0, self.x_top, 1.0)
-        for ci, c in enumerate(self.charts):
+        for c, ci in zip(self.charts, range(nc), strict=True):
             lines, offsets = st.lines(ci)
-            ranges = [(pens[ci][g], int(offsets[a]), int(offsets[b])) for g, (a, b) in enumerate(st.entity_ranges)]
-            c.many.set_lines(lines, ranges, QRectF(view.left(), 0.0, view.width(), c.y_top), dirty_x)
+            ranges = [(c.pens[g], int(offsets[a]), int(offsets[b])) for g, (a, b) in enumerate(st.entity_ranges)]
+            c.many.set_lines(lines, ranges, dirty_x)
         st.drawn = True
         return x_max, st.tops
 
@@ -427,9 +425,7 @@ class _ScopeRows:
         first = np.zeros(len(self.n), dtype=np.int64)
         end = self.n.copy()
         for i, (br, n) in enumerate(zip(self.row, self.n, strict=True)):
-            x = self.x[br, :n]
-            first[i] = max(int(np.searchsorted(x, x_range[0], side="left")) - 1, 0)
-            end[i] = min(int(np.searchsorted(x, x_range[1], side="right")) + 1, int(n))
+            first[i], end[i] = clip_indices(self.x[br, :n], x_range)
         has = end > first
         if not has.any():
             return first, first, x_range[0], x_range[1]

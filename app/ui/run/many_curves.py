@@ -5,9 +5,9 @@ hundred workers that overhead, not the drawing, dominated a redraw. This item ke
 chart in one numpy array of QLineF (a range per colour, so one drawLines call per colour), built for
 all series at once from their decimated bins (``polylines``, ``bands``).
 
-Its picture is kept in a pixmap (Qt's device-coordinate cache): a live update that only changed the
-newest part of the series says from which x on (``set_lines``'s ``dirty_x``), so Qt paints again only
-that strip, and ``paint`` draws only the lines that reach into it.
+Its picture is kept in a pixmap (Qt's device-coordinate cache) of the range shown: a live update that only
+changed the newest part of the series says from which x on (``set_lines``'s ``dirty_x``), so Qt paints
+again only that strip, and ``paint`` draws only the lines that reach into it.
 """
 
 from __future__ import annotations
@@ -85,14 +85,12 @@ class ManyCurves(GraphicsObject):
         self._xmin = self._xmax = np.empty(0)
         self._ranges: list[tuple[QPen, int, int]] = []
         self._bounds = QRectF()  # of the data
-        self._frame = QRectF()  # the item's extent: the data and the view, changed seldom (it resets the cache)
+        self._frame: QRectF | None = None  # the item's extent: the range shown (so its picture fits the view)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
-    def set_lines(self, lines: np.ndarray, ranges: list[tuple[QPen, int, int]], view: QRectF | None = None,
-                  dirty_x: float | None = None) -> None:
+    def set_lines(self, lines: np.ndarray, ranges: list[tuple[QPen, int, int]], dirty_x: float | None = None) -> None:
         """``lines`` [m, 4] (x1, y1, x2, y2); ``ranges``: (pen, first, end) rows of ``lines`` per colour, drawn
-        in this order. ``view``: the range shown (the item's extent covers it, so it changes seldom).
-        ``dirty_x``: only lines at or right of this x changed (None: anything may have)."""
+        in this order. ``dirty_x``: only lines at or right of this x changed (None: anything may have)."""
         self._lines = np.ascontiguousarray(lines, dtype=np.float64)
         self._xmin = np.minimum(self._lines[:, 0], self._lines[:, 2])
         self._xmax = np.maximum(self._lines[:, 0], self._lines[:, 2])
@@ -104,25 +102,26 @@ class ManyCurves(GraphicsObject):
             self._bounds = QRectF(x0, y0, x1 - x0, y1 - y0)
         else:
             self._bounds = QRectF()
-        need = self._bounds.united(view) if view is not None else self._bounds
-        if not self._frame.contains(need):
-            # room to grow: the extent changes (and the whole picture is drawn again) seldom
-            grown = QRectF(need.left(), need.top(), need.width() * 1.5 + 1, need.height() * 1.5 + 1)
-            self.prepareGeometryChange()
-            self._frame = grown
-            dirty_x = None
-        if dirty_x is None or not len(self._lines):
+        frame = self.boundingRect()
+        if dirty_x is None or not len(self._lines) or frame.isEmpty():
             self.update()
         else:
-            px = self.pixelWidth() or 0.0
-            left = dirty_x - 2 * px
-            self.update(QRectF(left, self._frame.top(), self._frame.right() - left, self._frame.height()))
+            left = dirty_x - 2 * (self.pixelWidth() or 0.0)
+            self.update(QRectF(left, frame.top(), max(frame.right() - left, 0.0), frame.height()))
+
+    def viewTransformChanged(self) -> None:  # noqa: N802 (pyqtgraph's name): the range shown changed
+        self.prepareGeometryChange()
+        self._frame = None
+        super().viewTransformChanged()
 
     def colour_lines(self) -> list[np.ndarray]:
         """The lines [m, 4] of each colour, in drawing order."""
         return [self._lines[a:b] for _pen, a, b in self._ranges]
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
+        if self._frame is None:
+            view = self.viewRect()  # of the ViewBox, in data coordinates; what lies outside is not seen
+            self._frame = QRectF(view) if view is not None else QRectF()
         return QRectF(self._frame)
 
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange: object = None) -> tuple[float, float] | None:  # noqa: N802,N803
