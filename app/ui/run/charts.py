@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QLabel, QWidget
 
 from app.ui.run.decimate import PeakGrid, clip_indices
 from app.ui.run.live_data import CHART_FIELDS, Block, LiveResults, SeriesKey
-from app.ui.run.many_curves import ManyCurves, bands, polylines
+from app.ui.run.many_curves import Layout, ManyCurves, bands, polylines
 
 pg.setConfigOptions(antialias=False, useNumba=False)
 
@@ -455,11 +455,13 @@ class _ScopeGrid:
             ends = np.append(self.starts[1:], sum(sizes))
             self.entity_ranges = [(int(a), int(b)) for a, b in zip(self.starts, ends, strict=True)]
         self.tops = [0.0] * nc
+        self.layout: Layout | None = None
 
     def refresh(self, b0: int) -> float:
         """Bins from ``b0`` on changed: group them again (bands) and raise the charts' tops; returns the x from
         which lines may differ (the point before bin b0 of any entity, joined to the bin's first point)."""
         gr, sl = self.grid, slice(b0, None)
+        self.layout = None
         if self.banded:
             st = self.starts
             lo, hi = gr.lo[:, :, sl], gr.hi[:, :, sl]
@@ -489,8 +491,10 @@ class _ScopeGrid:
         return dirty
 
     def lines(self, ci: int) -> tuple[np.ndarray, np.ndarray]:
-        if self.banded:
-            return bands(self.has, self.xf, self.xl, (self.low[0][:, ci], self.low[1][:, ci]),
-                         (self.high[0][:, ci], self.high[1][:, ci]))
         gr = self.grid
-        return polylines(gr.has, gr.xf, gr.xl, gr.lo[:, ci], gr.hi[:, ci])
+        if self.layout is None:  # where the points lie is the same in every chart
+            self.layout = Layout(self.has, self.xf, self.xl) if self.banded else Layout(gr.has, gr.xf, gr.xl)
+        if self.banded:
+            return bands(self.layout, (self.low[0][:, ci], self.low[1][:, ci]),
+                         (self.high[0][:, ci], self.high[1][:, ci]))
+        return polylines(self.layout, gr.lo[:, ci], gr.hi[:, ci])

@@ -244,10 +244,12 @@ class LiveResults:
         self.series: dict[SeriesKey, Series] = {}
         self.blocks: dict[str, Block] = {}  # level -> the shared arrays of its series (fed live)
         self.steps: list[StepMark] = []
+        self._queue: list[tuple[float, Iterable[object]]] = []  # deferred batches (defer / flush)
         self.revision = 0  # grows whenever a point is added (redraw only when it changed)
         self.generation = 0  # grows when the series start over (a new run)
 
     def clear(self) -> None:
+        self._queue.clear()
         self.series.clear()
         self.blocks.clear()
         self.steps.clear()
@@ -264,6 +266,7 @@ class LiveResults:
     def start_step(self, x: float, label: str) -> None:
         """A new step begins at ``x`` seconds into the run: every window starts afresh, and a gap
         (NaN point) keeps the charts from joining the previous step's line to this one's."""
+        self.flush()
         self.steps.append(StepMark(x, label))
         for s in self.series.values():
             if s.n:
@@ -275,11 +278,27 @@ class LiveResults:
         self.revision += 1
 
     def add(self, offset: float, samples: Iterable[object]) -> int:
-        """Feed one batch of samples of a step that began ``offset`` s into the run; returns points made.
-        The batch's points are computed together (``chart_rows``), then written."""
+        """Feed one batch of samples of a step that began ``offset`` s into the run; returns points made."""
+        self.flush()
+        return self._add([(offset, samples)])
+
+    def defer(self, offset: float, samples: Iterable[object]) -> None:
+        """``add`` later, at the next ``flush``: every manager's batch of an interval (and of a redraw's
+        interval) is then computed in one numpy pass instead of one each."""
+        self._queue.append((offset, samples))
+
+    def flush(self) -> int:
+        """Feed the deferred batches; returns points made."""
+        if not self._queue:
+            return 0
+        queued, self._queue = self._queue, []
+        return self._add(queued)
+
+    def _add(self, batches: list[tuple[float, Iterable[object]]]) -> int:
+        """The batches' points are computed together (``chart_rows``), then written."""
         points: list[tuple[Series, float, Metrics, Metrics]] = []  # (series, x, whole, window)
         replaced: list[tuple[Series, Metrics]] = []
-        for smp in samples:
+        for offset, smp in ((offset, smp) for offset, samples in batches for smp in samples):
             if smp.level == "target" and not self.keep_targets:
                 continue
             key = self.key_of(smp)

@@ -22,25 +22,31 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 LINE_BYTES = 4 * 8  # a QLineF: four doubles
 
 
-def _points(has: np.ndarray, xf: np.ndarray, xl: np.ndarray, *ys: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The points of every entity [e, bins] in order: two per bin that holds points (its first x with the
-    bin's low value, its last x with its high value). Returns (entity, x, y...) per point."""
-    e, b = np.nonzero(has)  # row-major: by entity, then bin
-    ent = np.repeat(e, 2)
-    x = np.stack([xf[e, b], xl[e, b]], axis=1).ravel()
-    out = [ent, x]
-    for lo, hi in ys:
-        out.append(np.stack([lo[e, b], hi[e, b]], axis=1).ravel())
-    return tuple(out)
+class Layout:
+    """The points of every entity [e, bins] in order, two per bin that holds points (its first x with the bin's
+    low value, its last x with its high value): computed once for the charts drawn from the same bins."""
 
+    def __init__(self, has: np.ndarray, xf: np.ndarray, xl: np.ndarray):
+        self.entities = has.shape[0]
+        self.e, self.b = np.nonzero(has)  # row-major: by entity, then bin
+        self.ent = np.repeat(self.e, 2)
+        self.x = np.stack([xf[self.e, self.b], xl[self.e, self.b]], axis=1).ravel()
+        self.same = self.ent[:-1] == self.ent[1:]  # consecutive points of one entity
+        self.moves = self.x[:-1] != self.x[1:]
 
-def _joins(ent: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Segments between consecutive points of the same entity where both are numbers (a NaN breaks the
-    line on both sides): (lines [m, 4], entity [m])."""
-    ok = (ent[:-1] == ent[1:]) & np.isfinite(y[:-1]) & np.isfinite(y[1:])
-    ok &= (x[:-1] != x[1:]) | (y[:-1] != y[1:])  # a bin of one point gives it twice: no line of length 0
-    lines = np.column_stack([x[:-1][ok], y[:-1][ok], x[1:][ok], y[1:][ok]])
-    return lines, ent[:-1][ok]
+    def ys(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """The y of each point from the bins' low and high values [e, bins]."""
+        return np.stack([lo[self.e, self.b], hi[self.e, self.b]], axis=1).ravel()
+
+    def joins(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Segments between consecutive points of the same entity where both are numbers (a NaN breaks the
+        line on both sides): (lines [m, 4], entity [m])."""
+        finite = np.isfinite(y)
+        ok = self.same & finite[:-1] & finite[1:]
+        ok &= self.moves | (y[:-1] != y[1:])  # a bin of one point gives it twice: no line of length 0
+        x = self.x
+        lines = np.column_stack([x[:-1][ok], y[:-1][ok], x[1:][ok], y[1:][ok]])
+        return lines, self.ent[:-1][ok]
 
 
 def _by_entity(parts: list[tuple[np.ndarray, np.ndarray]], entities: int) -> tuple[np.ndarray, np.ndarray]:
@@ -58,22 +64,21 @@ def _by_entity(parts: list[tuple[np.ndarray, np.ndarray]], entities: int) -> tup
     return out, offsets
 
 
-def polylines(has: np.ndarray, xf: np.ndarray, xl: np.ndarray, lo: np.ndarray,
-              hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def polylines(layout: Layout, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One line per entity through each bin's low and high point: (lines, offsets) as ``_by_entity``."""
-    ent, x, y = _points(has, xf, xl, (lo, hi))
-    return _by_entity([_joins(ent, x, y)], has.shape[0])
+    lines, ent = layout.joins(layout.ys(lo, hi))  # already entity by entity
+    return lines, np.concatenate([[0], np.cumsum(np.bincount(ent, minlength=layout.entities))])
 
 
-def bands(has: np.ndarray, xf: np.ndarray, xl: np.ndarray, low: tuple[np.ndarray, np.ndarray],
+def bands(layout: Layout, low: tuple[np.ndarray, np.ndarray],
           high: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Per entity, its lowest and its highest line and a vertical span between them at each point where
-    they differ
-    (``low``/``high``: (value at the bin's first point, at its last) [e, bins])."""
-    ent, x, ylo, yhi = _points(has, xf, xl, low, high)
+    """Per entity, its lowest and its highest line, and a vertical span between them at each point where they
+    differ (``low``/``high``: (value at the bin's first point, at its last) [e, bins])."""
+    ylo, yhi = layout.ys(*low), layout.ys(*high)
     ok = np.isfinite(ylo) & np.isfinite(yhi) & (ylo != yhi)
+    x = layout.x
     spans = np.column_stack([x[ok], ylo[ok], x[ok], yhi[ok]])
-    return _by_entity([_joins(ent, x, ylo), _joins(ent, x, yhi), (spans, ent[ok])], has.shape[0])
+    return _by_entity([layout.joins(ylo), layout.joins(yhi), (spans, layout.ent[ok])], layout.entities)
 
 
 class ManyCurves(GraphicsObject):
