@@ -139,3 +139,23 @@ def test_a_level_s_series_share_one_block_that_grows_with_them() -> None:
         assert np.shares_memory(s.x, block.x) and np.array_equal(block.x[s.row, :150], s.xs())
         assert np.array_equal(block.values[LAST][s.row, 0, :150], s.ys(LAST, "iops"))
     assert live.blocks["all"].series == [live.series[ALL_KEY]]
+
+
+def test_deferred_batches_are_fed_together_as_if_one_by_one() -> None:
+    def batches():
+        for t in range(1, 6):
+            yield [FakeSample("M1", "worker", k, float(t), window(1.0, 10 * t + i, 1.0 + i, 2.0),
+                              window(1.0, 5 * t, 1.0, 3.0, {1_000_000 * (i + 1): 10}))
+                   for i, k in enumerate(("w1", "w2"))]
+
+    one, later = LiveResults(), LiveResults()
+    for b in batches():
+        one.add(0.0, b)
+        later.defer(0.0, b)
+    assert not later.series  # nothing until flushed
+    assert later.flush() == 10 and later.flush() == 0
+    later.start_step(10.0, "2: S")  # flushes first, then the gap
+    for key, s in one.series.items():
+        assert np.array_equal(s.xs(), later.series[key].xs()[:-1])
+        for kind in (WHOLE, LAST):
+            assert np.array_equal(s.values[kind][:, :s.n], later.series[key].values[kind][:, :s.n], equal_nan=True)
