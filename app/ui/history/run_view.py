@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QRadioButton,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -28,6 +29,7 @@ from app.ui.history.history_model import local_time
 from app.ui.history.report_table import ReportTableWidget
 from app.ui.history.store_tasks import StoreTasks
 from app.ui.history.stored_series import DEFAULT_BINS, StoredRun, load_points, load_run
+from app.ui.history.sweep_view import SweepView
 from app.ui.run.charts import ChartGrid
 from app.ui.run.live_data import ALL_KEY, LAST, WHOLE, LiveResults, SeriesKey
 from app.ui.widgets import button
@@ -147,8 +149,12 @@ class RunView(QWidget):
         blay2.addWidget(self.table, 1)
         blay2.addWidget(self.table_notes)
         blay2.addWidget(self.messages)
+        self.views = QTabWidget()  # the charts over time; the Sweep tab only for runs that are sweeps
+        self.views.setDocumentMode(True)
+        self.views.addTab(top, "Over time")
+        self.sweep = SweepView()
         self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(top)
+        self.splitter.addWidget(self.views)
         self.splitter.addWidget(bottom)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
@@ -224,6 +230,8 @@ class RunView(QWidget):
                 + "; its results are in the table below.")
         self.notice.setVisible(not data.has_samples)
         self.charts.setVisible(data.has_samples)
+        if self.sweep.set_run(r) and self.views.indexOf(self.sweep) < 0:
+            self.views.addTab(self.sweep, "Sweep")
         self._show_scope()
 
     def _show_scope(self) -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.model.metrics import Metrics, percentiles_ms
+from app.ui.run.live_disks import LiveDisks
 
 WHOLE = "WHOLE_TEST"
 LAST = "LAST_UPDATE"
@@ -247,11 +248,13 @@ class LiveResults:
         self._queue: list[tuple[float, Iterable[object]]] = []  # deferred batches (defer / flush)
         self.revision = 0  # grows whenever a point is added (redraw only when it changed)
         self.generation = 0  # grows when the series start over (a new run)
+        self.disks = LiveDisks()  # the managers' disks, fed from the same batches
 
     def clear(self) -> None:
         self._queue.clear()
         self.series.clear()
         self.blocks.clear()
+        self.disks.clear()
         self.steps.clear()
         self.revision += 1
         self.generation += 1
@@ -268,6 +271,7 @@ class LiveResults:
         (NaN point) keeps the charts from joining the previous step's line to this one's."""
         self.flush()
         self.steps.append(StepMark(x, label))
+        self.disks.start_step()
         for s in self.series.values():
             if s.n:
                 s.gap(x)
@@ -331,6 +335,8 @@ class LiveResults:
             for i, (s, w) in enumerate(replaced, start=len(points)):
                 s.replace_whole(w, whole[i])
             self.revision += 1
+        for _offset, samples in batches:
+            self.disks.add(samples, self.update_seconds)
         return len(points) + len(replaced)
 
     def keys(self, level: str, manager: str | None = None) -> list[SeriesKey]:
