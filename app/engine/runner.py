@@ -439,7 +439,8 @@ class Runner:
                             ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
                         finished[name] = ev
                         watch.finished(name)
-                act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()}))
+                act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()},
+                              {n: getattr(t, "last_heard", None) for n, t in transports.items()}))
                 for n in finished:
                     if n not in done:
                         done.add(n)

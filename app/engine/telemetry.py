@@ -125,6 +125,9 @@ class BucketHist(Mapping[int, int]):
     def __iter__(self):
         return iter(self._d())
 
+    def items(self):  # (Mapping's default looks every key up again: merging many managers' histograms)
+        return self._d().items()
+
     def __len__(self) -> int:
         return len(self._d())
 

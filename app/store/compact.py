@@ -14,11 +14,8 @@ import sqlite3
 from collections.abc import Mapping
 
 from .codec import hists_p99_ns, pack_text, recode_hist
-from .peaks import keep_peaks
-from .schema import METRIC_COLUMNS, V3
-
-_M = [name for name, _ in METRIC_COLUMNS]
-SAMPLE_VALUE_COLUMNS: tuple[str, ...] = (*("i_" + n for n in _M), *("w_" + n for n in _M))
+from .peaks import keep_peaks_of_rows
+from .schema import SAMPLE_VALUE_COLUMNS, V3
 
 
 def parent_of(level: str, manager: str | None, key: str, levels_in_batch: Mapping[tuple, list[str]],
@@ -96,6 +93,6 @@ def migrate_to_v3(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE samples")
     conn.execute("ALTER TABLE samples_v3 RENAME TO samples")
     for (step_id,) in conn.execute("SELECT id FROM steps WHERE status != 'running'").fetchall():
-        keep_peaks(conn, step_id)
+        keep_peaks_of_rows(conn, step_id)
     conn.execute("UPDATE results SET read_hist = fiometer_hist(read_hist), write_hist = fiometer_hist(write_hist)")
     conn.execute("UPDATE step_outputs SET raw_output = fiometer_pack(raw_output)")

@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .blocks import last_t_sql, seal_step
 from .errors import StoreError
 from .timestamps import iso, utc_now
 
@@ -161,11 +162,12 @@ def _close_abandoned(store: Store, run_id: int) -> bool:
             "UPDATE runs SET status = 'interrupted', ended = ? WHERE id = ? AND status = 'running'",
             (ended, run_id),
         ).rowcount:
-            conn.execute(
+            for (step_id,) in conn.execute(
                 "UPDATE steps SET status = 'interrupted', ended = ? "
-                "WHERE run_id = ? AND status = 'running'",
+                "WHERE run_id = ? AND status = 'running' RETURNING id",
                 (ended, run_id),
-            )
+            ).fetchall():
+                seal_step(conn, step_id)  # what was recorded, as a finished step keeps it
             pid, host = conn.execute(
                 "SELECT owner_pid, owner_host FROM runs WHERE id = ?", (run_id,)
             ).fetchone()
@@ -185,7 +187,7 @@ def _close_abandoned(store: Store, run_id: int) -> bool:
 def _last_recorded(conn: sqlite3.Connection, run_id: int) -> str:
     moments = [conn.execute("SELECT started FROM runs WHERE id = ?", (run_id,)).fetchone()[0]]
     for started, ended, last_t in conn.execute(
-        "SELECT started, ended, (SELECT max(t) FROM series JOIN samples ON samples.series_id = series.id "
+        f"SELECT started, ended, (SELECT max({last_t_sql('series.id')}) FROM series "
         "WHERE series.step_id = steps.id) FROM steps WHERE run_id = ?",
         (run_id,),
     ):

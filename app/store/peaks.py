@@ -10,6 +10,9 @@ started), and the times of the bin's first and last samples: what a chart's peak
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
+
+import numpy as np
 
 from app.model.metrics import MB
 
@@ -57,8 +60,9 @@ def peak_select(where: str, width: float = PEAK_BIN_S) -> str:
     )
 
 
-def keep_peaks(conn: sqlite3.Connection, step_id: int) -> None:
-    """Compute (again) the peaks of a step's series that hold their own samples."""
+def keep_peaks_of_rows(conn: sqlite3.Connection, step_id: int) -> None:
+    """Compute the peaks of a step's series from rows of ``samples`` (database version 3's layout, used
+    while migrating to it)."""
     own = "SELECT id FROM series WHERE step_id = ? AND same_as IS NULL"
     conn.execute(f"DELETE FROM sample_peaks WHERE series_id IN ({own})", (step_id,))
     conn.execute(
@@ -66,3 +70,57 @@ def keep_peaks(conn: sqlite3.Connection, step_id: int) -> None:
         + peak_select(f"series_id IN ({own})"),
         (step_id,),
     )
+
+
+def field_arrays(cols: Mapping[str, np.ndarray], p: str) -> np.ndarray:
+    """``field_sql`` on arrays of samples columns: the PEAK_FIELDS of window ``p`` as rows of a
+    [fields, samples] float64 array (NaN where SQL gives NULL), with the same double arithmetic."""
+    n = cols[p + "read_lat_n"] + cols[p + "write_lat_n"]
+    lat_sum = cols[p + "read_lat_sum_ns"] + cols[p + "write_lat_sum_ns"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(n > 0, lat_sum / np.where(n > 0, n, 1) / 1e6, 0.0)
+    return np.array([
+        cols[p + "read_iops"] + cols[p + "write_iops"],
+        (cols[p + "read_bps"] + cols[p + "write_bps"]) / float(MB),
+        mean,
+        np.maximum(cols[p + "read_lat_max_ns"], cols[p + "write_lat_max_ns"]) / 1e6,
+        cols["i_p99_ns"] / 1e6 if p == "i_" else np.full(len(n), np.nan),
+    ], dtype=np.float64).reshape(len(PEAK_FIELDS), len(n))
+
+
+def bin_peaks(t: np.ndarray, ys: np.ndarray, bins: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per run of equal ``bins`` (t ascending): (bin, first t, last t, lowest ys, highest ys), as SQL's
+    GROUP BY with min and max (NULLs, here NaN, left out)."""
+    if not len(t):
+        empty = np.empty((len(ys), 0))
+        return bins[:0], t[:0], t[:0], empty, empty
+    starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
+    ends = np.r_[starts[1:], len(t)] - 1
+    with np.errstate(invalid="ignore"):
+        lo = np.fmin.reduceat(ys, starts, axis=1)
+        hi = np.fmax.reduceat(ys, starts, axis=1)
+    return bins[starts], t[starts], t[ends], lo, hi
+
+
+def keep_peaks(conn: sqlite3.Connection, step_id: int) -> None:
+    """Compute (again) the peaks of a step's series that hold their own samples."""
+    from .blocks import BLOCK_COLUMNS, series_arrays  # blocks imports this module
+
+    own = [sid for (sid,) in conn.execute("SELECT id FROM series WHERE step_id = ? AND same_as IS NULL",
+                                          (step_id,))]
+    conn.execute(f"DELETE FROM sample_peaks WHERE series_id IN ({', '.join(map(str, own))})")
+    rows = []
+    for sid, arrays in series_arrays(conn, own).items():
+        cols = dict(zip(BLOCK_COLUMNS, arrays, strict=True))
+        t = cols["t"]
+        ys = np.concatenate([field_arrays(cols, p) for p in WINDOW_PREFIXES])
+        nf = len(PEAK_FIELDS)
+        b, t_lo, t_hi, lo, hi = bin_peaks(t, ys, (t / PEAK_BIN_S).astype(np.int64))
+        # PEAK_COLUMNS order: per window, the lows then the highs
+        parts = [x for w in range(len(WINDOW_PREFIXES)) for x in (lo[w * nf:(w + 1) * nf], hi[w * nf:(w + 1) * nf])]
+        values = np.concatenate(parts).T.tolist()
+        rows.extend((sid, int(bi), a, z, *v) for bi, a, z, v in zip(b.tolist(), t_lo.tolist(), t_hi.tolist(),
+                                                                    values, strict=True))
+    conn.executemany(
+        f"INSERT INTO sample_peaks (series_id, bin, t_lo, t_hi, {', '.join(PEAK_COLUMNS)}) "
+        f"VALUES ({', '.join('?' * (4 + len(PEAK_COLUMNS)))})", rows)

@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from app.model.metrics import Metrics
 
+from .blocks import series_rows
 from .codec import metrics_from, unpack_text
 from .database import Store
 from .errors import RunNotFound, StoreError
@@ -188,8 +189,6 @@ def step_samples(
     Histograms come back where they were kept (interval window, ``Recorder.sample_hist_levels``)."""
     if window not in WINDOWS:
         raise ValueError(f"window {window!r} is not one of {WINDOWS}")
-    prefix = "i_" if window == "interval" else "w_"
-    hists = "h.read_hist, h.write_hist" if window == "interval" else "NULL, NULL"
     sql = "SELECT coalesce(same_as, id) FROM series WHERE step_id = ? AND level = ? AND key = ?"
     args: list[Any] = [step_id, level, key]
     if not isinstance(manager, _AnyManager):
@@ -203,13 +202,12 @@ def step_samples(
             )
         if not ids:
             return []
-        rows = conn.execute(
-            f"SELECT s.t, {', '.join('s.' + prefix + n for n in _M)}, {hists} FROM samples s "
-            "LEFT JOIN sample_hists h ON h.series_id = s.series_id AND h.t = s.t "
-            "WHERE s.series_id = ? ORDER BY s.t",
-            (ids[0],),
-        ).fetchall()
-    return [(r[0], metrics_from(r[1:-2], r[-2], r[-1])) for r in rows]
+        rows = series_rows(conn, ids[0])
+        hists = {} if window != "interval" else {t: (r, w) for t, r, w in conn.execute(
+            "SELECT t, read_hist, write_hist FROM sample_hists WHERE series_id = ?", (ids[0],))}
+    n = len(_M)
+    first = 1 if window == "interval" else 1 + n
+    return [(r[0], metrics_from(r[first:first + n], *hists.get(r[0], (None, None)))) for r in rows]
 
 
 def rename_run(store: Store, run_id: int, name: str) -> None:

@@ -32,14 +32,14 @@ from typing import Any
 from app import __version__
 from app.model.metrics import hist_percentile, merge_hist
 
+from .blocks import BLOCK_SAMPLES, copy_samples, flush, seal_step
 from .codec import encode_hist, metric_values, pack_text
-from .compact import SAMPLE_VALUE_COLUMNS, parent_of
+from .compact import parent_of
 from .database import Store
 from .errors import RunNotFound
 from .owner import current_owner
-from .peaks import keep_peaks
 from .records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
-from .schema import LEVELS, MESSAGE_LEVELS, METRIC_COLUMNS, RUN_STATUSES, STEP_STATUSES
+from .schema import LEVELS, MESSAGE_LEVELS, METRIC_COLUMNS, RUN_STATUSES, SAMPLE_VALUE_COLUMNS, STEP_STATUSES
 from .timestamps import iso, utc_now
 
 _M = [name for name, _ in METRIC_COLUMNS]
@@ -90,6 +90,7 @@ class Recorder:
         self._series: dict[SeriesKey, int] = {}
         self._shared: set[int] = set()  # series whose samples are their parent's (series.same_as)
         self._target_worker: dict[int, dict[tuple[str | None, str], str]] = {}  # step id -> target's worker
+        self._rows_written: dict[int, int] = {}  # series id -> rows written to it (when to make a block)
 
     # --- runs -------------------------------------------------------------------------------
     def begin_run(
@@ -203,7 +204,7 @@ class Recorder:
                 "UPDATE steps SET status = ?, ended = ? WHERE run_id = ? AND status = 'running' RETURNING id",
                 (status, when, run_id),
             ).fetchall():
-                keep_peaks(conn, step_id)
+                seal_step(conn, step_id)
         self._series.clear()  # a cache only: a later write for this run looks ids up again
 
     # --- steps ------------------------------------------------------------------------------
@@ -262,7 +263,7 @@ class Recorder:
         window's are not (the step's results keep the final ones).
 
         A target whose worker has no other target, and ALL when there is one manager, give the same
-        numbers as that worker or manager: such a series, new together with its parent, shares the
+        numbers as that worker or manager (at the same t): such a series, new together with its parent, shares the
         parent's samples (``series.same_as``) for as long as they stay equal; the first sample that
         differs gives it its own copy of the samples so far."""
         rows = [s if isinstance(s, SampleRow) else SampleRow(*s) for s in samples]
@@ -272,13 +273,15 @@ class Recorder:
             new: dict[SeriesKey, int] = {}
             created: set[int] = set()
             values = {(r.level, r.manager, r.key): self._values(r, r.level in keep) for r in rows}
+            times = {(r.level, r.manager, r.key): r.t for r in rows}
             parents = self._parents(conn, step_id, rows)
             out, hists = [], []
             for r in rows:
                 me = (r.level, r.manager, r.key)
                 sid = self._series_id(conn, step_id, r.level, r.manager, r.key, new, created, shared)
                 parent = parents.get(me)
-                same = parent is not None and values.get(parent) == values[me]
+                # the same numbers at the same time (ALL's clock may give it another t than its manager's)
+                same = parent is not None and values.get(parent) == values[me] and times.get(parent) == r.t
                 if sid in created and same:
                     psid = self._series_id(conn, step_id, *parent, new, created, shared)  # type: ignore[misc]
                     if psid in created:
@@ -296,8 +299,19 @@ class Recorder:
                     hists.append((sid, r.t, v[-3], v[-2]))
             conn.executemany(_SAMPLE_SQL, out)
             conn.executemany(_HIST_SQL, hists)
+            flush(conn, self._due(sid for sid, *_ in out))
         self._series.update(new)  # only once committed: a rolled-back id must not be reused
         self._shared = shared
+
+    def _due(self, written: Iterable[int]) -> list[int]:
+        """Series whose rows make a block now: every BLOCK_SAMPLES rows of a series, the series' phase set
+        by its id so that a step's series do not all make their blocks in the same interval."""
+        due, counts = [], self._rows_written
+        for sid in written:
+            n = counts[sid] = counts.get(sid, 0) + 1
+            if (n + sid) % BLOCK_SAMPLES == 0:
+                due.append(sid)
+        return due
 
     @staticmethod
     def _values(r: SampleRow, hists: bool) -> tuple[Any, ...]:
@@ -372,7 +386,9 @@ class Recorder:
                 )
             if error:
                 _insert_message(conn, row[0], step_id, "error", None, error)
-            keep_peaks(conn, step_id)
+            seal_step(conn, step_id)
+        ended = {v for k, v in self._series.items() if k[0] == step_id}
+        self._rows_written = {k: v for k, v in self._rows_written.items() if k not in ended}
         self._series = {k: v for k, v in self._series.items() if k[0] != step_id}
         self._target_worker.pop(step_id, None)
 
@@ -416,10 +432,8 @@ class Recorder:
 
 def _unshare(conn: sqlite3.Connection, sid: int) -> None:
     """A series stops sharing its parent's samples: it gets its own copy of the samples so far."""
-    cols = ", ".join((*SAMPLE_VALUE_COLUMNS, "i_p99_ns"))
     parent = "(SELECT same_as FROM series WHERE id = ?)"
-    conn.execute(f"INSERT OR REPLACE INTO samples (series_id, t, {cols}) SELECT ?, t, {cols} FROM samples "
-                 f"WHERE series_id = {parent}", (sid, sid))
+    copy_samples(conn, conn.execute(f"SELECT {parent}", (sid,)).fetchone()[0], sid)
     conn.execute("INSERT OR REPLACE INTO sample_hists (series_id, t, read_hist, write_hist) "
                  f"SELECT ?, t, read_hist, write_hist FROM sample_hists WHERE series_id = {parent}", (sid, sid))
     conn.execute("UPDATE series SET same_as = NULL WHERE id = ?", (sid,))

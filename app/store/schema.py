@@ -18,6 +18,7 @@ histograms move to ``sample_hists`` as compressed arrays (``codec``), results' h
 raw output are compressed too; samples keep the interval's p99 latency (``i_p99_ns``) where histograms
 are kept, so charts need not decode histograms; each series' peaks per 10 s are kept when its step ends
 (``sample_peaks``, see ``peaks``), so a long run's charts read few rows.
+v4 (``V4``, see ``blocks``) keeps samples as compressed blocks of a minute per series.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ V1_METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
     ("disk_util", "REAL"),  # NULL where fio reports none
 )
 METRIC_COLUMNS = V1_METRIC_COLUMNS
+# A samples row's values: the interval window's metrics (i_), then the whole window's (w_).
+SAMPLE_VALUE_COLUMNS: tuple[str, ...] = (*(f"i_{n}" for n, _ in METRIC_COLUMNS), *(f"w_{n}" for n, _ in METRIC_COLUMNS))
 
 
 def _in(values: tuple[str, ...]) -> str:
@@ -230,14 +233,35 @@ V3: tuple[str, ...] = (
     CREATE_PEAKS,
 )
 
+# v4 (see ``blocks``): samples are kept as compressed blocks, one row per series per minute
+# (``sample_blocks``); ``samples`` keeps only the rows not yet in a block (the last minute of a running
+# step, or of a run whose recorder was killed). ``blocks.migrate_to_v4`` moves every row into blocks.
+V4: tuple[str, ...] = (
+    """CREATE TABLE sample_blocks (
+    id        INTEGER PRIMARY KEY,
+    series_id INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,
+    t0        REAL NOT NULL,                    -- the block's first and last sample times
+    t1        REAL NOT NULL,
+    n         INTEGER NOT NULL,                 -- samples in the block
+    data      BLOB NOT NULL                     -- blocks.BLOCK_COLUMNS, compressed
+)""",
+    # a rowid table: a block is a few KB, and a rowid table fills the overflow pages of long rows
+    "CREATE INDEX sample_blocks_series ON sample_blocks(series_id, t0, t1, n)",
+)
+
 Migration = tuple[str, ...] | Callable[[sqlite3.Connection], None]
-MIGRATIONS: tuple[Migration, ...] = (V1, V2, lambda conn: _compact().migrate_to_v3(conn))
+MIGRATIONS: tuple[Migration, ...] = (
+    V1,
+    V2,
+    lambda conn: _late("compact").migrate_to_v3(conn),
+    lambda conn: _late("blocks").migrate_to_v4(conn),
+)
 
 
-def _compact():  # imported late: compact imports this module
-    from . import compact
+def _late(name: str):  # imported late: these modules import this one
+    import importlib
 
-    return compact
+    return importlib.import_module(f"{__package__}.{name}")
 
 
 def statements(migration: Migration, conn: sqlite3.Connection) -> None:

@@ -159,3 +159,13 @@ def test_deferred_batches_are_fed_together_as_if_one_by_one() -> None:
         assert np.array_equal(s.xs(), later.series[key].xs()[:-1])
         for kind in (WHOLE, LAST):
             assert np.array_equal(s.values[kind][:, :s.n], later.series[key].values[kind][:, :s.n], equal_nan=True)
+
+
+def test_chart_rows_give_every_chart_field_of_each_window() -> None:
+    from app.ui.run.live_data import CHART_FIELDS, chart_rows
+
+    m = window(2.0, 400, 1.5, 4.0, {1_000_000: 90, 3_000_000: 10})
+    m.usr_cpu, m.sys_cpu, m.errors = 3.0, 1.5, 2
+    row = dict(zip(CHART_FIELDS, chart_rows([m, Metrics()])[0].tolist(), strict=True))
+    assert row == {"iops": 200.0, "mbps": pytest.approx(200 * 4096 / 1e6), "lat_mean_ms": pytest.approx(1.5),
+                   "lat_max_ms": 4.0, "p99_ms": 3.0, "cpu_pct": 4.5, "errors": 2.0}

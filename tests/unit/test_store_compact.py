@@ -24,11 +24,13 @@ from app.store import (
     open_store,
     step_samples,
 )
+from app.store.blocks import BLOCK_SAMPLES, count_sql
 from app.store.codec import METRIC_NAMES, decode_hist, decode_hist_arrays, encode_hist, hists_p99_ns
-from app.store.peaks import PEAK_COLUMNS
-from app.store.schema import SCHEMA_VERSION
+from app.store.peaks import PEAK_COLUMNS, keep_peaks
+from app.store.schema import SAMPLE_VALUE_COLUMNS, SCHEMA_VERSION
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "store" / "v2-two-runs.db"
+V3_FIXTURE = FIXTURE.with_name("v3-one-worker-run.db")
 
 
 # --- histograms -------------------------------------------------------------------------------------
@@ -118,7 +120,7 @@ def test_one_target_workers_and_one_manager_all_share_their_parents_samples(tmp_
             rec.add_samples(step, _batch(t))
         assert _shared(store) == {("target", "w1t1"): ("worker", "w1"), ("target", "w2t1"): ("worker", "w2"),
                                   ("all", "ALL"): ("manager", "M1")}
-        rows = store.conn.execute("SELECT count(*) FROM samples").fetchone()[0]
+        rows = store.conn.execute(f"SELECT sum({count_sql('id')}) FROM series").fetchone()[0]
         assert rows == 3 * 3  # two workers and the manager, three intervals
         for level, key, parent, pkey in (("target", "w1t1", "worker", "w1"), ("all", "ALL", "manager", "M1")):
             got, want = step_samples(store, step, level, key), step_samples(store, step, parent, pkey)
@@ -142,6 +144,55 @@ def test_sharing_stops_with_a_copy_when_the_numbers_part(tmp_path):
         rec2 = Recorder(store)
         rec2.add_samples(step, _batch(4.0))
         assert step_samples(store, step, "target", "w2t1") == step_samples(store, step, "worker", "w2")
+
+
+def test_a_one_manager_steps_all_ends_with_the_final_report_once_per_slot(tmp_path):
+    """ALL of one manager shares the manager's samples until fio's final report joins the last slot;
+    the copy it then gets must not keep that slot twice (it did, at two times, and the slot's older
+    numbers could sort last)."""
+    from app.engine.all_clock import AllClock
+
+    clock = AllClock(1.0, ["M1"])
+    reports = [(0.0, _metrics(0)), (1.002, _metrics(1)), (1.124, replace(_metrics(2), seconds=0.12))]
+    with open_store(tmp_path / "f.db") as store:
+        rec, step = _setup(store)
+        whole = Metrics()
+        for t, iv in reports:
+            whole = Metrics.combine([whole, iv])
+            rows = [SampleRow("M1", "manager", "M1", t, iv, whole)]
+            rows += [SampleRow(None, "all", "ALL", at, a_iv, a_whole) for at, a_iv, a_whole in clock.add("M1", t, iv, whole)]
+            rec.add_samples(step, rows)
+        got = step_samples(store, step, "all", "ALL")
+        assert [t for t, _m in got] == [0.0, 1.002]
+        assert got[-1][1].read_ios == _metrics(1).read_ios + _metrics(2).read_ios  # the last slot with the final report
+
+
+def test_all_with_its_managers_numbers_at_another_time_keeps_its_own_times(tmp_path):
+    """ALL's clock (a grid of intervals) may stamp the manager's numbers with another t."""
+    with open_store(tmp_path / "f.db") as store:
+        rec, step = _setup(store)
+        for t in (1.0, 2.0):
+            batch = _batch(t)
+            batch[-1] = replace(batch[-1], t=t - 0.02)  # ALL: the manager's numbers, its own time
+            rec.add_samples(step, batch)
+        assert ("all", "ALL") not in _shared(store)
+        assert [t for t, _m in step_samples(store, step, "all", "ALL")] == [0.98, 1.98]
+        assert [t for t, _m in step_samples(store, step, "manager", "M1")] == [1.0, 2.0]
+
+
+def test_sharing_that_stops_after_blocks_were_made_copies_them(tmp_path):
+    with open_store(tmp_path / "f.db") as store:
+        rec, step = _setup(store)
+        n = 2 * BLOCK_SAMPLES + 5
+        for t in range(1, n):
+            rec.add_samples(step, _batch(float(t)))
+        assert store.conn.execute("SELECT count(*) FROM sample_blocks").fetchone()[0] >= 2 * 3
+        rec.add_samples(step, _batch(float(n), bump="w1t1"))
+        rec.end_step(step)
+        target = step_samples(store, step, "target", "w1t1")
+        worker = step_samples(store, step, "worker", "w1")
+        assert [t for t, _m in target] == [float(t) for t in range(1, n + 1)]
+        assert target[:-1] == worker[:-1] and target[-1][1].read_ios == worker[-1][1].read_ios + 1
 
 
 def test_several_targets_or_managers_share_nothing(tmp_path):
@@ -230,6 +281,52 @@ def test_a_version_2_database_migrates_in_place_with_a_backup_and_keeps_every_nu
     assert path.stat().st_size < len(original) * 0.75
     with open_store(path):  # opening again: nothing left to do
         pass
+
+
+def _v3_contents(path: Path) -> dict:
+    """Every sample row, interval histogram and kept peak of a version 3 file, read with plain SQL."""
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    out = {
+        "samples": conn.execute(f"SELECT step_id, level, ifnull(manager, ''), key, t, {', '.join(SAMPLE_VALUE_COLUMNS)} "
+                                "FROM samples JOIN series ON series.id = series_id ORDER BY series_id, t").fetchall(),
+        "hists": conn.execute("SELECT * FROM sample_hists ORDER BY series_id, t").fetchall(),
+        "peaks": conn.execute("SELECT * FROM sample_peaks ORDER BY series_id, bin").fetchall(),
+    }
+    conn.close()
+    return out
+
+
+def test_a_version_3_database_of_a_real_run_migrates_to_blocks_with_a_backup_and_keeps_every_number(tmp_path):
+    path = tmp_path / "results.db"
+    shutil.copy(V3_FIXTURE, path)
+    before = _v3_contents(path)
+    per_series: dict = {}
+    for row in before["samples"]:
+        per_series.setdefault(row[:4], []).append(row[4:])
+    assert max(len(v) for v in per_series.values()) > BLOCK_SAMPLES  # more than one block per series
+    with open_store(path) as store:
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert _v3_contents(Path(f"{path}.bak-v3")) == before  # the file as it was, kept first
+        assert store.conn.execute("SELECT count(*) FROM samples").fetchone()[0] == 0
+        assert store.conn.execute("SELECT count(*) FROM sample_blocks").fetchone()[0] > len(per_series)
+        n = len(METRIC_NAMES)
+        for (step_id, level, manager, key), rows in per_series.items():
+            inter = step_samples(store, step_id, level, key, "interval", manager=manager or None)
+            whole = step_samples(store, step_id, level, key, "whole", manager=manager or None)
+            assert [t for t, _m in inter] == [r[0] for r in rows]
+            for row, (_t, mi), (_t2, mw) in zip(rows, inter, whole, strict=True):
+                assert tuple(getattr(mi, k) for k in METRIC_NAMES) == row[1:1 + n]
+                assert tuple(getattr(mw, k) for k in METRIC_NAMES) == row[1 + n:]
+        kept = {k: store.conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall()
+                for k, t in (("hists", "sample_hists"), ("peaks", "sample_peaks"))}
+        assert kept == {"hists": before["hists"], "peaks": before["peaks"]}
+        # the peaks computed from blocks are those version 3 computed in SQL
+        steps = [s for (s,) in store.conn.execute("SELECT id FROM steps")]
+        for step_id in steps:
+            keep_peaks(store.conn, step_id)
+        assert store.conn.execute("SELECT * FROM sample_peaks ORDER BY 1, 2").fetchall() == before["peaks"]
+    assert path.stat().st_size < V3_FIXTURE.stat().st_size
 
 
 @pytest.mark.parametrize("levels", [("manager", "all"), ("target", "worker", "manager", "all")])

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from app.store import get_run, list_runs, open_store, step_samples
+from app.store.blocks import BLOCK_SAMPLES
 from app.store.owner import ProcessOwner, current_owner, owner_is_gone
+from app.store.queries import WINDOWS
 from tests.unit.store_support import level_keys
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,16 +59,25 @@ def _python(code: str, *args: object) -> subprocess.Popen[str]:
     )
 
 
-@pytest.mark.parametrize("noticed_by", ["open", "list"])
-def test_killed_recorder_leaves_an_interrupted_run_with_its_samples(tmp_path, noticed_by):
+def _every_sample(store, step_id: int) -> dict:
+    return {(k, w): step_samples(store, step_id, k[1], k[2], w, manager=k[0]) for k in level_keys() for w in WINDOWS}
+
+
+@pytest.mark.parametrize(("noticed_by", "intervals"), [("open", 4), ("list", 4), ("open", 150)])
+def test_killed_recorder_leaves_an_interrupted_run_with_its_samples(tmp_path, noticed_by, intervals):
+    """150 intervals: some samples already in blocks, the last ones still rows when the recorder dies."""
     path = tmp_path / "fiometer.db"
-    child = _python(RECORD_THEN_HANG, path, 4)
+    child = _python(RECORD_THEN_HANG, path, intervals)
     try:
         line = child.stdout.readline()
         assert line, child.stderr.read()
         run_id, step_id = map(int, line.split())
         with open_store(path) as store:
             assert get_run(store, run_id).status == "running"  # its process is alive: left alone
+            rows, blocks = (store.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                            for t in ("samples", "sample_blocks"))
+            assert rows > 0 and (blocks > 0) == (intervals > BLOCK_SAMPLES)
+            seen_alive = _every_sample(store, step_id)
             child.kill()  # SIGKILL on POSIX: no cleanup code runs
             child.wait(timeout=30)
             if noticed_by == "list":
@@ -79,11 +90,11 @@ def test_killed_recorder_leaves_an_interrupted_run_with_its_samples(tmp_path, no
             assert "cut short" in run.messages[0].text and str(child.pid) in run.messages[0].text
             for manager, level, key in level_keys():
                 assert [t for t, _ in step_samples(store, step_id, level, key, manager=manager)] == [
-                    1,
-                    2,
-                    3,
-                    4,
-                ]
+                    float(i + 1) for i in range(intervals)]
+            assert _every_sample(store, step_id) == seen_alive  # every number as recorded
+            # the interrupted step was sealed: its samples in blocks, its peaks kept for the charts
+            assert store.conn.execute("SELECT count(*) FROM samples").fetchone()[0] == 0
+            assert store.conn.execute("SELECT count(*) FROM sample_peaks").fetchone()[0] > 0
             assert run.ended == run.steps[0].ended and run.ended > run.steps[0].started  # last sample time
     finally:
         child.kill()

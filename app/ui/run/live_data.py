@@ -26,8 +26,8 @@ UPDATE_CHOICES = (1, 2, 3, 4, 5, 10, 15, 30, 45, 60, 0)  # seconds; 0 = ∞ (end
 SeriesKey = tuple[str, str | None, str]
 ALL_KEY: SeriesKey = ("all", None, "ALL")
 
-# Chart fields stored per point (float32), in this order.
-CHART_FIELDS = ("iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms")
+# Chart fields stored per point (float32), in this order: every statistic a chart can be set to show.
+CHART_FIELDS = ("iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms", "cpu_pct", "errors")
 
 
 @dataclass(frozen=True)
@@ -93,20 +93,31 @@ def over_time(parts: list[Metrics]) -> Metrics:
     return out
 
 
-def chart_values(m: Metrics) -> tuple[float, ...]:
-    p99 = m.percentile_ms(99)
-    return (m.iops, m.mbps, m.lat_mean_ms, m.lat_max_ms, np.nan if p99 is None else p99)
+# chart fields read straight off a window (p99_ms comes from its histogram, for many windows at once)
+_PLAIN_FIELDS: dict[str, Callable[[Metrics], float]] = {
+    "iops": lambda m: m.iops,
+    "mbps": lambda m: m.mbps,
+    "lat_mean_ms": lambda m: m.lat_mean_ms,
+    "lat_max_ms": lambda m: m.lat_max_ms,
+    "cpu_pct": lambda m: m.usr_cpu + m.sys_cpu,
+    "errors": lambda m: float(m.errors),
+}
 
 
 def chart_rows(windows: list[Metrics]) -> np.ndarray:
-    """``chart_values`` of many windows as an array [len, fields], their p99s in one numpy pass."""
+    """The chart fields of many windows as an array [len, fields], their p99s in one numpy pass."""
     out = np.empty((len(windows), len(CHART_FIELDS)), dtype=np.float64)
-    out[:, 0] = [m.iops for m in windows]
-    out[:, 1] = [m.mbps for m in windows]
-    out[:, 2] = [m.lat_mean_ms for m in windows]
-    out[:, 3] = [m.lat_max_ms for m in windows]
-    out[:, 4] = [np.nan if v is None else v for v in percentiles_ms(windows, 99)]
+    for i, name in enumerate(CHART_FIELDS):
+        if name == "p99_ms":
+            out[:, i] = [np.nan if v is None else v for v in percentiles_ms(windows, 99)]
+        else:
+            get = _PLAIN_FIELDS[name]
+            out[:, i] = [get(m) for m in windows]
     return out
+
+
+def chart_values(m: Metrics) -> tuple[float, ...]:
+    return tuple(chart_rows([m])[0].tolist())
 
 
 class Block:

@@ -123,7 +123,7 @@ class ResultsTab(QWidget):
         self.notice.setEnabled(False)
         self.notice.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
-        self.charts = ChartGrid()
+        self.charts = ChartGrid(remember="results")
         self.table = QTableWidget(len(STATS), 1)
         compact_rows(self.table)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
