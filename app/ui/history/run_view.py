@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QRadioButton,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -25,6 +26,7 @@ from app.analysis.iometer_import import is_iometer_run
 from app.report.tables import summary_table
 from app.store import StoreError, open_store
 from app.ui.history.history_model import local_time
+from app.ui.history.latency_view import LatencyView
 from app.ui.history.report_table import ReportTableWidget
 from app.ui.history.store_tasks import StoreTasks
 from app.ui.history.stored_series import DEFAULT_BINS, StoredRun, load_points, load_run
@@ -121,6 +123,13 @@ class RunView(QWidget):
         self.notice.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.notice.hide()
         self.charts = StoredCharts("time since the run started (s)")
+        self.latency = LatencyView(tasks)  # reads its histograms only when its tab is shown
+        self.views = QTabWidget()
+        self.views.setDocumentMode(True)
+        self.views.addTab(self.charts, "Over time")
+        self.views.addTab(self.latency, "Response time distribution")
+        self.views.setTabToolTip(1, "Where the response times of the level and step shown fall: over the step, "
+                                    "and interval by interval")
         self.table_title = QLabel("Results per step (All Managers, whole step)")
         f = self.table_title.font()
         f.setBold(True)
@@ -139,7 +148,7 @@ class RunView(QWidget):
         tlay.setContentsMargins(0, 0, 0, 0)
         tlay.addLayout(controls)
         tlay.addWidget(self.notice)
-        tlay.addWidget(self.charts, 1)
+        tlay.addWidget(self.views, 1)
         bottom = QWidget()
         blay2 = QVBoxLayout(bottom)
         blay2.setContentsMargins(0, 0, 0, 0)
@@ -223,7 +232,7 @@ class RunView(QWidget):
                 " (imported from Iometer, which keeps only each test's final numbers)" if is_iometer_run(r) else "")
                 + "; its results are in the table below.")
         self.notice.setVisible(not data.has_samples)
-        self.charts.setVisible(data.has_samples)
+        self.views.setVisible(data.has_samples)
         self._show_scope()
 
     def _show_scope(self) -> None:
@@ -233,6 +242,12 @@ class RunView(QWidget):
         _title, keys, labels = self._scopes[i]
         self.charts.set_series(keys, labels)
         self._replay()
+
+    def _show_latency(self) -> None:
+        if self.data is not None and self._scopes:
+            title, keys, _labels = self._scopes[self.scope.currentIndex()]
+            label = title.strip() if len(keys) == 1 else title.replace("Each ", "the ") + "s together"
+            self.latency.show_for(self.data, keys, label, self.step.currentData())
 
     def _replay(self) -> None:
         """Read the points of the scope, step and kind shown (only those: a long run's samples are not
@@ -257,6 +272,7 @@ class RunView(QWidget):
         self.charts.set_x_label("time since the step started (s)" if step_id is not None
                                 else "time since the run started (s)")
         self.charts.show(self.live, self.kind)
+        self._show_latency()
 
     def _bins(self) -> int:
         """About two points per pixel column of the widest chart, as the live charts decimate."""
