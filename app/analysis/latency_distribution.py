@@ -123,46 +123,58 @@ class HeatMap:
     samples: int  # intervals read
 
 
+class HeatGrid:
+    """Builds a HeatMap one interval at a time (an hour of intervals is never held decoded at once): the
+    intervals' end times (s) first, for the columns; then ``add`` each histogram, ``result`` at the end.
+    Intervals are grouped into columns of equal width, one per interval up to ``max_columns``, so a column
+    centred on t stands for the interval ending at t."""
+
+    def __init__(self, times: Iterable[float], max_columns: int = MAX_COLUMNS) -> None:
+        times = np.unique(np.fromiter(times, dtype=np.float64))
+        self.samples = len(times)
+        if not len(times):
+            times = np.zeros(1)
+        steps = np.diff(times)
+        typical = float(np.median(steps[steps > 0.05])) if (steps > 0.05).any() else 1.0
+        self.width = max(typical, float(times[-1] - times[0]) / max(1, max_columns - 1))
+        self.x0 = float(times[0]) - self.width / 2
+        self.columns = int((times[-1] - self.x0) // self.width) + 1
+        self.grid = np.zeros((self.columns, PLAT_NR))
+
+    def add(self, t: float, values: np.ndarray, counts: np.ndarray) -> None:
+        """One interval's histogram (reads, writes: add both); t among the times given."""
+        if len(values):
+            col = min(max(int((t - self.x0) // self.width), 0), self.columns - 1)
+            self.grid[col] += np.bincount(bucket_index(values), weights=counts, minlength=PLAT_NR)
+
+    def result(self, max_rows: int = MAX_ROWS) -> HeatMap | None:
+        """None when no I/O was counted."""
+        span = _span(self.grid.sum(axis=0))
+        if span is None:
+            return None
+        lo, hi = span
+        grid = self.grid[:, lo:hi + 1]
+        n = hi - lo + 1
+        totals = grid.sum(axis=1)
+        edges = log_edges(EDGES_NS[lo], EDGES_NS[hi + 1], max_rows)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = rebin(grid, lo, edges) * 100.0 / totals[:, None]
+            # fio's rule per column: the first bucket whose cumulative count reaches 99 % of the column's
+            first = (np.cumsum(grid, axis=1) < 0.99 * totals[:, None]).sum(axis=1)
+        p99 = np.where(totals > 0, BUCKET_NS[lo + np.minimum(first, n - 1)], np.nan)
+        share[totals <= 0] = np.nan
+        return HeatMap(self.x0 + self.width * np.arange(self.columns + 1), edges, share.astype(np.float32),
+                       p99.astype(np.float64), self.samples)
+
+
 def heat_map(samples: Sequence[tuple[float, Sparse]], max_columns: int = MAX_COLUMNS,
              max_rows: int = MAX_ROWS) -> HeatMap | None:
     """From (t in seconds, histogram) per interval, t being the interval's end (a histogram may appear
-    several times at one t: reads and writes). Intervals are grouped into columns of equal width, one per
-    interval up to ``max_columns``, so a column centred on t stands for the interval ending at t. None when no
-    I/O was counted."""
-    ts, idxs, cnts = [], [], []
+    several times at one t: reads and writes)."""
+    grid = HeatGrid((t for t, _h in samples), max_columns)
     for t, (values, counts) in samples:
-        if len(values):
-            ts.append(np.full(len(values), t))
-            idxs.append(bucket_index(values))
-            cnts.append(np.asarray(counts, dtype=np.float64))
-    if not ts:
-        return None
-    t_all, idx, cnt = np.concatenate(ts), np.concatenate(idxs), np.concatenate(cnts)
-    span = _span(np.bincount(idx, weights=cnt, minlength=PLAT_NR))
-    if span is None:
-        return None
-    lo, hi = span
-    times = np.unique(np.array([t for t, _h in samples], dtype=np.float64))
-    steps = np.diff(times)
-    typical = float(np.median(steps[steps > 0.05])) if (steps > 0.05).any() else 1.0
-    extent = float(times[-1] - times[0])
-    width = max(typical, extent / max(1, max_columns - 1))
-    x0 = float(times[0]) - width / 2
-    ncols = int((times[-1] - x0) // width) + 1
-    col = np.minimum(((t_all - x0) // width).astype(np.int64), ncols - 1)
-    n = hi - lo + 1
-    keep = (idx >= lo) & (idx <= hi)
-    grid = np.bincount(col[keep] * n + (idx[keep] - lo), weights=cnt[keep], minlength=ncols * n).reshape(ncols, n)
-    totals = grid.sum(axis=1)
-    edges = log_edges(EDGES_NS[lo], EDGES_NS[hi + 1], max_rows)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = rebin(grid, lo, edges) * 100.0 / totals[:, None]
-        # fio's rule per column: the first bucket whose cumulative count reaches 99 % of the column's
-        first = (np.cumsum(grid, axis=1) < 0.99 * totals[:, None]).sum(axis=1)
-    p99 = np.where(totals > 0, BUCKET_NS[lo + np.minimum(first, n - 1)], np.nan)
-    share[totals <= 0] = np.nan
-    return HeatMap(x0 + width * np.arange(ncols + 1), edges, share.astype(np.float32), p99.astype(np.float64),
-                   len(times))
+        grid.add(t, values, counts)
+    return grid.result(max_rows)
 
 
 # --- reading the store -------------------------------------------------------------------------------------
@@ -189,14 +201,18 @@ def result_counts(store: Store, step_ids: Sequence[int], keys: Sequence[tuple[st
     return dense_counts(parts)
 
 
-def interval_histograms(store: Store, series: Sequence[tuple[int, float]]) -> list[tuple[float, Sparse]]:
-    """The interval histograms kept with the samples of ``series`` ((samples' series id, seconds added to
-    their t)), as (t, histogram); empty where none were kept (by default only managers' and ALL's are)."""
-    out: list[tuple[float, Sparse]] = []
+def interval_heat_map(store: Store, series: Sequence[tuple[int, float]], max_columns: int = MAX_COLUMNS,
+                      max_rows: int = MAX_ROWS) -> tuple[HeatMap | None, int]:
+    """The heat map of the interval histograms kept with the samples of ``series`` ((samples' series id,
+    seconds added to their t)), and how many intervals had them (0: none were kept; by default only
+    managers' and ALL's are). The histograms are read compressed and decoded one at a time."""
+    rows: list[tuple[float, bytes | str | None, bytes | str | None]] = []
     with store.read("reading response time histograms") as conn:
         for series_id, offset in series:
-            for t, read, write in conn.execute(
-                "SELECT t, read_hist, write_hist FROM sample_hists WHERE series_id = ? ORDER BY t", (series_id,)
-            ):
-                out += [(t + offset, h) for h in _decoded(read, write)]
-    return out
+            rows += [(t + offset, r, w) for t, r, w in conn.execute(
+                "SELECT t, read_hist, write_hist FROM sample_hists WHERE series_id = ? ORDER BY t", (series_id,))]
+    grid = HeatGrid((t for t, _r, _w in rows), max_columns)
+    for t, read, write in rows:
+        for values, counts in _decoded(read, write):
+            grid.add(t, values, counts)
+    return grid.result(max_rows), len(rows)

@@ -21,8 +21,7 @@ from app.analysis.latency_distribution import (
     MARKERS,
     HeatMap,
     StepHistogram,
-    heat_map,
-    interval_histograms,
+    interval_heat_map,
     result_counts,
     step_histogram,
 )
@@ -85,8 +84,8 @@ def compute(store: Store, data: StoredRun, req: Request) -> Loaded:
         for k in req.keys:
             if (sid := data.series.get(s.id, {}).get(k)) is not None:
                 sources.setdefault(sid, offset)
-    samples = interval_histograms(store, list(sources.items()))
-    return Loaded(req, hist, heat_map(samples), bool(samples))
+    heat, kept = interval_heat_map(store, list(sources.items()))
+    return Loaded(req, hist, heat, kept > 0)
 
 
 class LatencyView(QWidget):
