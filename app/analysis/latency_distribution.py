@@ -12,7 +12,7 @@ on fio's own buckets by fio's rule (``array_percentile``), so they are the resul
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,17 +99,38 @@ class StepHistogram:
         return None if v is None else v / 1e6
 
 
-def step_histogram(counts: np.ndarray, max_bins: int = MAX_BINS) -> StepHistogram | None:
-    """From counts over fio's buckets (``dense_counts``); None when no I/O was counted."""
+def step_histogram(counts: np.ndarray, max_bins: int = MAX_BINS, edges: np.ndarray | None = None
+                   ) -> StepHistogram | None:
+    """From counts over fio's buckets (``dense_counts``), on bins of its own or on ``edges`` (which must cover
+    every non-empty bucket: ``common_edges``); None when no I/O was counted."""
     span = _span(counts)
     if span is None:
         return None
     lo, hi = span
-    edges = log_edges(EDGES_NS[lo], EDGES_NS[hi + 1], max_bins)
+    if edges is None:
+        edges = log_edges(EDGES_NS[lo], EDGES_NS[hi + 1], max_bins)
     total = int(counts.sum())
     binned = rebin(counts[lo:hi + 1].astype(np.float64), lo, edges)
     pcts = {p: v for p in MARKERS if (v := array_percentile(BUCKET_NS, counts, p)) is not None}
     return StepHistogram(edges, binned * 100.0 / total, total, pcts)
+
+
+def common_edges(counts: Sequence[np.ndarray], max_bins: int = MAX_BINS) -> np.ndarray | None:
+    """Bins that cover every one of several histograms (to draw them over each other); None if all are empty."""
+    spans = [s for c in counts if (s := _span(c)) is not None]
+    if not spans:
+        return None
+    return log_edges(EDGES_NS[min(lo for lo, _ in spans)], EDGES_NS[max(hi for _, hi in spans) + 1], max_bins)
+
+
+def counts_of(hists: Iterable[Mapping[int, int]]) -> np.ndarray:
+    """Histograms as Metrics hold them (bucket ns -> count) added up over fio's buckets."""
+    parts = []
+    for h in hists:
+        if h:
+            keys = sorted(h)
+            parts.append((np.array(keys, dtype=np.int64), np.array([h[k] for k in keys], dtype=np.int64)))
+    return dense_counts(parts)
 
 
 @dataclass

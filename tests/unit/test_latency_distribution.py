@@ -173,3 +173,30 @@ def test_stored_histograms_decode_to_the_same_arrays_in_every_format() -> None:
         b, c = decode_hist_arrays(value)
         assert dict(zip(b.tolist(), c.tolist(), strict=True)) == expected == decode_hist(value)
         assert b.dtype == c.dtype == np.int64
+
+
+def test_the_report_draws_each_spec_s_shares_on_common_bins(tmp_path) -> None:
+    """Per access specification, a histogram outline per side: from 0 up to each bin's share and back to 0,
+    the shares adding up to 100 %, both sides on the same bins."""
+    from app.report.document import build_report
+    from tests.stored_runs import AFTER, BEFORE, RunSpec, record
+
+    with open_store(tmp_path / "r.db") as store:
+        before = record(store, RunSpec(BEFORE, name="before"))
+        after = record(store, RunSpec(AFTER, name="after"))
+        report = build_report(store, [before], [[after]])
+    charts = [c for c in report.line_charts if c.key.startswith("share-")]
+    assert len(charts) == len({s.spec for s in BEFORE}) and charts[0].title.startswith("Share of I/Os by response")
+    for chart in charts:
+        assert len(chart.series) == 2
+        xs = [[x for x, _v in s.points] for s in chart.series]
+        assert xs[0] == xs[1]  # the same bins
+        for s in chart.series:
+            assert s.points[0][1] == s.points[-1][1] == 0.0
+            assert sum(v for _x, v in s.points) == pytest.approx(100.0)
+    # the first step's baseline: its two latencies (tests.stored_runs: the bulk at half the p99, 2 % at the p99)
+    spec = BEFORE[0]
+    (base, _cand) = charts[0].series
+    share_at = {x: v for x, v in base.points}
+    p99_bin = max(x for x in share_at if x <= spec.p99_ms)
+    assert share_at[p99_bin] == pytest.approx(2.0, abs=0.05)
