@@ -156,7 +156,11 @@ class HeatGrid:
         if not len(times):
             times = np.zeros(1)
         steps = np.diff(times)
-        typical = float(np.median(steps[steps > 0.05])) if (steps > 0.05).any() else 1.0
+        steps = steps[steps > 0.05]  # not fio's last report, a sliver after the last whole interval
+        # as wide as the longest interval (not the typical one), so that no column inside a step is left
+        # empty when fio's intervals run a little long (a column may then hold two); gaps between steps
+        # (over 1.5 typical intervals) do not count
+        typical = float(np.max(steps[steps <= 1.5 * np.median(steps)])) if len(steps) else 1.0
         self.width = max(typical, float(times[-1] - times[0]) / max(1, max_columns - 1))
         self.x0 = float(times[0]) - self.width / 2
         self.columns = int((times[-1] - self.x0) // self.width) + 1

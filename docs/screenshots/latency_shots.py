@@ -55,7 +55,13 @@ def main() -> int:
     prefs.use_settings_dir(tmp)
     prefs.app_settings().setValue("firstRun/seen", True)
     app = application()
-    theme.apply_theme(app, theme.LIGHT)
+    for mode in (theme.LIGHT, theme.DARK):
+        theme.apply_theme(app, mode)  # before the window opens, as at start
+        shots(db, mode == theme.DARK)
+    return 0
+
+
+def shots(db: Path, dark: bool) -> None:
     win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=db)
     win.resize(1366, 768)
     win.show()
@@ -76,19 +82,19 @@ def main() -> int:
         win.grab().save(str(path))
         print(path)
 
-    view.step.setCurrentIndex(1)
-    shot("step")
-    view.step.setCurrentIndex(0)
-    shot("all-steps")
-    titles = [view.scope.itemText(i) for i in range(view.scope.count())]
-    view.scope.setCurrentIndex(titles.index(next(t for t in titles if t.startswith("    "))))
-    view.step.setCurrentIndex(2)
-    shot("worker")
-    view.scope.setCurrentIndex(0)
-    win.set_theme(theme.DARK)  # as View > Theme > Dark does
-    shot("dark")
+    if dark:
+        view.step.setCurrentIndex(2)
+        shot("dark")
+    else:
+        view.step.setCurrentIndex(1)
+        shot("step")
+        view.step.setCurrentIndex(0)
+        shot("all-steps")
+        titles = [view.scope.itemText(i) for i in range(view.scope.count())]
+        view.scope.setCurrentIndex(titles.index(next(t for t in titles if t.startswith("    "))))
+        view.step.setCurrentIndex(2)
+        shot("worker")
     win.close()
-    return 0
 
 
 if __name__ == "__main__":

@@ -200,3 +200,18 @@ def test_the_report_draws_each_spec_s_shares_on_common_bins(tmp_path) -> None:
     share_at = {x: v for x, v in base.points}
     p99_bin = max(x for x in share_at if x <= spec.p99_ms)
     assert share_at[p99_bin] == pytest.approx(2.0, abs=0.05)
+
+
+def test_intervals_running_long_leave_no_empty_column() -> None:
+    """fio's intervals drift (1.0 to 1.1 s on a busy machine): a column per typical interval would leave
+    one empty now and then, drawn as "no I/O" in the middle of a step."""
+    h = sparse({BIN_VALUE[plat_val_to_idx(80_000)]: 100})
+    gaps = np.tile([1.0, 1.0, 1.1], 20)  # a typical interval of 1 s, every third 0.1 s longer
+    times = np.cumsum(gaps)
+    m = heat_map([(float(t), h) for t in times] + [(float(t) + 100.0, h) for t in times])  # two steps
+    inside = [(m.t_edges[:-1] >= lo) & (m.t_edges[1:] <= hi) for lo, hi in ((times[0], times[-1]),
+                                                                            (times[0] + 100, times[-1] + 100))]
+    for cols in inside:
+        assert not np.isnan(m.share_pct[cols]).any()
+    between = (m.t_edges[:-1] > times[-1] + 1.2) & (m.t_edges[1:] < times[0] + 99)
+    assert between.any() and np.isnan(m.share_pct[between]).all()  # between the steps: nothing
