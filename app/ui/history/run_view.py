@@ -124,12 +124,6 @@ class RunView(QWidget):
         self.notice.hide()
         self.charts = StoredCharts("time since the run started (s)")
         self.latency = LatencyView(tasks)  # reads its histograms only when its tab is shown
-        self.views = QTabWidget()
-        self.views.setDocumentMode(True)
-        self.views.addTab(self.charts, "Over time")
-        self.views.addTab(self.latency, "Response time distribution")
-        self.views.setTabToolTip(1, "Where the response times of the level and step shown fall: over the step, "
-                                    "and interval by interval")
         self.table_title = QLabel("Results per step (All Managers, whole step)")
         f = self.table_title.font()
         f.setBold(True)
@@ -146,9 +140,8 @@ class RunView(QWidget):
         top = QWidget()
         tlay = QVBoxLayout(top)
         tlay.setContentsMargins(0, 0, 0, 0)
-        tlay.addLayout(controls)
         tlay.addWidget(self.notice)
-        tlay.addWidget(self.views, 1)
+        tlay.addWidget(self.charts, 1)
         bottom = QWidget()
         blay2 = QVBoxLayout(bottom)
         blay2.setContentsMargins(0, 0, 0, 0)
@@ -156,14 +149,21 @@ class RunView(QWidget):
         blay2.addWidget(self.table, 1)
         blay2.addWidget(self.table_notes)
         blay2.addWidget(self.messages)
+        self.views = QTabWidget()  # the level and step chosen above: over time, or where response times fall
+        self.views.setDocumentMode(True)
+        self.views.addTab(top, "Over time")
+        self.views.addTab(self.latency, "Response time distribution")
+        self.views.setTabToolTip(1, "Where the response times of the level and step shown fall: over the step, "
+                                    "and interval by interval")
         self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(top)
+        self.splitter.addWidget(self.views)
         self.splitter.addWidget(bottom)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setSizes([430, 260])
         lay = QVBoxLayout(self)
         lay.addWidget(self.banner)
+        lay.addLayout(controls)
         lay.addWidget(self.splitter, 1)
 
         self.scope.currentIndexChanged.connect(lambda _i: self._show_scope())
@@ -232,7 +232,7 @@ class RunView(QWidget):
                 " (imported from Iometer, which keeps only each test's final numbers)" if is_iometer_run(r) else "")
                 + "; its results are in the table below.")
         self.notice.setVisible(not data.has_samples)
-        self.views.setVisible(data.has_samples)
+        self.charts.setVisible(data.has_samples)
         self._show_scope()
 
     def _show_scope(self) -> None:
