@@ -4,22 +4,28 @@ A *sweep* is a series of steps that share one access-specification definition an
 dimension only: outstanding I/Os per target (queue depth), the number of workers, the number of targets,
 or the transfer size of a single-line specification (a block-size sweep). For each sweep this gives the
 maximum IOPS and maximum MB/s with the point where each was reached (as an Orion study reports them), the
-response time at every point, and the *knee*: the last point before which adding load still paid — the
-next point raises IOPS by less than ``KNEE_GAIN_PCT`` while raising the average response time by more than
-``KNEE_COST_PCT``. Values come from each step's ALL results.
+response time at every point, and the *knee* (``KNEE_RULE``): the point with the most throughput per unit of
+response time — IOPS divided by the average response time (MB/s in a transfer-size sweep, where larger
+transfers lower IOPS by design), what queueing theory calls the *power* of an operating point. Up to the knee
+more load raised the throughput by a larger factor than the response time; past it the response time grows
+faster: more load buys more waiting than work. Taking the highest ratio, rather than the first step where
+the response time outgrew the throughput, keeps one noisy point from placing the knee. Values come from each
+step's ALL results.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.analysis.preconditioning import measured_steps
 from app.model.spec_words import canonical_definition, parse_spec_text
 from app.model.units import format_bytes
 from app.store.records import Run, StepInfo
 
-KNEE_GAIN_PCT = 10.0
-KNEE_COST_PCT = 10.0
+KNEE_RULE = ("The knee is the point with the highest throughput per unit of response time (IOPS divided by the "
+             "average response time; MB/s when the transfer size is swept): up to it more load raised the "
+             "throughput by a larger factor than the response time, past it the response time grows faster. "
+             "Where that is the sweep's highest load, the sweep shows no knee: more load still paid")
 DIMENSIONS = ("queue_depth", "workers", "targets", "transfer_size")
 # What stays equal along a sweep: a worker sweep adds each worker's targets too.
 FIXED = {"queue_depth": ("workers", "targets"), "workers": ("queue_depth",),
@@ -52,6 +58,14 @@ class Sweep:
     label: str  # the access specification (name) the sweep runs
     dimension: str  # one of DIMENSIONS
     points: list[SweepPoint]
+    # what the sweep's steps share besides the swept value: "shape" (the specification but for a single
+    # line's transfer size) and each other dimension's value, None where it differs or does not apply
+    context: dict[str, object] = field(default_factory=dict, compare=False)
+
+    @property
+    def throughput(self) -> str:
+        """The SweepPoint field the knee is judged on: IOPS, or MB/s when the transfer size is swept."""
+        return "mbps" if self.dimension == "transfer_size" else "iops"
 
     @property
     def max_iops(self) -> SweepPoint:
@@ -63,14 +77,14 @@ class Sweep:
 
     @property
     def knee(self) -> SweepPoint | None:
-        for a, b in zip(self.points, self.points[1:], strict=False):
-            if a.iops <= 0 or a.lat_mean_ms <= 0:
-                continue
-            gain = 100.0 * (b.iops - a.iops) / a.iops
-            cost = 100.0 * (b.lat_mean_ms - a.lat_mean_ms) / a.lat_mean_ms
-            if gain < KNEE_GAIN_PCT and cost > KNEE_COST_PCT:
-                return a
-        return None
+        """See KNEE_RULE: the first point with the highest power; None when that is the last point (or no
+        point has a response time)."""
+        work = self.throughput
+        timed = [p for p in self.points if p.lat_mean_ms > 0]
+        if not timed:
+            return None
+        best = max(timed, key=lambda p: getattr(p, work) / p.lat_mean_ms)
+        return None if best is self.points[-1] else best
 
     def summary(self) -> list[str]:
         """The sentences a reader wants first."""
@@ -80,8 +94,9 @@ class Sweep:
                f"{self.label}: maximum MB/s {big.mbps:,.1f} at {big.at(self.dimension)}"]
         knee = self.knee
         if knee is not None:
-            out.append(f"{self.label}: knee at {knee.at(self.dimension)} — beyond it IOPS rise less than "
-                       f"{KNEE_GAIN_PCT:g} % while response time grows more than {KNEE_COST_PCT:g} %")
+            work = "MB/s" if self.throughput == "mbps" else "IOPS"
+            out.append(f"{self.label}: knee at {knee.at(self.dimension)} — the most {work} per ms of average "
+                       "response time; beyond it the response time grows faster than the throughput")
         return out
 
 
@@ -115,13 +130,24 @@ def _coordinates(step: StepInfo) -> dict[str, object] | None:
             "workers": len(step.active_workers), "targets": len(step.active_targets), "transfer_size": size}
 
 
+def _inner_first(steps: list[dict[str, object]]) -> list[str]:
+    """DIMENSIONS, the one most often changed alone from a step to the next first: in a plan that sweeps two
+    (workers at QD 1, then at QD 8), the sweeps run along the inner one."""
+    alone = dict.fromkeys(DIMENSIONS, 0)
+    for a, b in zip(steps, steps[1:], strict=False):
+        changed = [d for d in DIMENSIONS if a[d] != b[d]]
+        if len(changed) == 1 or changed == ["workers", "targets"]:  # a worker brings its targets
+            alone[changed[0]] += 1
+    return sorted(DIMENSIONS, key=lambda d: -alone[d])
+
+
 def find_sweeps(run: Run) -> list[Sweep]:
     """Every sweep in a run, in step order; a step belongs to one sweep at most."""
     coords = {s.index: c for s in measured_steps(run) if (c := _coordinates(s)) is not None}
     by_index = {s.index: s for s in run.steps}
     used: set[int] = set()
     sweeps: list[Sweep] = []
-    for dim in DIMENSIONS:
+    for dim in _inner_first(list(coords.values())):
         fixed = FIXED[dim]
         groups: dict[tuple, list[int]] = {}
         for idx, c in coords.items():
@@ -138,8 +164,10 @@ def find_sweeps(run: Run) -> list[Sweep]:
                 continue
             used.update(members)
             names = list(dict.fromkeys(by_index[i].spec_name for i in members))
+            context = {k: (vals.pop() if len(vals := {coords[i][k] for i in members}) == 1 else None)
+                       for k in ("shape", *DIMENSIONS) if k != dim}
             sweeps.append(Sweep(" / ".join(names) if dim != "transfer_size" else _size_label(names),
-                                dim, points))
+                                dim, points, context))
     return sorted(sweeps, key=lambda s: min(p.step for p in s.points))
 
 

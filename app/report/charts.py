@@ -54,6 +54,7 @@ class Line:
     y2: float
     color: str
     width: float = 1.0
+    dash: bool = False
 
 
 @dataclass
@@ -188,8 +189,9 @@ def to_svg(drawing: Drawing, title: str = "") -> str:
             out.append(f'<rect x="{it.x:.1f}" y="{it.y:.1f}" width="{it.w:.1f}" height="{it.h:.1f}" '
                        f'fill="{it.fill}"/>')
         elif isinstance(it, Line):
+            dash = ' stroke-dasharray="4 3"' if it.dash else ""
             out.append(f'<line x1="{it.x1:.1f}" y1="{it.y1:.1f}" x2="{it.x2:.1f}" y2="{it.y2:.1f}" '
-                       f'stroke="{it.color}" stroke-width="{it.width:g}"/>')
+                       f'stroke="{it.color}" stroke-width="{it.width:g}"{dash}/>')
         else:
             weight = ' font-weight="bold"' if it.bold else ""
             out.append(f'<text x="{it.x:.1f}" y="{it.y:.1f}" font-size="{it.size:g}" fill="{it.color}" '
@@ -280,6 +282,19 @@ class LineSeries:
     points: list[tuple[float, float]]
     color: str
     width: float = 1.3
+    dash: bool = False
+    markers: bool = False  # a dot at every point (few points: a sweep)
+    point_labels: list[str] = field(default_factory=list)  # a small caption beside each point
+
+
+@dataclass
+class Mark:
+    """A point called out on a chart: an open square and its caption (a sweep's knee)."""
+
+    x: float
+    y: float
+    caption: str
+    color: str = "#a8231b"
 
 
 @dataclass
@@ -295,6 +310,9 @@ class LineChart:
     x_min: float | None = None
     x_max: float | None = None
     plot_height: float = 120.0
+    x_log2: bool = False  # a load axis that doubles: logarithmic, straight lines between the points
+    x_ticks: list[tuple[float, str]] | None = None  # ticks at these x values with these labels
+    marks: list[Mark] = field(default_factory=list)
 
 
 def _log_ticks(lo: float, hi: float) -> list[float]:
@@ -317,13 +335,20 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
         item_w = 18 + text_width(s.label, label_size) + 14
         if lx and lx + item_w > width:
             lx, y = 0.0, y + 13
-        d.items.append(Line(lx, y - 3, lx + 13, y - 3, s.color, 2.0))
+        d.items.append(Line(lx, y - 3, lx + 13, y - 3, s.color, 2.0, s.dash))
         d.items.append(Text(lx + 17, y, s.label, label_size, "#333333"))
         lx += item_w
     y += 20  # room for the y axis title above the plot
     xs = [p[0] for s in chart.series for p in s.points if not chart.x_log or p[0] > 0]
     ys = [p[1] for s in chart.series for p in s.points]
-    if chart.x_log:
+    tick_text: dict[float, str] = {}
+    if chart.x_ticks:
+        ticks_x = [v for v, _ in chart.x_ticks]
+        tick_text = dict(chart.x_ticks)
+        x_lo, x_hi = min(ticks_x + xs), max(ticks_x + xs)
+        if x_hi <= x_lo:
+            x_lo, x_hi = (x_lo / 2, x_lo * 2) if chart.x_log2 else (x_lo - 1, x_lo + 1)
+    elif chart.x_log:
         ticks_x = _log_ticks(min(xs, default=0.001), max(xs, default=1.0))
         x_lo, x_hi = ticks_x[0], ticks_x[-1] if ticks_x[-1] > ticks_x[0] else ticks_x[0] * 10
     else:
@@ -337,11 +362,20 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
     y_hi = step_y * max(1, math.ceil(top_y / step_y - 1e-9)) if top_y > 0 else 1.0
     y_digits = step_decimals(step_y)
     y_w = max(text_width(fmt(v * step_y, y_digits), tick_size) for v in range(int(round(y_hi / step_y)) + 1)) + 6
-    last_tick = fmt_sig(ticks_x[-1]) if chart.x_log else fmt(ticks_x[-1], 0 if ticks_x[-1] == int(ticks_x[-1]) else 1)
-    x0, x1 = y_w + 12, width - text_width(last_tick, tick_size) / 2 - 2
+    def tick_label(v: float) -> str:
+        if v in tick_text:
+            return tick_text[v]
+        return fmt_sig(v) if chart.x_log else fmt(v, 0 if v == int(v) else 1)
+
+    x0, x1 = y_w + 12, width - text_width(tick_label(ticks_x[-1]), tick_size) / 2 - 2
+    if chart.x_ticks:  # points sit on the first and last tick: room for their markers and labels
+        x0 = max(x0, text_width(tick_label(ticks_x[0]), tick_size) / 2 + 2) + 6
+        x1 -= 6
     top, bottom = y, y + chart.plot_height
 
     def px(v: float) -> float:
+        if chart.x_log2:
+            return x0 + (math.log2(max(v, x_lo)) - math.log2(x_lo)) / (math.log2(x_hi) - math.log2(x_lo)) * (x1 - x0)
         if chart.x_log:
             v = max(v, x_lo)
             return x0 + (math.log10(v) - math.log10(x_lo)) / (math.log10(x_hi) - math.log10(x_lo)) * (x1 - x0)
@@ -361,8 +395,7 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
     for v in ticks_x:
         xx = px(v)
         d.items.append(Line(xx, top, xx, bottom, "#eceef1", 0.5))
-        d.items.append(Text(xx, bottom + 10, fmt_sig(v) if chart.x_log else fmt(v, 0 if v == int(v) else 1),
-                            tick_size, "#555555", "middle"))
+        d.items.append(Text(xx, bottom + 10, tick_label(v), tick_size, "#555555", "middle"))
     d.items.append(Text((x0 + x1) / 2, bottom + 22, chart.x_title, tick_size, "#555555", "middle"))
     d.items.append(Text(0, top - 5, chart.y_title, tick_size, "#555555"))
     for s in chart.series:
@@ -372,9 +405,20 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
                 d.items.append(Line(ax, ay, bx, ay, s.color, s.width))
                 d.items.append(Line(bx, ay, bx, by, s.color, s.width))
             else:
-                d.items.append(Line(ax, ay, bx, by, s.color, s.width))
-        if len(pts) == 1:
-            d.items.append(Rect(pts[0][0] - 1.5, pts[0][1] - 1.5, 3, 3, s.color))
+                d.items.append(Line(ax, ay, bx, by, s.color, s.width, s.dash))
+        if len(pts) == 1 or s.markers:
+            d.items += [Rect(x - 1.5, yy - 1.5, 3, 3, s.color) for x, yy in pts]
+        for (x, yy), t in zip(pts, s.point_labels, strict=False):  # right of the point, or left at the edge
+            right = x + 3 + text_width(t, tick_size - 1) <= width
+            d.items.append(Text(x + 3 if right else x - 3, yy + 8, t, tick_size - 1, s.color,
+                                "start" if right else "end"))
+    for m in chart.marks:  # an open square around the point, its caption beside it
+        mx, my, r = px(m.x), py(m.y), 4.5
+        d.items += [Line(mx - r, my - r, mx + r, my - r, m.color, 1.2), Line(mx + r, my - r, mx + r, my + r, m.color, 1.2),
+                    Line(mx + r, my + r, mx - r, my + r, m.color, 1.2), Line(mx - r, my + r, mx - r, my - r, m.color, 1.2)]
+        right = mx + r + 3 + text_width(m.caption, tick_size) <= width
+        d.items.append(Text(mx + r + 3 if right else mx - r - 3, max(top + 7, my - r - 2), m.caption, tick_size,
+                            m.color, "start" if right else "end", bold=True))
     d.height = bottom + 28
     return d
 

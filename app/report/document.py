@@ -12,6 +12,7 @@ from app.report.charts import BarChart, LineChart, comparison_charts, run_charts
 from app.report.facts import JobFile, environment_table, facts_table, job_files, job_options_table
 from app.report.latency import Distribution, distributions, pairs, percentile_table, shares, spread
 from app.report.summary import SummaryBlock, summarize
+from app.report.sweep_charts import sweep_charts
 from app.report.tables import Table, at_a_glance_table, comparison_table, summary_table, unmatched_table
 from app.report.timeline import distribution_charts, share_charts, timeline_charts
 from app.report.workloads import workload_tables
@@ -41,6 +42,7 @@ class RunSection:
     facts: Table
     job_files: list[JobFile]
     workloads: list[Table] = field(default_factory=list)  # sweeps, preconditioning, transfers, disks
+    sweep_charts: list[LineChart] = field(default_factory=list)  # shown after the sweep table
 
 
 @dataclass
@@ -73,6 +75,11 @@ class Report:
         if not self.comparisons:
             return f"Storage performance of {self.labels[0]}"
         return "Storage performance: " + ", ".join(self.labels[1:]) + f" compared with {self.labels[0]}"
+
+    @property
+    def every_chart(self) -> list[BarChart | LineChart]:
+        """The charts of the Charts section, then each run's sweep curves."""
+        return [*self.charts, *self.line_charts, *(c for r in self.runs for c in r.sweep_charts)]
 
     @property
     def tables(self) -> list[Table]:
@@ -126,7 +133,7 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
             if r.id not in seen:
                 seen.add(r.id)
                 runs.append(RunSection(r, by_side[id(s)], summary_table(r, p99=not is_iometer_run(r)),
-                                       facts_table(r), job_files(r), workload_tables(store, r)))
+                                       facts_table(r), job_files(r), workload_tables(store, r), sweep_charts(r)))
     unmatched = [t for i, c in enumerate(comparisons, 1)
                  if (t := unmatched_table(c, i, labels[0], labels[i])) is not None]
     spreads = [spread(s) for s in sides]

@@ -9,6 +9,7 @@ from html import escape
 
 from app.report.charts import draw, to_svg
 from app.report.document import Report
+from app.report.sweep_charts import curves_title
 from app.report.tables import Table
 
 CSS = """
@@ -182,6 +183,9 @@ def render_html(report: Report) -> str:
         for table in (s.summary, *s.workloads):
             h.append(f"<h3>{escape(table.title)}</h3>")
             h.append(table_html(table))
+            if table.key == f"sweep-{s.run.id}" and s.sweep_charts:
+                h.append(f"<h3>{escape(curves_title(s.run))}</h3>")
+                h += [f'<figure id="{c.key}">{to_svg(draw(c, 760), c.title)}</figure>' for c in s.sweep_charts]
     h.append('<h2 id="appendix">Run facts and method</h2>')
     h.append(f"<h3>{escape(report.job_options.title)}</h3>")
     h.append(table_html(report.job_options))

@@ -70,7 +70,10 @@ def paint_drawing(p: QPainter, d: Drawing, x: float, y: float, scale: float) -> 
         if isinstance(it, Rect):
             p.fillRect(QRectF(it.x, it.y, it.w, it.h), QColor(it.fill))
         elif isinstance(it, Line):
-            p.setPen(QPen(QColor(it.color), it.width))
+            pen = QPen(QColor(it.color), it.width)
+            if it.dash:
+                pen.setStyle(Qt.PenStyle.DashLine)
+            p.setPen(pen)
             p.drawLine(QPointF(it.x1, it.y1), QPointF(it.x2, it.y2))
     for it in d.items:
         if isinstance(it, Text):
@@ -215,7 +218,7 @@ def write_pdf(report: Report, path: str) -> None:
     width_pt = body.width() / pages.px_per_pt  # charts are laid out in points across the text width
     blank = QImage(1, 1, QImage.Format.Format_RGB32)
     blank.fill(QColor("white"))
-    for ch in [*report.charts, *report.line_charts]:
+    for ch in report.every_chart:
         d = draw(ch, width_pt)
         name = f"{ch.key}.png"
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), blank)

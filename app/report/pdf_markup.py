@@ -9,6 +9,7 @@ import re
 from html import escape
 
 from app.report.document import Report
+from app.report.sweep_charts import curves_title
 from app.report.tables import Table
 
 BETTER, BETTER_BG, WORSE, WORSE_BG = "#17693a", "#e3f2e7", "#a8231b", "#fae6e3"
@@ -170,6 +171,10 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         for table in s.workloads:
             h.append(f"<h2>{escape(table.title)}</h2>")
             h.append(table_markup(table, wrap_all=wrap))
+            if table.key == f"sweep-{s.run.id}" and s.sweep_charts:
+                h.append(f"<h2>{escape(curves_title(s.run))}</h2>")
+                for c in s.sweep_charts:
+                    _chart(h, chart_src, c.key)
     _h1(h, "appendix", "Appendix: methodology and job files")
     h.append("<p>Every number in this report comes from Fiometer's results database. Fiometer reproduces "
              "Iometer's access specifications on fio: one fio job per worker and target, Iometer's outstanding "

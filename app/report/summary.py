@@ -34,7 +34,7 @@ def _value(ch: Change, v: float | None) -> str:
 def phrase(ch: Change) -> str:
     """"IOPS up 38.0 % (12,345 → 17,012)"; the metric's name starts lower-case after the first."""
     direction = "up" if (ch.change or 0) > 0 else "down"
-    pct = f"{abs(ch.change_pct):.1f} %" if ch.change_pct is not None else "from zero"
+    pct = f"{abs(ch.change_pct):,.1f} %" if ch.change_pct is not None else "from zero"
     return f"{ch.metric.label} {direction} {pct} ({_value(ch, ch.baseline)} {ARROW} {_value(ch, ch.candidate)})"
 
 

@@ -8,6 +8,7 @@ from app.analysis.preconditioning import fill_summary, precondition_of, steady_s
 from app.analysis.sweep import find_sweeps
 from app.analysis.timed_transfer import transfers
 from app.model.units import format_bytes, format_elapsed
+from app.report.sweep_charts import knee_note
 from app.report.tables import Cell, Column, Row, Table, metric, num
 from app.store.database import Store
 from app.store.queries import get_run
@@ -31,7 +32,7 @@ def sweep_table(run: Run) -> Table | None:
             rows.append(Row([_text(p.at(sw.dimension)), num(p.step + 1, 0), metric(p.iops), metric(p.mbps),
                              metric(p.lat_mean_ms), metric(p.lat_p99_ms), _text(", ".join(marks))],
                             group=f"{sw.label} (over {sw.dimension.replace('_', ' ')})"))
-    notes = [s for sw in sweeps for s in sw.summary()]
+    notes = [s for sw in sweeps for s in sw.summary()] + [knee_note()]
     return Table(f"sweep-{run.id}", f"Run {run.id} \u2014 sweep summary", [
         Column("Load"), Column("Step", True), Column("IOPS", True), Column("MB/s", True), Column("Avg ms", True),
         Column("p99 ms", True), Column("Point")], rows, notes, group_title="Sweep")

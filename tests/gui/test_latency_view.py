@@ -66,8 +66,11 @@ def test_distribution_of_a_real_run(window: MainWindow, qtbot, fio_db: Path) -> 
     qtbot.waitUntil(lambda: not view.tasks.busy, timeout=10000)
     assert view.views.currentIndex() == 0  # the charts over time
     assert view.latency.shown is None and view.latency._asked is None and view.latency.request is not None
+    assert view.since_start.isEnabled()
     lat = show_tab(view, qtbot)
     run = view.data.run
+    # Show and Step choose what it shows; Each interval / Since step start are the charts' alone
+    assert view.scope.isEnabled() and view.step.isEnabled() and not view.since_start.isEnabled()
     # every step (the view opens on All steps): all I/Os of the run, both steps' results added up
     h = lat.shown.histogram
     ios = sum(sum(m.read_hist.values()) + sum(m.write_hist.values()) for m in (all_result(run, s) for s in run.steps))

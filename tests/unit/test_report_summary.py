@@ -31,7 +31,7 @@ def expected_phrases(before: StepSpec, after: StepSpec, threshold: float = 5.0) 
             continue
         unit = "" if d.unit in ("IOPS", "MB/s") else f" {d.unit}"
         label = d.label if not out or d.label in ("IOPS", "MB/s") else d.label[0].lower() + d.label[1:]
-        out.append(f"{label} {'up' if c > b else 'down'} {abs(pct):.1f} % "
+        out.append(f"{label} {'up' if c > b else 'down'} {abs(pct):,.1f} % "
                    f"({fmt_sig(b)}{unit} \u2192 {fmt_sig(c)}{unit})")
     return out
 
@@ -99,3 +99,12 @@ def test_groups_of_repeats_are_labelled_by_their_shared_tag_and_the_noise_is_the
     mean_b = sum(BEFORE[2].iops * k for k in (1.0, 1.02, 0.98)) / 3
     mean_a = sum(AFTER[2].iops * k for k in (1.0, 1.01, 0.99)) / 3
     assert f"IOPS up {(mean_a - mean_b) / mean_b * 100:.1f} % ({fmt_sig(mean_b)} \u2192 {fmt_sig(mean_a)})" in iops
+
+
+def test_large_changes_are_written_with_thousands_separators(store):
+    before = [StepSpec(s.spec, s.iops, s.mbps, s.avg_ms, s.max_ms, s.p99_ms) for s in BEFORE[:1]]
+    after = [StepSpec(s.spec, s.iops * 96.529, s.mbps * 96.529, s.avg_ms, s.max_ms, s.p99_ms) for s in BEFORE[:1]]
+    record(store, RunSpec(before, name="old", tags=["before"]))
+    record(store, RunSpec(after, name="new", tags=["after"]))
+    (block,) = build_report(store, [1], [[2]]).summary
+    assert "IOPS up 9,552.9 %" in block.sentences[0]

@@ -30,6 +30,7 @@ from app.ui.history.latency_view import LatencyView
 from app.ui.history.report_table import ReportTableWidget
 from app.ui.history.store_tasks import StoreTasks
 from app.ui.history.stored_series import DEFAULT_BINS, StoredRun, load_points, load_run
+from app.ui.history.sweep_view import SweepView
 from app.ui.run.charts import ChartGrid
 from app.ui.run.live_data import ALL_KEY, LAST, WHOLE, LiveResults, SeriesKey
 from app.ui.widgets import button
@@ -149,12 +150,13 @@ class RunView(QWidget):
         blay2.addWidget(self.table, 1)
         blay2.addWidget(self.table_notes)
         blay2.addWidget(self.messages)
-        self.views = QTabWidget()  # the level and step chosen above: over time, or where response times fall
-        self.views.setDocumentMode(True)
+        self.views = QTabWidget()  # the level and step chosen above: over time, or where response times fall;
+        self.views.setDocumentMode(True)  # the Sweep tab only for runs that are sweeps
         self.views.addTab(top, "Over time")
         self.views.addTab(self.latency, "Response time distribution")
         self.views.setTabToolTip(1, "Where the response times of the level and step shown fall: over the step, "
                                     "and interval by interval")
+        self.sweep = SweepView()
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.views)
         self.splitter.addWidget(bottom)
@@ -169,6 +171,7 @@ class RunView(QWidget):
         self.scope.currentIndexChanged.connect(lambda _i: self._show_scope())
         self.step.currentIndexChanged.connect(lambda _i: self._replay())
         self.kind_group.buttonToggled.connect(lambda _b, on: on and self._replay())
+        self.views.currentChanged.connect(lambda _i: self._tab_shown())
         for w in (self.scope, self.step, self.each_interval, self.since_start):
             w.setEnabled(False)
 
@@ -225,15 +228,26 @@ class RunView(QWidget):
         for title, _k, _l in self._scopes:
             self.scope.addItem(title)
         self.scope.blockSignals(False)
-        for w in (self.scope, self.step, self.each_interval, self.since_start):
-            w.setEnabled(data.has_samples)
+        self._tab_shown()
         if not data.has_samples:
             self.notice.setText("This run has no samples over time" + (
                 " (imported from Iometer, which keeps only each test's final numbers)" if is_iometer_run(r) else "")
                 + "; its results are in the table below.")
         self.notice.setVisible(not data.has_samples)
         self.charts.setVisible(data.has_samples)
+        if self.sweep.set_run(r) and self.views.indexOf(self.sweep) < 0:
+            self.views.addTab(self.sweep, "Sweep")
         self._show_scope()
+
+    def _tab_shown(self) -> None:
+        """Show and Step choose what the charts over time and the response time distribution show; Each
+        interval and Since step start apply to the charts only (and nothing above to a sweep's curves)."""
+        has = self.data is not None and self.data.has_samples
+        tab = self.views.currentIndex()
+        for w in (self.scope, self.step):
+            w.setEnabled(has and tab in (0, self.views.indexOf(self.latency)))
+        for w in (self.each_interval, self.since_start):
+            w.setEnabled(has and tab == 0)
 
     def _show_scope(self) -> None:
         i = self.scope.currentIndex()

@@ -1,0 +1,67 @@
+"""A sweep run's curves as report line charts (Qt-free): per family of sweeps (``analysis.sweep_curves``) IOPS,
+MB/s, and average and p99 response time against the load, and the response time against the throughput with
+the knee marked; one line per outer value where the plan sweeps two dimensions."""
+
+from __future__ import annotations
+
+from app.analysis.sweep import KNEE_RULE
+from app.analysis.sweep_curves import SweepFamily, sweep_families
+from app.report.charts import CANDIDATE_COLORS, LineChart, LineSeries, Mark
+from app.store.records import Run
+
+HEIGHT = 105.0
+WORK = {"iops": "IOPS", "mbps": "MB/s"}
+
+
+def curves_title(run: Run) -> str:
+    return f"Run {run.id} \u2014 sweep curves"
+
+
+def knee_note() -> str:
+    return KNEE_RULE + "."
+
+
+def _color(i: int) -> str:
+    return CANDIDATE_COLORS[i % len(CANDIDATE_COLORS)]
+
+
+def family_charts(family: SweepFamily, key: str) -> list[LineChart]:
+    """The four charts of one family; ``key`` prefixes each chart's key."""
+    ticks = family.ticks()
+    common = {"x_log2": family.log2, "x_ticks": ticks, "plot_height": HEIGHT}
+    x = family.x_title
+    many = len(family.lines) > 1
+
+    def load_series(field: str, dash: bool = False, label: str | None = None) -> list[LineSeries]:
+        return [LineSeries(label if label is not None else ln.label, ln.series(field), _color(i), 1.4, dash, True)
+                for i, ln in enumerate(family.lines)]
+
+    knees = family.knees()
+    out = [LineChart(f"{key}-{field}", f"{WORK[field]}: {family.title}", x, WORK[field], load_series(field),
+                     **common, marks=[Mark(p.load, getattr(p, field), family.knee_caption(ln, p)) for ln, p in knees]
+                     if field == family.throughput else []) for field in ("iops", "mbps")]
+    if many:  # the outer values name the solid lines; the dashed ones follow their colour
+        lat = load_series("lat_mean_ms") + load_series("lat_p99_ms", dash=True, label="")
+    else:
+        lat = load_series("lat_mean_ms", label="average") + load_series("lat_p99_ms", dash=True, label="p99")
+    lat = [s for s in lat if s.points]
+    out.append(LineChart(f"{key}-lat", f"Response time (solid: average, dashed: p99): {family.title}", x, "ms",
+                         lat, **common))
+    work = WORK[family.throughput]
+    curve = [LineSeries(ln.label, ln.latency_vs_throughput(), _color(i), 1.4, markers=True,
+                        point_labels=[family.tick_label(p.load) for p in ln.sweep.points if p.lat_mean_ms is not None])
+             for i, ln in enumerate(family.lines)]
+    # the knee's ratio as a line from the origin: every other point lies on or above it
+    top = max((t for ln in family.lines for t, _ in ln.latency_vs_throughput()), default=0.0)
+    curve += [LineSeries("", [(0.0, 0.0), (top, top * p.lat_mean_ms / getattr(p, family.throughput))], "#9aa0a6",
+                         0.8, dash=True) for _, p in knees if getattr(p, family.throughput) > 0]
+    marks = [Mark(getattr(p, family.throughput), p.lat_mean_ms, family.knee_caption(ln, p)) for ln, p in knees]
+    out.append(LineChart(f"{key}-knee", f"Average response time against {work}, knee marked: {family.title}",
+                         f"{work} (points labelled with their {family.noun}; dashed: the knee's {work} per ms)", "ms",
+                         curve, x_min=0.0, plot_height=HEIGHT, marks=marks))
+    return out
+
+
+def sweep_charts(run: Run) -> list[LineChart]:
+    """Every family's charts, in step order."""
+    return [c for i, fam in enumerate(sweep_families(run), 1) for c in family_charts(fam, f"sweep-{run.id}-{i}")]

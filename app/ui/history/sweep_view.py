@@ -1,0 +1,170 @@
+"""A stored sweep run's curves (the History run view's Sweep tab), drawn with pyqtgraph from the same curve
+data as the report (``analysis.sweep_curves``): IOPS, MB/s and response time against the load, and the
+response time against the throughput with the knee marked. One family of sweeps at a time."""
+
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication, QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from app.analysis.sweep import KNEE_RULE, find_sweeps
+from app.analysis.sweep_curves import SweepFamily, families
+from app.store.records import Run
+from app.ui.run.charts import CompactAxis, series_color
+
+KNEE_COLOR = "#d0342c"
+WORK = {"iops": "IOPS", "mbps": "MB/s"}
+
+
+class _Plot:
+    def __init__(self, title: str):
+        self.title = title
+        self.widget = pg.PlotWidget(axisItems={"left": CompactAxis("left")})
+        self.plot = self.widget.getPlotItem()
+        self.plot.showGrid(x=True, y=True, alpha=0.2)
+        self.plot.setMenuEnabled(False)
+        self.plot.getAxis("left").setWidth(56)
+        for axis in ("left", "bottom"):
+            self.plot.getAxis(axis).enableAutoSIPrefix(False)
+        self.plot.addLegend(offset=(64, 4), labelTextSize="8pt")  # top left: sweeps mostly rise
+        self.widget.setMinimumSize(220, 170)
+
+
+class SweepView(QWidget):
+    """Empty until ``set_run`` gets a run with sweeps."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.families: list[SweepFamily] = []
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary.setToolTip(KNEE_RULE)
+        self.choice = QComboBox()
+        self.choice.setToolTip("Which sweep the curves show (one line per outer value where two dimensions are "
+                               "swept)")
+        self.choice_label = QLabel("Sweep:")
+        pick = QHBoxLayout()
+        pick.addWidget(self.choice_label)
+        pick.addWidget(self.choice, 1)
+        self.plots = {k: _Plot(t) for k, t in (("iops", "IOPS"), ("mbps", "MB/s"),
+                                               ("lat", "Response time (solid: average, dashed: p99)"),
+                                               ("knee", "Average response time against throughput"))}
+        grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        for i, p in enumerate(self.plots.values()):
+            grid.addWidget(p.widget, i // 2, i % 2)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 4, 0, 0)
+        lay.addLayout(pick)
+        lay.addWidget(self.summary)
+        lay.addLayout(grid, 1)
+        self.choice.currentIndexChanged.connect(lambda _i: self._draw())
+        self.apply_palette(QApplication.palette())
+
+    def set_run(self, run: Run) -> bool:
+        """Show the run's sweeps; False (and nothing shown) when it has none."""
+        sweeps = find_sweeps(run)
+        self.families = families(sweeps)
+        self.choice.blockSignals(True)
+        self.choice.clear()
+        for f in self.families:
+            self.choice.addItem(f.title)
+        self.choice.blockSignals(False)
+        many = len(self.families) > 1
+        self.choice.setVisible(many)
+        self.choice_label.setVisible(many)
+        self._draw()
+        return bool(self.families)
+
+    @property
+    def family(self) -> SweepFamily | None:
+        i = self.choice.currentIndex()
+        return self.families[i] if 0 <= i < len(self.families) else None
+
+    def _draw(self) -> None:
+        for p in self.plots.values():
+            p.plot.clear()
+        fam = self.family
+        if fam is None:
+            self.summary.clear()
+            return
+
+        def x(load: float) -> float:
+            return math.log2(load) if fam.log2 else load
+
+        ticks = [[(x(v), label) for v, label in fam.ticks()]]
+        knees = fam.knees()
+        for key in ("iops", "mbps", "lat"):
+            p = self.plots[key]
+            p.plot.setLabel("bottom", fam.x_title)
+            p.plot.getAxis("bottom").setTicks(ticks)
+            p.plot.setLabel("left", "ms" if key == "lat" else WORK[key])
+            p.plot.setTitle(p.title, size="9pt", color=self._fg.name())
+        for i, ln in enumerate(fam.lines):
+            color = series_color(i)
+            for key, field, dash in (("iops", "iops", False), ("mbps", "mbps", False), ("lat", "lat_mean_ms", False),
+                                     ("lat", "lat_p99_ms", True)):
+                pts = ln.series(field)
+                pen = pg.mkPen(color, width=2, style=Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
+                name = (ln.label or None) if key != "lat" else ((ln.label + " " if ln.label else "")
+                                                                 + ("p99" if dash else "average"))
+                self.plots[key].plot.plot([x(a) for a, _ in pts], [b for _, b in pts], pen=pen, symbol="o",
+                                          symbolSize=5, symbolBrush=color, symbolPen=color, name=name)
+            pts = ln.latency_vs_throughput()
+            self.plots["knee"].plot.plot([a for a, _ in pts], [b for _, b in pts], pen=pg.mkPen(color, width=2), symbol="o",
+                                         symbolSize=5, symbolBrush=color, symbolPen=color, name=ln.label or None)
+            for (a, b), p in zip(pts, ln.sweep.points, strict=False):
+                self._text(self.plots["knee"], fam.tick_label(p.load), a, b, color.name(), (0, 0))
+        work = fam.throughput
+        top = max((t for ln in fam.lines for t, _ in ln.latency_vs_throughput()), default=0.0)
+        last = x(fam.loads[-1])
+        for ln, k in knees:  # an open square and a caption on the throughput curve and on the knee curve
+            for key, xv, right in ((work, x(k.load), x(fam.loads[0]) + last), ("knee", getattr(k, work), top)):
+                yv = getattr(k, work) if key == work else k.lat_mean_ms
+                self.plots[key].plot.plot([xv], [yv], pen=None, symbol="s", symbolSize=14, symbolBrush=None,
+                                          symbolPen=pg.mkPen(KNEE_COLOR, width=2))
+                # the caption on the side with room: left of a knee in the right half
+                anchor = (1.1, 1.2) if 2 * xv > right else (-0.1, 1.2)
+                self._text(self.plots[key], fam.knee_caption(ln, k), xv, yv, KNEE_COLOR, anchor)
+        for _ln, k in knees:  # the knee's throughput per ms from the origin: every other point lies above it
+            if getattr(k, work) > 0:
+                self.plots["knee"].plot.plot([0.0, top], [0.0, top * k.lat_mean_ms / getattr(k, work)],
+                                             pen=pg.mkPen("#9aa0a6", width=1, style=Qt.PenStyle.DashLine))
+        kp = self.plots["knee"].plot
+        kp.setLabel("bottom", f"{WORK[work]} (point labels: {fam.noun}; dashed: the knee's ratio)")
+        kp.setLabel("left", "ms (average)")
+        kp.getAxis("bottom").setTicks(None)
+        kp.setTitle(f"Average response time against {WORK[work]}, knee marked", size="9pt", color=self._fg.name())
+        self.summary.setText("\n".join(s for ln in fam.lines for s in ln.sweep.summary()))
+        for key, p in self.plots.items():  # y from zero: a curve's rise reads true
+            top = max((b for item in p.plot.listDataItems() if (d := item.getData())[1] is not None
+                       for b in d[1]), default=0.0)
+            p.plot.enableAutoRange(axis="x")
+            p.plot.setYRange(0, top * (1.15 if key in (work, "knee") else 1.05) or 1.0, padding=0)
+
+    def _text(self, p: _Plot, text: str, xv: float, yv: float, color: str, anchor: tuple[float, float]) -> None:
+        item = pg.TextItem(text, color=color, anchor=anchor)
+        item.setPos(xv, yv)
+        p.plot.addItem(item)
+
+    def apply_palette(self, palette: QPalette) -> None:
+        """Follow the window's light or dark palette."""
+        self._fg = palette.color(QPalette.ColorRole.Text)
+        bg = palette.color(QPalette.ColorRole.Base)
+        for p in self.plots.values():
+            p.widget.setBackground(bg)
+            for axis in ("left", "bottom"):
+                ax = p.plot.getAxis(axis)
+                ax.setPen(self._fg)
+                ax.setTextPen(self._fg)
+        self._draw()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.apply_palette(QApplication.palette())
+        super().changeEvent(event)
