@@ -150,8 +150,10 @@ class RunView(QWidget):
         blay2.addWidget(self.table, 1)
         blay2.addWidget(self.table_notes)
         blay2.addWidget(self.messages)
-        self.views = QTabWidget()  # the level and step chosen above: over time, or where response times fall;
-        self.views.setDocumentMode(True)  # the Sweep tab only for runs that are sweeps
+        # the level and step chosen above, over time or where their response times fall; the Sweep tab only
+        # for runs that are sweeps
+        self.views = QTabWidget()
+        self.views.setDocumentMode(True)
         self.views.addTab(top, "Over time")
         self.views.addTab(self.latency, "Response time distribution")
         self.views.setTabToolTip(1, "Where the response times of the level and step shown fall: over the step, "
