@@ -94,7 +94,8 @@ def fill_history(win: MainWindow, points: int, spare: int) -> None:
     for j, key in enumerate(series_keys(win)):
         s = Series()
         s.x = np.arange(1, points + spare + 1, dtype=np.float64)
-        level = (5000 + 40 * j) * np.array([1.0, 0.004, 0.0008, 0.02, 0.0012])[:, None]
+        # per CHART_FIELDS: IOPS, MB/s, mean, max, p99 ms, fio CPU %, errors
+        level = (5000 + 40 * j) * np.array([1.0, 0.004, 0.0008, 0.02, 0.0012, 0.003, 0.0])[:, None]
         raw = level * (1 + 0.03 * rng.standard_normal((len(CHART_FIELDS), points + spare)))
         whole = np.cumsum(raw, axis=1) / np.arange(1, points + spare + 1)
         s.values = {WHOLE: whole.astype(np.float32), LAST: raw.astype(np.float32)}

@@ -1,19 +1,36 @@
 """Many hosts: N `fio --server` processes on 127.0.0.x, W workers each (null engine), run live from the
 GUI at 1 Hz with the charts on "Each worker (all managers)".
 
-    QT_QPA_PLATFORM=offscreen python benchmarks/bench_many_hosts.py [--hosts 8,16,32] [--workers 4]
-                                                                   [--seconds 20]
+    QT_QPA_PLATFORM=offscreen python benchmarks/bench_many_hosts.py [--hosts 8,16,32,48,64] [--workers 4]
+                                                                   [--seconds 20] [--delay-ms 100 --burst 200]
 
-For each fan-out: the event loop's lateness (a 10 ms timer: median, p99, max; target p99 < 50 ms), the
-GUI thread's own CPU time, whether every manager's every interval was stored (one sample per second
-from the first to the last), and whether each manager's stored final IOPS equal its server's own final
-report (sum of its jobs' read + write iops in fio's JSON, kept as the step's raw output; within 0.1 %).
+The point is Fiometer's fan-out; real servers are other machines. So every worker's access
+specification has Iometer's transfer delay (``--delay-ms`` before each burst of ``--burst`` I/Os:
+fio's thinktime): ~2,000 IOPS per worker, a null job sleeping between bursts (10 wake-ups a second)
+instead of spinning a core. ``--servers-aside`` also gives every process of the servers the lowest CPU
+weight of its session group as it appears (on a machine busy with other work this starves the servers
+themselves: fio then skips status intervals). ``--delay-ms 0`` makes every null job
+spin: fio's job processes each make themselves a session leader, so under Linux's autogroup
+scheduling each gets as much CPU as the whole Fiometer process, and on a 2-core machine 64+ spinning
+jobs starve the servers' senders and Fiometer alike (reports arrived up to 19 s late, servers were
+silent for 9-27 s): that measures the machine, not Fiometer.
+
+For each fan-out it prints:
+- the event loop's lateness while the run is live (a 10 ms QTimer in the window's event loop, run by
+  QEventLoop.exec(): median, p99, max; goal p99 < 50 ms) and the GUI thread's own work between ticks;
+- every report stored: for each manager, as many interval samples stored as reports arrived, and
+  they add up to fio's whole run on its own clock (runtimes to the final report's, I/Os to its I/O
+  count); and whether fio reported every interval (the longest stored interval on fio's clock);
+- final numbers = each server's own final report (sum of its jobs' read + write iops, kept as the
+  step's raw output; within 0.1 %);
+- how late reports arrived against fio's clock (the largest drift of a manager's arrival times from its
+  runtimes) and Fiometer's process CPU time per host per second.
+The last line names the largest fan-out that met every goal and where and why it stopped.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -26,41 +43,156 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from bench_gui import APP, LatencyProbe, choose_scope, pct, settle  # noqa: E402
+from bench_gui import APP, LatencyProbe, choose_scope, pct, settle  # noqa: E402, F401  (APP: the QApplication)
+from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 
 from app.engine.runner import RunOptions  # noqa: E402
+from app.engine.telemetry import StepTelemetry  # noqa: E402
 from app.model.plan import SpecLine, Target  # noqa: E402
 from app.store import get_run, open_store  # noqa: E402
 from app.ui.launch import HeadlessWindow  # noqa: E402  (problems to stderr, never a modal box)
+from tests.fio_servers import free_port, stop_group, wait_listening  # noqa: E402
 from tests.helpers import grid  # noqa: E402
-from tests.integration.test_remote_fio import free_port, stop_group, wait_listening  # noqa: E402
+from tests.stored_vs_fio import check_manager  # noqa: E402
+
+INTERVAL = 1.0
+
+
+# Runs in its own process (its own session, lowest weight): scanning /proc must not take Fiometer's GIL.
+_ASIDE = """
+import os, sys, time
+from pathlib import Path
+os.setsid()
+Path("/proc/self/autogroup").write_text("19")
+roots, seen, end = [int(a) for a in sys.argv[1:]], set(), time.monotonic() + 10
+while True:
+    todo = list(roots)
+    while todo:
+        pid = todo.pop()
+        if pid not in seen:
+            seen.add(pid)
+            try:
+                Path(f"/proc/{pid}/autogroup").write_text("19")
+            except OSError:
+                pass
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                todo += map(int, Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+        except OSError:
+            pass
+    time.sleep(0.05 if time.monotonic() < end else 1.0)  # job processes appear when the run starts
+"""
+
+
+class ServersAside:
+    """Real servers are other machines: every process of the fio servers started here (listener,
+    connection handlers, backends, and job processes, each of which makes itself a session leader and
+    so, under Linux's autogroup scheduling, gets as much CPU as the whole Fiometer process) is given
+    the lowest CPU weight of its session group (``/proc/PID/autogroup`` nice 19) as it appears.
+    Fiometer's own priority is left alone. ``applied`` is False where the system does not allow it."""
+
+    def __init__(self, roots: list[int], wanted: bool) -> None:
+        self.roots = roots
+        self.applied = wanted and os.path.exists("/proc/self/autogroup") and os.geteuid() == 0
+        self._proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> ServersAside:
+        if self.applied:
+            self._proc = subprocess.Popen([sys.executable, "-c", _ASIDE, *map(str, self.roots)])
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
 
 
 def start_servers(n: int) -> list[tuple[str, int, subprocess.Popen]]:
     out = []
-    for i in range(n):
-        host = f"127.0.0.{2 + i}"
-        port = free_port(host)
-        proc = subprocess.Popen(["fio", f"--server={host},{port}"], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, start_new_session=True)
-        out.append((host, port, proc))
-    for host, port, proc in out:
-        wait_listening(host, port, proc, timeout=10)
+    try:
+        for i in range(n):
+            host = f"127.0.0.{2 + i}"
+            port = free_port(host)
+            proc = subprocess.Popen(["fio", f"--server={host},{port}"], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, start_new_session=True)
+            out.append((host, port, proc))
+        for host, port, proc in out:
+            wait_listening(host, port, proc, timeout=10)
+    except BaseException:
+        for _h, _p, proc in out:
+            stop_group(proc)
+        raise
     return out
 
 
-def fio_own_iops(raw: str) -> float:
-    doc = json.loads(raw[raw.index("{"):])
-    jobs = doc.get("jobs") or doc.get("client_stats") or []  # a remote fio reports as its client prints
-    return sum(j["read"]["iops"] + j["write"]["iops"] for j in jobs if j.get("jobname") != "All clients")
+class WaitProbe(LatencyProbe):
+    """Also how long the GUI thread waited for a CPU between ticks (the kernel's run-queue delay, from
+    /proc/thread-self/schedstat): lateness = own work + waiting for a CPU + waiting for the GIL."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queued: list[float] = []
+        self._last_wait: int | None = None
+
+    def _tick(self) -> None:
+        try:
+            with open("/proc/thread-self/schedstat") as f:
+                wait = int(f.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            wait = None
+        if self.last and wait is not None and self._last_wait is not None:
+            self.queued.append((wait - self._last_wait) / 1e6)
+        self._last_wait = wait
+        super()._tick()
 
 
-def run(hosts: int, workers: int, seconds: int, tmp: Path) -> dict:
+class Arrivals:
+    """Reports that reached telemetry and made a manager sample, per manager (what the store must hold)."""
+
+    def __init__(self) -> None:
+        self.count: dict[str, int] = {}
+        self._update = StepTelemetry.update
+
+    def __enter__(self) -> Arrivals:
+        count, update = self.count, self._update
+
+        def counted(tel: StepTelemetry, snap):  # noqa: ANN001, ANN202
+            out = update(tel, snap)
+            for s in out:
+                if s.level == "manager":
+                    count[s.manager] = count.get(s.manager, 0) + 1
+            return out
+
+        StepTelemetry.update = counted  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        StepTelemetry.update = self._update  # type: ignore[method-assign]
+
+
+def live_run(win: HeadlessWindow, seconds: int) -> WaitProbe:
+    """Start the run and spin the window's real event loop until it ends; the probe's timer runs in it."""
+    probe = WaitProbe()
+    loop = QEventLoop()
+    watch = QTimer()
+    watch.setInterval(100)
+    end = time.monotonic() + seconds + 90
+    watch.timeout.connect(lambda: loop.quit() if not win.controller.running or time.monotonic() > end else None)
+    assert win.start_run(), "the run did not start"
+    probe.start()
+    watch.start()
+    loop.exec()
+    watch.stop()
+    return probe.stop()
+
+
+def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path, aside: bool = False) -> dict:
     servers = start_servers(hosts)
+    db = tmp / f"hosts-{hosts}.db"
     try:
-        win = HeadlessWindow(None, persist=False, db_path=tmp / f"hosts-{hosts}.db")
+        win = HeadlessWindow(None, persist=False, db_path=db)
         plan = grid(hosts, workers, 1)
-        plan.specs[0].lines = [SpecLine(4096, 100, 70, 100, 0, 1, 4096, 0)]
+        plan.specs[0].lines = [SpecLine(4096, 100, 70, 100, delay_ms, burst, 4096, 0)]
         for m, (host, port, _p) in zip(plan.managers, servers, strict=True):
             m.host = f"{host}:{port}"
             for wi, w in enumerate(m.workers):
@@ -71,17 +203,11 @@ def run(hosts: int, workers: int, seconds: int, tmp: Path) -> dict:
         win.tabs.setCurrentWidget(win.results_tab)
         settle(0.3)
         choose_scope(win, "Each worker (all managers)")
-        win.run_options = RunOptions(engine="null", run_time=seconds)
-        probe = LatencyProbe()
-        cpu0 = time.process_time()
-        assert win.start_run(), "the run did not start"
-        probe.start()
-        end = time.monotonic() + seconds + 60
-        while win.controller.running and time.monotonic() < end:
-            APP.processEvents()
-            time.sleep(0.001)
-        probe.stop()
-        cpu = time.process_time() - cpu0
+        win.run_options = RunOptions(engine="null", run_time=seconds, status_interval=INTERVAL)
+        cpu0, wall0 = time.process_time(), time.monotonic()
+        with ServersAside([proc.pid for _h, _p, proc in servers], aside) as set_aside, Arrivals() as arrived:
+            probe = live_run(win, seconds)
+        cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
         status = win.controller.last_status
         win.doc.dirty = False
         win.close()
@@ -89,59 +215,98 @@ def run(hosts: int, workers: int, seconds: int, tmp: Path) -> dict:
     finally:
         for _h, _p, proc in servers:
             stop_group(proc)
-    out = {"hosts": hosts, "status": status, "cpu_s": cpu, "p50": pct(probe.lates, 50),
+    out = {"hosts": hosts, "status": status, "cpu_s": cpu, "wall_s": wall, "p50": pct(probe.lates, 50),
            "p99": pct(probe.lates, 99), "max": max(probe.lates, default=float("nan")),
-           "own_p99": pct(probe.own, 99)}
+           "own_p99": pct(probe.own, 99), "late_ticks": late_ticks(probe), "aside": set_aside.applied}
     if os.environ.get("KEEP_DB"):
         import shutil
-        shutil.copy(tmp / f"hosts-{hosts}.db", os.environ["KEEP_DB"])
-    with open_store(tmp / f"hosts-{hosts}.db") as store:
+        shutil.copy(db, os.environ["KEEP_DB"])
+    with open_store(db) as store:
         run_id = store.conn.execute("SELECT max(id) FROM runs").fetchone()[0]
         r = get_run(store, run_id, raw_output=True)
         step = r.steps[0]
-        complete, equal, worst, counts, max_gap = 0, 0, 0.0, [], 0.0
-        for m in r.managers:
-            ts = [t for (t,) in store.conn.execute(
-                "SELECT t FROM samples WHERE series_id = (SELECT coalesce(same_as, id) FROM series WHERE "
-                "step_id = ? AND level = 'manager' AND manager = ?) ORDER BY t", (step.id, m.name))]
-            # every interval fio reported was stored: about one sample per second of fio's clock (a loaded
-            # machine delays fio's own reports: the largest gap is shown)
-            gaps = [b - a for a, b in zip(ts, ts[1:], strict=False)]
-            counts.append(len(ts))
-            max_gap = max([max_gap, *gaps])
-            if ts and len(ts) >= round(ts[-1]) - 1:
-                complete += 1
-            stored = next((x.metrics.iops for x in step.results if x.level == "manager" and x.manager == m.name),
-                          None)
-            raw = step.outputs.get(m.name)
-            own = fio_own_iops(raw.raw_output) if raw and raw.raw_output else float("nan")
-            diff = abs(stored - own) / own if stored is not None and own else float("inf")
-            worst = max(worst, diff)
-            equal += diff <= 1e-3
-        problems = [msg.text for msg in step.messages if msg.level != "info"]
-        out.update(managers=len(r.managers), complete=complete, equal=equal, worst=worst, step=step.status,
-                   samples=(min(counts, default=0), max(counts, default=0)), max_gap=max_gap, problems=problems)
+        checks = [check_manager(store, step, m.name, INTERVAL) for m in r.managers]
+        for m, c in zip(r.managers, checks, strict=True):
+            if c.samples != arrived.count.get(m.name, 0):
+                c.complete = False
+                c.why = f"{arrived.count.get(m.name, 0)} reports arrived, {c.samples} stored" + (
+                    f"; {c.why}" if c.why else "")
+        counts = [c.samples for c in checks]
+        out.update(managers=len(r.managers), complete=sum(c.complete for c in checks),
+                   every_interval=sum(c.longest_s <= 1.5 * INTERVAL for c in checks),
+                   longest=max(c.longest_s for c in checks),
+                   equal=sum(c.iops_diff <= 1e-3 for c in checks), worst=max(c.iops_diff for c in checks),
+                   drift=max(c.drift_s for c in checks), step=step.status,
+                   fio_cpu=sum(c.own.cpu_pct for c in checks if c.own) / 100,
+                   samples=(min(counts, default=0), max(counts, default=0)),
+                   problems=[msg.text for msg in step.messages if msg.level == "error"]
+                   + [msg.text for msg in step.messages if msg.level == "warning"]
+                   + [f"{m.name}: {c.why}" for m, c in zip(r.managers, checks, strict=True) if not c.complete])
     return out
+
+
+def late_ticks(probe: WaitProbe) -> tuple[int, float, float]:
+    """Ticks later than 50 ms: how many, and the share of their lateness spent waiting for a CPU and
+    doing the GUI thread's own work (the rest: waiting for the GIL)."""
+    late = [(lat, own, q) for lat, own, q in zip(probe.lates, probe.own, probe.queued, strict=False) if lat > 50]
+    total = sum(lat + 10 for lat, _, _ in late) or 1.0
+    return len(late), sum(q for _, _, q in late) / total, sum(o for _, o, _ in late) / total
+
+
+def verdict(r: dict, n: int) -> str | None:
+    """Why this fan-out missed a goal, or None."""
+    why = []
+    if r["status"] != "complete":
+        why.append(f"the run ended {r['status']}")
+    if not r["p99"] < 50:
+        why.append(f"event loop p99 {r['p99']:.0f} ms")
+    if r["complete"] < n:
+        why.append(f"reports missing from the store for {n - r['complete']} managers")
+    if r["equal"] < n:
+        why.append(f"final numbers differ for {n - r['equal']} managers")
+    return "; ".join(why) or None
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--hosts", default="8,16,32")
+    ap.add_argument("--hosts", default="8,16,32,48,64")
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--seconds", type=int, default=20)
+    ap.add_argument("--delay-ms", type=int, default=100, help="Iometer transfer delay before each burst (0: spin)")
+    ap.add_argument("--burst", type=int, default=200, help="I/Os per burst")
+    ap.add_argument("--servers-aside", action="store_true",
+                    help="the fio servers' processes at the lowest CPU weight (as if elsewhere)")
     args = ap.parse_args()
+    load = (f"{args.burst} I/Os per {args.delay_ms} ms burst per worker" if args.delay_ms
+            else "every null job spinning")
+    print(f"N fio servers on 127.0.0.x x {args.workers} workers, null engine, {load}, {args.seconds} s, "
+          f"live in the window at {INTERVAL:g} Hz on {os.cpu_count()} CPUs", flush=True)
+    best, stop = 0, None
     with tempfile.TemporaryDirectory(prefix="fiometer-hosts-") as tmp:
         for n in [int(x) for x in args.hosts.split(",")]:
-            r = run(n, args.workers, args.seconds, Path(tmp))
-            ok = "OK" if r["p99"] < 50 and r["complete"] == r["equal"] == n else "MISSED"
-            print(f"{n:3d} hosts x {args.workers} workers, {args.seconds} s, run {r['status']}: event loop lateness "
-                  f"median {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, max {r['max']:.0f} ms (GUI thread's own work "
-                  f"p99 {r['own_p99']:.1f} ms); every interval stored for {r['complete']}/{n} managers "
-                  f"({r['samples'][0]}-{r['samples'][1]} samples each, largest gap {r['max_gap']:.1f} s); final IOPS "
-                  f"= server's own report for {r['equal']}/{n} (worst {r['worst'] * 100:.3f} %); "
-                  f"process CPU {r['cpu_s']:.1f} s: {ok}", flush=True)
+            load = os.getloadavg()[0]
+            r = run(n, args.workers, args.seconds, args.delay_ms, args.burst, Path(tmp), args.servers_aside)
+            why = verdict(r, n)
+            where = "servers at the lowest CPU weight" if r["aside"] else "servers at Fiometer's CPU weight"
+            print(f"{n:3d} hosts ({where}; load average before: {load:.1f}): run {r['status']}; event loop lateness median {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "
+                  f"max {r['max']:.0f} ms (GUI thread's own work p99 {r['own_p99']:.1f} ms; {r['late_ticks'][0]} ticks "
+                  f"over 50 ms, {r['late_ticks'][1] * 100:.0f} % of their time waiting for a CPU, "
+                  f"{r['late_ticks'][2] * 100:.0f} % own work); every report stored "
+                  f"for {r['complete']}/{n} managers ({r['samples'][0]}-{r['samples'][1]} samples each; fio reported "
+                  f"every interval for {r['every_interval']}/{n}, longest {r['longest']:.1f} s; reports "
+                  f"arrived at most {r['drift']:.1f} s behind fio's clock); final IOPS = server's own report for "
+                  f"{r['equal']}/{n} (worst {r['worst'] * 100:.3f} %); Fiometer CPU {r['cpu_s']:.1f} s in "
+                  f"{r['wall_s']:.0f} s ({r['cpu_s'] / r['wall_s'] / n * 1000:.1f} ms per host per second), fio's jobs "
+                  f"{r['fio_cpu']:.2f} CPUs: "
+                  f"{'OK' if why is None else 'MISSED: ' + why}", flush=True)
             for p in r["problems"][:5]:
                 print(f"      step {r['step']}: {p}")
+            if why is None and stop is None:
+                best = n
+            elif stop is None:
+                stop = f"{n} hosts ({why})"
+    print(f"largest fan-out meeting every goal: {best} hosts" + (f"; stops at {stop}" if stop else
+                                                                   " (every fan-out measured met them)"))
     return 0
 
 

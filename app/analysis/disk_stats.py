@@ -8,8 +8,9 @@ step's raw output, locally and remotely, so every stored run has them. From them
 - ``aqu-sz`` (average queue size) = time in queue / the window, both in ms;
 - ``%util`` = fio's own utilisation (time the disk was busy / the window).
 
-The window is the longest job's runtime plus the step's ramp-up: fio counts disk statistics from the
-moment its jobs start, ramp included. Disks are named as the kernel names them (``sda``, ``nvme0n1``,
+The window is the disk's own clock where fio sent it (a fio server's DU message), else the longest
+job's runtime plus the step's ramp-up: fio counts disk statistics from the moment its jobs start, ramp
+included. The same figures per report, live, come from :mod:`app.engine.disk_telemetry`. Disks are named as the kernel names them (``sda``, ``nvme0n1``,
 ``dm-0``); the targets on each disk come from the run's target details (``disk``, recorded locally).
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from app.model.disk_metrics import DiskCounts
 from app.store.records import Run, StepInfo
 
 
@@ -37,10 +39,6 @@ class DiskStat:
     util_pct: float
     window_s: float
     targets: tuple[str, ...] = field(default=())
-
-
-def _ratio(num: float, den: float) -> float | None:
-    return num / den if den else None
 
 
 def _window_s(doc: dict, step: StepInfo) -> float:
@@ -68,15 +66,12 @@ def step_disk_stats(run: Run, step: StepInfo) -> list[DiskStat]:
         for d in doc.get("disk_util") or []:
             if not isinstance(d, dict) or "name" not in d:
                 continue
-            n = {k: float(d.get(k) or 0) for k in ("read_ios", "write_ios", "read_merges", "write_merges",
-                                                     "read_ticks", "write_ticks", "in_queue", "util")}
+            # a fio server's DU carries the disk's own clock (kept in the stored output): exact
+            c = DiskCounts.from_fio(d, float(d["msec"]) if d.get("msec") else window * 1000.0)
             out.append(DiskStat(
-                step.index, manager, str(d["name"]), int(n["read_ios"]), int(n["write_ios"]),
-                int(n["read_merges"]), int(n["write_merges"]),
-                _ratio(n["read_ticks"], n["read_ios"]), _ratio(n["write_ticks"], n["write_ios"]),
-                _ratio(n["read_ticks"] + n["write_ticks"], n["read_ios"] + n["write_ios"]),
-                _ratio(n["in_queue"], window * 1000.0), n["util"], window,
-                tuple(on_disk.get((manager, str(d["name"])), ()))))
+                step.index, manager, str(d["name"]), int(c.read_ios), int(c.write_ios),
+                int(c.read_merges), int(c.write_merges), c.r_await_ms, c.w_await_ms, c.await_ms, c.aqu_sz,
+                float(d.get("util") or 0), c.window_ms / 1000.0, tuple(on_disk.get((manager, str(d["name"])), ()))))
     return out
 
 

@@ -438,6 +438,7 @@ class LocalFio:
             disk_util=doc.get("disk_util") or [],
             final=final,
             raw=text if final else None,
+            fio_ms=doc.get("timestamp_ms"),
         )
 
     def _remember_children(self) -> None:

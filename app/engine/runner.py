@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.engine.disk_telemetry import step_disk_context
 from app.engine.fioproto.client import run_delay
 from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import LOOPBACK, JobFile, JobInfo, step_jobfile
@@ -344,8 +345,11 @@ class Runner:
 
     def _run_step(self, step: Step, files: dict[str, JobFile]) -> StepOutcome:
         events: queue.Queue[tuple[str, Event]] = queue.Queue()
-        telemetry = StepTelemetry({j.name: (j.manager, j.worker_key, j.target_key)
-                                   for jf in files.values() for j in jf.jobs}, self.options.status_interval)
+        jobs = [j for jf in files.values() for j in jf.jobs]
+        disks = step_disk_context(jobs, {n: self.endpoints[n].os_name for n in files},
+                                  [n for n in files if self.endpoints[n].host == "local"], self.options.engine)
+        telemetry = StepTelemetry({j.name: (j.manager, j.worker_key, j.target_key) for j in jobs},
+                                  self.options.status_interval, disks)
         self.last_telemetry = telemetry
         finished: dict[str, Finished] = {}
         raw: dict[str, str | None] = {name: None for name in files}
@@ -435,7 +439,8 @@ class Runner:
                             ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
                         finished[name] = ev
                         watch.finished(name)
-                act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()}))
+                act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()},
+                              {n: getattr(t, "last_heard", None) for n, t in transports.items()}))
                 for n in finished:
                     if n not in done:
                         done.add(n)

@@ -8,9 +8,15 @@ ETA polls and may send text while its jobs are stuck):
   Past it the manager is asked to stop; if it then ends with its final numbers it is only
   late (a slow link still delivering its reports), else it is aborted and fails once nothing has
   arrived for ``STOP_GRACE_S``, or ``LATE_DATA_S`` after the stop at the most, whatever arrives.
-  So a step ends by ramp + run + grace + ``LATE_DATA_S`` at the latest.
-- **Stall**: reports keep coming but fio's I/O counters have not moved for ``stall_s``: stopped,
-  failed, and aborted ``STOP_GRACE_S`` later (a job process stopped or stuck in the kernel).
+  So a step ends by ramp + run + grace + ``LATE_DATA_S`` at the latest, or ``BEHIND_S`` later for a
+  manager that is behind: its reports still arrive but, on fio's own clock (the jobs' runtime), it
+  has not yet reached its ramp + run time (a busy host whose reports arrive late). It is told once
+  and waited for; if it has not ended by then, it is stopped as above.
+- **Stall**: reports keep coming but fio's I/O counters have not moved for ``stall_s``, or the
+  server still answers (its ETA replies, text) but no report and no report data came for
+  ``stall_s``: stopped, failed, and aborted ``STOP_GRACE_S`` later (a job process stopped or stuck
+  in the kernel). A server that sends nothing at all is not judged here: it may be busy (its host
+  short of CPU) and late; the transport's silence watchdog says so and waits up to its stated limit.
 - **Impossible values** (:mod:`app.engine.report_checks`): the manager is aborted at once.
 - **Late numbers**: no report for ``late_s`` while the step runs is said in a message ("data still
   arriving" when the transport counts received bytes), not treated as death: the transport's own
@@ -28,6 +34,7 @@ from app.engine.report_checks import ReportChecker
 SETUP_S = 60.0  # from RUN to the first report with a runtime (file layout, job setup)
 STOP_GRACE_S = 5.0  # from a forced stop to the abort
 LATE_DATA_S = 20.0  # from the deadline's stop to the abort while data still arrives
+BEHIND_S = 30.0  # past the deadline, for a manager whose reports arrive but lag fio's own clock
 MIN_GRACE_S = 10.0
 
 
@@ -54,6 +61,9 @@ class _State:
     bytes_changed_at: float = 0.0
     bytes_seen: int | None = None  # received by the time of the last report
     bytes_ref: float | None = None
+    fio_clock_s: float | None = None  # the newest report's job runtime on fio's clock (ramp included)
+    behind_said: bool = False
+    clock_done_at: float | None = None  # when a report first showed fio's clock at the planned end
     done: bool = False
 
 
@@ -66,6 +76,12 @@ def _runtime(jobs: Sequence[Mapping[str, Any]]) -> int:
     return max((int((j.get(d) or {}).get("runtime") or 0) for j in jobs for d in ("read", "write")), default=0)
 
 
+def _job_clock(jobs: Sequence[Mapping[str, Any]]) -> float | None:
+    """How long fio's jobs have run by fio's own clock (s, ramp included), where the report says."""
+    ms = [int(j.get("job_runtime") or 0) for j in jobs if j.get("job_runtime") is not None]
+    return max(ms) / 1000.0 if ms else None
+
+
 class StepWatch:
     """``where``: manager name -> how to name it in messages (e.g. 'M1 (10.0.0.5:8765)')."""
 
@@ -74,6 +90,7 @@ class StepWatch:
         self.where = dict(where)
         self.grace = max(MIN_GRACE_S, 3 * interval)
         self.limit = ramp_s + run_s + self.grace
+        self.planned_s = ramp_s + run_s
         self.stall_s = max(MIN_GRACE_S, 5 * interval)
         self.late_s = 2 * interval + 2.0
         self.go_at = go_at
@@ -101,6 +118,11 @@ class StepWatch:
                                                f"{now - st.late_since + self.late_s:.0f} s", "info"))
             st.late_since = None
         st.last_report = now
+        clock = _job_clock(jobs)
+        if clock is not None:
+            st.fio_clock_s = clock
+            if st.clock_done_at is None and self.planned_s > 0 and clock >= self.planned_s:
+                st.clock_done_at = now
         count = io_counter(jobs)
         if st.running_since is None and (_runtime(jobs) > 0 or count > 0):
             st.running_since = now
@@ -108,7 +130,10 @@ class StepWatch:
             st.counters, st.changed_at = count, now
         return out
 
-    def due(self, now: float, bytes_received: Mapping[str, int | None]) -> list[Action]:
+    def due(self, now: float, bytes_received: Mapping[str, int | None],
+            last_heard: Mapping[str, float | None] | None = None) -> list[Action]:
+        """``bytes_received``: report bytes so far per manager (None: not counted, e.g. a local fio);
+        ``last_heard``: when (``now``'s clock) each remote manager last sent a byte of any kind."""
         out: list[Action] = []
         for name, st in self._m.items():
             if st.done:
@@ -124,7 +149,14 @@ class StepWatch:
                     st.done = True
                 continue
             start = st.running_since if st.running_since is not None else self.go_at + SETUP_S
-            if now >= start + self.limit:
+            behind = now >= start + self.limit and self._behind(st, now, start)
+            if behind and not st.behind_said:  # (the progress rules below still apply)
+                st.behind_said = True
+                out.append(Action("message", name, (
+                    f"manager {self.where[name]} is behind: {now - start:.0f} s after its jobs started, its "
+                    f"newest report shows {st.fio_clock_s:.0f} s of {self.planned_s:g} s on fio's own clock "
+                    f"(its reports arrive late); waiting up to {BEHIND_S:g} s more for it to end")))
+            if now >= start + self.limit and not behind:
                 st.overdue, st.forced_at = (
                     f"manager {self.where[name]} was still running {self.limit:g} s after its jobs started "
                     f"(ramp + run time + {self.grace:g} s grace) and did not end when asked; it was stopped"), now
@@ -139,7 +171,9 @@ class StepWatch:
                                    "(job processes stopped or stuck?); it was stopped")
                 continue
             quiet_s = now - max(st.bytes_changed_at, st.last_report or 0.0)
-            if st.running_since is not None and got is not None and quiet_s >= self.stall_s:
+            heard = (last_heard or {}).get(name)
+            answering = heard is None or now - heard < self.stall_s / 2  # (ETA polls are answered each second)
+            if st.running_since is not None and got is not None and quiet_s >= self.stall_s and answering:
                 out += self._force(st, name, now, "stop",
                                    f"manager {self.where[name]} sent no report and no report data for "
                                    f"{quiet_s:.0f} s (its server may still answer; job processes stopped or "
@@ -155,6 +189,14 @@ class StepWatch:
                 out.append(Action("message", name, f"numbers from {self.where[name]} are late: last report "
                                                    f"{now - last:.0f} s ago ({why})"))
         return out
+
+    def _behind(self, st: _State, now: float, start: float) -> bool:
+        """Within BEHIND_S of the deadline and still reporting, but not yet at its planned end on fio's
+        clock, or there less than the grace ago (its final report is on its way, like anyone's)."""
+        if (self.planned_s <= 0 or st.fio_clock_s is None or st.last_report is None
+                or now - st.last_report >= self.stall_s or now >= start + self.limit + BEHIND_S):
+            return False
+        return st.clock_done_at is None or now < st.clock_done_at + self.grace
 
     def _force(self, st: _State, name: str, now: float, kind: str, reason: str) -> list[Action]:
         st.forced, st.forced_at = reason, now

@@ -18,6 +18,10 @@ Per fio job (clone), consecutive cumulative job objects are differenced:
   not go down (ramp shorter than the interval, seen on fio 3.33). Jobs with runtime 0 and no
   error (file layout) give no sample either.
 
+Disks: each manager sample carries its disks' windows (:mod:`app.engine.disk_telemetry`); the
+manager's ``interval.disk_util`` is the busiest disk's utilisation in the window, ``whole.disk_util``
+fio's own over the step so far.
+
 Roll-up: ``Metrics.combine`` (rates and counters summed, latency I/O-weighted, maxima maxed);
 histograms are summed as arrays over fio's 1856 buckets and turned into Metrics' dicts once per
 level (json+ bins are ~300 per job, so dict merging dominated the cost). A level with one child
@@ -57,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from app.engine.all_clock import AllClock
+from app.engine.disk_telemetry import DiskContext, DiskTracker, ManagerDisks
 from app.engine.fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_val_to_idx
 from app.engine.transport import Finished, Message, Snapshot, Transport
 from app.model.metrics import Metrics
@@ -80,6 +85,7 @@ class Sample:
     whole: Metrics
     final: bool
     worker: str | None = None
+    disks: ManagerDisks | None = None  # manager samples: the manager's disks in this report
 
 
 # --- fio's latency histogram ---------------------------------------------------------------------
@@ -118,6 +124,9 @@ class BucketHist(Mapping[int, int]):
 
     def __iter__(self):
         return iter(self._d())
+
+    def items(self):  # (Mapping's default looks every key up again: merging many managers' histograms)
+        return self._d().items()
 
     def __len__(self) -> int:
         return len(self._d())
@@ -357,8 +366,10 @@ class StepTelemetry:
     job names must be unique across the step (numjobs clones share their name and are summed).
     ALL is summed per slot of the step's ``interval`` grid (:mod:`app.engine.all_clock`)."""
 
-    def __init__(self, job_map: Mapping[str, tuple[str, str, str]], interval: float = 1.0) -> None:
+    def __init__(self, job_map: Mapping[str, tuple[str, str, str]], interval: float = 1.0,
+                 disks: DiskContext | None = None) -> None:
         self._map = dict(job_map)
+        self.disks = DiskTracker(disks, interval)
         self._managers = list(dict.fromkeys(m for m, _, _ in self._map.values()))
         self._trackers: dict[tuple[str, str, int], JobTracker] = {}
         self._t0: float | None = None
@@ -377,6 +388,7 @@ class StepTelemetry:
         mgr = snap.manager
         if snap.final:
             self._final.add(mgr)
+        disks = self.disks.update(snap)
         targets: dict[tuple[str, str], list[tuple[_Part, _Part]]] = {}
         seen: dict[str, int] = {}
         for job in snap.jobs:
@@ -409,12 +421,13 @@ class StepTelemetry:
         levels.extend(("worker", w, w, iv, wh) for w, iv, wh in workers)
         m_iv = _Part.combine([iv for _, iv, _ in workers])
         m_wh = _Part.combine([wh for _, _, wh in workers])
-        m_iv.m.disk_util = m_wh.m.disk_util = _max_disk_util(snap.disk_util)
+        m_iv.m.disk_util = disks.interval_util()  # the busiest disk in this window
+        m_wh.m.disk_util = _max_disk_util(snap.disk_util)  # fio's own, over the step so far
         out = [
             Sample(mgr, lv, key, t, iv.metrics(), wh.metrics(), snap.final, w)
             for lv, key, w, iv, wh in levels
         ]
-        m_sample = Sample(mgr, "manager", mgr, t, m_iv.metrics(), m_wh.metrics(), snap.final)
+        m_sample = Sample(mgr, "manager", mgr, t, m_iv.metrics(), m_wh.metrics(), snap.final, disks=disks)
         out.append(m_sample)
         for s in out:
             self._latest[(s.level, s.manager, s.worker, s.key)] = s

@@ -26,6 +26,7 @@ class Snapshot:
     disk_util: list[dict[str, Any]] = field(default_factory=list)
     final: bool = False  # the last report of the run (fio's end-of-run numbers)
     raw: str | None = None  # the document as fio sent it (kept for the final snapshot)
+    fio_ms: float | None = None  # fio's own clock at the report (a local fio's timestamp_ms), where given
 
 
 @dataclass

@@ -14,8 +14,9 @@ from html import escape
 from app.analysis.compare import METRICS, Comparison, MetricDef, StepValues
 from app.report.tables import chart_label, fmt, fmt_sig
 
-BASELINE_COLOR = "#98a4b3"
-CANDIDATE_COLORS = ("#1f5fa8", "#d9822b", "#2a9d8f", "#8e5bb5", "#c44e52")
+# Mid-tone colours: they read on the report's white paper and on the window's dark chart background alike.
+BASELINE_COLOR = "#8a96a6"  # before: a quiet grey-blue
+CANDIDATE_COLORS = ("#2f74c0", "#e07b28", "#2a9d8f", "#9467bd", "#d14a4a")
 FONT = "DejaVu Sans, Segoe UI, Helvetica, Arial, sans-serif"
 CHAR_W = 0.6  # DejaVu Sans: average advance per point of font size (generous, so text never overlaps)
 
@@ -241,14 +242,14 @@ def comparison_charts(comparisons: list[Comparison], labels: list[str], spreads:
     cats = [_category(s, names.count(s.key.spec) > 1) for s in steps]
     charts = []
     for d in METRICS:
-        series = [Series(labels[0], [s.values[d.key] for s in steps], BASELINE_COLOR,
+        series = [Series(labels[0], [s.values[d.key] for s in steps], run_color(0),
                          _ranges(list(steps), spreads[0], d.key))]
         for i, c in enumerate(comparisons):
             matched = {id(r.baseline): r for r in c.rows}
             cand = [matched[id(s)].candidate if id(s) in matched else None for s in steps]
             series.append(Series(labels[i + 1], [matched[id(s)].changes[d.key].candidate if id(s) in matched
                                                  else None for s in steps],
-                                 CANDIDATE_COLORS[i % len(CANDIDATE_COLORS)], _ranges(cand, spreads[i + 1], d.key)))
+                                 run_color(i + 1), _ranges(cand, spreads[i + 1], d.key)))
         if all(v is None for s in series for v in s.values):
             continue
         charts += split(BarChart(f"chart-{d.key}", chart_title(d), d, cats, series))
@@ -265,14 +266,20 @@ def run_charts(side_steps: list[StepValues], label: str, spread: Spread | None =
         if all(v is None for v in values):
             continue
         charts += split(BarChart(f"chart-{d.key}", chart_title(d), d, cats,
-                                 [Series(label, values, CANDIDATE_COLORS[0],
+                                 [Series(label, values, run_color(0),
                                          _ranges(list(side_steps), spread or {}, d.key))]))
     return charts
 
 
+def run_color(side: int) -> str:
+    """The one colour of a side of a report or comparison (0: the baseline, or the only run; then each
+    candidate), wherever its runs are drawn: the report's bar and line charts and the window's Compare tabs."""
+    return BASELINE_COLOR if side == 0 else CANDIDATE_COLORS[(side - 1) % len(CANDIDATE_COLORS)]
+
+
 def side_colors(n: int) -> list[str]:
     """The baseline's colour, then the candidates': the same in every chart."""
-    return [BASELINE_COLOR] + [CANDIDATE_COLORS[i % len(CANDIDATE_COLORS)] for i in range(n - 1)]
+    return [run_color(i) for i in range(n)]
 
 
 # --- line charts: response time distribution and per-second stability ------------------------------------

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from app.paths import resources_dir
@@ -89,7 +89,6 @@ def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_opti
         settings = prefs.app_settings()
         win = MainWindow(settings, db_path=db)
         theme.apply_theme(app, win.theme_mode)
-        QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _s: win.follow_system_scheme())
     win.results_tab.apply_palette()
     if plan and not win.open_path(plan, ask_discard=False) and screenshot_dir is not None:
         win.close()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from app import __version__
@@ -123,6 +123,8 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         self._start_probes()
         self._on_replaced()
         self.results_tab.apply_palette()
+        # "Follow the system": a light/dark switch of the desktop re-themes the window, charts included
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self.follow_system_scheme)
         self._restore_layout()
         self._on_run_state(IDLE_STATE)
 

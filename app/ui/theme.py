@@ -58,6 +58,7 @@ def apply_theme(app: QApplication, mode: str) -> bool:
         app.setStyle("Fusion")  # the same look on every platform, and it honours custom palettes
     dark = mode == DARK or (mode == SYSTEM and system_is_dark())
     app.setPalette(dark_palette() if dark else app.style().standardPalette())
-    if FOCUS_RING not in app.styleSheet():
-        app.setStyleSheet(app.styleSheet() + FOCUS_RING)
+    # Set again even when present: with an application style sheet, Qt passes a new palette on to the
+    # widgets only when they are polished again (a switch at run time left them in the old colours).
+    app.setStyleSheet(app.styleSheet() if FOCUS_RING in app.styleSheet() else app.styleSheet() + FOCUS_RING)
     return dark

@@ -249,3 +249,29 @@ def test_an_imported_iometer_update_log_charts_over_time(window: MainWindow, qtb
     if os.environ.get("FIOMETER_SHOTS"):
         qtbot.wait(300)
         window.grab().save(os.path.join(os.environ["FIOMETER_SHOTS"], "iometer-log-over-time.png"))
+
+
+def test_each_run_has_one_colour_in_every_tab_and_the_report(window: MainWindow, qtbot) -> None:
+    from app.report.charts import run_color
+
+    before, after = before_after_store(db_path())
+    view = open_comparison(window, qtbot, [before, after])
+    rep = view.data.report
+    # the bar charts (Charts per metric), side by side: baseline first
+    bars = [[QColor(s.color).name() for s in v.chart.series] for v in view.bar_charts]
+    assert bars and all(b == [run_color(0), run_color(1)] for b in bars)
+    # the report's line charts (distributions, per-second timelines) draw each side in the same colour
+    lines = {s.label: s.color for ch in rep.line_charts for s in ch.series if s.label}
+    assert lines and lines == {rep.labels[0]: run_color(0), rep.labels[1]: run_color(1)}
+    # Over time: each run's line and legend square in its colour (they were the live palette's before)
+    over = view.over_time
+    names = [name for name, _members in over.groups]
+    assert names == [f"Run {before} (baseline)", f"Run {after}"]
+    for chart in over.charts:
+        assert [c.opts["pen"].color().name() for c in chart.curves] == [run_color(0), run_color(1)]
+    assert f'color:{run_color(0)}' in over.legend.text() and f'color:{run_color(1)}' in over.legend.text()
+    # the baseline menu swaps the sides: the colours follow the side, bars and lines alike
+    reload(view, qtbot, lambda: view.baseline.setCurrentIndex(view.baseline.findData(after)))
+    assert [QColor(s.color).name() for s in view.bar_charts[0].chart.series] == [run_color(0), run_color(1)]
+    assert [name for name, _m in view.over_time.groups] == [f"Run {after} (baseline)", f"Run {before}"]
+    assert [c.opts["pen"].color().name() for c in view.over_time.charts[0].curves] == [run_color(0), run_color(1)]

@@ -13,6 +13,7 @@ import pytest
 from app.model import planfile
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
+from tests.loop_disk import attach, detach
 
 pytestmark = [pytest.mark.fio,
               pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup") or not shutil.which("mkfs.ext4"),
@@ -26,11 +27,7 @@ def cli(*args):
 
 @pytest.fixture
 def mounted_loop(tmp_path):
-    image = tmp_path / "disk.img"
-    image.write_bytes(b"")
-    os.truncate(image, 96 << 20)
-    dev = subprocess.run(["losetup", "--find", "--show", str(image)], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    dev = attach(tmp_path / "disk.img", 96 << 20)
     mnt = tmp_path / "mnt"
     mnt.mkdir()
     try:
@@ -41,7 +38,7 @@ def mounted_loop(tmp_path):
         finally:
             subprocess.run(["umount", str(mnt)], capture_output=True)
     finally:
-        subprocess.run(["losetup", "-d", dev], capture_output=True)
+        detach(dev)
 
 
 def _kernel_ios(name: str) -> tuple[int, int]:

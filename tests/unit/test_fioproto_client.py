@@ -9,7 +9,7 @@ import pytest
 
 from app.engine.fioproto.client import RemoteFio, forget_protocol, probe, status_interval_arg
 from app.engine.fioproto.commands import Op
-from app.engine.transport import Finished, Snapshot, TransportError
+from app.engine.transport import Finished, Message, Snapshot, TransportError
 from tests.fioproto_support import (
     FakeConn,
     FakeServer,
@@ -41,8 +41,11 @@ def servers():
         srv.close()
 
 
-def replay(name: str, *, speed: float = 0.05, stop_after_reports: int | None = None, then: str = "end"):
-    """A fake server speaking the recording's protocol that replays its server->client traffic."""
+def replay(name: str, *, speed: float = 0.05, stop_after_reports: int | None = None, then: str = "end",
+           pause: float = 0.0):
+    """A fake server speaking the recording's protocol that replays its server->client traffic; after
+    ``stop_after_reports`` reports it hangs ("hang"), hangs up ("drop") or says nothing for ``pause``
+    seconds, ETA polls unanswered, and goes on ("pause": a server whose host is short of CPU)."""
     packets = [p for p in server_packets(name) if p.packet.opcode not in (Op.ETA, Op.PROBE)]
     probe_pkt = next(p.packet for p in server_packets(name) if p.packet.opcode == Op.PROBE)
     version = probe_pkt.version
@@ -64,7 +67,10 @@ def replay(name: str, *, speed: float = 0.05, stop_after_reports: int | None = N
             conn.send(version, tp.packet.opcode, tp.packet.payload)
             if tp.packet.opcode == Op.DU:
                 reports += 1
-                if stop_after_reports is not None and reports >= stop_after_reports:
+                if stop_after_reports is not None and reports == stop_after_reports:
+                    if then == "pause":
+                        time.sleep(pause)
+                        continue
                     if then == "hang":
                         conn.read_until(Op.EXIT, timeout=10)  # stay connected, say nothing
                     return  # "drop": hang up mid-run
@@ -178,6 +184,38 @@ def test_server_going_silent_mid_run_ends_the_run(servers):
     assert isinstance(fin, Finished) and not fin.ok
     assert fin.reason.startswith(f"manager Quiet (127.0.0.1:{srv.port}) stopped answering for ")
     assert any(p.opcode == Op.SEND_ETA for p in srv.connections[-1].received)  # we kept asking
+
+
+def test_server_silent_for_a_while_is_late_not_dead(servers):
+    srv = servers(replay("fio-3.33-randread-psync", stop_after_reports=2, then="pause", pause=2.5))
+    fio = RemoteFio("127.0.0.1", srv.port, name="Busy", silence_note=1.0, silence_timeout=6.0, eta_poll=0.3)
+    fio.start(JOB)
+    events = run(fio)
+    fin = events[-1]
+    assert isinstance(fin, Finished) and fin.ok, fin.reason
+    notes = [(e.level, e.text) for e in events if isinstance(e, Message)]
+    where = f"manager Busy (127.0.0.1:{srv.port})"
+    assert ("warning", f"{where} has sent nothing for 1 s (its host busy, or frozen?); waiting up to 6 s before "
+                       "giving up on it") in notes
+    back = [t for lv, t in notes if lv == "info" and t.startswith(f"{where} is answering again after ")]
+    assert back and 2 <= int(back[0].split("after ")[1].split(" s")[0]) <= 4, notes
+    assert sum(isinstance(e, Snapshot) for e in events) >= 4  # the reports after the pause were all kept
+
+
+def test_silent_server_whose_port_refuses_connections_fails_at_the_warning(servers):
+    srv = servers(replay("fio-3.33-randread-psync", stop_after_reports=2, then="hang"))
+    fio = RemoteFio("127.0.0.1", srv.port, name="Gone", silence_note=1.0, silence_timeout=20.0, eta_poll=0.3)
+    fio.start(JOB)
+    events, t0 = [], time.monotonic()
+    for ev in fio.events():
+        events.append(ev)
+        if sum(isinstance(e, Snapshot) for e in events) == 2 and srv.listener.fileno() != -1:
+            srv.listener.close()  # the host is down: nothing accepts connections there any more
+    fin = events[-1]
+    assert isinstance(fin, Finished) and not fin.ok
+    assert fin.reason.startswith(f"manager Gone (127.0.0.1:{srv.port}) sent nothing for ")
+    assert fin.reason.endswith("its port no longer accepts connections: its fio server is gone; samples so far kept")
+    assert time.monotonic() - t0 < 10  # at the 1 s warning, not at the 20 s limit
 
 
 def test_server_answering_only_eta_is_not_silent(servers):

@@ -84,3 +84,24 @@ def test_error_bars_span_the_lowest_to_the_highest_run():
     assert bar.x1 - bars[0].x == pytest.approx(800 * scale) and bar.x2 - bars[0].x == pytest.approx(1300 * scale)
     assert not [it for it in d.items if isinstance(it, Line) and it.y1 == it.y2
                 and bars[1].y < it.y1 < bars[1].y + bars[1].h]
+
+
+def test_one_function_gives_each_side_its_colour() -> None:
+    from app.report.charts import BASELINE_COLOR, run_color, side_colors
+
+    assert run_color(0) == BASELINE_COLOR and side_colors(3) == [run_color(0), run_color(1), run_color(2)]
+    assert len({run_color(i) for i in range(6)}) == 6  # the baseline and five candidates all differ
+
+
+def test_a_single_run_report_draws_the_run_in_one_colour(tmp_path) -> None:
+    from app.report.charts import run_color
+    from app.report.document import ReportMeta, build_report
+    from app.store import open_store
+    from tests.gui.history_support import before_after_store
+
+    before, _after = before_after_store(tmp_path / "r.db")
+    with open_store(tmp_path / "r.db") as store:
+        rep = build_report(store, [before], [], ReportMeta())
+    bars = {s.color for ch in rep.charts for s in ch.series}
+    lines = {s.color for ch in rep.line_charts for s in ch.series}
+    assert bars == {run_color(0)} and lines == {run_color(0)}  # the bars were blue, its lines grey

@@ -7,7 +7,7 @@ import pytest
 from app.engine.all_clock import AllClock, consecutive
 from app.engine.message_gate import MessageGate
 from app.engine.report_checks import ReportChecker
-from app.engine.step_watch import STOP_GRACE_S, StepWatch
+from app.engine.step_watch import BEHIND_S, STOP_GRACE_S, StepWatch
 from app.engine.telemetry import JobTracker, StepTelemetry
 from app.model.metrics import Metrics
 from tests.fio_fixtures import snapshots
@@ -152,6 +152,31 @@ def test_watch_deadline_asks_to_stop_and_a_manager_ending_well_is_only_late():
     assert "did not end when asked" in w.forced_reason("M", ok=False)
 
 
+def test_watch_waits_for_a_manager_behind_on_fios_clock_then_stops_it():
+    """Reports still arriving but lagging fio's own clock (a busy host): told once and waited for up to
+    BEHIND_S past the deadline; a manager past its run time on fio's clock is stopped at the deadline."""
+    def run(lag_s: float) -> list[tuple[int, str, str]]:
+        w = StepWatch({"M": "M (h:1)"}, run_s=20, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
+        out = []
+        for t in range(1, 80):
+            clock = max(t - lag_s, 0.5)  # fio's clock in the report arriving at t
+            w.on_snapshot("M", [{**job(ios=100 * t, runtime=int(clock * 1000)), "job_runtime": int(clock * 1000)}],
+                          float(t))
+            out += [(t, a.kind, a.text) for a in w.due(float(t), {"M": 1000 * t})]
+            if any(kind == "stop" for _, kind, _ in out):
+                break
+        return out
+
+    lagging = run(lag_s=15)  # jobs started at t=1 (first report); deadline 1 + 20 + 10 = 31
+    (t, kind, text), (t2, kind2, _) = lagging
+    assert (t, kind) == (31, "message") and "M (h:1) is behind" in text and "16 s of 20 s on fio's own clock" in text
+    assert (t2, kind2) == (45, "stop")  # its clock reached 20 s at 35: the usual 10 s grace from there
+    ontime = run(lag_s=0)
+    assert [(t, kind) for t, kind, _ in ontime] == [(31, "stop")]
+    stuck = run(lag_s=1000)  # never gets anywhere on its clock: waited for BEHIND_S, then stopped
+    assert [(t, kind) for t, kind, _ in stuck] == [(31, "message"), (31 + int(BEHIND_S), "stop")]
+
+
 def test_watch_aborts_on_an_impossible_value():
     w = StepWatch({"M": "M (h:1)"}, run_s=5, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
     (action,) = w.on_snapshot("M", [job(ios=2**64 - 1)], 1.0)
@@ -167,6 +192,24 @@ def test_watch_says_when_numbers_are_late():
     assert late.kind == "message" and "last report 4 s ago (data still arriving)" in late.text
     (back,) = w.on_snapshot("M", [job(ios=200, runtime=2000)], 6.0)
     assert "arrived again" in back.text
+
+
+def test_watch_stops_a_server_answering_without_reports_but_leaves_a_silent_one_to_the_transport():
+    """No report and no report data for 10 s: a server still answering its ETA polls has stuck jobs
+    (stopped); one that sends nothing at all may be busy, and the transport's silence limit decides."""
+    def quiet_run(heard_each_second: bool) -> list:
+        w = StepWatch({"M": "M (h:1)"}, run_s=60, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
+        w.on_snapshot("M", [job(ios=100)], 1.0)
+        actions: list = []
+        for t in range(2, 20):
+            heard = float(t) if heard_each_second else 1.0
+            actions += [a for a in w.due(float(t), {"M": 1000}, {"M": heard}) if a.kind != "message"]
+        return actions
+
+    stop, abort = quiet_run(heard_each_second=True)
+    assert stop.kind == "stop" and "sent no report and no report data for 10 s" in stop.text
+    assert abort.kind == "abort"
+    assert quiet_run(heard_each_second=False) == []
 
 
 # --- --map, remembered protocols ---------------------------------------------------------------------------

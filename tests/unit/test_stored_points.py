@@ -25,7 +25,8 @@ def _m(rng: np.random.Generator, seconds: float = 1.0, hist: bool = True) -> Met
                    read_lat_max_ns=float(rng.integers(10**6, 10**7)), write_lat_max_ns=float(rng.integers(10**6, 10**7)),
                    read_hist={int(b): int(rng.integers(1, 99)) for b in rng.integers(10**4, 10**6, 30)} if hist else {},
                    write_hist={int(b): int(rng.integers(1, 99)) for b in rng.integers(10**4, 10**6, 20)} if hist else {},
-                   usr_cpu=float(rng.uniform(0, 9)), sys_cpu=float(rng.uniform(0, 30)), disk_util=None)
+                   usr_cpu=float(rng.uniform(0, 9)), sys_cpu=float(rng.uniform(0, 30)), disk_util=None,
+                   errors=int(rng.integers(0, 3)))
 
 
 def _write(path, seconds: int = 30, end: bool = True) -> int:
@@ -118,3 +119,27 @@ def test_a_long_run_is_peak_decimated_keeping_every_spike(tmp_path, ended):
                 assert np.nanmax(yb) == pytest.approx(np.nanmax(ya), rel=1e-6)
                 assert np.nanmin(yb) == pytest.approx(np.nanmin(ya), rel=1e-6)
             assert np.isnan(b.ys(kind, "iops")).sum() == 1  # the gap between the two steps survives
+
+
+@pytest.mark.parametrize("ended", [True, False])
+def test_cpu_and_errors_of_a_long_run_are_read_when_charted(tmp_path, ended):
+    """No peaks are kept for fio's CPU and the errors: a long run's are decimated from the samples, and
+    only when a chart shows them (the kept peaks stay the fast path otherwise)."""
+    run_id = _write(tmp_path / "r.db", seconds=120, end=ended)
+    with open_store(tmp_path / "r.db") as store:
+        data = load_run(store, run_id)
+        before = _replayed(store, data, None)
+        for kind in (LAST, WHOLE):
+            a = before.series[ALL_KEY]
+            plain = load_points(store, data, [ALL_KEY], None, kind, bins=10).series[ALL_KEY]
+            assert not np.isfinite(plain.ys(kind, "cpu_pct")).any()  # not asked for
+            b = load_points(store, data, [ALL_KEY], None, kind, bins=10, fields=("iops", "cpu_pct", "errors"))
+            b = b.series[ALL_KEY]
+            assert b.n < a.n / 2
+            for f in ("iops", "cpu_pct", "errors"):
+                ya, yb = a.ys(kind, f), b.ys(kind, f)
+                assert np.nanmax(yb) == pytest.approx(np.nanmax(ya), rel=1e-6)
+                assert np.nanmin(yb) == pytest.approx(np.nanmin(ya), rel=1e-6)
+            assert np.nanmax(b.ys(kind, "errors")) > 0
+            if not ended:  # both from the samples, on the same bins
+                np.testing.assert_array_equal(b.ys(kind, "iops"), plain.ys(kind, "iops"))

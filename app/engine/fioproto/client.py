@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ... import user_settings
-from ..transport import Event, TransportError
+from ..transport import Event, Message, TransportError
 from .commands import (
     CLIENT_TYPE_CLI,
     Op,
@@ -37,6 +37,10 @@ DEFAULT_PORT = 8765
 _REPORT_OPS = frozenset({Op.TS, Op.GS, Op.DU, Op.JOB_OPT, Op.STOP, Op.QUIT})
 DEFAULT_PROTOCOL = 97  # fio 3.31-3.33, the first guess for a server we have not met yet
 _RECV = 1 << 20
+# A server that sends nothing at all fails after this (or 5 status intervals). Not longer: a server killed
+# while its job processes run on looks the same (they keep its connection and its port open).
+SILENCE_LIMIT_S = 15.0
+LISTENER_CHECK_S = 5.0  # while a server is silent, how often to see whether it still accepts connections
 
 _known_protocol: dict[tuple[str, int], int] = {}
 _known_lock = threading.Lock()
@@ -71,6 +75,17 @@ class _VersionMismatch(Exception):
 
 def _where(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def still_listening(host: str, port: int, timeout: float) -> bool:
+    """Does anything still accept connections on host:port? A busy host's kernel accepts for its fio
+    server however starved the server is; a server that was killed refuses, a host that is down does
+    not answer. (A server whose job processes outlived it keeps our connection open but silent.)"""
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
 
 
 def _connect(host: str, port: int, timeout: float) -> socket.socket:
@@ -276,8 +291,17 @@ class RemoteFio:
     if ``go`` was not called). ``events`` yields one Snapshot per status report (all jobs of that
     report, cumulative, in fio's JSON job shape), Messages for server text, and exactly one Finished.
 
-    Watchdogs: ``answer_timeout`` for the handshake; the run fails with a plain reason when no
-    byte arrives for ``silence_timeout`` seconds (default 3 status intervals + 5 s). Bytes, not
+    Watchdogs: ``answer_timeout`` for the handshake; when no byte arrives for ``silence_note``
+    seconds (default 3 status intervals + 5 s) a warning says so and how long the client waits, and
+    the run fails with a plain reason once the silence lasts ``silence_timeout`` seconds (default
+    the larger of ``SILENCE_LIMIT_S`` and 5 status intervals): a busy server (its host short of
+    CPU) is late, not dead, and one that comes back says so; a server that is gone ends the
+    connection and fails at once; a host that is down fails at the warning: from then on, every
+    ``LISTENER_CHECK_S``, the client checks that the server's port still accepts connections
+    (:func:`still_listening`; fio's job processes keep it open if they outlive their server, so a
+    server killed that way fails at ``silence_timeout``). A server whose jobs are stuck
+    still answers its ETA polls, which the runner's progress rule catches
+    (:mod:`app.engine.step_watch`). Bytes, not
     whole messages, count: one report is ~184 KB per job, so on a slow link a message can take
     many seconds to arrive while the manager is well. The client polls the server's ETA every
     ``eta_poll`` s, which a live server answers within about a second even when idle;
@@ -299,6 +323,7 @@ class RemoteFio:
         connect_timeout: float = 5.0,
         answer_timeout: float = 5.0,
         silence_timeout: float | None = None,
+        silence_note: float | None = None,
         stop_timeout: float = 15.0,
         settle: float = 0.25,
         eta_poll: float = 1.0,
@@ -310,6 +335,7 @@ class RemoteFio:
         self.connect_timeout = connect_timeout
         self.answer_timeout = answer_timeout
         self.silence_timeout = silence_timeout
+        self.silence_note = silence_note
         self.stop_timeout = stop_timeout
         self.settle = settle
         self.eta_poll = eta_poll
@@ -333,6 +359,12 @@ class RemoteFio:
         complete ETA replies and text. It grows while a report is on its way over a slow link, and
         not while a stuck server only answers ETA polls or sends text."""
         return self._link.bytes_in - self._other_bytes if self._link is not None else 0
+
+    @property
+    def last_heard(self) -> float | None:
+        """When (time.monotonic()) the last byte of any kind arrived (reports, ETA replies, text);
+        counted from RUN. None before the connection."""
+        return self._link.last_rx if self._link is not None else None
 
     @property
     def job_started_at(self) -> float | None:
@@ -411,7 +443,11 @@ class RemoteFio:
         link, session = self._link, self._session
         if link is None or session is None:
             raise RuntimeError("start() first")
-        silence = self.silence_timeout if self.silence_timeout is not None else 3 * self._interval + 5.0
+        silence = (self.silence_timeout if self.silence_timeout is not None
+                   else max(SILENCE_LIMIT_S, 5 * self._interval))
+        note = self.silence_note if self.silence_note is not None else 3 * self._interval + 5.0
+        quiet_from: float | None = None  # the last byte before a silence that was reported
+        listener_check = 0.0  # when next to check that a silent server still accepts connections
         eta_frame = encode(session.layout.protocol, Op.SEND_ETA, tag=2)
         next_eta = time.monotonic() + self.eta_poll
         try:
@@ -428,6 +464,8 @@ class RemoteFio:
                     self.go()
                 now = time.monotonic()
                 wait = min(next_eta, link.last_rx + silence) - now
+                if quiet_from is None and self._run_sent:
+                    wait = min(wait, link.last_rx + note - now)
                 for deadline in (session.next_deadline(), self._stop_at):
                     if deadline is not None:
                         wait = min(wait, deadline - now)
@@ -442,6 +480,10 @@ class RemoteFio:
                     if not self._aborted.is_set():
                         yield from session.on_disconnect()
                     continue
+                if quiet_from is not None and link.last_rx > quiet_from:
+                    yield Message(session.manager, f"manager {session.where} is answering again after "
+                                                   f"{link.last_rx - quiet_from:.0f} s of silence", "info")
+                    quiet_from = None
                 for pkt in packets:
                     if pkt.opcode not in _REPORT_OPS:
                         self._other_bytes += HEADER_SIZE + len(pkt.payload)
@@ -456,6 +498,17 @@ class RemoteFio:
                 now = time.monotonic()
                 if now - link.last_rx >= silence:
                     yield from session.on_silence(now - link.last_rx)
+                elif quiet_from is None and note < silence and now - link.last_rx >= note and self._run_sent:
+                    quiet_from, listener_check = link.last_rx, now
+                    yield Message(session.manager, f"manager {session.where} has sent nothing for "
+                                                   f"{now - link.last_rx:.0f} s (its host busy, or frozen?); waiting up "
+                                                   f"to {silence:g} s before giving up on it", "warning")
+                elif quiet_from is not None and now >= listener_check:
+                    listener_check = now + LISTENER_CHECK_S
+                    if not still_listening(self.host, self.port, self.connect_timeout):
+                        yield from session.on_error(
+                            f"manager {session.where} sent nothing for {time.monotonic() - link.last_rx:.0f} s and its "
+                            "port no longer accepts connections: its fio server is gone; samples so far kept")
                 elif self._stop_at is not None and now >= self._stop_at and now - link.last_rx >= self._interval:
                     # (data still arriving on a slow link may be the final report; the runner caps the wait)
                     yield from session.on_error(

@@ -107,7 +107,9 @@ class RunSession:
             self._group_seen = True
             self._flush_at = now + self.settle
         elif op == Op.DU:
-            du = du_to_json(decode_du(pkt.payload), self.layout.features, hostname=self.host, port=self.port)
+            raw = decode_du(pkt.payload)
+            du = du_to_json(raw, self.layout.features, hostname=self.host, port=self.port)
+            du.update(msec=raw["msec"], io_ticks=raw["io_ticks"])  # the disk's own clock: exact live windows
             self._pending_du.append(du)
             if self._group_seen:
                 self._flush_at = now + self.settle

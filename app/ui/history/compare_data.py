@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from app.analysis.compare import DEFAULT_THRESHOLD_PCT
 from app.analysis.run_groups import repeat_tags
+from app.report.charts import run_color
 from app.report.document import Report, ReportMeta, build_report
 from app.store import Run, RunSummary, Store, step_samples
 from app.ui.history.stored_series import OverlayPart, ReplaySample
@@ -67,12 +68,14 @@ def load_comparison(store: Store, req: CompareRequest, meta: ReportMeta | None =
     matched = [s for s in base.steps if any(r.baseline is s for c in report.comparisons for r in c.rows)]
     for n, s in enumerate(matched, 1):
         # a group is drawn by its first run: the overlay shows how the numbers behaved, the table the means
-        parts = [OverlayPart(f"Run {base.runs[0].id} (baseline)", _samples(store, base.runs[0], s.index))]
-        for c in report.comparisons:
+        parts = [OverlayPart(f"Run {base.runs[0].id} (baseline)", _samples(store, base.runs[0], s.index),
+                             run_color(0))]
+        for side, c in enumerate(report.comparisons, 1):
             row = next((r for r in c.rows if r.baseline is s), None)
             if row is not None:
                 cand = c.candidate.runs[0]
-                parts.append(OverlayPart(f"Run {cand.id}", _samples(store, cand, row.candidate.index)))
+                parts.append(OverlayPart(f"Run {cand.id}", _samples(store, cand, row.candidate.index),
+                                         run_color(side)))
         if any(p.samples for p in parts):
             data.segments.append((f"{n}: {s.key.spec}", parts))
     return data

@@ -129,7 +129,8 @@ class CompareView(QWidget):
         self.tables_layout = QVBoxLayout(self.tables_box)
         self.charts_box = QWidget()
         self.charts_layout = QVBoxLayout(self.charts_box)
-        self.over_time = StoredCharts("seconds into each compared step (steps one after another)")
+        self.over_time = StoredCharts("seconds into each compared step (steps one after another)",
+                                      remember="compare")
         self.over_time_note = QLabel()
         self.over_time_note.setWordWrap(True)
         self.over_time_note.setEnabled(False)
@@ -296,7 +297,8 @@ class CompareView(QWidget):
 
         keys = overlay(self.live, data.segments)
         labels = [k[2] for k in keys]
-        self.over_time.set_series(keys, labels)
+        colors = {p.label: p.color for _spec, parts in data.segments for p in parts}
+        self.over_time.set_series(keys, labels, [colors[label] for label in labels])  # as in the bar charts
         self.over_time.show(self.live, LAST)
         if data.segments:
             self.over_time_note.setText("Each run's matched steps on one time axis, every step from its own start "

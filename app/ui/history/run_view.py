@@ -3,10 +3,7 @@ and its results per step (the report's table). Clearly marked as stored, never m
 
 from __future__ import annotations
 
-import warnings
-
-import numpy as np
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QButtonGroup,
@@ -123,7 +120,8 @@ class RunView(QWidget):
         self.notice.setEnabled(False)
         self.notice.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.notice.hide()
-        self.charts = StoredCharts("time since the run started (s)")
+        self.charts = StoredCharts("time since the run started (s)", remember="history")
+        self.charts.statistic_changed.connect(lambda _i, _f: self._replay())
         self.latency = LatencyView(tasks)  # reads its histograms only when its tab is shown
         self.table_title = QLabel("Results per step (All Managers, whole step)")
         f = self.table_title.font()
@@ -189,7 +187,8 @@ class RunView(QWidget):
         return f"Run {self.run_id} (stored)"
 
     def load(self) -> None:
-        self.tasks.submit(f"reading run {self.run_id}", lambda store: load_run(store, self.run_id),
+        fields = self.charts.fields()
+        self.tasks.submit(f"reading run {self.run_id}", lambda store: load_run(store, self.run_id, fields=fields),
                           self._loaded, self._failed, owner=self)
 
     def _failed(self, message: str) -> None:
@@ -277,7 +276,8 @@ class RunView(QWidget):
         if points is None or keys != [ALL_KEY] or step_id is not None or self.kind != LAST:
             try:
                 with open_store(self.tasks.db_path) as store:
-                    points = load_points(store, self.data, keys, step_id, self.kind, self._bins())
+                    points = load_points(store, self.data, keys, step_id, self.kind, self._bins(),
+                                         self.charts.fields())
             except StoreError as e:
                 self._failed(str(e))
                 return
@@ -285,10 +285,20 @@ class RunView(QWidget):
         self.live.generation += 1
         self.live.revision += 1
         self.charts.clear_marks()
+        self.charts.unmeasured = self._unmeasured()
         self.charts.set_x_label("time since the step started (s)" if step_id is not None
                                 else "time since the run started (s)")
         self.charts.show(self.live, self.kind)
         self._show_latency()
+
+    def _unmeasured(self) -> dict[str, str]:
+        """Statistics this run's stored numbers do not have, and why (shown in place of a flat line)."""
+        out = {}
+        if self.kind == WHOLE:
+            out["p99_ms"] = "not measured: the 99th percentile is kept for each interval only"
+        if self.data is not None and is_iometer_run(self.data.run):
+            out["cpu_pct"] = "not measured: imported from Iometer, whose CPU figures are the system's, not fio's"
+        return out
 
     def _bins(self) -> int:
         """About two points per pixel column of the widest chart, as the live charts decimate."""
@@ -299,8 +309,9 @@ class StoredCharts(ChartGrid):
     """The live charts for stored numbers: the window's palette, a given time axis label, and the whole
     time axis at once (a stored run is complete: no room a quarter ahead for data to come)."""
 
-    def __init__(self, x_label: str, parent: QWidget | None = None):
-        super().__init__(parent)
+    def __init__(self, x_label: str, parent: QWidget | None = None, remember: str | None = None):
+        super().__init__(parent, remember)
+        self.compact_units = True  # the live label is too long for charts sharing the view with a table
         self.set_x_label(x_label)
         self.apply_palette(QApplication.palette())
 
@@ -308,29 +319,12 @@ class StoredCharts(ChartGrid):
         for c in self.charts:
             c.plot.setLabel("bottom", text)
 
-    def set_series(self, keys: list[SeriesKey], labels: list[str]) -> None:
-        super().set_series(keys, labels)
-        for c in self.charts:  # the live label is too long for charts sharing the view with a table
-            if c.spec.field == "lat_mean_ms" and not self.many:
-                c.plot.setLabel("left", "ms (dashed: p99)")
+    def refresh(self) -> None:
+        if self._last is not None:
+            self.show(*self._last)
 
     def show(self, live: LiveResults, kind: str) -> None:  # type: ignore[override]
-        # Levels stored without histograms have no p99: pyqtgraph warns about the all-NaN dashed curve while
-        # it is set, and at every paint after; drop it.
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
-            self.redraw(live, kind, force=True)
-            for c in self.charts:
-                for curve in c.p99:
-                    _x, y = curve.getData()
-                    if y is not None and len(y) and not np.isfinite(y).any():
-                        curve.setData([], [])
-                        curve.scatter.clear()  # the hidden symbols keep their points otherwise
+        self.redraw(live, kind, force=True)
         x_max = max((float(s.xs()[-1]) for s in live.series.values() if s.n), default=0.0)
         if x_max > 0 and self.follow:
             self.charts[0].plot.setXRange(0, x_max, padding=0.02)
-
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.PaletteChange:  # light/dark switch
-            self.apply_palette(QApplication.palette())
-        super().changeEvent(event)

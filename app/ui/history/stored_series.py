@@ -68,7 +68,7 @@ def _seconds_between(a: str | None, b: str | None) -> float | None:
 
 
 def load_run(store: Store, run_id: int, levels: tuple[str, ...] = LEVELS, bins: int = DEFAULT_BINS,
-             kind: str = LAST) -> StoredRun:
+             kind: str = LAST, fields: tuple[str, ...] = PEAK_FIELDS) -> StoredRun:
     """The run (results of ALL and managers only), what each step measured, and the ALL series' points
     over every step (RunNotFound if it was deleted)."""
     run = get_run(store, run_id, result_levels=("all", "manager"))
@@ -93,25 +93,38 @@ def load_run(store: Store, run_id: int, levels: tuple[str, ...] = LEVELS, bins: 
         data.offsets[step.id] = max(start, elapsed) if start is not None else elapsed
         last = ends.get(step.id)
         elapsed = data.offsets[step.id] + (last + 1.0 if last is not None else step.run_s)
-    data.points = load_points(store, data, [ALL_KEY], None, kind, bins)
+    data.points = load_points(store, data, [ALL_KEY], None, kind, bins, fields)
     return data
 
 
 _NF = len(CHART_FIELDS)
-assert PEAK_FIELDS == CHART_FIELDS, "the store's peaks are the charts' fields"
+_NP = len(PEAK_FIELDS)
+assert CHART_FIELDS[:_NP] == PEAK_FIELDS, "the store's peaks are the charts' first fields"
+EXTRA_FIELDS = CHART_FIELDS[_NP:]  # charted on request, read from the samples (no peaks kept for them)
+
+
+def extra_sql(p: str) -> list[str]:
+    """SQL for EXTRA_FIELDS of one window (prefix i_ or w_) of a samples row: fio's CPU and the errors."""
+    return [f"{p}usr_cpu + {p}sys_cpu", f"{p}errors"]
+
+
+assert len(extra_sql("i_")) == len(EXTRA_FIELDS)
 
 
 def _peaks(conn: sqlite3.Connection, ids: list[int], prefix: str, offset: float,
-           width: float) -> list[tuple[int, np.ndarray, np.ndarray]]:
+           width: float, extras: bool) -> list[tuple[int, np.ndarray, np.ndarray]]:
     """(series id, x, ys [fields, m]) peak-decimated on bins of ``width`` s of the run's time axis: from
-    the peaks kept when the step ended, else (a step cut short) from the samples."""
+    the peaks kept when the step ended, else (a step cut short, or ``extras`` wanted: CPU and errors have
+    no peaks kept) from the samples. Without ``extras`` their rows are NaN."""
     cols = [f"{prefix}{edge}_{f}" for edge in ("lo", "hi") for f in PEAK_FIELDS]
     where = f"series_id IN ({', '.join(str(int(i)) for i in ids)})"
-    kept = conn.execute(f"SELECT EXISTS (SELECT 1 FROM sample_peaks WHERE {where})").fetchone()[0]
+    kept = not extras and conn.execute(f"SELECT EXISTS (SELECT 1 FROM sample_peaks WHERE {where})").fetchone()[0]
+    nf = _NF if extras else _NP
     if not kept:
-        # the step's peaks were not kept: the same numbers, computed now
-        lo = [f"min({e})" for e in field_sql(prefix)]
-        hi = [f"max({e})" for e in field_sql(prefix)]
+        # the step's peaks were not kept (or do not hold what is wanted): the same numbers, computed now
+        exprs = field_sql(prefix) + (extra_sql(prefix) if extras else [])
+        lo = [f"min({e})" for e in exprs]
+        hi = [f"max({e})" for e in exprs]
         sql = (f"SELECT series_id, min(t), max(t), {', '.join(lo + hi)} FROM samples WHERE {where} "
                f"GROUP BY series_id, CAST((t + {offset!r}) / {width!r} AS INTEGER) ORDER BY series_id, 2")
     elif width <= 2 * PEAK_BIN_S:
@@ -121,15 +134,15 @@ def _peaks(conn: sqlite3.Connection, ids: list[int], prefix: str, offset: float,
         sql = (f"SELECT series_id, min(t_lo), max(t_hi), {', '.join(aggs)} FROM sample_peaks WHERE {where} "
                f"GROUP BY series_id, CAST((t_lo + {offset!r}) / {width!r} AS INTEGER) ORDER BY series_id, 2")
     rows = conn.execute(sql).fetchall()
-    arr = np.array(rows, dtype=np.float64).reshape(-1, 3 + 2 * _NF) if rows else np.empty((0, 3 + 2 * _NF))
+    arr = np.array(rows, dtype=np.float64).reshape(-1, 3 + 2 * nf) if rows else np.empty((0, 3 + 2 * nf))
     out = []
     for sid in ids:
         part = arr[arr[:, 0] == sid]
         n = len(part)
         x = np.empty(2 * n)
         x[0::2], x[1::2] = part[:, 1], part[:, 2]
-        ys = np.empty((_NF, 2 * n))
-        ys[:, 0::2], ys[:, 1::2] = part[:, 3:3 + _NF].T, part[:, 3 + _NF:].T
+        ys = np.full((_NF, 2 * n), np.nan)
+        ys[:nf, 0::2], ys[:nf, 1::2] = part[:, 3:3 + nf].T, part[:, 3 + nf:].T
         out.append((sid, x, ys))
     return out
 
@@ -139,11 +152,13 @@ def _count(conn: sqlite3.Connection, series_id: int) -> int:
 
 
 def load_points(store: Store, data: StoredRun, keys: list[SeriesKey], step_id: int | None, kind: str,
-                bins: int = DEFAULT_BINS) -> LiveResults:
+                bins: int = DEFAULT_BINS, fields: tuple[str, ...] = PEAK_FIELDS) -> LiveResults:
     """The chart points of ``keys`` for one step from its start, or every step (``step_id`` None) on the
     run's time axis, for one kind (each interval, or since the step's start), as LiveResults the charts
     draw. A point per stored sample; beyond 2 x ``bins`` samples per series, SQLite keeps each bin's
-    minimum and maximum (the charts' own peak decimation), so memory and time do not grow with the run."""
+    minimum and maximum (the charts' own peak decimation), so memory and time do not grow with the run.
+    ``fields``: the chart fields wanted; a long run's EXTRA_FIELDS are read only when asked for (NaN otherwise)."""
+    extras = any(f in EXTRA_FIELDS for f in fields)
     live = LiveResults(update_seconds=1)
     steps = [s for s in data.run.steps if step_id is None or s.id == step_id]
     prefix = "i_" if kind == LAST else "w_"
@@ -169,7 +184,7 @@ def load_points(store: Store, data: StoredRun, keys: list[SeriesKey], step_id: i
             ids = ", ".join(str(int(i)) for i in wanted)
             if not decimate:
                 rows = conn.execute(
-                    f"SELECT series_id, t, i_seconds, {', '.join(field_sql(prefix))} FROM samples "
+                    f"SELECT series_id, t, i_seconds, {', '.join(field_sql(prefix) + extra_sql(prefix))} FROM samples "
                     f"WHERE series_id IN ({ids}) ORDER BY series_id, t").fetchall()
                 arr = np.array(rows, dtype=np.float64).reshape(-1, 3 + _NF) if rows else np.empty((0, 3 + _NF))
                 for sid in wanted:
@@ -184,7 +199,7 @@ def load_points(store: Store, data: StoredRun, keys: list[SeriesKey], step_id: i
                         per_key[k].append((x + offset, ys))
                         gap_x[k].append(offset)
             else:
-                for sid, x, ys in _peaks(conn, list(wanted), prefix, offset, width):
+                for sid, x, ys in _peaks(conn, list(wanted), prefix, offset, width, extras):
                     for k in wanted[sid]:
                         per_key[k].append((x + offset, ys))
                         gap_x[k].append(offset)
@@ -213,6 +228,7 @@ class OverlayPart:
 
     label: str  # the series (a run)
     samples: list[ReplaySample]  # the step's ALL-level samples
+    color: str = ""  # the run's colour (report.charts.run_color), the same in every chart of a comparison
 
 
 def overlay(live: LiveResults, segments: list[tuple[str, list[OverlayPart]]]) -> list[SeriesKey]:

@@ -1,4 +1,6 @@
-"""The four live charts (IOPS, MB/s, average + p99 and maximum response time) drawn with pyqtgraph.
+"""The four live charts drawn with pyqtgraph: by default IOPS, MB/s, average + p99 and maximum response time;
+like Iometer's Results Display, each chart can be set to any statistic in ``CHOICES`` (a small menu above it,
+remembered in the settings).
 
 Curves are clipped to the visible x range and downsampled (peak mode keeps spikes), so redraws
 stay cheap with hundreds of series after hours of samples.
@@ -12,9 +14,17 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QPalette, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGridLayout, QLabel, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGraphicsItem,
+    QGridLayout,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.ui.run.decimate import BinnedPeaks, clip_indices, peak_decimate
 from app.ui.run.live_data import CHART_FIELDS, LiveResults, SeriesKey
@@ -25,17 +35,31 @@ pg.setConfigOptions(antialias=False, useNumba=False)
 
 @dataclass(frozen=True)
 class ChartSpec:
-    field: str
-    title: str  # Iometer's statistic name
+    field: str  # one of live_data.CHART_FIELDS
+    title: str  # Iometer's statistic name (or ours, clearly worded)
     unit: str
+    dashed: str | None = None  # a second field drawn dashed in the series' colour (the average's p99)
+
+    @property
+    def axis_label(self) -> str:
+        return f"{self.unit} — dashed: 99th percentile" if self.dashed else self.unit
 
 
-CHARTS = (
+# What a chart can show (Iometer lets each chart show any statistic; these are the ones kept per point).
+CHOICES = (
     ChartSpec("iops", "Total I/Os per Second", "IOPS"),
     ChartSpec("mbps", "Total MBs per Second (Decimal)", "MB/s"),
-    ChartSpec("lat_mean_ms", "Average I/O Response Time", "ms — dashed: 99th percentile"),
+    ChartSpec("lat_mean_ms", "Average I/O Response Time", "ms", dashed="p99_ms"),
     ChartSpec("lat_max_ms", "Maximum I/O Response Time", "ms"),
+    ChartSpec("p99_ms", "99th Percentile Response Time", "ms"),
+    ChartSpec("cpu_pct", "fio CPU Utilization (user + system)", "%"),
+    ChartSpec("errors", "Total Error Count", "errors"),
 )
+SPECS = {c.field: c for c in CHOICES}
+assert set(SPECS) == set(CHART_FIELDS), "every field kept per point can be charted"
+DEFAULT_FIELDS = ("iops", "mbps", "lat_mean_ms", "lat_max_ms")
+CHARTS = tuple(SPECS[f] for f in DEFAULT_FIELDS)
+NOT_MEASURED = "not measured"
 # A qualitative palette (Tableau 10) that reads on light and dark backgrounds; more series cycle hues.
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
            "#9c755f", "#bab0ac")
@@ -84,14 +108,16 @@ def nice_ceil(v: float) -> float:
     return 10 * base
 
 
-def legend_html(groups: list[tuple[str, list[int]]], many: bool, bands: bool = False) -> str:
+def legend_html(groups: list[tuple[str, list[int]]], many: bool, bands: bool = False,
+                colors: list[QColor] | None = None, dashed: bool = True) -> str:
     """Coloured squares and names; with many series each colour is a manager's workers."""
-    items = [f'<span style="color:{series_color(i).name()}">&#9632;</span>&nbsp;{html.escape(name)}'
+    colors = colors or [series_color(i) for i in range(len(groups))]
+    items = [f'<span style="color:{colors[i].name()}">&#9632;</span>&nbsp;{html.escape(name)}'
              + (f" ({len(members)})" if many and len(members) > 1 else "")
              for i, (name, members) in enumerate(groups)]
     lead = ("One colour per manager, a band from its lowest to its highest worker: " if bands else
             "One colour per manager, one line per worker: " if many else "")
-    dashed = "" if many else " &nbsp; — solid: average, dashed: 99th percentile response time"
+    dashed = "" if many or not dashed else " &nbsp; — solid: average, dashed: 99th percentile response time"
     return lead + " &nbsp; ".join(items) + dashed
 
 
@@ -113,25 +139,106 @@ def _top(y: np.ndarray) -> float:
     return v
 
 
+def isolated(y: np.ndarray) -> np.ndarray:
+    """Points with a number but no numbered neighbour (a step's only point): a line cannot show them."""
+    ok = np.isfinite(y)
+    before = np.concatenate(([False], ok[:-1]))
+    after = np.concatenate((ok[1:], [False]))
+    return ok & ~before & ~after
+
+
+def dashed_pen(color: QColor) -> QPen:
+    """The p99 line: long dashes drawn along the whole curve as one path, so it reads as one line however
+    far apart the points are (with a marker at every point it fell apart into triangles at 4 s updates)."""
+    pen = pg.mkPen(color, width=1)
+    pen.setStyle(Qt.PenStyle.CustomDashLine)
+    pen.setDashPattern([6.0, 3.0])
+    return pen
+
+
+MARK_COLOR = (128, 128, 128)
+MARK_GAP_PX = 30  # step labels closer than this to the previous one shown are left out
+
+
+class StepAxis(pg.AxisItem):
+    """A band above the plot area naming the steps (#1, #2 ...) where they start: the labels never cover
+    data. Labels that would crowd each other at the current scale are left out."""
+
+    def __init__(self) -> None:
+        super().__init__("top")
+        self.marks: list[tuple[float, str]] = []
+        # labels may reach past the ends (a step at 0 s); spacing is decided here, not by filling limits
+        self.setStyle(tickLength=-4, tickTextOffset=1, autoExpandTextSpace=False, hideOverlappingLabels=24,
+                      textFillLimits=[(0, 1.0)])
+        self.setHeight(16)
+        self.setPen(pg.mkPen(MARK_COLOR))
+        self.setTextPen(pg.mkPen(MARK_COLOR))
+
+    def set_marks(self, marks: list[tuple[float, str]]) -> None:
+        self.marks = list(marks)
+        self.picture = None
+        self.update()
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802,N803 (pyqtgraph's names)
+        per_px = (maxVal - minVal) / size if size > 0 and maxVal > minVal else 0.0
+        shown, last = [], -np.inf
+        for x, _label in self.marks:
+            if minVal <= x <= maxVal and x - last >= MARK_GAP_PX * per_px:
+                shown.append(x)
+                last = x
+        return [(1.0, shown)]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+        out = []
+        for v in values:
+            near = min(self.marks, key=lambda m: abs(m[0] - v * scale), default=None)
+            out.append(near[1] if near is not None else "")
+        return out
+
+
+def _statistic_menu(spec: ChartSpec) -> QComboBox:
+    menu = QComboBox()
+    for c in CHOICES:
+        menu.addItem(c.title, c.field)
+    menu.setCurrentIndex(menu.findData(spec.field))
+    menu.setToolTip("The statistic this chart shows (as in Iometer's Results Display, each chart can show any "
+                    "of them); remembered for the next time")
+    menu.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    menu.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+    f = menu.font()
+    f.setPointSizeF(f.pointSizeF() * 0.9)
+    menu.setFont(f)
+    return menu
+
+
 class _Chart:
     def __init__(self, spec: ChartSpec):
         self.spec = spec
-        self.widget = pg.PlotWidget(axisItems={"left": CompactAxis("left")})
+        self.widget = pg.PlotWidget(axisItems={"left": CompactAxis("left"), "top": StepAxis()})
         self.plot = self.widget.getPlotItem()
-        self.plot.setTitle(spec.title, size="9pt")
+        # the statistic's name is the menu above the plot (it chooses what the chart shows)
+        self.menu = _statistic_menu(spec)
+        self.box = QWidget()
+        lay = QVBoxLayout(self.box)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.menu, 0, Qt.AlignmentFlag.AlignHCenter)
+        lay.addWidget(self.widget, 1)
         self.plot.setLabel("left", spec.unit)
         self.plot.setLabel("bottom", "time since start (s)")
-        for axis in ("left", "bottom"):
+        self.plot.showAxis("top")
+        self.steps: StepAxis = self.plot.getAxis("top")
+        for axis in ("left", "bottom", "top"):
             ax = self.plot.getAxis(axis)
             ax.enableAutoSIPrefix(False)
             # Axes change only when the range does: keep them as pixmaps instead of replaying
             # their text every frame (a large share of a redraw otherwise).
             ax.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.plot.titleLabel.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         # one width for every left axis: pyqtgraph links x ranges by screen position, so plots
         # whose axes differ in width would show shifted time ranges
         self.plot.getAxis("left").setWidth(AXIS_WIDTH)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
+        self.steps.setGrid(False)  # the dotted step lines mark the steps in the plot
         self.plot.setClipToView(True)
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.setMouseEnabled(x=True, y=False)
@@ -141,18 +248,35 @@ class _Chart:
         self.plot.setRange(xRange=(0, X_START), yRange=(0, 1), padding=0)
         self.plot.setMenuEnabled(False)
         self.y_top = 1.0
-        self.widget.setMinimumSize(160, 140)
+        self.widget.setMinimumSize(160, 120)
         self.curves: list[pg.PlotDataItem] = []
         self.p99: list[pg.PlotDataItem] = []
+        self.p99_dots: list[pg.PlotDataItem] = []  # a marker where a p99 point stands alone
         self.many: ManyCurves | None = None  # many-series mode: one item draws every group
         self.pens: list[QPen] = []
         self.marks: list[pg.InfiniteLine] = []
+        # "not measured", in the middle of the plot, when the statistic has no numbers for what is shown
+        self.note = pg.TextItem("", color=MARK_COLOR, anchor=(0.5, 0.5))
+        vb = self.plot.getViewBox()
+        self.note.setParentItem(vb)
+        self.note.hide()
+        vb.sigResized.connect(lambda v: self.note.setPos(v.width() / 2, v.height() / 2))
+
+    def set_note(self, text: str | None) -> None:
+        if text:
+            self.note.setText(text)
+            vb = self.plot.getViewBox()
+            self.note.setPos(vb.width() / 2, vb.height() / 2)
+        self.note.setVisible(bool(text))
 
 
 class ChartGrid(QWidget):
-    """Four charts in a 2 x 2 grid showing the same set of series."""
+    """Four charts in a 2 x 2 grid showing the same set of series, each its own statistic."""
 
-    def __init__(self, parent: QWidget | None = None):
+    statistic_changed = Signal(int, str)  # chart index, field
+
+    def __init__(self, parent: QWidget | None = None, remember: str | None = None):
+        """``remember``: the settings key (e.g. "results") under which the charts' statistics are kept."""
         super().__init__(parent)
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -163,9 +287,11 @@ class ChartGrid(QWidget):
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.hide()
         grid.addWidget(self.legend, 0, 0, 1, 2)
-        self.charts = [_Chart(spec) for spec in CHARTS]
+        self.remember = remember
+        self.charts = [_Chart(spec) for spec in self._remembered()]
         for i, c in enumerate(self.charts):
-            grid.addWidget(c.widget, 1 + i // 2, i % 2)
+            grid.addWidget(c.box, 1 + i // 2, i % 2)
+            c.menu.currentIndexChanged.connect(lambda _i, i=i, c=c: self.set_statistic(i, c.menu.currentData()))
         for c in self.charts[1:]:
             c.plot.setXLink(self.charts[0].plot)
         self.follow = True  # ranges follow the data until the user zooms or pans
@@ -177,15 +303,93 @@ class ChartGrid(QWidget):
             c.plot.autoBtn.clicked.connect(self.follow_data)
         self.keys: list[SeriesKey] = []
         self.groups: list[tuple[str, list[int]]] = []
+        self.colors: list[QColor] = []  # one per group
         self.many = False
         self.bands = False  # many series: each group drawn as its range (see BAND_SERIES)
+        self.compact_units = False  # "ms (dashed: p99)" instead of the long axis label
+        self.unmeasured: dict[str, str] = {}  # field -> why the data shown has none (e.g. an imported run's CPU)
         self._bins: dict[int, tuple[tuple, BinnedPeaks]] = {}  # group -> (cache key, decimation)
         self._marks_drawn = 0
         self._revision = -1
+        self._last: tuple[LiveResults, str] | None = None  # what was drawn last (redrawn on a new statistic)
 
-    def set_series(self, keys: list[SeriesKey], labels: list[str]) -> None:
+    # --- which statistic each chart shows ---------------------------------------------------------
+    def _remembered(self) -> list[ChartSpec]:
+        fields = list(DEFAULT_FIELDS)
+        if self.remember:
+            from app.ui.settings import app_settings
+
+            saved = app_settings().value(f"charts/{self.remember}", [])
+            saved = [saved] if isinstance(saved, str) else list(saved or [])
+            fields = [saved[i] if i < len(saved) and saved[i] in SPECS else d for i, d in enumerate(fields)]
+        return [SPECS[f] for f in fields]
+
+    def fields(self) -> tuple[str, ...]:
+        """Every field the charts draw (a chart's dashed companion included)."""
+        out = [c.spec.field for c in self.charts] + [c.spec.dashed for c in self.charts if c.spec.dashed]
+        return tuple(dict.fromkeys(out))
+
+    def set_statistic(self, index: int, field: str) -> None:
+        """Chart ``index`` shows ``field`` (one of CHOICES) from now on, remembered in the settings."""
+        c = self.charts[index]
+        spec = SPECS[field]
+        if c.menu.currentData() != field:
+            c.menu.blockSignals(True)
+            c.menu.setCurrentIndex(c.menu.findData(field))
+            c.menu.blockSignals(False)
+        if spec == c.spec:
+            return
+        c.spec = spec
+        self._make_curves(c)
+        c.y_top = 1.0
+        c.plot.setYRange(0, 1, padding=0)
+        self._bins.clear()
+        self._revision = -1
+        self._set_legend()
+        if self.remember:
+            from app.ui.settings import app_settings
+
+            app_settings().setValue(f"charts/{self.remember}", [ch.spec.field for ch in self.charts])
+        self.refresh()
+        self.statistic_changed.emit(index, field)
+
+    def refresh(self) -> None:
+        """Draw again what was drawn last (after a chart's statistic changed)."""
+        if self._last is not None:
+            self.redraw(*self._last, force=True)
+
+    def _axis_label(self, spec: ChartSpec) -> str:
+        if not spec.dashed or self.many:
+            return spec.unit
+        return f"{spec.unit} (dashed: p99)" if self.compact_units else spec.axis_label
+
+    def _make_curves(self, c: _Chart) -> None:
+        for item in c.curves + c.p99 + c.p99_dots:
+            c.plot.removeItem(item)
+        c.curves, c.p99, c.p99_dots, c.pens = [], [], [], []
+        if c.many is not None:
+            c.plot.removeItem(c.many)
+            c.many = None
+        if self.many:
+            c.many = ManyCurves()
+            c.plot.addItem(c.many)
+        for i, _group in enumerate(self.groups):
+            color = self.colors[i]
+            pen = pg.mkPen(color, width=1 if self.many else 1.5)
+            c.pens.append(pen)
+            if self.many:
+                continue
+            c.curves.append(c.plot.plot([], [], pen=pen, connect="finite"))
+            if c.spec.dashed:
+                c.p99.append(c.plot.plot([], [], pen=dashed_pen(color), connect="finite"))
+                c.p99_dots.append(c.plot.plot([], [], pen=None, symbol="t", symbolSize=6, symbolPen=color,
+                                              symbolBrush=None))
+        c.plot.setLabel("left", self._axis_label(c.spec))
+
+    def set_series(self, keys: list[SeriesKey], labels: list[str], colors: list[QColor | str] | None = None) -> None:
         """Which series to draw, the same colours in every chart (named in ``legend``, a strip above
-        the charts, so no legend covers the data).
+        the charts, so no legend covers the data). ``colors``: one per series (e.g. a run's colour in a
+        comparison); the palette's otherwise.
 
         Up to LEGEND_MAX series: one curve each, with dashed p99 lines. More: one item per chart
         draws every series, one colour per manager (its workers share it), decimated to the chart's
@@ -196,31 +400,18 @@ class ChartGrid(QWidget):
         self._bins.clear()
         many = len(keys) > LEGEND_MAX
         self.groups = group_series(keys, labels) if many else [(label, [i]) for i, label in enumerate(labels)]
-        for c in self.charts:
-            for item in c.curves + c.p99:
-                c.plot.removeItem(item)
-            c.curves, c.p99, c.pens = [], [], []
-            if c.many is not None:
-                c.plot.removeItem(c.many)
-                c.many = None
-            if many:
-                c.many = ManyCurves()
-                c.plot.addItem(c.many)
-            for i, _group in enumerate(self.groups):
-                pen = pg.mkPen(series_color(i), width=1 if many else 1.5)
-                c.pens.append(pen)
-                if many:
-                    continue
-                c.curves.append(c.plot.plot([], [], pen=pen, connect="finite"))
-                if c.spec.field == "lat_mean_ms":
-                    dash = pg.mkPen(series_color(i), width=1, style=Qt.PenStyle.DashLine)
-                    c.p99.append(c.plot.plot([], [], pen=dash, connect="finite"))
-            if c.spec.field == "lat_mean_ms":
-                c.plot.setLabel("left", "ms" if many else c.spec.unit)
+        self.colors = [QColor(colors[members[0]]) if colors else series_color(i)
+                       for i, (_name, members) in enumerate(self.groups)]
         self.many = many
         self.bands = len(keys) > BAND_SERIES
-        self.legend.setText(legend_html(self.groups, many, self.bands))
-        self.legend.setVisible(len(self.groups) > 1 or many)
+        for c in self.charts:
+            self._make_curves(c)
+        self._set_legend()
+
+    def _set_legend(self) -> None:
+        dashed = any(c.spec.dashed for c in self.charts)
+        self.legend.setText(legend_html(self.groups, self.many, self.bands, self.colors, dashed))
+        self.legend.setVisible(len(self.groups) > 1 or self.many)
 
     def _user_zoomed(self, *_args: object) -> None:
         self.follow = False
@@ -249,31 +440,22 @@ class ChartGrid(QWidget):
         if x_max > self.x_top:
             self.x_top = nice_ceil(x_max * 1.25)
             self.charts[0].plot.setXRange(0, self.x_top, padding=0)
-            self._space_mark_labels()
         for c, top in zip(self.charts, y_max, strict=True):
             if top > c.y_top or top < 0.4 * c.y_top:
                 c.y_top = nice_ceil(top * 1.1) if top > 0 else 1.0
                 c.plot.setYRange(0, c.y_top, padding=0)
-
-    def _space_mark_labels(self) -> None:
-        """Step labels (#1, #2, ...) only where they do not overlap at the current scale."""
-        for c in self.charts:
-            last = -np.inf
-            for m in c.marks:
-                show = m.value() - last >= self.x_top / 14
-                m.label.setVisible(show)
-                if show:
-                    last = m.value()
 
     def clear_marks(self) -> None:
         for c in self.charts:
             for m in c.marks:
                 c.plot.removeItem(m)
             c.marks = []
+            c.steps.set_marks([])
         self._marks_drawn = 0
 
     def redraw(self, live: LiveResults, kind: str, force: bool = False) -> bool:
         """Push the series' points into the curves; returns False when nothing changed."""
+        self._last = (live, kind)
         if not force and live.revision == self._revision:
             return False
         self._revision = live.revision
@@ -283,55 +465,66 @@ class ChartGrid(QWidget):
                 self._reset_ranges()
         if len(live.steps) < self._marks_drawn:
             self.clear_marks()
-        for mark in live.steps[self._marks_drawn:]:
-            for c in self.charts:
-                line = pg.InfiniteLine(mark.x, angle=90, pen=pg.mkPen((128, 128, 128), style=Qt.PenStyle.DotLine),
-                                       label=f"#{mark.label.split(':')[0]}",
-                                       labelOpts={"position": 0.97, "color": (128, 128, 128),
-                                                  "anchors": [(0, 0), (0, 0)]})
-                c.plot.addItem(line, ignoreBounds=True)
-                c.marks.append(line)
         if len(live.steps) != self._marks_drawn:
-            self._space_mark_labels()
+            for mark in live.steps[self._marks_drawn:]:
+                for c in self.charts:
+                    line = pg.InfiniteLine(mark.x, angle=90, pen=pg.mkPen(MARK_COLOR, style=Qt.PenStyle.DotLine))
+                    c.plot.addItem(line, ignoreBounds=True)
+                    c.marks.append(line)
+            names = [(m.x, f"#{m.label.split(':')[0]}") for m in live.steps]
+            for c in self.charts:  # named in the band above the plot, where no label covers data
+                c.steps.set_marks(names)
         self._marks_drawn = len(live.steps)
         if self.many:
-            x_max, y_max = self._redraw_groups(live, kind)
+            x_max, y_max, measured = self._redraw_groups(live, kind)
         else:
-            x_max, y_max = self._redraw_each(live, kind)
+            x_max, y_max, measured = self._redraw_each(live, kind)
         self._fit(x_max, y_max)
+        for c, has in zip(self.charts, measured, strict=True):
+            c.set_note(self.unmeasured.get(c.spec.field) or (NOT_MEASURED if has is False else None))
         return True
 
-    def _redraw_each(self, live: LiveResults, kind: str) -> tuple[float, list[float]]:
+    def _redraw_each(self, live: LiveResults, kind: str) -> tuple[float, list[float], list[bool | None]]:
+        """Returns the last x, each chart's top and whether it had numbers (None: no points at all)."""
         x_max, y_max = 0.0, [0.0] * len(self.charts)
+        measured: list[bool | None] = [None] * len(self.charts)
         for ci, c in enumerate(self.charts):
+            off = c.spec.field in self.unmeasured
             for i, key in enumerate(self.keys):
                 s = live.series.get(key)
-                if s is None or s.n == 0:
+                if s is None or s.n == 0 or off:
                     c.curves[i].setData([], [])
                     if c.p99:
                         c.p99[i].setData([], [])
+                        c.p99_dots[i].setData([], [])
                     continue
                 x = s.xs()
                 y = s.ys(kind, c.spec.field)
+                x_max = max(x_max, float(x[-1]))
+                has = bool(np.isfinite(y).any())  # none: not measured (and pyqtgraph warns at every paint)
+                measured[ci] = bool(measured[ci]) or has
                 # dots while points are few: a step with one point (slow updates) is visible too
                 sparse = s.n <= SPARSE_POINTS
-                c.curves[i].setData(x, y, symbol="o" if sparse else None, symbolSize=5,
-                                    symbolPen=None, symbolBrush=series_color(i))
-                x_max = max(x_max, float(x[-1]))
+                c.curves[i].setData(x if has else [], y if has else [], symbol="o" if sparse else None,
+                                    symbolSize=5, symbolPen=None, symbolBrush=self.colors[i])
                 y_max[ci] = max(y_max[ci], _top(y))
                 if c.p99:
-                    p99 = s.ys(kind, "p99_ms")
-                    c.p99[i].setData(x, p99, symbol="t" if sparse else None, symbolSize=6,
-                                     symbolPen=series_color(i), symbolBrush=None)
+                    p99 = s.ys(kind, c.spec.dashed)
+                    if c.spec.dashed in self.unmeasured or not np.isfinite(p99).any():
+                        p99, x = p99[:0], x[:0]
+                    # one continuous dashed line; a marker only where a point has no neighbour to join
+                    c.p99[i].setData(x, p99)
+                    lone = isolated(p99)
+                    c.p99_dots[i].setData(x[lone], p99[lone])
                     y_max[ci] = max(y_max[ci], _top(p99))
-        return x_max, y_max
+        return x_max, y_max, measured
 
     def _visible_x(self) -> tuple[float, float] | None:
         """None while the x axis follows the data; the zoomed range otherwise (to clip to it)."""
         vb = self.charts[0].plot.getViewBox()
         return None if vb.autoRangeEnabled()[0] else tuple(vb.viewRange()[0])
 
-    def _redraw_groups(self, live: LiveResults, kind: str) -> tuple[float, list[float]]:
+    def _redraw_groups(self, live: LiveResults, kind: str) -> tuple[float, list[float], list[bool | None]]:
         """One set of segments per group and chart. While the ranges follow the data, bins are
         fixed on [0, x_top) and decimated incrementally (only new points are looked at)."""
         x_range = None if self.follow else self._visible_x()
@@ -339,6 +532,7 @@ class ChartGrid(QWidget):
         rows = [CHART_FIELDS.index(c.spec.field) for c in self.charts]
         nc = len(self.charts)
         x_max, y_max = 0.0, [0.0] * nc
+        measured: list[bool | None] = [None] * nc
         per_chart: list[list[tuple[QPen, np.ndarray, np.ndarray]]] = [[] for _ in self.charts]
         for gi, (_label, members) in enumerate(self.groups):
             series = [live.series.get(self.keys[i]) for i in members]
@@ -368,14 +562,17 @@ class ChartGrid(QWidget):
                 tops = np.fmax.reduce(np.where(np.isnan(dy), -np.inf, dy), axis=1) if dy.shape[1] else \
                     np.zeros(dy.shape[0])
             for ci, c in enumerate(self.charts):
+                if c.spec.field in self.unmeasured:
+                    continue
                 ys = dy[ci::nc][:k]
+                measured[ci] = bool(measured[ci]) or bool(np.isfinite(ys).any())
                 if self.bands and k > 1:  # the group's range: lowest and highest worker at each point
                     ys = np.stack([np.fmin.reduce(ys, axis=0), np.fmax.reduce(ys, axis=0)])
                 per_chart[ci].append((c.pens[gi], dx, ys))
                 y_max[ci] = max(y_max[ci], float(np.max(tops[ci::nc][:k], initial=0.0)))
         for c, groups in zip(self.charts, per_chart, strict=True):
             c.many.set_groups(groups, bands=self.bands)
-        return x_max, y_max
+        return x_max, y_max, measured
 
     def apply_palette(self, palette: QPalette) -> None:
         """Follow the window's light or dark palette."""
@@ -387,5 +584,3 @@ class ChartGrid(QWidget):
                 ax = c.plot.getAxis(axis)
                 ax.setPen(fg)
                 ax.setTextPen(fg)
-            c.plot.setTitle(c.spec.title, color=fg.name(), size="9pt")
-

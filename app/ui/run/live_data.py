@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.model.metrics import Metrics
+from app.ui.run.live_disks import LiveDisks
 
 WHOLE = "WHOLE_TEST"
 LAST = "LAST_UPDATE"
@@ -25,8 +26,8 @@ UPDATE_CHOICES = (1, 2, 3, 4, 5, 10, 15, 30, 45, 60, 0)  # seconds; 0 = ∞ (end
 SeriesKey = tuple[str, str | None, str]
 ALL_KEY: SeriesKey = ("all", None, "ALL")
 
-# Chart fields stored per point (float32), in this order.
-CHART_FIELDS = ("iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms")
+# Chart fields stored per point (float32), in this order: every statistic a chart can be set to show.
+CHART_FIELDS = ("iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms", "cpu_pct", "errors")
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,8 @@ def over_time(parts: list[Metrics]) -> Metrics:
 
 def chart_values(m: Metrics) -> tuple[float, ...]:
     p99 = m.percentile_ms(99)
-    return (m.iops, m.mbps, m.lat_mean_ms, m.lat_max_ms, np.nan if p99 is None else p99)
+    return (m.iops, m.mbps, m.lat_mean_ms, m.lat_max_ms, np.nan if p99 is None else p99, m.usr_cpu + m.sys_cpu,
+            float(m.errors))
 
 
 @dataclass
@@ -165,9 +167,11 @@ class LiveResults:
         self.steps: list[StepMark] = []
         self.revision = 0  # grows whenever a point is added (redraw only when it changed)
         self.generation = 0  # grows when the series start over (a new run)
+        self.disks = LiveDisks()  # the managers' disks, fed from the same batches
 
     def clear(self) -> None:
         self.series.clear()
+        self.disks.clear()
         self.steps.clear()
         self.revision += 1
         self.generation += 1
@@ -183,6 +187,7 @@ class LiveResults:
         """A new step begins at ``x`` seconds into the run: every window starts afresh, and a gap
         (NaN point) keeps the charts from joining the previous step's line to this one's."""
         self.steps.append(StepMark(x, label))
+        self.disks.start_step()
         for s in self.series.values():
             if s.n:
                 s.gap(x)
@@ -222,6 +227,7 @@ class LiveResults:
                 made += 1
         if made:
             self.revision += 1
+        self.disks.add(samples, self.update_seconds)
         return made
 
     def keys(self, level: str, manager: str | None = None) -> list[SeriesKey]:

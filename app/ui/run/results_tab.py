@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from app.ui.plan.document import RESULTS, TOPOLOGY, PlanDocument
 from app.ui.plan.topology import Selection
 from app.ui.run.charts import ChartGrid
+from app.ui.run.disk_table import DiskTable
 from app.ui.run.live_data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
 from app.ui.widgets import compact_rows
 
@@ -86,6 +87,7 @@ class ResultsTab(QWidget):
         self.live = live
         self.scopes: list[Scope] = []
         self._table_revision = -1
+        self._disk_revision = -1
 
         controls = QHBoxLayout()
         controls.addWidget(QLabel("Show:"))
@@ -121,7 +123,7 @@ class ResultsTab(QWidget):
         self.notice.setEnabled(False)
         self.notice.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
-        self.charts = ChartGrid()
+        self.charts = ChartGrid(remember="results")
         self.table = QTableWidget(len(STATS), 1)
         compact_rows(self.table)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -141,7 +143,12 @@ class ResultsTab(QWidget):
         rlay = QVBoxLayout(right)
         rlay.setContentsMargins(0, 0, 0, 0)
         rlay.addLayout(options)
-        rlay.addWidget(self.table, 1)
+        rlay.addWidget(self.table, 3)
+        self.disk_label = QLabel("Disks (iostat's figures):")
+        self.disk_label.setToolTip("From fio's per-disk counters (the kernel's, for the disks behind the targets)")
+        self.disk_table = DiskTable()
+        rlay.addWidget(self.disk_label)
+        rlay.addWidget(self.disk_table, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(right)
@@ -235,6 +242,9 @@ class ResultsTab(QWidget):
         changed = self.charts.redraw(self.live, self.kind, force)
         if changed or force:
             self._fill_table()
+        if force or self.live.disks.revision != self._disk_revision:
+            self._disk_revision = self.live.disks.revision
+            self.disk_table.show_rows(DiskTable.rows_for(self.live.disks, self.current_scope().keys), self.kind)
         return changed
 
     def mark_lost(self, lost: dict[str, str]) -> None:

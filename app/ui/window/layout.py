@@ -7,6 +7,7 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu
 
 from app.ui import theme
+from app.ui.run.charts import ChartGrid
 
 FRAME_GUESS = 40  # title bar height before the window manager has framed the window
 SMALLEST = (760, 480)  # the window's own minimum: below its parts' wishes, so it never grows by itself
@@ -33,11 +34,16 @@ class LayoutMixin(QMainWindow):
         app = QApplication.instance()
         if isinstance(app, QApplication):
             theme.apply_theme(app, mode)
+            # every chart, shown or not: live, stored runs, comparisons (with the application's style sheet,
+            # Qt does not tell widgets that the palette changed)
+            for charts in self.findChildren(ChartGrid):
+                charts.apply_palette(app.palette())
         self.results_tab.apply_palette()
         if self.persist:
             self.settings.setValue("view/theme", mode)
 
-    def follow_system_scheme(self) -> None:
+    def follow_system_scheme(self, _scheme: object = None) -> None:
+        """The desktop's colour scheme changed (QStyleHints.colorSchemeChanged): follow it when asked to."""
         if self.theme_mode == theme.SYSTEM:
             self.set_theme(theme.SYSTEM)
 

@@ -23,6 +23,11 @@ class MessagesMixin(QMainWindow):
     def _make_messages(self) -> None:
         self.messages = QListWidget()
         self.messages.setWordWrap(True)
+        # a run with many managers adds hundreds of lines: lay them out in batches, not all at every line
+        self.messages.setLayoutMode(QListWidget.LayoutMode.Batched)
+        self.messages.setBatchSize(20)
+        bar = self.messages.verticalScrollBar()  # (so the newest line is shown once its batch is laid out)
+        bar.rangeChanged.connect(lambda _low, high: bar.setValue(high))
         self.messages_dock = QDockWidget("Messages", self)
         self.messages_dock.setObjectName("messagesDock")
         self.messages_dock.setWidget(self.messages)
