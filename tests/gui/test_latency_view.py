@@ -114,6 +114,16 @@ def test_distribution_of_a_real_run(window: MainWindow, qtbot, fio_db: Path) -> 
     assert lat.heat_stack.currentWidget() is lat.heat_missing
     assert "kept for All Managers and each manager" in lat.heat_missing.text()
 
+    # View > Theme > Dark re-themes it, shown or not
+    from app.ui import theme
+
+    view.views.setCurrentIndex(0)
+    window.set_theme(theme.DARK)
+    assert lat.hist_widget.backgroundBrush().color().lightness() < 60
+    window.set_theme(theme.LIGHT)
+    assert lat.hist_widget.backgroundBrush().color().lightness() > 200
+    view.views.setCurrentWidget(lat)
+
     # back on the charts, a change of step reads nothing until the tab is shown again
     view.views.setCurrentIndex(0)
     view.step.setCurrentIndex(2)
