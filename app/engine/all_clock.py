@@ -13,6 +13,10 @@ ALL for a grid slot is the sum of what each manager reported in that slot:
   keeps the last one (same step time, replaced).
 
 The whole-step ALL is the sum of the managers' whole-step numbers.
+
+With one manager, ALL is that manager: its slots carry the time of the manager's first report in them
+(not the grid time), so ALL's samples and the manager's have the same times and the store can keep
+them once; fio's final report, landing in the slot of the last interim one, replaces that sample.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ class AllClock:
         self._newest: dict[str, int] = {}  # manager -> its newest slot
         self._done: set[str] = set()
         self._whole: dict[str, Metrics] = {}
+        self._slot_t: dict[int, float] = {}  # one manager: the time of its first report in each slot
         self.late = 0  # reports for slots already dropped (not in ALL)
 
     def slot(self, t: float) -> int:
@@ -69,6 +74,7 @@ class AllClock:
             self.late += 1
             return []
         slot = self._slots.setdefault(k, {})
+        self._slot_t.setdefault(k, t)
         prev = slot.get(manager)
         slot[manager] = interval if prev is None else consecutive(prev, interval)
         self._newest[manager] = max(k, self._newest.get(manager, k))
@@ -105,11 +111,14 @@ class AllClock:
             return []
         out = []
         whole = Metrics.combine(self._whole.values())
+        one = len(self._managers) == 1
         for k in keys:
             self._emitted.add(k)
-            out.append((k * self.interval, Metrics.combine(self._slots[k].values()), whole))
+            t = self._slot_t.get(k, k * self.interval) if one else k * self.interval
+            out.append((t, Metrics.combine(self._slots[k].values()), whole))
         for old in [j for j in self._slots if j in self._emitted and j < max(self._slots) - _KEEP_SLOTS]:
             del self._slots[old]
+            self._slot_t.pop(old, None)
         return out
 
     def whole(self) -> Metrics:

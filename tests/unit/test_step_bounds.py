@@ -96,6 +96,19 @@ def test_all_is_the_sum_of_the_managers_in_each_slot_and_a_missing_manager_is_mi
     assert t == 2.0 and iv.read_ios == 110
 
 
+def test_with_one_manager_all_keeps_the_managers_times_and_the_final_report_replaces_its_slot():
+    clock = AllClock(1.0, ["A"])
+    ((t0, _, _),) = clock.add("A", 0.0, m(90, 0.9), m(90, 0.9))
+    ((t1, iv, _),) = clock.add("A", 1.002, m(100), m(190, 1.9))
+    assert (t0, t1) == (0.0, 1.002) and iv.read_ios == 100  # the manager's own times, not the grid's
+    ((t2, iv, whole),) = clock.add("A", 1.124, m(10, 0.12), m(200, 2.02))  # fio's final report
+    assert t2 == t1 and iv.read_ios == 110 and whole.read_ios == 200  # the same sample, replaced
+    two = AllClock(1.0, ["A", "B"])
+    two.add("A", 1.002, m(100), m(100))
+    ((t, _, _),) = two.add("B", 0.995, m(100), m(100))
+    assert t == 1.0  # several managers: the grid's time
+
+
 def test_a_manager_that_ended_is_not_waited_for():
     clock = AllClock(1.0, ["A", "B"])
     clock.add("A", 1.0, m(100), m(100))

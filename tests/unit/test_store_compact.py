@@ -144,6 +144,27 @@ def test_sharing_stops_with_a_copy_when_the_numbers_part(tmp_path):
         assert step_samples(store, step, "target", "w2t1") == step_samples(store, step, "worker", "w2")
 
 
+def test_a_one_manager_steps_all_ends_with_the_final_report_once_per_slot(tmp_path):
+    """ALL of one manager shares the manager's samples until fio's final report joins the last slot;
+    the copy it then gets must not keep that slot twice (it did, at two times, and the slot's older
+    numbers could sort last)."""
+    from app.engine.all_clock import AllClock
+
+    clock = AllClock(1.0, ["M1"])
+    reports = [(0.0, _metrics(0)), (1.002, _metrics(1)), (1.124, replace(_metrics(2), seconds=0.12))]
+    with open_store(tmp_path / "f.db") as store:
+        rec, step = _setup(store)
+        whole = Metrics()
+        for t, iv in reports:
+            whole = Metrics.combine([whole, iv])
+            rows = [SampleRow("M1", "manager", "M1", t, iv, whole)]
+            rows += [SampleRow(None, "all", "ALL", at, a_iv, a_whole) for at, a_iv, a_whole in clock.add("M1", t, iv, whole)]
+            rec.add_samples(step, rows)
+        got = step_samples(store, step, "all", "ALL")
+        assert [t for t, _m in got] == [0.0, 1.002]
+        assert got[-1][1].read_ios == _metrics(1).read_ios + _metrics(2).read_ios  # the last slot with the final report
+
+
 def test_several_targets_or_managers_share_nothing(tmp_path):
     with open_store(tmp_path / "f.db") as store:
         rec, step = _setup(store, targets_per_worker=2, managers=2)
