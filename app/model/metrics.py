@@ -45,10 +45,16 @@ def _arrays_percentile(hists: list, pct: float) -> float | None | bool:
     if any(v is not values for v, _c in pairs):
         return False
     counts = pairs[0][1] if len(pairs) == 1 else sum(c for _v, c in pairs)
+    return array_percentile(values, counts, pct)
+
+
+def array_percentile(values, counts, pct: float) -> float | None:
+    """fio's rule on a histogram as arrays (bucket values ascending, counts): the value of the first bucket
+    whose cumulative count reaches pct% of all samples; None when it is empty."""
     import numpy as np  # already loaded where such histograms exist
 
     cs = np.cumsum(counts)
-    total = int(cs[-1])
+    total = int(cs[-1]) if len(cs) else 0
     if total <= 0:
         return None
     # the first bucket reaching pct% of the samples, between the first and the last non-empty bucket
