@@ -68,9 +68,15 @@ def _arrays_percentile(hists: list, pct: float) -> float | None | bool:
     """fio's rule on histograms that are count arrays over the same buckets (telemetry's), without dicts;
     False when they are not (plain dicts: the caller's way)."""
     found = _bucket_counts(hists)
-    if found is None:
-        return False
-    v = float(_counts_percentile(found[0], found[1][None, :], pct)[0])
+    return False if found is None else array_percentile(found[0], found[1], pct)
+
+
+def array_percentile(values, counts, pct: float) -> float | None:
+    """fio's rule on a histogram as arrays (bucket values ascending, counts): the value of the first bucket
+    whose cumulative count reaches pct% of all samples; None when it is empty."""
+    import numpy as np
+
+    v = float(_counts_percentile(np.asarray(values), np.asarray(counts)[None, :], pct)[0])
     return None if v != v else v
 
 
