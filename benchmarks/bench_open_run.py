@@ -4,8 +4,9 @@
 
 Each run is measured in a fresh process (peak memory is per process): the run view reads the run (on
 its store thread, as in the application; CPU time counts every thread) and draws it, then the scope
-goes to "Each worker" and back, and the step to the first step and back. Make a run to measure with
-benchmarks/make_long_run.py. Prints CPU ms and peak MB above the process's baseline, per action.
+goes to "Each worker" and back, and the step to the first step and back; then the response time
+distribution is shown (every step, then the first step; its histograms are read only then). Make a run to
+measure with benchmarks/make_long_run.py. Prints CPU ms and peak MB above the process's baseline, per action.
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ def measure(db: str, run_id: int) -> dict:
     timed("scope_back", lambda: view.scope.setCurrentIndex(0))
     timed("step", lambda: view.step.setCurrentIndex(1 if view.step.count() > 1 else 0))
     timed("step_back", lambda: view.step.setCurrentIndex(0))
+    out["latency_read_before_shown"] = view.latency.shown is not None
+    timed("latency", lambda: view.views.setCurrentWidget(view.latency))
+    timed("latency_step", lambda: view.step.setCurrentIndex(1 if view.step.count() > 1 else 0))
     return out
 
 
@@ -89,6 +93,8 @@ def main() -> int:
         print(f"run {run_id}: open {r['open_cpu_ms']:.0f} ms CPU, peak +{r['open_peak_mb']:.0f} MB; "
               f"scope Each worker {r['scope_cpu_ms']:.0f} ms, back {r['scope_back_cpu_ms']:.0f} ms; "
               f"step one {r['step_cpu_ms']:.0f} ms, back to all {r['step_back_cpu_ms']:.0f} ms; "
+              f"latency distribution {'(read before shown!) ' * r['latency_read_before_shown']}"
+              f"all steps {r['latency_cpu_ms']:.0f} ms, one step {r['latency_step_cpu_ms']:.0f} ms; "
               f"peak over all +{max(v for k, v in r.items() if k.endswith('_peak_mb')):.0f} MB")
     return 0
 

@@ -12,3 +12,17 @@ def _private_settings_and_database(tmp_path_factory, monkeypatch):
     monkeypatch.setenv(ENV_DIR, str(tmp_path_factory.mktemp("settings")))
     monkeypatch.setenv(ENV_DB, str(tmp_path_factory.mktemp("data") / "fiometer.db"))
     monkeypatch.setenv(diagnostics.ENV_DIR, str(tmp_path_factory.mktemp("log")))
+
+
+_qt_app = None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """When GUI tests are in the session, their QApplication exists before any other test runs: a report
+    drawn in-process (an integration test) would otherwise create a bare QGuiApplication first, and
+    widgets cannot be made in that."""
+    global _qt_app
+    if any("gui" in item.path.parts for item in session.items):
+        from PySide6.QtWidgets import QApplication
+
+        _qt_app = QApplication.instance() or QApplication(["pytest-qt-qapp"])

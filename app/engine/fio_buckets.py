@@ -21,7 +21,17 @@ def _idx_to_val(idx: int) -> int:
     return base + ((2 * k + 1) << (error_bits - 1))
 
 
+def _idx_to_low(idx: int) -> int:
+    """The lowest latency (ns) filed under a bucket: its range is [low, next bucket's low)."""
+    if idx < (PLAT_VAL << 1):
+        return idx
+    error_bits = (idx >> PLAT_BITS) - 1
+    return (1 << (error_bits + PLAT_BITS)) + ((idx % PLAT_VAL) << error_bits)
+
+
 BIN_VALUE: tuple[int, ...] = tuple(_idx_to_val(i) for i in range(PLAT_NR))
+# The buckets' ranges: bucket i holds [BIN_EDGE[i], BIN_EDGE[i + 1]) ns; the last also holds all above.
+BIN_EDGE: tuple[int, ...] = tuple(_idx_to_low(i) for i in range(PLAT_NR + 1))
 BIN_KEY: tuple[str, ...] = tuple(str(v) for v in BIN_VALUE)  # json+ "bins" keys
 
 

@@ -34,27 +34,92 @@ def hist_percentile(hist: dict[int, int], pct: float) -> float | None:
     return float(max(hist))
 
 
-def _arrays_percentile(hists: list, pct: float) -> float | None | bool:
-    """fio's rule on histograms that are count arrays over the same buckets (telemetry's), without dicts;
-    False when they are not (plain dicts: the caller's way)."""
+def _counts_percentile(values, counts, pct: float):  # (ndarray [b], ndarray [k, b]) -> ndarray [k]
+    """fio's rule on k count arrays over the same buckets at once: the first bucket whose cumulative count
+    reaches pct% of the samples, between the first and the last non-empty bucket; NaN where empty."""
+    import numpy as np  # already loaded where such histograms exist
+
+    used = np.flatnonzero(counts.any(axis=0))  # buckets empty in every row cannot change the answer
+    if len(used) == 0:
+        return np.full(counts.shape[0], np.nan)
+    values, counts = values[used], counts[:, used]
+    cs = np.cumsum(counts, axis=1)
+    total = cs[:, -1]
+    i = np.count_nonzero(cs < (pct / 100.0 * total)[:, None], axis=1)  # < len(values) wherever total > 0
+    if pct <= 0:  # the first bucket that is not empty
+        i = np.maximum(i, np.count_nonzero(cs <= 0, axis=1))
+    return np.where(total > 0, values[np.minimum(i, len(values) - 1)].astype(np.float64), np.nan)
+
+
+def _bucket_counts(hists: list) -> tuple | None:
+    """(bucket values, summed counts) of histograms that are count arrays over the same buckets (telemetry's);
+    None when they are not (plain dicts)."""
     arrays = [getattr(h, "bucket_arrays", None) for h in hists]
     if not arrays or any(a is None for a in arrays):
-        return False
+        return None
     pairs = [a() for a in arrays]
     values = pairs[0][0]
     if any(v is not values for v, _c in pairs):
-        return False
-    counts = pairs[0][1] if len(pairs) == 1 else sum(c for _v, c in pairs)
-    import numpy as np  # already loaded where such histograms exist
-
-    cs = np.cumsum(counts)
-    total = int(cs[-1])
-    if total <= 0:
         return None
-    # the first bucket reaching pct% of the samples, between the first and the last non-empty bucket
-    i = int(np.searchsorted(cs, pct / 100.0 * total, side="left"))
-    first, last = np.searchsorted(cs, (0, total), side="right")
-    return float(values[min(max(i, int(first)), int(last) - 1)])
+    return values, (pairs[0][1] if len(pairs) == 1 else sum(c for _v, c in pairs))
+
+
+def _arrays_percentile(hists: list, pct: float) -> float | None | bool:
+    """fio's rule on histograms that are count arrays over the same buckets (telemetry's), without dicts;
+    False when they are not (plain dicts: the caller's way)."""
+    found = _bucket_counts(hists)
+    return False if found is None else array_percentile(found[0], found[1], pct)
+
+
+def array_percentile(values, counts, pct: float) -> float | None:
+    """fio's rule on a histogram as arrays (bucket values ascending, counts): the value of the first bucket
+    whose cumulative count reaches pct% of all samples; None when it is empty."""
+    import numpy as np
+
+    v = float(_counts_percentile(np.asarray(values), np.asarray(counts)[None, :], pct)[0])
+    return None if v != v else v
+
+
+def _direction_hists(m: Metrics, direction: str) -> list:
+    """The histograms a percentile of ``direction`` reads: array histograms, and dicts that are not empty."""
+    hists = (m.read_hist,) if direction == "read" else (m.write_hist,) if direction == "write" else (
+        m.read_hist, m.write_hist)
+    return [h for h in hists if hasattr(h, "bucket_arrays") or h]
+
+
+def percentiles_ms(windows: list[Metrics], pct: float) -> list[float | None]:
+    """``[m.percentile_ms(pct) for m in windows]``, with the windows whose histograms are telemetry's bucket
+    arrays done in one numpy pass (the live charts take p99 of every series each second)."""
+    import numpy as np
+
+    out: list[float | None] = [None] * len(windows)
+    fast: list[int] = []
+    rows: list = []  # per fast window: its count arrays (read, write; an empty histogram has none)
+    values = None
+    for i, m in enumerate(windows):
+        arrays = []
+        for h in (m.read_hist, m.write_hist):
+            get = getattr(h, "bucket_arrays", None)
+            if get is not None:
+                arrays.append(get())
+            elif h:  # a plain dict with counts
+                arrays = None
+                break
+        if not arrays or any(v is not (values if values is not None else arrays[0][0]) for v, _c in arrays):
+            out[i] = m.percentile_ms(pct)
+            continue
+        values = arrays[0][0]
+        fast.append(i)
+        rows.append(arrays)
+    if fast:
+        counts = np.stack([a[0][1] for a in rows])
+        two = [j for j, a in enumerate(rows) if len(a) == 2]
+        if two:
+            counts[two] += np.stack([rows[j][1][1] for j in two])
+        got = _counts_percentile(values, counts, pct) / 1e6
+        for i, v in zip(fast, got.tolist(), strict=True):
+            out[i] = None if v != v else v
+    return out
 
 
 @dataclass
@@ -152,9 +217,7 @@ class Metrics:
         return self.write_lat_max_ns / 1e6
 
     def percentile_ms(self, pct: float, direction: str = "total") -> float | None:
-        fast = _arrays_percentile(
-            [h for h in ((self.read_hist,) if direction == "read" else (self.write_hist,) if direction == "write"
-                         else (self.read_hist, self.write_hist)) if hasattr(h, "bucket_arrays") or h], pct)
+        fast = _arrays_percentile(_direction_hists(self, direction), pct)
         if fast is not False:
             return None if fast is None else fast / 1e6
         if direction == "read":

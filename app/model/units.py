@@ -67,3 +67,12 @@ def format_elapsed(seconds: float) -> str:
     if s < 3600:
         return f"{s // 60} min {s % 60:02d} s"
     return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+def format_latency(ns: float) -> str:
+    """A response time in the unit that suits it, three significant digits: '850 ns', '84.5 µs', '6.91 ms',
+    '1 ms', '2.5 s' (axis ticks and percentile labels)."""
+    for unit, factor in (("s", 1e9), ("ms", 1e6), ("\u00b5s", 1e3)):
+        if abs(ns) >= factor * 0.9995:
+            return f"{ns / factor:.3g} {unit}"
+    return f"{ns:.3g} ns"

@@ -10,11 +10,11 @@ from app.analysis.iometer_import import IMPORT_TAG, is_iometer_run
 from app.analysis.run_groups import load_side
 from app.report.charts import BarChart, LineChart, comparison_charts, run_charts, side_colors
 from app.report.facts import JobFile, environment_table, facts_table, job_files, job_options_table
-from app.report.latency import Distribution, distributions, pairs, percentile_table, spread
+from app.report.latency import Distribution, distributions, pairs, percentile_table, shares, spread
 from app.report.summary import SummaryBlock, summarize
 from app.report.sweep_charts import sweep_charts
 from app.report.tables import Table, at_a_glance_table, comparison_table, summary_table, unmatched_table
-from app.report.timeline import distribution_charts, timeline_charts
+from app.report.timeline import distribution_charts, share_charts, timeline_charts
 from app.report.workloads import workload_tables
 from app.store.database import Store
 from app.store.records import Run
@@ -144,7 +144,8 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
     matched = pairs(comparisons, baseline)
     dists = distributions(matched, by_side)
     colors = dict(zip(labels, side_colors(len(sides)), strict=True))
-    line_charts = distribution_charts(dists, colors) + timeline_charts(store, matched, by_side, colors)
+    line_charts = distribution_charts(dists, colors) + share_charts(shares(matched, by_side), colors) + \
+        timeline_charts(store, matched, by_side, colors)
     notes = [m for s in sides for m in s.missing]
     summary = [summarize(c, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
     return Report(meta, baseline, comparisons, labels, summary,

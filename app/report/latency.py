@@ -1,6 +1,7 @@
 """Response-time detail per access specification and side (Qt-free): the percentile table (p50 ... p99.99 and
 the maximum, from the stored latency histograms by fio's own rule), the distribution of response times
-(cumulative, both sides overlaid) and the spread of a side's repeated runs (for error bars).
+(cumulative, and the share of I/Os per latency bin; sides overlaid) and the spread of a side's repeated runs
+(for error bars).
 
 A side that is a group of runs shows the mean of its runs' percentiles, as the comparison does for p99.
 """
@@ -11,6 +12,7 @@ import statistics
 from dataclasses import dataclass
 
 from app.analysis.compare import Comparison, Side, StepKey, StepValues, all_metrics, build_side, step_key
+from app.analysis.latency_distribution import common_edges, counts_of, step_histogram
 from app.model.metrics import Metrics, merge_hist
 from app.report.tables import Cell, Column, Row, Table, metric, num
 from app.store.records import Run, StepInfo
@@ -76,11 +78,12 @@ def spread(side: Side) -> dict[Occurrence, dict[str, tuple[float, float]]]:
 
 @dataclass
 class Distribution:
-    """Cumulative share of I/Os (0..100 %) completed within each latency bucket (ms), per side, one spec."""
+    """Per side, one spec: the cumulative share of I/Os (0..100 %) completed within each latency bucket (ms),
+    or the share of I/Os in each latency bin (``shares``)."""
 
     key: str
     title: str
-    series: list[tuple[str, list[tuple[float, float]]]]  # (side label, [(ms, cumulative %)])
+    series: list[tuple[str, list[tuple[float, float]]]]  # (side label, [(ms, %)])
 
 
 def cumulative(parts: list[Metrics]) -> list[tuple[float, float]]:
@@ -144,4 +147,25 @@ def distributions(rows: list[tuple[str, list[tuple[Side, StepValues]]]], labels:
         series = [(labels[id(side)], pts) for side, step in sides if (pts := cumulative(side_metrics(side, step)))]
         if series:
             out.append(Distribution(f"dist-{i}", f"Response time distribution: {spec}", series))
+    return out
+
+
+SHARE_BINS = 60  # latency bins of a report's histogram (equal logarithmic width)
+
+
+def shares(rows: list[tuple[str, list[tuple[Side, StepValues]]]], labels: dict[int, str]) -> list[Distribution]:
+    """Per access specification: the share of each side's I/Os per latency bin, the same bins for every side
+    (``analysis.latency_distribution``), as a step outline: [(bin's lower edge ms, %)], from 0 and back to 0 at
+    the last bin's upper edge."""
+    out = []
+    for i, (spec, sides) in enumerate(rows, 1):
+        counts = [(labels[id(side)], counts_of(h for m in side_metrics(side, step) for h in (m.read_hist, m.write_hist)))
+                  for side, step in sides]
+        edges = common_edges([c for _label, c in counts], SHARE_BINS)
+        if edges is None:
+            continue
+        ms = (edges / 1e6).tolist()
+        series = [(label, [(ms[0], 0.0), *zip(ms[:-1], h.share_pct.tolist(), strict=True), (ms[-1], 0.0)])
+                  for label, c in counts if (h := step_histogram(c, edges=edges)) is not None]
+        out.append(Distribution(f"share-{i}", f"Share of I/Os by response time: {spec}", series))
     return out

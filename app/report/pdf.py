@@ -231,11 +231,15 @@ def write_pdf(report: Report, path: str) -> None:
         if doc.idealWidth() <= body.width() + 1:
             break
     breaks: set[int] = set()
-    for _ in range(20):  # move what would straddle a page break (or run off it) to the next page
+    for _ in range(20):  # move what would straddle a page break (or run off it) to the next page; then a
+        # chart left alone on a page takes the chart before it along (its own break, if any, goes)
         split = straddling(doc, drawings, body.height()) - breaks
-        if not split:
+        if split:
+            breaks |= split
+        elif lone := lone_charts(doc, drawings, body.height()) - breaks:
+            breaks = (breaks - {i + 1 for i in lone}) | lone
+        else:
             break
-        breaks |= split
         doc.setHtml(keep_together(markup, breaks))
     placed = chart_positions(doc, drawings)
     total = 1 + doc.pageCount()
@@ -285,8 +289,13 @@ def units(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[float,
     """(top, bottom) in document units of each table and each chart, in document order (the order
     ``pdf_markup.UNIT`` finds them in the markup); a unit reaches up to the heading right above it and down
     over the notes right below it, which belong with it on one page."""
+    return [(top, bottom) for top, bottom, _chart in _units(doc, drawings)]
+
+
+def _units(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[float, float, bool]]:
+    """``units``, each saying whether it is a chart."""
     lay = doc.documentLayout()
-    items: list[tuple[str, float, float]] = []  # (kind, top, bottom): unit, heading, note, text
+    items: list[tuple[str, float, float]] = []  # (kind, top, bottom): unit, chart, heading, note, text
     it = doc.rootFrame().begin()
     while not it.atEnd():
         frame = it.currentFrame()
@@ -297,7 +306,7 @@ def units(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[float,
             block = it.currentBlock()
             charts = block_charts(doc, block, drawings)
             if charts:
-                items += [("unit", top, top + h) for _, _, top, _, h in charts]
+                items += [("chart", top, top + h) for _, _, top, _, h in charts]
             else:
                 r = lay.blockBoundingRect(block)
                 items.append((_block_kind(block), r.top(), r.bottom()))
@@ -305,7 +314,7 @@ def units(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[float,
     items = [x for x in items if x[0] != "empty"]
     out = []
     for i, (kind, top, bottom) in enumerate(items):
-        if kind != "unit":
+        if kind not in ("unit", "chart"):
             continue
         if i and items[i - 1][0] == "heading":
             top = items[i - 1][1]
@@ -313,7 +322,24 @@ def units(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[float,
         while k < len(items) and items[k][0] == "note":
             bottom = items[k][2]
             k += 1
-        out.append((top, bottom))
+        out.append((top, bottom, kind == "chart"))
+    return out
+
+
+def lone_charts(doc: QTextDocument, drawings: dict[str, Drawing], page_height: float) -> set[int]:
+    """Charts that would end a run of charts alone on a page (what follows starts a new page, a section),
+    where the page before holds three units or more of which the last is a chart: that chart, to move onto
+    the lone one's page, where both fit. A chart alone is a page of little but a picture."""
+    us = _units(doc, drawings)
+    page = [int(top // page_height) for top, _b, _c in us]
+    out = set()
+    for i in range(1, len(us)):
+        top, bottom, chart = us[i]
+        ptop, pbottom, pchart = us[i - 1]
+        alone = page.count(page[i]) == 1 and (i + 1 == len(us) or page[i + 1] > page[i])
+        if (chart and pchart and alone and page[i - 1] == page[i] - 1 and page.count(page[i - 1]) >= 3
+                and (bottom - top) + (pbottom - ptop) < page_height * 0.9):
+            out.add(i - 1)
     return out
 
 

@@ -1,5 +1,6 @@
-"""Line charts of a report (Qt-free): the response time distribution per access specification (both sides
-overlaid) and the per-second IOPS and average response time of every run's step, ramp-up shaded."""
+"""Line charts of a report (Qt-free): the response time distribution per access specification (cumulative,
+and the share of I/Os per latency bin; both sides overlaid) and the per-second IOPS and average response time
+of every run's step, ramp-up shaded."""
 
 from __future__ import annotations
 
@@ -16,6 +17,13 @@ def distribution_charts(dists: list[Distribution], colors: dict[str, str]) -> li
     return [LineChart(d.key, d.title, "response time (ms, logarithmic)", "% of I/Os completed within",
                       [LineSeries(label, pts, colors.get(label, "#1f5fa8")) for label, pts in d.series],
                       x_log=True, y_max=100.0) for d in dists]
+
+
+def share_charts(dists: list[Distribution], colors: dict[str, str]) -> list[LineChart]:
+    """Histograms of response times (``latency.shares``): a step outline per side."""
+    return [LineChart(d.key, d.title, "response time (ms, logarithmic)", "% of I/Os",
+                      [LineSeries(label, pts, colors.get(label, "#1f5fa8")) for label, pts in d.series],
+                      x_log=True) for d in dists]
 
 
 def step_series(store: Store, step_id: int) -> list[tuple[float, float, float]]:

@@ -120,3 +120,52 @@ def test_reports_a_few_ms_early_still_make_one_point_each() -> None:
     for i, t in enumerate((0.981, 1.979, 2.977, 3.978)):
         live.add(0.0, [FakeSample("M1", "manager", "M1", t, window(0.998, 100, 1.0, 2.0), window(t, 100 * (i + 1), 1.0, 2.0))])
     assert live.series[("manager", "M1", "M1")].n == 4
+
+
+def test_a_level_s_series_share_one_block_that_grows_with_them() -> None:
+    live = LiveResults(update_seconds=1)
+    keys = [f"w{i}" for i in range(7)]
+    for t in range(1, 151):  # beyond the block's first 64 columns and 4 rows
+        batch = [FakeSample("M1", "worker", k, float(t), window(1.0, 10 * t + i, 1.0, 2.0), window(1.0, 5, 1.0, 2.0))
+                 for i, k in enumerate(keys)]
+        batch.append(FakeSample(None, "all", "ALL", float(t), window(1.0, t, 1.0, 2.0), window(1.0, t, 1.0, 2.0)))
+        assert live.add(0.0, batch) == len(keys) + 1
+    block = live.blocks["worker"]
+    assert [s for s in block.series] == [live.series[("worker", "M1", k)] for k in keys]
+    for i, k in enumerate(keys):
+        s = live.series[("worker", "M1", k)]
+        assert s.n == 150 and list(s.xs()) == [float(t) for t in range(1, 151)]
+        assert list(s.ys(LAST, "iops")) == [10.0 * t + i for t in range(1, 151)]
+        assert np.shares_memory(s.x, block.x) and np.array_equal(block.x[s.row, :150], s.xs())
+        assert np.array_equal(block.values[LAST][s.row, 0, :150], s.ys(LAST, "iops"))
+    assert live.blocks["all"].series == [live.series[ALL_KEY]]
+
+
+def test_deferred_batches_are_fed_together_as_if_one_by_one() -> None:
+    def batches():
+        for t in range(1, 6):
+            yield [FakeSample("M1", "worker", k, float(t), window(1.0, 10 * t + i, 1.0 + i, 2.0),
+                              window(1.0, 5 * t, 1.0, 3.0, {1_000_000 * (i + 1): 10}))
+                   for i, k in enumerate(("w1", "w2"))]
+
+    one, later = LiveResults(), LiveResults()
+    for b in batches():
+        one.add(0.0, b)
+        later.defer(0.0, b)
+    assert not later.series  # nothing until flushed
+    assert later.flush() == 10 and later.flush() == 0
+    later.start_step(10.0, "2: S")  # flushes first, then the gap
+    for key, s in one.series.items():
+        assert np.array_equal(s.xs(), later.series[key].xs()[:-1])
+        for kind in (WHOLE, LAST):
+            assert np.array_equal(s.values[kind][:, :s.n], later.series[key].values[kind][:, :s.n], equal_nan=True)
+
+
+def test_chart_rows_give_every_chart_field_of_each_window() -> None:
+    from app.ui.run.live_data import CHART_FIELDS, chart_rows
+
+    m = window(2.0, 400, 1.5, 4.0, {1_000_000: 90, 3_000_000: 10})
+    m.usr_cpu, m.sys_cpu, m.errors = 3.0, 1.5, 2
+    row = dict(zip(CHART_FIELDS, chart_rows([m, Metrics()])[0].tolist(), strict=True))
+    assert row == {"iops": 200.0, "mbps": pytest.approx(200 * 4096 / 1e6), "lat_mean_ms": pytest.approx(1.5),
+                   "lat_max_ms": 4.0, "p99_ms": 3.0, "cpu_pct": 4.5, "errors": 2.0}

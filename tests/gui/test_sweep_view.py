@@ -50,7 +50,8 @@ def curve(plot, index: int = 0) -> list[tuple[float, float]]:
 def test_a_sweep_run_has_a_sweep_tab_with_its_curves_and_knee(window: MainWindow, qtbot) -> None:
     run_id = sweep_run()
     view = opened(window, qtbot, run_id)
-    assert [view.views.tabText(i) for i in range(view.views.count())] == ["Over time", "Sweep"]
+    assert [view.views.tabText(i) for i in range(view.views.count())] == [
+        "Over time", "Response time distribution", "Sweep"]
     sweep = view.sweep
     assert [sweep.choice.itemText(i) for i in range(sweep.choice.count())] == [
         "Small random 8k read over queue depth", "Large sequential 1M read over queue depth"]
@@ -74,6 +75,7 @@ def test_a_sweep_run_has_a_sweep_tab_with_its_curves_and_knee(window: MainWindow
     assert [b for _a, b in curve(plots["iops"])] == pytest.approx([100, 200, 400], rel=1e-3)
     assert sweep.summary.text().startswith("Large sequential 1M read: maximum IOPS 400 at QD 4")
     view.views.setCurrentWidget(sweep)
+    assert not view.scope.isEnabled() and not view.step.isEnabled()  # Show and Step are for the other tabs
     view.resize(1100, 800)
     assert not sweep.grab().isNull()
 
@@ -84,5 +86,5 @@ def test_a_run_that_is_no_sweep_has_no_sweep_tab(window: MainWindow, qtbot) -> N
     with open_store(db_path()) as store:
         fixed = record(store, RunSpec(steps, name="Two fixed steps"))
     view = opened(window, qtbot, fixed)
-    assert [view.views.tabText(i) for i in range(view.views.count())] == ["Over time"]
+    assert [view.views.tabText(i) for i in range(view.views.count())] == ["Over time", "Response time distribution"]
     assert view.sweep.families == []

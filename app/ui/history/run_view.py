@@ -23,6 +23,7 @@ from app.analysis.iometer_import import is_iometer_run
 from app.report.tables import summary_table
 from app.store import StoreError, open_store
 from app.ui.history.history_model import local_time
+from app.ui.history.latency_view import LatencyView
 from app.ui.history.report_table import ReportTableWidget
 from app.ui.history.store_tasks import StoreTasks
 from app.ui.history.stored_series import DEFAULT_BINS, StoredRun, load_points, load_run
@@ -121,6 +122,7 @@ class RunView(QWidget):
         self.notice.hide()
         self.charts = StoredCharts("time since the run started (s)", remember="history")
         self.charts.statistic_changed.connect(lambda _i, _f: self._replay())
+        self.latency = LatencyView(tasks)  # reads its histograms only when its tab is shown
         self.table_title = QLabel("Results per step (All Managers, whole step)")
         f = self.table_title.font()
         f.setBold(True)
@@ -137,7 +139,6 @@ class RunView(QWidget):
         top = QWidget()
         tlay = QVBoxLayout(top)
         tlay.setContentsMargins(0, 0, 0, 0)
-        tlay.addLayout(controls)
         tlay.addWidget(self.notice)
         tlay.addWidget(self.charts, 1)
         bottom = QWidget()
@@ -147,9 +148,14 @@ class RunView(QWidget):
         blay2.addWidget(self.table, 1)
         blay2.addWidget(self.table_notes)
         blay2.addWidget(self.messages)
-        self.views = QTabWidget()  # the charts over time; the Sweep tab only for runs that are sweeps
+        # the level and step chosen above, over time or where their response times fall; the Sweep tab only
+        # for runs that are sweeps
+        self.views = QTabWidget()
         self.views.setDocumentMode(True)
         self.views.addTab(top, "Over time")
+        self.views.addTab(self.latency, "Response time distribution")
+        self.views.setTabToolTip(1, "Where the response times of the level and step shown fall: over the step, "
+                                    "and interval by interval")
         self.sweep = SweepView()
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.views)
@@ -159,11 +165,13 @@ class RunView(QWidget):
         self.splitter.setSizes([430, 260])
         lay = QVBoxLayout(self)
         lay.addWidget(self.banner)
+        lay.addLayout(controls)
         lay.addWidget(self.splitter, 1)
 
         self.scope.currentIndexChanged.connect(lambda _i: self._show_scope())
         self.step.currentIndexChanged.connect(lambda _i: self._replay())
         self.kind_group.buttonToggled.connect(lambda _b, on: on and self._replay())
+        self.views.currentChanged.connect(lambda _i: self._tab_shown())
         for w in (self.scope, self.step, self.each_interval, self.since_start):
             w.setEnabled(False)
 
@@ -221,8 +229,7 @@ class RunView(QWidget):
         for title, _k, _l in self._scopes:
             self.scope.addItem(title)
         self.scope.blockSignals(False)
-        for w in (self.scope, self.step, self.each_interval, self.since_start):
-            w.setEnabled(data.has_samples)
+        self._tab_shown()
         if not data.has_samples:
             self.notice.setText("This run has no samples over time" + (
                 " (imported from Iometer, which keeps only each test's final numbers)" if is_iometer_run(r) else "")
@@ -233,6 +240,16 @@ class RunView(QWidget):
             self.views.addTab(self.sweep, "Sweep")
         self._show_scope()
 
+    def _tab_shown(self) -> None:
+        """Show and Step choose what the charts over time and the response time distribution show; Each
+        interval and Since step start apply to the charts only (and nothing above to a sweep's curves)."""
+        has = self.data is not None and self.data.has_samples
+        tab = self.views.currentIndex()
+        for w in (self.scope, self.step):
+            w.setEnabled(has and tab in (0, self.views.indexOf(self.latency)))
+        for w in (self.each_interval, self.since_start):
+            w.setEnabled(has and tab == 0)
+
     def _show_scope(self) -> None:
         i = self.scope.currentIndex()
         if not self._scopes or i < 0:
@@ -240,6 +257,12 @@ class RunView(QWidget):
         _title, keys, labels = self._scopes[i]
         self.charts.set_series(keys, labels)
         self._replay()
+
+    def _show_latency(self) -> None:
+        if self.data is not None and self._scopes:
+            title, keys, _labels = self._scopes[self.scope.currentIndex()]
+            label = title.strip() if len(keys) == 1 else title.replace("Each ", "the ") + "s together"
+            self.latency.show_for(self.data, keys, label, self.step.currentData())
 
     def _replay(self) -> None:
         """Read the points of the scope, step and kind shown (only those: a long run's samples are not
@@ -266,6 +289,7 @@ class RunView(QWidget):
         self.charts.set_x_label("time since the step started (s)" if step_id is not None
                                 else "time since the run started (s)")
         self.charts.show(self.live, self.kind)
+        self._show_latency()
 
     def _unmeasured(self) -> dict[str, str]:
         """Statistics this run's stored numbers do not have, and why (shown in place of a flat line)."""

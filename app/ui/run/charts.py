@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QPalette, QPen
+from PySide6.QtGui import QColor, QPalette, QPen, QPixmapCache
 from PySide6.QtWidgets import (
     QComboBox,
     QGraphicsItem,
@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.run.decimate import BinnedPeaks, clip_indices, peak_decimate
-from app.ui.run.live_data import CHART_FIELDS, LiveResults, SeriesKey
-from app.ui.run.many_curves import ManyCurves
+from app.ui.run.decimate import PeakGrid, clip_indices
+from app.ui.run.live_data import CHART_FIELDS, Block, LiveResults, SeriesKey
+from app.ui.run.many_curves import Layout, ManyCurves, bands, polylines
 
 pg.setConfigOptions(antialias=False, useNumba=False)
 
@@ -68,6 +68,7 @@ AXIS_WIDTH = 64  # pixels for the left axis: ticks like "150k" or "0.0008" and t
 X_START = 10.0  # seconds shown before the first data; the axis then grows a quarter ahead of the data
 SPARSE_POINTS = 120  # up to this many points per series, each point is also drawn as a dot
 PIXELS_PER_BIN = 3  # many-series mode: one min/max pair per this many pixel columns
+PIXMAP_CACHE_KB = 64 * 1024  # the charts' pictures are kept as pixmaps (four large charts need ~10 MB)
 # Beyond this many series a manager's workers are drawn as one band (their range at each moment), not a
 # line each: hundreds of overlapping lines are a blur that costs a redraw too long (benchmarks/bench_gui.py).
 BAND_SERIES = 256
@@ -308,7 +309,8 @@ class ChartGrid(QWidget):
         self.bands = False  # many series: each group drawn as its range (see BAND_SERIES)
         self.compact_units = False  # "ms (dashed: p99)" instead of the long axis label
         self.unmeasured: dict[str, str] = {}  # field -> why the data shown has none (e.g. an imported run's CPU)
-        self._bins: dict[int, tuple[tuple, BinnedPeaks]] = {}  # group -> (cache key, decimation)
+        self._grid: _ScopeGrid | None = None  # many-series mode: the decimated bins of every series
+        QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         self._marks_drawn = 0
         self._revision = -1
         self._last: tuple[LiveResults, str] | None = None  # what was drawn last (redrawn on a new statistic)
@@ -343,7 +345,7 @@ class ChartGrid(QWidget):
         self._make_curves(c)
         c.y_top = 1.0
         c.plot.setYRange(0, 1, padding=0)
-        self._bins.clear()
+        self._grid = None
         self._revision = -1
         self._set_legend()
         if self.remember:
@@ -397,7 +399,7 @@ class ChartGrid(QWidget):
         """
         self.keys = list(keys)
         self._revision = -1
-        self._bins.clear()
+        self._grid = None
         many = len(keys) > LEGEND_MAX
         self.groups = group_series(keys, labels) if many else [(label, [i]) for i, label in enumerate(labels)]
         self.colors = [QColor(colors[members[0]]) if colors else series_color(i)
@@ -430,7 +432,7 @@ class ChartGrid(QWidget):
         for c in self.charts:
             c.y_top = 1.0
             c.plot.setYRange(0, 1, padding=0)
-        self._bins.clear()
+        self._grid = None
 
     def _fit(self, x_max: float, y_max: list[float]) -> None:
         """Grow ranges in steps (x by a quarter ahead, y to a nice top), shrink y only when the data
@@ -525,54 +527,56 @@ class ChartGrid(QWidget):
         return None if vb.autoRangeEnabled()[0] else tuple(vb.viewRange()[0])
 
     def _redraw_groups(self, live: LiveResults, kind: str) -> tuple[float, list[float], list[bool | None]]:
-        """One set of segments per group and chart. While the ranges follow the data, bins are
-        fixed on [0, x_top) and decimated incrementally (only new points are looked at)."""
-        x_range = None if self.follow else self._visible_x()
-        bins = max(40, int(self.charts[0].plot.getViewBox().width() / PIXELS_PER_BIN))
-        rows = [CHART_FIELDS.index(c.spec.field) for c in self.charts]
+        """Every series of every group decimated at once (PeakGrid), then one array of lines per chart.
+        While the ranges follow the data, bins are fixed on [0, x_top) and only new points are read; the
+        charts then paint again only the strip from the first bin that changed. Returns as ``_redraw_each``."""
+        order = [i for _label, members in self.groups for i in members]  # rows by group
+        rows = _ScopeRows(live, [self.keys[i] for i in order], kind)
         nc = len(self.charts)
-        x_max, y_max = 0.0, [0.0] * nc
-        measured: list[bool | None] = [None] * nc
-        per_chart: list[list[tuple[QPen, np.ndarray, np.ndarray]]] = [[] for _ in self.charts]
-        for gi, (_label, members) in enumerate(self.groups):
-            series = [live.series.get(self.keys[i]) for i in members]
-            series = [s for s in series if s is not None and s.n]
-            if not series:
+        if not rows.n.any():
+            for c in self.charts:
+                c.many.set_lines(np.empty((0, 4)), [])
+            return 0.0, [0.0] * nc, [None] * nc
+        fields = np.array([CHART_FIELDS.index(c.spec.field) for c in self.charts])
+        bins = max(40, int(self.charts[0].plot.getViewBox().width() / PIXELS_PER_BIN))
+        x_max = rows.x_max()
+        x_range = None if self.follow else self._visible_x()
+
+        def take(r: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return rows.take(r, c, fields)
+
+        sizes = [len(members) for _label, members in self.groups]
+        if x_range is None:
+            top = max(self.x_top, nice_ceil(x_max * 1.25)) if x_max > self.x_top else self.x_top
+            key = (kind, top, bins, tuple(sizes), tuple(fields), live.generation, rows.source)
+            st = self._grid
+            if st is None or st.key != key:
+                st = self._grid = _ScopeGrid(key, PeakGrid(0.0, top, bins, len(order), nc), sizes, self.bands)
+            b0 = st.grid.update(take, rows.n)
+            incremental = st.drawn
+        else:
+            first, n, x0, x1 = rows.clip(x_range)
+            st = _ScopeGrid(None, PeakGrid(x0, max(x1 - x0, 1e-9), bins, len(order), nc), sizes, self.bands)
+            self._grid = None
+            b0 = st.grid.update(take, n, first)
+            incremental = False
+        off = [c.spec.field in self.unmeasured for c in self.charts]
+        if b0 is None and st.drawn:
+            return x_max, st.tops, [None if o else m for o, m in zip(off, st.measured, strict=True)]
+        b0 = 0 if b0 is None else b0
+        dirty_x = st.refresh(b0)
+        if not incremental:
+            dirty_x = None
+        for c, ci in zip(self.charts, range(nc), strict=True):
+            if off[ci]:  # a statistic the data shown has none of
+                c.many.set_lines(np.empty((0, 4)), [])
                 continue
-            n = min(s.n for s in series)  # a group's series share their times (one manager's samples)
-            x = series[0].x[:n]
-            k = len(series)
-            x_max = max(x_max, float(x[-1]))
-
-            def gather(a: int, b: int, series=series) -> np.ndarray:  # [k * charts, b - a]
-                return np.concatenate([s.values[kind][rows, a:b] for s in series])
-
-            if x_range is None:
-                top = max(self.x_top, nice_ceil(float(x[-1]) * 1.25)) if x[-1] > self.x_top else self.x_top
-                key = (gi, kind, top, bins, k, live.generation)
-                cache = self._bins.get(gi)
-                if cache is None or cache[0] != key:
-                    cache = (key, BinnedPeaks(0.0, top, bins, k * nc))
-                    self._bins[gi] = cache
-                dx, dy = cache[1].update(x, gather, n)
-            else:
-                lo, hi = clip_indices(x, x_range)
-                dx, dy = peak_decimate(x[lo:hi], gather(lo, hi), bins)
-            with np.errstate(all="ignore"):
-                tops = np.fmax.reduce(np.where(np.isnan(dy), -np.inf, dy), axis=1) if dy.shape[1] else \
-                    np.zeros(dy.shape[0])
-            for ci, c in enumerate(self.charts):
-                if c.spec.field in self.unmeasured:
-                    continue
-                ys = dy[ci::nc][:k]
-                measured[ci] = bool(measured[ci]) or bool(np.isfinite(ys).any())
-                if self.bands and k > 1:  # the group's range: lowest and highest worker at each point
-                    ys = np.stack([np.fmin.reduce(ys, axis=0), np.fmax.reduce(ys, axis=0)])
-                per_chart[ci].append((c.pens[gi], dx, ys))
-                y_max[ci] = max(y_max[ci], float(np.max(tops[ci::nc][:k], initial=0.0)))
-        for c, groups in zip(self.charts, per_chart, strict=True):
-            c.many.set_groups(groups, bands=self.bands)
-        return x_max, y_max, measured
+            lines, offsets = st.lines(ci)
+            ranges = [(c.pens[g], int(offsets[a]), int(offsets[b])) for g, (a, b) in enumerate(st.entity_ranges)]
+            c.many.set_lines(lines, ranges, dirty_x)
+        st.drawn = True
+        return x_max, [0.0 if o else t for o, t in zip(off, st.tops, strict=True)], [
+            None if o else m for o, m in zip(off, st.measured, strict=True)]
 
     def apply_palette(self, palette: QPalette) -> None:
         """Follow the window's light or dark palette."""
@@ -584,3 +588,112 @@ class ChartGrid(QWidget):
                 ax = c.plot.getAxis(axis)
                 ax.setPen(fg)
                 ax.setTextPen(fg)
+
+
+
+class _ScopeRows:
+    """The points of a scope's series (rows in the order given) for one kind: rows of the level's live Block
+    when they all have one (no copy), else copied into one (a stored run's series)."""
+
+    def __init__(self, live: LiveResults, keys: list[SeriesKey], kind: str):
+        series = [live.series.get(k) for k in keys]
+        self.n = np.array([s.n if s is not None else 0 for s in series], dtype=np.int64)
+        blocks = {id(s.block): s.block for s in series if s is not None}
+        block = next(iter(blocks.values())) if len(blocks) == 1 else None
+        if block is None or any(s is None for s in series):
+            block = Block.copy_of(series)
+            self.row = np.arange(len(series))
+        else:
+            self.row = np.array([s.row for s in series], dtype=np.int64)
+        self.source = id(block)  # decimated bins belong to one source of rows
+        self.x, self.values = block.x, block.values[kind]
+
+    def x_max(self) -> float:
+        has = self.n > 0
+        return float(np.max(self.x[self.row[has], self.n[has] - 1])) if has.any() else 0.0
+
+    def take(self, r: np.ndarray, c: np.ndarray, fields: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        br = self.row[r]
+        return self.x[br, c], self.values[br[:, None], fields[None, :], c[:, None]]
+
+    def clip(self, x_range: tuple[float, float]) -> tuple[np.ndarray, np.ndarray, float, float]:
+        """Per row the points covering ``x_range`` (one beyond each side: lines leave the view), and the
+        x range those points span."""
+        first = np.zeros(len(self.n), dtype=np.int64)
+        end = self.n.copy()
+        for i, (br, n) in enumerate(zip(self.row, self.n, strict=True)):
+            first[i], end[i] = clip_indices(self.x[br, :n], x_range)
+        has = end > first
+        if not has.any():
+            return first, first, x_range[0], x_range[1]
+        x0 = float(np.min(self.x[self.row[has], first[has]]))
+        x1 = float(np.max(self.x[self.row[has], end[has] - 1]))
+        return first, end, x0, x1
+
+
+class _ScopeGrid:
+    """The decimated bins of a scope's rows and, per chart, the entities drawn from them: each row (a line
+    per series) or, in bands, each group (its lowest and highest series)."""
+
+    def __init__(self, key: tuple | None, grid: PeakGrid, sizes: list[int], banded: bool):
+        self.key, self.grid = key, grid
+        self.banded = banded
+        self.starts = np.concatenate([[0], np.cumsum(sizes)])[:-1]
+        self.drawn = False
+        g, nc, nb = len(sizes), grid.lo.shape[1], grid.bins
+        if banded:  # per group: (min, max) over its rows of each bin's low and high values
+            self.has = np.zeros((g, nb), dtype=bool)
+            self.xf = np.full((g, nb), np.nan)
+            self.xl = np.full((g, nb), np.nan)
+            self.low = (np.full((g, nc, nb), np.nan, np.float32), np.full((g, nc, nb), np.nan, np.float32))
+            self.high = (np.full((g, nc, nb), np.nan, np.float32), np.full((g, nc, nb), np.nan, np.float32))
+            self.entity_ranges = [(i, i + 1) for i in range(g)]
+        else:
+            ends = np.append(self.starts[1:], sum(sizes))
+            self.entity_ranges = [(int(a), int(b)) for a, b in zip(self.starts, ends, strict=True)]
+        self.tops = [0.0] * nc
+        self.measured = [False] * nc  # whether a chart's field has numbers at all
+        self.layout: Layout | None = None
+
+    def refresh(self, b0: int) -> float:
+        """Bins from ``b0`` on changed: group them again (bands) and raise the charts' tops; returns the x from
+        which lines may differ (the point before bin b0 of any entity, joined to the bin's first point)."""
+        gr, sl = self.grid, slice(b0, None)
+        self.layout = None
+        if self.banded:
+            st = self.starts
+            lo, hi = gr.lo[:, :, sl], gr.hi[:, :, sl]
+            with np.errstate(all="ignore"):
+                self.low[0][:, :, sl] = np.fmin.reduceat(lo, st, axis=0)
+                self.low[1][:, :, sl] = np.fmin.reduceat(hi, st, axis=0)
+                self.high[0][:, :, sl] = np.fmax.reduceat(lo, st, axis=0)
+                self.high[1][:, :, sl] = np.fmax.reduceat(hi, st, axis=0)
+                self.xf[:, sl] = np.fmin.reduceat(gr.xf[:, sl], st, axis=0)
+                self.xl[:, sl] = np.fmax.reduceat(gr.xl[:, sl], st, axis=0)
+            self.has[:, sl] = np.logical_or.reduceat(gr.has[:, sl], st, axis=0)
+            has, xl, his = self.has, self.xl, self.high[1]
+        else:
+            has, xl, his = gr.has, gr.xl, gr.hi
+        with np.errstate(all="ignore"):
+            for ci in range(len(self.tops)):
+                top = his[:, ci, sl]
+                if np.isfinite(top).any():
+                    self.measured[ci] = True
+                    self.tops[ci] = max(self.tops[ci], float(np.nanmax(top)))
+        dirty = b0 * gr.bw + gr.x0
+        if b0 > 0:
+            before = has[:, :b0]
+            ok = before.any(axis=1)
+            if ok.any():
+                last = b0 - 1 - np.argmax(before[ok, ::-1], axis=1)
+                dirty = min(dirty, float(np.nanmin(xl[ok][np.arange(int(ok.sum())), last])))
+        return dirty
+
+    def lines(self, ci: int) -> tuple[np.ndarray, np.ndarray]:
+        gr = self.grid
+        if self.layout is None:  # where the points lie is the same in every chart
+            self.layout = Layout(self.has, self.xf, self.xl) if self.banded else Layout(gr.has, gr.xf, gr.xl)
+        if self.banded:
+            return bands(self.layout, (self.low[0][:, ci], self.low[1][:, ci]),
+                         (self.high[0][:, ci], self.high[1][:, ci]))
+        return polylines(self.layout, gr.lo[:, ci], gr.hi[:, ci])

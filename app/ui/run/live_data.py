@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.model.metrics import Metrics
+from app.model.metrics import Metrics, percentiles_ms
 from app.ui.run.live_disks import LiveDisks
 
 WHOLE = "WHOLE_TEST"
@@ -93,10 +93,91 @@ def over_time(parts: list[Metrics]) -> Metrics:
     return out
 
 
+# chart fields read straight off a window (p99_ms comes from its histogram, for many windows at once)
+_PLAIN_FIELDS: dict[str, Callable[[Metrics], float]] = {
+    "iops": lambda m: m.iops,
+    "mbps": lambda m: m.mbps,
+    "lat_mean_ms": lambda m: m.lat_mean_ms,
+    "lat_max_ms": lambda m: m.lat_max_ms,
+    "cpu_pct": lambda m: m.usr_cpu + m.sys_cpu,
+    "errors": lambda m: float(m.errors),
+}
+
+
+def chart_rows(windows: list[Metrics]) -> np.ndarray:
+    """The chart fields of many windows as an array [len, fields], their p99s in one numpy pass."""
+    out = np.empty((len(windows), len(CHART_FIELDS)), dtype=np.float64)
+    for i, name in enumerate(CHART_FIELDS):
+        if name == "p99_ms":
+            out[:, i] = [np.nan if v is None else v for v in percentiles_ms(windows, 99)]
+        else:
+            get = _PLAIN_FIELDS[name]
+            out[:, i] = [get(m) for m in windows]
+    return out
+
+
 def chart_values(m: Metrics) -> tuple[float, ...]:
-    p99 = m.percentile_ms(99)
-    return (m.iops, m.mbps, m.lat_mean_ms, m.lat_max_ms, np.nan if p99 is None else p99, m.usr_cpu + m.sys_cpu,
-            float(m.errors))
+    return tuple(chart_rows([m])[0].tolist())
+
+
+class Block:
+    """The series of one level in shared arrays, a row per series and a column per point: the charts read
+    the newest points of a thousand series with one numpy index. Each Series' ``x`` and ``values`` are
+    views of its row (re-made when the block grows)."""
+
+    def __init__(self) -> None:
+        self.series: list[Series] = []
+        self.x = np.empty((4, 64), dtype=np.float64)
+        self.values = {k: np.empty((4, len(CHART_FIELDS), 64), dtype=np.float32) for k in KINDS}
+
+    def _resize(self, rows: int, cols: int) -> None:
+        r0, c0 = self.x.shape
+        x = np.empty((rows, cols), dtype=np.float64)
+        x[:r0, :c0] = self.x
+        self.x = x
+        for k in KINDS:
+            v = np.empty((rows, len(CHART_FIELDS), cols), dtype=np.float32)
+            v[:r0, :, :c0] = self.values[k]
+            self.values[k] = v
+        for s in self.series:
+            self._bind(s)
+
+    def _bind(self, s: Series) -> None:
+        s.x = self.x[s.row]
+        s.values = {k: self.values[k][s.row] for k in KINDS}
+
+    def add(self, s: Series) -> None:
+        """Move a series (empty, or with points) into the next row."""
+        rows, cols = self.x.shape
+        if len(self.series) == rows or s.n > cols:
+            self._resize(rows * 2 if len(self.series) == rows else rows, max(cols, 2 * s.n))
+        row = len(self.series)
+        self.x[row, :s.n] = s.x[:s.n]
+        for k in KINDS:
+            self.values[k][row, :, :s.n] = s.values[k][:, :s.n]
+        s.block, s.row = self, row
+        self.series.append(s)
+        self._bind(s)
+
+    @classmethod
+    def copy_of(cls, series: list[Series | None]) -> Block:
+        """A block holding a copy of the series' points, a row each (None: a row without points); the
+        series are left as they are."""
+        blk = cls()
+        cols = max([s.n for s in series if s is not None] + [1])
+        blk.x = np.full((max(len(series), 1), cols), np.nan)
+        blk.values = {k: np.full((max(len(series), 1), len(CHART_FIELDS), cols), np.nan, dtype=np.float32)
+                      for k in KINDS}
+        for row, s in enumerate(series):
+            if s is not None and s.n:
+                blk.x[row, :s.n] = s.x[:s.n]
+                for k in KINDS:
+                    blk.values[k][row, :, :s.n] = s.values[k][:, :s.n]
+        return blk
+
+    def grow(self) -> None:
+        """Twice the columns for every row (a series reached the end of its row)."""
+        self._resize(self.x.shape[0], self.x.shape[1] * 2)
 
 
 @dataclass
@@ -113,8 +194,13 @@ class Series:
     last_whole: Metrics | None = None
     last_t: float = 0.0
     step_points: int = 0  # points made in the current step
+    block: Block | None = None  # live series: the level's shared arrays (x and values are views of a row)
+    row: int = -1
 
     def _grow(self) -> None:
+        if self.block is not None:
+            self.block.grow()
+            return
         cap = self.x.shape[0] * 2
         self.x = np.resize(self.x, cap)
         for k in KINDS:
@@ -124,12 +210,16 @@ class Series:
             self.values[k] = new
 
     def append(self, x: float, whole: Metrics, window: Metrics) -> None:
+        self.put(x, chart_values(whole), chart_values(window))
+        self.latest = {WHOLE: whole, LAST: window}
+
+    def put(self, x: float, whole: np.ndarray | tuple, window: np.ndarray | tuple) -> None:
+        """A point from chart values already computed (``chart_values`` / ``chart_rows``)."""
         if self.n == self.x.shape[0]:
             self._grow()
         self.x[self.n] = x
-        self.values[WHOLE][:, self.n] = chart_values(whole)
-        self.values[LAST][:, self.n] = chart_values(window)
-        self.latest = {WHOLE: whole, LAST: window}
+        self.values[WHOLE][:, self.n] = whole
+        self.values[LAST][:, self.n] = window
         self.n += 1
 
     def gap(self, x: float) -> None:
@@ -140,8 +230,8 @@ class Series:
             self.values[k][:, self.n] = np.nan
         self.n += 1
 
-    def replace_whole(self, whole: Metrics) -> None:
-        self.values[WHOLE][:, self.n - 1] = chart_values(whole)
+    def replace_whole(self, whole: Metrics, values: np.ndarray | tuple | None = None) -> None:
+        self.values[WHOLE][:, self.n - 1] = chart_values(whole) if values is None else values
         self.latest[WHOLE] = whole
 
     def xs(self) -> np.ndarray:
@@ -164,13 +254,17 @@ class LiveResults:
         self.update_seconds = update_seconds
         self.keep_targets = keep_targets
         self.series: dict[SeriesKey, Series] = {}
+        self.blocks: dict[str, Block] = {}  # level -> the shared arrays of its series (fed live)
         self.steps: list[StepMark] = []
+        self._queue: list[tuple[float, Iterable[object]]] = []  # deferred batches (defer / flush)
         self.revision = 0  # grows whenever a point is added (redraw only when it changed)
         self.generation = 0  # grows when the series start over (a new run)
         self.disks = LiveDisks()  # the managers' disks, fed from the same batches
 
     def clear(self) -> None:
+        self._queue.clear()
         self.series.clear()
+        self.blocks.clear()
         self.disks.clear()
         self.steps.clear()
         self.revision += 1
@@ -186,6 +280,7 @@ class LiveResults:
     def start_step(self, x: float, label: str) -> None:
         """A new step begins at ``x`` seconds into the run: every window starts afresh, and a gap
         (NaN point) keeps the charts from joining the previous step's line to this one's."""
+        self.flush()
         self.steps.append(StepMark(x, label))
         self.disks.start_step()
         for s in self.series.values():
@@ -199,14 +294,33 @@ class LiveResults:
 
     def add(self, offset: float, samples: Iterable[object]) -> int:
         """Feed one batch of samples of a step that began ``offset`` s into the run; returns points made."""
-        made = 0
-        for smp in samples:
+        self.flush()
+        return self._add([(offset, samples)])
+
+    def defer(self, offset: float, samples: Iterable[object]) -> None:
+        """``add`` later, at the next ``flush``: every manager's batch of an interval (and of a redraw's
+        interval) is then computed in one numpy pass instead of one each."""
+        self._queue.append((offset, samples))
+
+    def flush(self) -> int:
+        """Feed the deferred batches; returns points made."""
+        if not self._queue:
+            return 0
+        queued, self._queue = self._queue, []
+        return self._add(queued)
+
+    def _add(self, batches: list[tuple[float, Iterable[object]]]) -> int:
+        """The batches' points are computed together (``chart_rows``), then written."""
+        points: list[tuple[Series, float, Metrics, Metrics]] = []  # (series, x, whole, window)
+        replaced: list[tuple[Series, Metrics]] = []
+        for offset, smp in ((offset, smp) for offset, samples in batches for smp in samples):
             if smp.level == "target" and not self.keep_targets:
                 continue
             key = self.key_of(smp)
             s = self.series.get(key)
             if s is None:
                 s = self.series[key] = Series()
+                self.blocks.setdefault(key[0], Block()).add(s)
             if s.window_start is None:
                 s.window_start = smp.t - smp.interval.seconds
             s.pending.append(smp.interval)
@@ -216,19 +330,25 @@ class LiveResults:
                 smp.final or smp.t - s.window_start >= self.update_seconds - 0.1)  # fio's reports jitter by ms
             if due and s.step_points and smp.final and all(p.seconds <= 0 for p in s.pending):
                 # fio repeated its last report as the final one: only the whole-step numbers change
-                s.replace_whole(smp.whole)
+                replaced.append((s, smp.whole))
                 s.pending = []
-                made += 1
             elif due:
-                s.append(offset + smp.t, smp.whole, over_time(s.pending))
+                points.append((s, offset + smp.t, smp.whole, over_time(s.pending)))
                 s.step_points += 1
                 s.pending = []
                 s.window_start = smp.t
-                made += 1
-        if made:
+        if points or replaced:
+            whole = chart_rows([p[2] for p in points] + [r[1] for r in replaced])
+            window = chart_rows([p[3] for p in points])
+            for i, (s, x, w, iv) in enumerate(points):
+                s.put(x, whole[i], window[i])
+                s.latest = {WHOLE: w, LAST: iv}
+            for i, (s, w) in enumerate(replaced, start=len(points)):
+                s.replace_whole(w, whole[i])
             self.revision += 1
-        self.disks.add(samples, self.update_seconds)
-        return made
+        for _offset, samples in batches:
+            self.disks.add(samples, self.update_seconds)
+        return len(points) + len(replaced)
 
     def keys(self, level: str, manager: str | None = None) -> list[SeriesKey]:
         return [k for k in self.series if k[0] == level and (manager is None or k[1] == manager)]

@@ -238,6 +238,7 @@ class ResultsTab(QWidget):
 
     # --- drawing ------------------------------------------------------------------------------
     def redraw(self, force: bool = False) -> bool:
+        self.live.flush()
         self.notice.setVisible(not self.live.series)
         changed = self.charts.redraw(self.live, self.kind, force)
         if changed or force:

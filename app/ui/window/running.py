@@ -104,7 +104,7 @@ class RunningMixin(QMainWindow):
         self.live.start_step(offset, f"{index + 1}: {step.spec_label}")
 
     def _on_samples(self, _index: int, offset: float, samples: list) -> None:
-        self.live.add(offset, samples)
+        self.live.defer(offset, samples)  # fed when the window redraws (its tick), every batch at once
 
     def _on_run_message(self, _step: Any, message: Any) -> None:
         level = getattr(message, "level", "info")
