@@ -3,6 +3,7 @@ Fiometer left in the temporary directory are removed by the next one, and only t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -75,6 +76,19 @@ def _fio_with_jobs(tmp_path: Path, jobs: int) -> tuple[subprocess.Popen, str]:
     return fio, str(jobfile)
 
 
+def _stop_fio_and_jobs(fio: subprocess.Popen) -> None:
+    """fio's job processes start sessions of their own: killing fio (or its group) leaves them spinning
+    for the job's 300 s, so each is killed by pid."""
+    jobs = descendants(fio.pid)
+    if fio.poll() is None:
+        fio.kill()
+    for pid in jobs:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    fio.wait()
+    wait_gone(jobs, 10.0)
+
+
 @linux
 @pytest.mark.fio
 def test_the_guard_kills_fio_and_its_jobs_when_its_pipe_closes_unannounced(tmp_path):
@@ -91,8 +105,7 @@ def test_the_guard_kills_fio_and_its_jobs_when_its_pipe_closes_unannounced(tmp_p
         assert fio.returncode == -signal.SIGKILL
         guard._proc.wait(timeout=30)  # the guard ends once it has done its work (reaped: no zombie left)
     finally:
-        if fio.poll() is None:
-            fio.kill()
+        _stop_fio_and_jobs(fio)
 
 
 @linux
@@ -114,8 +127,7 @@ def test_a_released_guard_leaves_fio_alone_and_ignores_other_pids(tmp_path):
         bystander.kill()
         bystander.wait()
     finally:
-        fio.kill()
-        fio.wait()
+        _stop_fio_and_jobs(fio)
 
 
 @linux
