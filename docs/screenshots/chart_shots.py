@@ -15,16 +15,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE))
 
-from history_shots import NOW, demo_run, settle  # noqa: E402
+from history_shots import NOW, demo_run  # noqa: E402
+from shot_kit import settle, start_app, two_spec_plan  # noqa: E402
 
 from app.engine.runner import RunOptions  # noqa: E402
-from app.model.plan import LOCAL, SpecLine, Target  # noqa: E402
 from app.store import open_store  # noqa: E402
 from app.ui import settings as prefs  # noqa: E402
 from app.ui import theme  # noqa: E402
-from app.ui.launch import HeadlessWindow, application  # noqa: E402
+from app.ui.launch import HeadlessWindow  # noqa: E402
 from app.ui.run.live_data import LAST  # noqa: E402
-from tests.helpers import grid  # noqa: E402
 from tests.stored_runs import AFTER, BEFORE  # noqa: E402
 
 SIZE = (1280, 800)
@@ -36,14 +35,7 @@ def save(widget, name: str) -> None:
 
 
 def live_run(win: HeadlessWindow, tmp: Path) -> None:
-    plan = grid(1, 2, 1, specs=("4K random 70% read", "64K sequential read"), qd=4)
-    plan.specs[0].lines = [SpecLine(4096, 100, 70, 100, 0, 1, 4096, 0)]
-    plan.specs[1].lines = [SpecLine(65536, 100, 100, 0, 0, 1, 65536, 0)]
-    for m in plan.managers:
-        m.host = LOCAL
-        for wi, w in enumerate(m.workers):
-            w.targets = [Target(str(tmp / f"w{wi + 1}.tst"))]
-    plan.name = "Charts at 4 s updates"
+    plan = two_spec_plan(tmp, "Charts at 4 s updates")
     plan.setup.update_frequency = 4
     plan.setup.update_type = LAST
     win.doc.replace(plan)
@@ -56,10 +48,7 @@ def live_run(win: HeadlessWindow, tmp: Path) -> None:
 
 def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="fiometer-chart-shots-"))
-    prefs.use_settings_dir(tmp)
-    prefs.app_settings().setValue("firstRun/seen", True)
-    app = application()
-    theme.apply_theme(app, theme.LIGHT)
+    start_app(tmp)
     db = tmp / "results.db"
     with open_store(db) as store:
         before = demo_run(store, "EVA 4400 32 disks Vraid5", BEFORE, NOW - timedelta(days=12), tags=("before",))

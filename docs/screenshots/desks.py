@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from shot_kit import settle  # noqa: E402
 
 from app.engine.runner import RunOptions  # noqa: E402
 from app.model.plan import LOCAL, AccessSpec, Manager, Plan, SpecLine, Target, Worker  # noqa: E402
@@ -28,13 +29,6 @@ from app.ui import theme  # noqa: E402
 from app.ui.confirm import confirm_box  # noqa: E402
 from app.ui.launch import HeadlessWindow, application  # noqa: E402
 from app.ui.main_window import TAB_NAMES  # noqa: E402
-
-
-def settle(seconds: float = 0.3) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        time.sleep(0.01)
 
 
 def screen_shot(name: str) -> None:

@@ -12,24 +12,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from shot_kit import settle, start_app  # noqa: E402
 
 from app.model.builtin_specs import find_builtin  # noqa: E402
 from app.model.plan import AccessSpec, SpecLine  # noqa: E402
 from app.ui import settings as prefs  # noqa: E402
-from app.ui import theme  # noqa: E402
-from app.ui.launch import HeadlessWindow, application  # noqa: E402
+from app.ui.launch import HeadlessWindow  # noqa: E402
 from app.ui.plan.manager_dialog import AddManagerDialog  # noqa: E402
 from app.ui.plan.spec_editor import SpecEditor  # noqa: E402
 from app.ui.plan.targets_tab import AddTestFileDialog  # noqa: E402
-
-
-def settle(seconds: float = 0.2) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        time.sleep(0.01)
-
 
 KEEP: list = []  # widgets must not be destroyed before QApplication at the end of main()
 
@@ -44,10 +36,7 @@ def shot(widget, name: str) -> None:
 
 def main() -> int:
     tmp = tempfile.mkdtemp(prefix="fiometer-shots-")
-    prefs.use_settings_dir(tmp)
-    prefs.app_settings().setValue("firstRun/seen", True)  # no welcome banner in the pictures
-    app = application()
-    theme.apply_theme(app, theme.LIGHT)
+    start_app(tmp)  # no welcome banner in the pictures
 
     spec = AccessSpec("Fileserver (Intel)", [SpecLine(512, 10, 80, 100, 0, 1, 0, 0), SpecLine(4096, 60, 80, 100, 0, 1, 0, 0),
                                              SpecLine(65536, 20, 80, 100, 0, 1, 0, 0)])

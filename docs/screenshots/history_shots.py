@@ -7,14 +7,14 @@ from __future__ import annotations
 import math
 import sys
 import tempfile
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from shot_kit import settle, start_app  # noqa: E402
 
 from app.model import planfile  # noqa: E402
 from app.model.metrics import Metrics  # noqa: E402
@@ -22,19 +22,12 @@ from app.store import open_store  # noqa: E402
 from app.store.recorder import Recorder  # noqa: E402
 from app.store.records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo  # noqa: E402
 from app.ui import settings as prefs  # noqa: E402
-from app.ui import theme  # noqa: E402
-from app.ui.launch import HeadlessWindow, application  # noqa: E402
+from app.ui.launch import HeadlessWindow  # noqa: E402
 from tests.helpers import grid  # noqa: E402
 from tests.stored_runs import AFTER, BEFORE, StepSpec, metrics  # noqa: E402
 
 NOW = datetime(2026, 3, 14, 16, 30, tzinfo=UTC)
 
-
-def settle(seconds: float = 0.3) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        time.sleep(0.01)
 
 
 def scaled(steps: list[StepSpec], f: float) -> list[StepSpec]:
@@ -78,10 +71,7 @@ def demo_run(store, name: str, steps: list[StepSpec], started: datetime, *, tags
 
 def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="fiometer-history-shots-"))
-    prefs.use_settings_dir(tmp)
-    prefs.app_settings().setValue("firstRun/seen", True)
-    app = application()
-    theme.apply_theme(app, theme.LIGHT)
+    start_app(tmp)
     db = tmp / "results.db"
     day = timedelta(days=1)
     with open_store(db) as store:

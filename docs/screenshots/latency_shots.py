@@ -9,39 +9,23 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from shot_kit import settle, start_app, two_spec_plan  # noqa: E402
 
 from app.model import planfile  # noqa: E402
-from app.model.plan import LOCAL, SpecLine, Target  # noqa: E402
 from app.ui import settings as prefs  # noqa: E402
 from app.ui import theme  # noqa: E402
-from app.ui.launch import HeadlessWindow, application  # noqa: E402
-from tests.helpers import grid  # noqa: E402
-
-
-def settle(seconds: float = 0.3) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        time.sleep(0.01)
+from app.ui.launch import HeadlessWindow  # noqa: E402
 
 
 def record_run(tmp: Path, db: Path) -> None:
-    plan = grid(1, 2, 1, specs=("4K random 70% read", "64K sequential read"), qd=4)
-    plan.specs[0].lines = [SpecLine(4096, 100, 70, 100, 0, 1, 4096, 0)]
-    plan.specs[1].lines = [SpecLine(65536, 100, 100, 0, 0, 1, 65536, 0)]
-    for m in plan.managers:
-        m.host = LOCAL
-        for i, w in enumerate(m.workers):
-            w.targets = [Target(str(tmp / f"w{i + 1}.tst"))]
-    plan.name = "Latency example"
+    plan = two_spec_plan(tmp, "Latency example")
     path = tmp / "plan.fiometer.json"
     planfile.save(plan, path)
     subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "run", str(path), "--run-time", "8",
@@ -52,9 +36,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="fiometer-latency-shots-"))
     db = tmp / "results.db"
     record_run(tmp, db)
-    prefs.use_settings_dir(tmp)
-    prefs.app_settings().setValue("firstRun/seen", True)
-    app = application()
+    app = start_app(tmp)
     for mode in (theme.LIGHT, theme.DARK):
         theme.apply_theme(app, mode)  # before the window opens, as at start
         shots(db, mode == theme.DARK)

@@ -11,11 +11,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
+from shot_kit import start_app  # noqa: E402
+
 from app.model import plan as P  # noqa: E402
 from app.model import planfile  # noqa: E402
 from app.ui import settings as prefs  # noqa: E402
-from app.ui import theme  # noqa: E402
-from app.ui.launch import HeadlessWindow, application  # noqa: E402
+from app.ui.launch import HeadlessWindow  # noqa: E402
 from app.ui.plan.network_tab import NetworkTargetDialog  # noqa: E402
 from app.ui.plan.topology import Selection  # noqa: E402
 from app.ui.screenshots import SIZE, settle, wait_for_run  # noqa: E402
@@ -24,10 +25,7 @@ from tests.fio_servers import fio_servers  # noqa: E402
 
 def main() -> int:
     tmp = tempfile.mkdtemp(prefix="fiometer-shots-")
-    prefs.use_settings_dir(tmp)
-    prefs.app_settings().setValue("firstRun/seen", True)
-    app = application()
-    theme.apply_theme(app, theme.LIGHT)
+    start_app(tmp)
     servers = fio_servers()
     start = next(servers)
     try:

@@ -13,9 +13,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
+from shot_kit import start_app  # noqa: E402
+
 from app.ui import settings as prefs  # noqa: E402
-from app.ui import theme  # noqa: E402
-from app.ui.launch import HeadlessWindow, application  # noqa: E402
+from app.ui.launch import HeadlessWindow  # noqa: E402
 from app.ui.screenshots import settle  # noqa: E402
 
 
@@ -33,10 +34,7 @@ def main() -> int:
         cli("--db", db, "run", tmp / "orion.json", "--map", f"TESTFILE={tmp / 'sweep.tst'}", "--run-time", "3",
             "--ramp-up", "1", "--test-file-size", "256M")
     cli("--db", db, "report", run_id, "--html", tmp / "sweep.html", "--pdf", tmp / "sweep.pdf")
-    prefs.use_settings_dir(tmp)
-    prefs.app_settings().setValue("firstRun/seen", True)
-    app = application()
-    theme.apply_theme(app, theme.LIGHT)
+    start_app(tmp)
     win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=db)
     win.show()
     win.resize(1280, 800)  # after the first show, which fits the window to the screen

@@ -33,6 +33,7 @@ from app.ui.plan.document import TARGETS, PlanDocument
 from app.ui.plan.hosts import where_label
 from app.ui.plan.network_pairs import connection, partner_of, receives
 from app.ui.plan.topology import Selection
+from app.ui.plan.worker_page import WorkerPage
 from app.ui.widgets import ContentOrEmpty, button, compact_rows, error_label
 
 PROTOCOLS = (("network_tcp", "TCP"), ("network_vi", "VI (no fio engine: kept, not run)"))
@@ -120,14 +121,11 @@ class NetworkTargetDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not msg)
 
 
-class NetworkTargetsTab(QWidget):
+class NetworkTargetsTab(WorkerPage):
     worker_added = Signal(object)  # Selection of a new network worker, for the Topology to select
 
     def __init__(self, doc: PlanDocument, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.doc = doc
-        self.sel = Selection()
-        self._loading = False
+        super().__init__(doc, parent)
 
         body = QWidget()
         lay = QVBoxLayout(body)
@@ -205,13 +203,6 @@ class NetworkTargetsTab(QWidget):
         self.refresh()
 
     # --- selection and refresh --------------------------------------------------------------
-    def set_selection(self, sel: Selection) -> None:
-        self.sel = sel
-        self.refresh()
-
-    def worker(self) -> Worker | None:
-        return self.sel.worker_in(self.doc.plan)
-
     def refresh(self) -> None:
         w = self.worker()
         if w is None or w.kind == "disk":

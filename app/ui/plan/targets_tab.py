@@ -43,7 +43,7 @@ from app.model.validation import MAX_QUEUE_DEPTH
 from app.ui.confirm import confirm
 from app.ui.plan.document import TARGETS, PlanDocument
 from app.ui.plan.place_target import PlaceTargetDialog
-from app.ui.plan.topology import Selection
+from app.ui.plan.worker_page import WorkerPage
 from app.ui.widgets import ContentOrEmpty, button, compact_rows, error_label
 
 PATTERN_TITLES = ("Repeating bytes", "Pseudo random", "Full random")
@@ -157,14 +157,11 @@ class AddTestFileDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not msg)
 
 
-class TargetsTab(QWidget):
+class TargetsTab(WorkerPage):
     def __init__(self, doc: PlanDocument, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.doc = doc
-        self.sel = Selection()
+        super().__init__(doc, parent)
         self.os_by_manager: dict[str, str] = {}
         self.disk_os = platform.system()
-        self._loading = False
 
         body = QWidget()
         lay = QVBoxLayout(body)
@@ -266,13 +263,6 @@ class TargetsTab(QWidget):
         self.refresh_disks()
 
     # --- selection and refresh --------------------------------------------------------------
-    def set_selection(self, sel: Selection) -> None:
-        self.sel = sel
-        self.refresh()
-
-    def worker(self) -> Worker | None:
-        return self.sel.worker_in(self.doc.plan)
-
     def refresh(self) -> None:
         w = self.worker()
         if w is None:
