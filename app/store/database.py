@@ -4,6 +4,13 @@ Several Fiometer processes may share one file: WAL lets readers work while one p
 write transaction starts with ``BEGIN IMMEDIATE`` (so it waits for the lock instead of failing half
 way), and a busy timeout makes a writer wait for the other. ``synchronous=NORMAL`` in WAL mode keeps
 every committed interval across an application crash; a power cut may lose the last few.
+
+Checkpoints are ours, not SQLite's automatic ones: SQLite 3.7.0 to 3.51.2 (Debian 12 ships 3.40.1) can
+lose a committed transaction when one connection's checkpoint races another connection's commit that
+restarts the log ("WAL-reset bug", fixed in 3.51.3). An automatic checkpoint is PASSIVE and takes no
+writer lock, so two recording processes can meet that race. Every connection turns them off, and after a
+write the log is checkpointed in RESTART mode once it is large: that mode holds the writer lock while it
+reads the log's header and copies it back, so no commit can restart the log under it.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ from .paths import resolve_db_path
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, statements
 
 BUSY_TIMEOUT_S = 15.0
+CHECKPOINT_BYTES = 4 << 20  # about SQLite's own automatic threshold (1000 pages of 4 KiB)
+CHECKPOINT_WAIT_MS = 200  # a checkpoint waits this long for readers, then is retried after a later write
 
 # Primary SQLite result codes (the low byte of an extended code).
 _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
@@ -45,6 +54,7 @@ class Store:
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self.conn = conn
+        self._wal = path.with_name(path.name + "-wal")
 
     def close(self) -> None:
         self.conn.close()
@@ -62,6 +72,24 @@ class Store:
         """One write transaction; ``doing`` ("saving samples") names it in error messages."""
         with self._transaction("BEGIN IMMEDIATE", doing) as conn:
             yield conn
+        self._checkpoint_if_large()
+
+    def _checkpoint_if_large(self) -> None:
+        """Copy the write-ahead log back into the file once it is large (see the module's note)."""
+        try:
+            if self._wal.stat().st_size < CHECKPOINT_BYTES:
+                return
+        except OSError:
+            return
+        conn = self.conn
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+            conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+        except sqlite3.Error:
+            pass  # housekeeping: the data is safe in the log, and a later write tries again
+        finally:
+            with suppress(sqlite3.Error):
+                conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
     @contextmanager
     def read(self, doing: str) -> Iterator[sqlite3.Connection]:
@@ -115,6 +143,7 @@ def open_store(path: str | Path | None = None) -> Store:
         if version < SCHEMA_VERSION:
             _migrate(store)  # before anything else changes the file, so the backup is as it was
         _use_wal(conn)
+        conn.execute("PRAGMA wal_autocheckpoint = 0")  # see the module's note
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         if str(path) not in _checked_this_process and abandoned_runs(store):
