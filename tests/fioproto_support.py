@@ -39,6 +39,32 @@ def as_printed(obj: Any) -> Any:
     return obj
 
 
+def without_percentile_lists(obj: Any) -> Any:
+    """fio's output without its "percentile" lists: what a live (not final) report of ours holds."""
+    if isinstance(obj, dict):
+        return {k: without_percentile_lists(v) for k, v in obj.items() if k != "percentile"}
+    if isinstance(obj, list):
+        return [without_percentile_lists(v) for v in obj]
+    return obj
+
+
+def as_reported_live(stock_jobs: list[Any], final_jobs: int) -> list[Any]:
+    """The stock client's jobs as our snapshots hold them: fio's percentile lists only in the final
+    report (its last ``final_jobs`` jobs); live reports carry the bins they are computed from."""
+    live = len(stock_jobs) - final_jobs
+    assert any("percentile" in all_keys(j) for j in stock_jobs[live:])  # the final one keeps them
+    return [without_percentile_lists(j) for j in stock_jobs[:live]] + stock_jobs[live:]
+
+
+def all_keys(obj: Any) -> set[str]:
+    """Every key anywhere in ``obj``."""
+    if isinstance(obj, dict):
+        return set(obj).union(*(all_keys(v) for v in obj.values()))
+    if isinstance(obj, list):
+        return set().union(*(all_keys(v) for v in obj))
+    return set()
+
+
 def compare(ours: Any, stock: Any, path: str = "") -> tuple[list[str], int]:
     """Mismatches (key order included) and the number of leaf values compared."""
     problems: list[str] = []

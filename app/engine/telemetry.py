@@ -64,6 +64,7 @@ from app.engine.all_clock import AllClock
 from app.engine.disk_telemetry import DiskContext, DiskTracker, ManagerDisks
 from app.engine.fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_val_to_idx
 from app.engine.transport import Finished, Message, Snapshot, Transport
+from app.model.bucket_hist import BucketHist
 from app.model.metrics import Metrics
 
 LEVELS = ("target", "worker", "manager", "all")
@@ -94,45 +95,6 @@ class Sample:
 BUCKET_NS = np.array(BIN_VALUE, dtype=np.int64)
 _KEY_INDEX = {k: i for i, k in enumerate(BIN_KEY)}
 _NO_HIST = np.zeros(PLAT_NR, dtype=np.int64)  # shared, never written to
-
-
-class BucketHist(Mapping[int, int]):
-    """A read-only latency histogram (bucket value in ns -> count) kept as numpy arrays and turned
-    into a dict only when first read. Most per-job histograms of live samples are never read (the
-    store keeps sample histograms for manager and ALL rows, the charts show ALL, managers and
-    workers), and building ~300-entry dicts for every job twice a second dominated the cost of an
-    interval with hundreds of jobs."""
-
-    __slots__ = ("_values", "_counts", "_dict")
-
-    def __init__(self, values: np.ndarray, counts: np.ndarray) -> None:
-        self._values, self._counts = values, counts
-        self._dict: dict[int, int] | None = None
-
-    def _d(self) -> dict[int, int]:
-        if self._dict is None:
-            nz = self._counts.nonzero()[0]
-            self._dict = dict(zip(self._values[nz].tolist(), self._counts[nz].tolist(), strict=True))
-        return self._dict
-
-    def __getitem__(self, key: int) -> int:
-        return self._d()[key]
-
-    def bucket_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """(bucket values ns, counts) over all of fio's buckets: percentiles without building dicts."""
-        return self._values, self._counts
-
-    def __iter__(self):
-        return iter(self._d())
-
-    def items(self):  # (Mapping's default looks every key up again: merging many managers' histograms)
-        return self._d().items()
-
-    def __len__(self) -> int:
-        return len(self._d())
-
-    def __repr__(self) -> str:
-        return f"BucketHist({self._d()!r})"
 
 
 def _hist_dict(arr: np.ndarray) -> Mapping[int, int]:

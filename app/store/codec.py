@@ -15,6 +15,7 @@ import zlib
 from array import array
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from app.model.metrics import Metrics, hist_percentile, merge_hist
@@ -27,8 +28,11 @@ from .schema import METRIC_COLUMNS
 METRIC_NAMES: tuple[str, ...] = tuple(name for name, _ in METRIC_COLUMNS)
 
 
+_metric_values = attrgetter(*METRIC_NAMES)
+
+
 def metric_values(m: Metrics) -> tuple[Any, ...]:
-    values = tuple(getattr(m, name) for name in METRIC_NAMES)
+    values = _metric_values(m)
     if any(v != v for v in values):  # SQLite would turn NaN into NULL: refuse rather than change a number
         bad = [name for name, v in zip(METRIC_NAMES, values, strict=True) if v != v]
         raise ValueError(f"Metrics with NaN in {', '.join(bad)} cannot be stored")
@@ -67,10 +71,16 @@ def _blob_to_flat(value: bytes) -> list[int]:
 
 
 def encode_hist(hist: Mapping[int, int]) -> bytes | None:
-    if not hist:
+    arrays = getattr(hist, "bucket_arrays", None)  # telemetry's count arrays: no dict is made
+    if arrays is not None:
+        values, all_counts = arrays()
+        used = all_counts.nonzero()[0]
+        buckets, counts = values[used].tolist(), all_counts[used].tolist()
+    else:
+        buckets = sorted(int(b) for b in hist)
+        counts = [int(hist[b]) for b in buckets]
+    if not buckets:
         return None
-    buckets = sorted(int(b) for b in hist)
-    counts = [int(hist[b]) for b in buckets]
     if counts and (min(counts) < 0 or buckets[0] < 0):
         raise ValueError("a latency histogram holds negative buckets or counts")
     return _flat_to_blob([b - a for a, b in zip([0, *buckets], buckets, strict=False)] + counts)

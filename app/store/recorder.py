@@ -30,7 +30,6 @@ from datetime import datetime
 from typing import Any
 
 from app import __version__
-from app.model.metrics import hist_percentile, merge_hist
 
 from .blocks import BLOCK_SAMPLES, copy_samples, flush, seal_step
 from .codec import encode_hist, metric_values, pack_text
@@ -318,10 +317,8 @@ class Recorder:
         iv = r.interval
         if not hists or not (iv.read_hist or iv.write_hist):
             return (*metric_values(iv), *metric_values(r.whole), None, None, None)
-        both = dict(iv.read_hist)
-        merge_hist(both, iv.write_hist)
         return (*metric_values(iv), *metric_values(r.whole), encode_hist(iv.read_hist),
-                encode_hist(iv.write_hist), hist_percentile(both, 99))
+                encode_hist(iv.write_hist), iv.percentile_ns(99))
 
     def _parents(self, conn: sqlite3.Connection, step_id: int,
                  rows: list[SampleRow]) -> dict[tuple[str, str | None, str], tuple[str, str | None, str]]:

@@ -1,4 +1,4 @@
-"""The fio protocol client is Qt-free and stdlib-only (it runs in the CLI and in worker threads)."""
+"""The fio protocol client is Qt-free and needs no numpy (it runs in the CLI and in worker threads)."""
 
 import subprocess
 import sys

@@ -1,12 +1,14 @@
 """Percentiles of many windows at once (the live charts' p99 of every series each second) equal each
-window's own percentile, whatever its histograms are: telemetry's bucket arrays, plain dicts, or empty."""
+window's own percentile, whatever its histograms are: telemetry's bucket arrays, plain dicts, or empty.
+Rolling windows up keeps array histograms as arrays, with the same sums as merging dicts."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from app.engine.telemetry import BUCKET_NS, BucketHist
+from app.engine.telemetry import BUCKET_NS
+from app.model.bucket_hist import BucketHist
 from app.model.metrics import Metrics, percentiles_ms
 
 
@@ -32,3 +34,21 @@ def test_batch_equals_one_by_one(pct: float) -> None:
     want = [m.percentile_ms(pct) for m in windows]
     assert got == want
     assert got[4] is None and got[5] is None and got[0] is not None
+
+
+def test_rolling_up_array_histograms_sums_them_in_numpy() -> None:
+    rng = np.random.default_rng(5)
+    parts = [Metrics(read_ios=i, read_hist=_arrays(rng, 300 + i, 420), write_hist=_arrays(rng, 350, 500 - i))
+             for i in range(32)] + [Metrics(read_ios=1)]  # a window with nothing measured: empty dicts
+    total = Metrics.combine(parts)
+    assert isinstance(total.read_hist, BucketHist) and isinstance(total.write_hist, BucketHist)
+    as_dicts = Metrics.combine([Metrics(read_ios=m.read_ios, read_hist=dict(m.read_hist),
+                                        write_hist=dict(m.write_hist)) for m in parts])
+    assert dict(total.read_hist) == as_dicts.read_hist and dict(total.write_hist) == as_dicts.write_hist
+    assert total.read_ios == as_dicts.read_ios == sum(range(32)) + 1
+    assert total.percentile_ms(99) == as_dicts.percentile_ms(99)
+    assert Metrics.combine([parts[0]]).read_hist is parts[0].read_hist  # read-only: shared, not copied
+    mixed = Metrics.combine([parts[0], Metrics(read_hist={5_000: 2})])  # a dict among arrays: a dict
+    assert type(mixed.read_hist) is dict and mixed.read_hist[5_000] == 2 + dict(parts[0].read_hist).get(5_000, 0)
+    total.add_counts(Metrics(read_hist={5_000: 3}))  # adding to a roll-up copies its arrays into a dict once
+    assert type(total.read_hist) is dict and total.read_hist[5_000] == as_dicts.read_hist.get(5_000, 0) + 3

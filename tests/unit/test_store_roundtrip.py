@@ -310,3 +310,21 @@ def test_store_is_a_wal_database_with_foreign_keys(store):
     conn.close()
     assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert store.conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+
+
+def test_array_histograms_are_stored_as_their_dicts_would_be():
+    """Telemetry's count arrays are encoded without a dict; the bytes are the same."""
+    import numpy as np
+
+    from app.engine.telemetry import BUCKET_NS
+    from app.model.bucket_hist import BucketHist
+
+    rng = np.random.default_rng(11)
+    for lo, hi in ((0, 1), (300, 420), (0, len(BUCKET_NS)), (5, 5)):
+        counts = np.zeros(len(BUCKET_NS), dtype=np.int64)
+        counts[lo:hi] = rng.integers(0, 3, hi - lo) * rng.integers(1, 1 << 40, hi - lo)
+        arrays = BucketHist(BUCKET_NS, counts)
+        assert encode_hist(arrays) == encode_hist(dict(arrays))
+        m = Metrics(read_hist=arrays, write_hist=BucketHist(BUCKET_NS, counts[::-1].copy()))
+        plain = Metrics(read_hist=dict(m.read_hist), write_hist=dict(m.write_hist))
+        assert m.percentile_ns(99) == plain.percentile_ns(99)

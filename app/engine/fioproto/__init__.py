@@ -1,4 +1,4 @@
-"""fio's client/server network protocol, spoken by Fiometer itself (stdlib only, no Qt).
+"""fio's client/server network protocol, spoken by Fiometer itself (no Qt, no numpy: stdlib and orjson).
 
 - :mod:`.frames`: 24-byte headers, CRC-16/ARC, fragmentation and reassembly
 - :mod:`.commands`: opcodes, payloads we send, parsers for the small replies

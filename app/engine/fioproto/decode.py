@@ -71,16 +71,20 @@ def decode_ts(
     hostname: str | None = None,
     port: int | None = None,
     job_options: dict[str, str] | None = None,
+    percentiles: bool = True,
 ) -> dict[str, Any]:
     """Decode one TS payload into a stock-client JSON job entry.
 
     ``hostname``/``port`` are appended like the stock client does (the address it connected to).
     ``job_options`` (the non-global JOB_OPT messages sent just before this TS) become
-    ``"job options"`` as in local fio JSON.
+    ``"job options"`` as in local fio JSON. ``percentiles=False`` leaves out the percentile lists
+    (about a third of the work; live samples take their percentiles from the bins).
     """
     lay = layout if isinstance(layout, Layout) else layout_for(layout)
     ts, rs = parse_ts(payload, lay)
-    return ts_to_json(ts, rs, lay.features, hostname=hostname, port=port, job_options=job_options)
+    return ts_to_json(
+        ts, rs, lay.features, hostname=hostname, port=port, job_options=job_options, percentiles=percentiles
+    )
 
 
 def _f(x: float) -> float:
@@ -92,14 +96,15 @@ def _percentile_keys(plist: tuple[float, ...]) -> tuple[str, ...]:
     return tuple(f"{p:f}" for p in plist)
 
 
-def _lat_json(ts: ThreadStat, percentiles: int, st: IoStat, hist: Histogram) -> dict[str, Any]:
+def _lat_json(ts: ThreadStat, percentiles: int, st: IoStat, hist: Histogram, listed: bool) -> dict[str, Any]:
     r = calc_lat(st)
     mn, mx, mean, dev = r if r is not None else (0, 0, 0.0, 0.0)
     obj: dict[str, Any] = {"min": mn, "max": mx, "mean": _f(mean), "stddev": _f(dev), "N": st.samples}
     if percentiles and st.samples:
-        plist = ts.percentile_list
-        vals = calc_percentiles(hist, st.samples, plist)
-        obj["percentile"] = dict(zip(_percentile_keys(plist), vals, strict=True))
+        if listed:
+            plist = ts.percentile_list
+            vals = calc_percentiles(hist, st.samples, plist)
+            obj["percentile"] = dict(zip(_percentile_keys(plist), vals, strict=True))
         idxs, counts = hist
         obj["bins"] = dict(zip(map(BIN_KEY.__getitem__, idxs), counts, strict=True))
     return obj
@@ -110,14 +115,16 @@ def _prio_count(ts: ThreadStat, d: int) -> int:
     return sum(1 for p in prios if p.clat_stat.samples) if prios else 0
 
 
-def _ddir_json(ts: ThreadStat, rs: GroupRunStats, d: int, parent: dict[str, Any], features: frozenset[str]) -> None:
+def _ddir_json(
+    ts: ThreadStat, rs: GroupRunStats, d: int, parent: dict[str, Any], features: frozenset[str], listed: bool
+) -> None:
     if ts.unified_rw_rep == UNIFIED_MIXED and d != 0:
         return
     obj: dict[str, Any] = {}
     parent["mixed" if ts.unified_rw_rep == UNIFIED_MIXED else ("sync" if d == 3 else DDIR_NAMES[d])] = obj
     if d == 3:
         obj["total_ios"] = ts.total_io_u[3]
-        obj["lat_ns"] = _lat_json(ts, ts.lat_percentiles | ts.clat_percentiles, ts.sync_stat, ts.sync_plat)
+        obj["lat_ns"] = _lat_json(ts, ts.lat_percentiles | ts.clat_percentiles, ts.sync_stat, ts.sync_plat, listed)
         return
 
     bw_bytes = bw = 0
@@ -136,9 +143,9 @@ def _ddir_json(ts: ThreadStat, rs: GroupRunStats, d: int, parent: dict[str, Any]
     obj["total_ios"] = ts.total_io_u[d]
     obj["short_ios"] = ts.short_io_u[d]
     obj["drop_ios"] = ts.drop_io_u[d]
-    obj["slat_ns"] = _lat_json(ts, ts.slat_percentiles, ts.slat_stat[d], ts.plat[FIO_SLAT][d])
-    obj["clat_ns"] = _lat_json(ts, ts.clat_percentiles, ts.clat_stat[d], ts.plat[FIO_CLAT][d])
-    obj["lat_ns"] = _lat_json(ts, ts.lat_percentiles, ts.lat_stat[d], ts.plat[FIO_LAT][d])
+    obj["slat_ns"] = _lat_json(ts, ts.slat_percentiles, ts.slat_stat[d], ts.plat[FIO_SLAT][d], listed)
+    obj["clat_ns"] = _lat_json(ts, ts.clat_percentiles, ts.clat_stat[d], ts.plat[FIO_CLAT][d], listed)
+    obj["lat_ns"] = _lat_json(ts, ts.lat_percentiles, ts.lat_stat[d], ts.plat[FIO_LAT][d], listed)
 
     if _prio_count(ts, d) >= 2:
         obj_name = "lat_ns" if ts.lat_percentiles else "clat_ns"
@@ -149,7 +156,7 @@ def _ddir_json(ts: ThreadStat, rs: GroupRunStats, d: int, parent: dict[str, Any]
             entry: dict[str, Any] = {"prioclass": p.ioprio >> 13, "prio": p.ioprio & 7}
             if PRIOHINT in features:
                 entry["priohint"] = (p.ioprio >> 3) & 0x3FF
-            entry[obj_name] = _lat_json(ts, ts.clat_percentiles | ts.lat_percentiles, p.clat_stat, p.plat)
+            entry[obj_name] = _lat_json(ts, ts.clat_percentiles | ts.lat_percentiles, p.clat_stat, p.plat, listed)
             prios.append(entry)
         obj["prios"] = prios
 
@@ -187,8 +194,10 @@ def ts_to_json(
     hostname: str | None = None,
     port: int | None = None,
     job_options: dict[str, str] | None = None,
+    percentiles: bool = True,
 ) -> dict[str, Any]:
-    """fio's ``show_thread_status_json`` for a client (no eta/elapsed), plus hostname/port."""
+    """fio's ``show_thread_status_json`` for a client (no eta/elapsed), plus hostname/port; without the
+    percentile lists when ``percentiles`` is False."""
     root: dict[str, Any] = {"jobname": ts.name, "groupid": ts.groupid}
     if JOB_START in features:
         root["job_start"] = ts.job_start
@@ -196,9 +205,9 @@ def ts_to_json(
     if job_options:
         root["job options"] = dict(job_options)
     for d in range(4):
-        _ddir_json(ts, rs, d, root, features)
+        _ddir_json(ts, rs, d, root, features, percentiles)
     if ts.unified_rw_rep == UNIFIED_BOTH:
-        _ddir_json(mixed_stats(ts), rs, 0, root, features)
+        _ddir_json(mixed_stats(ts), rs, 0, root, features, percentiles)
 
     if ts.total_run_time:
         runt = float(ts.total_run_time)
