@@ -71,20 +71,16 @@ def decode_ts(
     hostname: str | None = None,
     port: int | None = None,
     job_options: dict[str, str] | None = None,
-    percentiles: bool = True,
 ) -> dict[str, Any]:
     """Decode one TS payload into a stock-client JSON job entry.
 
     ``hostname``/``port`` are appended like the stock client does (the address it connected to).
     ``job_options`` (the non-global JOB_OPT messages sent just before this TS) become
-    ``"job options"`` as in local fio JSON. ``percentiles=False`` leaves out the percentile lists
-    (about a third of the work; live samples take their percentiles from the bins).
+    ``"job options"`` as in local fio JSON.
     """
     lay = layout if isinstance(layout, Layout) else layout_for(layout)
     ts, rs = parse_ts(payload, lay)
-    return ts_to_json(
-        ts, rs, lay.features, hostname=hostname, port=port, job_options=job_options, percentiles=percentiles
-    )
+    return ts_to_json(ts, rs, lay.features, hostname=hostname, port=port, job_options=job_options)
 
 
 def _f(x: float) -> float:
@@ -197,7 +193,8 @@ def ts_to_json(
     percentiles: bool = True,
 ) -> dict[str, Any]:
     """fio's ``show_thread_status_json`` for a client (no eta/elapsed), plus hostname/port; without the
-    percentile lists when ``percentiles`` is False."""
+    percentile lists when ``percentiles`` is False (about a third of the work; live samples take their
+    percentiles from the bins)."""
     root: dict[str, Any] = {"jobname": ts.name, "groupid": ts.groupid}
     if JOB_START in features:
         root["job_start"] = ts.job_start

@@ -73,9 +73,8 @@ class RunSession:
         self.starts = 0  # START messages: one for the JOBLINE, one for the accepted job file
         self._stop: tuple[int, int] | None = None
         self._errors: list[str] = []
-        self._pending: list[dict[str, Any]] = []
-        self._pending_ts: list[_Parsed] = []  # what made them: a final report's jobs are made again, with
-        self._last_ts: list[_Parsed] = []  # fio's percentile lists
+        self._pending: list[_Parsed] = []  # the report being received; its jobs are made when it is emitted
+        self._last_report: list[_Parsed] = []  # the last one emitted: a late STOP makes it final
         self._pending_du: list[dict[str, Any]] = []
         self._pending_time = 0.0
         self._job_opts: dict[int, dict[str, str]] = {}
@@ -99,12 +98,10 @@ class RunSession:
             if self._group_seen:
                 out += self._flush(final=False)
             parsed = _Parsed(*parse_ts(pkt.payload, self.layout), self._job_opts.pop(len(self._pending), None))
-            job = self._job(parsed, percentiles=False)  # live samples take their percentiles from the bins
-            self._pending.append(job)
-            self._pending_ts.append(parsed)
+            self._pending.append(parsed)
             self._pending_time = now
-            start_ms = job.get("job_start")
-            if isinstance(start_ms, int) and start_ms > 0 and not self._job_start_exact:
+            start_ms = parsed.ts.job_start  # 0 before fio 3.36, which does not send it
+            if start_ms > 0 and not self._job_start_exact:
                 self.job_started_at, self._job_start_exact = start_ms / 1000.0, True
         elif op == Op.JOB_OPT:
             if self._group_seen:
@@ -214,32 +211,29 @@ class RunSession:
             if final and self._last is not None and not self._last.final:
                 # The last report went out before STOP arrived; repeat it marked final (local fio
                 # can also print the same numbers twice at the end).
-                snap = Snapshot(self.manager, self._last.received, self._in_full(self._last_ts),
+                snap = Snapshot(self.manager, self._last.received, self._jobs(self._last_report, final=True),
                                 self._last.disk_util, True)
                 snap.raw = self._raw(snap)
                 self._last = snap
                 return [snap]
             return []
-        jobs = self._in_full(self._pending_ts) if final else self._pending
-        snap = Snapshot(self.manager, self._pending_time, jobs, self._pending_du, final)
+        snap = Snapshot(self.manager, self._pending_time, self._jobs(self._pending, final=final), self._pending_du,
+                        final)
         if final:
             snap.raw = self._raw(snap)
-        self._last_ts = self._pending_ts
+        self._last_report = self._pending
         self._pending = []
-        self._pending_ts = []
         self._pending_du = []
         self._job_opts = {}
         self._last = snap
         self.reports += 1
         return [snap]
 
-    def _job(self, parsed: _Parsed, *, percentiles: bool) -> dict[str, Any]:
-        return ts_to_json(parsed.ts, parsed.rs, self.layout.features, hostname=self.host, port=self.port,
-                          job_options=parsed.options, percentiles=percentiles)
-
-    def _in_full(self, report: list[_Parsed]) -> list[dict[str, Any]]:
-        """A report's jobs with fio's percentile lists too: the final numbers are kept as fio's output."""
-        return [self._job(parsed, percentiles=True) for parsed in report]
+    def _jobs(self, report: list[_Parsed], *, final: bool) -> list[dict[str, Any]]:
+        """A report's jobs as the stock client prints them. fio's percentile lists only in the final one
+        (kept as fio's output): live samples take their percentiles from the bins."""
+        return [ts_to_json(p.ts, p.rs, self.layout.features, hostname=self.host, port=self.port,
+                           job_options=p.options, percentiles=final) for p in report]
 
     def _raw(self, snap: Snapshot) -> str:
         """The final numbers as one JSON document shaped like the stock client's output."""
