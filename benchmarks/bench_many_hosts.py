@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,9 +47,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from bench_gui import APP, LatencyProbe, choose_scope, pct, settle  # noqa: E402, F401  (APP: the QApplication)
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 
-from app.engine.runner import RunOptions  # noqa: E402
+from app.engine.managers import build_endpoints  # noqa: E402
+from app.engine.runner import Runner, RunOptions  # noqa: E402
 from app.engine.telemetry import StepTelemetry  # noqa: E402
-from app.model.plan import SpecLine, Target  # noqa: E402
+from app.model.plan import Plan, SpecLine, Target  # noqa: E402
 from app.store import get_run, open_store  # noqa: E402
 from app.ui.launch import HeadlessWindow  # noqa: E402  (problems to stderr, never a modal box)
 from tests.fio_servers import free_port, stop_group, wait_listening  # noqa: E402
@@ -170,15 +172,15 @@ class Arrivals:
         StepTelemetry.update = self._update  # type: ignore[method-assign]
 
 
-def live_run(win: HeadlessWindow, seconds: int) -> WaitProbe:
-    """Start the run and spin the window's real event loop until it ends; the probe's timer runs in it."""
+def spin(done: Callable[[], bool], seconds: float) -> WaitProbe:
+    """Spin the window's real event loop (QEventLoop.exec) until ``done()`` or ``seconds`` have passed;
+    the probe's timer runs in it."""
     probe = WaitProbe()
     loop = QEventLoop()
     watch = QTimer()
     watch.setInterval(100)
-    end = time.monotonic() + seconds + 90
-    watch.timeout.connect(lambda: loop.quit() if not win.controller.running or time.monotonic() > end else None)
-    assert win.start_run(), "the run did not start"
+    end = time.monotonic() + seconds
+    watch.timeout.connect(lambda: loop.quit() if done() or time.monotonic() > end else None)
     probe.start()
     watch.start()
     loop.exec()
@@ -186,32 +188,52 @@ def live_run(win: HeadlessWindow, seconds: int) -> WaitProbe:
     return probe.stop()
 
 
+def live_run(win: HeadlessWindow, seconds: int) -> WaitProbe:
+    """Start the run and spin the window's event loop until it ends."""
+    assert win.start_run(), "the run did not start"
+    return spin(lambda: not win.controller.running, seconds + 90)
+
+
+def host_plan(servers: list[tuple[str, int, subprocess.Popen]], workers: int, delay_ms: int, burst: int,
+              tmp: Path) -> Plan:
+    plan = grid(len(servers), workers, 1)
+    plan.specs[0].lines = [SpecLine(4096, 100, 70, 100, delay_ms, burst, 4096, 0)]
+    for m, (host, port, _p) in zip(plan.managers, servers, strict=True):
+        m.host = f"{host}:{port}"
+        for wi, w in enumerate(m.workers):
+            w.targets = [Target(str(tmp / f"{m.name}-{wi}.tst"))]
+    return plan
+
+
+def live_window(plan: Plan, db: Path, seconds: int) -> HeadlessWindow:
+    win = HeadlessWindow(None, persist=False, db_path=db)
+    win.doc.replace(plan)
+    win.resize(1280, 800)
+    win.show()
+    win.tabs.setCurrentWidget(win.results_tab)
+    settle(0.3)
+    choose_scope(win, "Each worker (all managers)")
+    win.run_options = RunOptions(engine="null", run_time=seconds, status_interval=INTERVAL)
+    return win
+
+
+def close_window(win: HeadlessWindow) -> None:
+    win.doc.dirty = False
+    win.close()
+    settle(0.2)
+
+
 def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path, aside: bool = False) -> dict:
     servers = start_servers(hosts)
     db = tmp / f"hosts-{hosts}.db"
     try:
-        win = HeadlessWindow(None, persist=False, db_path=db)
-        plan = grid(hosts, workers, 1)
-        plan.specs[0].lines = [SpecLine(4096, 100, 70, 100, delay_ms, burst, 4096, 0)]
-        for m, (host, port, _p) in zip(plan.managers, servers, strict=True):
-            m.host = f"{host}:{port}"
-            for wi, w in enumerate(m.workers):
-                w.targets = [Target(str(tmp / f"{m.name}-{wi}.tst"))]
-        win.doc.replace(plan)
-        win.resize(1280, 800)
-        win.show()
-        win.tabs.setCurrentWidget(win.results_tab)
-        settle(0.3)
-        choose_scope(win, "Each worker (all managers)")
-        win.run_options = RunOptions(engine="null", run_time=seconds, status_interval=INTERVAL)
+        win = live_window(host_plan(servers, workers, delay_ms, burst, tmp), db, seconds)
         cpu0, wall0 = time.process_time(), time.monotonic()
         with ServersAside([proc.pid for _h, _p, proc in servers], aside) as set_aside, Arrivals() as arrived:
             probe = live_run(win, seconds)
         cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
         status = win.controller.last_status
-        win.doc.dirty = False
-        win.close()
-        settle(0.2)
+        close_window(win)
     finally:
         for _h, _p, proc in servers:
             stop_group(proc)
@@ -245,6 +267,35 @@ def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: 
     return out
 
 
+def floor(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path, aside: bool = False) -> dict:
+    """What the machine leaves for the window: fio's own client (C, one process) runs the job files Fiometer
+    would send, on as many servers, while the same window with the same plan only spins its event loop.
+    The lateness measured here is not Fiometer's work; Fiometer's run cannot do better than it."""
+    servers = start_servers(hosts)
+    try:
+        plan = host_plan(servers, workers, delay_ms, burst, tmp)
+        endpoints = build_endpoints(plan)
+        options = RunOptions(engine="null", run_time=seconds, status_interval=INTERVAL)
+        files = Runner(plan, endpoints, options=options).jobfiles[0]
+        args = ["fio", f"--status-interval={INTERVAL:g}", "--output-format=json+", f"--output={tmp / 'floor.json'}"]
+        for m, (host, port, _p) in zip(plan.managers, servers, strict=True):
+            job = tmp / f"floor-{m.name}.fio"
+            job.write_text(files[m.name].text)
+            args += [f"--client={host},{port}", str(job)]
+        win = live_window(plan, tmp / f"floor-{hosts}.db", seconds)
+        with ServersAside([proc.pid for _h, _p, proc in servers], aside):
+            client = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            probe = spin(lambda: client.poll() is not None, seconds + 90)
+            client.kill()
+            err = client.communicate()[1]
+        close_window(win)
+    finally:
+        for _h, _p, proc in servers:
+            stop_group(proc)
+    return {"p99": pct(probe.lates, 99), "max": max(probe.lates, default=float("nan")),
+            "late_ticks": late_ticks(probe), "ok": client.returncode == 0, "error": err.strip()[-300:]}
+
+
 def late_ticks(probe: WaitProbe) -> tuple[int, float, float]:
     """Ticks later than 50 ms: how many, and the share of their lateness spent waiting for a CPU and
     doing the GUI thread's own work (the rest: waiting for the GIL)."""
@@ -276,6 +327,9 @@ def main() -> int:
     ap.add_argument("--burst", type=int, default=200, help="I/Os per burst")
     ap.add_argument("--servers-aside", action="store_true",
                     help="the fio servers' processes at the lowest CPU weight (as if elsewhere)")
+    ap.add_argument("--floor", action="store_true",
+                    help="also measure the window idle while fio's own client runs the same jobs (the machine's "
+                         "floor: what any client on this machine would get)")
     args = ap.parse_args()
     load = (f"{args.burst} I/Os per {args.delay_ms} ms burst per worker" if args.delay_ms
             else "every null job spinning")
@@ -301,6 +355,12 @@ def main() -> int:
                   f"{'OK' if why is None else 'MISSED: ' + why}", flush=True)
             for p in r["problems"][:5]:
                 print(f"      step {r['step']}: {p}")
+            if args.floor:
+                f = floor(n, args.workers, args.seconds, args.delay_ms, args.burst, Path(tmp), args.servers_aside)
+                print(f"      floor: fio's own client on the same {n} servers, the window idle: event loop p99 "
+                      f"{f['p99']:.1f} ms, max {f['max']:.0f} ms ({f['late_ticks'][0]} ticks over 50 ms, "
+                      f"{f['late_ticks'][1] * 100:.0f} % of their time waiting for a CPU)"
+                      + ("" if f["ok"] else f"; fio's client failed: {f['error']}"), flush=True)
             if why is None and stop is None:
                 best = n
             elif stop is None:

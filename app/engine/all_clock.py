@@ -28,18 +28,16 @@ _RATES = ("read_iops", "write_iops", "read_bps", "write_bps", "usr_cpu", "sys_cp
 
 
 def consecutive(a: Metrics, b: Metrics) -> Metrics:
-    """Two back-to-back windows of the same manager as one: counts added, rates time-weighted."""
-    out = Metrics(seconds=a.seconds + b.seconds)
-    out.add_counts(a)
-    out.add_counts(b)
+    """Two back-to-back windows of the same manager as one: counts added, rates time-weighted. Telemetry's
+    count-array histograms stay arrays (as dicts, ALL's sum of every manager for that slot took the slow path)."""
+    out = Metrics.combine([a, b])  # counters added, maxima maxed, histograms summed, busiest disk
+    out.seconds = a.seconds + b.seconds
     for f in _RATES:
         if out.seconds > 0:
             value = (getattr(a, f) * a.seconds + getattr(b, f) * b.seconds) / out.seconds
         else:
             value = getattr(b, f) if b.seconds or not a.seconds else getattr(a, f)
         setattr(out, f, value)
-    utils = [u for u in (a.disk_util, b.disk_util) if u is not None]
-    out.disk_util = max(utils) if utils else None
     return out
 
 

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from app.engine.all_clock import AllClock, consecutive
@@ -9,6 +10,7 @@ from app.engine.message_gate import MessageGate
 from app.engine.report_checks import ReportChecker
 from app.engine.step_watch import BEHIND_S, STOP_GRACE_S, StepWatch
 from app.engine.telemetry import JobTracker, StepTelemetry
+from app.model.bucket_hist import BucketHist
 from app.model.metrics import Metrics
 from tests.fio_fixtures import snapshots
 
@@ -123,6 +125,17 @@ def test_two_reports_of_one_manager_in_a_slot_are_one_window():
     assert both.seconds == pytest.approx(1.1) and both.read_ios == 110
     assert both.read_iops == pytest.approx(110 / 1.1)
     assert consecutive(m(100), m(0, 0.0)).read_iops == pytest.approx(100)
+
+
+def test_two_windows_with_count_array_histograms_keep_them_as_arrays():
+    values = np.array([1000, 2000, 4000], dtype=np.int64)
+    a, b = m(100, 1.0), m(10, 0.1)
+    a.read_hist = BucketHist(values, np.array([60, 40, 0], dtype=np.int64))
+    b.read_hist = BucketHist(values, np.array([0, 5, 5], dtype=np.int64))
+    both = consecutive(a, b)
+    assert hasattr(both.read_hist, "bucket_arrays")  # ALL's roll-up of the slot stays on the numpy path
+    assert dict(both.read_hist) == {1000: 60, 2000: 45, 4000: 5} and both.write_hist == {}
+    assert both.read_lat_max_ns == max(a.read_lat_max_ns, b.read_lat_max_ns)
 
 
 def test_telemetry_all_samples_sit_on_the_interval_grid():
