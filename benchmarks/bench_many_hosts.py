@@ -31,6 +31,7 @@ The last line names the largest fan-out that met every goal and where and why it
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import subprocess
 import sys
@@ -129,12 +130,37 @@ def start_servers(n: int) -> list[tuple[str, int, subprocess.Popen]]:
 
 class WaitProbe(LatencyProbe):
     """Also how long the GUI thread waited for a CPU between ticks (the kernel's run-queue delay, from
-    /proc/thread-self/schedstat): lateness = own work + waiting for a CPU + waiting for the GIL."""
+    /proc/thread-self/schedstat): lateness = own work + waiting for a CPU + waiting for the GIL; and
+    Python's garbage collections meanwhile (CPU ms each, in whichever thread ran them: the GIL is held)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.queued: list[float] = []
         self._last_wait: int | None = None
+        self.collections: list[tuple[int, float]] = []  # (generation, CPU ms)
+        self._gc_started = 0.0
+
+    def _collected(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._gc_started = time.thread_time()
+        else:
+            self.collections.append((info["generation"], (time.thread_time() - self._gc_started) * 1000))
+
+    def start(self) -> None:
+        super().start()
+        gc.callbacks.append(self._collected)
+
+    def stop(self) -> WaitProbe:
+        if self._collected in gc.callbacks:
+            gc.callbacks.remove(self._collected)
+        super().stop()
+        return self
+
+    def gc_summary(self) -> str:
+        full = [ms for g, ms in self.collections if g == 2]
+        return (f"{len(self.collections)} garbage collections, {sum(ms for _, ms in self.collections):.0f} ms CPU, "
+                f"longest {max((ms for _, ms in self.collections), default=0):.1f} ms ({len(full)} full, "
+                f"longest {max(full, default=0):.1f} ms)")
 
     def _tick(self) -> None:
         try:
@@ -239,7 +265,8 @@ def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: 
             stop_group(proc)
     out = {"hosts": hosts, "status": status, "cpu_s": cpu, "wall_s": wall, "p50": pct(probe.lates, 50),
            "p99": pct(probe.lates, 99), "max": max(probe.lates, default=float("nan")),
-           "own_p99": pct(probe.own, 99), "late_ticks": late_ticks(probe), "aside": set_aside.applied}
+           "own_p99": pct(probe.own, 99), "late_ticks": late_ticks(probe), "aside": set_aside.applied,
+           "gc": probe.gc_summary()}
     if os.environ.get("KEEP_DB"):
         import shutil
         shutil.copy(db, os.environ["KEEP_DB"])
@@ -345,7 +372,7 @@ def main() -> int:
             print(f"{n:3d} hosts ({where}; load average before: {load:.1f}): run {r['status']}; event loop lateness median {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "
                   f"max {r['max']:.0f} ms (GUI thread's own work p99 {r['own_p99']:.1f} ms; {r['late_ticks'][0]} ticks "
                   f"over 50 ms, {r['late_ticks'][1] * 100:.0f} % of their time waiting for a CPU, "
-                  f"{r['late_ticks'][2] * 100:.0f} % own work); every report stored "
+                  f"{r['late_ticks'][2] * 100:.0f} % own work; {r['gc']}); every report stored "
                   f"for {r['complete']}/{n} managers ({r['samples'][0]}-{r['samples'][1]} samples each; fio reported "
                   f"every interval for {r['every_interval']}/{n}, longest {r['longest']:.1f} s; reports "
                   f"arrived at most {r['drift']:.1f} s behind fio's clock); final IOPS = server's own report for "

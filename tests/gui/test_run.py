@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import statistics
 import time
@@ -50,6 +51,7 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
     assert redraws == sorted(redraws) and redraws[-1] > redraws[0]
     assert "Step 1/1" in window.status_step.text() and "Running" in window.status_state.text()
     assert "Remaining" in window.status_time.text()
+    assert gc.get_freeze_count() > 10_000  # the window's objects are left out of collections during the run
 
     # the charts hold real numbers, and the table shows them with Iometer's names
     s = window.live.series[ALL_KEY]
@@ -75,6 +77,7 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
     with qtbot.waitSignal(window.controller.finished, timeout=20000) as finished:
         pass
     assert finished.args == ["stopped"]  # not complete: its only step was ended early
+    assert gc.get_freeze_count() == 0  # and given back to the collector after it
     assert window.act_start.isEnabled() and window.targets_tab.isEnabled()
     messages = [window.messages.item(i).text() for i in range(window.messages.count())]
     assert "Step 1 (S): stopped" in messages and "Run stopped: 1 of 1 step ran (1 stopped)" in messages

@@ -31,6 +31,7 @@ from app.model.plan import Plan
 from app.recording import Fanout, StoreRecorder
 from app.store import StoreError, open_store
 from app.store.paths import resolve_db_path
+from app.ui.run import live_gc
 
 IDLE_STATE = "idle"
 RUNNING = "running"
@@ -237,6 +238,7 @@ class RunController(QObject):
         listener.runFinished.connect(self._on_finished)
         self._set_state(RUNNING)
         self.thread = threading.Thread(target=self._run, name="fiometer-run", daemon=True)
+        live_gc.run_starting()
         self.thread.start()
         return listener
 
@@ -289,6 +291,7 @@ class RunController(QObject):
             self.thread.join(timeout=1)  # it has emitted this as its last act: returns at once
         self.thread = None
         self.runner = None
+        live_gc.run_ended()
         self._set_state(IDLE_STATE)
         self.finished.emit(status)
 
