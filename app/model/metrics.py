@@ -15,9 +15,17 @@ MB = 1_000_000
 MIB = 1_048_576
 
 
-def merge_hist(into: dict[int, int], other: dict[int, int]) -> None:
+def merge_hist(into: dict[int, int], other: Mapping[int, int]) -> None:
     for k, v in other.items():
         into[k] = into.get(k, 0) + v
+
+
+def _merged_into(into: Mapping[int, int], other: Mapping[int, int]) -> dict[int, int]:
+    """``other`` added to ``into`` in place when it is a dict; a read-only array histogram (telemetry's)
+    is copied into one first."""
+    out = into if type(into) is dict else dict(into.items())
+    merge_hist(out, other)
+    return out
 
 
 def merged_hist(hists: list[Mapping[int, int]]) -> Mapping[int, int]:
@@ -35,7 +43,7 @@ def merged_hist(hists: list[Mapping[int, int]]) -> Mapping[int, int]:
     return out
 
 
-def hist_percentile(hist: dict[int, int], pct: float) -> float | None:
+def hist_percentile(hist: Mapping[int, int], pct: float) -> float | None:
     """fio's rule: the first bucket whose cumulative count reaches pct% of all samples (ns)."""
     total = sum(hist.values())
     if total <= 0:
@@ -154,8 +162,9 @@ class Metrics:
     write_lat_n: int = 0
     read_lat_max_ns: float = 0.0
     write_lat_max_ns: float = 0.0
-    read_hist: dict[int, int] = field(default_factory=dict)  # latency bucket (ns) -> count
-    write_hist: dict[int, int] = field(default_factory=dict)
+    # latency bucket (ns) -> count: a dict, or telemetry's read-only count arrays (BucketHist)
+    read_hist: Mapping[int, int] = field(default_factory=dict)
+    write_hist: Mapping[int, int] = field(default_factory=dict)
     errors: int = 0
     usr_cpu: float = 0.0  # fio's own CPU use, percent (a roll-up: mean over children)
     sys_cpu: float = 0.0
@@ -250,12 +259,8 @@ class Metrics:
     def add_counts(self, p: Metrics) -> None:
         """Add another window's I/O counts, bytes, latency sums/maxima, histograms and errors (not rates)."""
         self._add_counters(p)
-        if type(self.read_hist) is not dict:  # a read-only array histogram (telemetry's): copied once
-            self.read_hist = dict(self.read_hist.items())
-        if type(self.write_hist) is not dict:
-            self.write_hist = dict(self.write_hist.items())
-        merge_hist(self.read_hist, p.read_hist)
-        merge_hist(self.write_hist, p.write_hist)
+        self.read_hist = _merged_into(self.read_hist, p.read_hist)
+        self.write_hist = _merged_into(self.write_hist, p.write_hist)
 
     def _add_counters(self, p: Metrics) -> None:
         self.read_ios += p.read_ios
