@@ -37,10 +37,14 @@ def step_series(store: Store, step_id: int) -> list[tuple[float, float, float]]:
     return [(t, m.iops, m.lat_mean_ms) for t, m in samples if m.seconds >= typical / 2]
 
 
+MIN_POINTS = 3  # a line over time needs at least this many seconds (1-s steps made a chart of lone dots)
+
+
 def timeline_charts(store: Store, rows: list[tuple[str, list[tuple[Side, StepValues]]]], labels: dict[int, str],
                     colors: dict[str, str]) -> list[LineChart]:
     """Per access specification: IOPS per second and average response time per second, a line per run (the
-    runs of a side in its colour), the ramp-up (not measured) shaded."""
+    runs of a side in its colour), the ramp-up (not measured) shaded. A specification whose steps all have
+    fewer than ``MIN_POINTS`` measured seconds gets none: its numbers are in the tables."""
     out = []
     for i, (spec, sides) in enumerate(rows, 1):
         iops, lat = [], []
@@ -57,7 +61,7 @@ def timeline_charts(store: Store, rows: list[tuple[str, list[tuple[Side, StepVal
                 color = colors.get(label, "#1f5fa8")
                 iops.append(LineSeries(name, [(t, v) for t, v, _ in pts], color, 1.0))
                 lat.append(LineSeries(name, [(t, v) for t, _, v in pts], color, 1.0))
-        if not iops:
+        if all(len(s.points) < MIN_POINTS for s in iops):
             continue
         shade = (0.0, ramp, "ramp-up") if ramp else None
         out.append(LineChart(f"iops-{i}", f"IOPS per second: {spec}", "time since the step started (s)", "IOPS",

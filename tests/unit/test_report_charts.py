@@ -105,3 +105,18 @@ def test_a_single_run_report_draws_the_run_in_one_colour(tmp_path) -> None:
     bars = {s.color for ch in rep.charts for s in ch.series}
     lines = {s.color for ch in rep.line_charts for s in ch.series}
     assert bars == {run_color(0)} and lines == {run_color(0)}  # the bars were blue, its lines grey
+
+
+@pytest.mark.parametrize("seconds,drawn", [(2, False), (3, True)])
+def test_per_second_charts_need_a_few_seconds_to_draw_a_line(tmp_path, seconds, drawn) -> None:
+    from app.report.document import ReportMeta, build_report
+    from app.store import open_store
+    from tests.gui.history_support import add_samples, before_after_store
+
+    before, _after = before_after_store(tmp_path / "r.db", samples=False)
+    with open_store(tmp_path / "r.db") as store:
+        add_samples(store, before, seconds=seconds)
+        rep = build_report(store, [before], [], ReportMeta())
+    timelines = [ch for ch in rep.line_charts if ch.key.startswith(("iops-", "lat-"))]
+    assert bool(timelines) is drawn  # two seconds drew lone dots, not lines
+    assert all(len(s.points) == seconds for ch in timelines for s in ch.series)
