@@ -3,6 +3,7 @@ GUI at 1 Hz with the charts on "Each worker (all managers)".
 
     QT_QPA_PLATFORM=offscreen python benchmarks/bench_many_hosts.py [--hosts 8,16,32,48,64] [--workers 4]
                                                                    [--seconds 20] [--delay-ms 100 --burst 200]
+                                                                   [--servers-aside] [--floor]
 
 The point is Fiometer's fan-out; real servers are other machines. So every worker's access
 specification has Iometer's transfer delay (``--delay-ms`` before each burst of ``--burst`` I/Os:
@@ -17,7 +18,8 @@ silent for 9-27 s): that measures the machine, not Fiometer.
 
 For each fan-out it prints:
 - the event loop's lateness while the run is live (a 10 ms QTimer in the window's event loop, run by
-  QEventLoop.exec(): median, p99, max; goal p99 < 50 ms) and the GUI thread's own work between ticks;
+  QEventLoop.exec(): median, p99, max; goal p99 < 50 ms), the GUI thread's own work between ticks, and
+  Python's garbage collections meanwhile (their CPU time: the GIL is held, whichever thread runs them);
 - every report stored: for each manager, as many interval samples stored as reports arrived, and
   they add up to fio's whole run on its own clock (runtimes to the final report's, I/Os to its I/O
   count); and whether fio reported every interval (the longest stored interval on fio's clock);
@@ -25,6 +27,8 @@ For each fan-out it prints:
   step's raw output; within 0.1 %);
 - how late reports arrived against fio's clock (the largest drift of a manager's arrival times from its
   runtimes) and Fiometer's process CPU time per host per second.
+With ``--floor``, also the machine's floor for each fan-out: the same window, idle, while fio's own client
+(one C process) runs the same job files on as many new servers; Fiometer's lateness beyond it is its own.
 The last line names the largest fan-out that met every goal and where and why it stopped.
 """
 
