@@ -15,6 +15,7 @@ from app.engine.runner import RunOptions
 from app.model.plan import Target
 from app.store import get_run, list_runs, open_store, step_samples
 from app.ui.main_window import MainWindow
+from app.ui.run import live_gc
 from app.ui.run.live_data import ALL_KEY, WHOLE
 from tests.gui.conftest import local_plan
 
@@ -43,6 +44,7 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
         return changed
 
     window.results_tab.charts.redraw = counting  # type: ignore[method-assign]
+    thresholds = gc.get_threshold()
     assert window.start_run()
     assert window.tabs.currentWidget() is window.results_tab
     assert not window.act_start.isEnabled() and window.act_stop.isEnabled()
@@ -52,6 +54,7 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
     assert "Step 1/1" in window.status_step.text() and "Running" in window.status_state.text()
     assert "Remaining" in window.status_time.text()
     assert gc.get_freeze_count() > 10_000  # the window's objects are left out of collections during the run
+    assert gc.get_threshold() == (live_gc.RUN_THRESHOLD, *thresholds[1:])  # and the young ones collected less often
 
     # the charts hold real numbers, and the table shows them with Iometer's names
     s = window.live.series[ALL_KEY]
@@ -77,7 +80,7 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
     with qtbot.waitSignal(window.controller.finished, timeout=20000) as finished:
         pass
     assert finished.args == ["stopped"]  # not complete: its only step was ended early
-    assert gc.get_freeze_count() == 0  # and given back to the collector after it
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds  # given back after it
     assert window.act_start.isEnabled() and window.targets_tab.isEnabled()
     messages = [window.messages.item(i).text() for i in range(window.messages.count())]
     assert "Step 1 (S): stopped" in messages and "Run stopped: 1 of 1 step ran (1 stopped)" in messages
