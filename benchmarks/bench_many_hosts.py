@@ -41,7 +41,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,8 +115,10 @@ class ServersAside:
             self._proc.wait()
 
 
-def start_servers(n: int) -> list[tuple[str, int, subprocess.Popen]]:
-    out = []
+@contextmanager
+def fio_servers(n: int) -> Iterator[list[tuple[str, int, subprocess.Popen]]]:
+    """``n`` listening ``fio --server`` processes on 127.0.0.2.., each stopped with its job processes after."""
+    out: list[tuple[str, int, subprocess.Popen]] = []
     try:
         for i in range(n):
             host = f"127.0.0.{2 + i}"
@@ -125,11 +128,10 @@ def start_servers(n: int) -> list[tuple[str, int, subprocess.Popen]]:
             out.append((host, port, proc))
         for host, port, proc in out:
             wait_listening(host, port, proc, timeout=10)
-    except BaseException:
+        yield out
+    finally:
         for _h, _p, proc in out:
             stop_group(proc)
-        raise
-    return out
 
 
 class WaitProbe(LatencyProbe):
@@ -254,9 +256,8 @@ def close_window(win: HeadlessWindow) -> None:
 
 
 def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path, aside: bool = False) -> dict:
-    servers = start_servers(hosts)
     db = tmp / f"hosts-{hosts}.db"
-    try:
+    with fio_servers(hosts) as servers:
         win = live_window(host_plan(servers, workers, delay_ms, burst, tmp), db, seconds)
         cpu0, wall0 = time.process_time(), time.monotonic()
         with ServersAside([proc.pid for _h, _p, proc in servers], aside) as set_aside, Arrivals() as arrived:
@@ -264,9 +265,6 @@ def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: 
         cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
         status = win.controller.last_status
         close_window(win)
-    finally:
-        for _h, _p, proc in servers:
-            stop_group(proc)
     out = {"hosts": hosts, "status": status, "cpu_s": cpu, "wall_s": wall, "p50": pct(probe.lates, 50),
            "p99": pct(probe.lates, 99), "max": max(probe.lates, default=float("nan")),
            "own_p99": pct(probe.own, 99), "late_ticks": late_ticks(probe), "aside": set_aside.applied,
@@ -302,8 +300,7 @@ def floor(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp
     """What the machine leaves for the window: fio's own client (C, one process) runs the job files Fiometer
     would send, on as many servers, while the same window with the same plan only spins its event loop.
     The lateness measured here is not Fiometer's work; Fiometer's run cannot do better than it."""
-    servers = start_servers(hosts)
-    try:
+    with fio_servers(hosts) as servers:
         plan = host_plan(servers, workers, delay_ms, burst, tmp)
         endpoints = build_endpoints(plan)
         options = RunOptions(engine="null", run_time=seconds, status_interval=INTERVAL)
@@ -320,9 +317,6 @@ def floor(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp
             client.kill()
             err = client.communicate()[1]
         close_window(win)
-    finally:
-        for _h, _p, proc in servers:
-            stop_group(proc)
     return {"p99": pct(probe.lates, 99), "max": max(probe.lates, default=float("nan")),
             "late_ticks": late_ticks(probe), "ok": client.returncode == 0, "error": err.strip()[-300:]}
 

@@ -15,18 +15,20 @@ from __future__ import annotations
 import gc
 
 RUN_THRESHOLD = 10_000
-_saved: list[tuple[int, int, int]] = []
+_before: tuple[int, int, int] | None = None  # the thresholds while no run is live
 
 
 def run_starting() -> None:
+    global _before
     gc.collect()
     gc.freeze()
-    if not _saved:
-        _saved.append(gc.get_threshold())
-    gc.set_threshold(RUN_THRESHOLD, *_saved[0][1:])
+    _before = _before or gc.get_threshold()
+    gc.set_threshold(RUN_THRESHOLD, *_before[1:])
 
 
 def run_ended() -> None:
-    if _saved:
-        gc.set_threshold(*_saved.pop())
+    global _before
+    if _before is not None:
+        gc.set_threshold(*_before)
+        _before = None
     gc.unfreeze()
