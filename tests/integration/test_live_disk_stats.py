@@ -16,7 +16,7 @@ from app.recording import Fanout, StoreRecorder
 from app.store.database import open_store
 from app.store.queries import get_run, step_samples
 from tests.helpers import grid
-from tests.loop_disk import NEEDS_LOOP, kernel_stat, loop_device_in
+from tests.loop_disk import NEEDS_LOOP, kernel_delta, loop_device_in
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
 
@@ -59,14 +59,14 @@ def run(plan, tmp_path, **options):
     return listener.managers, stored, totals
 
 
-def check_against_kernel(samples, dev, before, after, exact: bool):
+def check_against_kernel(samples, dev, kernel, exact: bool):
     name = os.path.basename(dev)
     disks = [s.disks for s in samples]
     assert all(d is not None and [x.disk for x in d.disks] == [name] for d in disks)
     rows = [d.disks[0] for d in disks]
     assert all(r.estimated is not exact for r in rows)
     whole = rows[-1].whole
-    kernel_reads = after["reads"] - before["reads"]
+    kernel_reads = kernel["reads"]
     assert 0.95 * kernel_reads <= whole.read_ios <= kernel_reads  # fio's counters are the kernel's
     windows = [r.interval for r in rows if r.interval is not None]
     assert len(windows) >= 3  # one per report, not only the step's total
@@ -78,18 +78,16 @@ def check_against_kernel(samples, dev, before, after, exact: bool):
         assert w.write_iops == 0
         assert w.read_iops == pytest.approx(w.read_ios * 1000 / w.window_ms)
     busy = sum(w.busy_ms for w in windows)
-    kernel_busy = after["io_ticks"] - before["io_ticks"]
-    assert busy == pytest.approx(kernel_busy, rel=0.15)  # exact remotely, estimated locally
+    assert busy == pytest.approx(kernel["io_ticks"], rel=0.15)  # exact remotely, estimated locally
     return windows
 
 
 @NEEDS_LOOP
 def test_local_fio_gives_disk_figures_every_interval(tmp_path, loop_device):
     dev = loop_device
-    before = kernel_stat(dev)
-    samples, stored, _totals = run(reading_plan(dev), tmp_path)
-    after = kernel_stat(dev)
-    windows = check_against_kernel(samples, dev, before, after, exact=False)
+    with kernel_delta(dev) as kernel:
+        samples, stored, _totals = run(reading_plan(dev), tmp_path)
+    windows = check_against_kernel(samples, dev, kernel, exact=False)
     rows = [s.disks.disks[0] for s in samples]
     assert rows[0].targets == (("w1", dev), ("w2", dev))  # the disk once, with both workers' targets
     # the per-interval utilisation is what the store keeps for the manager, beside fio's whole-step one
@@ -103,10 +101,9 @@ def test_local_fio_gives_disk_figures_every_interval(tmp_path, loop_device):
 def test_remote_fio_server_gives_exact_disk_figures_every_interval(tmp_path, loop_device, fio_server):
     dev = loop_device
     host, port, _proc = fio_server("127.0.0.2")
-    before = kernel_stat(dev)
-    samples, _stored, totals = run(reading_plan(dev, f"{host}:{port}"), tmp_path)
-    after = kernel_stat(dev)
-    windows = check_against_kernel(samples, dev, before, after, exact=True)
+    with kernel_delta(dev) as kernel:
+        samples, _stored, totals = run(reading_plan(dev, f"{host}:{port}"), tmp_path)
+    windows = check_against_kernel(samples, dev, kernel, exact=True)
     # the DU messages carry the disk's own clock: windows are fio's msec, busy time its io_ticks
     assert all(float(w.window_ms).is_integer() and float(w.busy_ms).is_integer() for w in windows)
     assert samples[0].disks.disks[0].targets == ()  # fio names the disk only; the paths are the server's
