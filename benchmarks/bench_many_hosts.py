@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -237,7 +238,14 @@ def host_plan(servers: list[tuple[str, int, subprocess.Popen]], workers: int, de
     return plan
 
 
-def live_window(plan: Plan, db: Path, seconds: int) -> HeadlessWindow:
+def own_cpu() -> float:
+    """CPU seconds of this process and of its children that have ended (the run's decoding process is
+    joined when the run ends; the fio servers are still running when this is read)."""
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + kids.ru_utime + kids.ru_stime
+
+
+def live_window(plan: Plan, db: Path, seconds: int, decode_apart: int) -> HeadlessWindow:
     win = HeadlessWindow(None, persist=False, db_path=db)
     win.doc.replace(plan)
     win.resize(1280, 800)
@@ -245,7 +253,7 @@ def live_window(plan: Plan, db: Path, seconds: int) -> HeadlessWindow:
     win.tabs.setCurrentWidget(win.results_tab)
     settle(0.3)
     choose_scope(win, "Each worker (all managers)")
-    win.run_options = RunOptions(engine="null", run_time=seconds, status_interval=INTERVAL)
+    win.run_options = RunOptions(engine="null", run_time=seconds, status_interval=INTERVAL, decode_apart=decode_apart)
     return win
 
 
@@ -255,14 +263,15 @@ def close_window(win: HeadlessWindow) -> None:
     settle(0.2)
 
 
-def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path, aside: bool = False) -> dict:
+def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path, aside: bool = False,
+        decode_apart: int = RunOptions.decode_apart) -> dict:
     db = tmp / f"hosts-{hosts}.db"
     with fio_servers(hosts) as servers:
-        win = live_window(host_plan(servers, workers, delay_ms, burst, tmp), db, seconds)
-        cpu0, wall0 = time.process_time(), time.monotonic()
+        win = live_window(host_plan(servers, workers, delay_ms, burst, tmp), db, seconds, decode_apart)
+        cpu0, wall0 = own_cpu(), time.monotonic()
         with ServersAside([proc.pid for _h, _p, proc in servers], aside) as set_aside, Arrivals() as arrived:
             probe = live_run(win, seconds)
-        cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+        cpu, wall = own_cpu() - cpu0, time.monotonic() - wall0
         status = win.controller.last_status
         close_window(win)
     out = {"hosts": hosts, "status": status, "cpu_s": cpu, "wall_s": wall, "p50": pct(probe.lates, 50),
@@ -355,6 +364,9 @@ def main() -> int:
     ap.add_argument("--floor", action="store_true",
                     help="also measure the window idle while fio's own client runs the same jobs (the machine's "
                          "floor: what any client on this machine would get)")
+    ap.add_argument("--decode-apart", type=int, default=RunOptions.decode_apart,
+                    help="decode the servers in another process from this many hosts on (0: in the window's "
+                         f"process, as before; default {RunOptions.decode_apart})")
     args = ap.parse_args()
     load = (f"{args.burst} I/Os per {args.delay_ms} ms burst per worker" if args.delay_ms
             else "every null job spinning")
@@ -364,7 +376,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="fiometer-hosts-") as tmp:
         for n in [int(x) for x in args.hosts.split(",")]:
             load = os.getloadavg()[0]
-            r = run(n, args.workers, args.seconds, args.delay_ms, args.burst, Path(tmp), args.servers_aside)
+            r = run(n, args.workers, args.seconds, args.delay_ms, args.burst, Path(tmp), args.servers_aside,
+                    args.decode_apart)
             why = verdict(r, n)
             where = "servers at the lowest CPU weight" if r["aside"] else "servers at Fiometer's CPU weight"
             print(f"{n:3d} hosts ({where}; load average before: {load:.1f}): run {r['status']}; event loop lateness median {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "

@@ -75,7 +75,7 @@ def ssh_endpoint(name: str, address: SshAddress) -> ManagerEndpoint:
     return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name), str(address),
                            info.fio_version.removeprefix("fio-"),
                            probe_facts(info.hostname, info.os, info.arch, info.cpus), protocol=info.protocol,
-                           close=server.close)
+                           close=server.close, server=(h, port))
 
 
 def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoint:
@@ -95,7 +95,8 @@ def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoi
     os_name = "Windows" if info.os.lower().startswith("win") else info.os
     return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name), f"{h}:{port}",
                            info.fio_version.removeprefix("fio-"),
-                           probe_facts(info.hostname, info.os, info.arch, info.cpus), protocol=info.protocol)
+                           probe_facts(info.hostname, info.os, info.arch, info.cpus), protocol=info.protocol,
+                           server=(h, port))
 
 
 def build_endpoints(plan: Plan, hosts: dict[str, str] | None = None, fio_path: str | None = None,

@@ -24,6 +24,7 @@ from app.engine.jobfile import JobFile, JobInfo, step_jobfile, stop_order
 from app.engine.message_gate import MessageGate
 from app.engine.network_jobs import fresh_port_base, net_failure_hint, reach_address
 from app.engine.placement import placer
+from app.engine.remote_host import RemoteHost
 from app.engine.safety import (
     CreatedFiles,
     WriteRisk,
@@ -71,6 +72,7 @@ class ManagerEndpoint:
     environment: dict[str, Any] = field(default_factory=dict)  # a remote host as its probe describes it
     protocol: int | None = None  # fio's client/server protocol version (remote managers)
     close: Callable[[], None] | None = None  # ends what reaching it needed (an SSH session), after the run
+    server: tuple[str, int] | None = None  # a fio server's (host, port): its connection may run in a RemoteHost
 
     @property
     def address(self) -> str:
@@ -90,6 +92,8 @@ class RunOptions:
     allow_write: set[str] = field(default_factory=set)  # armed targets (names or paths)
     allow_write_in_use: set[str] = field(default_factory=set)  # second override: mounted/partitioned
     registry: CreatedFiles | None = None  # test files Fiometer created (None: nothing is known)
+    # steps with at least this many fio servers read and decode them in another process (0: never)
+    decode_apart: int = 1
 
 
 @dataclass
@@ -206,6 +210,7 @@ class Runner:
         self.last_telemetry: StepTelemetry | None = None
         self.notes: list[str] = []  # what could not be verified (targets on remote managers)
         self._own_files: set[tuple[str, str]] = set()
+        self._remote_host: RemoteHost | None = None
         self.jobfiles = self._prepare()
 
     # --- before anything runs --------------------------------------------------------------
@@ -310,6 +315,8 @@ class Runner:
         try:
             status = self._run_steps()
         finally:
+            if self._remote_host is not None:
+                self._remote_host.close()
             self.close_endpoints()
             self.listener.run_finished(status)
         return status
@@ -487,7 +494,7 @@ class Runner:
     def _start_together(self, files: dict[str, JobFile], finished: dict[str, Finished]) -> dict[str, Transport]:
         """Load every manager's job first (remote ones in parallel), then start them all at once:
         RUN to the fio servers, then the local fio processes (which start when launched)."""
-        transports = {name: self.endpoints[name].make_transport() for name in files}
+        transports = self._make_transports(files)
         loadable = {n: t for n, t in transports.items() if hasattr(t, "go")}
         errors: dict[str, str] = {}
 
@@ -525,6 +532,19 @@ class Runner:
             finished[name] = Finished(name, False, reason)
             transports.pop(name)
         return transports
+
+    def _make_transports(self, files: dict[str, JobFile]) -> dict[str, Transport]:
+        """A fresh transport per manager; fio servers through the run's RemoteHost when the step has
+        ``decode_apart`` of them or more."""
+        eps = {name: self.endpoints[name] for name in files}
+        servers = {name: ep.server for name, ep in eps.items() if ep.server is not None}
+        if not (0 < self.options.decode_apart <= len(servers)):
+            return {name: ep.make_transport() for name, ep in eps.items()}
+        if self._remote_host is None:
+            self._remote_host = RemoteHost()
+        host = self._remote_host
+        return {name: host.transport(servers[name], name) if name in servers else ep.make_transport()
+                for name, ep in eps.items()}
 
     def _io_expected(self, job: JobInfo, jf: JobFile) -> bool:
         """A job should have done I/O unless its spec waits (Iometer's delay) about as long as the step runs."""

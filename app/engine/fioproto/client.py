@@ -352,6 +352,7 @@ class RemoteFio:
         self._run_sent = False
         self.run_sent_at: float | None = None  # time.time() when RUN went out
         self._other_bytes = 0
+        self._report_bytes = 0  # bytes_received, set once per batch of received bytes (a consistent value)
         self.loaded_at: float | None = None  # time.monotonic() when fio accepted the job file
 
     @property
@@ -359,7 +360,7 @@ class RemoteFio:
         """Bytes received that may belong to fio's reports, partial ones included: everything but
         complete ETA replies and text. It grows while a report is on its way over a slow link, and
         not while a stuck server only answers ETA polls or sends text."""
-        return self._link.bytes_in - self._other_bytes if self._link is not None else 0
+        return self._report_bytes
 
     @property
     def last_heard(self) -> float | None:
@@ -485,9 +486,11 @@ class RemoteFio:
                     yield Message(session.manager, f"manager {session.where} is answering again after "
                                                    f"{link.last_rx - quiet_from:.0f} s of silence", "info")
                     quiet_from = None
+                # the whole batch is counted before any event is handed out: another thread reading
+                # bytes_received meanwhile must not see text bytes as report bytes
+                self._other_bytes += sum(HEADER_SIZE + len(p.payload) for p in packets if p.opcode not in _REPORT_OPS)
+                self._report_bytes = link.bytes_in - self._other_bytes
                 for pkt in packets:
-                    if pkt.opcode not in _REPORT_OPS:
-                        self._other_bytes += HEADER_SIZE + len(pkt.payload)
                     yield from session.on_packet(pkt)
                     if session.finished:
                         break

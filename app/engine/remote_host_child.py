@@ -1,0 +1,163 @@
+"""The child side of :mod:`app.engine.remote_host`: a process that runs remote managers' connections.
+
+Each manager's :class:`~app.engine.fioproto.RemoteFio` runs here unchanged, on a thread of its own: it
+connects, loads the job, and on ``go`` streams its events. What the parent receives is ready events, so
+reading sockets and decoding fio's reports never hold the window's GIL. Messages travel both ways over
+the child's stdin and stdout as pickles, each behind its length (4 bytes, little-endian).
+
+Messages to the parent: ``("loaded", key, loaded_at)``, ``("refused", key, text)``,
+``("event", key, event, status)`` and, every ``STATUS_S``, ``("status", {key: status})``, where a
+status is ``(bytes_received, last_heard, job_started_at, dropped_note)``. Commands from the parent:
+``("start", key, host, port, name, job_text, status_interval)``, ``("go"|"stop"|"abort", key)`` and
+``("end",)``. The end of the pipe (the parent gone) aborts every manager: each server is told to end
+its job, as when Abort is pressed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import struct
+import sys
+import threading
+from typing import Any, BinaryIO
+
+from app.engine.fioproto import RemoteFio
+from app.engine.transport import Finished, TransportError
+
+STATUS_S = 0.25  # how often the byte counters reach the parent (the step watch's progress rule reads them)
+Status = tuple[int, float | None, float | None, str | None]
+
+
+NICE = 10  # below the window's process (Windows: the child starts at BELOW_NORMAL priority instead)
+_LENGTH = struct.Struct("<I")
+
+
+def write_message(stream: BinaryIO, message: tuple[Any, ...]) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_LENGTH.pack(len(data)) + data)
+    stream.flush()
+
+
+def read_message(stream: BinaryIO) -> tuple[Any, ...]:
+    """The next message; EOFError when the other side has closed the pipe (or died)."""
+    head = stream.read(_LENGTH.size)
+    if len(head) < _LENGTH.size:
+        raise EOFError
+    (size,) = _LENGTH.unpack(head)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError
+    return pickle.loads(data)
+
+
+class _Manager:
+    """One RemoteFio and the thread that runs it: start, wait for go/stop/abort, stream events."""
+
+    def __init__(self, key: str, remote: RemoteFio, send: Any, job_text: str, interval: float) -> None:
+        self.key, self.remote, self._send = key, remote, send
+        self._released = threading.Event()
+        self._go = False
+        self.done = False
+        self.thread = threading.Thread(target=self._run, args=(job_text, interval), daemon=True,
+                                       name=f"fiometer-host-{remote.name}")
+        self.thread.start()
+
+    def status(self) -> Status:
+        r = self.remote
+        return r.bytes_received, r.last_heard, r.job_started_at, r.dropped_note
+
+    def command(self, kind: str) -> None:
+        if kind == "go":
+            self._go = True
+        elif kind == "stop":
+            self.remote.stop()
+        else:
+            self.remote.abort()
+        self._released.set()
+
+    def _run(self, job_text: str, interval: float) -> None:
+        try:
+            self.remote.start(job_text, status_interval=interval)
+        except TransportError as e:
+            self.done = True
+            self._send(("refused", self.key, str(e)))
+            return
+        except Exception as e:  # a bug here must reach the user, not hang the step
+            self.done = True
+            self._send(("refused", self.key, f"internal error starting manager {self.remote.name!r}: {e}"))
+            return
+        self._send(("loaded", self.key, self.remote.loaded_at))
+        self._released.wait()
+        if self._go:
+            self.remote.go()
+        try:
+            for ev in self.remote.events():
+                end = isinstance(ev, Finished)
+                self.done = self.done or end
+                self._send(("event", self.key, ev, self.status()))
+                if end:
+                    return
+        except Exception as e:
+            self.done = True
+            self._send(("event", self.key, Finished(self.remote.name, False,
+                                                    f"internal error reading manager {self.remote.name!r}: {e}"),
+                        self.status()))
+
+
+def serve(commands: BinaryIO, out: BinaryIO) -> None:
+    """The child's main: obey the parent's commands until it says end or goes away."""
+    if hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(NICE)
+    lock = threading.Lock()
+    managers: dict[str, _Manager] = {}
+    quit_ = threading.Event()
+
+    def send(message: tuple[Any, ...]) -> None:
+        with lock:  # one pickle at a time on the pipe
+            try:
+                write_message(out, message)
+            except (OSError, ValueError):
+                quit_.set()  # the parent is gone
+
+    def report() -> None:
+        while not quit_.wait(STATUS_S):
+            live = {k: m.status() for k, m in list(managers.items()) if not m.done}
+            if live:
+                send(("status", live))
+
+    threading.Thread(target=report, daemon=True, name="fiometer-host-status").start()
+    try:
+        while True:
+            try:
+                msg = read_message(commands)
+            except (EOFError, OSError):
+                break
+            if msg[0] == "start":
+                _, key, host, port, name, job_text, interval = msg
+                managers[key] = _Manager(key, RemoteFio(host, port, name=name), send, job_text, interval)
+            elif msg[0] in ("go", "stop", "abort") and msg[1] in managers:
+                managers[msg[1]].command(msg[0])
+            elif msg[0] == "end":
+                break
+    finally:
+        quit_.set()
+        for m in managers.values():
+            if not m.done:
+                m.command("abort")  # each server is told to end its job (QUIT), as Abort does
+        for m in managers.values():
+            m.thread.join(timeout=5)
+
+
+def main() -> int:
+    """Messages go out on the original stdout; anything else printed goes to stderr."""
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    serve(sys.stdin.buffer, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
