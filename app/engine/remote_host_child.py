@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import signal
 import struct
 import sys
 import threading
@@ -152,7 +153,9 @@ def serve(commands: BinaryIO, out: BinaryIO) -> None:
 
 
 def main() -> int:
-    """Messages go out on the original stdout; anything else printed goes to stderr."""
+    """Messages go out on the original stdout; anything else printed goes to stderr. Ctrl-C in a terminal
+    reaches the whole process group: the parent decides what it means (Stop, then Abort), not this child."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     serve(sys.stdin.buffer, out)

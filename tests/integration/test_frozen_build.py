@@ -68,6 +68,27 @@ def test_frozen_cli_commands(build, tmp_path):
     assert f"Bundled resources: {ROOT / 'dist' / 'fiometer' / '_internal' / 'resources'}\n" in doctor.stdout
 
 
+def test_frozen_app_runs_a_remote_manager_through_its_remote_host(build, tmp_path, fio_server):
+    """The packaged app reads fio servers in a child that is itself started with --remote-host."""
+    from app.model import planfile
+    from app.model.plan import SpecLine, Target
+    from tests.helpers import grid
+
+    host, port, _ = fio_server("127.0.0.2")
+    plan = grid(1, 1, 1)
+    plan.specs[0].lines = [SpecLine(4096, 100, 100, 100, 0, 1, 4096, 0)]
+    plan.managers[0].host = None
+    plan.managers[0].workers[0].targets = [Target(str(tmp_path / "t.tst"))]
+    planfile.save(plan, tmp_path / "plan.json")
+    exe = ROOT / "dist" / "fiometer" / "fiometer"
+    env = {**os.environ, "FIOMETER_SETTINGS_DIR": str(tmp_path / "cfg")}
+    out = subprocess.run([exe, "--db", tmp_path / "r.db", "run", tmp_path / "plan.json", "--manager",
+                          f"M1={host}:{port}", "--run-time", "2", "--engine", "null"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"M1 on {host}:{port}" in out.stdout
+
+
 def test_install_sh_into_a_prefix(build, tmp_path):
     prefix = tmp_path / "prefix"
     inst = subprocess.run(["bash", ROOT / "dist" / "fiometer" / "install.sh", "--prefix", prefix],

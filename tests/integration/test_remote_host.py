@@ -4,7 +4,12 @@ on the servers when that process or the window's goes away."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -14,6 +19,7 @@ from app.engine.managers import build_endpoints
 from app.engine.remote_host import HostedRemote, RemoteHost
 from app.engine.runner import ManagerEndpoint, RunListener, Runner, RunOptions
 from app.engine.transport import Finished
+from app.model import planfile
 from app.model.plan import SpecLine, Target
 from tests.fio_servers import free_port, job_processes
 from tests.helpers import grid
@@ -133,6 +139,34 @@ def test_a_server_that_refuses_says_so_through_the_host(tmp_path, servers):
     assert finished["M1"].ok
     assert not finished["M2"].ok and f"127.0.0.2:{closed}" in finished["M2"].reason
     assert isinstance(runner._remote_host, RemoteHost)
+
+
+def test_ctrl_c_in_a_terminal_stops_gracefully_though_it_reaches_the_host_process_too(servers, tmp_path):
+    """A terminal's Ctrl-C goes to the whole process group: the child must leave it to the CLI (Stop keeps
+    fio's final numbers), not die of it."""
+    plan = server_plan([f"{h}:{p}" for h, p, _ in servers], tmp_path)
+    path = tmp_path / "plan.json"
+    planfile.save(plan, path)
+    managers = [a for i, (h, p, _) in enumerate(servers, 1) for a in ("--manager", f"M{i}={h}:{p}")]
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--db", str(tmp_path / "r.db"), "run", str(path),
+                             *managers, "--run-time", "60", "--engine", "null"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    lines = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            if "M1:" in line and "M2:" in line:
+                break
+        time.sleep(0.5)
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: every process of the foreground group
+        out, err = proc.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    text = "".join(lines) + out
+    assert proc.returncode == 3, text + err
+    assert "Run stopped: 1 of 1 step ran (1 stopped)." in text and "Traceback" not in err, text + err
 
 
 def test_few_servers_stay_in_the_window_s_process(servers, tmp_path):
