@@ -28,9 +28,7 @@ from app.engine.fioproto import RemoteFio
 from app.engine.transport import Finished, TransportError
 
 STATUS_S = 0.25  # how often the byte counters reach the parent (the step watch's progress rule reads them)
-Status = tuple[int, float | None, float | None, str | None]
-
-
+Status = tuple[int, float | None, float | None, str | None]  # bytes_received, last_heard, job_started_at, dropped_note
 NICE = 10  # below the window's process (Windows: the child starts at BELOW_NORMAL priority instead)
 _LENGTH = struct.Struct("<I")
 
