@@ -3,7 +3,7 @@ GUI at 1 Hz with the charts on "Each worker (all managers)".
 
     QT_QPA_PLATFORM=offscreen python benchmarks/bench_many_hosts.py [--hosts 8,16,32,48,64] [--workers 4]
                                                                    [--seconds 20] [--delay-ms 100 --burst 200]
-                                                                   [--servers-aside] [--floor]
+                                                                   [--servers-aside] [--floor] [--decode-apart 0]
 
 The point is Fiometer's fan-out; real servers are other machines. So every worker's access
 specification has Iometer's transfer delay (``--delay-ms`` before each burst of ``--burst`` I/Os:
@@ -26,7 +26,10 @@ For each fan-out it prints:
 - final numbers = each server's own final report (sum of its jobs' read + write iops, kept as the
   step's raw output; within 0.1 %);
 - how late reports arrived against fio's clock (the largest drift of a manager's arrival times from its
-  runtimes) and Fiometer's process CPU time per host per second.
+  runtimes) and Fiometer's CPU time per host per second (its process and the child that reads the servers,
+  counted once it has ended with the run).
+``--decode-apart 0`` reads and decodes the servers in the window's process, as before the remote host
+(app.engine.remote_host), for A/B runs.
 With ``--floor``, also the machine's floor for each fan-out: the same window, idle, while fio's own client
 (one C process) runs the same job files on as many new servers; Fiometer's lateness beyond it is its own.
 The last line names the largest fan-out that met every goal and where and why it stopped.
