@@ -28,8 +28,6 @@ from app.engine.remote_host_child import Status, read_message, write_message
 from app.engine.transport import Event, Finished, TransportError
 
 START_WAIT_S = 40.0  # RemoteFio.start takes at most ~15 s (connect + handshake + load); the child starts first
-
-
 BELOW_NORMAL_PRIORITY_CLASS = 0x00004000
 CREATE_NO_WINDOW = 0x08000000
 
@@ -64,7 +62,7 @@ class HostedRemote:
         self._events: queue.Queue[Event] = queue.Queue()
         self.loaded_at: float | None = None
         self._status: Status = (0, None, None, None)
-        self.ended = False
+        self._ended = False  # its Finished (or refusal) has been handed on
 
     @property
     def bytes_received(self) -> int:
@@ -112,19 +110,19 @@ class HostedRemote:
         self._answer.set()
 
     def _refused(self, text: str) -> None:
-        self.ended = True
+        self._ended = True
         self._refusal = text
         self._answer.set()
 
     def _event(self, ev: Event, status: Status) -> None:
         self._status = status
-        self.ended = self.ended or isinstance(ev, Finished)
+        self._ended = self._ended or isinstance(ev, Finished)
         self._events.put(ev)
 
     def _lost(self, text: str) -> None:
         if not self._answer.is_set():
             self._refused(text)
-        elif not self.ended:
+        elif not self._ended:
             self._event(Finished(self.name, False, text), self._status)
 
 

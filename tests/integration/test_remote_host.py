@@ -27,6 +27,7 @@ from tests.helpers import grid
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
 
 HOSTS = ("127.0.0.2", "127.0.0.3")
+LONG_JOB = "[global]\nioengine=null\nsize=1g\ntime_based=1\nruntime=60\n[w1]\nrw=randread\n"
 
 
 def server_plan(addresses, tmp_path):
@@ -96,9 +97,8 @@ def test_the_host_process_dying_fails_each_manager_in_plain_words(servers, tmp_p
     host = RemoteHost()
     try:
         transports = [host.transport((h, p), f"M{i}") for i, (h, p, _) in enumerate(servers, 1)]
-        job = "[global]\nioengine=null\nsize=1g\ntime_based=1\nruntime=60\n[w1]\nrw=randread\n"
         for t in transports:
-            t.start(job)
+            t.start(LONG_JOB)
             t.go()
         events = [t.events() for t in transports]
         assert wait_for(lambda: all(job_processes(p) for _h, _p, p in servers))
@@ -114,9 +114,8 @@ def test_the_host_process_dying_fails_each_manager_in_plain_words(servers, tmp_p
 def test_the_window_s_process_going_away_aborts_the_servers_jobs(servers):
     host = RemoteHost()
     try:
-        job = "[global]\nioengine=null\nsize=1g\ntime_based=1\nruntime=60\n[w1]\nrw=randread\n"
         t = host.transport(servers[0][:2], "M1")
-        t.start(job)
+        t.start(LONG_JOB)
         t.go()
         proc = servers[0][2]
         assert wait_for(lambda: bool(job_processes(proc)))
