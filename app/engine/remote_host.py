@@ -84,7 +84,7 @@ class HostedRemote:
         self._host.send(("start", self._key, *self._address, self.name, job_text, status_interval))
         if not self._answer.wait(START_WAIT_S):
             raise TransportError(f"manager {self.name!r}: no answer from the process that connects to it "
-                                 f"within {START_WAIT_S:g} s")
+                                 f"within {START_WAIT_S:g} s; start the run again")
         if self._refusal is not None:
             raise TransportError(self._refusal)
 
@@ -184,4 +184,4 @@ class RemoteHost:
             code = None
         for t in list(self._transports.values()):
             t._lost(f"manager {t.name!r}: the process that read it ended unexpectedly (exit code {code}); "
-                    "samples so far kept")
+                    "samples so far kept; start the run again")
