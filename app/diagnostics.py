@@ -44,8 +44,9 @@ def log_path() -> Path:
 def _file_handler(folder: Path) -> logging.FileHandler:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / LOG_NAME
-    with open(path, "a", encoding="utf-8"):  # fails now (not at the first message) if it cannot be written
-        pass
+    from app.safe_files import check_appendable
+
+    check_appendable(path)  # fails now (not at the first message) if it cannot be written, or is a link
     return logging.handlers.RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS,
                                                 encoding="utf-8", delay=True)
 

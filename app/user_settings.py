@@ -90,9 +90,9 @@ def save(settings: UserSettings, path: str | os.PathLike[str] | None = None) -> 
     if not values["fio_protocols"] and "fio_protocols" not in existing:
         values.pop("fio_protocols")
     existing.update(values)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(json.dumps(existing, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    from app.safe_files import write_file
+
+    write_file(p, json.dumps(existing, indent=2, sort_keys=True) + "\n")
     return p
 
 

@@ -40,10 +40,16 @@ def write(doc: IcfDocument, newline: str = "\r\n") -> str:
     return newline.join(out) + newline
 
 
+def encode(doc: IcfDocument, newline: str = "\r\n") -> bytes:
+    """The file's bytes in the ANSI code page (cp1252); unencodable characters become '?'."""
+    return write(doc, newline).encode("cp1252", errors="replace")
+
+
 def save(doc: IcfDocument, path: str | PathLike[str], newline: str = "\r\n") -> None:
-    """Writes the file in the ANSI code page (cp1252); unencodable characters become '?'."""
+    """Writes the file in the ANSI code page (cp1252); unencodable characters become '?'. A plain open:
+    Fiometer itself writes ``encode()`` through app.safe_files (no links followed, no device replaced)."""
     with open(path, "wb") as f:
-        f.write(write(doc, newline).encode("cp1252", errors="replace"))
+        f.write(encode(doc, newline))
 
 
 def _banner(title: str) -> str:

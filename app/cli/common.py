@@ -172,12 +172,13 @@ def output_path(path: str | Path) -> Path:
 
 def write_output(path: str | Path, data: bytes | str) -> Path:
     """Write a file the user asked for; a missing folder or an OS refusal is a message, not a traceback."""
+    from app.safe_files import UnsafeOutput, write_file
+
     out = output_path(path)
     try:
-        if isinstance(data, str):
-            out.write_text(data, encoding="utf-8")
-        else:
-            out.write_bytes(data)
+        write_file(out, data)
+    except UnsafeOutput as e:
+        raise CliError(str(e)) from e
     except OSError as e:
         raise CliError(f"{out}: cannot be written: {e.strerror or e}") from e
     return out

@@ -34,11 +34,11 @@ def dumps(plan: Plan) -> str:
 
 
 def save(plan: Plan, path: str | Path) -> None:
-    """Write atomically: a crash mid-write never leaves a half plan behind."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(dumps(plan), encoding="utf-8")
-    tmp.replace(path)
+    """Write atomically: a crash mid-write never leaves a half plan behind; never through a link, never
+    over a device (app.safe_files)."""
+    from app.safe_files import write_file
+
+    write_file(path, dumps(plan))
 
 
 def _convert(tp: Any, value: Any, path: str, problems: list[Problem]) -> Any:

@@ -13,23 +13,28 @@ FORMATS = ("html", "pdf", "xlsx", "csv")  # and "csv-tables": the tables as a pe
 
 
 def write_report_file(report: Report, kind: str, path: str | Path) -> Path:
-    """Raises OSError for a file that cannot be written."""
+    """Raises OSError for a file that cannot be written (app.safe_files.UnsafeOutput, in words, for a
+    link, a device or anything else that is not a regular file, /dev/null, a terminal or a pipe)."""
+    from app.safe_files import staged, write_file
+
     path = Path(path)
     if kind == "html":
         from app.report.html import render_html
-        path.write_text(render_html(report), encoding="utf-8")
+        write_file(path, render_html(report))
     elif kind == "csv":
         from app.report.csv_out import render_csv
-        path.write_text(render_csv(report), encoding="utf-8-sig", newline="")
+        write_file(path, render_csv(report), encoding="utf-8-sig", newline="")
     elif kind == "csv-tables":
         from app.report.csv_out import render_tables_csv
-        path.write_text(render_tables_csv(report), encoding="utf-8-sig", newline="")
+        write_file(path, render_tables_csv(report), encoding="utf-8-sig", newline="")
     elif kind == "xlsx":
         from app.report.xlsx import write_xlsx
-        write_xlsx(report, path)
+        with staged(path) as tmp:
+            write_xlsx(report, tmp)
     elif kind == "pdf":
         from app.report.pdf import write_pdf
-        write_pdf(report, str(path))
+        with staged(path) as tmp:
+            write_pdf(report, str(tmp))
     else:
         raise ValueError(f"unknown report format {kind!r}; one of {', '.join(FORMATS)}")
     return path

@@ -25,6 +25,7 @@ from pathlib import Path
 from types import TracebackType
 
 from app import __version__
+from app.safe_files import create_exclusive, prepare_database, staged
 
 from .errors import StoreError
 from .owner import abandoned_runs, close_abandoned_runs
@@ -131,6 +132,10 @@ def open_store(path: str | Path | None = None) -> Store:
             "Create it, or choose another database file."
         ) from None
     existed = path.exists() and path.stat().st_size > 0
+    try:
+        prepare_database(path)  # SQLite follows links and creates what is missing: never through a link
+    except OSError as exc:
+        raise StoreError(f"{exc} (the results database)") from None
     try:
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     except sqlite3.Error as exc:
@@ -337,11 +342,16 @@ def _migrate(store: Store) -> None:
         ) from None
 
 
+def _copy_file(src: Path, dest: Path) -> None:
+    with staged(dest) as tmp:  # never through a link planted under the copy's name
+        shutil.copy2(src, tmp)
+
+
 def _copy_database(path: Path, dest: Path) -> None:
     """A consistent copy, WAL content included. Uses its own connection: the caller holds the write lock."""
     src = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
     try:
-        dest.unlink(missing_ok=True)
+        create_exclusive(dest)  # a link planted under the copy's name is removed, never followed
         dst = sqlite3.connect(dest)
         try:
             src.backup(dst)
@@ -363,13 +373,13 @@ def _damaged(store: Store, detail: str) -> StoreError:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     copy = path.with_name(f"{path.name}.corrupt-{stamp}")
     try:
-        shutil.copy2(path, copy)
+        _copy_file(path, copy)
         wal = path.with_name(path.name + "-wal")
         if wal.exists():
-            shutil.copy2(wal, copy.with_name(copy.name + "-wal"))  # beside the copy, where SQLite looks
+            _copy_file(wal, copy.with_name(copy.name + "-wal"))  # beside the copy, where SQLite looks
         kept = f"A copy of the damaged file was kept at {copy}; the file itself was not changed."
     except OSError as exc:
-        kept = f"Fiometer could not keep a copy of it ({exc.strerror}); the file itself was not changed."
+        kept = f"Fiometer could not keep a copy of it ({exc.strerror or exc}); the file itself was not changed."
     backups = sorted(p.name for p in path.parent.glob(path.name + ".bak-v*"))
     restore = f" An older copy from before an upgrade is there too: {', '.join(backups)}." if backups else ""
     return StoreError(

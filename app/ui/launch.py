@@ -25,8 +25,9 @@ class HeadlessWindow(MainWindow):
         self.add_message(f"{title}: {text}", "error")
         print(f"fiometer: {title}: {text}", file=sys.stderr)
 
-    def ask(self, title: str, text: str) -> bool:
-        print(f"fiometer: {title}: {text} -> no", file=sys.stderr)
+    def ask(self, title: str, text: str, action: str = "Yes") -> bool:
+        """Every question (arming a write, a disk in use, creating folders...) is answered 'no'."""
+        print(f"fiometer: {title}: {text} -> no ({action!r} not chosen)", file=sys.stderr)
         return False
 
     def _maybe_discard(self) -> bool:
@@ -139,7 +140,7 @@ def _open_run(app: QApplication, win: MainWindow, run_id: int, screenshot_dir: s
     if screenshot_dir is None:
         win.show()
         return app.exec()
-    from app.ui.screenshots import SIZE, settle
+    from app.ui.screenshots import SIZE, save_png, settle
 
     win.show()
     win.resize(*SIZE)  # after the first show's fit to the screen: pictures have one size
@@ -154,7 +155,7 @@ def _open_run(app: QApplication, win: MainWindow, run_id: int, screenshot_dir: s
     out = Path(screenshot_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"run-{run_id}.png"
-    if not win.grab().save(str(path)):
+    if not save_png(win.grab(), path):
         print(f"fiometer: cannot write {path}", file=sys.stderr)
         return 2
     print(path)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+import sys
 import time
 from pathlib import Path
 
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QApplication
 
 from app.ui.main_window import TAB_NAMES, MainWindow
@@ -39,6 +41,20 @@ def wait_for_run(win: MainWindow, timeout: float) -> bool:
     return not win.controller.running
 
 
+def save_png(pixmap: QPixmap, path: Path) -> bool:
+    """A picture written under app.safe_files' rules (never through a link planted in the folder)."""
+    from app.safe_files import staged
+
+    try:
+        with staged(path) as tmp:
+            if not pixmap.save(str(tmp), "PNG"):
+                raise OSError(f"cannot write {path}")
+    except OSError as e:
+        print(f"fiometer: {e}", file=sys.stderr)
+        return False
+    return True
+
+
 def capture(win: MainWindow, out_dir: str | Path, run_timeout: float | None = None) -> list[Path]:
     """Grab every tab; with ``run_timeout`` run the plan first (win.run_options) for real numbers."""
     out = Path(out_dir)
@@ -56,7 +72,7 @@ def capture(win: MainWindow, out_dir: str | Path, run_timeout: float | None = No
             win.results_tab.redraw(force=True)
         settle(0.15)
         path = out / f"{i + 1:02d}-{slug(name)}.png"
-        if not win.grab().save(str(path)):
+        if not save_png(win.grab(), path):
             raise OSError(f"cannot write {path}")
         written.append(path)
     return written

@@ -84,3 +84,34 @@ def test_open_run_shows_a_stored_run_and_its_screenshot(tmp_path: Path) -> None:
                              timeout=180)
     assert missing.returncode == 2 and "There is no run 99" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+@pytest.mark.fio
+def test_screenshot_run_answers_no_to_arming_and_writes_nothing(tmp_path: Path) -> None:
+    """A target that needs arming (an existing file that is not Fiometer's): the headless path answers
+    the question 'no' (said on stderr), the run does not start, the file is unchanged, exit 0."""
+    plan = local_plan(tmp_path, workers=1)
+    foreign = Path(plan.managers[0].workers[0].targets[0].name)
+    pattern = bytes(range(256)) * 4096  # 1 MiB someone else's
+    foreign.write_bytes(pattern)
+    path = plan_file(tmp_path, plan)
+    out = tmp_path / "shots"
+    done = run_cli(str(path), "--screenshot", str(out), "--run", "2", settings=tmp_path / "settings")
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr
+    assert "Targets would be written" in done.stderr and "-> no" in done.stderr
+    assert "fiometer: run did not start" in done.stderr
+    assert foreign.read_bytes() == pattern
+    assert len(list(out.glob("*.png"))) == len(TAB_NAMES)
+
+
+def test_screenshot_never_writes_through_a_link_planted_in_its_folder(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.bin"
+    victim.write_bytes(b"keep me")
+    out = tmp_path / "shots"
+    out.mkdir()
+    (out / "01-disk-targets.png").symlink_to(victim)
+    done = run_cli(str(plan_file(tmp_path)), "--screenshot", str(out), settings=tmp_path / "settings")
+    assert done.returncode != 0
+    assert "symbolic link" in done.stderr and "Traceback" not in done.stderr
+    assert victim.read_bytes() == b"keep me"

@@ -175,7 +175,9 @@ class HistoryUi(QObject):
         from app.store.queries import get_run
 
         def work(store: Store) -> Path:
-            Path(path).write_bytes(run_results_csv_bytes(get_run(store, run_id)))
+            from app.safe_files import write_file
+
+            write_file(path, run_results_csv_bytes(get_run(store, run_id)))
             return Path(path)
 
         def done(out: Path) -> None:

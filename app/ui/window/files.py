@@ -168,7 +168,9 @@ class FilesMixin(QMainWindow):
             return False
         doc, notes = plan_to_icf(self.doc.plan)
         try:
-            icf_import.save(doc, path)
+            from app.safe_files import write_file
+
+            write_file(path, icf_import.writer.encode(doc))
         except OSError as e:
             self.show_problem("Cannot export", f"{path}: {e}")
             return False
