@@ -41,14 +41,16 @@ _WINDOWS_DEVICES = {"NUL", "CON"}
 
 
 class UnsafeOutput(OSError):
-    """The output name is something Fiometer will not write to; str() says what it is and what to do."""
+    """The output name is something Fiometer will not write to; str() says which, what it is and what
+    to do (``filename`` and ``strerror`` too, for handlers that print those)."""
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, path: str | os.PathLike[str], detail: str):
+        super().__init__(f"{path}: {detail}")
+        self.filename = os.fspath(path)
+        self.strerror = detail
 
     def __str__(self) -> str:
-        return self.message
+        return f"{self.filename}: {self.strerror}"
 
 
 def _is_sink(st: os.stat_result) -> bool:
@@ -77,7 +79,7 @@ def _what(st: os.stat_result) -> str:
 
 
 def _refuse(path: Path, what: str, todo: str) -> UnsafeOutput:
-    return UnsafeOutput(f"{path}: is {what}; Fiometer did not write it. {todo}")
+    return UnsafeOutput(path, f"is {what}; Fiometer did not write it. {todo}")
 
 
 _ONLY = "Fiometer writes its files only as regular files (or to /dev/null, a terminal or a pipe); choose another name."
