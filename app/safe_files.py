@@ -110,7 +110,7 @@ def inspect(path: str | os.PathLike[str]) -> tuple[str, os.stat_result | None]:
     if _is_sink(st):
         return "sink", st
     if stat.S_ISDIR(st.st_mode):
-        raise _refuse(p, "a folder", "Give a file name inside it.")
+        raise UnsafeOutput(p, "cannot be written: Is a directory; give a file name inside it")
     raise _refuse(p, _what(st), _ONLY)
 
 
