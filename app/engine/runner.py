@@ -7,6 +7,7 @@ current step gracefully (fio's final numbers are kept) and the run after it; Abo
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import queue
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.engine import remote_files
 from app.engine.disk_telemetry import step_disk_context
 from app.engine.fioproto.client import run_delay
 from app.engine.job_policy import JobRefused, check_job_text
@@ -211,6 +213,7 @@ class Runner:
         self.notes: list[str] = []  # what could not be verified (targets on remote managers)
         self._own_files: set[tuple[str, str]] = set()
         self._remote_host: RemoteHost | None = None
+        self._remote_files: dict[str, dict[str, remote_files.RemoteFile]] = {}  # per remote manager, by path
         self.jobfiles = self._prepare()
 
     # --- before anything runs --------------------------------------------------------------
@@ -266,6 +269,8 @@ class Runner:
             risks += [r for r in write_risks(files, registry, o.engine)
                       if r not in risks and not is_armed(r, o.allow_write, o.allow_write_in_use)]
             self.notes += [n for n in unverified_notes(files) if n not in self.notes]
+        risks += [r for r in self._check_remote_files(out, problems)
+                  if r not in risks and not is_armed(r, o.allow_write, o.allow_write_in_use)]
         for files in out:
             for jf in files.values():
                 try:
@@ -278,6 +283,60 @@ class Runner:
         if problems or asks:
             raise RunRefused("\n".join(dict.fromkeys(problems + asks)), risks, missing, not problems)
         return out
+
+    def _check_remote_files(self, out: list[dict[str, JobFile]], problems: list[str]) -> list[WriteRisk]:
+        """Ask each remote manager's fio what is at its test files' paths (app.engine.remote_files)."""
+        if self.options.engine == "null":  # the null engine never opens its files
+            return []
+        risks: list[WriteRisk] = []
+        for name, ep in self.endpoints.items():
+            if ep.host == "local":
+                continue
+            mine = [files[name] for files in out if name in files]
+            found = remote_files.remote_targets(mine)
+            if not found:
+                continue
+            self._remote_files[name] = found
+            targets = {j.path: j.target_name for jf in mine for j in jf.jobs}
+            try:
+                probed = remote_files.probe(ep.make_transport, list(found.values()))
+            except TransportError as e:
+                problems.append(f"manager {name!r}: Fiometer could not check its test files through fio: {e}")
+                continue
+            r, p = remote_files.assess(name, list(found.values()), probed, targets)
+            risks += r
+            problems += p
+        return risks
+
+    def _recheck_remote_files(self, files: dict[str, JobFile]) -> dict[str, str]:
+        """At a step's start, before anything is written: each remote test file is still what was armed or
+        Fiometer's own (a missing one is laid out now, with Fiometer's marker). Why a manager must not
+        start, by manager."""
+        o = self.options
+        refused: dict[str, str] = {}
+        for name, jf in files.items():
+            known = self._remote_files.get(name)
+            if not known:
+                continue
+            step = remote_files.remote_targets([jf])
+            wanted = [dataclasses.replace(known[path], writes=f.writes) for path, f in step.items()]
+            make = self.endpoints[name].make_transport
+            try:
+                probed = remote_files.probe(make, wanted)
+                for f in wanted:
+                    if probed[f.path].state == remote_files.MISSING and probed[f.path].folder_exists:
+                        remote_files.lay_out(make, f)
+                        probed[f.path] = remote_files.Probed(remote_files.OURS, True)
+            except TransportError as e:
+                refused[name] = f"Fiometer could not check the test files through fio before the step: {e}"
+                continue
+            risks, problems = remote_files.assess(name, wanted, probed, {j.path: j.target_name for j in jf.jobs})
+            why = problems + [f"{r.path}: {r.reason}" for r in risks if not is_armed(r, o.allow_write,
+                                                                                      o.allow_write_in_use)]
+            if why:
+                refused[name] = ("not started, nothing written: a test file changed since the run was "
+                                 "checked — " + "; ".join(why))
+        return refused
 
     def step_seconds(self, index: int) -> int:
         """Ramp-up + run time of step ``index`` from its job files; 0 when it runs until Stop."""
@@ -494,6 +553,12 @@ class Runner:
     def _start_together(self, files: dict[str, JobFile], finished: dict[str, Finished]) -> dict[str, Transport]:
         """Load every manager's job first (remote ones in parallel), then start them all at once:
         RUN to the fio servers, then the local fio processes (which start when launched)."""
+        refused = self._recheck_remote_files(files)
+        if refused:  # no manager starts: the step fails before anything is written
+            for name in files:
+                finished[name] = Finished(name, False, refused.get(name) or "not started: another manager's "
+                                          "test file changed since the run was checked")
+            return {}
         transports = self._make_transports(files)
         loadable = {n: t for n, t in transports.items() if hasattr(t, "go")}
         errors: dict[str, str] = {}

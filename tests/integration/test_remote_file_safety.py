@@ -1,0 +1,137 @@
+"""Test files on a plain `fio --server` manager (issue 25): checked through fio before anything is
+written. A file Fiometer did not create is refused unless armed, one it creates carries its marker, a
+read-only test never lays out a smaller foreign file again, and a file changed after the check stops
+the step before fio writes. Real fio servers on 127.0.0.x; patterns compared byte for byte."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.engine import remote_files
+from app.engine.fioproto import RemoteFio
+from app.engine.managers import build_endpoints
+from app.engine.runner import Runner, RunOptions
+from app.model import planfile
+from app.model.plan import SpecLine, Target
+from tests.helpers import grid
+
+pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
+SIZE = 1 << 20  # --test-file-size 1M
+PATTERN = bytes(range(256)) * (3 * SIZE // 256)  # 3 MiB of somebody else's
+
+
+def plan_on(path: Path, reads: int):
+    plan = grid(1, 1, 1, qd=2)
+    plan.specs[0].lines = [SpecLine(4096, 100, reads, 100, 0, 1, 4096, 0)]
+    plan.managers[0].host = None
+    plan.managers[0].workers[0].targets = [Target(str(path))]
+    return plan
+
+
+def cli(tmp_path: Path, plan, server: tuple[str, int], *extra: str) -> subprocess.CompletedProcess[str]:
+    p = tmp_path / "plan.json"
+    planfile.save(plan, p)
+    return subprocess.run([sys.executable, "-m", "app.cli", "--db", str(tmp_path / "r.db"), "run", str(p),
+                           "--manager", f"M1={server[0]}:{server[1]}", "--run-time", "1",
+                           "--test-file-size", "1M", *extra], capture_output=True, text=True, timeout=180)
+
+
+@pytest.fixture
+def server(fio_server):
+    host, port, _proc = fio_server("127.0.0.6")
+    return host, port
+
+
+def test_a_foreign_file_is_refused_unarmed_and_written_only_when_armed(tmp_path, server):
+    target = tmp_path / "data.bin"
+    target.write_bytes(PATTERN)
+    done = cli(tmp_path, plan_on(target, reads=0), server)
+    assert done.returncode != 0
+    assert "does not carry Fiometer's marker" in done.stderr and "--allow-write" in done.stderr, done.stderr
+    assert target.read_bytes() == PATTERN
+    done = cli(tmp_path, plan_on(target, reads=0), server, "--allow-write", str(target))
+    assert done.returncode == 0, done.stderr
+    assert target.read_bytes()[:SIZE] != PATTERN[:SIZE]  # armed: fio wrote it
+    assert target.read_bytes()[SIZE + 4096:] == PATTERN[SIZE + 4096:]  # beyond the run's region: kept
+
+
+def test_a_link_to_a_foreign_file_is_refused(tmp_path, server):
+    victim = tmp_path / "victim.bin"
+    victim.write_bytes(PATTERN)
+    link = tmp_path / "test.tst"
+    link.symlink_to(victim)
+    done = cli(tmp_path, plan_on(link, reads=30), server)
+    assert done.returncode != 0 and "does not carry Fiometer's marker" in done.stderr, done.stderr
+    assert victim.read_bytes() == PATTERN and link.is_symlink()
+
+
+def test_a_read_only_test_never_extends_a_smaller_foreign_file(tmp_path, server):
+    small = tmp_path / "small.bin"
+    small.write_bytes(PATTERN[:100000])
+    done = cli(tmp_path, plan_on(small, reads=100), server)
+    assert done.returncode != 0 and "fio would lay it out again" in done.stderr, done.stderr
+    assert small.read_bytes() == PATTERN[:100000]
+    big = tmp_path / "big.bin"
+    big.write_bytes(PATTERN)  # large enough: a read-only test needs no arming and leaves it as it was
+    done = cli(tmp_path, plan_on(big, reads=100), server)
+    assert done.returncode == 0, done.stderr
+    assert big.read_bytes() == PATTERN
+
+
+def test_a_file_fiometer_creates_carries_its_marker_and_is_reused_unarmed(tmp_path, server):
+    new = tmp_path / "new.tst"
+    done = cli(tmp_path, plan_on(new, reads=0), server)
+    assert done.returncode == 0, done.stderr
+    data = new.read_bytes()
+    assert len(data) == SIZE + remote_files.MARK_SIZE
+    assert data[SIZE:] == (remote_files.marker(str(new)) * 64)[:remote_files.MARK_SIZE]
+    done = cli(tmp_path, plan_on(new, reads=0), server)  # Fiometer's own: no arming the second time
+    assert done.returncode == 0, done.stderr
+    # the same bytes at another path are not Fiometer's file there (the marker names its path)
+    other = tmp_path / "copy.tst"
+    other.write_bytes(new.read_bytes())
+    done = cli(tmp_path, plan_on(other, reads=0), server)
+    assert done.returncode != 0 and "marker" in done.stderr
+
+
+def test_a_missing_remote_folder_is_refused_and_not_created(tmp_path, server):
+    target = tmp_path / "no-such-folder" / "t.tst"
+    done = cli(tmp_path, plan_on(target, reads=0), server)
+    assert done.returncode != 0 and "does not exist on that host" in done.stderr, done.stderr
+    assert not target.parent.exists()
+
+
+def test_a_file_replaced_after_the_check_stops_the_step_before_fio_writes(tmp_path, server):
+    """The race, driven deterministically: the run is checked (the file missing), then a foreign file
+    appears under its name before the step starts: the step fails, nothing is written."""
+    target = tmp_path / "race.tst"
+    plan = plan_on(target, reads=0)
+    plan.managers[0].host = f"{server[0]}:{server[1]}"
+    endpoints = build_endpoints(plan)
+    runner = Runner(plan, endpoints, options=RunOptions(run_time=1, file_size=SIZE))
+    target.write_bytes(PATTERN)  # between the check and the step
+    assert runner.run() == "failed"
+    reason = runner.outcomes[0].finished["M1"].reason
+    assert "changed since the run was checked" in reason and "marker" in reason
+    assert target.read_bytes() == PATTERN
+
+
+def test_probe_answers(tmp_path, server):
+    """What fio reports for each kind of object at a path, and that probing changes nothing."""
+    make = lambda: RemoteFio(server[0], server[1], name="M1")  # noqa: E731
+    (tmp_path / "foreign").write_bytes(PATTERN)
+    (tmp_path / "small").write_bytes(PATTERN[:5000])
+    (tmp_path / "dir").mkdir()
+    files = [remote_files.RemoteFile(str(tmp_path / n), SIZE) for n in ("none", "foreign", "small", "dir")]
+    files.append(remote_files.RemoteFile(str(tmp_path / "nofolder" / "x"), SIZE))
+    got = {Path(p).name: (v.state, v.folder_exists) for p, v in remote_files.probe(make, files).items()}
+    assert got == {"none": ("missing", True), "foreign": ("foreign", True), "small": ("smaller", True),
+                   "dir": ("folder", True), "x": ("missing", False)}
+    assert sorted(os.listdir(tmp_path)) == ["dir", "foreign", "small"]
+    assert (tmp_path / "small").read_bytes() == PATTERN[:5000]
