@@ -75,7 +75,7 @@ def ssh_endpoint(name: str, address: SshAddress) -> ManagerEndpoint:
     return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name), str(address),
                            info.fio_version.removeprefix("fio-"),
                            probe_facts(info.hostname, info.os, info.arch, info.cpus), protocol=info.protocol,
-                           close=server.close, server=(h, port))
+                           close=server.close, server=(h, port), inspect=server.check_paths)
 
 
 def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoint:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.engine import remote_files
+from app.engine import remote_check, remote_files
 from app.engine.disk_telemetry import step_disk_context
 from app.engine.fioproto.client import run_delay
 from app.engine.job_policy import JobRefused, check_job_text
@@ -75,6 +75,7 @@ class ManagerEndpoint:
     protocol: int | None = None  # fio's client/server protocol version (remote managers)
     close: Callable[[], None] | None = None  # ends what reaching it needed (an SSH session), after the run
     server: tuple[str, int] | None = None  # a fio server's (host, port): its connection may run in a RemoteHost
+    inspect: Callable[[list[str]], dict[str, dict]] | None = None  # ssh:// managers: the local checks, there
 
     @property
     def address(self) -> str:
@@ -293,6 +294,7 @@ class Runner:
             if ep.host == "local":
                 continue
             mine = [files[name] for files in out if name in files]
+            risks += self._inspect_over_ssh(name, [j for jf in mine for j in jf.jobs], problems)
             found = remote_files.remote_targets(mine)
             if not found:
                 continue
@@ -308,6 +310,28 @@ class Runner:
             problems += p
         return risks
 
+    def _inspect_over_ssh(self, name: str, jobs: list[JobInfo], problems: list[str]) -> list[WriteRisk]:
+        """An ssh:// manager: the local checks, run on its host (app.engine.remote_check)."""
+        ep = self.endpoints[name]
+        jobs = [j for j in jobs if not j.network]
+        if ep.inspect is None or not jobs:
+            return []
+        try:
+            found = ep.inspect(list(dict.fromkeys(j.path for j in jobs)))
+        except remote_check.CheckUnavailable as e:
+            note = f"manager {name!r}: the checks over SSH could not run ({e}); only the checks through fio apply"
+            if note not in self.notes:
+                self.notes.append(note)
+            return []
+        risks: list[WriteRisk] = []
+        for j in jobs:
+            f = remote_check.finding(name, j.target_name, j.path, j.writes, found.get(j.path, {}))
+            if f.problem and f.problem not in problems:
+                problems.append(f.problem)
+            if f.risk is not None and (f.risk.in_use or not j.is_device) and f.risk not in risks:
+                risks.append(f.risk)  # a device by its name already needs arming (safety.job_risk)
+        return risks
+
     def _recheck_remote_files(self, files: dict[str, JobFile]) -> dict[str, str]:
         """At a step's start, before anything is written: each remote test file is still what was armed or
         Fiometer's own (a missing one is laid out now, with Fiometer's marker). Why a manager must not
@@ -315,6 +339,14 @@ class Runner:
         o = self.options
         refused: dict[str, str] = {}
         for name, jf in files.items():
+            ssh_problems: list[str] = []
+            ssh_risks = self._inspect_over_ssh(name, jf.jobs, ssh_problems)
+            why = ssh_problems + [f"{r.path}: {r.reason}" for r in ssh_risks
+                                  if not is_armed(r, o.allow_write, o.allow_write_in_use)]
+            if why:
+                refused[name] = "not started, nothing written: a target changed since the run was checked — " + \
+                    "; ".join(why)
+                continue
             known = self._remote_files.get(name)
             if not known:
                 continue

@@ -125,6 +125,15 @@ class SshFioServer:
                 break
         raise TransportError(f"{self.address}: could not start fio --server over SSH: {last}")
 
+    def check_paths(self, paths: list[str]) -> dict[str, dict]:
+        """The local target checks, run on that host over a second SSH session (app.engine.remote_check).
+        Raises remote_check.CheckUnavailable."""
+        from app.engine.remote_check import run_checker
+
+        a = self.address
+        return run_checker([*self.ssh, "-o", "BatchMode=yes", "-T", *(["-p", str(a.port)] if a.port else []),
+                            a.destination], paths)
+
     def close(self) -> None:
         """Stop the remote fio server (its stdin closes) and the ssh process."""
         with self._lock:
