@@ -186,7 +186,8 @@ def place_remote(spelled: str, name_says_device: bool, os_name: str, manager: st
         device = name_says_device or path.startswith("/dev/")
     _check_text(spelled, path)
     what = ("whether it is mounted or in use (fio's own mount check still applies)" if device else
-            "whether it exists, was created by Fiometer, is a link to a device, or its folder exists")
+            "whether it is a link to a device, or changes between the check through fio (existence, "
+            "Fiometer's marker, size, folder: app.engine.remote_files) and fio's open")
     return Placement(spelled, path, device, False, note=f"{where}: Fiometer cannot verify {path}: {what}")
 
 
