@@ -96,6 +96,21 @@ def _quoted(code: str) -> str:
     return "'" + code.replace("'", "'\"'\"'") + "'"
 
 
+def identity(r: dict) -> tuple:
+    """What the checked object is: its type and, for an existing one, device and inode (and rdev)."""
+    kind = r.get("kind", "unknown")
+    if kind in ("missing", "unknown", "error"):
+        return (kind,)
+    return (kind, r.get("dev"), r.get("ino"), tuple(r.get("rdev") or ()))
+
+
+def describe(ident: tuple) -> str:
+    if len(ident) == 1:
+        return ident[0]
+    kind, dev, ino, rdev = ident
+    return f"{kind} {':'.join(map(str, rdev))}" if rdev else f"{kind} (inode {ino} on device {dev})"
+
+
 def finding(manager: str, target: str, path: str, writes: bool, r: dict) -> Finding:
     """What one checked path means for the run."""
     where = f"manager {manager!r}, target {target!r}"

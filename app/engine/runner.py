@@ -215,6 +215,7 @@ class Runner:
         self._own_files: set[tuple[str, str]] = set()
         self._remote_host: RemoteHost | None = None
         self._remote_files: dict[str, dict[str, remote_files.RemoteFile]] = {}  # per remote manager, by path
+        self._ssh_seen: dict[tuple[str, str], tuple] = {}  # (manager, path) -> the object checked over SSH
         self.jobfiles = self._prepare()
 
     # --- before anything runs --------------------------------------------------------------
@@ -310,8 +311,10 @@ class Runner:
             problems += p
         return risks
 
-    def _inspect_over_ssh(self, name: str, jobs: list[JobInfo], problems: list[str]) -> list[WriteRisk]:
-        """An ssh:// manager: the local checks, run on its host (app.engine.remote_check)."""
+    def _inspect_over_ssh(self, name: str, jobs: list[JobInfo], problems: list[str],
+                          again: bool = False) -> list[WriteRisk]:
+        """An ssh:// manager: the local checks, run on its host (app.engine.remote_check). ``again`` (at a
+        step's start): an object that existed when the run was checked (and armed) must still be that one."""
         ep = self.endpoints[name]
         jobs = [j for j in jobs if not j.network]
         if ep.inspect is None or not jobs:
@@ -325,7 +328,14 @@ class Runner:
             return []
         risks: list[WriteRisk] = []
         for j in jobs:
-            f = remote_check.finding(name, j.target_name, j.path, j.writes, found.get(j.path, {}))
+            seen = found.get(j.path, {})
+            ident = remote_check.identity(seen)
+            before = self._ssh_seen.setdefault((name, j.path), ident)
+            if again and before != ident and before[0] != "missing":
+                problems.append(f"manager {name!r}, target {j.target_name!r}: {j.path} is not the object that was "
+                                f"checked (then {remote_check.describe(before)}, now {remote_check.describe(ident)})")
+                continue
+            f = remote_check.finding(name, j.target_name, j.path, j.writes, seen)
             if f.problem and f.problem not in problems:
                 problems.append(f.problem)
             if f.risk is not None and (f.risk.in_use or not j.is_device) and f.risk not in risks:
@@ -340,7 +350,7 @@ class Runner:
         refused: dict[str, str] = {}
         for name, jf in files.items():
             ssh_problems: list[str] = []
-            ssh_risks = self._inspect_over_ssh(name, jf.jobs, ssh_problems)
+            ssh_risks = self._inspect_over_ssh(name, jf.jobs, ssh_problems, again=True)
             why = ssh_problems + [f"{r.path}: {r.reason}" for r in ssh_risks
                                   if not is_armed(r, o.allow_write, o.allow_write_in_use)]
             if why:

@@ -71,3 +71,30 @@ def test_a_mounted_device_on_the_remote_host_needs_the_second_override(ssh_names
             subprocess.run(["umount", str(mnt)], capture_output=True)
     finally:
         detach(dev)
+
+
+def test_an_armed_file_swapped_after_the_check_stops_the_step(ssh_namespace, tmp_path, monkeypatch):  # noqa: F811
+    """The race, driven deterministically: an armed foreign file is checked, then replaced by another
+    object under the same name before the step starts (here another file; a device node is the same
+    case): the step fails before fio starts, and neither is written."""
+    from app.engine.managers import build_endpoints
+    from app.engine.runner import Runner, RunOptions
+
+    config, _ns = ssh_namespace
+    monkeypatch.setenv(SSH_ENV, f"ssh -F {config}")
+    target = tmp_path / "armed.bin"
+    target.write_bytes(b"a" * (3 << 20))
+    plan = grid(1, 1, 1, qd=2)
+    plan.specs[0].lines = [SpecLine(4096, 100, 0, 100, 0, 1, 4096, 0)]
+    plan.managers[0].host = "ssh://fiometer-remote"
+    plan.managers[0].workers[0].targets = [Target(str(target))]
+    endpoints = build_endpoints(plan)
+    runner = Runner(plan, endpoints, options=RunOptions(run_time=1, file_size=1 << 20,
+                                                        allow_write={str(target)}))
+    target.rename(tmp_path / "old.bin")
+    target.write_bytes(b"b" * (3 << 20))  # a new inode under the armed name
+    assert runner.run() == "failed"
+    reason = runner.outcomes[0].finished["M1"].reason
+    assert "is not the object that was checked" in reason, reason
+    assert target.read_bytes() == b"b" * (3 << 20)
+    assert (tmp_path / "old.bin").read_bytes() == b"a" * (3 << 20)
