@@ -89,9 +89,9 @@ class CreatedFiles:
                 continue
             known[self._key(f)] = _facts(st.st_size, (st.st_dev, st.st_ino), st.st_mtime_ns)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"version": RECORD_VERSION, "files": known}, indent=1), encoding="utf-8")
-        tmp.replace(self.path)
+        from app.safe_files import write_file  # never through a link planted beside the database
+
+        write_file(self.path, json.dumps({"version": RECORD_VERSION, "files": known}, indent=1))
 
 
 def _facts(size: int | None, identity: tuple[int, int] | None, mtime_ns: int | None) -> dict:
