@@ -105,6 +105,10 @@ def inspect(path: str | os.PathLike[str]) -> tuple[str, os.stat_result | None]:
         if followed is not None and _is_sink(followed):
             return "sink", followed
         target = os.readlink(p)
+        if target.startswith(("/proc/self/fd/", "fd/")) or str(p).startswith("/dev/fd/"):
+            raise _refuse(p, f"a symbolic link (to {target}), here to a file",
+                          "Fiometer writes standard output only to a pipe or a terminal (add `| cat`), "
+                          "or give the file's own path.")
         raise _refuse(p, f"a symbolic link (to {target})",
                       "Fiometer never writes through a link; give the file's own path, or remove the link.")
     if _is_sink(st):

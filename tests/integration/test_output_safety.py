@@ -133,3 +133,15 @@ def test_examples_save_never_writes_through_a_link(tmp_path: Path, victim: Path)
     done = fiometer("examples", "--save", out)
     assert done.returncode != 0 and "symbolic link" in done.stderr
     _assert_untouched(victim)
+
+
+@posix_only
+def test_dev_stdout_redirected_to_a_file_is_refused_in_words(tmp_path: Path) -> None:
+    """/dev/stdout is then a link to a regular file: never written through (or renamed over)."""
+    out = tmp_path / "redirected.json"
+    with out.open("wb") as f:
+        done = subprocess.run([sys.executable, "-m", "app.cli", "import", str(ICF), "-o", "/dev/stdout"],
+                              stdout=f, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode != 0
+    assert "standard output only to a pipe or a terminal" in done.stderr
+    assert b'"fiometer-plan"' not in out.read_bytes()

@@ -95,7 +95,9 @@ def test_remote_targets_carry_a_note_of_what_could_not_be_verified():
     def never():
         raise AssertionError("not started")
 
+    # the null engine: nothing is opened, so the test files are not probed through fio (which would start
+    # a transport; see tests/integration/test_remote_file_safety.py)
     runner = Runner(plan, {"M1": ManagerEndpoint("M1", "Linux", never, "10.0.0.9:8765")}, None,
-                    RunOptions(run_time=1))
+                    RunOptions(run_time=1, engine="null"))
     (note,) = runner.notes
     assert "manager 'M1'" in note and "cannot verify /data/iobw.tst" in note
