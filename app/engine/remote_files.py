@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from app.engine.jobfile import JobFile
 from app.engine.safety import WriteRisk
+from app.engine.targets import fio_filename
 from app.engine.transport import Finished, Message, Snapshot, Transport, TransportError
 
 MARK_SIZE = 4096
@@ -63,11 +64,13 @@ def _pattern(path: str) -> str:
 
 
 def _folder(path: str) -> str:
-    head, _, _ = path.rstrip("/").rpartition("/")
-    return head or "/"
+    """The folder of a remote path (POSIX '/' or Windows '\\' separators)."""
+    cut = max(path.rstrip("/\\").rfind("/"), path.rstrip("/\\").rfind("\\"))
+    head = path[:cut] if cut > 0 else path[:1]
+    return head + "\\" if head.endswith(":") else head
 
 
-_PROBE_GLOBAL = ["[global]", "ioengine=psync", "allow_file_create=0", "create_on_open=1", "thread=0",
+_PROBE_GLOBAL = ["[global]", "ioengine=sync", "allow_file_create=0", "create_on_open=1", "thread=0",
                  "numjobs=1", ""]
 
 
@@ -76,7 +79,7 @@ def folder_job(folders: list[str]) -> str:
     missing, so fio (which creates a job file's missing folders) creates nothing here."""
     out = list(_PROBE_GLOBAL)
     for i, d in enumerate(folders):
-        out += [f"[folder{i}]", f"filename={d}", "rw=read", "bs=4096", "size=4096", ""]
+        out += [f"[folder{i}]", f"filename={fio_filename(d)}", "rw=read", "bs=4096", "size=4096", ""]
     return "\n".join(out)
 
 
@@ -84,7 +87,7 @@ def probe_job(files: Iterable[RemoteFile]) -> str:
     """Read-only: per test file (in a folder that exists) the marker region, verified."""
     out = list(_PROBE_GLOBAL)
     for i, f in enumerate(files):
-        out += [f"[mark{i}]", f"filename={f.path}", "rw=read", f"bs={MARK_SIZE}", f"offset={f.used}",
+        out += [f"[mark{i}]", f"filename={fio_filename(f.path)}", "rw=read", f"bs={MARK_SIZE}", f"offset={f.used}",
                 f"size={MARK_SIZE}", "verify=pattern", f"verify_pattern={_pattern(f.path)}", ""]
     return "\n".join(out)
 
@@ -93,7 +96,7 @@ def layout_job(f: RemoteFile) -> str:
     """Create a missing test file as Fiometer's: the marker first (fio makes a file of used + 4 KiB),
     then the used region filled with data (the file is already large enough: nothing is laid out)."""
     return "\n".join([
-        "[global]", "ioengine=psync", "thread=0", f"filename={f.path}", "",
+        "[global]", "ioengine=sync", "thread=0", f"filename={fio_filename(f.path)}", "",
         "[mark]", "rw=write", f"bs={MARK_SIZE}", f"offset={f.used}", f"size={MARK_SIZE}",
         f"buffer_pattern={_pattern(f.path)}", "",
         "[fill]", "stonewall", "rw=write", f"bs={min(1 << 20, f.used)}", "offset=0", f"size={f.used}", "overwrite=1", ""])
