@@ -47,8 +47,16 @@ def _file_handler(folder: Path) -> logging.FileHandler:
     from app.safe_files import check_appendable
 
     check_appendable(path)  # fails now (not at the first message) if it cannot be written, or is a link
-    return logging.handlers.RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS,
-                                                encoding="utf-8", delay=True)
+    return _NoLinkRotatingHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True)
+
+
+class _NoLinkRotatingHandler(logging.handlers.RotatingFileHandler):
+    """Opens the log (also after each rotation) without following a link planted under its name."""
+
+    def _open(self):  # noqa: ANN202 - the base class's signature
+        from app.safe_files import open_append
+
+        return open_append(self.baseFilename, self.encoding or "utf-8", self.errors)
 
 
 def setup_logging() -> Path:

@@ -282,15 +282,27 @@ def create_exclusive(path: str | os.PathLike[str]) -> None:
     os.close(fd)
 
 
-def check_appendable(path: str | os.PathLike[str]) -> None:
-    """A log file about to be appended to: opened (created if missing) without following a link, and it
-    must be a regular file."""
+def open_append(path: str | os.PathLike[str], encoding: str = "utf-8", errors: str | None = None):
+    """A log file opened for appending (created if missing) without following a link; it must be a
+    regular file. Returns a text file object."""
     p = Path(path)
     inspect(p)
     fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK | _NOCTTY | _CLOEXEC, 0o666)
     try:
         st = os.fstat(fd)
-    finally:
+        if not stat.S_ISREG(st.st_mode):
+            raise _refuse(p, _what(st), "A log file must be a regular file.")
+        if _NONBLOCK:
+            import fcntl
+
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~_NONBLOCK)
+        return os.fdopen(fd, "a", encoding=encoding, errors=errors)
+    except BaseException:
         os.close(fd)
-    if not stat.S_ISREG(st.st_mode):
-        raise _refuse(p, _what(st), "A log file must be a regular file.")
+        raise
+
+
+def check_appendable(path: str | os.PathLike[str]) -> None:
+    """A log file about to be appended to: opened (created if missing) without following a link, and it
+    must be a regular file."""
+    open_append(path).close()

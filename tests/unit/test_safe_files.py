@@ -198,3 +198,29 @@ def test_settings_are_saved_through_the_same_rules(tmp_path: Path) -> None:
     path.unlink()
     user_settings.save(user_settings.UserSettings(fio_path="/x/fio"), path)
     assert user_settings.load(path).fio_path == "/x/fio"
+
+
+@posix_only
+def test_the_log_is_never_appended_through_a_link_planted_after_the_check(tmp_path: Path) -> None:
+    import logging
+
+    from app import diagnostics
+
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious")
+    handler = diagnostics._file_handler(tmp_path / "logs")  # checked (and created) now, opened at first use
+    log_file = Path(handler.baseFilename)
+    log_file.unlink()
+    log_file.symlink_to(victim)
+    old, logging.raiseExceptions = logging.raiseExceptions, False
+    try:
+        handler.emit(logging.LogRecord("fiometer", logging.INFO, __file__, 1, "hello", None, None))
+    finally:
+        logging.raiseExceptions = old
+        handler.close()
+    assert victim.read_bytes() == b"precious"
+    log_file.unlink()
+    handler = diagnostics._file_handler(tmp_path / "logs")
+    handler.emit(logging.LogRecord("fiometer", logging.INFO, __file__, 1, "hello", None, None))
+    handler.close()
+    assert "hello" in log_file.read_text()
