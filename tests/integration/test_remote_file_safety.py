@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from app.engine.runner import Runner, RunOptions
 from app.model import planfile
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
+from tests.loop_disk import NEEDS_LOOP, attach, detach
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
 SIZE = 1 << 20  # --test-file-size 1M
@@ -135,3 +137,27 @@ def test_probe_answers(tmp_path, server):
                    "dir": ("folder", True), "x": ("missing", False)}
     assert sorted(os.listdir(tmp_path)) == ["dir", "foreign", "small"]
     assert (tmp_path / "small").read_bytes() == PATTERN[:5000]
+
+
+@NEEDS_LOOP
+@pytest.mark.parametrize("how", ["symlink", "mknod"])
+def test_a_link_or_node_to_a_disk_as_the_test_file_is_refused_unarmed(tmp_path, server, how):
+    """The attack of issue 25 on a plain fio server: a test file's name made a link (or a device node)
+    to a disk holding data; the run is refused unarmed and the disk keeps every byte."""
+    dev = attach(tmp_path / "disk.img", 8 << 20)
+    try:
+        pattern = bytes(range(251)) * ((8 << 20) // 251) + bytes((8 << 20) % 251)
+        with open(dev, "r+b") as d:
+            d.write(pattern)
+        name = tmp_path / "t.tst"
+        if how == "symlink":
+            name.symlink_to(dev)
+        else:
+            st = os.stat(dev)
+            os.mknod(name, stat.S_IFBLK | 0o600, st.st_rdev)
+        done = cli(tmp_path, plan_on(name, reads=0), server)
+        assert done.returncode != 0 and "does not carry Fiometer's marker" in done.stderr, done.stderr
+        with open(dev, "rb") as d:
+            assert d.read() == pattern
+    finally:
+        detach(dev)
