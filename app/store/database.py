@@ -26,8 +26,8 @@ from types import TracebackType
 
 from app import __version__
 
+from .abandoned import abandoned_runs, close_abandoned_runs
 from .errors import StoreError
-from .owner import abandoned_runs, close_abandoned_runs
 from .paths import resolve_db_path
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, statements
 
