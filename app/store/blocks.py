@@ -263,7 +263,7 @@ def keep_peaks(conn: sqlite3.Connection, step_id: int) -> None:
     own = [sid for (sid,) in conn.execute("SELECT id FROM series WHERE step_id = ? AND same_as IS NULL",
                                           (step_id,))]
     conn.execute(f"DELETE FROM sample_peaks WHERE series_id IN ({', '.join(map(str, own))})")
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for sid, arrays in series_arrays(conn, own).items():
         cols = dict(zip(BLOCK_COLUMNS, arrays, strict=True))
         t = cols["t"]
