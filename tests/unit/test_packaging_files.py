@@ -68,12 +68,12 @@ def test_desktop_metainfo_and_icons_agree():
     build = (ROOT / "packaging" / "build.sh").read_text()
     assert f"app_id={APP_ID}" in build and f"app_id={APP_ID}" in (ROOT / "packaging/linux/install.sh").read_text()
     for size in (16, 32, 48, 64, 128, 256):
-        assert (ROOT / "app" / "resources" / "icons" / f"fiometer-{size}.png").is_file()
+        assert (ROOT / "resources" / "icons" / f"fiometer-{size}.png").is_file()
 
 
 def test_spec_bundles_resources_and_not_fio():
     spec = (ROOT / "packaging" / "fiometer.spec").read_text()
-    assert '(str(ROOT / "app" / "resources"), "resources")' in spec
+    assert '(str(ROOT / "resources"), "resources")' in spec
     assert 'executable("fiometer-cli", console=True)' in spec
     assert "fio.exe" not in re.sub(r"#.*", "", spec)  # mentioned in comments only: never bundled
     assert 'collect_submodules("app")' in spec
@@ -93,7 +93,7 @@ def test_inno_setup_script_installs_the_one_folder_build():
     assert r'Name: "{group}\Fiometer"; Filename: "{app}\fiometer.exe"' in iss
     assert "Uninstall" in iss  # Start menu uninstall entry; Inno Setup always writes the uninstaller
     assert "winget install fio.fio" in iss
-    assert r"..\..\app\resources\icons\fiometer.ico" in iss
+    assert r"..\..\resources\icons\fiometer.ico" in iss
     assert "PrivilegesRequired=admin" in iss
     for name in ("fiometer.exe", "fiometer-cli.exe"):
         assert name in iss
