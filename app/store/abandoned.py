@@ -84,4 +84,4 @@ def _last_recorded(conn: sqlite3.Connection, run_id: int) -> str:
         moments.append(ended or started)
         if last_t is not None:
             moments.append(iso(datetime.fromisoformat(started) + timedelta(seconds=last_t)))
-    return max(moments, key=datetime.fromisoformat)
+    return str(max(moments, key=datetime.fromisoformat))
