@@ -72,8 +72,6 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "run no further steps; press again to abort at once", "Shift+Esc", SP.SP_BrowserStop, (RUNNING,)),
     ActionSpec("history", "&History", "Show the stored runs (Ctrl+H)", "Ctrl+H"),
     ActionSpec("about", "&About Fiometer", "The version, fio, and where results are stored"),
-    ActionSpec("open_log_folder", "Open &log folder", "Show the folder of Fiometer's log file (send it with a bug "
-               "report)"),
 )
 SPECS = {a.key: a for a in ACTIONS}
 
@@ -87,7 +85,7 @@ MENUS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
                        "add_target", "remove")),
     ("run", "&Run", ("start", "stop", "stop_all")),
     ("view", "&View", ("history", "@messages", "@theme")),
-    ("help", "&Help", ("open_log_folder", "about")),
+    ("help", "&Help", ("about",)),
 )
 TOOLBAR: tuple[str, ...] = ("new", "open", "save", SEPARATOR, "add_manager", "add_worker", "duplicate_worker",
                             "remove", SEPARATOR, "start", "stop", "stop_all")

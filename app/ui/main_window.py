@@ -101,8 +101,7 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             "duplicate_worker": self.duplicate_worker, "add_target": self.add_target,
             "add_network_worker": self.add_network_worker,
             "remove": self.remove_selected, "start": self.start_run, "stop": self.stop_run,
-            "stop_all": self.stop_all, "about": self.about, "open_log_folder": self.open_log_folder,
-            **self.history.slots(),
+            "stop_all": self.stop_all, "about": self.about, **self.history.slots(),
         }
         provided = {"recent": self.recent_menu, "examples": self.examples_menu,
                     "messages": self.messages_dock.toggleViewAction(), "theme": self._make_theme_menu()}
@@ -237,14 +236,6 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             return
         self._save_layout()
         event.accept()
-
-    def open_log_folder(self) -> None:
-        from app.diagnostics import log_path
-        from app.ui.history.report_dialog import open_folder
-
-        folder = log_path().parent
-        folder.mkdir(parents=True, exist_ok=True)
-        open_folder(folder)
 
     def about(self) -> None:
         from app.about import about_text

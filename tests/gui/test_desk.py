@@ -127,20 +127,6 @@ def test_window_stores_in_and_shows_its_database(qtbot, tmp_path: Path, monkeypa
     assert f"Results database: {db}" in shown[0]
 
 
-def test_help_opens_the_log_folder(qtbot, monkeypatch) -> None:
-    from app import diagnostics
-    from app.ui.history import report_dialog
-    from app.ui.settings import app_settings
-
-    win = MainWindow(app_settings())
-    qtbot.addWidget(win)
-    assert win.act_open_log_folder in win.menus["help"].actions()
-    opened = []
-    monkeypatch.setattr(report_dialog, "open_folder", opened.append)
-    win.act_open_log_folder.trigger()
-    assert opened == [diagnostics.log_path().parent] and opened[0].is_dir()
-
-
 # --- 3: a manager lost mid-run ---------------------------------------------------------------------
 def free_port(host: str) -> int:
     with socket.socket() as s:
