@@ -71,6 +71,17 @@ def test_desktop_metainfo_and_icons_agree():
         assert (ROOT / "resources" / "icons" / f"fiometer-{size}.png").is_file()
 
 
+def test_resources_live_at_the_top_level_only():
+    """resources/ is the design card's folder; setup.py ships it as app/resources. A folder app/resources in
+    the checkout (e.g. a file a branch added there before the move) would hide it from app.paths."""
+    from app.paths import resources_dir
+
+    assert resources_dir() == ROOT / "resources"
+    assert (ROOT / "resources" / "examples").is_dir() and (ROOT / "resources" / "icons").is_dir()
+    stray = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app" / "resources").rglob("*") if p.is_file())
+    assert not stray, f"move these into resources/ (git mv app/resources/X resources/X): {stray}"
+
+
 def test_spec_bundles_resources_and_not_fio():
     spec = (ROOT / "packaging" / "fiometer.spec").read_text()
     assert '(str(ROOT / "resources"), "resources")' in spec
