@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fiometer bootstrap: installs what a fresh Debian/Ubuntu machine needs, then runs a job.
 #   bash bootstrap.sh run    install, then run the main job (GUI with a display, headless demo without)
-#   bash bootstrap.sh test   install, then run the whole test suite (and ruff)
+#   bash bootstrap.sh test   install, then run the guards (ruff, lint-imports, the mypy ratchet) and the tests
 #   bash bootstrap.sh install
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
@@ -43,6 +43,8 @@ case "$mode" in
     else exec .venv/bin/fiometer demo "$@"; fi ;;
   test)
     .venv/bin/ruff check .
+    .venv/bin/lint-imports --no-cache          # the layers of docs/architecture.md ([tool.importlinter])
+    .venv/bin/python .ci/mypy_ratchet.py       # type errors per file may only fall (.ci/mypy-baseline.txt)
     export QT_QPA_PLATFORM=offscreen
     rc=0
     .venv/bin/python -m pytest -q -p no:cacheprovider "$@" </dev/null || rc=$?

@@ -5,6 +5,11 @@ The log lives beside the results database's default folder (``fiometer.log``, ro
 three old files kept); ``$FIOMETER_LOG_DIR`` moves it (tests, portable installs). Logging never
 fails the program: a log that cannot be written (full disk, read-only folder) falls back to the
 temporary folder, and a failing write is dropped silently.
+
+Every module logs to its own logger (``logging.getLogger(__name__)``: ``app.engine.local_fio``,
+``app.engine.fioproto.client``...), the CLI to ``fiometer``; the file takes both (``LOGGERS``). A child
+process (``engine/remote_host_child.py``) appends to the same file, which its parent names in its
+environment (``remote_host_child.LOG_FILE_ENV``).
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ LOG_NAME = "fiometer.log"
 MAX_BYTES = 1 << 20
 BACKUPS = 3
 
+LOGGERS = ("fiometer", "app")  # the CLI's own, and every module's (their names start with "app.")
+FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
+
 log = logging.getLogger("fiometer")
 _handler: logging.FileHandler | None = None
 
@@ -39,6 +47,13 @@ def log_path() -> Path:
     if _handler is not None:
         return Path(_handler.baseFilename)
     return log_dir() / LOG_NAME
+
+
+def log_files() -> list[Path]:
+    """The log file and its rotated predecessors that exist, newest first."""
+    current = log_path()
+    return [p for p in (current, *(current.with_name(f"{current.name}.{i}") for i in range(1, BACKUPS + 1)))
+            if p.exists()]
 
 
 def _file_handler(folder: Path) -> logging.FileHandler:
@@ -67,16 +82,19 @@ def setup_logging() -> Path:
     if _handler is not None:
         if Path(_handler.baseFilename) == wanted:
             return wanted
-        log.removeHandler(_handler)  # the folder moved ($FIOMETER_LOG_DIR changed): follow it
+        for name in LOGGERS:  # the folder moved ($FIOMETER_LOG_DIR changed): follow it
+            logging.getLogger(name).removeHandler(_handler)
         _handler.close()
     try:
         handler = _file_handler(log_dir())
     except OSError:
         handler = _file_handler(Path(tempfile.gettempdir()) / f"fiometer-log-{_user()}")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
-    log.propagate = False
+    handler.setFormatter(logging.Formatter(FORMAT))
+    for name in LOGGERS:
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
     _handler = handler
     return log_path()
 

@@ -1,5 +1,6 @@
-"""Where Fiometer's bundled resources live: ``app/resources`` in a checkout and in an installed wheel (package
-data), ``resources`` beside the frozen app's modules."""
+"""Where Fiometer's bundled resources live, the one lookup for them: ``resources/`` at the top of a checkout,
+``app/resources`` in an installed wheel (package data mapped there by setup.py), ``resources`` beside the
+frozen app's modules."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ def resources_dir() -> Path:
     frozen = getattr(sys, "_MEIPASS", None)
     if frozen:
         return Path(frozen) / "resources"
-    return Path(__file__).resolve().parent / "resources"
+    here = Path(__file__).resolve().parent
+    installed = here / "resources"
+    return installed if installed.is_dir() else here.parent / "resources"
 
 
 def example_plan() -> Path:
@@ -21,7 +24,11 @@ def example_plan() -> Path:
 ICON_SIZES = (16, 32, 48, 64, 128, 256)
 
 
+def icons_dir() -> Path:
+    return resources_dir() / "icons"
+
+
 def icon_files() -> list[Path]:
     """The application icon for the GUI (``QIcon`` + ``addFile`` each): PNGs 16..256 px, then the SVG."""
-    icons = resources_dir() / "icons"
+    icons = icons_dir()
     return [icons / f"fiometer-{s}.png" for s in ICON_SIZES] + [icons / "fiometer.svg"]

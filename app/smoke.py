@@ -4,7 +4,7 @@
    ``offscreen``): the main window with the bundled example open, rendered to an image (Qt's
    plugins, fonts and pyqtgraph are what a frozen build most often lacks). Without app.ui it
    renders a pyqtgraph chart instead.
-2. Loads the bundled example plan (the Iometer .icf in ``app/resources/``: proves resources are there),
+2. Loads the bundled example plan (the Iometer .icf in ``resources/``: proves resources are there),
    keeps its first step, and runs it for one second with fio's ``null`` engine through the real
    runner, on a test file in a temporary folder, recorded into a temporary results database (never
    the user's), then reads the run back from that database.

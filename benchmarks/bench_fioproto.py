@@ -32,9 +32,9 @@ from app.engine.fioproto.client import RemoteFio  # noqa: E402
 from app.engine.fioproto.commands import Op  # noqa: E402
 from app.engine.fioproto.frames import FrameReader, encode  # noqa: E402
 from app.engine.fioproto.layouts import layout_for  # noqa: E402
-from app.engine.fioproto.recording import SERVER_TO_CLIENT, read_packets  # noqa: E402
 from app.engine.fioproto.session import RunSession  # noqa: E402
 from app.engine.transport import Finished, Snapshot  # noqa: E402
+from tests.fioproto_recording import SERVER_TO_CLIENT, read_packets  # noqa: E402
 
 JOBS = 64
 NULL_JOB = "[global]\nioengine=null\nbs=4k\nrw=randread\nsize=1g\ntime_based=1\nruntime={runtime}\n\n[null]\n"

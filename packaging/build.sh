@@ -33,9 +33,9 @@ app_id=io.github.fiometer.Fiometer
 out=dist/fiometer
 install -Dm644 "packaging/linux/$app_id.desktop" "$out/share/applications/$app_id.desktop"
 install -Dm644 "packaging/linux/$app_id.metainfo.xml" "$out/share/metainfo/$app_id.metainfo.xml"
-install -Dm644 app/resources/icons/fiometer.svg "$out/share/icons/hicolor/scalable/apps/$app_id.svg"
+install -Dm644 resources/icons/fiometer.svg "$out/share/icons/hicolor/scalable/apps/$app_id.svg"
 for s in 16 32 48 64 128 256; do
-  install -Dm644 "app/resources/icons/fiometer-$s.png" "$out/share/icons/hicolor/${s}x${s}/apps/$app_id.png"
+  install -Dm644 "resources/icons/fiometer-$s.png" "$out/share/icons/hicolor/${s}x${s}/apps/$app_id.png"
 done
 install -Dm755 packaging/linux/install.sh "$out/install.sh"
 

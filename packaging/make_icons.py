@@ -1,6 +1,6 @@
-"""Render app/resources/icons/fiometer.svg to PNGs (16..256 px) and a Windows .ico, with Qt only.
+"""Render resources/icons/fiometer.svg to PNGs (16..256 px) and a Windows .ico, with Qt only.
 
-    python packaging/make_icons.py [OUT_DIR]      # default: app/resources/icons next to the SVG
+    python packaging/make_icons.py [OUT_DIR]      # default: resources/icons next to the SVG
 
 The .ico holds 32-bit BGRA bitmaps (with an AND mask, for old readers) for the sizes below 256 and a
 PNG for 256, which is what Windows' own icons do; it is written here byte by byte (no Pillow).
@@ -16,7 +16,7 @@ from pathlib import Path
 
 SIZES = (16, 32, 48, 64, 128, 256)
 ROOT = Path(__file__).resolve().parents[1]
-SVG = ROOT / "app" / "resources" / "icons" / "fiometer.svg"
+SVG = ROOT / "resources" / "icons" / "fiometer.svg"
 
 
 def png_name(size: int) -> str:

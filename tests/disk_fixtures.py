@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from app.engine.fioproto.layouts import layout_for
-from app.engine.fioproto.recording import SERVER_TO_CLIENT, read_packets
 from app.engine.fioproto.session import RunSession
 from app.engine.transport import Snapshot
+from tests.fioproto_recording import SERVER_TO_CLIENT, read_packets
 
 DISK_FIXTURES = Path(__file__).parent / "fixtures" / "disk-stats"
 REMOTE = "fio-3.33-loop-randrw"

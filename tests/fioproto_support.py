@@ -12,7 +12,7 @@ from typing import Any
 
 from app.engine.fioproto.commands import Op
 from app.engine.fioproto.frames import FrameReader, Packet, encode
-from app.engine.fioproto.recording import SERVER_TO_CLIENT, TimedPacket, read_packets
+from tests.fioproto_recording import SERVER_TO_CLIENT, TimedPacket, read_packets
 from tests.helpers import shared_dir
 
 CAPTURES = ("fio-3.33-randread-psync", "fio-3.33-job2", "fio-3.33-cmdprio", "fio-3.41-job3", "fio-3.42-job3")

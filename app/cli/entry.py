@@ -70,9 +70,11 @@ def main(argv: list[str] | None = None) -> int:
         _sweep_job_folders()
         return args.func(args)
     except CliError as e:
+        log.warning("fiometer %s: %s", args.command, e)
         print(f"fiometer: {e}", file=sys.stderr)
         return e.code
     except StoreError as e:
+        log.warning("fiometer %s: %s", args.command, e)
         print(f"fiometer: {e}", file=sys.stderr)
         return EXIT_STORE
     except BrokenPipeError:

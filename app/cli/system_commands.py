@@ -10,7 +10,27 @@ from pathlib import Path
 from app.cli.common import CliError, _parse_map, seconds_option
 
 
+def cmd_logs(tail: int = 20) -> int:
+    """`fiometer doctor --logs`: where the log files are, and the last lines of the current one."""
+    from app.diagnostics import log_dir, log_files, log_path
+
+    print(f"Log folder: {log_path().parent}" + ("" if log_path().parent == log_dir() else
+                                                 f" (the usual folder {log_dir()} could not be written)"))
+    files = log_files()
+    if not files:
+        print(f"No log yet (it will be {log_path()})")
+        return 0
+    for f in files:
+        print(f"  {f.name}  {f.stat().st_size} bytes")
+    lines = files[0].read_text(encoding="utf-8", errors="replace").splitlines()[-tail:]
+    print(f"\nLast {len(lines)} lines of {files[0]}:")
+    print("\n".join(lines))
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
+    if args.logs:
+        return cmd_logs()
     from app import user_settings
     from app.about import about_text
     from app.diagnostics import log_path
@@ -91,6 +111,7 @@ def register(sub) -> None:
     group = sp.add_mutually_exclusive_group()
     group.add_argument("--set-fio", metavar="PATH", help="remember this fio executable (checked first)")
     group.add_argument("--clear-fio", action="store_true", help="forget the custom fio path")
+    group.add_argument("--logs", action="store_true", help="where the log files are, and the last lines logged")
     sp.set_defaults(func=cmd_doctor)
 
     sp = sub.add_parser("gui", help="open the desktop application")

@@ -122,6 +122,3 @@ class AllClock:
     def whole(self) -> Metrics:
         return Metrics.combine(self._whole.values())
 
-    def slot_managers(self, t: float) -> dict[str, Metrics]:
-        """What each manager contributed to the slot of step time ``t`` (tests, reports)."""
-        return dict(self._slots.get(self.slot(t), {}))

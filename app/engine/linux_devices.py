@@ -42,7 +42,7 @@ def _number(text: str) -> tuple[int, int] | None:
 def partitions(dev: tuple[int, int], sys_dev_block: Path) -> dict[tuple[int, int], str]:
     """Device numbers of the partitions on ``dev`` -> their kernel names."""
     base = sys_dev_block / f"{dev[0]}:{dev[1]}"
-    out = {}
+    out: dict[tuple[int, int], str] = {}
     try:
         children = list(base.iterdir())
     except OSError:

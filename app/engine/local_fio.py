@@ -19,6 +19,7 @@ the temporary directory is removed when the next Fiometer starts (``workdirs``).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import platform
 import queue
@@ -41,6 +42,7 @@ from app.engine.fio_json_stream import FioJsonStream, JsonDocument, Piece, TextL
 from app.engine.fio_messages import translate
 from app.engine.transport import Event, Finished, Message, Snapshot, TransportError
 
+log = logging.getLogger(__name__)
 STOPPED_RC = 128  # fio's exit code after SIGINT/SIGTERM (backend.c exit_value = 128)
 # fio ends within ~50 ms of a stop signal. If it still runs this long after Stop (e.g. a Windows GUI
 # without a console cannot deliver CTRL_BREAK_EVENT), it is ended, so Stop always stops.
@@ -242,7 +244,9 @@ class LocalFio:
             )
         except OSError as e:
             self._cleanup_files()
+            log.warning("manager %s: cannot start fio (%s): %s", self.name, fio, e)
             raise TransportError(f"cannot start fio ({fio}): {e}") from e
+        log.info("manager %s: fio started, pid %d: %s", self.name, self._proc.pid, " ".join(args))
         self._guard = orphan_guard.guard(self._proc.pid, jobfile, self._os)
         self._started = time.monotonic()
         readers = [
@@ -393,6 +397,7 @@ class LocalFio:
     def _wait(self, readers: list[threading.Thread]) -> None:
         assert self._proc is not None
         rc = self._proc.wait()
+        log.info("manager %s: fio pid %d ended, exit code %d", self.name, self._proc.pid, rc)
         self._exited.set()
         if self._guard is not None:
             self._guard.release()
@@ -419,12 +424,15 @@ class LocalFio:
                 next_scan = now + 0.5
             if self._stop_deadline is not None and now > self._stop_deadline:
                 self._stop_overdue = self._stop_grace
+                log.warning("manager %s: fio did not stop within %g s of being asked; killing it", self.name,
+                            self._stop_grace)
                 self._kill_tree()
                 return
             last = self._last_doc
             allowed = limit if last is not None else max(limit, self._first_report_grace)
             if now - (last if last is not None else self._started) > allowed:
                 self._watchdog_after = allowed
+                log.warning("manager %s: no report from fio for %g s; killing it", self.name, allowed)
                 self._kill_tree()
                 return
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import os
 import platform
 import queue
@@ -24,9 +25,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from app.engine.remote_host_child import Status, read_message, write_message
+from app.engine.remote_host_child import LOG_FILE_ENV, Status, read_message, write_message
 from app.engine.transport import Event, Finished, TransportError
 
+log = logging.getLogger(__name__)
 START_WAIT_S = 40.0  # RemoteFio.start takes at most ~15 s (connect + handshake + load); the child starts first
 BELOW_NORMAL_PRIORITY_CLASS = 0x00004000
 CREATE_NO_WINDOW = 0x08000000
@@ -49,6 +51,12 @@ def child_command(os_name: str, frozen: bool, executable: str) -> tuple[list[str
     if os_name == "Windows":
         kwargs["creationflags"] = BELOW_NORMAL_PRIORITY_CLASS | CREATE_NO_WINDOW
     return argv, kwargs
+
+
+def _log_file() -> str | None:
+    """The file this process logs to (app.diagnostics' handler), for the child to append to."""
+    return next((h.baseFilename for h in logging.getLogger("app").handlers if isinstance(h, logging.FileHandler)),
+                None)
 
 
 class HostedRemote:
@@ -131,7 +139,10 @@ class RemoteHost:
 
     def __init__(self) -> None:
         argv, kwargs = child_command(platform.system(), bool(getattr(sys, "frozen", False)), sys.executable)
+        if log_file := _log_file():
+            kwargs["env"] = {**kwargs.get("env", os.environ), LOG_FILE_ENV: log_file}
         self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **kwargs)
+        log.info("remote managers' reader started, pid %d: %s", self._proc.pid, " ".join(argv))
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._commands, self._replies = self._proc.stdin, self._proc.stdout
         self._lock = threading.Lock()
@@ -182,6 +193,7 @@ class RemoteHost:
             code = self._proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
             code = None
+        log.info("remote managers' reader pid %d ended, exit code %s", self._proc.pid, code)
         for t in list(self._transports.values()):
             t._lost(f"manager {t.name!r}: the process that read it ended unexpectedly (exit code {code}); "
                     "samples so far kept; start the run again")

@@ -16,6 +16,7 @@ its job, as when Abort is pressed.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import pickle
 import signal
@@ -27,6 +28,7 @@ from typing import Any, BinaryIO
 from app.engine.fioproto import RemoteFio
 from app.engine.transport import Finished, TransportError
 
+LOG_FILE_ENV = "FIOMETER_CHILD_LOG"  # the parent's log file, which the child appends to
 STATUS_S = 0.25  # how often the byte counters reach the parent (the step watch's progress rule reads them)
 Status = tuple[int, float | None, float | None, str | None]  # bytes_received, last_heard, job_started_at, dropped_note
 NICE = 10  # below the window's process (Windows: the child starts at BELOW_NORMAL priority instead)
@@ -154,10 +156,28 @@ def main() -> int:
     """Messages go out on the original stdout; anything else printed goes to stderr. Ctrl-C in a terminal
     reaches the whole process group: the parent decides what it means (Stop, then Abort), not this child."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _log_to(os.environ.get(LOG_FILE_ENV))
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     serve(sys.stdin.buffer, out)
     return 0
+
+
+
+def _log_to(path: str | None) -> None:
+    """Append this process's ``app.*`` log lines to the parent's log file (as app.diagnostics writes it)."""
+    if not path:
+        return
+    try:
+        handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+    except OSError:
+        return
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
+    logging.raiseExceptions = False
+    logger = logging.getLogger("app")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ current step gracefully (fio's final numbers are kept) and the run after it; Abo
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import os
 import queue
@@ -45,6 +46,7 @@ from app.model.plan import Plan
 from app.model.steady_state import SteadyWatch
 from app.model.validation import validate
 
+log = logging.getLogger(__name__)
 SENDERS_FIRST_S = 5.0  # Stop: how long network receivers wait for their senders to end before they are stopped
 
 
@@ -412,6 +414,7 @@ class Runner:
         """Run every step; returns the run status: complete (every step ran to its end) | stopped (by
         Stop or Stop All; see ``summary``) | failed (a step failed)."""
         self.listener.run_started(self.plan, self.steps, self.endpoints)
+        log.info("run %r started: %d steps, managers %s", self.plan.name, len(self.steps), ", ".join(self.endpoints))
         status = "failed"  # what the store records if anything below raises
         try:
             status = self._run_steps()
@@ -419,6 +422,7 @@ class Runner:
             if self._remote_host is not None:
                 self._remote_host.close()
             self.close_endpoints()
+            log.info("run %r ended: %s", self.plan.name, status)
             self.listener.run_finished(status)
         return status
 
@@ -502,6 +506,8 @@ class Runner:
             for a in actions:
                 tr = transports.get(a.manager)
                 self.listener.message(step, Message(a.manager, a.text, a.level))
+                if a.kind in ("stop", "abort"):  # a deadline passed, a manager silent or sending nonsense
+                    log.warning("step %d, manager %s: %s: %s", step.index + 1, a.manager, a.kind, a.text)
                 if a.kind == "stop" and tr is not None:
                     tr.stop()
                 elif a.kind == "abort":
@@ -547,6 +553,7 @@ class Runner:
                             ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
                             ev.reason += net_failure_hint(any(j.network for j in files[name].jobs),
                                                           " ".join([ev.reason, *said[name]]))
+                            log.warning("step %d, manager %s failed: %s", step.index + 1, name, ev.reason)
                         finished[name] = ev
                         watch.finished(name)
                 act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()},
@@ -636,6 +643,7 @@ class Runner:
                 if self._stop_all.is_set() or self._stopping_step:  # Stop pressed while managers started
                     transport.stop()
         for name, reason in errors.items():
+            log.warning("manager %s could not start: %s", name, reason)
             finished[name] = Finished(name, False, reason)
             transports.pop(name)
         return transports

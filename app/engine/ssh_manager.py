@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import platform
 import random
@@ -29,6 +30,7 @@ from app.engine.fioproto.client import ServerInfo, probe
 from app.engine.local_fio import popen_options
 from app.engine.transport import TransportError
 
+log = logging.getLogger(__name__)
 SSH_ENV = "FIOMETER_SSH"
 START_TIMEOUT = 20.0
 _SSH_URL = re.compile(r"^ssh://(?:(?P<user>[^@/\s]+)@)?(?P<host>\[[^\]]+\]|[^:/@\s]+)(?::(?P<port>\d+))?/?$")
@@ -104,15 +106,19 @@ class SshFioServer:
                                               **popen_options(platform.system()))
             except OSError as e:
                 raise TransportError(f"{self.address}: cannot run {self.ssh[0]!r}: {e}") from e
+            log.info("%s: ssh started, pid %d: %s", self.address, self._proc.pid,
+                     shlex.join(self.command(local_port, remote_port)))
             atexit.register(self.close)
             while time.monotonic() < deadline:
                 if self._proc.poll() is not None:
                     err = (self._proc.stderr.read() if self._proc.stderr else b"").decode(errors="replace").strip()
                     last = err.splitlines()[-1] if err else f"ssh exited with status {self._proc.returncode}"
+                    log.warning("%s: ssh ended, exit code %s: %s", self.address, self._proc.returncode, last)
                     break
                 try:
                     self.info = probe("127.0.0.1", local_port, timeout=2.0)
                     self.local, self.remote_port = ("127.0.0.1", local_port), remote_port
+                    log.info("%s: fio server reached through ssh (local port %d)", self.address, local_port)
                     return self.info
                 except TransportError:
                     time.sleep(0.2)

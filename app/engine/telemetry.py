@@ -32,29 +32,14 @@ Known limit: a job that never records latency (``gtod_reduce=1``, or ``disable_l
 ``disable_clat``) looks like a job in ramp_time and gives no samples; Fiometer's own jobs always
 measure latency (``lat_percentiles=1``).
 
-Consumer API: ``follow_step(transports, telemetry)`` is one blocking iterator over all managers of
-a step, yielding ``SampleBatch`` (the snapshot and its samples), ``Message`` and ``Finished``;
-it ends after every transport's Finished. The CLI loops over it; the GUI loops in a worker thread
-and re-emits each item as a queued Qt signal. Stop/abort go to the transports (thread-safe)::
-
-    tel = StepTelemetry({"m1.w1.t1": ("M1", "W1", "T1"), ...})
-    for tr, job_text in zip(transports, job_texts):
-        tr.start(job_text, status_interval=1.0)
-    for item in follow_step(transports, tel):
-        if isinstance(item, SampleBatch):
-            show(item.samples)        # final report: item.snapshot.final, raw text in .raw
-        elif isinstance(item, Message):
-            log(item.text, item.level)
-        else:                         # Finished, one per transport
-            note(item.manager, item.ok, item.reason)
-    results = tel.final_results()
+Its consumer is the runner's step loop (``engine.runner``): each manager's snapshot goes to
+``update``, ``tick`` hands out ALL's overdue slots, ``final_results`` the step's results. (Tests merge
+transports' events with ``tests/telemetry_support.follow_step``.)
 """
 
 from __future__ import annotations
 
-import queue
-import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -63,7 +48,7 @@ import numpy as np
 from app.engine.all_clock import AllClock
 from app.engine.disk_telemetry import DiskContext, DiskTracker, ManagerDisks
 from app.engine.fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_val_to_idx
-from app.engine.transport import Finished, Message, Snapshot, Transport
+from app.engine.transport import Snapshot
 from app.model.bucket_hist import BucketHist
 from app.model.metrics import Metrics
 
@@ -432,43 +417,3 @@ class StepTelemetry:
                 order[s.level],
             ),
         )
-
-
-# --- consumer API ---------------------------------------------------------------------------------
-@dataclass
-class SampleBatch:
-    snapshot: Snapshot  # the raw report (its ``raw`` text is kept for the final one)
-    samples: list[Sample]
-
-
-StepUpdate = SampleBatch | Message | Finished
-
-
-def follow_step(transports: Sequence[Transport], telemetry: StepTelemetry) -> Iterator[StepUpdate]:
-    """Merge the events of already-started transports into one blocking iterator (module doc)."""
-    q: queue.Queue[Any] = queue.Queue()
-
-    def pump(tr: Transport) -> None:
-        finished = False
-        try:
-            for ev in tr.events():
-                finished = finished or isinstance(ev, Finished)
-                q.put(ev)
-        except Exception as e:  # a broken transport must not hang the step
-            if not finished:
-                q.put(Finished(tr.name, ok=False, reason=f"lost the events of {tr.name}: {e}"))
-                finished = True
-        if not finished:
-            q.put(Finished(tr.name, ok=False, reason=f"{tr.name} ended without saying why"))
-
-    for tr in transports:
-        threading.Thread(target=pump, args=(tr,), name=f"follow-{tr.name}", daemon=True).start()
-    remaining = len(transports)
-    while remaining:
-        ev = q.get()
-        if isinstance(ev, Snapshot):
-            yield SampleBatch(ev, telemetry.update(ev))
-            continue
-        if isinstance(ev, Finished):
-            remaining -= 1
-        yield ev

@@ -18,7 +18,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from app.store.owner import ProcessOwner, current_owner, owner_is_gone
+from app.process_owner import ProcessOwner, current_owner, owner_is_gone
 
 PREFIX = "fiometer-job-"
 MARKER = ".fiometer-owner"

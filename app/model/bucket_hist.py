@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import ItemsView, Iterator, Mapping
 
 import numpy as np
 
@@ -33,10 +33,10 @@ class BucketHist(Mapping[int, int]):
         """(bucket values ns, counts) over all of fio's buckets: percentiles without building dicts."""
         return self._values, self._counts
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         return iter(self._d())
 
-    def items(self):  # (Mapping's default looks every key up again: merging many managers' histograms)
+    def items(self) -> ItemsView[int, int]:  # (Mapping's default looks every key up again: merging many managers' histograms)
         return self._d().items()
 
     def __len__(self) -> int:

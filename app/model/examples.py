@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from app.model.plan import (
     IDLE,
@@ -41,7 +42,7 @@ def _one(size: int, reads: int, random: int, align: int = 0) -> list[SpecLine]:
 
 
 def _plan(title: str, description: str, specs: list[AccessSpec], workers: list[Worker],
-          run_time: int = 60, ramp_up: int = 5, **setup) -> Plan:
+          run_time: int = 60, ramp_up: int = 5, **setup: Any) -> Plan:
     for w in workers:
         w.targets = w.targets or [Target(TESTFILE)]
         w.max_size = w.max_size or (4 * 1024**3) // 512  # a 4 GiB test file (512-byte sectors)
@@ -49,7 +50,7 @@ def _plan(title: str, description: str, specs: list[AccessSpec], workers: list[W
                 specs=specs, managers=[Manager("local", workers=workers)])
 
 
-def _single(title: str, description: str, spec: AccessSpec, qd: int, **kw) -> Callable[[], Plan]:
+def _single(title: str, description: str, spec: AccessSpec, qd: int, **kw: Any) -> Callable[[], Plan]:
     return lambda: _plan(title, description, [spec], [Worker("Worker 1", queue_depth=qd, specs=[spec.name])], **kw)
 
 

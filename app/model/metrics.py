@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 MB = 1_000_000
 MIB = 1_048_576
@@ -57,7 +58,7 @@ def hist_percentile(hist: Mapping[int, int], pct: float) -> float | None:
     return float(max(hist))
 
 
-def _counts_percentile(values, counts, pct: float):  # (ndarray [b], ndarray [k, b]) -> ndarray [k]
+def _counts_percentile(values: Any, counts: Any, pct: float) -> Any:  # (ndarray [b], ndarray [k, b]) -> ndarray [k]
     """fio's rule on k count arrays over the same buckets at once: the first bucket whose cumulative count
     reaches pct% of the samples, between the first and the last non-empty bucket; NaN where empty."""
     import numpy as np  # already loaded where such histograms exist
@@ -74,27 +75,27 @@ def _counts_percentile(values, counts, pct: float):  # (ndarray [b], ndarray [k,
     return np.where(total > 0, values[np.minimum(i, len(values) - 1)].astype(np.float64), np.nan)
 
 
-def _bucket_counts(hists: list) -> tuple | None:
+def _bucket_counts(hists: list[Any]) -> tuple[Any, Any] | None:
     """(bucket values, summed counts) of histograms that are count arrays over the same buckets (telemetry's);
     None when they are not (plain dicts)."""
     arrays = [getattr(h, "bucket_arrays", None) for h in hists]
     if not arrays or any(a is None for a in arrays):
         return None
-    pairs = [a() for a in arrays]
+    pairs = [a() for a in arrays if a is not None]
     values = pairs[0][0]
     if any(v is not values for v, _c in pairs):
         return None
     return values, (pairs[0][1] if len(pairs) == 1 else sum(c for _v, c in pairs))
 
 
-def _arrays_percentile(hists: list, pct: float) -> float | None | bool:
+def _arrays_percentile(hists: list[Any], pct: float) -> float | None | bool:
     """fio's rule on histograms that are count arrays over the same buckets (telemetry's), without dicts;
     False when they are not (plain dicts: the caller's way)."""
     found = _bucket_counts(hists)
     return False if found is None else array_percentile(found[0], found[1], pct)
 
 
-def array_percentile(values, counts, pct: float) -> float | None:
+def array_percentile(values: Any, counts: Any, pct: float) -> float | None:
     """fio's rule on a histogram as arrays (bucket values ascending, counts): the value of the first bucket
     whose cumulative count reaches pct% of all samples; None when it is empty."""
     import numpy as np
@@ -103,7 +104,7 @@ def array_percentile(values, counts, pct: float) -> float | None:
     return None if v != v else v
 
 
-def _direction_hists(m: Metrics, direction: str) -> list:
+def _direction_hists(m: Metrics, direction: str) -> list[Any]:
     """The histograms a percentile of ``direction`` reads: array histograms, and dicts that are not empty."""
     hists = (m.read_hist,) if direction == "read" else (m.write_hist,) if direction == "write" else (
         m.read_hist, m.write_hist)
@@ -117,18 +118,19 @@ def percentiles_ms(windows: list[Metrics], pct: float) -> list[float | None]:
 
     out: list[float | None] = [None] * len(windows)
     fast: list[int] = []
-    rows: list = []  # per fast window: its count arrays (read, write; an empty histogram has none)
+    rows: list[Any] = []  # per fast window: its count arrays (read, write; an empty histogram has none)
     values = None
     for i, m in enumerate(windows):
-        arrays = []
+        arrays: list[Any] = []
+        plain = False
         for h in (m.read_hist, m.write_hist):
             get = getattr(h, "bucket_arrays", None)
             if get is not None:
                 arrays.append(get())
             elif h:  # a plain dict with counts
-                arrays = None
+                plain = True
                 break
-        if not arrays or any(v is not (values if values is not None else arrays[0][0]) for v, _c in arrays):
+        if plain or not arrays or any(v is not (values if values is not None else arrays[0][0]) for v, _c in arrays):
             out[i] = m.percentile_ms(pct)
             continue
         values = arrays[0][0]

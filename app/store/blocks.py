@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .peaks import keep_peaks
+from .peaks import PEAK_BIN_S, PEAK_COLUMNS, PEAK_FIELDS, WINDOW_PREFIXES, bin_peaks, field_arrays
 from .schema import SAMPLE_VALUE_COLUMNS, V4
 
 BLOCK_COLUMNS: tuple[str, ...] = ("t", *SAMPLE_VALUE_COLUMNS, "i_p99_ns")
@@ -256,6 +256,28 @@ def seal_step(conn: sqlite3.Connection, step_id: int) -> None:
         "SELECT id FROM series WHERE step_id = ? AND EXISTS (SELECT 1 FROM samples WHERE series_id = series.id)",
         (step_id,))])
     keep_peaks(conn, step_id)
+
+
+def keep_peaks(conn: sqlite3.Connection, step_id: int) -> None:
+    """Compute (again) the peaks (``peaks``) of a step's series that hold their own samples."""
+    own = [sid for (sid,) in conn.execute("SELECT id FROM series WHERE step_id = ? AND same_as IS NULL",
+                                          (step_id,))]
+    conn.execute(f"DELETE FROM sample_peaks WHERE series_id IN ({', '.join(map(str, own))})")
+    rows: list[tuple[Any, ...]] = []
+    for sid, arrays in series_arrays(conn, own).items():
+        cols = dict(zip(BLOCK_COLUMNS, arrays, strict=True))
+        t = cols["t"]
+        ys = np.concatenate([field_arrays(cols, p) for p in WINDOW_PREFIXES])
+        nf = len(PEAK_FIELDS)
+        b, t_lo, t_hi, lo, hi = bin_peaks(t, ys, (t / PEAK_BIN_S).astype(np.int64))
+        # PEAK_COLUMNS order: per window, the lows then the highs
+        parts = [x for w in range(len(WINDOW_PREFIXES)) for x in (lo[w * nf:(w + 1) * nf], hi[w * nf:(w + 1) * nf])]
+        values = np.concatenate(parts).T.tolist()
+        rows.extend((sid, int(bi), a, z, *v) for bi, a, z, v in zip(b.tolist(), t_lo.tolist(), t_hi.tolist(),
+                                                                    values, strict=True))
+    conn.executemany(
+        f"INSERT INTO sample_peaks (series_id, bin, t_lo, t_hi, {', '.join(PEAK_COLUMNS)}) "
+        f"VALUES ({', '.join('?' * (4 + len(PEAK_COLUMNS)))})", rows)
 
 
 def migrate_to_v4(conn: sqlite3.Connection) -> None:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping
+from typing import Any
 
 from .codec import hists_p99_ns, pack_text, recode_hist
 from .peaks import keep_peaks_of_rows
 from .schema import SAMPLE_VALUE_COLUMNS, V3
 
 
-def parent_of(level: str, manager: str | None, key: str, levels_in_batch: Mapping[tuple, list[str]],
+def parent_of(level: str, manager: str | None, key: str, levels_in_batch: Mapping[tuple[Any, ...], list[str]],
               target_worker: Mapping[tuple[str | None, str], str]) -> tuple[str, str | None, str] | None:
     """The (level, manager, key) whose samples a series may share: a target's worker when that worker
     has no other target in the batch, ALL's manager when the batch has one manager; else None.
@@ -43,9 +44,9 @@ def _identical(conn: sqlite3.Connection, a: int, b: int) -> bool:
         "(SELECT count(*) FROM samples WHERE series_id = ?)", (a, b)).fetchone()[0]
     if not same_count:
         return False
-    return conn.execute(
+    return bool(conn.execute(
         f"SELECT NOT EXISTS (SELECT 1 FROM samples a LEFT JOIN samples b ON b.series_id = ? AND b.t = a.t "
-        f"WHERE a.series_id = ? AND (b.t IS NULL OR {differs}))", (b, a)).fetchone()[0] == 1
+        f"WHERE a.series_id = ? AND (b.t IS NULL OR {differs}))", (b, a)).fetchone()[0] == 1)
 
 
 def find_shared(conn: sqlite3.Connection) -> dict[int, int]:
@@ -54,8 +55,8 @@ def find_shared(conn: sqlite3.Connection) -> dict[int, int]:
     for step_id, run_id in conn.execute("SELECT id, run_id FROM steps").fetchall():
         target_worker = {(m, k): w for m, k, w in conn.execute(
             "SELECT manager, key, worker FROM targets WHERE run_id = ?", (run_id,))}
-        ids: dict[tuple, int] = {}
-        batch: dict[tuple, list[str]] = {}
+        ids: dict[tuple[str, str | None, str], int] = {}
+        batch: dict[tuple[Any, ...], list[str]] = {}
         for sid, level, manager, key in conn.execute(
                 "SELECT id, level, manager, key FROM series WHERE step_id = ? ORDER BY id", (step_id,)):
             ids[(level, manager, key)] = sid

@@ -27,8 +27,8 @@ from types import TracebackType
 from app import __version__
 from app.safe_files import create_exclusive, prepare_database, staged
 
+from .abandoned import abandoned_runs, close_abandoned_runs
 from .errors import StoreError
-from .owner import abandoned_runs, close_abandoned_runs
 from .paths import resolve_db_path
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, statements
 

@@ -4,6 +4,7 @@ which would read every step's fio output)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from .database import Store
 
@@ -13,7 +14,7 @@ def run_places(store: Store) -> dict[int, list[tuple[str, str]]]:
     host:port; for a local manager the recording machine's host name ("this machine" if unknown); for an
     imported Iometer run the manager as Iometer named it."""
     out: dict[int, list[tuple[str, str]]] = {}
-    hosts: dict[int, dict] = {}
+    hosts: dict[int, dict[str, Any]] = {}
     with store.read("listing where runs ran") as conn:
         for run_id, host_json in conn.execute("SELECT id, host_json FROM runs"):
             try:

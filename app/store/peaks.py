@@ -100,27 +100,3 @@ def bin_peaks(t: np.ndarray, ys: np.ndarray, bins: np.ndarray) -> tuple[np.ndarr
         lo = np.fmin.reduceat(ys, starts, axis=1)
         hi = np.fmax.reduceat(ys, starts, axis=1)
     return bins[starts], t[starts], t[ends], lo, hi
-
-
-def keep_peaks(conn: sqlite3.Connection, step_id: int) -> None:
-    """Compute (again) the peaks of a step's series that hold their own samples."""
-    from .blocks import BLOCK_COLUMNS, series_arrays  # blocks imports this module
-
-    own = [sid for (sid,) in conn.execute("SELECT id FROM series WHERE step_id = ? AND same_as IS NULL",
-                                          (step_id,))]
-    conn.execute(f"DELETE FROM sample_peaks WHERE series_id IN ({', '.join(map(str, own))})")
-    rows = []
-    for sid, arrays in series_arrays(conn, own).items():
-        cols = dict(zip(BLOCK_COLUMNS, arrays, strict=True))
-        t = cols["t"]
-        ys = np.concatenate([field_arrays(cols, p) for p in WINDOW_PREFIXES])
-        nf = len(PEAK_FIELDS)
-        b, t_lo, t_hi, lo, hi = bin_peaks(t, ys, (t / PEAK_BIN_S).astype(np.int64))
-        # PEAK_COLUMNS order: per window, the lows then the highs
-        parts = [x for w in range(len(WINDOW_PREFIXES)) for x in (lo[w * nf:(w + 1) * nf], hi[w * nf:(w + 1) * nf])]
-        values = np.concatenate(parts).T.tolist()
-        rows.extend((sid, int(bi), a, z, *v) for bi, a, z, v in zip(b.tolist(), t_lo.tolist(), t_hi.tolist(),
-                                                                    values, strict=True))
-    conn.executemany(
-        f"INSERT INTO sample_peaks (series_id, bin, t_lo, t_hi, {', '.join(PEAK_COLUMNS)}) "
-        f"VALUES ({', '.join('?' * (4 + len(PEAK_COLUMNS)))})", rows)

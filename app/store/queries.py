@@ -9,12 +9,13 @@ from contextlib import suppress
 from typing import Any, Final
 
 from app.model.metrics import Metrics
+from app.process_owner import ProcessOwner, owner_is_gone
 
+from .abandoned import close_abandoned_runs
 from .blocks import series_rows
 from .codec import metrics_from, unpack_text
 from .database import Store
 from .errors import RunNotFound, StoreError
-from .owner import ProcessOwner, close_abandoned_runs, owner_is_gone
 from .records import (
     ManagerInfo,
     MessageInfo,

@@ -30,13 +30,13 @@ from datetime import datetime
 from typing import Any
 
 from app import __version__
+from app.process_owner import current_owner
 
 from .blocks import BLOCK_SAMPLES, copy_samples, flush, seal_step
 from .codec import encode_hist, metric_values, pack_text
 from .compact import parent_of
 from .database import Store
 from .errors import RunNotFound
-from .owner import current_owner
 from .records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
 from .schema import LEVELS, MESSAGE_LEVELS, METRIC_COLUMNS, RUN_STATUSES, SAMPLE_VALUE_COLUMNS, STEP_STATUSES
 from .timestamps import iso, utc_now

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.model.metrics import Metrics
-
-from .owner import ProcessOwner
+from app.process_owner import ProcessOwner
 
 
 @dataclass(frozen=True)

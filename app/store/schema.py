@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from typing import Any
 
 from .peaks import CREATE_PEAKS
 
@@ -258,7 +259,7 @@ MIGRATIONS: tuple[Migration, ...] = (
 )
 
 
-def _late(name: str):  # imported late: these modules import this one
+def _late(name: str) -> Any:  # imported late: these modules import this one
     import importlib
 
     return importlib.import_module(f"{__package__}.{name}")

@@ -11,7 +11,7 @@ from typing import Any
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from app.paths import resources_dir
+from app.paths import icons_dir
 from app.store import resolve_db_path
 from app.ui import crash, theme
 from app.ui import settings as prefs
@@ -42,7 +42,7 @@ def application() -> QApplication:
     app.setApplicationName(prefs.APPLICATION)
     app.setOrganizationName(prefs.ORGANIZATION)
     app.setApplicationDisplayName("Fiometer")
-    icons = resources_dir() / "icons"
+    icons = icons_dir()
     icon = QIcon()
     for size in (16, 32, 48, 64, 128, 256):
         if (icons / f"fiometer-{size}.png").is_file():

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from app.engine.local_fio import LocalFio, _children
-from app.engine.telemetry import SampleBatch, StepTelemetry, follow_step
+from app.engine.telemetry import StepTelemetry
 from app.engine.transport import Finished, Message, Snapshot, TransportError
+from tests.telemetry_support import SampleBatch, follow_step
 
 pytestmark = pytest.mark.fio
 

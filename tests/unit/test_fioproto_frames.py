@@ -18,7 +18,7 @@ from app.engine.fioproto.frames import (
     encode,
     encode_fragment,
 )
-from app.engine.fioproto.recording import read_packets
+from tests.fioproto_recording import read_packets
 from tests.fioproto_support import CAPTURES, find_captures
 
 

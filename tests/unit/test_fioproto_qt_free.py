@@ -14,7 +14,6 @@ MODULES = [
     "app.engine.fioproto.decode",
     "app.engine.fioproto.session",
     "app.engine.fioproto.client",
-    "app.engine.fioproto.recording",
 ]
 
 

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtGui import QColor, QImage, QImageReader
 
 ROOT = Path(__file__).resolve().parents[2]
-ICONS = ROOT / "app" / "resources" / "icons"
+ICONS = ROOT / "resources" / "icons"
 
 
 def load_make_icons():

@@ -68,12 +68,23 @@ def test_desktop_metainfo_and_icons_agree():
     build = (ROOT / "packaging" / "build.sh").read_text()
     assert f"app_id={APP_ID}" in build and f"app_id={APP_ID}" in (ROOT / "packaging/linux/install.sh").read_text()
     for size in (16, 32, 48, 64, 128, 256):
-        assert (ROOT / "app" / "resources" / "icons" / f"fiometer-{size}.png").is_file()
+        assert (ROOT / "resources" / "icons" / f"fiometer-{size}.png").is_file()
+
+
+def test_resources_live_at_the_top_level_only():
+    """resources/ is the design card's folder; setup.py ships it as app/resources. A folder app/resources in
+    the checkout (e.g. a file a branch added there before the move) would hide it from app.paths."""
+    from app.paths import resources_dir
+
+    assert resources_dir() == ROOT / "resources"
+    assert (ROOT / "resources" / "examples").is_dir() and (ROOT / "resources" / "icons").is_dir()
+    stray = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app" / "resources").rglob("*") if p.is_file())
+    assert not stray, f"move these into resources/ (git mv app/resources/X resources/X): {stray}"
 
 
 def test_spec_bundles_resources_and_not_fio():
     spec = (ROOT / "packaging" / "fiometer.spec").read_text()
-    assert '(str(ROOT / "app" / "resources"), "resources")' in spec
+    assert '(str(ROOT / "resources"), "resources")' in spec
     assert 'executable("fiometer-cli", console=True)' in spec
     assert "fio.exe" not in re.sub(r"#.*", "", spec)  # mentioned in comments only: never bundled
     assert 'collect_submodules("app")' in spec
@@ -93,7 +104,7 @@ def test_inno_setup_script_installs_the_one_folder_build():
     assert r'Name: "{group}\Fiometer"; Filename: "{app}\fiometer.exe"' in iss
     assert "Uninstall" in iss  # Start menu uninstall entry; Inno Setup always writes the uninstaller
     assert "winget install fio.fio" in iss
-    assert r"..\..\app\resources\icons\fiometer.ico" in iss
+    assert r"..\..\resources\icons\fiometer.ico" in iss
     assert "PrivilegesRequired=admin" in iss
     for name in ("fiometer.exe", "fiometer-cli.exe"):
         assert name in iss

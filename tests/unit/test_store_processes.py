@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from app.process_owner import ProcessOwner, current_owner, owner_is_gone
 from app.store import get_run, list_runs, open_store, step_samples
 from app.store.blocks import BLOCK_SAMPLES
-from app.store.owner import ProcessOwner, current_owner, owner_is_gone
 from app.store.queries import WINDOWS
 from tests.unit.store_support import level_keys
 

@@ -3,10 +3,11 @@ import math
 
 import pytest
 
-from app.engine.telemetry import JobTracker, SampleBatch, StepTelemetry, follow_step
+from app.engine.telemetry import JobTracker, StepTelemetry
 from app.engine.transport import Finished, Message, Snapshot
 from app.model.metrics import hist_percentile
 from tests.fio_fixtures import documents, snapshots
+from tests.telemetry_support import SampleBatch, follow_step
 
 TWO = {"plain": ("m", "w1", "t1"), "ramped": ("m", "w1", "t2")}
 

@@ -6,7 +6,7 @@
 - :mod:`.tstat`, :mod:`.statmath`, :mod:`.decode`: a TS payload -> the stock client's JSON job entry
 - :mod:`.session`: server messages -> Snapshot / Message / Finished events
 - :mod:`.client`: sockets, version discovery, watchdogs; ``probe`` and ``RemoteFio``
-- :mod:`.recording`: reader for relay recordings of real sessions (tests, benchmarks)
+- (the reader for relay recordings of real sessions is a test helper: `tests/fioproto_recording.py`)
 """
 
 from .client import DEFAULT_PORT, RemoteFio, ServerInfo, forget_protocol, probe

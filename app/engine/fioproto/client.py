@@ -10,6 +10,7 @@ version is remembered per host:port so later runs need no extra round trip.
 from __future__ import annotations
 
 import contextlib
+import logging
 import select
 import socket
 import threading
@@ -33,6 +34,7 @@ from .frames import HEADER_SIZE, FrameReader, Packet, ProtocolError, encode
 from .layouts import LAYOUTS, UnsupportedVersion, layout_for
 from .session import RunSession
 
+log = logging.getLogger(__name__)
 DEFAULT_PORT = 8765
 _REPORT_OPS = frozenset({Op.TS, Op.GS, Op.DU, Op.JOB_OPT, Op.STOP, Op.QUIT})
 DEFAULT_PROTOCOL = 97  # fio 3.31-3.33, the first guess for a server we have not met yet
@@ -98,6 +100,7 @@ def _connect(host: str, port: int, timeout: float) -> socket.socket:
         raise TransportError(f"could not reach {where} within {timeout:g} s (host down or port filtered?)") from None
     except OSError as e:
         raise TransportError(f"could not connect to {where}: {e.strerror or e}") from None
+    log.info("connected to %s", where)  # a failure is logged by whoever gives up on it (runner, probe)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.settimeout(None)
     return sock
@@ -228,6 +231,7 @@ def _open(
                 verify_payload_crc=verify_payload_crc, pipelined=after_probe(protocol) if after_probe else b"",
             )
         except _VersionMismatch as e:
+            log.info("%s: speaks protocol %d, not %d", _where(host, port), e.version, protocol)
             if e.version not in LAYOUTS:
                 raise TransportError(f"{_where(host, port)}: {UnsupportedVersion(e.version)}") from None
             protocol = e.version
@@ -239,7 +243,10 @@ def _open(
             _known_protocol[key] = protocol
         if learnt:
             user_settings.remember_protocol(_where(host, port), protocol)
+        log.info("%s: protocol %d, %s on %s (%s)", _where(host, port), protocol, info.fio_version, info.hostname,
+                 info.os)
         return link, info, rest
+    log.warning("%s: keeps changing its protocol version", _where(host, port))
     raise TransportError(f"{_where(host, port)} keeps changing its protocol version; giving up")
 
 

@@ -39,13 +39,6 @@ class Op(IntEnum):
     JOB_OPT = 22
 
 
-def op_name(opcode: int) -> str:
-    try:
-        return Op(opcode).name
-    except ValueError:
-        return f"opcode {opcode}"
-
-
 CLIENT_TYPE_CLI = 1
 CLIENT_TYPE_GUI = 2
 PROBE_FLAG_ZLIB = 1
@@ -176,14 +169,6 @@ def parse_start(payload: bytes) -> tuple[int, int]:
     return struct.unpack_from("<II", payload)
 
 
-def parse_add_job(payload: bytes) -> tuple[int, int]:
-    """ADD_JOB: (thread_number, groupid). The thread_options that follow change with every
-    version and are not decoded."""
-    if len(payload) < 8:
-        raise DecodeError("ADD_JOB message too short")
-    return struct.unpack_from("<II", payload)
-
-
 @dataclass(frozen=True)
 class JobOption:
     is_global: bool
@@ -203,39 +188,8 @@ def parse_job_opt(payload: bytes) -> JobOption:
     return JobOption(bool(is_global), bool(truncated), index, _cstr(name), _cstr(value))
 
 
-_GS = struct.Struct("<18Q5I")  # group_run_stats, 164 bytes
-
-
-def parse_gs(payload: bytes) -> dict[str, Any]:
-    """GS: one group's run statistics (bytes, ms; min_run/min_bw are UINT64_MAX when unused)."""
-    if len(payload) < _GS.size:
-        raise DecodeError("GS message too short")
-    v = _GS.unpack_from(payload)
-    names = ("max_run", "min_run", "max_bw", "min_bw", "iobytes", "agg")
-    out: dict[str, Any] = {n: list(v[i * 3 : i * 3 + 3]) for i, n in enumerate(names)}
-    out.update(zip(("kb_base", "unit_base", "sig_figs", "groupid", "unified_rw_rep"), v[18:], strict=True))
-    return out
-
-
 def parse_du(payload: bytes) -> dict[str, Any]:
     """DU: one disk's utilisation (disk_util_stat + disk_util_agg); see :func:`.decode.du_to_json`."""
     from .decode import decode_du
 
     return decode_du(payload)
-
-
-_ETA = struct.Struct("<4I9Q9I4x2Q6I")  # jobs_eta, 168 bytes (+ run_str)
-
-
-def parse_eta(payload: bytes) -> dict[str, Any]:
-    """ETA: progress (rates in KiB/s and IOPS per direction since the previous ETA request)."""
-    if len(payload) < _ETA.size:
-        raise DecodeError("ETA message too short")
-    v = _ETA.unpack_from(payload)
-    return {
-        "nr_running": v[0], "nr_ramp": v[1], "nr_pending": v[2], "nr_setting_up": v[3],
-        "m_rate": list(v[4:7]), "t_rate": list(v[7:10]), "rate": list(v[10:13]),
-        "m_iops": list(v[13:16]), "t_iops": list(v[16:19]), "iops": list(v[19:22]),
-        "elapsed_sec": v[22], "eta_sec": v[23], "nr_threads": v[28],
-        "run_str": _cstr(payload[_ETA.size :]),
-    }

@@ -287,8 +287,3 @@ def layout_for(protocol: int) -> Layout:
         return LAYOUTS[protocol]
     except KeyError:
         raise UnsupportedVersion(protocol) from None
-
-
-def fio_versions_for(protocol: int) -> tuple[str, ...]:
-    lay = LAYOUTS.get(protocol)
-    return lay.fio_versions if lay else ()

@@ -1,4 +1,4 @@
-"""Issue 4 in the window: the History tab (the run list, stored runs and comparisons in closable tabs),
+"""The History tab in the window (the run list, stored runs and comparisons in closable tabs),
 File > Import Iometer results…, View > History, and report dialogs. ``install_history(window)`` is the
 only thing main_window.py calls; everything else stays in these modules.
 

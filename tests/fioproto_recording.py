@@ -1,4 +1,5 @@
-"""Reader for relay recordings of fio client/server traffic (``tests/fixtures/fio-captures/*.cap``).
+"""Reader for relay recordings of fio client/server traffic (``tests/fixtures/fio-captures/*.cap``), for tests
+and benchmarks.
 
 Record format, repeated to the end of the file (little-endian): float64 seconds since the
 connection opened, uint8 direction (0 = client to server, 1 = server to client), uint32 length,
@@ -11,7 +12,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from .frames import FrameReader, Packet
+from app.engine.fioproto.frames import FrameReader, Packet
 
 _RECORD = struct.Struct("<dBI")
 CLIENT_TO_SERVER = 0
