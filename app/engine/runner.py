@@ -470,6 +470,9 @@ class Runner:
             for note in (getattr(transports.get(name), "dropped_note", None), gate.summary(name)):
                 if note:
                     self.listener.message(step, Message(name, note, "warning"))
+        late = telemetry.all_clock.late_summary()
+        if late:
+            self.listener.message(step, Message("", late, "info"))
         start_times = {n: t for n, tr in transports.items() if (t := getattr(tr, "job_started_at", None))}
         if len(start_times) > 1:
             first = min(start_times.values())

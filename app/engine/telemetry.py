@@ -87,6 +87,7 @@ class Sample:
     final: bool
     worker: str | None = None
     disks: ManagerDisks | None = None  # manager samples: the manager's disks in this report
+    late: bool = False  # ALL: a manager's report for this second came after it was first shown (marked)
 
 
 # --- fio's latency histogram ---------------------------------------------------------------------
@@ -393,7 +394,8 @@ class StepTelemetry:
         out.append(m_sample)
         for s in out:
             self._latest[(s.level, s.manager, s.worker, s.key)] = s
-        due = self.all_clock.add(mgr, t, m_sample.interval, m_sample.whole)
+        # ALL on fio's clock: the second this report was measured in (its jobs' runtime), not its arrival
+        due = self.all_clock.add(mgr, t, m_sample.interval, m_sample.whole, fio_t=m_sample.whole.seconds)
         if snap.final:
             due += self.all_clock.done(mgr)
         return out + self._all_samples(due)
@@ -401,9 +403,14 @@ class StepTelemetry:
     def _all_samples(self, due: list[tuple[float, Metrics, Metrics]]) -> list[Sample]:
         all_final = all(m in self._final for m in self._managers)
         out = []
+        several = len(self._managers) > 1
         for i, (t, iv, wh) in enumerate(due):
-            s = Sample(None, "all", ALL_KEY, t, iv, wh, all_final and i == len(due) - 1)
-            self._latest[(s.level, s.manager, s.worker, s.key)] = s
+            s = Sample(None, "all", ALL_KEY, t, iv, wh, all_final and i == len(due) - 1,
+                       late=several and self.all_clock.is_late(t))
+            key = (s.level, s.manager, s.worker, s.key)
+            latest = self._latest.get(key)
+            if latest is None or t >= latest.t:  # a late second sent again is not the step's latest
+                self._latest[key] = s
             out.append(s)
         return out
 
@@ -424,8 +431,12 @@ class StepTelemetry:
         ``whole`` holds the step's results; ``final`` says whether they come from fio's final
         report (False for a manager that was killed or went silent)."""
         order = {level: i for i, level in enumerate(LEVELS)}
+        latest = dict(self._latest)
+        all_key = ("all", None, None, ALL_KEY)
+        if all_key in latest:  # the step's ALL: every manager's latest whole-step numbers
+            latest[all_key] = replace(latest[all_key], whole=self.all_clock.whole())
         return sorted(
-            self._latest.values(),
+            latest.values(),
             key=lambda s: (
                 s.manager is None,
                 self._managers.index(s.manager) if s.manager else 0,
