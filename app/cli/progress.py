@@ -106,7 +106,7 @@ class ProgressPrinter(RunListener):
     def step_finished(self, outcome: StepOutcome) -> None:
         self.outcomes.append(outcome)
         spread = outcome.start_spread
-        started = f" (managers' jobs started within {spread * 1000:.0f} ms)" if spread is not None else ""
+        started = f" (managers' I/O started within {spread * 1000:.0f} ms)" if spread is not None else ""
         self._print(f"  step {outcome.step.index + 1} {outcome.status}{started}")
         for name, f in outcome.finished.items():
             if not f.ok:

@@ -105,13 +105,29 @@ class StepOutcome:
     raw_output: dict[str, str | None]
     started: float
     ended: float
-    job_started: dict[str, float] = field(default_factory=dict)  # manager -> fio's job start (time.time())
+    job_started: dict[str, float] = field(default_factory=dict)  # manager -> its I/O's start (time.time())
 
     @property
     def start_spread(self) -> float | None:
-        """Seconds between the first and the last manager's job start, where fio says when."""
+        """Seconds between the first and the last manager's I/O start (``io_start_times``)."""
         times = list(self.job_started.values())
         return max(times) - min(times) if len(times) > 1 else None
+
+
+def io_start_times(io_start: dict[str, float]) -> dict[str, float]:
+    """Each manager's I/O start (StepTelemetry.io_start, monotonic) as time.time()."""
+    offset = time.time() - time.monotonic()
+    return {n: t + offset for n, t in io_start.items()}
+
+
+def start_skew_text(start_times: dict[str, float]) -> str:
+    """The start skew of a step, the same rule for every fio version: when each manager's I/O began
+    (a report's arrival less fio's runtime in it, the least over its reports), first to last."""
+    first = min(start_times.values())
+    spread = max(start_times.values()) - first
+    detail = ", ".join(f"{n} +{(t - first) * 1000:.0f} ms" for n, t in sorted(start_times.items(), key=lambda x: x[1]))
+    return (f"managers' I/O started within {spread * 1000:.0f} ms ({detail}; from each manager's reports: "
+            "arrival less fio's runtime)")
 
 
 @dataclass
@@ -473,13 +489,9 @@ class Runner:
         late = telemetry.all_clock.late_summary()
         if late:
             self.listener.message(step, Message("", late, "info"))
-        start_times = {n: t for n, tr in transports.items() if (t := getattr(tr, "job_started_at", None))}
+        start_times = io_start_times(telemetry.io_start)
         if len(start_times) > 1:
-            first = min(start_times.values())
-            spread = max(start_times.values()) - first
-            detail = ", ".join(f"{n} +{(t - first) * 1000:.0f} ms" for n, t in sorted(start_times.items()))
-            self.listener.message(step, Message("", f"managers' jobs started within {spread * 1000:.0f} ms "
-                                                    f"({detail})", "info"))
+            self.listener.message(step, Message("", start_skew_text(start_times), "info"))
         if ours and registry is not None and self.options.engine != "null":
             registry.add(p for p in ours if os.path.isfile(p))
         ok = [f for f in finished.values() if f.ok]

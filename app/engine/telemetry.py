@@ -341,6 +341,10 @@ class StepTelemetry:
         self._latest: dict[tuple[str, str | None, str | None, str], Sample] = {}
         self.unmapped: set[tuple[str, str]] = set()  # (manager, job name) reported but not in job_map
         self.hist_sources: set[str] = set()  # which fio histogram fed the percentiles
+        # manager -> when its measured I/O began (time.monotonic()), one rule for every fio version and for
+        # local fio: a report's arrival less the runtime fio put in it, the least of its interim reports
+        # (the report that got through fastest bounds it best; transport delay only makes it later)
+        self.io_start: dict[str, float] = {}
 
     def update(self, snap: Snapshot) -> list[Sample]:
         """Samples for ``snap.manager``'s targets, workers, the manager and ALL (in that order);
@@ -391,6 +395,9 @@ class StepTelemetry:
             for lv, key, w, iv, wh in levels
         ]
         m_sample = Sample(mgr, "manager", mgr, t, m_iv.metrics(), m_wh.metrics(), snap.final, disks=disks)
+        if not snap.final:  # (a final report may carry its predecessor's arrival time)
+            start = snap.received - m_wh.m.seconds
+            self.io_start[mgr] = min(start, self.io_start.get(mgr, start))
         out.append(m_sample)
         for s in out:
             self._latest[(s.level, s.manager, s.worker, s.key)] = s
