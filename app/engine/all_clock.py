@@ -17,7 +17,9 @@ a report goes into the slot of its arrival, ``round(t / interval)``.)
   keeps the last one: same step time, replaced) and is noted as late (``late``: manager ->
   [(slot, seconds after the slot's first report)]) — a late report is marked, not moved;
 - ALL's whole-step numbers at slot k are the sum of each manager's whole-step numbers at its
-  latest report in a slot <= k.
+  latest report in a slot <= k. A manager that failed (``done(m, failed=True)``) counts with its I/Os
+  over the step's time (the longest runtime of any manager), not with its own rate over the shorter
+  time it ran: ALL is all I/Os completed over the step's time, that manager's share partial.
 
 Slots are kept until every manager has reported beyond them (or ended), at most ``_KEEP_SLOTS``
 (bounded memory); a report for a slot already dropped is counted in ``dropped`` and is not in ALL.
@@ -29,10 +31,21 @@ them once; fio's final report, landing in the slot of the last interim one, repl
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.model.metrics import Metrics
 
 _KEEP_SLOTS = 120  # slots kept for late reports (2 min at 1 s); older ones are dropped (bounded memory)
 _RATES = ("read_iops", "write_iops", "read_bps", "write_bps", "usr_cpu", "sys_cpu")
+_IO_RATES = ("read_iops", "write_iops", "read_bps", "write_bps")
+
+
+def over_step(m: Metrics, step_s: float) -> Metrics:
+    """A manager's whole-step numbers with its I/O rates taken over ``step_s`` instead of its own time."""
+    if m.seconds <= 0 or step_s <= m.seconds:
+        return m
+    f = m.seconds / step_s
+    return replace(m, seconds=step_s, **{k: getattr(m, k) * f for k in _IO_RATES})
 
 
 def consecutive(a: Metrics, b: Metrics) -> Metrics:
@@ -65,6 +78,7 @@ class AllClock:
         self._newest: dict[str, int] = {}  # manager -> its newest slot
         self._phase: dict[str, float] = {}  # manager -> fio's time of its slot 0
         self._done: set[str] = set()
+        self.failed: set[str] = set()  # managers that ended without fio's final report
         self._whole: dict[str, Metrics] = {}
         self._slot_t: dict[int, float] = {}  # the arrival time of the first report in each slot
         self._floor = 0  # slots below were dropped
@@ -109,9 +123,11 @@ class AllClock:
             due.append(k)  # more numbers for a slot already shown
         return self._emit(sorted(due))
 
-    def done(self, manager: str) -> list[tuple[float, Metrics, Metrics]]:
+    def done(self, manager: str, failed: bool = False) -> list[tuple[float, Metrics, Metrics]]:
         """``manager`` sends nothing more (final report, or it failed): slots no longer wait for it."""
         self._done.add(manager)
+        if failed:
+            self.failed.add(manager)
         return self._emit(self._due())
 
     def tick(self, t: float) -> list[tuple[float, Metrics, Metrics]]:
@@ -138,8 +154,14 @@ class AllClock:
             for wholes in upto:
                 w = wholes.get(m, w)
             if w is not None:
-                parts.append(w)
-        return Metrics.combine(parts)
+                parts.append((m, w))
+        return self._sum(parts)
+
+    def _sum(self, parts: list[tuple[str, Metrics]]) -> Metrics:
+        if not self.failed:
+            return Metrics.combine(w for _, w in parts)
+        step_s = max((w.seconds for _, w in parts), default=0.0)
+        return Metrics.combine(over_step(w, step_s) if m in self.failed else w for m, w in parts)
 
     def _emit(self, keys: list[int]) -> list[tuple[float, Metrics, Metrics]]:
         if not keys:  # (most reports and ticks emit nothing: the whole-step sum of every manager is not free)
@@ -168,7 +190,24 @@ class AllClock:
             self._floor = old + 1
 
     def whole(self) -> Metrics:
-        return Metrics.combine(self._whole.values())
+        """ALL over the whole step so far (a failed manager's I/Os over the step's time)."""
+        return self._sum(list(self._whole.items()))
+
+    def partial_summary(self) -> str:
+        """What ALL counts of the managers that failed (empty when none did)."""
+        if not self.failed or not self._whole:
+            return ""
+        step_s = max(w.seconds for w in self._whole.values())
+        parts = []
+        for m in sorted(self.failed):
+            w = self._whole.get(m)
+            if w is None:
+                parts.append(f"{m} measured nothing")
+                continue
+            parts.append(f"{m} ran {w.seconds:.1f} s of it: {w.ios:,} I/Os, {w.iops:,.0f} IOPS over its own time, "
+                         f"{over_step(w, step_s).iops:,.0f} over the step's")
+        return (f"ALL is all I/Os completed over the step's {step_s:.1f} s; partial share of the manager(s) "
+                "that failed: " + "; ".join(parts))
 
     def is_late(self, t: float) -> bool:
         """Whether the ALL sample at slot time ``t`` holds a report that came after the slot was shown."""

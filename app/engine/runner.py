@@ -470,7 +470,7 @@ class Runner:
                 for n in finished:
                     if n not in done:
                         done.add(n)
-                        emit(telemetry.manager_done(n))
+                        emit(telemetry.manager_done(n, failed=not finished[n].ok))
                         self.listener.manager_finished(step, finished[n])  # as it happens: a failure shows at once
                 emit(telemetry.tick(now))
             emit(telemetry.flush())
@@ -486,9 +486,10 @@ class Runner:
             for note in (getattr(transports.get(name), "dropped_note", None), gate.summary(name)):
                 if note:
                     self.listener.message(step, Message(name, note, "warning"))
-        late = telemetry.all_clock.late_summary()
-        if late:
-            self.listener.message(step, Message("", late, "info"))
+        for note, level in ((telemetry.all_clock.late_summary(), "info"),
+                            (telemetry.all_clock.partial_summary(), "warning")):
+            if note:
+                self.listener.message(step, Message("", note, level))
         start_times = io_start_times(telemetry.io_start)
         if len(start_times) > 1:
             self.listener.message(step, Message("", start_skew_text(start_times), "info"))

@@ -421,9 +421,10 @@ class StepTelemetry:
             out.append(s)
         return out
 
-    def manager_done(self, manager: str) -> list[Sample]:
-        """A manager ended (even without a final report): ALL slots stop waiting for it."""
-        return self._all_samples(self.all_clock.done(manager))
+    def manager_done(self, manager: str, failed: bool = False) -> list[Sample]:
+        """A manager ended (even without a final report): ALL slots stop waiting for it. A manager that
+        ``failed`` counts in ALL's whole-step numbers with its I/Os over the step's time."""
+        return self._all_samples(self.all_clock.done(manager, failed=failed and manager not in self._final))
 
     def tick(self, now: float) -> list[Sample]:
         """ALL samples for slots overdue at ``now`` (time.monotonic(), like Snapshot.received)."""

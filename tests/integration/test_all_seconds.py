@@ -95,3 +95,34 @@ def test_a_bunching_link_keeps_every_second_its_own_in_the_store(tmp_path, fio_s
 
 def runner_results(collect):
     return collect.outcomes[0].results
+
+
+def test_a_manager_killed_mid_step_counts_in_all_over_the_steps_time(tmp_path, fio_server):
+    import os
+    import signal
+
+    first = fio_server("127.0.0.2")
+    second = fio_server("127.0.0.3")
+    killed: list[bool] = []
+
+    def kill_second(samples):
+        if not killed and any(s.level == "manager" and s.manager == "M2" and s.whole.seconds > 1.5 for s in samples):
+            killed.append(True)
+            os.killpg(second[2].pid, signal.SIGKILL)
+
+    collect = Collect(kill_second)
+    runner = Runner(plan_for(tmp_path, 2), {n: remote_endpoint(n, f"{h}:{p}") for n, (h, p, _) in
+                                            (("M1", first), ("M2", second))}, collect,
+                    RunOptions(run_time=5, engine="null", file_size=1 << 20))
+    runner.run()
+    outcome = collect.outcomes[0]
+    assert outcome.status == "partial", [m.text for m in collect.messages]
+    results = {(s.level, s.key): s for s in outcome.results}
+    m1, m2, total = (results[k].whole for k in (("manager", "M1"), ("manager", "M2"), ("all", "ALL")))
+    assert not results[("manager", "M2")].final and m2.seconds < m1.seconds - 1
+    print(f"\nM2 ran {m2.seconds:.1f} s of {m1.seconds:.1f} s: ALL {total.iops:,.0f} IOPS "
+          f"(all I/Os over the step's time {(m1.ios + m2.ios) / m1.seconds:,.0f}; M2's own rate added: "
+          f"{m1.iops + m2.iops:,.0f})")
+    assert total.ios == m1.ios + m2.ios
+    assert total.iops == pytest.approx((m1.ios + m2.ios) / m1.seconds, rel=0.01)
+    assert any("partial share" in m.text and "M2 ran" in m.text for m in collect.messages)

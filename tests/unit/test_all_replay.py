@@ -130,3 +130,35 @@ def test_bunched_late_and_lost_reports_store_every_second_as_fio_measured_it(tmp
     assert final_all.whole.ios == sum(got_all.values())
     assert final_all.whole.iops == pytest.approx(sum(s.whole.iops for s in tel.final_results()
                                                      if s.level == "manager"))
+
+
+def test_a_failed_managers_share_of_all_is_its_ios_over_the_steps_time():
+    """B fails after its third report (killed: no final report): ALL's whole step is every I/O completed
+    over the step's time, not B's rate over its 2.9 s added as if it had run all 8 s."""
+    tel = StepTelemetry({"a": ("A", "wA", "tA"), "b.b": ("B", "wB", "tB")})
+    a, b = snapshots("eight_a", "A"), snapshots("eight_b", "B", rename="b.")[:SILENT_AFTER]
+    for snap in sorted(a + b, key=lambda s: s.received):
+        tel.update(snap)
+    tel.manager_done("B", failed=True)
+    tel.manager_done("A")
+    tel.flush()
+    results = {(s.level, s.key): s.whole for s in tel.final_results()}
+    ma, mb, total = results[("manager", "A")], results[("manager", "B")], results[("all", "ALL")]
+    step_s = ma.seconds
+    assert total.ios == ma.ios + mb.ios
+    assert total.iops == pytest.approx(ma.iops + mb.ios / step_s, rel=1e-9)
+    assert total.iops == pytest.approx((ma.ios + mb.ios) / step_s, rel=2e-3)  # all I/Os over the step's time
+    assert total.iops < ma.iops + mb.iops * 0.5  # not B's own rate as if it had run the whole step
+    note = tel.all_clock.partial_summary()
+    assert "B ran 2.9 s" in note and f"{mb.ios:,} I/Os" in note
+
+
+def test_a_manager_that_ended_with_its_final_report_is_not_partial():
+    tel = StepTelemetry({"a": ("A", "wA", "tA"), "b.b": ("B", "wB", "tB")})
+    for snap in sorted(snapshots("eight_a", "A") + snapshots("eight_b", "B", rename="b."), key=lambda s: s.received):
+        tel.update(snap)
+    tel.manager_done("B", failed=True)  # e.g. fio reported errors, but ran the whole step
+    results = {(s.level, s.key): s.whole for s in tel.final_results()}
+    assert results[("all", "ALL")].iops == pytest.approx(results[("manager", "A")].iops
+                                                         + results[("manager", "B")].iops)
+    assert tel.all_clock.partial_summary() == ""
