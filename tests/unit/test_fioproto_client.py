@@ -376,3 +376,22 @@ def test_stop_before_the_job_started_never_sends_run(servers):
     assert events == [Finished(fio.name, True, "stopped before the job started", None, True)]
     time.sleep(1.2)
     assert Op.RUN not in seen and Op.QUIT in seen
+
+
+def test_a_learnt_version_newer_than_the_first_guess_is_kept_for_the_next_process(servers):
+    """A 3.41 server rejects the first guess (v97); the version it speaks is saved in the settings, so a new
+    process (no memory of it) connects once, with v113."""
+    from app import user_settings
+    from app.engine.fioproto import client
+
+    srv = servers(replay("fio-3.41-job3", speed=0.01))
+    fio = RemoteFio("127.0.0.1", srv.port)
+    fio.start(JOB)
+    assert run(fio)[-1].ok
+    assert user_settings.saved_protocol(f"127.0.0.1:{srv.port}") == 113
+    with client._known_lock:
+        client._known_protocol.pop(("127.0.0.1", srv.port))  # as a new process
+    fio = RemoteFio("127.0.0.1", srv.port)
+    fio.start(JOB)
+    assert run(fio)[-1].ok
+    assert [c.received[0].version for c in srv.connections] == [97, 113, 113]

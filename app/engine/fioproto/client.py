@@ -220,7 +220,9 @@ def _open(
     """
     key = (host, port)
     with _known_lock:
-        protocol = _known_protocol.get(key) or user_settings.saved_protocol(_where(host, port)) or DEFAULT_PROTOCOL
+        known = _known_protocol.get(key)
+    saved = user_settings.saved_protocol(_where(host, port)) if known is None else known
+    protocol = known or saved or DEFAULT_PROTOCOL
     for _ in range(3):
         try:
             link, info, rest = _handshake(
@@ -235,9 +237,8 @@ def _open(
                 _known_protocol[key] = protocol
             continue
         with _known_lock:
-            learnt = _known_protocol.get(key) != protocol
             _known_protocol[key] = protocol
-        if learnt:
+        if protocol != saved:  # learnt here (a rejected guess) or not yet kept: the next process needs it too
             user_settings.remember_protocol(_where(host, port), protocol)
         return link, info, rest
     raise TransportError(f"{_where(host, port)} keeps changing its protocol version; giving up")
