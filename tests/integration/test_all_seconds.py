@@ -10,12 +10,16 @@ from collections import defaultdict
 
 import pytest
 
+import io
+import time
+
+from app.cli.progress import ProgressPrinter
 from app.engine.managers import remote_endpoint
 from app.engine.runner import Runner, RunOptions
 from app.recording import Fanout, StoreRecorder
 from app.store import get_run, open_store, step_samples
 from tests.fio_proxy import FioProxy
-from tests.integration.test_remote_faults import Collect, plan_for
+from tests.integration.test_remote_faults import Collect, job_processes, plan_for
 from tests.stored_vs_fio import check_manager
 
 pytestmark = [pytest.mark.fio, pytest.mark.slow]
@@ -108,13 +112,19 @@ def test_a_manager_killed_mid_step_counts_in_all_over_the_steps_time(tmp_path, f
     def kill_second(samples):
         if not killed and any(s.level == "manager" and s.manager == "M2" and s.whole.seconds > 1.5 for s in samples):
             killed.append(True)
+            for pid in job_processes(second[2].pid):  # (its own session: not in the server's group)
+                os.kill(pid, signal.SIGKILL)
             os.killpg(second[2].pid, signal.SIGKILL)
 
     collect = Collect(kill_second)
+    printed = TimedLines()
     runner = Runner(plan_for(tmp_path, 2), {n: remote_endpoint(n, f"{h}:{p}") for n, (h, p, _) in
-                                            (("M1", first), ("M2", second))}, collect,
-                    RunOptions(run_time=5, engine="null", file_size=1 << 20))
+                                            (("M1", first), ("M2", second))},
+                    Fanout(collect, ProgressPrinter(printed)), RunOptions(run_time=5, engine="null", file_size=1 << 20))
     runner.run()
+    failed = [(t, line) for t, line in printed.lines if "manager M2 failed" in line]
+    step_end = next(t for t, line in printed.lines if "step 1 partial" in line)
+    assert len(failed) == 1 and failed[0][0] < step_end - 1.0, printed.lines  # the CLI says so when it happens
     outcome = collect.outcomes[0]
     assert outcome.status == "partial", [m.text for m in collect.messages]
     results = {(s.level, s.key): s for s in outcome.results}
@@ -126,3 +136,15 @@ def test_a_manager_killed_mid_step_counts_in_all_over_the_steps_time(tmp_path, f
     assert total.ios == m1.ios + m2.ios
     assert total.iops == pytest.approx((m1.ios + m2.ios) / m1.seconds, rel=0.01)
     assert any("partial share" in m.text and "M2 ran" in m.text for m in collect.messages)
+
+
+class TimedLines(io.StringIO):
+    """What the CLI printed, each line with the time it was written."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[tuple[float, str]] = []
+
+    def write(self, text: str) -> int:
+        self.lines += [(time.monotonic(), line) for line in text.splitlines() if line]
+        return len(text)
