@@ -6,12 +6,11 @@ late reports marked, none stored with another second's numbers."""
 
 from __future__ import annotations
 
+import io
+import time
 from collections import defaultdict
 
 import pytest
-
-import io
-import time
 
 from app.cli.progress import ProgressPrinter
 from app.engine.managers import remote_endpoint
