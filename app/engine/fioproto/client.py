@@ -77,15 +77,23 @@ def _where(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-def still_listening(host: str, port: int, timeout: float) -> bool:
-    """Does anything still accept connections on host:port? A busy host's kernel accepts for its fio
-    server however starved the server is; a server that was killed refuses, a host that is down does
-    not answer. (A server whose job processes outlived it keeps our connection open but silent.)"""
+def listener_state(host: str, port: int, timeout: float) -> str:
+    """What answers on host:port now: "listening" (a busy host's kernel accepts for its fio server however
+    starved the server is), "refused" (the host answers but nothing listens: its fio server is gone) or
+    "unreachable" (no answer: the host is down, or the link or a firewall drops what we send). (A server
+    whose job processes outlived it keeps our connection open but silent.)"""
     try:
         with socket.create_connection((host, port), timeout=timeout):
-            return True
+            return "listening"
+    except ConnectionRefusedError:
+        return "refused"
     except OSError:
-        return False
+        return "unreachable"
+
+
+def still_listening(host: str, port: int, timeout: float) -> bool:
+    """Does anything still accept connections on host:port (:func:`listener_state`)?"""
+    return listener_state(host, port, timeout) == "listening"
 
 
 def _connect(host: str, port: int, timeout: float) -> socket.socket:
@@ -451,6 +459,7 @@ class RemoteFio:
         note = self.silence_note if self.silence_note is not None else 3 * self._interval + 5.0
         quiet_from: float | None = None  # the last byte before a silence that was reported
         listener_check = 0.0  # when next to check that a silent server still accepts connections
+        unreachable_said = False
         eta_frame = encode(session.layout.protocol, Op.SEND_ETA, tag=2)
         next_eta = time.monotonic() + self.eta_poll
         try:
@@ -486,7 +495,7 @@ class RemoteFio:
                 if quiet_from is not None and link.last_rx > quiet_from:
                     yield Message(session.manager, f"manager {session.where} is answering again after "
                                                    f"{link.last_rx - quiet_from:.0f} s of silence", "info")
-                    quiet_from = None
+                    quiet_from, unreachable_said = None, False
                 # the whole batch is counted before any event is handed out: another thread reading
                 # bytes_received meanwhile must not see text bytes as report bytes
                 self._other_bytes += sum(HEADER_SIZE + len(p.payload) for p in packets if p.opcode not in _REPORT_OPS)
@@ -510,10 +519,16 @@ class RemoteFio:
                                                    f"to {silence:g} s before giving up on it", "warning")
                 elif quiet_from is not None and now >= listener_check:
                     listener_check = now + LISTENER_CHECK_S
-                    if not still_listening(self.host, self.port, self.connect_timeout):
+                    state = listener_state(self.host, self.port, self.connect_timeout)
+                    if state == "refused":  # the host answers: its fio server is no more
                         yield from session.on_error(
                             f"manager {session.where} sent nothing for {time.monotonic() - link.last_rx:.0f} s and its "
                             "port no longer accepts connections: its fio server is gone; samples so far kept")
+                    elif state == "unreachable" and not unreachable_said:  # down, or only the link: wait on
+                        unreachable_said = True
+                        yield Message(session.manager, f"manager {session.where} is unreachable (its host does not "
+                                                       "answer: down, or the link?); waiting up to "
+                                                       f"{silence:g} s for it", "warning")
                 elif self._stop_at is not None and now >= self._stop_at and now - link.last_rx >= self._interval:
                     # (data still arriving on a slow link may be the final report; the runner caps the wait)
                     yield from session.on_error(
