@@ -9,7 +9,8 @@ Order of calls::
     for each step:
         step_id = rec.begin_step(run_id, index, spec_name=..., ...)
         rec.set_step_output(step_id, manager, job_text=...)        # per manager, before fio starts
-        rec.add_samples(step_id, samples)                          # once per interval
+        rec.add_samples(step_id, samples)                          # once per interval (a running step's
+                                                                   # ended: when its last samples came)
         rec.set_step_output(step_id, manager, raw_output=...)      # per manager, when fio is done
         rec.add_step_results(step_id, results)
         rec.end_step(step_id, "complete")
@@ -299,6 +300,9 @@ class Recorder:
                     hists.append((sid, r.t, v[-3], v[-2]))
             conn.executemany(_SAMPLE_SQL, out)
             conn.executemany(_HIST_SQL, hists)
+            # the last moment known to be recorded, for a run whose process dies (samples' t counts from the
+            # step's first report, seconds after the step's start: started + t falls short of it)
+            conn.execute("UPDATE steps SET ended = ? WHERE id = ? AND status = 'running'", (utc_now(), step_id))
             flush(conn, self._due(sid for sid, *_ in out))
         self._series.update(new)  # only once committed: a rolled-back id must not be reused
         self._shared = shared
