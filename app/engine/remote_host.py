@@ -55,8 +55,10 @@ class HostedRemote:
     """A :class:`~app.engine.transport.Transport` for one ``fio --server`` whose connection runs in the
     :class:`RemoteHost`'s child; it behaves as :class:`~app.engine.fioproto.RemoteFio` does."""
 
-    def __init__(self, host: RemoteHost, key: str, address: tuple[str, int], name: str) -> None:
+    def __init__(self, host: RemoteHost, key: str, address: tuple[str, int], name: str,
+                 shown_as: str | None = None) -> None:
         self._host, self._key, self._address, self.name = host, key, address, name
+        self._shown_as = shown_as
         self._answer = threading.Event()
         self._refusal: str | None = None
         self._events: queue.Queue[Event] = queue.Queue()
@@ -81,7 +83,7 @@ class HostedRemote:
         return self._status[3]
 
     def start(self, job_text: str, *, status_interval: float = 1.0) -> None:
-        self._host.send(("start", self._key, *self._address, self.name, job_text, status_interval))
+        self._host.send(("start", self._key, *self._address, self.name, job_text, status_interval, self._shown_as))
         if not self._answer.wait(START_WAIT_S):
             raise TransportError(f"manager {self.name!r}: no answer from the process that connects to it "
                                  f"within {START_WAIT_S:g} s; start the run again")
@@ -140,9 +142,9 @@ class RemoteHost:
         self._reader = threading.Thread(target=self._read, daemon=True, name="fiometer-remote-host-reader")
         self._reader.start()
 
-    def transport(self, address: tuple[str, int], name: str) -> HostedRemote:
+    def transport(self, address: tuple[str, int], name: str, shown_as: str | None = None) -> HostedRemote:
         key = str(next(self._keys))
-        self._transports[key] = t = HostedRemote(self, key, address, name)
+        self._transports[key] = t = HostedRemote(self, key, address, name, shown_as)
         return t
 
     def send(self, message: tuple[Any, ...]) -> None:

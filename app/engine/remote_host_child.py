@@ -8,7 +8,7 @@ the child's stdin and stdout as pickles, each behind its length (4 bytes, little
 Messages to the parent: ``("loaded", key, loaded_at)``, ``("refused", key, text)``,
 ``("event", key, event, status)`` and, every ``STATUS_S``, ``("status", {key: status})``, where a
 status is ``(bytes_received, last_heard, job_started_at, dropped_note)``. Commands from the parent:
-``("start", key, host, port, name, job_text, status_interval)``, ``("go"|"stop"|"abort", key)`` and
+``("start", key, host, port, name, job_text, status_interval, shown_as)``, ``("go"|"stop"|"abort", key)`` and
 ``("end",)``. The end of the pipe (the parent gone) aborts every manager: each server is told to end
 its job, as when Abort is pressed.
 """
@@ -135,8 +135,9 @@ def serve(commands: BinaryIO, out: BinaryIO) -> None:
             except (EOFError, OSError):
                 break
             if msg[0] == "start":
-                _, key, host, port, name, job_text, interval = msg
-                managers[key] = _Manager(key, RemoteFio(host, port, name=name), send, job_text, interval)
+                _, key, host, port, name, job_text, interval, shown_as = msg
+                managers[key] = _Manager(key, RemoteFio(host, port, name=name, shown_as=shown_as), send, job_text,
+                                         interval)
             elif msg[0] in ("go", "stop", "abort") and msg[1] in managers:
                 managers[msg[1]].command(msg[0])
             elif msg[0] == "end":

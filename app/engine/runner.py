@@ -73,6 +73,8 @@ class ManagerEndpoint:
     protocol: int | None = None  # fio's client/server protocol version (remote managers)
     close: Callable[[], None] | None = None  # ends what reaching it needed (an SSH session), after the run
     server: tuple[str, int] | None = None  # a fio server's (host, port): its connection may run in a RemoteHost
+    prepare: Callable[[], None] | None = None  # before each step (re-opens an SSH session that died); TransportError
+    shown_as: str | None = None  # how messages name the server when not by host:port (an SSH manager's ssh://)
 
     @property
     def address(self) -> str:
@@ -514,7 +516,17 @@ class Runner:
         loadable = {n: t for n, t in transports.items() if hasattr(t, "go")}
         errors: dict[str, str] = {}
 
+        for name in files:  # (here, not in the loaders: an SSH process dies with the thread that started it)
+            prepare = self.endpoints[name].prepare
+            if prepare is not None:
+                try:
+                    prepare()
+                except TransportError as e:
+                    errors[name] = str(e)
+
         def load(name: str, transport: Transport) -> None:
+            if name in errors:
+                return
             try:
                 transport.start(files[name].text, status_interval=self.options.status_interval)
             except TransportError as e:
@@ -559,7 +571,7 @@ class Runner:
         if self._remote_host is None:
             self._remote_host = RemoteHost()
         host = self._remote_host
-        return {name: host.transport(servers[name], name) if name in servers else ep.make_transport()
+        return {name: host.transport(servers[name], name, ep.shown_as) if name in servers else ep.make_transport()
                 for name, ep in eps.items()}
 
     def _io_expected(self, job: JobInfo, jf: JobFile) -> bool:

@@ -338,9 +338,11 @@ class RemoteFio:
         settle: float = 0.25,
         eta_poll: float = 1.0,
         verify_payload_crc: bool = False,
+        shown_as: str | None = None,
     ) -> None:
         self.host = host
         self.port = port
+        self.shown_as = shown_as  # how messages name the server (an SSH manager's ssh://host, not its forward)
         self.name = name or _where(host, port)
         self.connect_timeout = connect_timeout
         self.answer_timeout = answer_timeout
@@ -400,14 +402,19 @@ class RemoteFio:
                 protocol, Op.JOB, job_pdu(job_text, CLIENT_TYPE_CLI)
             )
 
-        link, info, rest = _open(
-            self.host, self.port, connect_timeout=self.connect_timeout, answer_timeout=self.answer_timeout,
-            verify_payload_crc=self.verify_payload_crc, after_probe=job_frames,
-        )
+        try:
+            link, info, rest = _open(
+                self.host, self.port, connect_timeout=self.connect_timeout, answer_timeout=self.answer_timeout,
+                verify_payload_crc=self.verify_payload_crc, after_probe=job_frames,
+            )
+        except TransportError as e:
+            if not self.shown_as:
+                raise
+            raise TransportError(str(e).replace(_where(self.host, self.port), self.shown_as)) from None
         self._link, self.info = link, info
         session = self._session = RunSession(
             self.name, layout_for(info.protocol), self.host, self.port, settle=self.settle,
-            fio_version=info.fio_version,
+            fio_version=info.fio_version, shown_as=self.shown_as,
         )
         for pkt in rest:
             self._early += session.on_packet(pkt)
@@ -521,9 +528,11 @@ class RemoteFio:
                     listener_check = now + LISTENER_CHECK_S
                     state = listener_state(self.host, self.port, self.connect_timeout)
                     if state == "refused":  # the host answers: its fio server is no more
+                        gone = ("its SSH session (the forward to it) ended" if (self.shown_as or "").startswith("ssh://")
+                                else "its port no longer accepts connections: its fio server is gone")
                         yield from session.on_error(
-                            f"manager {session.where} sent nothing for {time.monotonic() - link.last_rx:.0f} s and its "
-                            "port no longer accepts connections: its fio server is gone; samples so far kept")
+                            f"manager {session.where} sent nothing for {time.monotonic() - link.last_rx:.0f} s and "
+                            f"{gone}; samples so far kept")
                     elif state == "unreachable" and not unreachable_said:  # down, or only the link: wait on
                         unreachable_said = True
                         yield Message(session.manager, f"manager {session.where} is unreachable (its host does not "
