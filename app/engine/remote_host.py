@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from app.engine.remote_host_child import Status, read_message, write_message
+from app.engine.remote_host_child import STATUS_FD_ENV, Status, read_message, write_message
 from app.engine.transport import Event, Finished, TransportError
 
 START_WAIT_S = 40.0  # RemoteFio.start takes at most ~15 s (connect + handshake + load); the child starts first
@@ -116,8 +116,14 @@ class HostedRemote:
         self._refusal = text
         self._answer.set()
 
+    def _set_status(self, status: Status) -> None:
+        """Status comes on two pipes (with events, and on its own): the counters only grow."""
+        old = self._status
+        heard = max((t for t in (old[1], status[1]) if t is not None), default=None)
+        self._status = (max(old[0], status[0]), heard, status[2] or old[2], status[3] or old[3])
+
     def _event(self, ev: Event, status: Status) -> None:
-        self._status = status
+        self._set_status(status)
         self._ended = self._ended or isinstance(ev, Finished)
         self._events.put(ev)
 
@@ -133,14 +139,26 @@ class RemoteHost:
 
     def __init__(self) -> None:
         argv, kwargs = child_command(platform.system(), bool(getattr(sys, "frozen", False)), sys.executable)
-        self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **kwargs)
+        status_r = status_w = None
+        if os.name == "posix":  # liveness on a pipe of its own, not queued behind the reports' data
+            status_r, status_w = os.pipe()
+            kwargs["env"] = {**kwargs.get("env", os.environ), STATUS_FD_ENV: str(status_w)}
+            kwargs["pass_fds"] = (status_w,)
+        try:
+            self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **kwargs)
+        finally:
+            if status_w is not None:
+                os.close(status_w)
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._commands, self._replies = self._proc.stdin, self._proc.stdout
+        self._status_in = os.fdopen(status_r, "rb") if status_r is not None else None
         self._lock = threading.Lock()
         self._keys = itertools.count(1)
         self._transports: dict[str, HostedRemote] = {}
         self._reader = threading.Thread(target=self._read, daemon=True, name="fiometer-remote-host-reader")
         self._reader.start()
+        if self._status_in is not None:
+            threading.Thread(target=self._read_status, daemon=True, name="fiometer-remote-host-status").start()
 
     def transport(self, address: tuple[str, int], name: str, shown_as: str | None = None) -> HostedRemote:
         key = str(next(self._keys))
@@ -163,6 +181,16 @@ class RemoteHost:
         with self._lock, contextlib.suppress(OSError):
             self._commands.close()
 
+    def _read_status(self) -> None:
+        assert self._status_in is not None
+        with contextlib.suppress(EOFError, OSError, ValueError), self._status_in:
+            while True:
+                _kind, statuses = read_message(self._status_in)
+                for key, status in statuses.items():
+                    t = self._transports.get(key)
+                    if t is not None:
+                        t._set_status(status)
+
     def _read(self) -> None:
         try:
             while True:
@@ -170,7 +198,7 @@ class RemoteHost:
                 kind = msg[0]
                 if kind == "status":
                     for key, status in msg[1].items():
-                        self._transports[key]._status = status
+                        self._transports[key]._set_status(status)
                 elif kind == "event":
                     self._transports[msg[1]]._event(msg[2], msg[3])
                 elif kind == "loaded":

@@ -96,6 +96,8 @@ class RunOptions:
     registry: CreatedFiles | None = None  # test files Fiometer created (None: nothing is known)
     # steps with at least this many fio servers read and decode them in another process (0: never)
     decode_apart: int = 1
+    # fio servers per such process: more servers spread over more processes (each its own pipe and lock)
+    hosts_per_process: int = 16
 
 
 @dataclass
@@ -228,7 +230,7 @@ class Runner:
         self.last_telemetry: StepTelemetry | None = None
         self.notes: list[str] = []  # what could not be verified (targets on remote managers)
         self._own_files: set[tuple[str, str]] = set()
-        self._remote_host: RemoteHost | None = None
+        self._remote_hosts: list[RemoteHost] = []  # the processes reading and decoding fio servers
         self.jobfiles = self._prepare()
 
     # --- before anything runs --------------------------------------------------------------
@@ -333,8 +335,8 @@ class Runner:
         try:
             status = self._run_steps()
         finally:
-            if self._remote_host is not None:
-                self._remote_host.close()
+            for host in self._remote_hosts:
+                host.close()
             self.close_endpoints()
             self.listener.run_finished(status)
         return status
@@ -568,11 +570,18 @@ class Runner:
         servers = {name: ep.server for name, ep in eps.items() if ep.server is not None}
         if not (0 < self.options.decode_apart <= len(servers)):
             return {name: ep.make_transport() for name, ep in eps.items()}
-        if self._remote_host is None:
-            self._remote_host = RemoteHost()
-        host = self._remote_host
-        return {name: host.transport(servers[name], name, ep.shown_as) if name in servers else ep.make_transport()
-                for name, ep in eps.items()}
+        per = max(self.options.hosts_per_process, 1)
+        while len(self._remote_hosts) < -(-len(servers) // per):  # ceil: as many processes as the fan-out needs
+            self._remote_hosts.append(RemoteHost())
+        k = -(-len(servers) // per)
+        spread = {name: self._remote_hosts[i % k] for i, name in enumerate(servers)}  # round robin: even loads
+        return {name: spread[name].transport(servers[name], name, ep.shown_as) if name in servers
+                else ep.make_transport() for name, ep in eps.items()}
+
+    @property
+    def _remote_host(self) -> RemoteHost | None:
+        """The first decoding process, if any (tests)."""
+        return self._remote_hosts[0] if self._remote_hosts else None
 
     def _io_expected(self, job: JobInfo, jf: JobFile) -> bool:
         """A job should have done I/O unless its spec waits (Iometer's delay) about as long as the step runs."""
