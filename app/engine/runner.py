@@ -440,7 +440,9 @@ class Runner:
                 now = time.monotonic()
                 if ev is not None and name not in finished:
                     if isinstance(ev, Snapshot):
-                        if act(watch.on_snapshot(name, ev.jobs, now)):
+                        # judged by when the report reached us (its reader's clock), not by when this loop got
+                        # to it: reports queued behind others here do not make a live manager look late
+                        if act(watch.on_snapshot(name, ev.jobs, min(now, ev.received))):
                             last[name] = ev
                             if ev.final:
                                 raw[name] = ev.raw
