@@ -440,9 +440,7 @@ class Runner:
                 now = time.monotonic()
                 if ev is not None and name not in finished:
                     if isinstance(ev, Snapshot):
-                        # judged by when the report reached us (its reader's clock), not by when this loop got
-                        # to it: reports queued behind others here do not make a live manager look late
-                        if act(watch.on_snapshot(name, ev.jobs, min(now, ev.received))):
+                        if act(watch.on_snapshot(name, ev.jobs, now)):
                             last[name] = ev
                             if ev.final:
                                 raw[name] = ev.raw
