@@ -302,6 +302,7 @@ def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: 
                    drift=max(c.drift_s for c in checks), step=step.status,
                    fio_cpu=sum(c.own.cpu_pct for c in checks if c.own) / 100,
                    samples=(min(counts, default=0), max(counts, default=0)),
+                   lateness=lateness_summary(step.messages),
                    problems=[msg.text for msg in step.messages if msg.level == "error"]
                    + [msg.text for msg in step.messages if msg.level == "warning"]
                    + [f"{m.name}: {c.why}" for m, c in zip(r.managers, checks, strict=True) if not c.complete])
@@ -322,7 +323,7 @@ def floor(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp
             job = tmp / f"floor-{m.name}.fio"
             job.write_text(files[m.name].text)
             args += [f"--client={host},{port}", str(job)]
-        win = live_window(plan, tmp / f"floor-{hosts}.db", seconds)
+        win = live_window(plan, tmp / f"floor-{hosts}.db", seconds, RunOptions.decode_apart)  # (idle: not run)
         with ServersAside([proc.pid for _h, _p, proc in servers], aside):
             client = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             probe = spin(lambda: client.poll() is not None, seconds + 90)
@@ -331,6 +332,23 @@ def floor(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp
         close_window(win)
     return {"p99": pct(probe.lates, 99), "max": max(probe.lates, default=float("nan")),
             "late_ticks": late_ticks(probe), "ok": client.returncode == 0, "error": err.strip()[-300:]}
+
+
+def lateness_summary(messages: list) -> str:
+    """The per-manager "late / silent / answering again" messages of a step as one line (counts, managers)."""
+    kinds = {"sent nothing for": "silent", "answering again": "answering again", "behind": "behind fio's clock",
+             "are late": "late", "unreachable": "unreachable"}
+    seen: dict[str, set[str]] = {}
+    for msg in messages:
+        for key, kind in kinds.items():
+            if key in msg.text:
+                seen.setdefault(kind, set()).add(msg.manager or "?")
+                break
+    if not seen:
+        return ""
+    return "managers said to be " + "; ".join(
+        f"{kind}: {len(who)} ({', '.join(sorted(who)[:6])}{', ...' if len(who) > 6 else ''})"
+        for kind, who in seen.items())
 
 
 def late_ticks(probe: WaitProbe) -> tuple[int, float, float]:
@@ -396,11 +414,14 @@ def main() -> int:
                   f"{'OK' if why is None else 'MISSED: ' + why}", flush=True)
             for p in r["problems"][:5]:
                 print(f"      step {r['step']}: {p}")
+            if r["lateness"]:
+                print(f"      {r['lateness']}")
             if args.floor:
                 f = floor(n, args.workers, args.seconds, args.delay_ms, args.burst, Path(tmp), args.servers_aside)
                 print(f"      floor: fio's own client on the same {n} servers, the window idle: event loop p99 "
                       f"{f['p99']:.1f} ms, max {f['max']:.0f} ms ({f['late_ticks'][0]} ticks over 50 ms, "
-                      f"{f['late_ticks'][1] * 100:.0f} % of their time waiting for a CPU)"
+                      f"{f['late_ticks'][1] * 100:.0f} % of their time waiting for a CPU); Fiometer's p99 / the "
+                      f"floor's: {r['p99'] / f['p99'] if f['p99'] else float('nan'):.2f}"
                       + ("" if f["ok"] else f"; fio's client failed: {f['error']}"), flush=True)
             if why is None and stop is None:
                 best = n

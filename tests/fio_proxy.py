@@ -26,17 +26,24 @@ class FioProxy:
     ``hold_end``: STOP and QUIT from the server are not passed on. ``corrupt``: (field, value):
     from the second report on, that u64 thread_stat field (its first element, i.e. reads) is
     overwritten in every TS (fio cuts a message into 1024-byte fragments; payload CRCs are left
-    stale, as Fiometer does not check them by default).
+    stale, as Fiometer does not check them by default). ``bunch``: from the server's first TS on, its
+    frames are held and passed on together every ``bunch`` seconds (a link that delays and bunches
+    reports; fio's own times in them stay as fio measured them). ``run_delay``: the client's RUN
+    command is held that many seconds (this manager's jobs start that much later than the others').
     """
 
     def __init__(self, host: str, port: int, listen_host: str = "127.0.0.1", *, rate: float | None = None,
                  flood: float = 0.0, hold_end: bool = False, repeat_every: int = 2,
-                 corrupt: tuple[str, int] | None = None) -> None:
+                 corrupt: tuple[str, int] | None = None, bunch: float | None = None,
+                 run_delay: float = 0.0) -> None:
         self.target = (host, port)
         self.rate, self.flood, self.hold_end, self.repeat_every = rate, flood, hold_end, repeat_every
         self.listener = socket.create_server((listen_host, 0))
         self.host, self.port = self.listener.getsockname()[:2]
         self.corrupt = corrupt
+        self.bunch = bunch
+        self.run_delay = run_delay
+        self.bunches = 0  # times held frames were passed on together
         self.corrupted = 0
         self.injected = 0
         self.sent_to_client = 0
@@ -57,9 +64,21 @@ class FioProxy:
             threading.Thread(target=self._down, args=(server, client), daemon=True).start()
 
     def _up(self, client: socket.socket, server: socket.socket) -> None:
+        buf = b""
         with contextlib.suppress(OSError):
             while data := client.recv(65536):
-                server.sendall(data)
+                if not self.run_delay:
+                    server.sendall(data)
+                    continue
+                buf += data
+                while len(buf) >= HEADER_SIZE:
+                    _ver, opcode, _flags, _tag, pdu_len, _c1, _c2 = HEADER.unpack_from(buf)
+                    if len(buf) < HEADER_SIZE + pdu_len:
+                        break
+                    frame, buf = buf[: HEADER_SIZE + pdu_len], buf[HEADER_SIZE + pdu_len :]
+                    if opcode == Op.RUN:
+                        time.sleep(self.run_delay)
+                    server.sendall(frame)
         with contextlib.suppress(OSError):
             server.shutdown(socket.SHUT_WR)
 
@@ -81,6 +100,8 @@ class FioProxy:
         mid_message = False  # inside a fragmented message: nothing may be injected
         ts_seen, ts_offset = 0, 0  # TS messages begun, payload offset of the next TS fragment
         next_text = time.monotonic()
+        held: list[bytes] = []
+        release_at = 0.0
         server.settimeout(0.01)
         try:
             while not self._stop.is_set():
@@ -107,7 +128,16 @@ class FioProxy:
                         flooding = self.flood > 0
                     if self.hold_end and opcode in (Op.STOP, Op.QUIT):
                         continue
+                    if self.bunch and (ts_seen or held):
+                        if not held:
+                            release_at = time.monotonic() + self.bunch
+                        held.append(frame)
+                        continue
                     self._send(client, frame)
+                if held and time.monotonic() >= release_at:
+                    self._send(client, b"".join(held))
+                    held.clear()
+                    self.bunches += 1
                 if flooding and version is not None and not mid_message:
                     now = time.monotonic()
                     while next_text <= now:
@@ -116,6 +146,8 @@ class FioProxy:
                         self._send(client, encode(version, Op.TEXT, text_pdu(text + "\n", LOG_ERR)))
                         self.injected += 1
                         next_text = max(next_text + 1.0 / self.flood, now - 0.1)
+            if held:
+                self._send(client, b"".join(held))
         except OSError:
             pass
         with contextlib.suppress(OSError):

@@ -67,6 +67,7 @@ class ProgressPrinter(RunListener):
         self.latest: dict[str, Metrics] = {}
         self.outcomes: list[StepOutcome] = []
         self.plan: Plan | None = None
+        self._told: set[tuple[int, str]] = set()  # (step index, manager) whose failure was printed as it happened
 
     def _print(self, text: str, transient: bool = False) -> None:
         if self.tty:
@@ -101,15 +102,24 @@ class ProgressPrinter(RunListener):
 
     def message(self, step: Step | None, message: Message) -> None:
         if message.level in ("warning", "error"):
-            self._print(f"  {message.level}: manager {message.manager}: {message.text}")
+            who = f"manager {message.manager}: " if message.manager else ""
+            self._print(f"  {message.level}: {who}{message.text}")
+
+    def manager_finished(self, step: Step, finished) -> None:
+        """A manager that failed is printed when it fails, not at the end of its step."""
+        if not finished.ok and not finished.stopped:
+            self._told.add((step.index, finished.manager))
+            elapsed = time.monotonic() - self.step_start
+            self._print(f"  [{step.index + 1}/{len(self.steps)} {elapsed:5.0f}s] manager {finished.manager} "
+                        f"failed: {finished.reason}")
 
     def step_finished(self, outcome: StepOutcome) -> None:
         self.outcomes.append(outcome)
         spread = outcome.start_spread
-        started = f" (managers' jobs started within {spread * 1000:.0f} ms)" if spread is not None else ""
+        started = f" (managers' I/O started within {spread * 1000:.0f} ms)" if spread is not None else ""
         self._print(f"  step {outcome.step.index + 1} {outcome.status}{started}")
         for name, f in outcome.finished.items():
-            if not f.ok:
+            if not f.ok and (outcome.step.index, name) not in self._told:
                 self._print(f"  manager {name} failed: {f.reason}")
 
     def run_finished(self, status: str) -> None:

@@ -72,10 +72,20 @@ def ssh_endpoint(name: str, address: SshAddress) -> ManagerEndpoint:
     assert server.local is not None
     h, port = server.local
     os_name = "Windows" if info.os.lower().startswith("win") else info.os
-    return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name), str(address),
+    shown = str(address)  # messages name the host, not the local end of the forward
+
+    def reopen() -> None:
+        """A session that died (its host rebooted, the link dropped) is opened again for the next step."""
+        try:
+            server.reopen()
+        except TransportError as e:
+            raise TransportError(f"manager {name!r}: {e}") from e
+
+    return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name, shown_as=shown), shown,
                            info.fio_version.removeprefix("fio-"),
                            probe_facts(info.hostname, info.os, info.arch, info.cpus), protocol=info.protocol,
-                           close=server.close, server=(h, port), inspect=server.check_paths)
+                           close=server.close, server=(h, port), inspect=server.check_paths, prepare=reopen,
+                           shown_as=shown)
 
 
 def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoint:

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from app.engine.remote_host_child import LOG_FILE_ENV, Status, read_message, write_message
+from app.engine.remote_host_child import LOG_FILE_ENV, STATUS_FD_ENV, Status, read_message, write_message
 from app.engine.transport import Event, Finished, TransportError
 
 log = logging.getLogger(__name__)
@@ -63,8 +63,10 @@ class HostedRemote:
     """A :class:`~app.engine.transport.Transport` for one ``fio --server`` whose connection runs in the
     :class:`RemoteHost`'s child; it behaves as :class:`~app.engine.fioproto.RemoteFio` does."""
 
-    def __init__(self, host: RemoteHost, key: str, address: tuple[str, int], name: str) -> None:
+    def __init__(self, host: RemoteHost, key: str, address: tuple[str, int], name: str,
+                 shown_as: str | None = None) -> None:
         self._host, self._key, self._address, self.name = host, key, address, name
+        self._shown_as = shown_as
         self._answer = threading.Event()
         self._refusal: str | None = None
         self._events: queue.Queue[Event] = queue.Queue()
@@ -89,7 +91,7 @@ class HostedRemote:
         return self._status[3]
 
     def start(self, job_text: str, *, status_interval: float = 1.0) -> None:
-        self._host.send(("start", self._key, *self._address, self.name, job_text, status_interval))
+        self._host.send(("start", self._key, *self._address, self.name, job_text, status_interval, self._shown_as))
         if not self._answer.wait(START_WAIT_S):
             raise TransportError(f"manager {self.name!r}: no answer from the process that connects to it "
                                  f"within {START_WAIT_S:g} s; start the run again")
@@ -122,8 +124,14 @@ class HostedRemote:
         self._refusal = text
         self._answer.set()
 
+    def _set_status(self, status: Status) -> None:
+        """Status comes on two pipes (with events, and on its own): the counters only grow."""
+        old = self._status
+        heard = max((t for t in (old[1], status[1]) if t is not None), default=None)
+        self._status = (max(old[0], status[0]), heard, status[2] or old[2], status[3] or old[3])
+
     def _event(self, ev: Event, status: Status) -> None:
-        self._status = status
+        self._set_status(status)
         self._ended = self._ended or isinstance(ev, Finished)
         self._events.put(ev)
 
@@ -141,19 +149,31 @@ class RemoteHost:
         argv, kwargs = child_command(platform.system(), bool(getattr(sys, "frozen", False)), sys.executable)
         if log_file := _log_file():
             kwargs["env"] = {**kwargs.get("env", os.environ), LOG_FILE_ENV: log_file}
-        self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **kwargs)
+        status_r = status_w = None
+        if os.name == "posix":  # liveness on a pipe of its own, not queued behind the reports' data
+            status_r, status_w = os.pipe()
+            kwargs["env"] = {**kwargs.get("env", os.environ), STATUS_FD_ENV: str(status_w)}
+            kwargs["pass_fds"] = (status_w,)
+        try:
+            self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **kwargs)
+        finally:
+            if status_w is not None:
+                os.close(status_w)
         log.info("remote managers' reader started, pid %d: %s", self._proc.pid, " ".join(argv))
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._commands, self._replies = self._proc.stdin, self._proc.stdout
+        self._status_in = os.fdopen(status_r, "rb") if status_r is not None else None
         self._lock = threading.Lock()
         self._keys = itertools.count(1)
         self._transports: dict[str, HostedRemote] = {}
         self._reader = threading.Thread(target=self._read, daemon=True, name="fiometer-remote-host-reader")
         self._reader.start()
+        if self._status_in is not None:
+            threading.Thread(target=self._read_status, daemon=True, name="fiometer-remote-host-status").start()
 
-    def transport(self, address: tuple[str, int], name: str) -> HostedRemote:
+    def transport(self, address: tuple[str, int], name: str, shown_as: str | None = None) -> HostedRemote:
         key = str(next(self._keys))
-        self._transports[key] = t = HostedRemote(self, key, address, name)
+        self._transports[key] = t = HostedRemote(self, key, address, name, shown_as)
         return t
 
     def send(self, message: tuple[Any, ...]) -> None:
@@ -172,6 +192,16 @@ class RemoteHost:
         with self._lock, contextlib.suppress(OSError):
             self._commands.close()
 
+    def _read_status(self) -> None:
+        assert self._status_in is not None
+        with contextlib.suppress(EOFError, OSError, ValueError), self._status_in:
+            while True:
+                _kind, statuses = read_message(self._status_in)
+                for key, status in statuses.items():
+                    t = self._transports.get(key)
+                    if t is not None:
+                        t._set_status(status)
+
     def _read(self) -> None:
         try:
             while True:
@@ -179,7 +209,7 @@ class RemoteHost:
                 kind = msg[0]
                 if kind == "status":
                     for key, status in msg[1].items():
-                        self._transports[key]._status = status
+                        self._transports[key]._set_status(status)
                 elif kind == "event":
                     self._transports[msg[1]]._event(msg[2], msg[3])
                 elif kind == "loaded":

@@ -6,9 +6,10 @@ reading sockets and decoding fio's reports never hold the window's GIL. Messages
 the child's stdin and stdout as pickles, each behind its length (4 bytes, little-endian).
 
 Messages to the parent: ``("loaded", key, loaded_at)``, ``("refused", key, text)``,
-``("event", key, event, status)`` and, every ``STATUS_S``, ``("status", {key: status})``, where a
+``("event", key, event, status)`` and, every ``STATUS_S``, ``("status", {key: status})`` (on a pipe of its
+own where the parent gave one, ``$FIOMETER_STATUS_FD``: liveness does not wait behind reports), where a
 status is ``(bytes_received, last_heard, job_started_at, dropped_note)``. Commands from the parent:
-``("start", key, host, port, name, job_text, status_interval)``, ``("go"|"stop"|"abort", key)`` and
+``("start", key, host, port, name, job_text, status_interval, shown_as)``, ``("go"|"stop"|"abort", key)`` and
 ``("end",)``. The end of the pipe (the parent gone) aborts every manager: each server is told to end
 its job, as when Abort is pressed.
 """
@@ -30,6 +31,7 @@ from app.engine.transport import Finished, TransportError
 
 LOG_FILE_ENV = "FIOMETER_CHILD_LOG"  # the parent's log file, which the child appends to
 STATUS_S = 0.25  # how often the byte counters reach the parent (the step watch's progress rule reads them)
+STATUS_FD_ENV = "FIOMETER_STATUS_FD"  # POSIX: the pipe status goes on, apart from the events' (not queued behind them)
 Status = tuple[int, float | None, float | None, str | None]  # bytes_received, last_heard, job_started_at, dropped_note
 NICE = 10  # below the window's process (Windows: the child starts at BELOW_NORMAL priority instead)
 _LENGTH = struct.Struct("<I")
@@ -107,8 +109,9 @@ class _Manager:
                         self.status()))
 
 
-def serve(commands: BinaryIO, out: BinaryIO) -> None:
-    """The child's main: obey the parent's commands until it says end or goes away."""
+def serve(commands: BinaryIO, out: BinaryIO, status_out: BinaryIO | None = None) -> None:
+    """The child's main: obey the parent's commands until it says end or goes away. ``status_out``: where
+    the periodic status goes (default: with the events)."""
     if hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(NICE)
@@ -123,11 +126,20 @@ def serve(commands: BinaryIO, out: BinaryIO) -> None:
             except (OSError, ValueError):
                 quit_.set()  # the parent is gone
 
+    status_lock = threading.Lock()
+
+    def send_status(message: tuple[Any, ...]) -> None:
+        if status_out is None:
+            send(message)
+            return
+        with status_lock, contextlib.suppress(OSError, ValueError):  # (the events' pipe tells if the parent is gone)
+            write_message(status_out, message)
+
     def report() -> None:
         while not quit_.wait(STATUS_S):
             live = {k: m.status() for k, m in list(managers.items()) if not m.done}
             if live:
-                send(("status", live))
+                send_status(("status", live))
 
     threading.Thread(target=report, daemon=True, name="fiometer-host-status").start()
     try:
@@ -137,8 +149,9 @@ def serve(commands: BinaryIO, out: BinaryIO) -> None:
             except (EOFError, OSError):
                 break
             if msg[0] == "start":
-                _, key, host, port, name, job_text, interval = msg
-                managers[key] = _Manager(key, RemoteFio(host, port, name=name), send, job_text, interval)
+                _, key, host, port, name, job_text, interval, shown_as = msg
+                managers[key] = _Manager(key, RemoteFio(host, port, name=name, shown_as=shown_as), send, job_text,
+                                         interval)
             elif msg[0] in ("go", "stop", "abort") and msg[1] in managers:
                 managers[msg[1]].command(msg[0])
             elif msg[0] == "end":
@@ -159,7 +172,9 @@ def main() -> int:
     _log_to(os.environ.get(LOG_FILE_ENV))
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    serve(sys.stdin.buffer, out)
+    fd = os.environ.pop(STATUS_FD_ENV, "")
+    status_out = os.fdopen(int(fd), "wb") if fd.isdigit() else None
+    serve(sys.stdin.buffer, out, status_out)
     return 0
 
 

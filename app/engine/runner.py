@@ -78,6 +78,8 @@ class ManagerEndpoint:
     close: Callable[[], None] | None = None  # ends what reaching it needed (an SSH session), after the run
     server: tuple[str, int] | None = None  # a fio server's (host, port): its connection may run in a RemoteHost
     inspect: Callable[[list[str]], dict[str, dict]] | None = None  # ssh:// managers: the local checks, there
+    prepare: Callable[[], None] | None = None  # before each step (re-opens an SSH session that died); TransportError
+    shown_as: str | None = None  # how messages name the server when not by host:port (an SSH manager's ssh://)
 
     @property
     def address(self) -> str:
@@ -99,6 +101,8 @@ class RunOptions:
     registry: CreatedFiles | None = None  # test files Fiometer created (None: nothing is known)
     # steps with at least this many fio servers read and decode them in another process (0: never)
     decode_apart: int = 1
+    # fio servers per such process: more servers spread over more processes (each its own pipe and lock)
+    hosts_per_process: int = 16
 
 
 @dataclass
@@ -110,13 +114,29 @@ class StepOutcome:
     raw_output: dict[str, str | None]
     started: float
     ended: float
-    job_started: dict[str, float] = field(default_factory=dict)  # manager -> fio's job start (time.time())
+    job_started: dict[str, float] = field(default_factory=dict)  # manager -> its I/O's start (time.time())
 
     @property
     def start_spread(self) -> float | None:
-        """Seconds between the first and the last manager's job start, where fio says when."""
+        """Seconds between the first and the last manager's I/O start (``io_start_times``)."""
         times = list(self.job_started.values())
         return max(times) - min(times) if len(times) > 1 else None
+
+
+def io_start_times(io_start: dict[str, float]) -> dict[str, float]:
+    """Each manager's I/O start (StepTelemetry.io_start, monotonic) as time.time()."""
+    offset = time.time() - time.monotonic()
+    return {n: t + offset for n, t in io_start.items()}
+
+
+def start_skew_text(start_times: dict[str, float]) -> str:
+    """The start skew of a step, the same rule for every fio version: when each manager's I/O began
+    (a report's arrival less fio's runtime in it, the least over its reports), first to last."""
+    first = min(start_times.values())
+    spread = max(start_times.values()) - first
+    detail = ", ".join(f"{n} +{(t - first) * 1000:.0f} ms" for n, t in sorted(start_times.items(), key=lambda x: x[1]))
+    return (f"managers' I/O started within {spread * 1000:.0f} ms ({detail}; from each manager's reports: "
+            "arrival less fio's runtime)")
 
 
 @dataclass
@@ -215,9 +235,9 @@ class Runner:
         self.last_telemetry: StepTelemetry | None = None
         self.notes: list[str] = []  # what could not be verified (targets on remote managers)
         self._own_files: set[tuple[str, str]] = set()
-        self._remote_host: RemoteHost | None = None
         self._remote_files: dict[str, dict[str, remote_files.RemoteFile]] = {}  # per remote manager, by path
         self._ssh_seen: dict[tuple[str, str], tuple] = {}  # (manager, path) -> the object checked over SSH
+        self._remote_hosts: list[RemoteHost] = []  # the processes reading and decoding fio servers
         self.jobfiles = self._prepare()
 
     # --- before anything runs --------------------------------------------------------------
@@ -419,8 +439,8 @@ class Runner:
         try:
             status = self._run_steps()
         finally:
-            if self._remote_host is not None:
-                self._remote_host.close()
+            for host in self._remote_hosts:
+                host.close()
             self.close_endpoints()
             log.info("run %r ended: %s", self.plan.name, status)
             self.listener.run_finished(status)
@@ -562,7 +582,7 @@ class Runner:
                 for n in finished:
                     if n not in done:
                         done.add(n)
-                        emit(telemetry.manager_done(n))
+                        emit(telemetry.manager_done(n, failed=not finished[n].ok))
                         self.listener.manager_finished(step, finished[n])  # as it happens: a failure shows at once
                 emit(telemetry.tick(now))
             emit(telemetry.flush())
@@ -578,13 +598,13 @@ class Runner:
             for note in (getattr(transports.get(name), "dropped_note", None), gate.summary(name)):
                 if note:
                     self.listener.message(step, Message(name, note, "warning"))
-        start_times = {n: t for n, tr in transports.items() if (t := getattr(tr, "job_started_at", None))}
+        for note, level in ((telemetry.all_clock.late_summary(), "info"),
+                            (telemetry.all_clock.partial_summary(), "warning")):
+            if note:
+                self.listener.message(step, Message("", note, level))
+        start_times = io_start_times(telemetry.io_start)
         if len(start_times) > 1:
-            first = min(start_times.values())
-            spread = max(start_times.values()) - first
-            detail = ", ".join(f"{n} +{(t - first) * 1000:.0f} ms" for n, t in sorted(start_times.items()))
-            self.listener.message(step, Message("", f"managers' jobs started within {spread * 1000:.0f} ms "
-                                                    f"({detail})", "info"))
+            self.listener.message(step, Message("", start_skew_text(start_times), "info"))
         if ours and registry is not None and self.options.engine != "null":
             registry.add(p for p in ours if os.path.isfile(p))
         ok = [f for f in finished.values() if f.ok]
@@ -612,7 +632,17 @@ class Runner:
         loadable = {n: t for n, t in transports.items() if hasattr(t, "go")}
         errors: dict[str, str] = {}
 
+        for name in files:  # (here, not in the loaders: an SSH process dies with the thread that started it)
+            prepare = self.endpoints[name].prepare
+            if prepare is not None:
+                try:
+                    prepare()
+                except TransportError as e:
+                    errors[name] = str(e)
+
         def load(name: str, transport: Transport) -> None:
+            if name in errors:
+                return
             try:
                 transport.start(files[name].text, status_interval=self.options.status_interval)
             except TransportError as e:
@@ -655,11 +685,18 @@ class Runner:
         servers = {name: ep.server for name, ep in eps.items() if ep.server is not None}
         if not (0 < self.options.decode_apart <= len(servers)):
             return {name: ep.make_transport() for name, ep in eps.items()}
-        if self._remote_host is None:
-            self._remote_host = RemoteHost()
-        host = self._remote_host
-        return {name: host.transport(servers[name], name) if name in servers else ep.make_transport()
-                for name, ep in eps.items()}
+        per = max(self.options.hosts_per_process, 1)
+        while len(self._remote_hosts) < -(-len(servers) // per):  # ceil: as many processes as the fan-out needs
+            self._remote_hosts.append(RemoteHost())
+        k = -(-len(servers) // per)
+        spread = {name: self._remote_hosts[i % k] for i, name in enumerate(servers)}  # round robin: even loads
+        return {name: spread[name].transport(servers[name], name, ep.shown_as) if name in servers
+                else ep.make_transport() for name, ep in eps.items()}
+
+    @property
+    def _remote_host(self) -> RemoteHost | None:
+        """The first decoding process, if any (tests)."""
+        return self._remote_hosts[0] if self._remote_hosts else None
 
     def _io_expected(self, job: JobInfo, jf: JobFile) -> bool:
         """A job should have done I/O unless its spec waits (Iometer's delay) about as long as the step runs."""

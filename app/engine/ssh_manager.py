@@ -94,12 +94,28 @@ class SshFioServer:
                 "-T", "-L", f"127.0.0.1:{local_port}:127.0.0.1:{remote_port}",
                 *(["-p", str(a.port)] if a.port else []), a.destination, remote_command(self.fio, remote_port)]
 
-    def start(self, timeout: float = START_TIMEOUT) -> ServerInfo:
-        """Start ssh and the remote fio server; returns what the server says about itself."""
+    def alive(self) -> bool:
+        """The SSH session (and so the forward and the remote fio server) is still up."""
+        with self._lock:
+            return self._proc is not None and self._proc.poll() is None
+
+    def reopen(self, timeout: float = START_TIMEOUT) -> bool:
+        """Start the session again if it died (e.g. between steps), on the same local port so that
+        transports made for it stay valid; True when it had to. Raises TransportError naming the host."""
+        if self.alive():
+            return False
+        self.close()
+        self.start(timeout, local_port=self.local[1] if self.local else None)
+        return True
+
+    def start(self, timeout: float = START_TIMEOUT, local_port: int | None = None) -> ServerInfo:
+        """Start ssh and the remote fio server; returns what the server says about itself. ``local_port``:
+        the forward's port here (default: a free one)."""
         last = ""
         deadline = time.monotonic() + timeout
+        fixed = local_port
         for _attempt in range(3):  # a remote port in use: try another
-            local_port, remote_port = _free_local_port(), random.randint(20000, 60000)
+            local_port, remote_port = fixed or _free_local_port(), random.randint(20000, 60000)
             try:
                 self._proc = subprocess.Popen(self.command(local_port, remote_port), stdin=subprocess.PIPE,
                                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

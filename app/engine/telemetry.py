@@ -72,6 +72,7 @@ class Sample:
     final: bool
     worker: str | None = None
     disks: ManagerDisks | None = None  # manager samples: the manager's disks in this report
+    late: bool = False  # ALL: a manager's report for this second came after it was first shown (marked)
 
 
 # --- fio's latency histogram ---------------------------------------------------------------------
@@ -325,6 +326,10 @@ class StepTelemetry:
         self._latest: dict[tuple[str, str | None, str | None, str], Sample] = {}
         self.unmapped: set[tuple[str, str]] = set()  # (manager, job name) reported but not in job_map
         self.hist_sources: set[str] = set()  # which fio histogram fed the percentiles
+        # manager -> when its measured I/O began (time.monotonic()), one rule for every fio version and for
+        # local fio: a report's arrival less the runtime fio put in it, the least of its interim reports
+        # (the report that got through fastest bounds it best; transport delay only makes it later)
+        self.io_start: dict[str, float] = {}
 
     def update(self, snap: Snapshot) -> list[Sample]:
         """Samples for ``snap.manager``'s targets, workers, the manager and ALL (in that order);
@@ -375,10 +380,14 @@ class StepTelemetry:
             for lv, key, w, iv, wh in levels
         ]
         m_sample = Sample(mgr, "manager", mgr, t, m_iv.metrics(), m_wh.metrics(), snap.final, disks=disks)
+        if not snap.final:  # (a final report may carry its predecessor's arrival time)
+            start = snap.received - m_wh.m.seconds
+            self.io_start[mgr] = min(start, self.io_start.get(mgr, start))
         out.append(m_sample)
         for s in out:
             self._latest[(s.level, s.manager, s.worker, s.key)] = s
-        due = self.all_clock.add(mgr, t, m_sample.interval, m_sample.whole)
+        # ALL on fio's clock: the second this report was measured in (its jobs' runtime), not its arrival
+        due = self.all_clock.add(mgr, t, m_sample.interval, m_sample.whole, fio_t=m_sample.whole.seconds)
         if snap.final:
             due += self.all_clock.done(mgr)
         return out + self._all_samples(due)
@@ -386,15 +395,21 @@ class StepTelemetry:
     def _all_samples(self, due: list[tuple[float, Metrics, Metrics]]) -> list[Sample]:
         all_final = all(m in self._final for m in self._managers)
         out = []
+        several = len(self._managers) > 1
         for i, (t, iv, wh) in enumerate(due):
-            s = Sample(None, "all", ALL_KEY, t, iv, wh, all_final and i == len(due) - 1)
-            self._latest[(s.level, s.manager, s.worker, s.key)] = s
+            s = Sample(None, "all", ALL_KEY, t, iv, wh, all_final and i == len(due) - 1,
+                       late=several and self.all_clock.is_late(t))
+            key = (s.level, s.manager, s.worker, s.key)
+            latest = self._latest.get(key)
+            if latest is None or t >= latest.t:  # a late second sent again is not the step's latest
+                self._latest[key] = s
             out.append(s)
         return out
 
-    def manager_done(self, manager: str) -> list[Sample]:
-        """A manager ended (even without a final report): ALL slots stop waiting for it."""
-        return self._all_samples(self.all_clock.done(manager))
+    def manager_done(self, manager: str, failed: bool = False) -> list[Sample]:
+        """A manager ended (even without a final report): ALL slots stop waiting for it. A manager that
+        ``failed`` counts in ALL's whole-step numbers with its I/Os over the step's time."""
+        return self._all_samples(self.all_clock.done(manager, failed=failed and manager not in self._final))
 
     def tick(self, now: float) -> list[Sample]:
         """ALL samples for slots overdue at ``now`` (time.monotonic(), like Snapshot.received)."""
@@ -409,8 +424,12 @@ class StepTelemetry:
         ``whole`` holds the step's results; ``final`` says whether they come from fio's final
         report (False for a manager that was killed or went silent)."""
         order = {level: i for i, level in enumerate(LEVELS)}
+        latest = dict(self._latest)
+        all_key = ("all", None, None, ALL_KEY)
+        if all_key in latest:  # the step's ALL: every manager's latest whole-step numbers
+            latest[all_key] = replace(latest[all_key], whole=self.all_clock.whole())
         return sorted(
-            self._latest.values(),
+            latest.values(),
             key=lambda s: (
                 s.manager is None,
                 self._managers.index(s.manager) if s.manager else 0,

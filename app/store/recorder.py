@@ -9,7 +9,8 @@ Order of calls::
     for each step:
         step_id = rec.begin_step(run_id, index, spec_name=..., ...)
         rec.set_step_output(step_id, manager, job_text=...)        # per manager, before fio starts
-        rec.add_samples(step_id, samples)                          # once per interval
+        rec.add_samples(step_id, samples)                          # once per interval (a running step's
+                                                                   # ended: when its last samples came)
         rec.set_step_output(step_id, manager, raw_output=...)      # per manager, when fio is done
         rec.add_step_results(step_id, results)
         rec.end_step(step_id, "complete")
@@ -271,16 +272,18 @@ class Recorder:
         with self.store.write("saving samples") as conn:
             new: dict[SeriesKey, int] = {}
             created: set[int] = set()
-            values = {(r.level, r.manager, r.key): self._values(r, r.level in keep) for r in rows}
-            times = {(r.level, r.manager, r.key): r.t for r in rows}
+            # keyed by time too: one batch may hold several seconds of a level (ALL slots emitted together
+            # after an overdue tick or a late report), and each second keeps its own numbers
+            values = {(r.level, r.manager, r.key, r.t): self._values(r, r.level in keep) for r in rows}
             parents = self._parents(conn, step_id, rows)
             out, hists = [], []
             for r in rows:
                 me = (r.level, r.manager, r.key)
+                v = values[(*me, r.t)]
                 sid = self._series_id(conn, step_id, r.level, r.manager, r.key, new, created, shared)
                 parent = parents.get(me)
                 # the same numbers at the same time (ALL's clock may give it another t than its manager's)
-                same = parent is not None and values.get(parent) == values[me] and times.get(parent) == r.t
+                same = parent is not None and values.get((*parent, r.t)) == v
                 if sid in created and same:
                     psid = self._series_id(conn, step_id, *parent, new, created, shared)  # type: ignore[misc]
                     if psid in created:
@@ -292,12 +295,14 @@ class Recorder:
                         continue
                     _unshare(conn, sid)
                     shared.discard(sid)
-                v = values[me]
                 out.append((sid, r.t, *v[:-3], v[-1]))
                 if v[-3] is not None or v[-2] is not None:
                     hists.append((sid, r.t, v[-3], v[-2]))
             conn.executemany(_SAMPLE_SQL, out)
             conn.executemany(_HIST_SQL, hists)
+            # the last moment known to be recorded, for a run whose process dies (samples' t counts from the
+            # step's first report, seconds after the step's start: started + t falls short of it)
+            conn.execute("UPDATE steps SET ended = ? WHERE id = ? AND status = 'running'", (utc_now(), step_id))
             flush(conn, self._due(sid for sid, *_ in out))
         self._series.update(new)  # only once committed: a rolled-back id must not be reused
         self._shared = shared

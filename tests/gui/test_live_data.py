@@ -169,3 +169,43 @@ def test_chart_rows_give_every_chart_field_of_each_window() -> None:
     row = dict(zip(CHART_FIELDS, chart_rows([m, Metrics()])[0].tolist(), strict=True))
     assert row == {"iops": 200.0, "mbps": pytest.approx(200 * 4096 / 1e6), "lat_mean_ms": pytest.approx(1.5),
                    "lat_max_ms": 4.0, "p99_ms": 3.0, "cpu_pct": 4.5, "errors": 2.0}
+
+
+def all_sample(t: float, ios: int, final: bool = False) -> FakeSample:
+    return FakeSample(None, "all", "ALL", t, window(1.0, ios, 1.0, 2.0), window(t, ios, 1.0, 2.0), final)
+
+
+def test_several_all_seconds_in_one_batch_make_a_point_each() -> None:
+    live = LiveResults(update_seconds=1)
+    live.start_step(0.0, "1")
+    live.add(0.0, [all_sample(1.0, 100)])
+    live.add(0.0, [all_sample(2.0, 200), all_sample(3.0, 300), all_sample(4.0, 400)])  # emitted together
+    s = live.series[ALL_KEY]
+    assert list(s.xs()) == [1.0, 2.0, 3.0, 4.0]
+    assert list(s.ys(LAST, "iops")) == [100, 200, 300, 400]
+
+
+def test_a_second_sent_again_redraws_its_own_point_not_the_next_one() -> None:
+    """ALL for second 3 came first without a late manager; once its report lands, second 3 is sent again
+    (after second 4 was drawn): point 3 takes the new numbers and second 5 keeps only its own."""
+    live = LiveResults(update_seconds=1)
+    live.start_step(0.0, "1")
+    for t in (1.0, 2.0, 3.0, 4.0):
+        live.add(0.0, [all_sample(t, int(t) * 100)])
+    live.add(0.0, [all_sample(3.0, 333)])
+    live.add(0.0, [all_sample(5.0, 500)])
+    s = live.series[ALL_KEY]
+    assert list(s.xs()) == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert list(s.ys(LAST, "iops")) == [100, 200, 333, 400, 500]
+
+
+def test_a_second_sent_again_inside_a_longer_window_replaces_its_own_part() -> None:
+    live = LiveResults(update_seconds=2)
+    live.start_step(0.0, "1")
+    live.add(0.0, [all_sample(1.0, 100)])  # window (0, 1]: first point once 2 s have passed
+    live.add(0.0, [all_sample(2.0, 200)])
+    live.add(0.0, [all_sample(3.0, 300)])
+    live.add(0.0, [all_sample(3.0, 500)])  # second 3 again, before its window is drawn
+    live.add(0.0, [all_sample(4.0, 700)])
+    s = live.series[ALL_KEY]
+    assert list(s.ys(LAST, "iops")) == [150, 600]  # (100+200)/2, (500+700)/2

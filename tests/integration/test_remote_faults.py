@@ -195,7 +195,7 @@ def test_managers_start_together_and_all_is_the_sum_per_second(tmp_path, fio_ser
     per_slot: dict[float, list] = {}
     for s in listener.samples_by_step:
         if s.level == "manager":
-            per_slot.setdefault(clock.slot(s.t) * clock.interval, []).append(s)
+            per_slot.setdefault(clock.fio_slot(s.manager, s.whole.seconds) * clock.interval, []).append(s)
     assert set(kept) == set(per_slot) and len(kept) >= 3
     for t, got in kept.items():
         parts = per_slot[t]

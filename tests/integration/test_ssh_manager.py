@@ -126,3 +126,57 @@ def test_cli_run_with_an_ssh_manager(ssh_namespace, tmp_path):
         assert db.execute("SELECT address, protocol FROM managers").fetchall() == [("ssh://fiometer-remote", 97)]
     time.sleep(0.5)
     assert not ns_fio_servers(ns), "fio --server kept running after the run"
+
+
+def test_an_ssh_session_that_died_is_opened_again_for_the_next_step_and_named_by_its_host(ssh_namespace, tmp_path,
+                                                                                         monkeypatch):
+    """Three steps, an SSH manager beside a local one. The SSH session is closed after step 1 (step 2 must
+    open it again) and killed in the middle of step 2 (its manager fails, the message naming
+    ssh://fiometer-remote, not the local forward); step 3 opens it again and completes."""
+    import signal
+
+    from app.engine.managers import local_endpoint, remote_endpoint
+    from app.engine.runner import RunListener, Runner, RunOptions
+
+    config, _ns = ssh_namespace
+    monkeypatch.setenv(SSH_ENV, f"ssh -F {config}")
+    plan = grid(2, 1, 1, specs=("S1", "S2", "S3"), qd=4)
+    for s in plan.specs:
+        s.lines = [SpecLine(4096, 100, 100, 100, 0, 1, 4096, 0)]
+    for m in plan.managers:
+        m.host = None
+    plan.managers[0].workers[0].targets = [Target("/tmp/fiometer-ssh-steps.tst")]
+    plan.managers[1].workers[0].targets = [Target(str(tmp_path / "local.tst"))]
+    endpoint = remote_endpoint("M1", "ssh://fiometer-remote")
+    server = endpoint.close.__self__  # the SshFioServer behind it
+    forward = server.local
+
+    class Steps(RunListener):
+        def __init__(self):
+            self.outcomes, self.messages, self.killed = [], [], False
+
+        def step_finished(self, outcome):
+            self.outcomes.append(outcome)
+            if outcome.step.index == 0:
+                server.close()  # the session ends between steps
+
+        def samples(self, step, samples):
+            if step.index == 1 and not self.killed and any(s.level == "manager" for s in samples):
+                self.killed = True
+                server._proc.send_signal(signal.SIGKILL)  # the session dies mid-step
+
+        def message(self, step, message):
+            self.messages.append(message.text)
+
+    listener = Steps()
+    runner = Runner(plan, {"M1": endpoint, "M2": local_endpoint("M2")}, listener,
+                    RunOptions(run_time=3, engine="null", file_size=1 << 20))
+    try:
+        runner.run()
+    finally:
+        server.close()
+    statuses = [o.status for o in listener.outcomes]
+    assert statuses == ["complete", "partial", "complete"], (statuses, [o.finished["M1"].reason for o in listener.outcomes])
+    reason = listener.outcomes[1].finished["M1"].reason
+    assert "ssh://fiometer-remote" in reason and f"{forward[0]}:{forward[1]}" not in reason, reason
+    assert server.local == forward  # opened again on the same local port

@@ -376,3 +376,61 @@ def test_stop_before_the_job_started_never_sends_run(servers):
     assert events == [Finished(fio.name, True, "stopped before the job started", None, True)]
     time.sleep(1.2)
     assert Op.RUN not in seen and Op.QUIT in seen
+
+
+def test_a_learnt_version_newer_than_the_first_guess_is_kept_for_the_next_process(servers):
+    """A 3.41 server rejects the first guess (v97); the version it speaks is saved in the settings, so a new
+    process (no memory of it) connects once, with v113."""
+    from app import user_settings
+    from app.engine.fioproto import client
+
+    srv = servers(replay("fio-3.41-job3", speed=0.01))
+    fio = RemoteFio("127.0.0.1", srv.port)
+    fio.start(JOB)
+    assert run(fio)[-1].ok
+    assert user_settings.saved_protocol(f"127.0.0.1:{srv.port}") == 113
+    with client._known_lock:
+        client._known_protocol.pop(("127.0.0.1", srv.port))  # as a new process
+    fio = RemoteFio("127.0.0.1", srv.port)
+    fio.start(JOB)
+    assert run(fio)[-1].ok
+    assert [c.received[0].version for c in srv.connections] == [97, 113, 113]
+
+
+def test_a_host_that_does_not_answer_is_unreachable_not_gone():
+    """Refused (the host answers, nothing listens) and unreachable (no answer at all) are told apart. A
+    listener whose accept queue is full drops new connection attempts, as a host that is down does."""
+    import socket
+
+    from app.engine.fioproto.client import listener_state
+
+    with socket.create_server(("127.0.0.1", 0), backlog=0) as full:
+        port = full.getsockname()[1]
+        assert listener_state("127.0.0.1", port, 0.5) == "listening"
+        held = []
+        try:
+            for _ in range(8):  # fill the accept queue (nothing accepts)
+                c = socket.socket()
+                c.setblocking(False)
+                c.connect_ex(("127.0.0.1", port))
+                held.append(c)
+            time.sleep(0.2)
+            assert listener_state("127.0.0.1", port, 0.5) == "unreachable"
+        finally:
+            for c in held:
+                c.close()
+    assert listener_state("127.0.0.1", port, 0.5) == "refused"
+
+
+def test_a_silent_server_whose_host_is_unreachable_is_waited_for_and_said_so(servers, monkeypatch):
+    from app.engine.fioproto import client
+
+    srv = servers(replay("fio-3.33-randread-psync", stop_after_reports=2, then="hang"))
+    monkeypatch.setattr(client, "listener_state", lambda *a: "unreachable")  # (told apart above, for real)
+    fio = RemoteFio("127.0.0.1", srv.port, name="Far", silence_note=1.0, silence_timeout=4.0, eta_poll=0.3)
+    fio.start(JOB)
+    events = list(fio.events())
+    notes = [e.text for e in events if isinstance(e, Message) and "unreachable" in e.text]
+    assert len(notes) == 1 and "is unreachable (its host does not answer" in notes[0]
+    fin = events[-1]
+    assert not fin.ok and "gone" not in fin.reason and "stopped answering for 4 s" in fin.reason

@@ -139,3 +139,47 @@ def test_owner_liveness():
         [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
     )
     assert owner_is_gone(ProcessOwner(int(finished.stdout), me.host, None))
+
+
+RECORD_LATE_REPORTS_THEN_HANG = """
+import sys, time
+from datetime import datetime, timedelta, timezone
+from app.model.metrics import Metrics
+from app.store import ManagerInfo, Recorder, SampleRow, open_store
+rec = Recorder(open_store(sys.argv[1]))
+run_id = rec.begin_run({"name": "cut"})
+rec.add_managers(run_id, [ManagerInfo("M1")])
+# the step began 6 s ago; fio's first report came 4 s into it (loading, starting): t counts from there
+step_id = rec.begin_step(run_id, 0, started=datetime.now(timezone.utc) - timedelta(seconds=6))
+m = Metrics(seconds=1.0, read_ios=10, read_iops=10.0)
+rec.add_samples(step_id, [SampleRow("M1", "manager", "M1", 0.0, m, m)])
+time.sleep(1.0)
+rec.add_samples(step_id, [SampleRow("M1", "manager", "M1", 1.0, m, m)])
+time.sleep(1.0)
+rec.add_samples(step_id, [SampleRow("M1", "manager", "M1", 2.0, m, m)])
+print(run_id, time.time(), flush=True)
+time.sleep(120)
+"""
+
+
+def test_an_interrupted_run_ends_when_its_last_samples_were_recorded(tmp_path):
+    from datetime import datetime
+
+    path = tmp_path / "fiometer.db"
+    child = _python(RECORD_LATE_REPORTS_THEN_HANG, path)
+    try:
+        line = child.stdout.readline()
+        assert line, child.stderr.read()
+        run_id, last_write = int(line.split()[0]), float(line.split()[1])
+        child.kill()
+        child.wait(timeout=30)
+        with open_store(path) as store:
+            run = get_run(store, run_id)
+        assert run.status == "interrupted"
+        ended = datetime.fromisoformat(run.ended).timestamp()
+        assert abs(ended - last_write) < 0.5, (run.ended, last_write)  # not started + last t (4 s earlier)
+    finally:
+        child.kill()
+        child.wait(timeout=30)
+        child.stdout.close()
+        child.stderr.close()

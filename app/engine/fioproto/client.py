@@ -79,15 +79,23 @@ def _where(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-def still_listening(host: str, port: int, timeout: float) -> bool:
-    """Does anything still accept connections on host:port? A busy host's kernel accepts for its fio
-    server however starved the server is; a server that was killed refuses, a host that is down does
-    not answer. (A server whose job processes outlived it keeps our connection open but silent.)"""
+def listener_state(host: str, port: int, timeout: float) -> str:
+    """What answers on host:port now: "listening" (a busy host's kernel accepts for its fio server however
+    starved the server is), "refused" (the host answers but nothing listens: its fio server is gone) or
+    "unreachable" (no answer: the host is down, or the link or a firewall drops what we send). (A server
+    whose job processes outlived it keeps our connection open but silent.)"""
     try:
         with socket.create_connection((host, port), timeout=timeout):
-            return True
+            return "listening"
+    except ConnectionRefusedError:
+        return "refused"
     except OSError:
-        return False
+        return "unreachable"
+
+
+def still_listening(host: str, port: int, timeout: float) -> bool:
+    """Does anything still accept connections on host:port (:func:`listener_state`)?"""
+    return listener_state(host, port, timeout) == "listening"
 
 
 def _connect(host: str, port: int, timeout: float) -> socket.socket:
@@ -223,7 +231,9 @@ def _open(
     """
     key = (host, port)
     with _known_lock:
-        protocol = _known_protocol.get(key) or user_settings.saved_protocol(_where(host, port)) or DEFAULT_PROTOCOL
+        known = _known_protocol.get(key)
+    saved = user_settings.saved_protocol(_where(host, port)) if known is None else known
+    protocol = known or saved or DEFAULT_PROTOCOL
     for _ in range(3):
         try:
             link, info, rest = _handshake(
@@ -239,9 +249,8 @@ def _open(
                 _known_protocol[key] = protocol
             continue
         with _known_lock:
-            learnt = _known_protocol.get(key) != protocol
             _known_protocol[key] = protocol
-        if learnt:
+        if protocol != saved:  # learnt here (a rejected guess) or not yet kept: the next process needs it too
             user_settings.remember_protocol(_where(host, port), protocol)
         log.info("%s: protocol %d, %s on %s (%s)", _where(host, port), protocol, info.fio_version, info.hostname,
                  info.os)
@@ -336,9 +345,11 @@ class RemoteFio:
         settle: float = 0.25,
         eta_poll: float = 1.0,
         verify_payload_crc: bool = False,
+        shown_as: str | None = None,
     ) -> None:
         self.host = host
         self.port = port
+        self.shown_as = shown_as  # how messages name the server (an SSH manager's ssh://host, not its forward)
         self.name = name or _where(host, port)
         self.connect_timeout = connect_timeout
         self.answer_timeout = answer_timeout
@@ -398,14 +409,19 @@ class RemoteFio:
                 protocol, Op.JOB, job_pdu(job_text, CLIENT_TYPE_CLI)
             )
 
-        link, info, rest = _open(
-            self.host, self.port, connect_timeout=self.connect_timeout, answer_timeout=self.answer_timeout,
-            verify_payload_crc=self.verify_payload_crc, after_probe=job_frames,
-        )
+        try:
+            link, info, rest = _open(
+                self.host, self.port, connect_timeout=self.connect_timeout, answer_timeout=self.answer_timeout,
+                verify_payload_crc=self.verify_payload_crc, after_probe=job_frames,
+            )
+        except TransportError as e:
+            if not self.shown_as:
+                raise
+            raise TransportError(str(e).replace(_where(self.host, self.port), self.shown_as)) from None
         self._link, self.info = link, info
         session = self._session = RunSession(
             self.name, layout_for(info.protocol), self.host, self.port, settle=self.settle,
-            fio_version=info.fio_version,
+            fio_version=info.fio_version, shown_as=self.shown_as,
         )
         for pkt in rest:
             self._early += session.on_packet(pkt)
@@ -457,6 +473,7 @@ class RemoteFio:
         note = self.silence_note if self.silence_note is not None else 3 * self._interval + 5.0
         quiet_from: float | None = None  # the last byte before a silence that was reported
         listener_check = 0.0  # when next to check that a silent server still accepts connections
+        unreachable_said = False
         eta_frame = encode(session.layout.protocol, Op.SEND_ETA, tag=2)
         next_eta = time.monotonic() + self.eta_poll
         try:
@@ -492,7 +509,7 @@ class RemoteFio:
                 if quiet_from is not None and link.last_rx > quiet_from:
                     yield Message(session.manager, f"manager {session.where} is answering again after "
                                                    f"{link.last_rx - quiet_from:.0f} s of silence", "info")
-                    quiet_from = None
+                    quiet_from, unreachable_said = None, False
                 # the whole batch is counted before any event is handed out: another thread reading
                 # bytes_received meanwhile must not see text bytes as report bytes
                 self._other_bytes += sum(HEADER_SIZE + len(p.payload) for p in packets if p.opcode not in _REPORT_OPS)
@@ -516,10 +533,18 @@ class RemoteFio:
                                                    f"to {silence:g} s before giving up on it", "warning")
                 elif quiet_from is not None and now >= listener_check:
                     listener_check = now + LISTENER_CHECK_S
-                    if not still_listening(self.host, self.port, self.connect_timeout):
+                    state = listener_state(self.host, self.port, self.connect_timeout)
+                    if state == "refused":  # the host answers: its fio server is no more
+                        gone = ("its SSH session (the forward to it) ended" if (self.shown_as or "").startswith("ssh://")
+                                else "its port no longer accepts connections: its fio server is gone")
                         yield from session.on_error(
-                            f"manager {session.where} sent nothing for {time.monotonic() - link.last_rx:.0f} s and its "
-                            "port no longer accepts connections: its fio server is gone; samples so far kept")
+                            f"manager {session.where} sent nothing for {time.monotonic() - link.last_rx:.0f} s and "
+                            f"{gone}; samples so far kept")
+                    elif state == "unreachable" and not unreachable_said:  # down, or only the link: wait on
+                        unreachable_said = True
+                        yield Message(session.manager, f"manager {session.where} is unreachable (its host does not "
+                                                       "answer: down, or the link?); waiting up to "
+                                                       f"{silence:g} s for it", "warning")
                 elif self._stop_at is not None and now >= self._stop_at and now - link.last_rx >= self._interval:
                     # (data still arriving on a slow link may be the final report; the runner caps the wait)
                     yield from session.on_error(

@@ -56,7 +56,9 @@ class RunSession:
         settle: float = 0.25,
         fio_version: str = "",
         clock=time.monotonic,
+        shown_as: str | None = None,
     ) -> None:
+        self.shown_as = shown_as  # how messages name the server when not by host:port
         self.manager = manager
         self.layout = layout
         self.host = host
@@ -196,7 +198,7 @@ class RunSession:
     @property
     def where(self) -> str:
         """'name (host:port)', or just 'host:port' when the manager is named after its address."""
-        addr = f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+        addr = self.shown_as or (f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}")
         return addr if self.manager == addr else f"{self.manager} ({addr})"
 
     def lost_reason(self) -> str:

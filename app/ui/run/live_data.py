@@ -237,6 +237,12 @@ class Series:
     def xs(self) -> np.ndarray:
         return self.x[:self.n]
 
+    def point_at(self, x: float, look_back: int = 64) -> int | None:
+        """The index of the recent point drawn at ``x`` (within 1 ms), if any."""
+        lo = max(self.n - look_back, 0)
+        hits = np.nonzero(np.abs(self.x[lo:self.n] - x) < 1e-3)[0]
+        return lo + int(hits[-1]) if len(hits) else None
+
     def ys(self, kind: str, field_name: str) -> np.ndarray:
         return self.values[kind][CHART_FIELDS.index(field_name), :self.n]
 
@@ -313,6 +319,7 @@ class LiveResults:
         """The batches' points are computed together (``chart_rows``), then written."""
         points: list[tuple[Series, float, Metrics, Metrics]] = []  # (series, x, whole, window)
         replaced: list[tuple[Series, Metrics]] = []
+        revised: list[tuple[Series, int, Metrics, Metrics]] = []  # (series, point index, whole, window)
         for offset, smp in ((offset, smp) for offset, samples in batches for smp in samples):
             if smp.level == "target" and not self.keep_targets:
                 continue
@@ -321,9 +328,25 @@ class LiveResults:
             if s is None:
                 s = self.series[key] = Series()
                 self.blocks.setdefault(key[0], Block()).add(s)
+            again = s.window_start is not None and smp.t <= s.last_t  # a second sent again (ALL, more numbers)
+            if again and not s.pending:
+                # already drawn (ALL once a late manager's report came): its own point is redrawn, never
+                # merged into the next second's window
+                if smp.interval.seconds <= 0 and smp.t == s.last_t:
+                    replaced.append((s, smp.whole))  # fio repeated its last report as the final one
+                    continue
+                i = s.point_at(offset + smp.t) if self.update_seconds == 1 else None
+                if i is not None:
+                    revised.append((s, i, smp.whole, smp.interval))
+                continue
+            if again and smp.t < s.last_t:
+                continue  # inside a window being collected, not its newest second: kept by the store only
             if s.window_start is None:
                 s.window_start = smp.t - smp.interval.seconds
-            s.pending.append(smp.interval)
+            if again:
+                s.pending[-1] = smp.interval  # the newest second of the window, sent again
+            else:
+                s.pending.append(smp.interval)
             s.last_whole = smp.whole
             s.last_t = smp.t
             due = smp.final if self.update_seconds == 0 else (
@@ -337,18 +360,23 @@ class LiveResults:
                 s.step_points += 1
                 s.pending = []
                 s.window_start = smp.t
-        if points or replaced:
-            whole = chart_rows([p[2] for p in points] + [r[1] for r in replaced])
-            window = chart_rows([p[3] for p in points])
+        if points or replaced or revised:
+            whole = chart_rows([p[2] for p in points] + [r[1] for r in replaced] + [r[2] for r in revised])
+            window = chart_rows([p[3] for p in points] + [r[3] for r in revised])
             for i, (s, x, w, iv) in enumerate(points):
                 s.put(x, whole[i], window[i])
                 s.latest = {WHOLE: w, LAST: iv}
             for i, (s, w) in enumerate(replaced, start=len(points)):
                 s.replace_whole(w, whole[i])
+            for j, (s, at, w, iv) in enumerate(revised):
+                s.values[WHOLE][:, at] = whole[len(points) + len(replaced) + j]
+                s.values[LAST][:, at] = window[len(points) + j]
+                if at == s.n - 1:
+                    s.latest = {WHOLE: w, LAST: iv}
             self.revision += 1
         for _offset, samples in batches:
             self.disks.add(samples, self.update_seconds)
-        return len(points) + len(replaced)
+        return len(points) + len(replaced) + len(revised)
 
     def keys(self, level: str, manager: str | None = None) -> list[SeriesKey]:
         return [k for k in self.series if k[0] == level and (manager is None or k[1] == manager)]
