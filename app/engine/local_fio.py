@@ -198,6 +198,8 @@ class LocalFio:
         self._tmpdir: Path | None = None
         self._events_taken = False
         self._guard: orphan_guard.OrphanGuard | None = None
+        # descriptors fio inherits (its job names them /proc/self/fd/N: engine.held_targets)
+        self.pass_fds: tuple[int, ...] = ()
 
     @property
     def pid(self) -> int | None:
@@ -238,6 +240,7 @@ class LocalFio:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
+                pass_fds=self.pass_fds,
                 **popen_options(self._os),
             )
         except OSError as e:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import platform
 import queue
 import threading
 import time
@@ -19,6 +20,7 @@ from typing import Any
 
 from app.engine.disk_telemetry import step_disk_context
 from app.engine.fioproto.client import run_delay
+from app.engine.held_targets import Arming, Held, HoldRefused, hold
 from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import JobFile, JobInfo, step_jobfile, stop_order
 from app.engine.message_gate import MessageGate
@@ -30,6 +32,7 @@ from app.engine.safety import (
     WriteRisk,
     armed_twice,
     is_armed,
+    marker_of,
     unarmed,
     unverified_notes,
     write_risks,
@@ -92,6 +95,12 @@ class RunOptions:
     allow_write: set[str] = field(default_factory=set)  # armed targets (names or paths)
     allow_write_in_use: set[str] = field(default_factory=set)  # second override: mounted/partitioned
     registry: CreatedFiles | None = None  # test files Fiometer created (None: nothing is known)
+    # path -> the object (placement.object_id) the user was shown when arming it (GUI): the run refuses to
+    # start if that path now leads to anything else
+    armed_objects: dict[str, tuple] = field(default_factory=dict)
+    # called with each step after its targets were checked and opened, right before fio starts (tests
+    # drive races through it)
+    before_fio_start: Callable[[Step], None] | None = None
     # steps with at least this many fio servers read and decode them in another process (0: never)
     decode_apart: int = 1
 
@@ -210,6 +219,8 @@ class Runner:
         self.last_telemetry: StepTelemetry | None = None
         self.notes: list[str] = []  # what could not be verified (targets on remote managers)
         self._own_files: set[tuple[str, str]] = set()
+        self._registry = self.options.registry or CreatedFiles(Path(os.devnull))
+        self._arming = Arming()  # the objects armed, checked again at every step (engine.held_targets)
         self._remote_host: RemoteHost | None = None
         self.jobfiles = self._prepare()
 
@@ -256,15 +267,26 @@ class Runner:
                     if folder and folder not in missing and o.engine != "null":  # null never opens files
                         missing.append(folder)
             out.append(files)
-        registry = o.registry or CreatedFiles(Path(os.devnull))
+        registry = self._registry
         # local test files this run creates, or that were Fiometer's before it: remembered after every step
         self._own_files = {(j.manager, j.path) for files in out for jf in files.values() for j in jf.jobs
                            if not j.is_device and j.placement is not None and j.placement.verified
                            and (not j.placement.exists or registry.owns(j.placement))}
         risks: list[WriteRisk] = []
         for files in out:
-            risks += [r for r in write_risks(files, registry, o.engine)
-                      if r not in risks and not is_armed(r, o.allow_write, o.allow_write_in_use)]
+            for r in write_risks(files, registry, o.engine):
+                if not is_armed(r, o.allow_write, o.allow_write_in_use):
+                    if r not in risks:
+                        risks.append(r)
+                    continue
+                shown = o.armed_objects.get(r.path)
+                if shown is not None and r.obj != shown:
+                    problems.append(f"manager {r.manager!r}, target {r.target!r}: {r.path} changed after you "
+                                    "confirmed writing to it (it leads to another object now); nothing was "
+                                    "written — start again to see what it is")
+                self._arming.objects[r.path] = r.obj  # armed for this object only
+            self._arming.in_use |= {j.path for jf in files.values() for j in jf.jobs
+                                    if armed_twice(j, o.allow_write, o.allow_write_in_use)}
             self.notes += [n for n in unverified_notes(files) if n not in self.notes]
         for files in out:
             for jf in files.values():
@@ -360,13 +382,21 @@ class Runner:
         raw: dict[str, str | None] = {name: None for name in files}
         started = time.time()
         registry = self.options.registry
-        ours = [j.path for jf in files.values() for j in jf.jobs if (j.manager, j.path) in self._own_files]
         self._stopping_step = False
         with self._lock:
             self._stop_order, self._later_stop_at = stop_order(files), None
         steady = SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None
+        held, refusal = self._hold_targets(files)
+        ours = [j.path for jf in files.values() for j in jf.jobs if (j.manager, j.path) in self._own_files
+                and j.manager not in held]
         self.listener.step_started(step, files)
-        transports = self._start_together(files, finished)
+        if refusal:
+            self.listener.message(step, Message("", refusal, "error"))
+            for name in files:
+                finished[name] = Finished(name, False, refusal)
+        elif self.options.before_fio_start is not None:
+            self.options.before_fio_start(step)
+        transports = self._start_together({n: f for n, f in files.items() if n not in finished}, finished, held)
         go_at = time.monotonic()
         threads = []
         for name, transport in transports.items():
@@ -466,6 +496,7 @@ class Runner:
                 th.join(timeout=5)
             with self._lock:
                 self._current.clear()
+            self._release(held)
         for name, gate in gates.items():
             for note in (getattr(transports.get(name), "dropped_note", None), gate.summary(name)):
                 if note:
@@ -491,16 +522,51 @@ class Runner:
         return StepOutcome(step, status, telemetry.final_results(), finished, raw, started, time.time(),
                            start_times)
 
-    def _start_together(self, files: dict[str, JobFile], finished: dict[str, Finished]) -> dict[str, Transport]:
+    def _hold_targets(self, files: dict[str, JobFile]) -> tuple[dict[str, Held], str]:
+        """Open, verify and lay out the local managers' targets for this step (``engine.held_targets``):
+        ({manager: what it holds}, why the step may not run or "")."""
+        held: dict[str, Held] = {}
+        if self.options.engine == "null" or platform.system() != "Linux":  # null never opens its files
+            return held, ""
+        for name, jf in files.items():
+            if self.endpoints[name].host != "local":
+                continue
+            try:
+                held[name] = hold(jf, self._arming, self._owns, cancelled=self._abort.is_set)
+            except HoldRefused as e:
+                for h in held.values():
+                    h.close()
+                return {}, f"manager {name!r}: {e}"
+        return held, ""
+
+    def _owns(self, path: str, st: os.stat_result, fd: int) -> bool:
+        return self._registry.owns_stat(path, st, marker_of(fd))
+
+    def _release(self, held: dict[str, Held]) -> None:
+        """After a step: adopt the test files fio was given (only while their names still lead to them), then
+        let go of every descriptor."""
+        for h in held.values():
+            if h.files:
+                self._registry.adopt(h.files)
+            h.close()
+
+    def _start_together(self, files: dict[str, JobFile], finished: dict[str, Finished],
+                        held: dict[str, Held] | None = None) -> dict[str, Transport]:
         """Load every manager's job first (remote ones in parallel), then start them all at once:
-        RUN to the fio servers, then the local fio processes (which start when launched)."""
+        RUN to the fio servers, then the local fio processes (which start when launched). Managers in
+        ``held`` get its job text and descriptors."""
+        held = held or {}
+        texts = {n: held[n].text if n in held else jf.text for n, jf in files.items()}
         transports = self._make_transports(files)
+        for name, h in held.items():
+            if name in transports:
+                transports[name].pass_fds = tuple(h.fds.values())  # type: ignore[attr-defined]
         loadable = {n: t for n, t in transports.items() if hasattr(t, "go")}
         errors: dict[str, str] = {}
 
         def load(name: str, transport: Transport) -> None:
             try:
-                transport.start(files[name].text, status_interval=self.options.status_interval)
+                transport.start(texts[name], status_interval=self.options.status_interval)
             except TransportError as e:
                 errors[name] = str(e)
 
@@ -520,7 +586,7 @@ class Runner:
                 transport.go()  # type: ignore[attr-defined]
             else:
                 try:
-                    transport.start(files[name].text, status_interval=self.options.status_interval)
+                    transport.start(texts[name], status_interval=self.options.status_interval)
                 except TransportError as e:
                     errors[name] = str(e)
                     continue
