@@ -130,8 +130,8 @@ def _open_checked(path: str, jobs: list[JobInfo], arming: Arming, owns: Owns) ->
         try:
             fd = os.open(path, flags)
         except OSError as e:
-            words = EBUSY_WORDS if e.errno == errno.EBUSY else f"it cannot be opened ({e.strerror})"
-            raise HoldRefused(f"{where}: {words}{again}") from e
+            words = f"{where}: {EBUSY_WORDS}" if e.errno == errno.EBUSY else _open_failed(where, path, e)
+            raise HoldRefused(words + again) from e
         try:
             _verify(fd, now.obj, where, again)
         except BaseException:
@@ -152,7 +152,7 @@ def _open_checked(path: str, jobs: list[JobInfo], arming: Arming, owns: Owns) ->
         fd = os.open(path, (os.O_RDWR if writes or (now.size or 0) < need else os.O_RDONLY)
                      | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as e:
-        raise HoldRefused(f"{where} changed while Fiometer opened it ({e.strerror}){again}") from e
+        raise HoldRefused(_open_failed(where, path, e) + again) from e
     try:
         st = _verify(fd, now.obj, where, again)
         own = owns(path, st, fd)
@@ -163,6 +163,12 @@ def _open_checked(path: str, jobs: list[JobInfo], arming: Arming, owns: Owns) ->
         os.close(fd)
         raise
     return fd, own, False
+
+
+def _open_failed(where: str, path: str, e: OSError) -> str:
+    if e.errno == errno.ELOOP:
+        return f"{where} became a symbolic link while Fiometer opened it"
+    return f"{where}: cannot open target {path}: {e.strerror}"
 
 
 def _verify(fd: int, obj: tuple | None, where: str, again: str) -> os.stat_result:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from app.engine.disk_telemetry import step_disk_context
+from app.engine.disks import disk_of
 from app.engine.fioproto.client import run_delay
 from app.engine.held_targets import Arming, Held, HoldRefused, hold
 from app.engine.job_policy import JobRefused, check_job_text
@@ -561,6 +562,8 @@ class Runner:
         for name, h in held.items():
             if name in transports:
                 transports[name].pass_fds = tuple(h.fds.values())  # type: ignore[attr-defined]
+                transports[name].disks = tuple(dict.fromkeys(  # type: ignore[attr-defined]
+                    d for p in h.fds if (d := disk_of(p))))
         loadable = {n: t for n, t in transports.items() if hasattr(t, "go")}
         errors: dict[str, str] = {}
 
