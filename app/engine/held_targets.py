@@ -26,6 +26,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from app.engine import linux_devices
 from app.engine.jobfile import JobFile, JobInfo
 from app.engine.placement import PlacementError, object_id, place_local
 from app.engine.targets import fio_filename
@@ -81,9 +82,10 @@ def hold(jf: JobFile, arming: Arming, owns: Owns, *, cancelled: Callable[[], boo
         if not job.network and job.placement is not None and job.placement.verified:
             by_path.setdefault(job.path, []).append(job)
     created: list[tuple[str, int]] = []
+    backings = linux_devices.loop_backings() if by_path else []  # once per step, for every target
     try:
         for path, jobs in by_path.items():
-            fd, own, made = _open_checked(path, jobs, arming, owns)
+            fd, own, made = _open_checked(path, jobs, arming, owns, backings)
             held.fds[path] = fd
             if made:
                 created.append((path, fd))
@@ -102,7 +104,8 @@ def hold(jf: JobFile, arming: Arming, owns: Owns, *, cancelled: Callable[[], boo
     return held
 
 
-def _open_checked(path: str, jobs: list[JobInfo], arming: Arming, owns: Owns) -> tuple[int, bool, bool]:
+def _open_checked(path: str, jobs: list[JobInfo], arming: Arming, owns: Owns,
+                  backings: list[tuple[str, tuple]]) -> tuple[int, bool, bool]:
     """(descriptor, Fiometer's own file, created now) for one target; raises HoldRefused."""
     checked = jobs[0].placement
     assert checked is not None
@@ -111,7 +114,7 @@ def _open_checked(path: str, jobs: list[JobInfo], arming: Arming, owns: Owns) ->
     where = f"target {jobs[0].target_name!r} ({path})"
     again = "; nothing was written. Start the run again to have it checked (and asked) anew"
     try:
-        now = place_local(path, jobs[0].is_device)
+        now = place_local(path, jobs[0].is_device, backings=backings)
     except PlacementError as e:
         raise HoldRefused(f"{where}: {e}{again}") from e
     if now.path != path:

@@ -108,8 +108,13 @@ def _check_text(spelled: str, path: str) -> None:
 
 
 def place_local(spelled: str, name_says_device: bool = False, *, cwd: str | None = None,
-                device_uses: Callable[[tuple[int, int]], list[str]] = linux_devices.device_uses) -> Placement:
-    """Examine the target on this machine (POSIX). Raises PlacementError for unusable paths."""
+                device_uses: Callable[[tuple[int, int]], list[str]] | None = None,
+                backings: list[tuple[str, tuple]] | None = None) -> Placement:
+    """Examine the target on this machine (POSIX). Raises PlacementError for unusable paths. ``backings``:
+    the loop devices' backing objects when the caller already read them (``linux_devices.loop_backings``)."""
+    if device_uses is None:
+        def device_uses(dev: tuple[int, int]) -> list[str]:
+            return linux_devices.device_uses(dev, backings=backings)
     if os.name == "nt":  # pragma: no cover - exercised on Windows only
         return _place_local_windows(spelled)
     absolute = spelled if spelled.startswith("/") else posixpath.join(cwd or os.getcwd(), spelled)
@@ -148,7 +153,7 @@ def place_local(spelled: str, name_says_device: bool = False, *, cwd: str | None
                              f"{posixpath.join(real, 'iobw.tst')}")
     if not stat.S_ISREG(mode):
         raise PlacementError(f"{spelled!r}: {real} is neither a file nor a device (a pipe or socket)")
-    uses = linux_devices.file_uses(st) if platform.system() == "Linux" else []
+    uses = linux_devices.file_uses(st, backings) if platform.system() == "Linux" else []
     return Placement(spelled, real, False, True, exists=True, size=st.st_size, identity=(st.st_dev, st.st_ino),
                      mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns, obj=object_id(st), in_use=tuple(uses))
 
