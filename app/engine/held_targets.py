@@ -73,10 +73,14 @@ def fio_name(fd: int) -> str:
     return f"/proc/self/fd/{fd}"
 
 
-def hold(jf: JobFile, arming: Arming, owns: Owns, *, cancelled: Callable[[], bool] = lambda: False) -> Held:
+def hold(jf: JobFile, arming: Arming, owns: Owns, *, cancelled: Callable[[], bool] = lambda: False,
+         say: Callable[[str], None] = lambda text: None, others: list[Held] | None = None) -> Held:
     """Open, verify and (for test files) lay out every target of ``jf``; the returned job text gives fio
-    the descriptors. Raises HoldRefused (nothing held, nothing written, a file created here removed)."""
+    the descriptors. ``others``: what other local managers of the step already hold (a target they share
+    is not opened again — a written device is held exclusively — but shared through a duplicate).
+    Raises HoldRefused (nothing held, nothing written, a file created here removed)."""
     held = Held(jf.text)
+    shared = {path: (fd, path in h.files) for h in others or [] for path, fd in h.fds.items()}
     by_path: dict[str, list[JobInfo]] = {}
     for job in jf.jobs:
         if not job.network and job.placement is not None and job.placement.verified:
@@ -85,7 +89,10 @@ def hold(jf: JobFile, arming: Arming, owns: Owns, *, cancelled: Callable[[], boo
     backings = linux_devices.loop_backings() if by_path else []  # once per step, for every target
     try:
         for path, jobs in by_path.items():
-            fd, own, made = _open_checked(path, jobs, arming, owns, backings)
+            if path in shared:
+                fd, own, made = os.dup(shared[path][0]), shared[path][1], False
+            else:
+                fd, own, made = _open_checked(path, jobs, arming, owns, backings)
             held.fds[path] = fd
             if made:
                 created.append((path, fd))
@@ -93,6 +100,7 @@ def hold(jf: JobFile, arming: Arming, owns: Owns, *, cancelled: Callable[[], boo
                 held.files[path] = fd
             need = max(j.offset + (j.size or 0) for j in jobs)
             if not jobs[0].is_device and os.fstat(fd).st_size < need:
+                say(f"laying out the test file {path} ({_size(need)})")
                 layout(path, fd, need, cancelled)
                 held.laid_out.append(path)
             held.text = _name_in_text(held.text, path, fd, len(jobs))

@@ -387,10 +387,14 @@ class Runner:
         with self._lock:
             self._stop_order, self._later_stop_at = stop_order(files), None
         steady = SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None
-        held, refusal = self._hold_targets(files)
+        laid_out: list[Message] = []
+        held, refusal = self._hold_targets(files, laid_out)
+        started = time.time()  # after any test file was laid out
         ours = [j.path for jf in files.values() for j in jf.jobs if (j.manager, j.path) in self._own_files
                 and j.manager not in held]
         self.listener.step_started(step, files)
+        for said in laid_out:
+            self.listener.message(step, said)
         if refusal:
             self.listener.message(step, Message("", refusal, "error"))
             for name in files:
@@ -523,9 +527,9 @@ class Runner:
         return StepOutcome(step, status, telemetry.final_results(), finished, raw, started, time.time(),
                            start_times)
 
-    def _hold_targets(self, files: dict[str, JobFile]) -> tuple[dict[str, Held], str]:
+    def _hold_targets(self, files: dict[str, JobFile], said: list[Message]) -> tuple[dict[str, Held], str]:
         """Open, verify and lay out the local managers' targets for this step (``engine.held_targets``):
-        ({manager: what it holds}, why the step may not run or "")."""
+        ({manager: what it holds}, why the step may not run or ""); what it did goes to ``said``."""
         held: dict[str, Held] = {}
         if self.options.engine == "null" or platform.system() != "Linux":  # null never opens its files
             return held, ""
@@ -533,7 +537,9 @@ class Runner:
             if self.endpoints[name].host != "local":
                 continue
             try:
-                held[name] = hold(jf, self._arming, self._owns, cancelled=self._abort.is_set)
+                held[name] = hold(jf, self._arming, self._owns, cancelled=self._abort.is_set,
+                                  say=lambda text, n=name: said.append(Message(n, text, "info")),
+                                  others=list(held.values()))
             except HoldRefused as e:
                 for h in held.values():
                     h.close()

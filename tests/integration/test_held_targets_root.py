@@ -329,3 +329,16 @@ def test_a_test_file_larger_than_its_file_system_is_refused_and_nothing_is_recor
     assert not (tmp_path / "created.json").exists() or str(target) not in (tmp_path / "created.json").read_text()
     assert (fs.mountpoint / "precious.txt").read_text().startswith("data that must survive")
     fs_intact(fs)
+
+
+def test_two_local_managers_writing_one_armed_device_share_the_exclusive_hold(tmp_path, loops):
+    disk = loops()
+    plan = grid(2, 1, 1)
+    plan.specs[0].lines = [SpecLine(4096, 100, 0, 100)]
+    for m in plan.managers:
+        m.workers[0].targets = [Target("T1", path=disk.dev)]
+    steps = Steps()
+    opts = RunOptions(run_time=1, registry=CreatedFiles(tmp_path / "created.json"), allow_write={"T1"})
+    status = Runner(plan, {"M1": local_endpoint("M1"), "M2": local_endpoint("M2")}, steps, opts).run()
+    assert status == "complete", steps.errors
+    assert not disk.intact()  # both wrote it, through one exclusive open
