@@ -57,6 +57,7 @@ class Held:
     fds: dict[str, int] = field(default_factory=dict)  # path -> descriptor fio inherits
     files: dict[str, int] = field(default_factory=dict)  # Fiometer's test files among them (adopted after)
     laid_out: list[str] = field(default_factory=list)
+    writing: set[str] = field(default_factory=set)  # paths checked and opened for writing
 
     def close(self) -> None:
         for fd in self.fds.values():
@@ -80,7 +81,7 @@ def hold(jf: JobFile, arming: Arming, owns: Owns, *, cancelled: Callable[[], boo
     is not opened again — a written device is held exclusively — but shared through a duplicate).
     Raises HoldRefused (nothing held, nothing written, a file created here removed)."""
     held = Held(jf.text)
-    shared = {path: (fd, path in h.files) for h in others or [] for path, fd in h.fds.items()}
+    shared = {path: (fd, path in h.files, path in h.writing) for h in others or [] for path, fd in h.fds.items()}
     by_path: dict[str, list[JobInfo]] = {}
     for job in jf.jobs:
         if not job.network and job.placement is not None and job.placement.verified:
@@ -89,11 +90,14 @@ def hold(jf: JobFile, arming: Arming, owns: Owns, *, cancelled: Callable[[], boo
     backings = linux_devices.loop_backings() if by_path else []  # once per step, for every target
     try:
         for path, jobs in by_path.items():
-            if path in shared:
+            writes = any(j.writes for j in jobs)
+            if path in shared and (shared[path][2] or not writes):  # checked (and opened) for this use already
                 fd, own, made = os.dup(shared[path][0]), shared[path][1], False
             else:
                 fd, own, made = _open_checked(path, jobs, arming, owns, backings)
             held.fds[path] = fd
+            if writes:
+                held.writing.add(path)
             if made:
                 created.append((path, fd))
             if own or made:
