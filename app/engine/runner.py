@@ -396,9 +396,10 @@ class Runner:
         for said in laid_out:
             self.listener.message(step, said)
         if refusal:
-            self.listener.message(step, Message("", refusal, "error"))
+            who, why = refusal
+            self.listener.message(step, Message(who, why, "error"))
             for name in files:
-                finished[name] = Finished(name, False, refusal)
+                finished[name] = Finished(name, False, f"manager {who!r}: {why}")
         elif self.options.before_fio_start is not None:
             self.options.before_fio_start(step)
         transports = self._start_together({n: f for n, f in files.items() if n not in finished}, finished, held)
@@ -527,12 +528,13 @@ class Runner:
         return StepOutcome(step, status, telemetry.final_results(), finished, raw, started, time.time(),
                            start_times)
 
-    def _hold_targets(self, files: dict[str, JobFile], said: list[Message]) -> tuple[dict[str, Held], str]:
+    def _hold_targets(self, files: dict[str, JobFile],
+                      said: list[Message]) -> tuple[dict[str, Held], tuple[str, str] | None]:
         """Open, verify and lay out the local managers' targets for this step (``engine.held_targets``):
-        ({manager: what it holds}, why the step may not run or ""); what it did goes to ``said``."""
+        ({manager: what it holds}, (manager, why the step may not run) or None); what it did goes to ``said``."""
         held: dict[str, Held] = {}
         if self.options.engine == "null" or platform.system() != "Linux":  # null never opens its files
-            return held, ""
+            return held, None
         for name, jf in files.items():
             if self.endpoints[name].host != "local":
                 continue
@@ -543,8 +545,8 @@ class Runner:
             except HoldRefused as e:
                 for h in held.values():
                     h.close()
-                return {}, f"manager {name!r}: {e}"
-        return held, ""
+                return {}, (name, str(e))
+        return held, None
 
     def _owns(self, path: str, st: os.stat_result, fd: int) -> bool:
         return self._registry.owns_stat(path, st, marker_of(fd))
