@@ -75,13 +75,18 @@ def loops(tmp_path):
     """Make loop devices (a pattern, or an ext4 with a file); all are unmounted and detached afterwards."""
     made: list[Loop] = []
 
-    def make(size: int = 16 * MiB, ext4: bool = False, mount: bool = True, over: str | None = None) -> Loop:
+    def make(size: int = 16 * MiB, ext4: bool = False, mount: bool = True, over: str | None = None,
+             sparse: bool = False) -> Loop:
         backing = tmp_path / f"backing{len(made)}.img"
-        backing.write_bytes(pattern(size))
+        if sparse:  # for file systems made by the test itself
+            backing.write_bytes(b"")
+            os.truncate(backing, size)
+        else:
+            backing.write_bytes(pattern(size))
         if ext4:
             sh("mkfs.ext4", "-q", "-F", str(backing))
         dev = sh("losetup", "--find", "--show", over or str(backing))
-        loop = Loop(dev, backing, sha(dev))
+        loop = Loop(dev, backing, "" if sparse else sha(dev))
         made.append(loop)
         if ext4 and mount:
             loop.mountpoint = mount_ext4(loop, tmp_path / f"mnt{len(made)}")
@@ -342,3 +347,66 @@ def test_two_local_managers_writing_one_armed_device_share_the_exclusive_hold(tm
     status = Runner(plan, {"M1": local_endpoint("M1"), "M2": local_endpoint("M2")}, steps, opts).run()
     assert status == "complete", steps.errors
     assert not disk.intact()  # both wrote it, through one exclusive open
+
+
+# --- file systems whose other devices the mount table does not name (the kernel's exclusive claim does) ------
+def mounted(what: list[str], mnt: Path) -> Path:
+    mnt.mkdir(exist_ok=True)
+    sh("mount", *what, str(mnt))
+    (mnt / "precious.txt").write_text("data that must survive\n" * 1000)
+    sh("sync")
+    return mnt
+
+
+def refused_by_the_kernel(tmp_path: Path, dev: str) -> None:
+    """The device passes the run's checks (armed once, nothing names it as mounted), and the step's exclusive
+    open refuses it."""
+    steps = Steps()
+    status = runner(tmp_path, dev, steps, reads=(0,), allow={"T1"}, file_size=MiB).run()
+    assert status == "failed", steps.errors
+    assert "EBUSY" in steps.errors[0], steps.errors
+
+
+@pytest.mark.skipif(shutil.which("mkfs.btrfs") is None, reason="needs btrfs-progs")
+def test_the_second_device_of_a_two_device_btrfs_is_refused(tmp_path, loops):
+    first, second = loops(128 * MiB, sparse=True), loops(128 * MiB, sparse=True)
+    sh("mkfs.btrfs", "-q", "-f", "-d", "raid1", "-m", "raid1", first.dev, second.dev)
+    mnt = mounted([first.dev], tmp_path / "btrfs")
+    try:
+        refused_by_the_kernel(tmp_path, second.dev)
+        assert (mnt / "precious.txt").read_text().startswith("data that must survive")
+    finally:
+        sh("umount", str(mnt))
+    check = subprocess.run(["btrfs", "check", "--readonly", first.dev], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+@pytest.mark.skipif(shutil.which("mkfs.btrfs") is None, reason="needs btrfs-progs")
+def test_a_btrfs_mounted_through_a_since_deleted_node_is_refused(tmp_path, loops):
+    fs = loops(128 * MiB, sparse=True)
+    sh("mkfs.btrfs", "-q", "-f", fs.dev)
+    node = tmp_path / "node"
+    os.mknod(node, 0o600 | stat.S_IFBLK, os.makedev(*fs.number))
+    mnt = mounted([str(node)], tmp_path / "btrfs")
+    node.unlink()  # the mount table names a node that is gone
+    try:
+        refused_by_the_kernel(tmp_path, fs.dev)
+        assert (mnt / "precious.txt").read_text().startswith("data that must survive")
+    finally:
+        sh("umount", str(mnt))
+    check = subprocess.run(["btrfs", "check", "--readonly", fs.dev], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+@pytest.mark.skipif(shutil.which("mkfs.xfs") is None, reason="needs xfsprogs")
+def test_the_external_log_device_of_a_mounted_xfs_is_refused(tmp_path, loops):
+    data, log = loops(320 * MiB, sparse=True), loops(64 * MiB, sparse=True)
+    sh("mkfs.xfs", "-q", "-f", "-l", f"logdev={log.dev}", data.dev)
+    mnt = mounted(["-o", f"logdev={log.dev}", data.dev], tmp_path / "xfs")
+    try:
+        refused_by_the_kernel(tmp_path, log.dev)
+        assert (mnt / "precious.txt").read_text().startswith("data that must survive")
+    finally:
+        sh("umount", str(mnt))
+    repair = subprocess.run(["xfs_repair", "-n", "-l", log.dev, data.dev], capture_output=True, text=True)
+    assert repair.returncode == 0, repair.stdout + repair.stderr
