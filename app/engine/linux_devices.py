@@ -12,7 +12,6 @@ partition table). The places read are parameters so the rules are tested on any 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import stat
 import struct
@@ -77,9 +76,11 @@ def loop_backings(sys_block: Path = Path("/sys/block"), dev_dir: str = "/dev") -
 
 def _backing_by_ioctl(node: str, number: tuple[int, int] | None) -> tuple | None:
     try:
-        fd = os.open(node, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        fd = os.open(node, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return None
+    import fcntl  # POSIX only; this module is imported on every OS
+
     try:
         st = os.fstat(fd)
         if not stat.S_ISBLK(st.st_mode) or (os.major(st.st_rdev), os.minor(st.st_rdev)) != number:

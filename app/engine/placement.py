@@ -177,7 +177,7 @@ def _place_local_windows(spelled: str) -> Placement:  # pragma: no cover - exerc
     except OSError as e:
         raise PlacementError(f"{spelled!r}: Fiometer cannot examine {path} ({e.strerror})") from e
     return Placement(spelled, path, False, True, exists=True, size=st.st_size, identity=(st.st_dev, st.st_ino),
-                     mtime_ns=st.st_mtime_ns)
+                     mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns, obj=object_id(st))
 
 
 def place_remote(spelled: str, name_says_device: bool, os_name: str, manager: str = "") -> Placement:

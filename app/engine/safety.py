@@ -106,7 +106,7 @@ class CreatedFiles:
         found = {}
         for f in files:
             with contextlib.suppress(OSError):
-                fd = os.open(f, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+                fd = os.open(f, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
                 try:
                     facts = _stamp(fd)
                     if facts is not None and _same(f, fd):
