@@ -9,9 +9,9 @@ mode="${1:-run}"; shift || true
 
 # Everything a bare Debian 12 lacks: Python with venv, fio, ssh (remote managers), Qt's libraries (offscreen,
 # X11 and Wayland), fonts, poppler (PDF checks), the desktop-file and AppStream validators, and the tools of
-# the loop-device tests (losetup, mkfs.ext4, chattr, mount).
+# the loop-device tests (losetup, mkfs.ext4, chattr, mount; mkfs.btrfs and mkfs.xfs for the in-use attacks).
 APT_PKGS=(python3 python3-venv ca-certificates fio openssh-client openssh-server poppler-utils fonts-dejavu-core
-  desktop-file-utils appstream e2fsprogs util-linux mount
+  desktop-file-utils appstream e2fsprogs util-linux mount btrfs-progs xfsprogs
   libglib2.0-0 libgl1 libegl1 libfontconfig1 libfreetype6 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0
   libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0
   libxcb-shape0 libxcb-xfixes0 libxcb-xkb1 libwayland-client0 xvfb xauth)

@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from app.engine import orphan_guard, workdirs
+from app.engine import orphan_guard, sys_disk_stats, workdirs
 from app.engine.fio_binary import FioNotFound, find_fio
 from app.engine.fio_json_stream import FioJsonStream, JsonDocument, Piece, TextLine
 from app.engine.fio_messages import translate
@@ -200,6 +200,11 @@ class LocalFio:
         self._tmpdir: Path | None = None
         self._events_taken = False
         self._guard: orphan_guard.OrphanGuard | None = None
+        # descriptors fio inherits (its job names them /proc/self/fd/N: engine.held_targets), and the disks
+        # under them, whose statistics fio cannot find through such a name (sys_disk_stats)
+        self.pass_fds: tuple[int, ...] = ()
+        self.disks: tuple[str, ...] = ()
+        self._disk_base: dict[str, tuple[tuple[int, ...], float]] = {}
 
     @property
     def pid(self) -> int | None:
@@ -233,6 +238,10 @@ class LocalFio:
         args = [str(fio), "--output-format=json+", f"--status-interval={interval_arg}", jobfile]
         self._hold = min(0.25, status_interval / 4)
         watchdog = watchdog_seconds(status_interval, self._watchdog_override)
+        for disk in self.disks:
+            counters = sys_disk_stats.read(disk)
+            if counters is not None:
+                self._disk_base[disk] = (counters, time.monotonic())
         try:
             self._proc = subprocess.Popen(
                 args,
@@ -240,6 +249,7 @@ class LocalFio:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
+                pass_fds=self.pass_fds,
                 **popen_options(self._os),
             )
         except OSError as e:
@@ -375,7 +385,19 @@ class LocalFio:
             return
         now = time.monotonic()
         self._last_doc = now
-        self._q.put(("doc", doc, piece.text, now))
+        text = piece.text
+        if self._disk_base and isinstance(doc, dict) and not doc.get("disk_util"):
+            doc["disk_util"] = self._disk_util(now)
+            text = orjson.dumps(doc).decode("utf-8")
+        self._q.put(("doc", doc, text, now))
+
+    def _disk_util(self, now: float) -> list[dict]:
+        out = []
+        for disk, (base, since) in self._disk_base.items():
+            counters = sys_disk_stats.read(disk)
+            if counters is not None:
+                out.append(sys_disk_stats.fio_entry(disk, base, counters, (now - since) * 1000.0))
+        return out
 
     def _text(self, line: str) -> None:
         line = line.strip()

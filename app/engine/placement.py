@@ -38,12 +38,24 @@ class Placement:
     size: int | None = None  # bytes of an existing regular file
     identity: tuple[int, int] | None = None  # (st_dev, st_ino) of an existing regular file
     mtime_ns: int | None = None
+    ctime_ns: int | None = None  # an in-place rewrite cannot keep it (see safety.CreatedFiles)
+    obj: tuple[str, int, int] | None = None  # what the object is: see object_id()
     in_use: tuple[str, ...] = ()  # of a device: "mounted at /data", "held by dm-0", ... (unknown counts)
     missing_folder: str | None = None  # the folder a new test file would need, when it does not exist
     note: str = ""  # what could not be verified
 
     def names(self) -> set[str]:
         return {self.spelled, self.path}
+
+
+def object_id(st: os.stat_result) -> tuple[str, int, int] | None:
+    """The object a stat describes, independent of its name: ("block"|"char", major, minor) for a device,
+    ("file", st_dev, st_ino) for a regular file, None for anything else."""
+    if stat.S_ISBLK(st.st_mode) or stat.S_ISCHR(st.st_mode):
+        return ("block" if stat.S_ISBLK(st.st_mode) else "char", os.major(st.st_rdev), os.minor(st.st_rdev))
+    if stat.S_ISREG(st.st_mode):
+        return ("file", st.st_dev, st.st_ino)
+    return None
 
 
 class PlacementError(TargetError):
@@ -96,8 +108,13 @@ def _check_text(spelled: str, path: str) -> None:
 
 
 def place_local(spelled: str, name_says_device: bool = False, *, cwd: str | None = None,
-                device_uses: Callable[[tuple[int, int]], list[str]] = linux_devices.device_uses) -> Placement:
-    """Examine the target on this machine (POSIX). Raises PlacementError for unusable paths."""
+                device_uses: Callable[[tuple[int, int]], list[str]] | None = None,
+                backings: list[tuple[str, tuple]] | None = None) -> Placement:
+    """Examine the target on this machine (POSIX). Raises PlacementError for unusable paths. ``backings``:
+    the loop devices' backing objects when the caller already read them (``linux_devices.loop_backings``)."""
+    if device_uses is None:
+        def device_uses(dev: tuple[int, int]) -> list[str]:
+            return linux_devices.device_uses(dev, backings=backings)
     if os.name == "nt":  # pragma: no cover - exercised on Windows only
         return _place_local_windows(spelled)
     absolute = spelled if spelled.startswith("/") else posixpath.join(cwd or os.getcwd(), spelled)
@@ -127,17 +144,18 @@ def place_local(spelled: str, name_says_device: bool = False, *, cwd: str | None
         dev = (os.major(st.st_rdev), os.minor(st.st_rdev))
         uses = (device_uses(dev) if platform.system() == "Linux"
                 else [f"Fiometer cannot tell what uses devices on {platform.system()}"])
-        return Placement(spelled, real, True, True, exists=True, in_use=tuple(uses))
+        return Placement(spelled, real, True, True, exists=True, in_use=tuple(uses), obj=object_id(st))
     if stat.S_ISCHR(mode):
-        return Placement(spelled, real, True, True, exists=True,
+        return Placement(spelled, real, True, True, exists=True, obj=object_id(st),
                          in_use=("a character device: Fiometer cannot tell what uses it",))
     if stat.S_ISDIR(mode):
         raise PlacementError(f"{spelled!r}: {real} is a folder; give a test file inside it, e.g. "
                              f"{posixpath.join(real, 'iobw.tst')}")
     if not stat.S_ISREG(mode):
         raise PlacementError(f"{spelled!r}: {real} is neither a file nor a device (a pipe or socket)")
+    uses = linux_devices.file_uses(st, backings) if platform.system() == "Linux" else []
     return Placement(spelled, real, False, True, exists=True, size=st.st_size, identity=(st.st_dev, st.st_ino),
-                     mtime_ns=st.st_mtime_ns)
+                     mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns, obj=object_id(st), in_use=tuple(uses))
 
 
 def _place_local_windows(spelled: str) -> Placement:  # pragma: no cover - exercised on Windows only
@@ -159,7 +177,7 @@ def _place_local_windows(spelled: str) -> Placement:  # pragma: no cover - exerc
     except OSError as e:
         raise PlacementError(f"{spelled!r}: Fiometer cannot examine {path} ({e.strerror})") from e
     return Placement(spelled, path, False, True, exists=True, size=st.st_size, identity=(st.st_dev, st.st_ino),
-                     mtime_ns=st.st_mtime_ns)
+                     mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns, obj=object_id(st))
 
 
 def place_remote(spelled: str, name_says_device: bool, os_name: str, manager: str = "") -> Placement:

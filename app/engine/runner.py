@@ -11,6 +11,7 @@ import dataclasses
 import logging
 import math
 import os
+import platform
 import queue
 import threading
 import time
@@ -21,7 +22,9 @@ from typing import Any
 
 from app.engine import remote_check, remote_files
 from app.engine.disk_telemetry import step_disk_context
+from app.engine.disks import disk_of
 from app.engine.fioproto.client import run_delay
+from app.engine.held_targets import Arming, Held, HoldRefused, hold
 from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import JobFile, JobInfo, step_jobfile, stop_order
 from app.engine.message_gate import MessageGate
@@ -33,6 +36,7 @@ from app.engine.safety import (
     WriteRisk,
     armed_twice,
     is_armed,
+    marker_of,
     unarmed,
     unverified_notes,
     write_risks,
@@ -99,6 +103,12 @@ class RunOptions:
     allow_write: set[str] = field(default_factory=set)  # armed targets (names or paths)
     allow_write_in_use: set[str] = field(default_factory=set)  # second override: mounted/partitioned
     registry: CreatedFiles | None = None  # test files Fiometer created (None: nothing is known)
+    # path -> the object (placement.object_id) the user was shown when arming it (GUI): the run refuses to
+    # start if that path now leads to anything else
+    armed_objects: dict[str, tuple] = field(default_factory=dict)
+    # called with each step after its targets were checked and opened, right before fio starts (tests
+    # drive races through it)
+    before_fio_start: Callable[[Step], None] | None = None
     # steps with at least this many fio servers read and decode them in another process (0: never)
     decode_apart: int = 1
     # fio servers per such process: more servers spread over more processes (each its own pipe and lock)
@@ -238,6 +248,8 @@ class Runner:
         self._remote_files: dict[str, dict[str, remote_files.RemoteFile]] = {}  # per remote manager, by path
         self._ssh_seen: dict[tuple[str, str], tuple] = {}  # (manager, path) -> the object checked over SSH
         self._remote_hosts: list[RemoteHost] = []  # the processes reading and decoding fio servers
+        self._registry = self.options.registry or CreatedFiles(Path(os.devnull))
+        self._arming = Arming()  # the objects armed, checked again at every step (engine.held_targets)
         self.jobfiles = self._prepare()
 
     # --- before anything runs --------------------------------------------------------------
@@ -283,15 +295,26 @@ class Runner:
                     if folder and folder not in missing and o.engine != "null":  # null never opens files
                         missing.append(folder)
             out.append(files)
-        registry = o.registry or CreatedFiles(Path(os.devnull))
+        registry = self._registry
         # local test files this run creates, or that were Fiometer's before it: remembered after every step
         self._own_files = {(j.manager, j.path) for files in out for jf in files.values() for j in jf.jobs
                            if not j.is_device and j.placement is not None and j.placement.verified
                            and (not j.placement.exists or registry.owns(j.placement))}
         risks: list[WriteRisk] = []
         for files in out:
-            risks += [r for r in write_risks(files, registry, o.engine)
-                      if r not in risks and not is_armed(r, o.allow_write, o.allow_write_in_use)]
+            for r in write_risks(files, registry, o.engine):
+                if not is_armed(r, o.allow_write, o.allow_write_in_use):
+                    if r not in risks:
+                        risks.append(r)
+                    continue
+                shown = o.armed_objects.get(r.path)
+                if shown is not None and r.obj != shown:
+                    problems.append(f"manager {r.manager!r}, target {r.target!r}: {r.path} changed after you "
+                                    "confirmed writing to it (it leads to another object now); nothing was "
+                                    "written — start again to see what it is")
+                self._arming.objects[r.path] = r.obj  # armed for this object only
+            self._arming.in_use |= {j.path for jf in files.values() for j in jf.jobs
+                                    if armed_twice(j, o.allow_write, o.allow_write_in_use)}
             self.notes += [n for n in unverified_notes(files) if n not in self.notes]
         risks += [r for r in self._check_remote_files(out, problems)
                   if r not in risks and not is_armed(r, o.allow_write, o.allow_write_in_use)]
@@ -485,13 +508,26 @@ class Runner:
         raw: dict[str, str | None] = {name: None for name in files}
         started = time.time()
         registry = self.options.registry
-        ours = [j.path for jf in files.values() for j in jf.jobs if (j.manager, j.path) in self._own_files]
         self._stopping_step = False
         with self._lock:
             self._stop_order, self._later_stop_at = stop_order(files), None
         steady = SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None
+        laid_out: list[Message] = []
+        held, refusal = self._hold_targets(files, laid_out)
+        started = time.time()  # after any test file was laid out
+        ours = [j.path for jf in files.values() for j in jf.jobs if (j.manager, j.path) in self._own_files
+                and j.manager not in held]
         self.listener.step_started(step, files)
-        transports = self._start_together(files, finished)
+        for said in laid_out:
+            self.listener.message(step, said)
+        if refusal:
+            who, why = refusal
+            self.listener.message(step, Message(who, why, "error"))
+            for name in files:
+                finished[name] = Finished(name, False, f"manager {who!r}: {why}")
+        elif self.options.before_fio_start is not None:
+            self.options.before_fio_start(step)
+        transports = self._start_together({n: f for n, f in files.items() if n not in finished}, finished, held)
         go_at = time.monotonic()
         threads = []
         for name, transport in transports.items():
@@ -594,6 +630,7 @@ class Runner:
                 th.join(timeout=5)
             with self._lock:
                 self._current.clear()
+            self._release(held)
         for name, gate in gates.items():
             for note in (getattr(transports.get(name), "dropped_note", None), gate.summary(name)):
                 if note:
@@ -619,16 +656,56 @@ class Runner:
         return StepOutcome(step, status, telemetry.final_results(), finished, raw, started, time.time(),
                            start_times)
 
-    def _start_together(self, files: dict[str, JobFile], finished: dict[str, Finished]) -> dict[str, Transport]:
+    def _hold_targets(self, files: dict[str, JobFile],
+                      said: list[Message]) -> tuple[dict[str, Held], tuple[str, str] | None]:
+        """Open, verify and lay out the local managers' targets for this step (``engine.held_targets``):
+        ({manager: what it holds}, (manager, why the step may not run) or None); what it did goes to ``said``."""
+        held: dict[str, Held] = {}
+        if self.options.engine == "null" or platform.system() != "Linux":  # null never opens its files
+            return held, None
+        for name, jf in files.items():
+            if self.endpoints[name].host != "local":
+                continue
+            try:
+                held[name] = hold(jf, self._arming, self._owns, cancelled=self._abort.is_set,
+                                  say=lambda text, n=name: said.append(Message(n, text, "info")),
+                                  others=list(held.values()))
+            except HoldRefused as e:
+                for h in held.values():
+                    h.close()
+                return {}, (name, str(e))
+        return held, None
+
+    def _owns(self, path: str, st: os.stat_result, fd: int) -> bool:
+        return self._registry.owns_stat(path, st, marker_of(fd))
+
+    def _release(self, held: dict[str, Held]) -> None:
+        """After a step: adopt the test files fio was given (only while their names still lead to them), then
+        let go of every descriptor."""
+        for h in held.values():
+            if h.files:
+                self._registry.adopt(h.files)
+            h.close()
+
+    def _start_together(self, files: dict[str, JobFile], finished: dict[str, Finished],
+                        held: dict[str, Held] | None = None) -> dict[str, Transport]:
         """Load every manager's job first (remote ones in parallel), then start them all at once:
-        RUN to the fio servers, then the local fio processes (which start when launched)."""
+        RUN to the fio servers, then the local fio processes (which start when launched). Managers in
+        ``held`` get its job text and descriptors."""
         refused = self._recheck_remote_files(files)
         if refused:  # no manager starts: the step fails before anything is written
             for name in files:
                 finished[name] = Finished(name, False, refused.get(name) or "not started: another manager's "
                                           "test file changed since the run was checked")
             return {}
+        held = held or {}
+        texts = {n: held[n].text if n in held else jf.text for n, jf in files.items()}
         transports = self._make_transports(files)
+        for name, h in held.items():
+            if name in transports:
+                transports[name].pass_fds = tuple(h.fds.values())  # type: ignore[attr-defined]
+                transports[name].disks = tuple(dict.fromkeys(  # type: ignore[attr-defined]
+                    d for p in h.fds if (d := disk_of(p))))
         loadable = {n: t for n, t in transports.items() if hasattr(t, "go")}
         errors: dict[str, str] = {}
 
@@ -644,7 +721,7 @@ class Runner:
             if name in errors:
                 return
             try:
-                transport.start(files[name].text, status_interval=self.options.status_interval)
+                transport.start(texts[name], status_interval=self.options.status_interval)
             except TransportError as e:
                 errors[name] = str(e)
 
@@ -664,7 +741,7 @@ class Runner:
                 transport.go()  # type: ignore[attr-defined]
             else:
                 try:
-                    transport.start(files[name].text, status_interval=self.options.status_interval)
+                    transport.start(texts[name], status_interval=self.options.status_interval)
                 except TransportError as e:
                     errors[name] = str(e)
                     continue

@@ -8,14 +8,25 @@ held (LVM, md, dm-crypt), active swap, or whose use cannot be seen needs a secon
 only a target armed twice gets fio's ``allow_mounted_write``.
 
 Fiometer's own test files need no arming: ``CreatedFiles`` remembers, per host and absolute path, the
-size, identity and modification time it left there, so a file someone replaced is foreign again.
+size, identity (device and inode), modification and change times it left there and a marker it wrote into
+the file's extended attributes, so a file someone replaced, linked or rewrote in place is foreign again
+(the change time moves with every write, metadata change and utime(); no program can set it back).
+After a step a file is adopted only through the descriptor fio was given (``adopt``), and only while its
+name still leads to that very object.
+
+Each armed risk also carries the object it was armed for (``WriteRisk.obj``): arming a file never arms
+the device its name may lead to later (``engine.held_targets`` checks again at every step).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
+import secrets
 import socket
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +34,8 @@ from pathlib import Path
 from app.engine.jobfile import JobFile, JobInfo
 from app.engine.placement import Placement
 
-RECORD_VERSION = 2
+RECORD_VERSION = 3
+MARKER_XATTR = "user.fiometer.test-file"
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,7 @@ class WriteRisk:
     in_use: bool = False  # needs the second override
     use: str = ""  # what uses it, in words
     spelled: str = ""  # the path as the plan or mapping wrote it
+    obj: tuple | None = None  # the object shown and armed (placement.object_id), compared again at each step
 
     def names(self) -> set[str]:
         return {n for n in (self.target, self.path, self.spelled) if n}
@@ -51,11 +64,14 @@ class CreatedFiles:
     def __init__(self, path: Path, host: str | None = None):
         self.path = path
         self.host = host or this_host()
+        self._memory: dict[str, dict] = {}  # the record when ``path`` is os.devnull (kept for one run)
 
     def _key(self, file: str) -> str:
         return f"{self.host}\n{os.path.abspath(file)}"
 
     def _load(self) -> dict[str, dict]:
+        if str(self.path) == os.devnull:
+            return dict(self._memory)
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError, TypeError):
@@ -66,37 +82,117 @@ class CreatedFiles:
         return files if isinstance(files, dict) else {}
 
     def owns(self, placed: Placement) -> bool:
-        """The file is still the one Fiometer left: same path, size, identity and modification time."""
+        """The file is still the one Fiometer left: same path, size, identity, times and marker."""
         if not placed.verified or not placed.exists or placed.identity is None:
             return False
         known = self._load().get(self._key(placed.path))
-        return isinstance(known, dict) and known == _facts(placed.size, placed.identity, placed.mtime_ns)
+        return (isinstance(known, dict) and known.get("marker") is not None
+                and known == {**_facts_of(placed), "marker": marker_of(placed.path)})
+
+    def owns_stat(self, path: str, st: os.stat_result, marker: str | None) -> bool:
+        """As ``owns`` for an object Fiometer holds open (``st`` and ``marker`` read through its descriptor)."""
+        known = self._load().get(self._key(path))
+        return isinstance(known, dict) and known == {**_facts_st(st), "marker": marker}
 
     def __contains__(self, file: str) -> bool:
         try:
-            st = os.stat(file)
+            st = os.lstat(file)
         except OSError:
             return False
-        return self._load().get(self._key(file)) == _facts(st.st_size, (st.st_dev, st.st_ino), st.st_mtime_ns)
+        return stat.S_ISREG(st.st_mode) and self.owns_stat(file, st, marker_of(file))
 
     def add(self, files: Iterable[str]) -> None:
-        """Remember these files as they are now (after Fiometer's run left them)."""
-        known = self._load()
+        """Remember these files (regular, one link, not through a symlink) as Fiometer's, as they are now."""
+        found = {}
         for f in files:
-            try:
-                st = os.stat(f)
-            except OSError:
-                continue
-            known[self._key(f)] = _facts(st.st_size, (st.st_dev, st.st_ino), st.st_mtime_ns)
+            with contextlib.suppress(OSError):
+                fd = os.open(f, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+                try:
+                    facts = _stamp(fd)
+                    if facts is not None and _same(f, fd):
+                        found[f] = facts
+                finally:
+                    os.close(fd)
+        self._store(found, ())
+
+    def adopt(self, held: dict[str, int], forget: Iterable[str] = ()) -> list[str]:
+        """After a step: remember the files fio was given (path -> the descriptor Fiometer held), each only
+        while its name still leads to that object with one link; ``forget`` drops records. Returns the
+        paths adopted."""
+        adopted = {}
+        for f, fd in held.items():
+            facts = _stamp(fd)
+            if facts is not None and _same(f, fd):
+                adopted[f] = facts
+        self._store(adopted, [*forget, *(f for f in held if f not in adopted)])
+        return list(adopted)
+
+    def _store(self, adopted: dict[str, dict], forget: Iterable[str]) -> None:
+        known = self._load()
+        for f in forget:
+            known.pop(self._key(f), None)
+        known.update({self._key(f): facts for f, facts in adopted.items()})
+        if str(self.path) == os.devnull:  # no record on disk (a Runner without a registry): this run only
+            self._memory = known
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         from app.safe_files import write_file  # never through a link planted beside the database
 
         write_file(self.path, json.dumps({"version": RECORD_VERSION, "files": known}, indent=1))
 
 
-def _facts(size: int | None, identity: tuple[int, int] | None, mtime_ns: int | None) -> dict:
-    return {"size": size, "dev": identity[0] if identity else None, "ino": identity[1] if identity else None,
-            "mtime_ns": mtime_ns}
+def _facts_of(placed: Placement) -> dict:
+    dev, ino = placed.identity or (None, None)
+    return {"size": placed.size, "dev": dev, "ino": ino, "mtime_ns": placed.mtime_ns, "ctime_ns": placed.ctime_ns}
+
+
+def _facts_st(st: os.stat_result) -> dict:
+    return {"size": st.st_size, "dev": st.st_dev, "ino": st.st_ino, "mtime_ns": st.st_mtime_ns,
+            "ctime_ns": st.st_ctime_ns}
+
+
+def marker_of(where: str | int) -> str | None:
+    """Fiometer's marker on a file (by path, not following a link, or by descriptor); "" where the file
+    system keeps no extended attributes; None when absent."""
+    try:
+        if isinstance(where, int):
+            return os.getxattr(where, MARKER_XATTR).decode("ascii", "replace")
+        return os.getxattr(where, MARKER_XATTR, follow_symlinks=False).decode("ascii", "replace")
+    except OSError as e:
+        return "" if e.errno in (errno.ENOTSUP, errno.EOPNOTSUPP) else None
+    except AttributeError:  # pragma: no cover - no extended attributes on this OS (Windows)
+        return ""
+
+
+def _stamp(fd: int) -> dict | None:
+    """Write a fresh marker on the open file and return its facts (after: the marker moves its change time).
+    None unless it is a regular file with exactly one link."""
+    try:
+        before = os.fstat(fd)
+        if not stat.S_ISREG(before.st_mode) or before.st_nlink != 1:
+            return None
+        token = secrets.token_hex(8)
+        try:
+            os.setxattr(fd, MARKER_XATTR, token.encode("ascii"))
+        except OSError as e:
+            if e.errno not in (errno.ENOTSUP, errno.EOPNOTSUPP):
+                return None
+            token = ""
+        except AttributeError:  # pragma: no cover - Windows
+            token = ""
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    return {**_facts_st(st), "marker": token}
+
+
+def _same(path: str, fd: int) -> bool:
+    """The name still leads to the open object: not a link, same device and inode, one link."""
+    try:
+        st, held = os.lstat(path), os.fstat(fd)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino)
 
 
 def record_beside(db_path: str | os.PathLike[str]) -> CreatedFiles:
@@ -115,17 +211,23 @@ def job_risk(job: JobInfo, registry: CreatedFiles) -> WriteRisk | None:
             return None
         uses = placed.in_use if placed else ()
         return WriteRisk(job.manager, job.target_name, job.path, "writes to a raw device destroy its data",
-                         bool(uses), "; ".join(uses), spelled)
-    if placed is None or not placed.verified or not placed.exists or registry.owns(placed):
+                         bool(uses), "; ".join(uses), spelled, placed.obj if placed else None)
+    if placed is None or not placed.verified or not placed.exists:
+        return None
+    if writes and placed.in_use:
+        return WriteRisk(job.manager, job.target_name, job.path, "writes overwrite this file", True,
+                         "; ".join(placed.in_use), spelled, placed.obj)
+    if registry.owns(placed):
         return None
     if writes:
         return WriteRisk(job.manager, job.target_name, job.path, "the file exists and Fiometer did not create "
-                         "it (or it changed since); writes overwrite it", spelled=spelled)
+                         "it (or it changed since); writes overwrite it", spelled=spelled, obj=placed.obj)
     need = job.offset + (job.size or 0)
     if placed.size is not None and placed.size < need:
         return WriteRisk(job.manager, job.target_name, job.path,
                          f"the file exists with {placed.size} bytes, less than the {need} bytes the job uses "
-                         "(start offset + size), so fio would lay it out again, overwriting it", spelled=spelled)
+                         "(start offset + size), so fio would lay it out again, overwriting it", spelled=spelled,
+                         obj=placed.obj)
     return None
 
 

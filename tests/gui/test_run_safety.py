@@ -4,6 +4,7 @@ offered for creation, and arming that follows the engine's rule."""
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -92,3 +93,31 @@ def test_the_window_arms_exactly_what_the_engine_refused(window: MainWindow, dia
     assert risk.in_use and risk.path == "/dev/null"
     assert options.allow_write == {"/dev/null"} and options.allow_write_in_use == {"/dev/null"}
     assert "allow_mounted_write=1" in runner.jobfiles[0]["M1"].text
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root: makes a device node")
+def test_a_confirmation_arms_the_file_shown_not_the_device_its_name_leads_to_at_start(
+        window: MainWindow, tmp_path: Path) -> None:
+    """The user confirms overwriting a file; while the question is open the name becomes a device node: the
+    confirmation does not carry over to the device — the user is asked about the device itself."""
+    plan = local_plan(tmp_path, workers=1)
+    target = tmp_path / "precious.bin"
+    target.write_bytes(b"precious" * (1 << 17))
+    plan.managers[0].workers[0].targets = [Target(str(target))]
+    window.doc.replace(plan)
+    asked: list[list] = []
+
+    def confirm_while_it_changes(risks) -> bool:
+        asked.append(risks)
+        if len(asked) == 1:
+            target.unlink()
+            os.mknod(target, 0o600 | stat.S_IFCHR, os.makedev(1, 3))  # the null device's numbers
+            return True
+        return False  # the question about the device: no
+
+    prepared = window.controller.prepare(window.doc.plan, RunOptions(run_time=1, file_size=1 << 20), None,
+                                         confirm_while_it_changes)
+    assert prepared is None
+    (file_risk,), (device_risk,) = asked
+    assert file_risk.obj[0] == "file" and "did not create it" in file_risk.reason
+    assert device_risk.obj == ("char", 1, 3) and "raw device" in device_risk.reason

@@ -84,10 +84,10 @@ def test_unopenable_target_fails_the_step_in_plain_words(tmp_path):
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / "adir"))]
     listener = Collect()
     runner = Runner(plan, build_endpoints(plan), listener, RunOptions(run_time=2, file_size=1 << 20))
-    (tmp_path / "adir").mkdir()  # after the checks (a folder is refused by them): fio itself refuses it
+    (tmp_path / "adir").mkdir()  # after the run's checks: the step's own check refuses it before fio starts
     assert runner.run() == "failed"
     reason = listener.outcomes[0].finished["M1"].reason
-    assert "is a directory" in reason and str(tmp_path / "adir") in reason
+    assert "is a folder" in reason and str(tmp_path / "adir") in reason and "nothing was written" in reason
 
 
 def test_fio_killed_mid_step_keeps_samples_and_says_so(tmp_path):

@@ -201,7 +201,9 @@ class RunController(QObject):
                     if (allow, in_use) == (options.allow_write, options.allow_write_in_use):
                         self.refused.emit(str(e))
                         return None
-                    options = dataclasses.replace(options, allow_write=allow, allow_write_in_use=in_use)
+                    shown = {**options.armed_objects, **{r.path: r.obj for r in e.risks if r.obj is not None}}
+                    options = dataclasses.replace(options, allow_write=allow, allow_write_in_use=in_use,
+                                                  armed_objects=shown)  # the objects shown, checked at Start
                     continue
                 self.refused.emit(str(e))
                 return None

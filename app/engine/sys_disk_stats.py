@@ -1,0 +1,30 @@
+"""Linux: a disk's kernel counters (/sys/block/NAME/stat) as fio's JSON ``disk_util`` entries.
+
+fio finds the disk of a target from the file name it was given (``lstat``). A target handed over as
+``/proc/self/fd/N`` (``engine.held_targets``) is a link in procfs to fio, so fio reports no disk for it;
+``LocalFio`` then adds the entries fio would have written, from the same counters fio reads, counted from
+just before fio starts: read/write I/Os, merges, ticks, time in queue and the utilisation in percent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SYS_BLOCK = Path("/sys/block")
+
+
+def read(name: str, sys_block: Path = SYS_BLOCK) -> tuple[int, ...] | None:
+    """The counters of disk ``name``: reads, read merges, read sectors, read ticks, writes, write merges, write
+    sectors, write ticks, in flight, io_ticks, time in queue (and more on newer kernels); None if absent."""
+    try:
+        return tuple(int(x) for x in (sys_block / name / "stat").read_text().split())
+    except (OSError, ValueError):
+        return None
+
+
+def fio_entry(name: str, base: tuple[int, ...], now: tuple[int, ...], elapsed_ms: float) -> dict:
+    """One ``disk_util`` entry as fio's JSON writes it, for the counters between ``base`` and ``now``."""
+    d = [max(b - a, 0) for a, b in zip(base, now, strict=False)]
+    util = 100.0 * d[9] / elapsed_ms if elapsed_ms > 0 else 0.0
+    return {"name": name, "read_ios": d[0], "write_ios": d[4], "read_merges": d[1], "write_merges": d[5],
+            "read_ticks": d[3], "write_ticks": d[7], "in_queue": d[10], "util": min(util, 100.0)}
