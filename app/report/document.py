@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from app.analysis.compare import DEFAULT_THRESHOLD_PCT, Comparison, Side, compare
+from app.analysis.compare import DEFAULT_MATCH, DEFAULT_THRESHOLD_PCT, Comparison, Side, compare
 from app.analysis.iometer_import import IMPORT_TAG, is_iometer_run
 from app.analysis.run_groups import load_side
 from app.report.charts import BarChart, LineChart, comparison_charts, run_charts, side_colors
@@ -109,7 +109,7 @@ def default_labels(sides: list[Side]) -> list[str]:
 
 def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[list[int]],
                  meta: ReportMeta | None = None, *, threshold_pct: float = DEFAULT_THRESHOLD_PCT,
-                 match: str = "exact", repeats: bool = True) -> Report:
+                 match: str = DEFAULT_MATCH, repeats: bool = True, include_incomplete: bool = False) -> Report:
     """Raises RunNotFound for an unknown run id; ValueError when more labels are given than sides."""
     meta = meta or ReportMeta()
     every = set(baseline_ids) | {i for g in candidate_groups for i in g}
@@ -117,7 +117,8 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
     comparisons = []
     for group in candidate_groups:
         cand = load_side(store, group, exclude=every - set(group), repeats=repeats)
-        comparisons.append(compare(baseline, cand, threshold_pct=threshold_pct, match=match))
+        comparisons.append(compare(baseline, cand, threshold_pct=threshold_pct, match=match,
+                                   include_incomplete=include_incomplete))
     sides = [baseline] + [c.candidate for c in comparisons]
     if len(meta.labels) > len(sides):
         raise ValueError(f"{len(meta.labels)} labels for {len(sides)} sides (the baseline and "

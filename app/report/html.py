@@ -102,12 +102,17 @@ def summary_html(report: Report) -> list[str]:
     h = []
     for block in report.summary:
         h.append(f"<h3>{escape(block.heading)}</h3>")
+        h.append('<p class="what-changed"><strong>What changed:</strong> '
+                 + escape("; ".join(block.what_changed)) + "</p>")
         h.append("<ul class=\"summary\">" + "".join(f"<li>{escape(s)}</li>" for s in block.sentences) + "</ul>")
         if block.unchanged:
             h.append(f"<p>{escape(block.unchanged)}</p>")
-        if block.warning:
-            h.append('<div class="callout"><strong>The sides differ in more than the change under test:</strong><ul>'
-                     + "".join(f"<li>{escape(w)}</li>" for w in block.warning) + "</ul></div>")
+        if block.left_out:
+            h.append('<div class="callout"><strong>Left out of the findings (did not run to the end):</strong><ul>'
+                     + "".join(f"<li>{escape(w)}</li>" for w in block.left_out) + "</ul></div>")
+        if block.validity:
+            h.append('<div class="validity"><strong>Validity:</strong><ul>'
+                     + "".join(f"<li>{escape(w)}</li>" for w in block.validity) + "</ul></div>")
         h.append(f'<p class="note">{escape(block.noise)} Higher IOPS and MB/s are better; lower response '
                  "times are better.</p>")
     return h

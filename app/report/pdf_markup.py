@@ -107,13 +107,16 @@ def summary_markup(report: Report) -> list[str]:
     h = []
     for block in report.summary:
         h.append(f"<h3>{escape(block.heading)}</h3>")
+        h.append(f"<p><b>What changed:</b> {escape('; '.join(block.what_changed))}</p>")
         for sentence in block.sentences:
             h.append(f'<p class="sentence">\u2022 {escape(sentence)}</p>')
         if block.unchanged:
             h.append(f"<p>{escape(block.unchanged)}</p>")
-        if block.warning:
-            h.append(callout("<b>The sides differ in more than the change under test:</b><br>"
-                             + "<br>".join("\u2022 " + escape(w) for w in block.warning)))
+        if block.left_out:
+            h.append(callout("<b>Left out of the findings (did not run to the end):</b><br>"
+                             + "<br>".join("\u2022 " + escape(w) for w in block.left_out)))
+        if block.validity:
+            h.append(callout("<b>Validity:</b><br>" + "<br>".join("\u2022 " + escape(w) for w in block.validity)))
         h.append(f'<p class="note">{escape(block.noise)} Higher IOPS and MB/s are better; lower response times '
                  "are better.</p>")
     return h

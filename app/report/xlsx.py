@@ -16,6 +16,7 @@ import xlsxwriter
 from app.report.charts import BarChart
 from app.report.document import Report
 from app.report.long_form import COLUMNS, long_rows
+from app.report.summary import summary_lines
 from app.report.tables import Table, excel_format, sig_decimals
 
 BETTER = {"font_color": "#17693A", "bg_color": "#E3F2E7", "bold": True}
@@ -164,11 +165,9 @@ def put_summary(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: se
     for block in report.summary:
         lines.append(("", None))
         lines.append((block.heading, fmt(bold=True, font_color="#1F5FA8")))
-        lines += [(s, None) for s in block.sentences]
-        if block.unchanged:
-            lines.append((block.unchanged, None))
-        lines += [(f"Differs besides the change under test: {w}", fmt(font_color="#6B4210")) for w in block.warning]
-        lines.append((block.noise, fmt(italic=True, font_color="#5B6673")))
+        styles = {"what_changed": fmt(bold=True), "left_out": fmt(font_color="#6B4210"),
+                  "validity": fmt(font_color="#6B4210"), "noise": fmt(italic=True, font_color="#5B6673")}
+        lines += [(s, styles.get(kind)) for kind, s in summary_lines(block)]
     for r, (text, f) in enumerate(lines):
         ws.write_string(r, 0, text, f) if f else ws.write_string(r, 0, text)
 

@@ -29,7 +29,8 @@ from app.ui.run.live_data import LAST, LiveResults
 from app.ui.widgets import button
 
 RECOMPUTE_MS = 300
-MATCH_LABELS = {"exact": "Exact: spec lines, queue depth, workers and targets",
+MATCH_LABELS = {"auto": "By spec and place (load changes listed)",
+                "exact": "Exact: spec lines, queue depth, workers and targets",
                 "spec": "By access specification only"}
 CALLOUT_STYLE = ("#differs { background: #fdf5ec; border-left: 4px solid #d9822b; padding: 6px 10px; "
                  "color: #3d2a12; }")
@@ -244,12 +245,17 @@ class CompareView(QWidget):
         self.loaded.emit()
 
     def _show_differences(self, data: ComparisonData) -> None:
+        """What changed first, then the findings in words (the report's summary), per comparison."""
         parts = []
-        for c, diffs in zip(data.report.comparisons, data.report.differences, strict=True):
-            if diffs:
-                items = "".join(f"<li>{escape(d)}</li>" for d in diffs)
-                parts.append(f"<b>{escape(c.candidate.label)} and the baseline differ in more than the change "
-                             f"under test:</b><ul style='margin:2px 0 2px -20px'>{items}</ul>")
+        for block in data.report.summary:
+            items = "".join(f"<li>{escape(s)}</li>" for s in block.sentences)
+            rest = "".join(f"<p style='margin:2px 0'>{escape(s)}</p>" for s in
+                           ([block.unchanged] if block.unchanged else [])
+                           + [f"Left out (incomplete): {x}" for x in block.left_out]
+                           + [f"Validity: {x}" for x in block.validity])
+            parts.append(f"<p style='margin:2px 0'><b>{escape(block.heading)}</b><br><b>What changed:</b> "
+                         f"{escape('; '.join(block.what_changed))}</p>"
+                         f"<ul style='margin:2px 0 2px -20px'>{items}</ul>{rest}")
         self.differs.setText("".join(parts))
         self.differs.setVisible(bool(parts))
 
