@@ -56,9 +56,18 @@ METRICS: tuple[MetricDef, ...] = (
     MetricDef("mbps", "MB/s", "MB/s", True, lambda m: m.mbps, "MB/s"),
     MetricDef("lat_mean_ms", "Average response time", "ms", False, lambda m: m.lat_mean_ms, "Avg ms"),
     MetricDef("lat_max_ms", "Maximum response time", "ms", False, lambda m: m.lat_max_ms, "Max ms"),
-    MetricDef("p99_ms", "99th percentile response time", "ms", False, lambda m: m.percentile_ms(99), "p99 ms"),
+    MetricDef("p99_ms", "99th percentile response time", "ms", False,
+              lambda m: percentile_within_max(m, m.percentile_ms(99)), "p99 ms"),
 )
 METRIC_BY_KEY = {m.key: m for m in METRICS}
+
+
+def percentile_within_max(m: Metrics, ms: float | None) -> float | None:
+    """A percentile as reported: fio takes it from a histogram bin's upper edge, which can lie above the
+    largest response time measured; no percentile is shown above the maximum."""
+    if ms is None or not m.lat_max_ms:
+        return ms
+    return min(ms, m.lat_max_ms)
 
 
 @dataclass(frozen=True)

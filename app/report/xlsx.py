@@ -149,7 +149,7 @@ def put_data(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: set[s
                 ws.write_string(n, i, v)
     ws.freeze_panes(1, 0)
     ws.autofilter(0, 0, max(n, 1), len(COLUMNS) - 1)
-    for i, w in enumerate((6, 14, 6, 30, 12, 9, 14, 16, 16, 14, 7)):
+    for i, w in enumerate((6, 14, 6, 30, 12, 9, 14, 16, 16, 14, 7, 8, 8, 12, 12)):
         ws.set_column(i, i, w)
 
 

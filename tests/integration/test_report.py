@@ -290,7 +290,7 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
     data_rows = wb.rows("data")
     head = data_rows[0]
     assert head == ["run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric", "value",
-                    "unit"]
+                    "unit", "workers", "targets", "phase", "step_status"]
     assert wb.xml("data").find(f".//{M}pane").get("ySplit") == "1"
     found = {(r[0], r[3], r[8]): r[9] for r in data_rows[1:] if r[5] == "all"}
     for run_id, values in ((1, before), (2, after)):
@@ -305,7 +305,12 @@ def test_csv_is_one_tidy_table_of_every_stored_number(db, tmp_path):
     assert main(["--db", str(db), "report", "1", "--compare", "2", "--csv", str(out)]) == 0
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
     assert list(rows[0]) == ["run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric",
-                             "value", "unit"]
+                             "value", "unit", "workers", "targets", "phase", "step_status"]
+    assert {(r["workers"], r["targets"], r["phase"], r["step_status"]) for r in rows} == {("1", "1", "measure",
+                                                                                          "complete")}
+    # the stored steps read only: write metrics do not apply and are blank, never 0
+    writes = [r for r in rows if r["metric"].startswith("write_")]
+    assert writes and all(r["value"] == "" for r in writes)
     before, after = stored(db, 1), stored(db, 2)
     names = {"iops": "iops", "mbps": "mbps", "lat_mean_ms": "lat_mean", "lat_max_ms": "lat_max",
              "p99_ms": "lat_p99"}
