@@ -270,7 +270,7 @@ class Comparison:
     def what_changed(self) -> list[str]:
         """What differs between the two sides, load first: "queue depth 64 → 8", then the run facts
         ("fio version: fio 3.33 → fio 3.35")."""
-        return load_changes(self.rows) + [f"{_lower(k)} {b} {ARROW} {c}" for k, b, c in self.fact_changes]
+        return load_changes(self.rows) + [f"{lower_word(k)} {b} {ARROW} {c}" for k, b, c in self.fact_changes]
 
     def why_not_compared(self, step: StepValues) -> str:
         """Why a step of one side (in ``only_baseline`` or ``only_candidate``) has no counterpart."""
@@ -312,7 +312,7 @@ ARROW = "\u2192"
 LOAD_WORDS = (("queue depth", "queue_depth"), ("workers", "workers"), ("targets", "targets"))
 
 
-def _lower(word: str) -> str:
+def lower_word(word: str) -> str:
     """ "Hosts" -> "hosts"; "OS" stays."""
     return word if word[1:2].isupper() else word[:1].lower() + word[1:]
 

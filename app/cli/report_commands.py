@@ -70,7 +70,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         for kind, s in summary_lines(block):
             if kind != "noise":
                 print(("  " if kind == "what_changed" else "  - ") + s.replace("\u2212", "-"))
-    for t in report.comparison_tables + report.unmatched_tables:
+    for t in report.comparison_tables + report.headline_tables + report.unmatched_tables:
         print(f"\n{t.title}")
         group = None
         rows = []

@@ -10,6 +10,7 @@ from app.analysis.iometer_import import IMPORT_TAG, is_iometer_run
 from app.analysis.run_groups import load_side
 from app.report.charts import BarChart, LineChart, comparison_charts, run_charts, side_colors
 from app.report.facts import JobFile, environment_table, facts_table, job_files, job_options_table
+from app.report.headlines import headlines
 from app.report.latency import Distribution, distributions, pairs, percentile_table, shares, spread
 from app.report.summary import SummaryBlock, summarize
 from app.report.sweep_charts import sweep_charts
@@ -55,6 +56,7 @@ class Report:
     glance: Table | None
     environment: Table
     comparison_tables: list[Table]
+    headline_tables: list[Table]  # per comparison: sweep maxima, transfers, preconditioning; disks beside results
     unmatched_tables: list[Table]
     percentiles: Table
     differences: list[list[str]]  # per comparison: facts that differ between baseline and candidate
@@ -85,7 +87,7 @@ class Report:
     def tables(self) -> list[Table]:
         """Every table in reading order (what the XLSX and the tables CSV hold)."""
         out = [self.glance] if self.glance else []
-        out += self.comparison_tables + self.unmatched_tables + [self.percentiles, self.environment]
+        out += self.comparison_tables + self.headline_tables + self.unmatched_tables + [self.percentiles, self.environment]
         out += [t for r in self.runs for t in (r.summary, *r.workloads)] + [self.job_options]
         out += [r.facts for r in self.runs]
         return out
@@ -149,10 +151,16 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
         timeline_charts(store, matched, by_side, colors)
     notes = [m for s in sides for m in s.missing]
     summary = [summarize(c, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
+    heads = [headlines(store, c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
+    for block, head in zip(summary, heads, strict=True):
+        block.headlines = head.sentences
+    headline_tables = [t for h in heads for t in (h.table, h.disks) if t is not None]
+    line_charts = [c for h in heads for c in h.charts] + line_charts
     return Report(meta, baseline, comparisons, labels, summary,
                   at_a_glance_table(comparisons, labels) if comparisons else None,
                   environment_table(sides, labels),
-                  [comparison_table(c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)], unmatched,
+                  [comparison_table(c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)],
+                  headline_tables, unmatched,
                   percentile_table(matched, by_side),
                   [c.differences for c in comparisons], charts, dists, line_charts, runs,
                   job_options_table([r.run for r in runs]), list(dict.fromkeys(notes)))

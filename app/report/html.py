@@ -105,6 +105,9 @@ def summary_html(report: Report) -> list[str]:
         h.append('<p class="what-changed"><strong>What changed:</strong> '
                  + escape("; ".join(block.what_changed)) + "</p>")
         h.append("<ul class=\"summary\">" + "".join(f"<li>{escape(s)}</li>" for s in block.sentences) + "</ul>")
+        if block.headlines:
+            h.append("<p><strong>Headline figures:</strong></p><ul class=\"summary\">"
+                     + "".join(f"<li>{escape(s)}</li>" for s in block.headlines) + "</ul>")
         if block.unchanged:
             h.append(f"<p>{escape(block.unchanged)}</p>")
         if block.left_out:
@@ -166,7 +169,7 @@ def render_html(report: Report) -> str:
     h.append(table_html(report.environment, "data facts"))
     if report.comparisons:
         h.append('<h2 id="compare">Before / after</h2>')
-        for t in report.comparison_tables:
+        for t in report.comparison_tables + report.headline_tables:
             h.append(f"<h3>{escape(t.title)}</h3>")
             h.append(table_html(t))
         for t in report.unmatched_tables:

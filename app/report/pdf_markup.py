@@ -110,6 +110,9 @@ def summary_markup(report: Report) -> list[str]:
         h.append(f"<p><b>What changed:</b> {escape('; '.join(block.what_changed))}</p>")
         for sentence in block.sentences:
             h.append(f'<p class="sentence">\u2022 {escape(sentence)}</p>')
+        if block.headlines:
+            h.append("<p><b>Headline figures:</b></p>")
+            h += [f'<p class="sentence">\u2022 {escape(s)}</p>' for s in block.headlines]
         if block.unchanged:
             h.append(f"<p>{escape(block.unchanged)}</p>")
         if block.left_out:
@@ -151,7 +154,7 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
     h.append(table_markup(report.environment, wrap_all=True))
     if report.comparisons:
         _h1(h, "compare", "Before / after")
-        for i, t in enumerate(report.comparison_tables + report.unmatched_tables):
+        for i, t in enumerate(report.comparison_tables + report.headline_tables + report.unmatched_tables):
             first = ' style="margin-top: 0"' if not i else ""
             h.append(f"<h2{first}>{escape(t.title)}</h2>")
             h.append(table_markup(t, wrap_all=wrap))

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from app.analysis.compare import METRIC_BY_KEY, METRICS, Change, Comparison, MatchedStep, MetricDef
+from app.analysis.compare import (
+    METRIC_BY_KEY,
+    METRICS,
+    Change,
+    Comparison,
+    MatchedStep,
+    MetricDef,
+    lower_word,
+)
 from app.model.spec_words import parse_spec_text
 from app.report.tables import MINUS, fmt_sig, side_title
 
@@ -30,6 +38,7 @@ class SummaryBlock:
     unchanged: str = ""  # "Within noise: ..."; "" when everything changed
     left_out: list[str] = field(default_factory=list)  # incomplete steps, not judged
     warning: list[str] = field(default_factory=list)  # the run facts that differ, "fact: label: x; label: y"
+    headlines: list[str] = field(default_factory=list)  # sweep maxima, transfer times, steady state before/after
     noise: str = ""  # how noise and confidence were judged
     # Section hook for validity notes (issue 30): lines a validity check adds about this comparison (e.g. "the
     # candidate's cache was warm"); every format renders them under "Validity" when there are any.
@@ -192,7 +201,11 @@ def noise_text(c: Comparison) -> str:
 
 def summarize(c: Comparison, base_label: str, cand_label: str) -> SummaryBlock:
     block = SummaryBlock(f"{side_title(c.candidate, cand_label)} compared with {side_title(c.baseline, base_label)}")
-    block.what_changed = c.what_changed or ["nothing in the load or the run facts (the system under test only)"]
+    # the tags that name the sides are the labels already: not a change to report
+    shown = [(k, b, v) for k, b, v in c.fact_changes if not (k == "Tags" and (b, v) == (base_label, cand_label))]
+    block.what_changed = c.what_changed[:len(c.what_changed) - len(c.fact_changes)] + \
+        [f"{lower_word(k)} {b} {ARROW} {v}" for k, b, v in shown]
+    block.what_changed = block.what_changed or ["nothing Fiometer records (same load, hosts, fio, settings): the change is in the system under test"]
     found, quiet = findings(c)
     block.sentences = found[:MAX_FINDINGS]
     if len(found) > MAX_FINDINGS:
@@ -212,9 +225,10 @@ def summarize(c: Comparison, base_label: str, cand_label: str) -> SummaryBlock:
 
 def summary_lines(block: SummaryBlock) -> list[tuple[str, str]]:
     """The block as (kind, text) lines in reading order, for the plain formats (terminal, CSV, XLSX):
-    kind is what_changed | finding | unchanged | left_out | validity | noise."""
+    kind is what_changed | finding | headline | unchanged | left_out | validity | noise."""
     out = [("what_changed", "What changed: " + "; ".join(block.what_changed))]
     out += [("finding", s) for s in block.sentences]
+    out += [("headline", s) for s in block.headlines]
     if block.unchanged:
         out.append(("unchanged", block.unchanged))
     out += [("left_out", "Left out (incomplete): " + s) for s in block.left_out]

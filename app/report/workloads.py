@@ -59,7 +59,7 @@ def transfer_table(run: Run) -> Table | None:
     if not moved:
         return None
     rows = [Row([num(t.step + 1, 0), _text(t.spec), _text(format_bytes(t.bytes)),
-                 Cell(format_elapsed(t.seconds), t.seconds, None, "0.00"),
+                 Cell(format_elapsed(t.seconds), t.seconds / 86400, None, "[h]:mm:ss.00"),  # a spreadsheet time
                  metric(t.bytes / t.seconds / 1e6 if t.seconds else None)]) for t in moved]
     return Table(f"transfer-{run.id}", f"Run {run.id} \u2014 timed transfer", [
         Column("Step", True), Column("Access specification"), Column("Moved"), Column("Elapsed", True),

@@ -94,8 +94,8 @@ def test_html_is_self_contained_and_its_tables_match_the_store(db, tmp_path):
     p.feed(out.read_text(encoding="utf-8"))
     # a bar chart per metric, per access spec the response time distribution and the share of I/Os by response
     # time, and each run's sweep curves (the four specs differ in transfer size only: a block-size sweep, four
-    # charts); nothing to fetch (the links are the table of contents)
-    assert [x for x in p.external if not x.startswith("#")] == [] and p.svgs == 5 + 4 + 4 + 2 * 4
+    # charts) and both runs' sweeps on one chart; nothing to fetch (the links are the table of contents)
+    assert [x for x in p.external if not x.startswith("#")] == [] and p.svgs == 5 + 1 + 4 + 4 + 2 * 4
     before, after = stored(db, 1), stored(db, 2)
     # summary per run: every number equals the store's
     for run_id, values in ((1, before), (2, after)):
@@ -218,6 +218,16 @@ class Workbook:
         self.files = {s.get("name"): "xl/" + target[s.get(f"{R}id")].lstrip("/").removeprefix("xl/")
                       for s in wb.iter(f"{M}sheet")}
         self.names = [s.get("name") for s in wb.iter(f"{M}sheet")]
+        self.workbook = wb
+
+    def defined_names(self):
+        """{"'Sheet'!Print_Titles": "'Sheet'!$1:$2"}: the workbook's defined names by sheet."""
+        out = {}
+        for d in self.workbook.iter(f"{M}definedName"):
+            name = d.get("name").removeprefix("_xlnm.")
+            sheet = self.names[int(d.get("localSheetId"))] if d.get("localSheetId") else ""
+            out[f"'{sheet}'!{name}" if sheet else name] = d.text
+        return out
 
     def xml(self, name):
         return ET.fromstring(self.z.read(self.files[name]))
@@ -249,9 +259,14 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
     wb = Workbook(out)
     comp = "Comparison 1"
     # the four specs share one shape and differ in transfer size only: each run is also a block-size sweep
-    assert wb.names == ["Summary", "At a glance", comp, "Percentiles", "Environment", "Run 1 results",
-                        "Run 1 \u2014 sweep summary", "Run 2 results", "Run 2 \u2014 sweep summary", "Job options",
-                        "Run 1 facts", "Run 2 facts", "Charts", "Job files", "data"]
+    assert wb.names == ["Summary", "At a glance", comp, "Headlines 1", "Percentiles", "Environment", "Run 1 results",
+                        "Run 1 sweep", "Run 2 results", "Run 2 sweep", "Job options",
+                        "Run 1 facts", "Run 2 facts", "Charts", "Sweep charts", "Job files", "data"]
+    # printable: landscape, one page wide, the header row on every page
+    setup = wb.xml(comp).find(f"{M}pageSetup")
+    assert setup.get("orientation") == "landscape" and setup.get("fitToWidth") in (None, "1")
+    assert setup.get("fitToHeight") == "0"
+    assert wb.defined_names().get(f"'{comp}'!Print_Titles") == f"'{comp}'!$1:$2"
     rows = wb.rows(comp)
     assert rows[0] == ["after (run 2) compared with before (run 1)"]
     assert rows[1] == ["Metric", "Access specification", "Load", "before", "after", "Change", "Change %", "Verdict"]
@@ -272,7 +287,12 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
     assert 'formatCode="+0.0%;-0.0%;0.0%"' in styles and 'formatCode="#,##0"' in styles
     # charts: one per metric, each series drawn from the Charts sheet's cells
     charts = sorted(n for n in wb.z.namelist() if n.startswith("xl/charts/chart"))
-    assert len(charts) == 5
+    kinds = [ET.fromstring(wb.z.read(n)).find(f".//{C}plotArea")[1].tag.removeprefix(C) for n in charts]
+    assert kinds.count("barChart") == 5  # one per metric
+    # the sweeps (each run is a block-size sweep) as native line charts, both runs on the first
+    assert kinds[5:] and set(kinds[5:]) == {"scatterChart"}
+    first = ET.fromstring(wb.z.read(charts[5]))
+    assert len(first.findall(f".//{C}ser")) == 2
     chart_cells = wb.cells("Charts")
     iops = ET.fromstring(wb.z.read("xl/charts/chart1.xml"))
     assert iops.find(f".//{C}barChart/{C}barDir").get("val") == "bar"
@@ -447,7 +467,7 @@ def test_compare_prints_the_table(db, capsys):
     assert main(["--db", str(db), "compare", "1", "2", "--threshold", "10"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"Max Throughput-100%Read\s+QD 64\s+10,809\s+11,686\s+\+877\s+\+8\.1 %\s*$", out, re.MULTILINE)
-    assert "  What changed: tags before \u2192 after" in out
+    assert "  What changed: nothing Fiometer records" in out
     assert "Changes within \u00b110 %" in out
 
 

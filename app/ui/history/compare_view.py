@@ -250,7 +250,8 @@ class CompareView(QWidget):
         for block in data.report.summary:
             items = "".join(f"<li>{escape(s)}</li>" for s in block.sentences)
             rest = "".join(f"<p style='margin:2px 0'>{escape(s)}</p>" for s in
-                           ([block.unchanged] if block.unchanged else [])
+                           [f"Headline: {x}" for x in block.headlines]
+                           + ([block.unchanged] if block.unchanged else [])
                            + [f"Left out (incomplete): {x}" for x in block.left_out]
                            + [f"Validity: {x}" for x in block.validity])
             parts.append(f"<p style='margin:2px 0'><b>{escape(block.heading)}</b><br><b>What changed:</b> "
@@ -270,7 +271,7 @@ class CompareView(QWidget):
         self._clear(self.tables_layout)
         self.sections: list[TableSection] = []
         rep = data.report
-        for t in rep.comparison_tables:
+        for t in rep.comparison_tables + rep.headline_tables:
             sec = TableSection(t)
             sec.notes.setText("\n".join(gui_wording(n) for n in t.notes))
             self.tables_layout.addWidget(sec)

@@ -1,0 +1,86 @@
+"""Before/after workflows end to end on real fio (null engine, small files): the CLI's compare and every
+report format say what changed and what it did.
+
+Queue-depth change: the same two access specifications at QD 64, then at QD 8. They pair by default, "What
+changed: queue depth 64 → 8" leads the terminal output and the PDF's summary page, every finding and table
+row names its load, and the CSV's rows say their load and what the row is."""
+
+from __future__ import annotations
+
+import csv
+import io
+import subprocess
+import sys
+
+import pytest
+
+from app.model import planfile
+from app.model.plan import LOCAL, AccessSpec, SpecLine, Target
+from tests.helpers import grid
+
+pytestmark = pytest.mark.fio
+ARROW = "\u2192"
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True)
+
+
+def plan_at(tmp, qd: int):
+    plan = grid(1, 1, 1, specs=("Random 4k read", "Sequential 1M read"), qd=qd)
+    plan.specs = [AccessSpec("Random 4k read", [SpecLine(4096, 100, 100, 100, 0, 1, 4096, 0)]),
+                  AccessSpec("Sequential 1M read", [SpecLine(1 << 20, 100, 100, 0, 0, 1, 4096, 0)])]
+    plan.managers[0].host = LOCAL
+    target = tmp / "iobw.tst"
+    if not target.exists():
+        target.write_bytes(b"\0" * (8 << 20))  # reads only: an existing file is fine
+    plan.managers[0].workers[0].targets = [Target(str(target))]
+    path = tmp / f"plan-qd{qd}.json"
+    planfile.save(plan, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def qd_change(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("qd-change")
+    db = tmp / "r.db"
+    for qd, tag in ((64, "qd64"), (8, "qd8")):
+        out = cli("--db", db, "run", plan_at(tmp, qd), "--run-time", "1", "--engine", "null", "--tag", tag,
+                  "--test-file-size", "8M")
+        assert out.returncode == 0, out.stderr
+    return db, tmp
+
+
+def test_compare_in_the_terminal_leads_with_the_queue_depth_change(qd_change):
+    db, _ = qd_change
+    out = cli("--db", db, "compare", "1", "2")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "qd8 (run 2) compared with qd64 (run 1):"
+    assert lines[1].startswith(f"  What changed: queue depth 64 {ARROW} 8")
+    assert "No steps in common" not in out.stdout and "Not compared" not in out.stdout
+    # every finding or within-noise line names its load
+    said = [ln for ln in lines[2:] if ln.startswith("  - ")]
+    assert said and all(f"QD 64 {ARROW} 8" in ln or ln.startswith("  - Nothing changed") for ln in said)
+    rows = [ln for ln in lines if ln.startswith(("Random 4k read", "Sequential 1M read"))]
+    assert len(rows) == 2 * 5 and all(f"QD 64 {ARROW} 8" in ln for ln in rows)  # 2 specs x 5 metrics
+
+
+def test_pdf_summary_page_states_what_changed_and_findings_with_load(qd_change):
+    db, tmp = qd_change
+    pdf = tmp / "r.pdf"
+    res = cli("--db", db, "report", "1", "--compare", "2", "--pdf", pdf, "--csv", tmp / "r.csv",
+              "--html", tmp / "r.html", "--xlsx", tmp / "r.xlsx")
+    assert res.returncode == 0, res.stderr
+    pages = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                           text=True).stdout.split("\f")
+    summary = next(p for p in pages[1:] if "Summary" in p)
+    flat = " ".join(summary.split())
+    assert f"What changed: queue depth 64 {ARROW} 8" in flat
+    assert f"at QD 64 {ARROW} 8" in flat
+    assert "No access specification was measured on both sides" not in " ".join(pages)
+    html = (tmp / "r.html").read_text(encoding="utf-8")
+    assert f"<strong>What changed:</strong> queue depth 64 {ARROW} 8" in html
+    rows = list(csv.DictReader(io.StringIO((tmp / "r.csv").read_text(encoding="utf-8-sig"))))
+    assert {(r["run"], r["queue_depth"]) for r in rows} == {("1", "64"), ("2", "8")}
+    assert {(r["workers"], r["targets"], r["phase"]) for r in rows} == {("1", "1", "measure")}
