@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import subprocess
 import sys
 
@@ -84,3 +85,92 @@ def test_pdf_summary_page_states_what_changed_and_findings_with_load(qd_change):
     rows = list(csv.DictReader(io.StringIO((tmp / "r.csv").read_text(encoding="utf-8-sig"))))
     assert {(r["run"], r["queue_depth"]) for r in rows} == {("1", "64"), ("2", "8")}
     assert {(r["workers"], r["targets"], r["phase"]) for r in rows} == {("1", "1", "measure")}
+
+
+# --- the issue's workflows, each run twice (before, after) -------------------------------------------
+def examples(tmp):
+    assert cli("examples", "--save", tmp).returncode == 0
+    return tmp
+
+
+def run_twice(db, plan, tmp, name, target="TESTFILE"):
+    for tag in ("before", "after"):
+        out = cli("--db", db, "run", plan, "--map", f"{target}={tmp / (name + '.tst')}", "--run-time", "1",
+                  "--ramp-up", "0", "--engine", "null", "--test-file-size", "8M", "--tag", tag)
+        assert out.returncode == 0, out.stderr + out.stdout
+
+
+@pytest.fixture(scope="module")
+def workflows(tmp_path_factory):
+    """name -> (database, folder): Orion-style sweep, dd-style timed transfer, preconditioned flash (short
+    rounds), the Iometer template .icf; each before and after."""
+    import json
+    import os
+    from pathlib import Path
+
+    tmp = tmp_path_factory.mktemp("workflows")
+    ex = examples(tmp / "ex")
+    flash = json.loads((ex / "flash.json").read_text())
+    setup = flash.get("plan", flash)["setup"]
+    setup["precondition"].update(round_s=1, window_rounds=3, max_s=6)  # seconds, not the 5 x 60 s of a real SSD
+    (ex / "flash-short.json").write_text(json.dumps(flash))
+    icf = Path(__file__).resolve().parents[2] / "app" / "resources" / "examples" / \
+        "vmware-unofficial-storage-performance.icf"
+    out = {}
+    for name, plan in (("orion", ex / "orion.json"), ("timed", ex / "timed.json"),
+                       ("flash", ex / "flash-short.json"), ("icf", icf)):
+        db = tmp / f"{name}.db"
+        run_twice(db, plan, tmp, name, "C:" if name == "icf" else "TESTFILE")
+        out[name] = (db, tmp)
+    keep = os.environ.get("FIOMETER_REPORTS")  # to look at every page: write the reports there
+    if keep:
+        for name, (db, _) in out.items():
+            base = Path(keep) / name
+            assert cli("--db", db, "report", "1", "--compare", "2", "--pdf", f"{base}.pdf", "--html",
+                       f"{base}.html", "--xlsx", f"{base}.xlsx", "--csv", f"{base}.csv").returncode == 0
+    return out
+
+
+def report_of(db):
+    from app.report.document import build_report
+    from app.store.database import open_store
+
+    with open_store(db) as store:
+        return build_report(store, [1], [[2]])
+
+
+def test_orion_sweep_maxima_before_and_after_with_both_sweeps_on_one_chart(workflows):
+    rep = report_of(workflows["orion"][0])
+    heads = rep.summary[0].headlines
+    assert any(re.match(r".+ sweep: maximum IOPS [\d,]+ @ QD \d+.* \u2192 [\d,]+ @ QD \d+", h) for h in heads), heads
+    overlays = [c for c in rep.line_charts if c.key.startswith("sweep-compare-")]
+    assert overlays and all(len(c.series) == 2 and c.series[0].label == "before" for c in overlays)
+    table = next(t for t in rep.headline_tables if t.key == "headlines-1")
+    assert [r.cells[0].text for r in table.rows][:2] == ["maximum IOPS", "knee"]
+
+
+def test_timed_transfer_elapsed_before_and_after(workflows):
+    rep = report_of(workflows["timed"][0])
+    heads = rep.summary[0].headlines
+    assert [h for h in heads if " transfer: " in h and "\u2192" in h and h.count(" s") >= 2], heads
+
+
+def test_preconditioning_is_summarised_compared_and_kept_out_of_the_results(workflows):
+    db = workflows["flash"][0]
+    rep = report_of(db)
+    assert len(rep.comparisons[0].rows) == 4  # the four measured tests; fill and steady state are not results
+    assert any(h.startswith("Preconditioning: steady state ") for h in rep.summary[0].headlines)
+    table = next(t for t in rep.headline_tables if t.key == "headlines-1")
+    assert {r.group for r in table.rows} == {"Preconditioning (not part of the results)"}
+    from app.report.csv_out import render_csv
+
+    rows = list(csv.DictReader(io.StringIO(render_csv(rep))))
+    assert {r["phase"] for r in rows} == {"fill", "steady", "measure"}
+
+
+def test_the_iometer_template_pairs_its_four_specs(workflows):
+    rep = report_of(workflows["icf"][0])
+    c = rep.comparisons[0]
+    assert len(c.rows) == 4 and not c.only_baseline and not c.only_candidate
+    assert all(r.load.startswith("QD ") for r in c.rows)
+    assert rep.summary[0].what_changed[0].startswith("nothing Fiometer records")
