@@ -66,6 +66,7 @@ class Report:
     runs: list[RunSection]
     job_options: Table
     notes: list[str]  # steps without results and the like
+    sweep_overlays: list[LineChart] = field(default_factory=list)  # each sweep, both sides on one chart
 
     @property
     def sides(self) -> list[Side]:
@@ -81,7 +82,7 @@ class Report:
     @property
     def every_chart(self) -> list[BarChart | LineChart]:
         """The charts of the Charts section, then each run's sweep curves."""
-        return [*self.charts, *self.line_charts, *(c for r in self.runs for c in r.sweep_charts)]
+        return [*self.charts, *self.sweep_overlays, *self.line_charts, *(c for r in self.runs for c in r.sweep_charts)]
 
     @property
     def tables(self) -> list[Table]:
@@ -155,7 +156,7 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
     for block, head in zip(summary, heads, strict=True):
         block.headlines = head.sentences
     headline_tables = [t for h in heads for t in (h.table, h.disks) if t is not None]
-    line_charts = [c for h in heads for c in h.charts] + line_charts
+    sweep_overlays = [c for h in heads for c in h.charts]
     return Report(meta, baseline, comparisons, labels, summary,
                   at_a_glance_table(comparisons, labels) if comparisons else None,
                   environment_table(sides, labels),
@@ -163,4 +164,4 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
                   headline_tables, unmatched,
                   percentile_table(matched, by_side),
                   [c.differences for c in comparisons], charts, dists, line_charts, runs,
-                  job_options_table([r.run for r in runs]), list(dict.fromkeys(notes)))
+                  job_options_table([r.run for r in runs]), list(dict.fromkeys(notes)), sweep_overlays)

@@ -55,8 +55,19 @@ def _pair_sweeps(a: list[Sweep], b: list[Sweep]) -> list[tuple[Sweep, Sweep]]:
     return out
 
 
+LARGE_TRANSFER = 64 * 1024  # from here a sweep is judged by MB/s (Orion's "large" I/Os), below by IOPS
+
+
+def sweep_work(s: Sweep) -> str:
+    """"mbps" for a transfer-size sweep or large transfers, else "iops"."""
+    if s.throughput == "mbps":
+        return "mbps"
+    p = s.max_mbps
+    return "mbps" if p.iops and p.mbps * 1e6 / p.iops >= LARGE_TRANSFER else "iops"
+
+
 def _sweep_chart(key: str, a: Sweep, b: Sweep, labels: tuple[str, str]) -> LineChart:
-    work = a.throughput
+    work = sweep_work(a)
     unit = "MB/s" if work == "mbps" else "IOPS"
     loads = sorted({p.load for s in (a, b) for p in s.points})
     log2 = all(x > 0 for x in loads) and len(loads) > 2
@@ -125,7 +136,7 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
     rows: list[Row] = []
     for i, (sa, sb) in enumerate(_pair_sweeps(find_sweeps(a), find_sweeps(b)), 1):
         group = f"Sweep: {sa.label} (over {sa.dimension.replace('_', ' ')})"
-        work = sa.throughput
+        work = sweep_work(sa)
         unit = "MB/s" if work == "mbps" else "IOPS"
         pa, pb = (sa.max_mbps, sb.max_mbps) if work == "mbps" else (sa.max_iops, sb.max_iops)
         va, vb = getattr(pa, work), getattr(pb, work)

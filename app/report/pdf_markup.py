@@ -166,6 +166,10 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         _h1(h, "charts", "Charts")
         for ch in report.charts:
             _chart(h, chart_src, ch.key)
+    if report.sweep_overlays:
+        h.append('<h2><a name="sweep-overlays"></a>Sweeps, before and after</h2>')
+        for lc in report.sweep_overlays:
+            _chart(h, chart_src, lc.key)
     if report.line_charts:  # flows on after the bar charts: a page break here could leave one chart alone
         h.append('<h2><a name="latency-charts"></a>Response time distribution and stability</h2>')
         for lc in report.line_charts:
