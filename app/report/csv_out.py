@@ -73,4 +73,8 @@ def render_tables_csv(report: Report) -> str:
         w.writerow([])
     for t in report.tables:
         write_table(w, t)
+    if report.disclosure:
+        _row(w, ["Disclosure: what was run and what the numbers mean"])
+        for x in report.disclosure:
+            _row(w, [x])
     return buf.getvalue()

@@ -9,6 +9,7 @@ from app.analysis.compare import DEFAULT_MATCH, DEFAULT_THRESHOLD_PCT, Compariso
 from app.analysis.iometer_import import IMPORT_TAG, is_iometer_run
 from app.analysis.run_groups import load_side
 from app.report.charts import BarChart, LineChart, comparison_charts, run_charts, side_colors
+from app.report.disclosure import disclosure
 from app.report.facts import JobFile, environment_table, facts_table, job_files, job_options_table
 from app.report.headlines import headlines
 from app.report.latency import Distribution, distributions, pairs, percentile_table, shares, spread
@@ -67,6 +68,7 @@ class Report:
     job_options: Table
     notes: list[str]  # steps without results and the like
     sweep_overlays: list[LineChart] = field(default_factory=list)  # each sweep, both sides on one chart
+    disclosure: list[str] = field(default_factory=list)  # engine, sizes, fidelity, notes, what numbers mean
 
     @property
     def sides(self) -> list[Side]:
@@ -164,4 +166,5 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
                   headline_tables, unmatched,
                   percentile_table(matched, by_side),
                   [c.differences for c in comparisons], charts, dists, line_charts, runs,
-                  job_options_table([r.run for r in runs]), list(dict.fromkeys(notes)), sweep_overlays)
+                  job_options_table([r.run for r in runs]), list(dict.fromkeys(notes)), sweep_overlays,
+                  disclosure([(r.run, r.label) for r in runs]))

@@ -197,6 +197,9 @@ def render_html(report: Report) -> str:
                 h.append(f"<h3>{escape(curves_title(s.run))}</h3>")
                 h += [f'<figure id="{c.key}">{to_svg(draw(c, 760), c.title)}</figure>' for c in s.sweep_charts]
     h.append('<h2 id="appendix">Run facts and method</h2>')
+    if report.disclosure:
+        h.append("<h3>Disclosure: what was run and what the numbers mean</h3>")
+        h.append("<ul class=\"summary\">" + "".join(f"<li>{escape(x)}</li>" for x in report.disclosure) + "</ul>")
     h.append(f"<h3>{escape(report.job_options.title)}</h3>")
     h.append(table_html(report.job_options))
     for s in report.runs:

@@ -192,6 +192,9 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
              "lat_ns), as Iometer measures it; MB/s is decimal (10<sup>6</sup> bytes per second); percentiles "
              "come from merged latency histograms. Numbers show three significant digits (values of 100 and more "
              "as whole numbers); the workbook and the CSV hold them in full.</p>")
+    if report.disclosure:
+        h.append("<h2>Disclosure: what was run and what the numbers mean</h2>")
+        h += [f'<p class="sentence">\u2022 {escape(x)}</p>' for x in report.disclosure]
     h.append(f"<h2>{escape(report.job_options.title)}</h2>")
     h.append(table_markup(report.job_options, wrap_all=True))
     first = next((s for s in report.runs if s.job_files), None)

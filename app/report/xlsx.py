@@ -219,6 +219,9 @@ def put_summary(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: se
         styles = {"what_changed": fmt(bold=True), "left_out": fmt(font_color="#6B4210"),
                   "validity": fmt(font_color="#6B4210"), "noise": fmt(italic=True, font_color="#5B6673")}
         lines += [(s, styles.get(kind)) for kind, s in summary_lines(block)]
+    if report.disclosure:
+        lines += [("", None), ("Disclosure: what was run and what the numbers mean", fmt(bold=True))]
+        lines += [(x, None) for x in report.disclosure]
     for r, (text, f) in enumerate(lines):
         ws.write_string(r, 0, text, f) if f else ws.write_string(r, 0, text)
 
