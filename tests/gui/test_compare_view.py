@@ -42,6 +42,11 @@ def reload(view: CompareView, qtbot, change) -> None:
         change()
 
 
+def compared(view: CompareView) -> list:
+    """The comparison and not-compared sections (headline figures and disk statistics aside)."""
+    return [s for s in view.sections if not s.title.text().startswith(("Headline figures", "Disk statistics"))]
+
+
 def metric_rows(view: CompareView, section: int = 0) -> dict[str, dict[str, list]]:
     """{metric heading: {spec: [(text, mark, foreground) per cell]}} of a comparison table."""
     t = view.sections[section].table
@@ -99,7 +104,7 @@ def test_compare_two_runs_gives_the_examples_table(window: MainWindow, qtbot) ->
     assert "within \u00b15 % are treated as run-to-run noise" in notes
     # what changed and the findings in words lead, as in the reports
     assert view.differs.isVisible()
-    assert "<b>What changed:</b> tags before \u2192 after" in view.differs.text()
+    assert "<b>What changed:</b> nothing Fiometer records" in view.differs.text()  # the tags are the labels
     assert "Max Throughput-50%Read: IOPS +234.2 % at QD 64" in view.differs.text()
     # charts: one per metric from the report code, and both runs over time
     assert [c.chart.metric.key for c in view.bar_charts] == ["iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms"]
@@ -134,23 +139,26 @@ def test_match_modes_and_steps_without_a_counterpart(window: MainWindow, qtbot) 
                                                qd=16) for s in BEFORE[:2]], name="QD 16", plan_variant=16))
     view = open_comparison(window, qtbot, [qd64, qd16])
     # by default the steps pair by definition and place, the queue depth change said first
-    assert view.match.currentData() == "auto" and len(view.sections) == 1
+    assert view.match.currentData() == "auto" and len(compared(view)) == 1
     assert "<b>What changed:</b> queue depth 64 \u2192 16" in view.differs.text()
     row = metric_rows(view)["IOPS (higher is better)"]["Max Throughput-100%Read"]
     assert row[1][0] == "QD 64 \u2192 16" and row[5][0] == "\u221250.0 %" and row[6][0] == "worse"
+    if os.environ.get("FIOMETER_SHOTS"):
+        qtbot.wait(300)
+        window.grab().save(os.path.join(os.environ["FIOMETER_SHOTS"], "compare-qd-change.png"))
     # exact: same spec at another queue depth is not the same step
     reload(view, qtbot, lambda: view.match.setCurrentIndex(view.match.findData("exact")))
-    titles = [s.title.text() for s in view.sections]
+    titles = [s.title.text() for s in compared(view)]
     assert titles[1] == f"Not compared: QD 16 (run {qd16}) and QD 64 (run {qd64})"  # untagged: the run names
-    unmatched = view.sections[1].table.row_texts()
+    unmatched = compared(view)[1].table.row_texts()
     assert [r[0] for r in unmatched] == ["QD 64"] * 2 + ["QD 16"] * 2
     assert unmatched[0][3] == "QD 64, 1 worker, 1 target" and unmatched[2][3] == "QD 16, 1 worker, 1 target"
     assert "No steps in common" in view.sections[0].notes.text()
-    assert "Match \u201cBy access specification only\u201d (above)" in view.sections[1].notes.text()
-    assert "--match" not in view.sections[1].notes.text()
+    assert "Match \u201cBy access specification only\u201d (above)" in compared(view)[1].notes.text()
+    assert "--match" not in compared(view)[1].notes.text()
 
     reload(view, qtbot, lambda: view.match.setCurrentIndex(view.match.findData("spec")))
-    assert len(view.sections) == 1  # everything paired now
+    assert len(compared(view)) == 1  # everything paired now
     head = [view.sections[0].table.horizontalHeaderItem(c).text() for c in range(view.sections[0].table.columnCount())]
     assert head[1] == "Load"
     row = metric_rows(view)["IOPS (higher is better)"]["Max Throughput-100%Read"]
@@ -173,7 +181,7 @@ def test_three_runs_one_table_per_candidate(window: MainWindow, qtbot) -> None:
         ids = [record(store, RunSpec(BEFORE, name="a")), record(store, RunSpec(AFTER, name="b")),
                record(store, RunSpec(AFTER, name="c"))]
     view = open_comparison(window, qtbot, ids)
-    assert [s.title.text().split(" compared with ")[0] for s in view.sections] == [f"b (run {ids[1]})",
+    assert [s.title.text().split(" compared with ")[0] for s in compared(view)] == [f"b (run {ids[1]})",
                                                                                   f"c (run {ids[2]})"]
     assert view.baseline.count() == 3
 
