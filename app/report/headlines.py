@@ -40,6 +40,17 @@ def _pct_text(p: float | None) -> str:
     return "" if p is None else f" ({sign}{abs(p):,.1f} %)"
 
 
+def elapsed_text(seconds: float) -> str:
+    """A transfer's time as people say it; under 0.1 s in milliseconds (not "0.00 s")."""
+    return f"{seconds * 1000:.3g} ms" if seconds < 0.1 else format_elapsed(seconds)
+
+
+def _mark(p: float | None, threshold: float, higher_is_better: bool) -> str | None:
+    if p is None or abs(p) <= threshold:
+        return None
+    return "better" if (p > 0) == higher_is_better else "worse"
+
+
 def _text(s: str) -> Cell:
     return Cell(s, s)
 
@@ -141,7 +152,8 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
         pa, pb = (sa.max_mbps, sb.max_mbps) if work == "mbps" else (sa.max_iops, sb.max_iops)
         va, vb = getattr(pa, work), getattr(pb, work)
         fa, fb = f"{va:,.0f} @ {pa.at(sa.dimension)}", f"{vb:,.0f} @ {pb.at(sb.dimension)}"
-        rows.append(Row([_text(f"maximum {unit}"), _text(fa), _text(fb), pct_cell(_pct(va, vb))], group))
+        rows.append(Row([_text(f"maximum {unit}"), _text(fa), _text(fb),
+                         pct_cell(_pct(va, vb), _mark(_pct(va, vb), c.threshold_pct, True))], group))
         ka, kb = sa.knee, sb.knee
         kta = ka.at(sa.dimension) if ka else "none (still rising)"
         ktb = kb.at(sb.dimension) if kb else "none (still rising)"
@@ -154,9 +166,10 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
         x: Transfer
         group = f"Timed transfer: {x.spec}"
         p = _pct(x.seconds, y.seconds)
-        rows.append(Row([_text("elapsed"), Cell(format_elapsed(x.seconds), x.seconds),
-                         Cell(format_elapsed(y.seconds), y.seconds), pct_cell(p)], group))
-        out.sentences.append(f"{x.spec} transfer: {format_elapsed(x.seconds)} {ARROW} {format_elapsed(y.seconds)}"
+        rows.append(Row([_text("elapsed"), Cell(elapsed_text(x.seconds), x.seconds / 86400, None, "[h]:mm:ss.000"),
+                         Cell(elapsed_text(y.seconds), y.seconds / 86400, None, "[h]:mm:ss.000"),
+                         pct_cell(p, _mark(p, c.threshold_pct, False))], group))
+        out.sentences.append(f"{x.spec} transfer: {elapsed_text(x.seconds)} {ARROW} {elapsed_text(y.seconds)}"
                              f"{_pct_text(p)}.")
     if precondition_of(a).enabled or precondition_of(b).enabled:
         group = "Preconditioning (not part of the results)"
@@ -178,10 +191,13 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
                                            sb_.window.mean_iops if sb_ and sb_.window else None))], group))
             out.sentences.append(f"Preconditioning: steady state {steady(sa_)} {ARROW} {steady(sb_)}.")
     if rows:
-        out.table = Table(f"headlines-{number}", f"Headline figures: {cand_label} and {base_label}",
+        groups = {r.group.split(":")[0] for r in rows}
+        notes = (["Sweeps: the highest throughput and the load it came at; the knee as in the run's sweep "
+                  "summary."] if "Sweep" in groups else []) + \
+            (["Preconditioning is summarised here and kept out of the results."]
+             if any(g.startswith("Preconditioning") for g in groups) else [])
+        out.table = Table(f"headlines-{number}", f"Headline figures: {base_label} and {cand_label}",
                           [Column("Figure"), Column(base_label), Column(cand_label), Column("Change %", True)],
-                          rows, ["Sweeps: the highest throughput and the load it came at; the knee as in the "
-                                 "run's sweep summary. Preconditioning is summarised here and kept out of the "
-                                 "results."], group_title="Workload")
+                          rows, notes, group_title="Workload")
     out.disks = disk_table(c, number, labels, (a, b))
     return out
