@@ -246,8 +246,8 @@ def unmatched_table(c: Comparison, number: int, base_label: str = "", cand_label
     notes = ["Steps are matched by what they do: the access specification's lines (not its name), the queue "
              "depth and the numbers of workers and targets; these have no counterpart and are not compared."]
     if c.load_differs:
-        notes.append("Some differ only in queue depth or target set: --match spec (fiometer report or compare) "
-                     "pairs steps by access specification.")
+        notes.append("Some differ only in queue depth or target set: --match auto (fiometer report or compare; "
+                     "the default) pairs steps by access specification and place in the sequence.")
     return Table(f"unmatched-{number}", f"Not compared: {side_title(c.candidate, cand_label)} and "
                                         f"{side_title(c.baseline, base_label)}",
                  cols, rows, notes)

@@ -154,7 +154,7 @@ def test_match_modes_and_steps_without_a_counterpart(window: MainWindow, qtbot) 
     assert [r[0] for r in unmatched] == ["QD 64"] * 2 + ["QD 16"] * 2
     assert unmatched[0][3] == "QD 64, 1 worker, 1 target" and unmatched[2][3] == "QD 16, 1 worker, 1 target"
     assert "No steps in common" in view.sections[0].notes.text()
-    assert "Match \u201cBy access specification only\u201d (above)" in compared(view)[1].notes.text()
+    assert "Match \u201cBy spec and place\u201d (above)" in compared(view)[1].notes.text()
     assert "--match" not in compared(view)[1].notes.text()
 
     reload(view, qtbot, lambda: view.match.setCurrentIndex(view.match.findData("spec")))

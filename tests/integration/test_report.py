@@ -139,7 +139,7 @@ def test_html_lists_unmatched_steps_and_what_differs(db, tmp_path):
     assert only == [("before", "Random-8k-70%Read"), ("qd16", "Random-8k-70%Read"),
                     ("qd16", "Sequential-1M-Write")]
     assert "measured with fio 3.33 \u2192 fio 3.35" in text
-    assert "--match spec" in text  # the way to pair the QD 64 / QD 16 steps is shown
+    assert "--match auto" in text  # the way to pair the QD 64 / QD 16 steps is shown
     # by default the QD 64 and QD 16 steps pair, and the summary leads with the change
     assert main(["--db", str(db), "report", "1", "--compare", "3", "--html", str(out)]) == 0
     text = out.read_text(encoding="utf-8")

@@ -38,9 +38,10 @@ CALLOUT_STYLE = ("#differs { background: #fdf5ec; border-left: 4px solid #d9822b
 
 def gui_wording(note: str) -> str:
     """The report's notes name CLI options; in the window, name the control instead."""
-    return note.replace("--match spec (fiometer report or compare) pairs steps by access specification.",
-                        "Match \u201cBy access specification only\u201d (above) pairs steps by access "
-                        "specification.")
+    return note.replace("--match auto (fiometer report or compare; the default) pairs steps by access "
+                        "specification and place in the sequence.",
+                        "Match \u201cBy spec and place\u201d (above) pairs steps by access specification and place "
+                        "in the sequence.")
 
 
 def _scroll(inner: QWidget) -> QScrollArea:
