@@ -67,7 +67,6 @@ def print_setup(ws, paper: str, header_rows: tuple[int, int] | None) -> None:
     ws.set_landscape()
     ws.set_paper(PAPER.get(paper, 9))
     ws.fit_to_pages(1, 0)
-    ws.hide_gridlines(0)
     if header_rows:
         ws.repeat_rows(*header_rows)
 
