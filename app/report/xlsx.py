@@ -120,15 +120,16 @@ def put_line_charts(wb: xlsxwriter.Workbook, fmt: _Formats, charts: list[LineCha
     ws = wb.add_worksheet(sheet_name(title, used))
     name = ws.get_name()
     row = 0
+    starts: list[int] = []
     for ch in charts:
-        series = [s for s in ch.series if s.label and s.points]
+        series = [s for s in ch.series if s.points and (s.label or len(ch.series) == 1)]
         xs = sorted({x for s in series for x, _ in s.points})
         if not xs:
             continue
         ws.write(row, 0, ch.title, fmt(bold=True))
         ws.write(row + 1, 0, ch.x_title, fmt(**HEADER))
         for j, s in enumerate(series, 1):
-            ws.write(row + 1, j, s.label, fmt(**HEADER))
+            ws.write(row + 1, j, s.label or ch.y_title, fmt(**HEADER))
         for i, x in enumerate(xs, row + 2):
             ws.write_number(i, 0, x)
             for j, s in enumerate(series, 1):
@@ -147,8 +148,10 @@ def put_line_charts(wb: xlsxwriter.Workbook, fmt: _Formats, charts: list[LineCha
         chart.set_legend({"position": "top"})
         chart.set_size({"width": 560, "height": 300})
         ws.insert_chart(row, len(series) + 2, chart)
+        starts.append(row)
         row += max(len(xs) + 3, 17)
     ws.set_column(0, 0, 16)
+    ws.set_h_pagebreaks(starts[2::2])  # two charts a printed page: a chart is never cut in two
 
 
 def put_charts(wb: xlsxwriter.Workbook, fmt: _Formats, charts: list[BarChart], used: set[str]) -> None:

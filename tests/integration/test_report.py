@@ -286,7 +286,8 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
     styles = wb.z.read("xl/styles.xml").decode()
     assert 'formatCode="+0.0%;-0.0%;0.0%"' in styles and 'formatCode="#,##0"' in styles
     # charts: one per metric, each series drawn from the Charts sheet's cells
-    charts = sorted(n for n in wb.z.namelist() if n.startswith("xl/charts/chart"))
+    charts = sorted((n for n in wb.z.namelist() if n.startswith("xl/charts/chart")),
+                    key=lambda n: int(re.search(r"(\d+)\.xml$", n).group(1)))
     kinds = [ET.fromstring(wb.z.read(n)).find(f".//{C}plotArea")[1].tag.removeprefix(C) for n in charts]
     assert kinds.count("barChart") == 5  # one per metric
     # the sweeps (each run is a block-size sweep) as native line charts, both runs on the first
