@@ -67,7 +67,7 @@ class Report:
     runs: list[RunSection]
     job_options: Table
     notes: list[str]  # steps without results and the like
-    sweep_overlays: list[LineChart] = field(default_factory=list)  # each sweep, both sides on one chart
+    sweep_overlays: list[LineChart] = field(default_factory=list)  # sweeps and steady-state rounds, both sides
     disclosure: list[str] = field(default_factory=list)  # engine, sizes, fidelity, notes, what numbers mean
 
     @property

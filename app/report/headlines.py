@@ -51,6 +51,14 @@ def _mark(p: float | None, threshold: float, higher_is_better: bool) -> str | No
     return "better" if (p > 0) == higher_is_better else "worse"
 
 
+def _measured(rounds: list[float]) -> list[float]:
+    """The rounds up to the last one with I/O (a round begun as the step ended has none)."""
+    out = list(rounds)
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
 def _text(s: str) -> Cell:
     return Cell(s, s)
 
@@ -190,6 +198,13 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
                              pct_cell(_pct(sa_.window.mean_iops if sa_ and sa_.window else None,
                                            sb_.window.mean_iops if sb_ and sb_.window else None))], group))
             out.sentences.append(f"Preconditioning: steady state {steady(sa_)} {ARROW} {steady(sb_)}.")
+            rounds = [(label, st) for label, st in zip(labels, (sa_, sb_), strict=True) if st and st.rounds]
+            if rounds:
+                out.charts.append(LineChart(
+                    f"steady-compare-{number}", f"Steady-state rounds: IOPS per round, {labels[0]} and {labels[1]}",
+                    "round", "IOPS", [LineSeries(label, [(float(i), v) for i, v in enumerate(_measured(st.rounds), 1)],
+                                                 run_color(labels.index(label)), 1.4, markers=True)
+                                      for label, st in rounds], x_min=1.0))
     if rows:
         groups = {r.group.split(":")[0] for r in rows}
         notes = (["Sweeps: the highest throughput and the load it came at; the knee as in the run's sweep "

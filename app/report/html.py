@@ -185,7 +185,7 @@ def render_html(report: Report) -> str:
         for ch in report.charts:
             h.append(f'<figure id="{ch.key}">{to_svg(draw(ch, 760), ch.title)}</figure>')
         if report.sweep_overlays:
-            h.append('<h3 id="sweep-overlays">Sweeps, before and after</h3>')
+            h.append('<h3 id="sweep-overlays">Sweeps and steady state, before and after</h3>')
         for lc in report.sweep_overlays + report.line_charts:
             h.append(f'<figure id="{lc.key}">{to_svg(draw(lc, 760), lc.title)}</figure>')
     h.append('<h2 id="runs">Results per run</h2>')

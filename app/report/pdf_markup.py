@@ -167,7 +167,7 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         for ch in report.charts:
             _chart(h, chart_src, ch.key)
     if report.sweep_overlays:
-        h.append('<h2><a name="sweep-overlays"></a>Sweeps, before and after</h2>')
+        h.append('<h2><a name="sweep-overlays"></a>Sweeps and steady state, before and after</h2>')
         for lc in report.sweep_overlays:
             _chart(h, chart_src, lc.key)
     if report.line_charts:  # flows on after the bar charts: a page break here could leave one chart alone

@@ -162,6 +162,8 @@ def test_preconditioning_is_summarised_compared_and_kept_out_of_the_results(work
     assert any(h.startswith("Preconditioning: steady state ") for h in rep.summary[0].headlines)
     table = next(t for t in rep.headline_tables if t.key == "headlines-1")
     assert {r.group for r in table.rows} == {"Preconditioning (not part of the results)"}
+    (steady,) = [c for c in rep.sweep_overlays if c.key == "steady-compare-1"]  # both sides' rounds plotted
+    assert [x.label for x in steady.series] == ["before", "after"] and all(x.points for x in steady.series)
     from app.report.csv_out import render_csv
 
     rows = list(csv.DictReader(io.StringIO(render_csv(rep))))
