@@ -167,4 +167,5 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
                   percentile_table(matched, by_side),
                   [c.differences for c in comparisons], charts, dists, line_charts, runs,
                   job_options_table([r.run for r in runs]), list(dict.fromkeys(notes)), sweep_overlays,
-                  disclosure([(r.run, r.label) for r in runs]))
+                  list(dict.fromkeys([x for h in heads for x in h.layout]
+                                     + disclosure([(r.run, r.label) for r in runs]))))

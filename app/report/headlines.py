@@ -16,8 +16,9 @@ from app.analysis.timed_transfer import Transfer, transfers
 from app.model.units import format_bytes, format_elapsed
 from app.report.charts import LineChart, LineSeries, run_color
 from app.report.tables import MINUS, Cell, Column, Row, Table, metric, pct_cell
+from app.report.timeline import io_start
 from app.store.database import Store
-from app.store.queries import get_run
+from app.store.queries import get_run, step_samples
 from app.store.records import Run
 
 ARROW = "\u2192"
@@ -29,6 +30,7 @@ class Headlines:
     table: Table | None = None  # workload | figure | before | after | change
     charts: list[LineChart] = field(default_factory=list)  # the two sides' sweeps overlaid
     disks: Table | None = None  # disk statistics beside IOPS and MB/s, per paired step and side
+    layout: list[str] = field(default_factory=list)  # test-file layout before a step's first I/O (disclosure)
 
 
 def _pct(a: float | None, b: float | None) -> float | None:
@@ -215,4 +217,20 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
                           [Column("Figure"), Column(base_label), Column(cand_label), Column("Change %", True)],
                           rows, notes, group_title="Workload")
     out.disks = disk_table(c, number, labels, (a, b))
+    out.layout = layout_notes(store, ((a, base_label), (b, cand_label)))
+    return out
+
+
+def layout_notes(store: Store, runs) -> list[str]:
+    """"Run 1 (before), step 1: 3.6 s of test-file layout before the first I/O, not counted as measured
+    time" for each step where fio laid out its files after the step started."""
+    out = []
+    for run, label in runs:
+        for step in run.steps:
+            samples = step_samples(store, step.id, "all", "ALL")
+            start = io_start(samples) if samples else 0.0
+            if start:
+                out.append(f"Run {run.id} ({label}), step {step.index + 1}: {start:.1f} s of test-file layout "
+                           "before the first I/O; not counted as measured time, and the charts over time start "
+                           "at the first I/O.")
     return out
