@@ -26,6 +26,7 @@ class StepSpec:
     workers: int = 1
     targets: int = 1
     lines: str = ""  # the spec's stored definition; by default one derived from the name (distinct names differ)
+    status: str = "complete"  # how the step ended: complete | stopped | failed
 
     @property
     def definition(self) -> str:
@@ -52,6 +53,11 @@ class RunSpec:
     target_path: str = "/mnt/data/iobw.tst"
     plan_name: str = "IO-Test"
     plan_variant: int = 64  # the worker's queue depth in the plan: runs with the same value share a plan hash
+    kernel: str = "6.1"
+    engine: str = "libaio"
+    size: int = 0  # the test file's size in the job files (0: none given)
+    run_s: float = 10
+    notes: str = ""
 
 
 def record(store: Store, spec: RunSpec) -> int:
@@ -59,21 +65,24 @@ def record(store: Store, spec: RunSpec) -> int:
     plan.name = spec.plan_name
     plan.managers[0].workers[0].targets = [Target("C:", spec.target_path)]
     rec = Recorder(store)
-    host = {"hostname": spec.hostname, "os": "Linux-6.1-x86_64", "cpus": 8, "fiometer": "0.1.0"}
-    run_id = rec.begin_run(planfile.to_dict(plan), plan_name=plan.name, name=spec.name, tags=spec.tags, host=host)
+    host = {"hostname": spec.hostname, "os": "Linux", "kernel": spec.kernel, "cpus": 8, "fiometer": "0.1.0"}
+    run_id = rec.begin_run(planfile.to_dict(plan), plan_name=plan.name, name=spec.name, tags=spec.tags, host=host,
+                           notes=spec.notes)
     rec.add_managers(run_id, [ManagerInfo("M1", "local", "Linux", spec.fio_version)])
     rec.add_workers(run_id, [WorkerInfo("M1", "w1", "Worker 1", {"queue_depth": spec.plan_variant})])
     rec.add_targets(run_id, [TargetInfo("M1", "w1", "w1.t1", "C:", spec.target_path, {"direct": True})])
     for i, s in enumerate(spec.steps):
         step_id = rec.begin_step(run_id, i, spec_name=s.spec, spec_text=s.definition,
                                  queue_depth=s.qd, active_workers=[["M1", f"w{w + 1}"] for w in range(s.workers)],
-                                 active_targets=[["M1", f"w1.t{t + 1}"] for t in range(s.targets)], run_s=10)
-        rec.set_step_output(step_id, "M1", job_text=f"[global]\nioengine=libaio\ndirect=1\nruntime=10\n"
-                                                   f"[m1.w1.t1]\nfilename={spec.target_path}\niodepth={s.qd}\n")
+                                 active_targets=[["M1", f"w1.t{t + 1}"] for t in range(s.targets)], run_s=spec.run_s)
+        size = f"size={spec.size}\n" if spec.size else ""
+        rec.set_step_output(step_id, "M1", job_text=f"[global]\nioengine={spec.engine}\ndirect=1\n"
+                                                   f"runtime={spec.run_s:g}\n[m1.w1.t1]\nfilename={spec.target_path}\n"
+                                                   f"iodepth={s.qd}\n{size}")
         m = metrics(s)
         rec.add_step_results(step_id, [ResultRow("M1", "target", "w1.t1", m), ResultRow("M1", "worker", "w1", m),
                                        ResultRow("M1", "manager", "M1", m), ResultRow(None, "all", "ALL", m)])
-        rec.end_step(step_id, "complete")
+        rec.end_step(step_id, s.status)
     rec.end_run(run_id, "complete")
     return run_id
 

@@ -5,8 +5,13 @@ Steps are matched by what they are: the access specification's definition (its l
 % reads, % random, delay, burst, alignment, reply), the queue depth and the numbers of workers and targets.
 A name is only a label: the same name with different definitions never pairs (``why_not_compared`` says
 so), the same definition under different names pairs (the row notes the names). Steps stored without
-their definition are matched by name. With ``match="spec"`` steps pair by definition alone, the differing
-queue depth or target set then shown in the row. Steps found on one side only are listed, never dropped.
+their definition are matched by name. ``match="auto"`` (the default) pairs equal loads first, then the
+remaining steps by definition and place in the sequence, so a queue-depth change (64 -> 8) still compares and
+``what_changed`` leads with it; ``match="exact"`` pairs equal loads only, ``match="spec"`` by definition alone.
+Steps found on one side only are listed, never dropped.
+
+A step that did not run to its end (stopped, failed, partial) on either side is paired and shown, marked,
+but its changes get the verdict "incomplete" and are left out of findings unless ``include_incomplete``.
 
 Noise: where a side has repeated runs - a group given by the user, or runs found in the store with the
 same plan hash and the same tags (``run_groups.find_repeats``) - a change counts only if it is larger than
@@ -31,7 +36,9 @@ NOISE_K = 2.0  # a change must exceed two coefficients of variation (roughly two
 # Repeats that agree exactly (or a metric fio rounds, like a maximum) would make any change "real";
 # below this a change is noise whatever the repeats say.
 MIN_NOISE_PCT = 1.0
-MATCH_MODES = ("exact", "spec")
+MATCH_MODES = ("auto", "exact", "spec")
+DEFAULT_MATCH = "auto"
+COMPLETE = "complete"
 
 
 @dataclass(frozen=True)
@@ -49,9 +56,18 @@ METRICS: tuple[MetricDef, ...] = (
     MetricDef("mbps", "MB/s", "MB/s", True, lambda m: m.mbps, "MB/s"),
     MetricDef("lat_mean_ms", "Average response time", "ms", False, lambda m: m.lat_mean_ms, "Avg ms"),
     MetricDef("lat_max_ms", "Maximum response time", "ms", False, lambda m: m.lat_max_ms, "Max ms"),
-    MetricDef("p99_ms", "99th percentile response time", "ms", False, lambda m: m.percentile_ms(99), "p99 ms"),
+    MetricDef("p99_ms", "99th percentile response time", "ms", False,
+              lambda m: percentile_within_max(m, m.percentile_ms(99)), "p99 ms"),
 )
 METRIC_BY_KEY = {m.key: m for m in METRICS}
+
+
+def percentile_within_max(m: Metrics, ms: float | None) -> float | None:
+    """A percentile as reported: fio takes it from a histogram bin's upper edge, which can lie above the
+    largest response time measured; no percentile is shown above the maximum."""
+    if ms is None or not m.lat_max_ms:
+        return ms
+    return min(ms, m.lat_max_ms)
 
 
 @dataclass(frozen=True)
@@ -97,6 +113,11 @@ class StepValues:
     values: dict[str, float | None]
     cv: dict[str, float | None]  # fraction, e.g. 0.03; None without repeats
     runs: int  # how many runs the values are the mean of
+    status: str = COMPLETE  # complete, or how the step ended early in any run of the side (stopped, failed)
+
+    @property
+    def complete(self) -> bool:
+        return self.status == COMPLETE
 
 
 @dataclass
@@ -129,8 +150,8 @@ def _cv(values: list[float]) -> float | None:
     return statistics.stdev(values) / abs(mean) if mean else None
 
 
-# (identity, occurrence) -> (index, key, values)
-Keyed = dict[tuple[tuple, int], tuple[int, StepKey, dict[str, float | None]]]
+# (identity, occurrence) -> (index, key, values, status)
+Keyed = dict[tuple[tuple, int], tuple[int, StepKey, dict[str, float | None], str]]
 
 
 def _keyed_steps(run: Run, iometer: bool) -> tuple[Keyed, list[str]]:
@@ -148,7 +169,8 @@ def _keyed_steps(run: Run, iometer: bool) -> tuple[Keyed, list[str]]:
         values = {d.key: d.value(m) for d in METRICS}
         if iometer:
             values["p99_ms"] = None  # Iometer's latency bins give no usable percentile
-        out[(key.identity, occurrence)] = (step.index, key, values)
+        status = step.status if step.status in ("stopped", "failed", "partial", "interrupted") else COMPLETE
+        out[(key.identity, occurrence)] = (step.index, key, values, status)
     return out, missing
 
 
@@ -165,8 +187,9 @@ def build_side(runs: list[Run], repeats: list[Run] | None = None) -> Side:
     spread_runs = list(runs) if len(runs) > 1 else list(repeats or [])
     side.repeats = spread_runs if len(spread_runs) > 1 else []
     spread = [_keyed_steps(r, is_iometer_run(r))[0] for r in side.repeats]
-    for k, (index, key, _) in keyed[0].items():
+    for k, (index, key, _, _) in keyed[0].items():
         present = [s[k][2] for s in keyed if k in s]
+        status = next((s[k][3] for s in keyed if k in s and s[k][3] != COMPLETE), COMPLETE)
         values: dict[str, float | None] = {}
         cv: dict[str, float | None] = {}
         for d in METRICS:
@@ -174,7 +197,7 @@ def build_side(runs: list[Run], repeats: list[Run] | None = None) -> Side:
             values[d.key] = statistics.fmean(vals) if len(vals) == len(present) and vals else None
             rep = [s[k][2][d.key] for s in spread if k in s and s[k][2][d.key] is not None]
             cv[d.key] = _cv(rep)  # type: ignore[arg-type]
-        side.steps.append(StepValues(key, k[1], index, values, cv, len(present)))
+        side.steps.append(StepValues(key, k[1], index, values, cv, len(present), status))
     return side
 
 
@@ -187,7 +210,7 @@ class Change:
     change_pct: float | None
     threshold_pct: float
     from_repeats: bool  # the threshold came from the spread of repeated runs, not the user's threshold
-    verdict: str  # better | worse | same | n/a
+    verdict: str  # better | worse | same | n/a | incomplete (a side's step did not run to its end)
 
 
 def judge(d: MetricDef, base: float | None, cand: float | None, threshold_pct: float,
@@ -217,6 +240,18 @@ class MatchedStep:
     def spec(self) -> str:
         return self.baseline.key.spec
 
+    @property
+    def incomplete(self) -> list[str]:
+        """How a side's step ended early: ["stopped in the baseline"]; [] when both ran to their end."""
+        return [f"{s.status} in the {name}" for s, name in ((self.baseline, "baseline"), (self.candidate, "candidate"))
+                if not s.complete]
+
+    @property
+    def load(self) -> str:
+        """The load the row was measured at: "QD 32", "QD 64 -> 8", with workers and targets where not 1."""
+        a, b = self.baseline.key, self.candidate.key
+        return load_text(a.queue_depth, b.queue_depth, a.workers, b.workers, a.targets, b.targets)
+
 
 @dataclass
 class Comparison:
@@ -228,6 +263,14 @@ class Comparison:
     differences: list[str]  # facts that differ between the sides: fio version, hosts, targets ...
     threshold_pct: float
     match: str
+    include_incomplete: bool = False
+    fact_changes: list[tuple[str, str, str]] = field(default_factory=list)  # (fact, baseline, candidate)
+
+    @property
+    def what_changed(self) -> list[str]:
+        """What differs between the two sides, load first: "queue depth 64 → 8", then the run facts
+        ("fio version: fio 3.33 → fio 3.35")."""
+        return load_changes(self.rows) + [f"{lower_word(k)} {b} {ARROW} {c}" for k, b, c in self.fact_changes]
 
     def why_not_compared(self, step: StepValues) -> str:
         """Why a step of one side (in ``only_baseline`` or ``only_candidate``) has no counterpart."""
@@ -256,8 +299,61 @@ class Comparison:
         return self.match == "exact" and any(s.key.what in whats for s in self.only_baseline)
 
     @property
+    def nothing_in_common(self) -> bool:
+        return not self.rows
+
+    @property
     def noise_from_repeats(self) -> bool:
         return any(c.from_repeats for r in self.rows for c in r.changes.values())
+
+
+ARROW = "\u2192"
+# What a dimension of a step's load is called in "What changed".
+LOAD_WORDS = (("queue depth", "queue_depth"), ("workers", "workers"), ("targets", "targets"))
+
+
+def lower_word(word: str) -> str:
+    """ "Hosts" -> "hosts"; "OS" stays."""
+    return word if word[1:2].isupper() else word[:1].lower() + word[1:]
+
+
+def _q(v: int | None) -> str:
+    return "?" if v is None else str(v)
+
+
+def load_text(qa: int | None, qb: int | None, wa: int = 1, wb: int = 1, ta: int = 1, tb: int = 1) -> str:
+    """ "QD 32"; "QD 64 -> 8" where the sides differ; workers and targets where not 1 or where they differ."""
+    parts = [f"QD {_q(qa)}" if qa == qb else f"QD {_q(qa)} {ARROW} {_q(qb)}"]
+    for word, a, b in (("worker", wa, wb), ("target", ta, tb)):
+        if a != b:
+            parts.append(f"{word}s {a} {ARROW} {b}")
+        elif a != 1:
+            parts.append(f"{a} {word}s")
+    return ", ".join(parts)
+
+
+def load_changes(rows: list[MatchedStep]) -> list[str]:
+    """The load differences of the paired steps, one line per dimension: "queue depth 64 → 8";
+    "queue depth 64 → 8 (2 of 4 steps)"; several pairs joined: "queue depth 1 → 2, 32 → 64"."""
+    out = []
+    for word, attr in LOAD_WORDS:
+        pairs = [(getattr(r.baseline.key, attr), getattr(r.candidate.key, attr)) for r in rows]
+        diff = [p for p in pairs if p[0] != p[1]]
+        if not diff:
+            continue
+        distinct = list(dict.fromkeys(diff))
+        text = f"{word} " + ", ".join(f"{_q(a)} {ARROW} {_q(b)}" for a, b in distinct[:4])
+        if len(distinct) > 4:
+            text += f" \u2026 ({len(distinct)} pairs)"
+        if len(diff) < len(pairs):
+            text += f" ({len(diff)} of {len(pairs)} steps)"
+        out.append(text)
+    renamed = list(dict.fromkeys((r.baseline.key.spec, r.candidate.key.spec) for r in rows
+                                 if r.baseline.key.spec.casefold() != r.candidate.key.spec.casefold()))
+    if renamed:
+        out.append("access specification names " + ", ".join(f"\u201c{a}\u201d {ARROW} \u201c{b}\u201d"
+                                                             for a, b in renamed[:3]))
+    return out
 
 
 def _differs(a: StepKey, b: StepKey) -> list[str]:
@@ -288,11 +384,17 @@ def _keys(steps: list[StepValues], match: str) -> list[tuple[tuple, StepValues]]
     return out
 
 
-def match_steps(base: list[StepValues], cand: list[StepValues], match: str = "exact"
+def match_steps(base: list[StepValues], cand: list[StepValues], match: str = DEFAULT_MATCH
                 ) -> tuple[list[tuple[StepValues, StepValues]], list[StepValues], list[StepValues]]:
-    """Pairs in baseline order, then the baseline's and the candidate's unmatched steps."""
+    """Pairs in baseline order, then the baseline's and the candidate's unmatched steps. ``auto``: equal
+    definition and load first, then what is left by definition and place in the sequence."""
     if match not in MATCH_MODES:
         raise ValueError(f"match {match!r} is not one of {MATCH_MODES}")
+    if match == "auto":
+        pairs, only_base, rest = match_steps(base, cand, "exact")
+        more, only_base, rest = match_steps(only_base, rest, "spec")
+        order = {id(b): i for i, b in enumerate(base)}
+        return sorted(pairs + more, key=lambda p: order[id(p[0])]), only_base, rest
     pool: dict[tuple, list[StepValues]] = {}
     keyed, base_keys = _keys(cand, match), _keys(base, match)
     for k, s in keyed:
@@ -317,7 +419,8 @@ def match_steps(base: list[StepValues], cand: list[StepValues], match: str = "ex
 
 
 def compare(baseline: Side, candidate: Side, *, threshold_pct: float = DEFAULT_THRESHOLD_PCT,
-            match: str = "exact", facts: Callable[[Run], dict[str, set[str]]] | None = None) -> Comparison:
+            match: str = DEFAULT_MATCH, facts: Callable[[Run], dict[str, set[str]]] | None = None,
+            include_incomplete: bool = False) -> Comparison:
     pairs, only_b, only_c = match_steps(baseline.steps, candidate.steps, match)
     rows = []
     for b, c in pairs:
@@ -326,14 +429,58 @@ def compare(baseline: Side, candidate: Side, *, threshold_pct: float = DEFAULT_T
             cvs = [v for v in (b.cv[d.key], c.cv[d.key]) if v is not None]
             threshold = max(NOISE_K * max(cvs) * 100, MIN_NOISE_PCT) if cvs else threshold_pct
             changes[d.key] = judge(d, b.values[d.key], c.values[d.key], threshold, bool(cvs))
+            if not (b.complete and c.complete) and not include_incomplete and changes[d.key].verdict != "n/a":
+                changes[d.key].verdict = "incomplete"
         rows.append(MatchedStep(b, c, _differs(b.key, c.key), changes))
+    pairs_of_facts = fact_pairs(baseline.runs, candidate.runs, facts or run_facts)
     return Comparison(baseline, candidate, rows, only_b, only_c,
-                      fact_differences(baseline.runs, candidate.runs, facts or run_facts),
-                      threshold_pct, match)
+                      [f"{k}: baseline {b}; candidate {c}" for k, b, c in pairs_of_facts],
+                      threshold_pct, match, include_incomplete, pairs_of_facts)
+
+
+# A step without a time limit (a size-based transfer) is stored with a run time of a year or so.
+NO_TIME_LIMIT_S = 30 * 86400
+# Job options that describe the engine, not the load or the file (those are compared elsewhere).
+ENGINE_OPTIONS = ("ioengine", "direct", "buffered", "sync", "fsync", "end_fsync", "invalidate", "norandommap",
+                  "randrepeat", "random_generator", "refill_buffers", "buffer_compress_percentage",
+                  "time_based", "thread", "hipri", "fixedbufs", "registerfiles", "sqthread_poll")
+
+
+def run_time_text(run_s: float, ramp_s: float = 0.0) -> str:
+    text = "until done (no time limit)" if run_s >= NO_TIME_LIMIT_S else f"{run_s:g} s"
+    return text + (f" + {ramp_s:g} s ramp-up" if ramp_s else "")
+
+
+def job_facts(run: Run) -> tuple[set[str], set[str]]:
+    """(engine options, test-file sizes) from the fio job files stored with the run's steps."""
+    engine: set[str] = set()
+    sizes: set[str] = set()
+    for step in run.steps:
+        for out in step.outputs.values():
+            section = ""
+            for line in (out.job_text or "").splitlines():
+                line = line.strip()
+                if line.startswith("["):
+                    section = line.strip("[]")
+                    continue
+                key, _, value = line.partition("=")
+                key, value = key.strip(), value.strip()
+                if key in ENGINE_OPTIONS and section == "global" or key == "ioengine":
+                    engine.add(f"{key}={value}")
+                elif key == "size" and value:
+                    sizes.add(_size_text(value))
+    return engine, sizes
+
+
+def _size_text(value: str) -> str:
+    from app.model.units import format_bytes
+
+    return format_bytes(int(value)) if value.isdigit() else value
 
 
 def run_facts(run: Run) -> dict[str, set[str]]:
-    """What a comparison must not hide when it differs: the measuring tool, hosts, targets, step times."""
+    """What a comparison must not hide when it differs: the measuring tool, hosts, OS, targets, test-file size,
+    engine options, step times, notes and tags."""
     tool = run.host.get("tool")
     if tool:
         tools = {f"{tool} {run.host.get('tool_version', '')}".strip()}
@@ -347,13 +494,21 @@ def run_facts(run: Run) -> dict[str, set[str]]:
             hosts.add(str(run.host.get("hostname") or "this machine"))
         else:
             hosts.add(m.address.rsplit(":", 1)[0])
+    os_text = " ".join(str(run.host.get(k)) for k in ("os", "kernel") if run.host.get(k))
     targets = {t.path or t.name for t in run.targets}
-    times = {f"{s.run_s:g} s" + (f" + {s.ramp_s:g} s ramp-up" if s.ramp_s else "") for s in run.steps if s.results}
-    return {"Measured with": tools, "Hosts": hosts, "Targets": targets, "Run time per step": times}
+    times = {run_time_text(s.run_s, s.ramp_s) for s in measured_steps(run) if s.results}
+    engine, sizes = job_facts(run)
+    facts = {"Measured with": tools, "Hosts": hosts, "OS": {os_text} if os_text else set(), "Targets": targets,
+             "Test-file size": sizes, "Engine options": {", ".join(sorted(engine))} if engine else set(),
+             "Run time per step": times}
+    facts["Notes"] = {run.notes.strip()} if run.notes.strip() else set()
+    facts["Tags"] = {", ".join(run.tags)} if run.tags else set()
+    return facts
 
 
-def fact_differences(base: list[Run], cand: list[Run], facts: Callable[[Run], dict[str, set[str]]]
-                     ) -> list[str]:
+def fact_pairs(base: list[Run], cand: list[Run], facts: Callable[[Run], dict[str, set[str]]]
+               ) -> list[tuple[str, str, str]]:
+    """(fact, baseline's value, candidate's value) for each fact that differs, in the facts' order."""
     def union(runs: list[Run]) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
         for r in runs:
@@ -362,10 +517,12 @@ def fact_differences(base: list[Run], cand: list[Run], facts: Callable[[Run], di
         return out
 
     b, c = union(base), union(cand)
-    out = []
-    for k in b.keys() | c.keys():
-        if b.get(k, set()) != c.get(k, set()):
-            out.append(f"{k}: baseline {', '.join(sorted(b.get(k, set()))) or '-'}; "
-                       f"candidate {', '.join(sorted(c.get(k, set()))) or '-'}")
     order = list(facts(base[0]).keys()) if base else []
-    return sorted(out, key=lambda s: next((i for i, k in enumerate(order) if s.startswith(k + ":")), 99))
+    keys = sorted(b.keys() | c.keys(), key=lambda k: order.index(k) if k in order else 99)
+    return [(k, ", ".join(sorted(b.get(k, set()))) or "-", ", ".join(sorted(c.get(k, set()))) or "-")
+            for k in keys if b.get(k, set()) != c.get(k, set())]
+
+
+def fact_differences(base: list[Run], cand: list[Run], facts: Callable[[Run], dict[str, set[str]]]
+                     ) -> list[str]:
+    return [f"{k}: baseline {b}; candidate {c}" for k, b, c in fact_pairs(base, cand, facts)]

@@ -19,7 +19,14 @@ def fmt_num(v: float | None, digits: int = 2) -> str:
 
 
 def brief(m: Metrics) -> str:
-    return f"{m.iops:,.0f} IOPS {m.mbps:,.2f} MB/s {m.lat_mean_ms:.3f} ms"
+    """The live line's numbers, three significant digits; no response time without completed I/Os (a
+    dash, not "0.000 ms"), and no IOPS of zero beside a moving MB/s (bytes before completions: a dash)."""
+    from app.report.tables import fmt_sig
+
+    done = bool(m.ios)
+    iops = fmt_sig(m.iops) if done or not m.mbps else "-"
+    lat = f"{fmt_sig(m.lat_mean_ms)} ms" if done and m.lat_mean_ms else "- ms"
+    return f"{iops} IOPS {fmt_sig(m.mbps)} MB/s {lat}"
 
 
 TABLE_COLUMNS = ("Step", "Access specification", "QD", "Level", "IOPS", "MB/s", "MiB/s", "Avg ms", "Max ms",
@@ -94,7 +101,9 @@ class ProgressPrinter(RunListener):
             if s.level in ("manager", "all"):
                 self.latest["ALL" if s.level == "all" else s.key] = s.interval
         elapsed = time.monotonic() - self.step_start
-        when = f"{elapsed:5.0f}s" + (f"/{self.step_seconds}s" if self.step_seconds else "")
+        limit = self.step_seconds
+        when = f"{elapsed:5.0f}s" + (f"/{limit}s" if limit and elapsed <= limit + 0.5 else
+                                     f" ({limit}s planned)" if limit else "")
         parts = [f"{k}: {brief(m)}" for k, m in self.latest.items() if k != "ALL"]
         if len(parts) > 1 and "ALL" in self.latest:
             parts.append(f"ALL: {brief(self.latest['ALL'])}")

@@ -44,7 +44,7 @@ def _build(args: argparse.Namespace, candidates: list[list[int]]):
     store = _store(args)
     try:
         return build_report(store, args.run, candidates, meta, threshold_pct=args.threshold, match=args.match,
-                            repeats=not args.no_repeats)
+                            repeats=not args.no_repeats, include_incomplete=args.include_incomplete)
     except StoreError as e:
         raise CliError(f"{e} `fiometer runs` lists the stored runs.") from e
     except ValueError as e:
@@ -62,15 +62,15 @@ def _labels(text: str) -> list[str]:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from app.cli.progress import format_table
+    from app.report.summary import summary_lines
 
     report = _build(args, args.candidates)
     for block in report.summary:
         print(block.heading + ":")
-        for s in block.sentences + ([block.unchanged] if block.unchanged else []):
-            print(f"  {s}".replace("\u2212", "-"))
-        for w in block.warning:
-            print(f"  note: the sides differ besides the change under test - {w}")
-    for t in report.comparison_tables + report.unmatched_tables:
+        for kind, s in summary_lines(block):
+            if kind != "noise":
+                print(("  " if kind == "what_changed" else "  - ") + s.replace("\u2212", "-"))
+    for t in report.comparison_tables + report.headline_tables + report.unmatched_tables:
         print(f"\n{t.title}")
         group = None
         rows = []
@@ -111,9 +111,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 def _common(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--threshold", type=_threshold, default=5.0, metavar="PCT",
                     help="changes within this percentage are noise when there are no repeated runs (default 5)")
-    sp.add_argument("--match", choices=("exact", "spec"), default="exact",
-                    help="pair steps by what they do: the access spec's lines (not its name), queue depth and "
-                         "numbers of workers and targets (exact, default), or by the access spec's lines alone (spec)")
+    sp.add_argument("--match", choices=("auto", "exact", "spec"), default="auto",
+                    help="pair steps by what they do: equal access spec lines (not names) and load first, then the "
+                         "rest by access spec lines and place in the sequence, the load change listed under "
+                         "'What changed' (auto, default); equal lines, queue depth, workers and targets only "
+                         "(exact); or the access spec's lines alone (spec)")
+    sp.add_argument("--include-incomplete", action="store_true",
+                    help="judge stopped, failed or partial steps too (by default they are shown, marked, and left "
+                         "out of the findings)")
     sp.add_argument("--no-repeats", action="store_true",
                     help="do not look for repeats (same plan and tags) of a single run to measure noise")
     sp.add_argument("--labels", type=_labels, metavar="BASE,CAND",

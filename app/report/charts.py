@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from html import escape
 
-from app.analysis.compare import METRICS, Comparison, MetricDef, StepValues
+from app.analysis.compare import METRICS, Comparison, MetricDef, StepValues, load_text
 from app.report.tables import chart_label, fmt, fmt_sig
 
 # Mid-tone colours: they read on the report's white paper and on the window's dark chart background alike.
@@ -205,8 +205,10 @@ def chart_title(d: MetricDef) -> str:
     return chart_label(d)
 
 
-def _category(s: StepValues, repeated: bool) -> str:
-    return s.key.spec + (f" (QD {s.key.queue_depth})" if repeated and s.key.queue_depth is not None else "")
+def _category(s: StepValues, repeated: bool = True, load: str = "") -> str:
+    """A bar's label: the spec and its load, "Random-8k (QD 64 → 8)" (``load`` from the paired row)."""
+    k = s.key
+    return f"{k.spec} ({load or load_text(k.queue_depth, k.queue_depth, k.workers, k.workers, k.targets, k.targets)})"
 
 
 MAX_BARS_HEIGHT = 520.0  # points of bars per chart: a chart must fit on a page (a PDF image cannot split)
@@ -238,8 +240,8 @@ def comparison_charts(comparisons: list[Comparison], labels: list[str], spreads:
     the baseline's, then each candidate's."""
     base = comparisons[0].baseline
     steps = [s for s in base.steps if any(r.baseline is s for c in comparisons for r in c.rows)]
-    names = [s.key.spec for s in steps]
-    cats = [_category(s, names.count(s.key.spec) > 1) for s in steps]
+    loads = {id(r.baseline): r.load for c in comparisons[:1] for r in c.rows}
+    cats = [_category(s, load=loads.get(id(s), "")) for s in steps]
     charts = []
     for d in METRICS:
         series = [Series(labels[0], [s.values[d.key] for s in steps], run_color(0),
@@ -258,8 +260,7 @@ def comparison_charts(comparisons: list[Comparison], labels: list[str], spreads:
 
 def run_charts(side_steps: list[StepValues], label: str, spread: Spread | None = None) -> list[BarChart]:
     """Charts of one side (a report without comparisons)."""
-    names = [s.key.spec for s in side_steps]
-    cats = [_category(s, names.count(s.key.spec) > 1) for s in side_steps]
+    cats = [_category(s) for s in side_steps]
     charts = []
     for d in METRICS:
         values = [s.values[d.key] for s in side_steps]

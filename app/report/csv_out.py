@@ -13,6 +13,7 @@ import io
 from app.analysis.csv_safe import safe_cell
 from app.report.document import Report
 from app.report.long_form import COLUMNS, long_rows
+from app.report.summary import summary_lines
 from app.report.tables import Table
 
 
@@ -67,9 +68,13 @@ def render_tables_csv(report: Report) -> str:
     w.writerow([])
     for block in report.summary:
         _row(w, [block.heading])
-        for s in block.sentences + ([block.unchanged] if block.unchanged else []) + block.warning:
+        for _kind, s in summary_lines(block):
             _row(w, [s])
         w.writerow([])
     for t in report.tables:
         write_table(w, t)
+    if report.disclosure:
+        _row(w, ["Disclosure: what was run and what the numbers mean"])
+        for x in report.disclosure:
+            _row(w, [x])
     return buf.getvalue()

@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from app.analysis.compare import DEFAULT_THRESHOLD_PCT, Comparison, Side, compare
+from app.analysis.compare import DEFAULT_MATCH, DEFAULT_THRESHOLD_PCT, Comparison, Side, compare
 from app.analysis.iometer_import import IMPORT_TAG, is_iometer_run
 from app.analysis.run_groups import load_side
 from app.report.charts import BarChart, LineChart, comparison_charts, run_charts, side_colors
+from app.report.disclosure import disclosure
 from app.report.facts import JobFile, environment_table, facts_table, job_files, job_options_table
+from app.report.headlines import headlines
 from app.report.latency import Distribution, distributions, pairs, percentile_table, shares, spread
 from app.report.summary import SummaryBlock, summarize
 from app.report.sweep_charts import sweep_charts
@@ -55,6 +57,7 @@ class Report:
     glance: Table | None
     environment: Table
     comparison_tables: list[Table]
+    headline_tables: list[Table]  # per comparison: sweep maxima, transfers, preconditioning; disks beside results
     unmatched_tables: list[Table]
     percentiles: Table
     differences: list[list[str]]  # per comparison: facts that differ between baseline and candidate
@@ -64,6 +67,8 @@ class Report:
     runs: list[RunSection]
     job_options: Table
     notes: list[str]  # steps without results and the like
+    sweep_overlays: list[LineChart] = field(default_factory=list)  # sweeps and steady-state rounds, both sides
+    disclosure: list[str] = field(default_factory=list)  # engine, sizes, fidelity, notes, what numbers mean
 
     @property
     def sides(self) -> list[Side]:
@@ -79,13 +84,13 @@ class Report:
     @property
     def every_chart(self) -> list[BarChart | LineChart]:
         """The charts of the Charts section, then each run's sweep curves."""
-        return [*self.charts, *self.line_charts, *(c for r in self.runs for c in r.sweep_charts)]
+        return [*self.charts, *self.sweep_overlays, *self.line_charts, *(c for r in self.runs for c in r.sweep_charts)]
 
     @property
     def tables(self) -> list[Table]:
         """Every table in reading order (what the XLSX and the tables CSV hold)."""
         out = [self.glance] if self.glance else []
-        out += self.comparison_tables + self.unmatched_tables + [self.percentiles, self.environment]
+        out += self.comparison_tables + self.headline_tables + self.unmatched_tables + [self.percentiles, self.environment]
         out += [t for r in self.runs for t in (r.summary, *r.workloads)] + [self.job_options]
         out += [r.facts for r in self.runs]
         return out
@@ -109,7 +114,7 @@ def default_labels(sides: list[Side]) -> list[str]:
 
 def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[list[int]],
                  meta: ReportMeta | None = None, *, threshold_pct: float = DEFAULT_THRESHOLD_PCT,
-                 match: str = "exact", repeats: bool = True) -> Report:
+                 match: str = DEFAULT_MATCH, repeats: bool = True, include_incomplete: bool = False) -> Report:
     """Raises RunNotFound for an unknown run id; ValueError when more labels are given than sides."""
     meta = meta or ReportMeta()
     every = set(baseline_ids) | {i for g in candidate_groups for i in g}
@@ -117,7 +122,8 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
     comparisons = []
     for group in candidate_groups:
         cand = load_side(store, group, exclude=every - set(group), repeats=repeats)
-        comparisons.append(compare(baseline, cand, threshold_pct=threshold_pct, match=match))
+        comparisons.append(compare(baseline, cand, threshold_pct=threshold_pct, match=match,
+                                   include_incomplete=include_incomplete))
     sides = [baseline] + [c.candidate for c in comparisons]
     if len(meta.labels) > len(sides):
         raise ValueError(f"{len(meta.labels)} labels for {len(sides)} sides (the baseline and "
@@ -148,10 +154,18 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
         timeline_charts(store, matched, by_side, colors)
     notes = [m for s in sides for m in s.missing]
     summary = [summarize(c, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
+    heads = [headlines(store, c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
+    for block, head in zip(summary, heads, strict=True):
+        block.headlines = head.sentences
+    headline_tables = [t for h in heads for t in (h.table, h.disks) if t is not None]
+    sweep_overlays = [c for h in heads for c in h.charts]
     return Report(meta, baseline, comparisons, labels, summary,
                   at_a_glance_table(comparisons, labels) if comparisons else None,
                   environment_table(sides, labels),
-                  [comparison_table(c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)], unmatched,
+                  [comparison_table(c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)],
+                  headline_tables, unmatched,
                   percentile_table(matched, by_side),
                   [c.differences for c in comparisons], charts, dists, line_charts, runs,
-                  job_options_table([r.run for r in runs]), list(dict.fromkeys(notes)))
+                  job_options_table([r.run for r in runs]), list(dict.fromkeys(notes)), sweep_overlays,
+                  list(dict.fromkeys([x for h in heads for x in h.layout]
+                                     + disclosure([(r.run, r.label) for r in runs]))))

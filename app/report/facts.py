@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.analysis.compare import Side
+from app.analysis.compare import Side, run_time_text
 from app.analysis.iometer_import import is_iometer_run
+from app.analysis.preconditioning import measured_steps
 from app.report.tables import Cell, Column, Row, Table, run_label
 from app.store.records import Run
 
@@ -138,9 +139,9 @@ def environment_rows(run: Run) -> list[tuple[str, str]]:
         if env.get("scheduler"):
             rows.append((f"{pre}: I/O scheduler", env["scheduler"]))
     rows.append(("Direct I/O", direct_io(run)))
-    times = sorted({(s.run_s, s.ramp_s) for s in run.steps})
-    rows.append(("Run time per step", "; ".join(f"{r:g} s" for r, _ in times) or DASH))
-    rows.append(("Ramp-up per step", "; ".join(f"{ramp:g} s" for _, ramp in times) or DASH))
+    times = sorted({(s.run_s, s.ramp_s) for s in measured_steps(run)} or {(s.run_s, s.ramp_s) for s in run.steps})
+    rows.append(("Run time per step", "; ".join(dict.fromkeys(run_time_text(r) for r, _ in times)) or DASH))
+    rows.append(("Ramp-up per step", "; ".join(dict.fromkeys(f"{ramp:g} s" for _, ramp in times)) or DASH))
     return [(k, v) for k, v in rows if v]
 
 

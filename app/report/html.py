@@ -102,12 +102,20 @@ def summary_html(report: Report) -> list[str]:
     h = []
     for block in report.summary:
         h.append(f"<h3>{escape(block.heading)}</h3>")
+        h.append('<p class="what-changed"><strong>What changed:</strong> '
+                 + escape("; ".join(block.what_changed)) + "</p>")
         h.append("<ul class=\"summary\">" + "".join(f"<li>{escape(s)}</li>" for s in block.sentences) + "</ul>")
+        if block.headlines:
+            h.append("<p><strong>Headline figures:</strong></p><ul class=\"summary\">"
+                     + "".join(f"<li>{escape(s)}</li>" for s in block.headlines) + "</ul>")
         if block.unchanged:
             h.append(f"<p>{escape(block.unchanged)}</p>")
-        if block.warning:
-            h.append('<div class="callout"><strong>The sides differ in more than the change under test:</strong><ul>'
-                     + "".join(f"<li>{escape(w)}</li>" for w in block.warning) + "</ul></div>")
+        if block.left_out:
+            h.append('<div class="callout"><strong>Left out of the findings (did not run to the end):</strong><ul>'
+                     + "".join(f"<li>{escape(w)}</li>" for w in block.left_out) + "</ul></div>")
+        if block.validity:
+            h.append('<div class="validity"><strong>Validity:</strong><ul>'
+                     + "".join(f"<li>{escape(w)}</li>" for w in block.validity) + "</ul></div>")
         h.append(f'<p class="note">{escape(block.noise)} Higher IOPS and MB/s are better; lower response '
                  "times are better.</p>")
     return h
@@ -161,7 +169,7 @@ def render_html(report: Report) -> str:
     h.append(table_html(report.environment, "data facts"))
     if report.comparisons:
         h.append('<h2 id="compare">Before / after</h2>')
-        for t in report.comparison_tables:
+        for t in report.comparison_tables + report.headline_tables:
             h.append(f"<h3>{escape(t.title)}</h3>")
             h.append(table_html(t))
         for t in report.unmatched_tables:
@@ -176,7 +184,9 @@ def render_html(report: Report) -> str:
         h.append('<h2 id="charts">Charts</h2>')
         for ch in report.charts:
             h.append(f'<figure id="{ch.key}">{to_svg(draw(ch, 760), ch.title)}</figure>')
-        for lc in report.line_charts:
+        if report.sweep_overlays:
+            h.append('<h3 id="sweep-overlays">Sweeps and steady state, before and after</h3>')
+        for lc in report.sweep_overlays + report.line_charts:
             h.append(f'<figure id="{lc.key}">{to_svg(draw(lc, 760), lc.title)}</figure>')
     h.append('<h2 id="runs">Results per run</h2>')
     for s in report.runs:
@@ -187,6 +197,9 @@ def render_html(report: Report) -> str:
                 h.append(f"<h3>{escape(curves_title(s.run))}</h3>")
                 h += [f'<figure id="{c.key}">{to_svg(draw(c, 760), c.title)}</figure>' for c in s.sweep_charts]
     h.append('<h2 id="appendix">Run facts and method</h2>')
+    if report.disclosure:
+        h.append("<h3>Disclosure: what was run and what the numbers mean</h3>")
+        h.append("<ul class=\"summary\">" + "".join(f"<li>{escape(x)}</li>" for x in report.disclosure) + "</ul>")
     h.append(f"<h3>{escape(report.job_options.title)}</h3>")
     h.append(table_html(report.job_options))
     for s in report.runs:

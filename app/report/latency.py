@@ -11,7 +11,16 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from app.analysis.compare import Comparison, Side, StepKey, StepValues, all_metrics, build_side, step_key
+from app.analysis.compare import (
+    Comparison,
+    Side,
+    StepKey,
+    StepValues,
+    all_metrics,
+    build_side,
+    percentile_within_max,
+    step_key,
+)
 from app.analysis.latency_distribution import common_edges, counts_of, step_histogram
 from app.model.metrics import Metrics, merge_hist
 from app.report.tables import Cell, Column, Row, Table, metric, num
@@ -55,7 +64,7 @@ def percentiles(parts: list[Metrics]) -> dict[str, float | None]:
     """p50 ... p99.99 and max in ms, each the mean over the runs given."""
     out: dict[str, float | None] = {}
     for p in PERCENTILES:
-        vals = [v for m in parts if (v := m.percentile_ms(p)) is not None]
+        vals = [v for m in parts if (v := percentile_within_max(m, m.percentile_ms(p))) is not None]
         out[pct_name(p)] = statistics.fmean(vals) if vals and len(vals) == len(parts) else None
     out["max"] = statistics.fmean(m.lat_max_ms for m in parts) if parts else None
     return out

@@ -1,16 +1,26 @@
 """Every stored result of the report's runs as one tidy table (Qt-free): a row per run, step, level, name and
-metric, so a spreadsheet or a data frame loads it in one step (the CSV and the workbook's ``data`` sheet)."""
+metric, so a spreadsheet or a data frame loads it in one step (the CSV and the workbook's ``data`` sheet).
+
+Each row carries its load (queue depth, workers, targets), what the step was (``phase``: measured, or the
+preconditioning fill or steady-state step, which are not results) and how it ended (``step_status``: a
+stopped or failed step's numbers are partial). A metric that does not apply (read response time of a
+write-only step) has an empty value, never 0."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from app.analysis.compare import percentile_within_max
+from app.analysis.preconditioning import phases
 from app.analysis.samples_export import LEVEL_ORDER, display_names
 from app.model.metrics import Metrics
 from app.report.latency import PERCENTILES, pct_name
 from app.store.records import Run
 
-COLUMNS = ("run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric", "value", "unit")
+COLUMNS = ("run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric", "value", "unit",
+           "workers", "targets", "phase", "step_status")
+# metric name prefix -> the direction it needs I/O of to apply
+APPLIES = {"read_": "read_ios", "write_": "write_ios"}
 
 METRICS: tuple[tuple[str, str, Callable[[Metrics], float | None]], ...] = (
     ("iops", "IOPS", lambda m: m.iops),
@@ -29,16 +39,22 @@ METRICS: tuple[tuple[str, str, Callable[[Metrics], float | None]], ...] = (
 
 
 def long_rows(runs: list[tuple[Run, str]]) -> Iterator[tuple]:
-    """(run id, label, step number, spec, queue depth, level, manager, name, metric, value, unit) rows."""
+    """Rows of ``COLUMNS``: run id, label, step number, spec, queue depth, level, manager, name, metric, value
+    (None where the metric does not apply), unit, workers, targets, phase, step status."""
     for run, label in runs:
         names = display_names(run)
+        phase = phases(run)
         for s in run.steps:
             results = sorted(s.results, key=lambda r: (LEVEL_ORDER.get(r.level, 9), r.manager or "", r.key))
+            load = (len(s.active_workers), len(s.active_targets), phase.get(s.index, "measure"), s.status)
             for r in results:
                 name = names.get((r.level, r.manager, r.key), r.key)
                 for metric, unit, get in METRICS:
-                    v = get(r.metrics)
-                    if v is None:
+                    applies = next((getattr(r.metrics, n) for p, n in APPLIES.items() if metric.startswith(p)), 1)
+                    v = get(r.metrics) if applies else None
+                    if metric.startswith("lat_p"):
+                        v = percentile_within_max(r.metrics, v)
+                    if v is None and applies:
                         continue
                     yield (run.id, label, s.index + 1, s.spec_name, s.queue_depth, r.level, r.manager or "",
-                           name, metric, v, unit)
+                           name, metric, v, unit, *load)

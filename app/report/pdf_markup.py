@@ -107,13 +107,19 @@ def summary_markup(report: Report) -> list[str]:
     h = []
     for block in report.summary:
         h.append(f"<h3>{escape(block.heading)}</h3>")
+        h.append(f"<p><b>What changed:</b> {escape('; '.join(block.what_changed))}</p>")
         for sentence in block.sentences:
             h.append(f'<p class="sentence">\u2022 {escape(sentence)}</p>')
+        if block.headlines:
+            h.append("<p><b>Headline figures:</b></p>")
+            h += [f'<p class="sentence">\u2022 {escape(s)}</p>' for s in block.headlines]
         if block.unchanged:
             h.append(f"<p>{escape(block.unchanged)}</p>")
-        if block.warning:
-            h.append(callout("<b>The sides differ in more than the change under test:</b><br>"
-                             + "<br>".join("\u2022 " + escape(w) for w in block.warning)))
+        if block.left_out:
+            h.append(callout("<b>Left out of the findings (did not run to the end):</b><br>"
+                             + "<br>".join("\u2022 " + escape(w) for w in block.left_out)))
+        if block.validity:
+            h.append(callout("<b>Validity:</b><br>" + "<br>".join("\u2022 " + escape(w) for w in block.validity)))
         h.append(f'<p class="note">{escape(block.noise)} Higher IOPS and MB/s are better; lower response times '
                  "are better.</p>")
     return h
@@ -148,7 +154,7 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
     h.append(table_markup(report.environment, wrap_all=True))
     if report.comparisons:
         _h1(h, "compare", "Before / after")
-        for i, t in enumerate(report.comparison_tables + report.unmatched_tables):
+        for i, t in enumerate(report.comparison_tables + report.headline_tables + report.unmatched_tables):
             first = ' style="margin-top: 0"' if not i else ""
             h.append(f"<h2{first}>{escape(t.title)}</h2>")
             h.append(table_markup(t, wrap_all=wrap))
@@ -160,6 +166,10 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         _h1(h, "charts", "Charts")
         for ch in report.charts:
             _chart(h, chart_src, ch.key)
+    if report.sweep_overlays:
+        h.append('<h2><a name="sweep-overlays"></a>Sweeps and steady state, before and after</h2>')
+        for lc in report.sweep_overlays:
+            _chart(h, chart_src, lc.key)
     if report.line_charts:  # flows on after the bar charts: a page break here could leave one chart alone
         h.append('<h2><a name="latency-charts"></a>Response time distribution and stability</h2>')
         for lc in report.line_charts:
@@ -182,6 +192,9 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
              "lat_ns), as Iometer measures it; MB/s is decimal (10<sup>6</sup> bytes per second); percentiles "
              "come from merged latency histograms. Numbers show three significant digits (values of 100 and more "
              "as whole numbers); the workbook and the CSV hold them in full.</p>")
+    if report.disclosure:
+        h.append("<h2>Disclosure: what was run and what the numbers mean</h2>")
+        h += [f'<p class="sentence">\u2022 {escape(x)}</p>' for x in report.disclosure]
     h.append(f"<h2>{escape(report.job_options.title)}</h2>")
     h.append(table_markup(report.job_options, wrap_all=True))
     first = next((s for s in report.runs if s.job_files), None)

@@ -1,29 +1,48 @@
-"""The executive summary in words (Qt-free): per compared access specification, one sentence naming every
-metric that changed beyond noise, with both values and the change; a line for what did not change; a
-warning when the sides differ in more than the change under test.
+"""The executive summary in words (Qt-free): what changed between the sides, then the findings - one line per
+workload (access specification definition), each with its load point and confidence, ranked by the size of
+the change - then what stayed within noise and what was left out.
 
-"Random-8k-70%Read: IOPS up 38.0 % (12,345 → 17,012), average response time down 27.1 % (8.64 → 6.30 ms)."
+"What changed: queue depth 64 → 8"
+"Random-8k-70%Read: IOPS +38.0 % at QD 32 (12,345 → 17,012; p99 −40.0 %); confidence high."
+"Sequential 1M write: MB/s −96.0 % at every queue depth (QD 1 to 32); confidence high."
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from app.analysis.compare import METRICS, Change, Comparison, MatchedStep
-from app.report.tables import fmt_sig, side_title
+from app.analysis.compare import (
+    METRIC_BY_KEY,
+    METRICS,
+    Change,
+    Comparison,
+    MatchedStep,
+    MetricDef,
+    lower_word,
+)
+from app.model.spec_words import parse_spec_text
+from app.report.tables import MINUS, fmt_sig, side_title
 
 ARROW = "\u2192"
+LARGE_TRANSFER = 64 * 1024  # at or above this, a workload is judged by MB/s; below by IOPS
+MAX_FINDINGS = 12  # a screen: the tables follow with everything
 
 
 @dataclass
 class SummaryBlock:
-    """What one comparison says: the headline, a sentence per changed spec, what stayed, what differs."""
+    """What one comparison says: what changed, the findings, what stayed, what was left out."""
 
     heading: str  # e.g. "after (runs 4, 5, 6) compared with before (runs 1, 2, 3)"
-    sentences: list[str] = field(default_factory=list)
-    unchanged: str = ""  # "" when everything changed
-    warning: list[str] = field(default_factory=list)  # facts that differ besides the change under test
-    noise: str = ""  # how noise was judged
+    what_changed: list[str] = field(default_factory=list)  # "queue depth 64 → 8", "hosts lab1 → lab2"
+    sentences: list[str] = field(default_factory=list)  # the findings, largest change first
+    unchanged: str = ""  # "Within noise: ..."; "" when everything changed
+    left_out: list[str] = field(default_factory=list)  # incomplete steps, not judged
+    warning: list[str] = field(default_factory=list)  # the run facts that differ, "fact: label: x; label: y"
+    headlines: list[str] = field(default_factory=list)  # sweep maxima, transfer times, steady state before/after
+    noise: str = ""  # how noise and confidence were judged
+    # Section hook for validity notes (issue 30): lines a validity check adds about this comparison (e.g. "the
+    # candidate's cache was warm"); every format renders them under "Validity" when there are any.
+    validity: list[str] = field(default_factory=list)
 
 
 def _value(ch: Change, v: float | None) -> str:
@@ -31,16 +50,22 @@ def _value(ch: Change, v: float | None) -> str:
     return fmt_sig(v) + unit
 
 
+def pct_text(p: float | None) -> str:
+    if p is None:
+        return "from zero"
+    return f"{MINUS if p < 0 else '+'}{abs(p):,.1f} %"
+
+
 def phrase(ch: Change) -> str:
-    """"IOPS up 38.0 % (12,345 → 17,012)"; the metric's name starts lower-case after the first."""
+    """"IOPS up 38.0 % (12,345 → 17,012)"."""
     direction = "up" if (ch.change or 0) > 0 else "down"
     pct = f"{abs(ch.change_pct):,.1f} %" if ch.change_pct is not None else "from zero"
     return f"{ch.metric.label} {direction} {pct} ({_value(ch, ch.baseline)} {ARROW} {_value(ch, ch.candidate)})"
 
 
 def row_name(r: MatchedStep) -> str:
-    other = [x.replace(" -> ", f" {ARROW} ") for x in r.differs]
-    return r.spec + (f" ({'; '.join(other)})" if other else "")
+    """The spec and its load: "Random-8k-70%Read at QD 64 → 8"."""
+    return f"{r.spec} at {r.load}"
 
 
 def changed(r: MatchedStep) -> list[Change]:
@@ -48,7 +73,7 @@ def changed(r: MatchedStep) -> list[Change]:
 
 
 def sentence(r: MatchedStep) -> str | None:
-    """One sentence for a spec whose metrics changed beyond noise; None when none did."""
+    """Every metric of one row that changed beyond noise (the tables' caption); None when none did."""
     parts = [phrase(ch) for ch in changed(r)]
     if not parts:
         return None
@@ -56,36 +81,157 @@ def sentence(r: MatchedStep) -> str | None:
     return f"{row_name(r)}: " + ", ".join(parts) + "."
 
 
-def unchanged_line(c: Comparison) -> str:
-    steady = [row_name(r) for r in c.rows if not changed(r)
-              and any(ch.verdict == "same" for ch in r.changes.values())]
-    partly = any(ch.verdict == "same" for r in c.rows if changed(r) for ch in r.changes.values())
-    out = []
-    if steady:
-        out.append(f"No change beyond noise in {', '.join(steady)}.")
-    if partly:
-        out.append("Metrics not named above stayed within noise.")
-    return " ".join(out)
+def headline_metric(r: MatchedStep) -> MetricDef:
+    """MB/s for large transfers (64 KiB and up, by the definition's main line), IOPS otherwise."""
+    specs = parse_spec_text(r.baseline.key.definition) or []
+    lines = [ln for lines in specs for ln in lines]
+    if lines and max(lines, key=lambda ln: ln.of_size).size >= LARGE_TRANSFER:
+        return METRIC_BY_KEY["mbps"]
+    return METRIC_BY_KEY["iops"]
+
+
+def confidence(ch: Change) -> str:
+    """high / medium / low: how far the change is beyond the noise, and whether noise was measured."""
+    size = abs(ch.change_pct or 0)
+    if ch.from_repeats:
+        return "high" if size >= 2 * ch.threshold_pct else "medium"
+    if size >= 4 * ch.threshold_pct:
+        return "high"
+    return "medium" if size >= 2 * ch.threshold_pct else "low"
+
+
+def _latency_note(r: MatchedStep) -> str:
+    for key, name in (("p99_ms", "p99"), ("lat_mean_ms", "average response time")):
+        ch = r.changes[key]
+        if ch.verdict in ("better", "worse"):
+            return f"; {name} {pct_text(ch.change_pct)}"
+    return ""
+
+
+def _loads(rows: list[MatchedStep]) -> str:
+    qds = sorted({q for r in rows for q in (r.baseline.key.queue_depth, r.candidate.key.queue_depth)
+                  if q is not None})
+    if len(rows) > 1 and len(qds) > 1:
+        return f"at every queue depth (QD {qds[0]} to {qds[-1]})"
+    return f"at {rows[0].load}" if len(rows) == 1 else "at every load"
+
+
+@dataclass
+class Finding:
+    text: str
+    size: float  # the largest |change %|: findings are ranked by it
+
+
+def workload_finding(rows: list[MatchedStep]) -> Finding | None:
+    """One workload (rows of one definition, several loads): its headline metric's change beyond noise."""
+    d = headline_metric(rows[0])
+    judged = [(r, r.changes[d.key]) for r in rows if r.changes[d.key].verdict in ("better", "worse", "same")]
+    real = [(r, ch) for r, ch in judged if ch.verdict in ("better", "worse")]
+    if not real:
+        return None
+    big_r, big = max(real, key=lambda x: abs(x[1].change_pct or 0))
+    name = rows[0].spec
+    signs = {(ch.change or 0) > 0 for _, ch in real}
+    if len(real) == len(judged) > 1 and len(signs) == 1:
+        pcts = sorted(ch.change_pct or 0 for _, ch in real)
+        span = pct_text(pcts[0]) if abs(pcts[-1] - pcts[0]) < 1 else \
+            f"{pct_text(pcts[0])} to {pct_text(pcts[-1])}".replace(" % to", " to")
+        text = (f"{name}: {d.label} {span} {_loads(rows)} (largest at {big_r.load}: {_value(big, big.baseline)} "
+                f"{ARROW} {_value(big, big.candidate)}{_latency_note(big_r)})")
+    else:
+        parts = []
+        for r, ch in sorted(real, key=lambda x: -abs(x[1].change_pct or 0))[:3]:
+            parts.append(f"{pct_text(ch.change_pct)} at {r.load} ({_value(ch, ch.baseline)} {ARROW} "
+                         f"{_value(ch, ch.candidate)}{_latency_note(r)})")
+        text = f"{name}: {d.label} " + ", ".join(parts)
+        if len(real) > 3:
+            text += f" and {len(real) - 3} more loads"
+        same = [r.load for r, ch in judged if ch.verdict == "same"]
+        if same:
+            text += "; within noise at " + ", ".join(same)
+    return Finding(text + f"; confidence {confidence(big)}.", abs(big.change_pct or 0))
+
+
+def by_workload(rows: list[MatchedStep]) -> list[list[MatchedStep]]:
+    groups: dict[str, list[MatchedStep]] = {}
+    for r in rows:
+        groups.setdefault(r.baseline.key.what, []).append(r)
+    return list(groups.values())
+
+
+def findings(c: Comparison) -> tuple[list[str], list[str]]:
+    """(findings ranked by size, workloads within noise)."""
+    found, quiet = [], []
+    for rows in by_workload(c.rows):
+        judged = [r for r in rows if not r.incomplete or c.include_incomplete]
+        if not judged:
+            continue
+        f = workload_finding(judged)
+        if f is None:
+            d = headline_metric(judged[0])
+            loads = judged[0].load if len(judged) == 1 else _loads(judged).removeprefix("at ")
+            quiet.append(f"{judged[0].spec} ({d.label}, {loads})")
+        else:
+            found.append(f)
+    found.sort(key=lambda f: -f.size)
+    return [f.text for f in found], quiet
+
+
+def left_out(c: Comparison, base_label: str = "baseline", cand_label: str = "candidate") -> list[str]:
+    if c.include_incomplete:
+        return []
+    return [f"{row_name(r)}: "
+            + " and ".join(x.replace("the baseline", base_label).replace("the candidate", cand_label)
+                           for x in r.incomplete)
+            + " - shown in the tables, left out of the findings" for r in c.rows if r.incomplete]
 
 
 def noise_text(c: Comparison) -> str:
     if c.noise_from_repeats:
         limits = [ch.threshold_pct for r in c.rows for ch in r.changes.values() if ch.from_repeats]
-        return (f"A change counts when it exceeds twice the larger run-to-run variation of the repeated runs "
-                f"({min(limits):.1f} to {max(limits):.1f} % here, by specification and metric).")
-    return f"A change counts when it exceeds {c.threshold_pct:g} % (no repeated runs to measure noise)."
+        text = (f"A change counts when it exceeds twice the larger run-to-run variation of the repeated runs "
+                f"({min(limits):.1f} to {max(limits):.1f} % here, by specification and metric). Confidence: high "
+                "at twice that or more, else medium.")
+    else:
+        t = c.threshold_pct
+        text = (f"A change counts when it exceeds {t:g} % (no repeated runs to measure noise). Confidence: "
+                f"high from {4 * t:g} %, medium from {2 * t:g} %, low below; repeated runs measure the noise.")
+    return text + " Each workload is judged by IOPS below 64 KiB transfers, by MB/s from 64 KiB."
 
 
 def summarize(c: Comparison, base_label: str, cand_label: str) -> SummaryBlock:
     block = SummaryBlock(f"{side_title(c.candidate, cand_label)} compared with {side_title(c.baseline, base_label)}")
-    block.sentences = [s for r in c.rows if (s := sentence(r))]
-    if not c.rows:
-        block.sentences = ["No access specification was measured on both sides: nothing to compare."]
-    block.unchanged = unchanged_line(c)
-    if c.rows and not block.sentences:
-        block.unchanged = "Nothing changed beyond noise. " + block.unchanged.replace("No change beyond noise in ",
-                                                                                     "Compared: ")
-    block.warning = [d.replace(": baseline ", f": {base_label}: ", 1).replace("; candidate ", f"; {cand_label}: ", 1)
-                     for d in c.differences]
+    # the tags that name the sides are the labels already: not a change to report
+    shown = [(k, b, v) for k, b, v in c.fact_changes if not (k == "Tags" and (b, v) == (base_label, cand_label))]
+    block.what_changed = c.what_changed[:len(c.what_changed) - len(c.fact_changes)] + \
+        [f"{lower_word(k)} {b} {ARROW} {v}" for k, b, v in shown]
+    block.what_changed = block.what_changed or ["nothing Fiometer records (same load, hosts, fio, settings): the change is in the system under test"]
+    found, quiet = findings(c)
+    block.sentences = found[:MAX_FINDINGS]
+    if len(found) > MAX_FINDINGS:
+        block.sentences.append(f"... and {len(found) - MAX_FINDINGS} smaller changes (see the tables).")
+    if c.nothing_in_common:
+        block.sentences = ["No step of one side has the same access specification definition as a step of the "
+                           "other: nothing to compare (see \u201cNot compared\u201d)."]
+    elif not found:
+        block.sentences = ["Nothing changed beyond noise."]
+    if quiet:
+        block.unchanged = "Within noise: " + "; ".join(quiet) + "."
+    block.left_out = left_out(c, base_label, cand_label)
+    block.warning = [f"{k}: {base_label}: {b}; {cand_label}: {v}" for k, b, v in c.fact_changes]
     block.noise = noise_text(c)
     return block
+
+
+def summary_lines(block: SummaryBlock) -> list[tuple[str, str]]:
+    """The block as (kind, text) lines in reading order, for the plain formats (terminal, CSV, XLSX):
+    kind is what_changed | finding | headline | unchanged | left_out | validity | noise."""
+    out = [("what_changed", "What changed: " + "; ".join(block.what_changed))]
+    out += [("finding", s) for s in block.sentences]
+    out += [("headline", s) for s in block.headlines]
+    if block.unchanged:
+        out.append(("unchanged", block.unchanged))
+    out += [("left_out", "Left out (incomplete): " + s) for s in block.left_out]
+    out += [("validity", "Validity: " + s) for s in block.validity]
+    out.append(("noise", block.noise))
+    return out

@@ -64,4 +64,7 @@ def family_charts(family: SweepFamily, key: str) -> list[LineChart]:
 
 def sweep_charts(run: Run) -> list[LineChart]:
     """Every family's charts, in step order."""
-    return [c for i, fam in enumerate(sweep_families(run), 1) for c in family_charts(fam, f"sweep-{run.id}-{i}")]
+    charts = [c for i, fam in enumerate(sweep_families(run), 1) for c in family_charts(fam, f"sweep-{run.id}-{i}")]
+    for c in charts:  # a report holds several runs' curves: each title says whose
+        c.title = f"Run {run.id} \u2014 {c.title}"
+    return charts

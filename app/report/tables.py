@@ -153,19 +153,12 @@ def _ids(runs: list[Run]) -> str:
     return f"{len(ids)} runs (" + (", ".join(ids) if len(ids) <= 6 else ", ".join(ids[:5]) + ", \u2026") + ")"
 
 
-def _qd(q: int | None) -> str:
-    return "\u2013" if q is None else str(q)
-
-
 def comparison_table(c: Comparison, number: int, base_label: str = "", cand_label: str = "") -> Table:
     """Shaped like the hand-made before/after table: per metric, a row per access specification with
     baseline | candidate | change | change %, better/worse marked outside the noise threshold."""
-    show_qd = any(x.startswith("QD") for r in c.rows for x in r.differs) or len({r.baseline.key.queue_depth for r in c.rows}) > 1
     show_noise = c.noise_from_repeats
     base_label, cand_label = base_label or c.baseline.label, cand_label or c.candidate.label
-    cols = [Column("Access specification")]
-    if show_qd:
-        cols.append(Column("QD", True))
+    cols = [Column("Access specification"), Column("Load")]
     cols += [Column(base_label, True), Column(cand_label, True),
              Column("Change", True), Column("Change %", True)]
     if show_noise:
@@ -179,18 +172,17 @@ def comparison_table(c: Comparison, number: int, base_label: str = "", cand_labe
         for r in c.rows:
             ch = r.changes[d.key]
             mark = ch.verdict if ch.verdict in ("better", "worse") else None
-            other = [x.replace(" -> ", " \u2192 ") for x in r.differs if not x.startswith("QD")]
+            other = [x for x in r.differs if x.startswith("named ")]
             spec = r.spec + (f" ({'; '.join(other)})" if other else "")
-            cells = [Cell(spec, spec)]
-            if show_qd:
-                qa, qb = r.baseline.key.queue_depth, r.candidate.key.queue_depth
-                qtext = _qd(qa) if qa == qb else f"{_qd(qa)} \u2192 {_qd(qb)}"
-                cells.append(Cell(qtext, qa if qa == qb else qtext))
+            cells = [Cell(spec, spec), Cell(r.load, r.load)]
             cells += [metric(ch.baseline), metric(ch.candidate), metric(ch.change, sign=True),
                       pct_cell(ch.change_pct, mark)]
             if show_noise:
                 cells.append(Cell(f"{ch.threshold_pct:.1f} %", ch.threshold_pct / 100, None, "0.0%"))
             verdict = {"better": "better", "worse": "worse", "n/a": "n/a"}.get(ch.verdict, "")
+            if r.incomplete:
+                verdict = "; ".join(x.replace("the baseline", base_label).replace("the candidate", cand_label)
+                                    for x in r.incomplete) + (" (judged on request)" if verdict else ", not judged")
             cells.append(Cell(verdict, verdict, mark))
             rows.append(Row(cells, metric_heading(d), chart_label(d)))
     notes = []
@@ -204,8 +196,12 @@ def comparison_table(c: Comparison, number: int, base_label: str = "", cand_labe
                                                                           (c.candidate, cand_label)) if s.repeats)
         notes.append(f"Noise threshold per row: twice the larger coefficient of variation of repeated runs "
                      f"({reps}); where a side has no repeats, \u00b1{c.threshold_pct:g} %.")
-    if c.match == "spec" and show_qd:
-        notes.append("Steps are paired by access specification definition only; QD shows where the queue depth differs.")
+    if any(r.incomplete for r in c.rows):
+        notes.append("A step that did not run to its end (stopped, failed) is shown but not judged"
+                     + (" (judged here on request)." if c.include_incomplete else "."))
+    if c.match != "exact" and any("\u2192" in r.load for r in c.rows):
+        notes.append("Steps are paired by access specification definition and place in the sequence; Load shows "
+                     "where queue depth, workers or targets differ.")
     title = f"{side_title(c.candidate, cand_label)} compared with {side_title(c.baseline, base_label)}"
     return Table(f"compare-{number}", title, cols, rows, notes)
 
@@ -250,8 +246,8 @@ def unmatched_table(c: Comparison, number: int, base_label: str = "", cand_label
     notes = ["Steps are matched by what they do: the access specification's lines (not its name), the queue "
              "depth and the numbers of workers and targets; these have no counterpart and are not compared."]
     if c.load_differs:
-        notes.append("Some differ only in queue depth or target set: --match spec (fiometer report or compare) "
-                     "pairs steps by access specification.")
+        notes.append("Some differ only in queue depth or target set: --match auto (fiometer report or compare; "
+                     "the default) pairs steps by access specification and place in the sequence.")
     return Table(f"unmatched-{number}", f"Not compared: {side_title(c.candidate, cand_label)} and "
                                         f"{side_title(c.baseline, base_label)}",
                  cols, rows, notes)

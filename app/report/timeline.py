@@ -34,7 +34,17 @@ def step_series(store: Store, step_id: int) -> list[tuple[float, float, float]]:
     if not samples:
         return []
     typical = statistics.median(m.seconds for _, m in samples)
-    return [(t, m.iops, m.lat_mean_ms) for t, m in samples if m.seconds >= typical / 2]
+    start = io_start(samples)
+    return [(t - start, m.iops, m.lat_mean_ms) for t, m in samples if m.seconds >= typical / 2]
+
+
+def io_start(samples) -> float:
+    """Seconds from the step's start to its first I/O: the first interval's end less its length. fio lays out
+    test files before its clock starts; the time that took is not part of the step's measured time, so both
+    sides' lines start at their first I/O (differences under half a second are left as they are)."""
+    t, m = samples[0]
+    start = t - (m.seconds or 0)
+    return start if start >= 0.5 else 0.0
 
 
 MIN_POINTS = 3  # a line over time needs at least this many seconds (1-s steps made a chart of lone dots)
@@ -56,7 +66,7 @@ def timeline_charts(store: Store, rows: list[tuple[str, list[tuple[Side, StepVal
                 if not pts:
                     continue
                 ramp = max(ramp, info.ramp_s)
-                length = max(length, info.ramp_s + info.run_s, pts[-1][0])
+                length = max(length, pts[-1][0])  # the step's real length, not its run-time limit
                 name = label if n == 0 else ""
                 color = colors.get(label, "#1f5fa8")
                 iops.append(LineSeries(name, [(t, v) for t, v, _ in pts], color, 1.0))
@@ -64,9 +74,9 @@ def timeline_charts(store: Store, rows: list[tuple[str, list[tuple[Side, StepVal
         if all(len(s.points) < MIN_POINTS for s in iops):
             continue
         shade = (0.0, ramp, "ramp-up") if ramp else None
-        out.append(LineChart(f"iops-{i}", f"IOPS per second: {spec}", "time since the step started (s)", "IOPS",
+        out.append(LineChart(f"iops-{i}", f"IOPS per second: {spec}", "time since the step's first I/O (s)", "IOPS",
                              iops, shade=shade, x_min=0.0, x_max=length, plot_height=95.0))
         out.append(LineChart(f"lat-{i}", f"Average response time per second: {spec}",
-                             "time since the step started (s)", "ms", lat, shade=shade, x_min=0.0, x_max=length,
+                             "time since the step's first I/O (s)", "ms", lat, shade=shade, x_min=0.0, x_max=length,
                              plot_height=95.0))
     return out

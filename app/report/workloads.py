@@ -59,7 +59,7 @@ def transfer_table(run: Run) -> Table | None:
     if not moved:
         return None
     rows = [Row([num(t.step + 1, 0), _text(t.spec), _text(format_bytes(t.bytes)),
-                 Cell(format_elapsed(t.seconds), t.seconds, None, "0.00"),
+                 Cell(format_elapsed(t.seconds), t.seconds / 86400, None, "[h]:mm:ss.00"),  # a spreadsheet time
                  metric(t.bytes / t.seconds / 1e6 if t.seconds else None)]) for t in moved]
     return Table(f"transfer-{run.id}", f"Run {run.id} \u2014 timed transfer", [
         Column("Step", True), Column("Access specification"), Column("Moved"), Column("Elapsed", True),
@@ -72,7 +72,7 @@ def disk_table(run: Run) -> Table | None:
         return None
     rows = [Row([num(d.step + 1, 0), _text(d.manager), _text(d.disk), _text(", ".join(d.targets) or "\u2013"),
                  num(d.reads, 0), num(d.writes, 0), metric(d.r_await_ms), metric(d.w_await_ms), metric(d.aqu_sz),
-                 num(d.util_pct, 1)]) for d in disks]
+                 metric(d.util_pct)]) for d in disks]
     return Table(f"disks-{run.id}", f"Run {run.id} \u2014 disk statistics", [
         Column("Step", True), Column("Manager"), Column("Disk"), Column("Targets"), Column("Reads", True),
         Column("Writes", True), Column("r_await ms", True), Column("w_await ms", True), Column("aqu-sz", True),

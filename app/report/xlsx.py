@@ -13,9 +13,10 @@ from pathlib import Path
 
 import xlsxwriter
 
-from app.report.charts import BarChart
+from app.report.charts import BarChart, LineChart
 from app.report.document import Report
 from app.report.long_form import COLUMNS, long_rows
+from app.report.summary import summary_lines
 from app.report.tables import Table, excel_format, sig_decimals
 
 BETTER = {"font_color": "#17693A", "bg_color": "#E3F2E7", "bold": True}
@@ -55,7 +56,19 @@ class _Formats:
 
 SHEETS = {"at-a-glance": "At a glance", "compare": "Comparison {}", "unmatched": "Not compared {}",
           "percentiles": "Percentiles", "environment": "Environment", "summary": "Run {} results",
-          "job-options": "Job options", "facts": "Run {} facts"}
+          "job-options": "Job options", "facts": "Run {} facts", "headlines": "Headlines {}",
+          "disk-compare": "Disks compared {}", "sweep": "Run {} sweep", "precondition": "Run {} preconditioning",
+          "transfer": "Run {} transfer", "disks": "Run {} disks"}
+PAPER = {"A4": 9, "Letter": 1}  # XlsxWriter's paper codes
+
+
+def print_setup(ws, paper: str, header_rows: tuple[int, int] | None) -> None:
+    """Printable as it is: landscape, one page wide, the header row on every page."""
+    ws.set_landscape()
+    ws.set_paper(PAPER.get(paper, 9))
+    ws.fit_to_pages(1, 0)
+    if header_rows:
+        ws.repeat_rows(*header_rows)
 
 
 def sheet_title(t: Table) -> str:
@@ -96,8 +109,49 @@ def put_table(wb: xlsxwriter.Workbook, fmt: _Formats, t: Table, used: set[str]) 
     for i, w in enumerate(widths):
         ws.set_column(i, i, w)
     ws.freeze_panes(2, 1 if grouped or not numeric[0] else 0)
+    ws.repeat_rows(0, 1)
     if t.rows:
         ws.autofilter(1, 0, last, len(head) - 1)
+
+
+def put_line_charts(wb: xlsxwriter.Workbook, fmt: _Formats, charts: list[LineChart], used: set[str],
+                    title: str) -> None:
+    """Each line chart's points as cells (x, then one column per series) and a native line (scatter) chart."""
+    ws = wb.add_worksheet(sheet_name(title, used))
+    name = ws.get_name()
+    row = 0
+    starts: list[int] = []
+    for ch in charts:
+        series = [s for s in ch.series if s.points and (s.label or len(ch.series) == 1)]
+        xs = sorted({x for s in series for x, _ in s.points})
+        if not xs:
+            continue
+        ws.write(row, 0, ch.title, fmt(bold=True))
+        ws.write(row + 1, 0, ch.x_title, fmt(**HEADER))
+        for j, s in enumerate(series, 1):
+            ws.write(row + 1, j, s.label or ch.y_title, fmt(**HEADER))
+        for i, x in enumerate(xs, row + 2):
+            ws.write_number(i, 0, x)
+            for j, s in enumerate(series, 1):
+                y = dict(s.points).get(x)
+                if y is not None:
+                    ws.write_number(i, j, y, fmt(excel_format(sig_decimals(y))))
+        chart = wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+        last = row + 1 + len(xs)
+        for j, s in enumerate(series, 1):
+            chart.add_series({"name": [name, row + 1, j], "categories": [name, row + 2, 0, last, 0],
+                              "values": [name, row + 2, j, last, j], "line": {"color": s.color},
+                              "marker": {"type": "circle", "fill": {"color": s.color}, "border": {"color": s.color}}})
+        chart.set_title({"name": ch.title, "name_font": {"size": 10}})
+        chart.set_x_axis({"name": ch.x_title, "log_base": 2} if ch.x_log2 else {"name": ch.x_title})
+        chart.set_y_axis({"name": ch.y_title, "major_gridlines": {"visible": True, "line": {"color": "#E3E6EA"}}})
+        chart.set_legend({"position": "top"})
+        chart.set_size({"width": 560, "height": 300})
+        ws.insert_chart(row, len(series) + 2, chart)
+        starts.append(row)
+        row += max(len(xs) + 3, 17)
+    ws.set_column(0, 0, 16)
+    ws.set_h_pagebreaks(starts[2::2])  # two charts a printed page: a chart is never cut in two
 
 
 def put_charts(wb: xlsxwriter.Workbook, fmt: _Formats, charts: list[BarChart], used: set[str]) -> None:
@@ -148,7 +202,7 @@ def put_data(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: set[s
                 ws.write_string(n, i, v)
     ws.freeze_panes(1, 0)
     ws.autofilter(0, 0, max(n, 1), len(COLUMNS) - 1)
-    for i, w in enumerate((6, 14, 6, 30, 12, 9, 14, 16, 16, 14, 7)):
+    for i, w in enumerate((6, 14, 6, 30, 12, 9, 14, 16, 16, 14, 7, 8, 8, 12, 12)):
         ws.set_column(i, i, w)
 
 
@@ -164,11 +218,12 @@ def put_summary(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: se
     for block in report.summary:
         lines.append(("", None))
         lines.append((block.heading, fmt(bold=True, font_color="#1F5FA8")))
-        lines += [(s, None) for s in block.sentences]
-        if block.unchanged:
-            lines.append((block.unchanged, None))
-        lines += [(f"Differs besides the change under test: {w}", fmt(font_color="#6B4210")) for w in block.warning]
-        lines.append((block.noise, fmt(italic=True, font_color="#5B6673")))
+        styles = {"what_changed": fmt(bold=True), "left_out": fmt(font_color="#6B4210"),
+                  "validity": fmt(font_color="#6B4210"), "noise": fmt(italic=True, font_color="#5B6673")}
+        lines += [(s, styles.get(kind)) for kind, s in summary_lines(block)]
+    if report.disclosure:
+        lines += [("", None), ("Disclosure: what was run and what the numbers mean", fmt(bold=True))]
+        lines += [(x, None) for x in report.disclosure]
     for r, (text, f) in enumerate(lines):
         ws.write_string(r, 0, text, f) if f else ws.write_string(r, 0, text)
 
@@ -204,8 +259,14 @@ def write_xlsx(report: Report, path: str | Path) -> None:
             put_table(wb, fmt, t, used)
     if report.charts:
         put_charts(wb, fmt, report.charts, used)
+    sweeps = [c for c in report.every_chart if isinstance(c, LineChart) and c.key.startswith("sweep-")
+              and c.x_ticks is not None and not c.key.endswith("-knee")]
+    if sweeps:
+        put_line_charts(wb, fmt, sweeps, used, "Sweep charts")
     put_job_files(wb, fmt, report, used)
     put_data(wb, fmt, report, used)
+    for ws in wb.worksheets():
+        print_setup(ws, m.paper, (0, 0) if ws.get_name() == "data" else None)
     try:
         wb.close()
     except xlsxwriter.exceptions.FileCreateError as e:

@@ -42,6 +42,11 @@ def reload(view: CompareView, qtbot, change) -> None:
         change()
 
 
+def compared(view: CompareView) -> list:
+    """The comparison and not-compared sections (headline figures and disk statistics aside)."""
+    return [s for s in view.sections if not s.title.text().startswith(("Headline figures", "Disk statistics"))]
+
+
 def metric_rows(view: CompareView, section: int = 0) -> dict[str, dict[str, list]]:
     """{metric heading: {spec: [(text, mark, foreground) per cell]}} of a comparison table."""
     t = view.sections[section].table
@@ -65,7 +70,7 @@ def test_compare_two_runs_gives_the_examples_table(window: MainWindow, qtbot) ->
     t = view.sections[0]
     assert t.title.text() == f"after (run {after}) compared with before (run {before})"  # the runs' tags
     head = [t.table.horizontalHeaderItem(c).text() for c in range(t.table.columnCount())]
-    assert head == ["Access specification", "before", "after", "Change",
+    assert head == ["Access specification", "Load", "before", "after", "Change",
                     "Change %", "Verdict"]
     rows = metric_rows(view)
     assert list(rows) == ["IOPS (higher is better)", "MB/s (higher is better)",
@@ -79,25 +84,31 @@ def test_compare_two_runs_gives_the_examples_table(window: MainWindow, qtbot) ->
     normal_fg = t.table.palette().color(QPalette.ColorRole.Text).name()
 
     iops = rows["IOPS (higher is better)"]["Max Throughput-50%Read"]
-    assert [c[0] for c in iops] == ["Max Throughput-50%Read", "1,530", "5,113", "+3,583", "+234.2 %", "better"]
+    assert [c[0] for c in iops] == ["Max Throughput-50%Read", "QD 64", "1,530", "5,113", "+3,583", "+234.2 %",
+                                    "better"]
+    iops = iops[:1] + iops[2:]  # the load column aside, as below
     assert iops[4][1:] == ("better", better_fg) and iops[5][1:] == ("better", better_fg)
     assert iops[1][1] is None  # only the change and the verdict are marked
     # lower is better for response times: the same direction of change is worse there
-    avg = rows["Average response time, ms (lower is better)"]
+    avg = {k: v[:1] + v[2:] for k, v in rows["Average response time, ms (lower is better)"].items()}
     assert [c[0] for c in avg["Max Throughput-100%Read"]][1:] == ["2.67", "5.09", "+2.42", "+90.6 %", "worse"]
     assert avg["Max Throughput-100%Read"][4][1:] == ("worse", worse_fg)
     assert [c[0] for c in avg["Max Throughput-50%Read"]][3:] == ["\u221227.4", "\u221280.5 %", "better"]
     assert avg["Max Throughput-50%Read"][5][1:] == ("better", better_fg)
     # within the 5 % threshold: not marked, normal colours
     mx = rows["Maximum response time, ms (lower is better)"]["RealLife-60%Rand-65%Read"]
+    mx = mx[:1] + mx[2:]
     assert [c[0] for c in mx][1:] == ["120", "119", "\u22121.00", "\u22120.8 %", ""]
     assert mx[4][1] is None and mx[5][1] is None and mx[4][2] == normal_fg
     notes = t.notes.text()
     assert "within \u00b15 % are treated as run-to-run noise" in notes
-    assert not view.differs.isVisible()  # same tool, host, target and run time
+    # what changed and the findings in words lead, as in the reports
+    assert view.differs.isVisible()
+    assert "<b>What changed:</b> nothing Fiometer records" in view.differs.text()  # the tags are the labels
+    assert "Max Throughput-50%Read: IOPS +234.2 % at QD 64" in view.differs.text()
     # charts: one per metric from the report code, and both runs over time
     assert [c.chart.metric.key for c in view.bar_charts] == ["iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms"]
-    assert view.bar_charts[0].chart.categories == [s.spec for s in BEFORE]
+    assert view.bar_charts[0].chart.categories == [f"{s.spec} (QD 64)" for s in BEFORE]
     assert [s.values for s in view.bar_charts[0].chart.series] == [[s.iops for s in BEFORE], [s.iops for s in AFTER]]
     assert len(view.over_time.charts[0].curves) == 2
     assert "Run 1 (baseline)" in view.over_time.legend.text() and "Run 2" in view.over_time.legend.text()
@@ -107,18 +118,18 @@ def test_threshold_and_baseline_change_the_verdicts(window: MainWindow, qtbot) -
     before, after = before_after_store(db_path(), samples=False)
     view = open_comparison(window, qtbot, [before, after])
     spec = "Max Throughput-100%Read"
-    assert metric_rows(view)["IOPS (higher is better)"][spec][5][0] == "better"  # +8.1 %
+    assert metric_rows(view)["IOPS (higher is better)"][spec][6][0] == "better"  # +8.1 %
     reload(view, qtbot, lambda: view.threshold.setValue(10.0))
     row = metric_rows(view)["IOPS (higher is better)"][spec]
-    assert row[4][0] == "+8.1 %" and row[4][1] is None and row[5][0] == ""  # now within noise
+    assert row[5][0] == "+8.1 %" and row[5][1] is None and row[6][0] == ""  # now within noise
     assert "\u00b110 %" in view.sections[0].notes.text()
 
     reload(view, qtbot, lambda: view.threshold.setValue(5.0))
     reload(view, qtbot, lambda: view.baseline.setCurrentIndex(view.baseline.findData(after)))
     assert view.current_request().baseline == [after] and view.current_request().candidates == [[before]]
     row = metric_rows(view)["IOPS (higher is better)"][spec]
-    assert [c[0] for c in row][1:] == ["11,686", "10,809", "\u2212877", "\u22127.5 %", "worse"]
-    assert row[5][1] == "worse"
+    assert [c[0] for c in row][2:] == ["11,686", "10,809", "\u2212877", "\u22127.5 %", "worse"]
+    assert row[6][1] == "worse"
 
 
 def test_match_modes_and_steps_without_a_counterpart(window: MainWindow, qtbot) -> None:
@@ -127,22 +138,31 @@ def test_match_modes_and_steps_without_a_counterpart(window: MainWindow, qtbot) 
         qd16 = record(store, RunSpec([StepSpec(s.spec, s.iops * 0.5, s.mbps * 0.5, s.avg_ms, s.max_ms, s.p99_ms,
                                                qd=16) for s in BEFORE[:2]], name="QD 16", plan_variant=16))
     view = open_comparison(window, qtbot, [qd64, qd16])
+    # by default the steps pair by definition and place, the queue depth change said first
+    assert view.match.currentData() == "auto" and len(compared(view)) == 1
+    assert "<b>What changed:</b> queue depth 64 \u2192 16" in view.differs.text()
+    row = metric_rows(view)["IOPS (higher is better)"]["Max Throughput-100%Read"]
+    assert row[1][0] == "QD 64 \u2192 16" and row[5][0] == "\u221250.0 %" and row[6][0] == "worse"
+    if os.environ.get("FIOMETER_SHOTS"):
+        qtbot.wait(300)
+        window.grab().save(os.path.join(os.environ["FIOMETER_SHOTS"], "compare-qd-change.png"))
     # exact: same spec at another queue depth is not the same step
-    titles = [s.title.text() for s in view.sections]
+    reload(view, qtbot, lambda: view.match.setCurrentIndex(view.match.findData("exact")))
+    titles = [s.title.text() for s in compared(view)]
     assert titles[1] == f"Not compared: QD 16 (run {qd16}) and QD 64 (run {qd64})"  # untagged: the run names
-    unmatched = view.sections[1].table.row_texts()
+    unmatched = compared(view)[1].table.row_texts()
     assert [r[0] for r in unmatched] == ["QD 64"] * 2 + ["QD 16"] * 2
     assert unmatched[0][3] == "QD 64, 1 worker, 1 target" and unmatched[2][3] == "QD 16, 1 worker, 1 target"
     assert "No steps in common" in view.sections[0].notes.text()
-    assert "Match \u201cBy access specification only\u201d (above)" in view.sections[1].notes.text()
-    assert "--match" not in view.sections[1].notes.text()
+    assert "Match \u201cBy spec and place\u201d (above)" in compared(view)[1].notes.text()
+    assert "--match" not in compared(view)[1].notes.text()
 
     reload(view, qtbot, lambda: view.match.setCurrentIndex(view.match.findData("spec")))
-    assert len(view.sections) == 1  # everything paired now
+    assert len(compared(view)) == 1  # everything paired now
     head = [view.sections[0].table.horizontalHeaderItem(c).text() for c in range(view.sections[0].table.columnCount())]
-    assert head[1] == "QD"
+    assert head[1] == "Load"
     row = metric_rows(view)["IOPS (higher is better)"]["Max Throughput-100%Read"]
-    assert row[1][0] == "64 \u2192 16" and row[5][0] == "\u221250.0 %" and row[6][0] == "worse"
+    assert row[1][0] == "QD 64 \u2192 16" and row[5][0] == "\u221250.0 %" and row[6][0] == "worse"
 
 
 def test_what_differs_is_flagged(window: MainWindow, qtbot) -> None:
@@ -152,9 +172,8 @@ def test_what_differs_is_flagged(window: MainWindow, qtbot) -> None:
     view = open_comparison(window, qtbot, [a, b])
     assert view.differs.isVisible()
     text = view.differs.text()
-    assert f"Run {b} and the baseline differ in more than the change under test" in text
-    assert "Measured with: baseline fio 3.33; candidate fio 3.41" in text
-    assert "Hosts: baseline lab1; candidate lab2" in text
+    assert f"new server (run {b}) compared with old server (run {a})" in text
+    assert "<b>What changed:</b> measured with fio 3.33 \u2192 fio 3.41; hosts lab1 \u2192 lab2" in text
 
 
 def test_three_runs_one_table_per_candidate(window: MainWindow, qtbot) -> None:
@@ -162,7 +181,7 @@ def test_three_runs_one_table_per_candidate(window: MainWindow, qtbot) -> None:
         ids = [record(store, RunSpec(BEFORE, name="a")), record(store, RunSpec(AFTER, name="b")),
                record(store, RunSpec(AFTER, name="c"))]
     view = open_comparison(window, qtbot, ids)
-    assert [s.title.text().split(" compared with ")[0] for s in view.sections] == [f"b (run {ids[1]})",
+    assert [s.title.text().split(" compared with ")[0] for s in compared(view)] == [f"b (run {ids[1]})",
                                                                                   f"c (run {ids[2]})"]
     assert view.baseline.count() == 3
 
@@ -204,7 +223,7 @@ def test_repeats_tagged_alike_are_one_side(window: MainWindow, qtbot) -> None:
     head = [view.sections[0].table.horizontalHeaderItem(c).text() for c in range(view.sections[0].table.columnCount())]
     assert "Noise \u00b1" in head
     iops = metric_rows(view)["IOPS (higher is better)"]["S"]
-    assert [c[0] for c in iops][1:3] == ["1,000", "1,305"] and iops[-1][0] == "better"
+    assert [c[0] for c in iops][1:4] == ["QD 64", "1,000", "1,305"] and iops[-1][0] == "better"
     if os.environ.get("FIOMETER_SHOTS"):
         qtbot.wait(300)
         window.grab().save(os.path.join(os.environ["FIOMETER_SHOTS"], "compare-groups.png"))

@@ -83,7 +83,7 @@ def test_a_comparison_report_in_every_format(window: MainWindow, qtbot, runs, tm
     for s in BEFORE:
         assert s.spec in text
     assert "EVA 4400 disk group expansion" in text and "Example Corp" in text and "2026-03-14" in text
-    assert re.search(r"Max Throughput-50%Read\s+1,530\s+5,113\s+\+3,583\s+\+234\.2 %\s+better", text)
+    assert re.search(r"Max Throughput-50%Read\s+QD 64\s+1,530\s+5,113\s+\+3,583\s+\+234\.2 %\s+better", text)
     info = subprocess.run(["pdfinfo", str(tmp_path / f"{base}.pdf")], capture_output=True, text=True).stdout
     assert "612 x 792 pts" in info  # Letter, as chosen
 

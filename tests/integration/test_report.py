@@ -94,8 +94,8 @@ def test_html_is_self_contained_and_its_tables_match_the_store(db, tmp_path):
     p.feed(out.read_text(encoding="utf-8"))
     # a bar chart per metric, per access spec the response time distribution and the share of I/Os by response
     # time, and each run's sweep curves (the four specs differ in transfer size only: a block-size sweep, four
-    # charts); nothing to fetch (the links are the table of contents)
-    assert [x for x in p.external if not x.startswith("#")] == [] and p.svgs == 5 + 4 + 4 + 2 * 4
+    # charts) and both runs' sweeps on one chart; nothing to fetch (the links are the table of contents)
+    assert [x for x in p.external if not x.startswith("#")] == [] and p.svgs == 5 + 1 + 4 + 4 + 2 * 4
     before, after = stored(db, 1), stored(db, 2)
     # summary per run: every number equals the store's
     for run_id, values in ((1, before), (2, after)):
@@ -108,7 +108,7 @@ def test_html_is_self_contained_and_its_tables_match_the_store(db, tmp_path):
     # the comparison: per metric a heading, then a row per access spec: baseline | candidate | change | change %
     rows = p.tables["compare-1"]
     head = [c[0] for c in rows[0]]
-    assert head == ["Access specification", "before", "after", "Change", "Change %", "Verdict"]  # the runs' tags
+    assert head == ["Access specification", "Load", "before", "after", "Change", "Change %", "Verdict"]  # the tags
     metric = None
     checked = 0
     for row in rows[1:]:
@@ -116,6 +116,8 @@ def test_html_is_self_contained_and_its_tables_match_the_store(db, tmp_path):
             metric = next(d for d in METRICS if row[0][0].startswith(d.label))
             continue
         spec = row[0][0]
+        assert row[1][0] == "QD 64"  # every row carries its load
+        row = row[:1] + row[2:]
         b, c = before[spec, 64][metric.key], after[spec, 64][metric.key]
         assert float(row[1][1]) == pytest.approx(b) and float(row[2][1]) == pytest.approx(c)
         assert float(row[3][1]) == pytest.approx(c - b)
@@ -129,15 +131,22 @@ def test_html_is_self_contained_and_its_tables_match_the_store(db, tmp_path):
 
 def test_html_lists_unmatched_steps_and_what_differs(db, tmp_path):
     out = tmp_path / "r.html"
-    assert main(["--db", str(db), "report", "1", "--compare", "3", "--html", str(out)]) == 0
+    assert main(["--db", str(db), "report", "1", "--compare", "3", "--html", str(out), "--match", "exact"]) == 0
     text = out.read_text(encoding="utf-8")
     p = Tables()
     p.feed(text)
     only = [(r[0][0], r[2][0]) for r in p.tables["unmatched-1"][1:]]
     assert only == [("before", "Random-8k-70%Read"), ("qd16", "Random-8k-70%Read"),
                     ("qd16", "Sequential-1M-Write")]
-    assert "Measured with: before: fio 3.33; qd16: fio 3.35" in text
-    assert "--match spec" in text  # the way to pair the QD 64 / QD 16 steps is shown
+    assert "measured with fio 3.33 \u2192 fio 3.35" in text
+    assert "--match auto" in text  # the way to pair the QD 64 / QD 16 steps is shown
+    # by default the QD 64 and QD 16 steps pair, and the summary leads with the change
+    assert main(["--db", str(db), "report", "1", "--compare", "3", "--html", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    p = Tables()
+    p.feed(text)
+    assert [(r[0][0], r[2][0]) for r in p.tables["unmatched-1"][1:]] == [("qd16", "Sequential-1M-Write")]
+    assert "<strong>What changed:</strong> queue depth 64 \u2192 16" in text
 
 
 # --- PDF ------------------------------------------------------------------------------------------
@@ -166,15 +175,15 @@ def test_pdf_comparison_rows_hold_the_table_numbers(pdf_text):
     _, text = pdf_text
     lines = text.splitlines()
     expected = [  # spec, baseline, candidate, change, change %, verdict (IOPS, then MB/s, then avg ms)
-        ("Max Throughput-100%Read", "10,809", "11,686", "+877", "+8.1 %", "better"),
-        ("Max Throughput-50%Read", "1,530", "5,113", "+3,583", "+234.2 %", "better"),
-        ("RealLife-60%Rand-65%Read", "23.9", "33.5", "+9.60", "+40.2 %", "better"),  # three significant digits
-        ("Max Throughput-100%Read", "2.67", "5.09", "+2.42", "+90.6 %", "worse"),
-        ("Max Throughput-50%Read", "34.0", "6.63", "-27.4", "-80.5 %", "better"),
-        ("Max Throughput-100%Read", "40.0", "41.0", "+1.00", "+2.5 %"),  # within 5 %: not marked
+        ("Max Throughput-100%Read", "QD 64", "10,809", "11,686", "+877", "+8.1 %", "better"),
+        ("Max Throughput-50%Read", "QD 64", "1,530", "5,113", "+3,583", "+234.2 %", "better"),
+        ("RealLife-60%Rand-65%Read", "QD 64", "23.9", "33.5", "+9.60", "+40.2 %", "better"),  # 3 significant digits
+        ("Max Throughput-100%Read", "QD 64", "2.67", "5.09", "+2.42", "+90.6 %", "worse"),
+        ("Max Throughput-50%Read", "QD 64", "34.0", "6.63", "-27.4", "-80.5 %", "better"),
+        ("Max Throughput-100%Read", "QD 64", "40.0", "41.0", "+1.00", "+2.5 %"),  # within 5 %: not marked
     ]
     for cells in expected:
-        pattern = r"\s+".join(re.escape(c) for c in cells) + (r"\s*$" if len(cells) == 5 else "")
+        pattern = r"\s+".join(re.escape(c) for c in cells) + (r"\s*$" if len(cells) == 6 else "")
         assert any(re.search(pattern, ln) for ln in lines), cells
 
 
@@ -209,6 +218,16 @@ class Workbook:
         self.files = {s.get("name"): "xl/" + target[s.get(f"{R}id")].lstrip("/").removeprefix("xl/")
                       for s in wb.iter(f"{M}sheet")}
         self.names = [s.get("name") for s in wb.iter(f"{M}sheet")]
+        self.workbook = wb
+
+    def defined_names(self):
+        """{"'Sheet'!Print_Titles": "'Sheet'!$1:$2"}: the workbook's defined names by sheet."""
+        out = {}
+        for d in self.workbook.iter(f"{M}definedName"):
+            name = d.get("name").removeprefix("_xlnm.")
+            sheet = self.names[int(d.get("localSheetId"))] if d.get("localSheetId") else ""
+            out[f"'{sheet}'!{name}" if sheet else name] = d.text
+        return out
 
     def xml(self, name):
         return ET.fromstring(self.z.read(self.files[name]))
@@ -240,14 +259,20 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
     wb = Workbook(out)
     comp = "Comparison 1"
     # the four specs share one shape and differ in transfer size only: each run is also a block-size sweep
-    assert wb.names == ["Summary", "At a glance", comp, "Percentiles", "Environment", "Run 1 results",
-                        "Run 1 \u2014 sweep summary", "Run 2 results", "Run 2 \u2014 sweep summary", "Job options",
-                        "Run 1 facts", "Run 2 facts", "Charts", "Job files", "data"]
+    assert wb.names == ["Summary", "At a glance", comp, "Headlines 1", "Percentiles", "Environment", "Run 1 results",
+                        "Run 1 sweep", "Run 2 results", "Run 2 sweep", "Job options",
+                        "Run 1 facts", "Run 2 facts", "Charts", "Sweep charts", "Job files", "data"]
+    # printable: landscape, one page wide, the header row on every page
+    setup = wb.xml(comp).find(f"{M}pageSetup")
+    assert setup.get("orientation") == "landscape" and setup.get("fitToWidth") in (None, "1")
+    assert setup.get("fitToHeight") == "0"
+    assert wb.defined_names().get(f"'{comp}'!Print_Titles") == f"'{comp}'!$1:$2"
     rows = wb.rows(comp)
     assert rows[0] == ["after (run 2) compared with before (run 1)"]
-    assert rows[1] == ["Metric", "Access specification", "before", "after", "Change", "Change %", "Verdict"]
-    data = [r + [None] * (7 - len(r)) for r in rows[2:22]]  # an empty verdict: no cell
-    for metric, spec, b, c, change, pct, verdict in data:
+    assert rows[1] == ["Metric", "Access specification", "Load", "before", "after", "Change", "Change %", "Verdict"]
+    data = [r + [None] * (8 - len(r)) for r in rows[2:22]]  # an empty verdict: no cell
+    for metric, spec, load, b, c, change, pct, verdict in data:
+        assert load == "QD 64"
         key = next(d.key for d in METRICS if metric.startswith(d.label))
         assert b == pytest.approx(before[spec, 64][key]) and c == pytest.approx(after[spec, 64][key])
         assert change == pytest.approx(c - b) and pct == pytest.approx((c - b) / b)
@@ -257,12 +282,18 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
     sheet = wb.xml(comp)
     pane = sheet.find(f".//{M}pane")
     assert pane.get("state") == "frozen" and pane.get("ySplit") == "2"  # title and header stay in view
-    assert sheet.find(f"{M}autoFilter").get("ref") == "A2:G22"
+    assert sheet.find(f"{M}autoFilter").get("ref") == "A2:H22"
     styles = wb.z.read("xl/styles.xml").decode()
     assert 'formatCode="+0.0%;-0.0%;0.0%"' in styles and 'formatCode="#,##0"' in styles
     # charts: one per metric, each series drawn from the Charts sheet's cells
-    charts = sorted(n for n in wb.z.namelist() if n.startswith("xl/charts/chart"))
-    assert len(charts) == 5
+    charts = sorted((n for n in wb.z.namelist() if n.startswith("xl/charts/chart")),
+                    key=lambda n: int(re.search(r"(\d+)\.xml$", n).group(1)))
+    kinds = [ET.fromstring(wb.z.read(n)).find(f".//{C}plotArea")[1].tag.removeprefix(C) for n in charts]
+    assert kinds.count("barChart") == 5  # one per metric
+    # the sweeps (each run is a block-size sweep) as native line charts, both runs on the first
+    assert kinds[5:] and set(kinds[5:]) == {"scatterChart"}
+    first = ET.fromstring(wb.z.read(charts[5]))
+    assert len(first.findall(f".//{C}ser")) == 2
     chart_cells = wb.cells("Charts")
     iops = ET.fromstring(wb.z.read("xl/charts/chart1.xml"))
     assert iops.find(f".//{C}barChart/{C}barDir").get("val") == "bar"
@@ -274,12 +305,13 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
         col, r1, _, r2 = m.groups()
         cats = [chart_cells[f"A{r}"] for r in range(int(r1), int(r2) + 1)]
         vals = [chart_cells[f"{col}{r}"] for r in range(int(r1), int(r2) + 1)]
-        assert vals == [pytest.approx(values[spec, 64]["iops"]) for spec in cats]
+        assert all(c.endswith(" (QD 64)") for c in cats)  # every bar carries its load
+        assert vals == [pytest.approx(values[spec.removesuffix(" (QD 64)"), 64]["iops"]) for spec in cats]
     # data: the long form, every ALL number as stored
     data_rows = wb.rows("data")
     head = data_rows[0]
     assert head == ["run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric", "value",
-                    "unit"]
+                    "unit", "workers", "targets", "phase", "step_status"]
     assert wb.xml("data").find(f".//{M}pane").get("ySplit") == "1"
     found = {(r[0], r[3], r[8]): r[9] for r in data_rows[1:] if r[5] == "all"}
     for run_id, values in ((1, before), (2, after)):
@@ -294,7 +326,12 @@ def test_csv_is_one_tidy_table_of_every_stored_number(db, tmp_path):
     assert main(["--db", str(db), "report", "1", "--compare", "2", "--csv", str(out)]) == 0
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
     assert list(rows[0]) == ["run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric",
-                             "value", "unit"]
+                             "value", "unit", "workers", "targets", "phase", "step_status"]
+    assert {(r["workers"], r["targets"], r["phase"], r["step_status"]) for r in rows} == {("1", "1", "measure",
+                                                                                          "complete")}
+    # the stored steps read only: write metrics do not apply and are blank, never 0
+    writes = [r for r in rows if r["metric"].startswith("write_")]
+    assert writes and all(r["value"] == "" for r in writes)
     before, after = stored(db, 1), stored(db, 2)
     names = {"iops": "iops", "mbps": "mbps", "lat_mean_ms": "lat_mean", "lat_max_ms": "lat_max",
              "p99_ms": "lat_p99"}
@@ -314,9 +351,11 @@ def test_csv_tables_hold_the_same_comparison_table(db, tmp_path):
     out = tmp_path / "t.csv"
     assert main(["--db", str(db), "report", "1", "--compare", "2", "--csv-tables", str(out)]) == 0
     rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
-    header = rows.index(["Metric", "Access specification", "before", "after", "Change", "Change %", "Verdict"])
+    header = rows.index(["Metric", "Access specification", "Load", "before", "after", "Change", "Change %",
+                         "Verdict"])
     before, after = stored(db, 1), stored(db, 2)
-    for metric, spec, b, c, change, pct, verdict in rows[header + 1: header + 21]:
+    for metric, spec, load, b, c, change, pct, verdict in rows[header + 1: header + 21]:
+        assert load == "QD 64"
         key = next(d.key for d in METRICS if metric.startswith(d.label))
         assert float(b) == pytest.approx(before[spec, 64][key], rel=1e-9)
         assert float(c) == pytest.approx(after[spec, 64][key], rel=1e-9)
@@ -341,7 +380,7 @@ def test_csv_cells_that_look_like_formulas_are_neutralised_but_negative_numbers_
     assert not [c for c in cells if c[:1] in ("=", "+", "@") or (c[:1] == "-" and not re.fullmatch(r"-[\d.e+-]+", c))]
     t = list(csv.reader(io.StringIO(tables.read_text(encoding="utf-8-sig"))))
     change = next(r for r in t if r[:2] == ["IOPS", "'@SUM(A1)"])
-    assert float(change[4]) == -50.0 and change[5] == "-50.0"  # real negative numbers stay numbers
+    assert float(change[5]) == -50.0 and change[6] == "-50.0"  # real negative numbers stay numbers
     assert any(evil in c for r in t for c in r) and not any(c.startswith(("=", "@", "+")) for r in t for c in r)
 
 
@@ -409,12 +448,12 @@ def test_a_group_of_repeats_sets_the_noise_threshold(db, tmp_path):
     p.feed(out.read_text(encoding="utf-8"))
     rows = p.tables["compare-1"]
     head = [c[0] for c in rows[0]]
-    assert head[1] == "Mean of runs 1, 2" and "Noise \u00b1" in head  # runs 1 and 2 share no tag
+    assert head[2] == "Mean of runs 1, 2" and "Noise \u00b1" in head  # runs 1 and 2 share no tag
     before, after = stored(db, 1), stored(db, 2)
     iops = rows[2]  # IOPS, Max Throughput-100%Read: 10,809 and 11,686 -> mean 11,247.5, CV 5.5 %
     assert iops[0][0] == "Max Throughput-100%Read"
     mean = (before["Max Throughput-100%Read", 64]["iops"] + after["Max Throughput-100%Read", 64]["iops"]) / 2
-    assert float(iops[1][1]) == pytest.approx(mean)
+    assert float(iops[2][1]) == pytest.approx(mean)
     assert float(iops[head.index("Noise \u00b1")][1]) == pytest.approx(2 * 0.05515, abs=1e-4)
     assert "Noise threshold per row" in out.read_text(encoding="utf-8")
 
@@ -428,7 +467,8 @@ def test_a_malformed_run_group_is_an_argument_error(db, capsys):
 def test_compare_prints_the_table(db, capsys):
     assert main(["--db", str(db), "compare", "1", "2", "--threshold", "10"]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"Max Throughput-100%Read\s+10,809\s+11,686\s+\+877\s+\+8\.1 %\s*$", out, re.MULTILINE)
+    assert re.search(r"Max Throughput-100%Read\s+QD 64\s+10,809\s+11,686\s+\+877\s+\+8\.1 %\s*$", out, re.MULTILINE)
+    assert "  What changed: nothing Fiometer records" in out
     assert "Changes within \u00b110 %" in out
 
 

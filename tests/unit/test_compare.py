@@ -39,7 +39,8 @@ def test_eva_example_rows_changes_and_verdicts(store):
     third = c.rows[2].changes  # Max Throughput-50%Read: everything better
     assert {k: ch.verdict for k, ch in third.items()} == dict.fromkeys(third, "better")
     assert all(ch.threshold_pct == 5.0 and not ch.from_repeats for r in c.rows for ch in r.changes.values())
-    assert c.differences == []
+    assert c.differences == ["Tags: baseline before; candidate after"]
+    assert c.what_changed == ["tags before \u2192 after"]
 
 
 def test_threshold_decides_what_is_marked(store):
@@ -55,7 +56,7 @@ def test_unmatched_steps_are_listed_and_spec_matching_pairs_them(store):
     base = side(store, RunSpec(BEFORE))
     cand_steps = [BEFORE[0], replace(BEFORE[1], qd=32), BEFORE[2], StepSpec("Extra-4k", 1, 1, 1, 1, 1)]
     cand = side(store, RunSpec(cand_steps))
-    c = compare(base, cand)
+    c = compare(base, cand, match="exact")
     assert [r.spec for r in c.rows] == ["Max Throughput-100%Read", "Max Throughput-50%Read"]
     assert [(s.key.spec, s.key.queue_depth) for s in c.only_baseline] == [
         ("RealLife-60%Rand-65%Read", 64), ("Random-8k-70%Read", 64)]
@@ -71,8 +72,11 @@ def test_unmatched_steps_are_listed_and_spec_matching_pairs_them(store):
 def test_workers_and_targets_are_part_of_the_match(store):
     base = side(store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, workers=1, targets=1)]))
     cand = side(store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, workers=2, targets=2)]))
-    c = compare(base, cand)
+    c = compare(base, cand, match="exact")
     assert c.rows == [] and len(c.only_baseline) == len(c.only_candidate) == 1
+    auto = compare(base, cand)  # the default pairs them, and says what changed
+    assert len(auto.rows) == 1 and auto.what_changed == ["workers 1 \u2192 2", "targets 1 \u2192 2"]
+    assert auto.rows[0].load == "QD 64, workers 1 \u2192 2, targets 1 \u2192 2"
 
 
 def test_a_group_is_compared_by_its_mean_with_its_spread_as_noise(store):
@@ -208,7 +212,7 @@ def test_match_spec_pairs_the_definition_across_loads_not_the_name(store):
                                 StepSpec("T", 1000, 10, 1, 5, 2, qd=64, lines="512,100,0,0,0,1,0,0")]))
     cand = side(store, RunSpec([StepSpec("S", 900, 9, 1, 5, 2, qd=16, lines="512,100,0,0,0,1,0,0"),
                                 StepSpec("T", 900, 9, 1, 5, 2, qd=16, lines=lines)]))
-    exact = compare(base, cand)
+    exact = compare(base, cand, match="exact")
     assert exact.rows == [] and exact.load_differs  # each definition is on both sides, at another QD
     assert exact.why_not_compared(exact.only_baseline[0]) == (
         "same name, different definition: 8 KiB, 70% read, 100% random here, "
@@ -222,7 +226,7 @@ def test_only_the_load_differs_says_so(store):
     lines = "8192,100,70,100,0,1,0,0"
     base = side(store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, qd=64, lines=lines)]))
     cand = side(store, RunSpec([StepSpec("S", 900, 9, 1, 5, 2, qd=16, lines=lines)]))
-    c = compare(base, cand)
+    c = compare(base, cand, match="exact")
     assert c.why_not_compared(c.only_baseline[0]) == \
         "the candidate runs this definition only at QD 16, 1 worker, 1 target"
     assert c.load_differs
@@ -262,3 +266,55 @@ def test_imported_results_pair_4_kib_with_4_kib_only(store):
     assert table is not None and table.rows[0].cells[-1].text == why
     same = compare(load_side(store, [runs[0].run_id]), load_side(store, [runs[2].run_id]))  # both 4 KiB random
     assert len(same.rows) == 1
+
+
+def test_a_queue_depth_change_pairs_by_default_and_leads_what_changed(store):
+    base = side(store, RunSpec(BEFORE, tags=["qd64"]))
+    cand = side(store, RunSpec([replace(s, qd=8) for s in AFTER], tags=["qd8"]))
+    c = compare(base, cand)
+    assert [r.spec for r in c.rows] == [s.spec for s in BEFORE] and not c.only_baseline and not c.only_candidate
+    assert c.what_changed[0] == "queue depth 64 \u2192 8"
+    assert [r.load for r in c.rows] == ["QD 64 \u2192 8"] * 4
+
+
+def test_auto_pairs_equal_loads_first_then_by_place_in_the_sequence(store):
+    lines = "8192,100,0,100,0,1,0,0"
+    sweep = [StepSpec("W", 1000 * q, 8 * q, 1, 5, 2, qd=q, lines=lines) for q in (1, 4, 32)]
+    base = side(store, RunSpec(sweep))
+    cand = side(store, RunSpec([replace(s, qd=q) for s, q in zip(sweep, (1, 8, 32), strict=True)]))
+    c = compare(base, cand)
+    assert [r.load for r in c.rows] == ["QD 1", "QD 4 \u2192 8", "QD 32"]
+    assert c.what_changed == ["queue depth 4 \u2192 8 (1 of 3 steps)"]
+
+
+def test_nothing_in_common_only_when_no_definition_is_shared(store):
+    base = side(store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, lines="8192,100,0,100,0,1,0,0")]))
+    cand = side(store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, lines="4096,100,0,100,0,1,0,0")]))
+    assert compare(base, cand).nothing_in_common
+
+
+def test_a_stopped_step_is_paired_marked_and_out_of_the_verdicts(store):
+    base = side(store, RunSpec(BEFORE))
+    cand = side(store, RunSpec([AFTER[0], replace(AFTER[1], status="stopped"), *AFTER[2:]]))
+    c = compare(base, cand)
+    row = c.rows[1]
+    assert row.incomplete == ["stopped in the candidate"]
+    assert {ch.verdict for ch in row.changes.values()} == {"incomplete"}
+    assert c.rows[0].changes["iops"].verdict == "better"
+    included = compare(base, cand, include_incomplete=True)
+    assert included.rows[1].changes["iops"].verdict == "better"
+
+
+def test_what_changed_names_os_engine_size_run_time_and_notes(store):
+    base = side(store, RunSpec(BEFORE[:1]))
+    cand = side(store, RunSpec(AFTER[:1], kernel="6.8", engine="io_uring", size=1 << 30, run_s=20, notes="new HBA"))
+    assert compare(base, cand).what_changed == [
+        "OS Linux 6.1 \u2192 Linux 6.8", "test-file size - \u2192 1 GiB",
+        "engine options direct=1, ioengine=libaio \u2192 direct=1, ioengine=io_uring",
+        "run time per step 10 s \u2192 20 s", "notes - \u2192 new HBA"]
+
+
+def test_a_step_without_a_time_limit_says_so():
+    from app.analysis.compare import run_time_text
+
+    assert run_time_text(3.1536e7) == "until done (no time limit)" and run_time_text(10, 2) == "10 s + 2 s ramp-up"

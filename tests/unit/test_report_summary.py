@@ -4,10 +4,10 @@ numbers (worked out here from the run specs, not from the comparison), labels fr
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
-from app.analysis.compare import METRICS
 from app.report.document import ReportMeta, build_report
 from app.report.tables import fmt_sig
 from app.store.database import open_store
@@ -22,50 +22,71 @@ def store(tmp_path):
         yield s
 
 
-def expected_phrases(before: StepSpec, after: StepSpec, threshold: float = 5.0) -> list[str]:
-    out = []
-    for d in METRICS:
-        b, c = getattr(before, FIELDS[d.key]), getattr(after, FIELDS[d.key])
-        pct = (c - b) / b * 100
-        if abs(pct) <= threshold:
-            continue
-        unit = "" if d.unit in ("IOPS", "MB/s") else f" {d.unit}"
-        label = d.label if not out or d.label in ("IOPS", "MB/s") else d.label[0].lower() + d.label[1:]
-        out.append(f"{label} {'up' if c > b else 'down'} {abs(pct):,.1f} % "
-                   f"({fmt_sig(b)}{unit} \u2192 {fmt_sig(c)}{unit})")
-    return out
+def expected_finding(before: StepSpec, after: StepSpec, metric: str, load: str = "QD 64") -> str:
+    """The finding for a one-load workload, worked out from the run specs."""
+    field = {"iops": "iops", "mbps": "mbps"}[metric]
+    b, c = getattr(before, field), getattr(after, field)
+    pct = (c - b) / b * 100
+    sign = "+" if pct > 0 else "\u2212"
+    label = "IOPS" if metric == "iops" else "MB/s"
+    return f"{before.spec}: {label} {sign}{abs(pct):,.1f} % at {load} ({fmt_sig(b)} \u2192 {fmt_sig(c)}"
 
 
-def test_one_sentence_per_changed_spec_with_both_values_and_the_change(store):
+def test_findings_ranked_by_size_with_load_point_and_confidence(store):
     record(store, RunSpec(BEFORE, name="EVA 4400, 32 disks Vraid5", tags=["before"]))
     record(store, RunSpec(AFTER, name="EVA 4400, 36 disks Vraid1", tags=["after"]))
     report = build_report(store, [1], [[2]])
     assert report.labels == ["before", "after"]  # the runs' tags
     (block,) = report.summary
     assert block.heading == "after (run 2) compared with before (run 1)"
-    want = [f"{b.spec}: " + ", ".join(p) + "." for b, a in zip(BEFORE, AFTER, strict=True)
-            if (p := expected_phrases(b, a))]
-    assert block.sentences == want
-    # e.g. the seed example's Max Throughput-50%Read: IOPS 1,530 -> 5,113
-    assert "Max Throughput-50%Read: IOPS up 234.2 % (1,530 \u2192 5,113)" in block.sentences[2]
-    assert "average response time down 80.5 % (34.0 ms \u2192 6.63 ms)" in block.sentences[2]
-    assert block.warning == []  # same host, fio and targets
+    assert block.what_changed[0].startswith("nothing Fiometer records")  # the tags are the labels: not a change
+    # Max Throughput-50%Read: IOPS 1,530 -> 5,113 (+234 %) is the largest change: first
+    assert block.sentences[0].startswith(expected_finding(BEFORE[2], AFTER[2], "iops"))
+    assert block.sentences[0].endswith("; p99 \u221277.8 %); confidence high.")
+    sizes = [float(re.search(r" ([+\u2212][\d,.]+) %", s).group(1).replace(",", "").replace("\u2212", "-"))
+             for s in block.sentences]
+    assert [abs(x) for x in sizes] == sorted((abs(x) for x in sizes), reverse=True)
+    assert len(block.sentences) == 4 and all(" at QD 64 " in s for s in block.sentences)
     assert "5 %" in block.noise
 
 
-def test_a_line_for_what_did_not_change_and_a_warning_for_other_differences(store):
+def test_a_sweep_that_changed_the_same_way_everywhere_says_at_every_queue_depth(store):
+    lines = "1048576,100,0,0,0,1,0,0"  # sequential 1 MiB write: judged by MB/s
+    before = [StepSpec("Seq 1M write", 500, 500 * q, 1, 5, 2, qd=q, lines=lines) for q in (1, 4, 32)]
+    after = [StepSpec("Seq 1M write", 20, 20 * q, 1, 5, 2, qd=q, lines=lines) for q in (1, 4, 32)]
+    record(store, RunSpec(before, tags=["before"]))
+    record(store, RunSpec(after, tags=["after"]))
+    (block,) = build_report(store, [1], [[2]]).summary
+    assert block.sentences[0].startswith("Seq 1M write: MB/s \u221296.0 % at every queue depth (QD 1 to 32)")
+
+
+def test_what_changed_leads_and_within_noise_is_one_line(store):
     same = [StepSpec(s.spec, s.iops * 1.01, s.mbps * 1.01, s.avg_ms, s.max_ms, s.p99_ms) for s in BEFORE]
     record(store, RunSpec(BEFORE, name="old", tags=["before"]))
     record(store, RunSpec(same, name="new", tags=["after"], fio_version="3.41", hostname="lab2",
                           target_path="/mnt/other/iobw.tst"))
     (block,) = build_report(store, [1], [[2]]).summary
-    assert block.sentences == []
-    assert block.unchanged.startswith("Nothing changed beyond noise.")
+    assert block.sentences == ["Nothing changed beyond noise."]
+    assert block.unchanged.startswith("Within noise: ")
     assert all(s.spec in block.unchanged for s in BEFORE)
+    assert block.what_changed[:3] == ["measured with fio 3.33 \u2192 fio 3.41", "hosts lab1 \u2192 lab2",
+                                      "targets /mnt/data/iobw.tst \u2192 /mnt/other/iobw.tst"]
     assert "Measured with: before: fio 3.33; after: fio 3.41" in block.warning
-    assert "Hosts: before: lab1; after: lab2" in block.warning
-    assert any(w.startswith("Targets: before: /mnt/data/iobw.tst; after: /mnt/other/iobw.tst") for w in block.warning)
-    assert any(w.startswith("Run time") for w in block.warning) is False  # both 10 s: not a difference
+    assert not any(w.startswith("Run time") for w in block.warning)  # both 10 s: not a difference
+
+
+def test_a_stopped_step_is_left_out_of_the_findings_and_said_so(store):
+    record(store, RunSpec(BEFORE, tags=["before"]))
+    record(store, RunSpec([AFTER[0], AFTER[1], replace(AFTER[2], status="stopped"), AFTER[3]], tags=["after"]))
+    report = build_report(store, [1], [[2]])
+    (block,) = report.summary
+    assert not any(s.startswith("Max Throughput-50%Read") for s in block.sentences)
+    assert block.left_out == ["Max Throughput-50%Read at QD 64: stopped in after - shown in the tables, left out "
+                              "of the findings"]
+    verdicts = [r.cells[-1].text for r in report.comparison_tables[0].rows if r.cells[0].text.startswith("Max Throughput-50")]
+    assert verdicts and set(verdicts) == {"stopped in after, not judged"}
+    (included,) = build_report(store, [1], [[2]], include_incomplete=True).summary
+    assert included.sentences[0].startswith("Max Throughput-50%Read") and included.left_out == []
 
 
 def test_labels_given_by_the_user_win_and_names_serve_without_tags(store):
@@ -75,7 +96,7 @@ def test_labels_given_by_the_user_win_and_names_serve_without_tags(store):
     report = build_report(store, [1], [[2]], ReportMeta(labels=["BEFORE", "AFTER"]))
     assert report.labels == ["BEFORE", "AFTER"]
     assert report.summary[0].heading == "AFTER (run 2) compared with BEFORE (run 1)"
-    assert [c.title for c in report.comparison_tables[0].columns][1:3] == ["BEFORE", "AFTER"]
+    assert [c.title for c in report.comparison_tables[0].columns][2:4] == ["BEFORE", "AFTER"]
     assert report.percentiles.rows[0].cells[0].text == "BEFORE"
     assert build_report(store, [1], [[2]], ReportMeta(labels=["", "AFTER"])).labels == ["Vraid5", "AFTER"]
     with pytest.raises(ValueError, match="3 labels for 2 sides"):
@@ -98,7 +119,8 @@ def test_groups_of_repeats_are_labelled_by_their_shared_tag_and_the_noise_is_the
     iops = next(s for s in block.sentences if s.startswith("Max Throughput-50%Read"))
     mean_b = sum(BEFORE[2].iops * k for k in (1.0, 1.02, 0.98)) / 3
     mean_a = sum(AFTER[2].iops * k for k in (1.0, 1.01, 0.99)) / 3
-    assert f"IOPS up {(mean_a - mean_b) / mean_b * 100:.1f} % ({fmt_sig(mean_b)} \u2192 {fmt_sig(mean_a)})" in iops
+    assert f"IOPS +{(mean_a - mean_b) / mean_b * 100:.1f} % at QD 64 ({fmt_sig(mean_b)} \u2192 {fmt_sig(mean_a)}" in iops
+    assert iops.endswith("confidence high.")
 
 
 def test_large_changes_are_written_with_thousands_separators(store):
@@ -107,4 +129,4 @@ def test_large_changes_are_written_with_thousands_separators(store):
     record(store, RunSpec(before, name="old", tags=["before"]))
     record(store, RunSpec(after, name="new", tags=["after"]))
     (block,) = build_report(store, [1], [[2]]).summary
-    assert "IOPS up 9,552.9 %" in block.sentences[0]
+    assert "+9,552.9 %" in block.sentences[0]

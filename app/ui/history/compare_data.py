@@ -18,7 +18,7 @@ class CompareRequest:
     baseline: list[int]
     candidates: list[list[int]]
     threshold_pct: float = DEFAULT_THRESHOLD_PCT
-    match: str = "exact"  # exact | spec
+    match: str = "auto"  # auto | exact | spec
     repeats: bool = True  # look for repeats (same plan and tags) to measure noise
 
     @property

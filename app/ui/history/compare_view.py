@@ -29,7 +29,8 @@ from app.ui.run.live_data import LAST, LiveResults
 from app.ui.widgets import button
 
 RECOMPUTE_MS = 300
-MATCH_LABELS = {"exact": "Exact: spec lines, queue depth, workers and targets",
+MATCH_LABELS = {"auto": "By spec and place (load changes listed)",
+                "exact": "Exact: spec lines, queue depth, workers and targets",
                 "spec": "By access specification only"}
 CALLOUT_STYLE = ("#differs { background: #fdf5ec; border-left: 4px solid #d9822b; padding: 6px 10px; "
                  "color: #3d2a12; }")
@@ -37,9 +38,10 @@ CALLOUT_STYLE = ("#differs { background: #fdf5ec; border-left: 4px solid #d9822b
 
 def gui_wording(note: str) -> str:
     """The report's notes name CLI options; in the window, name the control instead."""
-    return note.replace("--match spec (fiometer report or compare) pairs steps by access specification.",
-                        "Match \u201cBy access specification only\u201d (above) pairs steps by access "
-                        "specification.")
+    return note.replace("--match auto (fiometer report or compare; the default) pairs steps by access "
+                        "specification and place in the sequence.",
+                        "Match \u201cBy spec and place\u201d (above) pairs steps by access specification and place "
+                        "in the sequence.")
 
 
 def _scroll(inner: QWidget) -> QScrollArea:
@@ -244,12 +246,18 @@ class CompareView(QWidget):
         self.loaded.emit()
 
     def _show_differences(self, data: ComparisonData) -> None:
+        """What changed first, then the findings in words (the report's summary), per comparison."""
         parts = []
-        for c, diffs in zip(data.report.comparisons, data.report.differences, strict=True):
-            if diffs:
-                items = "".join(f"<li>{escape(d)}</li>" for d in diffs)
-                parts.append(f"<b>{escape(c.candidate.label)} and the baseline differ in more than the change "
-                             f"under test:</b><ul style='margin:2px 0 2px -20px'>{items}</ul>")
+        for block in data.report.summary:
+            items = "".join(f"<li>{escape(s)}</li>" for s in block.sentences)
+            rest = "".join(f"<p style='margin:2px 0'>{escape(s)}</p>" for s in
+                           [f"Headline: {x}" for x in block.headlines]
+                           + ([block.unchanged] if block.unchanged else [])
+                           + [f"Left out (incomplete): {x}" for x in block.left_out]
+                           + [f"Validity: {x}" for x in block.validity])
+            parts.append(f"<p style='margin:2px 0'><b>{escape(block.heading)}</b><br><b>What changed:</b> "
+                         f"{escape('; '.join(block.what_changed))}</p>"
+                         f"<ul style='margin:2px 0 2px -20px'>{items}</ul>{rest}")
         self.differs.setText("".join(parts))
         self.differs.setVisible(bool(parts))
 
@@ -264,7 +272,7 @@ class CompareView(QWidget):
         self._clear(self.tables_layout)
         self.sections: list[TableSection] = []
         rep = data.report
-        for t in rep.comparison_tables:
+        for t in rep.comparison_tables + rep.headline_tables:
             sec = TableSection(t)
             sec.notes.setText("\n".join(gui_wording(n) for n in t.notes))
             self.tables_layout.addWidget(sec)

@@ -57,8 +57,9 @@ def describe(req: CompareRequest, labels: dict[int, str]) -> list[tuple[str, str
 
     if not req.candidates:
         return [("Run", side(req.baseline))]
-    match = "by access specification alone" if req.match == "spec" else \
-        "by access specification, queue depth and target set"
+    match = {"spec": "by access specification alone",
+             "exact": "by access specification, queue depth and target set"}.get(
+        req.match, "by access specification and place in the sequence (load changes listed)")
     noise = f"within {req.threshold_pct:g} %" + (" or the spread of repeated runs" if req.repeats else "")
     return [("Baseline", side(req.baseline)), ("Compared with", ", ".join(side(g) for g in req.candidates)),
             ("Steps paired", match), ("Noise", f"changes {noise} are not marked")]

@@ -1,0 +1,75 @@
+"""The report's disclosure appendix (Qt-free): what a client must know to read the numbers - the engine and
+options each run used, the test-file sizes (and whether they were scaled down from the plan's), what fio
+cannot reproduce of the Iometer plan (fidelity notes), the runs' own notes, steps that did not run to their
+end, and what the numbers mean."""
+
+from __future__ import annotations
+
+import json
+
+from app.analysis.compare import job_facts
+from app.model import planfile
+from app.model.fidelity import all_notes
+from app.model.plan import DEFAULT_TEST_FILE_SIZE
+from app.model.units import format_bytes
+from app.store.records import Run
+
+MEANING = [
+    "Response time is fio's total latency of each I/O, from submission to completion (Iometer's response "
+    "time); average, maximum and percentiles in milliseconds.",
+    "Percentiles come from fio's latency histograms (merged across jobs); a histogram bin's upper edge can lie "
+    "above the largest response time measured, so no percentile is shown above the maximum.",
+    "MB/s is decimal (1 MB = 10\u2076 bytes); IOPS are I/Os completed per second of the step's measured time "
+    "(ramp-up and test-file layout excluded).",
+    "A change is called better or worse only beyond the noise threshold (the spread of repeated runs, or the "
+    "threshold given); findings name the load (queue depth, workers, targets) they were measured at.",
+    "Preconditioning (fill, steady state) prepares the device and is reported apart, never as a result.",
+]
+
+
+def _planned_sizes(run: Run) -> set[str]:
+    """The test-file sizes the stored plan asks for (its workers' maximum size, else the default)."""
+    try:
+        plan, _ = planfile.from_dict(json.loads(run.plan_json or "{}"))
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return set()
+    sizes = {format_bytes(w.max_size * 512) if w.max_size else format_bytes(DEFAULT_TEST_FILE_SIZE)
+             for m in plan.managers for w in m.workers if w.targets}
+    return sizes
+
+
+def _fidelity(run: Run) -> list[str]:
+    try:
+        plan, _ = planfile.from_dict(json.loads(run.plan_json or "{}"))
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return []
+    return [f"{n.where}: {n.message}" for n in all_notes(plan)]
+
+
+def run_disclosure(run: Run, label: str) -> list[str]:
+    out = []
+    who = f"Run {run.id} ({label})"
+    engine, sizes = job_facts(run)
+    tools = ", ".join(f"fio {v}" for v in run.fio_versions) or "fio"
+    if engine:
+        out.append(f"{who}: measured with {tools}; engine options {', '.join(sorted(engine))}.")
+    planned = _planned_sizes(run)
+    if sizes:
+        scaled = planned and planned != sizes
+        out.append(f"{who}: test files of {', '.join(sorted(sizes))}"
+                   + (f", scaled down from the plan's {', '.join(sorted(planned))} (a quick run: results on a "
+                      "small file can be cache-bound)." if scaled else "."))
+    out += [f"{who}: fio cannot reproduce exactly - {n}" for n in _fidelity(run)]
+    if run.notes.strip():
+        out.append(f"{who}: note - {run.notes.strip()}")
+    for s in run.steps:
+        if s.status not in ("complete",):
+            out.append(f"{who}: step {s.index + 1} ({s.spec_name}) {s.status} - its numbers are partial and "
+                       "are left out of the findings.")
+    return out
+
+
+def disclosure(runs: list[tuple[Run, str]]) -> list[str]:
+    """The appendix's lines: each run's engine, sizes, fidelity notes and notes, then what the numbers mean."""
+    lines = [x for run, label in runs for x in run_disclosure(run, label)]
+    return list(dict.fromkeys(lines)) + MEANING

@@ -1,0 +1,236 @@
+"""Each workflow's headline figures, before vs after (Qt-free): a sweep's maxima and knee (with both sweeps
+on one chart), a timed transfer's elapsed time, preconditioning (fill, steady state) and the disk
+statistics beside the results. Sentences for the summary, a table for the full report.
+
+Only what the runs hold is shown: a comparison of two plain runs has no headline rows at all."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.analysis.compare import Comparison, MatchedStep, all_metrics
+from app.analysis.disk_stats import DiskStat, step_disk_stats
+from app.analysis.preconditioning import fill_summary, precondition_of, steady_state_of
+from app.analysis.sweep import Sweep, find_sweeps
+from app.analysis.timed_transfer import Transfer, transfers
+from app.model.units import format_bytes, format_elapsed
+from app.report.charts import LineChart, LineSeries, run_color
+from app.report.tables import MINUS, Cell, Column, Row, Table, metric, pct_cell
+from app.report.timeline import io_start
+from app.store.database import Store
+from app.store.queries import get_run, step_samples
+from app.store.records import Run
+
+ARROW = "\u2192"
+
+
+@dataclass
+class Headlines:
+    sentences: list[str] = field(default_factory=list)  # for the summary
+    table: Table | None = None  # workload | figure | before | after | change
+    charts: list[LineChart] = field(default_factory=list)  # the two sides' sweeps overlaid
+    disks: Table | None = None  # disk statistics beside IOPS and MB/s, per paired step and side
+    layout: list[str] = field(default_factory=list)  # test-file layout before a step's first I/O (disclosure)
+
+
+def _pct(a: float | None, b: float | None) -> float | None:
+    return (b - a) / a * 100 if a and b is not None else None
+
+
+def _pct_text(p: float | None) -> str:
+    sign = "+" if p is not None and p >= 0 else MINUS
+    return "" if p is None else f" ({sign}{abs(p):,.1f} %)"
+
+
+def elapsed_text(seconds: float) -> str:
+    """A transfer's time as people say it; under 0.1 s in milliseconds (not "0.00 s")."""
+    return f"{seconds * 1000:.3g} ms" if seconds < 0.1 else format_elapsed(seconds)
+
+
+def _mark(p: float | None, threshold: float, higher_is_better: bool) -> str | None:
+    if p is None or abs(p) <= threshold:
+        return None
+    return "better" if (p > 0) == higher_is_better else "worse"
+
+
+def _measured(rounds: list[float]) -> list[float]:
+    """The rounds up to the last one with I/O (a round begun as the step ended has none)."""
+    out = list(rounds)
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def _text(s: str) -> Cell:
+    return Cell(s, s)
+
+
+def _pair_sweeps(a: list[Sweep], b: list[Sweep]) -> list[tuple[Sweep, Sweep]]:
+    out, rest = [], list(b)
+    for s in a:
+        m = next((x for x in rest if x.label == s.label and x.dimension == s.dimension), None) or \
+            next((x for x in rest if x.dimension == s.dimension), None)
+        if m is not None:
+            out.append((s, m))
+            rest.remove(m)
+    return out
+
+
+LARGE_TRANSFER = 64 * 1024  # from here a sweep is judged by MB/s (Orion's "large" I/Os), below by IOPS
+
+
+def sweep_work(s: Sweep) -> str:
+    """"mbps" for a transfer-size sweep or large transfers, else "iops"."""
+    if s.throughput == "mbps":
+        return "mbps"
+    p = s.max_mbps
+    return "mbps" if p.iops and p.mbps * 1e6 / p.iops >= LARGE_TRANSFER else "iops"
+
+
+def _sweep_chart(key: str, a: Sweep, b: Sweep, labels: tuple[str, str]) -> LineChart:
+    work = sweep_work(a)
+    unit = "MB/s" if work == "mbps" else "IOPS"
+    loads = sorted({p.load for s in (a, b) for p in s.points})
+    log2 = all(x > 0 for x in loads) and len(loads) > 2
+    ticks = [(float(x), format_bytes(x) if a.dimension == "transfer_size" else str(x)) for x in loads]
+    series = [LineSeries(label, [(float(p.load), getattr(p, work)) for p in s.points], run_color(i), 1.4,
+                         markers=True) for i, (s, label) in enumerate(((a, labels[0]), (b, labels[1])))]
+    return LineChart(key, f"{unit} against {a.dimension.replace('_', ' ')}: {a.label}, {labels[0]} and {labels[1]}",
+                     a.dimension.replace("_", " "), unit, series, x_log2=log2, x_ticks=ticks)
+
+
+def _step_figures(run: Run) -> dict[int, tuple[float, float, float]]:
+    """Step index -> (read bytes, written bytes, seconds) from fio's ALL result."""
+    out = {}
+    for s in run.steps:
+        m = all_metrics(s)
+        if m is not None:
+            out[s.index] = (float(m.read_bytes), float(m.write_bytes), float(m.seconds or 0))
+    return out
+
+
+def _disk_row(label: str, r: MatchedStep, side_step: int, run: Run, d: DiskStat, figures) -> Row:
+    rb, wb, secs = figures.get(side_step, (0.0, 0.0, 0.0))
+    window = d.window_s or secs
+    rs = d.reads / window if window else None
+    ws = d.writes / window if window else None
+    rkb = rb / secs / 1024 if secs else None
+    wkb = wb / secs / 1024 if secs else None
+    rsz = rb / d.reads / 1024 if d.reads else None
+    wsz = wb / d.writes / 1024 if d.writes else None
+    m = all_metrics(next(s for s in run.steps if s.index == side_step))
+    return Row([_text(r.spec), _text(r.load), _text(label), _text(d.disk), metric(m.iops if m else None),
+                metric(m.mbps if m else None), metric(rs), metric(ws), metric(rkb), metric(wkb), metric(rsz),
+                metric(wsz), metric(d.r_await_ms), metric(d.w_await_ms), metric(d.aqu_sz), metric(d.util_pct)])
+
+
+def disk_table(c: Comparison, number: int, labels: tuple[str, str], runs: tuple[Run, Run]) -> Table | None:
+    rows = []
+    figures = [_step_figures(r) for r in runs]
+    steps = [{s.index: s for s in r.steps} for r in runs]
+    for r in c.rows:
+        for side, (sv, run) in enumerate(((r.baseline, runs[0]), (r.candidate, runs[1]))):
+            step = steps[side].get(sv.index)
+            if step is None:
+                continue
+            for d in step_disk_stats(run, step):
+                rows.append(_disk_row(labels[side], r, sv.index, run, d, figures[side]))
+    if not rows:
+        return None
+    cols = [Column("Access specification"), Column("Load"), Column("Side"), Column("Disk"), Column("IOPS", True),
+            Column("MB/s", True), Column("r/s", True), Column("w/s", True), Column("rkB/s", True),
+            Column("wkB/s", True), Column("rareq-sz KiB", True), Column("wareq-sz KiB", True),
+            Column("r_await ms", True), Column("w_await ms", True), Column("aqu-sz", True), Column("%util", True)]
+    return Table(f"disk-compare-{number}", f"Disk statistics beside the results: {labels[1]} and {labels[0]}",
+                 cols, rows, ["r/s, w/s, await, aqu-sz and %util from the disk's own counters as fio reports them "
+                              "(as iostat computes them); rkB/s and wkB/s are fio's bytes over the step, and "
+                              "rareq-sz/wareq-sz those bytes per disk request: a request size smaller than the "
+                              "transfer size means the kernel split the I/Os."])
+
+
+def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_label: str) -> Headlines:
+    """Headlines of the first run of each side (a group's runs share their plan)."""
+    out = Headlines()
+    a = get_run(store, c.baseline.runs[0].id, raw_output=True)
+    b = get_run(store, c.candidate.runs[0].id, raw_output=True)
+    labels = (base_label, cand_label)
+    rows: list[Row] = []
+    for i, (sa, sb) in enumerate(_pair_sweeps(find_sweeps(a), find_sweeps(b)), 1):
+        group = f"Sweep: {sa.label} (over {sa.dimension.replace('_', ' ')})"
+        work = sweep_work(sa)
+        unit = "MB/s" if work == "mbps" else "IOPS"
+        pa, pb = (sa.max_mbps, sb.max_mbps) if work == "mbps" else (sa.max_iops, sb.max_iops)
+        va, vb = getattr(pa, work), getattr(pb, work)
+        fa, fb = f"{va:,.0f} @ {pa.at(sa.dimension)}", f"{vb:,.0f} @ {pb.at(sb.dimension)}"
+        rows.append(Row([_text(f"maximum {unit}"), _text(fa), _text(fb),
+                         pct_cell(_pct(va, vb), _mark(_pct(va, vb), c.threshold_pct, True))], group))
+        ka, kb = sa.knee, sb.knee
+        kta = ka.at(sa.dimension) if ka else "none (still rising)"
+        ktb = kb.at(sb.dimension) if kb else "none (still rising)"
+        rows.append(Row([_text("knee"), _text(kta), _text(ktb), _text("")], group))
+        out.sentences.append(f"{sa.label} sweep: maximum {unit} {fa} {ARROW} {fb}{_pct_text(_pct(va, vb))}; "
+                             f"knee {kta} {ARROW} {ktb}.")
+        out.charts.append(_sweep_chart(f"sweep-compare-{number}-{i}", sa, sb, labels))
+    ta, tb = transfers(a), transfers(b)
+    for x, y in zip(ta, tb, strict=False):
+        x: Transfer
+        group = f"Timed transfer: {x.spec}"
+        p = _pct(x.seconds, y.seconds)
+        rows.append(Row([_text("elapsed"), Cell(elapsed_text(x.seconds), x.seconds / 86400, None, "[h]:mm:ss.000"),
+                         Cell(elapsed_text(y.seconds), y.seconds / 86400, None, "[h]:mm:ss.000"),
+                         pct_cell(p, _mark(p, c.threshold_pct, False))], group))
+        out.sentences.append(f"{x.spec} transfer: {elapsed_text(x.seconds)} {ARROW} {elapsed_text(y.seconds)}"
+                             f"{_pct_text(p)}.")
+    if precondition_of(a).enabled or precondition_of(b).enabled:
+        group = "Preconditioning (not part of the results)"
+        fa, fb = fill_summary(a), fill_summary(b)
+        if fa or fb:
+            rows.append(Row([_text("fill"), _text((fa or "none").removeprefix("Fill: ")),
+                             _text((fb or "none").removeprefix("Fill: ")), _text("")], group))
+        sa_, sb_ = steady_state_of(store, a), steady_state_of(store, b)
+        if sa_ or sb_:
+            def steady(s) -> str:
+                if s is None:
+                    return "not run"
+                if s.window is None:
+                    return f"not reached in {len(s.rounds)} rounds"
+                return (f"round {s.window.last + 1} ({s.at_s:g} s): {s.window.mean_iops:,.0f} IOPS, within "
+                        f"{s.window.excursion_pct:.1f} %")
+            rows.append(Row([_text("steady state"), _text(steady(sa_)), _text(steady(sb_)),
+                             pct_cell(_pct(sa_.window.mean_iops if sa_ and sa_.window else None,
+                                           sb_.window.mean_iops if sb_ and sb_.window else None))], group))
+            out.sentences.append(f"Preconditioning: steady state {steady(sa_)} {ARROW} {steady(sb_)}.")
+            rounds = [(label, st) for label, st in zip(labels, (sa_, sb_), strict=True) if st and st.rounds]
+            if rounds:
+                out.charts.append(LineChart(
+                    f"steady-compare-{number}", f"Steady-state rounds: IOPS per round, {labels[0]} and {labels[1]}",
+                    "round", "IOPS", [LineSeries(label, [(float(i), v) for i, v in enumerate(_measured(st.rounds), 1)],
+                                                 run_color(labels.index(label)), 1.4, markers=True)
+                                      for label, st in rounds], x_min=1.0))
+    if rows:
+        groups = {r.group.split(":")[0] for r in rows}
+        notes = (["Sweeps: the highest throughput and the load it came at; the knee as in the run's sweep "
+                  "summary."] if "Sweep" in groups else []) + \
+            (["Preconditioning is summarised here and kept out of the results."]
+             if any(g.startswith("Preconditioning") for g in groups) else [])
+        out.table = Table(f"headlines-{number}", f"Headline figures: {base_label} and {cand_label}",
+                          [Column("Figure"), Column(base_label), Column(cand_label), Column("Change %", True)],
+                          rows, notes, group_title="Workload")
+    out.disks = disk_table(c, number, labels, (a, b))
+    out.layout = layout_notes(store, ((a, base_label), (b, cand_label)))
+    return out
+
+
+def layout_notes(store: Store, runs) -> list[str]:
+    """"Run 1 (before), step 1: 3.6 s of test-file layout before the first I/O, not counted as measured
+    time" for each step where fio laid out its files after the step started."""
+    out = []
+    for run, label in runs:
+        for step in run.steps:
+            samples = step_samples(store, step.id, "all", "ALL")
+            start = io_start(samples) if samples else 0.0
+            if start:
+                out.append(f"Run {run.id} ({label}), step {step.index + 1}: {start:.1f} s of test-file layout "
+                           "before the first I/O; not counted as measured time, and the charts over time start "
+                           "at the first I/O.")
+    return out
