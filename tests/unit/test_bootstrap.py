@@ -35,13 +35,40 @@ def test_the_package_named_for_a_tool_really_has_it(tool):
     path = shutil.which(tool)
     if path is None:
         pytest.skip(f"{tool} is not installed here")
-    owners = subprocess.run(["dpkg", "-S", str(Path(path).resolve())], capture_output=True, text=True)
-    if owners.returncode != 0:  # /usr-merge: dpkg knows /bin/x or /sbin/x rather than /usr/...
-        alias = Path("/" + "/".join(Path(path).resolve().parts[2:]))
-        owners = subprocess.run(["dpkg", "-S", str(alias)], capture_output=True, text=True)
-    if owners.returncode != 0:
+    owners = _owners(Path(path).resolve())
+    if not owners:
         pytest.skip(f"{path} does not come from a Debian package here")
-    assert TOOLS[tool] in {p.strip() for p in owners.stdout.split(":")[0].split(",")}, owners.stdout
+    # the named package has the program itself or depends on the one that has it: /usr/bin/python3 ->
+    # python3.11 is python3.11-minimal's, which the package python3 brings (Depends: python3.11)
+    assert owners & _brought_by(TOOLS[tool]), f"{path} is {sorted(owners)}'s, not brought by {TOOLS[tool]}"
+
+
+def _owners(path: Path) -> set[str]:
+    found = subprocess.run(["dpkg", "-S", str(path)], capture_output=True, text=True)
+    if found.returncode != 0:  # /usr-merge: dpkg knows /bin/x or /sbin/x rather than /usr/...
+        alias = Path("/" + "/".join(path.parts[2:]))
+        found = subprocess.run(["dpkg", "-S", str(alias)], capture_output=True, text=True)
+    if found.returncode != 0:
+        return set()
+    return {p.strip().split(":")[0] for p in found.stdout.split(": ")[0].split(",")}
+
+
+def _brought_by(package: str) -> set[str]:
+    """`package` and the installed packages it depends on, however deep (Depends and Pre-Depends)."""
+    seen: set[str] = set()
+    todo = [package]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        deps = subprocess.run(["dpkg-query", "-W", "-f=${Depends},${Pre-Depends}", name],
+                              capture_output=True, text=True).stdout
+        for alternative in re.split(r"[,|]", deps):
+            dep = alternative.strip().split(" ")[0].split(":")[0]
+            if dep:
+                todo.append(dep)
+    return seen
 
 
 def test_pytest_collecting_nothing_is_not_a_green_run():
