@@ -56,7 +56,10 @@ case "$mode" in
     exit "$rc" ;;
   windows) exec bash packaging/wine/setup.sh run "$@" ;;
   test-windows)  # unit tests and the Windows acceptance tests (docs/user-guide.md says why not the rest)
-    (($#)) || set -- -q tests/unit tests/windows
-    exec bash packaging/wine/setup.sh test "$@" ;;
+    if (($#)); then exec bash packaging/wine/setup.sh test "$@"; fi
+    rc=0
+    bash packaging/wine/setup.sh test -q -rs tests/unit tests/windows || rc=$?
+    bash packaging/wine/setup.sh test-linux-side -q -rs tests/windows || rc=$?
+    exit "$rc" ;;
   *) echo "usage: bash bootstrap.sh [run|test|install|windows|test-windows] [args...]" >&2; exit 2 ;;
 esac

