@@ -173,6 +173,8 @@ winpy() {
 
 prepare >&2
 export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
+# Qt's offscreen platform reads fonts from a folder, not from Windows (bootstrap.sh installs DejaVu)
+[ -d /usr/share/fonts/truetype/dejavu ] && export QT_QPA_FONTDIR="${QT_QPA_FONTDIR:-Z:\usr\share\fonts\truetype\dejavu}"
 case "$mode" in
   prepare) say "ready: C:\\Python311\\python.exe$([ -f "$FIODIR/fio.exe" ] && echo ", C:\\Program Files\\fio\\fio.exe") in the Wine prefix $WINEPREFIX" ;;
   run) winpy -m app.cli "$@" ;;

@@ -40,6 +40,18 @@ def test_the_vmware_template_runs_locally_and_is_stored(windows_fio: Path, tmp_p
     steps = _steps(db)
     assert len(steps) == 4 and {s for _, s in steps} == {"complete"}, steps
 
+    # the stored run's reports and exports, written by Windows Python (the PDF through Qt's QPdfWriter)
+    out = {k: tmp_path / f"r.{k}" for k in ("html", "pdf", "xlsx", "csv")}
+    report = fiometer("report", "1", "--db", str(db), *[a for k, f in out.items() for a in (f"--{k}", str(f))])
+    assert report.returncode == 0, report.stderr[-3000:]
+    assert out["pdf"].read_bytes().startswith(b"%PDF") and out["xlsx"].read_bytes().startswith(b"PK")
+    assert "Max Throughput-100%Read" in out["html"].read_text(encoding="utf-8")
+    export = fiometer("export", "1", "--db", str(db), "--iometer-csv", str(tmp_path / "i.csv"),
+                      "--samples", str(tmp_path / "s.csv"))
+    assert export.returncode == 0, export.stderr[-3000:]
+    iometer = (tmp_path / "i.csv").read_text()
+    assert iometer.startswith("'Test Type") and "Max Throughput-100%Read" in iometer
+
 
 ICF_TARGETS = """'Target assignments
 'Target
