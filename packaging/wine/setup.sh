@@ -80,11 +80,17 @@ fio_tarball() {
   [ -f "$src/fio.tar.gz" ] && echo "$src/fio.tar.gz"
 }
 fio_exe() {
-  local tarball; tarball="$(fio_tarball || true)"
+  local tarball earlier; tarball="$(fio_tarball || true)"
   if [ -z "$tarball" ]; then
+    earlier="$(ls -t "$cache"/fio-*/fio.exe 2>/dev/null | head -1)"
+    if [ -n "$earlier" ]; then
+      FIO_BUILD="$(dirname "$earlier")"
+      say "no fio source here; using the fio.exe built earlier from $(cat "$FIO_BUILD/source" 2>/dev/null)"
+      return 0
+    fi
     say "fio.exe left out: no fio source (set FIOMETER_FIO_TARBALL to a fio release tarball, put one in" \
         "../shared/fio-src, or add deb-src lines to apt's sources for 'apt-get source fio');" \
-        "Windows Fiometer then finds no fio and says so"
+        "Windows Fiometer then finds no fio and says so, and the tests that need it skip"
     return 0
   fi
   FIO_BUILD="$cache/fio-$(key "$tarball")"
@@ -98,6 +104,7 @@ fio_exe() {
       >configure.log 2>&1 && make -j"$(nproc)" fio >make.log 2>&1) ||
       { say "fio.exe build failed; see $FIO_BUILD.tmp/configure.log and make.log"; return 1; }
     mkdir -p "$FIO_BUILD" && cp "$FIO_BUILD.tmp/fio.exe" "$FIO_BUILD/" && rm -rf "$FIO_BUILD.tmp"
+    basename "$tarball" > "$FIO_BUILD/source"
   fi
 }
 
@@ -171,6 +178,54 @@ winpy() {
   return "$rc"
 }
 
+# --- package: PyInstaller under Windows Python, an NSIS installer, installed into a fresh prefix and checked --
+# The build carries this prefix's Wine fills (numpy's renamed import): it proves the packaging under Wine; a
+# release build for Windows comes from packaging/build.ps1 on Windows.
+package() {
+  local t0=$SECONDS bp="$WINEPREFIX/drive_c/PyBuild" pyi version setup fresh="$cache/prefix-install" rc=0
+  dpkg -s nsis >/dev/null 2>&1 || { $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nsis >/dev/null; }
+  python3 - "$project/pyproject.toml" > "$cache/package-requirements.txt" <<'EOF2'
+import sys, tomllib
+print("\n".join(tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]["package"]))
+EOF2
+  pyi="$cache/pyinstaller-$(key "$cache/package-requirements.txt")"
+  [ -f "$pyi/.done" ] || { host_pip download -q --platform win_amd64 --python-version 3.11 --implementation cp \
+    --abi cp311 --only-binary=:all: -d "$pyi" -r "$cache/package-requirements.txt" && touch "$pyi/.done"; }
+  rm -rf "$bp" && cp -r "$PYDIR" "$bp"  # the build's own Python: the test Python stays as it is
+  for w in "$pyi"/*.whl; do unzip -qo "$w" -d "$bp/Lib/site-packages"; done
+  cp "$PYDIR/python311._pth" "$bp/"
+  say "PyInstaller under Windows Python (a few minutes)"
+  (cd "$project" && wine 'C:\PyBuild\python.exe' -m PyInstaller --noconfirm --clean --log-level WARN \
+     --distpath "$(winpath "$project/dist")" --workpath "$(winpath "$project/build/pyinstaller-wine")" \
+     packaging/fiometer.spec < <(:) > >(cat) 2> >(cat >&2)) || { say "PyInstaller failed"; return 1; }
+  say "PyInstaller took $((SECONDS - t0)) s"
+  version="$(sed -n 's/^version = "\(.*\)"/\1/p' "$project/pyproject.toml" | head -1)"
+  (cd "$project/packaging/windows" && makensis -V2 -DVERSION="$version" -DDIST="$project/dist" fiometer.nsi)
+  setup="$project/dist/fiometer-$version-setup.exe"
+  say "installer: $setup ($(du -m "$setup" | cut -f1) MB); installing into a fresh prefix $fresh"
+  rm -rf "$fresh"
+  WINEPREFIX="$fresh" wineboot -i >/dev/null 2>&1 || true
+  WINEPREFIX="$fresh" wine reg add 'HKCU\Software\Wine' /v Version /t REG_SZ /d win10 /f >/dev/null 2>&1
+  cp "$WINEPREFIX/drive_c/windows/system32/icuuc.dll" \
+     "$WINEPREFIX/drive_c/windows/system32/fiometer-wine-crtmath-fill.dll" "$fresh/drive_c/windows/system32/"
+  WINEPREFIX="$fresh" wine "$(winpath "$setup")" /S < <(:) > >(cat) 2> >(cat >&2)
+  WINEPREFIX="$fresh" wineserver -w
+  local inst="$fresh/drive_c/Program Files/Fiometer"
+  [ -x "$inst/fiometer-cli.exe" ] || { say "the installer put no fiometer-cli.exe in $inst"; return 1; }
+  say "installed copy: fiometer-cli --smoke"
+  WINEPREFIX="$fresh" wine 'C:\Program Files\Fiometer\fiometer-cli.exe' --smoke < <(:) > >(cat) 2> >(cat >&2) || rc=$?
+  WINEPREFIX="$fresh" wine 'C:\Program Files\Fiometer\fiometer-cli.exe' doctor < <(:) > >(cat) 2> >(cat >&2) || rc=$?
+  WINEPREFIX="$fresh" wine 'C:\Program Files\Fiometer\Uninstall.exe' /S < <(:) > >(cat) 2> >(cat >&2) || rc=$?
+  WINEPREFIX="$fresh" wineserver -w
+  sleep 2  # NSIS's uninstaller copies itself to %TEMP% and finishes from there
+  if [ -e "$inst" ]; then say "uninstall left $inst behind: $(ls "$inst" | head)"; rc=1; fi
+  local data="$fresh/drive_c/users/$(id -un)/AppData"
+  say "after uninstall, the user's data: $(cd "$data" 2>/dev/null && find . -path '*Fiometer*' | tr '\n' ' ')"
+  say "package took $((SECONDS - t0)) s; rc=$rc"
+  return "$rc"
+}
+
 prepare >&2
 export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
 # Qt's offscreen platform reads fonts from a folder, not from Windows (bootstrap.sh installs DejaVu)
@@ -182,8 +237,9 @@ case "$mode" in
   test)  # Windows Python runs pytest; a Linux fio --server on loopback is there for the tests that drive one
     if command -v fio >/dev/null && command -v setsid >/dev/null; then
       port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-      setsid fio --server="ip:127.0.0.1,$port" >/dev/null 2>&1 </dev/null & server=$!
-      trap 'kill -- -"$server" 2>/dev/null || true' EXIT
+      # started outside this shell's jobs, so winpy's `wait` waits for Python's output only
+      (setsid fio --server="ip:127.0.0.1,$port" >/dev/null 2>&1 </dev/null & echo $! > "$cache/linux-fio-server.pid")
+      trap 'kill -- -"$(cat "$cache/linux-fio-server.pid")" 2>/dev/null || true' EXIT
       export FIOMETER_TEST_LINUX_FIO_SERVER="127.0.0.1:$port"
     fi
     t0=$SECONDS; rc=0; winpy -m pytest -p no:cacheprovider "$@" || rc=$?
@@ -194,5 +250,7 @@ case "$mode" in
     FIOMETER_WINEPREFIX="$WINEPREFIX" "$project/.venv/bin/python" -m pytest -p no:cacheprovider "$@" </dev/null || rc=$?
     say "Linux-side Windows tests took $((SECONDS - t0)) s"
     exit "$rc" ;;
-  *) echo "usage: bash packaging/wine/setup.sh [prepare|run|python|test|test-linux-side] [args...]" >&2; exit 2 ;;
+  package) package ;;
+  *) echo "usage: bash packaging/wine/setup.sh [prepare|run|python|test|test-linux-side|package] [args...]" >&2
+     exit 2 ;;
 esac
