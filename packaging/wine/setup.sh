@@ -22,7 +22,7 @@ export WINEDLLOVERRIDES="mscoree=d;mshtml=d"  # no Mono/Gecko installer prompts 
 PYDIR="$WINEPREFIX/drive_c/Python311"
 FIODIR="$WINEPREFIX/drive_c/Program Files/fio"
 say() { echo "bootstrap-windows: $*" >&2; }
-key() { sha256sum "$@" | sha256sum | cut -c1-16; }
+key() { cat "$@" | sha256sum | cut -c1-16; }  # by content, wherever the clone is
 timed() {  # timed NAME COMMAND...: runs it and reports its time
   local t0=$SECONDS; "${@:2}"; say "$1 took $((SECONDS - t0)) s"
 }
@@ -188,6 +188,7 @@ package() {
   python3 - "$project/pyproject.toml" > "$cache/package-requirements.txt" <<'EOF2'
 import sys, tomllib
 print("\n".join(tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]["package"]))
+print("pywin32-ctypes\npefile")  # PyInstaller's Windows-only dependencies: pip evaluates markers for Linux here
 EOF2
   pyi="$cache/pyinstaller-$(key "$cache/package-requirements.txt")"
   [ -f "$pyi/.done" ] || { host_pip download -q --platform win_amd64 --python-version 3.11 --implementation cp \

@@ -83,10 +83,18 @@ def test_ci_tests_a_fresh_clone_with_nothing_beside_it():
     assert "</dev/null" in ci  # CI has no stdin; nothing may wait on it
 
 
-@pytest.mark.parametrize("script", ["bootstrap.sh", ".ci/run"])
+@pytest.mark.parametrize("script", ["bootstrap.sh", ".ci/run", "packaging/wine/setup.sh"])
 @posix_only("bash checks the shell scripts; Windows has no bash")
 def test_the_scripts_parse(script):
     text = (ROOT / script).read_text()
     assert not re.search(r"^(<<<<<<<|=======|>>>>>>>)", text, re.M), "merge conflict markers"
     out = subprocess.run(["bash", "-n", str(ROOT / script)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_ci_runs_the_windows_suite_after_the_linux_one():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert ci.index("bash bootstrap.sh test ") < ci.index("bash bootstrap.sh test-windows")
+    assert "windows)" in BOOTSTRAP and "test-windows)" in BOOTSTRAP
+    setup = (ROOT / "packaging" / "wine" / "setup.sh").read_text()
+    assert "XDG_CACHE_HOME" in setup and ".cache}/fiometer-windows" in setup  # cached outside the clone
