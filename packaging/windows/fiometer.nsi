@@ -5,7 +5,7 @@
 ; Setup script (fiometer.iss, the release path on Windows) it installs per machine into
 ; C:\Program Files\Fiometer, does not bundle fio, and uninstalling keeps the user's settings, results
 ; database and log (%APPDATA%\Fiometer, %LOCALAPPDATA%\Fiometer).
-Unicode true
+Target amd64-unicode  ; a 64-bit installer: Fiometer is x64 only (and Wine here is 64-bit only)
 !ifndef VERSION
   !define VERSION "0.1.0"
 !endif

@@ -193,6 +193,9 @@ EOF2
   pyi="$cache/pyinstaller-$(key "$cache/package-requirements.txt")"
   [ -f "$pyi/.done" ] || { host_pip download -q --platform win_amd64 --python-version 3.11 --implementation cp \
     --abi cp311 --only-binary=:all: -d "$pyi" -r "$cache/package-requirements.txt" && touch "$pyi/.done"; }
+  if [ "${FIOMETER_REUSE_BUILD:-}" = 1 ] && [ -f "$project/dist/fiometer/fiometer-cli.exe" ]; then
+    say "reusing dist/fiometer (FIOMETER_REUSE_BUILD=1)"
+  else
   rm -rf "$bp" && cp -r "$PYDIR" "$bp"  # the build's own Python: the test Python stays as it is
   for w in "$pyi"/*.whl; do unzip -qo "$w" -d "$bp/Lib/site-packages"; done
   cp "$PYDIR/python311._pth" "$bp/"
@@ -201,6 +204,7 @@ EOF2
      --distpath "$(winpath "$project/dist")" --workpath "$(winpath "$project/build/pyinstaller-wine")" \
      packaging/fiometer.spec < <(:) > >(cat) 2> >(cat >&2)) || { say "PyInstaller failed"; return 1; }
   say "PyInstaller took $((SECONDS - t0)) s"
+  fi
   version="$(sed -n 's/^version = "\(.*\)"/\1/p' "$project/pyproject.toml" | head -1)"
   (cd "$project/packaging/windows" && makensis -V2 -DVERSION="$version" -DDIST="$project/dist" fiometer.nsi)
   setup="$project/dist/fiometer-$version-setup.exe"
@@ -213,7 +217,7 @@ EOF2
   WINEPREFIX="$fresh" wine "$(winpath "$setup")" /S < <(:) > >(cat) 2> >(cat >&2)
   WINEPREFIX="$fresh" wineserver -w
   local inst="$fresh/drive_c/Program Files/Fiometer"
-  [ -x "$inst/fiometer-cli.exe" ] || { say "the installer put no fiometer-cli.exe in $inst"; return 1; }
+  [ -f "$inst/fiometer-cli.exe" ] || { say "the installer put no fiometer-cli.exe in $inst"; return 1; }
   say "installed copy: fiometer-cli --smoke"
   WINEPREFIX="$fresh" wine 'C:\Program Files\Fiometer\fiometer-cli.exe' --smoke < <(:) > >(cat) 2> >(cat >&2) || rc=$?
   WINEPREFIX="$fresh" wine 'C:\Program Files\Fiometer\fiometer-cli.exe' doctor < <(:) > >(cat) 2> >(cat >&2) || rc=$?
