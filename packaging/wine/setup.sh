@@ -214,6 +214,9 @@ EOF2
   WINEPREFIX="$fresh" wine reg add 'HKCU\Software\Wine' /v Version /t REG_SZ /d win10 /f >/dev/null 2>&1
   cp "$WINEPREFIX/drive_c/windows/system32/icuuc.dll" \
      "$WINEPREFIX/drive_c/windows/system32/fiometer-wine-crtmath-fill.dll" "$fresh/drive_c/windows/system32/"
+  if [ -f "$FIODIR/fio.exe" ]; then  # fio is the user's own install (not bundled): as its MSI would place it
+    mkdir -p "$fresh/drive_c/Program Files/fio" && cp "$FIODIR/fio.exe" "$fresh/drive_c/Program Files/fio/"
+  fi
   WINEPREFIX="$fresh" wine "$(winpath "$setup")" /S < <(:) > >(cat) 2> >(cat >&2)
   WINEPREFIX="$fresh" wineserver -w
   local inst="$fresh/drive_c/Program Files/Fiometer"
