@@ -3,9 +3,12 @@
 #   bash bootstrap.sh run    install, then run the main job (GUI with a display, headless demo without)
 #   bash bootstrap.sh test   install, then run the guards (ruff, lint-imports, the mypy ratchet) and the tests
 #   bash bootstrap.sh install
+#   bash bootstrap.sh windows -- ARGS   fiometer ARGS as on Windows: Windows Python, its wheels and fio.exe, in Wine
+#   bash bootstrap.sh test-windows [ARGS]   the suite under Windows Python in Wine (packaging/wine/setup.sh)
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
 mode="${1:-run}"; shift || true
+[ "${1:-}" = "--" ] && shift
 
 # Everything a bare Debian 12 lacks: Python with venv, fio, ssh (remote managers), Qt's libraries (offscreen,
 # X11 and Wayland), fonts, poppler (PDF checks), the desktop-file and AppStream validators, and the tools of
@@ -53,5 +56,12 @@ case "$mode" in
       exit 1
     fi
     exit "$rc" ;;
-  *) echo "usage: bash bootstrap.sh [run|test|install] [args...]" >&2; exit 2 ;;
+  windows) exec bash packaging/wine/setup.sh run "$@" ;;
+  test-windows)  # unit tests and the Windows acceptance tests (docs/user-guide.md says why not the rest)
+    if (($#)); then exec bash packaging/wine/setup.sh test "$@"; fi
+    rc=0
+    bash packaging/wine/setup.sh test -q -rs tests/unit tests/windows || rc=$?
+    bash packaging/wine/setup.sh test-linux-side -q -rs tests/windows || rc=$?
+    exit "$rc" ;;
+  *) echo "usage: bash bootstrap.sh [run|test|install|windows|test-windows] [args...]" >&2; exit 2 ;;
 esac

@@ -240,12 +240,24 @@ def empty_reason(os_name: str | None = None) -> str:
     return "No disks found in /sys/block."
 
 
-def disk_of(path: str, sys_dev_block: str | os.PathLike[str] = "/sys/dev/block") -> str | None:
-    """Linux: the kernel name of the disk fio reports statistics for when it opens ``path`` (a file: the
-    disk holding its file system; a device: itself; a partition: its disk, as fio's diskutil.c does).
-    None where there is no block device behind it (tmpfs, a remote or missing path, other systems)."""
+def disk_of(path: str, sys_dev_block: str | os.PathLike[str] = "/sys/dev/block", *,
+            os_name: str | None = None) -> str | None:
+    """The disk that holds ``path``, or None where it is not known (never an exception).
+
+    Linux: the kernel name of the disk fio reports statistics for when it opens ``path`` (a file: the
+    disk holding its file system; a device: itself; a partition: its disk, as fio's diskutil.c does);
+    None where there is no block device behind it (tmpfs, a remote or missing path).
+    Windows: ``PhysicalDrive<N>`` from the Windows API (``windows_disks``), None where it does not say.
+    Other systems (macOS): None, as there is no device-number map to read."""
     import stat
 
+    system = os_name or platform.system()
+    if system == "Windows":
+        from app.engine import windows_disks
+
+        return windows_disks.disk_of(path)
+    if system != "Linux" or not hasattr(os, "major"):
+        return None
     probe = Path(path)
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent  # a test file not created yet lives on its folder's disk

@@ -116,7 +116,7 @@ def place_local(spelled: str, name_says_device: bool = False, *, cwd: str | None
         def device_uses(dev: tuple[int, int]) -> list[str]:
             return linux_devices.device_uses(dev, backings=backings)
     if os.name == "nt":  # pragma: no cover - exercised on Windows only
-        return _place_local_windows(spelled)
+        return _place_local_windows(spelled, cwd)
     absolute = spelled if spelled.startswith("/") else posixpath.join(cwd or os.getcwd(), spelled)
     real, via_proc = follow(absolute)
     if via_proc or _via_proc(real):
@@ -158,12 +158,12 @@ def place_local(spelled: str, name_says_device: bool = False, *, cwd: str | None
                      mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns, obj=object_id(st), in_use=tuple(uses))
 
 
-def _place_local_windows(spelled: str) -> Placement:  # pragma: no cover - exercised on Windows only
+def _place_local_windows(spelled: str, cwd: str | None = None) -> Placement:  # pragma: no cover - Windows only
     if windows_paths.is_device(spelled):
         return Placement(spelled, windows_paths.normalise(spelled), True, True, exists=True,
                          note="Windows blocks writes to mounted volumes itself; Fiometer cannot list them here")
     try:
-        path = os.path.realpath(windows_paths.normalise(os.path.abspath(spelled)))
+        path = os.path.realpath(windows_paths.normalise(os.path.abspath(os.path.join(cwd or os.getcwd(), spelled))))
     except ValueError as e:
         raise PlacementError(f"{spelled!r}: {e}") from e
     _check_text(spelled, path)

@@ -14,6 +14,7 @@ from app.engine.fio_binary import (
     parse_version,
     platform_candidates,
 )
+from tests.platform_marks import posix_only
 
 
 def make_exe(path: Path, text: str = "#!/bin/sh\necho fio-3.33\n") -> Path:
@@ -45,6 +46,7 @@ def test_path_is_used_without_env_or_setting():
     assert find_fio(None, environ={}, os_name="Linux", which=lambda n: "/opt/x/fio") == Path("/opt/x/fio")
 
 
+@posix_only("execute permission bits (on Windows any existing file may be run)")
 def test_explicit_location_that_is_not_executable_is_an_error(tmp_path):
     with pytest.raises(FioNotFound, match=ENV_VAR):
         find_fio(
@@ -103,12 +105,14 @@ def test_no_window_flag_only_on_windows():
 
 
 @pytest.mark.fio
+@posix_only("Debian's fio 3.33 on PATH")
 def test_version_of_the_installed_fio():
     fio = shutil.which("fio")
     assert fio, "fio 3.33 is expected on this machine"
     assert fio_version(fio) == "3.33"
 
 
+@posix_only("a shell script (#!/bin/sh) stands in for fio")
 def test_version_of_something_that_is_not_fio(tmp_path):
     impostor = make_exe(tmp_path / "fio", "#!/bin/sh\necho hello\n")
     with pytest.raises(FioNotFound, match="does not look like fio"):

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from app.first_run import WINGET, check_fio, first_run_text
+from tests.platform_marks import posix_only
 from tests.unit.test_fio_binary import make_exe
 
 
@@ -55,6 +56,7 @@ def test_linux_without_fio_says_apt_and_dnf(tmp_path):
     assert "root or membership of the 'disk' group" in text
 
 
+@posix_only("a Linux fio path shown as this machine's path")
 def test_linux_fio_on_path_is_not_advised_to_upgrade():
     st = check_fio("Linux", setting=None, environ={}, which=lambda n: "/usr/bin/fio", version=lambda p: "3.33",
                    settings_file="s.json")
@@ -64,6 +66,7 @@ def test_linux_fio_on_path_is_not_advised_to_upgrade():
     assert "fio --server" in text and "8765" in text and "raw disks need root" in text
 
 
+@posix_only("a shell script (#!/bin/sh) stands in for fio")
 def test_custom_path_from_the_settings_file(tmp_path):
     fake = make_exe(tmp_path / "bin" / "fio", "#!/bin/sh\necho fio-3.41\n")
     settings = tmp_path / "settings.json"
@@ -73,6 +76,7 @@ def test_custom_path_from_the_settings_file(tmp_path):
     assert "found from your settings" in first_run_text(st)
 
 
+@posix_only("a shell script (#!/bin/sh) stands in for fio")
 def test_env_var_wins_and_is_named(tmp_path):
     fake = make_exe(tmp_path / "fio", "#!/bin/sh\necho fio-3.40\n")
     st = check_fio("Linux", setting=None, environ={"FIOMETER_FIO": str(fake)}, which=no_which, settings_file="s")
@@ -87,6 +91,7 @@ def test_broken_setting_is_reported_not_skipped(tmp_path):
     assert "Details: the fio path setting" in first_run_text(st)
 
 
+@posix_only("a shell script (#!/bin/sh) stands in for fio")
 def test_default_reads_the_real_settings_file_location(tmp_path):
     # tests/conftest.py redirects the settings folder; check_fio() must honour that
     from app import user_settings

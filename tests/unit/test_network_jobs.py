@@ -4,6 +4,7 @@ import subprocess
 
 import pytest
 
+from app.engine.fio_binary import find_fio
 from app.engine.job_policy import check_job_text
 from app.engine.jobfile import step_jobfile, stop_order
 from app.engine.network_jobs import fresh_port_base, net_failure_hint, reach_address
@@ -73,7 +74,8 @@ def test_imported_network_worker_runs_and_parses(tmp_path):
     jf = step_jobfile(opened.plan, step, 0, "Linux")
     path = tmp_path / "net.fio"
     path.write_text(jf.text)
-    assert subprocess.run(["fio", "--parse-only", str(path)], capture_output=True).returncode == 0
+    fio = find_fio(None)  # on Windows: fio.exe in Program Files, which parses a Linux manager's job as well
+    assert subprocess.run([str(fio), "--parse-only", str(path)], capture_output=True).returncode == 0
     assert any("network worker" in n.message and "TCP" in n.message for n in opened.notes)
 
 

@@ -12,8 +12,10 @@ from app.engine.sequence import expand
 from app.engine.targets import TargetError, fio_filename, fio_path_problem
 from app.model.plan import Target
 from tests.helpers import grid
+from tests.platform_marks import posix_only
 
 
+@posix_only("symbolic links followed component by component (the POSIX walk of place_local)")
 def test_links_are_followed_to_the_object_and_dots_and_doubled_slashes_vanish(tmp_path):
     real = tmp_path / "real.bin"
     real.write_bytes(b"x")
@@ -30,6 +32,7 @@ def test_links_are_followed_to_the_object_and_dots_and_doubled_slashes_vanish(tm
     assert follow(str(tmp_path / "sub" / "up" / ".." / "real.bin"))[0] == str(real)
 
 
+@posix_only("device nodes (os.mknod) and symlinks")
 def test_a_link_to_a_device_is_a_device_found_by_its_file_type(tmp_path):
     (tmp_path / "innocent.tst").symlink_to("/dev/null")
     placed = place_local(str(tmp_path / "innocent.tst"))
@@ -40,6 +43,7 @@ def test_a_link_to_a_device_is_a_device_found_by_its_file_type(tmp_path):
     assert job.is_device and job.path == "/dev/null"
 
 
+@posix_only("device nodes (os.mknod) and symlinks")
 def test_a_device_node_outside_dev_is_a_device(tmp_path):
     node = block_node(tmp_path / "disguised", 7, 250)  # a block device node outside /dev, loop minor 250
     placed = place_local(str(node), device_uses=lambda dev: [f"checked {dev}"])
@@ -51,6 +55,7 @@ def test_relative_paths_are_made_absolute_against_fiometers_folder(tmp_path):
     assert place_local("../x/iobw.tst", cwd=str(tmp_path / "a")).missing_folder == str(tmp_path / "x")
 
 
+@posix_only("/proc and /dev/fd")
 def test_paths_through_proc_are_refused(tmp_path):
     for path in ("/proc/self/fd/0", f"/proc/{os.getpid()}/root/tmp", "/proc/self/root/dev/null", "/dev/fd/0",
                  "/dev/stdin"):
@@ -61,6 +66,7 @@ def test_paths_through_proc_are_refused(tmp_path):
         place_local(str(tmp_path / "sneaky"))
 
 
+@posix_only("FIFOs (os.mkfifo) and /dev")
 def test_folders_pipes_missing_devices_and_missing_folders(tmp_path):
     with pytest.raises(PlacementError, match="is a folder"):
         place_local(str(tmp_path))
@@ -75,6 +81,7 @@ def test_folders_pipes_missing_devices_and_missing_folders(tmp_path):
         place_local(str(tmp_path / "file" / "x.tst"))
 
 
+@posix_only("symbolic links followed component by component (the POSIX walk of place_local)")
 def test_a_link_whose_target_fio_would_read_differently_is_refused(tmp_path):
     (tmp_path / "ok").symlink_to(tmp_path / "a;b")
     with pytest.raises(PlacementError, match="';'"):
@@ -198,12 +205,14 @@ def uses_of_7_3(tmp_path, mountinfo: str = "", swaps: str = "Filename Type Size 
                                      sys_dev_block=fake_sys(tmp_path))
 
 
+@posix_only("Linux's /proc/swaps and mountinfo with device numbers")
 def test_active_swap_on_a_device_counts_as_in_use(tmp_path):
     node = block_node(tmp_path / "swapdev", 7, 3)
     assert uses_of_7_3(tmp_path, swaps=f"Filename Type Size Used Priority\n{node} partition 1024 0 -2\n") == [
         f"active swap {node}"]
 
 
+@posix_only("Linux's /proc/swaps and mountinfo with device numbers")
 def test_a_mount_whose_number_is_anonymous_is_matched_by_its_source(tmp_path):
     node = block_node(tmp_path / "src", 7, 3)
     assert uses_of_7_3(tmp_path, mountinfo=f"23 1 0:45 / /srv rw - btrfs {node} rw\n") == ["mounted at /srv"]

@@ -8,6 +8,7 @@ from app.engine.safety import CreatedFiles, armed_twice, is_armed, unarmed, writ
 from app.engine.sequence import expand
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
+from tests.platform_marks import posix_only
 
 
 def jobfiles_for(plan, target_path, reads=0, local=True, start_sector=0, allow=(), allow_in_use=()):
@@ -45,6 +46,7 @@ def test_small_existing_file_would_be_laid_out_again_even_by_a_read_job(tmp_path
     assert "lay it out again" in risk.reason
 
 
+@posix_only("a Linux manager's POSIX path is this machine's temporary folder")
 def test_a_file_of_exactly_the_test_size_is_laid_out_again_when_the_start_sector_is_above_0(tmp_path):
     """fio needs offset + size bytes: it rewrote such a file during a 100 % read spec."""
     exact = tmp_path / "exact.bin"
@@ -113,6 +115,7 @@ def test_allow_mounted_write_is_sent_only_for_a_device_armed_twice():
     assert "allow_mounted_write" not in text({"/t/x"}, {"/t/x"}, path="/t/x")  # files: never
 
 
+@posix_only("a Linux manager's POSIX path is this machine's temporary folder")
 def test_remote_targets_are_not_verified_and_say_so(tmp_path):
     existing = tmp_path / "precious.db"
     existing.write_bytes(b"x" * 10)

@@ -7,6 +7,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 import pytest
 
 from app.store.paths import default_db_path_for, resolve_db_path
+from tests.platform_marks import posix_only
 
 
 @pytest.mark.parametrize(
@@ -46,6 +47,7 @@ def test_default_path_per_os(system, env, home, expected):
     assert got == expected and type(got) is type(expected)
 
 
+@posix_only("XDG_DATA_HOME must be an absolute POSIX path")
 def test_explicit_path_beats_environment_beats_default(monkeypatch, tmp_path):
     monkeypatch.setenv("FIOMETER_DB", str(tmp_path / "env.db"))
     assert resolve_db_path(tmp_path / "mine.db") == tmp_path / "mine.db"

@@ -8,6 +8,7 @@ import pytest
 from app import user_settings as us
 from app.engine.managers import ManagerError, local_endpoint
 from app.user_settings import UserSettings, config_dir_for, settings_path_for
+from tests.platform_marks import posix_only
 from tests.unit.test_fio_binary import make_exe
 
 
@@ -75,6 +76,7 @@ def test_damaged_file_gives_defaults_and_says_why(tmp_path, text, words):
     assert words in loaded.problem and str(path) in loaded.problem
 
 
+@posix_only("a shell script (#!/bin/sh) stands in for fio")
 def test_saved_fio_path_is_used_by_local_managers(tmp_path, monkeypatch):
     monkeypatch.delenv("FIOMETER_FIO", raising=False)
     fake = make_exe(tmp_path / "custom" / "fio", "#!/bin/sh\necho fio-3.99\n")
@@ -86,6 +88,7 @@ def test_saved_fio_path_is_used_by_local_managers(tmp_path, monkeypatch):
     assert local_endpoint("local", str(other)).fio_version == "3.41"
 
 
+@posix_only("a shell script (#!/bin/sh) stands in for fio")
 def test_a_saved_path_that_is_not_fio_is_a_manager_error(tmp_path, monkeypatch):
     monkeypatch.delenv("FIOMETER_FIO", raising=False)
     us.set_fio_path(make_exe(tmp_path / "fio", "#!/bin/sh\necho hello\n"))

@@ -9,7 +9,6 @@ followed by QUIT; a job file fio rejects ends with TEXT errors and QUIT but no S
 
 from __future__ import annotations
 
-import signal
 import time
 from typing import Any, NamedTuple
 
@@ -32,11 +31,14 @@ class _Parsed(NamedTuple):
     options: dict[str, str] | None
 
 
+# The server's signal numbers, named by the server's OS rather than this one (Windows Python's signal module
+# has no SIGKILL): these have the same numbers on Linux, the BSDs and macOS.
+_POSIX_SIGNALS = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 6: "SIGABRT", 8: "SIGFPE", 9: "SIGKILL",
+                  11: "SIGSEGV", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
+
+
 def _signal_name(sig: int) -> str:
-    try:
-        return signal.Signals(sig).name
-    except ValueError:
-        return f"signal {sig}"
+    return _POSIX_SIGNALS.get(sig, f"signal {sig}")
 
 
 class RunSession:

@@ -1,0 +1,46 @@
+"""Linux Fiometer drives a Windows `fio --server` (fio.exe under Wine on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.fio_servers import free_port, wait_listening
+from tests.windows.conftest import fiometer
+from tests.windows.test_windows_local import VMWARE
+
+
+@pytest.fixture
+def windows_server(wine_fio):
+    cmd, env = wine_fio
+    port = free_port("127.0.0.1")
+    proc = subprocess.Popen([*cmd, f"--server=ip:127.0.0.1,{port}"], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_listening("127.0.0.1", port, proc, timeout=60)  # the first Wine start of a session is slow
+        yield f"127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+
+
+def test_linux_fiometer_drives_a_windows_fio_server(windows_server: str, tmp_path: Path) -> None:
+    probe = fiometer("probe", windows_server)
+    assert probe.returncode == 0, probe.stderr
+    assert "Windows" in probe.stdout, probe.stdout
+    db = tmp_path / "r.db"
+    target = "C:\\users\\Public\\fiometer-from-linux.tst"
+    run = fiometer("run", str(VMWARE), "--manager", f"PB-W2K3-04={windows_server}", "--map", f"C:={target}",
+                   "--run-time", "1", "--test-file-size", "8M", "--db", str(db))
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "4 of 4 steps ran (4 complete)" in run.stdout
+    with sqlite3.connect(db) as c:
+        assert {s for (s,) in c.execute("SELECT status FROM steps")} == {"complete"}
+        assert c.execute("SELECT count(*) FROM steps").fetchone() == (4,)
