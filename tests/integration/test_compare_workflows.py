@@ -17,6 +17,7 @@ import pytest
 
 from app.model import planfile
 from app.model.plan import LOCAL, AccessSpec, SpecLine, Target
+from app.paths import resources_dir
 from tests.helpers import grid
 
 pytestmark = pytest.mark.fio
@@ -114,8 +115,7 @@ def workflows(tmp_path_factory):
     setup = flash.get("plan", flash)["setup"]
     setup["precondition"].update(round_s=1, window_rounds=3, max_s=6)  # seconds, not the 5 x 60 s of a real SSD
     (ex / "flash-short.json").write_text(json.dumps(flash))
-    icf = Path(__file__).resolve().parents[2] / "app" / "resources" / "examples" / \
-        "vmware-unofficial-storage-performance.icf"
+    icf = resources_dir() / "examples" / "vmware-unofficial-storage-performance.icf"
     out = {}
     for name, plan in (("orion", ex / "orion.json"), ("timed", ex / "timed.json"),
                        ("flash", ex / "flash-short.json"), ("icf", icf)):
