@@ -15,12 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QPalette, QPen, QPixmapCache
+from PySide6.QtGui import QColor, QPalette, QPen, QPixmapCache, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QGraphicsItem,
     QGridLayout,
     QLabel,
+    QScrollArea,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -72,6 +74,12 @@ PIXMAP_CACHE_KB = 64 * 1024  # the charts' pictures are kept as pixmaps (four la
 # Beyond this many series a manager's workers are drawn as one band (their range at each moment), not a
 # line each: hundreds of overlapping lines are a blur that costs a redraw too long (benchmarks/bench_gui.py).
 BAND_SERIES = 256
+# Readable on a laptop (1366x768, or 1920x1080 at 150 %): a chart never gets less than this plot area; its
+# axes, the step band and the statistic's menu come on top (CHART_MIN_HEIGHT in all). Where the room is
+# short the four charts stand in one row when wide enough, else their view scrolls (ChartScroller).
+PLOT_MIN_HEIGHT = 150
+CHART_MIN_HEIGHT = PLOT_MIN_HEIGHT + 80  # + step band (16), bottom axis and its label (~44), margins
+CHART_MIN_WIDTH = 240  # a chart in a row of four: the left axis (64) and ~170 px of time
 
 
 def series_color(i: int) -> QColor:
@@ -249,7 +257,7 @@ class _Chart:
         self.plot.setRange(xRange=(0, X_START), yRange=(0, 1), padding=0)
         self.plot.setMenuEnabled(False)
         self.y_top = 1.0
-        self.widget.setMinimumSize(160, 120)
+        self.widget.setMinimumSize(CHART_MIN_WIDTH, CHART_MIN_HEIGHT)
         self.curves: list[pg.PlotDataItem] = []
         self.p99: list[pg.PlotDataItem] = []
         self.p99_dots: list[pg.PlotDataItem] = []  # a marker where a p99 point stands alone
@@ -279,7 +287,10 @@ class ChartGrid(QWidget):
     def __init__(self, parent: QWidget | None = None, remember: str | None = None):
         """``remember``: the settings key (e.g. "results") under which the charts' statistics are kept."""
         super().__init__(parent)
-        grid = QGridLayout(self)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(4)
+        grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(4)
         self.legend = QLabel()
@@ -287,11 +298,14 @@ class ChartGrid(QWidget):
         self.legend.setWordWrap(True)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.hide()
-        grid.addWidget(self.legend, 0, 0, 1, 2)
+        outer.addWidget(self.legend)
+        outer.addLayout(grid, 1)
+        self.grid = grid
         self.remember = remember
         self.charts = [_Chart(spec) for spec in self._remembered()]
+        self.columns = 0
+        self.set_columns(2)
         for i, c in enumerate(self.charts):
-            grid.addWidget(c.box, 1 + i // 2, i % 2)
             c.menu.currentIndexChanged.connect(lambda _i, i=i, c=c: self.set_statistic(i, c.menu.currentData()))
         for c in self.charts[1:]:
             c.plot.setXLink(self.charts[0].plot)
@@ -307,13 +321,41 @@ class ChartGrid(QWidget):
         self.colors: list[QColor] = []  # one per group
         self.many = False
         self.bands = False  # many series: each group drawn as its range (see BAND_SERIES)
-        self.compact_units = False  # "ms (dashed: p99)" instead of the long axis label
+        # "ms (dashed: p99)", not the long axis label that a chart of PLOT_MIN_HEIGHT cannot show whole
+        self.compact_units = True
         self.unmeasured: dict[str, str] = {}  # field -> why the data shown has none (e.g. an imported run's CPU)
         self._grid: _ScopeGrid | None = None  # many-series mode: the decimated bins of every series
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         self._marks_drawn = 0
         self._revision = -1
         self._last: tuple[LiveResults, str] | None = None  # what was drawn last (redrawn on a new statistic)
+
+    def set_columns(self, columns: int) -> None:
+        """The charts in a 2 x 2 grid (2) or in one row (4)."""
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for c in self.charts:
+            self.grid.removeWidget(c.box)
+        for i, c in enumerate(self.charts):
+            self.grid.addWidget(c.box, i // columns, i % columns)
+        for col in range(4):
+            self.grid.setColumnStretch(col, 1 if col < columns else 0)
+        for row in range(4):
+            self.grid.setRowStretch(row, 1 if row < len(self.charts) // columns else 0)
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
+        """The least height at this width (the wrapped legend and the charts' minimum): a scroll area then
+        gives the charts its whole view, not their preferred size (pyqtgraph's 480 px) whatever the view."""
+        legend = self.legend.heightForWidth(width) + self.layout().spacing() if self.legend.isVisibleTo(self) else 0
+        return legend + self.grid.minimumSize().height()
+
+    def fit_columns(self, width: int, height: int) -> None:
+        """One row of four when two rows would not get their minimum height but four fit side by side."""
+        menu_h = self.charts[0].menu.sizeHint().height()
+        legend = self.legend.sizeHint().height() + 4 if self.legend.isVisibleTo(self) else 0
+        two_rows = 2 * (CHART_MIN_HEIGHT + menu_h) + self.grid.spacing() + legend
+        self.set_columns(4 if height < two_rows and width >= 4 * (CHART_MIN_WIDTH + self.grid.spacing()) else 2)
 
     # --- which statistic each chart shows ---------------------------------------------------------
     def _remembered(self) -> list[ChartSpec]:
@@ -589,6 +631,27 @@ class ChartGrid(QWidget):
                 ax.setPen(fg)
                 ax.setTextPen(fg)
 
+
+
+class ChartScroller(QScrollArea):
+    """The charts' view: the charts fill it, in one row of four when it is wide and low; where even that
+    leaves a chart less than its minimum, the view scrolls vertically (the charts are never squashed)."""
+
+    def __init__(self, charts: ChartGrid, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.charts = charts
+        self.setWidget(charts)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizeAdjustPolicy(QScrollArea.SizeAdjustPolicy.AdjustIgnored)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setMinimumWidth(CHART_MIN_WIDTH + 20)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        size = event.size()
+        self.charts.fit_columns(size.width(), size.height())
+        super().resizeEvent(event)
 
 
 class _ScopeRows:

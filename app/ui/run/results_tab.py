@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from app.engine.jobfile import client_workers, worker_key
 from app.ui.plan.document import RESULTS, TARGETS, TOPOLOGY, PlanDocument
 from app.ui.plan.topology import Selection
-from app.ui.run.charts import ChartGrid
+from app.ui.run.charts import ChartGrid, ChartScroller
 from app.ui.run.disk_table import DiskTable
 from app.ui.run.live_data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
 from app.ui.widgets import compact_rows
@@ -136,12 +136,12 @@ class ResultsTab(QWidget):
         left = QWidget()
         llay = QVBoxLayout(left)
         llay.setContentsMargins(0, 0, 0, 0)
-        llay.addLayout(controls)
         llay.addWidget(self.notice)
-        llay.addWidget(self.charts, 1)
+        llay.addWidget(ChartScroller(self.charts), 1)
         right = QWidget()
         rlay = QVBoxLayout(right)
         rlay.setContentsMargins(0, 0, 0, 0)
+        rlay.addLayout(controls)  # beside the charts, not above them: the charts get the tab's whole height
         rlay.addLayout(options)
         rlay.addWidget(self.table, 3)
         self.disk_label = QLabel("Disks (iostat's figures):")
@@ -154,7 +154,7 @@ class ResultsTab(QWidget):
         split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([540, 460])
+        split.setSizes([640, 400])
         self.splitter = split
 
         lay = QVBoxLayout(self)
