@@ -271,7 +271,6 @@ class ResultsTab(QWidget):
         sc = self.current_scope()
         kind = self.kind
         muted = self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
-        normal = self.palette().color(QPalette.ColorRole.Text)
         keys = sc.keys[:TABLE_COLUMNS_MAX]
         first = max(self.table.columnAt(0), 0)
         last = self.table.columnAt(self.table.viewport().width() - 1)
@@ -290,7 +289,8 @@ class ResultsTab(QWidget):
                     it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     self.table.setItem(r, c, it)
                 it.setText(text)
-                it.setForeground(muted if gone else normal)
+                # no colour of its own unless muted: the values follow a switch of theme with the table
+                it.setData(Qt.ItemDataRole.ForegroundRole, muted if gone else None)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.PaletteChange:  # light/dark switch: charts follow
@@ -299,4 +299,6 @@ class ResultsTab(QWidget):
 
     def apply_palette(self) -> None:
         self.charts.apply_palette(QApplication.palette())
+        if self.scopes:
+            self._fill_table()  # a lost manager's muted values in the new theme's muted colour
         self.charts.redraw(self.live, self.kind, force=True)
