@@ -20,6 +20,7 @@ SK = QKeySequence.StandardKey
 # Conditions an action may need (all must hold); the window computes them (see ``update_enabled``).
 IDLE = "idle"  # no test running
 RUNNING = "running"  # a test is running or stopping
+VALID = "valid"  # the plan has no errors (Start waits until they are fixed)
 STOPPABLE = "stoppable"  # a test is running and not yet stopping
 WORKER = "worker"  # a worker is selected in the Topology
 MANAGER = "manager"  # a manager (not a worker) is selected
@@ -65,7 +66,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Ctrl+Shift+T", enabled_when=(IDLE, WORKER)),
     ActionSpec("remove", "&Remove", "Remove the selected worker or manager (Ctrl+Del)", "Ctrl+Del",
                SP.SP_TrashIcon, (IDLE, NOT_ALL)),
-    ActionSpec("start", "&Start", "Start the test (F5)", "F5", SP.SP_MediaPlay, (IDLE,)),
+    ActionSpec("start", "&Start", "Start the test (F5)", "F5", SP.SP_MediaPlay, (IDLE, VALID)),
     ActionSpec("stop", "S&top", "Stop (Esc): end the current step with fio's final numbers and go on with the "
                "next step, as Iometer's Stop does", "Esc", SP.SP_MediaStop, (STOPPABLE,)),
     ActionSpec("stop_all", "Stop &all", "Stop all (Shift+Esc): end the current step with fio's final numbers and "

@@ -144,12 +144,17 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             self.add_message(w, "warning")
         for n in self.doc.notes:
             self.add_message(f"{n.where}: {n.message}", "note")
-        if self.doc.warnings or self.doc.notes:
+        errors = self.plan_errors()
+        for p in errors:
+            self.add_message(str(p), "error")
+        if self.doc.warnings or self.doc.notes or errors:
             self.messages_dock.show()
+        self._update_actions()
 
     def _on_changed(self, what: str) -> None:
         if what in (TOPOLOGY, ASSIGNMENT, TARGETS):
             self.topology.rebuild(self.doc.plan)
+        self._update_actions()  # Start waits until the plan has no errors
 
     def _on_selection(self, sel: Selection) -> None:
         self.targets_tab.set_selection(sel)

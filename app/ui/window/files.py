@@ -22,6 +22,16 @@ OPEN_FILTER = "Plans (*.icf *.conf *.json);;Iometer configuration (*.icf *.conf)
 SAVE_FILTER = "Fiometer plan (*.fiometer.json *.json)"
 
 
+def plan_errors_text(name: str, errors: list) -> str:
+    """The dialog's text for a plan opened with errors: each by the name of its spec, manager, worker or
+    target and its line, and what to do."""
+    shown = errors[:20]
+    more = f"\n\u2026 and {len(errors) - len(shown)} more (in Messages)" if len(errors) > len(shown) else ""
+    return (f"{name} opened with {len(errors)} error{'s' * (len(errors) != 1)}; Start is disabled until they "
+            "are fixed (the access specifications with errors are marked in red on the Access Specifications "
+            "tab; Edit fixes them):\n\n" + "\n".join(f"\u2022 {p}" for p in shown) + more)
+
+
 def icf_export_available() -> bool:
     import icf_import
 
@@ -107,6 +117,9 @@ class FilesMixin(QMainWindow):
         self._remember(path)
         self.statusBar().showMessage(f"Opened {path}: {len(opened.plan.managers)} manager(s), "
                                      f"{len(opened.plan.specs)} access spec(s)", 8000)
+        errors = self.plan_errors()
+        if errors:  # never silent: what is wrong, where, and that Start waits for it
+            self.show_problem("The plan has errors", plan_errors_text(Path(path).name, errors))
         return True
 
     def open_example(self, key: str) -> bool:
