@@ -72,6 +72,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("stop_all", "Stop &all", "Stop all (Shift+Esc): end the current step with fio's final numbers and "
                "run no further steps; press again to abort at once", "Shift+Esc", SP.SP_BrowserStop, (RUNNING,)),
     ActionSpec("history", "&History", "Show the stored runs (Ctrl+H)", "Ctrl+H"),
+    ActionSpec("user_guide", "&User guide", "The user guide bundled with Fiometer (F1)", "F1"),
     ActionSpec("about", "&About Fiometer", "The version, fio, and where results are stored"),
 )
 SPECS = {a.key: a for a in ACTIONS}
@@ -86,7 +87,7 @@ MENUS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
                        "add_target", "remove")),
     ("run", "&Run", ("start", "stop", "stop_all")),
     ("view", "&View", ("history", "@messages", "@theme")),
-    ("help", "&Help", ("about",)),
+    ("help", "&Help", ("user_guide", SEPARATOR, "about")),
 )
 TOOLBAR: tuple[str, ...] = ("new", "open", "save", SEPARATOR, "add_manager", "add_worker", "duplicate_worker",
                             "remove", SEPARATOR, "start", "stop", "stop_all")

@@ -101,7 +101,8 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             "duplicate_worker": self.duplicate_worker, "add_target": self.add_target,
             "add_network_worker": self.add_network_worker,
             "remove": self.remove_selected, "start": self.start_run, "stop": self.stop_run,
-            "stop_all": self.stop_all, "about": self.about, **self.history.slots(),
+            "stop_all": self.stop_all, "about": self.about, "user_guide": self.user_guide,
+            **self.history.slots(),
         }
         provided = {"recent": self.recent_menu, "examples": self.examples_menu,
                     "messages": self.messages_dock.toggleViewAction(), "theme": self._make_theme_menu()}
@@ -241,6 +242,12 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             return
         self._save_layout()
         event.accept()
+
+    def user_guide(self) -> None:
+        """Help > User guide: the guide bundled with the resources, in a window of its own."""
+        from app.ui.help_view import show_user_guide
+
+        self._guide = show_user_guide(self)
 
     def about(self) -> None:
         from app.about import about_text

@@ -22,6 +22,12 @@ OPEN_FILTER = "Plans (*.icf *.conf *.json);;Iometer configuration (*.icf *.conf)
 SAVE_FILTER = "Fiometer plan (*.fiometer.json *.json)"
 
 
+VMWARE_TITLE = "VMware unofficial storage performance (Iometer .icf)"
+VMWARE_TIP = ("The community's VMware storage benchmark as Iometer saved it: four access specifications "
+              "(Max Throughput-100%Read, RealLife-60%Rand-65%Read, Max Throughput-50%Read, "
+              "Random-8k-70%Read); place its target on Disk Targets")
+
+
 def plan_errors_text(name: str, errors: list) -> str:
     """The dialog's text for a plan opened with errors: each by the name of its spec, manager, worker or
     target and its line, and what to do."""
@@ -52,6 +58,10 @@ class FilesMixin(QMainWindow):
     def _make_file_menus(self) -> None:
         self.recent_menu = QMenu("Open &recent", self)
         self.examples_menu = QMenu("&Examples", self)
+        vmware = self.examples_menu.addAction(VMWARE_TITLE, self.open_bundled_icf)
+        vmware.setToolTip(VMWARE_TIP)
+        vmware.setStatusTip(VMWARE_TIP)
+        self.examples_menu.addSeparator()
         for ex in EXAMPLES:
             a = self.examples_menu.addAction(ex.title, lambda key=ex.key: self.open_example(key))
             a.setToolTip(ex.description)
@@ -97,7 +107,7 @@ class FilesMixin(QMainWindow):
         if path:
             self.open_path(path)
 
-    def open_path(self, path: str | Path, ask_discard: bool = True) -> bool:
+    def open_path(self, path: str | Path, ask_discard: bool = True, remember: bool = True) -> bool:
         """Open a .icf or plan file; problems are shown, never raised, and leave the open plan as it was."""
         if self.controller.running:
             self.show_problem("Cannot open", "Stop the running test before opening another plan.")
@@ -114,13 +124,20 @@ class FilesMixin(QMainWindow):
             return False
         self.live.clear()
         self.apply_local_facts()
-        self._remember(path)
+        if remember:
+            self._remember(path)
         self.statusBar().showMessage(f"Opened {path}: {len(opened.plan.managers)} manager(s), "
                                      f"{len(opened.plan.specs)} access spec(s)", 8000)
         errors = self.plan_errors()
         if errors:  # never silent: what is wrong, where, and that Start waits for it
             self.show_problem("The plan has errors", plan_errors_text(Path(path).name, errors))
         return True
+
+    def open_bundled_icf(self) -> bool:
+        """File > Examples > the bundled Iometer .icf (the README's example), as a plan not yet saved."""
+        from app.paths import example_plan
+
+        return self.open_path(example_plan(), remember=False)
 
     def open_example(self, key: str) -> bool:
         """A bundled example plan (File > Examples), as a new unsaved plan."""
