@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QPalette, QPen, QPixmapCache, QResizeEvent
+from PySide6.QtGui import QColor, QFontMetrics, QPalette, QPen, QPixmapCache, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -117,6 +117,14 @@ def nice_ceil(v: float) -> float:
     return 10 * base
 
 
+def ahead(x: float) -> float:
+    """The time axis' end while data comes: a quarter ahead of ``x``, rounded up to a round number of
+    seconds (1, 2 or 5 x 10^k, about an eighth of the axis), so it is at most ~1.5 x the data, never 2 x."""
+    want = x * 1.25
+    unit = nice_ceil(want / 8)
+    return math.ceil(want / unit - 1e-9) * unit
+
+
 def legend_html(groups: list[tuple[str, list[int]]], many: bool, bands: bool = False,
                 colors: list[QColor] | None = None, dashed: bool = True) -> str:
     """Coloured squares and names; with many series each colour is a manager's workers."""
@@ -159,14 +167,15 @@ def isolated(y: np.ndarray) -> np.ndarray:
 def dashed_pen(color: QColor) -> QPen:
     """The p99 line: long dashes drawn along the whole curve as one path, so it reads as one line however
     far apart the points are (with a marker at every point it fell apart into triangles at 4 s updates)."""
-    pen = pg.mkPen(color, width=1)
+    pen = pg.mkPen(color, width=P99_WIDTH)  # as wide as the average's line: clearly visible
     pen.setStyle(Qt.PenStyle.CustomDashLine)
-    pen.setDashPattern([6.0, 3.0])
+    pen.setDashPattern([4.0, 2.0])  # in pen widths
     return pen
 
 
+P99_WIDTH = 2.0
 MARK_COLOR = (128, 128, 128)
-MARK_GAP_PX = 30  # step labels closer than this to the previous one shown are left out
+MARK_GAP_PX = 30  # at most this far apart: labels closer than their width to the previous one are left out
 
 
 class StepAxis(pg.AxisItem):
@@ -188,11 +197,18 @@ class StepAxis(pg.AxisItem):
         self.picture = None
         self.update()
 
+    def label_gap_px(self) -> float:
+        """Labels closer than this would run into each other: the widest label's width and a little air."""
+        fm = QFontMetrics(self.style.get("tickFont") or self.font())
+        widest = max((fm.horizontalAdvance(label) for _x, label in self.marks), default=0)
+        return min(float(widest + 6), float(MARK_GAP_PX))
+
     def tickValues(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802,N803 (pyqtgraph's names)
         per_px = (maxVal - minVal) / size if size > 0 and maxVal > minVal else 0.0
+        gap = self.label_gap_px()
         shown, last = [], -np.inf
         for x, _label in self.marks:
-            if minVal <= x <= maxVal and x - last >= MARK_GAP_PX * per_px:
+            if minVal <= x <= maxVal and x - last >= gap * per_px:
                 shown.append(x)
                 last = x
         return [(1.0, shown)]
@@ -311,6 +327,7 @@ class ChartGrid(QWidget):
             c.plot.setXLink(self.charts[0].plot)
         self.follow = True  # ranges follow the data until the user zooms or pans
         self.x_top = X_START
+        self._x_max = 0.0  # the last x drawn
         self._generation = -1
         for c in self.charts:
             c.plot.getViewBox().sigRangeChangedManually.connect(self._user_zoomed)
@@ -470,6 +487,7 @@ class ChartGrid(QWidget):
 
     def _reset_ranges(self) -> None:
         self.x_top = X_START
+        self._x_max = 0.0
         self.charts[0].plot.setXRange(0, self.x_top, padding=0)
         for c in self.charts:
             c.y_top = 1.0
@@ -477,17 +495,24 @@ class ChartGrid(QWidget):
         self._grid = None
 
     def _fit(self, x_max: float, y_max: list[float]) -> None:
-        """Grow ranges in steps (x by a quarter ahead, y to a nice top), shrink y only when the data
+        """Grow ranges in steps (x by about a quarter ahead, y to a nice top), shrink y only when the data
         falls below 40 %: the axes are re-laid seldom, not on every update."""
         if not self.follow:
             return
+        self._x_max = x_max
         if x_max > self.x_top:
-            self.x_top = nice_ceil(x_max * 1.25)
+            self.x_top = ahead(x_max)
             self.charts[0].plot.setXRange(0, self.x_top, padding=0)
         for c, top in zip(self.charts, y_max, strict=True):
             if top > c.y_top or top < 0.4 * c.y_top:
                 c.y_top = nice_ceil(top * 1.1) if top > 0 else 1.0
                 c.plot.setYRange(0, c.y_top, padding=0)
+
+    def fit_x_to_data(self) -> None:
+        """The run has ended: the time axis spans the data drawn, no room ahead (unless the user zoomed)."""
+        if self.follow and self._x_max > 0:
+            self.x_top = self._x_max
+            self.charts[0].plot.setXRange(0, self._x_max, padding=0.01)
 
     def clear_marks(self) -> None:
         for c in self.charts:
@@ -589,7 +614,7 @@ class ChartGrid(QWidget):
 
         sizes = [len(members) for _label, members in self.groups]
         if x_range is None:
-            top = max(self.x_top, nice_ceil(x_max * 1.25)) if x_max > self.x_top else self.x_top
+            top = max(self.x_top, ahead(x_max)) if x_max > self.x_top else self.x_top
             key = (kind, top, bins, tuple(sizes), tuple(fields), live.generation, rows.source)
             st = self._grid
             if st is None or st.key != key:

@@ -155,6 +155,7 @@ class RunningMixin(QMainWindow):
 
     def _on_run_finished(self, status: str) -> None:
         self.results_tab.redraw(force=True)
+        self.results_tab.charts.fit_x_to_data()  # the whole run, edge to edge (no room ahead any more)
         summary = self.controller.last_summary
         self.add_message(f"Run {status}" + (f": {summary.text()}" if summary else ""))
         if self.failures:
