@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
 from app.ui.history.compare_data import CompareRequest
@@ -98,3 +99,39 @@ def test_charts_stand_in_one_row_when_the_view_is_wide_and_low(qtbot) -> None:
     scroller.resize(700, 700)
     qtbot.waitUntil(lambda: scroller.verticalScrollBar().maximum() == 0)
     assert charts.columns == 2
+
+
+def test_the_minimum_window_keeps_start_stop_and_the_charts_whole(window: MainWindow, qtbot) -> None:
+    from app.ui.window.layout import SMALLEST
+
+    sweep = sweep_run()
+    window.resize(*SMALLEST)
+    window.messages_dock.show()
+    qtbot.waitUntil(lambda: window.size().width() == SMALLEST[0])
+    bar = window.toolbar
+    for action in (window.act_start, window.act_stop, window.act_stop_all):
+        button = bar.widgetForAction(action)
+        assert button is not None and button.isVisible(), action.text()  # not behind the » overflow
+        assert bar.rect().contains(button.geometry()), action.text()
+    assert bar.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonIconOnly
+    window.resize(1366, 705)  # wide again: the words come back
+    qtbot.waitUntil(lambda: bar.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    window.resize(*SMALLEST)
+
+    window.show_tab(window.results_tab)
+    qtbot.wait(50)
+    scroller = window.results_tab.findChild(ChartScroller)
+    assert scroller.charts.columns == 1  # two side by side would be cut off at the right
+    assert scroller.charts.width() <= scroller.viewport().width()
+    table = window.results_tab.table
+    assert table.verticalHeader().width() <= table.width() // 2 + 1  # the values stay in view
+
+    ui = window.history
+    with qtbot.waitSignal(ui.list.loaded, timeout=10000):
+        ui.show_history()
+    view = ui.open_run(sweep)
+    qtbot.waitUntil(lambda: view.data is not None, timeout=10000)
+    view.views.setCurrentWidget(view.sweep)
+    qtbot.wait(50)
+    for p in view.sweep.plots.values():  # they keep their height; the view scrolls
+        assert p.plot.getViewBox().height() >= PLOT_MIN_HEIGHT

@@ -348,7 +348,7 @@ class ChartGrid(QWidget):
         self._last: tuple[LiveResults, str] | None = None  # what was drawn last (redrawn on a new statistic)
 
     def set_columns(self, columns: int) -> None:
-        """The charts in a 2 x 2 grid (2) or in one row (4)."""
+        """The charts in a 2 x 2 grid (2), in one row (4) or one under the other (1)."""
         if columns == self.columns:
             return
         self.columns = columns
@@ -359,7 +359,7 @@ class ChartGrid(QWidget):
         for col in range(4):
             self.grid.setColumnStretch(col, 1 if col < columns else 0)
         for row in range(4):
-            self.grid.setRowStretch(row, 1 if row < len(self.charts) // columns else 0)
+            self.grid.setRowStretch(row, 1 if row < -(-len(self.charts) // columns) else 0)
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
         """The least height at this width (the wrapped legend and the charts' minimum): a scroll area then
@@ -372,7 +372,11 @@ class ChartGrid(QWidget):
         menu_h = self.charts[0].menu.sizeHint().height()
         legend = self.legend.sizeHint().height() + 4 if self.legend.isVisibleTo(self) else 0
         two_rows = 2 * (CHART_MIN_HEIGHT + menu_h) + self.grid.spacing() + legend
-        self.set_columns(4 if height < two_rows and width >= 4 * (CHART_MIN_WIDTH + self.grid.spacing()) else 2)
+        per_chart = CHART_MIN_WIDTH + self.grid.spacing()
+        if height < two_rows and width >= 4 * per_chart:
+            self.set_columns(4)
+        else:  # one column where two would be cut off at the right (the minimum window): the view scrolls
+            self.set_columns(2 if width >= 2 * per_chart else 1)
 
     # --- which statistic each chart shows ---------------------------------------------------------
     def _remembered(self) -> list[ChartSpec]:

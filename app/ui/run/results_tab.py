@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -128,9 +128,12 @@ class ResultsTab(QWidget):
         compact_rows(self.table)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setVerticalHeaderLabels([s.label for s in STATS])
+        for r, stat in enumerate(STATS):  # whole, where a narrow window cuts the name short
+            self.table.verticalHeaderItem(r).setToolTip(stat.label)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.table.horizontalScrollBar().valueChanged.connect(lambda _v: self._fill_table())
         self.table.setMinimumWidth(220)
+        self.table.installEventFilter(self)  # its labels' width follows its own (see _fit_labels)
         self.table.setToolTip("Iometer's statistics for the level shown. Response time is fio's total latency "
                               "(submit to completion), as Iometer measures it.")
         left = QWidget()
@@ -291,6 +294,17 @@ class ResultsTab(QWidget):
                 it.setText(text)
                 # no colour of its own unless muted: the values follow a switch of theme with the table
                 it.setData(Qt.ItemDataRole.ForegroundRole, muted if gone else None)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.table and event.type() == QEvent.Type.Resize:
+            self._fit_labels()
+        return super().eventFilter(watched, event)
+
+    def _fit_labels(self) -> None:
+        """The statistics' names take at most half the table (cut short with "…", whole in the tooltip):
+        on a narrow window the values stay in view instead of scrolling off to the right."""
+        header = self.table.verticalHeader()
+        header.setMaximumWidth(max(110, int(self.table.width() * 0.5)))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.PaletteChange:  # light/dark switch: charts follow

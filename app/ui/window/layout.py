@@ -4,7 +4,7 @@ the window on a screen that shows it whole."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QActionGroup, QGuiApplication
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu
 
 from app.ui import theme
@@ -52,6 +52,24 @@ class LayoutMixin(QMainWindow):
         self.results_tab.apply_palette()
         if self.persist:
             self.settings.setValue("view/theme", mode)
+
+    def fit_toolbar(self) -> None:
+        """Text beside the icons where the window is wide enough for all of them; icons only (with their
+        tooltips) where it is not, so Start and Stop never go behind the toolbar's » overflow."""
+        bar = getattr(self, "toolbar", None)
+        if bar is None:
+            return
+        if not hasattr(self, "_toolbar_text_width"):
+            bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            self._toolbar_text_width = bar.sizeHint().width()
+        style = (Qt.ToolButtonStyle.ToolButtonTextBesideIcon if self.width() >= self._toolbar_text_width
+                 else Qt.ToolButtonStyle.ToolButtonIconOnly)
+        if bar.toolButtonStyle() != style:
+            bar.setToolButtonStyle(style)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self.fit_toolbar()
 
     def follow_system_scheme(self, _scheme: object = None) -> None:
         """The desktop's colour scheme changed (QStyleHints.colorSchemeChanged): follow it when asked to."""
