@@ -98,7 +98,8 @@ def test_format_value() -> None:
     assert format_value(float("nan")) == "—"
     assert format_value(1234567.891) == "1,234,568"
     assert format_value(12.345) == "12.35"
-    assert format_value(0.00042512) == "0.0004251"
+    assert format_value(0.00042512) == "0.000425"
+    assert [format_value(0.9007), format_value(1.0234)] == ["0.90", "1.02"]  # one precision side by side
     assert format_value(0.0) == "0.00"
 
 

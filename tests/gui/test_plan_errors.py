@@ -77,3 +77,16 @@ def test_no_problem_names_an_internal_path() -> None:
     assert any(t.startswith(f'manager "{plan.managers[1].name}", worker "{plan.managers[1].workers[0].name}", '
                             "# of outstanding I/Os") for t in texts), texts
     assert any(t.startswith("Test Setup, run time") for t in texts), texts
+
+
+def test_a_file_that_is_no_plan_is_said_before_asking_about_unsaved_changes(window: MainWindow, dialogs,
+                                                                              tmp_path: Path) -> None:
+    asked = []
+    window._maybe_discard = lambda: asked.append(True) or True
+    window.doc.touch("specs")  # unsaved changes
+    path = tmp_path / "notes.json"
+    path.write_text("hello, not JSON")
+    assert not window.open_path(path)
+    assert asked == []  # nothing to lose: the plan stays as it was
+    (title, text), = dialogs.problems
+    assert "not a plan: neither an Iometer configuration (.icf) nor a plan saved by Fiometer" in text

@@ -47,8 +47,12 @@ def test_unknown_field_is_a_warning_and_newer_version_is_refused(tmp_path):
 def test_broken_json_reports_the_line(tmp_path):
     path = tmp_path / "broken.json"
     path.write_text('{\n  "format": "fiometer-plan",\n  oops\n}')
-    with pytest.raises(planfile.PlanFileError, match=r"broken.json:3: json"):
+    with pytest.raises(planfile.PlanFileError, match=r"broken.json:3: the plan file is damaged"):
         planfile.load(path)
+    other = tmp_path / "notes.json"
+    other.write_text("hello, not JSON")
+    with pytest.raises(planfile.PlanFileError, match=r"notes.json:1: not a plan: neither an Iometer configuration"):
+        planfile.load(other)
 
 
 def test_validation_messages_give_the_allowed_range():

@@ -301,9 +301,9 @@ class TargetsTab(WorkerPage):
             n = sectors.pop()
             text = f"= {format_bytes(w.max_size * n)} per target ({n}-byte sectors)"
         elif sectors:
-            text = "sectors; the targets differ in sector size: each one's size is in the table"
+            text = "(the targets differ in sector size: each one's size is in the table)"
         else:
-            text = "sectors; the size follows once the targets are placed"
+            text = "(the size follows once the targets are placed)"
         self.max_size_note.setText(text)
         self.max_size_note.setToolTip("As in Iometer, a sector is 512 bytes on disks and Windows drive letters and "
                                       "the file system block on other mount points; each target's size is in the "

@@ -69,14 +69,15 @@ def scopes_for(doc: PlanDocument) -> list[Scope]:
 
 
 def format_value(v: float | None) -> str:
-    """Iometer's two decimals, but whole numbers from 100 up and 4 significant digits below 1."""
+    """Iometer's two decimals (0.90 beside 1.02, not 0.9007), whole numbers from 100 up, and three
+    significant digits below 0.1 (a response time of 0.0425 ms is not 0.04)."""
     if v is None or v != v:  # None or NaN
         return "—"
     if abs(v) >= 100:
         return f"{v:,.0f}"
-    if abs(v) >= 1 or v == 0:
+    if abs(v) >= 0.1 or v == 0:
         return f"{v:,.2f}"
-    return f"{v:.4g}"
+    return f"{v:.3g}"
 
 
 class ResultsTab(QWidget):

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox
 
 from app.model.examples import EXAMPLES, TESTFILE, example
 from app.model.fidelity import all_notes
-from app.model.opening import PlanOpenError
+from app.model.opening import PlanOpenError, open_plan
 from app.model.to_icf import plan_to_icf, unwritable
 from app.store.paths import default_test_file
 from app.ui.confirm import unsaved_answer, unsaved_box
@@ -112,16 +112,17 @@ class FilesMixin(QMainWindow):
         if self.controller.running:
             self.show_problem("Cannot open", "Stop the running test before opening another plan.")
             return False
-        if ask_discard and not self._maybe_discard():
-            return False
-        try:
-            opened = self.doc.open(path)
+        try:  # read first: a file that is no plan is said at once, before asking about unsaved changes
+            opened = open_plan(Path(path))
         except (PlanOpenError, OSError) as e:
             self.show_problem("Cannot open the plan", str(e))
             return False
         except Exception as e:  # a reader bug: say so instead of crashing the window
             self.show_problem("Cannot open the plan", f"{path}: unexpected error: {e}")
             return False
+        if ask_discard and not self._maybe_discard():
+            return False
+        self.doc.open(path, opened)
         self.live.clear()
         self.apply_local_facts()
         if remember:
