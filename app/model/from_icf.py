@@ -102,6 +102,15 @@ def _without_specs(plan: P.Plan, bare: list[tuple[str, P.Worker, str]], notes: l
                                                + ", ".join(repr(n) for n in defaults)))
 
 
+def nothing_to_run(plan: P.Plan) -> str | None:
+    """Why the plan has no step to run (Iometer would not start it), or None."""
+    if any(w.specs for m in plan.managers for w in m.workers):
+        return None
+    return ("nothing to run: " + ("the file has no managers or workers" if not any(m.workers for m in plan.managers)
+                                  else "no worker has an access specification assigned")
+            + "; Iometer would not start it. Add a worker and assign it access specifications")
+
+
 def plan_from_icf(doc: icf_import.IcfDocument) -> P.Plan:
     """Build a plan from a parsed .icf (its diagnostics are the caller's to show)."""
     notes: list[P.FidelityNote] = []
@@ -163,10 +172,6 @@ def plan_from_icf(doc: icf_import.IcfDocument) -> P.Plan:
             mgr.workers.append(worker)
         plan.managers.append(mgr)
     _without_specs(plan, bare, notes)
-    if not any(w.specs for m in plan.managers for w in m.workers):
-        notes.append(P.FidelityNote("plan", "nothing to run: " + (
-            "the file has no managers" if not plan.managers else "no worker has an access specification assigned")
-            + "; Iometer would not start it. Assign specifications on the Access Specifications tab"))
     if fill:
         notes.append(P.FidelityNote(
             "workers " + ", ".join(repr(n) for n in dict.fromkeys(fill)),

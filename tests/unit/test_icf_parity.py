@@ -9,6 +9,7 @@ import icf_import
 from app.cli.entry import main
 from app.model import planfile
 from app.model.from_icf import plan_from_icf
+from app.model.opening import open_plan
 from app.model.to_icf import plan_to_icf
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "icf"
@@ -80,10 +81,9 @@ def test_workers_to_spawn_and_bar_charts_survive_an_export() -> None:
 
 
 def test_a_file_with_nothing_to_run_says_so() -> None:
-    plan = plan_from_icf(icf_import.load(FIXTURES / "specs_only_2008.icf"))
-    assert "nothing to run" in notes_of(plan)
-    runnable = plan_from_icf(icf_import.load(SAVED))
-    assert "nothing to run" not in notes_of(runnable)
+    opened = open_plan(FIXTURES / "specs_only_2008.icf")
+    assert [w for w in opened.warnings if "nothing to run: the file has no managers or workers" in w]
+    assert not [w for w in open_plan(SAVED).warnings if "nothing to run" in w]
 
 
 def test_the_2006_results_display_key_is_read_and_noted() -> None:
