@@ -78,7 +78,7 @@ BAND_SERIES = 256
 # axes, the step band and the statistic's menu come on top (CHART_MIN_HEIGHT in all). Where the room is
 # short the four charts stand in one row when wide enough, else their view scrolls (ChartScroller).
 PLOT_MIN_HEIGHT = 150
-CHART_MIN_HEIGHT = PLOT_MIN_HEIGHT + 80  # + step band (16), bottom axis and its label (~44), margins
+CHART_MIN_HEIGHT = PLOT_MIN_HEIGHT + 60  # + step band (16), bottom axis and its label (~40), margins (measured: 56)
 CHART_MIN_WIDTH = 240  # a chart in a row of four: the left axis (64) and ~170 px of time
 
 

@@ -68,6 +68,9 @@ def scopes_for(doc: PlanDocument) -> list[Scope]:
     return out
 
 
+VALUE_ROOM = 130  # pixels kept for the first column of values beside the statistics' names
+
+
 def format_value(v: float | None) -> str:
     """Iometer's two decimals (0.90 beside 1.02, not 0.9007), whole numbers from 100 up, and three
     significant digits below 0.1 (a response time of 0.0425 ms is not 0.04)."""
@@ -302,10 +305,11 @@ class ResultsTab(QWidget):
         return super().eventFilter(watched, event)
 
     def _fit_labels(self) -> None:
-        """The statistics' names take at most half the table (cut short with "…", whole in the tooltip):
+        """The statistics' names leave room for a column of values, or take half the table where it is narrower
+        (cut short with "…", whole in the tooltip):
         on a narrow window the values stay in view instead of scrolling off to the right."""
         header = self.table.verticalHeader()
-        header.setMaximumWidth(max(110, int(self.table.width() * 0.5)))
+        header.setMaximumWidth(max(int(self.table.width() * 0.5), self.table.width() - VALUE_ROOM))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.PaletteChange:  # light/dark switch: charts follow
