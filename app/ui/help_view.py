@@ -1,11 +1,21 @@
-"""Help > User guide: the bundled guide (Markdown) in a window of its own, searchable links included."""
+"""Help > User guide: the bundled guide (Markdown) in a window of its own; its contents links go to their
+sections, links out of it open in the desktop's browser."""
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices, QTextCursor
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
 from app.paths import user_guide
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading ("6. Command-line reference" -> "6-command-line-reference")."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
 
 
 class GuideWindow(QDialog):
@@ -13,8 +23,9 @@ class GuideWindow(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Fiometer user guide")
         self.browser = QTextBrowser()
-        self.browser.setOpenExternalLinks(True)  # links out of the guide open in the desktop's browser
-        self.browser.document().setBaseUrl(base)  # its pictures and sections, relative to the guide
+        self.browser.setOpenLinks(False)  # sections here, the rest in the desktop's browser (go_to)
+        self.browser.anchorClicked.connect(self.go_to)
+        self.browser.document().setBaseUrl(base)  # its pictures, relative to the guide
         self.browser.setMarkdown(text)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
@@ -22,6 +33,27 @@ class GuideWindow(QDialog):
         lay.addWidget(self.browser, 1)
         lay.addWidget(buttons)
         self.resize(860, 640)
+
+    def go_to(self, url: QUrl) -> None:
+        fragment = url.fragment()
+        if fragment and (not url.path() or url.path().endswith("user-guide.md")):
+            self.show_section(fragment)
+        elif url.scheme() in ("http", "https", "mailto"):
+            QDesktopServices.openUrl(url)
+
+    def show_section(self, anchor: str) -> bool:
+        """Scroll to the heading whose GitHub anchor is ``anchor`` (Qt's Markdown gives headings none)."""
+        block = self.browser.document().begin()
+        while block.isValid():
+            if block.blockFormat().headingLevel() and slug(block.text()) == anchor:
+                cursor = QTextCursor(block)
+                self.browser.setTextCursor(cursor)
+                bar = self.browser.verticalScrollBar()
+                bar.setValue(min(bar.maximum(), int(self.browser.document().documentLayout()
+                                                    .blockBoundingRect(block).top())))
+                return True
+            block = block.next()
+        return False
 
 
 def show_user_guide(parent: QWidget) -> GuideWindow | None:

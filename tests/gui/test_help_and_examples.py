@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QUrl
+
 from app.ui.help_view import GuideWindow
 from app.ui.main_window import MainWindow
 
@@ -26,3 +28,15 @@ def test_help_user_guide_opens_the_bundled_guide(window: MainWindow, qtbot) -> N
     text = shown[0].browser.toPlainText()
     assert "Fiometer user guide" in text and "Command-line reference" in text
     shown[0].close()
+
+
+def test_the_guides_contents_links_go_to_their_sections(window: MainWindow, qtbot) -> None:
+    window.user_guide()
+    guide = window._guide
+    qtbot.waitExposed(guide)
+    bar = guide.browser.verticalScrollBar()
+    assert bar.value() == 0
+    guide.browser.anchorClicked.emit(QUrl("#6-command-line-reference"))
+    assert bar.value() > 0
+    assert guide.browser.textCursor().block().text() == "6. Command-line reference"
+    guide.close()
