@@ -33,8 +33,10 @@ def plot_areas(view: QWidget) -> list[dict]:
         left, bottom = item.getAxis("left"), item.getAxis("bottom")
         label_w = left.label.boundingRect().width() if left.label.isVisible() else 0
         bottom_end = bottom.mapRectToScene(bottom.boundingRect()).bottom()
+        bottom_w = bottom.label.boundingRect().width() if bottom.label.isVisible() else 0
         out.append({"name": left.label.toPlainText().strip(), "plot": item.getViewBox().height(),
                     "left_label_fits": label_w <= left.height() + 1,
+                    "bottom_label_fits": bottom_w <= bottom.width() + 1,
                     "bottom_axis_inside": bottom_end <= pw.height() + 1})
     return out
 
@@ -44,7 +46,7 @@ def check(view: QWidget, where: str, expect: int) -> None:
     assert len(areas) >= expect, f"{where}: {len(areas)} charts shown"
     for a in areas:
         assert a["plot"] >= PLOT_MIN_HEIGHT, f"{where}: {a}"
-        assert a["left_label_fits"] and a["bottom_axis_inside"], f"{where}: {a}"
+        assert a["left_label_fits"] and a["bottom_label_fits"] and a["bottom_axis_inside"], f"{where}: {a}"
 
 
 @pytest.mark.parametrize("screen", list(SIZES))

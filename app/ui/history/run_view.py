@@ -316,10 +316,6 @@ class StoredCharts(ChartGrid):
         self.set_x_label(x_label)
         self.apply_palette(QApplication.palette())
 
-    def set_x_label(self, text: str) -> None:
-        for c in self.charts:
-            c.plot.setLabel("bottom", text)
-
     def refresh(self) -> None:
         if self._last is not None:
             self.show(*self._last)

@@ -330,6 +330,7 @@ class ChartGrid(QWidget):
         self._x_max = 0.0  # the last x drawn
         self._generation = -1
         for c in self.charts:
+            c.plot.getViewBox().sigResized.connect(lambda _vb, c=c: self._fit_x_label(c))
             c.plot.getViewBox().sigRangeChangedManually.connect(self._user_zoomed)
             c.plot.autoBtn.clicked.disconnect()
             c.plot.autoBtn.clicked.connect(self.follow_data)
@@ -360,6 +361,33 @@ class ChartGrid(QWidget):
             self.grid.setColumnStretch(col, 1 if col < columns else 0)
         for row in range(4):
             self.grid.setRowStretch(row, 1 if row < -(-len(self.charts) // columns) else 0)
+
+    def set_x_label(self, text: str) -> None:
+        """The time axis' title; shortened where a chart is too narrow for it (whole in the tooltip)."""
+        self._x_label = text
+        self._fit_x_labels()
+
+    def _fit_x_labels(self) -> None:
+        for c in self.charts:
+            self._fit_x_label(c)
+
+    def _fit_x_label(self, c: _Chart) -> None:
+        text = getattr(self, "_x_label", None)
+        if text is None:
+            return
+        axis = c.plot.getAxis("bottom")
+        room = int(c.plot.getViewBox().width()) - 12  # the label item's own margins
+        if room <= 0:
+            return
+        fm = QFontMetrics(axis.label.font())
+        shown = text
+        if fm.horizontalAdvance(shown) > room and " (" in shown:
+            shown = shown[:shown.index(" (")]  # "seconds into each compared step (steps one after another)"
+        if fm.horizontalAdvance(shown) > room:
+            shown = fm.elidedText(shown, Qt.TextElideMode.ElideRight, max(room, 40))
+        if axis.labelText != shown:
+            c.plot.setLabel("bottom", shown)
+        c.widget.setToolTip(text if shown != text else "")
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
         """The least height at this width (the wrapped legend and the charts' minimum): a scroll area then
