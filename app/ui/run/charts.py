@@ -377,10 +377,10 @@ class ChartGrid(QWidget):
             return
         axis = c.plot.getAxis("bottom")
         room = int(c.plot.getViewBox().width()) - 12  # the label item's own margins
-        if room <= 0:
-            return
         fm = QFontMetrics(axis.label.font())
         shown = text
+        if room <= 0:  # not laid out yet: the whole title, fitted once the chart has its size
+            room = fm.horizontalAdvance(text)
         if fm.horizontalAdvance(shown) > room and " (" in shown:
             shown = shown[:shown.index(" (")]  # "seconds into each compared step (steps one after another)"
         if fm.horizontalAdvance(shown) > room:
