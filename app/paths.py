@@ -21,6 +21,12 @@ def example_plan() -> Path:
     return resources_dir() / "examples" / "vmware-unofficial-storage-performance.icf"
 
 
+def user_guide() -> Path:
+    """The user guide shown by Help > User guide: a copy of docs/user-guide.md shipped with the resources
+    (tests/unit/test_user_guide_resource.py keeps the copy equal to the docs)."""
+    return resources_dir() / "docs" / "user-guide.md"
+
+
 ICON_SIZES = (16, 32, 48, 64, 128, 256)
 
 

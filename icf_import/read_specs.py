@@ -128,6 +128,9 @@ def _add(specs: list[AccessSpec], spec: AccessSpec, ctx: Context) -> None:
     specs.append(spec)
 
 
+OLD_FORMAT_ALIGN = 2048  # Iometer 1.1.0's alignment of a line read from a file older than 1998.05.21
+
+
 def read_specs_old(cur: Cursor, specs: list[AccessSpec], ctx: Context) -> None:
     """Six whitespace-separated fields per line, no names; a spec ends when '% of size' reaches 100.
 
@@ -154,6 +157,10 @@ def read_specs_old(cur: Cursor, specs: list[AccessSpec], ctx: Context) -> None:
             ctx.warn(line, f"values after the 6th on this old-format access specification line are ignored: "
                      f"{shown(text)}")
         sl = SpecLine(*_ints(fields[: len(OLD_FIELDS)], OLD_FIELDS, line), align=0, reply=0)
+        # Iometer 1.1.0 fills each line with its defaults before reading the six fields (InitAccessSpecLine:
+        # size 2048, then align = size, i.e. 2048), so an old line keeps a 2048-byte alignment whatever its size
+        # (2006.07.27 and earlier set 0: sector alignment)
+        sl.align = OLD_FORMAT_ALIGN
         if sl.of_size == 0:
             ctx.warn(line, "access specification line makes up 0% of the test; discarded (as Iometer does)")
             continue

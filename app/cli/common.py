@@ -126,7 +126,7 @@ def _expand(plan, warnings: list[str] | tuple[str, ...] = (), refusal: str = "th
     errors = [p for p in validate(plan) if p.severity == "error"]
     if errors:
         where = f"{plan.source}: " if plan.source else ""
-        lines = [*warnings, *(f"{where}plan {p}" for p in errors)]
+        lines = [*warnings, *(f"{where}{p}" for p in errors)]
         raise CliError(f"{refusal}:\n" + "\n".join(f"  {ln}" for ln in lines))
     try:
         return expand(plan)

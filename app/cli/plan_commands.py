@@ -130,11 +130,35 @@ def cmd_examples(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export_icf(args: argparse.Namespace) -> int:
+    """A plan (Fiometer's JSON or an .icf) as an Iometer 1.1.0 configuration, as File > Export does."""
+    import icf_import
+    from app.model.to_icf import ENCODING, plan_to_icf, unwritable
+
+    opened = _open(args.file)
+    plan = opened.plan
+    problems = unwritable(plan)
+    if problems:  # never a '?' or a name Iometer reads back cut short
+        raise CliError("the .icf would not say what the plan says:\n" + "\n".join(f"  {p}" for p in problems))
+    doc, notes = plan_to_icf(plan)
+    out = write_output(args.output, icf_import.write(doc, "\r\n").encode(ENCODING, errors="replace"))
+    for n in notes:
+        print(f"note: {n}")
+    print(f"{plan.name}: written to {out} as an Iometer 1.1.0 configuration ({len(plan.specs)} access "
+          f"specification(s), {len(plan.managers)} manager(s))")
+    return 0
+
+
 def register(sub) -> None:
     sp = sub.add_parser("import", help="read an Iometer .icf, print a summary, optionally save a plan")
     sp.add_argument("file", help="Iometer configuration file (.icf)")
     sp.add_argument("-o", "--output", help="write the plan as a Fiometer plan file (JSON)")
     sp.set_defaults(func=cmd_import)
+
+    sp = sub.add_parser("export-icf", help="write a plan (Fiometer plan file or .icf) as an Iometer 1.1.0 .icf")
+    sp.add_argument("file", help="Fiometer plan file (JSON) or .icf")
+    sp.add_argument("-o", "--output", required=True, metavar="FILE", help="the .icf to write")
+    sp.set_defaults(func=cmd_export_icf)
 
     sp = sub.add_parser("plan", help="show a plan's test steps or write its fio job files")
     sp.add_argument("file", help=".icf or Fiometer plan file")

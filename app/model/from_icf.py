@@ -36,8 +36,13 @@ def _setup(doc: icf_import.IcfDocument, notes: list[P.FidelityNote]) -> P.TestSe
                          c.step_type)
 
     q = t.queue_depth_cycling
+    description = t.description
+    if "," in description:  # Iometer's window replaces them when it reads its description box
+        description = description.replace(",", "-")
+        notes.append(P.FidelityNote("test setup", "the test description's commas are dashes, as Iometer writes "
+                                                  "it into results (a comma would split its results.csv row)"))
     setup = P.TestSetup(
-        description=t.description,
+        description=description,
         run_time=t.run_seconds,
         ramp_up=t.ramp_up,
         test_type=t.test_type,
@@ -47,9 +52,29 @@ def _setup(doc: icf_import.IcfDocument, notes: list[P.FidelityNote]) -> P.TestSe
                                                 _not_zero(q.step, "Queue Depth Cycling step", notes), q.step_type),
         record_results=t.record_results,
     )
-    if doc.results_display is not None:
-        setup.update_frequency = doc.results_display.update_frequency
-        setup.update_type = doc.results_display.update_type
+    setup.iometer.disk_workers_to_spawn = t.disk_workers_to_spawn
+    setup.iometer.network_workers_to_spawn = t.network_workers_to_spawn
+    rd = doc.results_display
+    if rd is None:  # Iometer resets its Results Display: updates of the last interval
+        setup.update_type = "LAST_UPDATE"
+        if doc.test_setup is not None:
+            notes.append(P.FidelityNote("results display", "the file has no RESULTS DISPLAY section; as in Iometer, "
+                                                           "the results shown are those since the last update"))
+        return setup
+    setup.update_frequency = rd.update_frequency
+    setup.update_type = rd.update_type
+    setup.iometer.bar_charts = [c.statistic for c in sorted(rd.bar_charts, key=lambda c: c.index)]
+    if rd.record_last_update is None:
+        notes.append(P.FidelityNote("results display", "the file has the key 'Update Frequency,Update Type' of "
+                                                       "Iometer 2008.06.18 and earlier; Iometer 1.1.0 refuses it, "
+                                                       "Fiometer reads it (an export writes 1.1.0's key)"))
+    elif rd.record_last_update:
+        setup.iometer.record_last_update = True
+        notes.append(P.FidelityNote("results display", "Record Last Update Results is ENABLED: Iometer writes every "
+                                                       "update to a second results file (inst<results>.csv). "
+                                                       "Fiometer stores every update in its results database "
+                                                       "(fiometer export RUN --samples FILE writes them) and keeps "
+                                                       "the setting for an export"))
     return setup
 
 
@@ -75,6 +100,15 @@ def _without_specs(plan: P.Plan, bare: list[tuple[str, P.Worker, str]], notes: l
                                                "any, Fiometer gives it the specs whose default assignment is ALL"
                                                + (" or DISK" if kind == "disk" else " or NET") + ": "
                                                + ", ".join(repr(n) for n in defaults)))
+
+
+def nothing_to_run(plan: P.Plan) -> str | None:
+    """Why the plan has no step to run (Iometer would not start it), or None."""
+    if any(w.specs for m in plan.managers for w in m.workers):
+        return None
+    return ("nothing to run: " + ("the file has no managers or workers" if not any(m.workers for m in plan.managers)
+                                  else "no worker has an access specification assigned")
+            + "; Iometer would not start it. Add a worker and assign it access specifications")
 
 
 def plan_from_icf(doc: icf_import.IcfDocument) -> P.Plan:

@@ -10,7 +10,7 @@ from pathlib import Path
 import icf_import
 from app.model import planfile
 from app.model.fidelity import all_notes
-from app.model.from_icf import plan_from_icf
+from app.model.from_icf import nothing_to_run, plan_from_icf
 from app.model.plan import FidelityNote, Plan
 
 
@@ -78,7 +78,11 @@ def open_plan(path: str | Path) -> OpenedPlan:
         if doc.errors:  # with the warnings, which often explain the error (a name cut short ...)
             raise PlanOpenError("\n".join(str(d) for d in doc.diagnostics))
         plan = plan_from_icf(doc)
-        return OpenedPlan(plan, [str(d) for d in doc.warnings], all_notes(plan))
+        warnings = [str(d) for d in doc.warnings]
+        empty = nothing_to_run(plan)
+        if empty:  # said, not a plan of 0 steps opened silently
+            warnings.append(f"{path}: {empty}")
+        return OpenedPlan(plan, warnings, all_notes(plan))
     try:
         plan, problems = planfile.load(path)
     except planfile.PlanFileError as e:

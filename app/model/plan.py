@@ -140,6 +140,16 @@ class Precondition:
 
 
 @dataclass
+class IometerKeep:
+    """What an .icf says that Fiometer does not use itself but keeps, so an export gives it back."""
+
+    record_last_update: bool = False  # Iometer's per-update results file (inst<results>.csv)
+    disk_workers_to_spawn: int = -1  # -1 = NUMBER_OF_CPUS
+    network_workers_to_spawn: int = 0
+    bar_charts: list[str] = field(default_factory=list)  # Results Display's six statistics; empty = Iometer's
+
+
+@dataclass
 class TestSetup:
     description: str = ""
     run_time: int = 0  # seconds per step; 0 = until stopped
@@ -155,6 +165,7 @@ class TestSetup:
     # the run time becomes the step's upper limit. 0 = Iometer's usual timed steps.
     transfer_bytes: int = 0
     precondition: Precondition = field(default_factory=Precondition)
+    iometer: IometerKeep = field(default_factory=IometerKeep)
 
 
 @dataclass

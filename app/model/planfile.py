@@ -114,7 +114,10 @@ def load(path: str | Path) -> tuple[Plan, list[Problem]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise PlanFileError(f"{path}:{e.lineno}", [Problem("json", f"{e.msg} (column {e.colno})")]) from e
+        what = ("the plan file is damaged (its JSON breaks off)" if FORMAT in text else
+                "not a plan: neither an Iometer configuration (.icf) nor a plan saved by Fiometer (JSON)")
+        raise PlanFileError(f"{path}:{e.lineno}", [Problem("json", f"{e.msg} (column {e.colno})",
+                                                           place=what)]) from e
     except RecursionError:
         raise PlanFileError(str(path), [Problem("json", "nested too deeply to be a plan")]) from None
     plan, warnings = from_dict(data, str(path))

@@ -24,14 +24,17 @@ def plan_to_icf(plan: P.Plan) -> tuple[icf_import.IcfDocument, list[str]]:
     setup = icf_import.TestSetup(
         description=s.description, run_time=(h, rest // 60, rest % 60), ramp_up=s.ramp_up,
         record_results=s.record_results, test_type=s.test_type,
+        disk_workers_to_spawn=s.iometer.disk_workers_to_spawn,
+        network_workers_to_spawn=s.iometer.network_workers_to_spawn,
         worker_cycling=icf_import.Cycling(s.worker_cycling.start, s.worker_cycling.step, s.worker_cycling.step_type),
         disk_cycling=icf_import.Cycling(s.target_cycling.start, s.target_cycling.step, s.target_cycling.step_type),
         queue_depth_cycling=icf_import.QueueDepthCycling(s.queue_depth_cycling.start, s.queue_depth_cycling.end,
                                                          s.queue_depth_cycling.step, s.queue_depth_cycling.step_type))
-    display = icf_import.ResultsDisplay(record_last_update=False, update_frequency=s.update_frequency,
-                                        update_type=s.update_type,
+    charts = list(s.iometer.bar_charts[:len(DEFAULT_CHARTS)]) or list(DEFAULT_CHARTS)
+    display = icf_import.ResultsDisplay(record_last_update=s.iometer.record_last_update,
+                                        update_frequency=s.update_frequency, update_type=s.update_type,
                                         bar_charts=[icf_import.BarChart(i + 1, name) for i, name in
-                                                    enumerate(DEFAULT_CHARTS)])
+                                                    enumerate(charts)])
     specs = [icf_import.AccessSpec(sp.name, sp.default_assignment,
                                    [icf_import.SpecLine(ln.size, ln.of_size, ln.reads, ln.random, ln.delay, ln.burst,
                                                         ln.align, ln.reply) for ln in sp.lines])

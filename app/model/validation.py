@@ -15,12 +15,62 @@ MIN_NET_PORT = 1024  # fixed network ports: not the privileged ones
 
 @dataclass
 class Problem:
-    path: str  # e.g. "specs[2].lines[0].reads"
+    path: str  # e.g. "specs[2].lines[0].reads": for code (which editor, which field), never shown
     message: str
     severity: str = "error"  # error | warning
+    place: str = ""  # e.g. 'access specification "Mixed", line 1, % read': what the user reads
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
+        return f"{self.place or self.path}: {self.message}"
+
+
+# the words shown for a field (Iometer's labels where it has them)
+FIELD_WORDS = {
+    "size": "transfer size", "of_size": "% of access specification", "reads": "% read", "random": "% random",
+    "delay": "delay", "burst": "burst length", "align": "alignment", "reply": "reply size", "name": "name",
+    "default_assignment": "default assignment", "lines": "lines", "queue_depth": "# of outstanding I/Os",
+    "max_size": "maximum disk size", "start_sector": "starting disk sector", "data_pattern": "write I/O data pattern",
+    "kind": "kind", "port": "port", "run_time": "run time", "ramp_up": "ramp up time", "test_type": "cycling options",
+    "update_frequency": "update frequency", "update_type": "results since", "transfer_bytes": "data to transfer",
+    "worker_cycling": "worker cycling", "target_cycling": "target cycling",
+    "queue_depth_cycling": "# of outstanding I/Os cycling", "precondition": "preconditioning",
+    "fill_passes": "fill passes", "round_s": "round length", "window_rounds": "window", "tolerance_pct": "tolerance",
+    "slope_pct": "slope", "max_s": "longest", "start": "start", "end": "end", "step": "step",
+    "step_type": "step type",
+}
+
+
+def describe(plan: Plan, path: str) -> str:
+    """A field path in the user's words: the names of the spec, manager, worker and target, the line
+    number counted from 1 and the field's label (``specs[1].lines[0].reads`` -> 'access specification
+    "Mixed", line 1, % read')."""
+    words: list[str] = []
+    spec = manager = worker = None
+    for part in path.split("."):
+        name, _, rest = part.partition("[")
+        index = int(rest.rstrip("]")) if rest else None
+        if name == "setup":
+            words.append("Test Setup")
+        elif name == "specs" and index is not None and manager is None:
+            spec = plan.specs[index] if index < len(plan.specs) else None
+            words.append(f"access specification \"{spec.name}\"" if spec and spec.name.strip()
+                         else f"access specification {index + 1}")
+        elif name == "lines" and index is not None:
+            words.append(f"line {index + 1}")
+        elif name == "managers" and index is not None:
+            manager = plan.managers[index] if index < len(plan.managers) else None
+            words.append(f"manager \"{manager.name}\"" if manager and manager.name.strip() else f"manager {index + 1}")
+        elif name == "workers" and index is not None and manager is not None:
+            worker = manager.workers[index] if index < len(manager.workers) else None
+            words.append(f"worker \"{worker.name}\"" if worker and worker.name.strip() else f"worker {index + 1}")
+        elif name == "targets" and index is not None and worker is not None:
+            t = worker.targets[index] if index < len(worker.targets) else None
+            words.append(f"target \"{t.name or t.path}\"" if t and (t.name or t.path) else f"target {index + 1}")
+        elif name == "specs" and index is not None:
+            words.append(f"assigned access specification {index + 1}")
+        else:
+            words.append(FIELD_WORDS.get(name, name.replace("_", " ")))
+    return ", ".join(words)
 
 
 def _range(out: list[Problem], path: str, value: object, lo: int, hi: int, what: str = "") -> None:
@@ -35,7 +85,15 @@ def _choice(out: list[Problem], path: str, value: object, allowed: tuple[str, ..
 
 
 def validate(plan: Plan) -> list[Problem]:
-    """All problems of the plan, errors and warnings; an empty list means it can run."""
+    """All problems of the plan, errors and warnings (each named in the user's words, ``place``); an empty
+    list means it can run."""
+    out = _problems(plan)
+    for p in out:
+        p.place = describe(plan, p.path)
+    return out
+
+
+def _problems(plan: Plan) -> list[Problem]:
     out: list[Problem] = []
     s = plan.setup
     _range(out, "setup.run_time", s.run_time, 0, MAX_SECONDS, "seconds")

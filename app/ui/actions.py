@@ -20,6 +20,7 @@ SK = QKeySequence.StandardKey
 # Conditions an action may need (all must hold); the window computes them (see ``update_enabled``).
 IDLE = "idle"  # no test running
 RUNNING = "running"  # a test is running or stopping
+VALID = "valid"  # the plan has no errors (Start waits until they are fixed)
 STOPPABLE = "stoppable"  # a test is running and not yet stopping
 WORKER = "worker"  # a worker is selected in the Topology
 MANAGER = "manager"  # a manager (not a worker) is selected
@@ -65,12 +66,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Ctrl+Shift+T", enabled_when=(IDLE, WORKER)),
     ActionSpec("remove", "&Remove", "Remove the selected worker or manager (Ctrl+Del)", "Ctrl+Del",
                SP.SP_TrashIcon, (IDLE, NOT_ALL)),
-    ActionSpec("start", "&Start", "Start the test (F5)", "F5", SP.SP_MediaPlay, (IDLE,)),
+    ActionSpec("start", "&Start", "Start the test (F5)", "F5", SP.SP_MediaPlay, (IDLE, VALID)),
     ActionSpec("stop", "S&top", "Stop (Esc): end the current step with fio's final numbers and go on with the "
                "next step, as Iometer's Stop does", "Esc", SP.SP_MediaStop, (STOPPABLE,)),
     ActionSpec("stop_all", "Stop &all", "Stop all (Shift+Esc): end the current step with fio's final numbers and "
                "run no further steps; press again to abort at once", "Shift+Esc", SP.SP_BrowserStop, (RUNNING,)),
     ActionSpec("history", "&History", "Show the stored runs (Ctrl+H)", "Ctrl+H"),
+    ActionSpec("user_guide", "&User guide", "The user guide bundled with Fiometer (F1)", "F1"),
     ActionSpec("about", "&About Fiometer", "The version, fio, and where results are stored"),
 )
 SPECS = {a.key: a for a in ACTIONS}
@@ -85,7 +87,7 @@ MENUS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
                        "add_target", "remove")),
     ("run", "&Run", ("start", "stop", "stop_all")),
     ("view", "&View", ("history", "@messages", "@theme")),
-    ("help", "&Help", ("about",)),
+    ("help", "&Help", ("user_guide", SEPARATOR, "about")),
 )
 TOOLBAR: tuple[str, ...] = ("new", "open", "save", SEPARATOR, "add_manager", "add_worker", "duplicate_worker",
                             "remove", SEPARATOR, "start", "stop", "stop_all")

@@ -101,7 +101,8 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             "duplicate_worker": self.duplicate_worker, "add_target": self.add_target,
             "add_network_worker": self.add_network_worker,
             "remove": self.remove_selected, "start": self.start_run, "stop": self.stop_run,
-            "stop_all": self.stop_all, "about": self.about, **self.history.slots(),
+            "stop_all": self.stop_all, "about": self.about, "user_guide": self.user_guide,
+            **self.history.slots(),
         }
         provided = {"recent": self.recent_menu, "examples": self.examples_menu,
                     "messages": self.messages_dock.toggleViewAction(), "theme": self._make_theme_menu()}
@@ -144,12 +145,17 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             self.add_message(w, "warning")
         for n in self.doc.notes:
             self.add_message(f"{n.where}: {n.message}", "note")
-        if self.doc.warnings or self.doc.notes:
+        errors = self.plan_errors()
+        for p in errors:
+            self.add_message(str(p), "error")
+        if self.doc.warnings or self.doc.notes or errors:
             self.messages_dock.show()
+        self._update_actions()
 
     def _on_changed(self, what: str) -> None:
         if what in (TOPOLOGY, ASSIGNMENT, TARGETS):
             self.topology.rebuild(self.doc.plan)
+        self._update_actions()  # Start waits until the plan has no errors
 
     def _on_selection(self, sel: Selection) -> None:
         self.targets_tab.set_selection(sel)
@@ -236,6 +242,12 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             return
         self._save_layout()
         event.accept()
+
+    def user_guide(self) -> None:
+        """Help > User guide: the guide bundled with the resources, in a window of its own."""
+        from app.ui.help_view import show_user_guide
+
+        self._guide = show_user_guide(self)
 
     def about(self) -> None:
         from app.about import about_text

@@ -111,11 +111,17 @@ def test_live_updates_repaint_only_the_newest_strip_and_match_a_full_redraw(qtbo
             c.widget.viewport().repaint()
     # after the first update (the axes found their range), only the strip right of the newest bins again
     assert len(strips) == 12 and all(r and r[0].left() > 0.5 * inc.x_top for r in strips[1:])
-    full = ChartGrid()  # the same points drawn in one go
+    full = ChartGrid()  # the same points drawn in one go, on the same time axis
     qtbot.addWidget(full)
     full.resize(900, 600)
     full.set_series(keys, labels)
     full.show()
+    for s in live.series.values():  # the axis grows with the data: let it grow as the incremental one's did
+        s.n -= 12
+    full.redraw(live, LAST, force=True)
+    for s in live.series.values():
+        s.n += 12
+    full._grid = None  # nothing kept from that drawing: every bin decimated again
     full.redraw(live, LAST, force=True)
     assert [c.y_top for c in full.charts] == [c.y_top for c in inc.charts] and full.x_top == inc.x_top
     a, b = _pixels(inc), _pixels(full)

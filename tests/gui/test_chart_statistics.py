@@ -76,7 +76,7 @@ def charts(qtbot) -> ChartGrid:
 
 
 @pytest.mark.parametrize("update_s", [1, 2, 4, 10])
-def test_p99_is_one_connected_line_per_step_at_every_update_frequency(charts: ChartGrid, update_s: int) -> None:
+def test_p99_is_one_connected_line_through_the_steps_at_every_update_frequency(charts: ChartGrid, update_s: int) -> None:
     live = fed(update_s)
     charts.set_series([ALL_KEY], ["All Managers"])
     charts.redraw(live, LAST)
@@ -84,22 +84,24 @@ def test_p99_is_one_connected_line_per_step_at_every_update_frequency(charts: Ch
     assert lat.spec.dashed == "p99_ms"
     s = live.series[ALL_KEY]
     per_step = math.ceil(STEP_S / update_s) if update_s > 1 else STEP_S
-    assert s.n == 2 * per_step + 1  # the points of two steps and the gap between them
+    assert s.n == 2 * per_step  # the points of two steps, joined
     p99 = lat.p99[0]
     assert p99.opts["symbol"] is None  # no marker at each point: they broke the line up into triangles
     assert p99.opts["pen"].style() == Qt.PenStyle.CustomDashLine
     path = p99.curve.getPath()
-    assert subpaths(path) == 2  # one connected line per step, broken only where a step starts
+    assert subpaths(path) == 1  # one connected line through every step
     assert shown(lat.p99_dots[0])[0].size == 0  # nothing stands alone
 
 
-def test_a_step_of_one_point_still_shows_its_p99(charts: ChartGrid) -> None:
+def test_steps_of_one_point_each_are_joined_by_one_line(charts: ChartGrid) -> None:
     live = fed(0)  # "∞": one point per step, at its end
     charts.set_series([ALL_KEY], ["All Managers"])
     charts.redraw(live, LAST)
     lat = charts.charts[DEFAULT_FIELDS.index("lat_mean_ms")]
-    x, y = shown(lat.p99_dots[0])
+    assert shown(lat.p99_dots[0])[0].size == 0  # no lone dots: the points are joined
+    x, y = shown(lat.p99[0])
     assert list(x) == [STEP_S, 2 * STEP_S + 1.0] and np.isfinite(y).all()
+    assert subpaths(lat.p99[0].curve.getPath()) == 1
 
 
 def test_step_names_sit_in_a_band_above_the_plot(charts: ChartGrid) -> None:

@@ -322,7 +322,8 @@ def test_open_a_run_made_by_the_cli(window: MainWindow, qtbot, cli_db: Path) -> 
     assert 2 <= np.isfinite(y).sum() <= sum(samples)
     view.since_start.setChecked(True)
     x, y = view.charts.charts[0].curves[0].getData()
-    last = [seg[np.isfinite(seg)][-1] for seg in np.split(y, np.where(np.isnan(y))[0]) if np.isfinite(seg).any()]
+    starts = [m.x for m in view.live.steps][1:] + [np.inf]  # one line through the steps: cut it at their starts
+    last = [y[(x < end) & np.isfinite(y)][-1] for end in starts]
     results = [next(r.metrics.iops for r in s.results if r.level == "all") for s in run.steps]
     assert last == pytest.approx(results, rel=0.01)
     # each worker: one curve per worker, named as the run named them
@@ -361,3 +362,22 @@ def test_keys_and_context_menu_on_the_list(window: MainWindow, qtbot, dialogs, f
     assert dialogs.questions and dialogs.questions[-1][0] == "Delete run"
     menu = {a.text(): a.isEnabled() for a in ui.list.view.actions()}
     assert menu == {"Open": True, "Compare\u2026": False, "Report\u2026": True, "Delete\u2026": True}
+
+
+def test_saving_in_the_unsaved_edits_question_keeps_the_click_on_the_other_run(window: MainWindow, qtbot,
+                                                                              five_runs) -> None:
+    ui = show_history(window, qtbot)
+    first, other = five_runs["after"], five_runs["stopped"]
+    ui.list.select_runs([first])
+    ui.list.editor.notes.setPlainText("checked the cabling")
+    ui.list.unsaved_edit_question = lambda _label: "save"
+    view, proxy = ui.list.view, ui.list.proxy
+    row = next(r for r in range(proxy.rowCount()) if int(proxy.index(r, 0).data()) == other)
+    where = view.visualRect(proxy.index(row, 0)).center()
+    with qtbot.waitSignal(ui.list.loaded, timeout=10000):  # a click on another run, answered with Save
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    idle(ui, qtbot)
+    with open_store(db_path()) as store:
+        assert get_run(store, first).notes == "checked the cabling"
+    assert ui.list.selected_ids() == [other]
+    assert ui.list.editor.row is not None and ui.list.editor.row.id == other

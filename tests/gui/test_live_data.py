@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,7 +56,7 @@ def test_points_follow_the_update_frequency_and_kind() -> None:
     assert s.ys(WHOLE, "iops")[-1] == pytest.approx(2100 / 6)
 
 
-def test_infinite_frequency_makes_one_point_per_step_and_steps_leave_a_gap() -> None:
+def test_infinite_frequency_makes_one_point_per_step_joined_from_step_to_step() -> None:
     live = LiveResults(update_seconds=0)
     for step in range(2):
         live.start_step(step * 10.0, f"{step + 1}: S")
@@ -65,8 +64,8 @@ def test_infinite_frequency_makes_one_point_per_step_and_steps_leave_a_gap() -> 
             iv = window(1.0, 10, 1.0, 1.0)
             live.add(step * 10.0, [FakeSample("M1", "manager", "M1", t, iv, iv, final=t == 3.0)])
     s = live.series[("manager", "M1", "M1")]
-    assert list(s.xs()) == [3.0, 10.0, 13.0]
-    assert math.isnan(s.ys(WHOLE, "iops")[1])  # the gap between the steps
+    assert list(s.xs()) == [3.0, 13.0]  # one line through the steps' points (no break between steps)
+    assert not np.isnan(s.ys(WHOLE, "iops")).any()
     assert [m.label for m in live.steps] == ["1: S", "2: S"]
 
 
@@ -99,7 +98,8 @@ def test_format_value() -> None:
     assert format_value(float("nan")) == "—"
     assert format_value(1234567.891) == "1,234,568"
     assert format_value(12.345) == "12.35"
-    assert format_value(0.00042512) == "0.0004251"
+    assert format_value(0.00042512) == "0.000425"
+    assert [format_value(0.9007), format_value(1.0234)] == ["0.90", "1.02"]  # one precision side by side
     assert format_value(0.0) == "0.00"
 
 
@@ -154,9 +154,9 @@ def test_deferred_batches_are_fed_together_as_if_one_by_one() -> None:
         later.defer(0.0, b)
     assert not later.series  # nothing until flushed
     assert later.flush() == 10 and later.flush() == 0
-    later.start_step(10.0, "2: S")  # flushes first, then the gap
+    later.start_step(10.0, "2: S")  # flushes first
     for key, s in one.series.items():
-        assert np.array_equal(s.xs(), later.series[key].xs()[:-1])
+        assert np.array_equal(s.xs(), later.series[key].xs())
         for kind in (WHOLE, LAST):
             assert np.array_equal(s.values[kind][:, :s.n], later.series[key].values[kind][:, :s.n], equal_nan=True)
 

@@ -216,9 +216,10 @@ def test_first_run_banner_explains_fio(window: MainWindow, qtbot) -> None:
 def test_file_examples_opens_each_bundled_plan(window):
     from app.engine.sequence import expand
     from app.model.examples import EXAMPLES
+    from app.ui.window.files import VMWARE_TITLE
 
-    actions = window.examples_menu.actions()
-    assert [a.text() for a in actions] == [e.title for e in EXAMPLES]
+    actions = [a for a in window.examples_menu.actions() if not a.isSeparator()]
+    assert [a.text() for a in actions] == [VMWARE_TITLE] + [e.title for e in EXAMPLES]
     assert all(a.toolTip() for a in actions)
     crystal = next(a for a in actions if a.text() == "CrystalDiskMark-like")
     crystal.trigger()

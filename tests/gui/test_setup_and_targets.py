@@ -109,3 +109,25 @@ def test_test_file_dialog_validates(qtbot, window: MainWindow, tmp_path: Path) -
     assert not ok.isEnabled() and "multiple of 4096" in dlg.error.text()
     dlg.size.setText("256M")
     assert ok.isEnabled() and dlg.size_bytes() == 256 << 20
+
+
+def test_a_remote_managers_test_file_is_typed_for_its_host(qtbot, window: MainWindow) -> None:
+    from tests.helpers import grid
+
+    plan = grid(1, 1, 0)
+    plan.managers[0].host = "10.1.2.3"  # (never contacted: the dialog only names it)
+    window.doc.replace(plan)
+    window.topology.select(Selection(0, 0))
+    tab = window.targets_tab
+    tab.os_by_manager = {plan.managers[0].name: "Linux"}
+    dlg = tab.test_file_dialog(plan.managers[0].workers[0])
+    qtbot.addWidget(dlg)
+    ok = dlg.buttons.button(dlg.buttons.StandardButton.Ok)
+    assert dlg.path.text() == "" and "10.1.2.3" in dlg.path.placeholderText()
+    assert str(Path.home()) not in dlg.path.placeholderText()
+    assert not dlg.browse.isVisibleTo(dlg) and not ok.isEnabled()
+    dlg.path.setText("/data/iobw.tst")
+    assert ok.isEnabled()
+    local = AddTestFileDialog(plan.managers[0].workers[0])
+    qtbot.addWidget(local)
+    assert local.browse.isVisibleTo(local) and local.path.text()

@@ -51,7 +51,7 @@ def test_a_sweep_run_has_a_sweep_tab_with_its_curves_and_knee(window: MainWindow
     run_id = sweep_run()
     view = opened(window, qtbot, run_id)
     assert [view.views.tabText(i) for i in range(view.views.count())] == [
-        "Over time", "Response time distribution", "Sweep"]
+        "Over time", "Response time distribution", "Sweep", "Results per step"]
     sweep = view.sweep
     assert [sweep.choice.itemText(i) for i in range(sweep.choice.count())] == [
         "Small random 8k read over queue depth", "Large sequential 1M read over queue depth"]
@@ -86,5 +86,6 @@ def test_a_run_that_is_no_sweep_has_no_sweep_tab(window: MainWindow, qtbot) -> N
     with open_store(db_path()) as store:
         fixed = record(store, RunSpec(steps, name="Two fixed steps"))
     view = opened(window, qtbot, fixed)
-    assert [view.views.tabText(i) for i in range(view.views.count())] == ["Over time", "Response time distribution"]
+    assert [view.views.tabText(i) for i in range(view.views.count())] == ["Over time", "Response time distribution",
+                                                                          "Results per step"]
     assert view.sweep.families == []

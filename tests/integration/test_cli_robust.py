@@ -40,8 +40,8 @@ def _bad_plans(d: dict) -> dict[str, tuple[dict | str, str]]:
     missing["plan"]["managers"][0]["workers"][0]["specs"] = ["No such spec"]
     deep = '{"format": "fiometer-plan", "version": 1, "plan": ' + "[" * 100_000 + "]" * 100_000 + "}"
     return {
-        "unknown test type": (unknown, "setup.test_type: must be one of"),
-        "spec with no lines": (no_lines, "specs[0].lines: must have 1 to 100 lines, has 0"),
+        "unknown test type": (unknown, "Test Setup, cycling options: must be one of"),
+        "spec with no lines": (no_lines, "access specification \"OLTP 8k 70/30\", lines: must have 1 to 100 lines, has 0"),
         "worker assigned a missing spec": (missing, "assigned spec 'No such spec' is not defined in the plan"),
         "absurd nesting": (deep, "nested too deeply"),
     }

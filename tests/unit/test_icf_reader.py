@@ -158,7 +158,8 @@ def test_oldformat_specs_get_smart_names_and_assignment_all():
     assert doc.diagnostics == []
     assert doc.spec_format == "old"
     [spec] = doc.access_specs
-    assert spec == AccessSpec("2 KiB random 67% reads", "ALL", [SpecLine(2048, 100, 67, 100, 0, 1, 0, 0)])
+    # align 2048: Iometer 1.1.0 fills the line's defaults (size 2048, align = size) before reading six fields
+    assert spec == AccessSpec("2 KiB random 67% reads", "ALL", [SpecLine(2048, 100, 67, 100, 0, 1, 2048, 0)])
     assert doc.managers[0].workers[0].assigned_specs == [spec.name]
 
 
@@ -256,7 +257,9 @@ def test_old_spec_format_multi_line_and_several_specs():
         "Untitled 1", "1 MiB sequential reads", "512 B sequential writes", "512 B sequential writes 2",
         "64 KiB 50% random 25% reads",
     ]
-    assert doc.access_specs[0].lines == [SpecLine(512, 50, 100, 0, 0, 1, 0, 0), SpecLine(4096, 50, 0, 100, 0, 1, 0, 0)]
+    # align 2048 whatever the size (Iometer 1.1.0's line defaults, read before the six fields)
+    assert doc.access_specs[0].lines == [SpecLine(512, 50, 100, 0, 0, 1, 2048, 0),
+                                         SpecLine(4096, 50, 0, 100, 0, 1, 2048, 0)]
     assert doc.access_specs[2].lines[0].delay == 5 and doc.access_specs[2].lines[0].burst == 2
     assert {s.default_assignment for s in doc.access_specs} == {"ALL"}
     [w] = doc.warnings

@@ -110,9 +110,10 @@ def test_absent_sections_and_blocks_are_omitted():
 
 def test_old_format_specs_are_written_as_six_fields_and_read_back_with_smart_names():
     doc = IcfDocument(version="1998.02.01", spec_format="old", access_specs=[
-        AccessSpec("2 KiB random 67% reads", "ALL", [SpecLine(2048, 100, 67, 100, 0, 1)]),
-        AccessSpec("Untitled 1", "ALL", [SpecLine(512, 40, 0, 0, 0, 1), SpecLine(65536, 60, 100, 0, 10, 4)]),
-    ])
+        AccessSpec("2 KiB random 67% reads", "ALL", [SpecLine(2048, 100, 67, 100, 0, 1, 2048)]),
+        AccessSpec("Untitled 1", "ALL", [SpecLine(512, 40, 0, 0, 0, 1, 2048),
+                                         SpecLine(65536, 60, 100, 0, 10, 4, 2048)]),
+    ])  # (the old format has no alignment: read back as Iometer 1.1.0's 2048)
     text = write(doc, "\n")
     assert "'ACCESS SPECIFICATIONS " + "=" * 57 + "\n'size, % of size, % reads, % random, delay, burst\n" \
            "2048 100 67 100 0 1\n512 40 0 0 0 1\n65536 60 100 0 10 4\n'END access specifications\n" in text

@@ -47,8 +47,12 @@ def test_unknown_field_is_a_warning_and_newer_version_is_refused(tmp_path):
 def test_broken_json_reports_the_line(tmp_path):
     path = tmp_path / "broken.json"
     path.write_text('{\n  "format": "fiometer-plan",\n  oops\n}')
-    with pytest.raises(planfile.PlanFileError, match=r"broken.json:3: json"):
+    with pytest.raises(planfile.PlanFileError, match=r"broken.json:3: the plan file is damaged"):
         planfile.load(path)
+    other = tmp_path / "notes.json"
+    other.write_text("hello, not JSON")
+    with pytest.raises(planfile.PlanFileError, match=r"notes.json:1: not a plan: neither an Iometer configuration"):
+        planfile.load(other)
 
 
 def test_validation_messages_give_the_allowed_range():
@@ -56,10 +60,16 @@ def test_validation_messages_give_the_allowed_range():
     plan.managers[0].workers[0].queue_depth = 0
     plan.specs[0].lines[0].reads = 101
     plan.managers[0].workers[0].specs.append("Nope")
-    msgs = [str(p) for p in validate(plan)]
-    assert "managers[0].workers[0].queue_depth: must be a whole number from 1 to 65535 outstanding I/Os, got 0" in msgs
-    assert "specs[0].lines[0].reads: must be a whole number from 0 to 100 %, got 101" in msgs
-    assert "managers[0].workers[0].specs[1]: assigned spec 'Nope' is not defined in the plan" in msgs
+    problems = validate(plan)
+    msgs = [str(p) for p in problems]
+    m, w, s = plan.managers[0].name, plan.managers[0].workers[0].name, plan.specs[0].name
+    # in the user's words (names, lines counted from 1, Iometer's labels); the field path stays for code
+    assert f'manager "{m}", worker "{w}", # of outstanding I/Os: must be a whole number from 1 to 65535 ' \
+           "outstanding I/Os, got 0" in msgs
+    assert f'access specification "{s}", line 1, % read: must be a whole number from 0 to 100 %, got 101' in msgs
+    assert f'manager "{m}", worker "{w}", assigned access specification 2: assigned spec \'Nope\' is not defined ' \
+           "in the plan" in msgs
+    assert {p.path for p in problems} >= {"managers[0].workers[0].queue_depth", "specs[0].lines[0].reads"}
 
 
 def test_percentages_not_adding_to_100_is_a_warning():

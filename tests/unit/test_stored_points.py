@@ -118,7 +118,7 @@ def test_a_long_run_is_peak_decimated_keeping_every_spike(tmp_path, ended):
                 ya, yb = a.ys(kind, f), b.ys(kind, f)
                 assert np.nanmax(yb) == pytest.approx(np.nanmax(ya), rel=1e-6)
                 assert np.nanmin(yb) == pytest.approx(np.nanmin(ya), rel=1e-6)
-            assert np.isnan(b.ys(kind, "iops")).sum() == 1  # the gap between the two steps survives
+            assert not np.isnan(b.ys(kind, "iops")).any()  # one line through both steps, as live
 
 
 @pytest.mark.parametrize("ended", [True, False])

@@ -25,6 +25,7 @@ from app.ui.history.report_charts import BarChartView
 from app.ui.history.report_table import TableSection
 from app.ui.history.run_view import StoredCharts, stored_banner
 from app.ui.history.store_tasks import StoreTasks
+from app.ui.run.charts import ChartScroller
 from app.ui.run.live_data import LAST, LiveResults
 from app.ui.widgets import button
 
@@ -139,7 +140,7 @@ class CompareView(QWidget):
         over = QWidget()
         olay = QVBoxLayout(over)
         olay.addWidget(self.over_time_note)
-        olay.addWidget(self.over_time, 1)
+        olay.addWidget(ChartScroller(self.over_time), 1)
         self.inner_tabs = QTabWidget()
         self.inner_tabs.setDocumentMode(True)
         self.inner_tabs.addTab(_scroll(self.tables_box), "Before / after tables")

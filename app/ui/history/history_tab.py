@@ -373,8 +373,8 @@ class HistoryTab(QWidget):
                 self._select([editing.id], editing.id)
                 self.view.selectionModel().blockSignals(False)
                 return
-            if answer == "save":
-                self.save_edit(edit)
+            if answer == "save":  # and then the run clicked, not the one saved
+                self.save_edit(edit, select=[r.id for r in rows])
         self.editor.show_row(rows[0] if n == 1 else None, n)
 
     def unsaved_edit_question(self, label: str) -> str:
@@ -397,13 +397,14 @@ class HistoryTab(QWidget):
             self.report_runs.emit(self._oldest_first(rows))
 
     # --- edits --------------------------------------------------------------------------------
-    def save_edit(self, edit: RunEdit) -> None:
+    def save_edit(self, edit: RunEdit, select: list[int] | None = None) -> None:
+        """Store the edit; then the list shows ``select`` selected (the run saved by default)."""
         self.editor.save_button.setEnabled(False)
 
         def saved(_result: object) -> None:
             self.window_.statusBar().showMessage(f"Run {edit.run_id} saved", 5000)
             self.editor.row = None  # show the stored values once the list arrives
-            self.refresh(select=[edit.run_id])
+            self.refresh(select=select or [edit.run_id])
 
         self.tasks.submit(f"saving run {edit.run_id}", edit.apply, saved,
                           lambda msg: self._edit_failed("Cannot save the run", msg), owner=self)

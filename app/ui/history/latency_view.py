@@ -29,8 +29,9 @@ from app.model.units import format_latency
 from app.store import Store
 from app.ui.history.store_tasks import StoreTasks
 from app.ui.history.stored_series import StoredRun
-from app.ui.run.charts import PALETTE
+from app.ui.run.charts import PALETTE, PLOT_MIN_HEIGHT
 from app.ui.run.live_data import SeriesKey
+from app.ui.widgets import scrolling
 
 BAR_COLOR = PALETTE[0]
 MARKER_COLORS = {50.0: "#59a14f", 99.0: "#f28e2b", 99.9: "#e15759"}
@@ -132,6 +133,8 @@ class LatencyView(QWidget):
         # each chart, or in its place what keeps it from being drawn
         self.hist_stack, self.hist_missing = _with_placeholder(self.hist_widget)
         self.heat_stack, self.heat_missing = _with_placeholder(self.heat_widget)
+        for w in (self.hist_widget, self.heat_widget):  # a plot area of PLOT_MIN_HEIGHT with its axes whole
+            w.setMinimumHeight(PLOT_MIN_HEIGHT + 60)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.hist_stack)
         self.splitter.addWidget(self.heat_stack)
@@ -140,7 +143,9 @@ class LatencyView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.notice)
-        lay.addWidget(self.splitter, 1)
+        scroller = scrolling(self.splitter)  # where the view is low the charts scroll, never squashed
+        scroller.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        lay.addWidget(scroller, 1)
         self.apply_palette(QApplication.palette())
 
     # --- what to show ----------------------------------------------------------------------------------

@@ -149,6 +149,7 @@ class RunEditor(QWidget):
             self.name.setText(r.name)
             self.tags.setText(", ".join(r.tags))
             self.description.setText(r.description)
+            self.description.setCursorPosition(0)  # its beginning shown, not its tail
             self.notes.setPlainText(r.notes)
         for w in fields:
             w.setEnabled(row is not None)

@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QRadioButton,
-    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -28,10 +27,11 @@ from app.ui.history.report_table import ReportTableWidget
 from app.ui.history.store_tasks import StoreTasks
 from app.ui.history.stored_series import DEFAULT_BINS, StoredRun, load_points, load_run
 from app.ui.history.sweep_view import SweepView
-from app.ui.run.charts import ChartGrid
+from app.ui.run.charts import ChartGrid, ChartScroller
 from app.ui.run.live_data import ALL_KEY, LAST, WHOLE, LiveResults, SeriesKey
 from app.ui.widgets import button
 
+RESULTS_TAB = "Results per step"
 STORED_STYLE = ("#storedBanner { background: #fff4d6; border: 1px solid #e0b84c; border-radius: 3px; }"
                 "#storedBanner QLabel { color: #4a3b00; }")
 
@@ -133,14 +133,14 @@ class RunView(QWidget):
         self.table_notes.setEnabled(False)
         self.messages = QListWidget()
         self.messages.setWordWrap(True)
-        self.messages.setMaximumHeight(90)
+        self.messages.setMaximumHeight(120)
         self.messages.hide()
 
         top = QWidget()
         tlay = QVBoxLayout(top)
         tlay.setContentsMargins(0, 0, 0, 0)
         tlay.addWidget(self.notice)
-        tlay.addWidget(self.charts, 1)
+        tlay.addWidget(ChartScroller(self.charts), 1)
         bottom = QWidget()
         blay2 = QVBoxLayout(bottom)
         blay2.setContentsMargins(0, 0, 0, 0)
@@ -148,25 +148,23 @@ class RunView(QWidget):
         blay2.addWidget(self.table, 1)
         blay2.addWidget(self.table_notes)
         blay2.addWidget(self.messages)
-        # the level and step chosen above, over time or where their response times fall; the Sweep tab only
-        # for runs that are sweeps
+        # the level and step chosen above, over time or where their response times fall; the results per step
+        # (and the run's warnings) in a tab of their own, so the charts get the view's whole height on a laptop
+        # screen; the Sweep tab only for runs that are sweeps
         self.views = QTabWidget()
         self.views.setDocumentMode(True)
         self.views.addTab(top, "Over time")
         self.views.addTab(self.latency, "Response time distribution")
         self.views.setTabToolTip(1, "Where the response times of the level and step shown fall: over the step, "
                                     "and interval by interval")
+        self.results_page = bottom
+        self.views.addTab(bottom, RESULTS_TAB)
+        self.views.setTabToolTip(2, "Each step's results (All Managers, whole step) and the run's warnings")
         self.sweep = SweepView()
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(self.views)
-        self.splitter.addWidget(bottom)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([430, 260])
         lay = QVBoxLayout(self)
         lay.addWidget(self.banner)
         lay.addLayout(controls)
-        lay.addWidget(self.splitter, 1)
+        lay.addWidget(self.views, 1)
 
         self.scope.currentIndexChanged.connect(lambda _i: self._show_scope())
         self.step.currentIndexChanged.connect(lambda _i: self._replay())
@@ -215,6 +213,9 @@ class RunView(QWidget):
             if m.level != "info":
                 self.messages.addItem(f"{m.level}: {(m.manager + ': ') if m.manager else ''}{m.text}")
         self.messages.setVisible(self.messages.count() > 0)
+        n = self.messages.count()
+        self.views.setTabText(self.views.indexOf(self.results_page),
+                              RESULTS_TAB + (f" ({n} warning{'s' * (n != 1)})" if n else ""))
 
         self.step.blockSignals(True)
         self.step.clear()
@@ -237,7 +238,7 @@ class RunView(QWidget):
         self.notice.setVisible(not data.has_samples)
         self.charts.setVisible(data.has_samples)
         if self.sweep.set_run(r) and self.views.indexOf(self.sweep) < 0:
-            self.views.addTab(self.sweep, "Sweep")
+            self.views.insertTab(self.views.indexOf(self.results_page), self.sweep, "Sweep")
         self._show_scope()
 
     def _tab_shown(self) -> None:
@@ -314,10 +315,6 @@ class StoredCharts(ChartGrid):
         self.compact_units = True  # the live label is too long for charts sharing the view with a table
         self.set_x_label(x_label)
         self.apply_palette(QApplication.palette())
-
-    def set_x_label(self, text: str) -> None:
-        for c in self.charts:
-            c.plot.setLabel("bottom", text)
 
     def refresh(self) -> None:
         if self._last is not None:

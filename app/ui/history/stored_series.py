@@ -180,7 +180,6 @@ def load_points(store: Store, data: StoredRun, keys: list[SeriesKey], step_id: i
     steps = [s for s in data.run.steps if step_id is None or s.id == step_id]
     prefix = "i_" if kind == LAST else "w_"
     per_key: dict[SeriesKey, list[tuple[np.ndarray, np.ndarray]]] = {k: [] for k in keys}
-    gap_x: dict[SeriesKey, list[float]] = {k: [] for k in keys}  # where each part's step starts
     span = max((data.offsets.get(s.id, 0.0) * (step_id is None) + data.ends.get(s.id, s.run_s) for s in steps),
                default=1.0)
     width = max(span, 1.0) / bins
@@ -211,22 +210,16 @@ def load_points(store: Store, data: StoredRun, keys: list[SeriesKey], step_id: i
                         x, ys = x[:-1], ys[:, :-1]
                     for k in wanted[sid]:
                         per_key[k].append((x + offset, ys))
-                        gap_x[k].append(offset)
             else:
                 for sid, x, ys in _peaks(conn, list(wanted), prefix, offset, width, extras):
                     for k in wanted[sid]:
                         per_key[k].append((x + offset, ys))
-                        gap_x[k].append(offset)
     for k, parts in per_key.items():
         if not parts:
             continue
-        xs, yss = [], []
-        for i, (x, ys) in enumerate(parts):
-            if i:  # a gap where the step starts: the line does not join one step's points to the next one's
-                xs.append(np.array([gap_x[k][i]]))
-                yss.append(np.full((_NF, 1), np.nan))
-            xs.append(x)
-            yss.append(ys)
+        # one line through the steps, as the live charts draw it (the dotted step lines mark the changes)
+        xs = [x for x, _ys in parts]
+        yss = [ys for _x, ys in parts]
         x = np.concatenate(xs)
         ys = np.concatenate(yss, axis=1).astype(np.float32)
         series = Series(n=len(x), x=x)

@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QApplication, QComboBox, QGridLayout, QHBoxLayout,
 from app.analysis.sweep import KNEE_RULE, find_sweeps
 from app.analysis.sweep_curves import SweepFamily, families
 from app.store.records import Run
-from app.ui.run.charts import CompactAxis, series_color
+from app.ui.run.charts import PLOT_MIN_HEIGHT, CompactAxis, series_color
+from app.ui.widgets import scrolling
 
 KNEE_COLOR = "#d0342c"
 WORK = {"iops": "IOPS", "mbps": "MB/s"}
@@ -31,7 +32,8 @@ class _Plot:
         for axis in ("left", "bottom"):
             self.plot.getAxis(axis).enableAutoSIPrefix(False)
         self.plot.addLegend(offset=(64, 4), labelTextSize="8pt")  # top left: sweeps mostly rise
-        self.widget.setMinimumSize(220, 170)
+        # a plot area of PLOT_MIN_HEIGHT at least under its title, with the load axis and its label whole
+        self.widget.setMinimumSize(220, PLOT_MIN_HEIGHT + 100)
 
 
 class SweepView(QWidget):
@@ -54,15 +56,19 @@ class SweepView(QWidget):
         self.plots = {k: _Plot(t) for k, t in (("iops", "IOPS"), ("mbps", "MB/s"),
                                                ("lat", "Response time (solid: average, dashed: p99)"),
                                                ("knee", "Average response time against throughput"))}
-        grid = QGridLayout()
+        plots = QWidget()
+        grid = QGridLayout(plots)
         grid.setContentsMargins(0, 0, 0, 0)
         for i, p in enumerate(self.plots.values()):
             grid.addWidget(p.widget, i // 2, i % 2)
+        # where the view is low (a laptop, the minimum window) the curves scroll, never collapse
+        self.scroller = scrolling(plots)
+        self.scroller.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 4, 0, 0)
         lay.addLayout(pick)
         lay.addWidget(self.summary)
-        lay.addLayout(grid, 1)
+        lay.addWidget(self.scroller, 1)
         self.choice.currentIndexChanged.connect(lambda _i: self._draw())
         self.apply_palette(QApplication.palette())
 

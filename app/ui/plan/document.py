@@ -70,10 +70,11 @@ class PlanDocument(QObject):
     def new(self) -> None:
         self.replace(new_plan())
 
-    def open(self, path: str | Path) -> OpenedPlan:
-        """Open a .icf or plan file; raises app.model.opening.PlanOpenError (message for the user)."""
+    def open(self, path: str | Path, opened: OpenedPlan | None = None) -> OpenedPlan:
+        """Open a .icf or plan file (or show ``opened``, the file read already); raises
+        app.model.opening.PlanOpenError (message for the user)."""
         path = Path(path)
-        opened = open_plan(path)
+        opened = opened or open_plan(path)
         self.replace(opened.plan, None if is_icf(path) else path, path, opened.warnings, opened.notes)
         return opened
 

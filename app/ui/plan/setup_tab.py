@@ -208,6 +208,7 @@ class SetupTab(QWidget):
         s = self.doc.plan.setup
         self._loading = True
         self.description.setText(s.description)
+        self.description.setCursorPosition(0)  # its beginning shown, not its tail
         h, rest = divmod(s.run_time, 3600)
         self.hours.setValue(h)
         self.minutes.setValue(rest // 60)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -220,7 +221,7 @@ class SpecEditor(QDialog):
         if it is not None:
             it.setText(text)
             _v, err = check_field(FIELD_BY_KEY[key], text)
-            it.setForeground(Qt.GlobalColor.red if err else self.table.palette().text().color())
+            it.setData(Qt.ItemDataRole.ForegroundRole, QColor(Qt.GlobalColor.red) if err else None)
             it.setToolTip(err)
         self.validate()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -22,8 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.model.plan import IDLE, AccessSpec, SpecLine, Worker
+from app.model.plan import IDLE, AccessSpec, Plan, SpecLine, Worker
 from app.model.spec_words import line_summary, spec_summary
+from app.model.validation import Problem, validate
 from app.ui.confirm import confirm
 from app.ui.plan.document import ASSIGNMENT, SPECS, PlanDocument
 from app.ui.plan.library import (
@@ -46,6 +48,17 @@ ROLE = Qt.ItemDataRole.UserRole
 def spec_tooltip(spec: AccessSpec) -> str:
     rows = [f"{i + 1}. {ln.of_size}% of size: {line_summary(ln)}" for i, ln in enumerate(spec.lines)]
     return f"{spec.name}\n" + "\n".join(rows) + f"\nDefault assignment: {spec.default_assignment}"
+
+
+def spec_errors(plan: Plan) -> dict[str, list[Problem]]:
+    """The plan's errors per access specification (keyed by its name)."""
+    out: dict[str, list[Problem]] = {}
+    for p in validate(plan):
+        if p.severity == "error" and p.path.startswith("specs["):
+            i = int(p.path[6:p.path.index("]")])
+            if i < len(plan.specs):
+                out.setdefault(plan.specs[i].name, []).append(p)
+    return out
 
 
 class SpecsTab(QWidget):
@@ -129,11 +142,18 @@ class SpecsTab(QWidget):
             f.setBold(True)
             g.setFont(0, f)
             groups[origin] = g
+        wrong = spec_errors(self.doc.plan)
         for entry in self.library.entries(self.doc.plan):
             it = QTreeWidgetItem(groups[entry.origin], [entry.spec.name, spec_summary(entry.spec)])
             it.setData(0, ROLE, (entry.origin, entry.spec.name))
             it.setToolTip(0, spec_tooltip(entry.spec))
             it.setToolTip(1, spec_tooltip(entry.spec))
+            errors = wrong.get(entry.spec.name, []) if entry.origin == PLAN else []
+            if errors:  # flagged where the user fixes it (Edit…), with what is wrong
+                for col in (0, 1):
+                    it.setForeground(col, QColor(Qt.GlobalColor.red))
+                    it.setToolTip(col, "Errors (Start waits until they are fixed):\n" + "\n".join(
+                        f"\u2022 {p}" for p in errors))
             if current == (entry.origin, entry.spec.name):
                 self.tree.setCurrentItem(it)
         for origin, g in groups.items():

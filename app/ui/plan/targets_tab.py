@@ -102,17 +102,27 @@ def target_state(target: Target, worker: Worker, os_name: str) -> tuple[str, str
 class AddTestFileDialog(QDialog):
     """Path and size of a test file target; the size is the worker's Maximum Disk Size."""
 
-    def __init__(self, worker: Worker, parent: QWidget | None = None):
+    def __init__(self, worker: Worker, parent: QWidget | None = None, remote_host: str | None = None,
+                 remote_os: str = ""):
+        """``remote_host``: the worker's manager runs there; its path is on that host, typed (this machine's
+        home folder and file dialog would name a place on the wrong machine)."""
         super().__init__(parent)
+        self.remote_host = remote_host
         self.setWindowTitle("Add test file")
         self.setMinimumWidth(480)
         form = QFormLayout(self)
-        self.path = QLineEdit(str(Path.home() / "iobw.tst") if os.name != "nt" else "C:\\iobw.tst")
-        browse = button("Browse…", "Choose where the test file goes", self._browse)
+        if remote_host:
+            example = "D:\\iobw.tst" if remote_os.lower().startswith("win") else "/data/iobw.tst"
+            self.path = QLineEdit()
+            self.path.setPlaceholderText(f"a path on {remote_host}, e.g. {example}")
+        else:
+            self.path = QLineEdit(str(Path.home() / "iobw.tst") if os.name != "nt" else "C:\\iobw.tst")
+        self.browse = button("Browse…", "Choose where the test file goes", self._browse)
+        self.browse.setVisible(not remote_host)  # a file dialog shows this machine's files only
         row = QHBoxLayout()
         row.addWidget(self.path, 1)
-        row.addWidget(browse)
-        form.addRow("Test file:", row)
+        row.addWidget(self.browse)
+        form.addRow(f"Test file on {remote_host}:" if remote_host else "Test file:", row)
         current = worker.max_size * FILE_SECTOR
         self.size = QLineEdit(format_bytes(current, exact=True) if current else format_bytes(DEFAULT_FILE_SIZE))
         self.size.setToolTip("Size of the test file, e.g. 1 GiB, 512M, 4096k. It is the worker's Maximum Disk "
@@ -146,7 +156,7 @@ class AddTestFileDialog(QDialog):
         p = self.path.text().strip()
         if not p:
             msg = "Enter a path for the test file."
-        elif Path(p).is_dir():
+        elif not self.remote_host and Path(p).is_dir():  # (a remote path cannot be looked at from here)
             msg = f"{p} is a folder; name a file inside it, e.g. {Path(p) / 'iobw.tst'}"
         elif size is None or size <= 0:
             msg = "Size must be a positive size such as 1 GiB, 512M or 4096."
@@ -301,9 +311,9 @@ class TargetsTab(WorkerPage):
             n = sectors.pop()
             text = f"= {format_bytes(w.max_size * n)} per target ({n}-byte sectors)"
         elif sectors:
-            text = "sectors; the targets differ in sector size: each one's size is in the table"
+            text = "(the targets differ in sector size: each one's size is in the table)"
         else:
-            text = "sectors; the size follows once the targets are placed"
+            text = "(the size follows once the targets are placed)"
         self.max_size_note.setText(text)
         self.max_size_note.setToolTip("As in Iometer, a sector is 512 bytes on disks and Windows drive letters and "
                                       "the file system block on other mount points; each target's size is in the "
@@ -392,13 +402,19 @@ class TargetsTab(WorkerPage):
         w = self.worker()
         if w is None:
             return
-        dlg = AddTestFileDialog(w, self)
+        dlg = self.test_file_dialog(w)
         if dlg.exec() != QDialog.DialogCode.Accepted:
             return
         size = dlg.size_bytes() or DEFAULT_FILE_SIZE
         w.max_size = size // FILE_SECTOR
         path = dlg.path.text().strip()
         self._add(Target(path, path))
+
+    def test_file_dialog(self, w: Worker) -> AddTestFileDialog:
+        """The Add test file dialog for the selected worker: a remote manager's path is typed, not browsed."""
+        m = self.doc.plan.managers[self.sel.manager]
+        remote = None if m.host == LOCAL else (m.host or m.name)
+        return AddTestFileDialog(w, self, remote, _os_of(self.doc, self.sel.manager, self.os_by_manager))
 
     def add_path(self) -> None:
         path, ok = QInputDialog.getText(self, "Add target by path", "File or device on the manager's host:")

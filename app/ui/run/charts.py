@@ -15,12 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QPalette, QPen, QPixmapCache
+from PySide6.QtGui import QColor, QFontMetrics, QPalette, QPen, QPixmapCache, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QGraphicsItem,
     QGridLayout,
     QLabel,
+    QScrollArea,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -72,6 +74,12 @@ PIXMAP_CACHE_KB = 64 * 1024  # the charts' pictures are kept as pixmaps (four la
 # Beyond this many series a manager's workers are drawn as one band (their range at each moment), not a
 # line each: hundreds of overlapping lines are a blur that costs a redraw too long (benchmarks/bench_gui.py).
 BAND_SERIES = 256
+# Readable on a laptop (1366x768, or 1920x1080 at 150 %): a chart never gets less than this plot area; its
+# axes, the step band and the statistic's menu come on top (CHART_MIN_HEIGHT in all). Where the room is
+# short the four charts stand in one row when wide enough, else their view scrolls (ChartScroller).
+PLOT_MIN_HEIGHT = 150
+CHART_MIN_HEIGHT = PLOT_MIN_HEIGHT + 60  # + step band (16), bottom axis and its label (~40), margins (measured: 56)
+CHART_MIN_WIDTH = 240  # a chart in a row of four: the left axis (64) and ~170 px of time
 
 
 def series_color(i: int) -> QColor:
@@ -107,6 +115,14 @@ def nice_ceil(v: float) -> float:
         if m * base >= v * (1 - 1e-9):
             return m * base
     return 10 * base
+
+
+def ahead(x: float) -> float:
+    """The time axis' end while data comes: a quarter ahead of ``x``, rounded up to a round number of
+    seconds (1, 2 or 5 x 10^k, about an eighth of the axis), so it is at most ~1.5 x the data, never 2 x."""
+    want = x * 1.25
+    unit = nice_ceil(want / 8)
+    return math.ceil(want / unit - 1e-9) * unit
 
 
 def legend_html(groups: list[tuple[str, list[int]]], many: bool, bands: bool = False,
@@ -151,14 +167,15 @@ def isolated(y: np.ndarray) -> np.ndarray:
 def dashed_pen(color: QColor) -> QPen:
     """The p99 line: long dashes drawn along the whole curve as one path, so it reads as one line however
     far apart the points are (with a marker at every point it fell apart into triangles at 4 s updates)."""
-    pen = pg.mkPen(color, width=1)
+    pen = pg.mkPen(color, width=P99_WIDTH)  # as wide as the average's line: clearly visible
     pen.setStyle(Qt.PenStyle.CustomDashLine)
-    pen.setDashPattern([6.0, 3.0])
+    pen.setDashPattern([4.0, 2.0])  # in pen widths
     return pen
 
 
+P99_WIDTH = 2.0
 MARK_COLOR = (128, 128, 128)
-MARK_GAP_PX = 30  # step labels closer than this to the previous one shown are left out
+MARK_GAP_PX = 30  # at most this far apart: labels closer than their width to the previous one are left out
 
 
 class StepAxis(pg.AxisItem):
@@ -180,11 +197,18 @@ class StepAxis(pg.AxisItem):
         self.picture = None
         self.update()
 
+    def label_gap_px(self) -> float:
+        """Labels closer than this would run into each other: the widest label's width and a little air."""
+        fm = QFontMetrics(self.style.get("tickFont") or self.font())
+        widest = max((fm.horizontalAdvance(label) for _x, label in self.marks), default=0)
+        return min(float(widest + 6), float(MARK_GAP_PX))
+
     def tickValues(self, minVal: float, maxVal: float, size: float) -> list:  # noqa: N802,N803 (pyqtgraph's names)
         per_px = (maxVal - minVal) / size if size > 0 and maxVal > minVal else 0.0
+        gap = self.label_gap_px()
         shown, last = [], -np.inf
         for x, _label in self.marks:
-            if minVal <= x <= maxVal and x - last >= MARK_GAP_PX * per_px:
+            if minVal <= x <= maxVal and x - last >= gap * per_px:
                 shown.append(x)
                 last = x
         return [(1.0, shown)]
@@ -249,7 +273,7 @@ class _Chart:
         self.plot.setRange(xRange=(0, X_START), yRange=(0, 1), padding=0)
         self.plot.setMenuEnabled(False)
         self.y_top = 1.0
-        self.widget.setMinimumSize(160, 120)
+        self.widget.setMinimumSize(CHART_MIN_WIDTH, CHART_MIN_HEIGHT)
         self.curves: list[pg.PlotDataItem] = []
         self.p99: list[pg.PlotDataItem] = []
         self.p99_dots: list[pg.PlotDataItem] = []  # a marker where a p99 point stands alone
@@ -279,7 +303,10 @@ class ChartGrid(QWidget):
     def __init__(self, parent: QWidget | None = None, remember: str | None = None):
         """``remember``: the settings key (e.g. "results") under which the charts' statistics are kept."""
         super().__init__(parent)
-        grid = QGridLayout(self)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(4)
+        grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(4)
         self.legend = QLabel()
@@ -287,18 +314,23 @@ class ChartGrid(QWidget):
         self.legend.setWordWrap(True)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.hide()
-        grid.addWidget(self.legend, 0, 0, 1, 2)
+        outer.addWidget(self.legend)
+        outer.addLayout(grid, 1)
+        self.grid = grid
         self.remember = remember
         self.charts = [_Chart(spec) for spec in self._remembered()]
+        self.columns = 0
+        self.set_columns(2)
         for i, c in enumerate(self.charts):
-            grid.addWidget(c.box, 1 + i // 2, i % 2)
             c.menu.currentIndexChanged.connect(lambda _i, i=i, c=c: self.set_statistic(i, c.menu.currentData()))
         for c in self.charts[1:]:
             c.plot.setXLink(self.charts[0].plot)
         self.follow = True  # ranges follow the data until the user zooms or pans
         self.x_top = X_START
+        self._x_max = 0.0  # the last x drawn
         self._generation = -1
         for c in self.charts:
+            c.plot.getViewBox().sigResized.connect(lambda _vb, c=c: self._fit_x_label(c))
             c.plot.getViewBox().sigRangeChangedManually.connect(self._user_zoomed)
             c.plot.autoBtn.clicked.disconnect()
             c.plot.autoBtn.clicked.connect(self.follow_data)
@@ -307,13 +339,72 @@ class ChartGrid(QWidget):
         self.colors: list[QColor] = []  # one per group
         self.many = False
         self.bands = False  # many series: each group drawn as its range (see BAND_SERIES)
-        self.compact_units = False  # "ms (dashed: p99)" instead of the long axis label
+        # "ms (dashed: p99)", not the long axis label that a chart of PLOT_MIN_HEIGHT cannot show whole
+        self.compact_units = True
         self.unmeasured: dict[str, str] = {}  # field -> why the data shown has none (e.g. an imported run's CPU)
         self._grid: _ScopeGrid | None = None  # many-series mode: the decimated bins of every series
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         self._marks_drawn = 0
         self._revision = -1
         self._last: tuple[LiveResults, str] | None = None  # what was drawn last (redrawn on a new statistic)
+
+    def set_columns(self, columns: int) -> None:
+        """The charts in a 2 x 2 grid (2), in one row (4) or one under the other (1)."""
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for c in self.charts:
+            self.grid.removeWidget(c.box)
+        for i, c in enumerate(self.charts):
+            self.grid.addWidget(c.box, i // columns, i % columns)
+        for col in range(4):
+            self.grid.setColumnStretch(col, 1 if col < columns else 0)
+        for row in range(4):
+            self.grid.setRowStretch(row, 1 if row < -(-len(self.charts) // columns) else 0)
+
+    def set_x_label(self, text: str) -> None:
+        """The time axis' title; shortened where a chart is too narrow for it (whole in the tooltip)."""
+        self._x_label = text
+        self._fit_x_labels()
+
+    def _fit_x_labels(self) -> None:
+        for c in self.charts:
+            self._fit_x_label(c)
+
+    def _fit_x_label(self, c: _Chart) -> None:
+        text = getattr(self, "_x_label", None)
+        if text is None:
+            return
+        axis = c.plot.getAxis("bottom")
+        room = int(c.plot.getViewBox().width()) - 12  # the label item's own margins
+        fm = QFontMetrics(axis.label.font())
+        shown = text
+        if room <= 0:  # not laid out yet: the whole title, fitted once the chart has its size
+            room = fm.horizontalAdvance(text)
+        if fm.horizontalAdvance(shown) > room and " (" in shown:
+            shown = shown[:shown.index(" (")]  # "seconds into each compared step (steps one after another)"
+        if fm.horizontalAdvance(shown) > room:
+            shown = fm.elidedText(shown, Qt.TextElideMode.ElideRight, max(room, 40))
+        if axis.labelText != shown:
+            c.plot.setLabel("bottom", shown)
+        c.widget.setToolTip(text if shown != text else "")
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
+        """The least height at this width (the wrapped legend and the charts' minimum): a scroll area then
+        gives the charts its whole view, not their preferred size (pyqtgraph's 480 px) whatever the view."""
+        legend = self.legend.heightForWidth(width) + self.layout().spacing() if self.legend.isVisibleTo(self) else 0
+        return legend + self.grid.minimumSize().height()
+
+    def fit_columns(self, width: int, height: int) -> None:
+        """One row of four when two rows would not get their minimum height but four fit side by side."""
+        menu_h = self.charts[0].menu.sizeHint().height()
+        legend = self.legend.sizeHint().height() + 4 if self.legend.isVisibleTo(self) else 0
+        two_rows = 2 * (CHART_MIN_HEIGHT + menu_h) + self.grid.spacing() + legend
+        per_chart = CHART_MIN_WIDTH + self.grid.spacing()
+        if height < two_rows and width >= 4 * per_chart:
+            self.set_columns(4)
+        else:  # one column where two would be cut off at the right (the minimum window): the view scrolls
+            self.set_columns(2 if width >= 2 * per_chart else 1)
 
     # --- which statistic each chart shows ---------------------------------------------------------
     def _remembered(self) -> list[ChartSpec]:
@@ -428,6 +519,7 @@ class ChartGrid(QWidget):
 
     def _reset_ranges(self) -> None:
         self.x_top = X_START
+        self._x_max = 0.0
         self.charts[0].plot.setXRange(0, self.x_top, padding=0)
         for c in self.charts:
             c.y_top = 1.0
@@ -435,17 +527,24 @@ class ChartGrid(QWidget):
         self._grid = None
 
     def _fit(self, x_max: float, y_max: list[float]) -> None:
-        """Grow ranges in steps (x by a quarter ahead, y to a nice top), shrink y only when the data
+        """Grow ranges in steps (x by about a quarter ahead, y to a nice top), shrink y only when the data
         falls below 40 %: the axes are re-laid seldom, not on every update."""
         if not self.follow:
             return
+        self._x_max = x_max
         if x_max > self.x_top:
-            self.x_top = nice_ceil(x_max * 1.25)
+            self.x_top = ahead(x_max)
             self.charts[0].plot.setXRange(0, self.x_top, padding=0)
         for c, top in zip(self.charts, y_max, strict=True):
             if top > c.y_top or top < 0.4 * c.y_top:
                 c.y_top = nice_ceil(top * 1.1) if top > 0 else 1.0
                 c.plot.setYRange(0, c.y_top, padding=0)
+
+    def fit_x_to_data(self) -> None:
+        """The run has ended: the time axis spans the data drawn, no room ahead (unless the user zoomed)."""
+        if self.follow and self._x_max > 0:
+            self.x_top = self._x_max
+            self.charts[0].plot.setXRange(0, self._x_max, padding=0.01)
 
     def clear_marks(self) -> None:
         for c in self.charts:
@@ -547,7 +646,7 @@ class ChartGrid(QWidget):
 
         sizes = [len(members) for _label, members in self.groups]
         if x_range is None:
-            top = max(self.x_top, nice_ceil(x_max * 1.25)) if x_max > self.x_top else self.x_top
+            top = max(self.x_top, ahead(x_max)) if x_max > self.x_top else self.x_top
             key = (kind, top, bins, tuple(sizes), tuple(fields), live.generation, rows.source)
             st = self._grid
             if st is None or st.key != key:
@@ -589,6 +688,27 @@ class ChartGrid(QWidget):
                 ax.setPen(fg)
                 ax.setTextPen(fg)
 
+
+
+class ChartScroller(QScrollArea):
+    """The charts' view: the charts fill it, in one row of four when it is wide and low; where even that
+    leaves a chart less than its minimum, the view scrolls vertically (the charts are never squashed)."""
+
+    def __init__(self, charts: ChartGrid, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.charts = charts
+        self.setWidget(charts)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizeAdjustPolicy(QScrollArea.SizeAdjustPolicy.AdjustIgnored)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setMinimumWidth(CHART_MIN_WIDTH + 20)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        size = event.size()
+        self.charts.fit_columns(size.width(), size.height())
+        super().resizeEvent(event)
 
 
 class _ScopeRows:

@@ -284,14 +284,13 @@ class LiveResults:
         return (level, sample.manager, sample.key)
 
     def start_step(self, x: float, label: str) -> None:
-        """A new step begins at ``x`` seconds into the run: every window starts afresh, and a gap
-        (NaN point) keeps the charts from joining the previous step's line to this one's."""
+        """A new step begins at ``x`` seconds into the run: every window starts afresh. The lines go on
+        from the previous step's last point (as Iometer's charts do; the dotted step line marks the change):
+        with slow updates a step has one or two points, which a break at every step left as lone dots."""
         self.flush()
         self.steps.append(StepMark(x, label))
         self.disks.start_step()
         for s in self.series.values():
-            if s.n:
-                s.gap(x)
             s.step_points = 0
             s.pending.clear()
             s.window_start = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from app.engine.jobfile import client_workers, worker_key
 from app.ui.plan.document import RESULTS, TARGETS, TOPOLOGY, PlanDocument
 from app.ui.plan.topology import Selection
-from app.ui.run.charts import ChartGrid
+from app.ui.run.charts import ChartGrid, ChartScroller
 from app.ui.run.disk_table import DiskTable
 from app.ui.run.live_data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
 from app.ui.widgets import compact_rows
@@ -68,15 +68,19 @@ def scopes_for(doc: PlanDocument) -> list[Scope]:
     return out
 
 
+VALUE_ROOM = 130  # pixels kept for the first column of values beside the statistics' names
+
+
 def format_value(v: float | None) -> str:
-    """Iometer's two decimals, but whole numbers from 100 up and 4 significant digits below 1."""
+    """Iometer's two decimals (0.90 beside 1.02, not 0.9007), whole numbers from 100 up, and three
+    significant digits below 0.1 (a response time of 0.0425 ms is not 0.04)."""
     if v is None or v != v:  # None or NaN
         return "—"
     if abs(v) >= 100:
         return f"{v:,.0f}"
-    if abs(v) >= 1 or v == 0:
+    if abs(v) >= 0.1 or v == 0:
         return f"{v:,.2f}"
-    return f"{v:.4g}"
+    return f"{v:.3g}"
 
 
 class ResultsTab(QWidget):
@@ -128,20 +132,23 @@ class ResultsTab(QWidget):
         compact_rows(self.table)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setVerticalHeaderLabels([s.label for s in STATS])
+        for r, stat in enumerate(STATS):  # whole, where a narrow window cuts the name short
+            self.table.verticalHeaderItem(r).setToolTip(stat.label)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.table.horizontalScrollBar().valueChanged.connect(lambda _v: self._fill_table())
         self.table.setMinimumWidth(220)
+        self.table.installEventFilter(self)  # its labels' width follows its own (see _fit_labels)
         self.table.setToolTip("Iometer's statistics for the level shown. Response time is fio's total latency "
                               "(submit to completion), as Iometer measures it.")
         left = QWidget()
         llay = QVBoxLayout(left)
         llay.setContentsMargins(0, 0, 0, 0)
-        llay.addLayout(controls)
         llay.addWidget(self.notice)
-        llay.addWidget(self.charts, 1)
+        llay.addWidget(ChartScroller(self.charts), 1)
         right = QWidget()
         rlay = QVBoxLayout(right)
         rlay.setContentsMargins(0, 0, 0, 0)
+        rlay.addLayout(controls)  # beside the charts, not above them: the charts get the tab's whole height
         rlay.addLayout(options)
         rlay.addWidget(self.table, 3)
         self.disk_label = QLabel("Disks (iostat's figures):")
@@ -154,7 +161,7 @@ class ResultsTab(QWidget):
         split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([540, 460])
+        split.setSizes([640, 400])
         self.splitter = split
 
         lay = QVBoxLayout(self)
@@ -271,7 +278,6 @@ class ResultsTab(QWidget):
         sc = self.current_scope()
         kind = self.kind
         muted = self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
-        normal = self.palette().color(QPalette.ColorRole.Text)
         keys = sc.keys[:TABLE_COLUMNS_MAX]
         first = max(self.table.columnAt(0), 0)
         last = self.table.columnAt(self.table.viewport().width() - 1)
@@ -290,7 +296,20 @@ class ResultsTab(QWidget):
                     it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     self.table.setItem(r, c, it)
                 it.setText(text)
-                it.setForeground(muted if gone else normal)
+                # no colour of its own unless muted: the values follow a switch of theme with the table
+                it.setData(Qt.ItemDataRole.ForegroundRole, muted if gone else None)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.table and event.type() == QEvent.Type.Resize:
+            self._fit_labels()
+        return super().eventFilter(watched, event)
+
+    def _fit_labels(self) -> None:
+        """The statistics' names leave room for a column of values, or take half the table where it is narrower
+        (cut short with "…", whole in the tooltip):
+        on a narrow window the values stay in view instead of scrolling off to the right."""
+        header = self.table.verticalHeader()
+        header.setMaximumWidth(max(int(self.table.width() * 0.5), self.table.width() - VALUE_ROOM))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.PaletteChange:  # light/dark switch: charts follow
@@ -299,4 +318,6 @@ class ResultsTab(QWidget):
 
     def apply_palette(self) -> None:
         self.charts.apply_palette(QApplication.palette())
+        if self.scopes:
+            self._fill_table()  # a lost manager's muted values in the new theme's muted colour
         self.charts.redraw(self.live, self.kind, force=True)

@@ -92,6 +92,9 @@ class QtRunListener(QObject, RunListener):
         self.runFinished.emit(getattr(self, "status", "failed"))
 
 
+STARTUP_GUESS_S = 1.0  # a local fio's start-up and end, before a step has measured it
+
+
 @dataclass
 class RunProgress:
     steps: int = 0
@@ -99,18 +102,36 @@ class RunProgress:
     started: float = 0.0  # time.monotonic()
     step_started: float = 0.0
     step_seconds: list[float] = field(default_factory=list)  # ramp + run of each step; 0 = until Stop
+    # seconds each step took beyond its ramp + run (fio's start-up: job files, laying out test files,
+    # connecting to remote managers, its end): measured from the steps done, guessed before the first ends
+    overheads: list[float] = field(default_factory=list)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started if self.started else 0.0
 
-    def remaining(self) -> float | None:
-        """Seconds until the last step ends; None when a step runs until stopped."""
+    def begin_step(self, step: int, now: float | None = None) -> None:
+        """Step ``step`` (1-based) starts now; the step before it took what it took."""
+        now = time.monotonic() if now is None else now
+        if self.step and self.step - 1 < len(self.step_seconds):
+            self.overheads.append(max(now - self.step_started - self.step_seconds[self.step - 1], 0.0))
+        self.step, self.step_started = step, now
+
+    def overhead(self) -> float:
+        """The start-up (and end) each step adds to its ramp + run: the mean of the steps done so far."""
+        return sum(self.overheads) / len(self.overheads) if self.overheads else STARTUP_GUESS_S
+
+    def remaining(self, now: float | None = None) -> float | None:
+        """Seconds until the last step ends, fio's start-up of each step included; None when a step runs
+        until stopped."""
         if not self.step_seconds or any(s <= 0 for s in self.step_seconds[max(self.step - 1, 0):]):
             return None
+        now = time.monotonic() if now is None else now
+        extra = self.overhead()
         if not self.step:
-            return sum(self.step_seconds)
-        current = self.step_seconds[self.step - 1] - (time.monotonic() - self.step_started)
-        return max(current, 0.0) + sum(self.step_seconds[self.step:])
+            return sum(self.step_seconds) + extra * len(self.step_seconds)
+        current = self.step_seconds[self.step - 1] + extra - (now - self.step_started)
+        after = self.step_seconds[self.step:]
+        return max(current, 0.0) + sum(after) + extra * len(after)
 
 
 def needed_managers(plan: Plan) -> set[str]:
@@ -282,8 +303,7 @@ class RunController(QObject):
             report_unexpected(error, f"recording ({callback})")
 
     def _on_step(self, index: int, _offset: float, _step: Step) -> None:
-        self.progress.step = index + 1
-        self.progress.step_started = time.monotonic()
+        self.progress.begin_step(index + 1)
 
     def _on_finished(self, status: str) -> None:
         self.last_status = status

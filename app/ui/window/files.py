@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox
 
 from app.model.examples import EXAMPLES, TESTFILE, example
 from app.model.fidelity import all_notes
-from app.model.opening import PlanOpenError
+from app.model.opening import PlanOpenError, open_plan
 from app.model.to_icf import plan_to_icf, unwritable
 from app.store.paths import default_test_file
 from app.ui.confirm import unsaved_answer, unsaved_box
@@ -20,6 +20,22 @@ from app.ui.settings import add_recent_file, recent_files
 PLAN_SUFFIXES = (".icf", ".conf", ".json")
 OPEN_FILTER = "Plans (*.icf *.conf *.json);;Iometer configuration (*.icf *.conf);;Fiometer plan (*.json);;All files (*)"
 SAVE_FILTER = "Fiometer plan (*.fiometer.json *.json)"
+
+
+VMWARE_TITLE = "VMware unofficial storage performance (Iometer .icf)"
+VMWARE_TIP = ("The community's VMware storage benchmark as Iometer saved it: four access specifications "
+              "(Max Throughput-100%Read, RealLife-60%Rand-65%Read, Max Throughput-50%Read, "
+              "Random-8k-70%Read); place its target on Disk Targets")
+
+
+def plan_errors_text(name: str, errors: list) -> str:
+    """The dialog's text for a plan opened with errors: each by the name of its spec, manager, worker or
+    target and its line, and what to do."""
+    shown = errors[:20]
+    more = f"\n\u2026 and {len(errors) - len(shown)} more (in Messages)" if len(errors) > len(shown) else ""
+    return (f"{name} opened with {len(errors)} error{'s' * (len(errors) != 1)}; Start is disabled until they "
+            "are fixed (the access specifications with errors are marked in red on the Access Specifications "
+            "tab; Edit fixes them):\n\n" + "\n".join(f"\u2022 {p}" for p in shown) + more)
 
 
 def icf_export_available() -> bool:
@@ -42,6 +58,10 @@ class FilesMixin(QMainWindow):
     def _make_file_menus(self) -> None:
         self.recent_menu = QMenu("Open &recent", self)
         self.examples_menu = QMenu("&Examples", self)
+        vmware = self.examples_menu.addAction(VMWARE_TITLE, self.open_bundled_icf)
+        vmware.setToolTip(VMWARE_TIP)
+        vmware.setStatusTip(VMWARE_TIP)
+        self.examples_menu.addSeparator()
         for ex in EXAMPLES:
             a = self.examples_menu.addAction(ex.title, lambda key=ex.key: self.open_example(key))
             a.setToolTip(ex.description)
@@ -87,27 +107,38 @@ class FilesMixin(QMainWindow):
         if path:
             self.open_path(path)
 
-    def open_path(self, path: str | Path, ask_discard: bool = True) -> bool:
+    def open_path(self, path: str | Path, ask_discard: bool = True, remember: bool = True) -> bool:
         """Open a .icf or plan file; problems are shown, never raised, and leave the open plan as it was."""
         if self.controller.running:
             self.show_problem("Cannot open", "Stop the running test before opening another plan.")
             return False
-        if ask_discard and not self._maybe_discard():
-            return False
-        try:
-            opened = self.doc.open(path)
+        try:  # read first: a file that is no plan is said at once, before asking about unsaved changes
+            opened = open_plan(Path(path))
         except (PlanOpenError, OSError) as e:
             self.show_problem("Cannot open the plan", str(e))
             return False
         except Exception as e:  # a reader bug: say so instead of crashing the window
             self.show_problem("Cannot open the plan", f"{path}: unexpected error: {e}")
             return False
+        if ask_discard and not self._maybe_discard():
+            return False
+        self.doc.open(path, opened)
         self.live.clear()
         self.apply_local_facts()
-        self._remember(path)
+        if remember:
+            self._remember(path)
         self.statusBar().showMessage(f"Opened {path}: {len(opened.plan.managers)} manager(s), "
                                      f"{len(opened.plan.specs)} access spec(s)", 8000)
+        errors = self.plan_errors()
+        if errors:  # never silent: what is wrong, where, and that Start waits for it
+            self.show_problem("The plan has errors", plan_errors_text(Path(path).name, errors))
         return True
+
+    def open_bundled_icf(self) -> bool:
+        """File > Examples > the bundled Iometer .icf (the README's example), as a plan not yet saved."""
+        from app.paths import example_plan
+
+        return self.open_path(example_plan(), remember=False)
 
     def open_example(self, key: str) -> bool:
         """A bundled example plan (File > Examples), as a new unsaved plan."""

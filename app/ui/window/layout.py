@@ -3,13 +3,15 @@ the window on a screen that shows it whole."""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu
 
 from app.ui import theme
 from app.ui.run.charts import ChartGrid
 
 FRAME_GUESS = 40  # title bar height before the window manager has framed the window
+THEME_DELAY_MS = 30  # the menu closes and what it covered is painted before the theme changes
 SMALLEST = (760, 480)  # the window's own minimum: below its parts' wishes, so it never grows by itself
 
 
@@ -19,10 +21,15 @@ class LayoutMixin(QMainWindow):
     def _make_theme_menu(self) -> QMenu:
         menu = QMenu("&Theme", self)
         self.theme_actions = {}
+        group = QActionGroup(self)  # one choice at a time: radio items
+        group.setExclusive(True)
         for mode, title in ((theme.SYSTEM, "Follow the system"), (theme.LIGHT, "Light"), (theme.DARK, "Dark")):
             a = QAction(title, self, checkable=True)
             a.setChecked(mode == self.theme_mode)
-            a.triggered.connect(lambda _c=False, m=mode: self.set_theme(m))
+            group.addAction(a)
+            # after the menu has closed and the window under it is painted again: re-styling every widget
+            # takes a moment, which the menu would otherwise stay painted through
+            a.triggered.connect(lambda _c=False, m=mode: QTimer.singleShot(THEME_DELAY_MS, lambda: self.set_theme(m)))
             menu.addAction(a)
             self.theme_actions[mode] = a
         return menu
@@ -33,7 +40,11 @@ class LayoutMixin(QMainWindow):
             a.setChecked(m == mode)
         app = QApplication.instance()
         if isinstance(app, QApplication):
-            theme.apply_theme(app, mode)
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+            try:
+                theme.apply_theme(app, mode)
+            finally:
+                QApplication.restoreOverrideCursor()
             # every chart, shown or not: live, stored runs, comparisons (with the application's style sheet,
             # Qt does not tell widgets that the palette changed)
             for charts in self.findChildren(ChartGrid):
@@ -41,6 +52,24 @@ class LayoutMixin(QMainWindow):
         self.results_tab.apply_palette()
         if self.persist:
             self.settings.setValue("view/theme", mode)
+
+    def fit_toolbar(self) -> None:
+        """Text beside the icons where the window is wide enough for all of them; icons only (with their
+        tooltips) where it is not, so Start and Stop never go behind the toolbar's » overflow."""
+        bar = getattr(self, "toolbar", None)
+        if bar is None:
+            return
+        if not hasattr(self, "_toolbar_text_width"):
+            bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            self._toolbar_text_width = bar.sizeHint().width()
+        style = (Qt.ToolButtonStyle.ToolButtonTextBesideIcon if self.width() >= self._toolbar_text_width
+                 else Qt.ToolButtonStyle.ToolButtonIconOnly)
+        if bar.toolButtonStyle() != style:
+            bar.setToolButtonStyle(style)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self.fit_toolbar()
 
     def follow_system_scheme(self, _scheme: object = None) -> None:
         """The desktop's colour scheme changed (QStyleHints.colorSchemeChanged): follow it when asked to."""

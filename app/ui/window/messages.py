@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QDockWidget, QListWidget, QListWidgetItem, QMainWindow, QMessageBox
 
 from app.ui.confirm import confirm
 
+MESSAGES_HEIGHT = 80  # about four lines: on a laptop screen the charts keep their room
 PREFIX = {"error": "Error: ", "warning": "Warning: ", "note": "fio cannot reproduce exactly — "}
 
 
@@ -16,12 +17,19 @@ def message_text(text: str, level: str) -> str:
     return text if not prefix or text.lower().startswith(prefix.lower()) else prefix + text
 
 
+class MessageList(QListWidget):
+    """The Messages list, about four lines high when the dock first opens (the user may drag it taller)."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(super().sizeHint().width(), MESSAGES_HEIGHT)
+
+
 class MessagesMixin(QMainWindow):
     messages: QListWidget
     messages_dock: QDockWidget
 
     def _make_messages(self) -> None:
-        self.messages = QListWidget()
+        self.messages = MessageList()
         self.messages.setWordWrap(True)
         # a run with many managers adds hundreds of lines: lay them out in batches, not all at every line
         self.messages.setLayoutMode(QListWidget.LayoutMode.Batched)
@@ -32,7 +40,7 @@ class MessagesMixin(QMainWindow):
         self.messages_dock.setObjectName("messagesDock")
         self.messages_dock.setWidget(self.messages)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.messages_dock)
-        self.resizeDocks([self.messages_dock], [110], Qt.Orientation.Vertical)
+        self.resizeDocks([self.messages_dock], [MESSAGES_HEIGHT], Qt.Orientation.Vertical)
         self.messages_dock.hide()
 
     def add_message(self, text: str, level: str = "info") -> None:

@@ -71,11 +71,15 @@ class RunningMixin(QMainWindow):
         return self.ask("Folders do not exist", "The test files go into folders that do not exist:\n\n"
                         + "\n".join(f"• {f}" for f in folders) + "\n\nCreate them?", "Create folders and start")
 
+    def plan_errors(self) -> list:
+        """The plan's errors in the user's words (each names its spec, manager, worker or target)."""
+        return [p for p in validate(self.doc.plan) if p.severity == "error"]
+
     def start_run(self) -> bool:
         if self.controller.running:
             return False
         plan = self.doc.plan
-        errors = [p for p in validate(plan) if p.severity == "error"]
+        errors = self.plan_errors()
         if errors:
             self.show_problem("The plan has errors", "\n".join(str(p) for p in errors))
             return False
@@ -151,6 +155,7 @@ class RunningMixin(QMainWindow):
 
     def _on_run_finished(self, status: str) -> None:
         self.results_tab.redraw(force=True)
+        self.results_tab.charts.fit_x_to_data()  # the whole run, edge to edge (no room ahead any more)
         summary = self.controller.last_summary
         self.add_message(f"Run {status}" + (f": {summary.text()}" if summary else ""))
         if self.failures:
@@ -173,9 +178,14 @@ class RunningMixin(QMainWindow):
 
         running = self.controller.running
         sel = self.topology.selection
+        errors = self.plan_errors()
         A.update_enabled(self.action_map, {
             A.IDLE: not running, A.RUNNING: running, A.STOPPABLE: self.controller.state == RUNNING,
             A.WORKER: sel.is_worker, A.MANAGER: sel.manager is not None and not sel.is_worker,
-            A.NOT_ALL: not sel.is_all, A.ICF_WRITER: self.icf_writer})
+            A.NOT_ALL: not sel.is_all, A.ICF_WRITER: self.icf_writer, A.VALID: not errors})
+        start = self.action_map["start"]
+        start.setToolTip("Start the test (F5)" if not errors else "Fix the plan's errors first:\n"
+                         + "\n".join(f"\u2022 {p}" for p in errors[:10])
+                         + (f"\n\u2026 and {len(errors) - 10} more" if len(errors) > 10 else ""))
         for tab in (self.targets_tab, self.network_tab, self.specs_tab, self.setup_tab):
             tab.setEnabled(not running)

@@ -1,0 +1,42 @@
+"""Issue 28 point 4: File > Examples has the bundled VMware .icf; Help > User guide opens the bundled guide."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QUrl
+
+from app.ui.help_view import GuideWindow
+from app.ui.main_window import MainWindow
+
+
+def test_examples_menu_opens_the_bundled_vmware_icf(window: MainWindow, dialogs, qtbot) -> None:
+    items = [a for a in window.examples_menu.actions() if "VMware" in a.text()]
+    assert len(items) == 1
+    items[0].trigger()
+    assert [s.name for s in window.doc.plan.specs] == ["Max Throughput-100%Read", "RealLife-60%Rand-65%Read",
+                                                       "Max Throughput-50%Read", "Random-8k-70%Read"]
+    assert dialogs.problems == [] and window.doc.path is None  # a plan to save elsewhere, not the bundled file
+    assert window.recent_menu.actions() == [] or all("vmware" not in a.text().lower()
+                                                     for a in window.recent_menu.actions())
+
+
+def test_help_user_guide_opens_the_bundled_guide(window: MainWindow, qtbot) -> None:
+    help_menu = window.menus["help"]
+    guide = next(a for a in help_menu.actions() if a.text() == "&User guide")
+    guide.trigger()
+    shown = [w for w in window.findChildren(GuideWindow) if w.isVisible()]
+    assert len(shown) == 1
+    text = shown[0].browser.toPlainText()
+    assert "Fiometer user guide" in text and "Command-line reference" in text
+    shown[0].close()
+
+
+def test_the_guides_contents_links_go_to_their_sections(window: MainWindow, qtbot) -> None:
+    window.user_guide()
+    guide = window._guide
+    qtbot.waitExposed(guide)
+    bar = guide.browser.verticalScrollBar()
+    assert bar.value() == 0
+    guide.browser.anchorClicked.emit(QUrl("#6-command-line-reference"))
+    assert bar.value() > 0
+    assert guide.browser.textCursor().block().text() == "6. Command-line reference"
+    guide.close()
