@@ -13,4 +13,4 @@ def test_the_bundled_user_guide_is_the_docs_guide() -> None:
     shipped = user_guide()
     assert shipped.is_file()
     assert shipped.read_text(encoding="utf-8") == (ROOT / "docs" / "user-guide.md").read_text(encoding="utf-8"), (
-        "app/resources/docs/user-guide.md differs from docs/user-guide.md: copy docs/user-guide.md over it")
+        "resources/docs/user-guide.md differs from docs/user-guide.md: cp docs/user-guide.md resources/docs/")
