@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from app.engine import linux_devices
 from app.engine.jobfile import JobFile, JobInfo
+from app.engine.linux_devices import ObjectId
 from app.engine.placement import PlacementError, object_id, place_local
 from app.engine.targets import fio_filename
 
@@ -45,7 +46,7 @@ class HoldRefused(Exception):
 class Arming:
     """What the user armed, by object: path -> the object armed for writing; paths armed twice (in use)."""
 
-    objects: dict[str, tuple] = field(default_factory=dict)
+    objects: dict[str, ObjectId | None] = field(default_factory=dict)
     in_use: set[str] = field(default_factory=set)
 
 
@@ -117,7 +118,7 @@ def hold(jf: JobFile, arming: Arming, owns: Owns, *, cancelled: Callable[[], boo
 
 
 def _open_checked(path: str, jobs: list[JobInfo], arming: Arming, owns: Owns,
-                  backings: list[tuple[str, tuple]]) -> tuple[int, bool, bool]:
+                  backings: list[tuple[str, ObjectId]]) -> tuple[int, bool, bool]:
     """(descriptor, Fiometer's own file, created now) for one target; raises HoldRefused."""
     checked = jobs[0].placement
     assert checked is not None
@@ -186,7 +187,7 @@ def _open_failed(where: str, path: str, e: OSError) -> str:
     return f"{where}: cannot open target {path}: {e.strerror}"
 
 
-def _verify(fd: int, obj: tuple | None, where: str, again: str) -> os.stat_result:
+def _verify(fd: int, obj: ObjectId | None, where: str, again: str) -> os.stat_result:
     st = os.fstat(fd)
     if object_id(st) != obj:
         raise HoldRefused(f"{where}: what Fiometer opened is {_what(object_id(st))}, not the {_what(obj)} it "
@@ -194,7 +195,7 @@ def _verify(fd: int, obj: tuple | None, where: str, again: str) -> os.stat_resul
     return st
 
 
-def _what(obj: tuple | None) -> str:
+def _what(obj: ObjectId | None) -> str:
     if obj is None:
         return "nothing (no file yet)"
     kind, a, b = obj

@@ -19,6 +19,9 @@ from pathlib import Path
 
 from app.engine.disks import unescape_mount_field
 
+ObjectId = tuple[str, int, int]
+"""An object independent of its name, as ``placement.object_id`` names it: (kind, a, b)."""
+
 
 def _read(path: Path) -> str:
     try:
@@ -52,10 +55,10 @@ def _decode_kernel_dev(value: int) -> int:
     return os.makedev((value >> 8) & 0xFFF, (value & 0xFF) | ((value >> 12) & 0xFFF00))
 
 
-def loop_backings(sys_block: Path = Path("/sys/block"), dev_dir: str = "/dev") -> list[tuple[str, tuple]]:
+def loop_backings(sys_block: Path = Path("/sys/block"), dev_dir: str = "/dev") -> list[tuple[str, ObjectId]]:
     """(loop device name, the object backing it) for every bound loop device; the object as
     ``placement.object_id`` names it: ("file", st_dev, st_ino) or ("block", major, minor)."""
-    out: list[tuple[str, tuple]] = []
+    out: list[tuple[str, ObjectId]] = []
     try:
         names = sorted(p.name for p in sys_block.iterdir() if p.name.startswith("loop"))
     except OSError:
@@ -74,7 +77,7 @@ def loop_backings(sys_block: Path = Path("/sys/block"), dev_dir: str = "/dev") -
     return out
 
 
-def _backing_by_ioctl(node: str, number: tuple[int, int] | None) -> tuple | None:
+def _backing_by_ioctl(node: str, number: tuple[int, int] | None) -> ObjectId | None:
     try:
         fd = os.open(node, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
@@ -97,7 +100,7 @@ def _backing_by_ioctl(node: str, number: tuple[int, int] | None) -> tuple | None
     return ("file", _decode_kernel_dev(device), inode)
 
 
-def file_uses(st: os.stat_result, backings: list[tuple[str, tuple]] | None = None) -> list[str]:
+def file_uses(st: os.stat_result, backings: list[tuple[str, ObjectId]] | None = None) -> list[str]:
     """What uses a regular file: the loop devices it backs (writing under them corrupts what is on them)."""
     found = loop_backings() if backings is None else backings
     return [f"backing file of /dev/{name}" for name, obj in found if obj == ("file", st.st_dev, st.st_ino)]
@@ -121,7 +124,7 @@ def partitions(dev: tuple[int, int], sys_dev_block: Path) -> dict[tuple[int, int
 
 def device_uses(dev: tuple[int, int], *, mountinfo: Path = Path("/proc/self/mountinfo"),
                 swaps: Path = Path("/proc/swaps"), sys_dev_block: Path = Path("/sys/dev/block"),
-                backings: list[tuple[str, tuple]] | None = None) -> list[str]:
+                backings: list[tuple[str, ObjectId]] | None = None) -> list[str]:
     """What uses block device ``dev`` (major, minor), in words; [] means nothing Fiometer can see does.
 
     A device the kernel does not list in ``sys_dev_block`` is reported as unknown (so treated as used)."""

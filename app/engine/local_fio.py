@@ -391,7 +391,7 @@ class LocalFio:
             text = orjson.dumps(doc).decode("utf-8")
         self._q.put(("doc", doc, text, now))
 
-    def _disk_util(self, now: float) -> list[dict]:
+    def _disk_util(self, now: float) -> list[dict[str, str | int | float]]:
         out = []
         for disk, (base, since) in self._disk_base.items():
             counters = sys_disk_stats.read(disk)

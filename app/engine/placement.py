@@ -48,7 +48,7 @@ class Placement:
         return {self.spelled, self.path}
 
 
-def object_id(st: os.stat_result) -> tuple[str, int, int] | None:
+def object_id(st: os.stat_result) -> linux_devices.ObjectId | None:
     """The object a stat describes, independent of its name: ("block"|"char", major, minor) for a device,
     ("file", st_dev, st_ino) for a regular file, None for anything else."""
     if stat.S_ISBLK(st.st_mode) or stat.S_ISCHR(st.st_mode):
@@ -109,7 +109,7 @@ def _check_text(spelled: str, path: str) -> None:
 
 def place_local(spelled: str, name_says_device: bool = False, *, cwd: str | None = None,
                 device_uses: Callable[[tuple[int, int]], list[str]] | None = None,
-                backings: list[tuple[str, tuple]] | None = None) -> Placement:
+                backings: list[tuple[str, linux_devices.ObjectId]] | None = None) -> Placement:
     """Examine the target on this machine (POSIX). Raises PlacementError for unusable paths. ``backings``:
     the loop devices' backing objects when the caller already read them (``linux_devices.loop_backings``)."""
     if device_uses is None:

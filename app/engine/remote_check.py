@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import subprocess
 from dataclasses import dataclass
+from typing import Any
 
 from app.engine.safety import WriteRisk
 
@@ -67,13 +68,20 @@ class CheckUnavailable(Exception):
     """The checker could not run on that host (no python3, ssh failed); str() says why."""
 
 
+CheckRecord = dict[str, Any]
+"""What CHECKER reports for one path: JSON from the remote host, read field by field with .get()."""
+
+Identity = tuple[str] | tuple[str, int | None, int | None, tuple[int, ...]]
+"""(kind,) for what does not exist there, else (kind, dev, ino, rdev): see ``identity``."""
+
+
 @dataclass(frozen=True)
 class Finding:
     risk: WriteRisk | None = None
     problem: str = ""
 
 
-def run_checker(ssh_argv: list[str], paths: list[str]) -> dict[str, dict]:
+def run_checker(ssh_argv: list[str], paths: list[str]) -> dict[str, CheckRecord]:
     """Run CHECKER on the host ``ssh_argv`` reaches (the ssh command up to and including its destination)."""
     try:
         done = subprocess.run([*ssh_argv, "python3", "-c", _quoted(CHECKER)], input=json.dumps(paths),
@@ -96,7 +104,7 @@ def _quoted(code: str) -> str:
     return "'" + code.replace("'", "'\"'\"'") + "'"
 
 
-def identity(r: dict) -> tuple:
+def identity(r: CheckRecord) -> Identity:
     """What the checked object is: its type and, for an existing one, device and inode (and rdev)."""
     kind = r.get("kind", "unknown")
     if kind in ("missing", "unknown", "error"):
@@ -104,14 +112,14 @@ def identity(r: dict) -> tuple:
     return (kind, r.get("dev"), r.get("ino"), tuple(r.get("rdev") or ()))
 
 
-def describe(ident: tuple) -> str:
+def describe(ident: Identity) -> str:
     if len(ident) == 1:
         return ident[0]
     kind, dev, ino, rdev = ident
     return f"{kind} {':'.join(map(str, rdev))}" if rdev else f"{kind} (inode {ino} on device {dev})"
 
 
-def finding(manager: str, target: str, path: str, writes: bool, r: dict) -> Finding:
+def finding(manager: str, target: str, path: str, writes: bool, r: CheckRecord) -> Finding:
     """What one checked path means for the run."""
     where = f"manager {manager!r}, target {target!r}"
     real = r.get("real", path)

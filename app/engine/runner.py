@@ -26,7 +26,8 @@ from app.engine.disks import disk_of
 from app.engine.fioproto.client import run_delay
 from app.engine.held_targets import Arming, Held, HoldRefused, hold
 from app.engine.job_policy import JobRefused, check_job_text
-from app.engine.jobfile import JobFile, JobInfo, step_jobfile, stop_order
+from app.engine.jobfile import DEFAULT_FILE_SIZE, JobFile, JobInfo, step_jobfile, stop_order
+from app.engine.linux_devices import ObjectId
 from app.engine.message_gate import MessageGate
 from app.engine.network_jobs import fresh_port_base, net_failure_hint, reach_address
 from app.engine.placement import placer
@@ -81,7 +82,7 @@ class ManagerEndpoint:
     protocol: int | None = None  # fio's client/server protocol version (remote managers)
     close: Callable[[], None] | None = None  # ends what reaching it needed (an SSH session), after the run
     server: tuple[str, int] | None = None  # a fio server's (host, port): its connection may run in a RemoteHost
-    inspect: Callable[[list[str]], dict[str, dict]] | None = None  # ssh:// managers: the local checks, there
+    inspect: Callable[[list[str]], dict[str, remote_check.CheckRecord]] | None = None  # ssh:// managers: the local checks, there
     prepare: Callable[[], None] | None = None  # before each step (re-opens an SSH session that died); TransportError
     shown_as: str | None = None  # how messages name the server when not by host:port (an SSH manager's ssh://)
 
@@ -105,7 +106,7 @@ class RunOptions:
     registry: CreatedFiles | None = None  # test files Fiometer created (None: nothing is known)
     # path -> the object (placement.object_id) the user was shown when arming it (GUI): the run refuses to
     # start if that path now leads to anything else
-    armed_objects: dict[str, tuple] = field(default_factory=dict)
+    armed_objects: dict[str, ObjectId] = field(default_factory=dict)
     # called with each step after its targets were checked and opened, right before fio starts (tests
     # drive races through it)
     before_fio_start: Callable[[Step], None] | None = None
@@ -246,7 +247,7 @@ class Runner:
         self.notes: list[str] = []  # what could not be verified (targets on remote managers)
         self._own_files: set[tuple[str, str]] = set()
         self._remote_files: dict[str, dict[str, remote_files.RemoteFile]] = {}  # per remote manager, by path
-        self._ssh_seen: dict[tuple[str, str], tuple] = {}  # (manager, path) -> the object checked over SSH
+        self._ssh_seen: dict[tuple[str, str], remote_check.Identity] = {}  # (manager, path) -> the object checked over SSH
         self._remote_hosts: list[RemoteHost] = []  # the processes reading and decoding fio servers
         self._registry = self.options.registry or CreatedFiles(Path(os.devnull))
         self._arming = Arming()  # the objects armed, checked again at every step (engine.held_targets)
@@ -277,16 +278,15 @@ class Runner:
             files: dict[str, JobFile] = {}
             for mi in step.managers():
                 ep = self.endpoints[self.plan.managers[mi].name]
-                kwargs = {"default_file_size": o.default_file_size} if o.default_file_size else {}
-                kwargs["file_size"] = o.file_size
-                kwargs["peer_addresses"] = {n: e.address for n, e in self.endpoints.items()}
-                kwargs["net_port_base"] = net_ports  # fresh ports per step: a listener left over never answers
                 try:
                     files[ep.name] = step_jobfile(
                         self.plan, step, mi, ep.os_name, mapping=o.mapping, run_time=o.run_time,
                         ramp_up=o.ramp_up, engine=o.engine, title=self.plan.name,
                         place=placer(ep.host == "local", ep.os_name, ep.name),
-                        allow_mounted=lambda job: armed_twice(job, o.allow_write, o.allow_write_in_use), **kwargs)
+                        allow_mounted=lambda job: armed_twice(job, o.allow_write, o.allow_write_in_use),
+                        default_file_size=o.default_file_size or DEFAULT_FILE_SIZE, file_size=o.file_size,
+                        peer_addresses={n: e.address for n, e in self.endpoints.items()},
+                        net_port_base=net_ports)  # fresh ports per step: a listener left over never answers
                 except TargetError as e:
                     problems.append(f"step {step.index + 1}, manager {ep.name!r}: {e}")
                     continue
@@ -518,8 +518,8 @@ class Runner:
         ours = [j.path for jf in files.values() for j in jf.jobs if (j.manager, j.path) in self._own_files
                 and j.manager not in held]
         self.listener.step_started(step, files)
-        for said in laid_out:
-            self.listener.message(step, said)
+        for entry in laid_out:
+            self.listener.message(step, entry)
         if refusal:
             who, why = refusal
             self.listener.message(step, Message(who, why, "error"))
@@ -666,9 +666,11 @@ class Runner:
         for name, jf in files.items():
             if self.endpoints[name].host != "local":
                 continue
+            def say(text: str, n: str = name) -> None:
+                said.append(Message(n, text, "info"))
+
             try:
-                held[name] = hold(jf, self._arming, self._owns, cancelled=self._abort.is_set,
-                                  say=lambda text, n=name: said.append(Message(n, text, "info")),
+                held[name] = hold(jf, self._arming, self._owns, cancelled=self._abort.is_set, say=say,
                                   others=list(held.values()))
             except HoldRefused as e:
                 for h in held.values():

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.engine.jobfile import JobFile, JobInfo
+from app.engine.linux_devices import ObjectId
 from app.engine.placement import Placement
 
 RECORD_VERSION = 3
@@ -47,7 +48,7 @@ class WriteRisk:
     in_use: bool = False  # needs the second override
     use: str = ""  # what uses it, in words
     spelled: str = ""  # the path as the plan or mapping wrote it
-    obj: tuple | None = None  # the object shown and armed (placement.object_id), compared again at each step
+    obj: ObjectId | None = None  # the object shown and armed (placement.object_id), compared again at each step
 
     def names(self) -> set[str]:
         return {n for n in (self.target, self.path, self.spelled) if n}
@@ -57,6 +58,10 @@ def this_host() -> str:
     return socket.gethostname()
 
 
+Facts = dict[str, int | str | None]
+"""One file's record: size, dev, ino, mtime_ns, ctime_ns and marker (as ``_facts_st`` and ``_stamp`` write it)."""
+
+
 class CreatedFiles:
     """The test files Fiometer created (one JSON record beside the results database, shared by the CLI
     and the GUI), so reusing them needs no arming."""
@@ -64,12 +69,12 @@ class CreatedFiles:
     def __init__(self, path: Path, host: str | None = None):
         self.path = path
         self.host = host or this_host()
-        self._memory: dict[str, dict] = {}  # the record when ``path`` is os.devnull (kept for one run)
+        self._memory: dict[str, Facts] = {}  # the record when ``path`` is os.devnull (kept for one run)
 
     def _key(self, file: str) -> str:
         return f"{self.host}\n{os.path.abspath(file)}"
 
-    def _load(self) -> dict[str, dict]:
+    def _load(self) -> dict[str, Facts]:
         if str(self.path) == os.devnull:
             return dict(self._memory)
         try:
@@ -127,7 +132,7 @@ class CreatedFiles:
         self._store(adopted, [*forget, *(f for f in held if f not in adopted)])
         return list(adopted)
 
-    def _store(self, adopted: dict[str, dict], forget: Iterable[str]) -> None:
+    def _store(self, adopted: dict[str, Facts], forget: Iterable[str]) -> None:
         known = self._load()
         for f in forget:
             known.pop(self._key(f), None)
@@ -141,12 +146,12 @@ class CreatedFiles:
         write_file(self.path, json.dumps({"version": RECORD_VERSION, "files": known}, indent=1))
 
 
-def _facts_of(placed: Placement) -> dict:
+def _facts_of(placed: Placement) -> Facts:
     dev, ino = placed.identity or (None, None)
     return {"size": placed.size, "dev": dev, "ino": ino, "mtime_ns": placed.mtime_ns, "ctime_ns": placed.ctime_ns}
 
 
-def _facts_st(st: os.stat_result) -> dict:
+def _facts_st(st: os.stat_result) -> Facts:
     return {"size": st.st_size, "dev": st.st_dev, "ino": st.st_ino, "mtime_ns": st.st_mtime_ns,
             "ctime_ns": st.st_ctime_ns}
 
@@ -164,7 +169,7 @@ def marker_of(where: str | int) -> str | None:
         return ""
 
 
-def _stamp(fd: int) -> dict | None:
+def _stamp(fd: int) -> Facts | None:
     """Write a fresh marker on the open file and return its facts (after: the marker moves its change time).
     None unless it is a regular file with exactly one link."""
     try:

@@ -25,10 +25,14 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.engine.fioproto.client import ServerInfo, probe
 from app.engine.local_fio import popen_options
 from app.engine.transport import TransportError
+
+if TYPE_CHECKING:
+    from app.engine.remote_check import CheckRecord
 
 log = logging.getLogger(__name__)
 SSH_ENV = "FIOMETER_SSH"
@@ -66,7 +70,8 @@ def parse_ssh(text: str) -> SshAddress | None:
 def _free_local_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]  # (host, port) for AF_INET
+        return port
 
 
 def remote_command(fio: str, port: int) -> str:
@@ -147,7 +152,7 @@ class SshFioServer:
                 break
         raise TransportError(f"{self.address}: could not start fio --server over SSH: {last}")
 
-    def check_paths(self, paths: list[str]) -> dict[str, dict]:
+    def check_paths(self, paths: list[str]) -> dict[str, CheckRecord]:
         """The local target checks, run on that host over a second SSH session (app.engine.remote_check).
         Raises remote_check.CheckUnavailable."""
         from app.engine.remote_check import run_checker

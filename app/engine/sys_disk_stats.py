@@ -22,7 +22,7 @@ def read(name: str, sys_block: Path = SYS_BLOCK) -> tuple[int, ...] | None:
         return None
 
 
-def fio_entry(name: str, base: tuple[int, ...], now: tuple[int, ...], elapsed_ms: float) -> dict:
+def fio_entry(name: str, base: tuple[int, ...], now: tuple[int, ...], elapsed_ms: float) -> dict[str, str | int | float]:
     """One ``disk_util`` entry as fio's JSON writes it, for the counters between ``base`` and ``now``."""
     d = [max(b - a, 0) for a, b in zip(base, now, strict=False)]
     util = 100.0 * d[9] / elapsed_ms if elapsed_ms > 0 else 0.0

@@ -77,7 +77,7 @@ class _CtypesApi:  # pragma: no cover - Windows only (run under Wine by `bootstr
         from ctypes import wintypes
 
         self._ct, self._wt = ctypes, wintypes
-        k = ctypes.WinDLL("kernel32", use_last_error=True)
+        k = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]  # Windows only; mypy checks as Linux
         k.GetVolumePathNameW.argtypes = [wintypes.LPCWSTR, wintypes.LPWSTR, wintypes.DWORD]
         k.GetVolumePathNameW.restype = wintypes.BOOL
         k.GetVolumeNameForVolumeMountPointW.argtypes = [wintypes.LPCWSTR, wintypes.LPWSTR, wintypes.DWORD]

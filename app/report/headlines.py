@@ -12,7 +12,7 @@ from app.analysis.compare import Comparison, MatchedStep, all_metrics
 from app.analysis.disk_stats import DiskStat, step_disk_stats
 from app.analysis.preconditioning import fill_summary, precondition_of, steady_state_of
 from app.analysis.sweep import Sweep, find_sweeps
-from app.analysis.timed_transfer import Transfer, transfers
+from app.analysis.timed_transfer import transfers
 from app.model.units import format_bytes, format_elapsed
 from app.report.charts import LineChart, LineSeries, run_color
 from app.report.tables import MINUS, Cell, Column, Row, Table, metric, pct_cell
@@ -173,7 +173,6 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
         out.charts.append(_sweep_chart(f"sweep-compare-{number}-{i}", sa, sb, labels))
     ta, tb = transfers(a), transfers(b)
     for x, y in zip(ta, tb, strict=False):
-        x: Transfer
         group = f"Timed transfer: {x.spec}"
         p = _pct(x.seconds, y.seconds)
         rows.append(Row([_text("elapsed"), Cell(elapsed_text(x.seconds), x.seconds / 86400, None, "[h]:mm:ss.000"),
@@ -183,10 +182,10 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
                              f"{_pct_text(p)}.")
     if precondition_of(a).enabled or precondition_of(b).enabled:
         group = "Preconditioning (not part of the results)"
-        fa, fb = fill_summary(a), fill_summary(b)
-        if fa or fb:
-            rows.append(Row([_text("fill"), _text((fa or "none").removeprefix("Fill: ")),
-                             _text((fb or "none").removeprefix("Fill: ")), _text("")], group))
+        fill_a, fill_b = fill_summary(a), fill_summary(b)
+        if fill_a or fill_b:
+            rows.append(Row([_text("fill"), _text((fill_a or "none").removeprefix("Fill: ")),
+                             _text((fill_b or "none").removeprefix("Fill: ")), _text("")], group))
         sa_, sb_ = steady_state_of(store, a), steady_state_of(store, b)
         if sa_ or sb_:
             def steady(s) -> str:

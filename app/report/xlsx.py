@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TypedDict
 
 import xlsxwriter
 
@@ -21,8 +22,21 @@ from app.report.tables import Table, excel_format, sig_decimals
 
 BETTER = {"font_color": "#17693A", "bg_color": "#E3F2E7", "bold": True}
 WORSE = {"font_color": "#A8231B", "bg_color": "#FAE6E3", "bold": True}
-HEADER = {"bold": True, "bg_color": "#ECEFF3", "bottom": 1, "border_color": "#9AA3AD", "text_wrap": True,
-          "valign": "top"}
+
+
+class _HeaderFormat(TypedDict):
+    """XlsxWriter format properties of a header cell (typed, so ``fmt(**HEADER)`` checks against ``_Formats``)."""
+
+    bold: bool
+    bg_color: str
+    bottom: int
+    border_color: str
+    text_wrap: bool
+    valign: str
+
+
+HEADER: _HeaderFormat = {"bold": True, "bg_color": "#ECEFF3", "bottom": 1, "border_color": "#9AA3AD",
+                         "text_wrap": True, "valign": "top"}
 MAX_WIDTH = 60
 
 
