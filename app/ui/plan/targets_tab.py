@@ -283,7 +283,7 @@ class TargetsTab(WorkerPage):
             self.stack.show_empty(f"{w.name} is a network worker: its partners are on the Network Targets tab.")
             return
         self.stack.show_content()
-        m = self.doc.plan.managers[self.sel.manager]
+        m = self.doc.plan.managers[self._indexes()[0]]
         self.heading.setText(f"<b>{w.name}</b> on manager <b>{m.name}</b>")
         self._loading = True
         self.qd.setValue(w.queue_depth)
@@ -302,7 +302,7 @@ class TargetsTab(WorkerPage):
             self.max_size_note.setText(f"whole disk; test files get {format_bytes(DEFAULT_FILE_SIZE)}")
             self.max_size_note.setToolTip("")
             return
-        os_name = _os_of(self.doc, self.sel.manager, self.os_by_manager)
+        os_name = _os_of(self.doc, self._indexes()[0], self.os_by_manager)
         sectors = set()
         for t in w.targets:
             with contextlib.suppress(TargetError):  # an unplaced target says so in its row
@@ -320,7 +320,7 @@ class TargetsTab(WorkerPage):
                                       "table below.")
 
     def _fill_table(self, w: Worker) -> None:
-        os_name = _os_of(self.doc, self.sel.manager, self.os_by_manager)
+        os_name = _os_of(self.doc, self._indexes()[0], self.os_by_manager)
         row = self.table.currentRow()
         self.table.setRowCount(len(w.targets))
         for i, t in enumerate(w.targets):
@@ -410,11 +410,18 @@ class TargetsTab(WorkerPage):
         path = dlg.path.text().strip()
         self._add(Target(path, path))
 
+    def _indexes(self) -> tuple[int, int]:
+        """(manager, worker) of the selected worker; called only while ``self.worker()`` finds one."""
+        mi, wi = self.sel.manager, self.sel.worker
+        if mi is None or wi is None:
+            raise LookupError("no worker is selected")
+        return mi, wi
+
     def test_file_dialog(self, w: Worker) -> AddTestFileDialog:
         """The Add test file dialog for the selected worker: a remote manager's path is typed, not browsed."""
-        m = self.doc.plan.managers[self.sel.manager]
+        m = self.doc.plan.managers[self._indexes()[0]]
         remote = None if m.host == LOCAL else (m.host or m.name)
-        return AddTestFileDialog(w, self, remote, _os_of(self.doc, self.sel.manager, self.os_by_manager))
+        return AddTestFileDialog(w, self, remote, _os_of(self.doc, self._indexes()[0], self.os_by_manager))
 
     def add_path(self) -> None:
         path, ok = QInputDialog.getText(self, "Add target by path", "File or device on the manager's host:")
@@ -426,10 +433,10 @@ class TargetsTab(WorkerPage):
         row = self.table.currentRow()
         if w is None or not 0 <= row < len(w.targets):
             return
-        m = self.doc.plan.managers[self.sel.manager]
-        dlg = PlaceTargetDialog(m, w.targets[row], _os_of(self.doc, self.sel.manager, self.os_by_manager), self)
+        m = self.doc.plan.managers[self._indexes()[0]]
+        dlg = PlaceTargetDialog(m, w.targets[row], _os_of(self.doc, self._indexes()[0], self.os_by_manager), self)
         if dlg.exec() == QDialog.DialogCode.Accepted:
-            self.doc.place_target(self.sel.manager, self.sel.worker, row, dlg.chosen(), dlg.everywhere.isChecked())
+            self.doc.place_target(*self._indexes(), row, dlg.chosen(), dlg.everywhere.isChecked())
 
     def add_disk(self) -> None:
         it = self.disks.currentItem()

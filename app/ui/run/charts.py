@@ -134,8 +134,8 @@ def legend_html(groups: list[tuple[str, list[int]]], many: bool, bands: bool = F
              for i, (name, members) in enumerate(groups)]
     lead = ("One colour per manager, a band from its lowest to its highest worker: " if bands else
             "One colour per manager, one line per worker: " if many else "")
-    dashed = "" if many or not dashed else " &nbsp; — solid: average, dashed: 99th percentile response time"
-    return lead + " &nbsp; ".join(items) + dashed
+    key = "" if many or not dashed else " &nbsp; — solid: average, dashed: 99th percentile response time"
+    return lead + " &nbsp; ".join(items) + key
 
 
 def group_series(keys: list[SeriesKey], labels: list[str]) -> list[tuple[str, list[int]]]:
@@ -663,7 +663,7 @@ class ChartGrid(QWidget):
         if b0 is None and st.drawn:
             return x_max, st.tops, [None if o else m for o, m in zip(off, st.measured, strict=True)]
         b0 = 0 if b0 is None else b0
-        dirty_x = st.refresh(b0)
+        dirty_x: float | None = st.refresh(b0)
         if not incremental:
             dirty_x = None
         for c, ci in zip(self.charts, range(nc), strict=True):

@@ -9,8 +9,9 @@ histogram). Both kinds are kept, so switching between them redraws instantly.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -25,6 +26,26 @@ UPDATE_CHOICES = (1, 2, 3, 4, 5, 10, 15, 30, 45, 60, 0)  # seconds; 0 = ∞ (end
 # What a series is: ("all", None, "ALL"), ("manager", "M1", "M1"), ("worker", "M1", "w1")
 SeriesKey = tuple[str, str | None, str]
 ALL_KEY: SeriesKey = ("all", None, "ALL")
+
+
+class LiveSample(Protocol):
+    """What the live data reads of a sample: app.engine.telemetry.Sample while a run goes on,
+    app.ui.history.stored_series.ReplaySample for a stored run."""
+
+    @property
+    def level(self) -> str: ...
+    @property
+    def manager(self) -> str | None: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def t(self) -> float: ...  # seconds since the step started
+    @property
+    def interval(self) -> Metrics: ...
+    @property
+    def whole(self) -> Metrics: ...
+    @property
+    def final(self) -> bool: ...
 
 # Chart fields stored per point (float32), in this order: every statistic a chart can be set to show.
 CHART_FIELDS = ("iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms", "cpu_pct", "errors")
@@ -262,7 +283,7 @@ class LiveResults:
         self.series: dict[SeriesKey, Series] = {}
         self.blocks: dict[str, Block] = {}  # level -> the shared arrays of its series (fed live)
         self.steps: list[StepMark] = []
-        self._queue: list[tuple[float, Iterable[object]]] = []  # deferred batches (defer / flush)
+        self._queue: list[tuple[float, Sequence[LiveSample]]] = []  # deferred batches (defer / flush)
         self.revision = 0  # grows whenever a point is added (redraw only when it changed)
         self.generation = 0  # grows when the series start over (a new run)
         self.disks = LiveDisks()  # the managers' disks, fed from the same batches
@@ -277,7 +298,7 @@ class LiveResults:
         self.generation += 1
 
     @staticmethod
-    def key_of(sample: object) -> SeriesKey:
+    def key_of(sample: LiveSample) -> SeriesKey:
         level = sample.level
         if level == "all":
             return ALL_KEY
@@ -297,12 +318,12 @@ class LiveResults:
             s.last_whole = None
         self.revision += 1
 
-    def add(self, offset: float, samples: Iterable[object]) -> int:
+    def add(self, offset: float, samples: Sequence[LiveSample]) -> int:
         """Feed one batch of samples of a step that began ``offset`` s into the run; returns points made."""
         self.flush()
         return self._add([(offset, samples)])
 
-    def defer(self, offset: float, samples: Iterable[object]) -> None:
+    def defer(self, offset: float, samples: Sequence[LiveSample]) -> None:
         """``add`` later, at the next ``flush``: every manager's batch of an interval (and of a redraw's
         interval) is then computed in one numpy pass instead of one each."""
         self._queue.append((offset, samples))
@@ -314,7 +335,7 @@ class LiveResults:
         queued, self._queue = self._queue, []
         return self._add(queued)
 
-    def _add(self, batches: list[tuple[float, Iterable[object]]]) -> int:
+    def _add(self, batches: list[tuple[float, Sequence[LiveSample]]]) -> int:
         """The batches' points are computed together (``chart_rows``), then written."""
         points: list[tuple[Series, float, Metrics, Metrics]] = []  # (series, x, whole, window)
         replaced: list[tuple[Series, Metrics]] = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
@@ -16,6 +16,14 @@ from app.model.to_icf import plan_to_icf, unwritable
 from app.store.paths import default_test_file
 from app.ui.confirm import unsaved_answer, unsaved_box
 from app.ui.settings import add_recent_file, recent_files
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QDockWidget
+
+    from app.ui.plan.document import PlanDocument
+    from app.ui.run.live_data import LiveResults
+    from app.ui.run.run_controller import RunController
 
 PLAN_SUFFIXES = (".icf", ".conf", ".json")
 OPEN_FILTER = "Plans (*.icf *.conf *.json);;Iometer configuration (*.icf *.conf);;Fiometer plan (*.json);;All files (*)"
@@ -55,6 +63,21 @@ class FilesMixin(QMainWindow):
     recent_menu: QMenu
     examples_menu: QMenu
 
+    if TYPE_CHECKING:  # what MainWindow and the other mixins provide (declared for mypy only: at run time
+        # a definition here would shadow theirs in MainWindow's method order)
+        settings: QSettings | None
+        persist: bool  # implies settings
+        doc: PlanDocument
+        live: LiveResults
+        controller: RunController
+        messages_dock: QDockWidget
+
+        def add_message(self, text: str, level: str = "info") -> None: ...
+        def show_problem(self, title: str, text: str) -> None: ...
+        def apply_local_facts(self) -> None: ...
+        def plan_errors(self) -> list[Any]: ...
+        def _update_title(self) -> None: ...
+
     def _make_file_menus(self) -> None:
         self.recent_menu = QMenu("Open &recent", self)
         self.examples_menu = QMenu("&Examples", self)
@@ -63,7 +86,10 @@ class FilesMixin(QMainWindow):
         vmware.setStatusTip(VMWARE_TIP)
         self.examples_menu.addSeparator()
         for ex in EXAMPLES:
-            a = self.examples_menu.addAction(ex.title, lambda key=ex.key: self.open_example(key))
+            def open_it(key: str = ex.key) -> None:
+                self.open_example(key)
+
+            a = self.examples_menu.addAction(ex.title, open_it)
             a.setToolTip(ex.description)
             a.setStatusTip(ex.description)
         self.examples_menu.setToolTipsVisible(True)
@@ -72,11 +98,14 @@ class FilesMixin(QMainWindow):
         self.recent_menu.clear()
         files = recent_files(self.settings) if self.settings else []
         for f in files:
-            self.recent_menu.addAction(f, lambda p=f: self.open_path(p))
+            def open_it(p: str = f) -> None:
+                self.open_path(p)
+
+            self.recent_menu.addAction(f, open_it)
         self.recent_menu.setEnabled(bool(files))
 
     def _remember(self, path: str | Path) -> None:
-        if self.persist:
+        if self.persist and self.settings is not None:
             add_recent_file(self.settings, path)
             self._fill_recent_menu()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QMainWindow
 
@@ -13,6 +13,21 @@ from app.model.plan import LOCAL
 from app.model.units import format_bytes
 from app.model.validation import validate
 from app.ui.run.run_controller import RUNNING
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QDockWidget, QTabWidget
+
+    from app.ui.plan.document import PlanDocument
+    from app.ui.plan.network_tab import NetworkTargetsTab
+    from app.ui.plan.setup_tab import SetupTab
+    from app.ui.plan.specs_tab import SpecsTab
+    from app.ui.plan.targets_tab import TargetsTab
+    from app.ui.plan.topology import TopologyTree
+    from app.ui.run.live_data import LiveResults
+    from app.ui.run.results_tab import ResultsTab
+    from app.ui.run.run_controller import RunController
+    from app.ui.window.status import RunStatus
 
 
 def describe_risk(risk: Any, local: bool) -> str:
@@ -39,6 +54,28 @@ class RunningMixin(QMainWindow):
     failures: list[str] = []  # noqa: RUF012 (replaced per run) what failed, for the run's end summary
     run_options: Any = None  # RunOptions for the next Start (tests, screenshots); None = plan's own
     run_endpoints: dict[str, Any] | None = None
+
+    if TYPE_CHECKING:  # what MainWindow and the other mixins provide (declared for mypy only: at run time
+        # a definition here would shadow theirs in MainWindow's method order)
+        doc: PlanDocument
+        live: LiveResults
+        controller: RunController
+        icf_writer: bool
+        _close_after_run: bool
+        action_map: dict[str, QAction]
+        topology: TopologyTree
+        tabs: QTabWidget
+        targets_tab: TargetsTab
+        network_tab: NetworkTargetsTab
+        specs_tab: SpecsTab
+        setup_tab: SetupTab
+        results_tab: ResultsTab
+        status: RunStatus
+        messages_dock: QDockWidget
+
+        def add_message(self, text: str, level: str = "info") -> None: ...
+        def show_problem(self, title: str, text: str) -> None: ...
+        def ask(self, title: str, text: str, action: str = "Yes") -> bool: ...
 
     def _connect_controller(self) -> None:
         c = self.controller
