@@ -45,11 +45,13 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     run = _get_run(args, raw_output=True)  # fio's per-disk counters live in its output
     coarse = is_iometer_run(run)
+    notes = _validity(args, run)
     if args.json:
         def metrics(m):
             # an imported Iometer run's histogram is its 21 coarse bins: no percentiles from it
             return {k: None if coarse and k.startswith("p") else v for k, v in m.headline().items()}
         print(json.dumps({
+            "validity": [n.to_json() | {"title": n.title} for n in notes],
             "id": run.id, "name": run.name, "status": run.status, "started": run.started, "ended": run.ended,
             "plan": run.plan_name, "plan_sha256": run.plan_sha256, "tags": run.tags, "notes": run.notes,
             "fio_versions": run.fio_versions, "host": run.host,
@@ -73,6 +75,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             f"fio {', '.join(run.fio_versions) or '?'}")
     print(f"Plan {run.plan_name!r} (sha256 {run.plan_sha256[:12]}), {tool}, "
           f"managers: {', '.join(f'{m.name} ({m.address})' for m in run.managers)}")
+    _print_validity(notes)
     rows = []
     for s in run.steps:
         for r in sorted(s.results, key=lambda r: (r.level != "all", r.key)):
@@ -112,6 +115,32 @@ def cmd_show(args: argparse.Namespace) -> int:
     for msg in run.messages + [m for s in run.steps for m in s.messages]:
         print(f"{msg.level}: {msg.manager + ': ' if msg.manager else ''}{msg.text}")
     return 0
+
+
+def _validity(args: argparse.Namespace, run) -> list:
+    """The run's validity notes (stored with it, or computed now for a run stored without them)."""
+    from app.analysis.iometer_import import is_iometer_run
+    from app.analysis.validity import notes_of
+
+    if is_iometer_run(run):
+        return []
+    store = _store(args, reading=True)
+    try:
+        return notes_of(run, store)
+    finally:
+        store.close()
+
+
+def _print_validity(notes: list) -> None:
+    from app.analysis.validity import lines
+
+    if not notes:
+        print("Validity: no notes (the figures show no sign of cache, unwritten or compressible data, a busy "
+              "generator, drift, other traffic or clock skew).")
+        return
+    print("Validity notes (read these before the figures):")
+    for line in lines(notes):
+        print(f"  ! {line}")
 
 
 def _steady_state(args: argparse.Namespace, run):
