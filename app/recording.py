@@ -182,7 +182,7 @@ class StoreRecorder(RunListener):
             return
         try:
             self._record_validity()
-            summary = summarize(self._statuses, self._planned)
+            summary = summarize(self._statuses, max(self._planned, len(self._statuses)))  # a search plans none
             self.recorder.add_message(self.run_id, f"Run {status}: {summary.text()}",
                                       level="info" if status == "complete" else "warning")
             self.recorder.end_run(self.run_id, status)

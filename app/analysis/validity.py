@@ -4,7 +4,7 @@ A note is computed from what fio was told (the stored job text), what fio and th
 output: per-job I/Os and CPU, ``disk_util``), the hosts' facts (memory, CPUs) and the per-second ALL samples;
 facts that do not survive the run (how much of a local test file was ever written) are taken when each step
 ends (``recording.StoreRecorder``) and passed in. Notes are stored with the run (``runs.host_json``, key
-``validity``, see :mod:`app.store.validity_notes`) when it ends; a run stored before that gets them computed
+``validity``, see :mod:`app.store.run_extras`) when it ends; a run stored before that gets them computed
 when shown, without the facts that only the run could see.
 
 Kinds (``KINDS``): cache, never written, compressible, generator, not steady, other traffic, clock.
@@ -34,7 +34,8 @@ UNSEEN_SHARE = 0.25  # share of fio's reads the disk did not see before it is wo
 MIN_READS = 200  # fewer reads than this say nothing about the disk's counts
 UNWRITTEN_SHARE = 0.10  # share of a read region never written (holes) before it is worth saying
 CPU_CORE_PCT = 85.0  # a job's CPU (user + system, % of one core) that means the generator is the limit
-HOST_CPU_PCT = 90.0  # all jobs' CPU against the host's cores
+HOST_CPU_PCT = 90.0  # all jobs' CPU against the host's cores, or the host's own busy share
+FIO_SHARE_PCT = 20.0  # fio's jobs' CPU (% of a core) before a busy host is blamed on the generator
 IDLE_UTIL_PCT = 50.0  # a disk busier than this is not idle waiting for the generator
 EXTRA_SHARE = 0.25  # disk I/Os beyond fio's (scaled to the disk's window) before they are other traffic
 MIN_EXTRA_PER_S = 20.0
@@ -360,7 +361,7 @@ def generator_notes(f: StepFacts) -> list[Note]:
         figure = f"fio job {busiest} used {top:.0f} % of a CPU core, {disk}"
     elif cores and total >= HOST_CPU_PCT * cores:
         figure = f"fio's jobs used {total:.0f} % of {cores} cores' {cores * 100} %, {disk}"
-    elif f.host_cpu_pct is not None and f.host_cpu_pct >= HOST_CPU_PCT:
+    elif f.host_cpu_pct is not None and f.host_cpu_pct >= HOST_CPU_PCT and total >= FIO_SHARE_PCT:
         figure = (f"the host's CPUs were {f.host_cpu_pct:.0f} % busy (fio's jobs {total:.0f} % of a core), "
                   f"{disk}")
     else:
@@ -491,7 +492,7 @@ def step_all_samples(store, run: Run) -> dict[int, list[tuple[float, int, float]
 
 def notes_of(run: Run, store=None) -> list[Note]:
     """The run's stored notes; for a run stored without them, computed now (from what the store kept)."""
-    from app.store.validity_notes import stored_notes
+    from app.store.run_extras import stored_notes
 
     kept = stored_notes(run)
     if kept is not None:
@@ -505,7 +506,7 @@ def notes_of(run: Run, store=None) -> list[Note]:
 def record_notes(store, run_id: int, facts=None) -> list[Note]:
     """Compute a finished run's notes and keep them with it."""
     from app.store.queries import get_run
-    from app.store.validity_notes import save_notes
+    from app.store.run_extras import save_notes
 
     run = get_run(store, run_id, raw_output=True)
     notes = run_notes(run, step_all_samples(store, run), facts)
@@ -514,11 +515,11 @@ def record_notes(store, run_id: int, facts=None) -> list[Note]:
 
 
 def grouped(notes: Iterable[Note]) -> list[tuple[Note, list[int]]]:
-    """Notes saying the same thing in several steps, once each with the steps' indexes (display)."""
-    out: dict[tuple[str, str | None, str, str], tuple[Note, list[int]]] = {}
+    """Notes of one kind, manager and advice in several steps, once each with the steps' indexes (display);
+    the first step's note stands for the others (their figures differ: ``show --json`` has each)."""
+    out: dict[tuple[str, str | None, str], tuple[Note, list[int]]] = {}
     for n in notes:
-        key = (n.kind, n.manager, n.text if n.kind in (COMPRESSIBLE, CACHE) and "read through" not in n.text
-               and "not seen" not in n.text else f"{n.step}:{n.text}", n.advice)
+        key = (n.kind, n.manager, n.advice)
         if key not in out:
             out[key] = (n, [])
         if n.step is not None:
@@ -535,9 +536,12 @@ def _steps_words(steps: list[int]) -> str:
 def lines(notes: Iterable[Note]) -> list[str]:
     """One line per note (same notes across steps once), for text output."""
     out = []
-    for n, steps in grouped(notes):
+    everything = list(notes)
+    for n, steps in grouped(everything):
         where = ", ".join(p for p in (_steps_words(steps), f"on {n.manager}" if n.manager else "") if p)
-        out.append(f"{n.title}{' (' + where + ')' if where else ''}: {n.text}. What to do: {n.advice}.")
+        alike = len({m.text for m in everything if (m.kind, m.manager, m.advice) == (n.kind, n.manager, n.advice)})
+        text = f"step {n.step + 1}: {n.text}" if alike > 1 and n.step is not None else n.text
+        out.append(f"{n.title}{' (' + where + ')' if where else ''}: {text}. What to do: {n.advice}.")
     return out
 
 
