@@ -52,6 +52,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             return {k: None if coarse and k.startswith("p") else v for k, v in m.headline().items()}
         print(json.dumps({
             "validity": [n.to_json() | {"title": n.title} for n in notes],
+            "curve": _curve_json(run),
             "id": run.id, "name": run.name, "status": run.status, "started": run.started, "ended": run.ended,
             "plan": run.plan_name, "plan_sha256": run.plan_sha256, "tags": run.tags, "notes": run.notes,
             "fio_versions": run.fio_versions, "host": run.host,
@@ -106,6 +107,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         print("\nTimed transfer:")
         for transfer in moved:
             print(f"  {transfer.sentence()}")
+    _print_curve(run)
     sweeps = find_sweeps(run)
     if sweeps:
         print("\nSweeps:")
@@ -141,6 +143,33 @@ def _print_validity(notes: list) -> None:
     print("Validity notes (read these before the figures):")
     for line in lines(notes):
         print(f"  ! {line}")
+
+
+def _curve_json(run) -> list[dict] | None:
+    import dataclasses
+
+    from app.analysis.curve import curve_of
+
+    results = curve_of(run)
+    if not results:
+        return None
+    return [{"label": r.label, "dimension": r.dimension, "p99_max_ms": r.p99_max_ms, "metric": r.metric,
+             "answer_load": r.answer_load, "steps_measured": r.steps_measured, "sentence": r.sentence(),
+             "points": [dataclasses.asdict(p) for p in r.points]} for r in results]
+
+
+def _print_curve(run) -> None:
+    from app.analysis.curve import curve_of, table_rows
+    from app.cli.progress import format_table
+
+    results = curve_of(run)
+    if not results:
+        return
+    print("\nCurve (the highest load whose p99 keeps the limit):")
+    for r in results:
+        print(f"  {r.sentence()}")
+        print("    " + format_table((r.dimension.capitalize(), "IOPS", "MB/s", "p99 ms", f"≤ {r.p99_max_ms:g} ms",
+                                     "Step"), table_rows(r)).replace("\n", "\n    "))
 
 
 def _steady_state(args: argparse.Namespace, run):

@@ -15,6 +15,7 @@ from app.report.summary import SummaryBlock, summarize
 from app.report.sweep_charts import sweep_charts
 from app.report.tables import Table, at_a_glance_table, comparison_table, summary_table, unmatched_table
 from app.report.timeline import distribution_charts, share_charts, timeline_charts
+from app.report.validity_report import validity_lines
 from app.report.workloads import workload_tables
 from app.store.database import Store
 from app.store.records import Run
@@ -64,6 +65,7 @@ class Report:
     runs: list[RunSection]
     job_options: Table
     notes: list[str]  # steps without results and the like
+    validity: list[str] = field(default_factory=list)  # first in the report (report.validity_report)
 
     @property
     def sides(self) -> list[Side]:
@@ -148,10 +150,12 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
         timeline_charts(store, matched, by_side, colors)
     notes = [m for s in sides for m in s.missing]
     summary = [summarize(c, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
-    return Report(meta, baseline, comparisons, labels, summary,
+    report = Report(meta, baseline, comparisons, labels, summary,
                   at_a_glance_table(comparisons, labels) if comparisons else None,
                   environment_table(sides, labels),
                   [comparison_table(c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)], unmatched,
                   percentile_table(matched, by_side),
                   [c.differences for c in comparisons], charts, dists, line_charts, runs,
                   job_options_table([r.run for r in runs]), list(dict.fromkeys(notes)))
+    report.validity = validity_lines(store, report)
+    return report

@@ -135,6 +135,9 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
     wrap = compact >= 2
     extra = COMPACT[min(compact, 1)].replace("{{", "{").replace("}}", "}")
     h = [f"<html><head><style>{STYLE}{extra}</style></head><body>"]
+    if report.validity:  # first: whether the figures below measure the storage
+        _h1(h, "validity", "Validity")
+        h.append(callout("<br>".join("\u2022 " + escape(v) for v in report.validity)))
     if report.comparisons:
         _h1(h, "summary", "Summary")
         h += summary_markup(report)
