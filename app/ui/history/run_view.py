@@ -30,6 +30,7 @@ from app.ui.history.stored_series import DEFAULT_BINS, StoredRun, load_points, l
 from app.ui.history.sweep_view import SweepView
 from app.ui.run.charts import ChartGrid
 from app.ui.run.live_data import ALL_KEY, LAST, WHOLE, LiveResults, SeriesKey
+from app.ui.validity_box import ValidityBox
 from app.ui.widgets import button
 
 STORED_STYLE = ("#storedBanner { background: #fff4d6; border: 1px solid #e0b84c; border-radius: 3px; }"
@@ -72,6 +73,14 @@ def scopes(data: StoredRun) -> list[tuple[str, list[SeriesKey], list[str]]]:
             if w[1] == m[1]:
                 out.append((f"    {worker_label(w)}", [w], [worker_label(w)]))
     return out
+
+
+def run_notes(store, run_id: int) -> list:
+    """The run's validity notes (stored, or computed for a run stored without them)."""
+    from app.analysis.validity import notes_of
+    from app.store.queries import get_run
+
+    return notes_of(get_run(store, run_id), store)  # reads fio's outputs only for a run stored without notes
 
 
 class RunView(QWidget):
@@ -135,6 +144,7 @@ class RunView(QWidget):
         self.messages.setWordWrap(True)
         self.messages.setMaximumHeight(90)
         self.messages.hide()
+        self.validity = ValidityBox()
 
         top = QWidget()
         tlay = QVBoxLayout(top)
@@ -144,6 +154,7 @@ class RunView(QWidget):
         bottom = QWidget()
         blay2 = QVBoxLayout(bottom)
         blay2.setContentsMargins(0, 0, 0, 0)
+        blay2.addWidget(self.validity)
         blay2.addWidget(self.table_title)
         blay2.addWidget(self.table, 1)
         blay2.addWidget(self.table_notes)
@@ -215,6 +226,8 @@ class RunView(QWidget):
             if m.level != "info":
                 self.messages.addItem(f"{m.level}: {(m.manager + ': ') if m.manager else ''}{m.text}")
         self.messages.setVisible(self.messages.count() > 0)
+        self.tasks.submit(f"reading run {r.id}'s validity notes", lambda store: run_notes(store, r.id),
+                          self.validity.set_notes, lambda _m: None, owner=self)
 
         self.step.blockSignals(True)
         self.step.clear()

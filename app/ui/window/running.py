@@ -159,6 +159,7 @@ class RunningMixin(QMainWindow):
             self.messages_dock.show()
         rec = self.controller.recorder
         if rec is not None and rec.run_id is not None:
+            self.results_tab.validity.set_notes(rec.notes)  # whether the figures measure the storage
             self.add_message(f"Stored as run {rec.run_id} in {self.controller.stored_in}: open it in History "
                              "(View > History)")
         self.statusBar().showMessage(f"Run {status}", 10000)
