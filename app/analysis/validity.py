@@ -32,6 +32,7 @@ TITLES = {CACHE: "Cache", NEVER_WRITTEN: "Never-written data", COMPRESSIBLE: "Co
 RAM_MULTIPLE = 3.0  # a buffered test region smaller than this many times the host's RAM can sit in its cache
 UNSEEN_SHARE = 0.25  # share of fio's reads the disk did not see before it is worth saying
 MIN_READS = 200  # fewer reads than this say nothing about the disk's counts
+DISK_UTIL_S = 0.25  # fio updates its disk counters this often: the last update may miss that long of I/O
 UNWRITTEN_SHARE = 0.10  # share of a read region never written (holes) before it is worth saying
 CPU_CORE_PCT = 85.0  # a job's CPU (user + system, % of one core) that means the generator is the limit
 HOST_CPU_PCT = 90.0  # all jobs' CPU against the host's cores, or the host's own busy share
@@ -279,7 +280,12 @@ def cache_notes(f: StepFacts) -> list[Note]:
     counted = _unseen_reads(f, reading)
     if counted:
         fio_reads, disk_reads = counted
-        unseen = 1.0 - disk_reads / fio_reads if fio_reads else 0.0
+        # fio reads the disk's counters every 250 ms, and I/Os still queued at the end complete after the last
+        # reading: that many reads may be missing from the disk's count without anything being cached
+        runtime = max((float(j.get("job_runtime") or 0) for j in f.fio_jobs.values()), default=0.0) / 1000.0
+        in_flight = sum(int(j.get("iodepth") or 1) for j in reading)
+        allowance = in_flight + (fio_reads / runtime * DISK_UTIL_S if runtime > 0 else 0.0)
+        unseen = max(0.0, fio_reads - disk_reads - allowance) / fio_reads if fio_reads else 0.0
         holes = any(_unwritten_share(f, j) >= UNWRITTEN_SHARE for j in reading)
         if unseen >= UNSEEN_SHARE and not holes:
             figure = f"{unseen * 100:.0f} % of fio's {fio_reads:,} reads not seen by the disk ({disk_reads:,})"
