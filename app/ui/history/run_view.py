@@ -154,7 +154,6 @@ class RunView(QWidget):
         bottom = QWidget()
         blay2 = QVBoxLayout(bottom)
         blay2.setContentsMargins(0, 0, 0, 0)
-        blay2.addWidget(self.validity)
         blay2.addWidget(self.table_title)
         blay2.addWidget(self.table, 1)
         blay2.addWidget(self.table_notes)
@@ -176,6 +175,7 @@ class RunView(QWidget):
         self.splitter.setSizes([430, 260])
         lay = QVBoxLayout(self)
         lay.addWidget(self.banner)
+        lay.addWidget(self.validity)  # first: whether the figures below measure the storage
         lay.addLayout(controls)
         lay.addWidget(self.splitter, 1)
 
