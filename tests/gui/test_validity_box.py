@@ -65,3 +65,26 @@ def test_history_says_when_a_run_carries_no_note(window: MainWindow, qtbot, tmp_
     assert notes == []  # (a busy machine may blame the generator: the null engine is all CPU)
     if not view.validity.lines:
         assert view.validity.label.text().startswith("Validity: no notes")
+
+
+def test_results_tab_shows_the_notes_when_a_run_from_the_window_ends(window: MainWindow, qtbot, tmp_path) -> None:
+    from app.engine.runner import RunOptions
+    from app.model.plan import Target
+    from tests.gui.conftest import local_plan
+
+    plan = local_plan(tmp_path, workers=1)
+    plan.managers[0].workers[0].targets = [Target("T")]
+    plan.managers[0].workers[0].data_pattern = 0  # Iometer's repeating bytes: compressible writes
+    plan.specs[0].lines = [SpecLine(4096, 100, 0, 100, 0, 1, 0, 0)]
+    plan.managers[0].workers[0].specs = [plan.specs[0].name]
+    window.doc.replace(plan)
+    window.run_options = RunOptions(run_time=1, file_size=8 << 20, mapping={"T": str(tmp_path / "w.dat")})
+    assert not window.results_tab.validity.isVisible()  # nothing to say before a run
+    assert window.start_run()
+    with qtbot.waitSignal(window.controller.finished, timeout=60000):
+        pass
+    box = window.results_tab.validity
+    assert box.isVisible() and any(line.startswith("Compressible data (step 1") for line in box.lines), box.lines
+    shot = tmp_path / "results-validity.png"
+    assert window.grab().save(str(shot))
+    print(f"screenshot: {shot}")

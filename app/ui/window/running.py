@@ -89,6 +89,7 @@ class RunningMixin(QMainWindow):
         self._show_lost()
         self.failures: list[str] = []
         self.live.clear()
+        self.results_tab.validity.hide()  # the last run's notes are not this one's
         self.results_tab.charts.clear_marks()
         self.results_tab.redraw(force=True)
         listener.stepStarted.connect(self._on_step_started)
