@@ -82,3 +82,12 @@ def run_in(group: Path, argv: list[str], timeout: float) -> subprocess.Completed
     """Run ``argv`` inside the cgroup (its children too)."""
     script = f"echo $$ > {shlex.quote(str(group / 'cgroup.procs'))} && exec {shlex.join(argv)}"
     return subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=timeout)
+
+
+def set_read_iops(group: Path, dev: str, read_iops: int) -> None:
+    """Change the cgroup's read IOPS limit on ``dev`` while its processes run."""
+    numbers = dev_numbers(dev)
+    if (group / "io.max").exists():
+        (group / "io.max").write_text(f"{numbers} riops={read_iops}")
+    else:
+        (group / "blkio.throttle.read_iops_device").write_text(f"{numbers} {read_iops}")

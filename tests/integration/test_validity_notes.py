@@ -155,3 +155,33 @@ def test_io_fio_did_not_issue_is_other_traffic(tmp_path, mounted_loop):
         other.wait(timeout=60)
     traffic = [n for n in doc["validity"] if n["kind"] == "other_traffic"]
     assert traffic and "I/Os per second came from something else" in traffic[0]["text"], doc["validity"]
+
+
+@ROOT_LOOP
+def test_a_step_whose_iops_fall_midway_is_not_steady(tmp_path):
+    """A loop device throttled to 2,000 read IOPS, then to 300 halfway through a 10-s step (tests/io_throttle.py):
+    the step's rounds fail the steady-state rule."""
+    import threading
+
+    from tests.io_throttle import how, run_in, set_read_iops, throttled
+
+    if how() is None:
+        pytest.skip("needs cgroup io.max or blkio throttling")
+    dev = attach(tmp_path / "loop.img", 64 << 20)
+    try:
+        plan = plan_file(tmp_path, reads=100, qd=4, seconds=10)
+        db = tmp_path / "results.sqlite"
+        with throttled(dev, read_iops=2000) as group:
+            timer = threading.Timer(6.0, set_read_iops, (group, dev, 300))  # ~5 s into the step (fio starts ~1 s in)
+            timer.start()
+            try:
+                done = run_in(group, [sys.executable, "-m", "app.cli", "run", str(plan), "--map", f"T={dev}",
+                                      "--db", str(db)], timeout=120)
+            finally:
+                timer.cancel()
+        assert done.returncode == 0, done.stdout + done.stderr
+        shown = cli("show", "1", "--json", "--db", db)
+        notes = [n for n in json.loads(shown.stdout)["validity"] if n["kind"] == "not_steady"]
+        assert notes and "rounds of 2 s" in notes[0]["figure"] and "drift -" in notes[0]["figure"], shown.stdout[:3000]
+    finally:
+        detach(dev)
