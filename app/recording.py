@@ -161,7 +161,7 @@ class StoreRecorder(RunListener):
 
     def _step_finished(self, outcome: StepOutcome) -> None:
         step_id = self._step_ids[outcome.step.index]
-        self._note_allocation(outcome.step)
+        self._take_step_facts(outcome.step)
         self.recorder.add_step_results(step_id, [ResultRow(s.manager, s.level, s.key, s.whole)
                                                  for s in outcome.results])
         for name, raw in outcome.raw_output.items():
@@ -181,15 +181,16 @@ class StoreRecorder(RunListener):
                 self.recorder.end_run(self.run_id, "failed")  # else it is marked interrupted when next opened
             return
         try:
-            self._record_validity()
             summary = summarize(self._statuses, max(self._planned, len(self._statuses)))  # a search plans none
             self.recorder.add_message(self.run_id, f"Run {status}: {summary.text()}",
                                       level="info" if status == "complete" else "warning")
             self.recorder.end_run(self.run_id, status)
         except StoreError as e:
             raise self._fault(e) from None
+        with contextlib.suppress(StoreError):  # the run is kept whole; `show` works its notes out again
+            self._record_validity()
 
-    def _note_allocation(self, step: Step) -> None:
+    def _take_step_facts(self, step: Step) -> None:
         """What the validity notes need that only the run can see, taken as the step ends: how much of each local
         test file a reading job read was ever written (the file may be gone later), how busy the host's CPUs were."""
         host_cpu = busy_pct(getattr(self, "_cpu_at_start", None), cpu_times())
