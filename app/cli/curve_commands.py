@@ -13,15 +13,14 @@ def cmd_curve(args: argparse.Namespace) -> int:
 
     def make(plan, endpoints, listener, options):
         return CurveRunner(plan, endpoints, listener, options, p99_max_ms=args.p99_max, max_load=args.max_load,
-                           exhaustive=args.exhaustive)
+                           exhaustive=args.exhaustive, metric=args.metric)
 
     def after(store, run_id: int, runner: CurveRunner) -> None:
         from app.analysis.curve import curve_of
         from app.cli.progress import format_table
         from app.store.queries import get_run
-        from app.store.run_extras import CURVE, save_extra
 
-        save_extra(store, run_id, CURVE, curve_record(runner, args.metric))
+        runner.keep(store, run_id)
         print()
         for result in curve_of(get_run(store, run_id)):
             print(f"Curve: {result.sentence()}")
@@ -35,21 +34,6 @@ def _rows(result) -> list[list[str]]:
     from app.analysis.curve import table_rows
 
     return table_rows(result)
-
-
-def curve_record(runner, metric: str) -> dict:
-    """What the search looked for and found, kept with the run (app.store.run_extras, key ``curve``)."""
-    specs = []
-    for c in runner.searches:
-        answer, confirm = c.search.answer, c.search.confirmation
-        confirm_step = c.steps[-1] if confirm is not None and c.steps else None
-        specs.append({"label": c.label, "access_index": c.access_index, "steps": c.steps,
-                      "answer_load": answer.load if answer else None, "confirm_step": confirm_step,
-                      "steps_measured": c.search.steps_measured, "bracket": list(c.search.bracket),
-                      "grid": c.search.grid})
-    return {"p99_max_ms": runner.p99_max_ms, "metric": metric, "dimension": runner.dimension,
-            "exhaustive": runner.exhaustive,
-            "budget": runner.searches[0].search.budget if runner.searches else None, "specs": specs}
 
 
 def register(sub) -> None:

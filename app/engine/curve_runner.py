@@ -14,7 +14,15 @@ from dataclasses import dataclass, field, replace
 
 from app.engine.curve_search import SEARCH_BUDGET, GridSweep, KneeSearch, load_grid
 from app.engine.jobfile import JobFile
-from app.engine.runner import ManagerEndpoint, RunListener, Runner, RunOptions, RunSummary, summarize
+from app.engine.runner import (
+    ManagerEndpoint,
+    RunListener,
+    Runner,
+    RunOptions,
+    RunRefused,
+    RunSummary,
+    summarize,
+)
 from app.engine.sequence import RUNNABLE_KINDS, Step, _Series
 from app.engine.telemetry import ALL_KEY
 from app.model.plan import IDLE, Plan, Precondition
@@ -68,8 +76,10 @@ class CurveRunner(Runner):
 
     def __init__(self, plan: Plan, endpoints: dict[str, ManagerEndpoint], listener: RunListener | None = None,
                  options: RunOptions | None = None, *, p99_max_ms: float, max_load: int | None = None,
-                 budget: int = SEARCH_BUDGET, exhaustive: bool = False):
-        """``exhaustive``: measure every load of the grid instead of searching (to check a search against)."""
+                 budget: int = SEARCH_BUDGET, exhaustive: bool = False, metric: str = "iops"):
+        """``exhaustive``: measure every load of the grid instead of searching (to check a search against);
+        ``metric`` ("iops" | "mbps"): the figure the answer leads with."""
+        self.metric = metric
         plan = copy.deepcopy(plan)
         self.dimension = curve_dimension(plan)
         plan.setup.test_type = "NORMAL"  # the search chooses the loads; preconditioning is not part of it
@@ -90,7 +100,37 @@ class CurveRunner(Runner):
                          for a in sorted(grids)]
         self._candidates = candidate_steps(plan, grids, self.dimension)
         super().__init__(plan, endpoints, listener, options, steps=list(self._candidates.values()))
+        if any(jf.step_seconds == 0 for files in self.jobfiles for jf in files.values()):
+            raise RunRefused("a load search measures each load for a set time, and this plan's steps run until "
+                             "stopped: set a run time (Test Setup: Run time, or --run-time S)")
         self._candidate_files = dict(zip(self._candidates, self.jobfiles, strict=True))
+
+    @property
+    def planned_steps(self) -> int:
+        """The most steps the searches may measure (each spec's budget and its confirmation; every grid load
+        when exhaustive): what progress displays count to."""
+        return sum(len(c.search.grid) if self.exhaustive else min(c.search.budget, len(c.search.grid)) + 1
+                   for c in self.searches)
+
+    def record(self) -> dict:
+        """What the searches looked for and found, as kept with the run (app.store.run_extras, key ``curve``)."""
+        specs = []
+        for c in self.searches:
+            answer, confirm = c.search.answer, c.search.confirmation
+            specs.append({"label": c.label, "access_index": c.access_index, "steps": c.steps,
+                          "answer_load": answer.load if answer else None,
+                          "confirm_step": c.steps[-1] if confirm is not None and c.steps else None,
+                          "steps_measured": c.search.steps_measured, "bracket": list(c.search.bracket),
+                          "grid": c.search.grid})
+        return {"p99_max_ms": self.p99_max_ms, "metric": self.metric, "dimension": self.dimension,
+                "exhaustive": self.exhaustive, "budget": None if self.exhaustive else
+                (self.searches[0].search.budget if self.searches else None), "specs": specs}
+
+    def keep(self, store, run_id: int) -> None:
+        """Keep the searches' record with the run once it has ended (``store``: the run's own)."""
+        from app.store.run_extras import CURVE, save_extra
+
+        save_extra(store, run_id, CURVE, self.record())
 
     @property
     def summary(self) -> RunSummary:

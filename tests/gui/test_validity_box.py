@@ -88,3 +88,37 @@ def test_results_tab_shows_the_notes_when_a_run_from_the_window_ends(window: Mai
     shot = tmp_path / "results-validity.png"
     assert window.grab().save(str(shot))
     print(f"screenshot: {shot}")
+
+
+def test_test_setup_starts_a_load_search_and_history_shows_its_answer(window: MainWindow, qtbot, tmp_path) -> None:
+    """The curve from the window, on the null engine (p99 well under 1 ms): every load keeps a 50 ms limit, so
+    the search climbs to the highest load allowed and confirms it."""
+    from app.engine.runner import RunOptions
+    from app.model.plan import Target
+    from app.store import get_run, open_store
+    from tests.gui.conftest import local_plan
+
+    plan = local_plan(tmp_path, workers=1)
+    plan.managers[0].workers[0].targets = [Target("T")]
+    window.doc.replace(plan)
+    window.run_options = RunOptions(run_time=1, engine="null", file_size=8 << 20,
+                                    mapping={"T": str(tmp_path / "n.dat")})
+    box = window.setup_tab.curve_box
+    box.p99.setValue(50.0)
+    box.max_load.setValue(16)
+    with qtbot.waitSignal(window.controller.finished, timeout=120000) as finished:
+        box.start.click()
+    assert finished.args == ["complete"]
+    rec = window.controller.recorder
+    with open_store(Path(os.environ["FIOMETER_DB"])) as store:
+        run = get_run(store, rec.run_id)
+    from app.analysis.curve import curve_of
+    (result,) = curve_of(run)
+    assert result.answer_load == 16 and result.steps_measured <= 8 and result.confirmation is not None
+    assert "at QD 16 with p99" in result.sentence()
+    shot = tmp_path / "setup-curve.png"
+    qtbot.wait(300)  # the run's last signals land before the window is painted
+    window.tabs.setCurrentIndex(3)  # Test Setup, where the search was started
+    qtbot.wait(100)
+    assert window.grab().save(str(shot))
+    print(f"screenshot: {shot}")
