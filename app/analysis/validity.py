@@ -395,8 +395,12 @@ def other_traffic_notes(f: StepFacts) -> list[Note]:
     out = []
     for disk, jobs in sorted(jobs_on.items()):
         d = by_disk[disk]
-        ours = (f.reads(jobs) + f.writes(jobs)) * window / fio_runtime  # ramp-up I/Os are the disk's too
-        theirs = sum(int(d.get(k) or 0) for k in ("read_ios", "write_ios", "read_merges", "write_merges"))
+        # a file system writes for itself too (its journal; the first write into a freshly allocated file
+        # converts extents): on files, only reads fio did not issue are someone else's
+        files = any(_on_file(f, j) for j in jobs)
+        counted = ("read_ios", "read_merges") if files else ("read_ios", "write_ios", "read_merges", "write_merges")
+        ours = (f.reads(jobs) + (0 if files else f.writes(jobs))) * window / fio_runtime  # ramp-up I/O counts too
+        theirs = sum(int(d.get(k) or 0) for k in counted)
         extra = theirs - ours
         if extra > EXTRA_SHARE * max(ours, 1.0) and extra / window >= MIN_EXTRA_PER_S:
             figure = f"disk {disk} counted {theirs:,.0f} I/Os, fio issued about {ours:,.0f}"
@@ -404,6 +408,15 @@ def other_traffic_notes(f: StepFacts) -> list[Note]:
                              "something else on the disk", "run on a disk nothing else uses (or stop the other "
                              "work), and compare runs only when this note is absent from both", figure))
     return out
+
+
+def _on_file(f: StepFacts, j: JobOptions) -> bool:
+    """Whether the job's target is a file on a file system (not a raw device)."""
+    env = _target_details(f.run, f.manager, j.name).get("environment") or {}
+    if isinstance(env, dict) and env.get("kind"):
+        return env.get("kind") == "file"
+    name = j.get("filename") or ""
+    return not name.startswith(("/dev/", "\\\\.\\"))
 
 
 def clock_notes(f: StepFacts, local: bool) -> list[Note]:

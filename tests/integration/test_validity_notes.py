@@ -185,3 +185,14 @@ def test_a_step_whose_iops_fall_midway_is_not_steady(tmp_path):
         assert notes and "rounds of 2 s" in notes[0]["figure"] and "drift -" in notes[0]["figure"], shown.stdout[:3000]
     finally:
         detach(dev)
+
+
+@ROOT_LOOP
+def test_honest_random_data_writes_to_a_new_file_carry_no_note(tmp_path, mounted_loop):
+    """The file system's own writes (the first write into a freshly allocated file converts its extents, with
+    journal writes) are not someone else's traffic."""
+    _dev, mnt = mounted_loop
+    plan = plan_file(tmp_path, reads=0, qd=4, pattern=2)
+    doc, text = run_and_show(tmp_path, plan, "--map", f"T={mnt / 'new.dat'}", "--test-file-size", "32M")
+    assert doc["validity"] == [], doc["validity"]
+    assert doc["disk_stats"] and doc["disk_stats"][0]["writes"] > 0
