@@ -253,10 +253,10 @@ def _unseen_reads(f: StepFacts, jobs: list[JobOptions]) -> tuple[int, int] | Non
 
 
 def cache_notes(f: StepFacts) -> list[Note]:
+    out: list[Note] = _buffered_write_notes(f)
     reading = [j for j in f.jobs if j.reads and not j.network]
     if not reading:
-        return []
-    out: list[Note] = []
+        return out
     buffered = [j for j in reading if not j.direct]
     memory = _memory(f.run, f.manager)
     if buffered:
@@ -293,6 +293,19 @@ def cache_notes(f: StepFacts) -> list[Note]:
                              "I/O)", "use direct I/O and a test region larger than every cache in the path; "
                              "on arrays, a region larger than the array's cache", figure))
     return out
+
+
+def _buffered_write_notes(f: StepFacts) -> list[Note]:
+    """Buffered writes land in the page cache and reach the disk later (write-back)."""
+    writing = [j for j in f.jobs if j.writes and not j.network and not j.direct]
+    memory = _memory(f.run, f.manager)
+    region = sum(_size(j.get("size")) or 0 for j in writing)
+    if not writing or (memory and region >= RAM_MULTIPLE * memory):
+        return []
+    figure = (f"{_fmt_bytes(region)} test region, host RAM {_fmt_bytes(memory)}" if memory and region
+              else "direct=0")
+    return [_note(CACHE, f, f"buffered writes (direct=0) of a {figure}: they complete in memory and reach the "
+                  "disk later, so the figures are the page cache's", "use direct I/O", figure)]
 
 
 def _unwritten_share(f: StepFacts, j: JobOptions) -> float:

@@ -106,3 +106,15 @@ def test_the_same_note_in_several_steps_is_one_line():
     b = Note("compressible", "writes of X", "do Y", "X", 1, "M1")
     assert lines([a, b]) == ["Compressible data (steps 1, 2, on M1): writes of X. What to do: do Y."]
     assert json.loads(json.dumps(a.to_json())) == a.to_json() and Note.from_json(a.to_json()) == a
+
+
+def test_buffered_writes_are_the_page_caches():
+    from app.analysis.validity import CACHE, cache_notes
+
+    run, step = run_and_step()
+    run.host = {"managers": {"M1": {"memory_bytes": 8 << 30}}}
+    buffered = StepFacts(run, step, "M1", parse_jobs(JOB.replace("direct=1", "direct=0") + "size=1073741824\n"), {},
+                         {})
+    (note,) = cache_notes(buffered)
+    assert note.kind == CACHE and "buffered writes" in note.text and note.figure.startswith("1 GiB test region")
+    assert cache_notes(StepFacts(run, step, "M1", parse_jobs(JOB + "size=1073741824\n"), {}, {})) == []
