@@ -59,11 +59,6 @@ class Note:
     def title(self) -> str:
         return TITLES.get(self.kind, self.kind)
 
-    def sentence(self) -> str:
-        where = " ".join(p for p in ((f"step {self.step + 1}" if self.step is not None else ""),
-                                     (f"on {self.manager}" if self.manager else "")) if p)
-        return f"{self.title}{' (' + where + ')' if where else ''}: {self.text} — {self.advice}"
-
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -327,9 +322,6 @@ def never_written_notes(f: StepFacts) -> list[Note]:
                              "(Test Setup: Preconditioning, fill passes) or run a write test over it before "
                              "reading", figure))
     return out
-
-
-PATTERN_WORDS = {"zero_buffers": "zero-filled buffers (zero_buffers)"}
 
 
 def _write_pattern(j: JobOptions) -> tuple[str, str] | None:
