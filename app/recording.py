@@ -13,6 +13,8 @@ from collections.abc import Callable
 from app.engine import targets as T
 from app.engine.disks import disk_of
 from app.engine.environment import machine_facts, target_facts
+from app.engine.file_allocation import written_bytes
+from app.engine.host_cpu import busy_pct, cpu_times
 from app.engine.jobfile import JobFile, client_workers, target_key, worker_key
 from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome, summarize
 from app.engine.sequence import Step
@@ -45,6 +47,9 @@ class StoreRecorder(RunListener):
         self._planned = 0
         self._statuses: list[str] = []
         self.failure: StoreError | None = None  # the store fault that ended recording, if any
+        self._local: set[str] = set()  # managers running on this host
+        self._facts: dict[tuple[int, str], dict] = {}  # (step, local manager) -> what only the run could see
+        self.notes: list = []  # the run's validity notes, once it has ended
 
     def _recording(self) -> bool:
         return self.failure is None
@@ -63,6 +68,7 @@ class StoreRecorder(RunListener):
 
     def _run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
         self.plan = plan
+        self._local = {ep.name for ep in endpoints.values() if ep.host == "local"}
         rec = self.recorder
         local = machine_facts()
         host = {**host_facts(), **local, "managers": {
@@ -85,7 +91,7 @@ class StoreRecorder(RunListener):
                         path = T.resolve(t, os_name, self.mapping).path
                     except T.TargetError:
                         path = ""
-                    details: dict[str, object] = {"direct": True}
+                    details: dict[str, object] = {"direct": plan.setup.direct_io}
                     if path and endpoints[m.name].host == "local":
                         if disk := disk_of(path):
                             details["disk"] = disk  # the name fio's disk statistics use
@@ -120,6 +126,8 @@ class StoreRecorder(RunListener):
         self._step_ids[step.index] = step_id
         for name, jf in jobfiles.items():
             self.recorder.set_step_output(step_id, name, job_text=jf.text)
+        self._jobfiles = jobfiles
+        self._cpu_at_start = cpu_times()
 
     def samples(self, step: Step, samples) -> None:
         if self._recording():
@@ -153,6 +161,7 @@ class StoreRecorder(RunListener):
 
     def _step_finished(self, outcome: StepOutcome) -> None:
         step_id = self._step_ids[outcome.step.index]
+        self._take_step_facts(outcome.step)
         self.recorder.add_step_results(step_id, [ResultRow(s.manager, s.level, s.key, s.whole)
                                                  for s in outcome.results])
         for name, raw in outcome.raw_output.items():
@@ -172,12 +181,44 @@ class StoreRecorder(RunListener):
                 self.recorder.end_run(self.run_id, "failed")  # else it is marked interrupted when next opened
             return
         try:
-            summary = summarize(self._statuses, self._planned)
+            summary = summarize(self._statuses, max(self._planned, len(self._statuses)))  # a search plans none
             self.recorder.add_message(self.run_id, f"Run {status}: {summary.text()}",
                                       level="info" if status == "complete" else "warning")
             self.recorder.end_run(self.run_id, status)
         except StoreError as e:
             raise self._fault(e) from None
+        with contextlib.suppress(StoreError):  # the run is kept whole; `show` works its notes out again
+            self._record_validity()
+
+    def _take_step_facts(self, step: Step) -> None:
+        """What the validity notes need that only the run can see, taken as the step ends: how much of each local
+        test file a reading job read was ever written (the file may be gone later), how busy the host's CPUs were."""
+        host_cpu = busy_pct(getattr(self, "_cpu_at_start", None), cpu_times())
+        for name, jf in getattr(self, "_jobfiles", {}).items():
+            if name not in self._local:
+                continue
+            facts = self._facts.setdefault((step.index, name), {"allocation": {}})
+            if host_cpu is not None:
+                facts["host_cpu_pct"] = host_cpu
+            for job in jf.jobs:
+                if job.network or job.is_device or not job.size or job.writes:
+                    continue
+                written = written_bytes(job.path, job.offset, job.size)
+                if written is not None:
+                    facts["allocation"][job.name] = (written, job.size)
+
+    def _record_validity(self) -> None:
+        """Keep the run's validity notes with it; a fault in them never costs the run."""
+        from app.analysis.validity import record_notes  # analysis reads the store the run was recorded in
+
+        assert self.run_id is not None
+        try:
+            self.notes = record_notes(self.recorder.store, self.run_id, self._facts)
+        except StoreError:
+            raise
+        except Exception:  # noqa: BLE001 - a rule's fault must not lose the run; say so in the run instead
+            self.recorder.add_message(self.run_id, "validity notes could not be computed: "
+                                      + traceback.format_exc(limit=3).strip().splitlines()[-1], level="warning")
 
 
 class Fanout(RunListener):

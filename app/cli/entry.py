@@ -8,6 +8,7 @@ import sys
 
 from app import __version__
 from app.cli import (
+    curve_commands,
     history_commands,
     plan_commands,
     report_commands,
@@ -17,7 +18,7 @@ from app.cli import (
 )
 from app.cli.common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_STORE, CliError, TerminalText
 
-FAMILIES = (plan_commands, run_commands, results_commands, history_commands, report_commands, system_commands)
+FAMILIES = (plan_commands, run_commands, curve_commands, results_commands, history_commands, report_commands, system_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -45,11 +45,14 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     run = _get_run(args, raw_output=True)  # fio's per-disk counters live in its output
     coarse = is_iometer_run(run)
+    notes = _validity(args, run)
     if args.json:
         def metrics(m):
             # an imported Iometer run's histogram is its 21 coarse bins: no percentiles from it
             return {k: None if coarse and k.startswith("p") else v for k, v in m.headline().items()}
         print(json.dumps({
+            "validity": [n.to_json() | {"title": n.title} for n in notes],
+            "curve": _curve_json(run),
             "id": run.id, "name": run.name, "status": run.status, "started": run.started, "ended": run.ended,
             "plan": run.plan_name, "plan_sha256": run.plan_sha256, "tags": run.tags, "notes": run.notes,
             "fio_versions": run.fio_versions, "host": run.host,
@@ -73,6 +76,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             f"fio {', '.join(run.fio_versions) or '?'}")
     print(f"Plan {run.plan_name!r} (sha256 {run.plan_sha256[:12]}), {tool}, "
           f"managers: {', '.join(f'{m.name} ({m.address})' for m in run.managers)}")
+    _print_validity(notes)
     rows = []
     for s in run.steps:
         for r in sorted(s.results, key=lambda r: (r.level != "all", r.key)):
@@ -103,6 +107,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         print("\nTimed transfer:")
         for transfer in moved:
             print(f"  {transfer.sentence()}")
+    _print_curve(run)
     sweeps = find_sweeps(run)
     if sweeps:
         print("\nSweeps:")
@@ -112,6 +117,59 @@ def cmd_show(args: argparse.Namespace) -> int:
     for msg in run.messages + [m for s in run.steps for m in s.messages]:
         print(f"{msg.level}: {msg.manager + ': ' if msg.manager else ''}{msg.text}")
     return 0
+
+
+def _validity(args: argparse.Namespace, run) -> list:
+    """The run's validity notes (stored with it, or computed now for a run stored without them)."""
+    from app.analysis.iometer_import import is_iometer_run
+    from app.analysis.validity import notes_of
+
+    if is_iometer_run(run):
+        return []
+    store = _store(args, reading=True)
+    try:
+        return notes_of(run, store)
+    finally:
+        store.close()
+
+
+def _print_validity(notes: list) -> None:
+    from app.analysis.validity import lines
+
+    if not notes:
+        print("Validity: no notes (the figures show no sign of cache, unwritten or compressible data, a busy "
+              "generator, drift, other traffic or clock skew).")
+        return
+    print("Validity notes (read these before the figures):")
+    for line in lines(notes):
+        print(f"  ! {line}")
+
+
+def _curve_json(run) -> list[dict] | None:
+    import dataclasses
+
+    from app.analysis.curve import curve_of
+
+    results = curve_of(run)
+    if not results:
+        return None
+    return [{"label": r.label, "dimension": r.dimension, "p99_max_ms": r.p99_max_ms, "metric": r.metric,
+             "answer_load": r.answer_load, "steps_measured": r.steps_measured, "sentence": r.sentence(),
+             "points": [dataclasses.asdict(p) for p in r.points]} for r in results]
+
+
+def _print_curve(run) -> None:
+    from app.analysis.curve import curve_of, table_rows
+    from app.cli.progress import format_table
+
+    results = curve_of(run)
+    if not results:
+        return
+    print("\nCurve (the highest load whose p99 keeps the limit):")
+    for r in results:
+        print(f"  {r.sentence()}")
+        print("    " + format_table((r.dimension.capitalize(), "IOPS", "MB/s", "p99 ms", f"≤ {r.p99_max_ms:g} ms",
+                                     "Step"), table_rows(r)).replace("\n", "\n    "))
 
 
 def _steady_state(args: argparse.Namespace, run):

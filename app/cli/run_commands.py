@@ -21,7 +21,8 @@ from app.cli.common import (
 )
 
 
-def _make_runner(args: argparse.Namespace, opened):
+def _make_runner(args: argparse.Namespace, opened, make=None):
+    """The run's Runner (``make(plan, endpoints, listener, options)`` builds another kind, e.g. a curve's)."""
     from app.engine.managers import (
         EXPOSED_WARNING,
         ManagerError,
@@ -49,7 +50,7 @@ def _make_runner(args: argparse.Namespace, opened):
                          file_size=parse_size(args.test_file_size) if args.test_file_size else None,
                          registry=record_beside(resolve_db_path(getattr(args, "db", None))))
     try:
-        runner = Runner(plan, endpoints, None, options)
+        runner = (make or Runner)(plan, endpoints, None, options)
     except RunRefused as e:
         for ep in endpoints.values():
             if ep.close is not None:
@@ -60,7 +61,9 @@ def _make_runner(args: argparse.Namespace, opened):
     return runner
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
+    """Run the plan. ``make`` builds another kind of runner (see _make_runner); ``after(store, run_id, runner)``
+    keeps what that kind found, once the run has ended, before the store closes."""
     import signal
 
     from app.cli.progress import ProgressPrinter
@@ -70,7 +73,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     opened = _open(args.file)
     for w in opened.warnings:
         print(f"warning: {w}")
-    runner = _make_runner(args, opened)
+    runner = _make_runner(args, opened, make)
     store = _store(args)
     recorder = StoreRecorder(store, runner.options.mapping, tags=args.tag or [])
     progress = ProgressPrinter()
@@ -89,6 +92,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         status = runner.run()
+        if after is not None and recorder.run_id is not None:
+            after(store, recorder.run_id, runner)
     except StoreError as e:  # the runner ended fio; the run keeps what was recorded before the fault
         kept = (f"Run {recorder.run_id} in {store.path} keeps what was recorded before it "
                 f"({runner.summary.text()})." if recorder.run_id is not None else "Nothing was stored.")
@@ -98,8 +103,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGINT, previous)
         store.close()
     print(f"\nRun {status}: {runner.summary.text()}.")
+    for line in validity_lines(recorder.notes):
+        print(f"validity: {line}")
     print(f"Stored as run {recorder.run_id} in {store.path}")
     return exit_code(status, runner)
+
+
+def validity_lines(notes: list) -> list[str]:
+    from app.analysis.validity import lines
+
+    return lines(notes)
 
 
 def exit_code(status: str, runner) -> int:
@@ -143,6 +156,21 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 def register(sub) -> None:
     sp = sub.add_parser("run", help="run a plan on fio with live progress, then print the results")
+    add_run_options(sp)
+    sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("demo", help="headless: run the bundled example plan briefly and print the results")
+    sp.set_defaults(func=cmd_demo)
+
+    sp = sub.add_parser("probe", help="ask a host running `fio --server` what it is")
+    sp.add_argument("host", metavar="HOST[:PORT]", help="default port 8765")
+    sp.add_argument("--timeout", type=number_option(float, 0.1, 3600, "seconds"), default=5.0,
+                    help="seconds to wait for an answer")
+    sp.set_defaults(func=cmd_probe)
+
+
+def add_run_options(sp) -> None:
+    """The plan and the options of `run` (shared by `curve`)."""
     sp.add_argument("file", help=".icf or Fiometer plan file")
     sp.add_argument("--map", action="append", metavar="NAME=PATH", help="place a target at a file or device")
     sp.add_argument("--manager", action="append", metavar="NAME=HOST[:PORT]",
@@ -159,13 +187,3 @@ def register(sub) -> None:
     sp.add_argument("--fio", metavar="PATH", help="the fio binary to use (default: found on PATH)")
     sp.add_argument("--tag", action="append", help="tag the stored run (e.g. before, after, client-x)")
     sp.add_argument("--engine", help=argparse.SUPPRESS)  # e.g. null, for tests and benchmarks
-    sp.set_defaults(func=cmd_run)
-
-    sp = sub.add_parser("demo", help="headless: run the bundled example plan briefly and print the results")
-    sp.set_defaults(func=cmd_demo)
-
-    sp = sub.add_parser("probe", help="ask a host running `fio --server` what it is")
-    sp.add_argument("host", metavar="HOST[:PORT]", help="default port 8765")
-    sp.add_argument("--timeout", type=number_option(float, 0.1, 3600, "seconds"), default=5.0,
-                    help="seconds to wait for an answer")
-    sp.set_defaults(func=cmd_probe)

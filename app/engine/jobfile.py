@@ -161,7 +161,7 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
         transfer, run, ramp = 0, pc.max_s, 0
     else:
         transfer = plan.setup.transfer_bytes
-    out += [_line("direct", "1")] + ([] if transfer or step.phase == FILL else [_line("time_based", "1")])
+    out += [_line("direct", "1" if plan.setup.direct_io else "0")] + ([] if transfer or step.phase == FILL else [_line("time_based", "1")])
     out.append(_line("runtime", str(run or UNTIL_STOPPED)))  # with a transfer: its upper limit
     if ramp:
         out.append(_line("ramp_time", str(ramp)))

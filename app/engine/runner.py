@@ -223,7 +223,8 @@ class RunListener:
 
 class Runner:
     def __init__(self, plan: Plan, endpoints: dict[str, ManagerEndpoint], listener: RunListener | None = None,
-                 options: RunOptions | None = None):
+                 options: RunOptions | None = None, *, steps: list[Step] | None = None):
+        """``steps``: run these instead of the plan's own sequence (a load search's candidates)."""
         self.plan = plan
         self.endpoints = endpoints
         self.listener = listener or RunListener()
@@ -232,7 +233,7 @@ class Runner:
         if errors:  # checked before expansion: a plan with errors may not even expand
             raise RunRefused("\n".join(errors))
         try:
-            self.steps = expand(plan)
+            self.steps = expand(plan) if steps is None else steps
         except SequenceTooLong as e:
             raise RunRefused(f"plan: {e}") from e
         self._stop_all = threading.Event()

@@ -164,6 +164,9 @@ class TestSetup:
     # A timed transfer (as admins time dd): each step ends once every job has moved this many bytes, and
     # the run time becomes the step's upper limit. 0 = Iometer's usual timed steps.
     transfer_bytes: int = 0
+    # Iometer always bypasses the OS cache (fio direct=1). False runs buffered I/O through it (direct=0), to see
+    # what caching does: the run then carries a cache note (app.analysis.validity).
+    direct_io: bool = True
     precondition: Precondition = field(default_factory=Precondition)
     iometer: IometerKeep = field(default_factory=IometerKeep)
 

@@ -17,6 +17,7 @@ from app.report.summary import SummaryBlock, summarize
 from app.report.sweep_charts import sweep_charts
 from app.report.tables import Table, at_a_glance_table, comparison_table, summary_table, unmatched_table
 from app.report.timeline import distribution_charts, share_charts, timeline_charts
+from app.report.validity_report import validity_lines
 from app.report.workloads import workload_tables
 from app.store.database import Store
 from app.store.records import Run
@@ -69,6 +70,7 @@ class Report:
     notes: list[str]  # steps without results and the like
     sweep_overlays: list[LineChart] = field(default_factory=list)  # sweeps and steady-state rounds, both sides
     disclosure: list[str] = field(default_factory=list)  # engine, sizes, fidelity, notes, what numbers mean
+    validity: list[str] = field(default_factory=list)  # first in the report (report.validity_report)
 
     @property
     def sides(self) -> list[Side]:
@@ -159,7 +161,7 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
         block.headlines = head.sentences
     headline_tables = [t for h in heads for t in (h.table, h.disks) if t is not None]
     sweep_overlays = [c for h in heads for c in h.charts]
-    return Report(meta, baseline, comparisons, labels, summary,
+    report = Report(meta, baseline, comparisons, labels, summary,
                   at_a_glance_table(comparisons, labels) if comparisons else None,
                   environment_table(sides, labels),
                   [comparison_table(c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)],
@@ -169,3 +171,5 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
                   job_options_table([r.run for r in runs]), list(dict.fromkeys(notes)), sweep_overlays,
                   list(dict.fromkeys([x for h in heads for x in h.layout]
                                      + disclosure([(r.run, r.label) for r in runs]))))
+    report.validity = validity_lines(store, report)
+    return report

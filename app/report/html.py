@@ -123,7 +123,7 @@ def summary_html(report: Report) -> list[str]:
 
 def sections(report: Report) -> list[tuple[str, str]]:
     """(anchor, title) of the report's sections in order: the table of contents."""
-    out = []
+    out = [("validity", "Validity")] if report.validity else []
     if report.comparisons:
         out.append(("summary", "Summary"))
     out.append(("environment", "Test environment"))
@@ -158,6 +158,9 @@ def render_html(report: Report) -> str:
     h.append(f"<dt>Runs</dt><dd>{runs}</dd></dl></header>")
     h.append('<nav class="toc"><strong>Contents</strong><ol>' + "".join(
         f'<li><a href="#{a}">{escape(t)}</a></li>' for a, t in sections(report)) + "</ol></nav>")
+    if report.validity:  # first: whether the figures below measure the storage
+        h.append('<h2 id="validity">Validity</h2><div class="callout"><ul>'
+                 + "".join(f"<li>{escape(v)}</li>" for v in report.validity) + "</ul></div>")
 
     if report.comparisons:
         h.append('<h2 id="summary">Summary</h2>')

@@ -207,6 +207,9 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         h.append(f"<h2>{escape(s.facts.title)}</h2>")
         h.append(table_markup(s.facts, "facts", widths={0: "24%"}))
     h.append("</body></html>")
+    if report.validity:  # first, on the first section's page: whether the figures measure the storage
+        h[1:1] = ['<h1 style="margin-top: 0"><a name="validity"></a>Validity</h1>',
+                  callout("<br>".join("\u2022 " + escape(v) for v in report.validity))]
     return "\n".join(h)
 
 

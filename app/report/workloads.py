@@ -84,5 +84,7 @@ def disk_table(run: Run) -> Table | None:
 def workload_tables(store: Store, run: Run) -> list[Table]:
     """Whichever of the four the run has, in that order."""
     with_output = get_run(store, run.id, raw_output=True) if run.steps else run  # disk counters: fio's output
-    return [t for t in (sweep_table(run), preconditioning_table(store, run), transfer_table(run),
+    from app.report.validity_report import curve_table
+
+    return [t for t in (curve_table(run), sweep_table(run), preconditioning_table(store, run), transfer_table(run),
                         disk_table(with_output)) if t is not None]

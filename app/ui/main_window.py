@@ -67,6 +67,7 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         self.network_tab = NetworkTargetsTab(self.doc)
         self.specs_tab = SpecsTab(self.doc, self.library)
         self.setup_tab = SetupTab(self.doc)
+        self.setup_tab.curve_box.requested.connect(lambda p99, metric, top: self.start_curve(p99, metric, top))
         self.results_tab = ResultsTab(self.doc, self.live)
         # the long forms scroll on small screens instead of making the window taller than the screen
         for w, name in zip((scrolling(self.targets_tab), scrolling(self.network_tab), self.specs_tab,

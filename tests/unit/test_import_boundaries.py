@@ -30,6 +30,8 @@ QT_FREE = [
     "app.cli.progress",
     "app.cli.common",
     "app.cli.run_commands", "app.cli.results_commands", "app.cli.plan_commands",
+    "app.analysis.validity", "app.analysis.curve", "app.engine.curve_search", "app.engine.curve_runner",
+    "app.store.run_extras", "app.cli.curve_commands",
 ]
 
 

@@ -29,6 +29,7 @@ from app.ui.history.stored_series import DEFAULT_BINS, StoredRun, load_points, l
 from app.ui.history.sweep_view import SweepView
 from app.ui.run.charts import ChartGrid, ChartScroller
 from app.ui.run.live_data import ALL_KEY, LAST, WHOLE, LiveResults, SeriesKey
+from app.ui.validity_box import ValidityBox
 from app.ui.widgets import button
 
 RESULTS_TAB = "Results per step"
@@ -72,6 +73,14 @@ def scopes(data: StoredRun) -> list[tuple[str, list[SeriesKey], list[str]]]:
             if w[1] == m[1]:
                 out.append((f"    {worker_label(w)}", [w], [worker_label(w)]))
     return out
+
+
+def run_notes(store, run_id: int) -> list:
+    """The run's validity notes (stored, or computed for a run stored without them)."""
+    from app.analysis.validity import notes_of
+    from app.store.queries import get_run
+
+    return notes_of(get_run(store, run_id), store)  # reads fio's outputs only for a run stored without notes
 
 
 class RunView(QWidget):
@@ -135,6 +144,7 @@ class RunView(QWidget):
         self.messages.setWordWrap(True)
         self.messages.setMaximumHeight(120)
         self.messages.hide()
+        self.validity = ValidityBox()
 
         top = QWidget()
         tlay = QVBoxLayout(top)
@@ -163,6 +173,7 @@ class RunView(QWidget):
         self.sweep = SweepView()
         lay = QVBoxLayout(self)
         lay.addWidget(self.banner)
+        lay.addWidget(self.validity)  # first: whether the figures below measure the storage
         lay.addLayout(controls)
         lay.addWidget(self.views, 1)
 
@@ -216,6 +227,8 @@ class RunView(QWidget):
         n = self.messages.count()
         self.views.setTabText(self.views.indexOf(self.results_page),
                               RESULTS_TAB + (f" ({n} warning{'s' * (n != 1)})" if n else ""))
+        self.tasks.submit(f"reading run {r.id}'s validity notes", lambda store: run_notes(store, r.id),
+                          self.validity.set_notes, lambda _m: None, owner=self)
 
         self.step.blockSignals(True)
         self.step.clear()

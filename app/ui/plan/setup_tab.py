@@ -25,6 +25,7 @@ from app.engine.sequence import SequenceTooLong, Step, expand
 from app.model.plan import TEST_TYPES, Plan
 from app.model.units import format_duration
 from app.model.validation import MAX_QUEUE_DEPTH, MAX_SECONDS, validate
+from app.ui.plan.curve_box import CurveBox
 from app.ui.plan.document import ASSIGNMENT, SETUP, TARGETS, TOPOLOGY, PlanDocument
 from app.ui.widgets import ContentOrEmpty, compact_rows
 
@@ -148,6 +149,8 @@ class SetupTab(QWidget):
         self.qd_box = CyclingBox("Queue depth cycling (# of outstanding I/Os per target)", True, "I/Os")
         for b in (self.workers_box, self.targets_box, self.qd_box):
             lay.addWidget(b)
+        self.curve_box = CurveBox()  # `fiometer curve` from the window (the window starts it)
+        lay.addWidget(self.curve_box)
         self.problems = QLabel()
         self.problems.setStyleSheet("color: #d32f2f;")
         self.problems.setWordWrap(True)

@@ -29,6 +29,7 @@ from app.ui.plan.topology import Selection
 from app.ui.run.charts import ChartGrid, ChartScroller
 from app.ui.run.disk_table import DiskTable
 from app.ui.run.live_data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
+from app.ui.validity_box import ValidityBox
 from app.ui.widgets import compact_rows
 
 TABLE_COLUMNS_MAX = 64
@@ -150,6 +151,8 @@ class ResultsTab(QWidget):
         rlay.setContentsMargins(0, 0, 0, 0)
         rlay.addLayout(controls)  # beside the charts, not above them: the charts get the tab's whole height
         rlay.addLayout(options)
+        self.validity = ValidityBox()  # filled when a run ends
+        rlay.addWidget(self.validity)
         rlay.addWidget(self.table, 3)
         self.disk_label = QLabel("Disks (iostat's figures):")
         self.disk_label.setToolTip("From fio's per-disk counters (the kernel's, for the disks behind the targets)")

@@ -3,6 +3,7 @@ turned into queued Qt signals that arrive on the GUI thread."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import threading
@@ -186,9 +187,10 @@ class RunController(QObject):
     def prepare(self, plan: Plan, options: RunOptions | None = None,
                 endpoints: dict[str, ManagerEndpoint] | None = None,
                 arm_question: ArmQuestion | None = None,
-                create_folders: FolderQuestion | None = None) -> tuple[Runner, RunOptions] | None:
+                create_folders: FolderQuestion | None = None, make=None) -> tuple[Runner, RunOptions] | None:
         """A ready Runner for a copy of ``plan``, or None after emitting ``refused`` (or when the
-        user did not arm the writes, or create the folders, asked about)."""
+        user did not arm the writes, or create the folders, asked about). ``make(plan, endpoints, listener,
+        options)`` builds another kind of runner (a load search's)."""
         plan = copy.deepcopy(plan)  # edits while it runs must not change the run
         options = dataclasses.replace(options) if options is not None else RunOptions()
         if options.registry is None:
@@ -208,7 +210,7 @@ class RunController(QObject):
         asked_folders = False
         while True:  # the engine decides what needs asking; the user's answers arm exactly that
             try:
-                return Runner(plan, endpoints, None, options), options
+                return (make or Runner)(plan, endpoints, None, options), options
             except RunRefused as e:
                 if e.only_asks and e.missing_folders and not asked_folders and create_folders is not None:
                     asked_folders = True
@@ -241,12 +243,13 @@ class RunController(QObject):
     def start(self, plan: Plan, options: RunOptions | None = None,
               endpoints: dict[str, ManagerEndpoint] | None = None,
               arm_question: ArmQuestion | None = None,
-              create_folders: FolderQuestion | None = None) -> QtRunListener | None:
-        """Start a run; returns the listener whose signals carry it, or None if it did not start."""
+              create_folders: FolderQuestion | None = None, make=None) -> QtRunListener | None:
+        """Start a run; returns the listener whose signals carry it, or None if it did not start. ``make``: see
+        ``prepare``; a runner with ``keep(store, run_id)`` keeps what it found with the run once it ends."""
         if self.running:
             self.refused.emit("A test is already running.")
             return None
-        prepared = self.prepare(plan, options, endpoints, arm_question, create_folders)
+        prepared = self.prepare(plan, options, endpoints, arm_question, create_folders, make)
         if prepared is None:
             return None
         runner, options = prepared
@@ -255,8 +258,11 @@ class RunController(QObject):
         self.fanout = runner.listener = Fanout(listener, isolate=True, on_error=self._listener_failed)
         self.recorder = None
         self.runner, self.listener = runner, listener
+        planned = getattr(runner, "planned_steps", None)  # a search chooses its steps as it goes
         self.progress = RunProgress(len(runner.steps), 0, time.monotonic(), 0.0,
-                                    [float(runner.step_seconds(i)) for i in range(len(runner.steps))])
+                                    [float(runner.step_seconds(i)) for i in range(len(runner.steps))]) \
+            if planned is None else RunProgress(planned, 0, time.monotonic(), 0.0,
+                                                [float(runner.step_seconds(0))] * planned)
         listener.stepStarted.connect(self._on_step)
         listener.runFinished.connect(self._on_finished)
         self._set_state(RUNNING)
@@ -280,6 +286,10 @@ class RunController(QObject):
                 self.fanout.message(None, Message("", f"results are not being stored: {e}", "error"))
         try:
             self.runner.run()
+            keep = getattr(self.runner, "keep", None)  # what a load search found, kept with its run
+            if keep is not None and store is not None and self.recorder is not None and self.recorder.run_id:
+                with contextlib.suppress(StoreError):
+                    keep(store, self.recorder.run_id)
         except Exception as e:  # an engine crash ends the run visibly, never silently
             self.fanout.message(None, Message("", report_unexpected(e, "the run"), "error"))
             self.fanout.run_finished("failed")

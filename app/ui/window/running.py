@@ -112,7 +112,18 @@ class RunningMixin(QMainWindow):
         """The plan's errors in the user's words (each names its spec, manager, worker or target)."""
         return [p for p in validate(self.doc.plan) if p.severity == "error"]
 
-    def start_run(self) -> bool:
+    def start_curve(self, p99_max_ms: float, metric: str = "iops", max_load: int = 0) -> bool:
+        """`fiometer curve` from Test Setup: for each access spec the highest load whose p99 keeps the limit."""
+        from app.engine.curve_runner import CurveRunner
+
+        def make(plan, endpoints, listener, options):
+            return CurveRunner(plan, endpoints, listener, options, p99_max_ms=p99_max_ms, metric=metric,
+                               max_load=max_load or None)
+        return self.start_run(make)
+
+    def start_run(self, make=None) -> bool:
+        """``make``: builds another kind of runner (start_curve's)."""
+        make = make if callable(make) else None  # an action's triggered(bool) may pass its checked state
         if self.controller.running:
             return False
         plan = self.doc.plan
@@ -121,7 +132,7 @@ class RunningMixin(QMainWindow):
             self.show_problem("The plan has errors", "\n".join(str(p) for p in errors))
             return False
         listener = self.controller.start(plan, self.run_options, self.run_endpoints, self.arm_writes,
-                                         self.create_folders)
+                                         self.create_folders, make)
         if listener is None:
             return False
         for note in self.controller.runner.notes if self.controller.runner else []:
@@ -130,6 +141,7 @@ class RunningMixin(QMainWindow):
         self._show_lost()
         self.failures: list[str] = []
         self.live.clear()
+        self.results_tab.validity.hide()  # the last run's notes are not this one's
         self.results_tab.charts.clear_marks()
         self.results_tab.redraw(force=True)
         listener.stepStarted.connect(self._on_step_started)
@@ -201,11 +213,27 @@ class RunningMixin(QMainWindow):
             self.messages_dock.show()
         rec = self.controller.recorder
         if rec is not None and rec.run_id is not None:
+            self.results_tab.validity.set_notes(rec.notes)  # whether the figures measure the storage
+            self._say_curve(rec.run_id)
             self.add_message(f"Stored as run {rec.run_id} in {self.controller.stored_in}: open it in History "
                              "(View > History)")
         self.statusBar().showMessage(f"Run {status}", 10000)
         if self._close_after_run:
             self.close()
+
+    def _say_curve(self, run_id: int) -> None:
+        """A load search's answer, per access spec, in the messages (its table is in History and reports)."""
+        from app.analysis.curve import curve_lines
+        from app.store import get_run, open_store
+        from app.store.errors import StoreError
+
+        try:
+            with open_store(self.controller.db_path) as store:
+                said = curve_lines(get_run(store, run_id))
+        except StoreError:
+            return
+        for line in said:
+            self.add_message(f"Curve: {line}")
 
     def _update_status(self) -> None:
         self.status.show_progress(self.controller)

@@ -1,0 +1,52 @@
+"""The report's Validity section (first in the report) and a curve run's table (Qt-free): each run's validity
+notes (app.analysis.validity), what one side of a comparison carries and the other does not, and for a
+`fiometer curve` run the load that kept its p99 limit."""
+
+from __future__ import annotations
+
+from app.analysis.curve import curve_of
+from app.analysis.iometer_import import is_iometer_run
+from app.analysis.validity import differences, lines, notes_of
+from app.report.tables import Cell, Column, Row, Table, metric, num
+from app.store.database import Store
+from app.store.records import Run
+
+
+def validity_lines(store: Store, report) -> list[str]:
+    """One line per note of every run in the report (labelled by its side), then the comparisons' differences;
+    a single line saying so when no run carries a note."""
+    out: list[str] = []
+    by_run: dict[int, list] = {}
+    for section in report.runs:
+        run = section.run
+        if is_iometer_run(run):
+            continue
+        notes = notes_of(run, store)
+        by_run[run.id] = notes
+        name = f"Run {run.id}" + (f" ({section.label})" if section.label != f"Run {run.id}" else "")
+        out += [f"{name}: {line}" for line in lines(notes)]
+    for i, comparison in enumerate(report.comparisons, 1):
+        base = [n for r in report.baseline.runs for n in by_run.get(r.id, [])]
+        cand = [n for r in comparison.candidate.runs for n in by_run.get(r.id, [])]
+        out += differences(base, cand, (report.labels[0], report.labels[i]))
+    if not out:
+        out.append("No validity notes: no run shows signs of cache, never-written or compressible data, a busy "
+                   "load generator, drifting IOPS, other traffic on its disks or hosts' clocks apart.")
+    return out
+
+
+def curve_table(run: Run) -> Table | None:
+    """A curve run's search per access spec: its sentence as the table's note, a row per measured step."""
+    results = curve_of(run)
+    if not results:
+        return None
+    rows = []
+    for r in results:
+        for p in sorted(r.points, key=lambda p: (p.confirm, p.load)):
+            step = f"{p.step + 1}{' (confirm)' if p.confirm else ''}"
+            rows.append(Row([num(p.load, 0), metric(p.iops), metric(p.mbps), metric(p.p99_ms),
+                             Cell("yes" if p.keeps(r.p99_max_ms) else "no", "yes" if p.keeps(r.p99_max_ms) else "no"),
+                             Cell(step, step)], group=r.label))
+    return Table(f"curve-{run.id}", f"Run {run.id} \u2014 highest load within p99 {results[0].p99_max_ms:g} ms", [
+        Column("Load", True), Column("IOPS", True), Column("MB/s", True), Column("p99 ms", True),
+        Column("Within limit"), Column("Step")], rows, [r.sentence() for r in results], group_title="Spec")
