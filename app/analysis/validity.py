@@ -147,10 +147,7 @@ def _size(value: str | None) -> int | None:
     if not value:
         return None
     from app.model.units import parse_size
-    try:
-        return int(parse_size(value))
-    except (ValueError, TypeError):
-        return None
+    return parse_size(value)
 
 
 def _fmt_bytes(n: float) -> str:

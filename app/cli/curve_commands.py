@@ -19,8 +19,9 @@ def cmd_curve(args: argparse.Namespace) -> int:
         from app.analysis.curve import curve_of
         from app.cli.progress import format_table
         from app.store.queries import get_run
+        from app.store.run_extras import CURVE, save_extra
 
-        runner.keep(store, run_id)
+        save_extra(store, run_id, CURVE, runner.record())
         print()
         for result in curve_of(get_run(store, run_id)):
             print(f"Curve: {result.sentence()}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from app.engine.curve_search import SEARCH_BUDGET, GridSweep, KneeSearch, load_grid
 from app.engine.jobfile import JobFile
@@ -93,11 +94,14 @@ class CurveRunner(Runner):
         starts = {a: max((w.queue_depth for m in plan.managers for w in m.workers), default=1)
                   if self.dimension == QUEUE_DEPTH else 1 for a in grids}
         self.p99_max_ms = p99_max_ms
-        kind = GridSweep if exhaustive else KneeSearch
         self.exhaustive = exhaustive
-        self.searches = [SpecCurve(a, _label(plan, a), kind(grids[a], p99_max_ms, start=starts[a],
-                                                            **({} if exhaustive else {"budget": budget})))
-                         for a in sorted(grids)]
+
+        def search(a: int) -> KneeSearch:
+            if exhaustive:
+                return GridSweep(grids[a], p99_max_ms, start=starts[a])
+            return KneeSearch(grids[a], p99_max_ms, start=starts[a], budget=budget)
+
+        self.searches = [SpecCurve(a, _label(plan, a), search(a)) for a in sorted(grids)]
         self._candidates = candidate_steps(plan, grids, self.dimension)
         super().__init__(plan, endpoints, listener, options, steps=list(self._candidates.values()))
         if any(jf.step_seconds == 0 for files in self.jobfiles for jf in files.values()):
@@ -112,7 +116,7 @@ class CurveRunner(Runner):
         return sum(len(c.search.grid) if self.exhaustive else min(c.search.budget, len(c.search.grid)) + 1
                    for c in self.searches)
 
-    def record(self) -> dict:
+    def record(self) -> dict[str, Any]:
         """What the searches looked for and found, as kept with the run (app.store.run_extras, key ``curve``)."""
         specs = []
         for c in self.searches:
@@ -125,12 +129,6 @@ class CurveRunner(Runner):
         return {"p99_max_ms": self.p99_max_ms, "metric": self.metric, "dimension": self.dimension,
                 "exhaustive": self.exhaustive, "budget": None if self.exhaustive else
                 (self.searches[0].search.budget if self.searches else None), "specs": specs}
-
-    def keep(self, store, run_id: int) -> None:
-        """Keep the searches' record with the run once it has ended (``store``: the run's own)."""
-        from app.store.run_extras import CURVE, save_extra
-
-        save_extra(store, run_id, CURVE, self.record())
 
     @property
     def summary(self) -> RunSummary:

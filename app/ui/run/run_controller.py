@@ -15,6 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.diagnostics import report_unexpected
+from app.engine.curve_runner import CurveRunner
 from app.engine.managers import ManagerError, build_endpoints
 from app.engine.runner import (
     ManagerEndpoint,
@@ -32,6 +33,7 @@ from app.model.plan import Plan
 from app.recording import Fanout, StoreRecorder
 from app.store import StoreError, open_store
 from app.store.paths import resolve_db_path
+from app.store.run_extras import CURVE, save_extra
 from app.ui.run import live_gc
 
 IDLE_STATE = "idle"
@@ -245,7 +247,7 @@ class RunController(QObject):
               arm_question: ArmQuestion | None = None,
               create_folders: FolderQuestion | None = None, make=None) -> QtRunListener | None:
         """Start a run; returns the listener whose signals carry it, or None if it did not start. ``make``: see
-        ``prepare``; a runner with ``keep(store, run_id)`` keeps what it found with the run once it ends."""
+        ``prepare``; a load search (CurveRunner) keeps what it found with the run once it ends."""
         if self.running:
             self.refused.emit("A test is already running.")
             return None
@@ -286,10 +288,10 @@ class RunController(QObject):
                 self.fanout.message(None, Message("", f"results are not being stored: {e}", "error"))
         try:
             self.runner.run()
-            keep = getattr(self.runner, "keep", None)  # what a load search found, kept with its run
-            if keep is not None and store is not None and self.recorder is not None and self.recorder.run_id:
+            if isinstance(self.runner, CurveRunner) and store is not None and self.recorder is not None \
+                    and self.recorder.run_id:  # what a load search found, kept with its run
                 with contextlib.suppress(StoreError):
-                    keep(store, self.recorder.run_id)
+                    save_extra(store, self.recorder.run_id, CURVE, self.runner.record())
         except Exception as e:  # an engine crash ends the run visibly, never silently
             self.fanout.message(None, Message("", report_unexpected(e, "the run"), "error"))
             self.fanout.run_finished("failed")
