@@ -128,9 +128,10 @@ def run_job(make: Callable[[], Transport], text: str) -> tuple[dict[str, int], l
     return errors, said
 
 
-def probe(make: Callable[[], Transport], files: list[RemoteFile]) -> dict[str, Probed]:
+def probe(make: Callable[[], Transport], files: list[RemoteFile], windows: bool = False) -> dict[str, Probed]:
     """What is at each test file's path on the remote host, as fio found it (two short read-only fio
-    jobs: the folders first, then the files whose folder is there)."""
+    jobs: the folders first, then the files whose folder is there). ``windows``: the host runs Windows,
+    whose fio reports a folder opened for reading as "access denied" (EACCES), not EISDIR."""
     if not files:
         return {}
     folders = list(dict.fromkeys(_folder(f.path) for f in files))
@@ -140,7 +141,7 @@ def probe(make: Callable[[], Transport], files: list[RemoteFile]) -> dict[str, P
     look = []
     for f in files:
         e = there[_folder(f.path)]
-        if e == _EISDIR:
+        if e == _EISDIR or (windows and e == errno.EACCES):
             look.append(f)
         elif e in (_ENOENT, _ENOTDIR):
             out[f.path] = Probed(MISSING, False)

@@ -87,6 +87,10 @@ class ManagerEndpoint:
     shown_as: str | None = None  # how messages name the server when not by host:port (an SSH manager's ssh://)
 
     @property
+    def windows(self) -> bool:
+        return self.os_name.lower().startswith("win")
+
+    @property
     def address(self) -> str:
         """Where other managers reach this one (network workers connect here): its host without the port."""
         return reach_address(self.host)
@@ -348,7 +352,7 @@ class Runner:
             self._remote_files[name] = found
             targets = {j.path: j.target_name for jf in mine for j in jf.jobs}
             try:
-                probed = remote_files.probe(ep.make_transport, list(found.values()))
+                probed = remote_files.probe(ep.make_transport, list(found.values()), windows=ep.windows)
             except TransportError as e:
                 problems.append(f"manager {name!r}: Fiometer could not check its test files through fio: {e}")
                 continue
@@ -410,7 +414,7 @@ class Runner:
             wanted = [dataclasses.replace(known[path], writes=f.writes) for path, f in step.items()]
             make = self.endpoints[name].make_transport
             try:
-                probed = remote_files.probe(make, wanted)
+                probed = remote_files.probe(make, wanted, windows=self.endpoints[name].windows)
                 for f in wanted:
                     if probed[f.path].state == remote_files.MISSING and probed[f.path].folder_exists:
                         remote_files.lay_out(make, f)

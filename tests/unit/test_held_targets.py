@@ -15,6 +15,10 @@ from app.engine.sequence import expand
 from app.engine.sys_disk_stats import fio_entry
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
+from tests.platform_marks import posix_only
+
+pytestmark = posix_only("Linux only: fio is handed /proc/self/fd/N of a descriptor Fiometer holds (on Windows the "
+                         "checks run before the run only)")
 
 MiB = 1 << 20
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import uuid
 from pathlib import Path
 
 import pytest
@@ -121,8 +122,12 @@ def test_windows_fiometer_drives_a_linux_fio_server(windows_fio: Path, tmp_path:
     assert probe.returncode == 0, probe.stderr
     assert "Linux" in probe.stdout
     db = tmp_path / "r.db"
-    run = fiometer("run", str(VMWARE), "--manager", f"PB-W2K3-04={where}", "--map",
-                   "C:=/tmp/fiometer-from-windows.tst", "--run-time", "1", "--test-file-size", "8M", "--db", str(db))
+    name = f"fiometer-from-windows-{uuid.uuid4().hex[:8]}.tst"  # new each time: a file left before is foreign
+    try:
+        run = fiometer("run", str(VMWARE), "--manager", f"PB-W2K3-04={where}", "--map", f"C:=/tmp/{name}",
+                       "--run-time", "1", "--test-file-size", "8M", "--db", str(db))
+    finally:
+        Path(f"Z:/tmp/{name}").unlink(missing_ok=True)  # the Linux server's /tmp, through Wine's Z: drive
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "4 of 4 steps ran (4 complete)" in run.stdout
     assert {s for _, s in _steps(db)} == {"complete"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
+import uuid
 from pathlib import Path
 
 import pytest
@@ -31,14 +32,20 @@ def windows_server(wine_fio):
             proc.communicate()
 
 
-def test_linux_fiometer_drives_a_windows_fio_server(windows_server: str, tmp_path: Path) -> None:
+def test_linux_fiometer_drives_a_windows_fio_server(windows_server: str, wine_fio, tmp_path: Path) -> None:
     probe = fiometer("probe", windows_server)
     assert probe.returncode == 0, probe.stderr
     assert "Windows" in probe.stdout, probe.stdout
     db = tmp_path / "r.db"
-    target = "C:\\users\\Public\\fiometer-from-linux.tst"
-    run = fiometer("run", str(VMWARE), "--manager", f"PB-W2K3-04={windows_server}", "--map", f"C:={target}",
-                   "--run-time", "1", "--test-file-size", "8M", "--db", str(db))
+    name = f"fiometer-from-linux-{uuid.uuid4().hex[:8]}.tst"  # new each time: the Wine prefix is kept
+    target = f"C:\\users\\Public\\{name}"
+    try:
+        run = fiometer("run", str(VMWARE), "--manager", f"PB-W2K3-04={windows_server}", "--map", f"C:={target}",
+                       "--run-time", "1", "--test-file-size", "8M", "--db", str(db))
+    finally:
+        _cmd, env = wine_fio
+        if env.get("WINEPREFIX"):
+            (Path(env["WINEPREFIX"]) / "drive_c" / "users" / "Public" / name).unlink(missing_ok=True)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "4 of 4 steps ran (4 complete)" in run.stdout
     with sqlite3.connect(db) as c:
