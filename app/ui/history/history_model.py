@@ -10,7 +10,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor
 
 from app.store import RunSummary, Store, list_runs
-from app.store.overview import run_places
+from app.store.overview import RunLoad, run_loads, run_places
 
 STATUSES = ("complete", "stopped", "interrupted", "failed", "running")
 STATUS_TIPS = {
@@ -24,8 +24,9 @@ STATUS_TIPS = {
 STATUS_COLORS = {"failed": "#c62828", "interrupted": "#b26a00", "running": "#1f5fa8"}
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 10
 SORT_ROLE = Qt.ItemDataRole.UserRole + 11
-COLUMNS = ("Run", "Started", "Name", "Plan", "Description", "Managers / hosts", "Steps", "Status", "Tags",
-           "Notes")
+COLUMNS = ("Run", "Started", "Name", "Plan", "Description", "Managers / hosts", "Load", "Steps", "Status",
+           "Tags", "Notes")
+LOAD_TIP = "The queue depth (outstanding I/Os per target) and the number of active workers over the run's steps"
 
 
 def local_time(iso: str | None, seconds: bool = False) -> str:
@@ -44,10 +45,25 @@ def places_text(places: list[tuple[str, str]]) -> str:
     return ", ".join(name if name == where else f"{name} on {where}" for name, where in places)
 
 
+def _span(lo: int, hi: int) -> str:
+    return str(lo) if lo == hi else f"{lo}\u2013{hi}"
+
+
+def load_text(load: RunLoad | None) -> str:
+    """'QD 8\u201364, 1 worker', 'QD 1, 2\u20134 workers'; '' for a run without steps."""
+    if load is None:
+        return ""
+    parts = [] if load.qd_min is None or load.qd_max is None else [f"QD {_span(load.qd_min, load.qd_max)}"]
+    if load.workers_max:
+        parts.append(f"{_span(load.workers_min, load.workers_max)} worker{'' if load.workers_max == 1 else 's'}")
+    return ", ".join(parts)
+
+
 @dataclass
 class HistoryRow:
     run: RunSummary
     places: list[tuple[str, str]] = field(default_factory=list)
+    load: RunLoad | None = None
 
     @property
     def id(self) -> int:
@@ -70,8 +86,9 @@ def fetch_listing(store: Store, text: str = "", tag: str = "", status: str = "")
     shown = list_runs(store, text=text or None, tag=tag or None, status=status or None) \
         if (text or tag or status) else everything
     places = run_places(store)
+    loads = run_loads(store)
     tags = sorted({t for r in everything for t in r.tags}, key=str.casefold)
-    return Listing([HistoryRow(r, places.get(r.id, [])) for r in shown], len(everything), tags)
+    return Listing([HistoryRow(r, places.get(r.id, []), loads.get(r.id)) for r in shown], len(everything), tags)
 
 
 def _one_line(text: str, limit: int = 120) -> str:
@@ -99,8 +116,9 @@ class HistoryModel(QAbstractTableModel):
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and section == 1:
-            return "When the run started, in this computer's time zone"
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return {"Started": "When the run started, in this computer's time zone",
+                    "Load": LOAD_TIP}.get(COLUMNS[section])
         return None
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -114,6 +132,9 @@ class HistoryModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(row, col)
         if role == SORT_ROLE:
+            if col == "Load":  # deepest queue first, then shallowest, then workers (one int: Qt compares it)
+                ld = row.load
+                return -1 if ld is None else ((ld.qd_max or 0) * 100_000 + (ld.qd_min or 0)) * 10_000 + ld.workers_max
             return {"Run": r.id, "Started": r.started, "Steps": r.step_count}.get(col, self._text(row, col).casefold())
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == "Status":
@@ -121,6 +142,8 @@ class HistoryModel(QAbstractTableModel):
             if col in ("Description", "Notes", "Managers / hosts", "Name", "Plan") and self._text(row, col):
                 full = {"Description": r.description, "Notes": r.notes}.get(col, self._text(row, col))
                 return full
+            if col == "Load" and self._text(row, col):
+                return LOAD_TIP
             if col == "Started":
                 return f"{local_time(r.started, True)} (ended {local_time(r.ended, True) or 'not yet'})"
             return None
@@ -140,6 +163,7 @@ class HistoryModel(QAbstractTableModel):
             "Plan": r.plan_name,
             "Description": _one_line(r.description),
             "Managers / hosts": places_text(row.places),
+            "Load": load_text(row.load),
             "Steps": str(r.step_count),
             "Status": r.status,
             "Tags": ", ".join(r.tags),

@@ -48,7 +48,8 @@ FILTER_DELAY_MS = 200
 # starting widths in characters of sample text; the rest goes to Notes (the last column stretches)
 COLUMN_SAMPLES = {"Run": "9999", "Started": "2026-03-13 16:30", "Name": "EVA 4400 36 disks Vraid1",
                   "Plan": "VMware unoffic", "Description": "36 HDDs in one disk", "Managers / hosts": "M1 on lab-ws01",
-                  "Steps": "Steps", "Status": "interrupted", "Tags": "before, client-x", "Notes": "Notes"}
+                  "Load": "QD 16\u2013256, 12 workers", "Steps": "Steps", "Status": "interrupted",
+                  "Tags": "before, client-x", "Notes": "Notes"}
 
 
 def deletion_text(rows: list[HistoryRow]) -> str:
