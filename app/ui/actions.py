@@ -73,6 +73,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "run no further steps; press again to abort at once", "Shift+Esc", SP.SP_BrowserStop, (RUNNING,)),
     ActionSpec("history", "&History", "Show the stored runs (Ctrl+H)", "Ctrl+H"),
     ActionSpec("user_guide", "&User guide", "The user guide bundled with Fiometer (F1)", "F1"),
+    ActionSpec("open_log_folder", "Open &log folder", "Show the folder of Fiometer's log file (attach the log to a "
+               "bug report)"),
     ActionSpec("about", "&About Fiometer", "The version, fio, and where results are stored"),
 )
 SPECS = {a.key: a for a in ACTIONS}
@@ -87,7 +89,7 @@ MENUS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
                        "add_target", "remove")),
     ("run", "&Run", ("start", "stop", "stop_all")),
     ("view", "&View", ("history", "@messages", "@theme")),
-    ("help", "&Help", ("user_guide", SEPARATOR, "about")),
+    ("help", "&Help", ("user_guide", "open_log_folder", SEPARATOR, "about")),
 )
 TOOLBAR: tuple[str, ...] = ("new", "open", "save", SEPARATOR, "add_manager", "add_worker", "duplicate_worker",
                             "remove", SEPARATOR, "start", "stop", "stop_all")

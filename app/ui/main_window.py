@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QGuiApplication, QShowEvent
+from PySide6.QtCore import QSettings, Qt, QTimer, QUrl
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from app import __version__
@@ -103,6 +103,7 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             "add_network_worker": self.add_network_worker,
             "remove": self.remove_selected, "start": self.start_run, "stop": self.stop_run,
             "stop_all": self.stop_all, "about": self.about, "user_guide": self.user_guide,
+            "open_log_folder": self.open_log_folder,
             **self.history.slots(),
         }
         provided = {"recent": self.recent_menu, "examples": self.examples_menu,
@@ -249,6 +250,22 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         from app.ui.help_view import show_user_guide
 
         self._guide = show_user_guide(self)
+
+    def open_log_folder(self) -> None:
+        """Help > Open log folder: the folder `fiometer doctor --logs` names, in the file manager; a folder
+        that does not exist yet (nothing logged so far) is said, not created."""
+        from app.diagnostics import log_path
+
+        folder = log_path().parent
+        if not folder.is_dir():
+            QMessageBox.information(self, "Open log folder",
+                                    f"There is no log folder yet: {folder}\n\nFiometer creates it when it first "
+                                    "writes to its log (a warning, an error, a run). "
+                                    "`fiometer doctor --logs` shows the log and its last lines.")
+            return
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
+            QMessageBox.information(self, "Open log folder",
+                                    f"No file manager could be opened. The log folder is:\n{folder}")
 
     def about(self) -> None:
         from app.about import about_text

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 from PySide6.QtCore import QUrl
 
 from app.ui.help_view import GuideWindow
@@ -40,3 +43,34 @@ def test_the_guides_contents_links_go_to_their_sections(window: MainWindow, qtbo
     assert bar.value() > 0
     assert guide.browser.textCursor().block().text() == "6. Command-line reference"
     guide.close()
+
+
+def test_help_opens_the_log_folder_or_says_it_is_not_there_yet(window: MainWindow, qtbot, tmp_path,
+                                                                 monkeypatch) -> None:
+    from PySide6.QtGui import QDesktopServices
+    from PySide6.QtWidgets import QMessageBox
+
+    from app import diagnostics
+    from app.cli.system_commands import cmd_logs
+
+    folder = tmp_path / "logs"
+    monkeypatch.setenv("FIOMETER_LOG_DIR", str(folder))
+    monkeypatch.setattr(diagnostics, "_handler", None)  # the folder the environment names, as a fresh program
+    opened: list[QUrl] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
+    said: list[str] = []
+    monkeypatch.setattr(QMessageBox, "information", lambda _parent, _title, text: said.append(text))
+    item = next(a for a in window.menus["help"].actions() if a.text() == "Open &log folder")
+
+    item.trigger()  # nothing logged yet: said, not created
+    assert opened == [] and len(said) == 1 and str(folder) in said[0] and not folder.exists()
+
+    folder.mkdir()
+    item.trigger()
+    assert len(opened) == 1 and opened[0].isLocalFile() and opened[0].toLocalFile() == str(folder)
+    assert len(said) == 1
+    # the same folder `fiometer doctor --logs` prints
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        cmd_logs()
+    assert f"Log folder: {folder}\n" in out.getvalue()
