@@ -234,12 +234,13 @@ def write_pdf(report: Report, path: str) -> None:
         drawings[name] = d
     # tighter tables until none is wider than the page; text wraps between words only ("Random 4k read", never
     # "Ran dom"), unless nothing else fits (the last resort: nothing may be clipped)
+    slack = writer.resolution() / 25.4 * 0.3  # Qt's rounding can set a full-width table a pixel or two wider
     tries = [(compact, QTextOption.WrapMode.WordWrap) for compact in range(3)]
     for compact, wrap in [*tries, (2, QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)]:
         doc.setDefaultTextOption(_wrapping(wrap))
         markup = body_markup(report, chart_src, compact)
         doc.setHtml(markup)
-        if doc.idealWidth() <= body.width() + 1:
+        if doc.idealWidth() <= body.width() + slack:
             break
     breaks: set[int] = set()
     for _ in range(20):  # move what would straddle a page break (or run off it) to the next page; then a

@@ -53,6 +53,16 @@ WIDE = 9  # tables with more columns than this are set smaller (class "wide")
 MAX_COLUMNS = 10  # a data table with more columns is split into parts across the page, one below the other
 
 
+LONG_WORD = re.compile(r"\S{25,}")
+ZWSP = "\u200b"
+
+
+def breakable(text: str) -> str:
+    """Long words (mount options, paths) may break after a comma, slash, equals or semicolon: text wraps
+    between words only, and one such word must not make a whole table wider than the page."""
+    return LONG_WORD.sub(lambda m: re.sub(r"([,/=;])(?=.)", r"\1" + ZWSP, m.group()), text)
+
+
 def column_parts(t: Table) -> list[Table]:
     """``t`` split so that no part has more than ``MAX_COLUMNS`` columns: each part repeats the leading text
     columns (the row keys: access specification, load, side...) and takes an even share of the others, in
@@ -107,7 +117,8 @@ def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = No
             if not name and css == "facts" and cell is row.cells[0]:
                 name = "key"
             cls = f' class="{name}"' if name else ""
-            out.append(f'<td align="{align}"{cls}>{escape(cell.text)}</td>')
+            text = escape(cell.text) if col.numeric else breakable(escape(cell.text))
+            out.append(f'<td align="{align}"{cls}>{text}</td>')
         out.append("</tr>")
     out.append("</table>")
     out += [f'<p class="note">{escape(n)}</p>' for n in t.notes]

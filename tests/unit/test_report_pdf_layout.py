@@ -72,3 +72,13 @@ def test_a_table_with_many_columns_is_split_into_parts_that_repeat_its_row_keys(
     assert markup.count("<table") == 2 and markup.count("the note") == 1
     narrow = Table("k", "T", cols[:MAX_COLUMNS], [Row(r.cells[:MAX_COLUMNS]) for r in rows])
     assert column_parts(narrow) == [narrow]
+
+
+def test_a_long_word_may_break_after_its_commas_and_slashes_only():
+    from app.report.pdf_markup import ZWSP, breakable
+
+    opts = "rw,relatime,discard,resv_strict,resuid=65534,resgid=65534"
+    assert breakable(opts).replace(ZWSP, "") == opts
+    assert breakable(opts).split(ZWSP)[:2] == ["rw,", "relatime,"]
+    assert breakable("Random 4k read") == "Random 4k read"  # short words are left alone
+    assert breakable("/tmp/pdft/iobw.tst") == "/tmp/pdft/iobw.tst"
