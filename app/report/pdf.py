@@ -21,6 +21,7 @@ from PySide6.QtGui import (
     QPdfWriter,
     QPen,
     QTextDocument,
+    QTextOption,
 )
 
 from app.report.charts import Drawing, Line, Rect, Text, draw
@@ -193,6 +194,12 @@ class _Pages:
         self.text(p, QRectF(0, h + self.pt(4), w, self.pt(10)), m.date, font(7), MUTED, Qt.AlignmentFlag.AlignLeft)
 
 
+def _wrapping(mode: QTextOption.WrapMode) -> QTextOption:
+    option = QTextOption()
+    option.setWrapMode(mode)
+    return option
+
+
 def write_pdf(report: Report, path: str) -> None:
     ensure_gui()
     writer = QPdfWriter(str(path))
@@ -225,10 +232,15 @@ def write_pdf(report: Report, path: str) -> None:
         css_px = body.width() * 96 / DPI  # <img> sizes are CSS pixels (1/96 in)
         chart_src[ch.key] = (name, int(css_px), int(css_px * d.height / d.width))
         drawings[name] = d
-    for compact in range(3):  # tighter tables until none is wider than the page
+    # tighter tables until none is wider than the page; text wraps between words only ("Random 4k read", never
+    # "Ran dom"), unless nothing else fits (the last resort: nothing may be clipped)
+    slack = writer.resolution() / 25.4 * 0.3  # Qt's rounding can set a full-width table a pixel or two wider
+    tries = [(compact, QTextOption.WrapMode.WordWrap) for compact in range(3)]
+    for compact, wrap in [*tries, (2, QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)]:
+        doc.setDefaultTextOption(_wrapping(wrap))
         markup = body_markup(report, chart_src, compact)
         doc.setHtml(markup)
-        if doc.idealWidth() <= body.width() + 1:
+        if doc.idealWidth() <= body.width() + slack:
             break
     breaks: set[int] = set()
     for _ in range(20):  # move what would straddle a page break (or run off it) to the next page; then a

@@ -5,7 +5,9 @@ pdf.py paints the cover and page furniture itself and supplies chart images by n
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import replace
 from html import escape
 
 from app.report.document import Report
@@ -48,13 +50,48 @@ td.code {{ background-color: #f3f5f7; border-left: 2px solid {RULE}; }}
 
 NOWRAP_TEXT = 36  # text columns whose cells are all this short are kept on one line
 WIDE = 9  # tables with more columns than this are set smaller (class "wide")
+MAX_COLUMNS = 10  # a data table with more columns is split into parts across the page, one below the other
+
+
+LONG_WORD = re.compile(r"\S{25,}")
+ZWSP = "\u200b"
+
+
+def breakable(text: str) -> str:
+    """Long words (mount options, paths) may break after a comma, slash, equals or semicolon: text wraps
+    between words only, and one such word must not make a whole table wider than the page."""
+    return LONG_WORD.sub(lambda m: re.sub(r"([,/=;])(?=.)", r"\1" + ZWSP, m.group()), text)
+
+
+def column_parts(t: Table) -> list[Table]:
+    """``t`` split so that no part has more than ``MAX_COLUMNS`` columns: each part repeats the leading text
+    columns (the row keys: access specification, load, side...) and takes an even share of the others, in
+    order. Squeezed onto one page width, a wide table's text columns would wrap letter by letter; split, every
+    figure stays and each part is readable. The notes go under the last part. The PDF only: HTML, XLSX and
+    CSV keep the table whole."""
+    keys = next((i for i, c in enumerate(t.columns) if c.numeric), len(t.columns))
+    rest = len(t.columns) - keys
+    if len(t.columns) <= MAX_COLUMNS or keys == 0 or MAX_COLUMNS - keys < 2:
+        return [t]
+    n = math.ceil(rest / (MAX_COLUMNS - keys))
+    size = math.ceil(rest / n)
+    parts = []
+    for start in range(keys, len(t.columns), size):
+        idx = list(range(keys)) + list(range(start, min(start + size, len(t.columns))))
+        parts.append(replace(t, columns=[t.columns[i] for i in idx], notes=[],
+                             rows=[replace(r, cells=[r.cells[i] for i in idx]) for r in t.rows]))
+    parts[-1].notes = list(t.notes)
+    return parts
 
 
 def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = None, wrap_all: bool = False) -> str:
     """A table; numeric columns right-aligned, verdict cells coloured, group rows as headings. Numbers never
-    wrap; short text columns do not either (Qt narrows wrapping columns first)."""
+    wrap; short text columns do not either (Qt narrows wrapping columns first); text headers wrap between
+    words only. A data table with many columns is set as parts (``column_parts``)."""
     if not t.rows:  # say why instead of an empty table
         return "\n".join(f'<p class="note">{escape(n)}</p>' for n in t.notes)
+    if css == "data" and len(parts := column_parts(t)) > 1:
+        return "\n".join(table_markup(part, css, widths, wrap_all) for part in parts)
     widths = widths or {}
     short = set() if wrap_all else {i for i, c in enumerate(t.columns) if not c.numeric and css != "facts"
                                      and all(len(r.cells[i].text) <= NOWRAP_TEXT for r in t.rows)}
@@ -80,7 +117,8 @@ def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = No
             if not name and css == "facts" and cell is row.cells[0]:
                 name = "key"
             cls = f' class="{name}"' if name else ""
-            out.append(f'<td align="{align}"{cls}>{escape(cell.text)}</td>')
+            text = escape(cell.text) if col.numeric else breakable(escape(cell.text))
+            out.append(f'<td align="{align}"{cls}>{text}</td>')
         out.append("</tr>")
     out.append("</table>")
     out += [f'<p class="note">{escape(n)}</p>' for n in t.notes]

@@ -45,3 +45,41 @@ def test_disk_statistics_sit_beside_the_results_with_request_sizes(store):
     before = next(r for r in table.rows if r.cells[cols.index("Side")].text == "before").cells
     after = next(r for r in table.rows if r.cells[cols.index("Side")].text == "after").cells
     assert after[cols.index("rareq-sz KiB")].value == pytest.approx(2 * before[cols.index("rareq-sz KiB")].value)
+
+
+def test_the_pdf_sets_the_wide_disk_table_in_readable_parts_with_every_figure(store, tmp_path):
+    """16 columns squeezed across a page wrapped the text columns letter by letter ("Ran dom 4k read",
+    "Acc ess spe cifi cati on"): the PDF splits the table, repeating the row keys, and text never breaks
+    inside a word; the table itself (HTML, XLSX, CSV) keeps every column."""
+    import subprocess
+
+    from app.report.pdf import write_pdf
+
+    raw = gzip.decompress(FIXTURE.read_bytes()).decode()
+    ids = []
+    for tag, qd in (("before", 64), ("after", 8)):
+        run_id = record(store, RunSpec([StepSpec("Random 4k read", 71412, 293, 0.9, 7.3, 3.5, qd=qd,
+                                                 lines="4096,100,100,100,0,1,0,0")], tags=[tag]))
+        step_id = store.conn.execute("SELECT id FROM steps WHERE run_id = ?", (run_id,)).fetchone()[0]
+        Recorder(store).set_step_output(step_id, "M1", raw_output=raw)
+        ids.append(run_id)
+    rep = build_report(store, [ids[0]], [[ids[1]]])
+    table = next(t for t in rep.headline_tables if t.key == "disk-compare-1")
+    assert len(table.columns) == 16  # whole for HTML, XLSX and CSV
+    pdf = tmp_path / "r.pdf"
+    write_pdf(rep, str(pdf))
+    pages = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout.split("\f")
+    page = next(p for p in pages if "Disk statistics beside the results" in p)
+    part = page[page.index("Disk statistics beside the results"):]
+    lines = part.splitlines()
+    headers = [ln for ln in lines if ln.startswith("Access specification")]
+    assert len(headers) == 2, part  # two parts, each headed by the row keys, "Access specification" whole
+    rows = [ln for ln in lines if ln.startswith("Random 4k read")]
+    assert len(rows) == 2 * len(table.rows), part  # each row in both parts, its spec name whole
+    flat = " ".join(part.split())
+    for c in table.columns:  # every column is somewhere in the PDF
+        assert c.title in flat, c.title
+    for row in table.rows:  # and every figure
+        for cell in row.cells:
+            assert cell.text in flat, cell.text

@@ -50,3 +50,35 @@ def test_a_table_whose_heading_or_note_would_fall_on_another_page_moves_whole(cu
     doc = layout(fixed)
     ((top, bottom),) = units(doc, {})
     assert int(top // 400) == int((bottom - 1) // 400) == 1 and straddling(doc, {}, 400) == set()
+
+
+def test_a_table_with_many_columns_is_split_into_parts_that_repeat_its_row_keys():
+    from app.report.pdf_markup import MAX_COLUMNS, column_parts, table_markup
+    from app.report.tables import Cell, Column, Row, Table
+
+    cols = [Column("Access specification"), Column("Load"), Column("Side")] + [Column(f"m{i}", True)
+                                                                              for i in range(13)]
+    rows = [Row([Cell(c.title + "-v") for c in cols], "group")]
+    t = Table("k", "T", cols, rows, ["the note"])
+    parts = column_parts(t)
+    assert len(parts) == 2
+    assert all(len(p.columns) <= MAX_COLUMNS for p in parts)
+    assert all([c.title for c in p.columns[:3]] == ["Access specification", "Load", "Side"] for p in parts)
+    assert [c.title for p in parts for c in p.columns[3:]] == [f"m{i}" for i in range(13)]  # all, in order
+    assert all([c.text for c in p.rows[0].cells] == [c.title + "-v" for c in p.columns] for p in parts)
+    assert parts[0].notes == [] and parts[1].notes == ["the note"]
+    assert len(t.columns) == 16  # the table itself is left whole
+    markup = table_markup(t)
+    assert markup.count("<table") == 2 and markup.count("the note") == 1
+    narrow = Table("k", "T", cols[:MAX_COLUMNS], [Row(r.cells[:MAX_COLUMNS]) for r in rows])
+    assert column_parts(narrow) == [narrow]
+
+
+def test_a_long_word_may_break_after_its_commas_and_slashes_only():
+    from app.report.pdf_markup import ZWSP, breakable
+
+    opts = "rw,relatime,discard,resv_strict,resuid=65534,resgid=65534"
+    assert breakable(opts).replace(ZWSP, "") == opts
+    assert breakable(opts).split(ZWSP)[:2] == ["rw,", "relatime,"]
+    assert breakable("Random 4k read") == "Random 4k read"  # short words are left alone
+    assert breakable("/tmp/pdft/iobw.tst") == "/tmp/pdft/iobw.tst"
