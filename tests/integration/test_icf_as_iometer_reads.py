@@ -103,7 +103,7 @@ def test_plan_jobs_never_writes_a_job_fio_would_refuse(tmp_path, capsys):
     assert main(["plan", path, "--jobs", str(jobs), "--os", "windows"]) == 2
     err = capsys.readouterr().err
     assert f"{path}:{line_of(path, b'8192,100,150')}: warning: '% reads' is 150" in err  # the why, located
-    assert "no job files written" in err and "reads: must be a whole number from 0 to 100" in err
+    assert "no job files written" in err and "% read: must be a whole number from 0 to 100" in err
     assert not jobs.exists() or not any(jobs.iterdir())
 
 
