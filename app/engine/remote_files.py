@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -31,6 +32,7 @@ from app.engine.jobfile import JobFile
 from app.engine.safety import WriteRisk
 from app.engine.targets import fio_filename
 from app.engine.transport import Finished, Message, Snapshot, Transport, TransportError
+from app.model.units import parse_size
 
 MARK_SIZE = 4096
 STATUS_S = 0.1
@@ -42,8 +44,15 @@ OURS, MISSING, FOREIGN, SMALLER, FOLDER, UNKNOWN = "ours", "missing", "foreign",
 @dataclass(frozen=True)
 class RemoteFile:
     path: str  # as fio opens it on the remote host
-    used: int  # bytes the run uses (the largest offset + size of any job on it): the marker sits there
+    used: int  # bytes the run uses (the largest offset + size of any job on it)
     writes: bool = True
+    # bytes an I/O may reach past ``used``: fio starts a random I/O at any ``blockalign`` boundary below the
+    # size, so a block larger than the alignment runs past it (into the real file); the marker sits beyond
+    spill: int = 0
+
+    @property
+    def mark_at(self) -> int:
+        return self.used + self.spill
 
 
 @dataclass(frozen=True)
@@ -87,17 +96,17 @@ def probe_job(files: Iterable[RemoteFile]) -> str:
     """Read-only: per test file (in a folder that exists) the marker region, verified."""
     out = list(_PROBE_GLOBAL)
     for i, f in enumerate(files):
-        out += [f"[mark{i}]", f"filename={fio_filename(f.path)}", "rw=read", f"bs={MARK_SIZE}", f"offset={f.used}",
+        out += [f"[mark{i}]", f"filename={fio_filename(f.path)}", "rw=read", f"bs={MARK_SIZE}", f"offset={f.mark_at}",
                 f"size={MARK_SIZE}", "verify=pattern", f"verify_pattern={_pattern(f.path)}", ""]
     return "\n".join(out)
 
 
 def layout_job(f: RemoteFile) -> str:
-    """Create a missing test file as Fiometer's: the marker first (fio makes a file of used + 4 KiB),
+    """Create a missing test file as Fiometer's: the marker first (fio makes a file of mark_at + 4 KiB),
     then the used region filled with data (the file is already large enough: nothing is laid out)."""
     return "\n".join([
         "[global]", "ioengine=sync", "thread=0", f"filename={fio_filename(f.path)}", "",
-        "[mark]", "rw=write", f"bs={MARK_SIZE}", f"offset={f.used}", f"size={MARK_SIZE}",
+        "[mark]", "rw=write", f"bs={MARK_SIZE}", f"offset={f.mark_at}", f"size={MARK_SIZE}",
         f"buffer_pattern={_pattern(f.path)}", "",
         "[fill]", "stonewall", "rw=write", f"bs={min(1 << 20, f.used)}", "offset=0", f"size={f.used}", "overwrite=1", ""])
 
@@ -175,7 +184,7 @@ def reason(p: Probed, f: RemoteFile) -> str | None:
         return ("exists and does not carry Fiometer's marker (fio read it); writes overwrite it"
                 if f.writes else None)
     if p.state == SMALLER:
-        return (f"exists without Fiometer's marker and holds fewer than the {f.used + MARK_SIZE} bytes the run "
+        return (f"exists without Fiometer's marker and holds fewer than the {f.mark_at + MARK_SIZE} bytes the run "
                 "uses, so fio would lay it out again (even to read it), overwriting it")
     return f"could not be checked through fio ({p.detail or 'no answer'}); writing may destroy what is there"
 
@@ -185,13 +194,27 @@ def remote_targets(jobfiles: Iterable[JobFile]) -> dict[str, RemoteFile]:
     the most bytes any of them uses (where the marker goes) and whether any of them writes."""
     by: dict[str, RemoteFile] = {}
     for jf in jobfiles:
+        spill = largest_block(jf.text)
         for j in jf.jobs:
             if j.is_device or j.network or j.size is None:
                 continue
             old = by.get(j.path)
             by[j.path] = RemoteFile(j.path, max(j.offset + j.size, old.used if old else 0),
-                                    j.writes or (old.writes if old else False))
+                                    j.writes or (old.writes if old else False), max(spill, old.spill if old else 0))
     return by
+
+
+_BLOCK_OPTIONS = re.compile(r"^(?:bs|bssplit|bsrange)=(.*)$", re.MULTILINE)
+
+
+def largest_block(text: str) -> int:
+    """The largest transfer size a job file names (bs=, bsrange=, bssplit= sizes), in bytes."""
+    sizes = [0]
+    for m in _BLOCK_OPTIONS.finditer(text):
+        for entry in re.split(r"[,:]", m.group(1)):
+            for size in entry.split("/", 1)[0].split("-"):
+                sizes.append(parse_size(size.strip()) or 0 if size.strip() else 0)
+    return max(sizes)
 
 
 def assess(manager: str, files: list[RemoteFile], probed: dict[str, Probed],

@@ -5,6 +5,7 @@ the step before fio writes. Real fio servers on 127.0.0.x; patterns compared byt
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import stat
@@ -91,8 +92,9 @@ def test_a_file_fiometer_creates_carries_its_marker_and_is_reused_unarmed(tmp_pa
     done = cli(tmp_path, plan_on(new, reads=0), server)
     assert done.returncode == 0, done.stderr
     data = new.read_bytes()
-    assert len(data) == SIZE + remote_files.MARK_SIZE
-    assert data[SIZE:] == (remote_files.marker(str(new)) * 64)[:remote_files.MARK_SIZE]
+    spill = 4096  # the largest block: a random I/O may run that far past the size
+    assert len(data) == SIZE + spill + remote_files.MARK_SIZE
+    assert data[SIZE + spill:] == (remote_files.marker(str(new)) * 64)[:remote_files.MARK_SIZE]
     done = cli(tmp_path, plan_on(new, reads=0), server)  # Fiometer's own: no arming the second time
     assert done.returncode == 0, done.stderr
     # the same bytes at another path are not Fiometer's file there (the marker names its path)
@@ -100,6 +102,24 @@ def test_a_file_fiometer_creates_carries_its_marker_and_is_reused_unarmed(tmp_pa
     other.write_bytes(new.read_bytes())
     done = cli(tmp_path, plan_on(other, reads=0), server)
     assert done.returncode != 0 and "marker" in done.stderr
+
+
+def test_random_writes_of_blocks_larger_than_their_alignment_leave_the_marker_whole(tmp_path, server):
+    """fio starts a random 8 KiB write at any 512-byte boundary below the size, so writes run up to 7.5 KiB
+    past it: the marker sits beyond the largest block, and the next step still finds the file Fiometer's
+    (the bundled VMware template failed its third step on every remote manager without this)."""
+    new = tmp_path / "spill.tst"
+    plan = plan_on(new, reads=0)
+    plan.specs[0].lines = [SpecLine(8192, 100, 0, 100, 0, 1, 512, 0)]
+    plan.specs.append(copy.deepcopy(plan.specs[0]))
+    plan.specs[1].name = "again"
+    plan.managers[0].workers[0].specs = [plan.specs[0].name, "again"]
+    for _ in range(2):
+        done = cli(tmp_path, plan, server)
+        assert done.returncode == 0, done.stderr
+        assert "2 of 2 steps ran (2 complete)" in done.stdout
+    data = new.read_bytes()
+    assert data[SIZE + 8192:] == (remote_files.marker(str(new)) * 64)[:remote_files.MARK_SIZE]
 
 
 def test_a_missing_remote_folder_is_refused_and_not_created(tmp_path, server):
