@@ -4,6 +4,7 @@ run's recorded disk counters), and sweep maxima from stored sweeps."""
 from __future__ import annotations
 
 import gzip
+import shutil
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,8 @@ def test_disk_statistics_sit_beside_the_results_with_request_sizes(store):
     assert after[cols.index("rareq-sz KiB")].value == pytest.approx(2 * before[cols.index("rareq-sz KiB")].value)
 
 
+@pytest.mark.skipif(shutil.which("pdftotext") is None,
+                    reason="needs poppler's pdftotext to read the PDF back (bash bootstrap.sh install adds it)")
 def test_the_pdf_sets_the_wide_disk_table_in_readable_parts_with_every_figure(store, tmp_path):
     """16 columns squeezed across a page wrapped the text columns letter by letter ("Ran dom 4k read",
     "Acc ess spe cifi cati on"): the PDF splits the table, repeating the row keys, and text never breaks
