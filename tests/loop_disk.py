@@ -38,6 +38,24 @@ def loop_device_in(tmp_path: Path) -> Iterator[str]:
         detach(dev)
 
 
+@contextmanager
+def mounted_ext4(tmp_path: Path, size: int = 96 << 20) -> Iterator[tuple[str, Path]]:
+    """A file system of its own on a loop device, mounted at tmp_path/mnt: its disk counters see only the
+    test's I/O. Yields (device, mount point); unmounts and detaches after."""
+    dev = attach(tmp_path / "disk.img", size)
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    try:
+        subprocess.run(["mkfs.ext4", "-q", "-F", dev], check=True, capture_output=True)
+        subprocess.run(["mount", dev, str(mnt)], check=True, capture_output=True)
+        try:
+            yield dev, mnt
+        finally:
+            subprocess.run(["umount", str(mnt)], capture_output=True)
+    finally:
+        detach(dev)
+
+
 def kernel_stat(dev: str) -> dict[str, int]:
     """The kernel's counters of a disk (/sys/block/NAME/stat), as iostat reads them."""
     f = [int(x) for x in Path(f"/sys/block/{os.path.basename(dev)}/stat").read_text().split()]

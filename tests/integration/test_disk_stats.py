@@ -12,7 +12,7 @@ import pytest
 from app.model import planfile
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
-from tests.loop_disk import attach, detach, kernel_stat
+from tests.loop_disk import kernel_stat, mounted_ext4
 
 pytestmark = [pytest.mark.fio,
               pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup") or not shutil.which("mkfs.ext4"),
@@ -26,18 +26,8 @@ def cli(*args):
 
 @pytest.fixture
 def mounted_loop(tmp_path):
-    dev = attach(tmp_path / "disk.img", 96 << 20)
-    mnt = tmp_path / "mnt"
-    mnt.mkdir()
-    try:
-        subprocess.run(["mkfs.ext4", "-q", "-F", dev], check=True, capture_output=True)
-        subprocess.run(["mount", dev, str(mnt)], check=True, capture_output=True)
-        try:
-            yield dev, mnt
-        finally:
-            subprocess.run(["umount", str(mnt)], capture_output=True)
-    finally:
-        detach(dev)
+    with mounted_ext4(tmp_path) as (dev, mnt):
+        yield dev, mnt
 
 
 def test_disk_statistics_per_target_and_step(tmp_path, mounted_loop):

@@ -15,7 +15,7 @@ import pytest
 from app.model import planfile
 from app.model.plan import SpecLine
 from tests.helpers import grid, spec
-from tests.loop_disk import attach, detach
+from tests.loop_disk import attach, detach, mounted_ext4
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio")]
 ROOT_LOOP = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup") or not shutil.which("mkfs.ext4"),
@@ -107,18 +107,8 @@ def test_a_cpu_bound_generator_gets_its_note(tmp_path):
 @pytest.fixture
 def mounted_loop(tmp_path):
     """A file system of its own on a loop device: its disk counters see only this test's I/O."""
-    dev = attach(tmp_path / "disk.img", 96 << 20)
-    mnt = tmp_path / "mnt"
-    mnt.mkdir()
-    try:
-        subprocess.run(["mkfs.ext4", "-q", "-F", dev], check=True, capture_output=True)
-        subprocess.run(["mount", dev, str(mnt)], check=True, capture_output=True)
-        try:
-            yield dev, mnt
-        finally:
-            subprocess.run(["umount", str(mnt)], capture_output=True)
-    finally:
-        detach(dev)
+    with mounted_ext4(tmp_path) as (dev, mnt):
+        yield dev, mnt
 
 
 @ROOT_LOOP
