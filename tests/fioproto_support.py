@@ -130,6 +130,19 @@ class FakeConn:
             self.sock.sendall(encode(version, opcode, payload, tag=tag))
 
 
+def _hang_up(sock: socket.socket, linger: float = 2.0) -> None:
+    """End a connection gracefully: FIN after the last packet, then read what the client still sends (its ETA
+    polls) until it closes. Closing with unread bytes sends RST instead, and a client that has not yet read
+    the final packets loses them (seen under Wine on a loaded machine: "lost connection ... mid-step")."""
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(linger)
+        while sock.recv(65536):
+            pass
+    with contextlib.suppress(OSError):
+        sock.close()
+
+
 class FakeServer:
     """A TCP listener on 127.0.0.1 that runs ``handler(conn)`` in a thread for every connection."""
 
@@ -162,8 +175,7 @@ class FakeServer:
         try:
             self.handler(conn)  # type: ignore[misc]
         finally:
-            with contextlib.suppress(OSError):
-                conn.sock.close()
+            _hang_up(conn.sock)
 
     def close(self) -> None:
         self._stop.set()
