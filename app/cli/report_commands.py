@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from app.cli.common import CliError, _store
-from app.report.files import write_report_file
+from app.report.output_files import write_report_file
 
 GROUP_HELP = "a run id, or several joined by commas (3,4,5) for a group of repeated runs compared by their mean"
 

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from app.report.document import ReportMeta, build_report
-from app.report.files import FORMATS, write_report_file
+from app.report.output_files import FORMATS, write_report_file
 from app.store import Store
 from app.ui.history.compare_data import CompareRequest
 
