@@ -235,6 +235,9 @@ class MatchedStep:
     candidate: StepValues
     differs: list[str]  # what differs between the two steps: "QD 64 -> 16" (match="spec"), the names
     changes: dict[str, Change]
+    # per metric (iops, mbps): the larger per-second spread (% of mean) of the two sides' steps, where both are
+    # single runs with per-second samples (analysis.compare_spread); the confidence of a single pair rests on it
+    spread_pct: dict[str, float] = field(default_factory=dict)
 
     @property
     def spec(self) -> str:

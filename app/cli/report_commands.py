@@ -70,6 +70,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         for kind, s in summary_lines(block):
             if kind != "noise":
                 print(("  " if kind == "what_changed" else "  - ") + s.replace("\u2212", "-"))
+    if report.validity:  # as the reports say it: each run's notes, then what one side carries and the other not
+        print("Validity:")
+        for v in report.validity:
+            print("  - " + v.replace("\u2212", "-"))
     for t in report.comparison_tables + report.headline_tables + report.unmatched_tables:
         print(f"\n{t.title}")
         group = None

@@ -29,7 +29,7 @@ def render_csv(report: Report) -> str:
     buf = io.StringIO()
     w = _writer(buf)
     w.writerow(COLUMNS)
-    for row in long_rows([(s.run, s.label) for s in report.runs]):
+    for row in long_rows([(s.run, s.label) for s in report.runs], report.validity_notes):
         _row(w, [float(f"{v:.10g}") if isinstance(v, float) else v for v in row])
     return buf.getvalue()
 
@@ -66,6 +66,11 @@ def render_tables_csv(report: Report) -> str:
         if v:
             _row(w, [k, v])
     w.writerow([])
+    if report.validity:  # first, as in the other formats: whether the figures measure the storage
+        _row(w, ["Validity"])
+        for v in report.validity:
+            _row(w, [v])
+        w.writerow([])
     for block in report.summary:
         _row(w, [block.heading])
         for _kind, s in summary_lines(block):

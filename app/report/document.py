@@ -6,18 +6,20 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from app.analysis.compare import DEFAULT_MATCH, DEFAULT_THRESHOLD_PCT, Comparison, Side, compare
+from app.analysis.compare_spread import attach_spreads
 from app.analysis.iometer_import import IMPORT_TAG, is_iometer_run
 from app.analysis.run_groups import load_side
+from app.analysis.validity import Note
 from app.report.charts import BarChart, LineChart, comparison_charts, run_charts, side_colors
 from app.report.disclosure import disclosure
 from app.report.facts import JobFile, environment_table, facts_table, job_files, job_options_table
 from app.report.headlines import headlines
 from app.report.latency import Distribution, distributions, pairs, percentile_table, shares, spread
-from app.report.summary import SummaryBlock, summarize
+from app.report.summary import SummaryBlock, confidence_rule, summarize
 from app.report.sweep_charts import sweep_charts
 from app.report.tables import Table, at_a_glance_table, comparison_table, summary_table, unmatched_table
 from app.report.timeline import distribution_charts, share_charts, timeline_charts
-from app.report.validity_report import validity_lines
+from app.report.validity_report import run_notes_of, validity_lines
 from app.report.workloads import workload_tables
 from app.store.database import Store
 from app.store.records import Run
@@ -71,6 +73,7 @@ class Report:
     sweep_overlays: list[LineChart] = field(default_factory=list)  # sweeps and steady-state rounds, both sides
     disclosure: list[str] = field(default_factory=list)  # engine, sizes, fidelity, notes, what numbers mean
     validity: list[str] = field(default_factory=list)  # first in the report (report.validity_report)
+    validity_notes: dict[int, list[Note]] = field(default_factory=dict)  # by run id: the CSV's validity column
 
     @property
     def sides(self) -> list[Side]:
@@ -126,6 +129,7 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
         cand = load_side(store, group, exclude=every - set(group), repeats=repeats)
         comparisons.append(compare(baseline, cand, threshold_pct=threshold_pct, match=match,
                                    include_incomplete=include_incomplete))
+        attach_spreads(store, comparisons[-1])
     sides = [baseline] + [c.candidate for c in comparisons]
     if len(meta.labels) > len(sides):
         raise ValueError(f"{len(meta.labels)} labels for {len(sides)} sides (the baseline and "
@@ -170,6 +174,8 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
                   [c.differences for c in comparisons], charts, dists, line_charts, runs,
                   job_options_table([r.run for r in runs]), list(dict.fromkeys(notes)), sweep_overlays,
                   list(dict.fromkeys([x for h in heads for x in h.layout]
-                                     + disclosure([(r.run, r.label) for r in runs]))))
-    report.validity = validity_lines(store, report)
+                                     + disclosure([(r.run, r.label) for r in runs])
+                                     + [confidence_rule(c) for c in comparisons])))
+    report.validity_notes = run_notes_of(store, report)
+    report.validity = validity_lines(store, report, report.validity_notes)
     return report

@@ -4,21 +4,23 @@ metric, so a spreadsheet or a data frame loads it in one step (the CSV and the w
 Each row carries its load (queue depth, workers, targets), what the step was (``phase``: measured, or the
 preconditioning fill or steady-state step, which are not results) and how it ended (``step_status``: a
 stopped or failed step's numbers are partial). A metric that does not apply (read response time of a
-write-only step) has an empty value, never 0."""
+write-only step) has an empty value, never 0. ``validity`` names the run's validity notes (app.analysis.validity)
+that concern the row's step and manager ("Cache; Not steady"), empty when none."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from app.analysis.compare import percentile_within_max
 from app.analysis.preconditioning import phases
 from app.analysis.samples_export import LEVEL_ORDER, display_names
+from app.analysis.validity import Note
 from app.model.metrics import Metrics
 from app.report.latency import PERCENTILES, pct_name
 from app.store.records import Run
 
 COLUMNS = ("run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric", "value", "unit",
-           "workers", "targets", "phase", "step_status")
+           "workers", "targets", "phase", "step_status", "validity")
 # metric name prefix -> the direction it needs I/O of to apply
 APPLIES = {"read_": "read_ios", "write_": "write_ios"}
 
@@ -38,10 +40,17 @@ METRICS: tuple[tuple[str, str, Callable[[Metrics], float | None]], ...] = (
 )
 
 
-def long_rows(runs: list[tuple[Run, str]]) -> Iterator[tuple]:
+def validity_of(notes: Sequence[Note], step: int, manager: str | None) -> str:
+    """The titles of the notes about this step (or the whole run) and manager, once each: "Cache; Not steady"."""
+    return "; ".join(dict.fromkeys(
+        n.title for n in notes if n.step in (None, step) and (n.manager is None or manager in (None, n.manager))))
+
+
+def long_rows(runs: list[tuple[Run, str]], notes: Mapping[int, Sequence[Note]] | None = None) -> Iterator[tuple]:
     """Rows of ``COLUMNS``: run id, label, step number, spec, queue depth, level, manager, name, metric, value
-    (None where the metric does not apply), unit, workers, targets, phase, step status."""
+    (None where the metric does not apply), unit, workers, targets, phase, step status, validity notes."""
     for run, label in runs:
+        run_notes = (notes or {}).get(run.id, ())
         names = display_names(run)
         phase = phases(run)
         for s in run.steps:
@@ -57,4 +66,4 @@ def long_rows(runs: list[tuple[Run, str]]) -> Iterator[tuple]:
                     if v is None and applies:
                         continue
                     yield (run.id, label, s.index + 1, s.spec_name, s.queue_depth, r.level, r.manager or "",
-                           name, metric, v, unit, *load)
+                           name, metric, v, unit, *load, validity_of(run_notes, s.index, r.manager))

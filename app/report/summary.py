@@ -90,14 +90,45 @@ def headline_metric(r: MatchedStep) -> MetricDef:
     return METRIC_BY_KEY["iops"]
 
 
-def confidence(ch: Change) -> str:
-    """high / medium / low: how far the change is beyond the noise, and whether noise was measured."""
+SPREAD_HIGH = 5.0  # one run each side: "high" only for a change this many times the per-second spread
+
+
+def confidence(ch: Change, spread: float | None = None) -> str:
+    """high / medium / low: how far the change is beyond the noise. With repeated runs, the noise is their
+    run-to-run variation. With one run each side, ``spread`` (the steps' per-second spread, %) stands in:
+    high only for a change ``SPREAD_HIGH`` times the spread (and 4 times the threshold); without per-second
+    samples a single pair is never high."""
     size = abs(ch.change_pct or 0)
+    t = ch.threshold_pct
     if ch.from_repeats:
-        return "high" if size >= 2 * ch.threshold_pct else "medium"
-    if size >= 4 * ch.threshold_pct:
+        return "high" if size >= 2 * t else "medium"
+    if spread is not None and size >= SPREAD_HIGH * spread and size >= 4 * t:
         return "high"
-    return "medium" if size >= 2 * ch.threshold_pct else "low"
+    return "medium" if size >= 2 * t and (spread is None or size >= spread) else "low"
+
+
+def confidence_text(ch: Change, r: MatchedStep) -> str:
+    """"confidence medium (one run each side; per-second spread ±12.3 %)"; with repeats "confidence high"."""
+    if ch.from_repeats:
+        return f"confidence {confidence(ch)}"
+    spread = r.spread_pct.get(ch.metric.key)
+    why = f"per-second spread \u00b1{spread:.1f} %" if spread is not None else "no per-second samples"
+    return f"confidence {confidence(ch, spread)} (one run each side; {why})"
+
+
+def confidence_rule(c: Comparison) -> str:
+    """How confidence is decided, in words (the summary's noise line and the disclosure appendix)."""
+    if c.noise_from_repeats:
+        return ("Confidence: a change counts when it exceeds twice the larger run-to-run variation of the "
+                "repeated runs (by specification and metric); it is high at twice that or more, else medium.")
+    t = c.threshold_pct
+    return (f"Confidence with one run each side: there is no run-to-run variation to measure, so each step's "
+            f"per-second samples stand in - their spread (one standard deviation of the per-second rate, as % of "
+            f"its mean; the larger of the two sides) says how far the rate wandered within the run. A change is "
+            f"high confidence only when it is at least {SPREAD_HIGH:g} times that spread and {4 * t:g} % or more; "
+            f"medium when it exceeds the spread and {2 * t:g} %; low otherwise. Without per-second samples "
+            f"(imported results) a single pair is at most medium. Repeated runs (the same plan and tags, or "
+            f"groups such as 1,2,3) measure the noise between runs and decide instead.")
 
 
 def _latency_note(r: MatchedStep) -> str:
@@ -149,7 +180,7 @@ def workload_finding(rows: list[MatchedStep]) -> Finding | None:
         same = [r.load for r, ch in judged if ch.verdict == "same"]
         if same:
             text += "; within noise at " + ", ".join(same)
-    return Finding(text + f"; confidence {confidence(big)}.", abs(big.change_pct or 0))
+    return Finding(text + f"; {confidence_text(big, big_r)}.", abs(big.change_pct or 0))
 
 
 def by_workload(rows: list[MatchedStep]) -> list[list[MatchedStep]]:
@@ -194,8 +225,10 @@ def noise_text(c: Comparison) -> str:
                 "at twice that or more, else medium.")
     else:
         t = c.threshold_pct
-        text = (f"A change counts when it exceeds {t:g} % (no repeated runs to measure noise). Confidence: "
-                f"high from {4 * t:g} %, medium from {2 * t:g} %, low below; repeated runs measure the noise.")
+        text = (f"A change counts when it exceeds {t:g} % (one run each side: no repeats to measure noise). "
+                f"Confidence: high only when the change is {SPREAD_HIGH:g} times the steps' per-second spread or "
+                f"more (and {4 * t:g} % or more), medium when it exceeds the spread and {2 * t:g} %, low below; "
+                "repeated runs measure the noise between runs.")
     return text + " Each workload is judged by IOPS below 64 KiB transfers, by MB/s from 64 KiB."
 
 

@@ -6,23 +6,27 @@ from __future__ import annotations
 
 from app.analysis.curve import curve_of
 from app.analysis.iometer_import import is_iometer_run
-from app.analysis.validity import differences, lines, notes_of
+from app.analysis.validity import Note, differences, lines, notes_of
 from app.report.tables import Cell, Column, Row, Table, metric, num
 from app.store.database import Store
 from app.store.records import Run
 
 
-def validity_lines(store: Store, report) -> list[str]:
+def run_notes_of(store: Store, report) -> dict[int, list[Note]]:
+    """Each Fiometer run's validity notes by run id (an imported Iometer run has none)."""
+    return {s.run.id: notes_of(s.run, store) for s in report.runs if not is_iometer_run(s.run)}
+
+
+def validity_lines(store: Store, report, by_run: dict[int, list[Note]] | None = None) -> list[str]:
     """One line per note of every run in the report (labelled by its side), then the comparisons' differences;
     a single line saying so when no run carries a note."""
     out: list[str] = []
-    by_run: dict[int, list] = {}
+    by_run = run_notes_of(store, report) if by_run is None else by_run
     for section in report.runs:
         run = section.run
-        if is_iometer_run(run):
+        if run.id not in by_run:
             continue
-        notes = notes_of(run, store)
-        by_run[run.id] = notes
+        notes = by_run[run.id]
         name = f"Run {run.id}" + (f" ({section.label})" if section.label != f"Run {run.id}" else "")
         out += [f"{name}: {line}" for line in lines(notes)]
     for i, comparison in enumerate(report.comparisons, 1):

@@ -206,7 +206,7 @@ def put_data(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: set[s
     for i, h in enumerate(COLUMNS):
         ws.write(0, i, h, fmt(**HEADER))
     n = 0
-    for n, row in enumerate(long_rows([(s.run, s.label) for s in report.runs]), 1):
+    for n, row in enumerate(long_rows([(s.run, s.label) for s in report.runs], report.validity_notes), 1):
         for i, v in enumerate(row):
             if v is None:
                 continue
@@ -216,7 +216,7 @@ def put_data(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: set[s
                 ws.write_string(n, i, v)
     ws.freeze_panes(1, 0)
     ws.autofilter(0, 0, max(n, 1), len(COLUMNS) - 1)
-    for i, w in enumerate((6, 14, 6, 30, 12, 9, 14, 16, 16, 14, 7, 8, 8, 12, 12)):
+    for i, w in enumerate((6, 14, 6, 30, 12, 9, 14, 16, 16, 14, 7, 8, 8, 12, 12, 24)):
         ws.set_column(i, i, w)
 
 
@@ -229,6 +229,9 @@ def put_summary(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: se
                  ("Date", m.date)):
         if v:
             lines.append((f"{k}: {v}", None))
+    if report.validity:  # first, as in the other formats: whether the figures measure the storage
+        lines += [("", None), ("Validity", fmt(bold=True, font_color="#6B4210"))]
+        lines += [(v, fmt(font_color="#6B4210", text_wrap=True)) for v in report.validity]
     for block in report.summary:
         lines.append(("", None))
         lines.append((block.heading, fmt(bold=True, font_color="#1F5FA8")))
@@ -266,7 +269,7 @@ def write_xlsx(report: Report, path: str | Path) -> None:
                        "company": m.company, "subject": report.subject, "comments": "Made with Fiometer"})
     fmt = _Formats(wb)
     used: set[str] = set()
-    if report.summary:
+    if report.summary or report.validity:
         put_summary(wb, fmt, report, used)
     for t in report.tables:
         if t.rows:

@@ -311,7 +311,7 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
     data_rows = wb.rows("data")
     head = data_rows[0]
     assert head == ["run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric", "value",
-                    "unit", "workers", "targets", "phase", "step_status"]
+                    "unit", "workers", "targets", "phase", "step_status", "validity"]
     assert wb.xml("data").find(f".//{M}pane").get("ySplit") == "1"
     found = {(r[0], r[3], r[8]): r[9] for r in data_rows[1:] if r[5] == "all"}
     for run_id, values in ((1, before), (2, after)):
@@ -326,7 +326,7 @@ def test_csv_is_one_tidy_table_of_every_stored_number(db, tmp_path):
     assert main(["--db", str(db), "report", "1", "--compare", "2", "--csv", str(out)]) == 0
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
     assert list(rows[0]) == ["run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric",
-                             "value", "unit", "workers", "targets", "phase", "step_status"]
+                             "value", "unit", "workers", "targets", "phase", "step_status", "validity"]
     assert {(r["workers"], r["targets"], r["phase"], r["step_status"]) for r in rows} == {("1", "1", "measure",
                                                                                           "complete")}
     # the stored steps read only: write metrics do not apply and are blank, never 0
