@@ -163,7 +163,7 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
     heads = [headlines(store, c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
     for block, head in zip(summary, heads, strict=True):
         block.headlines = head.sentences
-    headline_tables = [t for h in heads for t in (h.table, h.disks) if t is not None]
+    headline_tables = [t for h in heads for t in (h.table, h.transfers, h.disks) if t is not None]
     sweep_overlays = [c for h in heads for c in h.charts]
     report = Report(meta, baseline, comparisons, labels, summary,
                   at_a_glance_table(comparisons, labels) if comparisons else None,

@@ -13,10 +13,11 @@ from app.analysis.disk_stats import DiskStat, step_disk_stats
 from app.analysis.preconditioning import fill_summary, precondition_of, steady_state_of
 from app.analysis.sweep import Sweep, find_sweeps
 from app.analysis.timed_transfer import transfers
-from app.model.units import format_bytes, format_elapsed
+from app.model.units import format_bytes
 from app.report.charts import LineChart, LineSeries, run_color
-from app.report.tables import MINUS, Cell, Column, Row, Table, metric, pct_cell
+from app.report.tables import MINUS, Cell, Column, Row, Table, fmt_sig, metric, pct_cell
 from app.report.timeline import io_start
+from app.report.transfer_table import block_and_direction, elapsed_text, transfer_table
 from app.store.database import Store
 from app.store.queries import get_run, step_samples
 from app.store.records import Run
@@ -30,6 +31,7 @@ class Headlines:
     table: Table | None = None  # workload | figure | before | after | change
     charts: list[LineChart] = field(default_factory=list)  # the two sides' sweeps overlaid
     disks: Table | None = None  # disk statistics beside IOPS and MB/s, per paired step and side
+    transfers: Table | None = None  # timed transfers: bytes, elapsed and MB/s of both sides per block size
     layout: list[str] = field(default_factory=list)  # test-file layout before a step's first I/O (disclosure)
 
 
@@ -40,11 +42,6 @@ def _pct(a: float | None, b: float | None) -> float | None:
 def _pct_text(p: float | None) -> str:
     sign = "+" if p is not None and p >= 0 else MINUS
     return "" if p is None else f" ({sign}{abs(p):,.1f} %)"
-
-
-def elapsed_text(seconds: float) -> str:
-    """A transfer's time as people say it; under 0.1 s in milliseconds (not "0.00 s")."""
-    return f"{seconds * 1000:.3g} ms" if seconds < 0.1 else format_elapsed(seconds)
 
 
 def _mark(p: float | None, threshold: float, higher_is_better: bool) -> str | None:
@@ -171,15 +168,20 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
         out.sentences.append(f"{sa.label} sweep: maximum {unit} {fa} {ARROW} {fb}{_pct_text(_pct(va, vb))}; "
                              f"knee {kta} {ARROW} {ktb}.")
         out.charts.append(_sweep_chart(f"sweep-compare-{number}-{i}", sa, sb, labels))
-    ta, tb = transfers(a), transfers(b)
-    for x, y in zip(ta, tb, strict=False):
-        group = f"Timed transfer: {x.spec}"
+    ta, tb = ({t.step: t for t in transfers(a)}, {t.step: t for t in transfers(b)})
+    sizes = {s.index: block_and_direction(s)[0] for s in a.steps if s.index in ta}  # "at 64 KiB" when they differ
+    for r in c.rows:  # paired as the comparison paired the steps; the table is transfer_table
+        x, y = ta.get(r.baseline.index), tb.get(r.candidate.index)
+        if x is None or y is None:
+            continue
         p = _pct(x.seconds, y.seconds)
-        rows.append(Row([_text("elapsed"), Cell(elapsed_text(x.seconds), x.seconds / 86400, None, "[h]:mm:ss.000"),
-                         Cell(elapsed_text(y.seconds), y.seconds / 86400, None, "[h]:mm:ss.000"),
-                         pct_cell(p, _mark(p, c.threshold_pct, False))], group))
-        out.sentences.append(f"{x.spec} transfer: {elapsed_text(x.seconds)} {ARROW} {elapsed_text(y.seconds)}"
-                             f"{_pct_text(p)}.")
+        size = sizes.get(x.step)
+        at = f" at {format_bytes(size)}" if size and len(set(sizes.values())) > 1 else ""
+        rate = f"; {fmt_sig(x.bytes / x.seconds / 1e6)} {ARROW} {fmt_sig(y.bytes / y.seconds / 1e6)} MB/s" \
+            if x.seconds and y.seconds else ""
+        out.sentences.append(f"{x.spec} transfer of {format_bytes(x.bytes)}{at}: {elapsed_text(x.seconds)} {ARROW} "
+                             f"{elapsed_text(y.seconds)}{_pct_text(p)}{rate}.")
+    out.transfers = transfer_table(c, number, labels, (a, b), lambda p: _mark(p, c.threshold_pct, False))
     if precondition_of(a).enabled or precondition_of(b).enabled:
         group = "Preconditioning (not part of the results)"
         fill_a, fill_b = fill_summary(a), fill_summary(b)

@@ -62,7 +62,7 @@ def test_compare_in_the_terminal_leads_with_the_queue_depth_change(qd_change):
     assert lines[1].startswith(f"  What changed: queue depth 64 {ARROW} 8")
     assert "No steps in common" not in out.stdout and "Not compared" not in out.stdout
     # every finding or within-noise line names its load
-    said = [ln for ln in lines[2:] if ln.startswith("  - ")]
+    said = [ln for ln in lines[2:lines.index("Validity:")] if ln.startswith("  - ")]  # validity notes follow
     assert said and all(f"QD 64 {ARROW} 8" in ln or ln.startswith("  - Nothing changed") for ln in said)
     rows = [ln for ln in lines if ln.startswith(("Random 4k read", "Sequential 1M read"))]
     assert len(rows) == 2 * 5 and all(f"QD 64 {ARROW} 8" in ln for ln in rows)  # 2 specs x 5 metrics
@@ -103,8 +103,9 @@ def run_twice(db, plan, tmp, name, target="TESTFILE"):
 
 @pytest.fixture(scope="module")
 def workflows(tmp_path_factory):
-    """name -> (database, folder): Orion-style sweep, dd-style timed transfer, preconditioned flash (short
-    rounds), the Iometer template .icf; each before and after."""
+    """name -> (database, folder): Orion-style sweep, dd-style timed transfer, the same transfer read at four
+    block sizes (dd + iostat at 64 KiB .. 4 MiB), preconditioned flash (short rounds), the Iometer template
+    .icf; each before and after."""
     import json
     import os
     from pathlib import Path
@@ -115,10 +116,19 @@ def workflows(tmp_path_factory):
     setup = flash.get("plan", flash)["setup"]
     setup["precondition"].update(round_s=1, window_rounds=3, max_s=6)  # seconds, not the 5 x 60 s of a real SSD
     (ex / "flash-short.json").write_text(json.dumps(flash))
+    dd = json.loads((ex / "timed.json").read_text())
+    dd_plan = dd.get("plan", dd)
+    dd_plan["name"] = "dd at four block sizes"
+    dd_plan["setup"]["transfer_bytes"] = 64 << 20
+    read = dd_plan["specs"][1]
+    dd_plan["specs"] = [dict(read, name=f"dd read {k}k", lines=[dict(read["lines"][0], size=k << 10)])
+                        for k in (64, 256, 1024, 4096)]
+    dd_plan["managers"][0]["workers"][0]["specs"] = [x["name"] for x in dd_plan["specs"]]
+    (ex / "dd4.json").write_text(json.dumps(dd))
     icf = resources_dir() / "examples" / "vmware-unofficial-storage-performance.icf"
     out = {}
     for name, plan in (("orion", ex / "orion.json"), ("timed", ex / "timed.json"),
-                       ("flash", ex / "flash-short.json"), ("icf", icf)):
+                       ("dd4", ex / "dd4.json"), ("flash", ex / "flash-short.json"), ("icf", icf)):
         db = tmp / f"{name}.db"
         run_twice(db, plan, tmp, name, "C:" if name == "icf" else "TESTFILE")
         out[name] = (db, tmp)
@@ -152,7 +162,30 @@ def test_orion_sweep_maxima_before_and_after_with_both_sweeps_on_one_chart(workf
 def test_timed_transfer_elapsed_before_and_after(workflows):
     rep = report_of(workflows["timed"][0])
     heads = rep.summary[0].headlines
-    assert [h for h in heads if re.search(r" transfer: [\d.,]+ (ms|s)\b.* \u2192 [\d.,]+ (ms|s)\b", h)], heads
+    assert [h for h in heads if re.search(r" transfer of 4 GiB: [\d.,]+ (ms|s)\b.* \u2192 [\d.,]+ (ms|s)\b", h)], heads
+
+
+def test_dd_at_four_block_sizes_gets_one_before_after_transfer_table(workflows):
+    from app.store.database import open_store
+    from app.store.queries import get_run
+
+    db = workflows["dd4"][0]
+    rep = report_of(db)
+    (table,) = [t for t in rep.headline_tables if t.key == "transfers-1"]
+    assert [c.title for c in table.columns] == ["Transfer", "Load", "Block size", "I/O", "Bytes", "before elapsed",
+                                                "before MB/s", "after elapsed", "after MB/s", "Elapsed change %"]
+    assert [r.cells[2].text for r in table.rows] == ["64 KiB", "256 KiB", "1 MiB", "4 MiB"]
+    assert {r.cells[3].text for r in table.rows} == {"read"}
+    with open_store(db) as store:
+        runs = [get_run(store, i) for i in (1, 2)]
+    for row, steps in zip(table.rows, zip(runs[0].steps, runs[1].steps, strict=True), strict=True):
+        totals = [next(r.metrics for r in s.results if r.level == "all") for s in steps]
+        assert row.cells[4].value == totals[0].bytes == totals[1].bytes == 64 << 20  # the bytes fio moved
+        for (elapsed, mbps), m in zip(((5, 6), (7, 8)), totals, strict=True):
+            assert row.cells[elapsed].value == pytest.approx(m.seconds / 86400)
+            assert row.cells[mbps].value == pytest.approx(m.bytes / m.seconds / 1e6, rel=5e-3)
+    heads = rep.summary[0].headlines
+    assert [h for h in heads if h.startswith("dd read 4096k transfer of 64 MiB at 4 MiB: ")], heads
 
 
 def test_preconditioning_is_summarised_compared_and_kept_out_of_the_results(workflows):
