@@ -5,6 +5,7 @@ Numeric cells carry their raw value in ``data-value`` so the page can be checked
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from app.report.charts import draw, to_svg
@@ -41,7 +42,7 @@ table.data tr.group th { background: #fff; text-align: left; padding-top: 12px; 
 td.better { color: var(--better); background: var(--better-bg); font-weight: 600; }
 td.worse { color: var(--worse); background: var(--worse-bg); font-weight: 600; }
 table.facts td:first-child { width: 190px; color: var(--muted); white-space: nowrap; }
-table.facts td { word-break: break-word; }
+table.facts td { overflow-wrap: break-word; }
 figure { margin: 14px 0 22px; }
 figure svg { max-width: 100%; height: auto; }
 details { margin: 6px 0; }
@@ -53,12 +54,23 @@ img.logo { float: right; max-height: 64px; max-width: 200px; }
 ul.summary li { margin: 3px 0; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; border-top: 1px solid var(--rule);
          padding-top: 8px; }
-@media print { body { background: #fff; } main { padding: 0; } details { display: block; } }
+@media print { body { background: #fff; } main { padding: 0; } details { display: block; }
+               h2, h3 { break-after: avoid; } figure, .callout, tr { break-inside: avoid; }
+               thead { display: table-header-group; } }
 """
 
 
 def _attr(v) -> str:
     return "" if v is None or isinstance(v, str) else f' data-value="{v!r}"'
+
+
+LONG_WORD = re.compile(r"\S{25,}")
+
+
+def wrappable(text: str) -> str:
+    """Escaped text whose long words (mount options, paths) may wrap after a comma, slash, equals or semicolon
+    (``<wbr>``), not inside a number: "resgid=655<br>34" is what a browser does otherwise."""
+    return LONG_WORD.sub(lambda m: re.sub(r"([,/=;])(?=.)", r"\1<wbr>", m.group()), escape(text))
 
 
 def table_html(t: Table, css_class: str = "data") -> str:
@@ -76,7 +88,7 @@ def table_html(t: Table, css_class: str = "data") -> str:
         for col, cell in zip(t.columns, row.cells, strict=True):
             classes = " ".join(x for x in ("num" if col.numeric else "", cell.mark or "") if x)
             cls = f' class="{classes}"' if classes else ""
-            tds.append(f"<td{cls}{_attr(cell.value)}>{escape(cell.text)}</td>")
+            tds.append(f"<td{cls}{_attr(cell.value)}>{wrappable(cell.text)}</td>")
         out.append("<tr>" + "".join(tds) + "</tr>")
     out.append("</tbody></table>")
     if t.notes:
