@@ -112,7 +112,7 @@ def confidence_text(ch: Change, r: MatchedStep) -> str:
     if ch.from_repeats:
         return f"confidence {confidence(ch)}"
     spread = r.spread_pct.get(ch.metric.key)
-    why = f"per-second spread \u00b1{spread:.1f} %" if spread is not None else "no per-second samples"
+    why = f"per-second spread \u00b1{spread:.1f} %" if spread is not None else "too few per-second samples"
     return f"confidence {confidence(ch, spread)} (one run each side; {why})"
 
 
@@ -126,9 +126,9 @@ def confidence_rule(c: Comparison) -> str:
             f"per-second samples stand in - their spread (one standard deviation of the per-second rate, as % of "
             f"its mean; the larger of the two sides) says how far the rate wandered within the run. A change is "
             f"high confidence only when it is at least {SPREAD_HIGH:g} times that spread and {4 * t:g} % or more; "
-            f"medium when it exceeds the spread and {2 * t:g} %; low otherwise. Without per-second samples "
-            f"(imported results) a single pair is at most medium. Repeated runs (the same plan and tags, or "
-            f"groups such as 1,2,3) measure the noise between runs and decide instead.")
+            f"medium when it exceeds the spread and {2 * t:g} %; low otherwise. With fewer than three per-second "
+            f"samples (a step of two seconds, imported results) a single pair is at most medium. Repeated runs "
+            f"(the same plan and tags, or groups such as 1,2,3) measure the noise between runs and decide instead.")
 
 
 def _latency_note(r: MatchedStep) -> str:

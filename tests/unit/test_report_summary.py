@@ -43,7 +43,7 @@ def test_findings_ranked_by_size_with_load_point_and_confidence(store):
     # Max Throughput-50%Read: IOPS 1,530 -> 5,113 (+234 %) is the largest change: first
     assert block.sentences[0].startswith(expected_finding(BEFORE[2], AFTER[2], "iops"))
     # one run each side and no per-second samples stored: never "high" from a single pair
-    assert block.sentences[0].endswith("; p99 \u221277.8 %); confidence medium (one run each side; no per-second "
+    assert block.sentences[0].endswith("; p99 \u221277.8 %); confidence medium (one run each side; too few per-second "
                                        "samples).")
     sizes = [float(re.search(r" ([+\u2212][\d,.]+) %", s).group(1).replace(",", "").replace("\u2212", "-"))
              for s in block.sentences]
