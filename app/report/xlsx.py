@@ -74,6 +74,8 @@ SHEETS = {"at-a-glance": "At a glance", "compare": "Comparison {}", "unmatched":
           "disk-compare": "Disks compared {}", "sweep": "Run {} sweep", "precondition": "Run {} preconditioning",
           "transfer": "Run {} transfer", "disks": "Run {} disks"}
 PAPER = {"A4": 9, "Letter": 1}  # XlsxWriter's paper codes
+SUMMARY_WIDTH = 100  # the Summary sheet's column, in characters: a landscape page wide at 100 %
+SUMMARY_LINE = 105  # characters of proportional text a wrapped line of that column holds (row heights)
 
 
 def print_setup(ws, paper: str, header_rows: tuple[int, int] | None) -> None:
@@ -222,7 +224,7 @@ def put_data(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: set[s
 
 def put_summary(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: set[str]) -> None:
     ws = wb.add_worksheet(sheet_name("Summary", used))
-    ws.set_column(0, 0, 140)
+    ws.set_column(0, 0, SUMMARY_WIDTH)
     m = report.meta
     lines: list[tuple[str, object]] = [(m.title, fmt(bold=True, font_size=14))]
     for k, v in (("Client", m.client), ("Prepared by", ", ".join(x for x in (m.author, m.company) if x)),
@@ -235,14 +237,18 @@ def put_summary(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: se
     for block in report.summary:
         lines.append(("", None))
         lines.append((block.heading, fmt(bold=True, font_color="#1F5FA8")))
-        styles = {"what_changed": fmt(bold=True), "left_out": fmt(font_color="#6B4210"),
-                  "validity": fmt(font_color="#6B4210"), "noise": fmt(italic=True, font_color="#5B6673")}
+        styles = {"what_changed": fmt(bold=True, text_wrap=True), "left_out": fmt(font_color="#6B4210", text_wrap=True),
+                  "validity": fmt(font_color="#6B4210", text_wrap=True),
+                  "noise": fmt(italic=True, font_color="#5B6673", text_wrap=True)}
         lines += [(s, styles.get(kind)) for kind, s in summary_lines(block)]
     if report.disclosure:
         lines += [("", None), ("Disclosure: what was run and what the numbers mean", fmt(bold=True))]
         lines += [(x, None) for x in report.disclosure]
-    for r, (text, f) in enumerate(lines):
-        ws.write_string(r, 0, text, f) if f else ws.write_string(r, 0, text)
+    wrap = fmt(text_wrap=True, valign="top")
+    for r, (text, f) in enumerate(lines):  # wrapped in the column: printed one page wide at a readable size
+        ws.write_string(r, 0, text, f or wrap)
+        if len(text) > SUMMARY_LINE:  # spreadsheets do not grow a written row to its wrapped text
+            ws.set_row(r, 15 * -(-len(text) // SUMMARY_LINE))
 
 
 def put_job_files(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: set[str]) -> None:
