@@ -22,13 +22,17 @@ def validity_lines(store: Store, report, by_run: dict[int, list[Note]] | None = 
     a single line saying so when no run carries a note."""
     out: list[str] = []
     by_run = run_notes_of(store, report) if by_run is None else by_run
+    said: dict[str, list[str]] = {}  # a note every run carries alike is said once, naming the runs
     for section in report.runs:
         run = section.run
         if run.id not in by_run:
             continue
-        notes = by_run[run.id]
         name = f"Run {run.id}" + (f" ({section.label})" if section.label != f"Run {run.id}" else "")
-        out += [f"{name}: {line}" for line in lines(notes)]
+        for line in lines(by_run[run.id]):
+            said.setdefault(line, []).append(name)
+    for line, names in said.items():
+        who = names[0] if len(names) == 1 else "Runs " + ", ".join(n.removeprefix("Run ") for n in names)
+        out.append(f"{who}: {line}")
     for i, comparison in enumerate(report.comparisons, 1):
         base = [n for r in report.baseline.runs for n in by_run.get(r.id, [])]
         cand = [n for r in comparison.candidate.runs for n in by_run.get(r.id, [])]

@@ -72,3 +72,14 @@ def test_the_workbook_summary_sheet_leads_with_the_notes(db, tmp_path):
     data = wb.rows("data")
     assert data[0][-1] == "validity"
     assert {r[-1] for r in data[1:] if len(r) == len(data[0])} == {"", "Cache"}  # blank where no note
+
+
+def test_a_note_both_runs_carry_alike_is_said_once_naming_both(tmp_path):
+    with open_store(tmp_path / "s.db") as s:
+        record(s, RunSpec(BEFORE, tags=["before"]))
+        record(s, RunSpec(AFTER, tags=["after"]))
+        save_notes(s, 1, [CACHE.to_json()])
+        save_notes(s, 2, [CACHE.to_json()])
+        report = build_report(s, [1], [[2]])
+    said = [v for v in report.validity if CACHE.text in v]
+    assert len(said) == 1 and said[0].startswith("Runs 1 (before), 2 (after): Cache (step 1, on M1): ")
