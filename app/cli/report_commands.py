@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from app.cli.common import CliError, _store
@@ -60,22 +61,39 @@ def _labels(text: str) -> list[str]:
     return labels
 
 
+# What a console that cannot show a character gets instead (Windows' cp1252 has no arrow or minus sign).
+PLAIN = str.maketrans({"\u2192": "->", "\u2212": "-", "\u00b1": "+/-", "\u2014": "-", "\u2013": "-",
+                       "\u2026": "..."})
+
+
+def say(line: str) -> None:
+    """Print a line as the console can show it: the minus sign as "-" always (tables align), the arrow and
+    the rest in plain characters where the console's encoding lacks them, never an encoding error."""
+    line = line.replace("\u2212", "-")
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        line.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        line = line.translate(PLAIN).encode(encoding, "replace").decode(encoding, "replace")
+    print(line)
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from app.cli.progress import format_table
     from app.report.summary import summary_lines
 
     report = _build(args, args.candidates)
     for block in report.summary:
-        print(block.heading + ":")
+        say(block.heading + ":")
         for kind, s in summary_lines(block):
             if kind != "noise":
-                print(("  " if kind == "what_changed" else "  - ") + s.replace("\u2212", "-"))
+                say(("  " if kind == "what_changed" else "  - ") + s)
     if report.validity:  # as the reports say it: each run's notes, then what one side carries and the other not
-        print("Validity:")
+        say("Validity:")
         for v in report.validity:
-            print("  - " + v.replace("\u2212", "-"))
+            say("  - " + v)
     for t in report.comparison_tables + report.headline_tables + report.unmatched_tables:
-        print(f"\n{t.title}")
+        say(f"\n{t.title}")
         group = None
         rows = []
         for r in t.rows:
@@ -85,11 +103,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
             rows.append([c.text for c in r.cells])
         header = tuple(c.title for c in t.columns)
         numeric = {i for i, c in enumerate(t.columns) if c.numeric}
-        print(format_table(header, rows, numeric).replace("\u2212", "-"))
+        say(format_table(header, rows, numeric))
         for n in t.notes:
-            print(f"  {n}")
+            say(f"  {n}")
     for n in report.notes:
-        print(f"note: {n}")
+        say(f"note: {n}")
     return 0
 
 

@@ -83,3 +83,17 @@ def test_a_note_both_runs_carry_alike_is_said_once_naming_both(tmp_path):
         report = build_report(s, [1], [[2]])
     said = [v for v in report.validity if CACHE.text in v]
     assert len(said) == 1 and said[0].startswith("Runs 1 (before), 2 (after): Cache (step 1, on M1): ")
+
+
+def test_compare_prints_on_a_console_without_the_arrow(monkeypatch):
+    """Windows' console and pipes are cp1252: no arrow, no minus sign; the line is printed, not an error."""
+    import io as _io
+
+    from app.cli.report_commands import say
+
+    raw = _io.BytesIO()
+    out = _io.TextIOWrapper(raw, encoding="cp1252")
+    monkeypatch.setattr(sys, "stdout", out)
+    say("queue depth 64 \u2192 8; IOPS \u22128.1 % \u00b1 3 %")
+    out.flush()
+    assert raw.getvalue().decode("cp1252").splitlines() == ["queue depth 64 -> 8; IOPS -8.1 % +/- 3 %"]
