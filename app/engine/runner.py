@@ -15,7 +15,7 @@ import platform
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -655,6 +655,11 @@ class Runner:
     def _make_transports(self, files: dict[str, JobFile]) -> dict[str, Transport]:
         """A fresh transport per manager of the step (``managers.TransportPool``)."""
         return self._pool.make({name: self.endpoints[name] for name in files})
+
+    @property
+    def _remote_hosts(self) -> Sequence[object]:
+        """The processes decoding fio servers (``managers.TransportPool``; tests)."""
+        return self._pool.hosts
 
     @property
     def _remote_host(self) -> object | None:
