@@ -355,10 +355,10 @@ class Runner:
                 risks.append(f.risk)  # a device by its name already needs arming (safety.job_risk)
         return risks
 
-    def _recheck_remote_files(self, files: dict[str, JobFile]) -> dict[str, str]:
+    def _recheck_remote_files(self, files: dict[str, JobFile], said: list[Message]) -> dict[str, str]:
         """At a step's start, before anything is written: each remote test file is still what was armed or
-        Fiometer's own (a missing one is laid out now, with Fiometer's marker). Why a manager must not
-        start, by manager."""
+        Fiometer's own (a missing one is laid out now, with Fiometer's marker, which goes to ``said``). Why a
+        manager must not start, by manager."""
         o = self.options
         refused: dict[str, str] = {}
         for name, jf in files.items():
@@ -380,7 +380,10 @@ class Runner:
                 probed = remote_files.probe(make, wanted, windows=self.endpoints[name].windows)
                 for f in wanted:
                     if probed[f.path].state == remote_files.MISSING and probed[f.path].folder_exists:
+                        began = time.monotonic()
                         remote_files.lay_out(make, f)
+                        said.append(Message(name, f"laid out the test file {f.path} in "
+                                                  f"{time.monotonic() - began:.1f} s (before the step's time)", "info"))
                         probed[f.path] = remote_files.Probed(remote_files.OURS, True)
             except TransportError as e:
                 refused[name] = f"Fiometer could not check the test files through fio before the step: {e}"
@@ -472,18 +475,18 @@ class Runner:
         telemetry = self._step_telemetry(files)
         laid_out: list[Message] = []
         held, refusal = self._hold_targets(files, laid_out)
-        started = time.time()  # after any test file was laid out
+        finished = {} if refusal else self._remote_refusals(files, laid_out)
+        started = time.time()  # after any test file was laid out, here or on a remote manager
         ours = [j.path for jf in files.values() for j in jf.jobs if (j.manager, j.path) in self._own_files
                 and j.manager not in held]
         self.listener.step_started(step, files)
         for entry in laid_out:
             self.listener.message(step, entry)
-        finished: dict[str, Finished] = {}
         if refusal:
             who, why = refusal
             self.listener.message(step, Message(who, why, "error"))
             finished = {name: Finished(name, False, f"manager {who!r}: {why}") for name in files}
-        elif self.options.before_fio_start is not None:
+        elif not finished and self.options.before_fio_start is not None:
             self.options.before_fio_start(step)
         transports = self._start_together({n: f for n, f in files.items() if n not in finished}, finished, held)
         loop = StepLoop(step, files, telemetry, self._step_watch(files, time.monotonic()), self.listener,
@@ -581,12 +584,6 @@ class Runner:
         """Load every manager's job first (remote ones in parallel), then start them all at once:
         RUN to the fio servers, then the local fio processes (which start when launched). Managers in
         ``held`` get its job text and descriptors."""
-        refused = self._recheck_remote_files(files)
-        if refused:  # no manager starts: the step fails before anything is written
-            for name in files:
-                finished[name] = Finished(name, False, refused.get(name) or "not started: another manager's "
-                                          "test file changed since the run was checked")
-            return {}
         held = held or {}
         texts = {n: held[n].text if n in held else jf.text for n, jf in files.items()}
         transports = self._make_transports(files)
@@ -606,6 +603,15 @@ class Runner:
             finished[name] = Finished(name, False, reason)
             transports.pop(name)
         return transports
+
+    def _remote_refusals(self, files: dict[str, JobFile], said: list[Message]) -> dict[str, Finished]:
+        """The remote test files checked again (and missing ones laid out) before the step's clock starts; if
+        any is refused, no manager starts: the step fails before anything is written."""
+        refused = self._recheck_remote_files(files, said)
+        if not refused:
+            return {}
+        return {name: Finished(name, False, refused.get(name) or "not started: another manager's test file "
+                               "changed since the run was checked") for name in files}
 
     def _prepare_endpoints(self, files: dict[str, JobFile]) -> dict[str, str]:
         """Each endpoint's preparation for a step (re-opening an SSH session); why it failed, by manager.

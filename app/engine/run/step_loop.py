@@ -23,6 +23,7 @@ from app.engine.transport import Event, Finished, Message, Snapshot
 from app.model.steady_state import SteadyWatch
 
 log = logging.getLogger(__name__)
+LAYOUT_SAID_S = 1.0  # fio's time before its I/O began is told from this long (shorter: ordinary job set-up)
 
 
 class StepListener(Protocol):
@@ -165,10 +166,14 @@ class StepLoop:
     # --- the end -----------------------------------------------------------------------------
     def closing_messages(self, dropped: Mapping[str, str | None]) -> list[Message]:
         """What to say once the step is over: what transports dropped (``dropped``: their notes), the
-        messages held back, reports that came late or partial, and how far apart the managers started."""
+        messages held back, how long fio laid out files before the step's clock started, reports that came
+        late or partial, and how far apart the managers started."""
         out: list[Message] = []
         for name, gate in self.gates.items():
             out += [Message(name, note, "warning") for note in (dropped.get(name), gate.summary(name)) if note]
+        out += [Message(name, f"fio spent {s:.1f} s before its I/O began (laying out test files, setting up its "
+                              "jobs); the step's time starts after it", "info")
+                for name, s in self.telemetry.layout_s.items() if s >= LAYOUT_SAID_S]
         clock = self.telemetry.all_clock
         out += [Message("", note, level) for note, level in ((clock.late_summary(), "info"),
                                                              (clock.partial_summary(), "warning")) if note]
