@@ -34,7 +34,7 @@ Known limit: a job that never records latency (``gtod_reduce=1``, or ``disable_l
 ``disable_clat``) looks like a job in ramp_time and gives no samples; Fiometer's own jobs always
 measure latency (``lat_percentiles=1``).
 
-Its consumer is the runner's step loop (``engine.runner``): each manager's snapshot goes to
+Its consumer is the runner's step loop (``engine.run.step_loop``): each manager's snapshot goes to
 ``update``, ``tick`` hands out ALL's overdue slots, ``final_results`` the step's results. (Tests merge
 transports' events with ``tests/telemetry_support.follow_step``.)
 """
