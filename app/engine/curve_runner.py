@@ -148,7 +148,7 @@ class CurveRunner(Runner):
                 files = _renumbered(self._candidate_files[(curve.access_index, load)], step.index)
                 self.steps.append(step)
                 self.jobfiles.append(files)
-                outcome = self._run_step(step, files)
+                outcome = self._step(step, files)
                 self.outcomes.append(outcome)
                 self.listener.step_finished(outcome)
                 curve.steps.append(step.index)

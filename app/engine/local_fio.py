@@ -210,6 +210,23 @@ class LocalFio:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
+    # liveness (Transport): a local fio's reports come whole through a pipe; its watchdog is its own
+    @property
+    def bytes_received(self) -> int | None:
+        return None
+
+    @property
+    def last_heard(self) -> float | None:
+        return None
+
+    @property
+    def job_started_at(self) -> float | None:
+        return None
+
+    @property
+    def dropped_note(self) -> str | None:
+        return None
+
     # --- Transport -------------------------------------------------------------------------
     def start(self, job_text: str, *, status_interval: float = 1.0) -> None:
         if self._proc is not None:

@@ -5,14 +5,17 @@ from __future__ import annotations
 import ipaddress
 import platform
 import socket
+from collections.abc import Mapping
 
 from app.engine.environment import probe_facts
 from app.engine.fio_binary import SAVED, FioNotFound, find_fio, fio_version
 from app.engine.fioproto import DEFAULT_PORT, RemoteFio, probe
+from app.engine.fioproto.client import run_delay
 from app.engine.local_fio import LocalFio
-from app.engine.runner import ManagerEndpoint
+from app.engine.remote_host import RemoteHost
+from app.engine.run.endpoint import ManagerEndpoint
 from app.engine.ssh_manager import SshAddress, SshFioServer, parse_ssh
-from app.engine.transport import TransportError
+from app.engine.transport import Transport, TransportError
 from app.model.plan import LOCAL, Plan
 
 
@@ -132,3 +135,36 @@ def build_endpoints(plan: Plan, hosts: dict[str, str] | None = None, fio_path: s
                     ep.close()
             raise
     return out
+
+
+class TransportPool:
+    """A run's factory of transports, step by step: which carries each manager, and when fio servers loaded
+    together are told to go. A step with ``decode_apart`` fio servers or more (0: never) reads and decodes
+    them in :class:`RemoteHost` processes, ``hosts_per_process`` servers each, kept for the run."""
+
+    def __init__(self, decode_apart: int = 1, hosts_per_process: int = 16) -> None:
+        self.decode_apart = decode_apart
+        self.hosts_per_process = max(hosts_per_process, 1)
+        self.hosts: list[RemoteHost] = []  # the processes reading and decoding fio servers
+
+    def make(self, endpoints: Mapping[str, ManagerEndpoint]) -> dict[str, Transport]:
+        """A fresh transport per manager of a step."""
+        servers = {name: ep.server for name, ep in endpoints.items() if ep.server is not None}
+        if not (0 < self.decode_apart <= len(servers)):
+            return {name: ep.make_transport() for name, ep in endpoints.items()}
+        k = -(-len(servers) // self.hosts_per_process)  # ceil: as many processes as the fan-out needs
+        while len(self.hosts) < k:
+            self.hosts.append(RemoteHost())
+        spread = {name: self.hosts[i % k] for i, name in enumerate(servers)}  # round robin: even loads
+        return {name: spread[name].transport(servers[name], name, ep.shown_as) if name in servers
+                else ep.make_transport() for name, ep in endpoints.items()}
+
+    @staticmethod
+    def go_delay(loaded_at: list[float], now: float) -> float:
+        """Seconds to wait before telling fio servers that accepted their jobs at ``loaded_at`` (monotonic)
+        to go, so that none is about to look at its socket (``fioproto.client.run_delay``); 0 for one."""
+        return run_delay(loaded_at, now) if len(loaded_at) > 1 else 0.0
+
+    def close(self) -> None:
+        for host in self.hosts:
+            host.close()

@@ -15,23 +15,22 @@ import platform
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from app.engine import remote_check, remote_files
 from app.engine.disk_telemetry import step_disk_context
 from app.engine.disks import disk_of
-from app.engine.fioproto.client import run_delay
 from app.engine.held_targets import Arming, Held, HoldRefused, hold
 from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import DEFAULT_FILE_SIZE, JobFile, JobInfo, step_jobfile, stop_order
 from app.engine.linux_devices import ObjectId
-from app.engine.message_gate import MessageGate
-from app.engine.network_jobs import fresh_port_base, net_failure_hint, reach_address
+from app.engine.managers import TransportPool
+from app.engine.network_jobs import fresh_port_base
 from app.engine.placement import placer
-from app.engine.remote_host import RemoteHost
+from app.engine.run.endpoint import ManagerEndpoint as ManagerEndpoint
+from app.engine.run.step_loop import StepLoop
 from app.engine.safety import (
     CreatedFiles,
     WriteRisk,
@@ -43,10 +42,18 @@ from app.engine.safety import (
     write_risks,
 )
 from app.engine.sequence import STEADY, SequenceTooLong, Step, expand
-from app.engine.step_watch import Action, StepWatch
+from app.engine.step_watch import StepWatch
 from app.engine.targets import TargetError, lookup_mapping
 from app.engine.telemetry import Sample, StepTelemetry
-from app.engine.transport import Event, Finished, Message, Snapshot, Transport, TransportError
+from app.engine.transport import (
+    Event,
+    Finished,
+    Message,
+    Startable,
+    TakesDescriptors,
+    Transport,
+    TransportError,
+)
 from app.model.plan import Plan
 from app.model.steady_state import SteadyWatch
 from app.model.validation import validate
@@ -67,33 +74,6 @@ class RunRefused(Exception):
         self.risks = risks or []
         self.missing_folders = missing_folders or []
         self.only_asks = only_asks
-
-
-@dataclass
-class ManagerEndpoint:
-    """How to reach one manager: its OS (for job text) and a factory for a fresh transport per step."""
-
-    name: str
-    os_name: str
-    make_transport: Callable[[], Transport]
-    host: str = "local"
-    fio_version: str = ""
-    environment: dict[str, Any] = field(default_factory=dict)  # a remote host as its probe describes it
-    protocol: int | None = None  # fio's client/server protocol version (remote managers)
-    close: Callable[[], None] | None = None  # ends what reaching it needed (an SSH session), after the run
-    server: tuple[str, int] | None = None  # a fio server's (host, port): its connection may run in a RemoteHost
-    inspect: Callable[[list[str]], dict[str, remote_check.CheckRecord]] | None = None  # ssh:// managers: the local checks, there
-    prepare: Callable[[], None] | None = None  # before each step (re-opens an SSH session that died); TransportError
-    shown_as: str | None = None  # how messages name the server when not by host:port (an SSH manager's ssh://)
-
-    @property
-    def windows(self) -> bool:
-        return self.os_name.lower().startswith("win")
-
-    @property
-    def address(self) -> str:
-        """Where other managers reach this one (network workers connect here): its host without the port."""
-        return reach_address(self.host)
 
 
 @dataclass
@@ -144,16 +124,6 @@ def io_start_times(io_start: dict[str, float]) -> dict[str, float]:
     return {n: t + offset for n, t in io_start.items()}
 
 
-def start_skew_text(start_times: dict[str, float]) -> str:
-    """The start skew of a step, the same rule for every fio version: when each manager's I/O began
-    (a report's arrival less fio's runtime in it, the least over its reports), first to last."""
-    first = min(start_times.values())
-    spread = max(start_times.values()) - first
-    detail = ", ".join(f"{n} +{(t - first) * 1000:.0f} ms" for n, t in sorted(start_times.items(), key=lambda x: x[1]))
-    return (f"managers' I/O started within {spread * 1000:.0f} ms ({detail}; from each manager's reports: "
-            "arrival less fio's runtime)")
-
-
 @dataclass
 class RunSummary:
     """How many of a run's planned steps completed, were stopped, failed, or never ran."""
@@ -190,26 +160,6 @@ def summarize(statuses: list[str], planned: int) -> RunSummary:
         else:
             out.failed += 1
     return out
-
-
-def idle_jobs(report: Snapshot | None, jobfile: JobFile) -> list[JobInfo]:
-    """The jobs of ``jobfile`` that did no I/O in fio's last report (absent ones included): fio refused
-    or dropped them (a mounted device, a bad option, a missing file) even when it exits with 0."""
-    done: dict[str, int] = {}
-    for job in report.jobs if report is not None else []:
-        ios = sum(int((job.get(d) or {}).get("total_ios") or 0) for d in ("read", "write", "trim", "mixed"))
-        done[str(job.get("jobname"))] = done.get(str(job.get("jobname")), 0) + ios
-    return [j for j in jobfile.jobs if not done.get(j.name)]
-
-
-def no_io_reason(idle: list[JobInfo], said: list[str]) -> str:
-    """Why a step failed although fio ended normally: which targets did nothing, in fio's own words."""
-    paths = list(dict.fromkeys(j.path for j in idle))
-    about = [t for t in said if any(p in t for p in paths)] or said
-    words = " / ".join(dict.fromkeys(about[:3]))
-    where = ", ".join(paths)
-    return (f"fio did no I/O on {where}" + (f"; fio said: {words}" if words else
-                                            " and gave no reason (it refused or dropped the job)"))
 
 
 class RunListener:
@@ -253,7 +203,7 @@ class Runner:
         self._own_files: set[tuple[str, str]] = set()
         self._remote_files: dict[str, dict[str, remote_files.RemoteFile]] = {}  # per remote manager, by path
         self._ssh_seen: dict[tuple[str, str], remote_check.Identity] = {}  # (manager, path) -> the object checked over SSH
-        self._remote_hosts: list[RemoteHost] = []  # the processes reading and decoding fio servers
+        self._pool = TransportPool(self.options.decode_apart, self.options.hosts_per_process)  # each step's transports
         self._registry = self.options.registry or CreatedFiles(Path(os.devnull))
         self._arming = Arming()  # the objects armed, checked again at every step (engine.held_targets)
         self.jobfiles = self._prepare()
@@ -279,48 +229,13 @@ class Runner:
                 problems.append(f"--map {key}={value}: no target of the plan is named {key!r}; its targets are "
                                 + (", ".join(repr(n) for n in names[:20]) or "none"))
         for step in self.steps:
-            net_ports = fresh_port_base()
-            files: dict[str, JobFile] = {}
-            for mi in step.managers():
-                ep = self.endpoints[self.plan.managers[mi].name]
-                try:
-                    files[ep.name] = step_jobfile(
-                        self.plan, step, mi, ep.os_name, mapping=o.mapping, run_time=o.run_time,
-                        ramp_up=o.ramp_up, engine=o.engine, title=self.plan.name,
-                        place=placer(ep.host == "local", ep.os_name, ep.name),
-                        allow_mounted=lambda job: armed_twice(job, o.allow_write, o.allow_write_in_use),
-                        default_file_size=o.default_file_size or DEFAULT_FILE_SIZE, file_size=o.file_size,
-                        peer_addresses={n: e.address for n, e in self.endpoints.items()},
-                        net_port_base=net_ports)  # fresh ports per step: a listener left over never answers
-                except TargetError as e:
-                    problems.append(f"step {step.index + 1}, manager {ep.name!r}: {e}")
-                    continue
-                for job in files[ep.name].jobs:
-                    folder = job.placement.missing_folder if job.placement else None
-                    if folder and folder not in missing and o.engine != "null":  # null never opens files
-                        missing.append(folder)
-            out.append(files)
+            out.append(self._step_files(step, problems, missing))
         registry = self._registry
         # local test files this run creates, or that were Fiometer's before it: remembered after every step
         self._own_files = {(j.manager, j.path) for files in out for jf in files.values() for j in jf.jobs
                            if not j.is_device and j.placement is not None and j.placement.verified
                            and (not j.placement.exists or registry.owns(j.placement))}
-        risks: list[WriteRisk] = []
-        for files in out:
-            for r in write_risks(files, registry, o.engine):
-                if not is_armed(r, o.allow_write, o.allow_write_in_use):
-                    if r not in risks:
-                        risks.append(r)
-                    continue
-                shown = o.armed_objects.get(r.path)
-                if shown is not None and r.obj != shown:
-                    problems.append(f"manager {r.manager!r}, target {r.target!r}: {r.path} changed after you "
-                                    "confirmed writing to it (it leads to another object now); nothing was "
-                                    "written — start again to see what it is")
-                self._arming.objects[r.path] = r.obj  # armed for this object only
-            self._arming.in_use |= {j.path for jf in files.values() for j in jf.jobs
-                                    if armed_twice(j, o.allow_write, o.allow_write_in_use)}
-            self.notes += [n for n in unverified_notes(files) if n not in self.notes]
+        risks = self._local_risks(out, problems)
         risks += [r for r in self._check_remote_files(out, problems)
                   if r not in risks and not is_armed(r, o.allow_write, o.allow_write_in_use)]
         for files in out:
@@ -335,6 +250,54 @@ class Runner:
         if problems or asks:
             raise RunRefused("\n".join(dict.fromkeys(problems + asks)), risks, missing, not problems)
         return out
+
+    def _step_files(self, step: Step, problems: list[str], missing: list[str]) -> dict[str, JobFile]:
+        """The step's job file per manager; what stands in the way goes to ``problems``, the local folders
+        new test files need to ``missing``."""
+        o = self.options
+        net_ports = fresh_port_base()  # fresh ports per step: a listener left over never answers
+        files: dict[str, JobFile] = {}
+        for mi in step.managers():
+            ep = self.endpoints[self.plan.managers[mi].name]
+            try:
+                files[ep.name] = step_jobfile(
+                    self.plan, step, mi, ep.os_name, mapping=o.mapping, run_time=o.run_time,
+                    ramp_up=o.ramp_up, engine=o.engine, title=self.plan.name,
+                    place=placer(ep.host == "local", ep.os_name, ep.name),
+                    allow_mounted=lambda job: armed_twice(job, o.allow_write, o.allow_write_in_use),
+                    default_file_size=o.default_file_size or DEFAULT_FILE_SIZE, file_size=o.file_size,
+                    peer_addresses={n: e.address for n, e in self.endpoints.items()},
+                    net_port_base=net_ports)
+            except TargetError as e:
+                problems.append(f"step {step.index + 1}, manager {ep.name!r}: {e}")
+                continue
+            for job in files[ep.name].jobs:
+                folder = job.placement.missing_folder if job.placement else None
+                if folder and folder not in missing and o.engine != "null":  # null never opens files
+                    missing.append(folder)
+        return files
+
+    def _local_risks(self, out: list[dict[str, JobFile]], problems: list[str]) -> list[WriteRisk]:
+        """The unarmed writes of the steps' job files; armed ones are remembered (``_arming``) for the
+        object the user confirmed, and an armed path that leads elsewhere now is a problem."""
+        o = self.options
+        risks: list[WriteRisk] = []
+        for files in out:
+            for r in write_risks(files, self._registry, o.engine):
+                if not is_armed(r, o.allow_write, o.allow_write_in_use):
+                    if r not in risks:
+                        risks.append(r)
+                    continue
+                shown = o.armed_objects.get(r.path)
+                if shown is not None and r.obj != shown:
+                    problems.append(f"manager {r.manager!r}, target {r.target!r}: {r.path} changed after you "
+                                    "confirmed writing to it (it leads to another object now); nothing was "
+                                    "written — start again to see what it is")
+                self._arming.objects[r.path] = r.obj  # armed for this object only
+            self._arming.in_use |= {j.path for jf in files.values() for j in jf.jobs
+                                    if armed_twice(j, o.allow_write, o.allow_write_in_use)}
+            self.notes += [n for n in unverified_notes(files) if n not in self.notes]
+        return risks
 
     def _check_remote_files(self, out: list[dict[str, JobFile]], problems: list[str]) -> list[WriteRisk]:
         """Ask each remote manager's fio what is at its test files' paths (app.engine.remote_files)."""
@@ -392,10 +355,10 @@ class Runner:
                 risks.append(f.risk)  # a device by its name already needs arming (safety.job_risk)
         return risks
 
-    def _recheck_remote_files(self, files: dict[str, JobFile]) -> dict[str, str]:
+    def _recheck_remote_files(self, files: dict[str, JobFile], said: list[Message]) -> dict[str, str]:
         """At a step's start, before anything is written: each remote test file is still what was armed or
-        Fiometer's own (a missing one is laid out now, with Fiometer's marker). Why a manager must not
-        start, by manager."""
+        Fiometer's own (a missing one is laid out now, with Fiometer's marker, which goes to ``said``). Why a
+        manager must not start, by manager."""
         o = self.options
         refused: dict[str, str] = {}
         for name, jf in files.items():
@@ -417,7 +380,10 @@ class Runner:
                 probed = remote_files.probe(make, wanted, windows=self.endpoints[name].windows)
                 for f in wanted:
                     if probed[f.path].state == remote_files.MISSING and probed[f.path].folder_exists:
+                        began = time.monotonic()
                         remote_files.lay_out(make, f)
+                        said.append(Message(name, f"laid out the test file {f.path} in "
+                                                  f"{time.monotonic() - began:.1f} s (before the step's time)", "info"))
                         probed[f.path] = remote_files.Probed(remote_files.OURS, True)
             except TransportError as e:
                 refused[name] = f"Fiometer could not check the test files through fio before the step: {e}"
@@ -467,8 +433,7 @@ class Runner:
         try:
             status = self._run_steps()
         finally:
-            for host in self._remote_hosts:
-                host.close()
+            self._pool.close()
             self.close_endpoints()
             log.info("run %r ended: %s", self.plan.name, status)
             self.listener.run_finished(status)
@@ -486,7 +451,7 @@ class Runner:
             if self._stop_all.is_set():
                 status = "stopped"
                 break
-            outcome = self._run_step(step, files)
+            outcome = self._step(step, files)
             self.outcomes.append(outcome)
             self.listener.step_finished(outcome)
             if self._stop_all.is_set():
@@ -501,25 +466,17 @@ class Runner:
                 status = "stopped"  # a step ended early by Stop: the run is not complete either
         return status
 
-    def _run_step(self, step: Step, files: dict[str, JobFile]) -> StepOutcome:
-        events: queue.Queue[tuple[str, Event]] = queue.Queue()
-        jobs = [j for jf in files.values() for j in jf.jobs]
-        disks = step_disk_context(jobs, {n: self.endpoints[n].os_name for n in files},
-                                  [n for n in files if self.endpoints[n].host == "local"], self.options.engine)
-        telemetry = StepTelemetry({j.name: (j.manager, j.worker_key, j.target_key) for j in jobs},
-                                  self.options.status_interval, disks)
-        self.last_telemetry = telemetry
-        finished: dict[str, Finished] = {}
-        raw: dict[str, str | None] = {name: None for name in files}
-        started = time.time()
-        registry = self.options.registry
+    def _step(self, step: Step, files: dict[str, JobFile]) -> StepOutcome:
+        """One step: its targets checked and held, its managers started together, their events followed
+        by a StepLoop until every manager has ended."""
         self._stopping_step = False
         with self._lock:
             self._stop_order, self._later_stop_at = stop_order(files), None
-        steady = SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None
+        telemetry = self._step_telemetry(files)
         laid_out: list[Message] = []
         held, refusal = self._hold_targets(files, laid_out)
-        started = time.time()  # after any test file was laid out
+        finished = {} if refusal else self._remote_refusals(files, laid_out)
+        started = time.time()  # after any test file was laid out, here or on a remote manager
         ours = [j.path for jf in files.values() for j in jf.jobs if (j.manager, j.path) in self._own_files
                 and j.manager not in held]
         self.listener.step_started(step, files)
@@ -528,105 +485,20 @@ class Runner:
         if refusal:
             who, why = refusal
             self.listener.message(step, Message(who, why, "error"))
-            for name in files:
-                finished[name] = Finished(name, False, f"manager {who!r}: {why}")
-        elif self.options.before_fio_start is not None:
+            finished = {name: Finished(name, False, f"manager {who!r}: {why}") for name in files}
+        elif not finished and self.options.before_fio_start is not None:
             self.options.before_fio_start(step)
         transports = self._start_together({n: f for n, f in files.items() if n not in finished}, finished, held)
-        go_at = time.monotonic()
-        threads = []
-        for name, transport in transports.items():
-            th = threading.Thread(target=self._pump, args=(name, transport, events), daemon=True,
-                                  name=f"fiometer-{name}")
+        loop = StepLoop(step, files, telemetry, self._step_watch(files, time.monotonic()), self.listener,
+                        _Control(self), io_expected=self._io_expected, finished=finished,
+                        steady=SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None)
+        events: queue.Queue[tuple[str, Event]] = queue.Queue()
+        threads = [threading.Thread(target=self._pump, args=(name, transport, events), daemon=True,
+                                    name=f"fiometer-{name}") for name, transport in transports.items()]
+        for th in threads:
             th.start()
-            threads.append(th)
-        watch = StepWatch({n: f"{n} ({self.endpoints[n].host})" if self.endpoints[n].host != "local" else n
-                           for n in files},
-                          run_s=max(jf.run_time + jf.tail_s for jf in files.values()),
-                          ramp_s=max(jf.ramp_up for jf in files.values()),
-                          interval=self.options.status_interval,
-                          ramp=any(jf.ramp_up for jf in files.values()), go_at=go_at)
-        for name in finished:
-            watch.finished(name)
-        gates = {name: MessageGate() for name in files}
-        done: set[str] = set()
-        last: dict[str, Snapshot] = {}  # each manager's newest report (its final one once it ends)
-        said: dict[str, list[str]] = {name: [] for name in files}  # fio's warnings and errors, per manager
-
-        def emit(samples: list[Sample]) -> None:
-            nonlocal steady
-            if samples:
-                self.listener.samples(step, samples)
-                if steady is not None and self._steady(steady, samples):
-                    steady = None
-                    self._end_transports()
-
-        def act(actions: list[Action]) -> bool:
-            """Apply the watch's actions; False when the report that caused them must not be used."""
-            use = True
-            for a in actions:
-                tr = transports.get(a.manager)
-                self.listener.message(step, Message(a.manager, a.text, a.level))
-                if a.kind in ("stop", "abort"):  # a deadline passed, a manager silent or sending nonsense
-                    log.warning("step %d, manager %s: %s: %s", step.index + 1, a.manager, a.kind, a.text)
-                if a.kind == "stop" and tr is not None:
-                    tr.stop()
-                elif a.kind == "abort":
-                    use = False
-                    if tr is not None:
-                        tr.abort()
-                    if a.manager not in finished:
-                        finished[a.manager] = Finished(a.manager, False, a.text)
-            return use
-
         try:
-            while len(finished) < len(files):
-                try:
-                    name, ev = events.get(timeout=0.25)
-                except queue.Empty:
-                    name, ev = "", None
-                now = time.monotonic()
-                if ev is not None and name not in finished:
-                    if isinstance(ev, Snapshot):
-                        if act(watch.on_snapshot(name, ev.jobs, now)):
-                            last[name] = ev
-                            if ev.final:
-                                raw[name] = ev.raw
-                            emit(telemetry.update(ev))
-                    elif isinstance(ev, Message):
-                        if ev.level in ("warning", "error"):
-                            said[name].append(ev.text)
-                        if gates[name].admit(ev.text):
-                            self.listener.message(step, ev)
-                    elif isinstance(ev, Finished):
-                        forced = watch.forced_reason(name, ev.ok)
-                        if forced:
-                            ev.ok = False
-                            ev.reason = forced + (f" ({ev.reason})" if ev.reason else "")
-                        if ev.ok and not (ev.stopped or self._stopping_step or self._abort.is_set()):
-                            idle = [j for j in idle_jobs(last.get(name), files[name])
-                                    if self._io_expected(j, files[name])]
-                            if idle:
-                                ev.ok = False
-                                ev.reason = no_io_reason(idle, said[name])
-                        if not ev.ok:
-                            paths = ", ".join(j.path for j in files[name].jobs)
-                            ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {paths})"
-                            ev.reason += net_failure_hint(any(j.network for j in files[name].jobs),
-                                                          " ".join([ev.reason, *said[name]]))
-                            log.warning("step %d, manager %s failed: %s", step.index + 1, name, ev.reason)
-                        finished[name] = ev
-                        watch.finished(name)
-                act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()},
-                              {n: getattr(t, "last_heard", None) for n, t in transports.items()}))
-                self._stop_later(now, finished)
-                for n in finished:
-                    if n not in done:
-                        done.add(n)
-                        emit(telemetry.manager_done(n, failed=not finished[n].ok))
-                        self.listener.manager_finished(step, finished[n])  # as it happens: a failure shows at once
-                emit(telemetry.tick(now))
-            emit(telemetry.flush())
+            self._follow(loop, events, transports)
         except BaseException:  # a listener failed (e.g. the results database): fio must not run on
             self.abort()
             raise
@@ -636,30 +508,43 @@ class Runner:
             with self._lock:
                 self._current.clear()
             self._release(held)
-        for name, gate in gates.items():
-            for note in (getattr(transports.get(name), "dropped_note", None), gate.summary(name)):
-                if note:
-                    self.listener.message(step, Message(name, note, "warning"))
-        for note, level in ((telemetry.all_clock.late_summary(), "info"),
-                            (telemetry.all_clock.partial_summary(), "warning")):
-            if note:
-                self.listener.message(step, Message("", note, level))
-        start_times = io_start_times(telemetry.io_start)
-        if len(start_times) > 1:
-            self.listener.message(step, Message("", start_skew_text(start_times), "info"))
+        for note in loop.closing_messages({n: t.dropped_note for n, t in transports.items()}):
+            self.listener.message(step, note)
+        registry = self.options.registry
         if ours and registry is not None and self.options.engine != "null":
             registry.add(p for p in ours if os.path.isfile(p))
-        ok = [f for f in finished.values() if f.ok]
-        if self._stopping_step or self._abort.is_set():
-            status = "stopped"
-        elif len(ok) == len(files):
-            status = "complete"
-        elif ok:
-            status = "partial"
-        else:
-            status = "failed"
-        return StepOutcome(step, status, telemetry.final_results(), finished, raw, started, time.time(),
-                           start_times)
+        return StepOutcome(step, loop.status(), telemetry.final_results(), loop.finished, loop.raw, started,
+                           time.time(), io_start_times(telemetry.io_start))
+
+    def _step_telemetry(self, files: dict[str, JobFile]) -> StepTelemetry:
+        jobs = [j for jf in files.values() for j in jf.jobs]
+        disks = step_disk_context(jobs, {n: self.endpoints[n].os_name for n in files},
+                                  [n for n in files if self.endpoints[n].host == "local"], self.options.engine)
+        self.last_telemetry = StepTelemetry({j.name: (j.manager, j.worker_key, j.target_key) for j in jobs},
+                                            self.options.status_interval, disks)
+        return self.last_telemetry
+
+    def _step_watch(self, files: dict[str, JobFile], go_at: float) -> StepWatch:
+        where = {n: f"{n} ({self.endpoints[n].host})" if self.endpoints[n].host != "local" else n for n in files}
+        return StepWatch(where, run_s=max(jf.run_time + jf.tail_s for jf in files.values()),
+                         ramp_s=max(jf.ramp_up for jf in files.values()), interval=self.options.status_interval,
+                         ramp=any(jf.ramp_up for jf in files.values()), go_at=go_at)
+
+    def _follow(self, loop: StepLoop, events: queue.Queue[tuple[str, Event]],
+                transports: dict[str, Transport]) -> None:
+        """Feed the managers' events and the time to ``loop`` until every manager has ended."""
+        while not loop.over:
+            try:
+                name, ev = events.get(timeout=0.25)
+            except queue.Empty:
+                name, ev = "", None
+            now = time.monotonic()
+            if ev is not None:
+                loop.on_event(name, ev, now)
+            loop.on_tick(now, {n: t.bytes_received for n, t in transports.items()},
+                         {n: t.last_heard for n, t in transports.items()})
+            self._stop_later(now, loop.finished)
+        loop.flush()
 
     def _hold_targets(self, files: dict[str, JobFile],
                       said: list[Message]) -> tuple[dict[str, Held], tuple[str, str] | None]:
@@ -699,99 +584,99 @@ class Runner:
         """Load every manager's job first (remote ones in parallel), then start them all at once:
         RUN to the fio servers, then the local fio processes (which start when launched). Managers in
         ``held`` get its job text and descriptors."""
-        refused = self._recheck_remote_files(files)
-        if refused:  # no manager starts: the step fails before anything is written
-            for name in files:
-                finished[name] = Finished(name, False, refused.get(name) or "not started: another manager's "
-                                          "test file changed since the run was checked")
-            return {}
         held = held or {}
         texts = {n: held[n].text if n in held else jf.text for n, jf in files.items()}
         transports = self._make_transports(files)
         for name, h in held.items():
-            if name in transports:
-                transports[name].pass_fds = tuple(h.fds.values())  # type: ignore[attr-defined]
-                transports[name].disks = tuple(dict.fromkeys(  # type: ignore[attr-defined]
-                    d for p in h.fds if (d := disk_of(p))))
-        loadable = {n: t for n, t in transports.items() if hasattr(t, "go")}
-        errors: dict[str, str] = {}
-
-        for name in files:  # (here, not in the loaders: an SSH process dies with the thread that started it)
-            prepare = self.endpoints[name].prepare
-            if prepare is not None:
-                try:
-                    prepare()
-                except TransportError as e:
-                    errors[name] = str(e)
-
-        def load(name: str, transport: Transport) -> None:
-            if name in errors:
-                return
-            try:
-                transport.start(texts[name], status_interval=self.options.status_interval)
-            except TransportError as e:
-                errors[name] = str(e)
-
-        loaders = [threading.Thread(target=load, args=item, daemon=True, name=f"fiometer-load-{item[0]}")
-                   for item in loadable.items()]
-        for th in loaders:
-            th.start()
-        for th in loaders:
-            th.join()
-        loaded = [t for n, t in loadable.items() if n not in errors and getattr(t, "loaded_at", None) is not None]
-        if len(loaded) > 1:
-            time.sleep(run_delay([t.loaded_at for t in loaded], time.monotonic()))  # type: ignore[attr-defined]
+            t = transports.get(name)
+            if isinstance(t, TakesDescriptors):
+                t.pass_fds = tuple(h.fds.values())
+                t.disks = tuple(dict.fromkeys(d for p in h.fds if (d := disk_of(p))))
+        errors = self._prepare_endpoints(files)
+        self._load({n: t for n, t in transports.items() if isinstance(t, Startable) and n not in errors},
+                   texts, errors)
         for name, transport in transports.items():
-            if name in errors:
-                continue
-            if name in loadable:
-                transport.go()  # type: ignore[attr-defined]
-            else:
-                try:
-                    transport.start(texts[name], status_interval=self.options.status_interval)
-                except TransportError as e:
-                    errors[name] = str(e)
-                    continue
-            with self._lock:
-                self._current[name] = transport
-                if self._stop_all.is_set() or self._stopping_step:  # Stop pressed while managers started
-                    transport.stop()
+            if name not in errors:
+                self._launch(name, transport, texts[name], errors)
         for name, reason in errors.items():
             log.warning("manager %s could not start: %s", name, reason)
             finished[name] = Finished(name, False, reason)
             transports.pop(name)
         return transports
 
+    def _remote_refusals(self, files: dict[str, JobFile], said: list[Message]) -> dict[str, Finished]:
+        """The remote test files checked again (and missing ones laid out) before the step's clock starts; if
+        any is refused, no manager starts: the step fails before anything is written."""
+        refused = self._recheck_remote_files(files, said)
+        if not refused:
+            return {}
+        return {name: Finished(name, False, refused.get(name) or "not started: another manager's test file "
+                               "changed since the run was checked") for name in files}
+
+    def _prepare_endpoints(self, files: dict[str, JobFile]) -> dict[str, str]:
+        """Each endpoint's preparation for a step (re-opening an SSH session); why it failed, by manager.
+        (Here, not in the loaders: an SSH process dies with the thread that started it.)"""
+        errors: dict[str, str] = {}
+        for name in files:
+            prepare = self.endpoints[name].prepare
+            if prepare is not None:
+                try:
+                    prepare()
+                except TransportError as e:
+                    errors[name] = str(e)
+        return errors
+
+    def _load(self, startable: dict[str, Startable], texts: dict[str, str], errors: dict[str, str]) -> None:
+        """Load the two-phase managers' jobs in parallel, then wait as the pool says before they go."""
+        def load(name: str, transport: Startable) -> None:
+            try:
+                transport.start(texts[name], status_interval=self.options.status_interval)
+            except TransportError as e:
+                errors[name] = str(e)
+
+        loaders = [threading.Thread(target=load, args=item, daemon=True, name=f"fiometer-load-{item[0]}")
+                   for item in startable.items()]
+        for th in loaders:
+            th.start()
+        for th in loaders:
+            th.join()
+        loaded = [at for n, t in startable.items() if n not in errors and (at := t.loaded_at) is not None]
+        time.sleep(self._pool.go_delay(loaded, time.monotonic()))
+
+    def _launch(self, name: str, transport: Transport, text: str, errors: dict[str, str]) -> None:
+        """Start one manager: a loaded one goes; another is started now (a local fio, which runs at once)."""
+        if isinstance(transport, Startable):
+            transport.go()
+        else:
+            try:
+                transport.start(text, status_interval=self.options.status_interval)
+            except TransportError as e:
+                errors[name] = str(e)
+                return
+        with self._lock:
+            self._current[name] = transport
+            if self._stop_all.is_set() or self._stopping_step:  # Stop pressed while managers started
+                transport.stop()
+
     def _make_transports(self, files: dict[str, JobFile]) -> dict[str, Transport]:
-        """A fresh transport per manager; fio servers through the run's RemoteHost when the step has
-        ``decode_apart`` of them or more."""
-        eps = {name: self.endpoints[name] for name in files}
-        servers = {name: ep.server for name, ep in eps.items() if ep.server is not None}
-        if not (0 < self.options.decode_apart <= len(servers)):
-            return {name: ep.make_transport() for name, ep in eps.items()}
-        per = max(self.options.hosts_per_process, 1)
-        while len(self._remote_hosts) < -(-len(servers) // per):  # ceil: as many processes as the fan-out needs
-            self._remote_hosts.append(RemoteHost())
-        k = -(-len(servers) // per)
-        spread = {name: self._remote_hosts[i % k] for i, name in enumerate(servers)}  # round robin: even loads
-        return {name: spread[name].transport(servers[name], name, ep.shown_as) if name in servers
-                else ep.make_transport() for name, ep in eps.items()}
+        """A fresh transport per manager of the step (``managers.TransportPool``)."""
+        return self._pool.make({name: self.endpoints[name] for name in files})
 
     @property
-    def _remote_host(self) -> RemoteHost | None:
-        """The first decoding process, if any (tests)."""
-        return self._remote_hosts[0] if self._remote_hosts else None
+    def _remote_hosts(self) -> Sequence[object]:
+        """The processes decoding fio servers (``managers.TransportPool``; tests)."""
+        return self._pool.hosts
+
+    @property
+    def _remote_host(self) -> object | None:
+        """The first process decoding fio servers, if any (tests)."""
+        return self._pool.hosts[0] if self._pool.hosts else None
 
     def _io_expected(self, job: JobInfo, jf: JobFile) -> bool:
         """A job should have done I/O unless its spec waits (Iometer's delay) about as long as the step runs."""
         spec = self.plan.spec(job.spec)
         delay_ms = max((ln.delay for ln in spec.lines), default=0) if spec else 0
         return 2 * delay_ms < jf.run_time * 1000
-
-    @staticmethod
-    def _steady(watch: SteadyWatch, samples: list[Sample]) -> bool:
-        """A precondition step's ALL numbers have met the steady-state rule."""
-        return any([watch.add(s.t, s.interval.ios, s.interval.seconds) for s in samples if s.level == "all"])
 
     def _end_transports(self) -> None:
         """End the current step as finished (not stopped): fio's final numbers are kept. Managers sending
@@ -826,3 +711,30 @@ class Runner:
             out.put((name, Finished(name, False, f"internal error reading manager {name!r}: {e}")))
             return
         out.put((name, Finished(name, False, f"manager {name!r} ended without a result")))
+
+
+class _Control:
+    """The runner as a StepLoop sees it (``run.step_loop.StepControl``): the current step's transports."""
+
+    def __init__(self, runner: Runner) -> None:
+        self._runner = runner
+
+    def _transport(self, name: str) -> Transport | None:
+        with self._runner._lock:
+            return self._runner._current.get(name)
+
+    def stop_manager(self, name: str) -> None:
+        t = self._transport(name)
+        if t is not None:
+            t.stop()
+
+    def abort_manager(self, name: str) -> None:
+        t = self._transport(name)
+        if t is not None:
+            t.abort()
+
+    def end_step(self) -> None:
+        self._runner._end_transports()
+
+    def stopping(self) -> bool:
+        return self._runner._stopping_step or self._runner._abort.is_set()

@@ -16,7 +16,9 @@ Per fio job (clone), consecutive cumulative job objects are differenced:
   fio counts I/O but records no latency, so "I/O but no latency samples" is read as ramping:
   no sample, and the baseline stays zero, which also catches a ramp end where the counters did
   not go down (ramp shorter than the interval, seen on fio 3.33). Jobs with runtime 0 and no
-  error (file layout) give no sample either.
+  error (file layout) give no sample either, and do not start the step's clock: its time 0 is the first
+  report in which fio's I/O has begun, so the time fio spends laying out test files is not step time
+  (``layout_s`` says how long it was, at least).
 
 Disks: each manager sample carries its disks' windows (:mod:`app.engine.disk_telemetry`); the
 manager's ``interval.disk_util`` is the busiest disk's utilisation in the window, ``whole.disk_util``
@@ -32,7 +34,7 @@ Known limit: a job that never records latency (``gtod_reduce=1``, or ``disable_l
 ``disable_clat``) looks like a job in ramp_time and gives no samples; Fiometer's own jobs always
 measure latency (``lat_percentiles=1``).
 
-Its consumer is the runner's step loop (``engine.runner``): each manager's snapshot goes to
+Its consumer is the runner's step loop (``engine.run.step_loop``): each manager's snapshot goes to
 ``update``, ``tick`` hands out ALL's overdue slots, ``final_results`` the step's results. (Tests merge
 transports' events with ``tests/telemetry_support.follow_step``.)
 """
@@ -330,14 +332,18 @@ class StepTelemetry:
         # local fio: a report's arrival less the runtime fio put in it, the least of its interim reports
         # (the report that got through fastest bounds it best; transport delay only makes it later)
         self.io_start: dict[str, float] = {}
+        # manager -> seconds fio spent before its I/O began, from its first report (written while it laid out
+        # test files: runtime 0) to its I/O's start (a later report's arrival less its runtime); at least that
+        self.layout_s: dict[str, float] = {}
+        self._waiting_since: dict[str, float] = {}  # manager -> its first report, while none shows I/O
+        self._running: set[str] = set()  # managers whose I/O has begun
 
     def update(self, snap: Snapshot) -> list[Sample]:
         """Samples for ``snap.manager``'s targets, workers, the manager and ALL (in that order);
         empty while none of its jobs is measuring yet."""
-        if self._t0 is None:
-            self._t0 = snap.received
-        t = snap.received - self._t0
         mgr = snap.manager
+        self._clock(snap)
+        t = snap.received - self._t0 if self._t0 is not None else 0.0
         if snap.final:
             self._final.add(mgr)
         disks = self.disks.update(snap)
@@ -405,6 +411,22 @@ class StepTelemetry:
                 self._latest[key] = s
             out.append(s)
         return out
+
+    def _clock(self, snap: Snapshot) -> None:
+        """Start the step's clock at the first report whose jobs run (or failed); note fio's time before."""
+        mgr = snap.manager
+        if mgr in self._running:
+            return
+        runtime_ms = max((int((j.get(d) or {}).get("runtime") or 0) for j in snap.jobs
+                          for d in ("read", "write", "trim")), default=0)
+        if runtime_ms == 0 and not any(_errors(j) for j in snap.jobs):
+            self._waiting_since.setdefault(mgr, snap.received)  # laying out files / not started
+            return
+        self._running.add(mgr)
+        if self._t0 is None:
+            self._t0 = snap.received
+        if mgr in self._waiting_since:
+            self.layout_s[mgr] = max(snap.received - runtime_ms / 1000.0 - self._waiting_since[mgr], 0.0)
 
     def manager_done(self, manager: str, failed: bool = False) -> list[Sample]:
         """A manager ended (even without a final report): ALL slots stop waiting for it. A manager that

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass
@@ -53,6 +53,9 @@ Event = Snapshot | Message | Finished
 
 
 class Transport(Protocol):
+    """Every transport. The liveness figures are None where the transport has none (a local fio's
+    reports come through a pipe, read whole: nothing to count, nothing silent)."""
+
     name: str
 
     def start(self, job_text: str, *, status_interval: float = 1.0) -> None:
@@ -66,6 +69,42 @@ class Transport(Protocol):
 
     def abort(self) -> None:
         """Hard stop: end now, final numbers may be lost."""
+
+    @property
+    def bytes_received(self) -> int | None:
+        """Report bytes received so far (a slow link still delivering shows as progress); None: not counted."""
+
+    @property
+    def last_heard(self) -> float | None:
+        """When (time.monotonic()) the manager last sent a byte of any kind; None: not known."""
+
+    @property
+    def job_started_at(self) -> float | None:
+        """When (time.time()) fio says the job started, where it says so."""
+
+    @property
+    def dropped_note(self) -> str | None:
+        """What the transport had to drop during the run (e.g. reports past a bound), for the user."""
+
+
+@runtime_checkable
+class Startable(Transport, Protocol):
+    """A transport that loads its job first (``start`` returns once fio accepted it) and begins I/O on ``go``:
+    a fio server. Managers are loaded in parallel, then all told to go at once (``Runner``)."""
+
+    loaded_at: float | None  # time.monotonic() when fio accepted the job file
+
+    def go(self) -> None:
+        """Begin the loaded job (fio's RUN)."""
+
+
+@runtime_checkable
+class TakesDescriptors(Transport, Protocol):
+    """A transport whose fio inherits open descriptors (a local fio: its job names them /proc/self/fd/N,
+    ``engine.held_targets``), and the disks under them (whose statistics fio cannot find by such a name)."""
+
+    pass_fds: tuple[int, ...]
+    disks: tuple[str, ...]
 
 
 class TransportError(Exception):

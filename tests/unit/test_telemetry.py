@@ -178,6 +178,16 @@ def test_layout_documents_give_no_sample():
     assert of(out[-1], "manager", "m").whole.disk_util == max(d["util"] for d in docs[-1]["disk_util"])
 
 
+def test_the_step_clock_starts_when_fio_s_io_begins_not_while_it_lays_out_files():
+    """Reports 3 s apart: the first, written while fio laid out its file, is not step time."""
+    docs = documents("layout")
+    tel, out = run("layout", {"layout": ("m", "w", "t")}, step=3.0)
+    assert of(out[1], "target", "t").t == 0.0 and of(out[2], "target", "t").t == 3.0
+    assert tel.layout_s["m"] == pytest.approx(3.0 - docs[1]["jobs"][0]["read"]["runtime"] / 1000.0)
+    tel, out = run("two_jobs_ramp", TWO)  # no layout report: nothing to say
+    assert of(out[0], "target", "t1").t == 0.0 and tel.layout_s == {}
+
+
 # --- roll-up ----------------------------------------------------------------------------------------
 def test_levels_order_and_manager_disk_util():
     tel, out = run("two_jobs_ramp", TWO)
