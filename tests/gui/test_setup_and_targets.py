@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from app.engine.disks import Disk
@@ -131,3 +132,40 @@ def test_a_remote_managers_test_file_is_typed_for_its_host(qtbot, window: MainWi
     local = AddTestFileDialog(plan.managers[0].workers[0])
     qtbot.addWidget(local)
     assert local.browse.isVisibleTo(local) and local.path.text()
+
+
+def test_a_test_files_size_is_the_size_fio_gets_on_every_manager(qtbot, window: MainWindow) -> None:
+    """Maximum Disk Size is in sectors (Iometer): a file on a Linux file system counts 4096-byte sectors, a file on a
+    Windows volume 512-byte ones, on local and remote managers alike. The size typed in Add test file is the size
+    the note, the table and the job file say, whatever the manager's OS (it was 1/8 of it on Windows managers)."""
+    from app.engine.targets import resolve
+    from app.model.plan import Target
+    from tests.helpers import grid
+
+    plan = grid(2, 1, 0)
+    plan.managers[0].host = "10.1.2.3"  # (never contacted: the tab only shows what it would be)
+    plan.managers[1].host = "10.1.2.4"
+    window.doc.replace(plan)
+    tab = window.targets_tab
+    tab.os_by_manager = {plan.managers[0].name: "Windows", plan.managers[1].name: "Linux"}
+    for mi, path, sector in ((0, "D:\\iobw.tst", 512), (1, "/data/iobw.tst", 4096)):
+        window.topology.select(Selection(mi, 0))
+        worker = plan.managers[mi].workers[0]
+        dlg = tab.test_file_dialog(worker)
+        qtbot.addWidget(dlg)
+        dlg.path.setText(path)
+        dlg.size.setText("1 GiB")
+        assert dlg.sector_size() == sector
+        assert dlg.sectors.text() == f"Kept as Maximum Disk Size = {(1 << 30) // sector:,} sectors of {sector} bytes " \
+                                     "(for every target of this worker)"
+        worker.max_size = dlg.max_size_sectors()
+        worker.targets.append(Target(path, path))
+        assert worker.max_size * resolve(worker.targets[0], tab.os_by_manager[plan.managers[mi].name]).sector_size \
+            == 1 << 30  # what the engine writes as fio's size=
+        tab._update_size_note(worker)
+        assert tab.max_size_note.text() == f"= 1 GiB per target ({sector}-byte sectors)"
+        assert "local and remote managers" in tab.max_size_note.toolTip()
+    local = AddTestFileDialog(plan.managers[0].workers[0])  # this machine (Linux here): its own rule
+    qtbot.addWidget(local)
+    local.path.setText("/tmp/iobw.tst" if os.name != "nt" else "C:\\iobw.tst")
+    assert local.sector_size() == (4096 if os.name != "nt" else 512)
