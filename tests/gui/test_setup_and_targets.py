@@ -169,3 +169,46 @@ def test_a_test_files_size_is_the_size_fio_gets_on_every_manager(qtbot, window: 
     qtbot.addWidget(local)
     local.path.setText("/tmp/iobw.tst" if os.name != "nt" else "C:\\iobw.tst")
     assert local.sector_size() == (4096 if os.name != "nt" else 512)
+
+
+def test_the_add_test_file_button_stays_put(qtbot, window: MainWindow, monkeypatch) -> None:
+    """Issue 28: the button moved when the list was empty. On a fresh plan at 1366x768 with a remote manager, it
+    stays at one place: local and remote worker, empty list, one target, removed again, Messages open or not."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtWidgets import QPushButton
+
+    window.resize(1366, 705)  # 1366x768 less the title bar and task bar
+    window.show()
+    qtbot.waitExposed(window)
+    window.new_plan()
+    tab = window.targets_tab
+    window.tabs.setCurrentWidget(tab)
+    add = next(b for b in tab.findChildren(QPushButton) if b.text().startswith("Add test file"))
+    remove = next(b for b in tab.findChildren(QPushButton) if b.text() == "Remove")
+    places: dict[str, QPoint] = {}
+
+    def place(label: str) -> None:
+        qtbot.wait(50)
+        places[label] = add.mapTo(window, QPoint(0, 0))
+
+    window.topology.select(Selection(0, 0))
+    place("local worker, empty list")
+    window.add_manager_to_plan("Remote", "127.0.0.9:9")  # nothing listens there (loopback)
+    window.add_worker()
+    worker = tab.worker()
+    assert worker is window.doc.plan.managers[1].workers[-1] and not worker.targets
+    place("remote worker, empty list")
+    from PySide6.QtWidgets import QDialog
+
+    monkeypatch.setattr(AddTestFileDialog, "exec",  # the user types a path and presses OK
+                        lambda dlg: (dlg.path.setText("/data/iobw.tst"), QDialog.DialogCode.Accepted)[1])
+    qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
+    assert len(worker.targets) == 1
+    place("remote worker, one target")
+    tab.table.selectRow(0)
+    qtbot.mouseClick(remove, Qt.MouseButton.LeftButton)
+    assert not worker.targets
+    place("remote worker, removed")
+    window.messages_dock.show()
+    place("Messages open")
+    assert len(set(places.values())) == 1, places

@@ -268,7 +268,8 @@ class TargetsTab(WorkerPage):
         buttons.addWidget(button("Move up", "Earlier targets are used first when cycling", lambda: self.move(-1)))
         buttons.addWidget(button("Move down", "Later targets are used last when cycling", lambda: self.move(1)))
         buttons.addStretch(1)
-        alay.addLayout(buttons)
+        alay.insertLayout(0, buttons)  # above the list: below it, it moved with the list's and the disks' height
+        last_button = buttons.itemAt(buttons.count() - 2).widget()
         lay.addWidget(assigned, 2)
 
         raw = QGroupBox("Physical disks of this manager")
@@ -296,6 +297,7 @@ class TargetsTab(WorkerPage):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self.stack)
+        QWidget.setTabOrder(last_button, self.table)  # Tab walks the buttons above the list, then the list
 
         self.qd.valueChanged.connect(lambda v: self._set_worker("queue_depth", v))
         self.max_size.textEdited.connect(lambda t: self._set_worker("max_size", int(t or 0)))
