@@ -266,10 +266,10 @@ class TargetsTab(WorkerPage):
                                  "targets such as C: on a Linux manager)", self.set_path))
         buttons.addWidget(button("Remove", "Remove the selected target from this worker", self.remove))
         buttons.addWidget(button("Move up", "Earlier targets are used first when cycling", lambda: self.move(-1)))
-        buttons.addWidget(button("Move down", "Later targets are used last when cycling", lambda: self.move(1)))
+        last_button = button("Move down", "Later targets are used last when cycling", lambda: self.move(1))
+        buttons.addWidget(last_button)
         buttons.addStretch(1)
         alay.insertLayout(0, buttons)  # above the list: below it, it moved with the list's and the disks' height
-        last_button = buttons.itemAt(buttons.count() - 2).widget()
         lay.addWidget(assigned, 2)
 
         raw = QGroupBox("Physical disks of this manager")
