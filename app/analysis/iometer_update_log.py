@@ -111,6 +111,7 @@ class IometerUpdateLog(RunListener):
         self._now = now
         self.on_error = on_error
         self.failure: OSError | None = None
+        self._created = False  # this log created the file (a run that does not start removes it, if empty)
         self._file: TextIO | None = None
         self.plan: Plan | None = None
         self._workers: dict[tuple[str, str], tuple[str, int, int]] = {}  # (manager, wkey) -> name, start, size
@@ -123,7 +124,15 @@ class IometerUpdateLog(RunListener):
     def open(self) -> None:
         """Open (create or append to) the file now: a name that cannot be written is refused before the run."""
         if self._file is None:
+            self._created = self._created or not self.path.exists()
             self._file = safe_files.open_append(self.path, encoding="cp1252", errors="replace", newline="\r\n")
+
+    def discard(self) -> None:
+        """The run did not start: close, and remove the file if this log created it and wrote nothing."""
+        self.close()
+        with contextlib.suppress(OSError):
+            if self._created and self.plan is None and self.path.stat().st_size == 0:
+                self.path.unlink()
 
     def _write(self, lines: list[str]) -> None:
         if self.failure is not None:

@@ -73,13 +73,18 @@ def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
     opened = _open(args.file)
     for w in opened.warnings:
         print(f"warning: {w}")
-    runner = _make_runner(args, opened, make)
-    store = _store(args)
+    results_file = getattr(args, "results_file", None)
+    update_log = _update_log(opened.plan, results_file)  # before fio or the store is touched
+    try:
+        runner = _make_runner(args, opened, make)
+        store = _store(args)
+    except CliError:
+        if update_log is not None:
+            update_log.discard()
+        raise
     recorder = StoreRecorder(store, runner.options.mapping, tags=args.tag or [])
     progress = ProgressPrinter()
     runner.listener = Fanout(progress, recorder)
-    results_file = getattr(args, "results_file", None)
-    update_log = _update_log(opened.plan, results_file)
     if update_log is not None:
         runner.listener.add(update_log)
     presses = 0

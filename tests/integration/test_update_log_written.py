@@ -18,6 +18,7 @@ from app.model.plan import LOCAL, AccessSpec, SpecLine, Target
 from app.store.database import open_store
 from app.store.queries import get_run
 from tests.helpers import grid, shared_dir
+from tests.platform_marks import posix_only
 
 pytestmark = pytest.mark.fio
 
@@ -138,3 +139,16 @@ def test_a_log_that_cannot_be_written_refuses_the_run_before_fio_starts(tmp_path
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert "instresults.csv" in out.stderr and "cannot be written" in out.stderr
     assert not (tmp_path / "t.tst").exists()  # nothing ran
+
+
+@posix_only("a Windows drive letter is placed on a Windows manager; the refusal needs a POSIX one")
+def test_a_run_that_cannot_start_leaves_no_empty_log_behind(tmp_path):
+    plan = grid(1, 1, 1)
+    plan.setup.iometer.record_last_update = True
+    plan.managers[0].host = LOCAL
+    plan.managers[0].workers[0].targets = [Target("C:")]  # a Windows drive, not placed on this Linux manager
+    planfile.save(plan, tmp_path / "plan.json")
+    out = cli("--db", tmp_path / "r.db", "run", tmp_path / "plan.json", "--run-time", "1", "--engine", "null",
+              "--results-file", tmp_path / "results.csv")
+    assert out.returncode != 0 and "cannot start" in out.stderr, out.stdout + out.stderr
+    assert not list(tmp_path.glob("*results.csv"))

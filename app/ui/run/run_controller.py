@@ -269,7 +269,7 @@ class RunController(QObject):
         prepared = self.prepare(plan, options, endpoints, arm_question, create_folders, make)
         if prepared is None:
             if update_log is not None:
-                update_log.close()
+                update_log.discard()
             return None
         runner, options = prepared
         listener = QtRunListener()
