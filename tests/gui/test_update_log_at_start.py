@@ -64,3 +64,15 @@ def test_a_plan_without_the_setting_starts_without_asking(window: MainWindow, tm
     asked = SaveDialog(str(tmp_path / "results.csv"))
     monkeypatch.setattr(QFileDialog, "getSaveFileName", asked)
     assert ask_results_file(window, local_plan(tmp_path), None) is None and not asked.asked
+
+
+def test_a_results_file_that_cannot_be_written_refuses_the_start(window: MainWindow, dialogs, tmp_path: Path,
+                                                                 monkeypatch) -> None:
+    plan = local_plan(tmp_path, workers=1)
+    plan.setup.iometer.record_last_update = True
+    window.doc.replace(plan)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", SaveDialog(str(tmp_path / "gone" / "results.csv")))
+    assert not window.start_run()
+    assert not window.controller.running
+    ((title, text),) = dialogs.problems
+    assert title == "Cannot start the test" and "instresults.csv" in text and "cannot be written" in text
