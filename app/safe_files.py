@@ -282,7 +282,8 @@ def create_exclusive(path: str | os.PathLike[str]) -> None:
     os.close(fd)
 
 
-def open_append(path: str | os.PathLike[str], encoding: str = "utf-8", errors: str | None = None):
+def open_append(path: str | os.PathLike[str], encoding: str = "utf-8", errors: str | None = None,
+                newline: str | None = None):
     """A log file opened for appending (created if missing) without following a link; it must be a
     regular file. Returns a text file object."""
     p = Path(path)
@@ -296,7 +297,7 @@ def open_append(path: str | os.PathLike[str], encoding: str = "utf-8", errors: s
             import fcntl
 
             fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~_NONBLOCK)
-        return os.fdopen(fd, "a", encoding=encoding, errors=errors)
+        return os.fdopen(fd, "a", encoding=encoding, errors=errors, newline=newline)
     except BaseException:
         os.close(fd)
         raise

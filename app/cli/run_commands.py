@@ -73,11 +73,20 @@ def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
     opened = _open(args.file)
     for w in opened.warnings:
         print(f"warning: {w}")
-    runner = _make_runner(args, opened, make)
-    store = _store(args)
+    results_file = getattr(args, "results_file", None)
+    update_log = _update_log(opened.plan, results_file)  # before fio or the store is touched
+    try:
+        runner = _make_runner(args, opened, make)
+        store = _store(args)
+    except CliError:
+        if update_log is not None:
+            update_log.discard()
+        raise
     recorder = StoreRecorder(store, runner.options.mapping, tags=args.tag or [])
     progress = ProgressPrinter()
     runner.listener = Fanout(progress, recorder)
+    if update_log is not None:
+        runner.listener.add(update_log)
     presses = 0
 
     def on_sigint(signum, frame) -> None:
@@ -106,7 +115,52 @@ def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
     for line in validity_lines(recorder.notes):
         print(f"validity: {line}")
     print(f"Stored as run {recorder.run_id} in {store.path}")
+    if update_log is not None and update_log.failure is None:
+        print(f"Iometer per-update results: {update_log.path} ({update_log.updates_written} update(s))")
+    if results_file and recorder.run_id is not None:
+        _append_results(args, results_file, recorder.run_id)
     return exit_code(status, runner)
+
+
+def _update_log(plan, results_file: str | None):
+    """Iometer's per-update file (inst<results file>) when the plan has Record Last Update Results ENABLED,
+    opened before the run so that a name that cannot be written refuses the run instead of losing updates."""
+    from app.analysis.iometer_update_log import IometerUpdateLog, update_log_path
+    from app.safe_files import UnsafeOutput
+
+    if not plan.setup.iometer.record_last_update:
+        return None
+    if not results_file:
+        print("warning: Record Last Update Results is ENABLED in this plan: give --results-file FILE.csv to "
+              "also write Iometer's per-update file instFILE.csv (every update is stored in the results "
+              "database either way: fiometer export RUN --samples FILE.csv)")
+        return None
+    log = IometerUpdateLog(update_log_path(results_file), on_error=lambda e: print(
+        f"warning: the Iometer per-update file stopped being written: {e}; the run goes on and every update "
+        f"is still stored"))
+    try:
+        log.open()
+    except UnsafeOutput as e:
+        raise CliError(str(e)) from e
+    except OSError as e:
+        raise CliError(f"{log.path}: cannot be written: {e.strerror or e}") from e
+    return log
+
+
+def _append_results(args: argparse.Namespace, results_file: str, run_id: int) -> None:
+    """Append the stored run to Iometer's results file, as Iometer does when a series ends."""
+    from app.analysis.iometer_update_log import append_results_file
+    from app.store.queries import get_run
+
+    store = _store(args, reading=True)
+    try:
+        append_results_file(results_file, get_run(store, run_id))
+    except OSError as e:
+        raise CliError(f"{results_file}: the run is stored but cannot be written there: {e.strerror or e}; "
+                       f"fiometer export {run_id} --iometer-csv FILE.csv writes it", EXIT_FAILED) from e
+    finally:
+        store.close()
+    print(f"Iometer results appended to {results_file}")
 
 
 def validity_lines(notes: list) -> list[str]:
@@ -186,4 +240,8 @@ def add_run_options(sp) -> None:
                     help="also allow writes to a device in use (mounted, partitioned, swap, LVM/md member)")
     sp.add_argument("--fio", metavar="PATH", help="the fio binary to use (default: found on PATH)")
     sp.add_argument("--tag", action="append", help="tag the stored run (e.g. before, after, client-x)")
+    sp.add_argument("--results-file", metavar="FILE.csv",
+                    help="Iometer's results file (its /r): the run is appended to it as results.csv when it ends; "
+                         "with Record Last Update Results ENABLED in the plan, every update also goes to "
+                         "instFILE.csv beside it as the run goes")
     sp.add_argument("--engine", help=argparse.SUPPRESS)  # e.g. null, for tests and benchmarks

@@ -20,6 +20,14 @@ MACOS = "darwin"
 TEST_FILE = "iobw.tst"
 FILE_SECTOR = 4096  # Iometer's "sector" for a test file on a Linux/macOS file system (statfs f_bsize)
 DEVICE_SECTOR = 512  # ... on raw disks and Windows drive letters
+# Iometer's Maximum Disk Size and Starting Sector count its "sector": the disk's logical sector, a Windows
+# volume's bytes/sector, on Linux the file system's block (statfs f_bsize). A fio server cannot report either
+# for a remote path, so Fiometer uses the usual values on every manager, local or remote, by what the plan names.
+SECTOR_RULE = ("As in Iometer, sizes are in sectors: a test file on a Linux or macOS file system (a path, or a "
+               "mount point) has the file system's block, taken as 4096 bytes; a raw disk, a Windows drive "
+               "letter and a file on a Windows volume have 512-byte sectors. The same rule holds for local and "
+               "remote managers (a fio server cannot report a remote disk's or file system's sector size), and "
+               "a target mapped to another path keeps the sector of the name the plan gives it.")
 MAX_PATH_BYTES = 4000  # fio reads job lines of at most 8 KiB; a longer one would be split into two lines
 # fio replaces these in every option value: ${VAR} by the environment, the keywords by numbers (then calls bc)
 _FIO_SUBSTITUTIONS = (("${", "an environment variable"), ("$pagesize", "the page size"),

@@ -70,11 +70,11 @@ def _setup(doc: icf_import.IcfDocument, notes: list[P.FidelityNote]) -> P.TestSe
                                                        "Fiometer reads it (an export writes 1.1.0's key)"))
     elif rd.record_last_update:
         setup.iometer.record_last_update = True
-        notes.append(P.FidelityNote("results display", "Record Last Update Results is ENABLED: Iometer writes every "
-                                                       "update to a second results file (inst<results>.csv). "
-                                                       "Fiometer stores every update in its results database "
-                                                       "(fiometer export RUN --samples FILE writes them) and keeps "
-                                                       "the setting for an export"))
+        notes.append(P.FidelityNote("results display", "Record Last Update Results is ENABLED: as Iometer, Fiometer "
+                                                       "writes every update to inst<results file> beside the "
+                                                       "results file (Start asks for it; fiometer run "
+                                                       "--results-file FILE.csv), and stores every update in its "
+                                                       "results database either way"))
     return setup
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from app.engine.disks import Disk
@@ -131,3 +132,83 @@ def test_a_remote_managers_test_file_is_typed_for_its_host(qtbot, window: MainWi
     local = AddTestFileDialog(plan.managers[0].workers[0])
     qtbot.addWidget(local)
     assert local.browse.isVisibleTo(local) and local.path.text()
+
+
+def test_a_test_files_size_is_the_size_fio_gets_on_every_manager(qtbot, window: MainWindow) -> None:
+    """Maximum Disk Size is in sectors (Iometer): a file on a Linux file system counts 4096-byte sectors, a file on a
+    Windows volume 512-byte ones, on local and remote managers alike. The size typed in Add test file is the size
+    the note, the table and the job file say, whatever the manager's OS (it was 1/8 of it on Windows managers)."""
+    from app.engine.targets import resolve
+    from app.model.plan import Target
+    from tests.helpers import grid
+
+    plan = grid(2, 1, 0)
+    plan.managers[0].host = "10.1.2.3"  # (never contacted: the tab only shows what it would be)
+    plan.managers[1].host = "10.1.2.4"
+    window.doc.replace(plan)
+    tab = window.targets_tab
+    tab.os_by_manager = {plan.managers[0].name: "Windows", plan.managers[1].name: "Linux"}
+    for mi, path, sector in ((0, "D:\\iobw.tst", 512), (1, "/data/iobw.tst", 4096)):
+        window.topology.select(Selection(mi, 0))
+        worker = plan.managers[mi].workers[0]
+        dlg = tab.test_file_dialog(worker)
+        qtbot.addWidget(dlg)
+        dlg.path.setText(path)
+        dlg.size.setText("1 GiB")
+        assert dlg.sector_size() == sector
+        assert dlg.sectors.text() == f"Kept as Maximum Disk Size = {(1 << 30) // sector:,} sectors of {sector} bytes " \
+                                     "(for every target of this worker)"
+        worker.max_size = dlg.max_size_sectors()
+        worker.targets.append(Target(path, path))
+        assert worker.max_size * resolve(worker.targets[0], tab.os_by_manager[plan.managers[mi].name]).sector_size \
+            == 1 << 30  # what the engine writes as fio's size=
+        tab._update_size_note(worker)
+        assert tab.max_size_note.text() == f"= 1 GiB per target ({sector}-byte sectors)"
+        assert "local and remote managers" in tab.max_size_note.toolTip()
+    local = AddTestFileDialog(plan.managers[0].workers[0])  # this machine (Linux here): its own rule
+    qtbot.addWidget(local)
+    local.path.setText("/tmp/iobw.tst" if os.name != "nt" else "C:\\iobw.tst")
+    assert local.sector_size() == (4096 if os.name != "nt" else 512)
+
+
+def test_the_add_test_file_button_stays_put(qtbot, window: MainWindow, monkeypatch) -> None:
+    """Issue 28: the button moved when the list was empty. On a fresh plan at 1366x768 with a remote manager, it
+    stays at one place: local and remote worker, empty list, one target, removed again, Messages open or not."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtWidgets import QPushButton
+
+    window.resize(1366, 705)  # 1366x768 less the title bar and task bar
+    window.show()
+    qtbot.waitExposed(window)
+    window.new_plan()
+    tab = window.targets_tab
+    window.tabs.setCurrentWidget(tab)
+    add = next(b for b in tab.findChildren(QPushButton) if b.text().startswith("Add test file"))
+    remove = next(b for b in tab.findChildren(QPushButton) if b.text() == "Remove")
+    places: dict[str, QPoint] = {}
+
+    def place(label: str) -> None:
+        qtbot.wait(50)
+        places[label] = add.mapTo(window, QPoint(0, 0))
+
+    window.topology.select(Selection(0, 0))
+    place("local worker, empty list")
+    window.add_manager_to_plan("Remote", "127.0.0.9:9")  # nothing listens there (loopback)
+    window.add_worker()
+    worker = tab.worker()
+    assert worker is window.doc.plan.managers[1].workers[-1] and not worker.targets
+    place("remote worker, empty list")
+    from PySide6.QtWidgets import QDialog
+
+    monkeypatch.setattr(AddTestFileDialog, "exec",  # the user types a path and presses OK
+                        lambda dlg: (dlg.path.setText("/data/iobw.tst"), QDialog.DialogCode.Accepted)[1])
+    qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
+    assert len(worker.targets) == 1
+    place("remote worker, one target")
+    tab.table.selectRow(0)
+    qtbot.mouseClick(remove, Qt.MouseButton.LeftButton)
+    assert not worker.targets
+    place("remote worker, removed")
+    window.messages_dock.show()
+    place("Messages open")
+    assert len(set(places.values())) == 1, places

@@ -36,7 +36,15 @@ from PySide6.QtWidgets import (
 from app.engine import disks as disk_list
 from app.engine.jobfile import DEFAULT_FILE_SIZE, target_bytes
 from app.engine.placement import place_local
-from app.engine.targets import FILE_SECTOR, ResolvedTarget, TargetError, is_device_path, resolve
+from app.engine.targets import (
+    DEVICE_SECTOR,
+    FILE_SECTOR,
+    SECTOR_RULE,
+    ResolvedTarget,
+    TargetError,
+    is_device_path,
+    resolve,
+)
 from app.model.plan import DATA_PATTERNS, LOCAL, Target, Worker
 from app.model.units import format_bytes, parse_size
 from app.model.validation import MAX_QUEUE_DEPTH
@@ -108,6 +116,7 @@ class AddTestFileDialog(QDialog):
         home folder and file dialog would name a place on the wrong machine)."""
         super().__init__(parent)
         self.remote_host = remote_host
+        self.os_name = remote_os if remote_host else platform.system()  # "": the remote host is not probed yet
         self.setWindowTitle("Add test file")
         self.setMinimumWidth(480)
         form = QFormLayout(self)
@@ -123,11 +132,15 @@ class AddTestFileDialog(QDialog):
         row.addWidget(self.path, 1)
         row.addWidget(self.browse)
         form.addRow(f"Test file on {remote_host}:" if remote_host else "Test file:", row)
-        current = worker.max_size * FILE_SECTOR
+        current = worker.max_size * self.sector_size()
         self.size = QLineEdit(format_bytes(current, exact=True) if current else format_bytes(DEFAULT_FILE_SIZE))
         self.size.setToolTip("Size of the test file, e.g. 1 GiB, 512M, 4096k. It is the worker's Maximum Disk "
                              "Size, so it applies to all of this worker's targets. Created by fio if missing.")
         form.addRow("Size:", self.size)
+        self.sectors = QLabel()  # the size as the worker keeps it: Iometer's Maximum Disk Size, in sectors
+        self.sectors.setWordWrap(True)
+        self.sectors.setToolTip(SECTOR_RULE)
+        form.addRow("", self.sectors)
         self.error = error_label()
         form.addRow("", self.error)
         hint = QLabel("The file is created (filled with data) when the run starts if it does not exist.")
@@ -150,6 +163,21 @@ class AddTestFileDialog(QDialog):
     def size_bytes(self) -> int | None:
         return parse_size(self.size.text())
 
+    def sector_size(self) -> int:
+        """Bytes per sector of the typed path on its manager: the engine's rule (engine/targets.py), the one the
+        run, the targets table and the Maximum Disk Size note use, so a size typed here is the size fio gets."""
+        p = self.path.text().strip()
+        if not p:
+            return FILE_SECTOR if not self.os_name.lower().startswith("win") else DEVICE_SECTOR
+        try:
+            return resolve(Target(p, p), self.os_name).sector_size  # "" (not probed yet): by the path's spelling
+        except TargetError:
+            return FILE_SECTOR
+
+    def max_size_sectors(self) -> int:
+        """The worker's Maximum Disk Size for the size typed (whole sectors)."""
+        return (self.size_bytes() or DEFAULT_FILE_SIZE) // self.sector_size()
+
     def _check(self) -> None:
         msg = ""
         size = self.size_bytes()
@@ -160,8 +188,13 @@ class AddTestFileDialog(QDialog):
             msg = f"{p} is a folder; name a file inside it, e.g. {Path(p) / 'iobw.tst'}"
         elif size is None or size <= 0:
             msg = "Size must be a positive size such as 1 GiB, 512M or 4096."
-        elif size % FILE_SECTOR:
-            msg = f"Size must be a multiple of {FILE_SECTOR} bytes (the file system's sector)."
+        elif size % (sector := self.sector_size()):
+            msg = f"Size must be a multiple of {sector} bytes (the sector of this file on its manager)."
+        sector = self.sector_size()
+        self.sectors.setText("" if msg or size is None else
+                             f"Kept as Maximum Disk Size = {size // sector:,} sectors of {sector} bytes "
+                             f"(for every target of this worker)")
+        self.sectors.setVisible(bool(self.sectors.text()))
         self.error.setText(msg)
         self.error.setVisible(bool(msg))
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not msg)
@@ -233,9 +266,10 @@ class TargetsTab(WorkerPage):
                                  "targets such as C: on a Linux manager)", self.set_path))
         buttons.addWidget(button("Remove", "Remove the selected target from this worker", self.remove))
         buttons.addWidget(button("Move up", "Earlier targets are used first when cycling", lambda: self.move(-1)))
-        buttons.addWidget(button("Move down", "Later targets are used last when cycling", lambda: self.move(1)))
+        last_button = button("Move down", "Later targets are used last when cycling", lambda: self.move(1))
+        buttons.addWidget(last_button)
         buttons.addStretch(1)
-        alay.addLayout(buttons)
+        alay.insertLayout(0, buttons)  # above the list: below it, it moved with the list's and the disks' height
         lay.addWidget(assigned, 2)
 
         raw = QGroupBox("Physical disks of this manager")
@@ -263,6 +297,7 @@ class TargetsTab(WorkerPage):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self.stack)
+        QWidget.setTabOrder(last_button, self.table)  # Tab walks the buttons above the list, then the list
 
         self.qd.valueChanged.connect(lambda v: self._set_worker("queue_depth", v))
         self.max_size.textEdited.connect(lambda t: self._set_worker("max_size", int(t or 0)))
@@ -315,9 +350,7 @@ class TargetsTab(WorkerPage):
         else:
             text = "(the size follows once the targets are placed)"
         self.max_size_note.setText(text)
-        self.max_size_note.setToolTip("As in Iometer, a sector is 512 bytes on disks and Windows drive letters and "
-                                      "the file system block on other mount points; each target's size is in the "
-                                      "table below.")
+        self.max_size_note.setToolTip(SECTOR_RULE + " Each target's size is in the table below.")
 
     def _fill_table(self, w: Worker) -> None:
         os_name = _os_of(self.doc, self._indexes()[0], self.os_by_manager)
@@ -405,8 +438,7 @@ class TargetsTab(WorkerPage):
         dlg = self.test_file_dialog(w)
         if dlg.exec() != QDialog.DialogCode.Accepted:
             return
-        size = dlg.size_bytes() or DEFAULT_FILE_SIZE
-        w.max_size = size // FILE_SECTOR
+        w.max_size = dlg.max_size_sectors()
         path = dlg.path.text().strip()
         self._add(Target(path, path))
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from app.analysis.iometer_update_log import IometerUpdateLog, append_results_file, update_log_path
 from app.diagnostics import report_unexpected
 from app.engine.curve_runner import CurveRunner
 from app.engine.managers import ManagerError, build_endpoints
@@ -160,6 +161,8 @@ class RunController(QObject):
         self.db_path = db_path
         self.record = record
         self.recorder: StoreRecorder | None = None
+        self.results_file: Path | None = None  # Iometer's results file of the current run, if the user gave one
+        self.update_log: IometerUpdateLog | None = None
         self.stored_in: Path | None = None
         self.runner: Runner | None = None
         self.thread: threading.Thread | None = None
@@ -245,19 +248,37 @@ class RunController(QObject):
     def start(self, plan: Plan, options: RunOptions | None = None,
               endpoints: dict[str, ManagerEndpoint] | None = None,
               arm_question: ArmQuestion | None = None,
-              create_folders: FolderQuestion | None = None, make=None) -> QtRunListener | None:
+              create_folders: FolderQuestion | None = None, make=None,
+              results_file: str | Path | None = None) -> QtRunListener | None:
         """Start a run; returns the listener whose signals carry it, or None if it did not start. ``make``: see
-        ``prepare``; a load search (CurveRunner) keeps what it found with the run once it ends."""
+        ``prepare``; a load search (CurveRunner) keeps what it found with the run once it ends.
+        ``results_file``: Iometer's results file; the run is appended to it when it ends and, with Record Last
+        Update Results ENABLED, every update goes to inst<results file> beside it as the run goes."""
         if self.running:
             self.refused.emit("A test is already running.")
             return None
+        update_log = None
+        if results_file is not None and plan.setup.iometer.record_last_update:
+            update_log = IometerUpdateLog(update_log_path(results_file))
+            try:
+                update_log.open()  # a name that cannot be written refuses the run before fio starts
+            except OSError as e:
+                self.refused.emit(f"Iometer's per-update results file {update_log.path} cannot be written: "
+                                  f"{e.strerror or e}")
+                return None
         prepared = self.prepare(plan, options, endpoints, arm_question, create_folders, make)
         if prepared is None:
+            if update_log is not None:
+                update_log.discard()
             return None
         runner, options = prepared
         listener = QtRunListener()
         self.store_failed = False
+        self.results_file = Path(results_file) if results_file is not None else None
+        self.update_log = update_log
         self.fanout = runner.listener = Fanout(listener, isolate=True, on_error=self._listener_failed)
+        if update_log is not None:
+            self.fanout.add(update_log)
         self.recorder = None
         self.runner, self.listener = runner, listener
         planned = getattr(runner, "planned_steps", None)  # a search chooses its steps as it goes
@@ -292,6 +313,7 @@ class RunController(QObject):
                     and self.recorder.run_id:  # what a load search found, kept with its run
                 with contextlib.suppress(StoreError):
                     save_extra(store, self.recorder.run_id, CURVE, self.runner.record())
+            self._write_results_file(store)
         except Exception as e:  # an engine crash ends the run visibly, never silently
             self.fanout.message(None, Message("", report_unexpected(e, "the run"), "error"))
             self.fanout.run_finished("failed")
@@ -299,6 +321,25 @@ class RunController(QObject):
             if store is not None:
                 store.close()
             self.listener.emit_finished()
+
+    def _write_results_file(self, store) -> None:
+        """Runner thread, after the run: say where the per-update file is and append the run to the results file."""
+        assert self.fanout is not None
+        log = self.update_log
+        if log is not None and log.failure is None:
+            self.fanout.message(None, Message("", f"Iometer per-update results: {log.path} "
+                                                  f"({log.updates_written} update(s))", "info"))
+        if self.results_file is None or store is None or self.recorder is None or not self.recorder.run_id:
+            return
+        from app.store.queries import get_run
+
+        try:
+            append_results_file(self.results_file, get_run(store, self.recorder.run_id))
+        except (OSError, StoreError) as e:
+            self.fanout.message(None, Message("", f"The run is stored but cannot be appended to {self.results_file}: "
+                                                  f"{e}; File > Export Iometer results.csv writes it", "error"))
+            return
+        self.fanout.message(None, Message("", f"Iometer results appended to {self.results_file}", "info"))
 
     def _listener_failed(self, callback: str, error: Exception) -> None:
         """A listener raised (runner thread). A store fault (disk full, read-only or locked database) is said
@@ -311,6 +352,10 @@ class RunController(QObject):
                                                             f"ended: {error}", "error"))
                 if self.runner is not None:
                     self.runner.stop()
+        elif isinstance(error, OSError) and self.update_log is not None and error is self.update_log.failure:
+            if self.listener is not None:  # the run goes on: every update is still stored
+                self.listener.message(None, Message("", f"Iometer's per-update file {self.update_log.path} can no "
+                                                        f"longer be written: {error}", "error"))
         else:
             report_unexpected(error, f"recording ({callback})")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QMainWindow
@@ -12,6 +13,7 @@ from app.engine import disks
 from app.model.plan import LOCAL
 from app.model.units import format_bytes
 from app.model.validation import validate
+from app.ui.run.results_file_prompt import CANCELLED, ask_results_file, describe
 from app.ui.run.run_controller import RUNNING
 
 if TYPE_CHECKING:
@@ -131,10 +133,16 @@ class RunningMixin(QMainWindow):
         if errors:
             self.show_problem("The plan has errors", "\n".join(str(p) for p in errors))
             return False
+        results_file = ask_results_file(self, plan, getattr(self, "last_results_file", None))  # as Iometer asks
+        if results_file == CANCELLED:
+            return False
         listener = self.controller.start(plan, self.run_options, self.run_endpoints, self.arm_writes,
-                                         self.create_folders, make)
+                                         self.create_folders, make, results_file=results_file)
         if listener is None:
             return False
+        if isinstance(results_file, Path):
+            self.last_results_file = results_file
+            self.add_message(describe(results_file))
         for note in self.controller.runner.notes if self.controller.runner else []:
             self.add_message(note, "warning")  # what could not be verified on remote managers
         self.lost = {}
