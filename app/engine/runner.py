@@ -618,7 +618,8 @@ class Runner:
                         finished[name] = ev
                         watch.finished(name)
                 act(watch.due(now, {n: getattr(t, "bytes_received", None) for n, t in transports.items()},
-                              {n: getattr(t, "last_heard", None) for n, t in transports.items()}))
+                              {n: getattr(t, "last_heard", None) for n, t in transports.items()},
+                              {n: getattr(t, "fio_side", None) for n, t in transports.items()}))
                 self._stop_later(now, finished)
                 for n in finished:
                     if n not in done:

@@ -15,11 +15,11 @@ import select
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from ... import user_settings
-from ..transport import Event, Message, TransportError
+from ..transport import Event, Message, Snapshot, TransportError
 from .commands import (
     CLIENT_TYPE_CLI,
     Op,
@@ -372,6 +372,8 @@ class RemoteFio:
         self._other_bytes = 0
         self._report_bytes = 0  # bytes_received, set once per batch of received bytes (a consistent value)
         self.loaded_at: float | None = None  # time.monotonic() when fio accepted the job file
+        self.report_at: float | None = None  # time.monotonic() when the newest report arrived (at the socket)
+        self.fio_clock_s: float | None = None  # the newest report's job runtime on fio's own clock (s)
 
     @property
     def bytes_received(self) -> int:
@@ -465,6 +467,9 @@ class RemoteFio:
         return self._session.gate.summary(self._session.where) if self._session is not None else None
 
     def events(self) -> Iterator[Event]:
+        return self._noted(self._events())
+
+    def _events(self) -> Iterator[Event]:
         link, session = self._link, self._session
         if link is None or session is None:
             raise RuntimeError("start() first")
@@ -560,6 +565,28 @@ class RemoteFio:
                 # does not keep running on the server (closing the socket alone may not stop it)
                 link.send(encode(session.layout.protocol, Op.QUIT))
             link.close()
+
+    @property
+    def ended(self) -> bool:
+        """The server's part is over (its final numbers or its end are decoded), whatever is still on its way
+        to the caller."""
+        return self._session is not None and self._session.finished
+
+    @property
+    def fio_side(self) -> tuple[float | None, float | None, bool]:
+        """(report_at, fio_clock_s, ended): where the server is, apart from the events still queued."""
+        return self.report_at, self.fio_clock_s, self.ended
+
+    def _noted(self, events: Iterable[Event]) -> Iterator[Event]:
+        """Pass events on, noting each report's arrival and fio's clock in it first: whoever judges
+        liveness reads these (from another thread or process) without waiting for the events' queue."""
+        for ev in events:
+            if isinstance(ev, Snapshot):
+                ms = [int(j.get("job_runtime") or 0) for j in ev.jobs if j.get("job_runtime") is not None]
+                if ms:
+                    self.fio_clock_s = max(ms) / 1000.0
+                self.report_at = ev.received
+            yield ev
 
     def stop(self) -> None:
         """Graceful stop: fio ends its jobs and still sends its final numbers."""
