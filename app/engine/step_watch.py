@@ -164,8 +164,9 @@ class StepWatch:
                 if report_at is not None and (st.heard_report is None or report_at > st.heard_report):
                     st.heard_report = min(report_at, now)
                 self._clock(st, clock, now)
-            if st.ended and not st.forced:  # over at the server: its events are on their way to us
-                continue
+            start = st.running_since if st.running_since is not None else self.go_at + SETUP_S
+            if st.ended and not st.forced and now < start + self.limit + BEHIND_S:
+                continue  # over at the server: its events are on their way to us (waited for as one behind)
             if st.forced_at is not None:
                 quiet = now - st.bytes_changed_at >= STOP_GRACE_S
                 waited = now - st.forced_at
@@ -173,7 +174,6 @@ class StepWatch:
                     out.append(Action("abort", name, st.forced or st.overdue or "", "error"))
                     st.done = True
                 continue
-            start = st.running_since if st.running_since is not None else self.go_at + SETUP_S
             behind = now >= start + self.limit and self._behind(st, now, start)
             if behind and not st.behind_said:  # (the progress rules below still apply)
                 st.behind_said = True
