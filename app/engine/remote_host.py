@@ -71,7 +71,7 @@ class HostedRemote:
         self._refusal: str | None = None
         self._events: queue.Queue[Event] = queue.Queue()
         self.loaded_at: float | None = None
-        self._status: Status = (0, None, None, None, None, None, False)
+        self._status: Status = (0, None, None, None, None, None, False, False)
         self._ended = False  # its Finished (or refusal) has been handed on
 
     @property
@@ -91,11 +91,12 @@ class HostedRemote:
         return self._status[3]
 
     @property
-    def fio_side(self) -> tuple[float | None, float | None, bool]:
+    def fio_side(self) -> tuple[float | None, float | None, bool, bool]:
         """Where the server is, as the child last saw it (not queued behind events): when its newest
         report arrived at the socket (time.monotonic(), the same clock in both processes), fio's own
-        clock in it (s), and whether the server's part is over."""
-        return self._status[4], self._status[5], self._status[6]
+        clock in it (s), whether the server's part is over, and whether its reader is behind (bytes
+        waiting unread on the socket)."""
+        return self._status[4], self._status[5], self._status[6], self._status[7]
 
     def start(self, job_text: str, *, status_interval: float = 1.0) -> None:
         self._host.send(("start", self._key, *self._address, self.name, job_text, status_interval, self._shown_as))
@@ -139,7 +140,7 @@ class HostedRemote:
             return max((t for t in (old[i], status[i]) if t is not None), default=None)
 
         self._status = (max(old[0], status[0]), newest(1), status[2] or old[2], status[3] or old[3], newest(4),
-                        newest(5), old[6] or status[6])
+                        newest(5), old[6] or status[6], status[7])
 
     def _event(self, ev: Event, status: Status) -> None:
         self._set_status(status)

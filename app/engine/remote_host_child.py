@@ -8,8 +8,9 @@ the child's stdin and stdout as pickles, each behind its length (4 bytes, little
 Messages to the parent: ``("loaded", key, loaded_at)``, ``("refused", key, text)``,
 ``("events", [(key, event, status), ...])`` and, every ``STATUS_S``, ``("status", {key: status})`` (on a pipe
 of its own where the parent gave one, ``$FIOMETER_STATUS_FD``: liveness does not wait behind reports), where
-a status is ``(bytes_received, last_heard, job_started_at, dropped_note, report_at, fio_clock_s, ended)``:
-the newest report's arrival at the socket and fio's own clock in it, and whether the server's part is over.
+a status is ``(bytes_received, last_heard, job_started_at, dropped_note, report_at, fio_clock_s, ended,
+unread)``: the newest report's arrival at the socket and fio's own clock in it, whether the server's part is
+over, and whether bytes wait unread on its socket while its reader is behind.
 
 Fan-in: a manager's thread never writes to the pipe itself. It hands each event to the process's outbox
 (a lock-free queue put) and goes back to its socket; one writer thread sends whatever has gathered as one
@@ -39,8 +40,8 @@ from app.engine.transport import Finished, TransportError
 LOG_FILE_ENV = "FIOMETER_CHILD_LOG"  # the parent's log file, which the child appends to
 STATUS_S = 0.25  # how often the byte counters reach the parent (the step watch's progress rule reads them)
 STATUS_FD_ENV = "FIOMETER_STATUS_FD"  # POSIX: the pipe status goes on, apart from the events' (not queued behind them)
-# bytes_received, last_heard, job_started_at, dropped_note, report_at, fio_clock_s, ended (see the module's text)
-Status = tuple[int, float | None, float | None, str | None, float | None, float | None, bool]
+# bytes_received, last_heard, job_started_at, dropped_note, report_at, fio_clock_s, ended, unread (see the module's text)
+Status = tuple[int, float | None, float | None, str | None, float | None, float | None, bool, bool]
 NICE = 10  # below the window's process (Windows: the child starts at BELOW_NORMAL priority instead)
 _LENGTH = struct.Struct("<I")
 
@@ -78,7 +79,7 @@ class _Manager:
     def status(self) -> Status:
         r = self.remote
         return (r.bytes_received, r.last_heard, r.job_started_at, r.dropped_note, r.report_at, r.fio_clock_s,
-                r.ended)
+                r.ended, r.unread)
 
     def command(self, kind: str) -> None:
         if kind == "go":

@@ -26,8 +26,10 @@ Whose clock: a transport that tells where its server is apart from its events (`
 newest report arrived at the socket, fio's own clock in it, whether the server's part is over) is judged
 by that, not by when its events got through our own queues: a loaded Fiometer that is seconds behind
 with the data must not stop a server that reports on time. A server whose part is over is waited for
-(its final numbers are on their way through our pipes); one whose reports reach the socket is not
-late, stalled for want of reports, or past its deadline while its clock is short of the end.
+(its final numbers are on their way through our pipes), and so is one whose reader is behind (bytes
+wait unread on its socket: the server may be blocked only by us), up to BEHIND_S past the deadline;
+one whose reports reach the socket is not late, stalled for want of reports, or past its deadline
+while its clock is short of the end.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class _State:
     clock_done_at: float | None = None  # when a report first showed fio's clock at the planned end
     heard_report: float | None = None  # the transport's own note of its newest report's arrival (fio_side)
     ended: bool = False  # the transport says the server's part is over (its events may still be queued)
+    unread: bool = False  # the transport's reader is behind: bytes wait unread on the socket
     done: bool = False
 
 
@@ -147,10 +150,11 @@ class StepWatch:
 
     def due(self, now: float, bytes_received: Mapping[str, int | None],
             last_heard: Mapping[str, float | None] | None = None,
-            fio_side: Mapping[str, tuple[float | None, float | None, bool] | None] | None = None) -> list[Action]:
+            fio_side: Mapping[str, tuple[float | None, float | None, bool, bool] | None] | None = None
+            ) -> list[Action]:
         """``bytes_received``: report bytes so far per manager (None: not counted, e.g. a local fio);
         ``last_heard``: when (``now``'s clock) each remote manager last sent a byte of any kind;
-        ``fio_side``: per manager, the transport's (report_at, fio_clock_s, ended) where it tells them."""
+        ``fio_side``: per manager, the transport's (report_at, fio_clock_s, ended, unread) where it tells them."""
         out: list[Action] = []
         for name, st in self._m.items():
             if st.done:
@@ -160,13 +164,13 @@ class StepWatch:
                 st.bytes_last, st.bytes_changed_at = got, now
             side = (fio_side or {}).get(name)
             if side is not None:
-                report_at, clock, st.ended = side
+                report_at, clock, st.ended, st.unread = side
                 if report_at is not None and (st.heard_report is None or report_at > st.heard_report):
                     st.heard_report = min(report_at, now)
                 self._clock(st, clock, now)
             start = st.running_since if st.running_since is not None else self.go_at + SETUP_S
-            if st.ended and not st.forced and now < start + self.limit + BEHIND_S:
-                continue  # over at the server: its events are on their way to us (waited for as one behind)
+            if (st.ended or st.unread) and not st.forced and now < start + self.limit + BEHIND_S:
+                continue  # over at the server (its events are on their way to us), or our reader is behind
             if st.forced_at is not None:
                 quiet = now - st.bytes_changed_at >= STOP_GRACE_S
                 waited = now - st.forced_at

@@ -214,7 +214,7 @@ def test_watch_judges_a_server_by_its_own_reports_not_by_our_queue():
         for t in range(1, 60):
             if t < 5:  # processed in time
                 w.on_snapshot("M", [{**job(ios=100 * t, runtime=1000 * t), "job_runtime": 1000 * t}], float(t))
-            side = {"M": (float(min(t, 21)), float(min(t, 20)), t >= 21)} if with_side else None
+            side = {"M": (float(min(t, 21)), float(min(t, 20)), t >= 21, False)} if with_side else None
             out += [(t, a.kind) for a in w.due(float(t), {"M": 1000 * min(t, 21)}, {"M": float(t)}, side)]
         return out
 
@@ -230,8 +230,20 @@ def test_watch_still_stops_a_server_whose_reports_stop_reaching_the_socket():
     w.on_snapshot("M", [{**job(ios=100), "job_runtime": 1000}], 1.0)
     kinds = []
     for t in range(2, 20):
-        kinds += [a.kind for a in w.due(float(t), {"M": 1000}, {"M": float(t)}, {"M": (1.0, 1.0, False)})]
+        kinds += [a.kind for a in w.due(float(t), {"M": 1000}, {"M": float(t)}, {"M": (1.0, 1.0, False, False)})]
     assert kinds[:2] == ["message", "stop"]  # late at 5 s, stopped 10 s after the last report reached the socket
+
+
+def test_watch_gives_no_verdict_while_our_reader_is_behind_up_to_the_behind_limit():
+    """Bytes wait unread on the socket (our reader starved; the server blocked only by us, so the byte
+    counter stands still while it still 'answers'): not stalled, not late, not stopped at the deadline;
+    BEHIND_S past the deadline the usual rules apply again."""
+    w = StepWatch({"M": "M (h:1)"}, run_s=20, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
+    w.on_snapshot("M", [{**job(ios=100), "job_runtime": 1000}], 1.0)
+    out = []
+    for t in range(2, 80):
+        out += [(t, a.kind) for a in w.due(float(t), {"M": 5000}, {"M": float(t)}, {"M": (2.0, 2.0, False, True)})]
+    assert out[0] == (1 + 30 + int(BEHIND_S), "stop")  # nothing said or done before: jobs from 1, deadline 31
 
 
 def test_watch_aborts_on_an_impossible_value():

@@ -625,9 +625,16 @@ class RemoteFio:
                     "unread on the socket", self.name, now - link.last_rx, link.held_up, link.pending())
 
     @property
-    def fio_side(self) -> tuple[float | None, float | None, bool]:
-        """(report_at, fio_clock_s, ended): where the server is, apart from the events still queued."""
-        return self.report_at, self.fio_clock_s, self.ended
+    def unread(self) -> bool:
+        """This reader is behind: it has not read for a status interval and bytes wait on the socket (the
+        server may even be blocked, its sends waiting for our reads): no verdict on the server now."""
+        link = self._link
+        return link is not None and not self.ended and self._reader_behind(link) and link.waiting()
+
+    @property
+    def fio_side(self) -> tuple[float | None, float | None, bool, bool]:
+        """(report_at, fio_clock_s, ended, unread): where the server is, apart from the events still queued."""
+        return self.report_at, self.fio_clock_s, self.ended, self.unread
 
     def _noted(self, events: Iterable[Event]) -> Iterator[Event]:
         """Pass events on, noting each report's arrival and fio's clock in it first: whoever judges
