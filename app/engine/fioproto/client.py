@@ -150,7 +150,7 @@ class _Link:
         if _FIONREAD is None:
             return None
         try:
-            return struct.unpack("i", fcntl.ioctl(self.sock.fileno(), _FIONREAD, b"\0\0\0\0"))[0]
+            return int(struct.unpack("i", fcntl.ioctl(self.sock.fileno(), _FIONREAD, b"\0\0\0\0"))[0])
         except OSError:
             return None
 
