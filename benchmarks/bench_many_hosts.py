@@ -227,7 +227,12 @@ def spin(done: Callable[[], bool], seconds: float) -> WaitProbe:
 def live_run(win: HeadlessWindow, seconds: int) -> WaitProbe:
     """Start the run and spin the window's event loop until it ends."""
     assert win.start_run(), "the run did not start"
-    return spin(lambda: not win.controller.running, seconds + 90)
+    probe = spin(lambda: not win.controller.running, seconds + 90)
+    if win.controller.running:  # overran: abort it (closing the window now would ask a question nobody answers)
+        print(f"      the run was still going {seconds + 90} s after its start: aborted", flush=True)
+        win.controller.abort()
+        spin(lambda: not win.controller.running, 60)
+    return probe
 
 
 def host_plan(servers: list[tuple[str, int, subprocess.Popen]], workers: int, delay_ms: int, burst: int,

@@ -224,6 +224,10 @@ class LocalFio:
         return None
 
     @property
+    def fio_side(self) -> None:
+        return None
+
+    @property
     def dropped_note(self) -> str | None:
         return None
 

@@ -71,7 +71,7 @@ class HostedRemote:
         self._refusal: str | None = None
         self._events: queue.Queue[Event] = queue.Queue()
         self.loaded_at: float | None = None
-        self._status: Status = (0, None, None, None)
+        self._status: Status = (0, None, None, None, None, None, False, False)
         self._ended = False  # its Finished (or refusal) has been handed on
 
     @property
@@ -89,6 +89,14 @@ class HostedRemote:
     @property
     def dropped_note(self) -> str | None:
         return self._status[3]
+
+    @property
+    def fio_side(self) -> tuple[float | None, float | None, bool, bool]:
+        """Where the server is, as the child last saw it (not queued behind events): when its newest
+        report arrived at the socket (time.monotonic(), the same clock in both processes), fio's own
+        clock in it (s), whether the server's part is over, and whether its reader is behind (bytes
+        waiting unread on the socket)."""
+        return self._status[4], self._status[5], self._status[6], self._status[7]
 
     def start(self, job_text: str, *, status_interval: float = 1.0) -> None:
         self._host.send(("start", self._key, *self._address, self.name, job_text, status_interval, self._shown_as))
@@ -127,8 +135,12 @@ class HostedRemote:
     def _set_status(self, status: Status) -> None:
         """Status comes on two pipes (with events, and on its own): the counters only grow."""
         old = self._status
-        heard = max((t for t in (old[1], status[1]) if t is not None), default=None)
-        self._status = (max(old[0], status[0]), heard, status[2] or old[2], status[3] or old[3])
+
+        def newest(i: int) -> Any:
+            return max((t for t in (old[i], status[i]) if t is not None), default=None)
+
+        self._status = (max(old[0], status[0]), newest(1), status[2] or old[2], status[3] or old[3], newest(4),
+                        newest(5), old[6] or status[6], status[7])
 
     def _event(self, ev: Event, status: Status) -> None:
         self._set_status(status)
@@ -210,8 +222,9 @@ class RemoteHost:
                 if kind == "status":
                     for key, status in msg[1].items():
                         self._transports[key]._set_status(status)
-                elif kind == "event":
-                    self._transports[msg[1]]._event(msg[2], msg[3])
+                elif kind == "events":
+                    for key, ev, status in msg[1]:
+                        self._transports[key]._event(ev, status)
                 elif kind == "loaded":
                     self._transports[msg[1]]._loaded(msg[2])
                 elif kind == "refused":

@@ -542,7 +542,8 @@ class Runner:
             if ev is not None:
                 loop.on_event(name, ev, now)
             loop.on_tick(now, {n: t.bytes_received for n, t in transports.items()},
-                         {n: t.last_heard for n, t in transports.items()})
+                         {n: t.last_heard for n, t in transports.items()},
+                         {n: t.fio_side for n, t in transports.items()})
             self._stop_later(now, loop.finished)
         loop.flush()
 

@@ -21,6 +21,15 @@ ETA polls and may send text while its jobs are stuck):
 - **Late numbers**: no report for ``late_s`` while the step runs is said in a message ("data still
   arriving" when the transport counts received bytes), not treated as death: the transport's own
   silence watchdog (on bytes) decides that.
+
+Whose clock: a transport that tells where its server is apart from its events (``fio_side``: when its
+newest report arrived at the socket, fio's own clock in it, whether the server's part is over) is judged
+by that, not by when its events got through our own queues: a loaded Fiometer that is seconds behind
+with the data must not stop a server that reports on time. A server whose part is over is waited for
+(its final numbers are on their way through our pipes), and so is one whose reader is behind (bytes
+wait unread on its socket: the server may be blocked only by us), up to BEHIND_S past the deadline;
+one whose reports reach the socket is not late, stalled for want of reports, or past its deadline
+while its clock is short of the end.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.engine.report_checks import ReportChecker
+from app.engine.transport import FioSide
 
 SETUP_S = 60.0  # from RUN to the first report with a runtime (file layout, job setup)
 STOP_GRACE_S = 5.0  # from a forced stop to the abort
@@ -64,6 +74,9 @@ class _State:
     fio_clock_s: float | None = None  # the newest report's job runtime on fio's clock (ramp included)
     behind_said: bool = False
     clock_done_at: float | None = None  # when a report first showed fio's clock at the planned end
+    heard_report: float | None = None  # the transport's own note of its newest report's arrival (fio_side)
+    ended: bool = False  # the transport says the server's part is over (its events may still be queued)
+    unread: bool = False  # the transport's reader is behind: bytes wait unread on the socket
     done: bool = False
 
 
@@ -118,11 +131,7 @@ class StepWatch:
                                                f"{now - st.late_since + self.late_s:.0f} s", "info"))
             st.late_since = None
         st.last_report = now
-        clock = _job_clock(jobs)
-        if clock is not None:
-            st.fio_clock_s = clock
-            if st.clock_done_at is None and self.planned_s > 0 and clock >= self.planned_s:
-                st.clock_done_at = now
+        self._clock(st, _job_clock(jobs), now)
         count = io_counter(jobs)
         if st.running_since is None and (_runtime(jobs) > 0 or count > 0):
             st.running_since = now
@@ -130,10 +139,23 @@ class StepWatch:
             st.counters, st.changed_at = count, now
         return out
 
+    def _clock(self, st: _State, clock: float | None, now: float) -> None:
+        if clock is not None and (st.fio_clock_s is None or clock > st.fio_clock_s):
+            st.fio_clock_s = clock
+            if st.clock_done_at is None and self.planned_s > 0 and clock >= self.planned_s:
+                st.clock_done_at = now
+
+    def _heard(self, st: _State) -> float | None:
+        """The newest report's time: processed here, or noted by the transport on arrival."""
+        return max((t for t in (st.last_report, st.heard_report) if t is not None), default=None)
+
     def due(self, now: float, bytes_received: Mapping[str, int | None],
-            last_heard: Mapping[str, float | None] | None = None) -> list[Action]:
+            last_heard: Mapping[str, float | None] | None = None,
+            fio_side: Mapping[str, FioSide | None] | None = None
+            ) -> list[Action]:
         """``bytes_received``: report bytes so far per manager (None: not counted, e.g. a local fio);
-        ``last_heard``: when (``now``'s clock) each remote manager last sent a byte of any kind."""
+        ``last_heard``: when (``now``'s clock) each remote manager last sent a byte of any kind;
+        ``fio_side``: per manager, the transport's (report_at, fio_clock_s, ended, unread) where it tells them."""
         out: list[Action] = []
         for name, st in self._m.items():
             if st.done:
@@ -141,6 +163,15 @@ class StepWatch:
             got = bytes_received.get(name)
             if got != st.bytes_last:
                 st.bytes_last, st.bytes_changed_at = got, now
+            side = (fio_side or {}).get(name)
+            if side is not None:
+                report_at, clock, st.ended, st.unread = side
+                if report_at is not None and (st.heard_report is None or report_at > st.heard_report):
+                    st.heard_report = min(report_at, now)
+                self._clock(st, clock, now)
+            start = st.running_since if st.running_since is not None else self.go_at + SETUP_S
+            if (st.ended or st.unread) and not st.forced and now < start + self.limit + BEHIND_S:
+                continue  # over at the server (its events are on their way to us), or our reader is behind
             if st.forced_at is not None:
                 quiet = now - st.bytes_changed_at >= STOP_GRACE_S
                 waited = now - st.forced_at
@@ -148,7 +179,6 @@ class StepWatch:
                     out.append(Action("abort", name, st.forced or st.overdue or "", "error"))
                     st.done = True
                 continue
-            start = st.running_since if st.running_since is not None else self.go_at + SETUP_S
             behind = now >= start + self.limit and self._behind(st, now, start)
             if behind and not st.behind_said:  # (the progress rules below still apply)
                 st.behind_said = True
@@ -170,19 +200,20 @@ class StepWatch:
                                    f"fio's I/O counters stayed at {st.counters} while its reports kept coming "
                                    "(job processes stopped or stuck?); it was stopped")
                 continue
-            quiet_s = now - max(st.bytes_changed_at, st.last_report or 0.0)
-            heard = (last_heard or {}).get(name)
-            answering = heard is None or now - heard < self.stall_s / 2  # (ETA polls are answered each second)
+            quiet_s = now - max(st.bytes_changed_at, self._heard(st) or 0.0)
+            byte_at = (last_heard or {}).get(name)
+            answering = byte_at is None or now - byte_at < self.stall_s / 2  # (ETA polls are answered each second)
             if st.running_since is not None and got is not None and quiet_s >= self.stall_s and answering:
                 out += self._force(st, name, now, "stop",
                                    f"manager {self.where[name]} sent no report and no report data for "
                                    f"{quiet_s:.0f} s (its server may still answer; job processes stopped or "
                                    "stuck?); it was stopped")
                 continue
-            last = st.last_report if st.last_report is not None else self.go_at
+            heard = self._heard(st)
+            last = heard if heard is not None else self.go_at
             if st.bytes_ref != last:
                 st.bytes_seen, st.bytes_ref = got, last
-            if st.last_report is not None and st.late_since is None and now - last >= self.late_s:
+            if heard is not None and st.late_since is None and now - last >= self.late_s:
                 st.late_since = now
                 arriving = got is not None and st.bytes_seen is not None and got > st.bytes_seen
                 why = "data still arriving" if arriving else "nothing new received"
@@ -193,8 +224,9 @@ class StepWatch:
     def _behind(self, st: _State, now: float, start: float) -> bool:
         """Within BEHIND_S of the deadline and still reporting, but not yet at its planned end on fio's
         clock, or there less than the grace ago (its final report is on its way, like anyone's)."""
-        if (self.planned_s <= 0 or st.fio_clock_s is None or st.last_report is None
-                or now - st.last_report >= self.stall_s or now >= start + self.limit + BEHIND_S):
+        heard = self._heard(st)
+        if (self.planned_s <= 0 or st.fio_clock_s is None or heard is None
+                or now - heard >= self.stall_s or now >= start + self.limit + BEHIND_S):
             return False
         return st.clock_done_at is None or now < st.clock_done_at + self.grace
 

@@ -10,6 +10,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+FioSide = tuple[float | None, float | None, bool, bool]
+"""A server's state apart from its queued events: newest report's arrival (time.monotonic()), fio's clock in it
+(s), whether its part is over, whether bytes wait unread on its socket."""
+
 
 @dataclass
 class Snapshot:
@@ -81,6 +85,11 @@ class Transport(Protocol):
     @property
     def job_started_at(self) -> float | None:
         """When (time.time()) fio says the job started, where it says so."""
+
+    @property
+    def fio_side(self) -> FioSide | None:
+        """Where the server is apart from the events still queued (``report_at``, ``fio_clock_s``, ``ended``,
+        ``unread``: see step_watch); None where the transport's events are its only word."""
 
     @property
     def dropped_note(self) -> str | None:

@@ -434,3 +434,28 @@ def test_a_silent_server_whose_host_is_unreachable_is_waited_for_and_said_so(ser
     assert len(notes) == 1 and "is unreachable (its host does not answer" in notes[0]
     fin = events[-1]
     assert not fin.ok and "gone" not in fin.reason and "stopped answering for 4 s" in fin.reason
+
+
+def test_a_reader_held_up_itself_is_not_told_the_server_is_silent(servers):
+    """Our own process not scheduled (here: the consumer of events() away for longer than the silence
+    limit, in the middle of a batch) while the server goes on sending: the bytes waiting on the socket
+    show the server is alive. No silence warning, no failure; meanwhile another thread (the status
+    report) sees the server heard now and the waiting bytes counted, where the OS says how many."""
+    from app.engine.fioproto.client import _FIONREAD
+
+    srv = servers(replay("fio-3.33-randread-psync", speed=0.5))
+    fio = RemoteFio("127.0.0.1", srv.port, name="Held", silence_note=1.0, silence_timeout=1.5, eta_poll=0.3)
+    fio.start(JOB)
+    events, seen = [], None
+    for ev in fio.events():
+        events.append(ev)
+        if isinstance(ev, Snapshot) and seen is None:
+            before = fio.bytes_received
+            time.sleep(2.5)  # this reader held up; the server sends on meanwhile
+            seen = (time.monotonic() - fio.last_heard, fio.bytes_received - before)
+    fin = events[-1]
+    assert isinstance(fin, Finished) and fin.ok, fin.reason
+    assert not [e.text for e in events if isinstance(e, Message) and "sent nothing" in e.text]
+    assert sum(isinstance(e, Snapshot) for e in events) >= 3
+    if _FIONREAD is not None:  # heard now, and the bytes waiting unread count as received
+        assert seen[0] < 0.5 and seen[1] > 0, seen

@@ -203,6 +203,49 @@ def test_watch_waits_for_a_manager_behind_on_fios_clock_then_stops_it():
     assert [(t, kind) for t, kind, _ in stuck] == [(31, "message"), (31 + int(BEHIND_S), "stop")]
 
 
+def test_watch_judges_a_server_by_its_own_reports_not_by_our_queue():
+    """fio's reports reach the socket on time (the transport's fio_side says so: arrival, fio's clock,
+    ended) while our own process is behind with them: from t=5 nothing more is processed here. That is
+    not late, not a stall, and past the deadline it is not stopped: its part ended at the server at t=21.
+    Without fio_side the same step says 'late' and stops it (the old rule, kept for local fio)."""
+    def run(with_side: bool) -> list[tuple[int, str]]:
+        w = StepWatch({"M": "M (h:1)"}, run_s=20, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
+        out = []
+        for t in range(1, 60):
+            if t < 5:  # processed in time
+                w.on_snapshot("M", [{**job(ios=100 * t, runtime=1000 * t), "job_runtime": 1000 * t}], float(t))
+            side = {"M": (float(min(t, 21)), float(min(t, 20)), t >= 21, False)} if with_side else None
+            out += [(t, a.kind) for a in w.due(float(t), {"M": 1000 * min(t, 21)}, {"M": float(t)}, side)]
+        return out
+
+    assert run(with_side=True) == []
+    old = run(with_side=False)
+    assert (8, "message") in old and any(kind == "stop" for _, kind in old)
+
+
+def test_watch_still_stops_a_server_whose_reports_stop_reaching_the_socket():
+    """fio_side helps only a server that reports: one whose reports stop at the socket (while it answers
+    its ETA polls) is stopped as before, and one that says it ended is no longer judged."""
+    w = StepWatch({"M": "M (h:1)"}, run_s=60, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
+    w.on_snapshot("M", [{**job(ios=100), "job_runtime": 1000}], 1.0)
+    kinds = []
+    for t in range(2, 20):
+        kinds += [a.kind for a in w.due(float(t), {"M": 1000}, {"M": float(t)}, {"M": (1.0, 1.0, False, False)})]
+    assert kinds[:2] == ["message", "stop"]  # late at 5 s, stopped 10 s after the last report reached the socket
+
+
+def test_watch_gives_no_verdict_while_our_reader_is_behind_up_to_the_behind_limit():
+    """Bytes wait unread on the socket (our reader starved; the server blocked only by us, so the byte
+    counter stands still while it still 'answers'): not stalled, not late, not stopped at the deadline;
+    BEHIND_S past the deadline the usual rules apply again."""
+    w = StepWatch({"M": "M (h:1)"}, run_s=20, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
+    w.on_snapshot("M", [{**job(ios=100), "job_runtime": 1000}], 1.0)
+    out = []
+    for t in range(2, 80):
+        out += [(t, a.kind) for a in w.due(float(t), {"M": 5000}, {"M": float(t)}, {"M": (2.0, 2.0, False, True)})]
+    assert out[0] == (1 + 30 + int(BEHIND_S), "stop")  # nothing said or done before: jobs from 1, deadline 31
+
+
 def test_watch_aborts_on_an_impossible_value():
     w = StepWatch({"M": "M (h:1)"}, run_s=5, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
     (action,) = w.on_snapshot("M", [job(ios=2**64 - 1)], 1.0)

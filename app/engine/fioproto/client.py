@@ -13,13 +13,14 @@ import contextlib
 import logging
 import select
 import socket
+import struct
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from ... import user_settings
-from ..transport import Event, Message, TransportError
+from ..transport import Event, Message, Snapshot, TransportError
 from .commands import (
     CLIENT_TYPE_CLI,
     Op,
@@ -33,6 +34,13 @@ from .commands import (
 from .frames import HEADER_SIZE, FrameReader, Packet, ProtocolError, encode
 from .layouts import LAYOUTS, UnsupportedVersion, layout_for
 from .session import RunSession
+
+try:  # the bytes waiting on a socket (Linux, macOS); diagnostics only
+    import fcntl
+    import termios
+    _FIONREAD: int | None = termios.FIONREAD
+except ImportError:  # Windows
+    _FIONREAD = None
 
 log = logging.getLogger(__name__)
 DEFAULT_PORT = 8765
@@ -125,6 +133,7 @@ class _Link:
         self.closed = False
         self.bytes_in = 0  # everything received, partial messages included: a slow link is alive
         self.last_rx = time.monotonic()
+        self.held_up = 0.0  # how long select() overran its timeout, all told: this process not given a CPU
 
     def send(self, data: bytes) -> bool:
         with self._send_lock:
@@ -136,9 +145,30 @@ class _Link:
             except OSError:
                 return False
 
+    def pending(self) -> int | None:
+        """Bytes that have reached the socket and wait to be read (None where the OS does not say)."""
+        if _FIONREAD is None:
+            return None
+        try:
+            return int(struct.unpack("i", fcntl.ioctl(self.sock.fileno(), _FIONREAD, b"\0\0\0\0"))[0])
+        except OSError:
+            return None
+
+    def waiting(self) -> bool:
+        """Do bytes (or the end of the stream) wait on the socket, unread? Then the server is not silent,
+        whatever the time since this process last read: it is this reader that is behind."""
+        if self.closed:
+            return False
+        try:
+            return bool(select.select([self.sock], [], [], 0)[0])
+        except (OSError, ValueError):
+            return False
+
     def recv(self, timeout: float) -> list[Packet] | None:
         """Packets completed by the bytes that arrive within ``timeout``; None at end of stream."""
+        t0 = time.monotonic()
         ready, _, _ = select.select([self.sock], [], [], max(0.0, timeout))
+        self.held_up += max(0.0, time.monotonic() - t0 - max(0.0, timeout) - 0.05)  # we were not scheduled
         if not ready:
             return []
         try:
@@ -372,19 +402,34 @@ class RemoteFio:
         self._other_bytes = 0
         self._report_bytes = 0  # bytes_received, set once per batch of received bytes (a consistent value)
         self.loaded_at: float | None = None  # time.monotonic() when fio accepted the job file
+        self.report_at: float | None = None  # time.monotonic() when the newest report arrived (at the socket)
+        self.fio_clock_s: float | None = None  # the newest report's job runtime on fio's own clock (s)
 
     @property
     def bytes_received(self) -> int:
         """Bytes received that may belong to fio's reports, partial ones included: everything but
         complete ETA replies and text. It grows while a report is on its way over a slow link, and
-        not while a stuck server only answers ETA polls or sends text."""
-        return self._report_bytes
+        not while a stuck server only answers ETA polls or sends text. Where the OS tells, bytes that
+        reached the socket but wait unread count too (this reader behind is no sign of the server)."""
+        link = self._link
+        waiting = link.pending() if link is not None and self._reader_behind(link) else None
+        return self._report_bytes + (waiting or 0)
 
     @property
     def last_heard(self) -> float | None:
         """When (time.monotonic()) the last byte of any kind arrived (reports, ETA replies, text);
-        counted from RUN. None before the connection."""
-        return self._link.last_rx if self._link is not None else None
+        counted from RUN. None before the connection. Where the OS tells how many bytes wait unread on
+        the socket (and so also counts them in ``bytes_received``), bytes waiting mean: heard now."""
+        link = self._link
+        if link is None:
+            return None
+        if self._reader_behind(link) and link.pending():
+            return time.monotonic()
+        return link.last_rx
+
+    def _reader_behind(self, link: _Link) -> bool:
+        """This process has not read for a status interval (cheap test first: no system call)."""
+        return time.monotonic() - link.last_rx >= self._interval
 
     @property
     def job_started_at(self) -> float | None:
@@ -465,6 +510,9 @@ class RemoteFio:
         return self._session.gate.summary(self._session.where) if self._session is not None else None
 
     def events(self) -> Iterator[Event]:
+        return self._noted(self._events())
+
+    def _events(self) -> Iterator[Event]:
         link, session = self._link, self._session
         if link is None or session is None:
             raise RuntimeError("start() first")
@@ -524,10 +572,14 @@ class RemoteFio:
                     continue  # send RUN (or give up on it) right away, at the top of the loop
                 yield from session.on_tick()
                 now = time.monotonic()
-                if now - link.last_rx >= silence:
+                if now - link.last_rx >= self._interval and link.waiting():
+                    pass  # bytes wait on the socket: not the server's silence, this reader is behind; read on
+                elif now - link.last_rx >= silence:
+                    self._log_silence(link, now)
                     yield from session.on_silence(now - link.last_rx)
                 elif quiet_from is None and note < silence and now - link.last_rx >= note and self._run_sent:
                     quiet_from, listener_check = link.last_rx, now
+                    self._log_silence(link, now)
                     yield Message(session.manager, f"manager {session.where} has sent nothing for "
                                                    f"{now - link.last_rx:.0f} s (its host busy, or frozen?); waiting up "
                                                    f"to {silence:g} s before giving up on it", "warning")
@@ -560,6 +612,40 @@ class RemoteFio:
                 # does not keep running on the server (closing the socket alone may not stop it)
                 link.send(encode(session.layout.protocol, Op.QUIT))
             link.close()
+
+    @property
+    def ended(self) -> bool:
+        """The server's part is over (its final numbers or its end are decoded), whatever is still on its way
+        to the caller."""
+        return self._session is not None and self._session.finished
+
+    def _log_silence(self, link: _Link, now: float) -> None:
+        """Whose silence: the server's, or ours (this process not scheduled, bytes waiting unread)?"""
+        log.warning("%s: nothing read for %.1f s; this reader was held up %.1f s in all so far; %s bytes wait "
+                    "unread on the socket", self.name, now - link.last_rx, link.held_up, link.pending())
+
+    @property
+    def unread(self) -> bool:
+        """This reader is behind: it has not read for a status interval and bytes wait on the socket (the
+        server may even be blocked, its sends waiting for our reads): no verdict on the server now."""
+        link = self._link
+        return link is not None and not self.ended and self._reader_behind(link) and link.waiting()
+
+    @property
+    def fio_side(self) -> tuple[float | None, float | None, bool, bool]:
+        """(report_at, fio_clock_s, ended, unread): where the server is, apart from the events still queued."""
+        return self.report_at, self.fio_clock_s, self.ended, self.unread
+
+    def _noted(self, events: Iterable[Event]) -> Iterator[Event]:
+        """Pass events on, noting each report's arrival and fio's clock in it first: whoever judges
+        liveness reads these (from another thread or process) without waiting for the events' queue."""
+        for ev in events:
+            if isinstance(ev, Snapshot):
+                ms = [int(j.get("job_runtime") or 0) for j in ev.jobs if j.get("job_runtime") is not None]
+                if ms:
+                    self.fio_clock_s = max(ms) / 1000.0
+                self.report_at = ev.received
+            yield ev
 
     def stop(self) -> None:
         """Graceful stop: fio ends its jobs and still sends its final numbers."""

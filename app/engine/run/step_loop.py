@@ -19,7 +19,7 @@ from app.engine.network_jobs import net_failure_hint
 from app.engine.sequence import Step
 from app.engine.step_watch import Action, StepWatch
 from app.engine.telemetry import Sample, StepTelemetry
-from app.engine.transport import Event, Finished, Message, Snapshot
+from app.engine.transport import Event, Finished, FioSide, Message, Snapshot
 from app.model.steady_state import SteadyWatch
 
 log = logging.getLogger(__name__)
@@ -148,10 +148,12 @@ class StepLoop:
         self.watch.finished(name)
 
     def on_tick(self, now: float, bytes_received: Mapping[str, int | None],
-                last_heard: Mapping[str, float | None]) -> None:
+                last_heard: Mapping[str, float | None],
+                fio_side: Mapping[str, FioSide | None] | None = None) -> None:
         """Time passed (``now``: time.monotonic()): deadlines and stalls, managers that ended, the second's
-        numbers. ``bytes_received`` / ``last_heard``: each running manager's liveness figures (Transport)."""
-        self._act(self.watch.due(now, bytes_received, last_heard))
+        numbers. ``bytes_received`` / ``last_heard`` / ``fio_side``: each running manager's liveness figures
+        (Transport)."""
+        self._act(self.watch.due(now, bytes_received, last_heard, fio_side))
         for name, ended in self.finished.items():
             if name not in self._told:
                 self._told.add(name)
