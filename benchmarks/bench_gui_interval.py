@@ -1,5 +1,6 @@
 """What the GUI thread itself spends on one 1-second interval of a 256-job run: receiving the samples (queued
-signals from the runner's thread, as a real run delivers them), feeding the live data (the window defers the
+signals from the runner's thread, as a real run delivers them, once the runner's thread has sent them: the
+GUI thread waits without spinning, as its event loop would), feeding the live data (the window defers the
 batches to its redraw, where they are fed at once: timed apart here), then the window's redraw: the four
 charts' lines, the table, and painting (charts and table repainted). Parsing and roll-up happen on the
 runner's threads (benchmarks/bench_telemetry.py) and are not counted here.
@@ -124,7 +125,7 @@ def main() -> int:
     win.live.clear()
     win.live.start_step(0.0, "1: S")
     step = _Step()
-    go, stop = threading.Event(), threading.Event()
+    go, stop, sent = threading.Event(), threading.Event(), threading.Event()
     t = [0.0]
 
     def runner_thread() -> None:  # one interval per go: every manager's batch, then ALL's
@@ -133,6 +134,7 @@ def main() -> int:
             t[0] += 1.0
             for batch in template:
                 listener.samples(step, [Sample(**{**vars(s), "t": t[0]}) for s in batch])
+            sent.set()
 
     th = threading.Thread(target=runner_thread, daemon=True)
     th.start()
@@ -152,6 +154,9 @@ def main() -> int:
 
         delivered[0] = 0
         go.set()
+        sent.wait()  # the GUI thread idles (its event loop would sleep) while the runner's thread sends
+        sent.clear()
+        c = time.thread_time()
         while delivered[0] < len(template):
             APP.processEvents()
         lap("receive")

@@ -89,3 +89,27 @@ def _feed_range(live: LiveResults, t0: int, count: int, workers: int, spike_at: 
         iv = window(1.0, 1000 + t % 13, 1.0, 500.0 if t == spike_at else 2.0)
         live.defer(0.0, [FakeSample("M1", "worker", f"w{w}", float(t), iv, iv) for w in range(1, workers + 1)])
     live.flush()
+
+
+def test_batches_charted_on_the_runner_s_thread_feed_the_same_points() -> None:
+    from app.ui.run.live_data import charted
+
+    plain, pre = LiveResults(update_seconds=1), LiveResults(update_seconds=1)
+    for t in range(1, 40):
+        iv = window(1.0, 500 + 7 * t, 1.0 + t / 10, 3.0 + t % 4, {1_000_000 * (1 + t % 3): 10, 5_000_000: t})
+        batch = [FakeSample("M1", "worker", f"w{w}", float(t), iv, iv) for w in (1, 2)]
+        batch.append(FakeSample(None, "all", "ALL", float(t), iv, iv, final=t == 39))
+        plain.defer(0.0, list(batch))
+        pre.defer(0.0, charted(batch))
+        if t % 3 == 0:
+            plain.flush()
+            pre.flush()
+    plain.flush()
+    pre.flush()
+    assert set(plain.series) == set(pre.series)
+    for key, s in plain.series.items():
+        p = pre.series[key]
+        assert np.array_equal(s.xs(), p.xs())
+        for k in (WHOLE, LAST):
+            assert np.array_equal(s.values[k][:, :s.n], p.values[k][:, :p.n], equal_nan=True)
+    assert np.isfinite(pre.series[ALL_KEY].ys(LAST, "p99_ms")).all()
