@@ -19,6 +19,7 @@ import os
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +55,13 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=8, help="single-job workers per manager")
     ap.add_argument("--minutes", type=float, default=60, help="simulated minutes (one interval per second)")
     ap.add_argument("--scope", default="Each worker (all managers)")
+    ap.add_argument("--redraw-every", type=int, default=1, help="simulated seconds between redraws")
+    ap.add_argument("--screenshot", type=Path, help="save the Results tab as a PNG at the end")
+    ap.add_argument("--tracemalloc", action="store_true", help="print what Python allocated since minute 1")
     args = ap.parse_args()
+    if args.tracemalloc:
+        tracemalloc.start(8)
+    snap = None
     tmp = tempfile.mkdtemp(prefix="fiometer-soak-synthetic-")
     use_settings_dir(tmp)
     os.environ["FIOMETER_DB"] = str(Path(tmp) / "soak.db")
@@ -76,22 +83,32 @@ def main() -> int:
     for sec in range(1, seconds + 1):
         for batch in template:
             win._on_samples(0, 0.0, [Sample(**{**vars(s), "t": float(sec)}) for s in batch])
-        rt.redraw()
-        for c in rt.charts.charts:
-            c.widget.viewport().repaint()
-        rt.table.viewport().repaint()
-        APP.processEvents()
+        if sec % args.redraw_every == 0 or sec == seconds:
+            rt.redraw()
+            for c in rt.charts.charts:
+                c.widget.viewport().repaint()
+            rt.table.viewport().repaint()
+            APP.processEvents()
         if sec % 60 == 0:
             rss = rss_mib()
             first = rss if first is None else first
+            if args.tracemalloc and snap is None:
+                snap = tracemalloc.take_snapshot()
             points = sum(s.n for s in win.live.series.values())
             cols = sum(b.x.shape[1] * b.x.shape[0] for b in win.live.blocks.values())
             print(f"  {sec / 60:6.1f} sim-min  RSS {rss:7.1f} MiB  points kept {points:9,d} (room {cols:9,d})  "
                   f"{sec / (time.monotonic() - t0):5.1f} x real time", flush=True)
     end = rss_mib()
+    if snap is not None:
+        for stat in tracemalloc.take_snapshot().compare_to(snap, "traceback")[:8]:
+            print(stat)
+            print("    " + "\n    ".join(stat.traceback.format()[-8:]))
     start = first if first is not None else end
     print(f"RSS at 1 sim-min {start:.1f} MiB, at the end {end:.1f} MiB ({end - start:+.1f} MiB, "
           f"{(end - start) / max(args.minutes - 1, 1e-9):+.3f} MiB per simulated minute)")
+    if args.screenshot:
+        rt.grab().save(str(args.screenshot))
+        print("saved", args.screenshot)
     win.doc.dirty = False
     win.close()
     return 0
