@@ -26,11 +26,12 @@ UPDATE_CHOICES = (1, 2, 3, 4, 5, 10, 15, 30, 45, 60, 0)  # seconds; 0 = ∞ (end
 
 # A live series keeps at most MAX_POINTS points, so the window's memory does not grow with the run: when it
 # gets there, all but its newest RECENT_POINTS are thinned to OLD_BUCKETS buckets of equal time, each kept as
-# its minimum and maximum (peaks stay; a chart is some hundreds of pixels wide). At 1-s updates the last
-# 10 minutes stay whole; a stored run keeps every second (History shows them).
-MAX_POINTS = 2048
-RECENT_POINTS = 600
-OLD_BUCKETS = 512
+# its minimum and maximum (peaks stay; a chart is some hundreds of pixels wide and draws a min/max pair per
+# three of them). At 1-s updates the last 5 minutes stay whole, and the memory is flat after 17 minutes; a
+# stored run keeps every second (History shows them).
+MAX_POINTS = 1024
+RECENT_POINTS = 300
+OLD_BUCKETS = 256
 
 # What a series is: ("all", None, "ALL"), ("manager", "M1", "M1"), ("worker", "M1", "w1")
 SeriesKey = tuple[str, str | None, str]
