@@ -147,7 +147,7 @@ def chart_rows(windows: list[Metrics]) -> np.ndarray:
     return out
 
 
-class ChartedBatch(list):  # type: ignore[type-arg]  (a list of samples, as the runner sends them)
+class ChartedBatch(list):  # type: ignore[type-arg]  # a list of samples, as the runner sends them
     """A batch of samples with the chart rows of their numbers computed already (``charted``), so the GUI
     thread only looks them up: ``rows`` maps id() of a sample's ``whole`` or ``interval`` to its row. The
     ids stay valid while the batch (holding the samples, holding their numbers) lives."""
