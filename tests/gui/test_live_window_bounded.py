@@ -10,6 +10,7 @@ from app.ui.run.charts import ChartGrid
 from app.ui.run.decimate import bucket_extremes
 from app.ui.run.live_data import ALL_KEY, LAST, MAX_POINTS, RECENT_POINTS, WHOLE, LiveResults
 from tests.gui.test_live_data import FakeSample, window
+from tests.platform_marks import wine_limit
 
 
 def test_bucket_extremes_keep_each_bucket_s_minimum_and_maximum() -> None:
@@ -61,6 +62,7 @@ def test_a_long_feed_keeps_points_bounded_with_its_peaks_and_the_newest_seconds_
     assert s.ys(WHOLE, "lat_max_ms").max() == 500.0
 
 
+@wine_limit("this chart grid's window (once, on a loaded machine: CreateWindowEx failed, a Qt warning)")
 def test_the_charts_of_a_long_feed_show_its_peak_and_follow_the_run(qtbot) -> None:
     grid = ChartGrid()
     qtbot.addWidget(grid)
