@@ -1,7 +1,13 @@
 """What the GUI thread itself spends on one 1-second interval of a 256-job run: receiving the samples (queued
-signals from the runner's thread, as a real run delivers them), feeding the live data, then the window's
-redraw (table and the four charts, repainted). Parsing and roll-up happen on the runner's threads
-(benchmarks/bench_telemetry.py) and are not counted here.
+signals from the runner's thread, as a real run delivers them, once the runner's thread has sent them: the
+GUI thread waits without spinning, as its event loop would), feeding the live data (the window defers the
+batches to its redraw, where they are fed at once: timed apart here), then the window's redraw: the four
+charts' lines, the table, and painting (charts and table repainted). Parsing and roll-up happen on the
+runner's threads (benchmarks/bench_telemetry.py) and are not counted here.
+
+The machine may be loaded (other processes take CPU and caches): a floor, the same fixed numpy + Python work
+timed on the GUI thread between the intervals, is printed beside the figures, and each figure as a ratio of it,
+so runs on a busy and on a quiet machine compare. Add --profile to print cProfile's top functions.
 
 The samples are real telemetry (fio 3.33 json+ entries, lat_percentiles=1) of M managers x W single-job
 workers; the window shows "Each worker (all managers)" (one line per worker), and for reference "All Managers".
@@ -14,8 +20,10 @@ The GUI thread's CPU time (time.thread_time) is what the window costs, whatever 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
+import pstats
 import statistics
 import sys
 import tempfile
@@ -23,6 +31,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -72,12 +82,25 @@ def interval_samples(managers: int, workers: int) -> list[list[Sample]]:
     return batches
 
 
+def floor_ms() -> float:
+    """CPU ms of a fixed piece of numpy and Python work (the machine's speed at this moment)."""
+    rng = np.random.default_rng(1)
+    c0 = time.thread_time()
+    a = rng.standard_normal(200_000)
+    np.sort(a)
+    total = 0.0
+    for i in range(60_000):
+        total += i * 0.5
+    return (time.thread_time() - c0) * 1000
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--managers", type=int, default=16)
     ap.add_argument("--workers", type=int, default=16, help="single-job workers per manager")
     ap.add_argument("--warmup", type=int, default=120, help="intervals fed before measuring (history shown)")
     ap.add_argument("--intervals", type=int, default=30, help="intervals measured per view")
+    ap.add_argument("--profile", action="store_true", help="cProfile the measured intervals of Each worker")
     args = ap.parse_args()
     jobs = args.managers * args.workers
     tmp = tempfile.mkdtemp(prefix="fiometer-bench-interval-")
@@ -102,7 +125,7 @@ def main() -> int:
     win.live.clear()
     win.live.start_step(0.0, "1: S")
     step = _Step()
-    go, stop = threading.Event(), threading.Event()
+    go, stop, sent = threading.Event(), threading.Event(), threading.Event()
     t = [0.0]
 
     def runner_thread() -> None:  # one interval per go: every manager's batch, then ALL's
@@ -111,23 +134,46 @@ def main() -> int:
             t[0] += 1.0
             for batch in template:
                 listener.samples(step, [Sample(**{**vars(s), "t": t[0]}) for s in batch])
+            sent.set()
 
     th = threading.Thread(target=runner_thread, daemon=True)
     th.start()
 
-    def interval() -> tuple[float, float]:
-        """(GUI-thread CPU ms to receive and feed, ms to redraw the window) for one interval."""
-        c0 = time.thread_time()
+    phases = ("receive", "feed", "charts", "table", "paint")
+
+    def interval() -> dict[str, float]:
+        """GUI-thread CPU ms of each phase of one interval (as ResultsTab.redraw does them, timed apart)."""
+        out: dict[str, float] = {}
+        c = time.thread_time()
+
+        def lap(name: str) -> None:
+            nonlocal c
+            now = time.thread_time()
+            out[name] = (now - c) * 1000
+            c = now
+
         delivered[0] = 0
         go.set()
+        sent.wait()  # the GUI thread idles (its event loop would sleep) while the runner's thread sends
+        sent.clear()
+        c = time.thread_time()
         while delivered[0] < len(template):
             APP.processEvents()
-        c1 = time.thread_time()
-        rt.redraw()
-        for c in rt.charts.charts:
-            c.widget.viewport().repaint()
+        lap("receive")
+        win.live.flush()
+        lap("feed")
+        rt.notice.setVisible(not win.live.series)
+        changed = rt.charts.redraw(win.live, rt.kind)
+        lap("charts")
+        if changed:
+            rt._fill_table()
+        rt.redraw()  # the disk table and anything else the tab does (its feed and charts: done above)
+        lap("table")
+        for ch in rt.charts.charts:
+            ch.widget.viewport().repaint()
         rt.table.viewport().repaint()
-        return (c1 - c0) * 1000, (time.thread_time() - c1) * 1000
+        lap("paint")
+        return out
 
     print(f"{args.managers} managers x {args.workers} workers = {jobs} jobs, {nsamples} samples per interval, "
           f"window {win.width()}x{win.height()}, {args.warmup} intervals of history")
@@ -135,12 +181,38 @@ def main() -> int:
         rt.scope.setCurrentIndex([rt.scope.itemText(i) for i in range(rt.scope.count())].index(title))
         for _ in range(args.warmup if title.startswith("Each") else 5):
             interval()
-        feed, draw = zip(*(interval() for _ in range(args.intervals)), strict=True)
-        total = [f + d for f, d in zip(feed, draw, strict=True)]
+        prof = cProfile.Profile() if args.profile and title.startswith("Each") else None
+        runs, floors = [], []
+        for _ in range(args.intervals):
+            floors.append(floor_ms())
+            if prof:
+                prof.enable()
+            runs.append(interval())
+            if prof:
+                prof.disable()
+        floor = statistics.median(floors)
+        total = [sum(r.values()) for r in runs]
         med = statistics.median(total)
-        print(f"   {title:28s} GUI thread per interval: median {med:5.1f} ms CPU (receive + feed "
-              f"{statistics.median(feed):4.1f}, table + charts {statistics.median(draw):4.1f}; max {max(total):5.1f})"
+        parts = ", ".join(f"{p} {statistics.median(r[p] for r in runs):4.1f}" for p in phases)
+        print(f"   {title:28s} GUI thread per interval: median {med:5.1f} ms CPU ({parts}; max {max(total):5.1f})"
               f"  target <= 20 ms: {'OK' if med <= 20 else 'ABOVE TARGET'}")
+        print(f"   {'':28s} floor (fixed work, same run) {floor:4.1f} ms; interval / floor {med / floor:5.2f} "
+              f"(" + ", ".join(f"{p} {statistics.median(r[p] for r in runs) / floor:4.2f}" for p in phases) + ")")
+        if prof:
+            pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+    try:
+        from app.ui.run.live_data import charted
+    except ImportError:  # before the chart values moved to the runner's thread
+        charted = None
+    if charted is not None:
+        costs = []
+        for _ in range(args.intervals):
+            c0 = time.thread_time()
+            for batch in template:
+                charted(batch)
+            costs.append((time.thread_time() - c0) * 1000)
+        print(f"   moved to the runner's thread: chart values of an interval (charted) median "
+              f"{statistics.median(costs):4.1f} ms CPU")
     stop.set()
     go.set()
     th.join(timeout=5)

@@ -63,7 +63,7 @@ def _counts_percentile(values: Any, counts: Any, pct: float) -> Any:  # (ndarray
     reaches pct% of the samples, between the first and the last non-empty bucket; NaN where empty."""
     import numpy as np  # already loaded where such histograms exist
 
-    used = np.flatnonzero(counts.any(axis=0))  # buckets empty in every row cannot change the answer
+    used = np.flatnonzero((counts != 0).any(axis=0))  # buckets empty in every row cannot change the answer
     if len(used) == 0:
         return np.full(counts.shape[0], np.nan)
     values, counts = values[used], counts[:, used]
@@ -136,15 +136,21 @@ def percentiles_ms(windows: list[Metrics], pct: float) -> list[float | None]:
         values = arrays[0][0]
         fast.append(i)
         rows.append(arrays)
-    if fast:
-        counts = np.stack([a[0][1] for a in rows])
-        two = [j for j, a in enumerate(rows) if len(a) == 2]
+    # A few dozen rows at a time: their counts over all of fio's buckets (1856) then stay in the CPU's cache
+    # while they are summed up (hundreds of rows at once were ~30 % slower, measured with 545 rows).
+    for a in range(0, len(fast), _ROWS_AT_ONCE):
+        part = rows[a:a + _ROWS_AT_ONCE]
+        counts = np.stack([r[0][1] for r in part])
+        two = [j for j, r in enumerate(part) if len(r) == 2]
         if two:
-            counts[two] += np.stack([rows[j][1][1] for j in two])
+            counts[two] += np.stack([part[j][1][1] for j in two])
         got = _counts_percentile(values, counts, pct) / 1e6
-        for i, v in zip(fast, got.tolist(), strict=True):
+        for i, v in zip(fast[a:a + _ROWS_AT_ONCE], got.tolist(), strict=True):
             out[i] = None if v != v else v
     return out
+
+
+_ROWS_AT_ONCE = 64
 
 
 @dataclass

@@ -52,3 +52,15 @@ def test_rolling_up_array_histograms_sums_them_in_numpy() -> None:
     assert type(mixed.read_hist) is dict and mixed.read_hist[5_000] == 2 + dict(parts[0].read_hist).get(5_000, 0)
     total.add_counts(Metrics(read_hist={5_000: 3}))  # adding to a roll-up copies its arrays into a dict once
     assert type(total.read_hist) is dict and total.read_hist[5_000] == as_dicts.read_hist.get(5_000, 0) + 3
+
+
+def test_hundreds_of_windows_done_a_few_dozen_at_a_time_equal_one_by_one() -> None:
+    rng = np.random.default_rng(11)
+    windows = []
+    for i in range(300):  # several chunks of rows, reads-only and reads + writes mixed in each
+        lo = int(rng.integers(0, len(BUCKET_NS) - 200))
+        read = _arrays(rng, lo, lo + int(rng.integers(1, 200)))
+        windows.append(Metrics(read_hist=read, write_hist=_arrays(rng, lo, lo + 50)) if i % 3 else
+                       Metrics(read_hist=read))
+    for pct in (50.0, 99.0):
+        assert percentiles_ms(windows, pct) == [m.percentile_ms(pct) for m in windows]

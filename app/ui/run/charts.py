@@ -647,7 +647,7 @@ class ChartGrid(QWidget):
         sizes = [len(members) for _label, members in self.groups]
         if x_range is None:
             top = max(self.x_top, ahead(x_max)) if x_max > self.x_top else self.x_top
-            key = (kind, top, bins, tuple(sizes), tuple(fields), live.generation, rows.source)
+            key = (kind, top, bins, tuple(sizes), tuple(fields), live.generation, live.thinned, rows.source)
             st = self._grid
             if st is None or st.key != key:
                 st = self._grid = _ScopeGrid(key, PeakGrid(0.0, top, bins, len(order), nc), sizes, self.bands)

@@ -69,3 +69,29 @@ class PeakGrid:
         last = np.append(sr[1:] != sr[:-1], True)  # each row's last bin: read again next time
         self.start[sr[last]] = cols[starts[last]]
         return int(sb.min())
+
+
+def bucket_extremes(x: np.ndarray, columns: list[np.ndarray], buckets: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Points (sorted ``x`` [n], each of ``columns`` [fields, n]) cut into ``buckets`` of equal width in x,
+    each bucket kept as at most two points: at its first x every field's minimum, at its last x every field's
+    maximum (a bucket of one point stays that point). NaN is skipped unless a bucket holds nothing else.
+    Decimating the result again keeps the same extremes, so old points can be thinned over and over."""
+    n = len(x)
+    if n == 0 or buckets <= 0:
+        return x[:0].copy(), [c[:, :0].copy() for c in columns]
+    span = float(x[-1] - x[0])
+    if span > 0:
+        b = np.minimum(((x - x[0]) * (buckets / span)).astype(np.int64), buckets - 1)
+    else:
+        b = np.zeros(n, dtype=np.int64)
+    b = np.maximum.accumulate(b)  # a point out of order stays in its neighbours' bucket
+    starts = np.flatnonzero(np.diff(b, prepend=-1))
+    ends = np.append(starts[1:], n) - 1
+    keep = np.stack([np.ones(len(starts), dtype=bool), ends > starts], axis=1).ravel()
+    xs = np.stack([x[starts], x[ends]], axis=1).ravel()[keep]
+    out = []
+    for c in columns:
+        lo = np.fmin.reduceat(c, starts, axis=1)
+        hi = np.fmax.reduceat(c, starts, axis=1)
+        out.append(np.stack([lo, hi], axis=2).reshape(c.shape[0], 2 * len(starts))[:, keep])
+    return xs, out

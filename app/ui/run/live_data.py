@@ -16,12 +16,22 @@ from typing import Protocol
 import numpy as np
 
 from app.model.metrics import Metrics, percentiles_ms
+from app.ui.run.decimate import bucket_extremes
 from app.ui.run.live_disks import LiveDisks
 
 WHOLE = "WHOLE_TEST"
 LAST = "LAST_UPDATE"
 KINDS = (WHOLE, LAST)
 UPDATE_CHOICES = (1, 2, 3, 4, 5, 10, 15, 30, 45, 60, 0)  # seconds; 0 = ∞ (end of each step only)
+
+# A live series keeps at most MAX_POINTS points, so the window's memory does not grow with the run: when it
+# gets there, all but its newest RECENT_POINTS are thinned to OLD_BUCKETS buckets of equal time, each kept as
+# its minimum and maximum (peaks stay; a chart is some hundreds of pixels wide and draws a min/max pair per
+# three of them). At 1-s updates the last 5 minutes stay whole, and the memory is flat after 17 minutes; a
+# stored run keeps every second (History shows them).
+MAX_POINTS = 1024
+RECENT_POINTS = 300
+OLD_BUCKETS = 256
 
 # What a series is: ("all", None, "ALL"), ("manager", "M1", "M1"), ("worker", "M1", "w1")
 SeriesKey = tuple[str, str | None, str]
@@ -134,6 +144,40 @@ def chart_rows(windows: list[Metrics]) -> np.ndarray:
         else:
             get = _PLAIN_FIELDS[name]
             out[:, i] = [get(m) for m in windows]
+    return out
+
+
+class ChartedBatch(list):  # type: ignore[type-arg]  # a list of samples, as the runner sends them
+    """A batch of samples with the chart rows of their numbers computed already (``charted``), so the GUI
+    thread only looks them up: ``rows`` maps id() of a sample's ``whole`` or ``interval`` to its row. The
+    ids stay valid while the batch (holding the samples, holding their numbers) lives."""
+
+    rows: dict[int, np.ndarray]
+
+
+def charted(samples: Sequence[LiveSample]) -> ChartedBatch:
+    """``samples`` with their chart rows, computed here: the runner's thread calls this before handing a batch
+    to the window (p99 from histograms is most of what feeding a point costs), targets left out (the live
+    display skips them unless asked to keep them)."""
+    batch = ChartedBatch(samples)
+    metrics = [m for smp in samples if smp.level != "target" for m in (smp.whole, smp.interval)]
+    rows = chart_rows(metrics) if metrics else np.empty((0, len(CHART_FIELDS)))
+    batch.rows = {id(m): rows[i] for i, m in enumerate(metrics)}
+    return batch
+
+
+def rows_of(metrics: list[Metrics], known: dict[int, np.ndarray]) -> np.ndarray:
+    """``chart_rows(metrics)``, taking the rows already ``known`` (by id) and computing the others."""
+    out = np.empty((len(metrics), len(CHART_FIELDS)), dtype=np.float64)
+    missing = []
+    for i, m in enumerate(metrics):
+        row = known.get(id(m))
+        if row is None:
+            missing.append(i)
+        else:
+            out[i] = row
+    if missing:
+        out[missing] = chart_rows([metrics[i] for i in missing])
     return out
 
 
@@ -251,6 +295,24 @@ class Series:
             self.values[k][:, self.n] = np.nan
         self.n += 1
 
+    def compact(self, recent: int = RECENT_POINTS, buckets: int = OLD_BUCKETS) -> bool:
+        """Thin all but the newest ``recent`` points to ``buckets`` min/max buckets (``bucket_extremes``);
+        returns whether points were dropped."""
+        old = self.n - recent
+        if old <= 2 * buckets:
+            return False
+        xs, (whole, window) = bucket_extremes(
+            self.x[:old], [self.values[WHOLE][:, :old], self.values[LAST][:, :old]], buckets)
+        m = len(xs)
+        self.x[:m] = xs
+        self.x[m:m + recent] = self.x[old:self.n].copy()
+        for k, thinned in ((WHOLE, whole), (LAST, window)):
+            v = self.values[k]
+            v[:, :m] = thinned
+            v[:, m:m + recent] = v[:, old:self.n].copy()
+        self.n = m + recent
+        return True
+
     def replace_whole(self, whole: Metrics, values: np.ndarray | tuple | None = None) -> None:
         self.values[WHOLE][:, self.n - 1] = chart_values(whole) if values is None else values
         self.latest[WHOLE] = whole
@@ -277,8 +339,11 @@ class StepMark:
 class LiveResults:
     """All series of the current run, fed with telemetry samples (any object with Sample's fields)."""
 
-    def __init__(self, update_seconds: int = 1, keep_targets: bool = False):
+    def __init__(self, update_seconds: int = 1, keep_targets: bool = False, max_points: int | None = MAX_POINTS):
+        """``max_points``: what a series fed here keeps at most (see MAX_POINTS; None: every point)."""
         self.update_seconds = update_seconds
+        self.max_points = max_points
+        self.thinned = 0  # grows whenever old points were thinned (what was drawn from them is stale)
         self.keep_targets = keep_targets
         self.series: dict[SeriesKey, Series] = {}
         self.blocks: dict[str, Block] = {}  # level -> the shared arrays of its series (fed live)
@@ -381,18 +446,26 @@ class LiveResults:
                 s.pending = []
                 s.window_start = smp.t
         if points or replaced or revised:
-            whole = chart_rows([p[2] for p in points] + [r[1] for r in replaced] + [r[2] for r in revised])
-            window = chart_rows([p[3] for p in points] + [r[3] for r in revised])
-            for i, (s, x, w, iv) in enumerate(points):
-                s.put(x, whole[i], window[i])
-                s.latest = {WHOLE: w, LAST: iv}
-            for i, (s, w) in enumerate(replaced, start=len(points)):
-                s.replace_whole(w, whole[i])
-            for j, (s, at, w, iv) in enumerate(revised):
+            known: dict[int, np.ndarray] = {}
+            for _offset, samples in batches:
+                known.update(getattr(samples, "rows", {}))
+            whole = rows_of([p[2] for p in points] + [r[1] for r in replaced] + [r[2] for r in revised], known)
+            window = rows_of([p[3] for p in points] + [r[3] for r in revised], known)
+            for j, (s, at, w, iv) in enumerate(revised):  # points there before this batch: indices hold
                 s.values[WHOLE][:, at] = whole[len(points) + len(replaced) + j]
                 s.values[LAST][:, at] = window[len(points) + j]
                 if at == s.n - 1:
                     s.latest = {WHOLE: w, LAST: iv}
+            cap = self.max_points
+            recent = min(RECENT_POINTS, cap * 3 // 10) if cap else 0
+            buckets = min(OLD_BUCKETS, cap // 4) if cap else 0
+            for i, (s, x, w, iv) in enumerate(points):
+                if cap is not None and s.n >= cap and s.compact(recent, buckets):
+                    self.thinned += 1  # before the row would grow: its room stays at ``cap`` points
+                s.put(x, whole[i], window[i])
+                s.latest = {WHOLE: w, LAST: iv}
+            for i, (s, w) in enumerate(replaced, start=len(points)):
+                s.replace_whole(w, whole[i])
             self.revision += 1
         for _offset, samples in batches:
             self.disks.add(samples, self.update_seconds)

@@ -36,6 +36,7 @@ from app.store import StoreError, open_store
 from app.store.paths import resolve_db_path
 from app.store.run_extras import CURVE, save_extra
 from app.ui.run import live_gc
+from app.ui.run.live_data import charted
 
 IDLE_STATE = "idle"
 RUNNING = "running"
@@ -76,7 +77,8 @@ class QtRunListener(QObject, RunListener):
         self.stepStarted.emit(step.index, self.offset, step)
 
     def samples(self, step: Step, samples: list) -> None:
-        self.samplesArrived.emit(step.index, self.offset, samples)
+        # the chart values are computed here, on the runner's thread, not on the GUI thread
+        self.samplesArrived.emit(step.index, self.offset, charted(samples))
 
     def message(self, step: Step | None, message: Message) -> None:
         self.messageArrived.emit(step, message)
