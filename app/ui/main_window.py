@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QMessageBox, QScrollArea, QSplitter, QTabWidget, Q
 
 from app import __version__
 from app.ui import actions, theme
-from app.ui.plan.document import ASSIGNMENT, TARGETS, TOPOLOGY, PlanDocument
 from app.ui.plan.library import SpecLibrary
 from app.ui.plan.network_tab import NetworkTargetsTab
+from app.ui.plan.plan_document import Change, PlanDocument
 from app.ui.plan.setup_tab import SetupTab
 from app.ui.plan.specs_tab import SpecsTab
 from app.ui.plan.targets_tab import TargetsTab
@@ -95,6 +95,7 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         self.history = install_history(self)
         tab_leaves_tables(self)
         self._make_file_menus()
+        self.undo_action, self.redo_action = actions.undo_actions(self, self.doc.undo_stack)
         slots = {
             "new": self.new_plan, "open": self.open_dialog, "save": self.save, "save_as": self.save_as,
             "export_icf": self.export_icf, "quit": self.close, "add_manager": self.add_manager,
@@ -106,7 +107,7 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             "open_log_folder": self.open_log_folder,
             **self.history.slots(),
         }
-        provided = {"recent": self.recent_menu, "examples": self.examples_menu,
+        provided = {"undo": self.undo_action, "redo": self.redo_action, "recent": self.recent_menu, "examples": self.examples_menu,
                     "messages": self.messages_dock.toggleViewAction(), "theme": self._make_theme_menu()}
         self.action_map, self.menus, self.toolbar = actions.build(self, slots, provided)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -154,8 +155,8 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             self.messages_dock.show()
         self._update_actions()
 
-    def _on_changed(self, what: str) -> None:
-        if what in (TOPOLOGY, ASSIGNMENT, TARGETS):
+    def _on_changed(self, what: Change) -> None:
+        if what in (Change.TOPOLOGY, Change.ASSIGNMENT, Change.TARGETS):
             self.topology.rebuild(self.doc.plan)
         self._update_actions()  # Start waits until the plan has no errors
 

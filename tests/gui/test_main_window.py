@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication
 from app.model.plan import Manager, Worker
 from app.paths import example_plan
 from app.ui.main_window import MainWindow, droppable_paths
+from app.ui.plan.plan_document import Change
 from app.ui.plan.topology import DETAIL_ROLE, Selection
 from app.ui.settings import app_settings, recent_files
 from tests.gui.conftest import local_plan, plan_file
@@ -160,8 +161,8 @@ def test_dark_theme_reaches_the_charts(window: MainWindow, qtbot) -> None:
 
 
 def test_manager_details_show_host(window: MainWindow) -> None:
-    window.doc.plan.managers.append(Manager("DB01", "10.0.0.5:8765", workers=[Worker("Worker 1")]))
-    window.doc.touch("topology")
+    window.doc.edit("Add manager DB01", Change.TOPOLOGY,
+                    lambda plan: plan.managers.append(Manager("DB01", "10.0.0.5:8765", workers=[Worker("Worker 1")])))
     item = window.topology.topLevelItem(0).child(1)
     assert item.text(0) == "DB01"
     assert item.data(0, DETAIL_ROLE).startswith("10.0.0.5:8765")

@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor
 
 from app.model.validation import validate
 from app.ui.main_window import MainWindow
+from app.ui.plan.plan_document import Change
 from tests.helpers import grid
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "icf" / "iometer-1.1.0-saved.icf"
@@ -52,9 +53,8 @@ def test_an_icf_with_errors_opens_with_a_dialog_and_start_waits(window: MainWind
     assert [it.text(0) for it in flagged] == ["4 KiB; 70% Read; 100% random"]
     assert "165" in flagged[0].toolTip(0)
     # fixed: Start is enabled again
-    spec = window.doc.plan.spec("4 KiB; 70% Read; 100% random")
-    spec.lines[0].reads = 70
-    window.doc.touch("specs")
+    window.doc.edit("Edit spec", Change.SPECS,
+                    lambda plan: setattr(plan.spec("4 KiB; 70% Read; 100% random").lines[0], "reads", 70))
     assert window.act_start.isEnabled()
 
 
@@ -83,7 +83,7 @@ def test_a_file_that_is_no_plan_is_said_before_asking_about_unsaved_changes(wind
                                                                               tmp_path: Path) -> None:
     asked = []
     window._maybe_discard = lambda: asked.append(True) or True
-    window.doc.touch("specs")  # unsaved changes
+    window.doc.edit("Rename", Change.SETUP, lambda plan: setattr(plan, "name", "changed"))  # unsaved changes
     path = tmp_path / "notes.json"
     path.write_text("hello, not JSON")
     assert not window.open_path(path)

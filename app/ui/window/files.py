@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QDockWidget
 
-    from app.ui.plan.document import PlanDocument
+    from app.ui.plan.plan_document import PlanDocument
     from app.ui.run.live_data import LiveResults
     from app.ui.run.run_controller import RunController
 

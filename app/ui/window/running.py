@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QDockWidget, QTabWidget
 
-    from app.ui.plan.document import PlanDocument
     from app.ui.plan.network_tab import NetworkTargetsTab
+    from app.ui.plan.plan_document import PlanDocument
     from app.ui.plan.setup_tab import SetupTab
     from app.ui.plan.specs_tab import SpecsTab
     from app.ui.plan.targets_tab import TargetsTab
