@@ -100,7 +100,10 @@ class PlanDocument(QObject):
         self.warnings: list[str] = []
         self.notes: list[FidelityNote] = []
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda clean: self.dirty_changed.emit(not clean))
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
+
+    def _on_clean_changed(self, clean: bool) -> None:
+        self.dirty_changed.emit(not clean)
 
     @property
     def dirty(self) -> bool:
