@@ -26,9 +26,9 @@ from app.ui.run.live_data import LiveResults
 from app.ui.run.results_tab import ResultsTab
 from app.ui.run.run_controller import IDLE_STATE, RunController
 from app.ui.widgets import Banner, scrolling, tab_leaves_tables
-from app.ui.window.edits import EditsMixin
+from app.ui.window.edits import TopologyEdits
 from app.ui.window.files import FilesMixin, droppable_paths, icf_export_available
-from app.ui.window.host_facts import HostFactsMixin
+from app.ui.window.host_facts import HostFactsKeeper
 from app.ui.window.layout import SMALLEST, LayoutMixin
 from app.ui.window.messages import MessagesMixin
 from app.ui.window.running import RunningMixin
@@ -41,7 +41,7 @@ STOP_GRACE_MS = 15000  # closing during a run: after Stop, abort if fio has not 
 
 
 
-class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesMixin, LayoutMixin):
+class MainWindow(FilesMixin, RunningMixin, MessagesMixin, LayoutMixin):
     def __init__(self, settings: QSettings | None = None, persist: bool = True,
                  db_path: str | Path | None = None):
         super().__init__()
@@ -87,6 +87,9 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         clay.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
         self._make_messages()
+        self.hosts = HostFactsKeeper(self.doc, self.topology, self.targets_tab, self.show_fio_status)
+        self.edits = TopologyEdits(self, self.doc, self.topology, self.hosts, self.targets_tab, self.network_tab,
+                                   self.statusBar(), self.show_tab, lambda title, text: self.show_problem(title, text))
 
         # History (app/ui/history/history_hook.py): its tab, stored runs, comparisons and reports; its
         # actions are declared with the others in app/ui/actions.py.
@@ -98,11 +101,11 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         self.undo_action, self.redo_action = actions.undo_actions(self, self.doc.undo_stack)
         slots = {
             "new": self.new_plan, "open": self.open_dialog, "save": self.save, "save_as": self.save_as,
-            "export_icf": self.export_icf, "quit": self.close, "add_manager": self.add_manager,
-            "set_manager_host": self.set_manager_host, "add_worker": self.add_worker,
-            "duplicate_worker": self.duplicate_worker, "add_target": self.add_target,
-            "add_network_worker": self.add_network_worker,
-            "remove": self.remove_selected, "start": self.start_run, "stop": self.stop_run,
+            "export_icf": self.export_icf, "quit": self.close, "add_manager": self.edits.add_manager,
+            "set_manager_host": self.edits.set_manager_host, "add_worker": self.edits.add_worker,
+            "duplicate_worker": self.edits.duplicate_worker, "add_target": self.edits.add_target,
+            "add_network_worker": self.edits.add_network_worker,
+            "remove": self.edits.remove_selected, "start": self.start_run, "stop": self.stop_run,
             "stop_all": self.stop_all, "about": self.about, "user_guide": self.user_guide,
             "open_log_folder": self.open_log_folder,
             **self.history.slots(),
@@ -128,7 +131,7 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         self.doc.dirty_changed.connect(lambda _d: self._update_title())
         self._connect_controller()
         self.controller.tick.connect(self.results_tab.redraw)
-        self._start_probes()
+        self.hosts.start_probes()
         self._on_replaced()
         self.results_tab.apply_palette()
         # "Follow the system": a light/dark switch of the desktop re-themes the window, charts included
@@ -138,7 +141,7 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
 
     # --- document events ---------------------------------------------------------------------
     def _on_replaced(self) -> None:
-        self.forget_remote_facts()
+        self.hosts.forget_remote_facts()
         self.topology.rebuild(self.doc.plan, Selection(0, 0) if self.doc.plan.managers and
                               self.doc.plan.managers[0].workers else Selection())
         self._on_selection(self.topology.selection)

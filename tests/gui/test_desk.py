@@ -283,7 +283,7 @@ def test_place_target_browses_here_suggests_there_and_places_every_worker(window
 def test_a_remote_target_follows_the_probed_os(window: MainWindow) -> None:
     from app.ui.plan.hosts import HostFacts
 
-    window.add_manager_to_plan("win-box", "10.0.0.9:8765", HostFacts(os="Windows 10", fio_version="3.33"))
+    window.edits.add_manager_to_plan("win-box", "10.0.0.9:8765", HostFacts(os="Windows 10", fio_version="3.33"))
     mi = len(window.doc.plan.managers) - 1
     window.doc.set_worker_field(mi, 0, "targets", [Target("D:")], "Set targets")
     window.doc.set_worker_field(mi, 0, "max_size", 2048, "Set size")
