@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, QUrl
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QGuiApplication, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from app import __version__
-from app.ui import actions, theme
+from app.ui import actions
 from app.ui.plan.library import SpecLibrary
 from app.ui.plan.network_tab import NetworkTargetsTab
 from app.ui.plan.plan_document import Change, PlanDocument
@@ -29,7 +29,7 @@ from app.ui.widgets import Banner, scrolling, tab_leaves_tables
 from app.ui.window.edits import TopologyEdits
 from app.ui.window.files import FilesMixin, droppable_paths, icf_export_available
 from app.ui.window.host_facts import HostFactsKeeper
-from app.ui.window.layout import SMALLEST, LayoutMixin
+from app.ui.window.layout import SMALLEST, WindowLook
 from app.ui.window.messages import MessagesMixin
 from app.ui.window.running import RunningMixin
 from app.ui.window.status import RunStatus
@@ -41,10 +41,11 @@ STOP_GRACE_MS = 15000  # closing during a run: after Stop, abort if fio has not 
 
 
 
-class MainWindow(FilesMixin, RunningMixin, MessagesMixin, LayoutMixin):
+class MainWindow(FilesMixin, RunningMixin, MessagesMixin):
     def __init__(self, settings: QSettings | None = None, persist: bool = True,
                  db_path: str | Path | None = None):
         super().__init__()
+        self._look: WindowLook | None = None  # theme and layout, once the parts it keeps exist
         self.settings = settings
         self.persist = persist and settings is not None
         self.doc = PlanDocument(self)
@@ -53,7 +54,6 @@ class MainWindow(FilesMixin, RunningMixin, MessagesMixin, LayoutMixin):
         self.controller = RunController(self, None, db_path)  # created test files: beside the database
         self._close_after_run = False
         self.icf_writer = icf_export_available()
-        self.theme_mode = str(settings.value("view/theme", theme.SYSTEM)) if settings else theme.SYSTEM
 
         self.setWindowTitle("Fiometer")
         self.setAcceptDrops(True)
@@ -78,6 +78,7 @@ class MainWindow(FilesMixin, RunningMixin, MessagesMixin, LayoutMixin):
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([230, 1050])
+        look = self._look = WindowLook(self, settings, self.persist, self.splitter, self.results_tab)
         self.banner = Banner()
         self.banner.close_button.clicked.connect(self._first_run_seen)
         central = QWidget()
@@ -111,14 +112,13 @@ class MainWindow(FilesMixin, RunningMixin, MessagesMixin, LayoutMixin):
             **self.history.slots(),
         }
         provided = {"undo": self.undo_action, "redo": self.redo_action, "recent": self.recent_menu, "examples": self.examples_menu,
-                    "messages": self.messages_dock.toggleViewAction(), "theme": self._make_theme_menu()}
+                    "messages": self.messages_dock.toggleViewAction(), "theme": look.make_theme_menu()}
         self.action_map, self.menus, self.toolbar = actions.build(self, slots, provided)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        look.toolbar = self.toolbar
         if not self.icf_writer:
             self.action_map["export_icf"].setToolTip("Export as .icf needs the ICF writer (icf_import.write), which "
                                                   "is not in this build yet")
-        for key, a in self.action_map.items():
-            setattr(self, f"act_{key}", a)
         self._fill_recent_menu()
         self.status = RunStatus(self.statusBar())
         self.statusBar().setToolTip(f"Results database: {self.db_path}")
@@ -135,8 +135,8 @@ class MainWindow(FilesMixin, RunningMixin, MessagesMixin, LayoutMixin):
         self._on_replaced()
         self.results_tab.apply_palette()
         # "Follow the system": a light/dark switch of the desktop re-themes the window, charts included
-        QGuiApplication.styleHints().colorSchemeChanged.connect(self.follow_system_scheme)
-        self._restore_layout()
+        QGuiApplication.styleHints().colorSchemeChanged.connect(look.follow_system_scheme)
+        look.restore_layout()
         self._on_run_state(IDLE_STATE)
 
     # --- document events ---------------------------------------------------------------------
@@ -191,7 +191,31 @@ class MainWindow(FilesMixin, RunningMixin, MessagesMixin, LayoutMixin):
         super().showEvent(event)
         if not self._fitted:  # the first time: on the screen, whole (default or remembered size)
             self._fitted = True
-            self.fit_to_screen()
+            self.look.fit_to_screen()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if self._look is not None:  # (None while the window is being built)
+            self._look.fit_toolbar()
+
+    @property
+    def look(self) -> WindowLook:
+        """Theme, size on the screen, remembered layout."""
+        if self._look is None:
+            raise RuntimeError("the window is still being built")
+        return self._look
+
+    @property
+    def theme_mode(self) -> str:
+        return self.look.theme_mode
+
+    @property
+    def theme_actions(self) -> dict[str, QAction]:
+        """View > Theme's choices by mode."""
+        return self.look.theme_actions
+
+    def set_theme(self, mode: str) -> None:
+        self.look.set_theme(mode)
 
     def show_tab(self, page: QWidget) -> None:
         """Bring a tab to the front by its page (or the widget a scroll area shows as the page)."""
@@ -246,7 +270,7 @@ class MainWindow(FilesMixin, RunningMixin, MessagesMixin, LayoutMixin):
         if not getattr(self, "_changes_settled", False) and not self._maybe_discard():
             event.ignore()
             return
-        self._save_layout()
+        self.look.save_layout()
         event.accept()
 
     def user_guide(self) -> None:

@@ -124,7 +124,7 @@ def test_window_stores_in_and_shows_its_database(qtbot, tmp_path: Path, monkeypa
     assert str(db) in win.statusBar().toolTip()
     shown = []
     monkeypatch.setattr(QMessageBox, "about", lambda _p, _t, text: shown.append(text))
-    win.act_about.trigger()
+    win.action_map["about"].trigger()
     assert f"Results database: {db}" in shown[0]
 
 

@@ -42,8 +42,8 @@ def test_an_icf_with_errors_opens_with_a_dialog_and_start_waits(window: MainWind
     lines = [window.messages.item(i).text() for i in range(window.messages.count())]
     assert any(ln.startswith("Error: access specification") for ln in lines)
     assert not any(INTERNAL.search(ln) for ln in lines)
-    assert not window.act_start.isEnabled()
-    assert "% read" in window.act_start.toolTip()
+    assert not window.action_map["start"].isEnabled()
+    assert "% read" in window.action_map["start"].toolTip()
     assert not window.start_run()  # (the keyboard shortcut cannot start it either)
     # flagged where it is fixed
     tree = window.specs_tab.tree
@@ -55,12 +55,12 @@ def test_an_icf_with_errors_opens_with_a_dialog_and_start_waits(window: MainWind
     # fixed: Start is enabled again
     window.doc.edit("Edit spec", Change.SPECS,
                     lambda plan: setattr(plan.spec("4 KiB; 70% Read; 100% random").lines[0], "reads", 70))
-    assert window.act_start.isEnabled()
+    assert window.action_map["start"].isEnabled()
 
 
 def test_a_valid_plan_opens_without_a_dialog(window: MainWindow, dialogs) -> None:
     assert window.open_path(FIXTURE)
-    assert dialogs.problems == [] and window.act_start.isEnabled()
+    assert dialogs.problems == [] and window.action_map["start"].isEnabled()
 
 
 def test_no_problem_names_an_internal_path() -> None:

@@ -53,7 +53,7 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
     thresholds = gc.get_threshold()
     assert window.start_run()
     assert window.tabs.currentWidget() is window.results_tab
-    assert not window.act_start.isEnabled() and window.act_stop.isEnabled()
+    assert not window.action_map["start"].isEnabled() and window.action_map["stop"].isEnabled()
     assert not window.targets_tab.isEnabled()  # the plan cannot change under a running test
     qtbot.waitUntil(lambda: len(redraws) >= 3, timeout=20000)
     assert redraws == sorted(redraws) and redraws[-1] > redraws[0]
@@ -87,7 +87,7 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
         pass
     assert finished.args == ["stopped"]  # not complete: its only step was ended early
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds  # given back after it
-    assert window.act_start.isEnabled() and window.targets_tab.isEnabled()
+    assert window.action_map["start"].isEnabled() and window.targets_tab.isEnabled()
     messages = [window.messages.item(i).text() for i in range(window.messages.count())]
     assert "Step 1 (S): stopped" in messages and "Run stopped: 1 of 1 step ran (1 stopped)" in messages
     assert window.status_state.text() == "Last run: stopped"
