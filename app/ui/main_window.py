@@ -11,7 +11,7 @@ from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QResizeEvent, QShowEvent
-from PySide6.QtWidgets import QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMenu, QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from app import __version__
 from app.ui import actions
@@ -96,7 +96,7 @@ class MainWindow(FilesMixin, RunningMixin, MessagesMixin):
         # actions are declared with the others in app/ui/actions.py.
         from app.ui.history.history_hook import install_history
 
-        self.history = install_history(self)
+        self.history = install_history(self, self, self.tabs, self.controller)
         tab_leaves_tables(self)
         self._make_file_menus()
         self.undo_action, self.redo_action = actions.undo_actions(self, self.doc.undo_stack)
@@ -111,8 +111,10 @@ class MainWindow(FilesMixin, RunningMixin, MessagesMixin):
             "open_log_folder": self.open_log_folder,
             **self.history.slots(),
         }
-        provided = {"undo": self.undo_action, "redo": self.redo_action, "recent": self.recent_menu, "examples": self.examples_menu,
-                    "messages": self.messages_dock.toggleViewAction(), "theme": look.make_theme_menu()}
+        provided: dict[str, QAction | QMenu] = {
+            "undo": self.undo_action, "redo": self.redo_action, "recent": self.recent_menu,
+            "examples": self.examples_menu, "messages": self.messages_dock.toggleViewAction(),
+            "theme": look.make_theme_menu()}
         self.action_map, self.menus, self.toolbar = actions.build(self, slots, provided)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         look.toolbar = self.toolbar
@@ -184,7 +186,7 @@ class MainWindow(FilesMixin, RunningMixin, MessagesMixin):
             self.banner.show_text(first_run_line(status), first_run_text(status, gui=True), warning=not status.found)
 
     def _first_run_seen(self) -> None:
-        if self.persist:
+        if self.persist and self.settings is not None:
             self.settings.setValue("firstRun/seen", True)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
