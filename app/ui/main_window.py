@@ -53,6 +53,7 @@ class MainWindow(FilesMixin, RunningMixin, MessagesMixin):
         self.live = LiveResults()
         self.controller = RunController(self, None, db_path)  # created test files: beside the database
         self._close_after_run = False
+        self._init_running()
         self.icf_writer = icf_export_available()
 
         self.setWindowTitle("Fiometer")

@@ -50,10 +50,17 @@ def describe_risk(risk: Any, local: bool) -> str:
 
 
 class RunningMixin(QMainWindow):
-    lost: dict[str, str] = {}  # noqa: RUF012 (replaced per run) managers whose fio failed in this run: cause
-    failures: list[str] = []  # noqa: RUF012 (replaced per run) what failed, for the run's end summary
-    run_options: Any = None  # RunOptions for the next Start (tests, screenshots); None = plan's own
-    run_endpoints: dict[str, Any] | None = None
+    lost: dict[str, str]  # managers whose fio failed in this run: cause (replaced per run)
+    failures: list[str]  # what failed, for the run's end summary (replaced per run)
+    run_options: Any  # RunOptions for the next Start (tests, screenshots); None = plan's own
+    run_endpoints: dict[str, Any] | None
+
+    def _init_running(self) -> None:
+        """Each window's own run state (never shared through class attributes)."""
+        self.lost = {}
+        self.failures = []
+        self.run_options = None
+        self.run_endpoints = None
 
     if TYPE_CHECKING:  # what MainWindow and the other mixins provide (declared for mypy only: at run time
         # a definition here would shadow theirs in MainWindow's method order)
@@ -139,7 +146,7 @@ class RunningMixin(QMainWindow):
             self.add_message(note, "warning")  # what could not be verified on remote managers
         self.lost = {}
         self._show_lost()
-        self.failures: list[str] = []
+        self.failures = []
         self.live.clear()
         self.results_tab.validity.hide()  # the last run's notes are not this one's
         self.results_tab.charts.clear_marks()
