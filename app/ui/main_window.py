@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QScrollArea, QSplitter, QTabWi
 
 from app import __version__
 from app.ui import actions
+from app.ui.confirm import confirm
 from app.ui.plan.library import SpecLibrary
 from app.ui.plan.network_tab import NetworkTargetsTab
 from app.ui.plan.plan_document import Change, PlanDocument
@@ -30,7 +31,7 @@ from app.ui.window.edits import TopologyEdits
 from app.ui.window.files import FilesMixin, droppable_paths, icf_export_available
 from app.ui.window.host_facts import HostFactsKeeper
 from app.ui.window.layout import SMALLEST, WindowLook
-from app.ui.window.messages import MessagesMixin
+from app.ui.window.messages import MessagesPanel
 from app.ui.window.running import RunningMixin
 from app.ui.window.status import RunStatus
 
@@ -41,7 +42,7 @@ STOP_GRACE_MS = 15000  # closing during a run: after Stop, abort if fio has not 
 
 
 
-class MainWindow(FilesMixin, RunningMixin, MessagesMixin):
+class MainWindow(FilesMixin, RunningMixin):
     def __init__(self, settings: QSettings | None = None, persist: bool = True,
                  db_path: str | Path | None = None):
         super().__init__()
@@ -88,7 +89,8 @@ class MainWindow(FilesMixin, RunningMixin, MessagesMixin):
         clay.addWidget(self.banner)
         clay.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
-        self._make_messages()
+        self.messages_panel = MessagesPanel(self)
+        self.messages, self.messages_dock = self.messages_panel.messages, self.messages_panel.dock
         self.hosts = HostFactsKeeper(self.doc, self.topology, self.targets_tab, self.show_fio_status)
         self.edits = TopologyEdits(self, self.doc, self.topology, self.hosts, self.targets_tab, self.network_tab,
                                    self.statusBar(), self.show_tab, lambda title, text: self.show_problem(title, text))
@@ -172,6 +174,20 @@ class MainWindow(FilesMixin, RunningMixin, MessagesMixin):
         self.specs_tab.set_selection(sel)
         self.results_tab.set_selection(sel)
         self._update_actions()
+
+    # --- talking to the user (the UserDesk the panels are given) ---------------------------------
+    def add_message(self, text: str, level: str = "info") -> None:
+        self.messages_panel.add(text, level)
+
+    def show_problem(self, title: str, text: str) -> None:
+        """Tell the user something went wrong (a modal box; tests replace this method)."""
+        self.add_message(f"{title}: {text}", "error")
+        QMessageBox.warning(self, title, text)
+
+    def ask(self, title: str, text: str, action: str = "Yes") -> bool:
+        """A question before something destructive: the ``action`` button does it, Cancel is the default
+        (a modal box; tests replace this method)."""
+        return confirm(self, title, text, action)
 
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.doc.title}[*] — Fiometer")
