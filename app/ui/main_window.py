@@ -1,7 +1,10 @@
 """The main window: Topology on the left, Iometer's tabs on the right, menus, toolbar, status bar.
 
-This module assembles the parts; each job lives in its own module under app/ui/window/ (files, topology
-edits, host facts, running, messages, layout and closing), the actions and menus in app/ui/actions.py.
+This module assembles the parts and passes each its collaborators: the plan document (edits and Undo),
+the topology edits (``TopologyEdits``), the host facts (``HostFactsKeeper``), theme and layout
+(``WindowLook``), the Messages dock (``MessagesPanel``) and History (``install_history``), all in
+app/ui/window/ and app/ui/history/; the actions and menus in app/ui/actions.py. Files and running are
+still mixins (``FilesMixin``, ``RunningMixin``) whose needs are declared for mypy.
 """
 
 from __future__ import annotations
@@ -91,7 +94,7 @@ class MainWindow(FilesMixin, RunningMixin):
         self.setCentralWidget(central)
         self.messages_panel = MessagesPanel(self)
         self.messages, self.messages_dock = self.messages_panel.messages, self.messages_panel.dock
-        self.hosts = HostFactsKeeper(self.doc, self.topology, self.targets_tab, self.show_fio_status)
+        self.hosts = HostFactsKeeper(self, self.doc, self.topology, self.targets_tab, self.show_fio_status)
         self.edits = TopologyEdits(self, self.doc, self.topology, self.hosts, self.targets_tab, self.network_tab,
                                    self.statusBar(), self.show_tab, lambda title, text: self.show_problem(title, text))
 
@@ -140,7 +143,8 @@ class MainWindow(FilesMixin, RunningMixin):
         self._on_replaced()
         self.results_tab.apply_palette()
         # "Follow the system": a light/dark switch of the desktop re-themes the window, charts included
-        QGuiApplication.styleHints().colorSchemeChanged.connect(look.follow_system_scheme)
+        # (a method of the window: the connection ends with the window, as a plain object's would not)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._follow_system_scheme)
         look.restore_layout()
         self._on_run_state(IDLE_STATE)
 
@@ -235,6 +239,9 @@ class MainWindow(FilesMixin, RunningMixin):
 
     def set_theme(self, mode: str) -> None:
         self.look.set_theme(mode)
+
+    def _follow_system_scheme(self, _scheme: object = None) -> None:
+        self.look.follow_system_scheme()
 
     def show_tab(self, page: QWidget) -> None:
         """Bring a tab to the front by its page (or the widget a scroll area shows as the page)."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QObject
+
 from app.model.plan import LOCAL, Manager
 from app.ui.plan.hosts import HostFacts, LocalFactsProbe, RemoteProbe
 from app.ui.plan.manager_dialog import parse_host_port
@@ -17,12 +19,14 @@ if TYPE_CHECKING:
     from app.first_run import FioStatus
 
 
-class HostFactsKeeper:
+class HostFactsKeeper(QObject):
     """Probes hosts and hands their facts to the Topology (its labels) and the Disk Targets tab (each
-    remote manager's OS decides its target rules)."""
+    remote manager's OS decides its target rules). A QObject child of the window: the probes' late answers
+    are not delivered once the window is gone."""
 
-    def __init__(self, doc: PlanDocument, topology: TopologyTree, targets_tab: TargetsTab,
+    def __init__(self, parent: QObject, doc: PlanDocument, topology: TopologyTree, targets_tab: TargetsTab,
                  show_fio_status: Callable[[FioStatus], None]):
+        super().__init__(parent)
         self.doc = doc
         self.topology = topology
         self.targets_tab = targets_tab
