@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QIcon, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QToolBar
 
 SP = QStyle.StandardPixmap
@@ -85,7 +85,7 @@ SEPARATOR = "-"
 MENUS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("file", "&File", ("new", "open", "@recent", "@examples", SEPARATOR, "save", "save_as", "export_icf",
                        SEPARATOR, "import_results", "export_results", SEPARATOR, "quit")),
-    ("edit", "&Edit", ("add_manager", "set_manager_host", "add_worker", "add_network_worker", "duplicate_worker",
+    ("edit", "&Edit", ("@undo", "@redo", SEPARATOR, "add_manager", "set_manager_host", "add_worker", "add_network_worker", "duplicate_worker",
                        "add_target", "remove")),
     ("run", "&Run", ("start", "stop", "stop_all")),
     ("view", "&View", ("history", "@messages", "@theme")),
@@ -93,6 +93,19 @@ MENUS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 TOOLBAR: tuple[str, ...] = ("new", "open", "save", SEPARATOR, "add_manager", "add_worker", "duplicate_worker",
                             "remove", SEPARATOR, "start", "stop", "stop_all")
+
+
+def undo_actions(window: QMainWindow, stack: QUndoStack) -> tuple[QAction, QAction]:
+    """Edit > Undo / Redo of the plan's edits (Ctrl+Z; Ctrl+Shift+Z or Ctrl+Y), named after the step
+    ("Undo Change run time"), enabled while there is one."""
+    undo = stack.createUndoAction(window, "&Undo")
+    undo.setShortcuts([QKeySequence("Ctrl+Z")])
+    redo = stack.createRedoAction(window, "&Redo")
+    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+    for a in (undo, redo):
+        a.setIcon(QIcon.fromTheme(QIcon.ThemeIcon.EditUndo if a is undo else QIcon.ThemeIcon.EditRedo))
+        window.addAction(a)  # the shortcuts work with the menu bar hidden too
+    return undo, redo
 
 
 def make_action(window: QMainWindow, spec: ActionSpec, slot: Callable[[], object]) -> QAction:

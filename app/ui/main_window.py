@@ -1,7 +1,10 @@
 """The main window: Topology on the left, Iometer's tabs on the right, menus, toolbar, status bar.
 
-This module assembles the parts; each job lives in its own module under app/ui/window/ (files, topology
-edits, host facts, running, messages, layout and closing), the actions and menus in app/ui/actions.py.
+This module assembles the parts and passes each its collaborators: the plan document (edits and Undo),
+the topology edits (``TopologyEdits``), the host facts (``HostFactsKeeper``), theme and layout
+(``WindowLook``), the Messages dock (``MessagesPanel``) and History (``install_history``), all in
+app/ui/window/ and app/ui/history/; the actions and menus in app/ui/actions.py. Files and running are
+still mixins (``FilesMixin``, ``RunningMixin``) whose needs are declared for mypy.
 """
 
 from __future__ import annotations
@@ -10,14 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, QUrl
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QGuiApplication, QShowEvent
-from PySide6.QtWidgets import QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QResizeEvent, QShowEvent
+from PySide6.QtWidgets import QMenu, QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from app import __version__
-from app.ui import actions, theme
-from app.ui.plan.document import ASSIGNMENT, TARGETS, TOPOLOGY, PlanDocument
+from app.ui import actions
+from app.ui.confirm import confirm
 from app.ui.plan.library import SpecLibrary
 from app.ui.plan.network_tab import NetworkTargetsTab
+from app.ui.plan.plan_document import Change, PlanDocument
 from app.ui.plan.setup_tab import SetupTab
 from app.ui.plan.specs_tab import SpecsTab
 from app.ui.plan.targets_tab import TargetsTab
@@ -26,11 +30,11 @@ from app.ui.run.live_data import LiveResults
 from app.ui.run.results_tab import ResultsTab
 from app.ui.run.run_controller import IDLE_STATE, RunController
 from app.ui.widgets import Banner, scrolling, tab_leaves_tables
-from app.ui.window.edits import EditsMixin
+from app.ui.window.edits import TopologyEdits
 from app.ui.window.files import FilesMixin, droppable_paths, icf_export_available
-from app.ui.window.host_facts import HostFactsMixin
-from app.ui.window.layout import SMALLEST, LayoutMixin
-from app.ui.window.messages import MessagesMixin
+from app.ui.window.host_facts import HostFactsKeeper
+from app.ui.window.layout import SMALLEST, WindowLook
+from app.ui.window.messages import MessagesPanel
 from app.ui.window.running import RunningMixin
 from app.ui.window.status import RunStatus
 
@@ -41,10 +45,11 @@ STOP_GRACE_MS = 15000  # closing during a run: after Stop, abort if fio has not 
 
 
 
-class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesMixin, LayoutMixin):
+class MainWindow(FilesMixin, RunningMixin):
     def __init__(self, settings: QSettings | None = None, persist: bool = True,
                  db_path: str | Path | None = None):
         super().__init__()
+        self._look: WindowLook | None = None  # theme and layout, once the parts it keeps exist
         self.settings = settings
         self.persist = persist and settings is not None
         self.doc = PlanDocument(self)
@@ -52,8 +57,8 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         self.live = LiveResults()
         self.controller = RunController(self, None, db_path)  # created test files: beside the database
         self._close_after_run = False
+        self._init_running()
         self.icf_writer = icf_export_available()
-        self.theme_mode = str(settings.value("view/theme", theme.SYSTEM)) if settings else theme.SYSTEM
 
         self.setWindowTitle("Fiometer")
         self.setAcceptDrops(True)
@@ -78,6 +83,7 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([230, 1050])
+        look = self._look = WindowLook(self, settings, self.persist, self.splitter, self.results_tab)
         self.banner = Banner()
         self.banner.close_button.clicked.connect(self._first_run_seen)
         central = QWidget()
@@ -86,35 +92,41 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         clay.addWidget(self.banner)
         clay.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
-        self._make_messages()
+        self.messages_panel = MessagesPanel(self)
+        self.messages, self.messages_dock = self.messages_panel.messages, self.messages_panel.dock
+        self.hosts = HostFactsKeeper(self, self.doc, self.topology, self.targets_tab, self.show_fio_status)
+        self.edits = TopologyEdits(self, self.doc, self.topology, self.hosts, self.targets_tab, self.network_tab,
+                                   self.statusBar(), self.show_tab, lambda title, text: self.show_problem(title, text))
 
         # History (app/ui/history/history_hook.py): its tab, stored runs, comparisons and reports; its
         # actions are declared with the others in app/ui/actions.py.
         from app.ui.history.history_hook import install_history
 
-        self.history = install_history(self)
+        self.history = install_history(self, self, self.tabs, self.controller)
         tab_leaves_tables(self)
         self._make_file_menus()
+        self.undo_action, self.redo_action = actions.undo_actions(self, self.doc.undo_stack)
         slots = {
             "new": self.new_plan, "open": self.open_dialog, "save": self.save, "save_as": self.save_as,
-            "export_icf": self.export_icf, "quit": self.close, "add_manager": self.add_manager,
-            "set_manager_host": self.set_manager_host, "add_worker": self.add_worker,
-            "duplicate_worker": self.duplicate_worker, "add_target": self.add_target,
-            "add_network_worker": self.add_network_worker,
-            "remove": self.remove_selected, "start": self.start_run, "stop": self.stop_run,
+            "export_icf": self.export_icf, "quit": self.close, "add_manager": self.edits.add_manager,
+            "set_manager_host": self.edits.set_manager_host, "add_worker": self.edits.add_worker,
+            "duplicate_worker": self.edits.duplicate_worker, "add_target": self.edits.add_target,
+            "add_network_worker": self.edits.add_network_worker,
+            "remove": self.edits.remove_selected, "start": self.start_run, "stop": self.stop_run,
             "stop_all": self.stop_all, "about": self.about, "user_guide": self.user_guide,
             "open_log_folder": self.open_log_folder,
             **self.history.slots(),
         }
-        provided = {"recent": self.recent_menu, "examples": self.examples_menu,
-                    "messages": self.messages_dock.toggleViewAction(), "theme": self._make_theme_menu()}
+        provided: dict[str, QAction | QMenu] = {
+            "undo": self.undo_action, "redo": self.redo_action, "recent": self.recent_menu,
+            "examples": self.examples_menu, "messages": self.messages_dock.toggleViewAction(),
+            "theme": look.make_theme_menu()}
         self.action_map, self.menus, self.toolbar = actions.build(self, slots, provided)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        look.toolbar = self.toolbar
         if not self.icf_writer:
             self.action_map["export_icf"].setToolTip("Export as .icf needs the ICF writer (icf_import.write), which "
                                                   "is not in this build yet")
-        for key, a in self.action_map.items():
-            setattr(self, f"act_{key}", a)
         self._fill_recent_menu()
         self.status = RunStatus(self.statusBar())
         self.statusBar().setToolTip(f"Results database: {self.db_path}")
@@ -127,17 +139,18 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         self.doc.dirty_changed.connect(lambda _d: self._update_title())
         self._connect_controller()
         self.controller.tick.connect(self.results_tab.redraw)
-        self._start_probes()
+        self.hosts.start_probes()
         self._on_replaced()
         self.results_tab.apply_palette()
         # "Follow the system": a light/dark switch of the desktop re-themes the window, charts included
-        QGuiApplication.styleHints().colorSchemeChanged.connect(self.follow_system_scheme)
-        self._restore_layout()
+        # (a method of the window: the connection ends with the window, as a plain object's would not)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._follow_system_scheme)
+        look.restore_layout()
         self._on_run_state(IDLE_STATE)
 
     # --- document events ---------------------------------------------------------------------
     def _on_replaced(self) -> None:
-        self.forget_remote_facts()
+        self.hosts.forget_remote_facts()
         self.topology.rebuild(self.doc.plan, Selection(0, 0) if self.doc.plan.managers and
                               self.doc.plan.managers[0].workers else Selection())
         self._on_selection(self.topology.selection)
@@ -154,8 +167,8 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             self.messages_dock.show()
         self._update_actions()
 
-    def _on_changed(self, what: str) -> None:
-        if what in (TOPOLOGY, ASSIGNMENT, TARGETS):
+    def _on_changed(self, what: Change) -> None:
+        if what in (Change.TOPOLOGY, Change.ASSIGNMENT, Change.TARGETS):
             self.topology.rebuild(self.doc.plan)
         self._update_actions()  # Start waits until the plan has no errors
 
@@ -165,6 +178,20 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         self.specs_tab.set_selection(sel)
         self.results_tab.set_selection(sel)
         self._update_actions()
+
+    # --- talking to the user (the UserDesk the panels are given) ---------------------------------
+    def add_message(self, text: str, level: str = "info") -> None:
+        self.messages_panel.add(text, level)
+
+    def show_problem(self, title: str, text: str) -> None:
+        """Tell the user something went wrong (a modal box; tests replace this method)."""
+        self.add_message(f"{title}: {text}", "error")
+        QMessageBox.warning(self, title, text)
+
+    def ask(self, title: str, text: str, action: str = "Yes") -> bool:
+        """A question before something destructive: the ``action`` button does it, Cancel is the default
+        (a modal box; tests replace this method)."""
+        return confirm(self, title, text, action)
 
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.doc.title}[*] — Fiometer")
@@ -180,14 +207,41 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
             self.banner.show_text(first_run_line(status), first_run_text(status, gui=True), warning=not status.found)
 
     def _first_run_seen(self) -> None:
-        if self.persist:
+        if self.persist and self.settings is not None:
             self.settings.setValue("firstRun/seen", True)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)
         if not self._fitted:  # the first time: on the screen, whole (default or remembered size)
             self._fitted = True
-            self.fit_to_screen()
+            self.look.fit_to_screen()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if self._look is not None:  # (None while the window is being built)
+            self._look.fit_toolbar()
+
+    @property
+    def look(self) -> WindowLook:
+        """Theme, size on the screen, remembered layout."""
+        if self._look is None:
+            raise RuntimeError("the window is still being built")
+        return self._look
+
+    @property
+    def theme_mode(self) -> str:
+        return self.look.theme_mode
+
+    @property
+    def theme_actions(self) -> dict[str, QAction]:
+        """View > Theme's choices by mode."""
+        return self.look.theme_actions
+
+    def set_theme(self, mode: str) -> None:
+        self.look.set_theme(mode)
+
+    def _follow_system_scheme(self, _scheme: object = None) -> None:
+        self.look.follow_system_scheme()
 
     def show_tab(self, page: QWidget) -> None:
         """Bring a tab to the front by its page (or the widget a scroll area shows as the page)."""
@@ -242,7 +296,7 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
         if not getattr(self, "_changes_settled", False) and not self._maybe_discard():
             event.ignore()
             return
-        self._save_layout()
+        self.look.save_layout()
         event.accept()
 
     def user_guide(self) -> None:

@@ -18,6 +18,7 @@ from app.engine.runner import RunOptions
 from app.model.plan import LOCAL, Manager, Target, Worker
 from app.ui.confirm import confirm, confirm_box
 from app.ui.main_window import MainWindow
+from app.ui.plan.plan_document import Change
 from app.ui.plan.topology import Selection
 from app.ui.window.layout import SMALLEST
 from tests.gui.conftest import local_plan
@@ -95,7 +96,7 @@ def test_arming_names_what_is_written_with_its_size(window: MainWindow, dialogs,
 
 
 def test_unsaved_changes_default_to_save_and_escape_cancels(window: MainWindow) -> None:
-    window.doc.touch("setup")
+    window.doc.edit("Rename", Change.SETUP, lambda plan: setattr(plan, "name", "changed"))
     box = window.unsaved_question()
     assert box.defaultButton() is box.button(QMessageBox.StandardButton.Save)
     assert box.escapeButton() is box.button(QMessageBox.StandardButton.Cancel)
@@ -123,7 +124,7 @@ def test_window_stores_in_and_shows_its_database(qtbot, tmp_path: Path, monkeypa
     assert str(db) in win.statusBar().toolTip()
     shown = []
     monkeypatch.setattr(QMessageBox, "about", lambda _p, _t, text: shown.append(text))
-    win.act_about.trigger()
+    win.action_map["about"].trigger()
     assert f"Results database: {db}" in shown[0]
 
 
@@ -282,11 +283,10 @@ def test_place_target_browses_here_suggests_there_and_places_every_worker(window
 def test_a_remote_target_follows_the_probed_os(window: MainWindow) -> None:
     from app.ui.plan.hosts import HostFacts
 
-    window.add_manager_to_plan("win-box", "10.0.0.9:8765", HostFacts(os="Windows 10", fio_version="3.33"))
+    window.edits.add_manager_to_plan("win-box", "10.0.0.9:8765", HostFacts(os="Windows 10", fio_version="3.33"))
     mi = len(window.doc.plan.managers) - 1
-    window.doc.plan.managers[mi].workers[0].targets = [Target("D:")]
-    window.doc.plan.managers[mi].workers[0].max_size = 2048
-    window.doc.touch("targets")
+    window.doc.set_worker_field(mi, 0, "targets", [Target("D:")], "Set targets")
+    window.doc.set_worker_field(mi, 0, "max_size", 2048, "Set size")
     window.topology.select(Selection(mi, 0))
     tab = window.targets_tab
     state = tab.table.item(0, 2).text()

@@ -70,9 +70,9 @@ def test_empty_history_says_how_to_fill_it_and_creates_no_database(window: MainW
     assert ui.list.empty.import_button.isVisibleTo(ui.list) and not ui.list.empty.retry_button.isVisibleTo(ui.list)
     assert not db_path().exists()  # looking at an empty history writes nothing
     file_menu = window.menus["file"]
-    assert window.act_import_results in file_menu.actions()
-    assert file_menu.actions().index(window.act_import_results) < file_menu.actions().index(window.act_quit)
-    assert window.act_history in window.menus["view"].actions()
+    assert window.action_map["import_results"] in file_menu.actions()
+    assert file_menu.actions().index(window.action_map["import_results"]) < file_menu.actions().index(window.action_map["quit"])
+    assert window.action_map["history"] in window.menus["view"].actions()
 
 
 def test_import_from_the_empty_state_stores_iometer_runs(window: MainWindow, qtbot, monkeypatch) -> None:

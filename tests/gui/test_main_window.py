@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication
 from app.model.plan import Manager, Worker
 from app.paths import example_plan
 from app.ui.main_window import MainWindow, droppable_paths
+from app.ui.plan.plan_document import Change
 from app.ui.plan.topology import DETAIL_ROLE, Selection
 from app.ui.settings import app_settings, recent_files
 from tests.gui.conftest import local_plan, plan_file
@@ -110,24 +111,24 @@ def test_drag_of_other_files_is_refused(window: MainWindow, tmp_path: Path) -> N
 def test_add_duplicate_remove_worker(window: MainWindow, tmp_path: Path) -> None:
     window.open_path(plan_file(tmp_path))
     window.topology.select(Selection(0, 0))
-    window.act_duplicate_worker.trigger()
+    window.action_map["duplicate_worker"].trigger()
     workers = window.doc.plan.managers[0].workers
     assert [w.name for w in workers] == ["W1", "Worker 3", "W2"]
     assert workers[1].targets == workers[0].targets and workers[1].targets is not workers[0].targets
     assert window.topology.selection == Selection(0, 1)
-    window.act_remove.trigger()
+    window.action_map["remove"].trigger()
     assert [w.name for w in window.doc.plan.managers[0].workers] == ["W1", "W2"]
     window.topology.select(Selection(0))
-    window.act_add_worker.trigger()
+    window.action_map["add_worker"].trigger()
     assert [w.name for w in window.doc.plan.managers[0].workers] == ["W1", "W2", "Worker 3"]
     assert window.topology.selection == Selection(0, 2)
 
 
 def test_shortcuts(window: MainWindow) -> None:
     keys = {a.text().replace("&", ""): a.shortcut().toString() for a in
-            (window.act_new, window.act_open, window.act_save, window.act_start, window.act_stop)}
+            (window.action_map["new"], window.action_map["open"], window.action_map["save"], window.action_map["start"], window.action_map["stop"])}
     assert keys == {"New": "Ctrl+N", "Open…": "Ctrl+O", "Save": "Ctrl+S", "Start": "F5", "Stop": "Esc"}
-    assert not window.act_stop.isEnabled() and window.act_start.isEnabled()
+    assert not window.action_map["stop"].isEnabled() and window.action_map["start"].isEnabled()
 
 
 def test_layout_and_theme_are_remembered_in_private_settings(qtbot, private_settings: Path) -> None:
@@ -160,8 +161,8 @@ def test_dark_theme_reaches_the_charts(window: MainWindow, qtbot) -> None:
 
 
 def test_manager_details_show_host(window: MainWindow) -> None:
-    window.doc.plan.managers.append(Manager("DB01", "10.0.0.5:8765", workers=[Worker("Worker 1")]))
-    window.doc.touch("topology")
+    window.doc.edit("Add manager DB01", Change.TOPOLOGY,
+                    lambda plan: plan.managers.append(Manager("DB01", "10.0.0.5:8765", workers=[Worker("Worker 1")])))
     item = window.topology.topLevelItem(0).child(1)
     assert item.text(0) == "DB01"
     assert item.data(0, DETAIL_ROLE).startswith("10.0.0.5:8765")
@@ -172,7 +173,7 @@ def test_export_as_icf_writes_a_file_iometer_and_fiometer_read(window: MainWindo
 
     plan = local_plan(tmp_path, workers=2)
     window.doc.replace(plan)
-    assert window.act_export_icf.isEnabled()
+    assert window.action_map["export_icf"].isEnabled()
     out = tmp_path / "exported.icf"
     assert window.export_icf_to(out)
     assert out.read_bytes().startswith(b"Version 1.1.0 \r\n")

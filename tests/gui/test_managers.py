@@ -76,7 +76,7 @@ def test_unreachable_manager_in_the_topology_and_at_start(window: MainWindow, di
 
 
 def test_added_manager_appears_in_the_topology(window: MainWindow) -> None:
-    window.add_manager_to_plan("db01", "db01:8765")
+    window.edits.add_manager_to_plan("db01", "db01:8765")
     plan = window.doc.plan
     assert [m.name for m in plan.managers][-1] == "db01"
     assert plan.managers[-1].host == "db01:8765" and [w.name for w in plan.managers[-1].workers] == ["Worker 1"]

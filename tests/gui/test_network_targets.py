@@ -164,11 +164,11 @@ def test_client_workers_get_their_own_line_in_the_live_results(window: MainWindo
 def test_edit_menu_adds_a_network_worker_and_shows_its_tab(window: MainWindow, tmp_path: Path, dialogs) -> None:
     window.open_path(plan_file(tmp_path, two_managers()))
     window.topology.select(Selection(1))
-    window.act_add_network_worker.trigger()
+    window.action_map["add_network_worker"].trigger()
     assert [(w.name, w.kind) for w in window.doc.plan.managers[1].workers] == [("Network 1", "network_tcp")]
     assert window.topology.selection == Selection(1, 0)
     assert window.tabs.currentIndex() == TAB_NAMES.index("Network Targets")
     window.doc.plan.managers.clear()
     window.topology.select(Selection())
-    window.act_add_network_worker.trigger()
+    window.action_map["add_network_worker"].trigger()
     assert dialogs.problems == [("No manager", "Add a manager first.")]

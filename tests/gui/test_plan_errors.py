@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor
 
 from app.model.validation import validate
 from app.ui.main_window import MainWindow
+from app.ui.plan.plan_document import Change
 from tests.helpers import grid
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "icf" / "iometer-1.1.0-saved.icf"
@@ -41,8 +42,8 @@ def test_an_icf_with_errors_opens_with_a_dialog_and_start_waits(window: MainWind
     lines = [window.messages.item(i).text() for i in range(window.messages.count())]
     assert any(ln.startswith("Error: access specification") for ln in lines)
     assert not any(INTERNAL.search(ln) for ln in lines)
-    assert not window.act_start.isEnabled()
-    assert "% read" in window.act_start.toolTip()
+    assert not window.action_map["start"].isEnabled()
+    assert "% read" in window.action_map["start"].toolTip()
     assert not window.start_run()  # (the keyboard shortcut cannot start it either)
     # flagged where it is fixed
     tree = window.specs_tab.tree
@@ -52,15 +53,14 @@ def test_an_icf_with_errors_opens_with_a_dialog_and_start_waits(window: MainWind
     assert [it.text(0) for it in flagged] == ["4 KiB; 70% Read; 100% random"]
     assert "165" in flagged[0].toolTip(0)
     # fixed: Start is enabled again
-    spec = window.doc.plan.spec("4 KiB; 70% Read; 100% random")
-    spec.lines[0].reads = 70
-    window.doc.touch("specs")
-    assert window.act_start.isEnabled()
+    window.doc.edit("Edit spec", Change.SPECS,
+                    lambda plan: setattr(plan.spec("4 KiB; 70% Read; 100% random").lines[0], "reads", 70))
+    assert window.action_map["start"].isEnabled()
 
 
 def test_a_valid_plan_opens_without_a_dialog(window: MainWindow, dialogs) -> None:
     assert window.open_path(FIXTURE)
-    assert dialogs.problems == [] and window.act_start.isEnabled()
+    assert dialogs.problems == [] and window.action_map["start"].isEnabled()
 
 
 def test_no_problem_names_an_internal_path() -> None:
@@ -83,7 +83,7 @@ def test_a_file_that_is_no_plan_is_said_before_asking_about_unsaved_changes(wind
                                                                               tmp_path: Path) -> None:
     asked = []
     window._maybe_discard = lambda: asked.append(True) or True
-    window.doc.touch("specs")  # unsaved changes
+    window.doc.edit("Rename", Change.SETUP, lambda plan: setattr(plan, "name", "changed"))  # unsaved changes
     path = tmp_path / "notes.json"
     path.write_text("hello, not JSON")
     assert not window.open_path(path)

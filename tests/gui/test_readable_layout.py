@@ -111,7 +111,7 @@ def test_the_minimum_window_keeps_start_stop_and_the_charts_whole(window: MainWi
     window.messages_dock.show()
     qtbot.waitUntil(lambda: window.size().width() == SMALLEST[0])
     bar = window.toolbar
-    for action in (window.act_start, window.act_stop, window.act_stop_all):
+    for action in (window.action_map["start"], window.action_map["stop"], window.action_map["stop_all"]):
         button = bar.widgetForAction(action)
         assert button is not None and button.isVisible(), action.text()  # not behind the » overflow
         assert bar.rect().contains(button.geometry()), action.text()

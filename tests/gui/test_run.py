@@ -15,11 +15,17 @@ from app.engine.runner import RunOptions
 from app.model.plan import Target
 from app.store import get_run, list_runs, open_store, step_samples
 from app.ui.main_window import MainWindow
+from app.ui.plan.plan_document import Change
 from app.ui.run import live_gc
 from app.ui.run.live_data import ALL_KEY, WHOLE
 from tests.gui.conftest import local_plan
 
 pytestmark = pytest.mark.fio
+
+
+def unsaved_change(window: MainWindow) -> None:
+    """A real edit (undoable), so the plan has unsaved changes."""
+    window.doc.edit("Rename", Change.SETUP, lambda plan: setattr(plan, "name", "changed"))
 
 
 def mapped_plan(tmp_path: Path):
@@ -47,7 +53,7 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
     thresholds = gc.get_threshold()
     assert window.start_run()
     assert window.tabs.currentWidget() is window.results_tab
-    assert not window.act_start.isEnabled() and window.act_stop.isEnabled()
+    assert not window.action_map["start"].isEnabled() and window.action_map["stop"].isEnabled()
     assert not window.targets_tab.isEnabled()  # the plan cannot change under a running test
     qtbot.waitUntil(lambda: len(redraws) >= 3, timeout=20000)
     assert redraws == sorted(redraws) and redraws[-1] > redraws[0]
@@ -81,7 +87,7 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
         pass
     assert finished.args == ["stopped"]  # not complete: its only step was ended early
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds  # given back after it
-    assert window.act_start.isEnabled() and window.targets_tab.isEnabled()
+    assert window.action_map["start"].isEnabled() and window.targets_tab.isEnabled()
     messages = [window.messages.item(i).text() for i in range(window.messages.count())]
     assert "Step 1 (S): stopped" in messages and "Run stopped: 1 of 1 step ran (1 stopped)" in messages
     assert window.status_state.text() == "Last run: stopped"
@@ -104,7 +110,7 @@ def test_closing_during_a_run_asks_one_question_and_cancel_changes_nothing(windo
                                                                            qtbot) -> None:
     plan, mapping = mapped_plan(tmp_path)
     window.doc.replace(plan)
-    window.doc.touch("setup")  # unsaved changes as well as a run
+    unsaved_change(window)  # unsaved changes as well as a run
     window.run_options = RunOptions(engine="null", run_time=60, mapping=mapping)
     assert window.start_run()
     qtbot.waitUntil(lambda: bool(window.live.series), timeout=20000)
@@ -128,7 +134,7 @@ def test_the_close_question_defaults_to_cancel(window: MainWindow, tmp_path: Pat
 
     plan, mapping = mapped_plan(tmp_path)
     window.doc.replace(plan)
-    window.doc.touch("setup")
+    unsaved_change(window)
     window.run_options = RunOptions(engine="null", run_time=60, mapping=mapping)
     assert window.start_run()
     seen: list[str] = []

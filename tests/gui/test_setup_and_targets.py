@@ -193,8 +193,8 @@ def test_the_add_test_file_button_stays_put(qtbot, window: MainWindow, monkeypat
 
     window.topology.select(Selection(0, 0))
     place("local worker, empty list")
-    window.add_manager_to_plan("Remote", "127.0.0.9:9")  # nothing listens there (loopback)
-    window.add_worker()
+    window.edits.add_manager_to_plan("Remote", "127.0.0.9:9")  # nothing listens there (loopback)
+    window.edits.add_worker()
     worker = tab.worker()
     assert worker is window.doc.plan.managers[1].workers[-1] and not worker.targets
     place("remote worker, empty list")

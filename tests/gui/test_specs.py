@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 from app.model.plan import IDLE, AccessSpec, SpecLine
 from app.ui.main_window import MainWindow
 from app.ui.plan.library import BUILTIN, PLAN, USER
+from app.ui.plan.plan_document import Change
 from app.ui.plan.spec_editor import SpecEditor
 from app.ui.plan.topology import Selection
 from tests.gui.conftest import local_plan, plan_file
@@ -68,8 +69,8 @@ def test_manager_selection_assigns_to_all_its_workers(window: MainWindow, tmp_pa
 
 
 def test_my_library_keeps_specs_in_the_settings(window: MainWindow) -> None:
-    window.doc.plan.specs.append(AccessSpec("Mine", [SpecLine(65536, 100, 0, 0, 0, 1, 0, 0)]))
-    window.doc.touch("specs")
+    window.doc.edit("New spec", Change.SPECS,
+                    lambda plan: plan.specs.append(AccessSpec("Mine", [SpecLine(65536, 100, 0, 0, 0, 1, 0, 0)])))
     select_library(window, PLAN, "Mine")
     window.specs_tab.save_to_library()
     from app.ui.plan.library import SpecLibrary

@@ -1,5 +1,5 @@
 """The History tab in the window (the run list, stored runs and comparisons in closable tabs),
-File > Import Iometer results…, View > History, and report dialogs. ``install_history(window)`` is the
+File > Import Iometer results…, View > History, and report dialogs. ``install_history(...)`` is the
 only thing main_window.py calls; everything else stays in these modules.
 
 The list is read the first time the tab is shown (opening the window creates no database), again when
@@ -21,6 +21,8 @@ from app.ui.history.history_tab import HistoryTab
 from app.ui.history.report_dialog import ReportDialog
 from app.ui.history.run_view import RunView
 from app.ui.history.store_tasks import StoreTasks, TaskProblem
+from app.ui.run.run_controller import RunController
+from app.ui.user_desk import UserDesk
 
 HISTORY_TAB = "History"
 IMPORT_FILTER = "Iometer results (*.csv);;All files (*)"
@@ -57,11 +59,16 @@ class HistoryWorkspace(QTabWidget):
 
 
 class HistoryUi(QObject):
-    def __init__(self, window: Any):
+    def __init__(self, window: QWidget, desk: UserDesk, tabs: QTabWidget, controller: RunController):
+        """``window``: the dialogs' parent; ``desk``: how to tell and ask the user; ``tabs``: where the History
+        tab is; ``controller``: its database and its finished runs."""
         super().__init__(window)
         self.window = window
-        self.tasks = StoreTasks(window.controller.db_path)
-        self.list = HistoryTab(window, self.tasks)
+        self.desk = desk
+        self.tabs = tabs
+        self.controller = controller
+        self.tasks = StoreTasks(controller.db_path)
+        self.list = HistoryTab(desk, self.tasks)
         self.workspace = HistoryWorkspace(self.list)
         self.dialogs: list[ReportDialog] = []
         self._shown = False
@@ -71,20 +78,20 @@ class HistoryUi(QObject):
         self.list.report_runs.connect(lambda ids: self.report(CompareRequest([ids[0]], [[i] for i in ids[1:]])))
         self.list.import_requested.connect(self.import_dialog)
         self.list.runs_deleted.connect(self._runs_deleted)
-        window.controller.finished.connect(self._run_finished)
-        window.tabs.currentChanged.connect(lambda _i: self._tab_changed())
+        controller.finished.connect(self._run_finished)
+        tabs.currentChanged.connect(lambda _i: self._tab_changed())
 
     # --- list ---------------------------------------------------------------------------------
     def _tab_changed(self) -> None:
-        if self.window.tabs.currentWidget() is self.workspace:
+        if self.tabs.currentWidget() is self.workspace:
             self.list.refresh()
 
     def _run_finished(self, _status: str) -> None:
-        rec = self.window.controller.recorder
+        rec = self.controller.recorder
         self.list.refresh(select=[rec.run_id] if rec is not None and rec.run_id is not None else None)
 
     def show_history(self) -> None:
-        self.window.tabs.setCurrentWidget(self.workspace)
+        self.tabs.setCurrentWidget(self.workspace)
         self.workspace.setCurrentIndex(0)
 
     def labels(self) -> dict[int, str]:
@@ -125,7 +132,7 @@ class HistoryUi(QObject):
         i = self.workspace.indexOf(view)
         if i > 0 and getattr(view, "data", None) is None:
             self.workspace.close_view(i)
-        self.window.show_problem(title, message)
+        self.desk.show_problem(title, message)
         self.list.refresh()
 
     def _runs_deleted(self, ids: list[int]) -> None:
@@ -135,7 +142,7 @@ class HistoryUi(QObject):
                 self.workspace.close_view(self.workspace.indexOf(v))
 
     def report(self, request: CompareRequest) -> ReportDialog:
-        dlg = ReportDialog(self.window, request, StoreTasks(self.tasks.db_path), self.labels(), self.window)
+        dlg = ReportDialog(self.desk, request, StoreTasks(self.tasks.db_path), self.labels(), self.window)
         self.dialogs = [d for d in self.dialogs if d.isVisible() or d.writing] + [dlg]
         dlg.show()
         return dlg
@@ -150,9 +157,9 @@ class HistoryUi(QObject):
         """The run File > Export Iometer results.csv writes: the one selected in History's list, else the
         last run of this window."""
         selected = self.list.selected_ids()
-        if selected and self.window.tabs.currentWidget() is self.workspace:
+        if selected and self.tabs.currentWidget() is self.workspace:
             return selected[0]
-        rec = self.window.controller.recorder
+        rec = self.controller.recorder
         if rec is not None and rec.run_id is not None:
             return rec.run_id
         return selected[0] if selected else None
@@ -160,7 +167,7 @@ class HistoryUi(QObject):
     def export_dialog(self) -> None:
         run_id = self.export_run_id()
         if run_id is None:
-            self.window.show_problem("Nothing to export", "Run a test first, or select a stored run in History; "
+            self.desk.show_problem("Nothing to export", "Run a test first, or select a stored run in History; "
                                      "File > Export Iometer results.csv then writes it.")
             self.show_history()
             return
@@ -182,11 +189,11 @@ class HistoryUi(QObject):
 
         def done(out: Path) -> None:
             text = f"Run {run_id} written to {out} (Iometer results.csv)"
-            self.window.add_message(text)
-            self.window.statusBar().showMessage(text, 10000)
+            self.desk.add_message(text)
+            self.desk.statusBar().showMessage(text, 10000)
 
         self.tasks.submit(f"exporting run {run_id}", work, done,
-                          lambda msg: self.window.show_problem("Cannot export the run", msg), owner=self.list)
+                          lambda msg: self.desk.show_problem("Cannot export the run", msg), owner=self.list)
 
     # --- import -------------------------------------------------------------------------------
     def import_dialog(self) -> None:
@@ -210,20 +217,19 @@ class HistoryUi(QObject):
             n = len(imported)
             text = f"{n} run{'s' * (n != 1)} imported from {Path(path).name}" if n else \
                 f"{Path(path).name} holds no results to import"
-            self.window.add_message(text)
-            self.window.statusBar().showMessage(text, 10000)
+            self.desk.add_message(text)
+            self.desk.statusBar().showMessage(text, 10000)
             self.show_history()
             self.list.clear_filters(select=[r.run_id for r in imported])
 
-        self.window.statusBar().showMessage(f"Importing {path}\u2026")
+        self.desk.statusBar().showMessage(f"Importing {path}\u2026")
         self.tasks.submit(f"importing {path}", work, done,
-                          lambda msg: self.window.show_problem("Cannot import the results", msg), owner=self.list)
+                          lambda msg: self.desk.show_problem("Cannot import the results", msg), owner=self.list)
 
 
-def install_history(window: Any) -> HistoryUi:
-    """Add the History tab to the main window; its actions' slots are ``HistoryUi.slots()``."""
-    ui = HistoryUi(window)
-    window.tabs.addTab(ui.workspace, HISTORY_TAB)
-    window.tabs.setTabToolTip(window.tabs.indexOf(ui.workspace),
-                              "Every stored run: open, compare, report, tag, annotate, delete")
+def install_history(window: QWidget, desk: UserDesk, tabs: QTabWidget, controller: RunController) -> HistoryUi:
+    """Add the History tab to the main window's ``tabs``; its actions' slots are ``HistoryUi.slots()``."""
+    ui = HistoryUi(window, desk, tabs, controller)
+    tabs.addTab(ui.workspace, HISTORY_TAB)
+    tabs.setTabToolTip(tabs.indexOf(ui.workspace), "Every stored run: open, compare, report, tag, annotate, delete")
     return ui

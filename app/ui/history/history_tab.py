@@ -1,8 +1,8 @@
 """History: every stored run, filtered by text, tag and status; rename, tag, annotate, delete; open,
 compare and report. Store work runs on a background thread (``StoreTasks``); the list never blocks.
 
-The window that holds the tab provides ``ask(title, text) -> bool`` and ``show_problem(title, text)``
-(looked up when needed: tests replace them) and a status bar.
+The window that holds the tab is its ``UserDesk``: ``ask``, ``show_problem`` (looked up when needed: tests
+replace them) and a status bar.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from app.ui.history.history_model import (
 )
 from app.ui.history.run_editor import RunEdit, RunEditor
 from app.ui.history.store_tasks import StoreTasks
+from app.ui.user_desk import UserDesk
 from app.ui.widgets import EmptyState, button
 
 EMPTY_TEXT = "No runs yet \u2014 press Start, or import old Iometer results (File > Import Iometer results\u2026)"
@@ -107,9 +108,9 @@ class HistoryTab(QWidget):
     runs_deleted = Signal(list)  # run ids
     loaded = Signal()  # the list shows the store's current state (tests wait for it)
 
-    def __init__(self, window: Any, tasks: StoreTasks, parent: QWidget | None = None):
+    def __init__(self, desk: UserDesk, tasks: StoreTasks, parent: QWidget | None = None):
         super().__init__(parent)
-        self.window_ = window
+        self.desk = desk
         self.tasks = tasks
         self.listing: Listing | None = None
         self._actions: dict[QPushButton, QAction] = {}
@@ -403,7 +404,7 @@ class HistoryTab(QWidget):
         self.editor.save_button.setEnabled(False)
 
         def saved(_result: object) -> None:
-            self.window_.statusBar().showMessage(f"Run {edit.run_id} saved", 5000)
+            self.desk.statusBar().showMessage(f"Run {edit.run_id} saved", 5000)
             self.editor.row = None  # show the stored values once the list arrives
             self.refresh(select=select or [edit.run_id])
 
@@ -411,7 +412,7 @@ class HistoryTab(QWidget):
                           lambda msg: self._edit_failed("Cannot save the run", msg), owner=self)
 
     def _edit_failed(self, title: str, message: str) -> None:
-        self.window_.show_problem(title, message)
+        self.desk.show_problem(title, message)
         self.editor.row = None
         self.refresh()
 
@@ -420,7 +421,7 @@ class HistoryTab(QWidget):
         if not rows:
             return
         title = "Delete run" if len(rows) == 1 else f"Delete {len(rows)} runs"
-        if not self.window_.ask(title, deletion_text(rows)):
+        if not self.desk.ask(title, deletion_text(rows)):
             return
         ids = [r.id for r in rows]
 
@@ -437,11 +438,11 @@ class HistoryTab(QWidget):
         def deleted(result: tuple[list[int], list[str]]) -> None:
             done, problems = result
             if done:
-                self.window_.statusBar().showMessage(
+                self.desk.statusBar().showMessage(
                     f"Deleted run{'s' * (len(done) != 1)} {', '.join(map(str, done))}", 8000)
                 self.runs_deleted.emit(done)
             if problems:
-                self.window_.show_problem("Cannot delete", "\n".join(problems))
+                self.desk.show_problem("Cannot delete", "\n".join(problems))
             self.refresh()
 
         self.tasks.submit("deleting runs", work, deleted,

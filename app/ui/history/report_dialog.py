@@ -4,7 +4,6 @@ background thread while the window stays usable, then the folder is one click aw
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QDate, QLocale, QSettings, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
@@ -37,6 +36,7 @@ from app.ui.history.report_files import (
     write_report,
 )
 from app.ui.history.store_tasks import StoreTasks
+from app.ui.user_desk import UserDesk
 from app.ui.widgets import error_label
 
 DEFAULT_TITLE = "Storage performance report"
@@ -66,20 +66,19 @@ def describe(req: CompareRequest, labels: dict[int, str]) -> list[tuple[str, str
 
 
 class ReportDialog(QDialog):
-    """Non-modal: ``show()`` it. ``window`` gives ``ask`` (overwrite?), ``statusBar`` and ``settings``."""
+    """Non-modal: ``show()`` it. ``desk`` gives ``ask`` (overwrite?), ``statusBar`` and ``settings``."""
 
     written = Signal(list)  # paths
 
-    def __init__(self, window: Any, request: CompareRequest, tasks: StoreTasks,
+    def __init__(self, desk: UserDesk, request: CompareRequest, tasks: StoreTasks,
                  labels: dict[int, str] | None = None, parent: QWidget | None = None):
         super().__init__(parent)
-        self.window_ = window
+        self.desk = desk
         self.request = request
         self.tasks = tasks
         self.writing = False
         self.last_written: list[Path] = []
-        settings: QSettings | None = getattr(window, "settings", None)
-        self.settings = settings
+        self.settings: QSettings | None = desk.settings
         self.setWindowTitle("Write a report")
 
         what = QFormLayout()
@@ -211,7 +210,7 @@ class ReportDialog(QDialog):
         return str(self.settings.value(f"report/{key}", default) or default)
 
     def _remember(self) -> None:
-        if self.settings is None or not getattr(self.window_, "persist", True):
+        if self.settings is None or not self.desk.persist:
             return
         for key, value in (("title", self.title.text()), ("client", self.client.text()),
                            ("author", self.author.text()), ("company", self.company.text()),
@@ -282,7 +281,7 @@ class ReportDialog(QDialog):
         self.error.hide()
         outputs = self.outputs()
         existing = [p for p in outputs.values() if p.exists()]
-        if existing and not self.window_.ask("Replace files?", "These files exist already:\n\n"
+        if existing and not self.desk.ask("Replace files?", "These files exist already:\n\n"
                                              + "\n".join(str(p) for p in existing) + "\n\nReplace them?"):
             return
         self._remember()
@@ -313,7 +312,7 @@ class ReportDialog(QDialog):
         self.result.show()
         self.open_button.show()
         self.open_button.setFocus()
-        self.window_.statusBar().showMessage(f"Report written to {folder}", 10000)
+        self.desk.statusBar().showMessage(f"Report written to {folder}", 10000)
         self.written.emit(paths)
 
     def _failed(self, message: str) -> None:

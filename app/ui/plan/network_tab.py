@@ -7,6 +7,8 @@ connects to it, at the receiving manager's own address (never a NIC address read
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -29,9 +31,9 @@ from PySide6.QtWidgets import (
 
 from app.model.plan import Plan, Target, Worker
 from app.model.validation import MIN_NET_PORT
-from app.ui.plan.document import TARGETS, PlanDocument
 from app.ui.plan.hosts import where_label
 from app.ui.plan.network_pairs import connection, partner_of, receives
+from app.ui.plan.plan_document import Change, PlanDocument
 from app.ui.plan.topology import Selection
 from app.ui.plan.worker_page import WorkerPage
 from app.ui.widgets import ContentOrEmpty, button, compact_rows, error_label
@@ -268,10 +270,9 @@ class NetworkTargetsTab(WorkerPage):
     def _set_protocol(self, _index: int) -> None:
         w = self.worker()
         kind = self.protocol.currentData()
-        if self._loading or w is None or w.kind == kind:
+        if self._loading or w is None or w.kind == kind or self.sel.manager is None or self.sel.worker is None:
             return
-        w.kind = kind
-        self.doc.touch(TARGETS)
+        self.doc.set_worker_field(self.sel.manager, self.sel.worker, "kind", kind, "Change network protocol")
 
     def _dialog(self, target: Target | None) -> Target | None:
         w = self.worker()
@@ -284,8 +285,7 @@ class NetworkTargetsTab(WorkerPage):
         w = self.worker()
         t = self._dialog(None)
         if w is not None and t is not None:
-            w.targets.append(t)
-            self.doc.touch(TARGETS)
+            self._edit_targets(f"Add network target {t.name}", lambda targets: targets.append(t))
             self.table.selectRow(len(w.targets) - 1)
 
     def edit(self) -> None:
@@ -295,12 +295,20 @@ class NetworkTargetsTab(WorkerPage):
             return
         t = self._dialog(w.targets[row])
         if t is not None:
-            w.targets[row] = t
-            self.doc.touch(TARGETS)
+            self._edit_targets(f"Change network target {t.name}", lambda targets: targets.__setitem__(row, t))
 
     def remove(self) -> None:
         w = self.worker()
         row = self.table.currentRow()
         if w is not None and 0 <= row < len(w.targets):
-            del w.targets[row]
-            self.doc.touch(TARGETS)
+            self._edit_targets(f"Remove network target {w.targets[row].name}", lambda targets: targets.pop(row))
+
+    def _edit_targets(self, text: str, change: Callable[[list[Target]], object]) -> None:
+        """One undoable edit of the selected worker's target list."""
+        mi, wi = self.sel.manager, self.sel.worker
+        if mi is None or wi is None:
+            return
+
+        def apply(plan: Plan) -> None:
+            change(plan.managers[mi].workers[wi].targets)
+        self.doc.edit(text, Change.TARGETS, apply)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,11 +25,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.engine.sequence import SequenceTooLong, Step, expand
-from app.model.plan import TEST_TYPES, Plan
+from app.model.plan import TEST_TYPES, Plan, TestSetup
 from app.model.units import format_duration
 from app.model.validation import MAX_QUEUE_DEPTH, MAX_SECONDS, validate
 from app.ui.plan.curve_box import CurveBox
-from app.ui.plan.document import ASSIGNMENT, SETUP, TARGETS, TOPOLOGY, PlanDocument
+from app.ui.plan.plan_document import Change, PlanDocument
 from app.ui.widgets import ContentOrEmpty, compact_rows
 
 TEST_TYPE_TITLES = {
@@ -58,6 +61,11 @@ USES_QD = {"CYCLE_OUTSTANDING_IOS", "CYCLE_OUTSTANDING_IOS_AND_TARGETS"}
 RECORD_CHOICES = {"ALL": "All", "NO_TARGETS": "No targets", "NO_WORKERS": "No workers",
                   "NO_MANAGERS": "No managers", "NONE": "None"}
 PREVIEW_ROWS = 2000
+# a Test Setup field's name in Edit > Undo "Change …"
+FIELD_NAMES = {"description": "test description", "run_time": "run time", "ramp_up": "ramp up time",
+               "record_results": "record results", "test_type": "cycling option",
+               "worker_cycling": "worker cycling", "target_cycling": "target cycling",
+               "queue_depth_cycling": "outstanding I/Os cycling"}
 
 
 def _spin(lo: int, hi: int, suffix: str = "") -> QSpinBox:
@@ -109,6 +117,7 @@ class SetupTab(QWidget):
         super().__init__(parent)
         self.doc = doc
         self._loading = False
+        self._storing = False  # True while its own edit is announced (the fields show it already)
 
         form_box = QWidget()
         lay = QVBoxLayout(form_box)
@@ -202,8 +211,10 @@ class SetupTab(QWidget):
             out += [b.start, b.step] + ([b.end] if b.end is not None else [])
         return out
 
-    def _on_changed(self, what: str) -> None:
-        if what in (TOPOLOGY, TARGETS, ASSIGNMENT):
+    def _on_changed(self, what: Change) -> None:
+        if what is Change.SETUP and not self._storing:  # undone or redone: show it
+            self.load()
+        elif what in (Change.TOPOLOGY, Change.TARGETS, Change.ASSIGNMENT):
             self._preview_timer.start()
 
     # --- plan <-> widgets -------------------------------------------------------------------
@@ -229,13 +240,14 @@ class SetupTab(QWidget):
         self.qd_box.step.setValue(q.step)
         self.qd_box.kind.setCurrentIndex(max(0, self.qd_box.kind.findData(q.step_type)))
         self._loading = False
+        self._storing = False  # True while its own edit is announced (the fields show it already)
         self._update_enabled()
         self.update_preview()
 
     def _store(self, *_args: object) -> None:
         if self._loading:
             return
-        s = self.doc.plan.setup
+        s = copy.deepcopy(self.doc.plan.setup)
         s.description = self.description.text()
         s.run_time = self.hours.value() * 3600 + self.minutes.value() * 60 + self.seconds.value()
         s.ramp_up = self.ramp.value()
@@ -246,9 +258,23 @@ class SetupTab(QWidget):
         q = s.queue_depth_cycling
         q.start, q.end, q.step = self.qd_box.start.value(), self.qd_box.end.value(), self.qd_box.step.value()
         q.step_type = self.qd_box.kind.currentData()
+        self._apply(s)
         self._update_enabled()
-        self.doc.touch(SETUP)
         self.update_preview()
+
+    def _apply(self, setup: TestSetup) -> None:
+        """The fields' values as one undoable edit named after the field that changed; keystrokes and spin
+        clicks in one field are one step."""
+        old = self.doc.plan.setup
+        changed = [f.name for f in dataclasses.fields(setup) if getattr(setup, f.name) != getattr(old, f.name)]
+        if not changed:
+            return
+        self._storing = True
+        try:
+            self.doc.edit(f"Change {FIELD_NAMES.get(changed[0], changed[0].replace('_', ' '))}", Change.SETUP,
+                          lambda plan: setattr(plan, "setup", setup), merge_key="setup:" + ",".join(changed))
+        finally:
+            self._storing = False
 
     def _update_enabled(self) -> None:
         t = self.test_type.currentData()

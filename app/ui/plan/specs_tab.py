@@ -27,7 +27,6 @@ from app.model.plan import IDLE, AccessSpec, Plan, SpecLine, Worker
 from app.model.spec_words import line_summary, spec_summary
 from app.model.validation import Problem, validate
 from app.ui.confirm import confirm
-from app.ui.plan.document import ASSIGNMENT, SPECS, PlanDocument
 from app.ui.plan.library import (
     BUILTIN,
     ORIGIN_TITLES,
@@ -38,6 +37,7 @@ from app.ui.plan.library import (
     rename_in_plan,
     unique_name,
 )
+from app.ui.plan.plan_document import Change, PlanDocument
 from app.ui.plan.spec_editor import SpecEditor
 from app.ui.plan.topology import Selection
 from app.ui.widgets import ContentOrEmpty, button
@@ -119,7 +119,8 @@ class SpecsTab(QWidget):
         lay.addWidget(assigned, 2)
 
         doc.replaced.connect(self.refresh)
-        doc.changed.connect(lambda what: self.refresh() if what in (SPECS, ASSIGNMENT) else None)
+        doc.changed.connect(lambda what: self.refresh() if what in (Change.SPECS, Change.ASSIGNMENT, Change.TOPOLOGY)
+                            else None)
         self.refresh()
 
     # --- view -------------------------------------------------------------------------------
@@ -163,8 +164,9 @@ class SpecsTab(QWidget):
                 hint.setFlags(Qt.ItemFlag.NoItemFlags)
             g.setExpanded(origin != BUILTIN or not self.doc.plan.specs)
 
-    def _workers(self) -> list[Worker]:
-        plan = self.doc.plan
+    def _workers(self, plan: Plan | None = None) -> list[Worker]:
+        """The selected workers of ``plan`` (the document's): all, a manager's, or one."""
+        plan = plan or self.doc.plan
         s = self.sel
         if s.manager is None:
             return [w for m in plan.managers for w in m.workers]
@@ -225,18 +227,19 @@ class SpecsTab(QWidget):
         if not workers:
             QMessageBox.information(self, "No worker", "Add a worker first (Edit > Add worker).")
             return
-        if idle:
-            name = IDLE
-        else:
+        spec: AccessSpec | None = None
+        if not idle:
             chosen = self._selected_spec()
             if chosen is None:
                 QMessageBox.information(self, "Choose a spec", "Select an access specification on the left first.")
                 return
-            name = ensure_in_plan(self.doc.plan, chosen[1]).name
-        for w in workers:
-            w.specs.append(name)
-        self.doc.touch(SPECS)
-        self.doc.touch(ASSIGNMENT)
+            spec = chosen[1]
+
+        def apply(plan: Plan) -> None:
+            name = ensure_in_plan(plan, spec).name if spec is not None else IDLE  # (a library spec: copied in)
+            for w in self._workers(plan):
+                w.specs.append(name)
+        self.doc.edit(f"Assign {spec.name if spec is not None else IDLE}", (Change.SPECS, Change.ASSIGNMENT), apply)
         if self.assigned.count():
             self.assigned.setCurrentRow(self.assigned.count() - 1)
 
@@ -244,8 +247,9 @@ class SpecsTab(QWidget):
         w = self.worker()
         row = self.assigned.currentRow()
         if w is not None and 0 <= row < len(w.specs):
-            del w.specs[row]
-            self.doc.touch(ASSIGNMENT)
+            def apply(plan: Plan) -> None:
+                del self._workers(plan)[0].specs[row]
+            self.doc.edit(f"Unassign {w.specs[row]}", Change.ASSIGNMENT, apply)
             if self.assigned.count():
                 self.assigned.setCurrentRow(min(row, self.assigned.count() - 1))
 
@@ -255,8 +259,10 @@ class SpecsTab(QWidget):
         new = row + delta
         if w is None or not (0 <= row < len(w.specs) and 0 <= new < len(w.specs)):
             return
-        w.specs[row], w.specs[new] = w.specs[new], w.specs[row]
-        self.doc.touch(ASSIGNMENT)
+        def apply(plan: Plan) -> None:
+            specs = self._workers(plan)[0].specs
+            specs[row], specs[new] = specs[new], specs[row]
+        self.doc.edit(f"Move {w.specs[row]} {'up' if delta < 0 else 'down'}", Change.ASSIGNMENT, apply)
         self.assigned.setCurrentRow(new)
 
     # --- library edits ----------------------------------------------------------------------
@@ -272,8 +278,7 @@ class SpecsTab(QWidget):
         spec = AccessSpec(unique_name(self.doc.plan, "New spec"), [SpecLine(align=2048)])
         result = self.open_editor(spec, PLAN, "New Access Specification")
         if result:
-            self.doc.plan.specs.append(result)
-            self.doc.touch(SPECS)
+            self.doc.edit(f"New spec {result.name}", Change.SPECS, lambda plan: plan.specs.append(result))
 
     def edit_spec(self) -> None:
         chosen = self._selected_spec()
@@ -288,11 +293,12 @@ class SpecsTab(QWidget):
             return
         if origin == PLAN:
             i = self.doc.plan.specs.index(spec)
-            self.doc.plan.specs[i] = result
-            if result.name != spec.name:
-                rename_in_plan(self.doc.plan, spec.name, result.name)
-            self.doc.touch(SPECS)
-            self.doc.touch(ASSIGNMENT)
+
+            def apply(plan: Plan) -> None:
+                plan.specs[i] = result
+                if result.name != spec.name:
+                    rename_in_plan(plan, spec.name, result.name)
+            self.doc.edit(f"Edit spec {result.name}", (Change.SPECS, Change.ASSIGNMENT), apply)
         else:
             self.library.save_user(result, replacing=spec.name)
             self.refresh()
@@ -305,8 +311,7 @@ class SpecsTab(QWidget):
         spec.name = unique_name(self.doc.plan, f"{spec.name} (copy)")
         result = self.open_editor(spec, PLAN, "New Access Specification (copy)")
         if result:
-            self.doc.plan.specs.append(result)
-            self.doc.touch(SPECS)
+            self.doc.edit(f"Copy spec as {result.name}", Change.SPECS, lambda plan: plan.specs.append(result))
 
     def delete_spec(self) -> None:
         chosen = self._selected_spec()
@@ -322,16 +327,17 @@ class SpecsTab(QWidget):
             return
         users = [f"{m.name}/{w.name}" for m in self.doc.plan.managers for w in m.workers
                  if any(s.casefold() == spec.name.casefold() for s in w.specs)]
-        if users:
-            if not confirm(self, "Delete spec", f"{spec.name!r} is assigned to {', '.join(users)}. Delete it "
-                           "and remove those assignments?", "Delete and unassign"):
-                return
-            for m in self.doc.plan.managers:
+        if users and not confirm(self, "Delete spec", f"{spec.name!r} is assigned to {', '.join(users)}. Delete "
+                                 "it and remove those assignments?", "Delete and unassign"):
+            return
+        i = self.doc.plan.specs.index(spec)
+
+        def apply(plan: Plan) -> None:
+            for m in plan.managers:
                 for w in m.workers:
                     w.specs = [s for s in w.specs if s.casefold() != spec.name.casefold()]
-        self.doc.plan.specs.remove(spec)
-        self.doc.touch(SPECS)
-        self.doc.touch(ASSIGNMENT)
+            del plan.specs[i]
+        self.doc.edit(f"Delete spec {spec.name}", (Change.SPECS, Change.ASSIGNMENT), apply)
 
     def save_to_library(self) -> None:
         chosen = self._selected_spec()

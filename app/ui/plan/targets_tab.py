@@ -6,6 +6,7 @@ import contextlib
 import os
 import platform
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -49,11 +50,14 @@ from app.model.plan import DATA_PATTERNS, LOCAL, Target, Worker
 from app.model.units import format_bytes, parse_size
 from app.model.validation import MAX_QUEUE_DEPTH
 from app.ui.confirm import confirm
-from app.ui.plan.document import TARGETS, PlanDocument
 from app.ui.plan.place_target import PlaceTargetDialog
+from app.ui.plan.plan_document import Change, PlanDocument
 from app.ui.plan.worker_page import WorkerPage
 from app.ui.widgets import ContentOrEmpty, button, compact_rows, error_label
 
+# a worker setting's name in Edit > Undo "Change …"
+SETTING_NAMES = {"queue_depth": "# of outstanding I/Os", "max_size": "maximum disk size",
+                 "start_sector": "starting disk sector", "data_pattern": "write data pattern"}
 PATTERN_TITLES = ("Repeating bytes", "Pseudo random", "Full random")
 _DIGITS = QRegularExpressionValidator(r"\d{0,18}")
 
@@ -304,7 +308,7 @@ class TargetsTab(WorkerPage):
         self.start.textEdited.connect(lambda t: self._set_worker("start_sector", int(t or 0)))
         self.pattern.currentIndexChanged.connect(lambda i: self._set_worker("data_pattern", i))
         doc.replaced.connect(self.refresh)
-        doc.changed.connect(lambda what: self.refresh() if what == TARGETS else None)
+        doc.changed.connect(lambda what: self.refresh() if what in (Change.TARGETS, Change.TOPOLOGY) else None)
         self.refresh_disks()
 
     # --- selection and refresh --------------------------------------------------------------
@@ -413,13 +417,15 @@ class TargetsTab(WorkerPage):
         w = self.worker()
         if self._loading or w is None or getattr(w, attr) == value:
             return
-        setattr(w, attr, value)
-        if attr == "max_size":
-            self._update_size_note(w)
-        self._fill_table(w)
-        self.doc.touch(TARGETS)
+        self.doc.set_worker_field(*self._indexes(), attr, value, f"Change {SETTING_NAMES[attr]}")
 
-    def _add(self, target: Target) -> None:
+    def _edit_worker(self, text: str, change: Callable[[Worker], None]) -> None:
+        """One undoable edit of the selected worker."""
+        mi, wi = self._indexes()
+        self.doc.edit(text, Change.TARGETS, lambda plan: change(plan.managers[mi].workers[wi]))
+
+    def _add(self, target: Target, max_size: int | None = None) -> None:
+        """Add ``target`` to the selected worker (and set its Maximum Disk Size, for a test file's size)."""
         w = self.worker()
         if w is None:
             return
@@ -427,9 +433,13 @@ class TargetsTab(WorkerPage):
             QMessageBox.information(self, "Already a target", f"{target.path or target.name} is already a "
                                     f"target of {w.name}.")
             return
-        w.targets.append(target)
-        self.doc.touch(TARGETS)
-        self.table.selectRow(len(w.targets) - 1)
+
+        def add(worker: Worker) -> None:
+            if max_size is not None:
+                worker.max_size = max_size
+            worker.targets.append(target)
+        self._edit_worker(f"Add target {target.path or target.name}", add)
+        self.table.selectRow(len(w.targets))
 
     def add_test_file(self) -> None:
         w = self.worker()
@@ -438,9 +448,8 @@ class TargetsTab(WorkerPage):
         dlg = self.test_file_dialog(w)
         if dlg.exec() != QDialog.DialogCode.Accepted:
             return
-        w.max_size = dlg.max_size_sectors()
         path = dlg.path.text().strip()
-        self._add(Target(path, path))
+        self._add(Target(path, path), max_size=dlg.max_size_sectors())
 
     def _indexes(self) -> tuple[int, int]:
         """(manager, worker) of the selected worker; called only while ``self.worker()`` finds one."""
@@ -484,8 +493,9 @@ class TargetsTab(WorkerPage):
         w = self.worker()
         row = self.table.currentRow()
         if w is not None and 0 <= row < len(w.targets):
-            del w.targets[row]
-            self.doc.touch(TARGETS)
+            def remove(worker: Worker) -> None:
+                del worker.targets[row]
+            self._edit_worker(f"Remove target {w.targets[row].name}", remove)
 
     def move(self, delta: int) -> None:
         w = self.worker()
@@ -493,6 +503,7 @@ class TargetsTab(WorkerPage):
         new = row + delta
         if w is None or not (0 <= row < len(w.targets) and 0 <= new < len(w.targets)):
             return
-        w.targets[row], w.targets[new] = w.targets[new], w.targets[row]
-        self.doc.touch(TARGETS)
+        def swap(worker: Worker) -> None:
+            worker.targets[row], worker.targets[new] = worker.targets[new], worker.targets[row]
+        self._edit_worker(f"Move target {w.targets[row].name} {'up' if delta < 0 else 'down'}", swap)
         self.table.selectRow(new)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QWidget
 
 from app.model.plan import Worker
-from app.ui.plan.document import PlanDocument
+from app.ui.plan.plan_document import PlanDocument
 from app.ui.plan.topology import Selection
 
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.engine.jobfile import client_workers, worker_key
-from app.ui.plan.document import RESULTS, TARGETS, TOPOLOGY, PlanDocument
+from app.ui.plan.plan_document import Change, PlanDocument
 from app.ui.plan.topology import Selection
 from app.ui.run.charts import ChartGrid, ChartScroller
 from app.ui.run.disk_table import DiskTable
@@ -174,7 +174,7 @@ class ResultsTab(QWidget):
         self.since.buttonToggled.connect(lambda *_: self._kind_changed())
         self.frequency.currentIndexChanged.connect(self._frequency_changed)
         doc.replaced.connect(self.load)
-        doc.changed.connect(lambda what: self._rebuild_scopes() if what in (TOPOLOGY, TARGETS) else None)
+        doc.changed.connect(self._on_changed)
         self.load()
 
     # --- settings -----------------------------------------------------------------------------
@@ -235,16 +235,24 @@ class ResultsTab(QWidget):
                                              header.fontMetrics().horizontalAdvance("9,999,999.99") + 12))
         self.redraw(force=True)
 
+    def _on_changed(self, what: Change) -> None:
+        if what in (Change.TOPOLOGY, Change.TARGETS):
+            self._rebuild_scopes()
+        elif what is Change.RESULTS and (self.doc.plan.setup.update_type != self.kind or
+                                         self.doc.plan.setup.update_frequency != self.frequency.currentData()):
+            self.load()  # undone or redone
+            self.redraw(force=True)
+
     def _kind_changed(self) -> None:
-        self.doc.plan.setup.update_type = self.kind
-        self.doc.touch(RESULTS)
+        kind = self.kind
+        self.doc.edit("Change results since", Change.RESULTS, lambda plan: setattr(plan.setup, "update_type", kind))
         self.redraw(force=True)
 
     def _frequency_changed(self) -> None:
         sec = int(self.frequency.currentData())
         self.live.update_seconds = sec
-        self.doc.plan.setup.update_frequency = sec
-        self.doc.touch(RESULTS)
+        self.doc.edit("Change update frequency", Change.RESULTS,
+                      lambda plan: setattr(plan.setup, "update_frequency", sec))
 
     # --- drawing ------------------------------------------------------------------------------
     def redraw(self, force: bool = False) -> bool:

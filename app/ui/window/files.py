@@ -21,9 +21,10 @@ if TYPE_CHECKING:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QDockWidget
 
-    from app.ui.plan.document import PlanDocument
+    from app.ui.plan.plan_document import PlanDocument
     from app.ui.run.live_data import LiveResults
     from app.ui.run.run_controller import RunController
+    from app.ui.window.host_facts import HostFactsKeeper
 
 PLAN_SUFFIXES = (".icf", ".conf", ".json")
 OPEN_FILTER = "Plans (*.icf *.conf *.json);;Iometer configuration (*.icf *.conf);;Fiometer plan (*.json);;All files (*)"
@@ -71,10 +72,10 @@ class FilesMixin(QMainWindow):
         live: LiveResults
         controller: RunController
         messages_dock: QDockWidget
+        hosts: HostFactsKeeper
 
         def add_message(self, text: str, level: str = "info") -> None: ...
         def show_problem(self, title: str, text: str) -> None: ...
-        def apply_local_facts(self) -> None: ...
         def plan_errors(self) -> list[Any]: ...
         def _update_title(self) -> None: ...
 
@@ -127,7 +128,7 @@ class FilesMixin(QMainWindow):
             return
         self.doc.new()
         self.live.clear()
-        self.apply_local_facts()
+        self.hosts.apply_local_facts()
 
     def open_dialog(self) -> None:
         recent = recent_files(self.settings) if self.settings else []
@@ -153,7 +154,7 @@ class FilesMixin(QMainWindow):
             return False
         self.doc.open(path, opened)
         self.live.clear()
-        self.apply_local_facts()
+        self.hosts.apply_local_facts()
         if remember:
             self._remember(path)
         self.statusBar().showMessage(f"Opened {path}: {len(opened.plan.managers)} manager(s), "
@@ -182,7 +183,7 @@ class FilesMixin(QMainWindow):
         self.doc.place_targets({TESTFILE: str(where)})  # runs as shipped: one test file for every worker
         self.doc.mark_saved()
         self.live.clear()
-        self.apply_local_facts()
+        self.hosts.apply_local_facts()
         self.add_message(f"Example {plan.name!r}: {plan.setup.description}. Its test file is {where} (created "
                          "when the run starts); Disk Targets > Set path… places it elsewhere.")
         self.statusBar().showMessage(f"Example {plan.name!r}: its target {TESTFILE} is the test file {where}", 15000)

@@ -3,23 +3,44 @@ OS and fio version asked for in the background."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QMainWindow
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
 
 from app.model.plan import LOCAL, Manager
 from app.ui.plan.hosts import HostFacts, LocalFactsProbe, RemoteProbe
 from app.ui.plan.manager_dialog import parse_host_port
+from app.ui.plan.plan_document import PlanDocument
+from app.ui.plan.targets_tab import TargetsTab
+from app.ui.plan.topology import TopologyTree
+
+if TYPE_CHECKING:
+    from app.first_run import FioStatus
 
 
-class HostFactsMixin(QMainWindow):
-    local_facts: HostFacts | None = None
+class HostFactsKeeper(QObject):
+    """Probes hosts and hands their facts to the Topology (its labels) and the Disk Targets tab (each
+    remote manager's OS decides its target rules). A QObject child of the window: the probes' late answers
+    are not delivered once the window is gone."""
 
-    def _start_probes(self) -> None:
+    def __init__(self, parent: QObject, doc: PlanDocument, topology: TopologyTree, targets_tab: TargetsTab,
+                 show_fio_status: Callable[[FioStatus], None]):
+        super().__init__(parent)
+        self.doc = doc
+        self.topology = topology
+        self.targets_tab = targets_tab
+        self.show_fio_status = show_fio_status
+        self.local_facts: HostFacts | None = None
+        self.local_probe: LocalFactsProbe | None = None
+        self.remote_probe = RemoteProbe()
+        self.remote_probe.done.connect(self._on_remote_facts)
+
+    def start_probes(self) -> None:
         self.local_probe = LocalFactsProbe()  # no parent: see hosts.py on threads and lifetimes
         self.local_probe.ready.connect(self._on_local_facts)
         self.local_probe.fio_status.connect(self.show_fio_status)
         self.local_probe.start()
-        self.remote_probe = RemoteProbe()
-        self.remote_probe.done.connect(self._on_remote_facts)
 
     def probe_manager(self, m: Manager) -> None:
         """Ask a remote manager's fio server for its OS and fio version, in the background."""

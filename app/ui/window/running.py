@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QDockWidget, QTabWidget
 
-    from app.ui.plan.document import PlanDocument
     from app.ui.plan.network_tab import NetworkTargetsTab
+    from app.ui.plan.plan_document import PlanDocument
     from app.ui.plan.setup_tab import SetupTab
     from app.ui.plan.specs_tab import SpecsTab
     from app.ui.plan.targets_tab import TargetsTab
@@ -52,10 +52,17 @@ def describe_risk(risk: Any, local: bool) -> str:
 
 
 class RunningMixin(QMainWindow):
-    lost: dict[str, str] = {}  # noqa: RUF012 (replaced per run) managers whose fio failed in this run: cause
-    failures: list[str] = []  # noqa: RUF012 (replaced per run) what failed, for the run's end summary
-    run_options: Any = None  # RunOptions for the next Start (tests, screenshots); None = plan's own
-    run_endpoints: dict[str, Any] | None = None
+    lost: dict[str, str]  # managers whose fio failed in this run: cause (replaced per run)
+    failures: list[str]  # what failed, for the run's end summary (replaced per run)
+    run_options: Any  # RunOptions for the next Start (tests, screenshots); None = plan's own
+    run_endpoints: dict[str, Any] | None
+
+    def _init_running(self) -> None:
+        """Each window's own run state (never shared through class attributes)."""
+        self.lost = {}
+        self.failures = []
+        self.run_options = None
+        self.run_endpoints = None
 
     if TYPE_CHECKING:  # what MainWindow and the other mixins provide (declared for mypy only: at run time
         # a definition here would shadow theirs in MainWindow's method order)
@@ -147,7 +154,7 @@ class RunningMixin(QMainWindow):
             self.add_message(note, "warning")  # what could not be verified on remote managers
         self.lost = {}
         self._show_lost()
-        self.failures: list[str] = []
+        self.failures = []
         self.live.clear()
         self.results_tab.validity.hide()  # the last run's notes are not this one's
         self.results_tab.charts.clear_marks()
