@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from typing import Any, Final
 
@@ -12,7 +12,7 @@ from app.model.metrics import Metrics
 from app.process_owner import ProcessOwner, owner_is_gone
 
 from .abandoned import close_abandoned_runs
-from .blocks import series_rows
+from .blocks import columns_as_rows, series_arrays_between, series_rows, series_span
 from .codec import metrics_from, unpack_text
 from .database import Store
 from .errors import RunNotFound, StoreError
@@ -209,6 +209,33 @@ def step_samples(
     n = len(_M)
     first = 1 if window == "interval" else 1 + n
     return [(r[0], metrics_from(r[first:first + n], *hists.get(r[0], (None, None)))) for r in rows]
+
+
+SampleLine = tuple[float, str, "str | None", str, Metrics]  # (t, level, manager, key, interval window)
+
+
+def step_samples_by_stretch(store: Store, step_id: int, stretch_s: float = 600.0) -> Iterator[list[SampleLine]]:
+    """Every series' interval samples of a step, a stretch of ``stretch_s`` seconds of the step at a time
+    (each list holds the samples with t in one stretch, in no particular order), so that a reader of an
+    8-hour step never holds more than a stretch. Numbers as ``step_samples`` gives them, without
+    histograms. Each stretch is read in its own transaction."""
+    with store.read("reading samples") as conn:
+        series = conn.execute("SELECT id, coalesce(same_as, id), level, manager, key FROM series "
+                              "WHERE step_id = ? ORDER BY id", (step_id,)).fetchall()
+        own = list(dict.fromkeys(o for _i, o, *_k in series))
+        span = series_span(conn, own)
+    if span is None:
+        return
+    n = len(_M)
+    lo = float(int(span[0] // stretch_s) * stretch_s)
+    while lo <= span[1]:
+        hi = lo + stretch_s
+        with store.read("reading samples") as conn:
+            arrays = series_arrays_between(conn, own, lo, hi)
+        rows = {sid: columns_as_rows(cols) for sid, cols in arrays.items()}
+        yield [(r[0], level, manager, key, metrics_from(r[1:1 + n]))
+               for _sid, o, level, manager, key in series for r in rows.get(o, ())]
+        lo = hi
 
 
 def rename_run(store: Store, run_id: int, name: str) -> None:
