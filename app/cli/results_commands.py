@@ -211,7 +211,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     for path in (args.iometer_csv, args.samples):
         if path:
             output_path(path)  # before reading the run: a mistyped folder is said at once
-    run = _get_run(args)
+    # the results (every level's histograms, every step) only for the Iometer file; the samples need
+    # the run's outline alone, so that memory stays flat in the run's length
+    run = _get_run(args) if args.iometer_csv else _get_run(args, result_levels=())
     if args.iometer_csv:
         write_output(args.iometer_csv, run_results_csv_bytes(run))
         print(f"Run {run.id} written to {args.iometer_csv} (Iometer 1.1.0 results.csv layout)")

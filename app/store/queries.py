@@ -211,14 +211,15 @@ def step_samples(
     return [(r[0], metrics_from(r[first:first + n], *hists.get(r[0], (None, None)))) for r in rows]
 
 
-SampleLine = tuple[float, str, "str | None", str, Metrics]  # (t, level, manager, key, interval window)
+StretchSeries = tuple[str, "str | None", str, list[Any]]  # (level, manager, key, BLOCK_COLUMNS arrays)
 
 
-def step_samples_by_stretch(store: Store, step_id: int, stretch_s: float = 600.0) -> Iterator[list[SampleLine]]:
-    """Every series' interval samples of a step, a stretch of ``stretch_s`` seconds of the step at a time
-    (each list holds the samples with t in one stretch, in no particular order), so that a reader of an
-    8-hour step never holds more than a stretch. Numbers as ``step_samples`` gives them, without
-    histograms. Each stretch is read in its own transaction."""
+def step_samples_by_stretch(store: Store, step_id: int, stretch_s: float = 300.0) -> Iterator[list[StretchSeries]]:
+    """Every series' samples of a step, a stretch of ``stretch_s`` seconds of the step at a time: per
+    stretch, each series with samples in it as ``blocks.BLOCK_COLUMNS`` arrays by t (``sample_rows``
+    makes their numbers), series in the order telemetry first reported them. A reader of an
+    8-hour step never holds more than a stretch, and that as arrays. Each stretch is read in its own
+    transaction."""
     with store.read("reading samples") as conn:
         series = conn.execute("SELECT id, coalesce(same_as, id), level, manager, key FROM series "
                               "WHERE step_id = ? ORDER BY id", (step_id,)).fetchall()
@@ -226,16 +227,25 @@ def step_samples_by_stretch(store: Store, step_id: int, stretch_s: float = 600.0
         span = series_span(conn, own)
     if span is None:
         return
-    n = len(_M)
     lo = float(int(span[0] // stretch_s) * stretch_s)
     while lo <= span[1]:
         hi = lo + stretch_s
         with store.read("reading samples") as conn:
             arrays = series_arrays_between(conn, own, lo, hi)
-        rows = {sid: columns_as_rows(cols) for sid, cols in arrays.items()}
-        yield [(r[0], level, manager, key, metrics_from(r[1:1 + n]))
-               for _sid, o, level, manager, key in series for r in rows.get(o, ())]
+        yield [(level, manager, key, arrays[o]) for _sid, o, level, manager, key in series if o in arrays]
         lo = hi
+
+
+def sample_rows(cols: list[Any], chunk: int = 64) -> Iterator[tuple[Any, ...]]:
+    """A series' arrays as ``step_samples`` reads its samples: tuples of Python values (None for NULL) in
+    ``blocks.BLOCK_COLUMNS`` order, made ``chunk`` at a time."""
+    for a in range(0, len(cols[0]), chunk):
+        yield from columns_as_rows([c[a:a + chunk] for c in cols])
+
+
+def interval_metrics(row: tuple[Any, ...]) -> Metrics:
+    """The interval window of one of ``sample_rows`` (no histograms)."""
+    return metrics_from(row[1:1 + len(_M)])
 
 
 def rename_run(store: Store, run_id: int, name: str) -> None:

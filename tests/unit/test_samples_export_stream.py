@@ -90,7 +90,7 @@ def store_with_run(tmp_path):
     store.close()
 
 
-@pytest.mark.parametrize("stretch", [600.0, 60.0, 7.0, 0.5])
+@pytest.mark.parametrize("stretch", [600.0, 60.0, 7.0, 2.5])
 def test_streamed_export_equals_the_whole_export_byte_for_byte(store_with_run, stretch):
     store, run_id = store_with_run
     run = get_run(store, run_id)
