@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .hist_blocks import flush_hists
 from .peaks import PEAK_BIN_S, PEAK_COLUMNS, PEAK_FIELDS, WINDOW_PREFIXES, bin_peaks, field_arrays
 from .schema import SAMPLE_VALUE_COLUMNS, V4
 
@@ -279,6 +280,7 @@ def flush(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
         blocks.append((sid, rows[0][0], rows[-1][0], len(rows), encode_block(rows)))
     conn.executemany("INSERT INTO sample_blocks (series_id, t0, t1, n, data) VALUES (?, ?, ?, ?, ?)", blocks)
     conn.execute(f"DELETE FROM samples WHERE series_id IN ({_id_list(tails)})")
+    flush_hists(conn, ids)
 
 
 def columns_as_rows(cols: list[np.ndarray]) -> list[tuple[Any, ...]]:
@@ -295,6 +297,9 @@ def seal_step(conn: sqlite3.Connection, step_id: int) -> None:
     """A step has ended: every row of its series into blocks, and its series' peaks kept."""
     flush(conn, [sid for (sid,) in conn.execute(
         "SELECT id FROM series WHERE step_id = ? AND EXISTS (SELECT 1 FROM samples WHERE series_id = series.id)",
+        (step_id,))])
+    flush_hists(conn, [sid for (sid,) in conn.execute(
+        "SELECT id FROM series WHERE step_id = ? AND EXISTS (SELECT 1 FROM sample_hists WHERE series_id = series.id)",
         (step_id,))])
     keep_peaks(conn, step_id)
 

@@ -16,6 +16,7 @@ from .blocks import columns_as_rows, series_arrays_between, series_rows, series_
 from .codec import metrics_from, unpack_text
 from .database import Store
 from .errors import RunNotFound, StoreError
+from .hist_blocks import series_hists
 from .records import (
     ManagerInfo,
     MessageInfo,
@@ -204,11 +205,16 @@ def step_samples(
         if not ids:
             return []
         rows = series_rows(conn, ids[0])
-        hists = {} if window != "interval" else {t: (r, w) for t, r, w in conn.execute(
-            "SELECT t, read_hist, write_hist FROM sample_hists WHERE series_id = ?", (ids[0],))}
+        hists = {} if window != "interval" else {t: (r, w) for t, r, w in series_hists(conn, ids[0])}
     n = len(_M)
     first = 1 if window == "interval" else 1 + n
-    return [(r[0], metrics_from(r[first:first + n], *hists.get(r[0], (None, None)))) for r in rows]
+    out = []
+    for r in rows:
+        m = metrics_from(r[first:first + n])
+        if r[0] in hists:
+            m.read_hist, m.write_hist = (dict(zip(b.tolist(), c.tolist(), strict=True)) for b, c in hists[r[0]])
+        out.append((r[0], m))
+    return out
 
 
 StretchSeries = tuple[str, "str | None", str, list[Any]]  # (level, manager, key, BLOCK_COLUMNS arrays)
