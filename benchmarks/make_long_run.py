@@ -189,7 +189,8 @@ def _copy_step(conn: sqlite3.Connection, step: int, new_step: int) -> None:
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS series_map (old INTEGER PRIMARY KEY, new INTEGER)")
     conn.execute("DELETE FROM series_map")
     conn.executemany("INSERT INTO series_map VALUES (?, ?)", list(ids.items()))
-    for table in ("sample_blocks", "sample_peaks", "sample_hists", "results", "samples"):
+    for table in ("sample_blocks", "sample_peaks", "sample_hists", "sample_hist_blocks", "sample_hist_summaries",
+                  "results", "samples"):
         cols = _cols(conn, table, ("id", "series_id"))
         conn.execute(f"INSERT INTO {table} (series_id, {', '.join(cols)}) SELECT series_map.new, "
                      f"{', '.join(cols)} FROM {table} JOIN series_map ON series_map.old = {table}.series_id")

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .hist_blocks import flush_hists
+from .hist_blocks import flush_hists, keep_summaries
 from .peaks import PEAK_BIN_S, PEAK_COLUMNS, PEAK_FIELDS, WINDOW_PREFIXES, bin_peaks, field_arrays
 from .schema import SAMPLE_VALUE_COLUMNS, V4
 
@@ -302,6 +302,7 @@ def seal_step(conn: sqlite3.Connection, step_id: int) -> None:
         "SELECT id FROM series WHERE step_id = ? AND EXISTS (SELECT 1 FROM sample_hists WHERE series_id = series.id)",
         (step_id,))])
     keep_peaks(conn, step_id)
+    keep_summaries(conn, step_id)
 
 
 def keep_peaks(conn: sqlite3.Connection, step_id: int) -> None:

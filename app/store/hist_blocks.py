@@ -12,7 +12,9 @@ and count reads back as written (checked when the block is written). About 2.5x 
 
 As with sample blocks, the recorder writes each interval's histograms as ``sample_hists`` rows (a
 crash keeps them) and moves them into a block when it moves the series' samples (``blocks.flush``);
-readers see both, a row replacing a block's histogram at the same t.
+readers see both, a row replacing a block's histogram at the same t. When a step ends, each series'
+histograms summed over bins of ``SUMMARY_BIN_S`` are kept too (``keep_summaries``): a heat map over
+hours (a column per tens of seconds) reads those instead of every interval.
 """
 
 from __future__ import annotations
@@ -39,7 +41,15 @@ CREATE = (
     data      BLOB NOT NULL                     -- hist_blocks.encode_hist_block
 )""",
     "CREATE INDEX sample_hist_blocks_series ON sample_hist_blocks(series_id, t0, t1)",
+    # per series, its histograms summed over bins of bin_s seconds (kept when the step ends), so a view
+    # of a long run's every step reads a few rows per step instead of every interval
+    """CREATE TABLE sample_hist_summaries (
+    series_id INTEGER PRIMARY KEY REFERENCES series(id) ON DELETE CASCADE,
+    bin_s     REAL NOT NULL,
+    data      BLOB NOT NULL                     -- encode_hist_block: per bin, the mean t and the sums
+)""",
 )
+SUMMARY_BIN_S = 10.0
 _FORMAT = 1
 _HEAD = struct.Struct("<IIB")  # intervals, buckets in the union, bytes per residual
 _WIDTHS = {1: "<u1", 2: "<u2", 4: "<u4", 8: "<u8"}
@@ -158,6 +168,46 @@ def flush_hists(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
     conn.execute(f"DELETE FROM sample_hists WHERE series_id IN ({_id_list(rows)})")
 
 
+def _summed(parts: list[Sparse]) -> Sparse:
+    parts = [p for p in parts if len(p[0])]
+    if not parts:
+        return _EMPTY
+    buckets, where = np.unique(np.concatenate([p[0] for p in parts]), return_inverse=True)
+    counts = np.zeros(len(buckets), np.int64)
+    np.add.at(counts, where, np.concatenate([p[1] for p in parts]))
+    return buckets, counts
+
+
+def summarise(hists: Sequence[TimedHists], bin_s: float = SUMMARY_BIN_S) -> list[TimedHists]:
+    """Histograms summed per bin of ``bin_s`` seconds (by t // bin_s): per bin, its intervals' mean t
+    and the sums of their reads and writes (exact integer sums)."""
+    bins: dict[int, list[TimedHists]] = {}
+    for h in hists:
+        bins.setdefault(int(h[0] // bin_s), []).append(h)
+    return [(float(np.mean([h[0] for h in part])), _summed([h[1] for h in part]), _summed([h[2] for h in part]))
+            for _b, part in sorted(bins.items())]
+
+
+def keep_summaries(conn: sqlite3.Connection, step_id: int) -> None:
+    """A step has ended: (again) the binned sums of its series' histograms."""
+    ids = [sid for (sid,) in conn.execute(
+        "SELECT id FROM series WHERE step_id = ? AND same_as IS NULL AND EXISTS "
+        "(SELECT 1 FROM sample_hist_blocks WHERE series_id = series.id)", (step_id,))]
+    for sid in ids:
+        rows = summarise(series_hists(conn, sid))
+        conn.execute("INSERT OR REPLACE INTO sample_hist_summaries (series_id, bin_s, data) VALUES (?, ?, ?)",
+                     (sid, SUMMARY_BIN_S, encode_hist_block(rows)))
+
+
+def summaries(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[float, list[TimedHists]]]:
+    """The kept summaries of these series (own ids): id -> (bin seconds, bins); series without one absent
+    (a run recorded before they were kept, or a step still running)."""
+    if not ids:
+        return {}
+    return {sid: (bin_s, decode_hist_block(data)) for sid, bin_s, data in conn.execute(
+        f"SELECT series_id, bin_s, data FROM sample_hist_summaries WHERE series_id IN ({_id_list(ids)})")}
+
+
 def copy_hists(conn: sqlite3.Connection, source: int, dest: int) -> None:
     """Give series ``dest`` its own copy of ``source``'s histograms (blocks and rows)."""
     conn.execute("INSERT INTO sample_hist_blocks (series_id, t0, t1, n, data) SELECT ?, t0, t1, n, data "
@@ -168,7 +218,7 @@ def copy_hists(conn: sqlite3.Connection, source: int, dest: int) -> None:
 
 def migrate_to_v5(conn: sqlite3.Connection) -> None:
     """Version 4 -> 5 inside the caller's transaction: every series' histogram rows into blocks of
-    ``blocks.BLOCK_SAMPLES`` intervals."""
+    ``blocks.BLOCK_SAMPLES`` intervals, and each step's summaries kept."""
     from .blocks import BLOCK_SAMPLES
 
     for statement in CREATE:
@@ -182,3 +232,6 @@ def migrate_to_v5(conn: sqlite3.Connection) -> None:
             [(sid, part[0][0], part[-1][0], len(part), encode_hist_block(part))
              for part in (rows[i:i + BLOCK_SAMPLES] for i in range(0, len(rows), BLOCK_SAMPLES))])
     conn.execute("DELETE FROM sample_hists")
+    for (step_id,) in conn.execute("SELECT DISTINCT step_id FROM series WHERE id IN "
+                                   "(SELECT series_id FROM sample_hist_blocks)").fetchall():
+        keep_summaries(conn, step_id)  # a step still running gets them again when it ends

@@ -12,7 +12,14 @@ import pytest
 from app.model.metrics import Metrics
 from app.store import ManagerInfo, Recorder, SampleRow, TargetInfo, WorkerInfo, open_store
 from app.store.codec import encode_hist
-from app.store.hist_blocks import decode_hist_block, encode_hist_block, migrate_to_v5, series_hists
+from app.store.hist_blocks import (
+    SUMMARY_BIN_S,
+    decode_hist_block,
+    encode_hist_block,
+    migrate_to_v5,
+    series_hists,
+    summaries,
+)
 from app.store.queries import step_samples
 
 
@@ -110,13 +117,13 @@ def test_every_recorded_second_keeps_its_histograms(tmp_path):
 
 def test_a_version_4_file_migrates_its_histogram_rows(tmp_path):
     conn = sqlite3.connect(tmp_path / "v4.db")
-    conn.execute("CREATE TABLE series (id INTEGER PRIMARY KEY)")
+    conn.execute("CREATE TABLE series (id INTEGER PRIMARY KEY, step_id INTEGER, same_as INTEGER)")
     conn.execute("CREATE TABLE sample_hists (series_id INTEGER, t REAL, read_hist BLOB, write_hist BLOB, "
                  "PRIMARY KEY (series_id, t))")
     rng = np.random.default_rng(9)
     want = {}
     for sid in (1, 2):
-        conn.execute("INSERT INTO series VALUES (?)", (sid,))
+        conn.execute("INSERT INTO series VALUES (?, 1, NULL)", (sid,))
         for s in range(1, 131):
             r, w = hist(rng, 2000), (hist(rng, 500) if sid == 1 else {})
             want[(sid, float(s))] = (r, w)
@@ -132,4 +139,16 @@ def test_a_version_4_file_migrates_its_histogram_rows(tmp_path):
             r, w = want[(sid, t)]
             assert dict(zip(rb.tolist(), rc.tolist(), strict=True)) == r
             assert dict(zip(wb.tolist(), wc.tolist(), strict=True)) == w
+    # each series' summary: its histograms summed per 10 s, exactly
+    kept = summaries(conn, [1, 2])
+    for sid in (1, 2):
+        bin_s, bins = kept[sid]
+        assert bin_s == SUMMARY_BIN_S and len(bins) == 14  # 1-9, 10-19, ..., 130
+        for t, (rb, rc), (_wb, _wc) in bins:
+            lo = int(t // bin_s) * bin_s
+            want_r: dict[int, int] = {}
+            for s in range(int(max(1, lo)), int(min(130, lo + bin_s - 1)) + 1):
+                for b, c in want[(sid, float(s))][0].items():
+                    want_r[b] = want_r.get(b, 0) + c
+            assert dict(zip(rb.tolist(), rc.tolist(), strict=True)) == want_r
     conn.close()
