@@ -212,7 +212,7 @@ def series_arrays_between(conn: sqlite3.Connection, ids: Sequence[int], lo: floa
             f"SELECT series_id, data FROM sample_blocks WHERE series_id IN ({id_list}) AND t1 >= ? AND t0 < ? "
             "ORDER BY series_id, t0", (lo, hi)):
         blocks.setdefault(sid, []).append(data)
-    tails: dict[int, list[tuple]] = {}
+    tails: dict[int, list[tuple[Any, ...]]] = {}
     for row in conn.execute(f"SELECT series_id, {', '.join(BLOCK_COLUMNS)} FROM samples WHERE series_id IN "
                             f"({id_list}) AND t >= ? AND t < ? ORDER BY series_id, t", (lo, hi)):
         tails.setdefault(row[0], []).append(row[1:])

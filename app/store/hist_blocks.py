@@ -23,6 +23,7 @@ import sqlite3
 import struct
 import zlib
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -50,6 +51,7 @@ CREATE = (
 )""",
 )
 SUMMARY_BIN_S = 10.0
+BLOCK_SAMPLES = 60  # intervals per block on migration (the recorder makes them with the samples' blocks)
 _FORMAT = 1
 _HEAD = struct.Struct("<IIB")  # intervals, buckets in the union, bytes per residual
 _WIDTHS = {1: "<u1", 2: "<u2", 4: "<u4", 8: "<u8"}
@@ -147,7 +149,7 @@ def flush_hists(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
     ids = list(ids)
     if not ids:
         return
-    rows: dict[int, list[tuple]] = {}
+    rows: dict[int, list[tuple[Any, ...]]] = {}
     for sid, t, read, write in conn.execute(
             f"SELECT series_id, t, read_hist, write_hist FROM sample_hists WHERE series_id IN ({_id_list(ids)}) "
             "ORDER BY series_id, t"):
@@ -218,9 +220,7 @@ def copy_hists(conn: sqlite3.Connection, source: int, dest: int) -> None:
 
 def migrate_to_v5(conn: sqlite3.Connection) -> None:
     """Version 4 -> 5 inside the caller's transaction: every series' histogram rows into blocks of
-    ``blocks.BLOCK_SAMPLES`` intervals, and each step's summaries kept."""
-    from .blocks import BLOCK_SAMPLES
-
+    ``BLOCK_SAMPLES`` intervals, and each step's summaries kept."""
     for statement in CREATE:
         conn.execute(statement)
     ids = [sid for (sid,) in conn.execute("SELECT DISTINCT series_id FROM sample_hists")]
