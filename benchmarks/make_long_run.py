@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_store import Workload  # noqa: E402
 
+from app.analysis.validity import record_notes  # noqa: E402
 from app.model.metrics import Metrics  # noqa: E402
 from app.store import (  # noqa: E402
     ManagerInfo,
@@ -138,6 +139,7 @@ def write_run(db: Path, minutes: float, workers: int, managers: int = 1, targets
             done += length
             index += 1
         rec.end_run(run_id, "complete")
+        record_notes(store, run_id)  # as the runner keeps them when a run ends (else History computes them)
     return run_id
 
 
