@@ -25,7 +25,7 @@ import errno
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -136,10 +136,12 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
-def _write_sink(path: Path, seen: os.stat_result | None, data: bytes) -> None:
+def _write_sink(path: Path, seen: os.stat_result | None, data: bytes | Iterable[bytes]) -> None:
+    chunks = [data] if isinstance(data, bytes) else data
     if seen is None:  # a Windows device name
         with open(path, "wb") as f:
-            f.write(data)
+            for chunk in chunks:
+                f.write(chunk)
         return
     try:
         fd = os.open(path, os.O_WRONLY | _NOCTTY | _NONBLOCK | _CLOEXEC | _BINARY)
@@ -156,7 +158,8 @@ def _write_sink(path: Path, seen: os.stat_result | None, data: bytes) -> None:
             import fcntl
 
             fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~_NONBLOCK)
-        _write_all(fd, data)
+        for chunk in chunks:
+            _write_all(fd, chunk)
     finally:
         os.close(fd)
 
@@ -213,6 +216,31 @@ def write_file(path: str | os.PathLike[str], data: bytes | str, encoding: str = 
     try:
         try:
             _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        _put_in_place(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return p
+
+
+def write_chunks(path: str | os.PathLike[str], chunks: Iterable[bytes]) -> Path:
+    """``write_file`` for content made piece by piece (a long export): each chunk is written as it comes,
+    so the whole never sits in memory; the file appears at ``path`` only once every chunk is written."""
+    p = Path(path)
+    kind, st = inspect(p)
+    if kind == "sink":
+        _write_sink(p, st, chunks)
+        return p
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
+    fd, tmp = _temp_beside(p, mode)
+    try:
+        try:
+            for chunk in chunks:
+                _write_all(fd, chunk)
             os.fsync(fd)
         finally:
             os.close(fd)

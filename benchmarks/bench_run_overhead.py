@@ -1,14 +1,24 @@
-"""Overhead of `fiometer run` vs fio alone on the same job, as IOPS ratios measured in one run.
+"""Overhead of `fiometer run` against fio alone on the very same job, as ratios measured in one run.
 
-Two workloads: the null engine (fio's own ceiling, CPU-bound) and 4k random read on a 64 MiB file
-(libaio, direct=1, QD 32). Runs alternate (fio, fiometer, fio, ...) to share the machine's noise.
-Target: ratio >= 0.97. Usage: python benchmarks/bench_run_overhead.py [--seconds 5] [--repeats 3]
+Fiometer runs the plan first; its step's job file (as stored with the run) is then given to fio alone,
+so both sides run the same job text on the same test file. fio alone runs as Fiometer runs it
+(``--output-format=json+``), but without ``--status-interval`` (no per-second reports to read). Two
+workloads: the null engine (fio's own ceiling, CPU-bound) and 4k random read on a 64 MiB file (libaio,
+direct=1, QD 32). Runs alternate (fiometer, fio, fiometer, ...) to share the machine's noise.
+
+Figures per pair: IOPS ratio (target >= 0.97) and CPU ratio: CPU seconds (user + system) of everything
+the run took (Fiometer's process and its children, fio included) over fio alone's. Temporary folders
+go to the system's temporary directory. The machine may be loaded by other work: compare the ratios,
+not the absolute figures.
+
+    python benchmarks/bench_run_overhead.py [--seconds 5] [--repeats 3] [--only null|file]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -18,10 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.engine.jobfile import step_jobfile  # noqa: E402
-from app.engine.sequence import expand  # noqa: E402
 from app.model import planfile  # noqa: E402
 from app.model.plan import LOCAL, SpecLine, Target  # noqa: E402
+from app.store import get_run, list_runs, open_store  # noqa: E402
 from tests.helpers import grid  # noqa: E402
 
 
@@ -34,47 +43,66 @@ def make_plan(tmp: Path, seconds: int):
     return plan
 
 
-def fio_alone(plan, engine: str | None, tmp: Path) -> float:
-    jf = step_jobfile(plan, expand(plan)[0], 0, "Linux", engine=engine, file_size=64 << 20)
-    job = tmp / "alone.fio"
-    job.write_text(jf.text)
-    out = subprocess.run(["fio", "--output-format=json", str(job)], capture_output=True, text=True, check=True)
-    doc = json.loads(out.stdout[out.stdout.index("{"):])
-    return sum(j["read"]["iops"] + j["write"]["iops"] for j in doc["jobs"])
+def _children_cpu() -> float:
+    t = os.times()
+    return t.children_user + t.children_system
 
 
-def under_fiometer(plan_path: Path, engine: str | None, tmp: Path) -> float:
-    db = tmp / "bench.db"
+def timed(args: list[str], **kw) -> tuple[subprocess.CompletedProcess, float]:
+    """Run to completion; CPU seconds of the process and every child it waited for."""
+    before = _children_cpu()
+    out = subprocess.run(args, capture_output=True, text=True, check=True, **kw)
+    return out, _children_cpu() - before
+
+
+def under_fiometer(plan_path: Path, engine: str | None, db: Path) -> tuple[float, float, str]:
+    """(ALL's IOPS, CPU s, the step's job text as fio was given it)."""
     args = [sys.executable, "-m", "app.cli", "--db", str(db), "run", str(plan_path), "--test-file-size", "64M"]
     if engine:
         args += ["--engine", engine]
-    subprocess.run(args, capture_output=True, text=True, check=True, cwd=ROOT)
-    runs = json.loads(subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "runs", "--json"],
-                                     capture_output=True, text=True, check=True, cwd=ROOT).stdout)
-    shown = json.loads(subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "show", str(runs[0]["id"]),
-                                       "--json"], capture_output=True, text=True, check=True, cwd=ROOT).stdout)
-    (res,) = [r for r in shown["steps"][0]["results"] if r["level"] == "all"]
-    return float(res["iops"])
+    _out, cpu = timed(args, cwd=ROOT)
+    with open_store(db) as store:
+        run = get_run(store, list_runs(store)[0].id)
+    step = run.steps[0]
+    (res,) = [r for r in step.results if r.level == "all"]
+    (output,) = step.outputs.values()
+    return res.metrics.iops, cpu, output.job_text
+
+
+def fio_alone(job_text: str, tmp: Path) -> tuple[float, float]:
+    """(IOPS, CPU s) of fio alone on this job file."""
+    job = tmp / "alone.fio"
+    job.write_text(job_text)
+    out, cpu = timed(["fio", "--output-format=json+", str(job)])
+    doc = json.loads(out.stdout[out.stdout.index("{"):])
+    return sum(j["read"]["iops"] + j["write"]["iops"] for j in doc["jobs"]), cpu
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--only", choices=("null", "file"))
     args = ap.parse_args()
-    for label, engine in (("null engine 4k", "null"), ("4k randread 64 MiB file, libaio QD32", None)):
-        ratios = []
+    loads = [("null engine 4k", "null"), ("4k randread 64 MiB file, libaio QD32", None)]
+    if args.only:
+        loads = [loads[0] if args.only == "null" else loads[1]]
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work may share the machine)")
+    for label, engine in loads:
+        iops_ratios, cpu_ratios = [], []
         for _ in range(args.repeats):
-            with tempfile.TemporaryDirectory(prefix="fiometer-bench-", dir=ROOT.parent) as d:
+            with tempfile.TemporaryDirectory(prefix="fiometer-bench-") as d:
                 tmp = Path(d)
-                plan = make_plan(tmp, args.seconds)
                 path = tmp / "plan.json"
-                planfile.save(plan, path)
-                a = fio_alone(plan, engine, tmp)
-                b = under_fiometer(path, engine, tmp)
-                ratios.append(b / a)
-                print(f"  {label}: fio alone {a:,.0f} IOPS, under fiometer run {b:,.0f} IOPS, ratio {b / a:.3f}")
-        print(f"{label}: median ratio {statistics.median(ratios):.3f} over {len(ratios)} pairs (target >= 0.97)\n")
+                planfile.save(make_plan(tmp, args.seconds), path)
+                b, b_cpu, job_text = under_fiometer(path, engine, tmp / "bench.db")
+                a, a_cpu = fio_alone(job_text, tmp)
+                iops_ratios.append(b / a)
+                cpu_ratios.append(b_cpu / a_cpu)
+                print(f"  {label}: fio alone {a:,.0f} IOPS, {a_cpu:.2f} s CPU; under fiometer run {b:,.0f} IOPS, "
+                      f"{b_cpu:.2f} s CPU (fio included); IOPS ratio {b / a:.3f}, CPU ratio {b_cpu / a_cpu:.2f}")
+        print(f"{label}: median IOPS ratio {statistics.median(iops_ratios):.3f} (target >= 0.97), median CPU "
+              f"ratio {statistics.median(cpu_ratios):.2f}, over {len(iops_ratios)} pairs\n")
 
 
 if __name__ == "__main__":

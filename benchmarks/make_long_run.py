@@ -7,13 +7,15 @@ Each manager runs W / K workers with T targets each (default 1, the usual Iomete
 each level (target, worker, manager, ALL) gets a sample with both windows and realistic latency
 histograms (lognormal latencies in fio's json+ buckets), as telemetry hands them to the store; each
 step ends with its results (histograms included) and a raw fio output per manager. The run is split
-into steps of ``--step-minutes``. Prints the run id.
+into steps of ``--step-minutes``. Prints the run id. ``--repeat N`` then adds a run made of that run's
+steps N times over, its stored rows copied (``repeat_run``: an 8-hour run from a 1-hour one in seconds).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -23,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_store import Workload  # noqa: E402
 
+from app.analysis.validity import record_notes  # noqa: E402
 from app.model.metrics import Metrics  # noqa: E402
 from app.store import (  # noqa: E402
     ManagerInfo,
@@ -136,7 +139,66 @@ def write_run(db: Path, minutes: float, workers: int, managers: int = 1, targets
             done += length
             index += 1
         rec.end_run(run_id, "complete")
+        record_notes(store, run_id)  # as the runner keeps them when a run ends (else History computes them)
     return run_id
+
+
+def _cols(conn: sqlite3.Connection, table: str, skip: tuple[str, ...] = ()) -> list[str]:
+    return [r[1] for r in conn.execute(f"PRAGMA table_info({table})") if r[1] not in skip]
+
+
+def repeat_run(db: Path, run_id: int, times: int) -> int:
+    """A new run made of ``run_id``'s steps ``times`` over (step index continued), every stored row of
+    theirs copied as it is (samples' blocks, peaks, histograms, results, fio's outputs): an 8-hour run in
+    seconds instead of the hour of CPU the recorder takes to write one. Returns the new run's id."""
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            run_cols = _cols(conn, "runs", ("id", "uuid"))
+            new_run = conn.execute(
+                f"INSERT INTO runs (uuid, {', '.join(run_cols)}) SELECT lower(hex(randomblob(16))), "
+                f"{', '.join(run_cols)} FROM runs WHERE id = ? RETURNING id", (run_id,)).fetchone()[0]
+            conn.execute("UPDATE runs SET name = name || ? WHERE id = ?", (f" x {times}", new_run))
+            for table in ("managers", "workers", "targets"):
+                cols = _cols(conn, table, ("id", "run_id"))
+                conn.execute(f"INSERT INTO {table} (run_id, {', '.join(cols)}) SELECT ?, {', '.join(cols)} "
+                             f"FROM {table} WHERE run_id = ?", (new_run, run_id))
+            steps = conn.execute("SELECT id FROM steps WHERE run_id = ? ORDER BY idx", (run_id,)).fetchall()
+            step_cols = _cols(conn, "steps", ("id", "run_id", "idx"))
+            index = 0
+            for _ in range(times):
+                for (step,) in steps:
+                    new_step = conn.execute(
+                        f"INSERT INTO steps (run_id, idx, {', '.join(step_cols)}) SELECT ?, ?, "
+                        f"{', '.join(step_cols)} FROM steps WHERE id = ? RETURNING id",
+                        (new_run, index, step)).fetchone()[0]
+                    index += 1
+                    _copy_step(conn, step, new_step)
+    finally:
+        conn.close()
+    return new_run
+
+
+def _copy_step(conn: sqlite3.Connection, step: int, new_step: int) -> None:
+    ids = {}
+    for sid, level, manager, key in conn.execute(
+            "SELECT id, level, manager, key FROM series WHERE step_id = ? ORDER BY id", (step,)).fetchall():
+        ids[sid] = conn.execute("INSERT INTO series (step_id, level, manager, key) VALUES (?, ?, ?, ?) "
+                                "RETURNING id", (new_step, level, manager, key)).fetchone()[0]
+    for sid, same in conn.execute("SELECT id, same_as FROM series WHERE step_id = ? AND same_as IS NOT NULL",
+                                  (step,)).fetchall():
+        conn.execute("UPDATE series SET same_as = ? WHERE id = ?", (ids[same], ids[sid]))
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS series_map (old INTEGER PRIMARY KEY, new INTEGER)")
+    conn.execute("DELETE FROM series_map")
+    conn.executemany("INSERT INTO series_map VALUES (?, ?)", list(ids.items()))
+    for table in ("sample_blocks", "sample_peaks", "sample_hists", "sample_hist_blocks", "sample_hist_summaries",
+                  "results", "samples"):
+        cols = _cols(conn, table, ("id", "series_id"))
+        conn.execute(f"INSERT INTO {table} (series_id, {', '.join(cols)}) SELECT series_map.new, "
+                     f"{', '.join(cols)} FROM {table} JOIN series_map ON series_map.old = {table}.series_id")
+    cols = _cols(conn, "step_outputs", ("step_id",))
+    conn.execute(f"INSERT INTO step_outputs (step_id, {', '.join(cols)}) SELECT ?, {', '.join(cols)} "
+                 "FROM step_outputs WHERE step_id = ?", (new_step, step))
 
 
 def main() -> int:
@@ -147,11 +209,15 @@ def main() -> int:
     ap.add_argument("--managers", type=int, default=1)
     ap.add_argument("--targets", type=int, default=1, help="targets per worker")
     ap.add_argument("--step-minutes", type=float, default=10.0)
+    ap.add_argument("--repeat", type=int, metavar="N",
+                    help="then add a run made of the new run's steps N times over (copied rows): prints its id")
     args = ap.parse_args()
     t0 = time.process_time()
     run_id = write_run(Path(args.db), args.minutes, args.workers, args.managers, args.targets,
                        args.step_minutes)
     print(run_id)
+    if args.repeat:
+        print(repeat_run(Path(args.db), run_id, args.repeat))
     print(f"written in {time.process_time() - t0:.1f} s CPU", file=sys.stderr)
     return 0
 

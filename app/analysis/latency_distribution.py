@@ -21,6 +21,7 @@ from app.engine.fio_buckets import BIN_EDGE, BIN_VALUE, PLAT_NR, plat_val_to_idx
 from app.model.metrics import array_percentile
 from app.store.codec import decode_hist_arrays
 from app.store.database import Store
+from app.store.hist_blocks import series_hists, summaries
 
 BUCKET_NS = np.array(BIN_VALUE, dtype=np.int64)
 # fio's bucket edges (ns); the first bucket's [0, 1) starts at 0.5 so that every edge has a logarithm
@@ -230,14 +231,21 @@ def interval_heat_map(store: Store, series: Sequence[tuple[int, float]], max_col
                       max_rows: int = MAX_ROWS) -> tuple[HeatMap | None, int]:
     """The heat map of the interval histograms kept with the samples of ``series`` ((samples' series id,
     seconds added to their t)), and how many intervals had them (0: none were kept; by default only
-    managers' and ALL's are). The histograms are read compressed and decoded one at a time."""
-    rows: list[tuple[float, bytes | str | None, bytes | str | None]] = []
+    managers' and ALL's are). When a column spans more than the bins of the steps' kept summaries (a run of
+    hours), those binned sums are read instead of every interval (the count is then of bins)."""
+    rows: list[tuple[float, Sparse, Sparse]] = []
     with store.read("reading response time histograms") as conn:
-        for series_id, offset in series:
-            rows += [(t + offset, r, w) for t, r, w in conn.execute(
-                "SELECT t, read_hist, write_hist FROM sample_hists WHERE series_id = ? ORDER BY t", (series_id,))]
+        kept = summaries(conn, [sid for sid, _o in series])
+        if len(kept) == len(series) and kept:
+            times = [t + offset for sid, offset in series for t, _r, _w in kept[sid][1]]
+            if (max(times) - min(times)) / max(1, max_columns - 1) >= max(b for b, _h in kept.values()):
+                # a column spans a summary's bin or more: the steps' binned sums, not every interval
+                rows = [(t + offset, r, w) for sid, offset in series for t, r, w in kept[sid][1]]
+        if not rows:
+            for series_id, offset in series:
+                rows += [(t + offset, r, w) for t, r, w in series_hists(conn, series_id)]
     grid = HeatGrid((t for t, _r, _w in rows), max_columns)
     for t, read, write in rows:
-        for values, counts in _decoded(read, write):
+        for values, counts in (read, write):
             grid.add(t, values, counts)
     return grid.result(max_rows), len(rows)

@@ -6,6 +6,7 @@ import argparse
 import io
 import math
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
 
@@ -177,6 +178,20 @@ def write_output(path: str | Path, data: bytes | str) -> Path:
     out = output_path(path)
     try:
         write_file(out, data)
+    except UnsafeOutput as e:
+        raise CliError(str(e)) from e
+    except OSError as e:
+        raise CliError(f"{out}: cannot be written: {e.strerror or e}") from e
+    return out
+
+
+def write_output_chunks(path: str | Path, chunks: Iterable[bytes]) -> Path:
+    """``write_output`` for content made piece by piece: written as it comes, never whole in memory."""
+    from app.safe_files import UnsafeOutput, write_chunks
+
+    out = output_path(path)
+    try:
+        write_chunks(out, chunks)
     except UnsafeOutput as e:
         raise CliError(str(e)) from e
     except OSError as e:

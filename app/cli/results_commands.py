@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from app.cli.common import CliError, _get_run, _store, output_path, write_output
+from app.cli.common import CliError, _get_run, _store, output_path, write_output, write_output_chunks
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -204,24 +204,25 @@ def _steady(args: argparse.Namespace, run) -> str | None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from app.analysis.export_run import run_results_csv_bytes
-    from app.analysis.samples_export import samples_csv
+    from app.analysis.samples_export import samples_csv_bytes
 
     if not args.iometer_csv and not args.samples:
         raise CliError("say what to write: --iometer-csv OUT.csv and/or --samples OUT.csv")
     for path in (args.iometer_csv, args.samples):
         if path:
             output_path(path)  # before reading the run: a mistyped folder is said at once
-    run = _get_run(args)
+    # the results (every level's histograms, every step) only for the Iometer file; the samples need
+    # the run's outline alone, so that memory stays flat in the run's length
+    run = _get_run(args) if args.iometer_csv else _get_run(args, result_levels=())
     if args.iometer_csv:
         write_output(args.iometer_csv, run_results_csv_bytes(run))
         print(f"Run {run.id} written to {args.iometer_csv} (Iometer 1.1.0 results.csv layout)")
     if args.samples:
         store = _store(args, reading=True)
-        try:
-            text = samples_csv(store, run)
+        try:  # streamed: a stretch of a step at a time reaches the file, however long the run
+            write_output_chunks(args.samples, samples_csv_bytes(store, run))
         finally:
             store.close()
-        write_output(args.samples, text.encode("utf-8-sig"))
         print(f"Run {run.id}: every per-second sample written to {args.samples}")
     return 0
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .hist_blocks import flush_hists, keep_summaries
 from .peaks import PEAK_BIN_S, PEAK_COLUMNS, PEAK_FIELDS, WINDOW_PREFIXES, bin_peaks, field_arrays
 from .schema import SAMPLE_VALUE_COLUMNS, V4
 
@@ -199,10 +200,51 @@ def series_arrays(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, lis
     return out
 
 
+def series_arrays_between(conn: sqlite3.Connection, ids: Sequence[int], lo: float,
+                          hi: float) -> dict[int, list[np.ndarray]]:
+    """``series_arrays`` for the samples with lo <= t < hi only: what a reader that goes through a long
+    step a stretch at a time holds (the blocks overlapping the stretch, never the whole series)."""
+    if not ids:
+        return {}
+    id_list = _id_list(ids)
+    blocks: dict[int, list[bytes]] = {}
+    for sid, data in conn.execute(
+            f"SELECT series_id, data FROM sample_blocks WHERE series_id IN ({id_list}) AND t1 >= ? AND t0 < ? "
+            "ORDER BY series_id, t0", (lo, hi)):
+        blocks.setdefault(sid, []).append(data)
+    tails: dict[int, list[tuple[Any, ...]]] = {}
+    for row in conn.execute(f"SELECT series_id, {', '.join(BLOCK_COLUMNS)} FROM samples WHERE series_id IN "
+                            f"({id_list}) AND t >= ? AND t < ? ORDER BY series_id, t", (lo, hi)):
+        tails.setdefault(row[0], []).append(row[1:])
+    out = {}
+    for sid in ids:
+        parts = [decode_block(b) for b in blocks.get(sid, ())]
+        if sid in tails:
+            parts.append(_rows_as_columns(tails[sid]))
+        if not parts:
+            continue
+        cols = _last_wins(parts[0] if len(parts) == 1 else [np.concatenate(c) for c in zip(*parts, strict=True)])
+        inside = (cols[0] >= lo) & (cols[0] < hi)
+        if inside.any():
+            out[sid] = cols if inside.all() else [c[inside] for c in cols]
+    return out
+
+
+def series_span(conn: sqlite3.Connection, ids: Sequence[int]) -> tuple[float, float] | None:
+    """The first and last sample times over these series (own ids), None without samples."""
+    if not ids:
+        return None
+    id_list = _id_list(ids)
+    lo, hi = conn.execute(
+        f"SELECT min(a), max(b) FROM (SELECT min(t0) AS a, max(t1) AS b FROM sample_blocks WHERE series_id IN "
+        f"({id_list}) UNION ALL SELECT min(t), max(t) FROM samples WHERE series_id IN ({id_list}))").fetchone()
+    return None if lo is None else (lo, hi)
+
+
 def series_rows(conn: sqlite3.Connection, series_id: int) -> list[tuple[Any, ...]]:
     """Every sample of one series as ``BLOCK_COLUMNS`` tuples of Python values (None for NULL), by t."""
     cols = series_arrays(conn, [series_id]).get(series_id)
-    return [] if cols is None else _columns_as_rows(cols)
+    return [] if cols is None else columns_as_rows(cols)
 
 
 def last_t_sql(series: str) -> str:
@@ -233,14 +275,15 @@ def flush(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
         if older:  # a sample written again: re-block the overlap, the newest value winning
             cols = _last_wins([np.concatenate(c) for c in zip(
                 *[decode_block(d) for _i, d in older], _rows_as_columns(rows), strict=True)])
-            rows = _columns_as_rows(cols)
+            rows = columns_as_rows(cols)
             conn.executemany("DELETE FROM sample_blocks WHERE id = ?", [(i,) for i, _d in older])
         blocks.append((sid, rows[0][0], rows[-1][0], len(rows), encode_block(rows)))
     conn.executemany("INSERT INTO sample_blocks (series_id, t0, t1, n, data) VALUES (?, ?, ?, ?, ?)", blocks)
     conn.execute(f"DELETE FROM samples WHERE series_id IN ({_id_list(tails)})")
+    flush_hists(conn, ids)
 
 
-def _columns_as_rows(cols: list[np.ndarray]) -> list[tuple[Any, ...]]:
+def columns_as_rows(cols: list[np.ndarray]) -> list[tuple[Any, ...]]:
     lists = []
     for c in cols:
         values = c.tolist()
@@ -255,7 +298,11 @@ def seal_step(conn: sqlite3.Connection, step_id: int) -> None:
     flush(conn, [sid for (sid,) in conn.execute(
         "SELECT id FROM series WHERE step_id = ? AND EXISTS (SELECT 1 FROM samples WHERE series_id = series.id)",
         (step_id,))])
+    flush_hists(conn, [sid for (sid,) in conn.execute(
+        "SELECT id FROM series WHERE step_id = ? AND EXISTS (SELECT 1 FROM sample_hists WHERE series_id = series.id)",
+        (step_id,))])
     keep_peaks(conn, step_id)
+    keep_summaries(conn, step_id)
 
 
 def keep_peaks(conn: sqlite3.Connection, step_id: int) -> None:

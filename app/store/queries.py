@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from typing import Any, Final
 
@@ -12,10 +12,11 @@ from app.model.metrics import Metrics
 from app.process_owner import ProcessOwner, owner_is_gone
 
 from .abandoned import close_abandoned_runs
-from .blocks import series_rows
+from .blocks import columns_as_rows, series_arrays_between, series_rows, series_span
 from .codec import metrics_from, unpack_text
 from .database import Store
 from .errors import RunNotFound, StoreError
+from .hist_blocks import series_hists
 from .records import (
     ManagerInfo,
     MessageInfo,
@@ -204,11 +205,53 @@ def step_samples(
         if not ids:
             return []
         rows = series_rows(conn, ids[0])
-        hists = {} if window != "interval" else {t: (r, w) for t, r, w in conn.execute(
-            "SELECT t, read_hist, write_hist FROM sample_hists WHERE series_id = ?", (ids[0],))}
+        hists = {} if window != "interval" else {t: (r, w) for t, r, w in series_hists(conn, ids[0])}
     n = len(_M)
     first = 1 if window == "interval" else 1 + n
-    return [(r[0], metrics_from(r[first:first + n], *hists.get(r[0], (None, None)))) for r in rows]
+    out = []
+    for r in rows:
+        m = metrics_from(r[first:first + n])
+        if r[0] in hists:
+            m.read_hist, m.write_hist = (dict(zip(b.tolist(), c.tolist(), strict=True)) for b, c in hists[r[0]])
+        out.append((r[0], m))
+    return out
+
+
+StretchSeries = tuple[str, "str | None", str, list[Any]]  # (level, manager, key, BLOCK_COLUMNS arrays)
+
+
+def step_samples_by_stretch(store: Store, step_id: int, stretch_s: float = 300.0) -> Iterator[list[StretchSeries]]:
+    """Every series' samples of a step, a stretch of ``stretch_s`` seconds of the step at a time: per
+    stretch, each series with samples in it as ``blocks.BLOCK_COLUMNS`` arrays by t (``sample_rows``
+    makes their numbers), series in the order telemetry first reported them. A reader of an
+    8-hour step never holds more than a stretch, and that as arrays. Each stretch is read in its own
+    transaction."""
+    with store.read("reading samples") as conn:
+        series = conn.execute("SELECT id, coalesce(same_as, id), level, manager, key FROM series "
+                              "WHERE step_id = ? ORDER BY id", (step_id,)).fetchall()
+        own = list(dict.fromkeys(o for _i, o, *_k in series))
+        span = series_span(conn, own)
+    if span is None:
+        return
+    lo = float(int(span[0] // stretch_s) * stretch_s)
+    while lo <= span[1]:
+        hi = lo + stretch_s
+        with store.read("reading samples") as conn:
+            arrays = series_arrays_between(conn, own, lo, hi)
+        yield [(level, manager, key, arrays[o]) for _sid, o, level, manager, key in series if o in arrays]
+        lo = hi
+
+
+def sample_rows(cols: list[Any], chunk: int = 64) -> Iterator[tuple[Any, ...]]:
+    """A series' arrays as ``step_samples`` reads its samples: tuples of Python values (None for NULL) in
+    ``blocks.BLOCK_COLUMNS`` order, made ``chunk`` at a time."""
+    for a in range(0, len(cols[0]), chunk):
+        yield from columns_as_rows([c[a:a + chunk] for c in cols])
+
+
+def interval_metrics(row: tuple[Any, ...]) -> Metrics:
+    """The interval window of one of ``sample_rows`` (no histograms)."""
+    return metrics_from(row[1:1 + len(_M)])
 
 
 def rename_run(store: Store, run_id: int, name: str) -> None:

@@ -38,6 +38,7 @@ from .codec import encode_hist, metric_values, pack_text
 from .compact import parent_of
 from .database import Store
 from .errors import RunNotFound
+from .hist_blocks import copy_hists
 from .records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
 from .schema import LEVELS, MESSAGE_LEVELS, METRIC_COLUMNS, RUN_STATUSES, SAMPLE_VALUE_COLUMNS, STEP_STATUSES
 from .timestamps import iso, utc_now
@@ -435,9 +436,9 @@ class Recorder:
 def _unshare(conn: sqlite3.Connection, sid: int) -> None:
     """A series stops sharing its parent's samples: it gets its own copy of the samples so far."""
     parent = "(SELECT same_as FROM series WHERE id = ?)"
-    copy_samples(conn, conn.execute(f"SELECT {parent}", (sid,)).fetchone()[0], sid)
-    conn.execute("INSERT OR REPLACE INTO sample_hists (series_id, t, read_hist, write_hist) "
-                 f"SELECT ?, t, read_hist, write_hist FROM sample_hists WHERE series_id = {parent}", (sid, sid))
+    source = conn.execute(f"SELECT {parent}", (sid,)).fetchone()[0]
+    copy_samples(conn, source, sid)
+    copy_hists(conn, source, sid)
     conn.execute("UPDATE series SET same_as = NULL WHERE id = ?", (sid,))
 
 

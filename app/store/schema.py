@@ -19,6 +19,7 @@ raw output are compressed too; samples keep the interval's p99 latency (``i_p99_
 are kept, so charts need not decode histograms; each series' peaks per 10 s are kept when its step ends
 (``sample_peaks``, see ``peaks``), so a long run's charts read few rows.
 v4 (``V4``, see ``blocks``) keeps samples as compressed blocks of a minute per series.
+v5 (see ``hist_blocks``) keeps the interval histograms as compressed blocks of a minute per series too.
 """
 
 from __future__ import annotations
@@ -256,6 +257,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     V2,
     lambda conn: _late("compact").migrate_to_v3(conn),
     lambda conn: _late("blocks").migrate_to_v4(conn),
+    lambda conn: _late("hist_blocks").migrate_to_v5(conn),
 )
 
 

@@ -26,6 +26,7 @@ from app.store import (
 )
 from app.store.blocks import BLOCK_SAMPLES, count_sql, keep_peaks
 from app.store.codec import METRIC_NAMES, decode_hist, decode_hist_arrays, encode_hist, hists_p99_ns
+from app.store.hist_blocks import series_hists
 from app.store.peaks import PEAK_COLUMNS
 from app.store.schema import SAMPLE_VALUE_COLUMNS, SCHEMA_VERSION
 
@@ -318,9 +319,20 @@ def test_a_version_3_database_of_a_real_run_migrates_to_blocks_with_a_backup_and
             for row, (_t, mi), (_t2, mw) in zip(rows, inter, whole, strict=True):
                 assert tuple(getattr(mi, k) for k in METRIC_NAMES) == row[1:1 + n]
                 assert tuple(getattr(mw, k) for k in METRIC_NAMES) == row[1 + n:]
-        kept = {k: store.conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall()
-                for k, t in (("hists", "sample_hists"), ("peaks", "sample_peaks"))}
-        assert kept == {"hists": before["hists"], "peaks": before["peaks"]}
+        assert store.conn.execute("SELECT * FROM sample_peaks ORDER BY 1, 2").fetchall() == before["peaks"]
+        # the interval histograms moved into blocks (version 5), every bucket and count as it was
+        assert store.conn.execute("SELECT count(*) FROM sample_hists").fetchone()[0] == 0
+        assert store.conn.execute("SELECT count(*) FROM sample_hist_blocks").fetchone()[0] > 0
+        want: dict = {}
+        for sid, t, read, write in before["hists"]:
+            want.setdefault(sid, []).append((t, decode_hist_arrays(read), decode_hist_arrays(write)))
+        assert want
+        for sid, hists in want.items():
+            got = series_hists(store.conn, sid)
+            assert [h[0] for h in got] == [h[0] for h in hists]
+            for g, w in zip(got, hists, strict=True):
+                for (gb, gc), (wb, wc) in zip(g[1:], w[1:], strict=True):
+                    assert gb.tolist() == wb.tolist() and gc.tolist() == wc.tolist()
         # the peaks computed from blocks are those version 3 computed in SQL
         steps = [s for (s,) in store.conn.execute("SELECT id FROM steps")]
         for step_id in steps:

@@ -79,7 +79,11 @@ def run_notes(store, run_id: int) -> list:
     """The run's validity notes (stored, or computed for a run stored without them)."""
     from app.analysis.validity import notes_of
     from app.store.queries import get_run
+    from app.store.run_extras import stored_notes
 
+    outline = get_run(store, run_id, result_levels=())  # no results: every level's histograms of every step
+    if stored_notes(outline) is not None:
+        return notes_of(outline, store)
     return notes_of(get_run(store, run_id), store)  # reads fio's outputs only for a run stored without notes
 
 
