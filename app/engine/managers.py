@@ -11,7 +11,8 @@ from app.engine.fio_binary import SAVED, FioNotFound, find_fio, fio_version
 from app.engine.fioproto import DEFAULT_PORT, RemoteFio, probe
 from app.engine.local_fio import LocalFio
 from app.engine.runner import ManagerEndpoint
-from app.engine.ssh_manager import SshAddress, SshFioServer, parse_ssh
+from app.engine.ssh_address import SshAddress, parse_ssh
+from app.engine.ssh_manager import SshFioServer
 from app.engine.transport import TransportError
 from app.model.plan import LOCAL, Plan
 

@@ -32,7 +32,7 @@ import random
 from dataclasses import dataclass
 
 from app.engine.specmap import largest_remainder
-from app.engine.ssh_manager import parse_ssh
+from app.engine.ssh_address import parse_ssh
 from app.model.plan import LOCAL, AccessSpec, Plan, Worker
 from app.model.units import fio_size
 
