@@ -46,8 +46,8 @@ from typing import Any
 import numpy as np
 
 from app.engine.all_clock import AllClock
+from app.engine.common.fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_val_to_idx
 from app.engine.disk_telemetry import DiskContext, DiskTracker, ManagerDisks
-from app.engine.fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_val_to_idx
 from app.engine.transport import Snapshot
 from app.model.bucket_hist import BucketHist
 from app.model.metrics import Metrics
@@ -76,7 +76,7 @@ class Sample:
 
 
 # --- fio's latency histogram ---------------------------------------------------------------------
-# json+ lists only non-empty buckets, keyed by their value (app.engine.fio_buckets). Histograms are
+# json+ lists only non-empty buckets, keyed by their value (app.engine.common.fio_buckets). Histograms are
 # differenced and summed as numpy arrays over all buckets; Metrics get lazy mappings (BucketHist).
 BUCKET_NS = np.array(BIN_VALUE, dtype=np.int64)
 _KEY_INDEX = {k: i for i, k in enumerate(BIN_KEY)}

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from app.engine.all_clock import AllClock, consecutive
-from app.engine.message_gate import MessageGate
+from app.engine.common.message_gate import MessageGate
 from app.engine.report_checks import ReportChecker
 from app.engine.step_watch import BEHIND_S, STOP_GRACE_S, StepWatch
 from app.engine.telemetry import JobTracker, StepTelemetry

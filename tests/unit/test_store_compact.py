@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.engine.fio_buckets import BIN_VALUE, plat_val_to_idx
+from app.engine.common.fio_buckets import BIN_VALUE, plat_val_to_idx
 from app.model.metrics import Metrics
 from app.store import (
     ManagerInfo,

@@ -324,7 +324,7 @@ class RemoteFio:
     ``eta_poll`` s, which a live server answers within about a second even when idle;
     ``stop_timeout`` bounds the wait for final numbers after stop(). Whether fio itself makes
     progress, and the step's deadline, are the runner's business (:mod:`app.engine.step_watch`).
-    Server text goes through a :class:`~app.engine.message_gate.MessageGate`.
+    Server text goes through a :class:`~app.engine.common.message_gate.MessageGate`.
 
     ``verify_payload_crc`` checks fio's CRC16 of every payload fragment too. It is off by default:
     TCP already checksums the stream, the pure-Python check costs about 1.5 ms per job per

@@ -14,7 +14,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from ..fio_buckets import PLAT_NR  # noqa: F401 (re-exported for the struct tables)
+from app.engine.common.fio_buckets import PLAT_NR  # noqa: F401 (re-exported for the struct tables)
 
 # Constants of fio's stat.h / io_ddir.h that are the same in every supported version.
 DDIR_RWDIR_CNT = 3  # read, write, trim

@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ..message_gate import MessageGate
+from app.engine.common.message_gate import MessageGate
+
 from ..transport import Event, Finished, Message, Snapshot
 from .commands import LOG_ERR, Op, parse_job_opt, parse_start, parse_stop, parse_text
 from .decode import decode_du, du_to_json, ts_to_json

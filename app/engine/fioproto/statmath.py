@@ -15,7 +15,7 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
 
-from ..fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_idx_to_val  # noqa: F401 (decoder API)
+from app.engine.common.fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_idx_to_val  # noqa: F401 (decoder API)
 
 # A sparse histogram row: (bin indexes, counts) of the non-zero bins, ascending by index.
 Histogram = tuple[tuple[int, ...], tuple[int, ...]]
