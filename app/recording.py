@@ -11,7 +11,7 @@ import traceback
 from collections.abc import Callable
 
 from app.engine import targets as T
-from app.engine.disks import disk_of
+from app.engine.devices.disks import disk_of
 from app.engine.environment import machine_facts, target_facts
 from app.engine.file_allocation import written_bytes
 from app.engine.host_cpu import busy_pct, cpu_times

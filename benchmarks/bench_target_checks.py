@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.engine import linux_devices  # noqa: E402
+from app.engine.devices import linux_devices  # noqa: E402
 from app.engine.held_targets import Arming, hold  # noqa: E402
 from app.engine.jobfile import step_jobfile  # noqa: E402
 from app.engine.placement import placer  # noqa: E402

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from app.engine.disks import disk_of
+from app.engine.devices.disks import disk_of
 from app.engine.jobfile import JobInfo
 from app.engine.targets import LINUX, normalize_os
 from app.engine.transport import Snapshot

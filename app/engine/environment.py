@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.engine.disks import disk_of
+from app.engine.devices.disks import disk_of
 
 SYS_BLOCK_NAMES = Path("/sys/block")
 MOUNTINFO = Path("/proc/self/mountinfo")

@@ -26,9 +26,9 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from app.engine import linux_devices
+from app.engine.devices import linux_devices
+from app.engine.devices.linux_devices import ObjectId
 from app.engine.jobfile import JobFile, JobInfo
-from app.engine.linux_devices import ObjectId
 from app.engine.placement import PlacementError, object_id, place_local
 from app.engine.targets import fio_filename
 

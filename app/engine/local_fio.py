@@ -36,7 +36,8 @@ from typing import Any
 
 import orjson
 
-from app.engine import orphan_guard, sys_disk_stats, workdirs
+from app.engine import orphan_guard, workdirs
+from app.engine.devices import sys_disk_stats
 from app.engine.fio_binary import FioNotFound, find_fio
 from app.engine.fio_json_stream import FioJsonStream, JsonDocument, Piece, TextLine
 from app.engine.fio_messages import translate

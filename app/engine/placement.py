@@ -21,7 +21,8 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.engine import linux_devices, windows_paths
+from app.engine import windows_paths
+from app.engine.devices import linux_devices
 from app.engine.targets import WINDOWS, TargetError, fio_path_problem, is_device_path, normalize_os
 
 MAX_LINKS = 40  # as the kernel's ELOOP limit

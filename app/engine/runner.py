@@ -22,13 +22,13 @@ from typing import Any
 
 from app.engine import remote_check, remote_files
 from app.engine.common.message_gate import MessageGate
+from app.engine.devices.disks import disk_of
+from app.engine.devices.linux_devices import ObjectId
 from app.engine.disk_telemetry import step_disk_context
-from app.engine.disks import disk_of
 from app.engine.fioproto.client import run_delay
 from app.engine.held_targets import Arming, Held, HoldRefused, hold
 from app.engine.job_policy import JobRefused, check_job_text
 from app.engine.jobfile import DEFAULT_FILE_SIZE, JobFile, JobInfo, step_jobfile, stop_order
-from app.engine.linux_devices import ObjectId
 from app.engine.network_jobs import fresh_port_base, net_failure_hint, reach_address
 from app.engine.placement import placer
 from app.engine.remote_host import RemoteHost

@@ -31,8 +31,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.engine.devices.linux_devices import ObjectId
 from app.engine.jobfile import JobFile, JobInfo
-from app.engine.linux_devices import ObjectId
 from app.engine.placement import Placement
 
 RECORD_VERSION = 3

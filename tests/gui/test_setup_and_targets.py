@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.engine.disks import Disk
+from app.engine.devices.disks import Disk
 from app.ui.main_window import MainWindow
 from app.ui.plan.setup_tab import TEST_TYPE_TITLES
 from app.ui.plan.targets_tab import AddTestFileDialog

@@ -21,7 +21,7 @@ QT_FREE = [
     "app.engine.fioproto",
     "app.engine.safety",
     "app.engine.placement",
-    "app.engine.linux_devices",
+    "app.engine.devices.linux_devices",
     "app.engine.windows_paths",
     "app.store",
     "app.recording",

@@ -5,7 +5,8 @@ import stat
 
 import pytest
 
-from app.engine import linux_devices, windows_paths
+from app.engine import windows_paths
+from app.engine.devices import linux_devices
 from app.engine.jobfile import step_jobfile
 from app.engine.placement import PlacementError, follow, place_local, place_remote
 from app.engine.sequence import expand

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.engine import disks as disk_list
+from app.engine.devices import disks as disk_list
 from app.engine.jobfile import DEFAULT_FILE_SIZE, target_bytes
 from app.engine.placement import place_local
 from app.engine.targets import FILE_SECTOR, ResolvedTarget, TargetError, is_device_path, resolve

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QMainWindow
 
-from app.engine import disks
+from app.engine.devices import disks
 from app.model.plan import LOCAL
 from app.model.units import format_bytes
 from app.model.validation import validate

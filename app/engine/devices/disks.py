@@ -253,7 +253,7 @@ def disk_of(path: str, sys_dev_block: str | os.PathLike[str] = "/sys/dev/block",
 
     system = os_name or platform.system()
     if system == "Windows":
-        from app.engine import windows_disks
+        from app.engine.devices import windows_disks
 
         return windows_disks.disk_of(path)
     if system != "Linux" or not hasattr(os, "major"):

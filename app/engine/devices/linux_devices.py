@@ -17,7 +17,7 @@ import stat
 import struct
 from pathlib import Path
 
-from app.engine.disks import unescape_mount_field
+from app.engine.devices.disks import unescape_mount_field
 
 ObjectId = tuple[str, int, int]
 """An object independent of its name, as ``placement.object_id`` names it: (kind, a, b)."""
