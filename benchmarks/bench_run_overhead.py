@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.engine.jobfile import step_jobfile  # noqa: E402
-from app.engine.sequence import expand  # noqa: E402
+from app.engine.jobs.jobfile import step_jobfile  # noqa: E402
+from app.engine.jobs.sequence import expand  # noqa: E402
 from app.model import planfile  # noqa: E402
 from app.model.plan import LOCAL, SpecLine, Target  # noqa: E402
 from tests.helpers import grid  # noqa: E402

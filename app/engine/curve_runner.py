@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.engine.curve_search import SEARCH_BUDGET, GridSweep, KneeSearch, load_grid
-from app.engine.jobfile import JobFile
+from app.engine.jobs.jobfile import JobFile
+from app.engine.jobs.sequence import RUNNABLE_KINDS, Step, _Series
 from app.engine.runner import (
     ManagerEndpoint,
     RunListener,
@@ -24,7 +25,6 @@ from app.engine.runner import (
     RunSummary,
     summarize,
 )
-from app.engine.sequence import RUNNABLE_KINDS, Step, _Series
 from app.engine.telemetry import ALL_KEY
 from app.model.plan import IDLE, Plan, Precondition
 

@@ -27,8 +27,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from app.engine.devices.disks import disk_of
-from app.engine.jobfile import JobInfo
-from app.engine.targets import LINUX, normalize_os
+from app.engine.jobs.jobfile import JobInfo
+from app.engine.jobs.targets import LINUX, normalize_os
 from app.engine.transport import Snapshot
 from app.model.disk_metrics import DiskCounts
 

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 
 from app.engine.devices import linux_devices
 from app.engine.devices.linux_devices import ObjectId
-from app.engine.jobfile import JobFile, JobInfo
-from app.engine.placement import PlacementError, object_id, place_local
-from app.engine.targets import fio_filename
+from app.engine.jobs.jobfile import JobFile, JobInfo
+from app.engine.jobs.placement import PlacementError, object_id, place_local
+from app.engine.jobs.targets import fio_filename
 
 CHUNK = 1 << 20
 EBUSY_WORDS = ("the kernel refuses to open it exclusively (EBUSY): it is mounted (perhaps only in another mount "

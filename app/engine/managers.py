@@ -9,9 +9,9 @@ import socket
 from app.engine.environment import probe_facts
 from app.engine.fio_binary import SAVED, FioNotFound, find_fio, fio_version
 from app.engine.fioproto import DEFAULT_PORT, RemoteFio, probe
+from app.engine.jobs.ssh_address import SshAddress, parse_ssh
 from app.engine.local_fio import LocalFio
 from app.engine.runner import ManagerEndpoint
-from app.engine.ssh_address import SshAddress, parse_ssh
 from app.engine.ssh_manager import SshFioServer
 from app.engine.transport import TransportError
 from app.model.plan import LOCAL, Plan

@@ -27,10 +27,12 @@ from app.engine.devices.linux_devices import ObjectId
 from app.engine.disk_telemetry import step_disk_context
 from app.engine.fioproto.client import run_delay
 from app.engine.held_targets import Arming, Held, HoldRefused, hold
-from app.engine.job_policy import JobRefused, check_job_text
-from app.engine.jobfile import DEFAULT_FILE_SIZE, JobFile, JobInfo, step_jobfile, stop_order
-from app.engine.network_jobs import fresh_port_base, net_failure_hint, reach_address
-from app.engine.placement import placer
+from app.engine.jobs.job_policy import JobRefused, check_job_text
+from app.engine.jobs.jobfile import DEFAULT_FILE_SIZE, JobFile, JobInfo, step_jobfile, stop_order
+from app.engine.jobs.network_jobs import fresh_port_base, net_failure_hint, reach_address
+from app.engine.jobs.placement import placer
+from app.engine.jobs.sequence import STEADY, SequenceTooLong, Step, expand
+from app.engine.jobs.targets import TargetError, lookup_mapping
 from app.engine.remote_host import RemoteHost
 from app.engine.safety import (
     CreatedFiles,
@@ -42,9 +44,7 @@ from app.engine.safety import (
     unverified_notes,
     write_risks,
 )
-from app.engine.sequence import STEADY, SequenceTooLong, Step, expand
 from app.engine.step_watch import Action, StepWatch
-from app.engine.targets import TargetError, lookup_mapping
 from app.engine.telemetry import Sample, StepTelemetry
 from app.engine.transport import Event, Finished, Message, Snapshot, Transport, TransportError
 from app.model.plan import Plan

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.engine.devices.linux_devices import ObjectId
-from app.engine.jobfile import JobFile, JobInfo
-from app.engine.placement import Placement
+from app.engine.jobs.jobfile import JobFile, JobInfo
+from app.engine.jobs.placement import Placement
 
 RECORD_VERSION = 3
 MARKER_XATTR = "user.fiometer.test-file"

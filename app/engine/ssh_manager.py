@@ -26,8 +26,8 @@ import time
 from typing import TYPE_CHECKING
 
 from app.engine.fioproto.client import ServerInfo, probe
+from app.engine.jobs.ssh_address import SshAddress
 from app.engine.local_fio import popen_options
-from app.engine.ssh_address import SshAddress
 from app.engine.transport import TransportError
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from app.engine.jobfile import JobFile
+from app.engine.jobs.jobfile import JobFile
 from app.engine.managers import build_endpoints
 from app.engine.runner import Runner, RunOptions, summarize
 from app.model import planfile

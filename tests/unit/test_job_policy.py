@@ -2,10 +2,10 @@
 
 import pytest
 
-from app.engine.job_policy import JobRefused, check_job_text
-from app.engine.jobfile import step_jobfile
+from app.engine.jobs.job_policy import JobRefused, check_job_text
+from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.sequence import expand
 from app.engine.runner import Runner, RunOptions, RunRefused
-from app.engine.sequence import expand
 from app.model.examples import EXAMPLES, TESTFILE
 from tests.helpers import grid
 

@@ -34,9 +34,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.engine.devices import disks as disk_list
-from app.engine.jobfile import DEFAULT_FILE_SIZE, target_bytes
-from app.engine.placement import place_local
-from app.engine.targets import FILE_SECTOR, ResolvedTarget, TargetError, is_device_path, resolve
+from app.engine.jobs.jobfile import DEFAULT_FILE_SIZE, target_bytes
+from app.engine.jobs.placement import place_local
+from app.engine.jobs.targets import FILE_SECTOR, ResolvedTarget, TargetError, is_device_path, resolve
 from app.model.plan import DATA_PATTERNS, LOCAL, Target, Worker
 from app.model.units import format_bytes, parse_size
 from app.model.validation import MAX_QUEUE_DEPTH

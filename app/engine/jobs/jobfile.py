@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from app.engine import network_jobs
-from app.engine import targets as T
-from app.engine.network_jobs import LOOPBACK
-from app.engine.placement import Placement, place_remote
-from app.engine.sequence import FILL, STEADY, Step
-from app.engine.specmap import spec_options
+from app.engine.jobs import network_jobs
+from app.engine.jobs import targets as T
+from app.engine.jobs.network_jobs import LOOPBACK
+from app.engine.jobs.placement import Placement, place_remote
+from app.engine.jobs.sequence import FILL, STEADY, Step
+from app.engine.jobs.specmap import spec_options
 from app.model.plan import DEFAULT_TEST_FILE_SIZE, PRECONDITION_FILL, AccessSpec, Plan, SpecLine
 
 DEFAULT_FILE_SIZE = DEFAULT_TEST_FILE_SIZE
@@ -218,7 +218,7 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
 def stop_order(files: dict[str, JobFile]) -> tuple[set[str], set[str]]:
     """(first, later): managers to stop first on Stop — those sending over the network — and those to stop
     once they have ended — receiving only. fio's TCP sender whose receiver closed first never ends (see
-    app.engine.network_jobs). Empty sets when the step has no network receivers."""
+    app.engine.jobs.network_jobs). Empty sets when the step has no network receivers."""
     sends = {n for n, jf in files.items() if any(j.network and j.writes for j in jf.jobs)}
     receives = {n for n, jf in files.items() if any(j.network and not j.writes for j in jf.jobs)} - sends
     return (sends, receives) if sends and receives else (set(), set())

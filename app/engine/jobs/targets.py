@@ -60,7 +60,7 @@ def _sector_size_of_name(name: str, os_name: str) -> int:
 
 def is_device_path(path: str) -> bool:
     """A device by its spelling alone (before the file system is asked): /dev/..., \\\\.\\..., \\\\?\\GLOBALROOT."""
-    from app.engine import windows_paths
+    from app.engine.jobs import windows_paths
 
     return path.startswith("/dev/") or windows_paths.is_device(path)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from app.engine.network_jobs import partner_index
+from app.engine.jobs.network_jobs import partner_index
 from app.model.plan import IDLE, PRECONDITION_FILL, Cycling, Plan, QueueDepthCycling
 
 

@@ -21,9 +21,9 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.engine import windows_paths
 from app.engine.devices import linux_devices
-from app.engine.targets import WINDOWS, TargetError, fio_path_problem, is_device_path, normalize_os
+from app.engine.jobs import windows_paths
+from app.engine.jobs.targets import WINDOWS, TargetError, fio_path_problem, is_device_path, normalize_os
 
 MAX_LINKS = 40  # as the kernel's ELOOP limit
 _PROC_ROOTS = ("/proc", "/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr")
