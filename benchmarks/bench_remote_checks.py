@@ -22,8 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.engine import remote_check, remote_files  # noqa: E402
+from app.engine import remote_files  # noqa: E402
 from app.engine.fioproto import RemoteFio  # noqa: E402
+from app.engine.guards import remote_check  # noqa: E402
 from tests.fio_servers import fio_servers  # noqa: E402
 
 

@@ -23,6 +23,7 @@ from app.cli.common import (
 
 def _make_runner(args: argparse.Namespace, opened, make=None):
     """The run's Runner (``make(plan, endpoints, listener, options)`` builds another kind, e.g. a curve's)."""
+    from app.engine.guards.safety import record_beside
     from app.engine.managers import (
         EXPOSED_WARNING,
         ManagerError,
@@ -31,7 +32,6 @@ def _make_runner(args: argparse.Namespace, opened, make=None):
         split_host,
     )
     from app.engine.runner import Runner, RunOptions, RunRefused
-    from app.engine.safety import record_beside
     from app.store.paths import resolve_db_path
 
     plan = opened.plan

@@ -36,11 +36,11 @@ from typing import Any
 
 import orjson
 
-from app.engine import orphan_guard, workdirs
 from app.engine.devices import sys_disk_stats
 from app.engine.fio_binary import FioNotFound, find_fio
 from app.engine.fio_json_stream import FioJsonStream, JsonDocument, Piece, TextLine
 from app.engine.fio_messages import translate
+from app.engine.guards import orphan_guard, workdirs
 from app.engine.transport import Event, Finished, Message, Snapshot, TransportError
 
 log = logging.getLogger(__name__)

@@ -28,9 +28,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from app.engine.guards.safety import WriteRisk
 from app.engine.jobs.jobfile import JobFile
 from app.engine.jobs.targets import fio_filename
-from app.engine.safety import WriteRisk
 from app.engine.transport import Finished, Message, Snapshot, Transport, TransportError
 from app.model.units import parse_size
 

@@ -20,21 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.engine import remote_check, remote_files
+from app.engine import remote_files
 from app.engine.common.message_gate import MessageGate
 from app.engine.devices.disks import disk_of
 from app.engine.devices.linux_devices import ObjectId
 from app.engine.disk_telemetry import step_disk_context
 from app.engine.fioproto.client import run_delay
-from app.engine.held_targets import Arming, Held, HoldRefused, hold
-from app.engine.jobs.job_policy import JobRefused, check_job_text
-from app.engine.jobs.jobfile import DEFAULT_FILE_SIZE, JobFile, JobInfo, step_jobfile, stop_order
-from app.engine.jobs.network_jobs import fresh_port_base, net_failure_hint, reach_address
-from app.engine.jobs.placement import placer
-from app.engine.jobs.sequence import STEADY, SequenceTooLong, Step, expand
-from app.engine.jobs.targets import TargetError, lookup_mapping
-from app.engine.remote_host import RemoteHost
-from app.engine.safety import (
+from app.engine.guards import remote_check
+from app.engine.guards.held_targets import Arming, Held, HoldRefused, hold
+from app.engine.guards.safety import (
     CreatedFiles,
     WriteRisk,
     armed_twice,
@@ -44,6 +38,13 @@ from app.engine.safety import (
     unverified_notes,
     write_risks,
 )
+from app.engine.jobs.job_policy import JobRefused, check_job_text
+from app.engine.jobs.jobfile import DEFAULT_FILE_SIZE, JobFile, JobInfo, step_jobfile, stop_order
+from app.engine.jobs.network_jobs import fresh_port_base, net_failure_hint, reach_address
+from app.engine.jobs.placement import placer
+from app.engine.jobs.sequence import STEADY, SequenceTooLong, Step, expand
+from app.engine.jobs.targets import TargetError, lookup_mapping
+from app.engine.remote_host import RemoteHost
 from app.engine.step_watch import Action, StepWatch
 from app.engine.telemetry import Sample, StepTelemetry
 from app.engine.transport import Event, Finished, Message, Snapshot, Transport, TransportError
@@ -363,7 +364,7 @@ class Runner:
 
     def _inspect_over_ssh(self, name: str, jobs: list[JobInfo], problems: list[str],
                           again: bool = False) -> list[WriteRisk]:
-        """An ssh:// manager: the local checks, run on its host (app.engine.remote_check). ``again`` (at a
+        """An ssh:// manager: the local checks, run on its host (app.engine.guards.remote_check). ``again`` (at a
         step's start): an object that existed when the run was checked (and armed) must still be that one."""
         ep = self.endpoints[name]
         jobs = [j for j in jobs if not j.network]

@@ -31,7 +31,7 @@ from app.engine.local_fio import popen_options
 from app.engine.transport import TransportError
 
 if TYPE_CHECKING:
-    from app.engine.remote_check import CheckRecord
+    from app.engine.guards.remote_check import CheckRecord
 
 log = logging.getLogger(__name__)
 SSH_ENV = "FIOMETER_SSH"
@@ -122,9 +122,9 @@ class SshFioServer:
         raise TransportError(f"{self.address}: could not start fio --server over SSH: {last}")
 
     def check_paths(self, paths: list[str]) -> dict[str, CheckRecord]:
-        """The local target checks, run on that host over a second SSH session (app.engine.remote_check).
+        """The local target checks, run on that host over a second SSH session (app.engine.guards.remote_check).
         Raises remote_check.CheckUnavailable."""
-        from app.engine.remote_check import run_checker
+        from app.engine.guards.remote_check import run_checker
 
         a = self.address
         return run_checker([*self.ssh, "-o", "BatchMode=yes", "-T", *(["-p", str(a.port)] if a.port else []),

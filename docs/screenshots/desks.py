@@ -120,7 +120,7 @@ def main() -> int:
 
 
 def example_risk(folder: Path):
-    from app.engine.safety import WriteRisk
+    from app.engine.guards.safety import WriteRisk
 
     f = folder / "data.bin"
     f.write_bytes(b"x" * (3 << 20))

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from app.engine.guards.safety import CreatedFiles
 from app.engine.jobs.placement import place_local
 from app.engine.jobs.sequence import Step
 from app.engine.managers import local_endpoint
 from app.engine.runner import RunListener, Runner, RunOptions, RunRefused, StepOutcome
-from app.engine.safety import CreatedFiles
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
 

@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from app.engine import held_targets
 from app.engine.devices.sys_disk_stats import fio_entry
-from app.engine.held_targets import Arming, HoldRefused, hold
+from app.engine.guards import held_targets
+from app.engine.guards.held_targets import Arming, HoldRefused, hold
 from app.engine.jobs.jobfile import step_jobfile
 from app.engine.jobs.placement import placer
 from app.engine.jobs.sequence import expand

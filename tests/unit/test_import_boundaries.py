@@ -19,7 +19,7 @@ QT_FREE = [
     "app.engine.runner",
     "app.engine.managers",
     "app.engine.fioproto",
-    "app.engine.safety",
+    "app.engine.guards.safety",
     "app.engine.jobs.placement",
     "app.engine.devices.linux_devices",
     "app.engine.jobs.windows_paths",

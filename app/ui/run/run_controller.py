@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.diagnostics import report_unexpected
 from app.engine.curve_runner import CurveRunner
+from app.engine.guards.safety import CreatedFiles, WriteRisk, arm, record_beside
 from app.engine.jobs.sequence import Step, expand
 from app.engine.managers import ManagerError, build_endpoints
 from app.engine.runner import (
@@ -27,7 +28,6 @@ from app.engine.runner import (
     RunSummary,
     StepOutcome,
 )
-from app.engine.safety import CreatedFiles, WriteRisk, arm, record_beside
 from app.engine.transport import Finished, Message
 from app.model.plan import Plan
 from app.recording import Fanout, StoreRecorder

@@ -16,7 +16,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
-from app.engine.safety import WriteRisk
+from app.engine.guards.safety import WriteRisk
 
 CHECKER = r'''
 import json, os, stat, sys, errno
