@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.engine.telemetry import Sample, StepTelemetry
-from app.engine.transport import Finished, Message, Snapshot, Transport
+from app.engine.transports.transport import Finished, Message, Snapshot, Transport
 
 
 @dataclass

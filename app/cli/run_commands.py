@@ -140,9 +140,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from app.engine.fioproto import probe
     from app.engine.managers import ManagerError, split_host
-    from app.engine.transport import TransportError
+    from app.engine.transports.fioproto import probe
+    from app.engine.transports.transport import TransportError
 
     try:
         host, port = split_host(args.host)

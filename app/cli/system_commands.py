@@ -34,7 +34,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from app import user_settings
     from app.about import about_text
     from app.diagnostics import log_path
-    from app.engine.fio_binary import FioNotFound, fio_version
+    from app.engine.transports.fio_binary import FioNotFound, fio_version
     from app.first_run import check_fio, first_run_text
     from app.paths import resources_dir
     from app.store.paths import resolve_db_path

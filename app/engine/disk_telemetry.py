@@ -9,7 +9,7 @@ no new window.
 The window differs by source:
 
 - a ``fio --server`` DU carries the disk's own clock (``msec``) and busy time (``io_ticks``), kept by
-  :mod:`app.engine.fioproto.session`: windows and utilisation are exact;
+  :mod:`app.engine.transports.fioproto.session`: windows and utilisation are exact;
 - a local fio's JSON has only the utilisation as a cumulative percentage (io_ticks / msec). The clock
   is taken from the report times (fio's ``timestamp_ms``): the disk's first report is counted from the manager's previous
   report in the step (its first: one status interval), which is when fio started counting when its
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from app.engine.devices.disks import disk_of
 from app.engine.jobs.jobfile import JobInfo
 from app.engine.jobs.targets import LINUX, normalize_os
-from app.engine.transport import Snapshot
+from app.engine.transports.transport import Snapshot
 from app.model.disk_metrics import DiskCounts
 
 NO_DISKS_REASON = ("fio reported no disk statistics for these targets: fio keeps them on Linux only, for targets "

@@ -6,14 +6,14 @@ import ipaddress
 import platform
 import socket
 
-from app.engine.environment import probe_facts
-from app.engine.fio_binary import SAVED, FioNotFound, find_fio, fio_version
-from app.engine.fioproto import DEFAULT_PORT, RemoteFio, probe
 from app.engine.jobs.ssh_address import SshAddress, parse_ssh
-from app.engine.local_fio import LocalFio
 from app.engine.runner import ManagerEndpoint
-from app.engine.ssh_manager import SshFioServer
-from app.engine.transport import TransportError
+from app.engine.transports.environment import probe_facts
+from app.engine.transports.fio_binary import SAVED, FioNotFound, find_fio, fio_version
+from app.engine.transports.fioproto import DEFAULT_PORT, RemoteFio, probe
+from app.engine.transports.local_fio import LocalFio
+from app.engine.transports.ssh_manager import SshFioServer
+from app.engine.transports.transport import TransportError
 from app.model.plan import LOCAL, Plan
 
 
@@ -91,7 +91,7 @@ def ssh_endpoint(name: str, address: SshAddress) -> ManagerEndpoint:
 
 def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoint:
     """Probe the server now, so a wrong address fails before anything runs. ``ssh://[user@]host[:port]``
-    starts the server over SSH (:mod:`app.engine.ssh_manager`)."""
+    starts the server over SSH (:mod:`app.engine.transports.ssh_manager`)."""
     try:
         ssh = parse_ssh(host)
     except ValueError as e:

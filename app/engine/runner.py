@@ -20,12 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.engine import remote_files
 from app.engine.common.message_gate import MessageGate
 from app.engine.devices.disks import disk_of
 from app.engine.devices.linux_devices import ObjectId
 from app.engine.disk_telemetry import step_disk_context
-from app.engine.fioproto.client import run_delay
 from app.engine.guards import remote_check
 from app.engine.guards.held_targets import Arming, Held, HoldRefused, hold
 from app.engine.guards.safety import (
@@ -44,10 +42,12 @@ from app.engine.jobs.network_jobs import fresh_port_base, net_failure_hint, reac
 from app.engine.jobs.placement import placer
 from app.engine.jobs.sequence import STEADY, SequenceTooLong, Step, expand
 from app.engine.jobs.targets import TargetError, lookup_mapping
-from app.engine.remote_host import RemoteHost
 from app.engine.step_watch import Action, StepWatch
 from app.engine.telemetry import Sample, StepTelemetry
-from app.engine.transport import Event, Finished, Message, Snapshot, Transport, TransportError
+from app.engine.transports import remote_files
+from app.engine.transports.fioproto.client import run_delay
+from app.engine.transports.remote_host import RemoteHost
+from app.engine.transports.transport import Event, Finished, Message, Snapshot, Transport, TransportError
 from app.model.plan import Plan
 from app.model.steady_state import SteadyWatch
 from app.model.validation import validate
@@ -338,7 +338,7 @@ class Runner:
         return out
 
     def _check_remote_files(self, out: list[dict[str, JobFile]], problems: list[str]) -> list[WriteRisk]:
-        """Ask each remote manager's fio what is at its test files' paths (app.engine.remote_files)."""
+        """Ask each remote manager's fio what is at its test files' paths (app.engine.transports.remote_files)."""
         if self.options.engine == "null":  # the null engine never opens its files
             return []
         risks: list[WriteRisk] = []

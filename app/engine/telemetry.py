@@ -48,7 +48,7 @@ import numpy as np
 from app.engine.all_clock import AllClock
 from app.engine.common.fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_val_to_idx
 from app.engine.disk_telemetry import DiskContext, DiskTracker, ManagerDisks
-from app.engine.transport import Snapshot
+from app.engine.transports.transport import Snapshot
 from app.model.bucket_hist import BucketHist
 from app.model.metrics import Metrics
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.ssh_manager import SSH_ENV
+from app.engine.transports.ssh_manager import SSH_ENV
 from app.model import planfile
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid

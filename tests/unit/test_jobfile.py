@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from app.engine.fio_binary import platform_candidates
 from app.engine.jobs.jobfile import step_jobfile
 from app.engine.jobs.sequence import expand
+from app.engine.transports.fio_binary import platform_candidates
 from app.model.plan import AccessSpec, SpecLine, Target
 from tests.helpers import grid
 

@@ -6,7 +6,7 @@ the object's type, device numbers, size and identity, whether a block device is 
 sees it (an exclusive open fails with EBUSY while it is mounted in any namespace, swap, or held by
 dm/md/btrfs/a loop device) and where it is mounted. ``findings`` turns that into what needs arming and
 what cannot run, the same words as for local targets. Without ``python3`` there, only the checks
-through fio (app.engine.remote_files) remain, and a note says so.
+through fio (app.engine.transports.remote_files) remain, and a note says so.
 """
 
 from __future__ import annotations
@@ -146,4 +146,4 @@ def finding(manager: str, target: str, path: str, writes: bool, r: CheckRecord) 
             uses.append("Fiometer cannot tell what uses it")
         return Finding(WriteRisk(manager, target, path, f"a {'block' if kind == 'block' else 'character'} device "
                                  "on that host: writes destroy its data", bool(uses), "; ".join(uses)))
-    return Finding()  # a regular file: whose it is, fio says (the marker, app.engine.remote_files)
+    return Finding()  # a regular file: whose it is, fio says (the marker, app.engine.transports.remote_files)

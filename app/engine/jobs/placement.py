@@ -206,7 +206,7 @@ def place_remote(spelled: str, name_says_device: bool, os_name: str, manager: st
     _check_text(spelled, path)
     what = ("whether it is mounted or in use (fio's own mount check still applies)" if device else
             "whether it is a link to a device, or changes between the check through fio (existence, "
-            "Fiometer's marker, size, folder: app.engine.remote_files) and fio's open")
+            "Fiometer's marker, size, folder: app.engine.transports.remote_files) and fio's open")
     return Placement(spelled, path, device, False, note=f"{where}: Fiometer cannot verify {path}: {what}")
 
 

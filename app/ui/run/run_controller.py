@@ -28,7 +28,7 @@ from app.engine.runner import (
     RunSummary,
     StepOutcome,
 )
-from app.engine.transport import Finished, Message
+from app.engine.transports.transport import Finished, Message
 from app.model.plan import Plan
 from app.recording import Fanout, StoreRecorder
 from app.store import StoreError, open_store

@@ -37,11 +37,11 @@ from typing import Any
 import orjson
 
 from app.engine.devices import sys_disk_stats
-from app.engine.fio_binary import FioNotFound, find_fio
-from app.engine.fio_json_stream import FioJsonStream, JsonDocument, Piece, TextLine
-from app.engine.fio_messages import translate
 from app.engine.guards import orphan_guard, workdirs
-from app.engine.transport import Event, Finished, Message, Snapshot, TransportError
+from app.engine.transports.fio_binary import FioNotFound, find_fio
+from app.engine.transports.fio_json_stream import FioJsonStream, JsonDocument, Piece, TextLine
+from app.engine.transports.fio_messages import translate
+from app.engine.transports.transport import Event, Finished, Message, Snapshot, TransportError
 
 log = logging.getLogger(__name__)
 STOPPED_RC = 128  # fio's exit code after SIGINT/SIGTERM (backend.c exit_value = 128)

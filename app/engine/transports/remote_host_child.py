@@ -1,6 +1,6 @@
-"""The child side of :mod:`app.engine.remote_host`: a process that runs remote managers' connections.
+"""The child side of :mod:`app.engine.transports.remote_host`: a process that runs remote managers' connections.
 
-Each manager's :class:`~app.engine.fioproto.RemoteFio` runs here unchanged, on a thread of its own: it
+Each manager's :class:`~app.engine.transports.fioproto.RemoteFio` runs here unchanged, on a thread of its own: it
 connects, loads the job, and on ``go`` streams its events. What the parent receives is ready events, so
 reading sockets and decoding fio's reports never hold the window's GIL. Messages travel both ways over
 the child's stdin and stdout as pickles, each behind its length (4 bytes, little-endian).
@@ -26,8 +26,8 @@ import sys
 import threading
 from typing import Any, BinaryIO
 
-from app.engine.fioproto import RemoteFio
-from app.engine.transport import Finished, TransportError
+from app.engine.transports.fioproto import RemoteFio
+from app.engine.transports.transport import Finished, TransportError
 
 LOG_FILE_ENV = "FIOMETER_CHILD_LOG"  # the parent's log file, which the child appends to
 STATUS_S = 0.25  # how often the byte counters reach the parent (the step watch's progress rule reads them)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from app.engine.guards.safety import WriteRisk
 from app.engine.jobs.jobfile import JobFile
 from app.engine.jobs.targets import fio_filename
-from app.engine.transport import Finished, Message, Snapshot, Transport, TransportError
+from app.engine.transports.transport import Finished, Message, Snapshot, Transport, TransportError
 from app.model.units import parse_size
 
 MARK_SIZE = 4096

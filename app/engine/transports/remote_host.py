@@ -3,8 +3,8 @@
 With many remote managers, reading their sockets and decoding fio's reports (about 0.5 ms of Python per
 job and report) ran on one thread per manager in the window's process. Right after each wave of reports
 those threads held the GIL in turn and the window's event loop waited (p99 up to 95 ms at 32 hosts).
-:class:`RemoteHost` starts one child process (:mod:`app.engine.remote_host_child`, at a lower CPU
-priority) that runs every remote manager's :class:`~app.engine.fioproto.RemoteFio` unchanged;
+:class:`RemoteHost` starts one child process (:mod:`app.engine.transports.remote_host_child`, at a lower CPU
+priority) that runs every remote manager's :class:`~app.engine.transports.fioproto.RemoteFio` unchanged;
 :class:`HostedRemote` is the transport the runner sees, with the same interface and properties.
 The child is a fresh interpreter that imports only the protocol client: a fork of a process with Qt's
 threads could inherit held locks, and multiprocessing's spawn would import the window's main module again.
@@ -25,8 +25,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from app.engine.remote_host_child import LOG_FILE_ENV, STATUS_FD_ENV, Status, read_message, write_message
-from app.engine.transport import Event, Finished, TransportError
+from app.engine.transports.remote_host_child import (
+    LOG_FILE_ENV,
+    STATUS_FD_ENV,
+    Status,
+    read_message,
+    write_message,
+)
+from app.engine.transports.transport import Event, Finished, TransportError
 
 log = logging.getLogger(__name__)
 START_WAIT_S = 40.0  # RemoteFio.start takes at most ~15 s (connect + handshake + load); the child starts first
@@ -41,7 +47,7 @@ def child_command(os_name: str, frozen: bool, executable: str) -> tuple[list[str
     creation, elsewhere the child lowers its own (nice)."""
     kwargs: dict[str, Any] = {}
     if not frozen:
-        argv = [executable, "-m", "app.engine.remote_host_child"]
+        argv = [executable, "-m", "app.engine.transports.remote_host_child"]
         root = str(Path(__file__).resolve().parents[2])
         kwargs["env"] = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
     elif os_name == "Windows":
@@ -60,8 +66,8 @@ def _log_file() -> str | None:
 
 
 class HostedRemote:
-    """A :class:`~app.engine.transport.Transport` for one ``fio --server`` whose connection runs in the
-    :class:`RemoteHost`'s child; it behaves as :class:`~app.engine.fioproto.RemoteFio` does."""
+    """A :class:`~app.engine.transports.transport.Transport` for one ``fio --server`` whose connection runs in the
+    :class:`RemoteHost`'s child; it behaves as :class:`~app.engine.transports.fioproto.RemoteFio` does."""
 
     def __init__(self, host: RemoteHost, key: str, address: tuple[str, int], name: str,
                  shown_as: str | None = None) -> None:

@@ -18,7 +18,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ... import user_settings
+from app import user_settings
+
 from ..transport import Event, Message, TransportError
 from .commands import (
     CLIENT_TYPE_CLI,
@@ -300,7 +301,7 @@ def status_interval_arg(seconds: float) -> str:
 
 
 class RemoteFio:
-    """A :class:`~app.engine.transport.Transport` that runs one job file on a ``fio --server``.
+    """A :class:`~app.engine.transports.transport.Transport` that runs one job file on a ``fio --server``.
 
     ``start`` connects, checks the server and loads the job (blocking until fio has accepted the
     job file: at most about ``connect_timeout + 2 * answer_timeout``); ``go`` then sends RUN, so a

@@ -25,10 +25,10 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from app.engine.fioproto.client import ServerInfo, probe
 from app.engine.jobs.ssh_address import SshAddress
-from app.engine.local_fio import popen_options
-from app.engine.transport import TransportError
+from app.engine.transports.fioproto.client import ServerInfo, probe
+from app.engine.transports.local_fio import popen_options
+from app.engine.transports.transport import TransportError
 
 if TYPE_CHECKING:
     from app.engine.guards.remote_check import CheckRecord
