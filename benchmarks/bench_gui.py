@@ -226,7 +226,7 @@ class _Step:
 
 
 def synthetic_samples(t: float) -> list:
-    from app.engine.telemetry import Sample
+    from app.engine.sampling.telemetry import Sample
 
     out = []
     for mi in range(MANAGERS):

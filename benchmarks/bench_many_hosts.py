@@ -59,7 +59,7 @@ from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 
 from app.engine.managers import build_endpoints  # noqa: E402
 from app.engine.runner import Runner, RunOptions  # noqa: E402
-from app.engine.telemetry import StepTelemetry  # noqa: E402
+from app.engine.sampling.telemetry import StepTelemetry  # noqa: E402
 from app.model.plan import Plan, SpecLine, Target  # noqa: E402
 from app.store import get_run, open_store  # noqa: E402
 from app.ui.launch import HeadlessWindow  # noqa: E402  (problems to stderr, never a modal box)

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.engine.telemetry import Sample, StepTelemetry
+from app.engine.sampling.telemetry import Sample, StepTelemetry
 from app.engine.transports.transport import Finished, Message, Snapshot, Transport
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.engine.jobs.sequence import FILL, MEASURE, STEADY
-from app.engine.telemetry import ALL_KEY
+from app.engine.sampling.telemetry import ALL_KEY
 from app.model.metrics import Metrics
 from app.model.plan import Precondition
 from app.model.steady_state import Window, first_steady_window, rounds_of

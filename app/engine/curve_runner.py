@@ -25,7 +25,7 @@ from app.engine.runner import (
     RunSummary,
     summarize,
 )
-from app.engine.telemetry import ALL_KEY
+from app.engine.sampling.telemetry import ALL_KEY
 from app.model.plan import IDLE, Plan, Precondition
 
 QUEUE_DEPTH, WORKERS = "queue depth", "workers"

@@ -17,7 +17,7 @@ ETA polls and may send text while its jobs are stuck):
   ``stall_s``: stopped, failed, and aborted ``STOP_GRACE_S`` later (a job process stopped or stuck
   in the kernel). A server that sends nothing at all is not judged here: it may be busy (its host
   short of CPU) and late; the transport's silence watchdog says so and waits up to its stated limit.
-- **Impossible values** (:mod:`app.engine.report_checks`): the manager is aborted at once.
+- **Impossible values** (:mod:`app.engine.sampling.report_checks`): the manager is aborted at once.
 - **Late numbers**: no report for ``late_s`` while the step runs is said in a message ("data still
   arriving" when the transport counts received bytes), not treated as death: the transport's own
   silence watchdog (on bytes) decides that.
@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.engine.report_checks import ReportChecker
+from app.engine.sampling.report_checks import ReportChecker
 
 SETUP_S = 60.0  # from RUN to the first report with a runtime (file layout, job setup)
 STOP_GRACE_S = 5.0  # from a forced stop to the abort

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.telemetry import StepTelemetry
+from app.engine.sampling.telemetry import StepTelemetry
 from app.engine.transports.local_fio import LocalFio, _children
 from app.engine.transports.transport import Finished, Message, Snapshot, TransportError
 from tests.telemetry_support import SampleBatch, follow_step

@@ -15,7 +15,7 @@ QT_FREE = [
     "app.engine.transports.fio_json_stream",
     "app.engine.transports.fio_messages",
     "app.engine.transports.local_fio",
-    "app.engine.telemetry",
+    "app.engine.sampling.telemetry",
     "app.engine.runner",
     "app.engine.managers",
     "app.engine.transports.fioproto",

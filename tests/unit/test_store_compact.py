@@ -150,7 +150,7 @@ def test_a_one_manager_steps_all_ends_with_the_final_report_once_per_slot(tmp_pa
     """ALL of one manager shares the manager's samples until fio's final report joins the last slot;
     the copy it then gets must not keep that slot twice (it did, at two times, and the slot's older
     numbers could sort last)."""
-    from app.engine.all_clock import AllClock
+    from app.engine.sampling.all_clock import AllClock
 
     clock = AllClock(1.0, ["M1"])
     reports = [(0.0, _metrics(0)), (1.002, _metrics(1)), (1.124, replace(_metrics(2), seconds=0.12))]

@@ -18,7 +18,7 @@ Per fio job (clone), consecutive cumulative job objects are differenced:
   not go down (ramp shorter than the interval, seen on fio 3.33). Jobs with runtime 0 and no
   error (file layout) give no sample either.
 
-Disks: each manager sample carries its disks' windows (:mod:`app.engine.disk_telemetry`); the
+Disks: each manager sample carries its disks' windows (:mod:`app.engine.sampling.disk_telemetry`); the
 manager's ``interval.disk_util`` is the busiest disk's utilisation in the window, ``whole.disk_util``
 fio's own over the step so far.
 
@@ -45,9 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from app.engine.all_clock import AllClock
 from app.engine.common.fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_val_to_idx
-from app.engine.disk_telemetry import DiskContext, DiskTracker, ManagerDisks
+from app.engine.sampling.all_clock import AllClock
+from app.engine.sampling.disk_telemetry import DiskContext, DiskTracker, ManagerDisks
 from app.engine.transports.transport import Snapshot
 from app.model.bucket_hist import BucketHist
 from app.model.metrics import Metrics
@@ -312,7 +312,7 @@ def _max_disk_util(disk_util: Sequence[Mapping[str, Any]]) -> float | None:
 class StepTelemetry:
     """All managers of one test step. ``job_map``: fio job name -> (manager, worker_key, target_key);
     job names must be unique across the step (numjobs clones share their name and are summed).
-    ALL is summed per slot of the step's ``interval`` grid (:mod:`app.engine.all_clock`)."""
+    ALL is summed per slot of the step's ``interval`` grid (:mod:`app.engine.sampling.all_clock`)."""
 
     def __init__(self, job_map: Mapping[str, tuple[str, str, str]], interval: float = 1.0,
                  disks: DiskContext | None = None) -> None:
