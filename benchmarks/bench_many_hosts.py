@@ -57,8 +57,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from bench_gui import APP, LatencyProbe, choose_scope, pct, settle  # noqa: E402, F401  (APP: the QApplication)
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 
-from app.engine.managers import build_endpoints  # noqa: E402
-from app.engine.runner import Runner, RunOptions  # noqa: E402
+from app.engine.run.managers import build_endpoints  # noqa: E402
+from app.engine.run.runner import Runner, RunOptions  # noqa: E402
 from app.engine.sampling.telemetry import StepTelemetry  # noqa: E402
 from app.model.plan import Plan, SpecLine, Target  # noqa: E402
 from app.store import get_run, open_store  # noqa: E402

@@ -8,7 +8,7 @@ from typing import TextIO
 
 from app.cli.common import escape_controls
 from app.engine.jobs.sequence import Step
-from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome
+from app.engine.run.runner import ManagerEndpoint, RunListener, StepOutcome
 from app.engine.transports.transport import Message
 from app.model.metrics import Metrics
 from app.model.plan import Plan

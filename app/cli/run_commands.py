@@ -24,14 +24,14 @@ from app.cli.common import (
 def _make_runner(args: argparse.Namespace, opened, make=None):
     """The run's Runner (``make(plan, endpoints, listener, options)`` builds another kind, e.g. a curve's)."""
     from app.engine.guards.safety import record_beside
-    from app.engine.managers import (
+    from app.engine.run.managers import (
         EXPOSED_WARNING,
         ManagerError,
         build_endpoints,
         is_loopback,
         split_host,
     )
-    from app.engine.runner import Runner, RunOptions, RunRefused
+    from app.engine.run.runner import Runner, RunOptions, RunRefused
     from app.store.paths import resolve_db_path
 
     plan = opened.plan
@@ -140,7 +140,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from app.engine.managers import ManagerError, split_host
+    from app.engine.run.managers import ManagerError, split_host
     from app.engine.transports.fioproto import probe
     from app.engine.transports.transport import TransportError
 

@@ -97,7 +97,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
     mapping = _parse_map(args.map)
     options = None
     if args.run is not None:
-        from app.engine.runner import RunOptions
+        from app.engine.run.runner import RunOptions
 
         options = RunOptions(run_time=args.run, ramp_up=0, engine=args.engine, mapping=mapping)
     if args.open_run is not None and (args.file or args.run is not None):

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.engine.runner import RunOptions
+from app.engine.run.runner import RunOptions
 from app.model.plan import LOCAL, Manager, Target, Worker
 from app.ui.confirm import confirm, confirm_box
 from app.ui.main_window import MainWindow

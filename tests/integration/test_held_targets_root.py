@@ -22,8 +22,8 @@ import pytest
 from app.engine.guards.safety import CreatedFiles
 from app.engine.jobs.placement import place_local
 from app.engine.jobs.sequence import Step
-from app.engine.managers import local_endpoint
-from app.engine.runner import RunListener, Runner, RunOptions, RunRefused, StepOutcome
+from app.engine.run.managers import local_endpoint
+from app.engine.run.runner import RunListener, Runner, RunOptions, RunRefused, StepOutcome
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
 

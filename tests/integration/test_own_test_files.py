@@ -11,8 +11,8 @@ import pytest
 
 from app.engine.guards.safety import CreatedFiles
 from app.engine.jobs.sequence import Step
-from app.engine.managers import local_endpoint
-from app.engine.runner import Runner, RunOptions, RunRefused
+from app.engine.run.managers import local_endpoint
+from app.engine.run.runner import Runner, RunOptions, RunRefused
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.managers import build_endpoints
-from app.engine.runner import Runner, RunOptions
+from app.engine.run.managers import build_endpoints
+from app.engine.run.runner import Runner, RunOptions
 from app.engine.transports import remote_files
 from app.engine.transports.fioproto import RemoteFio
 from app.model import planfile

@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from app.engine.managers import build_endpoints
-from app.engine.runner import ManagerEndpoint, RunListener, Runner, RunOptions
+from app.engine.run.managers import build_endpoints
+from app.engine.run.runner import ManagerEndpoint, RunListener, Runner, RunOptions
 from app.engine.transports.remote_host import HostedRemote, RemoteHost
 from app.engine.transports.transport import Finished
 from app.model import planfile

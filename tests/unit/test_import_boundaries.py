@@ -16,8 +16,8 @@ QT_FREE = [
     "app.engine.transports.fio_messages",
     "app.engine.transports.local_fio",
     "app.engine.sampling.telemetry",
-    "app.engine.runner",
-    "app.engine.managers",
+    "app.engine.run.runner",
+    "app.engine.run.managers",
     "app.engine.transports.fioproto",
     "app.engine.guards.safety",
     "app.engine.jobs.placement",
@@ -30,7 +30,7 @@ QT_FREE = [
     "app.cli.progress",
     "app.cli.common",
     "app.cli.run_commands", "app.cli.results_commands", "app.cli.plan_commands",
-    "app.analysis.validity", "app.analysis.curve", "app.engine.curve_search", "app.engine.curve_runner",
+    "app.analysis.validity", "app.analysis.curve", "app.engine.run.curve_search", "app.engine.run.curve_runner",
     "app.store.run_extras", "app.cli.curve_commands",
 ]
 

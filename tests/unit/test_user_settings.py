@@ -6,7 +6,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 import pytest
 
 from app import user_settings as us
-from app.engine.managers import ManagerError, local_endpoint
+from app.engine.run.managers import ManagerError, local_endpoint
 from app.user_settings import UserSettings, config_dir_for, settings_path_for
 from tests.platform_marks import posix_only
 from tests.unit.test_fio_binary import make_exe

@@ -15,11 +15,11 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.diagnostics import report_unexpected
-from app.engine.curve_runner import CurveRunner
 from app.engine.guards.safety import CreatedFiles, WriteRisk, arm, record_beside
 from app.engine.jobs.sequence import Step, expand
-from app.engine.managers import ManagerError, build_endpoints
-from app.engine.runner import (
+from app.engine.run.curve_runner import CurveRunner
+from app.engine.run.managers import ManagerError, build_endpoints
+from app.engine.run.runner import (
     ManagerEndpoint,
     RunListener,
     Runner,

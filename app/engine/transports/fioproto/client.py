@@ -319,12 +319,12 @@ class RemoteFio:
     (:func:`still_listening`; fio's job processes keep it open if they outlive their server, so a
     server killed that way fails at ``silence_timeout``). A server whose jobs are stuck
     still answers its ETA polls, which the runner's progress rule catches
-    (:mod:`app.engine.step_watch`). Bytes, not
+    (:mod:`app.engine.run.step_watch`). Bytes, not
     whole messages, count: one report is ~184 KB per job, so on a slow link a message can take
     many seconds to arrive while the manager is well. The client polls the server's ETA every
     ``eta_poll`` s, which a live server answers within about a second even when idle;
     ``stop_timeout`` bounds the wait for final numbers after stop(). Whether fio itself makes
-    progress, and the step's deadline, are the runner's business (:mod:`app.engine.step_watch`).
+    progress, and the step's deadline, are the runner's business (:mod:`app.engine.run.step_watch`).
     Server text goes through a :class:`~app.engine.common.message_gate.MessageGate`.
 
     ``verify_payload_crc`` checks fio's CRC16 of every payload fragment too. It is off by default:

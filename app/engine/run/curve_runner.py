@@ -1,4 +1,4 @@
-"""`fiometer curve`: a run whose steps a load search chooses (app.engine.curve_search), one access spec after another.
+"""`fiometer curve`: a run whose steps a load search chooses (app.engine.run.curve_search), one access spec after another.
 
 Every load the search may pick is expanded into a candidate step before anything runs, so the runner's checks
 (what fio will open, whether writes are armed, the job options) cover all of them; the search then runs the
@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from app.engine.curve_search import SEARCH_BUDGET, GridSweep, KneeSearch, load_grid
 from app.engine.jobs.jobfile import JobFile
 from app.engine.jobs.sequence import RUNNABLE_KINDS, Step, _Series
-from app.engine.runner import (
+from app.engine.run.curve_search import SEARCH_BUDGET, GridSweep, KneeSearch, load_grid
+from app.engine.run.runner import (
     ManagerEndpoint,
     RunListener,
     Runner,

@@ -7,7 +7,7 @@ import platform
 import socket
 
 from app.engine.jobs.ssh_address import SshAddress, parse_ssh
-from app.engine.runner import ManagerEndpoint
+from app.engine.run.runner import ManagerEndpoint
 from app.engine.transports.environment import probe_facts
 from app.engine.transports.fio_binary import SAVED, FioNotFound, find_fio, fio_version
 from app.engine.transports.fioproto import DEFAULT_PORT, RemoteFio, probe

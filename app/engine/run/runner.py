@@ -41,9 +41,9 @@ from app.engine.jobs.network_jobs import fresh_port_base, net_failure_hint, reac
 from app.engine.jobs.placement import placer
 from app.engine.jobs.sequence import STEADY, SequenceTooLong, Step, expand
 from app.engine.jobs.targets import TargetError, lookup_mapping
+from app.engine.run.step_watch import Action, StepWatch
 from app.engine.sampling.disk_telemetry import step_disk_context
 from app.engine.sampling.telemetry import Sample, StepTelemetry
-from app.engine.step_watch import Action, StepWatch
 from app.engine.transports import remote_files
 from app.engine.transports.fioproto.client import run_delay
 from app.engine.transports.remote_host import RemoteHost
