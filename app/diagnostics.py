@@ -21,7 +21,7 @@ import platform
 import tempfile
 from pathlib import Path
 
-from app.store.paths import default_db_path_for
+from app.store.db_location import default_db_path_for
 
 ENV_DIR = "FIOMETER_LOG_DIR"
 LOG_NAME = "fiometer.log"

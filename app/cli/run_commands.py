@@ -32,7 +32,7 @@ def _make_runner(args: argparse.Namespace, opened, make=None):
         split_host,
     )
     from app.engine.run.runner import Runner, RunOptions, RunRefused
-    from app.store.paths import resolve_db_path
+    from app.store.db_location import resolve_db_path
 
     plan = opened.plan
     try:

@@ -37,7 +37,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from app.engine.transports.fio_binary import FioNotFound, fio_version
     from app.first_run import check_fio, first_run_text
     from app.paths import resources_dir
-    from app.store.paths import resolve_db_path
+    from app.store.db_location import resolve_db_path
 
     if args.set_fio:
         candidate = Path(args.set_fio).expanduser().absolute()

@@ -28,8 +28,8 @@ from app import __version__
 from app.safe_files import create_exclusive, prepare_database, staged
 
 from .abandoned import abandoned_runs, close_abandoned_runs
+from .db_location import resolve_db_path
 from .errors import StoreError
-from .paths import resolve_db_path
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, statements
 
 BUSY_TIMEOUT_S = 15.0

@@ -275,6 +275,6 @@ class MainWindow(FilesMixin, EditsMixin, HostFactsMixin, RunningMixin, MessagesM
     @property
     def db_path(self) -> Path:
         """The results database this window stores runs in and History reads."""
-        from app.store.paths import resolve_db_path
+        from app.store.db_location import resolve_db_path
 
         return resolve_db_path(self.controller.db_path)

@@ -247,7 +247,7 @@ def test_a_file_of_random_bytes_leaves_the_plan_untouched(window: MainWindow, di
 
 # --- 8 and 10: examples run as shipped; Place target --------------------------------------------------
 def test_an_example_opens_with_its_targets_placed(window: MainWindow) -> None:
-    from app.store.paths import default_test_file
+    from app.store.db_location import default_test_file
 
     assert window.open_example("crystal")
     placed = {t.path for m in window.doc.plan.managers for w in m.workers for t in w.targets}

@@ -32,7 +32,7 @@ from app.engine.transports.transport import Finished, Message
 from app.model.plan import Plan
 from app.recording import Fanout, StoreRecorder
 from app.store import StoreError, open_store
-from app.store.paths import resolve_db_path
+from app.store.db_location import resolve_db_path
 from app.store.run_extras import CURVE, save_extra
 from app.ui.run import live_gc
 

@@ -6,7 +6,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 
 import pytest
 
-from app.store.paths import default_db_path_for, resolve_db_path
+from app.store.db_location import default_db_path_for, resolve_db_path
 from tests.platform_marks import posix_only
 
 
