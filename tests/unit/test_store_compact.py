@@ -26,8 +26,9 @@ from app.store import (
 )
 from app.store.blocks import BLOCK_SAMPLES, count_sql, keep_peaks
 from app.store.codec import METRIC_NAMES, decode_hist, decode_hist_arrays, encode_hist, hists_p99_ns
+from app.store.migrations import SCHEMA_VERSION
 from app.store.peaks import PEAK_COLUMNS
-from app.store.schema import SAMPLE_VALUE_COLUMNS, SCHEMA_VERSION
+from app.store.schema import SAMPLE_VALUE_COLUMNS
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "store" / "v2-two-runs.db"
 V3_FIXTURE = FIXTURE.with_name("v3-one-worker-run.db")
