@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 
 from app import __version__
-from app.engine.fio_binary import FioNotFound, find_fio, fio_version
+from app.engine.transports.fio_binary import FioNotFound, find_fio, fio_version
 
 FIO_NOTE = "fio is a separate program (GPLv2, by Jens Axboe and contributors); Fiometer runs it, it does not bundle it."
 

@@ -6,9 +6,9 @@ three old files kept); ``$FIOMETER_LOG_DIR`` moves it (tests, portable installs)
 fails the program: a log that cannot be written (full disk, read-only folder) falls back to the
 temporary folder, and a failing write is dropped silently.
 
-Every module logs to its own logger (``logging.getLogger(__name__)``: ``app.engine.local_fio``,
-``app.engine.fioproto.client``...), the CLI to ``fiometer``; the file takes both (``LOGGERS``). A child
-process (``engine/remote_host_child.py``) appends to the same file, which its parent names in its
+Every module logs to its own logger (``logging.getLogger(__name__)``: ``app.engine.transports.local_fio``,
+``app.engine.transports.fioproto.client``...), the CLI to ``fiometer``; the file takes both (``LOGGERS``). A child
+process (``engine/transports/remote_host_child.py``) appends to the same file, which its parent names in its
 environment (``remote_host_child.LOG_FILE_ENV``).
 """
 
@@ -21,7 +21,7 @@ import platform
 import tempfile
 from pathlib import Path
 
-from app.store.paths import default_db_path_for
+from app.store.db_location import default_db_path_for
 
 ENV_DIR = "FIOMETER_LOG_DIR"
 LOG_NAME = "fiometer.log"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app import user_settings
-from app.engine.fio_binary import ENV_VAR, FioNotFound, find_fio, fio_version, install_hint
+from app.engine.transports.fio_binary import ENV_VAR, FioNotFound, find_fio, fio_version, install_hint
 
 # fio 3.40 fixed pread/pwrite offsets (psync) and poll() revents on Windows
 # (docs/reference/fio.md, "fio on Windows").

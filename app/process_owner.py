@@ -3,7 +3,7 @@
 An identity is a pid, host name and a *start token* (what makes that process distinct from a later one
 given the same pid: boot id + start time on Linux, creation time on Windows, ``ps`` start time elsewhere).
 The store keeps its recorder's identity on each run row (``store/abandoned.py``), the engine its own in
-each job folder's marker (``engine/workdirs.py``). An owner on another host is never judged (we cannot
+each job folder's marker (``engine/guards/workdirs.py``). An owner on another host is never judged (we cannot
 see its processes).
 """
 

@@ -10,15 +10,15 @@ import contextlib
 import traceback
 from collections.abc import Callable
 
-from app.engine import targets as T
-from app.engine.disks import disk_of
-from app.engine.environment import machine_facts, target_facts
-from app.engine.file_allocation import written_bytes
-from app.engine.host_cpu import busy_pct, cpu_times
-from app.engine.jobfile import JobFile, client_workers, target_key, worker_key
-from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome, summarize
-from app.engine.sequence import Step
-from app.engine.transport import Message
+from app.engine.devices.disks import disk_of
+from app.engine.jobs import targets as T
+from app.engine.jobs.jobfile import JobFile, client_workers, target_key, worker_key
+from app.engine.jobs.sequence import Step
+from app.engine.run.runner import ManagerEndpoint, RunListener, StepOutcome, summarize
+from app.engine.sampling.file_allocation import written_bytes
+from app.engine.sampling.host_cpu import busy_pct, cpu_times
+from app.engine.transports.environment import machine_facts, target_facts
+from app.engine.transports.transport import Message
 from app.model import planfile
 from app.model.plan import Plan
 from app.model.spec_words import spec_text

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from app import user_settings
 
 if TYPE_CHECKING:
-    from app.engine.runner import ManagerEndpoint
+    from app.engine.run.runner import ManagerEndpoint
     from app.model.plan import Plan
 
 RUN_SECONDS = 1
@@ -177,8 +177,8 @@ def first_step_plan(plan: Plan) -> Plan:
 def run_engine(plan_path: Path, workdir: Path, db_path: Path,
                fio_path: str | None) -> tuple[ManagerEndpoint, str, float, int]:
     """Run the first step for RUN_SECONDS on the null engine; (endpoint, step label, IOPS, run id)."""
-    from app.engine.managers import ManagerError, build_endpoints
-    from app.engine.runner import Runner, RunOptions, RunRefused
+    from app.engine.run.managers import ManagerError, build_endpoints
+    from app.engine.run.runner import Runner, RunOptions, RunRefused
     from app.model.opening import PlanOpenError, open_plan
     from app.recording import StoreRecorder
     from app.store.database import open_store

@@ -1,4 +1,4 @@
-"""Benchmarks for Fiometer's fio network client (app.engine.fioproto).
+"""Benchmarks for Fiometer's fio network client (app.engine.transports.fioproto).
 
 (a) Reassembly + decode cost of one status report of 64 remote jobs, built from recorded TS
     payloads (tests/fixtures/fio-captures), fed through the real FrameReader and RunSession in 64 KiB
@@ -28,12 +28,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.engine.fioproto.client import RemoteFio  # noqa: E402
-from app.engine.fioproto.commands import Op  # noqa: E402
-from app.engine.fioproto.frames import FrameReader, encode  # noqa: E402
-from app.engine.fioproto.layouts import layout_for  # noqa: E402
-from app.engine.fioproto.session import RunSession  # noqa: E402
-from app.engine.transport import Finished, Snapshot  # noqa: E402
+from app.engine.transports.fioproto.client import RemoteFio  # noqa: E402
+from app.engine.transports.fioproto.commands import Op  # noqa: E402
+from app.engine.transports.fioproto.frames import FrameReader, encode  # noqa: E402
+from app.engine.transports.fioproto.layouts import layout_for  # noqa: E402
+from app.engine.transports.fioproto.session import RunSession  # noqa: E402
+from app.engine.transports.transport import Finished, Snapshot  # noqa: E402
 from tests.fioproto_recording import SERVER_TO_CLIENT, read_packets  # noqa: E402
 
 JOBS = 64

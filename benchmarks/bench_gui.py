@@ -42,7 +42,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 APP = QApplication.instance() or QApplication([])
 
-from app.engine.runner import RunOptions  # noqa: E402
+from app.engine.run.runner import RunOptions  # noqa: E402
 from app.model.metrics import Metrics  # noqa: E402
 from app.model.plan import LOCAL, SpecLine, Target  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
@@ -226,7 +226,7 @@ class _Step:
 
 
 def synthetic_samples(t: float) -> list:
-    from app.engine.telemetry import Sample
+    from app.engine.sampling.telemetry import Sample
 
     out = []
     for mi in range(MANAGERS):

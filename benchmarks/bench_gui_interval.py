@@ -48,8 +48,8 @@ APP = QApplication.instance() or QApplication([])
 
 from bench_telemetry import build_document  # noqa: E402
 
-from app.engine.telemetry import Sample, StepTelemetry  # noqa: E402
-from app.engine.transport import Snapshot  # noqa: E402
+from app.engine.sampling.telemetry import Sample, StepTelemetry  # noqa: E402
+from app.engine.transports.transport import Snapshot  # noqa: E402
 from app.model.metrics import Metrics  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
 from app.ui.run.run_controller import QtRunListener  # noqa: E402

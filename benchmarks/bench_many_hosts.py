@@ -29,7 +29,7 @@ For each fan-out it prints:
   runtimes) and Fiometer's CPU time per host per second (its process and the child that reads the servers,
   counted once it has ended with the run).
 ``--decode-apart 0`` reads and decodes the servers in the window's process, as before the remote host
-(app.engine.remote_host), for A/B runs.
+(app.engine.transports.remote_host), for A/B runs.
 With ``--floor``, also the machine's floor for each fan-out: the same window, idle, while fio's own client
 (one C process) runs the same job files on as many new servers; Fiometer's lateness beyond it is its own.
 The last line names the largest fan-out that met every goal and where and why it stopped.
@@ -57,9 +57,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from bench_gui import APP, LatencyProbe, choose_scope, pct, settle  # noqa: E402, F401  (APP: the QApplication)
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 
-from app.engine.managers import build_endpoints  # noqa: E402
-from app.engine.runner import Runner, RunOptions  # noqa: E402
-from app.engine.telemetry import StepTelemetry  # noqa: E402
+from app.engine.run.managers import build_endpoints  # noqa: E402
+from app.engine.run.runner import Runner, RunOptions  # noqa: E402
+from app.engine.sampling.telemetry import StepTelemetry  # noqa: E402
 from app.model.plan import Plan, SpecLine, Target  # noqa: E402
 from app.store import get_run, open_store  # noqa: E402
 from app.ui.launch import HeadlessWindow  # noqa: E402  (problems to stderr, never a modal box)

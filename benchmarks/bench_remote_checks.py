@@ -3,7 +3,7 @@
     python benchmarks/bench_remote_checks.py [--files N] [--repeat R]
 
 Prints the median wall time of: a bare one-job null fio run on the server (what any fio job costs
-there), the probe of N test files (two read-only jobs: folders, then markers, app.engine.remote_files)
+there), the probe of N test files (two read-only jobs: folders, then markers, app.engine.transports.remote_files)
 and the local checker program run by python3 (what an ssh:// manager runs on its host, without the SSH
 connection itself). The figure is the probe's ratio to the bare job (about 2: it is two fio jobs).
 """
@@ -22,8 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.engine import remote_check, remote_files  # noqa: E402
-from app.engine.fioproto import RemoteFio  # noqa: E402
+from app.engine.guards import remote_check  # noqa: E402
+from app.engine.transports import remote_files  # noqa: E402
+from app.engine.transports.fioproto import RemoteFio  # noqa: E402
 from tests.fio_servers import fio_servers  # noqa: E402
 
 

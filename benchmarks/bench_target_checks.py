@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.engine import linux_devices  # noqa: E402
-from app.engine.held_targets import Arming, hold  # noqa: E402
-from app.engine.jobfile import step_jobfile  # noqa: E402
-from app.engine.placement import placer  # noqa: E402
-from app.engine.safety import CreatedFiles, marker_of  # noqa: E402
-from app.engine.sequence import expand  # noqa: E402
+from app.engine.devices import linux_devices  # noqa: E402
+from app.engine.guards.held_targets import Arming, hold  # noqa: E402
+from app.engine.guards.safety import CreatedFiles, marker_of  # noqa: E402
+from app.engine.jobs.jobfile import step_jobfile  # noqa: E402
+from app.engine.jobs.placement import placer  # noqa: E402
+from app.engine.jobs.sequence import expand  # noqa: E402
 from app.model.plan import (  # noqa: E402
     AccessSpec,  # noqa: E402
     Manager,

@@ -32,10 +32,10 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.engine.fio_binary import find_fio  # noqa: E402
-from app.engine.local_fio import LocalFio  # noqa: E402
-from app.engine.telemetry import StepTelemetry  # noqa: E402
-from app.engine.transport import Snapshot  # noqa: E402
+from app.engine.sampling.telemetry import StepTelemetry  # noqa: E402
+from app.engine.transports.fio_binary import find_fio  # noqa: E402
+from app.engine.transports.local_fio import LocalFio  # noqa: E402
+from app.engine.transports.transport import Snapshot  # noqa: E402
 from tests.fio_fixtures import documents  # noqa: E402
 
 

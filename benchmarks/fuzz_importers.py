@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import icf_import  # noqa: E402
-from app.engine.runner import ManagerEndpoint, Runner, RunOptions, RunRefused  # noqa: E402
-from app.engine.sequence import SequenceTooLong, expand  # noqa: E402
-from app.engine.targets import fio_filename, fio_path_problem  # noqa: E402
+from app.engine.jobs.sequence import SequenceTooLong, expand  # noqa: E402
+from app.engine.jobs.targets import fio_filename, fio_path_problem  # noqa: E402
+from app.engine.run.runner import ManagerEndpoint, Runner, RunOptions, RunRefused  # noqa: E402
 from app.model import planfile  # noqa: E402
 from app.model.examples import EXAMPLES  # noqa: E402
 from app.model.from_icf import plan_from_icf  # noqa: E402

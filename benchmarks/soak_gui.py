@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("FIOMETER_SETTINGS_DIR", tempfile.mkdtemp(prefix="fiometer-soak-settings-"))
 
-from app.engine.runner import RunOptions  # noqa: E402
+from app.engine.run.runner import RunOptions  # noqa: E402
 from app.model.plan import LOCAL, SpecLine, Target  # noqa: E402
 from app.store import get_run, list_runs, open_store, step_samples  # noqa: E402
 from app.ui import launch  # noqa: E402

@@ -36,7 +36,7 @@ APP = QApplication.instance() or QApplication([])
 
 from bench_gui_interval import interval_samples  # noqa: E402
 
-from app.engine.telemetry import Sample  # noqa: E402
+from app.engine.sampling.telemetry import Sample  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
 from app.ui.settings import use_settings_dir  # noqa: E402
 from tests.helpers import grid  # noqa: E402

@@ -1,7 +1,7 @@
 """Entry point of the packaged app (PyInstaller): the same `fiometer` command as `pip install` gives.
 
 No arguments opens the GUI; `fiometer --smoke` checks the build; `--remote-host` is the process that
-reads remote managers for a run (app.engine.remote_host starts it). On Windows this script becomes both
+reads remote managers for a run (app.engine.transports.remote_host starts it). On Windows this script becomes both
 fiometer.exe (no console window) and fiometer-cli.exe (console), see packaging/fiometer.spec.
 """
 
@@ -11,7 +11,7 @@ from app.cli import main
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--remote-host"]:
-        from app.engine.remote_host_child import main as remote_host
+        from app.engine.transports.remote_host_child import main as remote_host
 
         sys.exit(remote_host())
     sys.exit(main())

@@ -3,7 +3,7 @@
 import pytest
 
 from app import diagnostics
-from app.store.paths import ENV_OVERRIDE as ENV_DB
+from app.store.db_location import ENV_OVERRIDE as ENV_DB
 from app.user_settings import ENV_DIR
 
 

@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from app.engine.fioproto.layouts import layout_for
-from app.engine.fioproto.session import RunSession
-from app.engine.transport import Snapshot
+from app.engine.transports.fioproto.layouts import layout_for
+from app.engine.transports.fioproto.session import RunSession
+from app.engine.transports.transport import Snapshot
 from tests.fioproto_recording import SERVER_TO_CLIENT, read_packets
 
 DISK_FIXTURES = Path(__file__).parent / "fixtures" / "disk-stats"

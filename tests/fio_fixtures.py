@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from app.engine.transport import Snapshot
+from app.engine.transports.transport import Snapshot
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fio-3.33"
 

@@ -13,9 +13,9 @@ import struct
 import threading
 import time
 
-from app.engine.fioproto.commands import LOG_ERR, Op, text_pdu
-from app.engine.fioproto.frames import F_MORE, HEADER, HEADER_SIZE, encode
-from app.engine.fioproto.layouts import layout_for
+from app.engine.transports.fioproto.commands import LOG_ERR, Op, text_pdu
+from app.engine.transports.fioproto.frames import F_MORE, HEADER, HEADER_SIZE, encode
+from app.engine.transports.fioproto.layouts import layout_for
 
 
 class FioProxy:

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from app.engine.fioproto.client import forget_protocol
+from app.engine.transports.fioproto.client import forget_protocol
 
 
 def free_port(host: str) -> int:

@@ -12,7 +12,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.engine.fioproto.frames import FrameReader, Packet
+from app.engine.transports.fioproto.frames import FrameReader, Packet
 
 _RECORD = struct.Struct("<dBI")
 CLIENT_TO_SERVER = 0

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app.engine.fioproto.commands import Op
-from app.engine.fioproto.frames import FrameReader, Packet, encode
+from app.engine.transports.fioproto.commands import Op
+from app.engine.transports.fioproto.frames import FrameReader, Packet, encode
 from tests.fioproto_recording import SERVER_TO_CLIENT, TimedPacket, read_packets
 from tests.helpers import shared_dir
 
@@ -208,7 +208,7 @@ def accept_job(conn: FakeConn, version: int, starts: list[bytes] | None = None) 
 
 def version_gate(conn: FakeConn, version: int) -> Packet | None:
     """Behave like fio on the first frame: a wrong version gets TEXT + hang-up. Returns the PROBE."""
-    from app.engine.fioproto.commands import LOG_ERR, text_pdu
+    from app.engine.transports.fioproto.commands import LOG_ERR, text_pdu
 
     pkt = conn.read()
     if pkt is None:

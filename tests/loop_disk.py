@@ -2,19 +2,97 @@
 
 from __future__ import annotations
 
+import hashlib
 import mmap
 import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 NEEDS_LOOP = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup"),
                                 reason="needs root and losetup (CI runs as root)")
+MiB = 1 << 20
+
+
+def sh(*args: str) -> str:
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def sha(path: str | Path) -> str:
+    """SHA-256 of a file or device as the disk holds it (the page cache dropped first)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+        while chunk := f.read(MiB):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def pattern(size: int) -> bytes:
+    """A known, position-dependent pattern: a loop device holding it shows any write by its hash."""
+    block = b"".join(b"fiometer-pattern-%08d\n" % i for i in range(4096))
+    return (block * (size // len(block) + 1))[:size]
+
+
+@dataclass
+class Loop:
+    dev: str
+    backing: Path
+    digest: str
+    mountpoint: Path | None = None
+
+    def intact(self) -> bool:
+        return sha(self.dev) == self.digest
+
+    @property
+    def number(self) -> tuple[int, int]:
+        rdev = os.stat(self.dev).st_rdev
+        return os.major(rdev), os.minor(rdev)
+
+
+def mount_ext4(loop: Loop, mnt: Path) -> Path:
+    """Mount the ext4 on ``loop`` at ``mnt`` and put a precious file in it."""
+    mnt.mkdir(exist_ok=True)
+    sh("mount", loop.dev, str(mnt))
+    (mnt / "precious.txt").write_text("data that must survive\n" * 1000)
+    sh("sync")
+    return mnt
+
+
+def loop_maker(tmp_path: Path) -> Iterator[Callable[..., Loop]]:
+    """Behind a test module's ``loops`` fixture: ``make(size, ext4=False, mount=True, over=None, sparse=False)``
+    makes a loop device holding ``pattern`` (or an ext4, mounted with a precious file); all are unmounted and
+    detached afterwards, even when the test fails."""
+    made: list[Loop] = []
+
+    def make(size: int = 16 * MiB, ext4: bool = False, mount: bool = True, over: str | None = None,
+             sparse: bool = False) -> Loop:
+        backing = tmp_path / f"backing{len(made)}.img"
+        if sparse:  # for file systems made by the test itself
+            backing.write_bytes(b"")
+            os.truncate(backing, size)
+        else:
+            backing.write_bytes(pattern(size))
+        if ext4:
+            sh("mkfs.ext4", "-q", "-F", str(backing))
+        dev = sh("losetup", "--find", "--show", over or str(backing))
+        loop = Loop(dev, backing, "" if sparse else sha(dev))
+        made.append(loop)
+        if ext4 and mount:
+            loop.mountpoint = mount_ext4(loop, tmp_path / f"mnt{len(made)}")
+        return loop
+
+    yield make
+    for loop in reversed(made):
+        if loop.mountpoint is not None:
+            subprocess.run(["umount", str(loop.mountpoint)], capture_output=True)
+        subprocess.run(["losetup", "-d", loop.dev], capture_output=True)
 
 
 def attach(image: Path, size: int) -> str:

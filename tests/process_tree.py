@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from app.engine.local_fio import _children as children  # the process tree as the engine reads it
+from app.engine.transports.local_fio import _children as children  # the process tree as the engine reads it
 
 
 def _stat(pid: int) -> list[str] | None:

@@ -1,6 +1,6 @@
 """Telemetry as tests drive it: the events of started transports merged into one blocking iterator.
 
-The runner has its own loop (``app.engine.runner``); this one lets a test follow a step's transports
+The runner has its own loop (``app.engine.run.runner``); this one lets a test follow a step's transports
 through a ``StepTelemetry`` without a runner::
 
     tel = StepTelemetry({"m1.w1.t1": ("M1", "W1", "T1"), ...})
@@ -24,8 +24,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.engine.telemetry import Sample, StepTelemetry
-from app.engine.transport import Finished, Message, Snapshot, Transport
+from app.engine.sampling.telemetry import Sample, StepTelemetry
+from app.engine.transports.transport import Finished, Message, Snapshot, Transport
 
 
 @dataclass

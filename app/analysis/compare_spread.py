@@ -28,7 +28,7 @@ def spread_pct(rates: list[float]) -> float | None:
 def step_spread(store: Store, step_id: int) -> dict[str, float]:
     """Per-second spread of IOPS and MB/s of one step (ALL level), over the seconds it did I/O: the
     seconds before its first I/O (test-file layout) and after its last are not part of the rate."""
-    from app.engine.telemetry import ALL_KEY
+    from app.engine.sampling.telemetry import ALL_KEY
     from app.store.queries import step_samples
 
     samples = [m for _, m in step_samples(store, step_id, "all", ALL_KEY) if m.seconds >= MIN_SECONDS]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.engine.telemetry import ALL_KEY
+from app.engine.sampling.telemetry import ALL_KEY
 from app.store.records import Run, StepInfo
 from app.store.run_extras import CURVE, extra
 

@@ -10,7 +10,7 @@ step's raw output, locally and remotely, so every stored run has them. From them
 
 The window is the disk's own clock where fio sent it (a fio server's DU message), else the longest
 job's runtime plus the step's ramp-up: fio counts disk statistics from the moment its jobs start, ramp
-included. The same figures per report, live, come from :mod:`app.engine.disk_telemetry`. Disks are named as the kernel names them (``sda``, ``nvme0n1``,
+included. The same figures per report, live, come from :mod:`app.engine.sampling.disk_telemetry`. Disks are named as the kernel names them (``sda``, ``nvme0n1``,
 ``dm-0``); the targets on each disk come from the run's target details (``disk``, recorded locally).
 """
 

@@ -27,7 +27,7 @@ from app.analysis.iometer_results_reader import (
     read_results_file,
 )
 from app.analysis.iometer_updates import Slot, update_samples
-from app.engine.jobfile import target_key, worker_key
+from app.engine.jobs.jobfile import target_key, worker_key
 from app.model import planfile
 from app.model.metrics import MB, MIB, Metrics
 from app.model.plan import AccessSpec, Manager, Plan, Target, TestSetup, Worker

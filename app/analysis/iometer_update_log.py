@@ -35,11 +35,11 @@ from app.analysis.iometer_csv import (
     CsvRow,
     row_cells,
 )
-from app.engine.jobfile import JobFile, worker_key
-from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome
-from app.engine.sequence import Step
-from app.engine.telemetry import Sample
-from app.engine.transport import Message
+from app.engine.jobs.jobfile import JobFile, worker_key
+from app.engine.jobs.sequence import Step
+from app.engine.run.runner import ManagerEndpoint, RunListener, StepOutcome
+from app.engine.sampling.telemetry import Sample
+from app.engine.transports.transport import Message
 from app.model.plan import AccessSpec, Plan
 from app.store.records import Run
 

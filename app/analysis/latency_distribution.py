@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.engine.fio_buckets import BIN_EDGE, BIN_VALUE, PLAT_NR, plat_val_to_idx
+from app.engine.common.fio_buckets import BIN_EDGE, BIN_VALUE, PLAT_NR, plat_val_to_idx
 from app.model.metrics import array_percentile
 from app.store.codec import decode_hist_arrays
 from app.store.database import Store

@@ -1,7 +1,7 @@
 """Preconditioning results: the fill before the measured steps, and whether and when steady state came.
 
 A plan with ``setup.precondition`` runs a fill step and/or a steady-state step before its measured steps
-(app.engine.sequence). Which stored steps those were follows from the plan stored with the run. Steady
+(app.engine.jobs.sequence). Which stored steps those were follows from the plan stored with the run. Steady
 state is judged on the steady-state step's per-second ALL samples, cut into rounds of ``round_s``
 seconds, by the rule in app.model.steady_state — the same rule that ended the step while it ran.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.engine.sequence import FILL, MEASURE, STEADY
-from app.engine.telemetry import ALL_KEY
+from app.engine.jobs.sequence import FILL, MEASURE, STEADY
+from app.engine.sampling.telemetry import ALL_KEY
 from app.model.metrics import Metrics
 from app.model.plan import Precondition
 from app.model.steady_state import Window, first_steady_window, rounds_of

@@ -504,7 +504,7 @@ def run_notes(run: Run, samples: Mapping[int, Sequence[tuple[float, int, float]]
 
 def step_all_samples(store, run: Run) -> dict[int, list[tuple[float, int, float]]]:
     """Per-second ALL (t, I/Os, seconds) of every step, for the steadiness rule."""
-    from app.engine.telemetry import ALL_KEY
+    from app.engine.sampling.telemetry import ALL_KEY
     from app.store.queries import step_samples
 
     return {s.index: [(t, m.ios, m.seconds) for t, m in step_samples(store, s.id, "all", ALL_KEY)]

@@ -121,7 +121,7 @@ def _parse_map(items: list[str] | None) -> dict[str, str]:
 def _expand(plan, warnings: list[str] | tuple[str, ...] = (), refusal: str = "the plan cannot be used"):
     """The plan's steps, after its checks: a plan with errors never reaches expansion. The refusal lists
     the reader's ``warnings`` first: they often explain the error (a value Iometer would not take ...)."""
-    from app.engine.sequence import SequenceTooLong, expand
+    from app.engine.jobs.sequence import SequenceTooLong, expand
     from app.model.validation import validate
 
     errors = [p for p in validate(plan) if p.severity == "error"]

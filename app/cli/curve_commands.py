@@ -1,4 +1,4 @@
-"""`fiometer curve`: for each access spec, the highest load whose p99 stays under a limit (app.engine.curve_runner)."""
+"""`fiometer curve`: for each access spec, the highest load whose p99 stays under a limit (app.engine.run.curve_runner)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from app.cli.run_commands import add_run_options, cmd_run
 
 
 def cmd_curve(args: argparse.Namespace) -> int:
-    from app.engine.curve_runner import CurveRunner
+    from app.engine.run.curve_runner import CurveRunner
 
     def make(plan, endpoints, listener, options):
         return CurveRunner(plan, endpoints, listener, options, p99_max_ms=args.p99_max, max_load=args.max_load,

@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _sweep_job_folders() -> None:
     """Remove the job folders a killed Fiometer left in the temporary directory (never fatal)."""
     from app.diagnostics import log
-    from app.engine import workdirs
+    from app.engine.guards import workdirs
 
     try:
         for folder in workdirs.sweep_once():

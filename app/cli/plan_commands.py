@@ -73,8 +73,8 @@ def _safe(name: str) -> str:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from app.engine.jobfile import step_jobfile
-    from app.engine.targets import TargetError
+    from app.engine.jobs.jobfile import step_jobfile
+    from app.engine.jobs.targets import TargetError
 
     opened = _open(args.file)
     plan = opened.plan

@@ -7,9 +7,9 @@ import time
 from typing import TextIO
 
 from app.cli.common import escape_controls
-from app.engine.runner import ManagerEndpoint, RunListener, StepOutcome
-from app.engine.sequence import Step
-from app.engine.transport import Message
+from app.engine.jobs.sequence import Step
+from app.engine.run.runner import ManagerEndpoint, RunListener, StepOutcome
+from app.engine.transports.transport import Message
 from app.model.metrics import Metrics
 from app.model.plan import Plan
 

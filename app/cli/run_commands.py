@@ -23,16 +23,16 @@ from app.cli.common import (
 
 def _make_runner(args: argparse.Namespace, opened, make=None):
     """The run's Runner (``make(plan, endpoints, listener, options)`` builds another kind, e.g. a curve's)."""
-    from app.engine.managers import (
+    from app.engine.guards.safety import record_beside
+    from app.engine.run.managers import (
         EXPOSED_WARNING,
         ManagerError,
         build_endpoints,
         is_loopback,
         split_host,
     )
-    from app.engine.runner import Runner, RunOptions, RunRefused
-    from app.engine.safety import record_beside
-    from app.store.paths import resolve_db_path
+    from app.engine.run.runner import Runner, RunOptions, RunRefused
+    from app.store.db_location import resolve_db_path
 
     plan = opened.plan
     try:
@@ -194,9 +194,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from app.engine.fioproto import probe
-    from app.engine.managers import ManagerError, split_host
-    from app.engine.transport import TransportError
+    from app.engine.run.managers import ManagerError, split_host
+    from app.engine.transports.fioproto import probe
+    from app.engine.transports.transport import TransportError
 
     try:
         host, port = split_host(args.host)

@@ -34,10 +34,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from app import user_settings
     from app.about import about_text
     from app.diagnostics import log_path
-    from app.engine.fio_binary import FioNotFound, fio_version
+    from app.engine.transports.fio_binary import FioNotFound, fio_version
     from app.first_run import check_fio, first_run_text
     from app.paths import resources_dir
-    from app.store.paths import resolve_db_path
+    from app.store.db_location import resolve_db_path
 
     if args.set_fio:
         candidate = Path(args.set_fio).expanduser().absolute()
@@ -97,7 +97,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
     mapping = _parse_map(args.map)
     options = None
     if args.run is not None:
-        from app.engine.runner import RunOptions
+        from app.engine.run.runner import RunOptions
 
         options = RunOptions(run_time=args.run, ramp_up=0, engine=args.engine, mapping=mapping)
     if args.open_run is not None and (args.file or args.run is not None):

@@ -61,7 +61,7 @@ class Target:
 
     ``name`` is what Iometer called it (``C:``, ``PHYSICALDRIVE:1``, ``sdb``, ``/mnt/data [xfs]``)
     or a path. ``path`` is set when the user mapped it to a concrete file or device; otherwise the
-    manager's OS decides (see app.engine.targets).
+    manager's OS decides (see app.engine.jobs.targets).
     """
 
     name: str

@@ -4,8 +4,8 @@ Write during a run with ``Recorder``; read history with the functions of ``queri
 """
 
 from .database import Store, open_store
+from .db_location import default_db_path_for, resolve_db_path
 from .errors import RunNotFound, StoreError
-from .paths import default_db_path_for, resolve_db_path
 from .queries import (
     ANY_MANAGER,
     annotate_run,

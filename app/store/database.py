@@ -28,9 +28,10 @@ from app import __version__
 from app.safe_files import create_exclusive, prepare_database, staged
 
 from .abandoned import abandoned_runs, close_abandoned_runs
+from .db_location import resolve_db_path
 from .errors import StoreError
-from .paths import resolve_db_path
-from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, statements
+from .migrations import MIGRATIONS, SCHEMA_VERSION, statements
+from .schema import APPLICATION_ID
 
 BUSY_TIMEOUT_S = 15.0
 CHECKPOINT_BYTES = 4 << 20  # about SQLite's own automatic threshold (1000 pages of 4 KiB)

@@ -1,8 +1,9 @@
-"""The database layout, as an append-only list of migrations.
+"""The database layout: the statements of each schema version (``V1``, ``V2``, ...).
 
-``MIGRATIONS[n]`` takes a database from schema version ``n`` to ``n + 1`` (kept in
-``PRAGMA user_version``); a new file runs them all, so a fresh database and a migrated one are built by
-the same statements. Never edit a released migration: append a new one and bump nothing else.
+``migrations.MIGRATIONS`` applies them in order (``MIGRATIONS[n]`` takes a database from schema version
+``n`` to ``n + 1``, kept in ``PRAGMA user_version``); a new file runs them all, so a fresh database and a
+migrated one are built by the same statements. Never edit a released version's statements: add a new
+``Vn`` here and append its migration in ``migrations.py``.
 
 Layout (v1):
   runs -< run_tags, managers -< workers -< targets, messages
@@ -23,10 +24,6 @@ v5 (see ``hist_blocks``) keeps the interval histograms as compressed blocks of a
 """
 
 from __future__ import annotations
-
-import sqlite3
-from collections.abc import Callable
-from typing import Any
 
 from .peaks import CREATE_PEAKS
 
@@ -250,28 +247,3 @@ V4: tuple[str, ...] = (
     # a rowid table: a block is a few KB, and a rowid table fills the overflow pages of long rows
     "CREATE INDEX sample_blocks_series ON sample_blocks(series_id, t0, t1, n)",
 )
-
-Migration = tuple[str, ...] | Callable[[sqlite3.Connection], None]
-MIGRATIONS: tuple[Migration, ...] = (
-    V1,
-    V2,
-    lambda conn: _late("compact").migrate_to_v3(conn),
-    lambda conn: _late("blocks").migrate_to_v4(conn),
-    lambda conn: _late("hist_blocks").migrate_to_v5(conn),
-)
-
-
-def _late(name: str) -> Any:  # imported late: these modules import this one
-    import importlib
-
-    return importlib.import_module(f"{__package__}.{name}")
-
-
-def statements(migration: Migration, conn: sqlite3.Connection) -> None:
-    """Run one migration."""
-    if callable(migration):
-        migration(conn)
-    else:
-        for statement in migration:
-            conn.execute(statement)
-SCHEMA_VERSION = len(MIGRATIONS)

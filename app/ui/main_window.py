@@ -329,6 +329,6 @@ class MainWindow(FilesMixin, RunningMixin):
     @property
     def db_path(self) -> Path:
         """The results database this window stores runs in and History reads."""
-        from app.store.paths import resolve_db_path
+        from app.store.db_location import resolve_db_path
 
         return resolve_db_path(self.controller.db_path)

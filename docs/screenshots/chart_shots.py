@@ -18,7 +18,7 @@ sys.path.insert(0, str(HERE))
 from history_shots import NOW, demo_run  # noqa: E402
 from shot_kit import settle, start_app, two_spec_plan  # noqa: E402
 
-from app.engine.runner import RunOptions  # noqa: E402
+from app.engine.run.runner import RunOptions  # noqa: E402
 from app.store import open_store  # noqa: E402
 from app.ui import settings as prefs  # noqa: E402
 from app.ui import theme  # noqa: E402

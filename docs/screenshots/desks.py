@@ -22,7 +22,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 from PySide6.QtWidgets import QApplication  # noqa: E402
 from shot_kit import settle  # noqa: E402
 
-from app.engine.runner import RunOptions  # noqa: E402
+from app.engine.run.runner import RunOptions  # noqa: E402
 from app.model.plan import LOCAL, AccessSpec, Manager, Plan, SpecLine, Target, Worker  # noqa: E402
 from app.ui import settings as prefs  # noqa: E402
 from app.ui import theme  # noqa: E402
@@ -120,7 +120,7 @@ def main() -> int:
 
 
 def example_risk(folder: Path):
-    from app.engine.safety import WriteRisk
+    from app.engine.guards.safety import WriteRisk
 
     f = folder / "data.bin"
     f.write_bytes(b"x" * (3 << 20))

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPainterPath
 
-from app.engine.runner import RunOptions
+from app.engine.run.runner import RunOptions
 from app.model import planfile
 from app.model.metrics import Metrics
 from app.store import open_store

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.engine.runner import RunOptions
+from app.engine.run.runner import RunOptions
 from app.model.plan import LOCAL, Manager, Target, Worker
 from app.ui.confirm import confirm, confirm_box
 from app.ui.main_window import MainWindow
@@ -248,7 +248,7 @@ def test_a_file_of_random_bytes_leaves_the_plan_untouched(window: MainWindow, di
 
 # --- 8 and 10: examples run as shipped; Place target --------------------------------------------------
 def test_an_example_opens_with_its_targets_placed(window: MainWindow) -> None:
-    from app.store.paths import default_test_file
+    from app.store.db_location import default_test_file
 
     assert window.open_example("crystal")
     placed = {t.path for m in window.doc.plan.managers for w in m.workers for t in w.targets}

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from app.engine.runner import RunOptions
+from app.engine.run.runner import RunOptions
 from app.store import get_run, list_runs, open_store, step_samples
 from app.ui.history.history_model import COLUMNS, STATUS_COLORS
 from app.ui.history.history_tab import EMPTY_TEXT

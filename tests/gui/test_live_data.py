@@ -13,7 +13,7 @@ from app.ui.run.results_tab import format_value
 
 
 @dataclass
-class FakeSample:  # the fields of app.engine.telemetry.Sample the display reads
+class FakeSample:  # the fields of app.engine.sampling.telemetry.Sample the display reads
     manager: str | None
     level: str
     key: str

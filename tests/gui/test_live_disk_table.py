@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.runner import RunOptions
+from app.engine.run.runner import RunOptions
 from app.model.plan import Target
 from app.ui.main_window import MainWindow
 from app.ui.run.disk_table import COLUMNS, ESTIMATED_TIP, FIXED, TARGETS

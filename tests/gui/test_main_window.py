@@ -215,7 +215,7 @@ def test_first_run_banner_explains_fio(window: MainWindow, qtbot) -> None:
 
 
 def test_file_examples_opens_each_bundled_plan(window):
-    from app.engine.sequence import expand
+    from app.engine.jobs.sequence import expand
     from app.model.examples import EXAMPLES
     from app.ui.window.files import VMWARE_TITLE
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
-from app.engine.runner import RunOptions
+from app.engine.run.runner import RunOptions
 from app.model.plan import Target
 from app.store import get_run, list_runs, open_store, step_samples
 from app.ui.main_window import MainWindow

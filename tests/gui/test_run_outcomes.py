@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app import diagnostics
-from app.engine.runner import RunOptions
+from app.engine.run.runner import RunOptions
 from app.ui import crash
 from app.ui.main_window import MainWindow
 from tests.gui.conftest import local_plan

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.runner import RunOptions
+from app.engine.run.runner import RunOptions
 from app.model.plan import Target
 from app.ui.main_window import MainWindow
 from tests.gui.conftest import local_plan, plan_file

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.engine.disks import Disk
+from app.engine.devices.disks import Disk
 from app.ui.main_window import MainWindow
 from app.ui.plan.setup_tab import TEST_TYPE_TITLES
 from app.ui.plan.targets_tab import AddTestFileDialog
@@ -138,7 +138,7 @@ def test_a_test_files_size_is_the_size_fio_gets_on_every_manager(qtbot, window: 
     """Maximum Disk Size is in sectors (Iometer): a file on a Linux file system counts 4096-byte sectors, a file on a
     Windows volume 512-byte ones, on local and remote managers alike. The size typed in Add test file is the size
     the note, the table and the job file say, whatever the manager's OS (it was 1/8 of it on Windows managers)."""
-    from app.engine.targets import resolve
+    from app.engine.jobs.targets import resolve
     from app.model.plan import Target
     from tests.helpers import grid
 

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtWidgets import QFileDialog
 
 from app.analysis.iometer_results_reader import read_results_file
-from app.engine.runner import RunOptions
+from app.engine.run.runner import RunOptions
 from app.ui.main_window import MainWindow
 from tests.gui.conftest import local_plan
 

@@ -68,7 +68,7 @@ def test_history_says_when_a_run_carries_no_note(window: MainWindow, qtbot, tmp_
 
 
 def test_results_tab_shows_the_notes_when_a_run_from_the_window_ends(window: MainWindow, qtbot, tmp_path) -> None:
-    from app.engine.runner import RunOptions
+    from app.engine.run.runner import RunOptions
     from app.model.plan import Target
     from tests.gui.conftest import local_plan
 
@@ -93,7 +93,7 @@ def test_results_tab_shows_the_notes_when_a_run_from_the_window_ends(window: Mai
 def test_test_setup_starts_a_load_search_and_history_shows_its_answer(window: MainWindow, qtbot, tmp_path) -> None:
     """The curve from the window, on the null engine (p99 well under 1 ms): every load keeps a 50 ms limit, so
     the search climbs to the highest load allowed and confirms it."""
-    from app.engine.runner import RunOptions
+    from app.engine.run.runner import RunOptions
     from app.model.plan import Target
     from app.store import get_run, open_store
     from tests.gui.conftest import local_plan

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine import orphan_guard, workdirs
+from app.engine.guards import orphan_guard, workdirs
 from app.process_owner import current_owner
 from benchmarks.kill_under_load import kill_once
 from tests.process_tree import descendants, wait_gone

@@ -13,8 +13,8 @@ from collections import defaultdict
 import pytest
 
 from app.cli.progress import ProgressPrinter
-from app.engine.managers import remote_endpoint
-from app.engine.runner import Runner, RunOptions
+from app.engine.run.managers import remote_endpoint
+from app.engine.run.runner import Runner, RunOptions
 from app.recording import Fanout, StoreRecorder
 from app.store import get_run, open_store, step_samples
 from tests.fio_proxy import FioProxy

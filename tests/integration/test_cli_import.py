@@ -7,8 +7,8 @@ import sys
 import pytest
 
 import icf_import
-from app.engine.jobfile import step_jobfile
-from app.engine.sequence import expand
+from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.sequence import expand
 from app.model.from_icf import plan_from_icf
 from tests.helpers import shared_dir
 

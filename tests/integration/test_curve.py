@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.curve_search import SEARCH_BUDGET
+from app.engine.run.curve_search import SEARCH_BUDGET
 from app.model import planfile
 from app.model.plan import Manager, Plan, SpecLine, Target, Worker
 from tests.helpers import spec
@@ -78,7 +78,7 @@ def check_against_exhaustive(searched: dict, swept: dict, grid: list[int]) -> No
 
 
 def test_curve_over_queue_depth_finds_the_knee_of_an_exhaustive_sweep(tmp_path, loop_device):
-    from app.engine.curve_search import load_grid
+    from app.engine.run.curve_search import load_grid
 
     plan = qd_plan(tmp_path / "qd.json")
     with throttled(loop_device, read_iops=250) as group:
@@ -93,7 +93,7 @@ def test_curve_over_queue_depth_finds_the_knee_of_an_exhaustive_sweep(tmp_path, 
 
 
 def test_curve_over_workers_finds_the_knee_of_an_exhaustive_sweep(tmp_path, loop_device):
-    from app.engine.curve_search import load_grid
+    from app.engine.run.curve_search import load_grid
 
     plan = workers_plan(tmp_path / "workers.json")
     with throttled(loop_device, read_bps=125 * 65536) as group:

@@ -8,7 +8,6 @@ really written (fio gets allow_mounted_write), and the run has numbers.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -23,9 +22,9 @@ import pytest
 from app.model import planfile
 from app.model.plan import LOCAL, SpecLine, Target
 from tests.helpers import grid
+from tests.loop_disk import MiB, loop_maker, pattern, sh, sha
 
 REPO = Path(__file__).resolve().parents[2]
-MiB = 1 << 20
 TOOLS = ("losetup", "mkfs.ext4", "e2fsck", "mount", "umount")
 
 pytestmark = [
@@ -35,58 +34,10 @@ pytestmark = [
 ]
 
 
-def sh(*args: str) -> str:
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
-
-
-def sha(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(MiB):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def pattern(size: int) -> bytes:
-    block = b"".join(b"fiometer-pattern-%08d\n" % i for i in range(4096))
-    return (block * (size // len(block) + 1))[:size]
-
-
-@dataclass
-class Loop:
-    dev: str
-    backing: Path
-    digest: str
-    mountpoint: Path | None = None
-
-
 @pytest.fixture
 def loops(tmp_path):
     """Make loop devices; all are detached (and unmounted) afterwards, even when the test fails."""
-    made: list[Loop] = []
-
-    def make(size: int = 16 * MiB, ext4: bool = False) -> Loop:
-        backing = tmp_path / f"backing{len(made)}.img"
-        backing.write_bytes(pattern(size))
-        if ext4:
-            sh("mkfs.ext4", "-q", "-F", str(backing))
-        dev = sh("losetup", "--find", "--show", str(backing))
-        loop = Loop(dev, backing, sha(backing))
-        made.append(loop)
-        if ext4:
-            mnt = tmp_path / f"mnt{len(made)}"
-            mnt.mkdir()
-            sh("mount", dev, str(mnt))
-            loop.mountpoint = mnt
-            (mnt / "precious.txt").write_text("data that must survive\n" * 1000)
-            sh("sync")
-        return loop
-
-    yield make
-    for loop in reversed(made):
-        if loop.mountpoint is not None:
-            subprocess.run(["umount", str(loop.mountpoint)], capture_output=True)
-        subprocess.run(["losetup", "-d", loop.dev], capture_output=True)
+    yield from loop_maker(tmp_path)
 
 
 def fiometer(db: Path, *args: str, cwd: str | Path = REPO, env: dict[str, str] | None = None):

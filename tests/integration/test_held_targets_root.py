@@ -8,26 +8,24 @@ attack the devices are compared byte for byte with their pattern (a mounted ext4
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import stat
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from app.engine.managers import local_endpoint
-from app.engine.placement import place_local
-from app.engine.runner import RunListener, Runner, RunOptions, RunRefused, StepOutcome
-from app.engine.safety import CreatedFiles
-from app.engine.sequence import Step
+from app.engine.guards.safety import CreatedFiles
+from app.engine.jobs.placement import place_local
+from app.engine.jobs.sequence import Step
+from app.engine.run.managers import local_endpoint
+from app.engine.run.runner import RunListener, Runner, RunOptions, RunRefused, StepOutcome
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
+from tests.loop_disk import Loop, MiB, loop_maker, mount_ext4, pattern, sh
 
-MiB = 1 << 20
 TOOLS = ("losetup", "mkfs.ext4", "e2fsck", "mount", "umount", "unshare", "fio")
 
 pytestmark = [
@@ -36,75 +34,10 @@ pytestmark = [
 ]
 
 
-def sh(*args: str) -> str:
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
-
-
-def sha(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-        while chunk := f.read(MiB):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def pattern(size: int) -> bytes:
-    block = b"".join(b"fiometer-pattern-%08d\n" % i for i in range(4096))
-    return (block * (size // len(block) + 1))[:size]
-
-
-@dataclass
-class Loop:
-    dev: str
-    backing: Path
-    digest: str
-    mountpoint: Path | None = None
-
-    def intact(self) -> bool:
-        return sha(self.dev) == self.digest
-
-    @property
-    def number(self) -> tuple[int, int]:
-        rdev = os.stat(self.dev).st_rdev
-        return os.major(rdev), os.minor(rdev)
-
-
 @pytest.fixture
 def loops(tmp_path):
     """Make loop devices (a pattern, or an ext4 with a file); all are unmounted and detached afterwards."""
-    made: list[Loop] = []
-
-    def make(size: int = 16 * MiB, ext4: bool = False, mount: bool = True, over: str | None = None,
-             sparse: bool = False) -> Loop:
-        backing = tmp_path / f"backing{len(made)}.img"
-        if sparse:  # for file systems made by the test itself
-            backing.write_bytes(b"")
-            os.truncate(backing, size)
-        else:
-            backing.write_bytes(pattern(size))
-        if ext4:
-            sh("mkfs.ext4", "-q", "-F", str(backing))
-        dev = sh("losetup", "--find", "--show", over or str(backing))
-        loop = Loop(dev, backing, "" if sparse else sha(dev))
-        made.append(loop)
-        if ext4 and mount:
-            loop.mountpoint = mount_ext4(loop, tmp_path / f"mnt{len(made)}")
-        return loop
-
-    yield make
-    for loop in reversed(made):
-        if loop.mountpoint is not None:
-            subprocess.run(["umount", str(loop.mountpoint)], capture_output=True)
-        subprocess.run(["losetup", "-d", loop.dev], capture_output=True)
-
-
-def mount_ext4(loop: Loop, mnt: Path) -> Path:
-    mnt.mkdir(exist_ok=True)
-    sh("mount", loop.dev, str(mnt))
-    (mnt / "precious.txt").write_text("data that must survive\n" * 1000)
-    sh("sync")
-    return mnt
+    yield from loop_maker(tmp_path)
 
 
 def fs_intact(loop: Loop) -> None:

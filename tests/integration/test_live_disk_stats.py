@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from app.analysis.disk_stats import run_disk_stats
-from app.engine.managers import build_endpoints
-from app.engine.runner import RunListener, Runner, RunOptions
+from app.engine.run.managers import build_endpoints
+from app.engine.run.runner import RunListener, Runner, RunOptions
 from app.model.plan import LOCAL, SpecLine, Target
 from app.recording import Fanout, StoreRecorder
 from app.store.database import open_store

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.local_fio import LocalFio, _children
-from app.engine.telemetry import StepTelemetry
-from app.engine.transport import Finished, Message, Snapshot, TransportError
+from app.engine.sampling.telemetry import StepTelemetry
+from app.engine.transports.local_fio import LocalFio, _children
+from app.engine.transports.transport import Finished, Message, Snapshot, TransportError
 from tests.telemetry_support import SampleBatch, follow_step
 
 pytestmark = pytest.mark.fio
@@ -299,7 +299,7 @@ def test_fio_and_its_jobs_end_when_fiometer_dies():
     not die of SIGPIPE first: its job processes (own sessions) would then run on, orphaned."""
     code = (
         "import sys, time\n"
-        "from app.engine.local_fio import LocalFio, _children\n"
+        "from app.engine.transports.local_fio import LocalFio, _children\n"
         f"lf = LocalFio('m'); lf.start({null_job('j', 30)!r}, status_interval=0.5)\n"
         "deadline = time.monotonic() + 30\n"  # fio forks its job process; a loaded machine may take a while
         "while not _children(lf.pid) and time.monotonic() < deadline:\n"
@@ -328,7 +328,7 @@ def test_fio_and_its_jobs_end_when_fiometer_dies():
 def test_a_fio_that_ignores_stop_is_ended_after_the_grace(monkeypatch):
     """If the stop signal cannot reach fio (a console-less Windows GUI and CTRL_BREAK_EVENT), Stop still
     stops: after the grace fio is killed and the numbers of its last report are kept."""
-    import app.engine.local_fio as local_fio
+    import app.engine.transports.local_fio as local_fio
 
     monkeypatch.setattr(local_fio, "stop_signal", lambda os_name: int(signal.SIGWINCH))  # fio ignores it
     lf = LocalFio("m", stop_grace=2.0)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.managers import remote_endpoint
-from app.engine.runner import Runner, RunOptions
+from app.engine.run.managers import remote_endpoint
+from app.engine.run.runner import Runner, RunOptions
 from app.model.plan import SpecLine, Target
 from app.recording import StoreRecorder
 from app.store import get_run, open_store

@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from app.engine.jobfile import JobFile
-from app.engine.managers import build_endpoints
-from app.engine.runner import Runner, RunOptions, summarize
+from app.engine.jobs.jobfile import JobFile
+from app.engine.run.managers import build_endpoints
+from app.engine.run.runner import Runner, RunOptions, summarize
 from app.model import planfile
 from app.model.plan import LOCAL, AccessSpec, SpecLine, Target
 from app.recording import Fanout, StoreRecorder

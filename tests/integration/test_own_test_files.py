@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.managers import local_endpoint
-from app.engine.runner import Runner, RunOptions, RunRefused
-from app.engine.safety import CreatedFiles
-from app.engine.sequence import Step
+from app.engine.guards.safety import CreatedFiles
+from app.engine.jobs.sequence import Step
+from app.engine.run.managers import local_endpoint
+from app.engine.run.runner import Runner, RunOptions, RunRefused
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
 

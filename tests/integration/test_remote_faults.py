@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.managers import remote_endpoint
-from app.engine.message_gate import MESSAGE_CAP
-from app.engine.runner import RunListener, Runner, RunOptions
-from app.engine.step_watch import STOP_GRACE_S
+from app.engine.common.message_gate import MESSAGE_CAP
+from app.engine.run.managers import remote_endpoint
+from app.engine.run.runner import RunListener, Runner, RunOptions
+from app.engine.run.step_watch import STOP_GRACE_S
 from app.model.plan import SpecLine, Target
 from tests.fio_proxy import FioProxy
 from tests.helpers import grid

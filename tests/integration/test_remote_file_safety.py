@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from app.engine import remote_files
-from app.engine.fioproto import RemoteFio
-from app.engine.managers import build_endpoints
-from app.engine.runner import Runner, RunOptions
+from app.engine.run.managers import build_endpoints
+from app.engine.run.runner import Runner, RunOptions
+from app.engine.transports import remote_files
+from app.engine.transports.fioproto import RemoteFio
 from app.model import planfile
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid

@@ -15,11 +15,11 @@ from collections.abc import Callable
 
 import pytest
 
-from app.engine.fioproto.client import RemoteFio, probe
-from app.engine.fioproto.decode import decode_ts
-from app.engine.fioproto.frames import FrameReader
-from app.engine.fioproto.layouts import layout_for
-from app.engine.transport import Event, Finished, Message, Snapshot, TransportError
+from app.engine.transports.fioproto.client import RemoteFio, probe
+from app.engine.transports.fioproto.decode import decode_ts
+from app.engine.transports.fioproto.frames import FrameReader
+from app.engine.transports.fioproto.layouts import layout_for
+from app.engine.transports.transport import Event, Finished, Message, Snapshot, TransportError
 from tests.fio_servers import free_port
 from tests.fioproto_support import as_printed, compare, load_fio_json
 

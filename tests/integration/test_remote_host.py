@@ -1,4 +1,4 @@
-"""Remote managers decoded in another process (app.engine.remote_host), against real `fio --server`
+"""Remote managers decoded in another process (app.engine.transports.remote_host), against real `fio --server`
 processes on 127.0.0.x: the same run, stop and abort as in the window's process, and nothing left running
 on the servers when that process or the window's goes away."""
 
@@ -15,10 +15,10 @@ import time
 
 import pytest
 
-from app.engine.managers import build_endpoints
-from app.engine.remote_host import HostedRemote, RemoteHost
-from app.engine.runner import ManagerEndpoint, RunListener, Runner, RunOptions
-from app.engine.transport import Finished
+from app.engine.run.managers import build_endpoints
+from app.engine.run.runner import ManagerEndpoint, RunListener, Runner, RunOptions
+from app.engine.transports.remote_host import HostedRemote, RemoteHost
+from app.engine.transports.transport import Finished
 from app.model import planfile
 from app.model.plan import SpecLine, Target
 from tests.fio_servers import free_port, job_processes

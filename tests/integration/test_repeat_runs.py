@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.managers import build_endpoints
-from app.engine.runner import ManagerEndpoint, Runner, RunOptions, RunRefused
-from app.engine.safety import record_beside
+from app.engine.guards.safety import record_beside
+from app.engine.run.managers import build_endpoints
+from app.engine.run.runner import ManagerEndpoint, Runner, RunOptions, RunRefused
 from app.model import planfile
 from app.model.plan import LOCAL, SpecLine, Target
 from tests.helpers import grid

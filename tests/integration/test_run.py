@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from app.engine.managers import build_endpoints
-from app.engine.runner import RunListener, Runner, RunOptions
+from app.engine.run.managers import build_endpoints
+from app.engine.run.runner import RunListener, Runner, RunOptions
 from app.model import planfile
 from app.model.plan import LOCAL, SpecLine, Target
 from tests.helpers import grid

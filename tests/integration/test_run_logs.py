@@ -43,14 +43,14 @@ def test_a_local_run_logs_fio_started_and_ended_with_its_pid(tmp_path):
     out, log = _cli(tmp_path, "run", _plan(tmp_path), "--run-time", "1", "--engine", "null",
                     "--test-file-size", "1M")
     assert out.returncode == 0, out.stderr
-    started = re.search(r"INFO app\.engine\.local_fio: manager (\S+): fio started, pid (\d+): (\S*fio\S*) "
+    started = re.search(r"INFO app\.engine\.transports\.local_fio: manager (\S+): fio started, pid (\d+): (\S*fio\S*) "
                         r"--output-format=json\+ .*\.fio$", log, re.M)
     assert started, log
     name, pid = started[1], started[2]
-    assert re.search(rf"INFO app\.engine\.local_fio: manager {name}: fio pid {pid} ended, exit code 0$", log,
+    assert re.search(rf"INFO app\.engine\.transports\.local_fio: manager {name}: fio pid {pid} ended, exit code 0$", log,
                      re.M), log
-    assert re.search(r"INFO app\.engine\.runner: run '.*' started: 1 steps, managers .*", log), log
-    assert re.search(r"INFO app\.engine\.runner: run '.*' ended: complete$", log, re.M), log
+    assert re.search(r"INFO app\.engine\.run\.runner: run '.*' started: 1 steps, managers .*", log), log
+    assert re.search(r"INFO app\.engine\.run\.runner: run '.*' ended: complete$", log, re.M), log
 
 
 def test_a_remote_run_logs_the_connection_the_protocol_and_the_reader_process(tmp_path, fio_server):
@@ -58,14 +58,14 @@ def test_a_remote_run_logs_the_connection_the_protocol_and_the_reader_process(tm
     out, log = _cli(tmp_path, "run", _plan(tmp_path, f"{host}:{port}", str(tmp_path / "remote.tst")),
                     "--run-time", "1", "--engine", "null", "--test-file-size", "1M")
     assert out.returncode == 0, out.stderr
-    reader = re.search(r"(\d+) INFO app\.engine\.remote_host: remote managers' reader started, pid (\d+): ", log)
+    reader = re.search(r"(\d+) INFO app\.engine\.transports\.remote_host: remote managers' reader started, pid (\d+): ", log)
     assert reader, log
     child = reader[2]
     assert child != reader[1]
     # the child process writes its own lines into the same file
-    assert re.search(rf"^\S+ \S+ {child} INFO app\.engine\.fioproto\.client: connected to {host}:{port}$",
+    assert re.search(rf"^\S+ \S+ {child} INFO app\.engine\.transports\.fioproto\.client: connected to {host}:{port}$",
                      log, re.M), log
-    assert re.search(rf"^\S+ \S+ {child} INFO app\.engine\.fioproto\.client: {host}:{port}: protocol \d+, "
+    assert re.search(rf"^\S+ \S+ {child} INFO app\.engine\.transports\.fioproto\.client: {host}:{port}: protocol \d+, "
                      r"fio-\S+ on ", log, re.M), log
     assert re.search(rf"remote managers' reader pid {child} ended, exit code 0$", log, re.M), log
 

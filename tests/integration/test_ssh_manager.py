@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.ssh_manager import SSH_ENV, SshAddress, SshFioServer, parse_ssh
+from app.engine.jobs.ssh_address import SshAddress, parse_ssh
+from app.engine.transports.ssh_manager import SSH_ENV, SshFioServer
 from app.model import planfile
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
@@ -135,8 +136,8 @@ def test_an_ssh_session_that_died_is_opened_again_for_the_next_step_and_named_by
     ssh://fiometer-remote, not the local forward); step 3 opens it again and completes."""
     import signal
 
-    from app.engine.managers import local_endpoint, remote_endpoint
-    from app.engine.runner import RunListener, Runner, RunOptions
+    from app.engine.run.managers import local_endpoint, remote_endpoint
+    from app.engine.run.runner import RunListener, Runner, RunOptions
 
     config, _ns = ssh_namespace
     monkeypatch.setenv(SSH_ENV, f"ssh -F {config}")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.ssh_manager import SSH_ENV
+from app.engine.transports.ssh_manager import SSH_ENV
 from app.model import planfile
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
@@ -77,8 +77,8 @@ def test_an_armed_file_swapped_after_the_check_stops_the_step(ssh_namespace, tmp
     """The race, driven deterministically: an armed foreign file is checked, then replaced by another
     object under the same name before the step starts (here another file; a device node is the same
     case): the step fails before fio starts, and neither is written."""
-    from app.engine.managers import build_endpoints
-    from app.engine.runner import Runner, RunOptions
+    from app.engine.run.managers import build_endpoints
+    from app.engine.run.runner import Runner, RunOptions
 
     config, _ns = ssh_namespace
     monkeypatch.setenv(SSH_ENV, f"ssh -F {config}")

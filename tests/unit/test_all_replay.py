@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from app.engine.telemetry import StepTelemetry
+from app.engine.sampling.telemetry import StepTelemetry
 from app.store import ManagerInfo, Recorder, SampleRow, WorkerInfo, open_store, step_samples
 from tests.fio_fixtures import documents, snapshots
 

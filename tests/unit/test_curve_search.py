@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.curve_search import SEARCH_BUDGET, GridSweep, KneeSearch, exhaustive_knee, load_grid
+from app.engine.run.curve_search import SEARCH_BUDGET, GridSweep, KneeSearch, exhaustive_knee, load_grid
 
 
 def test_grid_is_every_load_to_8_then_four_per_doubling():

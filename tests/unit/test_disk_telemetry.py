@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.disk_telemetry import NO_DISKS_REASON, DiskContext, DiskTracker, step_disk_context
-from app.engine.fioproto.decode import decode_du
-from app.engine.jobfile import JobInfo
-from app.engine.telemetry import StepTelemetry
+from app.engine.jobs.jobfile import JobInfo
+from app.engine.sampling.disk_telemetry import NO_DISKS_REASON, DiskContext, DiskTracker, step_disk_context
+from app.engine.sampling.telemetry import StepTelemetry
+from app.engine.transports.fioproto.decode import decode_du
 from app.model.disk_metrics import DiskCounts
 from app.ui.run.live_disks import LAST, WHOLE, LiveDisks
 from tests.disk_fixtures import (

@@ -1,8 +1,8 @@
-"""app.engine.disks on a fake /sys/block and /proc/mounts."""
+"""app.engine.devices.disks on a fake /sys/block and /proc/mounts."""
 
 from pathlib import Path
 
-from app.engine.disks import empty_reason, list_disks, unsupported_reason
+from app.engine.devices.disks import empty_reason, list_disks, unsupported_reason
 from app.model.units import format_bytes as format_size
 
 
@@ -82,7 +82,7 @@ WINDOWS_JSON = (
 
 
 def test_windows_disks_from_get_disk():
-    from app.engine.disks import WINDOWS_SCRIPT
+    from app.engine.devices.disks import WINDOWS_SCRIPT
 
     seen = []
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from app.engine.jobfile import step_jobfile
-from app.engine.sequence import expand
+from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.sequence import expand
 from app.model.examples import EXAMPLES, TESTFILE, example
 from app.model.validation import validate
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.fio_binary import (
+from app.engine.transports.fio_binary import (
     ENV_VAR,
     FioNotFound,
     find_fio,

@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from app.engine.fio_json_stream import FioJsonStream, JsonDocument, TextLine
+from app.engine.transports.fio_json_stream import FioJsonStream, JsonDocument, TextLine
 from tests.fio_fixtures import documents, stdout
 
 

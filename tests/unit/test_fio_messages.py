@@ -1,6 +1,6 @@
 import pytest
 
-from app.engine.fio_messages import translate
+from app.engine.transports.fio_messages import translate
 from tests.fio_fixtures import stderr, stdout
 
 

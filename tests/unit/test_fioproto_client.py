@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from app.engine.fioproto.client import RemoteFio, forget_protocol, probe, status_interval_arg
-from app.engine.fioproto.commands import Op
-from app.engine.transport import Finished, Message, Snapshot, TransportError
+from app.engine.transports.fioproto.client import RemoteFio, forget_protocol, probe, status_interval_arg
+from app.engine.transports.fioproto.commands import Op
+from app.engine.transports.transport import Finished, Message, Snapshot, TransportError
 from tests.fioproto_support import (
     FakeConn,
     FakeServer,
@@ -322,7 +322,7 @@ def test_run_is_not_sent_before_the_job_is_accepted(servers):
     reset that can swallow the error text (seen with real fio 3.33)."""
     import struct
 
-    from app.engine.fioproto.commands import LOG_ERR, text_pdu
+    from app.engine.transports.fioproto.commands import LOG_ERR, text_pdu
 
     seen: list[int] = []
 
@@ -382,7 +382,7 @@ def test_a_learnt_version_newer_than_the_first_guess_is_kept_for_the_next_proces
     """A 3.41 server rejects the first guess (v97); the version it speaks is saved in the settings, so a new
     process (no memory of it) connects once, with v113."""
     from app import user_settings
-    from app.engine.fioproto import client
+    from app.engine.transports.fioproto import client
 
     srv = servers(replay("fio-3.41-job3", speed=0.01))
     fio = RemoteFio("127.0.0.1", srv.port)
@@ -402,7 +402,7 @@ def test_a_host_that_does_not_answer_is_unreachable_not_gone():
     listener whose accept queue is full drops new connection attempts, as a host that is down does."""
     import socket
 
-    from app.engine.fioproto.client import listener_state
+    from app.engine.transports.fioproto.client import listener_state
 
     with socket.create_server(("127.0.0.1", 0), backlog=0) as full:
         port = full.getsockname()[1]
@@ -423,7 +423,7 @@ def test_a_host_that_does_not_answer_is_unreachable_not_gone():
 
 
 def test_a_silent_server_whose_host_is_unreachable_is_waited_for_and_said_so(servers, monkeypatch):
-    from app.engine.fioproto import client
+    from app.engine.transports.fioproto import client
 
     srv = servers(replay("fio-3.33-randread-psync", stop_after_reports=2, then="hang"))
     monkeypatch.setattr(client, "listener_state", lambda *a: "unreachable")  # (told apart above, for real)
@@ -441,7 +441,7 @@ def test_a_reader_held_up_itself_is_not_told_the_server_is_silent(servers):
     limit, in the middle of a batch) while the server goes on sending: the bytes waiting on the socket
     show the server is alive. No silence warning, no failure; meanwhile another thread (the status
     report) sees the server heard now and the waiting bytes counted, where the OS says how many."""
-    from app.engine.fioproto.client import _FIONREAD
+    from app.engine.transports.fioproto.client import _FIONREAD
 
     srv = servers(replay("fio-3.33-randread-psync", speed=0.5))
     fio = RemoteFio("127.0.0.1", srv.port, name="Held", silence_note=1.0, silence_timeout=1.5, eta_poll=0.3)

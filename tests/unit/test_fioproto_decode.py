@@ -7,16 +7,16 @@ import struct
 
 import pytest
 
-from app.engine.fioproto.decode import decode_du, decode_ts, du_to_json
-from app.engine.fioproto.layouts import (
+from app.engine.transports.fioproto.decode import decode_du, decode_ts, du_to_json
+from app.engine.transports.fioproto.layouts import (
     EXPECTED_PDU_SIZE,
     LAYOUTS,
     UnsupportedVersion,
     layout_for,
     supported_fio_versions,
 )
-from app.engine.fioproto.statmath import calc_percentiles, percentile_threshold, plat_idx_to_val
-from app.engine.fioproto.tstat import DecodeError
+from app.engine.transports.fioproto.statmath import calc_percentiles, percentile_threshold, plat_idx_to_val
+from app.engine.transports.fioproto.tstat import DecodeError
 from tests.fioproto_support import CAPTURES, as_printed, compare, find_captures, load_fio_json, server_packets
 
 EXPECTED = {  # capture -> (protocol, client_stats entries, TS pdu_len)
@@ -125,7 +125,7 @@ def test_short_payload_and_unknown_version_are_refused_plainly():
 def test_percentile_threshold_follows_fios_compiled_arithmetic():
     from fractions import Fraction
 
-    from app.engine.fioproto.statmath import LD_HUNDREDTH
+    from app.engine.transports.fioproto.statmath import LD_HUNDREDTH
 
     # the 80-bit constant 0.01L in fio's binaries: bytes 0a d7 a3 70 3d 0a d7 a3 f8 3f
     assert Fraction(0xA3D70A3D70A3D70A, 2**70) == LD_HUNDREDTH
@@ -172,7 +172,7 @@ def test_unified_rw_both_adds_a_mixed_section():
 def test_sparse_row_finds_exactly_the_non_zero_bins(seed):
     import random
 
-    from app.engine.fioproto.tstat import sparse_row
+    from app.engine.transports.fioproto.tstat import sparse_row
 
     rnd = random.Random(seed)
     for _ in range(300):
@@ -190,7 +190,7 @@ def test_recorded_fio_3_42_cmdprio_mixed_session_matches_exactly():
     import gzip
     from pathlib import Path
 
-    from app.engine.fioproto.frames import FrameReader
+    from app.engine.transports.fioproto.frames import FrameReader
 
     base = Path(__file__).resolve().parents[1] / "fixtures" / "fioproto" / "fio-3.42-iouring-cmdprio-mixed"
     stock = load_fio_json(gzip.decompress(Path(f"{base}.json.gz").read_bytes()).decode())

@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from app.engine.fioproto.frames import (
+from app.engine.transports.fioproto.frames import (
     F_MORE,
     HEADER_SIZE,
     MAX_FRAGMENT,
@@ -134,7 +134,7 @@ def test_continuation_fragments_are_checked_too():
 
 
 def test_client_payloads_have_fios_layouts():
-    from app.engine.fioproto.commands import (
+    from app.engine.transports.fioproto.commands import (
         job_pdu,
         jobline_pdu,
         parse_probe_reply,

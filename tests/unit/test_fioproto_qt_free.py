@@ -4,16 +4,16 @@ import subprocess
 import sys
 
 MODULES = [
-    "app.engine.fioproto",
-    "app.engine.fioproto",
-    "app.engine.fioproto.frames",
-    "app.engine.fioproto.commands",
-    "app.engine.fioproto.layouts",
-    "app.engine.fioproto.tstat",
-    "app.engine.fioproto.statmath",
-    "app.engine.fioproto.decode",
-    "app.engine.fioproto.session",
-    "app.engine.fioproto.client",
+    "app.engine.transports.fioproto",
+    "app.engine.transports.fioproto",
+    "app.engine.transports.fioproto.frames",
+    "app.engine.transports.fioproto.commands",
+    "app.engine.transports.fioproto.layouts",
+    "app.engine.transports.fioproto.tstat",
+    "app.engine.transports.fioproto.statmath",
+    "app.engine.transports.fioproto.decode",
+    "app.engine.transports.fioproto.session",
+    "app.engine.transports.fioproto.client",
 ]
 
 

@@ -7,12 +7,12 @@ import os
 
 import pytest
 
-from app.engine import held_targets
-from app.engine.held_targets import Arming, HoldRefused, hold
-from app.engine.jobfile import step_jobfile
-from app.engine.placement import placer
-from app.engine.sequence import expand
-from app.engine.sys_disk_stats import fio_entry
+from app.engine.devices.sys_disk_stats import fio_entry
+from app.engine.guards import held_targets
+from app.engine.guards.held_targets import Arming, HoldRefused, hold
+from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.placement import placer
+from app.engine.jobs.sequence import expand
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
 from tests.platform_marks import posix_only

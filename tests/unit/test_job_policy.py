@@ -2,10 +2,10 @@
 
 import pytest
 
-from app.engine.job_policy import JobRefused, check_job_text
-from app.engine.jobfile import step_jobfile
-from app.engine.runner import Runner, RunOptions, RunRefused
-from app.engine.sequence import expand
+from app.engine.jobs.job_policy import JobRefused, check_job_text
+from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.sequence import expand
+from app.engine.run.runner import Runner, RunOptions, RunRefused
 from app.model.examples import EXAMPLES, TESTFILE
 from tests.helpers import grid
 
@@ -27,7 +27,7 @@ def test_commands_and_external_engines_are_refused(line):
 
 
 def test_the_runner_refuses_before_anything_runs(monkeypatch):
-    import app.engine.runner as runner_mod
+    import app.engine.run.runner as runner_mod
 
     def evil_jobfile(*args, **kwargs):
         jf = step_jobfile(*args, **kwargs)
@@ -36,7 +36,7 @@ def test_the_runner_refuses_before_anything_runs(monkeypatch):
 
     monkeypatch.setattr(runner_mod, "step_jobfile", evil_jobfile)
     plan = grid(1, 1, 1)
-    from app.engine.runner import ManagerEndpoint
+    from app.engine.run.runner import ManagerEndpoint
 
     endpoints = {"M1": ManagerEndpoint("M1", "Linux", lambda: None)}
     with pytest.raises(RunRefused, match="'exec_postrun' is not one Fiometer sends"):

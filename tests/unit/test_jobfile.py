@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from app.engine.fio_binary import platform_candidates
-from app.engine.jobfile import step_jobfile
-from app.engine.sequence import expand
+from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.sequence import expand
+from app.engine.transports.fio_binary import platform_candidates
 from app.model.plan import AccessSpec, SpecLine, Target
 from tests.helpers import grid
 
@@ -104,7 +104,7 @@ def test_plan_text_cannot_inject_fio_options():
     """fio --server runs whatever job it is sent; exec_prerun would run a command on the manager."""
     import pytest
 
-    from app.engine.targets import TargetError
+    from app.engine.jobs.targets import TargetError
 
     plan = vmware_like()
     plan.name = "x\nexec_prerun=touch /tmp/pwned"

@@ -20,7 +20,7 @@ from app.analysis.latency_distribution import (
     result_counts,
     step_histogram,
 )
-from app.engine.fio_buckets import BIN_EDGE, BIN_VALUE, PLAT_NR, plat_val_to_idx
+from app.engine.common.fio_buckets import BIN_EDGE, BIN_VALUE, PLAT_NR, plat_val_to_idx
 from app.model.metrics import Metrics
 from app.model.units import format_latency
 from app.store import ManagerInfo, Recorder, ResultRow, SampleRow, get_run, open_store

@@ -4,7 +4,7 @@ import signal
 
 import pytest
 
-from app.engine.local_fio import (
+from app.engine.transports.local_fio import (
     finish_event,
     popen_options,
     status_interval_arg,

@@ -4,11 +4,11 @@ import subprocess
 
 import pytest
 
-from app.engine.fio_binary import find_fio
-from app.engine.job_policy import check_job_text
-from app.engine.jobfile import step_jobfile, stop_order
-from app.engine.network_jobs import fresh_port_base, net_failure_hint, reach_address
-from app.engine.sequence import expand
+from app.engine.jobs.job_policy import check_job_text
+from app.engine.jobs.jobfile import step_jobfile, stop_order
+from app.engine.jobs.network_jobs import fresh_port_base, net_failure_hint, reach_address
+from app.engine.jobs.sequence import expand
+from app.engine.transports.fio_binary import find_fio
 from app.model import plan as P
 from app.model.opening import open_plan
 from app.model.validation import validate

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.engine.telemetry import BUCKET_NS
+from app.engine.sampling.telemetry import BUCKET_NS
 from app.model.bucket_hist import BucketHist
 from app.model.metrics import Metrics, percentiles_ms
 

@@ -5,11 +5,12 @@ import stat
 
 import pytest
 
-from app.engine import linux_devices, windows_paths
-from app.engine.jobfile import step_jobfile
-from app.engine.placement import PlacementError, follow, place_local, place_remote
-from app.engine.sequence import expand
-from app.engine.targets import TargetError, fio_filename, fio_path_problem
+from app.engine.devices import linux_devices
+from app.engine.jobs import windows_paths
+from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.placement import PlacementError, follow, place_local, place_remote
+from app.engine.jobs.sequence import expand
+from app.engine.jobs.targets import TargetError, fio_filename, fio_path_problem
 from app.model.plan import Target
 from tests.helpers import grid
 from tests.platform_marks import posix_only

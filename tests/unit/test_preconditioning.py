@@ -2,8 +2,8 @@
 
 import pytest
 
-from app.engine.jobfile import step_jobfile
-from app.engine.sequence import FILL, MEASURE, STEADY, expand
+from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.sequence import FILL, MEASURE, STEADY, expand
 from app.model.examples import example
 from app.model.plan import Precondition, Target
 from app.model.steady_state import SteadyWatch, first_steady_window, rounds_of

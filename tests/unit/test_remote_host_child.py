@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 import app
-from app.engine.remote_host import BELOW_NORMAL_PRIORITY_CLASS, CREATE_NO_WINDOW, child_command
-from app.engine.remote_host_child import read_message, write_message
-from app.engine.transport import Finished, Snapshot
+from app.engine.transports.remote_host import BELOW_NORMAL_PRIORITY_CLASS, CREATE_NO_WINDOW, child_command
+from app.engine.transports.remote_host_child import read_message, write_message
+from app.engine.transports.transport import Finished, Snapshot
 
 
 def test_from_source_python_runs_the_module_and_finds_this_package():
     argv, kwargs = child_command("Linux", False, "/venv/bin/python")
-    assert argv == ["/venv/bin/python", "-m", "app.engine.remote_host_child"]
+    assert argv == ["/venv/bin/python", "-m", "app.engine.transports.remote_host_child"]
     root = str(Path(app.__file__).resolve().parent.parent)
     assert kwargs["env"]["PYTHONPATH"].split(os.pathsep)[0] == root
     assert "creationflags" not in kwargs  # the child nices itself
@@ -29,7 +29,7 @@ def test_a_packaged_app_runs_itself_and_windows_uses_its_console_twin_below_norm
     assert kwargs == {"creationflags": BELOW_NORMAL_PRIORITY_CLASS | CREATE_NO_WINDOW}
     assert (BELOW_NORMAL_PRIORITY_CLASS, CREATE_NO_WINDOW) == (0x4000, 0x08000000)  # winbase.h
     argv, kwargs = child_command("Windows", False, r"C:\Python311\python.exe")
-    assert argv[1:] == ["-m", "app.engine.remote_host_child"] and kwargs["creationflags"] == 0x08004000
+    assert argv[1:] == ["-m", "app.engine.transports.remote_host_child"] and kwargs["creationflags"] == 0x08004000
 
 
 def test_messages_round_trip_and_a_cut_pipe_is_the_end():

@@ -11,7 +11,7 @@ QT_FREE = [
     "app.report.document", "app.report.html", "app.report.csv_out", "app.report.xlsx", "app.report.pdf_markup",
     "app.cli.history_commands", "app.cli.report_commands", "app.report.summary", "app.report.latency",
     "app.report.timeline", "app.report.long_form", "app.analysis.csv_safe", "app.analysis.samples_export",
-    "app.engine.environment",
+    "app.engine.transports.environment",
 ]
 
 

@@ -2,10 +2,10 @@
 
 import os
 
-from app.engine.jobfile import step_jobfile
-from app.engine.placement import placer
-from app.engine.safety import CreatedFiles, armed_twice, is_armed, unarmed, write_risks
-from app.engine.sequence import expand
+from app.engine.guards.safety import CreatedFiles, armed_twice, is_armed, unarmed, write_risks
+from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.placement import placer
+from app.engine.jobs.sequence import expand
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
 from tests.platform_marks import posix_only

@@ -1,6 +1,6 @@
 """Test-type expansion against Iometer's own worked examples (docs/reference/iometer.md, "The test series")."""
 
-from app.engine.sequence import cycle_values, expand
+from app.engine.jobs.sequence import cycle_values, expand
 from app.model.plan import Cycling, QueueDepthCycling
 from tests.helpers import grid
 
@@ -109,7 +109,7 @@ def test_workers_without_targets_or_vi_network_workers_are_not_eligible():
 def test_a_hostile_plan_cannot_expand_without_bound():
     import pytest
 
-    from app.engine.sequence import SequenceTooLong
+    from app.engine.jobs.sequence import SequenceTooLong
 
     plan = grid(1, 1, 1, specs=tuple(f"S{i}" for i in range(20)))
     plan.setup.test_type = "CYCLE_OUTSTANDING_IOS"

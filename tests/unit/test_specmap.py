@@ -1,6 +1,6 @@
 """Access spec -> fio options, including the multi-line conversion of docs/reference/iometer.md."""
 
-from app.engine.specmap import largest_remainder, spec_options
+from app.engine.jobs.specmap import largest_remainder, spec_options
 from app.model.plan import AccessSpec, SpecLine
 
 

@@ -5,11 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from app.engine.all_clock import AllClock, consecutive
-from app.engine.message_gate import MessageGate
-from app.engine.report_checks import ReportChecker
-from app.engine.step_watch import BEHIND_S, STOP_GRACE_S, StepWatch
-from app.engine.telemetry import JobTracker, StepTelemetry
+from app.engine.common.message_gate import MessageGate
+from app.engine.run.step_watch import BEHIND_S, STOP_GRACE_S, StepWatch
+from app.engine.sampling.all_clock import AllClock, consecutive
+from app.engine.sampling.report_checks import ReportChecker
+from app.engine.sampling.telemetry import JobTracker, StepTelemetry
 from app.model.bucket_hist import BucketHist
 from app.model.metrics import Metrics
 from tests.fio_fixtures import snapshots
@@ -283,7 +283,7 @@ def test_watch_stops_a_server_answering_without_reports_but_leaves_a_silent_one_
 
 # --- --map, remembered protocols ---------------------------------------------------------------------------
 def test_map_entry_matching_no_target_is_refused():
-    from app.engine.runner import ManagerEndpoint, Runner, RunOptions, RunRefused
+    from app.engine.run.runner import ManagerEndpoint, Runner, RunOptions, RunRefused
     from app.model.plan import Target
     from tests.helpers import grid
 

@@ -2,12 +2,12 @@
 
 import copy
 
-from app.engine.jobfile import JobFile, JobInfo
+from app.engine.jobs.jobfile import JobFile, JobInfo
+from app.engine.jobs.sequence import Step
 from app.engine.run.step_loop import StepLoop
-from app.engine.sequence import Step
-from app.engine.step_watch import LATE_DATA_S, SETUP_S
-from app.engine.telemetry import StepTelemetry
-from app.engine.transport import Finished, Message
+from app.engine.run.step_watch import LATE_DATA_S, SETUP_S
+from app.engine.sampling.telemetry import StepTelemetry
+from app.engine.transports.transport import Finished, Message
 from tests.fio_fixtures import documents, snapshots
 
 
@@ -53,7 +53,7 @@ FILES = {
 
 
 def loop_for(files, heard, *, run_s=4.0, ramp_s=0.0, finished=None):
-    from app.engine.step_watch import StepWatch
+    from app.engine.run.step_watch import StepWatch
 
     tel = StepTelemetry({j.name: (j.manager, j.worker_key, j.target_key) for jf in files.values() for j in jf.jobs})
     watch = StepWatch({n: n for n in files}, run_s=run_s, ramp_s=ramp_s, interval=1.0, ramp=bool(ramp_s),

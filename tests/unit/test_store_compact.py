@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.engine.fio_buckets import BIN_VALUE, plat_val_to_idx
+from app.engine.common.fio_buckets import BIN_VALUE, plat_val_to_idx
 from app.model.metrics import Metrics
 from app.store import (
     ManagerInfo,
@@ -27,8 +27,9 @@ from app.store import (
 from app.store.blocks import BLOCK_SAMPLES, count_sql, keep_peaks
 from app.store.codec import METRIC_NAMES, decode_hist, decode_hist_arrays, encode_hist, hists_p99_ns
 from app.store.hist_blocks import series_hists
+from app.store.migrations import SCHEMA_VERSION
 from app.store.peaks import PEAK_COLUMNS
-from app.store.schema import SAMPLE_VALUE_COLUMNS, SCHEMA_VERSION
+from app.store.schema import SAMPLE_VALUE_COLUMNS
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "store" / "v2-two-runs.db"
 V3_FIXTURE = FIXTURE.with_name("v3-one-worker-run.db")
@@ -151,7 +152,7 @@ def test_a_one_manager_steps_all_ends_with_the_final_report_once_per_slot(tmp_pa
     """ALL of one manager shares the manager's samples until fio's final report joins the last slot;
     the copy it then gets must not keep that slot twice (it did, at two times, and the slot's older
     numbers could sort last)."""
-    from app.engine.all_clock import AllClock
+    from app.engine.sampling.all_clock import AllClock
 
     clock = AllClock(1.0, ["M1"])
     reports = [(0.0, _metrics(0)), (1.002, _metrics(1)), (1.124, replace(_metrics(2), seconds=0.12))]

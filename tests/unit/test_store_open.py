@@ -13,7 +13,8 @@ import pytest
 
 from app.store import Recorder, StoreError, database, get_run, list_runs, open_store, step_samples
 from app.store.database import check_store
-from app.store.schema import APPLICATION_ID, SCHEMA_VERSION, V1
+from app.store.migrations import SCHEMA_VERSION
+from app.store.schema import APPLICATION_ID, V1
 from tests.unit.store_support import write_run
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -316,7 +316,7 @@ def test_array_histograms_are_stored_as_their_dicts_would_be():
     """Telemetry's count arrays are encoded without a dict; the bytes are the same."""
     import numpy as np
 
-    from app.engine.telemetry import BUCKET_NS
+    from app.engine.sampling.telemetry import BUCKET_NS
     from app.model.bucket_hist import BucketHist
 
     rng = np.random.default_rng(11)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.engine.targets import TargetError, fio_filename, resolve
+from app.engine.jobs.targets import TargetError, fio_filename, resolve
 from app.model.plan import Target
 
 

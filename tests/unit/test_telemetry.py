@@ -3,8 +3,8 @@ import math
 
 import pytest
 
-from app.engine.telemetry import JobTracker, StepTelemetry
-from app.engine.transport import Finished, Message, Snapshot
+from app.engine.sampling.telemetry import JobTracker, StepTelemetry
+from app.engine.transports.transport import Finished, Message, Snapshot
 from app.model.metrics import hist_percentile
 from tests.fio_fixtures import documents, snapshots
 from tests.telemetry_support import SampleBatch, follow_step

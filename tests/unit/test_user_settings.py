@@ -6,7 +6,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 import pytest
 
 from app import user_settings as us
-from app.engine.managers import ManagerError, local_endpoint
+from app.engine.run.managers import ManagerError, local_endpoint
 from app.user_settings import UserSettings, config_dir_for, settings_path_for
 from tests.platform_marks import posix_only
 from tests.unit.test_fio_binary import make_exe
@@ -100,7 +100,7 @@ def test_a_saved_path_that_is_not_fio_is_a_manager_error(tmp_path, monkeypatch):
 
 
 def test_find_fio_defaults_to_the_saved_path_and_none_ignores_it(tmp_path, monkeypatch):
-    from app.engine.fio_binary import find_fio
+    from app.engine.transports.fio_binary import find_fio
 
     monkeypatch.delenv("FIOMETER_FIO", raising=False)
     fake = make_exe(tmp_path / "custom" / "fio")

@@ -1,4 +1,4 @@
-"""app.engine.windows_disks (the Windows API steps, with the API replaced) and disks.disk_of's dispatch.
+"""app.engine.devices.windows_disks (the Windows API steps, with the API replaced) and disks.disk_of's dispatch.
 
 The real Windows calls run under Windows Python (`bash bootstrap.sh test-windows`):
 test_disk_of_under_windows_never_raises."""
@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from app.engine import disks, windows_disks
-from app.engine.windows_disks import disk_of, parse_device_number, volume_device
+from app.engine.devices import disks, windows_disks
+from app.engine.devices.windows_disks import disk_of, parse_device_number, volume_device
 
 
 class FakeApi:

@@ -1,0 +1,1 @@
+"""The step loop and its deadlines; the managers' endpoints; curve runs."""

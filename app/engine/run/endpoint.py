@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.engine import remote_check
-from app.engine.network_jobs import reach_address
-from app.engine.transport import Transport
+from app.engine.guards import remote_check
+from app.engine.jobs.network_jobs import reach_address
+from app.engine.transports.transport import Transport
 
 
 @dataclass

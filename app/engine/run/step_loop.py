@@ -13,13 +13,13 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from app.engine.jobfile import JobFile, JobInfo
-from app.engine.message_gate import MessageGate
-from app.engine.network_jobs import net_failure_hint
-from app.engine.sequence import Step
-from app.engine.step_watch import Action, StepWatch
-from app.engine.telemetry import Sample, StepTelemetry
-from app.engine.transport import Event, Finished, FioSide, Message, Snapshot
+from app.engine.common.message_gate import MessageGate
+from app.engine.jobs.jobfile import JobFile, JobInfo
+from app.engine.jobs.network_jobs import net_failure_hint
+from app.engine.jobs.sequence import Step
+from app.engine.run.step_watch import Action, StepWatch
+from app.engine.sampling.telemetry import Sample, StepTelemetry
+from app.engine.transports.transport import Event, Finished, FioSide, Message, Snapshot
 from app.model.steady_state import SteadyWatch
 
 log = logging.getLogger(__name__)

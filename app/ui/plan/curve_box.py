@@ -1,4 +1,4 @@
-"""Test Setup's load search: `fiometer curve` from the window (app.engine.curve_runner). For each access
+"""Test Setup's load search: `fiometer curve` from the window (app.engine.run.curve_runner). For each access
 specification, the highest queue depth (or workers, when the plan cycles workers) whose p99 keeps a limit."""
 
 from __future__ import annotations

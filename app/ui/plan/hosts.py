@@ -42,7 +42,7 @@ def local_facts() -> HostFacts:
     """This machine's OS and fio version; uses the engine's fio discovery when it is available."""
     os_text = f"{platform.system()} {platform.release()}".strip()
     try:
-        from app.engine import fio_binary  # lands with the engine
+        from app.engine.transports import fio_binary  # lands with the engine
     except ImportError:
         fio_binary = None
     try:
@@ -65,8 +65,8 @@ PROBE_TIMEOUT = 5.0
 
 def remote_facts(host: str, port: int, timeout: float = PROBE_TIMEOUT) -> HostFacts:
     """Ask a fio server who it is; the reason in ``error`` when it cannot be reached."""
-    from app.engine.fioproto import probe
-    from app.engine.transport import TransportError
+    from app.engine.transports.fioproto import probe
+    from app.engine.transports.transport import TransportError
 
     try:
         info = probe(host, port, timeout=timeout)

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.engine.fioproto import DEFAULT_PORT
-from app.engine.managers import EXPOSED_WARNING, ManagerError, is_loopback, split_host
+from app.engine.run.managers import EXPOSED_WARNING, ManagerError, is_loopback, split_host
+from app.engine.transports.fioproto import DEFAULT_PORT
 from app.model.plan import LOCAL, Manager
 from app.ui.plan.hosts import HostFacts, RemoteProbe
 from app.ui.widgets import button, error_label

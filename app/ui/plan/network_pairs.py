@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.engine.network_jobs import named_partner, reach_address, server_receives
+from app.engine.jobs.network_jobs import named_partner, reach_address, server_receives
 from app.model.plan import Manager, Plan, Target, Worker
 
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.model.plan import LOCAL, Manager, Target
-from app.store.paths import default_test_file, suggested_test_file
+from app.store.db_location import default_test_file, suggested_test_file
 from app.ui.widgets import button
 
 

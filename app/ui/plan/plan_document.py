@@ -235,7 +235,7 @@ class PlanDocument(QObject):
     def place_targets(self, mapping: dict[str, str]) -> int:
         """Set the path of every target whose name the mapping knows (Iometer's 'C:' rule too), on every
         worker that uses it; returns how many target entries changed."""
-        from app.engine.targets import lookup_mapping
+        from app.engine.jobs.targets import lookup_mapping
 
         def apply(plan: Plan) -> int:
             placed = 0

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.engine.sequence import SequenceTooLong, Step, expand
+from app.engine.jobs.sequence import SequenceTooLong, Step, expand
 from app.model.plan import TEST_TYPES, Plan, TestSetup
 from app.model.units import format_duration
 from app.model.validation import MAX_QUEUE_DEPTH, MAX_SECONDS, validate

@@ -34,10 +34,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.engine import disks as disk_list
-from app.engine.jobfile import DEFAULT_FILE_SIZE, target_bytes
-from app.engine.placement import place_local
-from app.engine.targets import (
+from app.engine.devices import disks as disk_list
+from app.engine.jobs.jobfile import DEFAULT_FILE_SIZE, target_bytes
+from app.engine.jobs.placement import place_local
+from app.engine.jobs.targets import (
     DEVICE_SECTOR,
     FILE_SECTOR,
     SECTOR_RULE,
@@ -168,7 +168,7 @@ class AddTestFileDialog(QDialog):
         return parse_size(self.size.text())
 
     def sector_size(self) -> int:
-        """Bytes per sector of the typed path on its manager: the engine's rule (engine/targets.py), the one the
+        """Bytes per sector of the typed path on its manager: the engine's rule (engine/jobs/targets.py), the one the
         run, the targets table and the Maximum Disk Size note use, so a size typed here is the size fio gets."""
         p = self.path.text().strip()
         if not p:

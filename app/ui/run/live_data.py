@@ -39,7 +39,7 @@ ALL_KEY: SeriesKey = ("all", None, "ALL")
 
 
 class LiveSample(Protocol):
-    """What the live data reads of a sample: app.engine.telemetry.Sample while a run goes on,
+    """What the live data reads of a sample: app.engine.sampling.telemetry.Sample while a run goes on,
     app.ui.history.stored_series.ReplaySample for a stored run."""
 
     @property

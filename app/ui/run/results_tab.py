@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.engine.jobfile import client_workers, worker_key
+from app.engine.jobs.jobfile import client_workers, worker_key
 from app.ui.plan.plan_document import Change, PlanDocument
 from app.ui.plan.topology import Selection
 from app.ui.run.charts import ChartGrid, ChartScroller

@@ -16,9 +16,11 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.analysis.iometer_update_log import IometerUpdateLog, append_results_file, update_log_path
 from app.diagnostics import report_unexpected
-from app.engine.curve_runner import CurveRunner
-from app.engine.managers import ManagerError, build_endpoints
-from app.engine.runner import (
+from app.engine.guards.safety import CreatedFiles, WriteRisk, arm, record_beside
+from app.engine.jobs.sequence import Step, expand
+from app.engine.run.curve_runner import CurveRunner
+from app.engine.run.managers import ManagerError, build_endpoints
+from app.engine.run.runner import (
     ManagerEndpoint,
     RunListener,
     Runner,
@@ -27,13 +29,11 @@ from app.engine.runner import (
     RunSummary,
     StepOutcome,
 )
-from app.engine.safety import CreatedFiles, WriteRisk, arm, record_beside
-from app.engine.sequence import Step, expand
-from app.engine.transport import Finished, Message
+from app.engine.transports.transport import Finished, Message
 from app.model.plan import Plan
 from app.recording import Fanout, StoreRecorder
 from app.store import StoreError, open_store
-from app.store.paths import resolve_db_path
+from app.store.db_location import resolve_db_path
 from app.store.run_extras import CURVE, save_extra
 from app.ui.run import live_gc
 from app.ui.run.live_data import charted

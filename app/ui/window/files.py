@@ -13,7 +13,7 @@ from app.model.examples import EXAMPLES, TESTFILE, example
 from app.model.fidelity import all_notes
 from app.model.opening import PlanOpenError, open_plan
 from app.model.to_icf import plan_to_icf, unwritable
-from app.store.paths import default_test_file
+from app.store.db_location import default_test_file
 from app.ui.confirm import unsaved_answer, unsaved_box
 from app.ui.settings import add_recent_file, recent_files
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QMainWindow
 
-from app.engine import disks
+from app.engine.devices import disks
 from app.model.plan import LOCAL
 from app.model.units import format_bytes
 from app.model.validation import validate
@@ -123,7 +123,7 @@ class RunningMixin(QMainWindow):
 
     def start_curve(self, p99_max_ms: float, metric: str = "iops", max_load: int = 0) -> bool:
         """`fiometer curve` from Test Setup: for each access spec the highest load whose p99 keeps the limit."""
-        from app.engine.curve_runner import CurveRunner
+        from app.engine.run.curve_runner import CurveRunner
 
         def make(plan, endpoints, listener, options):
             return CurveRunner(plan, endpoints, listener, options, p99_max_ms=p99_max_ms, metric=metric,

@@ -1,0 +1,1 @@
+"""What fio opens, armed or refused; our own folders and processes."""

@@ -1,0 +1,1 @@
+"""A plan's steps and the fio job text for them: sequence, job files, targets, placement."""

@@ -1,0 +1,171 @@
+"""Managers as endpoints: this machine's fio, or a host running `fio --server` (one manager each)."""
+
+from __future__ import annotations
+
+import ipaddress
+import platform
+import socket
+from collections.abc import Mapping
+
+from app.engine.jobs.ssh_address import SshAddress, parse_ssh
+from app.engine.run.endpoint import ManagerEndpoint
+from app.engine.transports.environment import probe_facts
+from app.engine.transports.fio_binary import SAVED, FioNotFound, find_fio, fio_version
+from app.engine.transports.fioproto import DEFAULT_PORT, RemoteFio, probe
+from app.engine.transports.fioproto.client import run_delay
+from app.engine.transports.local_fio import LocalFio
+from app.engine.transports.remote_host import RemoteHost
+from app.engine.transports.ssh_manager import SshFioServer
+from app.engine.transports.transport import Transport, TransportError
+from app.model.plan import LOCAL, Plan
+
+
+class ManagerError(Exception):
+    """A manager cannot be used; str() says which and what to do."""
+
+
+def local_endpoint(name: str, fio_path: str | None = None) -> ManagerEndpoint:
+    """This machine's fio: ``fio_path``, else the custom path saved in the settings, else the search."""
+    try:
+        path = str(find_fio(fio_path if fio_path else SAVED))
+        version = fio_version(path)
+    except FioNotFound as e:
+        raise ManagerError(str(e)) from e
+    return ManagerEndpoint(name, platform.system(), lambda: LocalFio(name, path), LOCAL, version)
+
+
+def split_host(text: str) -> tuple[str, int]:
+    """'host', 'host:port', '[::1]:8765' or '::1' -> (host, port); fio's default port is 8765."""
+    text = text.strip()
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = rest.lstrip(":")
+    elif text.count(":") == 1:
+        host, _, port = text.partition(":")
+    else:
+        host, port = text, ""
+    if not host or (port and not port.isdigit()) or not 0 < int(port or DEFAULT_PORT) < 65536:
+        raise ManagerError(f"{text!r} is not HOST[:PORT] (e.g. 10.0.0.5:8765 or [::1]:8765)")
+    return host, int(port or DEFAULT_PORT)
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and names resolving only there (an SSH tunnel's local end)."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        addrs = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except OSError:
+        return False
+    return bool(addrs) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addrs)
+
+
+EXPOSED_WARNING = ("fio --server has no authentication and runs whatever job it is sent: reach it through an "
+                   "SSH tunnel (ssh -L 8765:localhost:8765 HOST) or a firewall that admits only this machine")
+
+
+def ssh_endpoint(name: str, address: SshAddress) -> ManagerEndpoint:
+    """Start `fio --server` on the host's loopback over SSH now (stopped when the run ends)."""
+    server = SshFioServer(address)
+    try:
+        info = server.start()
+    except TransportError as e:
+        raise ManagerError(f"manager {name!r}: {e}") from e
+    assert server.local is not None
+    h, port = server.local
+    os_name = "Windows" if info.os.lower().startswith("win") else info.os
+    shown = str(address)  # messages name the host, not the local end of the forward
+
+    def reopen() -> None:
+        """A session that died (its host rebooted, the link dropped) is opened again for the next step."""
+        try:
+            server.reopen()
+        except TransportError as e:
+            raise TransportError(f"manager {name!r}: {e}") from e
+
+    return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name, shown_as=shown), shown,
+                           info.fio_version.removeprefix("fio-"),
+                           probe_facts(info.hostname, info.os, info.arch, info.cpus), protocol=info.protocol,
+                           close=server.close, server=(h, port), inspect=server.check_paths, prepare=reopen,
+                           shown_as=shown)
+
+
+def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoint:
+    """Probe the server now, so a wrong address fails before anything runs. ``ssh://[user@]host[:port]``
+    starts the server over SSH (:mod:`app.engine.transports.ssh_manager`)."""
+    try:
+        ssh = parse_ssh(host)
+    except ValueError as e:
+        raise ManagerError(f"manager {name!r}: {e}") from e
+    if ssh is not None:
+        return ssh_endpoint(name, ssh)
+    h, port = split_host(host)
+    try:
+        info = probe(h, port, timeout=timeout)
+    except TransportError as e:
+        raise ManagerError(f"manager {name!r}: {e}") from e
+    os_name = "Windows" if info.os.lower().startswith("win") else info.os
+    return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name), f"{h}:{port}",
+                           info.fio_version.removeprefix("fio-"),
+                           probe_facts(info.hostname, info.os, info.arch, info.cpus), protocol=info.protocol,
+                           server=(h, port))
+
+
+def build_endpoints(plan: Plan, hosts: dict[str, str] | None = None, fio_path: str | None = None,
+                    needed: set[str] | None = None) -> dict[str, ManagerEndpoint]:
+    """Endpoints for the plan's managers that have a host (the runner refuses steps of the others)."""
+    hosts = hosts or {}
+    unknown = sorted(set(hosts) - {m.name for m in plan.managers})
+    if unknown:
+        raise ManagerError(f"--manager names {', '.join(map(repr, unknown))} are not in the plan; its managers are "
+                           + ", ".join(repr(m.name) for m in plan.managers))
+    out: dict[str, ManagerEndpoint] = {}
+    for m in plan.managers:
+        if needed is not None and m.name not in needed:
+            continue
+        host = hosts.get(m.name, m.host)
+        if host is None:
+            continue
+        try:
+            out[m.name] = local_endpoint(m.name, fio_path) if host == LOCAL else remote_endpoint(m.name, host)
+        except ManagerError:
+            for ep in out.values():  # SSH sessions already started
+                if ep.close is not None:
+                    ep.close()
+            raise
+    return out
+
+
+class TransportPool:
+    """A run's factory of transports, step by step: which carries each manager, and when fio servers loaded
+    together are told to go. A step with ``decode_apart`` fio servers or more (0: never) reads and decodes
+    them in :class:`RemoteHost` processes, ``hosts_per_process`` servers each, kept for the run."""
+
+    def __init__(self, decode_apart: int = 1, hosts_per_process: int = 16) -> None:
+        self.decode_apart = decode_apart
+        self.hosts_per_process = max(hosts_per_process, 1)
+        self.hosts: list[RemoteHost] = []  # the processes reading and decoding fio servers
+
+    def make(self, endpoints: Mapping[str, ManagerEndpoint]) -> dict[str, Transport]:
+        """A fresh transport per manager of a step."""
+        servers = {name: ep.server for name, ep in endpoints.items() if ep.server is not None}
+        if not (0 < self.decode_apart <= len(servers)):
+            return {name: ep.make_transport() for name, ep in endpoints.items()}
+        k = -(-len(servers) // self.hosts_per_process)  # ceil: as many processes as the fan-out needs
+        while len(self.hosts) < k:
+            self.hosts.append(RemoteHost())
+        spread = {name: self.hosts[i % k] for i, name in enumerate(servers)}  # round robin: even loads
+        return {name: spread[name].transport(servers[name], name, ep.shown_as) if name in servers
+                else ep.make_transport() for name, ep in endpoints.items()}
+
+    @staticmethod
+    def go_delay(loaded_at: list[float], now: float) -> float:
+        """Seconds to wait before telling fio servers that accepted their jobs at ``loaded_at`` (monotonic)
+        to go, so that none is about to look at its socket (``fioproto.client.run_delay``); 0 for one."""
+        return run_delay(loaded_at, now) if len(loaded_at) > 1 else 0.0
+
+    def close(self) -> None:
+        for host in self.hosts:
+            host.close()

@@ -1,0 +1,237 @@
+"""Is each manager of a step making progress, and will the step end on time? (Qt-free, no I/O.)
+
+Liveness is judged by progress, never by the mere arrival of messages (an fio server answers its
+ETA polls and may send text while its jobs are stuck):
+
+- **Deadline**: a manager must be done by ramp + run time + ``grace`` after its jobs started
+  (its first report with a runtime; a manager that never gets there: after RUN + ``SETUP_S``).
+  Past it the manager is asked to stop; if it then ends with its final numbers it is only
+  late (a slow link still delivering its reports), else it is aborted and fails once nothing has
+  arrived for ``STOP_GRACE_S``, or ``LATE_DATA_S`` after the stop at the most, whatever arrives.
+  So a step ends by ramp + run + grace + ``LATE_DATA_S`` at the latest, or ``BEHIND_S`` later for a
+  manager that is behind: its reports still arrive but, on fio's own clock (the jobs' runtime), it
+  has not yet reached its ramp + run time (a busy host whose reports arrive late). It is told once
+  and waited for; if it has not ended by then, it is stopped as above.
+- **Stall**: reports keep coming but fio's I/O counters have not moved for ``stall_s``, or the
+  server still answers (its ETA replies, text) but no report and no report data came for
+  ``stall_s``: stopped, failed, and aborted ``STOP_GRACE_S`` later (a job process stopped or stuck
+  in the kernel). A server that sends nothing at all is not judged here: it may be busy (its host
+  short of CPU) and late; the transport's silence watchdog says so and waits up to its stated limit.
+- **Impossible values** (:mod:`app.engine.sampling.report_checks`): the manager is aborted at once.
+- **Late numbers**: no report for ``late_s`` while the step runs is said in a message ("data still
+  arriving" when the transport counts received bytes), not treated as death: the transport's own
+  silence watchdog (on bytes) decides that.
+
+Whose clock: a transport that tells where its server is apart from its events (``fio_side``: when its
+newest report arrived at the socket, fio's own clock in it, whether the server's part is over) is judged
+by that, not by when its events got through our own queues: a loaded Fiometer that is seconds behind
+with the data must not stop a server that reports on time. A server whose part is over is waited for
+(its final numbers are on their way through our pipes), and so is one whose reader is behind (bytes
+wait unread on its socket: the server may be blocked only by us), up to BEHIND_S past the deadline;
+one whose reports reach the socket is not late, stalled for want of reports, or past its deadline
+while its clock is short of the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.engine.sampling.report_checks import ReportChecker
+from app.engine.transports.transport import FioSide
+
+SETUP_S = 60.0  # from RUN to the first report with a runtime (file layout, job setup)
+STOP_GRACE_S = 5.0  # from a forced stop to the abort
+LATE_DATA_S = 20.0  # from the deadline's stop to the abort while data still arrives
+BEHIND_S = 30.0  # past the deadline, for a manager whose reports arrive but lag fio's own clock
+MIN_GRACE_S = 10.0
+
+
+@dataclass
+class Action:
+    kind: str  # "message" | "stop" | "abort"
+    manager: str
+    text: str
+    level: str = "warning"
+
+
+@dataclass
+class _State:
+    checker: ReportChecker
+    running_since: float | None = None
+    last_report: float | None = None
+    counters: int | None = None
+    changed_at: float | None = None
+    late_since: float | None = None
+    forced_at: float | None = None
+    forced: str | None = None  # why it fails (a stall or an impossible value)
+    overdue: str | None = None  # why it was stopped at the deadline
+    bytes_last: int | None = None
+    bytes_changed_at: float = 0.0
+    bytes_seen: int | None = None  # received by the time of the last report
+    bytes_ref: float | None = None
+    fio_clock_s: float | None = None  # the newest report's job runtime on fio's clock (ramp included)
+    behind_said: bool = False
+    clock_done_at: float | None = None  # when a report first showed fio's clock at the planned end
+    heard_report: float | None = None  # the transport's own note of its newest report's arrival (fio_side)
+    ended: bool = False  # the transport says the server's part is over (its events may still be queued)
+    unread: bool = False  # the transport's reader is behind: bytes wait unread on the socket
+    done: bool = False
+
+
+def io_counter(jobs: Sequence[Mapping[str, Any]]) -> int:
+    """All I/Os of a report, both directions and every job."""
+    return sum(int((j.get(d) or {}).get("total_ios") or 0) for j in jobs for d in ("read", "write"))
+
+
+def _runtime(jobs: Sequence[Mapping[str, Any]]) -> int:
+    return max((int((j.get(d) or {}).get("runtime") or 0) for j in jobs for d in ("read", "write")), default=0)
+
+
+def _job_clock(jobs: Sequence[Mapping[str, Any]]) -> float | None:
+    """How long fio's jobs have run by fio's own clock (s, ramp included), where the report says."""
+    ms = [int(j.get("job_runtime") or 0) for j in jobs if j.get("job_runtime") is not None]
+    return max(ms) / 1000.0 if ms else None
+
+
+class StepWatch:
+    """``where``: manager name -> how to name it in messages (e.g. 'M1 (10.0.0.5:8765)')."""
+
+    def __init__(self, where: Mapping[str, str], *, run_s: float, ramp_s: float, interval: float,
+                 ramp: bool, go_at: float) -> None:
+        self.where = dict(where)
+        self.grace = max(MIN_GRACE_S, 3 * interval)
+        self.limit = ramp_s + run_s + self.grace
+        self.planned_s = ramp_s + run_s
+        self.stall_s = max(MIN_GRACE_S, 5 * interval)
+        self.late_s = 2 * interval + 2.0
+        self.go_at = go_at
+        self._m = {name: _State(ReportChecker(ramp=ramp)) for name in where}
+
+    def forced_reason(self, name: str, ok: bool = True) -> str | None:
+        """Why a manager fails whatever it says (stall, impossible value); when it did not end well
+        itself, also why it was stopped at the deadline."""
+        st = self._m[name]
+        return st.forced or (None if ok else st.overdue)
+
+    def finished(self, name: str) -> None:
+        self._m[name].done = True
+
+    def on_snapshot(self, name: str, jobs: Sequence[Mapping[str, Any]], now: float) -> list[Action]:
+        """Check a report; an 'abort' action means its numbers must not be used."""
+        st = self._m[name]
+        problem = st.checker.check(jobs, elapsed_s=max(now - self.go_at, 0.0))
+        if problem is not None:
+            return self._force(st, name, now, "abort",
+                               f"manager {self.where[name]} sent an impossible value: {problem}; its step failed")
+        out: list[Action] = []
+        if st.late_since is not None:
+            out.append(Action("message", name, f"numbers from {self.where[name]} arrived again after "
+                                               f"{now - st.late_since + self.late_s:.0f} s", "info"))
+            st.late_since = None
+        st.last_report = now
+        self._clock(st, _job_clock(jobs), now)
+        count = io_counter(jobs)
+        if st.running_since is None and (_runtime(jobs) > 0 or count > 0):
+            st.running_since = now
+        if count != st.counters:
+            st.counters, st.changed_at = count, now
+        return out
+
+    def _clock(self, st: _State, clock: float | None, now: float) -> None:
+        if clock is not None and (st.fio_clock_s is None or clock > st.fio_clock_s):
+            st.fio_clock_s = clock
+            if st.clock_done_at is None and self.planned_s > 0 and clock >= self.planned_s:
+                st.clock_done_at = now
+
+    def _heard(self, st: _State) -> float | None:
+        """The newest report's time: processed here, or noted by the transport on arrival."""
+        return max((t for t in (st.last_report, st.heard_report) if t is not None), default=None)
+
+    def due(self, now: float, bytes_received: Mapping[str, int | None],
+            last_heard: Mapping[str, float | None] | None = None,
+            fio_side: Mapping[str, FioSide | None] | None = None
+            ) -> list[Action]:
+        """``bytes_received``: report bytes so far per manager (None: not counted, e.g. a local fio);
+        ``last_heard``: when (``now``'s clock) each remote manager last sent a byte of any kind;
+        ``fio_side``: per manager, the transport's (report_at, fio_clock_s, ended, unread) where it tells them."""
+        out: list[Action] = []
+        for name, st in self._m.items():
+            if st.done:
+                continue
+            got = bytes_received.get(name)
+            if got != st.bytes_last:
+                st.bytes_last, st.bytes_changed_at = got, now
+            side = (fio_side or {}).get(name)
+            if side is not None:
+                report_at, clock, st.ended, st.unread = side
+                if report_at is not None and (st.heard_report is None or report_at > st.heard_report):
+                    st.heard_report = min(report_at, now)
+                self._clock(st, clock, now)
+            start = st.running_since if st.running_since is not None else self.go_at + SETUP_S
+            if (st.ended or st.unread) and not st.forced and now < start + self.limit + BEHIND_S:
+                continue  # over at the server (its events are on their way to us), or our reader is behind
+            if st.forced_at is not None:
+                quiet = now - st.bytes_changed_at >= STOP_GRACE_S
+                waited = now - st.forced_at
+                if waited >= STOP_GRACE_S and (st.forced or quiet or waited >= LATE_DATA_S):
+                    out.append(Action("abort", name, st.forced or st.overdue or "", "error"))
+                    st.done = True
+                continue
+            behind = now >= start + self.limit and self._behind(st, now, start)
+            if behind and not st.behind_said:  # (the progress rules below still apply)
+                st.behind_said = True
+                out.append(Action("message", name, (
+                    f"manager {self.where[name]} is behind: {now - start:.0f} s after its jobs started, its "
+                    f"newest report shows {st.fio_clock_s:.0f} s of {self.planned_s:g} s on fio's own clock "
+                    f"(its reports arrive late); waiting up to {BEHIND_S:g} s more for it to end")))
+            if now >= start + self.limit and not behind:
+                st.overdue, st.forced_at = (
+                    f"manager {self.where[name]} was still running {self.limit:g} s after its jobs started "
+                    f"(ramp + run time + {self.grace:g} s grace) and did not end when asked; it was stopped"), now
+                out.append(Action("stop", name, f"manager {self.where[name]} is still running {self.limit:g} s after "
+                                                "its jobs started; asking it to stop"))
+                continue
+            if (st.counters and st.changed_at is not None and st.last_report is not None
+                    and st.last_report > st.changed_at and now - st.changed_at >= self.stall_s):
+                out += self._force(st, name, now, "stop",
+                                   f"manager {self.where[name]} made no progress for {now - st.changed_at:.0f} s: "
+                                   f"fio's I/O counters stayed at {st.counters} while its reports kept coming "
+                                   "(job processes stopped or stuck?); it was stopped")
+                continue
+            quiet_s = now - max(st.bytes_changed_at, self._heard(st) or 0.0)
+            byte_at = (last_heard or {}).get(name)
+            answering = byte_at is None or now - byte_at < self.stall_s / 2  # (ETA polls are answered each second)
+            if st.running_since is not None and got is not None and quiet_s >= self.stall_s and answering:
+                out += self._force(st, name, now, "stop",
+                                   f"manager {self.where[name]} sent no report and no report data for "
+                                   f"{quiet_s:.0f} s (its server may still answer; job processes stopped or "
+                                   "stuck?); it was stopped")
+                continue
+            heard = self._heard(st)
+            last = heard if heard is not None else self.go_at
+            if st.bytes_ref != last:
+                st.bytes_seen, st.bytes_ref = got, last
+            if heard is not None and st.late_since is None and now - last >= self.late_s:
+                st.late_since = now
+                arriving = got is not None and st.bytes_seen is not None and got > st.bytes_seen
+                why = "data still arriving" if arriving else "nothing new received"
+                out.append(Action("message", name, f"numbers from {self.where[name]} are late: last report "
+                                                   f"{now - last:.0f} s ago ({why})"))
+        return out
+
+    def _behind(self, st: _State, now: float, start: float) -> bool:
+        """Within BEHIND_S of the deadline and still reporting, but not yet at its planned end on fio's
+        clock, or there less than the grace ago (its final report is on its way, like anyone's)."""
+        heard = self._heard(st)
+        if (self.planned_s <= 0 or st.fio_clock_s is None or heard is None
+                or now - heard >= self.stall_s or now >= start + self.limit + BEHIND_S):
+            return False
+        return st.clock_done_at is None or now < st.clock_done_at + self.grace
+
+    def _force(self, st: _State, name: str, now: float, kind: str, reason: str) -> list[Action]:
+        st.forced, st.forced_at = reason, now
+        if kind == "abort":
+            st.done = True
+        return [Action(kind, name, reason, "error")]

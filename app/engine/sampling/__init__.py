@@ -1,0 +1,1 @@
+"""fio's reports into samples and metrics; disk and host counters; report checks."""
