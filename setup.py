@@ -7,7 +7,10 @@ from pathlib import Path
 from setuptools import find_packages, setup
 
 RESOURCES = Path(__file__).resolve().parent / "resources"
-resource_packages = ["app.resources", *(f"app.resources.{d.name}" for d in sorted(RESOURCES.iterdir()) if d.is_dir())]
+resource_packages = [
+    "app.resources",
+    *(f"app.resources.{d.name}" for d in sorted(RESOURCES.iterdir()) if d.is_dir()),
+]
 
 setup(
     packages=[*find_packages(include=["app", "app.*", "icf_import", "icf_import.*"]), *resource_packages],

@@ -79,17 +79,24 @@ def main(argv: list[str] | None = None) -> int:
         write_baseline(now)
         for row in over:
             print(f"mypy_ratchet: raised {row}")
-        print(f"mypy_ratchet: baseline written, {sum(now.values())} errors in {len(now)} files "
-              f"(was {sum(allowed.values())})")
+        print(
+            f"mypy_ratchet: baseline written, {sum(now.values())} errors in {len(now)} files "
+            f"(was {sum(allowed.values())})"
+        )
         return 0
     if under:
-        print("mypy_ratchet: fewer errors than the baseline allows (lock it in with "
-              "`python .ci/mypy_ratchet.py --update`):\n  " + "\n  ".join(under))
+        print(
+            "mypy_ratchet: fewer errors than the baseline allows (lock it in with "
+            "`python .ci/mypy_ratchet.py --update`):\n  " + "\n  ".join(under)
+        )
     if over:
         bad = {row.split(":", 1)[0] for row in over}
         print("\n".join(ln for ln in lines if _file_of(ln) in bad))
-        print("mypy_ratchet: more type errors than allowed (fix them; the baseline only falls):\n  "
-              + "\n  ".join(over), file=sys.stderr)
+        print(
+            "mypy_ratchet: more type errors than allowed (fix them; the baseline only falls):\n  "
+            + "\n  ".join(over),
+            file=sys.stderr,
+        )
         return 1
     print(f"mypy_ratchet: ok, {sum(now.values())} errors (baseline {sum(allowed.values())})")
     return 0

@@ -52,8 +52,11 @@ def log_path() -> Path:
 def log_files() -> list[Path]:
     """The log file and its rotated predecessors that exist, newest first."""
     current = log_path()
-    return [p for p in (current, *(current.with_name(f"{current.name}.{i}") for i in range(1, BACKUPS + 1)))
-            if p.exists()]
+    return [
+        p
+        for p in (current, *(current.with_name(f"{current.name}.{i}") for i in range(1, BACKUPS + 1)))
+        if p.exists()
+    ]
 
 
 def _file_handler(folder: Path) -> logging.FileHandler:
@@ -108,7 +111,11 @@ def report_unexpected(exc: BaseException, where: str = "") -> str:
     """Log ``exc`` with its traceback; the one line to show the user (what failed and where the details are)."""
     try:
         path = setup_logging()
-        log.error("unexpected error%s", f" in {where}" if where else "", exc_info=(type(exc), exc, exc.__traceback__))
+        log.error(
+            "unexpected error%s",
+            f" in {where}" if where else "",
+            exc_info=(type(exc), exc, exc.__traceback__),
+        )
         for h in log.handlers:
             h.flush()
     except Exception:  # pragma: no cover - the last resort must not raise

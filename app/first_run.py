@@ -42,8 +42,11 @@ class FioStatus:
 
     @property
     def upgrade_advised(self) -> bool:
-        return (self.os_name == "Windows" and self.version is not None
-                and _version_tuple(self.version) < WINDOWS_RECOMMENDED)
+        return (
+            self.os_name == "Windows"
+            and self.version is not None
+            and _version_tuple(self.version) < WINDOWS_RECOMMENDED
+        )
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:
@@ -69,7 +72,9 @@ def check_fio(
     if setting is _UNSET:
         setting = user_settings.load(file).fio_path
     assert setting is None or isinstance(setting, str)
-    common = dict(os_name=os_name, install_hint=install_hint(os_name), setting=setting, settings_file=str(file))
+    common = dict(
+        os_name=os_name, install_hint=install_hint(os_name), setting=setting, settings_file=str(file)
+    )
     try:
         path = find_fio(setting, environ=environ, os_name=os_name, which=which)
         ver = version(str(path))
@@ -99,20 +104,28 @@ def first_run_text(status: FioStatus, gui: bool = False) -> str:
     (menus instead of Fiometer command lines), for its Details…."""
     paras: list[str] = []
     if status.found:
-        paras.append(f"fio {status.version} found {_SOURCE_WORDS.get(status.source or '', '')}: {status.path}")
+        paras.append(
+            f"fio {status.version} found {_SOURCE_WORDS.get(status.source or '', '')}: {status.path}"
+        )
         if status.upgrade_advised:
-            paras.append(f"fio {status.version} predates 3.40, which fixed two Windows bugs (psync offsets, a "
-                         f"hang with several connections). Consider upgrading: {WINGET}")
+            paras.append(
+                f"fio {status.version} predates 3.40, which fixed two Windows bugs (psync offsets, a "
+                f"hang with several connections). Consider upgrading: {WINGET}"
+            )
         paras.append(_next_steps(status.os_name, gui))
     else:
-        paras.append("fio was not found. Fiometer runs every test with fio, a separate free program (GPLv2) "
-                     "that is not bundled with Fiometer.")
+        paras.append(
+            "fio was not found. Fiometer runs every test with fio, a separate free program (GPLv2) "
+            "that is not bundled with Fiometer."
+        )
         paras.append(_install_steps(status.os_name))
         if status.problem:
             paras.append(f"Details: {status.problem}")
     how = "" if gui else " with `fiometer doctor --set-fio PATH`,"
-    paras.append(f"To use another fio executable, set its path in the settings (stored in {status.settings_file}),"
-                 f"{how} or in the {ENV_VAR} environment variable.")
+    paras.append(
+        f"To use another fio executable, set its path in the settings (stored in {status.settings_file}),"
+        f"{how} or in the {ENV_VAR} environment variable."
+    )
     return "\n\n".join(paras)
 
 
@@ -128,26 +141,34 @@ def first_run_line(status: FioStatus) -> str:
 
 def _install_steps(os_name: str) -> str:
     if os_name == "Windows":
-        return ("Install fio for Windows:\n"
-                f"  - in a terminal: {WINGET}\n"
-                f"  - or the official installer (fio-<version>-x64.msi) from {FIO_RELEASES}\n"
-                "It installs to C:\\Program Files\\fio\\fio.exe, which Fiometer finds even before you restart. "
-                "Raw-disk tests need Fiometer to run as Administrator.")
+        return (
+            "Install fio for Windows:\n"
+            f"  - in a terminal: {WINGET}\n"
+            f"  - or the official installer (fio-<version>-x64.msi) from {FIO_RELEASES}\n"
+            "It installs to C:\\Program Files\\fio\\fio.exe, which Fiometer finds even before you restart. "
+            "Raw-disk tests need Fiometer to run as Administrator."
+        )
     if os_name == "Darwin":
         return "Install fio with Homebrew: brew install fio"
-    return ("Install fio from your distribution:\n"
-            "  - Debian/Ubuntu: sudo apt-get install fio\n"
-            "  - Fedora/RHEL: sudo dnf install fio\n"
-            "  - Arch: sudo pacman -S fio\n"
-            "Raw-disk tests need root or membership of the 'disk' group.")
+    return (
+        "Install fio from your distribution:\n"
+        "  - Debian/Ubuntu: sudo apt-get install fio\n"
+        "  - Fedora/RHEL: sudo dnf install fio\n"
+        "  - Arch: sudo pacman -S fio\n"
+        "Raw-disk tests need root or membership of the 'disk' group."
+    )
 
 
 def _next_steps(os_name: str, gui: bool = False) -> str:
     admin = "Administrator" if os_name == "Windows" else "root"
     if gui:
-        return ("Next: File > Open an Iometer .icf or File > Examples, choose targets in Disk Targets (a test file "
-                f"is safest; raw disks need {admin}) and press Start. Other hosts join as managers (Edit > Add "
-                "manager) when they run fio --server (port 8765).")
-    return ("Next: open an Iometer .icf or a bundled example (`fiometer examples --save DIR` writes them as plan "
-            "files), pick a target — a test file is safest; raw disks need " + admin + " — and press Start. "
-            "Other hosts join as managers when they run `fio --server` (port 8765).")
+        return (
+            "Next: File > Open an Iometer .icf or File > Examples, choose targets in Disk Targets (a test file "
+            f"is safest; raw disks need {admin}) and press Start. Other hosts join as managers (Edit > Add "
+            "manager) when they run fio --server (port 8765)."
+        )
+    return (
+        "Next: open an Iometer .icf or a bundled example (`fiometer examples --save DIR` writes them as plan "
+        "files), pick a target — a test file is safest; raw disks need " + admin + " — and press Start. "
+        "Other hosts join as managers when they run `fio --server` (port 8765)."
+    )

@@ -35,8 +35,13 @@ class StoreRecorder(RunListener):
     runner, which ends the run; after it nothing more is attempted but marking the run failed, so the
     run is kept as far as it got."""
 
-    def __init__(self, store: Store, mapping: dict[str, str] | None = None, tags: list[str] | None = None,
-                 name: str = ""):
+    def __init__(
+        self,
+        store: Store,
+        mapping: dict[str, str] | None = None,
+        tags: list[str] | None = None,
+        name: str = "",
+    ):
         self.recorder = Recorder(store)
         self.mapping = mapping or {}
         self.tags = tags or []
@@ -71,21 +76,48 @@ class StoreRecorder(RunListener):
         self._local = {ep.name for ep in endpoints.values() if ep.host == "local"}
         rec = self.recorder
         local = machine_facts()
-        host = {**host_facts(), **local, "managers": {
-            ep.name: {**(local if ep.host == "local" else ep.environment), "fio_version": ep.fio_version}
-            for ep in endpoints.values()}}
-        self.run_id = rec.begin_run(planfile.to_dict(plan), plan_name=plan.name, name=self.name or plan.name,
-                                    description=plan.setup.description, tags=self.tags, host=host)
+        host = {
+            **host_facts(),
+            **local,
+            "managers": {
+                ep.name: {**(local if ep.host == "local" else ep.environment), "fio_version": ep.fio_version}
+                for ep in endpoints.values()
+            },
+        }
+        self.run_id = rec.begin_run(
+            planfile.to_dict(plan),
+            plan_name=plan.name,
+            name=self.name or plan.name,
+            description=plan.setup.description,
+            tags=self.tags,
+            host=host,
+        )
         used = [m for m in plan.managers if m.name in endpoints]
-        rec.add_managers(self.run_id, [ManagerInfo(ep.name, ep.host, ep.os_name, ep.fio_version, ep.protocol)
-                                       for ep in endpoints.values()])
+        rec.add_managers(
+            self.run_id,
+            [
+                ManagerInfo(ep.name, ep.host, ep.os_name, ep.fio_version, ep.protocol)
+                for ep in endpoints.values()
+            ],
+        )
         workers, targets = [], []
         for m in used:
             os_name = endpoints[m.name].os_name
             for wi, w in enumerate(m.workers):
-                workers.append(WorkerInfo(m.name, worker_key(wi), w.name, {
-                    "queue_depth": w.queue_depth, "max_size": w.max_size, "start_sector": w.start_sector,
-                    "specs": w.specs, "kind": w.kind}))
+                workers.append(
+                    WorkerInfo(
+                        m.name,
+                        worker_key(wi),
+                        w.name,
+                        {
+                            "queue_depth": w.queue_depth,
+                            "max_size": w.max_size,
+                            "start_sector": w.start_sector,
+                            "specs": w.specs,
+                            "kind": w.kind,
+                        },
+                    )
+                )
                 for ti, t in enumerate(w.targets):
                     try:
                         path = T.resolve(t, os_name, self.mapping).path
@@ -96,7 +128,9 @@ class StoreRecorder(RunListener):
                         if disk := disk_of(path):
                             details["disk"] = disk  # the name fio's disk statistics use
                         details["environment"] = target_facts(path)
-                    targets.append(TargetInfo(m.name, worker_key(wi), target_key(wi, ti), t.name, path, details))
+                    targets.append(
+                        TargetInfo(m.name, worker_key(wi), target_key(wi, ti), t.name, path, details)
+                    )
         for pi, key, name in client_workers(plan):  # Iometer's client workers of network workers, on partners
             if plan.managers[pi].name in endpoints:
                 workers.append(WorkerInfo(plan.managers[pi].name, key, name, {"kind": "network_tcp client"}))
@@ -117,12 +151,20 @@ class StoreRecorder(RunListener):
         text = spec_text(s for s in specs if s is not None)
         first = next(iter(jobfiles.values()))
         step_id = self.recorder.begin_step(
-            self.run_id, step.index, spec_name=step.spec_label, spec_text=text,
+            self.run_id,
+            step.index,
+            spec_name=step.spec_label,
+            spec_text=text,
             queue_depth=qds[0] if len(qds) == 1 else None,
             active_workers=[[self.plan.managers[a.manager].name, worker_key(a.worker)] for a in step.workers],
-            active_targets=[[self.plan.managers[a.manager].name, target_key(a.worker, t)]
-                            for a in step.workers for t in a.targets],
-            ramp_s=first.ramp_up, run_s=first.run_time)
+            active_targets=[
+                [self.plan.managers[a.manager].name, target_key(a.worker, t)]
+                for a in step.workers
+                for t in a.targets
+            ],
+            ramp_s=first.ramp_up,
+            run_s=first.run_time,
+        )
         self._step_ids[step.index] = step_id
         for name, jf in jobfiles.items():
             self.recorder.set_step_output(step_id, name, job_text=jf.text)
@@ -137,8 +179,10 @@ class StoreRecorder(RunListener):
                 raise self._fault(e) from None
 
     def _samples(self, step: Step, samples) -> None:
-        self.recorder.add_samples(self._step_ids[step.index], [
-            SampleRow(s.manager, s.level, s.key, s.t, s.interval, s.whole) for s in samples])
+        self.recorder.add_samples(
+            self._step_ids[step.index],
+            [SampleRow(s.manager, s.level, s.key, s.t, s.interval, s.whole) for s in samples],
+        )
 
     def message(self, step: Step | None, message: Message) -> None:
         if self._recording():
@@ -149,8 +193,13 @@ class StoreRecorder(RunListener):
 
     def _message(self, step: Step | None, message: Message) -> None:
         assert self.run_id is not None
-        self.recorder.add_message(self.run_id, message.text, level=message.level, manager=message.manager,
-                                  step_id=self._step_ids.get(step.index) if step else None)
+        self.recorder.add_message(
+            self.run_id,
+            message.text,
+            level=message.level,
+            manager=message.manager,
+            step_id=self._step_ids.get(step.index) if step else None,
+        )
 
     def step_finished(self, outcome: StepOutcome) -> None:
         if self._recording():
@@ -162,8 +211,9 @@ class StoreRecorder(RunListener):
     def _step_finished(self, outcome: StepOutcome) -> None:
         step_id = self._step_ids[outcome.step.index]
         self._take_step_facts(outcome.step)
-        self.recorder.add_step_results(step_id, [ResultRow(s.manager, s.level, s.key, s.whole)
-                                                 for s in outcome.results])
+        self.recorder.add_step_results(
+            step_id, [ResultRow(s.manager, s.level, s.key, s.whole) for s in outcome.results]
+        )
         for name, raw in outcome.raw_output.items():
             if raw:
                 self.recorder.set_step_output(step_id, name, raw_output=raw)
@@ -181,9 +231,14 @@ class StoreRecorder(RunListener):
                 self.recorder.end_run(self.run_id, "failed")  # else it is marked interrupted when next opened
             return
         try:
-            summary = summarize(self._statuses, max(self._planned, len(self._statuses)))  # a search plans none
-            self.recorder.add_message(self.run_id, f"Run {status}: {summary.text()}",
-                                      level="info" if status == "complete" else "warning")
+            summary = summarize(
+                self._statuses, max(self._planned, len(self._statuses))
+            )  # a search plans none
+            self.recorder.add_message(
+                self.run_id,
+                f"Run {status}: {summary.text()}",
+                level="info" if status == "complete" else "warning",
+            )
             self.recorder.end_run(self.run_id, status)
         except StoreError as e:
             raise self._fault(e) from None
@@ -217,8 +272,12 @@ class StoreRecorder(RunListener):
         except StoreError:
             raise
         except Exception:  # noqa: BLE001 - a rule's fault must not lose the run; say so in the run instead
-            self.recorder.add_message(self.run_id, "validity notes could not be computed: "
-                                      + traceback.format_exc(limit=3).strip().splitlines()[-1], level="warning")
+            self.recorder.add_message(
+                self.run_id,
+                "validity notes could not be computed: "
+                + traceback.format_exc(limit=3).strip().splitlines()[-1],
+                level="warning",
+            )
 
 
 class Fanout(RunListener):
@@ -228,8 +287,12 @@ class Fanout(RunListener):
     others still get the call, so a recorder bug cannot stop a run or its display (the window uses this).
     """
 
-    def __init__(self, *listeners: RunListener, isolate: bool = False,
-                 on_error: Callable[[str, Exception], None] | None = None):
+    def __init__(
+        self,
+        *listeners: RunListener,
+        isolate: bool = False,
+        on_error: Callable[[str, Exception], None] | None = None,
+    ):
         self.listeners = list(listeners)
         self.isolate = isolate
         self.on_error = on_error  # (callback, error) for an isolated listener's failure; default: traceback

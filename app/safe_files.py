@@ -106,11 +106,17 @@ def inspect(path: str | os.PathLike[str]) -> tuple[str, os.stat_result | None]:
             return "sink", followed
         target = os.readlink(p)
         if target.startswith(("/proc/self/fd/", "fd/")) or str(p).startswith("/dev/fd/"):
-            raise _refuse(p, f"a symbolic link (to {target}), here to a file",
-                          "Fiometer writes standard output only to a pipe or a terminal (add `| cat`), "
-                          "or give the file's own path.")
-        raise _refuse(p, f"a symbolic link (to {target})",
-                      "Fiometer never writes through a link; give the file's own path, or remove the link.")
+            raise _refuse(
+                p,
+                f"a symbolic link (to {target}), here to a file",
+                "Fiometer writes standard output only to a pipe or a terminal (add `| cat`), "
+                "or give the file's own path.",
+            )
+        raise _refuse(
+            p,
+            f"a symbolic link (to {target})",
+            "Fiometer never writes through a link; give the file's own path, or remove the link.",
+        )
     if _is_sink(st):
         return "sink", st
     if stat.S_ISDIR(st.st_mode):
@@ -152,7 +158,11 @@ def _write_sink(path: Path, seen: os.stat_result | None, data: bytes | Iterable[
     try:
         now = os.fstat(fd)
         if (now.st_dev, now.st_ino, now.st_rdev, stat.S_IFMT(now.st_mode)) != (
-                seen.st_dev, seen.st_ino, seen.st_rdev, stat.S_IFMT(seen.st_mode)) or not _is_sink(now):
+            seen.st_dev,
+            seen.st_ino,
+            seen.st_rdev,
+            stat.S_IFMT(seen.st_mode),
+        ) or not _is_sink(now):
             raise _refuse(path, "something else than a moment ago", "Nothing was written; try again.")
         if _NONBLOCK:
             import fcntl
@@ -167,8 +177,9 @@ def _write_sink(path: Path, seen: os.stat_result | None, data: bytes | Iterable[
 def _temp_beside(path: Path, mode: int) -> tuple[int, Path]:
     """A new, empty file of ours in the target's folder (mkstemp creates it exclusively: a link planted
     under its name makes it pick another name, never follow the link)."""
-    fd, name = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.",
-                                suffix=".tmp")
+    fd, name = tempfile.mkstemp(
+        dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp"
+    )
     with contextlib.suppress(OSError, AttributeError):
         os.fchmod(fd, mode)
     return fd, Path(name)
@@ -196,8 +207,9 @@ def _put_in_place(tmp: Path, path: Path) -> None:
     raise _refuse(path, "changing under Fiometer's hands", "Nothing was written; try again.")
 
 
-def write_file(path: str | os.PathLike[str], data: bytes | str, encoding: str = "utf-8",
-               newline: str | None = None) -> Path:
+def write_file(
+    path: str | os.PathLike[str], data: bytes | str, encoding: str = "utf-8", newline: str | None = None
+) -> Path:
     """Write ``data`` to ``path`` under the rules above; text as ``Path.write_text`` would (``newline``
     None: the platform's line ends). Raises UnsafeOutput (an OSError) with words, or OSError."""
     p = Path(path)
@@ -286,7 +298,9 @@ def prepare_database(path: str | os.PathLike[str]) -> None:
     for name in (p, *(p.with_name(p.name + s) for s in ("-journal", "-wal", "-shm"))):
         kind, _st = inspect(name)
         if kind == "sink":
-            raise _refuse(name, "a device or a pipe", "A results database must be a regular file; choose another.")
+            raise _refuse(
+                name, "a device or a pipe", "A results database must be a regular file; choose another."
+            )
     try:
         fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o666)
     except FileExistsError:
@@ -310,13 +324,19 @@ def create_exclusive(path: str | os.PathLike[str]) -> None:
     os.close(fd)
 
 
-def open_append(path: str | os.PathLike[str], encoding: str = "utf-8", errors: str | None = None,
-                newline: str | None = None):
+def open_append(
+    path: str | os.PathLike[str],
+    encoding: str = "utf-8",
+    errors: str | None = None,
+    newline: str | None = None,
+):
     """A log file opened for appending (created if missing) without following a link; it must be a
     regular file. Returns a text file object."""
     p = Path(path)
     inspect(p)
-    fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK | _NOCTTY | _CLOEXEC, 0o666)
+    fd = os.open(
+        p, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK | _NOCTTY | _CLOEXEC, 0o666
+    )
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

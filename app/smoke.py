@@ -61,9 +61,11 @@ class SmokeResult:
 
     def line(self) -> str:
         vers = ", ".join(f"{k} {v}" for k, v in self.versions.items())
-        return (f"fiometer smoke ok: {vers}; gui: {self.gui}; {self.plan} step 1 {self.step!r}, "
-                f"{RUN_SECONDS} s on fio's null engine: {self.iops:,.0f} IOPS (stored as run {self.run_id} "
-                f"in a temporary database)")
+        return (
+            f"fiometer smoke ok: {vers}; gui: {self.gui}; {self.plan} step 1 {self.step!r}, "
+            f"{RUN_SECONDS} s on fio's null engine: {self.iops:,.0f} IOPS (stored as run {self.run_id} "
+            f"in a temporary database)"
+        )
 
 
 # --- GUI --------------------------------------------------------------------------------------------
@@ -124,8 +126,10 @@ def start_gui(plan_path: str, db_path: Path) -> _Gui:
     os.environ["QT_QPA_PLATFORM"] = platform_name
     for prefix, display in (("xcb", "DISPLAY"), ("wayland", "WAYLAND_DISPLAY")):
         if platform_name.startswith(prefix) and not os.environ.get(display):  # Qt would abort the process
-            raise SmokeFailure(f"QT_QPA_PLATFORM={platform_name} but ${display} is not set; "
-                               "leave QT_QPA_PLATFORM unset to check offscreen")
+            raise SmokeFailure(
+                f"QT_QPA_PLATFORM={platform_name} but ${display} is not set; "
+                "leave QT_QPA_PLATFORM unset to check offscreen"
+            )
     from PySide6.QtCore import qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
@@ -174,8 +178,9 @@ def first_step_plan(plan: Plan) -> Plan:
     return plan
 
 
-def run_engine(plan_path: Path, workdir: Path, db_path: Path,
-               fio_path: str | None) -> tuple[ManagerEndpoint, str, float, int]:
+def run_engine(
+    plan_path: Path, workdir: Path, db_path: Path, fio_path: str | None
+) -> tuple[ManagerEndpoint, str, float, int]:
     """Run the first step for RUN_SECONDS on the null engine; (endpoint, step label, IOPS, run id)."""
     from app.engine.run.managers import ManagerError, build_endpoints
     from app.engine.run.runner import Runner, RunOptions, RunRefused
@@ -191,8 +196,9 @@ def run_engine(plan_path: Path, workdir: Path, db_path: Path,
     mapping = {t.name: str(workdir / "iobw.tst") for m in plan.managers for w in m.workers for t in w.targets}
     try:
         endpoints = build_endpoints(plan, fio_path=fio_path)
-        options = RunOptions(run_time=RUN_SECONDS, ramp_up=0, mapping=mapping, engine="null",
-                             file_size=16 * 1024 * 1024)
+        options = RunOptions(
+            run_time=RUN_SECONDS, ramp_up=0, mapping=mapping, engine="null", file_size=16 * 1024 * 1024
+        )
         runner = Runner(plan, endpoints, None, options)
     except (ManagerError, RunRefused) as e:
         raise SmokeFailure(str(e)) from e
@@ -226,9 +232,13 @@ def run_engine(plan_path: Path, workdir: Path, db_path: Path,
         raise SmokeFailure(f"the run raised {type(errors[0]).__name__}: {errors[0]}") from errors[0]
     outcome = runner.outcomes[0] if runner.outcomes else None
     if status != ["complete"] or outcome is None:
-        detail = "; ".join(f"{n}: {f.reason}" for n, f in (outcome.finished.items() if outcome else []) if not f.ok)
-        raise SmokeFailure(f"the run ended {status[0] if status else 'without a status'}"
-                           + (f" ({detail})" if detail else ""))
+        detail = "; ".join(
+            f"{n}: {f.reason}" for n, f in (outcome.finished.items() if outcome else []) if not f.ok
+        )
+        raise SmokeFailure(
+            f"the run ended {status[0] if status else 'without a status'}"
+            + (f" ({detail})" if detail else "")
+        )
     all_rows = [s for s in outcome.results if s.level == "all"]
     iops = all_rows[0].whole.iops if all_rows else 0.0
     if not iops > 0:
@@ -271,7 +281,9 @@ def smoke(plan_path: Path | None = None) -> SmokeResult:
                 os.environ.pop(user_settings.ENV_DIR, None)
             else:
                 os.environ[user_settings.ENV_DIR] = saved_env
-    return SmokeResult(versions(fio=lambda: endpoint.fio_version), gui.description, plan_name, step, iops, run_id)
+    return SmokeResult(
+        versions(fio=lambda: endpoint.fio_version), gui.description, plan_name, step, iops, run_id
+    )
 
 
 def main() -> int:

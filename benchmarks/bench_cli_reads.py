@@ -31,8 +31,14 @@ CHILD = (
 
 
 def cpu(*args: str) -> float:
-    done = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), *args], capture_output=True, text=True,
-                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"}, check=False, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(ROOT), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        check=False,
+        cwd=ROOT,
+    )
     try:
         return float(done.stderr.strip().splitlines()[-1]) * 1000
     except (ValueError, IndexError):
@@ -55,8 +61,10 @@ def main() -> int:
         for name, command in commands.items():
             small = min(cpu("--db", args.small, *command) for _ in range(args.repeat))
             big = min(cpu("--db", args.big, *command) for _ in range(args.repeat))
-            print(f"{name:7s} small database {small:6.0f} ms CPU, with a long run beside it {big:6.0f} ms CPU: "
-                  f"ratio {big / small:.2f}")
+            print(
+                f"{name:7s} small database {small:6.0f} ms CPU, with a long run beside it {big:6.0f} ms CPU: "
+                f"ratio {big / small:.2f}"
+            )
     return 0
 
 

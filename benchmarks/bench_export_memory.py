@@ -53,19 +53,24 @@ def main() -> int:
     ap.add_argument("--short", type=int, default=1, help="the 1-hour run's id in --db")
     ap.add_argument("--long", type=int, help="the 8-hour run's id in --db (default: made from --short)")
     ap.add_argument("--workers", type=int, default=64)
-    ap.add_argument("--no-before", action="store_true", help="skip the whole-file export (it needs GBs for 8 h)")
+    ap.add_argument(
+        "--no-before", action="store_true", help="skip the whole-file export (it needs GBs for 8 h)"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="fiometer-bench-") as tmp:
         db = Path(args.db) if args.db else Path(tmp, "long.db")
         short = write_run(db, 60, args.workers) if not args.db else args.short
         long = args.long or repeat_run(db, short, 8)
-        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work shares the machine: "
-              "compare the ratios)")
+        print(
+            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work shares the machine: "
+            "compare the ratios)"
+        )
         figures = {}
         for label, run in (("1 h", short), ("8 h", long)):
             out = Path(tmp, f"s{run}.csv")
-            mb, cpu, wall = peak([sys.executable, "-m", "app.cli", "--db", str(db), "export", str(run),
-                                  "--samples", str(out)])
+            mb, cpu, wall = peak(
+                [sys.executable, "-m", "app.cli", "--db", str(db), "export", str(run), "--samples", str(out)]
+            )
             size = out.stat().st_size / 1e6
             figures[label] = mb
             line = f"{label} x {args.workers} workers: {size:,.0f} MB of CSV; streamed: peak {mb:.0f} MB, {cpu:.1f} s CPU"

@@ -48,7 +48,9 @@ def report_stream(capture: Path, jobs: int) -> tuple[int, bytes, str]:
     """Wire bytes of one status report with ``jobs`` TS messages, as fio's server would send it."""
     packets = [p.packet for p in read_packets(capture) if p.direction == SERVER_TO_CLIENT]
     version = packets[0].version
-    ts = [p.payload for p in packets if p.opcode == Op.TS][-1]  # the end-of-run record: the fullest histograms
+    ts = [p.payload for p in packets if p.opcode == Op.TS][
+        -1
+    ]  # the end-of-run record: the fullest histograms
     gs = next(p.payload for p in packets if p.opcode == Op.GS)
     du = next(p.payload for p in packets if p.opcode == Op.DU)
     job_opt = struct.pack("<HHI64s128s", 0, 0, 0, b"bs", b"4k")
@@ -93,13 +95,23 @@ def bench_decode(rounds: int) -> None:
     caps = find_captures()
     print(f"(a) reassembly + decode of one status report with {JOBS} jobs (CPU time, median of {rounds}):")
     worst = 0.0
-    for name in ("fio-3.33-randread-psync", "fio-3.33-job2", "fio-3.33-cmdprio", "fio-3.41-job3", "fio-3.42-job3"):
+    for name in (
+        "fio-3.33-randread-psync",
+        "fio-3.33-job2",
+        "fio-3.33-cmdprio",
+        "fio-3.41-job3",
+        "fio-3.42-job3",
+    ):
         version, wire, note = report_stream(caps / f"{name}.cap", JOBS)
         plain = statistics.median(time_reports(version, wire, verify_crc=False, rounds=rounds)) * 1000
-        checked = statistics.median(time_reports(version, wire, verify_crc=True, rounds=max(3, rounds // 3))) * 1000
+        checked = (
+            statistics.median(time_reports(version, wire, verify_crc=True, rounds=max(3, rounds // 3))) * 1000
+        )
         worst = max(worst, plain)
-        print(f"    {name:26s} protocol {version:3d}, {note}, {len(wire) / 1e6:5.1f} MB on the wire: "
-              f"{plain:6.1f} ms  (with payload CRC check: {checked:6.1f} ms)")
+        print(
+            f"    {name:26s} protocol {version:3d}, {note}, {len(wire) / 1e6:5.1f} MB on the wire: "
+            f"{plain:6.1f} ms  (with payload CRC check: {checked:6.1f} ms)"
+        )
     print(f"    worst case {worst:.1f} ms per report (target < 50 ms): {'OK' if worst < 50 else 'MISSED'}")
 
 
@@ -118,9 +130,11 @@ def _result(job: dict) -> tuple[float, float]:
 
 
 def local_iops(job: Path) -> tuple[float, float]:
-    out = subprocess.run(["fio", "--output-format=json", str(job)], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        ["fio", "--output-format=json", str(job)], capture_output=True, text=True, timeout=120
+    )
     out.check_returncode()
-    doc = json.loads(out.stdout[out.stdout.index("{"):])
+    doc = json.loads(out.stdout[out.stdout.index("{") :])
     return _result(doc["jobs"][0])
 
 
@@ -146,8 +160,12 @@ def bench_iops(repeats: int, runtime: int) -> None:
     port = free_port(host)
     # Own process group (so its whole tree can be stopped) but the same session as the local runs:
     # with the scheduler's per-session autogroups both then compete for CPU on equal terms.
-    server = subprocess.Popen(["fio", f"--server={host},{port}"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, process_group=0)
+    server = subprocess.Popen(
+        ["fio", f"--server={host},{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        process_group=0,
+    )
     job_text = NULL_JOB.format(runtime=runtime)
     try:
         deadline = time.monotonic() + 5
@@ -160,7 +178,9 @@ def bench_iops(repeats: int, runtime: int) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             job = Path(tmp) / "null.fio"
             job.write_text(job_text)
-            print(f"(b) null engine, 4k randread, {runtime} s per run; local fio vs loopback fio --server via RemoteFio:")
+            print(
+                f"(b) null engine, 4k randread, {runtime} s per run; local fio vs loopback fio --server via RemoteFio:"
+            )
             local_all, remote_all, local_cpu, remote_cpu = [], [], [], []
             for i in range(repeats):
                 order = ("local", "remote") if i % 2 == 0 else ("remote", "local")
@@ -172,15 +192,21 @@ def bench_iops(repeats: int, runtime: int) -> None:
                 remote_all.append(ri)
                 local_cpu.append(lc)
                 remote_cpu.append(rc)
-                print(f"    pair {i + 1} ({order[0]} first): local {li / 1e6:5.2f} M IOPS ({lc / 1e6:5.2f} M per CPU s), "
-                      f"remote {ri / 1e6:5.2f} M IOPS ({rc / 1e6:5.2f} M per CPU s), ratio {ri / li:.3f}")
+                print(
+                    f"    pair {i + 1} ({order[0]} first): local {li / 1e6:5.2f} M IOPS ({lc / 1e6:5.2f} M per CPU s), "
+                    f"remote {ri / 1e6:5.2f} M IOPS ({rc / 1e6:5.2f} M per CPU s), ratio {ri / li:.3f}"
+                )
             ratio = statistics.mean(remote_all) / statistics.mean(local_all)
             cpu_ratio = statistics.median(remote_cpu) / statistics.median(local_cpu)
-            print(f"    IOPS: mean local {statistics.mean(local_all) / 1e6:.2f} M, mean remote "
-                  f"{statistics.mean(remote_all) / 1e6:.2f} M; ratio of means {ratio:.3f} (target >= 0.97): "
-                  f"{'OK' if ratio >= 0.97 else 'MISSED'}")
-            print(f"    IOPS per CPU second of the job: ratio of medians {cpu_ratio:.3f} "
-                  f"(load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+            print(
+                f"    IOPS: mean local {statistics.mean(local_all) / 1e6:.2f} M, mean remote "
+                f"{statistics.mean(remote_all) / 1e6:.2f} M; ratio of means {ratio:.3f} (target >= 0.97): "
+                f"{'OK' if ratio >= 0.97 else 'MISSED'}"
+            )
+            print(
+                f"    IOPS per CPU second of the job: ratio of medians {cpu_ratio:.3f} "
+                f"(load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+            )
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.pid, signal.SIGTERM)

@@ -85,8 +85,11 @@ def choose_scope(win: MainWindow, title: str) -> None:
 
 def series_keys(win: MainWindow) -> list[tuple]:
     plan = win.doc.plan
-    return ([("all", None, "ALL")] + [("manager", m.name, m.name) for m in plan.managers]
-            + [("worker", m.name, f"w{i + 1}") for m in plan.managers for i in range(len(m.workers))])
+    return (
+        [("all", None, "ALL")]
+        + [("manager", m.name, m.name) for m in plan.managers]
+        + [("worker", m.name, f"w{i + 1}") for m in plan.managers for i in range(len(m.workers))]
+    )
 
 
 def fill_history(win: MainWindow, points: int, spare: int) -> None:
@@ -105,11 +108,20 @@ def fill_history(win: MainWindow, points: int, spare: int) -> None:
         s.values = {WHOLE: whole.astype(np.float32), LAST: raw.astype(np.float32)}
         assert set(s.values) == set(KINDS)
         s.n = points + spare
-        live.blocks.setdefault(key[0], Block()).add(s)  # as a live run keeps them: a level's series in one block
+        live.blocks.setdefault(key[0], Block()).add(
+            s
+        )  # as a live run keeps them: a level's series in one block
         s.n = points
-        m = Metrics(seconds=1.0, read_ios=5000, read_iops=5000.0, read_bps=5000 * 4096.0,
-                    read_lat_sum_ns=5000 * 2e5, read_lat_n=5000, read_lat_max_ns=2e6,
-                    read_hist={100_000: 2500, 200_000: 2000, 1_000_000: 500})
+        m = Metrics(
+            seconds=1.0,
+            read_ios=5000,
+            read_iops=5000.0,
+            read_bps=5000 * 4096.0,
+            read_lat_sum_ns=5000 * 2e5,
+            read_lat_n=5000,
+            read_lat_max_ns=2e6,
+            read_hist={100_000: 2500, 200_000: 2000, 1_000_000: 500},
+        )
         s.latest = {WHOLE: m, LAST: m}
         live.series[key] = s
     live.revision += 1
@@ -117,8 +129,10 @@ def fill_history(win: MainWindow, points: int, spare: int) -> None:
 
 # --- 1. redraw ------------------------------------------------------------------------------------
 def bench_redraw(updates: int, tmp: Path) -> None:
-    print(f"1. Chart redraw, {MANAGERS} managers x {WORKERS} workers, {HOUR} points per series "
-          f"({1 + MANAGERS + MANAGERS * WORKERS} series), window {SIZE[0]}x{SIZE[1]}, {updates} updates")
+    print(
+        f"1. Chart redraw, {MANAGERS} managers x {WORKERS} workers, {HOUR} points per series "
+        f"({1 + MANAGERS + MANAGERS * WORKERS} series), window {SIZE[0]}x{SIZE[1]}, {updates} updates"
+    )
     win = new_window(MANAGERS, WORKERS, tmp)
     fill_history(win, HOUR, updates + 8)
     rt = win.results_tab
@@ -144,9 +158,11 @@ def bench_redraw(updates: int, tmp: Path) -> None:
             ok = "OK" if statistics.median(cpus) < 16 else "ABOVE TARGET"
             for s in win.live.series.values():
                 s.n = HOUR
-            print(f"   {scope:28s} {rt.kind:11s}  median {statistics.median(walls):6.1f} ms wall, "
-                  f"{statistics.median(cpus):6.1f} ms CPU  (p90 CPU {pct(cpus, 90):6.1f} ms)  "
-                  f"target < 16 ms: {ok}")
+            print(
+                f"   {scope:28s} {rt.kind:11s}  median {statistics.median(walls):6.1f} ms wall, "
+                f"{statistics.median(cpus):6.1f} ms CPU  (p90 CPU {pct(cpus, 90):6.1f} ms)  "
+                f"target < 16 ms: {ok}"
+            )
         for s in win.live.series.values():
             s.n = HOUR
     win.doc.dirty = False
@@ -187,10 +203,12 @@ class LatencyProbe:
 def report(label: str, probe: LatencyProbe) -> None:
     lates = probe.lates
     ok = "OK" if lates and max(lates) < 50 else "ABOVE TARGET"
-    print(f"   {label}\n      lateness median {statistics.median(lates):5.1f} ms, p99 {pct(lates, 99):6.1f} ms, "
-          f"max {max(lates):7.1f} ms over {len(lates)} ticks  target < 50 ms: {ok}\n"
-          f"      GUI thread's own work between two ticks: median {statistics.median(probe.own):4.1f} ms, "
-          f"max {max(probe.own):5.1f} ms (the rest of any lateness is waiting for a CPU or the GIL)")
+    print(
+        f"   {label}\n      lateness median {statistics.median(lates):5.1f} ms, p99 {pct(lates, 99):6.1f} ms, "
+        f"max {max(lates):7.1f} ms over {len(lates)} ticks  target < 50 ms: {ok}\n"
+        f"      GUI thread's own work between two ticks: median {statistics.median(probe.own):4.1f} ms, "
+        f"max {max(probe.own):5.1f} ms (the rest of any lateness is waiting for a CPU or the GIL)"
+    )
 
 
 def bench_real_run(seconds: int, tmp: Path) -> None:
@@ -233,9 +251,16 @@ def synthetic_samples(t: float) -> list:
         name = f"M{mi + 1}"
         parts = []
         for wi in range(WORKERS):
-            m = Metrics(seconds=1.0, read_ios=5000, read_iops=5000.0 + wi, read_bps=5000 * 4096.0,
-                        read_lat_sum_ns=5000 * 2e5, read_lat_n=5000, read_lat_max_ns=2e6,
-                        read_hist={100_000 + 1000 * k: 50 for k in range(40)})
+            m = Metrics(
+                seconds=1.0,
+                read_ios=5000,
+                read_iops=5000.0 + wi,
+                read_bps=5000 * 4096.0,
+                read_lat_sum_ns=5000 * 2e5,
+                read_lat_n=5000,
+                read_lat_max_ns=2e6,
+                read_hist={100_000 + 1000 * k: 50 for k in range(40)},
+            )
             parts.append(m)
             out.append(Sample(name, "worker", f"w{wi + 1}", t, m, m, False, f"w{wi + 1}"))
         mm = Metrics.combine(parts)
@@ -280,15 +305,20 @@ def main() -> int:
     ap.add_argument("--updates", type=int, default=60, help="live updates measured per case (default 60)")
     ap.add_argument("--seconds", type=int, default=15, help="length of each latency measurement (default 15)")
     ap.add_argument("--skip-fio", action="store_true", help="skip the real fio run")
-    ap.add_argument("--grid", default=f"{MANAGERS}x{WORKERS}",
-                    help="managers x workers for the redraw (e.g. 32x32: 1,024 worker series)")
+    ap.add_argument(
+        "--grid",
+        default=f"{MANAGERS}x{WORKERS}",
+        help="managers x workers for the redraw (e.g. 32x32: 1,024 worker series)",
+    )
     ap.add_argument("--redraw-only", action="store_true", help="only the redraw measurement")
     args = ap.parse_args()
     MANAGERS, WORKERS = (int(v) for v in args.grid.lower().split("x"))
     with tempfile.TemporaryDirectory(prefix="fiometer-bench-gui-") as tmp:
         use_settings_dir(tmp)
         os.environ["FIOMETER_DB"] = str(Path(tmp) / "bench.db")
-        print(f"load average at start: {', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs\n")
+        print(
+            f"load average at start: {', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs\n"
+        )
         np.percentile([1.0], 50)  # import numpy's lazy parts now, not inside a measurement
         bench_redraw(args.updates, Path(tmp))
         if args.redraw_only:

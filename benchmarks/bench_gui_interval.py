@@ -175,8 +175,10 @@ def main() -> int:
         lap("paint")
         return out
 
-    print(f"{args.managers} managers x {args.workers} workers = {jobs} jobs, {nsamples} samples per interval, "
-          f"window {win.width()}x{win.height()}, {args.warmup} intervals of history")
+    print(
+        f"{args.managers} managers x {args.workers} workers = {jobs} jobs, {nsamples} samples per interval, "
+        f"window {win.width()}x{win.height()}, {args.warmup} intervals of history"
+    )
     for title in ("Each worker (all managers)", "All Managers"):
         rt.scope.setCurrentIndex([rt.scope.itemText(i) for i in range(rt.scope.count())].index(title))
         for _ in range(args.warmup if title.startswith("Each") else 5):
@@ -194,10 +196,16 @@ def main() -> int:
         total = [sum(r.values()) for r in runs]
         med = statistics.median(total)
         parts = ", ".join(f"{p} {statistics.median(r[p] for r in runs):4.1f}" for p in phases)
-        print(f"   {title:28s} GUI thread per interval: median {med:5.1f} ms CPU ({parts}; max {max(total):5.1f})"
-              f"  target <= 20 ms: {'OK' if med <= 20 else 'ABOVE TARGET'}")
-        print(f"   {'':28s} floor (fixed work, same run) {floor:4.1f} ms; interval / floor {med / floor:5.2f} "
-              f"(" + ", ".join(f"{p} {statistics.median(r[p] for r in runs) / floor:4.2f}" for p in phases) + ")")
+        print(
+            f"   {title:28s} GUI thread per interval: median {med:5.1f} ms CPU ({parts}; max {max(total):5.1f})"
+            f"  target <= 20 ms: {'OK' if med <= 20 else 'ABOVE TARGET'}"
+        )
+        print(
+            f"   {'':28s} floor (fixed work, same run) {floor:4.1f} ms; interval / floor {med / floor:5.2f} "
+            f"("
+            + ", ".join(f"{p} {statistics.median(r[p] for r in runs) / floor:4.2f}" for p in phases)
+            + ")"
+        )
         if prof:
             pstats.Stats(prof).sort_stats("tottime").print_stats(25)
     try:
@@ -211,8 +219,10 @@ def main() -> int:
             for batch in template:
                 charted(batch)
             costs.append((time.thread_time() - c0) * 1000)
-        print(f"   moved to the runner's thread: chart values of an interval (charted) median "
-              f"{statistics.median(costs):4.1f} ms CPU")
+        print(
+            f"   moved to the runner's thread: chart values of an interval (charted) median "
+            f"{statistics.median(costs):4.1f} ms CPU"
+        )
     stop.set()
     go.set()
     th.join(timeout=5)

@@ -47,8 +47,10 @@ def main() -> int:
     for batch in batches:
         live.add(0.0, batch)
     per = (time.process_time() - t0) / args.intervals
-    print(f"{charted} charted series: {per * 1000:.2f} ms CPU per interval = {per / charted * 1000:.3f} ms per "
-          f"series per interval ({per / charted * 1024 * 1000:.0f} ms per second at 1,024 series)")
+    print(
+        f"{charted} charted series: {per * 1000:.2f} ms CPU per interval = {per / charted * 1000:.3f} ms per "
+        f"series per interval ({per / charted * 1024 * 1000:.0f} ms per second at 1,024 series)"
+    )
     return 0
 
 

@@ -127,8 +127,12 @@ def fio_servers(n: int) -> Iterator[list[tuple[str, int, subprocess.Popen]]]:
         for i in range(n):
             host = f"127.0.0.{2 + i}"
             port = free_port(host)
-            proc = subprocess.Popen(["fio", f"--server={host},{port}"], stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.PIPE, start_new_session=True)
+            proc = subprocess.Popen(
+                ["fio", f"--server={host},{port}"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
             out.append((host, port, proc))
         for host, port, proc in out:
             wait_listening(host, port, proc, timeout=10)
@@ -168,9 +172,11 @@ class WaitProbe(LatencyProbe):
 
     def gc_summary(self) -> str:
         full = [ms for g, ms in self.collections if g == 2]
-        return (f"{len(self.collections)} garbage collections, {sum(ms for _, ms in self.collections):.0f} ms CPU, "
-                f"longest {max((ms for _, ms in self.collections), default=0):.1f} ms ({len(full)} full, "
-                f"longest {max(full, default=0):.1f} ms)")
+        return (
+            f"{len(self.collections)} garbage collections, {sum(ms for _, ms in self.collections):.0f} ms CPU, "
+            f"longest {max((ms for _, ms in self.collections), default=0):.1f} ms ({len(full)} full, "
+            f"longest {max(full, default=0):.1f} ms)"
+        )
 
     def _tick(self) -> None:
         try:
@@ -228,15 +234,18 @@ def live_run(win: HeadlessWindow, seconds: int) -> WaitProbe:
     """Start the run and spin the window's event loop until it ends."""
     assert win.start_run(), "the run did not start"
     probe = spin(lambda: not win.controller.running, seconds + 90)
-    if win.controller.running:  # overran: abort it (closing the window now would ask a question nobody answers)
+    if (
+        win.controller.running
+    ):  # overran: abort it (closing the window now would ask a question nobody answers)
         print(f"      the run was still going {seconds + 90} s after its start: aborted", flush=True)
         win.controller.abort()
         spin(lambda: not win.controller.running, 60)
     return probe
 
 
-def host_plan(servers: list[tuple[str, int, subprocess.Popen]], workers: int, delay_ms: int, burst: int,
-              tmp: Path) -> Plan:
+def host_plan(
+    servers: list[tuple[str, int, subprocess.Popen]], workers: int, delay_ms: int, burst: int, tmp: Path
+) -> Plan:
     plan = grid(len(servers), workers, 1)
     plan.specs[0].lines = [SpecLine(4096, 100, 70, 100, delay_ms, burst, 4096, 0)]
     for m, (host, port, _p) in zip(plan.managers, servers, strict=True):
@@ -261,7 +270,9 @@ def live_window(plan: Plan, db: Path, seconds: int, decode_apart: int) -> Headle
     win.tabs.setCurrentWidget(win.results_tab)
     settle(0.3)
     choose_scope(win, "Each worker (all managers)")
-    win.run_options = RunOptions(engine="null", run_time=seconds, status_interval=INTERVAL, decode_apart=decode_apart)
+    win.run_options = RunOptions(
+        engine="null", run_time=seconds, status_interval=INTERVAL, decode_apart=decode_apart
+    )
     return win
 
 
@@ -271,8 +282,16 @@ def close_window(win: HeadlessWindow) -> None:
     settle(0.2)
 
 
-def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path, aside: bool = False,
-        decode_apart: int = RunOptions.decode_apart) -> dict:
+def run(
+    hosts: int,
+    workers: int,
+    seconds: int,
+    delay_ms: int,
+    burst: int,
+    tmp: Path,
+    aside: bool = False,
+    decode_apart: int = RunOptions.decode_apart,
+) -> dict:
     db = tmp / f"hosts-{hosts}.db"
     with fio_servers(hosts) as servers:
         win = live_window(host_plan(servers, workers, delay_ms, burst, tmp), db, seconds, decode_apart)
@@ -282,12 +301,22 @@ def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: 
         cpu, wall = own_cpu() - cpu0, time.monotonic() - wall0
         status = win.controller.last_status
         close_window(win)
-    out = {"hosts": hosts, "status": status, "cpu_s": cpu, "wall_s": wall, "p50": pct(probe.lates, 50),
-           "p99": pct(probe.lates, 99), "max": max(probe.lates, default=float("nan")),
-           "own_p99": pct(probe.own, 99), "late_ticks": late_ticks(probe), "aside": set_aside.applied,
-           "gc": probe.gc_summary()}
+    out = {
+        "hosts": hosts,
+        "status": status,
+        "cpu_s": cpu,
+        "wall_s": wall,
+        "p50": pct(probe.lates, 50),
+        "p99": pct(probe.lates, 99),
+        "max": max(probe.lates, default=float("nan")),
+        "own_p99": pct(probe.own, 99),
+        "late_ticks": late_ticks(probe),
+        "aside": set_aside.applied,
+        "gc": probe.gc_summary(),
+    }
     if os.environ.get("KEEP_DB"):
         import shutil
+
         shutil.copy(db, os.environ["KEEP_DB"])
     with open_store(db) as store:
         run_id = store.conn.execute("SELECT max(id) FROM runs").fetchone()[0]
@@ -298,23 +327,31 @@ def run(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: 
             if c.samples != arrived.count.get(m.name, 0):
                 c.complete = False
                 c.why = f"{arrived.count.get(m.name, 0)} reports arrived, {c.samples} stored" + (
-                    f"; {c.why}" if c.why else "")
+                    f"; {c.why}" if c.why else ""
+                )
         counts = [c.samples for c in checks]
-        out.update(managers=len(r.managers), complete=sum(c.complete for c in checks),
-                   every_interval=sum(c.longest_s <= 1.5 * INTERVAL for c in checks),
-                   longest=max(c.longest_s for c in checks),
-                   equal=sum(c.iops_diff <= 1e-3 for c in checks), worst=max(c.iops_diff for c in checks),
-                   drift=max(c.drift_s for c in checks), step=step.status,
-                   fio_cpu=sum(c.own.cpu_pct for c in checks if c.own) / 100,
-                   samples=(min(counts, default=0), max(counts, default=0)),
-                   lateness=lateness_summary(step.messages),
-                   problems=[msg.text for msg in step.messages if msg.level == "error"]
-                   + [msg.text for msg in step.messages if msg.level == "warning"]
-                   + [f"{m.name}: {c.why}" for m, c in zip(r.managers, checks, strict=True) if not c.complete])
+        out.update(
+            managers=len(r.managers),
+            complete=sum(c.complete for c in checks),
+            every_interval=sum(c.longest_s <= 1.5 * INTERVAL for c in checks),
+            longest=max(c.longest_s for c in checks),
+            equal=sum(c.iops_diff <= 1e-3 for c in checks),
+            worst=max(c.iops_diff for c in checks),
+            drift=max(c.drift_s for c in checks),
+            step=step.status,
+            fio_cpu=sum(c.own.cpu_pct for c in checks if c.own) / 100,
+            samples=(min(counts, default=0), max(counts, default=0)),
+            lateness=lateness_summary(step.messages),
+            problems=[msg.text for msg in step.messages if msg.level == "error"]
+            + [msg.text for msg in step.messages if msg.level == "warning"]
+            + [f"{m.name}: {c.why}" for m, c in zip(r.managers, checks, strict=True) if not c.complete],
+        )
     return out
 
 
-def floor(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path, aside: bool = False) -> dict:
+def floor(
+    hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp: Path, aside: bool = False
+) -> dict:
     """What the machine leaves for the window: fio's own client (C, one process) runs the job files Fiometer
     would send, on as many servers, while the same window with the same plan only spins its event loop.
     The lateness measured here is not Fiometer's work; Fiometer's run cannot do better than it."""
@@ -323,26 +360,43 @@ def floor(hosts: int, workers: int, seconds: int, delay_ms: int, burst: int, tmp
         endpoints = build_endpoints(plan)
         options = RunOptions(engine="null", run_time=seconds, status_interval=INTERVAL)
         files = Runner(plan, endpoints, options=options).jobfiles[0]
-        args = ["fio", f"--status-interval={INTERVAL:g}", "--output-format=json+", f"--output={tmp / 'floor.json'}"]
+        args = [
+            "fio",
+            f"--status-interval={INTERVAL:g}",
+            "--output-format=json+",
+            f"--output={tmp / 'floor.json'}",
+        ]
         for m, (host, port, _p) in zip(plan.managers, servers, strict=True):
             job = tmp / f"floor-{m.name}.fio"
             job.write_text(files[m.name].text)
             args += [f"--client={host},{port}", str(job)]
-        win = live_window(plan, tmp / f"floor-{hosts}.db", seconds, RunOptions.decode_apart)  # (idle: not run)
+        win = live_window(
+            plan, tmp / f"floor-{hosts}.db", seconds, RunOptions.decode_apart
+        )  # (idle: not run)
         with ServersAside([proc.pid for _h, _p, proc in servers], aside):
             client = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             probe = spin(lambda: client.poll() is not None, seconds + 90)
             client.kill()
             err = client.communicate()[1]
         close_window(win)
-    return {"p99": pct(probe.lates, 99), "max": max(probe.lates, default=float("nan")),
-            "late_ticks": late_ticks(probe), "ok": client.returncode == 0, "error": err.strip()[-300:]}
+    return {
+        "p99": pct(probe.lates, 99),
+        "max": max(probe.lates, default=float("nan")),
+        "late_ticks": late_ticks(probe),
+        "ok": client.returncode == 0,
+        "error": err.strip()[-300:],
+    }
 
 
 def lateness_summary(messages: list) -> str:
     """The per-manager "late / silent / answering again" messages of a step as one line (counts, managers)."""
-    kinds = {"sent nothing for": "silent", "answering again": "answering again", "behind": "behind fio's clock",
-             "are late": "late", "unreachable": "unreachable"}
+    kinds = {
+        "sent nothing for": "silent",
+        "answering again": "answering again",
+        "behind": "behind fio's clock",
+        "are late": "late",
+        "unreachable": "unreachable",
+    }
     seen: dict[str, set[str]] = {}
     for msg in messages:
         for key, kind in kinds.items():
@@ -353,13 +407,16 @@ def lateness_summary(messages: list) -> str:
         return ""
     return "managers said to be " + "; ".join(
         f"{kind}: {len(who)} ({', '.join(sorted(who)[:6])}{', ...' if len(who) > 6 else ''})"
-        for kind, who in seen.items())
+        for kind, who in seen.items()
+    )
 
 
 def late_ticks(probe: WaitProbe) -> tuple[int, float, float]:
     """Ticks later than 50 ms: how many, and the share of their lateness spent waiting for a CPU and
     doing the GUI thread's own work (the rest: waiting for the GIL)."""
-    late = [(lat, own, q) for lat, own, q in zip(probe.lates, probe.own, probe.queued, strict=False) if lat > 50]
+    late = [
+        (lat, own, q) for lat, own, q in zip(probe.lates, probe.own, probe.queued, strict=False) if lat > 50
+    ]
     total = sum(lat + 10 for lat, _, _ in late) or 1.0
     return len(late), sum(q for _, _, q in late) / total, sum(o for _, o, _ in late) / total
 
@@ -383,57 +440,93 @@ def main() -> int:
     ap.add_argument("--hosts", default="8,16,32,48,64")
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--seconds", type=int, default=20)
-    ap.add_argument("--delay-ms", type=int, default=100, help="Iometer transfer delay before each burst (0: spin)")
+    ap.add_argument(
+        "--delay-ms", type=int, default=100, help="Iometer transfer delay before each burst (0: spin)"
+    )
     ap.add_argument("--burst", type=int, default=200, help="I/Os per burst")
-    ap.add_argument("--servers-aside", action="store_true",
-                    help="the fio servers' processes at the lowest CPU weight (as if elsewhere)")
-    ap.add_argument("--floor", action="store_true",
-                    help="also measure the window idle while fio's own client runs the same jobs (the machine's "
-                         "floor: what any client on this machine would get)")
-    ap.add_argument("--decode-apart", type=int, default=RunOptions.decode_apart,
-                    help="decode the servers in another process from this many hosts on (0: in the window's "
-                         f"process, as before; default {RunOptions.decode_apart})")
+    ap.add_argument(
+        "--servers-aside",
+        action="store_true",
+        help="the fio servers' processes at the lowest CPU weight (as if elsewhere)",
+    )
+    ap.add_argument(
+        "--floor",
+        action="store_true",
+        help="also measure the window idle while fio's own client runs the same jobs (the machine's "
+        "floor: what any client on this machine would get)",
+    )
+    ap.add_argument(
+        "--decode-apart",
+        type=int,
+        default=RunOptions.decode_apart,
+        help="decode the servers in another process from this many hosts on (0: in the window's "
+        f"process, as before; default {RunOptions.decode_apart})",
+    )
     args = ap.parse_args()
-    load = (f"{args.burst} I/Os per {args.delay_ms} ms burst per worker" if args.delay_ms
-            else "every null job spinning")
-    print(f"N fio servers on 127.0.0.x x {args.workers} workers, null engine, {load}, {args.seconds} s, "
-          f"live in the window at {INTERVAL:g} Hz on {os.cpu_count()} CPUs", flush=True)
+    load = (
+        f"{args.burst} I/Os per {args.delay_ms} ms burst per worker"
+        if args.delay_ms
+        else "every null job spinning"
+    )
+    print(
+        f"N fio servers on 127.0.0.x x {args.workers} workers, null engine, {load}, {args.seconds} s, "
+        f"live in the window at {INTERVAL:g} Hz on {os.cpu_count()} CPUs",
+        flush=True,
+    )
     best, stop = 0, None
     with tempfile.TemporaryDirectory(prefix="fiometer-hosts-") as tmp:
         for n in [int(x) for x in args.hosts.split(",")]:
             load = os.getloadavg()[0]
-            r = run(n, args.workers, args.seconds, args.delay_ms, args.burst, Path(tmp), args.servers_aside,
-                    args.decode_apart)
+            r = run(
+                n,
+                args.workers,
+                args.seconds,
+                args.delay_ms,
+                args.burst,
+                Path(tmp),
+                args.servers_aside,
+                args.decode_apart,
+            )
             why = verdict(r, n)
             where = "servers at the lowest CPU weight" if r["aside"] else "servers at Fiometer's CPU weight"
-            print(f"{n:3d} hosts ({where}; load average before: {load:.1f}): run {r['status']}; event loop lateness median {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "
-                  f"max {r['max']:.0f} ms (GUI thread's own work p99 {r['own_p99']:.1f} ms; {r['late_ticks'][0]} ticks "
-                  f"over 50 ms, {r['late_ticks'][1] * 100:.0f} % of their time waiting for a CPU, "
-                  f"{r['late_ticks'][2] * 100:.0f} % own work; {r['gc']}); every report stored "
-                  f"for {r['complete']}/{n} managers ({r['samples'][0]}-{r['samples'][1]} samples each; fio reported "
-                  f"every interval for {r['every_interval']}/{n}, longest {r['longest']:.1f} s; reports "
-                  f"arrived at most {r['drift']:.1f} s behind fio's clock); final IOPS = server's own report for "
-                  f"{r['equal']}/{n} (worst {r['worst'] * 100:.3f} %); Fiometer CPU {r['cpu_s']:.1f} s in "
-                  f"{r['wall_s']:.0f} s ({r['cpu_s'] / r['wall_s'] / n * 1000:.1f} ms per host per second), fio's jobs "
-                  f"{r['fio_cpu']:.2f} CPUs: "
-                  f"{'OK' if why is None else 'MISSED: ' + why}", flush=True)
+            print(
+                f"{n:3d} hosts ({where}; load average before: {load:.1f}): run {r['status']}; event loop lateness median {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "
+                f"max {r['max']:.0f} ms (GUI thread's own work p99 {r['own_p99']:.1f} ms; {r['late_ticks'][0]} ticks "
+                f"over 50 ms, {r['late_ticks'][1] * 100:.0f} % of their time waiting for a CPU, "
+                f"{r['late_ticks'][2] * 100:.0f} % own work; {r['gc']}); every report stored "
+                f"for {r['complete']}/{n} managers ({r['samples'][0]}-{r['samples'][1]} samples each; fio reported "
+                f"every interval for {r['every_interval']}/{n}, longest {r['longest']:.1f} s; reports "
+                f"arrived at most {r['drift']:.1f} s behind fio's clock); final IOPS = server's own report for "
+                f"{r['equal']}/{n} (worst {r['worst'] * 100:.3f} %); Fiometer CPU {r['cpu_s']:.1f} s in "
+                f"{r['wall_s']:.0f} s ({r['cpu_s'] / r['wall_s'] / n * 1000:.1f} ms per host per second), fio's jobs "
+                f"{r['fio_cpu']:.2f} CPUs: "
+                f"{'OK' if why is None else 'MISSED: ' + why}",
+                flush=True,
+            )
             for p in r["problems"][:5]:
                 print(f"      step {r['step']}: {p}")
             if r["lateness"]:
                 print(f"      {r['lateness']}")
             if args.floor:
-                f = floor(n, args.workers, args.seconds, args.delay_ms, args.burst, Path(tmp), args.servers_aside)
-                print(f"      floor: fio's own client on the same {n} servers, the window idle: event loop p99 "
-                      f"{f['p99']:.1f} ms, max {f['max']:.0f} ms ({f['late_ticks'][0]} ticks over 50 ms, "
-                      f"{f['late_ticks'][1] * 100:.0f} % of their time waiting for a CPU); Fiometer's p99 / the "
-                      f"floor's: {r['p99'] / f['p99'] if f['p99'] else float('nan'):.2f}"
-                      + ("" if f["ok"] else f"; fio's client failed: {f['error']}"), flush=True)
+                f = floor(
+                    n, args.workers, args.seconds, args.delay_ms, args.burst, Path(tmp), args.servers_aside
+                )
+                print(
+                    f"      floor: fio's own client on the same {n} servers, the window idle: event loop p99 "
+                    f"{f['p99']:.1f} ms, max {f['max']:.0f} ms ({f['late_ticks'][0]} ticks over 50 ms, "
+                    f"{f['late_ticks'][1] * 100:.0f} % of their time waiting for a CPU); Fiometer's p99 / the "
+                    f"floor's: {r['p99'] / f['p99'] if f['p99'] else float('nan'):.2f}"
+                    + ("" if f["ok"] else f"; fio's client failed: {f['error']}"),
+                    flush=True,
+                )
             if why is None and stop is None:
                 best = n
             elif stop is None:
                 stop = f"{n} hosts ({why})"
-    print(f"largest fan-out meeting every goal: {best} hosts" + (f"; stops at {stop}" if stop else
-                                                                   " (every fan-out measured met them)"))
+    print(
+        f"largest fan-out meeting every goal: {best} hosts"
+        + (f"; stops at {stop}" if stop else " (every fan-out measured met them)")
+    )
     return 0
 
 

@@ -84,18 +84,24 @@ def main() -> int:
         print(json.dumps(measure(args.db, args.run[0])))
         return 0
     for run_id in args.run:
-        done = subprocess.run([sys.executable, __file__, "--db", args.db, "--run", str(run_id), "--child"],
-                              capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            [sys.executable, __file__, "--db", args.db, "--run", str(run_id), "--child"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if done.returncode:
             print(done.stderr, file=sys.stderr)
             return done.returncode
         r = json.loads(done.stdout.strip().splitlines()[-1])
-        print(f"run {run_id}: open {r['open_cpu_ms']:.0f} ms CPU, peak +{r['open_peak_mb']:.0f} MB; "
-              f"scope Each worker {r['scope_cpu_ms']:.0f} ms, back {r['scope_back_cpu_ms']:.0f} ms; "
-              f"step one {r['step_cpu_ms']:.0f} ms, back to all {r['step_back_cpu_ms']:.0f} ms; "
-              f"latency distribution {'(read before shown!) ' * r['latency_read_before_shown']}"
-              f"all steps {r['latency_cpu_ms']:.0f} ms, one step {r['latency_step_cpu_ms']:.0f} ms; "
-              f"peak over all +{max(v for k, v in r.items() if k.endswith('_peak_mb')):.0f} MB")
+        print(
+            f"run {run_id}: open {r['open_cpu_ms']:.0f} ms CPU, peak +{r['open_peak_mb']:.0f} MB; "
+            f"scope Each worker {r['scope_cpu_ms']:.0f} ms, back {r['scope_back_cpu_ms']:.0f} ms; "
+            f"step one {r['step_cpu_ms']:.0f} ms, back to all {r['step_back_cpu_ms']:.0f} ms; "
+            f"latency distribution {'(read before shown!) ' * r['latency_read_before_shown']}"
+            f"all steps {r['latency_cpu_ms']:.0f} ms, one step {r['latency_step_cpu_ms']:.0f} ms; "
+            f"peak over all +{max(v for k, v in r.items() if k.endswith('_peak_mb')):.0f} MB"
+        )
     return 0
 
 

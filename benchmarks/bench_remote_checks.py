@@ -54,8 +54,16 @@ def main() -> None:
             bare = timed(lambda: remote_files.run_job(make, "[j]\nioengine=null\nsize=4k\n"), a.repeat)
             probe = timed(lambda: remote_files.probe(make, files), a.repeat)
             paths = json.dumps([f.path for f in files])
-            check = timed(lambda: subprocess.run([sys.executable, "-c", remote_check.CHECKER], input=paths,
-                                                 capture_output=True, text=True, check=True), a.repeat)
+            check = timed(
+                lambda: subprocess.run(
+                    [sys.executable, "-c", remote_check.CHECKER],
+                    input=paths,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ),
+                a.repeat,
+            )
         print(f"bare null fio job on the server: {bare:.0f} ms")
         print(f"probe of {a.files} test files:       {probe:.0f} ms  ({probe / bare:.1f}x a bare job)")
         print(f"ssh:// checker program (no ssh):   {check:.0f} ms")

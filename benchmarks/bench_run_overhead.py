@@ -57,7 +57,17 @@ def timed(args: list[str], **kw) -> tuple[subprocess.CompletedProcess, float]:
 
 def under_fiometer(plan_path: Path, engine: str | None, db: Path) -> tuple[float, float, str]:
     """(ALL's IOPS, CPU s, the step's job text as fio was given it)."""
-    args = [sys.executable, "-m", "app.cli", "--db", str(db), "run", str(plan_path), "--test-file-size", "64M"]
+    args = [
+        sys.executable,
+        "-m",
+        "app.cli",
+        "--db",
+        str(db),
+        "run",
+        str(plan_path),
+        "--test-file-size",
+        "64M",
+    ]
     if engine:
         args += ["--engine", engine]
     _out, cpu = timed(args, cwd=ROOT)
@@ -74,7 +84,7 @@ def fio_alone(job_text: str, tmp: Path) -> tuple[float, float]:
     job = tmp / "alone.fio"
     job.write_text(job_text)
     out, cpu = timed(["fio", "--output-format=json+", str(job)])
-    doc = json.loads(out.stdout[out.stdout.index("{"):])
+    doc = json.loads(out.stdout[out.stdout.index("{") :])
     return sum(j["read"]["iops"] + j["write"]["iops"] for j in doc["jobs"]), cpu
 
 
@@ -87,7 +97,9 @@ def main() -> None:
     loads = [("null engine 4k", "null"), ("4k randread 64 MiB file, libaio QD32", None)]
     if args.only:
         loads = [loads[0] if args.only == "null" else loads[1]]
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work may share the machine)")
+    print(
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work may share the machine)"
+    )
     for label, engine in loads:
         iops_ratios, cpu_ratios = [], []
         for _ in range(args.repeats):
@@ -99,10 +111,14 @@ def main() -> None:
                 a, a_cpu = fio_alone(job_text, tmp)
                 iops_ratios.append(b / a)
                 cpu_ratios.append(b_cpu / a_cpu)
-                print(f"  {label}: fio alone {a:,.0f} IOPS, {a_cpu:.2f} s CPU; under fiometer run {b:,.0f} IOPS, "
-                      f"{b_cpu:.2f} s CPU (fio included); IOPS ratio {b / a:.3f}, CPU ratio {b_cpu / a_cpu:.2f}")
-        print(f"{label}: median IOPS ratio {statistics.median(iops_ratios):.3f} (target >= 0.97), median CPU "
-              f"ratio {statistics.median(cpu_ratios):.2f}, over {len(iops_ratios)} pairs\n")
+                print(
+                    f"  {label}: fio alone {a:,.0f} IOPS, {a_cpu:.2f} s CPU; under fiometer run {b:,.0f} IOPS, "
+                    f"{b_cpu:.2f} s CPU (fio included); IOPS ratio {b / a:.3f}, CPU ratio {b_cpu / a_cpu:.2f}"
+                )
+        print(
+            f"{label}: median IOPS ratio {statistics.median(iops_ratios):.3f} (target >= 0.97), median CPU "
+            f"ratio {statistics.median(cpu_ratios):.2f}, over {len(iops_ratios)} pairs\n"
+        )
 
 
 if __name__ == "__main__":

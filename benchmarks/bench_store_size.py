@@ -37,7 +37,8 @@ def worker_hours(path: Path) -> float:
         spans = conn.execute(
             "SELECT steps.id, (SELECT count(*) FROM workers WHERE workers.run_id = steps.run_id), "
             f"(SELECT max({last}) FROM series WHERE series.step_id = steps.id AND series.level = 'worker') "
-            "FROM steps").fetchall()
+            "FROM steps"
+        ).fetchall()
     finally:
         conn.close()
     return sum(n * (t or 0) for _id, n, t in spans) / 3600
@@ -49,7 +50,8 @@ def tables(path: Path, hours: float, top: int = 6) -> str:
     try:
         rows = conn.execute(
             "SELECT coalesce(m.tbl_name, d.name), sum(d.pgsize) FROM dbstat d LEFT JOIN sqlite_schema m "
-            "ON m.name = d.name GROUP BY 1 ORDER BY 2 DESC").fetchall()
+            "ON m.name = d.name GROUP BY 1 ORDER BY 2 DESC"
+        ).fetchall()
     finally:
         conn.close()
     total = sum(b for _n, b in rows)
@@ -73,8 +75,10 @@ def main() -> int:
             pass  # checkpoint: the WAL's pages into the file
         size = path.stat().st_size
         wh = args.minutes / 60 * args.workers
-        print(f"new recording, {args.minutes:g} min x {args.workers} workers: {size / 1e6:.2f} MB = "
-              f"{size / wh / 1e6:.2f} MB per worker-hour, written in {cpu:.1f} s CPU (synthetic data included)")
+        print(
+            f"new recording, {args.minutes:g} min x {args.workers} workers: {size / 1e6:.2f} MB = "
+            f"{size / wh / 1e6:.2f} MB per worker-hour, written in {cpu:.1f} s CPU (synthetic data included)"
+        )
         print(tables(path, wh))
         if args.migrate:
             copy = Path(tmp, "old.db")
@@ -86,10 +90,12 @@ def main() -> int:
                 pass
             cpu = time.process_time() - t0
             after = copy.stat().st_size
-            print(f"migrated {Path(args.migrate).name} ({hours:.0f} worker-hours): {before / 1e6:.1f} MB "
-                  f"({before / hours / 1e6:.2f} MB per worker-hour) -> {after / 1e6:.1f} MB "
-                  f"({after / hours / 1e6:.2f} MB per worker-hour), ratio {before / after:.2f}, "
-                  f"{cpu:.1f} s CPU (a backup copy first)")
+            print(
+                f"migrated {Path(args.migrate).name} ({hours:.0f} worker-hours): {before / 1e6:.1f} MB "
+                f"({before / hours / 1e6:.2f} MB per worker-hour) -> {after / 1e6:.1f} MB "
+                f"({after / hours / 1e6:.2f} MB per worker-hour), ratio {before / after:.2f}, "
+                f"{cpu:.1f} s CPU (a backup copy first)"
+            )
             print(tables(copy, hours))
     return 0
 

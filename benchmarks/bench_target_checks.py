@@ -44,7 +44,9 @@ MiB = 1 << 20
 
 def jobfile(paths: list[str]):
     plan = Plan(specs=[AccessSpec("S", [SpecLine(4096, 100, 0, 100)])])
-    plan.managers.append(Manager("M1", workers=[Worker("W1", specs=["S"], targets=[Target(p) for p in paths])]))
+    plan.managers.append(
+        Manager("M1", workers=[Worker("W1", specs=["S"], targets=[Target(p) for p in paths])])
+    )
     return step_jobfile(plan, expand(plan)[0], 0, "Linux", file_size=MiB, place=placer(True, "Linux", "M1"))
 
 
@@ -79,8 +81,11 @@ def devices(n: int, repeat: int, tmp: Path) -> tuple[float, float]:
             img = tmp / f"d{i}.img"
             img.write_bytes(b"")
             os.truncate(img, 4 * MiB)
-            devs.append(subprocess.run(["losetup", "--find", "--show", str(img)], capture_output=True, text=True,
-                                       check=True).stdout.strip())
+            devs.append(
+                subprocess.run(
+                    ["losetup", "--find", "--show", str(img)], capture_output=True, text=True, check=True
+                ).stdout.strip()
+            )
         jf = jobfile(devs)
         arming = Arming({j.path: j.placement.obj for j in jf.jobs})
         return timed(lambda: hold(jf, arming, lambda p, st, fd: False).close(), repeat)
@@ -96,18 +101,24 @@ def main() -> None:
     args = ap.parse_args()
     root = os.geteuid() == 0 and shutil.which("losetup") is not None
     bound = len([b for b in linux_devices.loop_backings()])
-    print(f"checks at the start of a step (ms per step, median / worst of {args.repeat}); "
-          f"{bound} loop devices bound on this machine")
+    print(
+        f"checks at the start of a step (ms per step, median / worst of {args.repeat}); "
+        f"{bound} loop devices bound on this machine"
+    )
     for n in args.targets:
         with tempfile.TemporaryDirectory() as d:
             med, worst = files(n, args.repeat, Path(d))
-        print(f"  {n:3d} test file(s) of Fiometer's:        {med:7.2f} / {worst:7.2f} ms  "
-              f"({med / n:.2f} ms per target)")
+        print(
+            f"  {n:3d} test file(s) of Fiometer's:        {med:7.2f} / {worst:7.2f} ms  "
+            f"({med / n:.2f} ms per target)"
+        )
         if root:
             with tempfile.TemporaryDirectory() as d:
                 med, worst = devices(n, args.repeat, Path(d))
-            print(f"  {n:3d} loop device(s) armed, O_EXCL:     {med:7.2f} / {worst:7.2f} ms  "
-                  f"({med / n:.2f} ms per target)")
+            print(
+                f"  {n:3d} loop device(s) armed, O_EXCL:     {med:7.2f} / {worst:7.2f} ms  "
+                f"({med / n:.2f} ms per target)"
+            )
     med, worst = timed(linux_devices.loop_backings, args.repeat)
     print(f"  the loop-backing scan alone ({bound} bound): {med:7.2f} / {worst:7.2f} ms")
     if not root:

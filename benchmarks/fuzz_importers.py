@@ -42,19 +42,45 @@ OPS = ("set", "insert", "delete_line", "duplicate_line", "swap_lines", "truncate
 
 
 def random_ops(rng: random.Random) -> list[tuple[str, int, int, bytes]]:
-    return [(rng.choice(OPS), rng.randrange(1 << 20), rng.randrange(1 << 20),
-             rng.choice(PIECES) if rng.random() < 0.7 else rng.randbytes(rng.randint(1, 6)))
-            for _ in range(rng.randint(1, 6))]
+    return [
+        (
+            rng.choice(OPS),
+            rng.randrange(1 << 20),
+            rng.randrange(1 << 20),
+            rng.choice(PIECES) if rng.random() < 0.7 else rng.randbytes(rng.randint(1, 6)),
+        )
+        for _ in range(rng.randint(1, 6))
+    ]
 
 
 SCRATCH = Path(tempfile.mkdtemp(prefix="fiometer-fuzz-"))
 atexit.register(shutil.rmtree, SCRATCH, True)
 (SCRATCH / "to-null").symlink_to("/dev/null")
 (SCRATCH / "existing.tst").write_bytes(b"x" * 4096)
-HOSTILE = ["${HOME}/x.tst", "/tmp/a;b.tst", "/tmp/a#b.tst", " /tmp/x.tst", "/tmp/x.tst ", "/tmp/x\t", "//dev/null",
-           "/./dev/null", "/tmp/../dev/null", "/proc/self/root/dev/null", "/dev/fd/0", "rel/x.tst", "x:y.tst",
-           "/dev/fiometer-none", str(SCRATCH / "to-null"), str(SCRATCH / "existing.tst"), str(SCRATCH),
-           str(SCRATCH / "missing" / "x.tst"), "$ncpus", "C:\\x.tst", "\\\\.\\PhysicalDrive0", "/" + "x" * 5000]
+HOSTILE = [
+    "${HOME}/x.tst",
+    "/tmp/a;b.tst",
+    "/tmp/a#b.tst",
+    " /tmp/x.tst",
+    "/tmp/x.tst ",
+    "/tmp/x\t",
+    "//dev/null",
+    "/./dev/null",
+    "/tmp/../dev/null",
+    "/proc/self/root/dev/null",
+    "/dev/fd/0",
+    "rel/x.tst",
+    "x:y.tst",
+    "/dev/fiometer-none",
+    str(SCRATCH / "to-null"),
+    str(SCRATCH / "existing.tst"),
+    str(SCRATCH),
+    str(SCRATCH / "missing" / "x.tst"),
+    "$ncpus",
+    "C:\\x.tst",
+    "\\\\.\\PhysicalDrive0",
+    "/" + "x" * 5000,
+]
 
 
 def _never(*_a):
@@ -85,8 +111,10 @@ def run_plan(plan, rng: random.Random | None = None) -> str:
         return "too many steps"
     rng = rng or random.Random(0)
     names = sorted({t.name for m in plan.managers for w in m.workers for t in w.targets})
-    mapping = {n: rng.choice(HOSTILE) if rng.random() < 0.5 else str(SCRATCH / f"fuzz-{i}.tst")
-               for i, n in enumerate(names)}
+    mapping = {
+        n: rng.choice(HOSTILE) if rng.random() < 0.5 else str(SCRATCH / f"fuzz-{i}.tst")
+        for i, n in enumerate(names)
+    }
     labels = []
     for os_name, host in (("Linux", "local"), ("Windows", "10.0.0.9:8765")):
         endpoints = {m.name: ManagerEndpoint(m.name, os_name, _never, host) for m in plan.managers}
@@ -115,8 +143,11 @@ def icf_case(rng: random.Random, originals: list[bytes]) -> str:
 def _mutate_json(rng: random.Random, value):
     if isinstance(value, dict) and value:
         k = rng.choice(list(value))
-        value[k] = _mutate_json(rng, value[k]) if rng.random() < 0.8 else rng.choice(
-            [None, -1, 0, 1 << 40, "x", [], {}, True, 3.5, "\n"])
+        value[k] = (
+            _mutate_json(rng, value[k])
+            if rng.random() < 0.8
+            else rng.choice([None, -1, 0, 1 << 40, "x", [], {}, True, 3.5, "\n"])
+        )
     elif isinstance(value, list) and value:
         i = rng.randrange(len(value))
         if rng.random() < 0.2:
@@ -126,7 +157,9 @@ def _mutate_json(rng: random.Random, value):
         else:
             value[i] = _mutate_json(rng, value[i])
     else:
-        return rng.choice([None, -5, 0, 7, 65536, 10**12, "", "abc", "C:", "/dev/sdz", "\u00e9\n", 1.5, False])
+        return rng.choice(
+            [None, -5, 0, 7, 65536, 10**12, "", "abc", "C:", "/dev/sdz", "\u00e9\n", 1.5, False]
+        )
     return value
 
 
@@ -173,8 +206,10 @@ def main() -> int:
                 if failures <= 5:
                     print(f"CRASH {name} case {i} (seed {args.seed}): {type(e).__name__}: {e}")
         secs = time.perf_counter() - t0
-        print(f"{name}: {args.cases} cases in {secs:.1f} s ({args.cases / secs:,.0f}/s): "
-              + ", ".join(f"{k} {v}" for k, v in outcomes.most_common()))
+        print(
+            f"{name}: {args.cases} cases in {secs:.1f} s ({args.cases / secs:,.0f}/s): "
+            + ", ".join(f"{k} {v}" for k, v in outcomes.most_common())
+        )
     print("no crashes" if not failures else f"{failures} crashes")
     return 1 if failures else 0
 

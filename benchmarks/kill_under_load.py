@@ -35,9 +35,27 @@ def kill_once(tmp: Path, jobs: int, started_timeout: float = 25.0) -> tuple[int,
     path = tmp / "plan.json"
     planfile.save(plan, path)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--db", str(tmp / "r.db"), "run", str(path),
-                             "--engine", "null", "--run-time", "600", "--test-file-size", "1M"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(tmp / "r.db"),
+            "run",
+            str(path),
+            "--engine",
+            "null",
+            "--run-time",
+            "600",
+            "--test-file-size",
+            "1M",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=ROOT,
+    )
     deadline = time.monotonic() + started_timeout
     fio: dict[int, str] = {}
     while time.monotonic() < deadline and proc.poll() is None:  # until fio has forked every job
@@ -62,8 +80,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             n, seconds = kill_once(Path(tmp), args.jobs)
         figures.append(seconds if seconds is not None else float("inf"))
-        print(f"run {i + 1}: {n} fio processes, all ended {seconds:.2f} s after the kill" if seconds is not None
-              else f"run {i + 1}: {n} fio processes, some still running 60 s after the kill")
+        print(
+            f"run {i + 1}: {n} fio processes, all ended {seconds:.2f} s after the kill"
+            if seconds is not None
+            else f"run {i + 1}: {n} fio processes, some still running 60 s after the kill"
+        )
     print(f"median {statistics.median(figures):.2f} s, worst {max(figures):.2f} s (target < 2 s)")
 
 

@@ -42,8 +42,12 @@ from app.ui.run.live_data import over_time  # noqa: E402
 def jobs_of(managers: int, workers: int, targets: int) -> list[tuple[str, str, str]]:
     """(manager, worker key, target key) per job, keys as the runner names them."""
     per = max(1, workers // managers)
-    return [(f"M{m + 1}", f"w{w + 1}", f"w{w + 1}t{t + 1}")
-            for m in range(managers) for w in range(per) for t in range(targets)]
+    return [
+        (f"M{m + 1}", f"w{w + 1}", f"w{w + 1}t{t + 1}")
+        for m in range(managers)
+        for w in range(per)
+        for t in range(targets)
+    ]
 
 
 def whole_of(parts: list[Metrics]) -> Metrics:
@@ -91,33 +95,61 @@ def _accumulate(prev: Metrics, m: Metrics) -> Metrics:
     return out
 
 
-def write_run(db: Path, minutes: float, workers: int, managers: int = 1, targets: int = 1,
-              step_minutes: float = 10.0, seed: int = 7) -> int:
+def write_run(
+    db: Path,
+    minutes: float,
+    workers: int,
+    managers: int = 1,
+    targets: int = 1,
+    step_minutes: float = 10.0,
+    seed: int = 7,
+) -> int:
     jobs = jobs_of(managers, workers, targets)
     load = Workload(seed=seed)
     seconds = int(round(minutes * 60))
     step_s = max(1, int(round(step_minutes * 60)))
     with open_store(db) as store:
         rec = Recorder(store)
-        run_id = rec.begin_run({"synthetic": True, "workers": workers, "managers": managers},
-                               plan_name="long run", name=f"long run {minutes:g} min x {workers} workers",
-                               tags=["synthetic"])
+        run_id = rec.begin_run(
+            {"synthetic": True, "workers": workers, "managers": managers},
+            plan_name="long run",
+            name=f"long run {minutes:g} min x {workers} workers",
+            tags=["synthetic"],
+        )
         names = sorted({m for m, _, _ in jobs}, key=lambda s: int(s[1:]))
         rec.add_managers(run_id, [ManagerInfo(m, fio_version="fio-3.33") for m in names])
-        rec.add_workers(run_id, [WorkerInfo(m, w, f"Worker {w[1:]}", {"queue_depth": 16})
-                                 for m, w in dict.fromkeys((m, w) for m, w, _ in jobs)])
-        rec.add_targets(run_id, [TargetInfo(m, w, t, f"Target {t}", f"/dev/sd{chr(97 + i % 26)}",
-                                           {"direct": True}) for i, (m, w, t) in enumerate(jobs)])
+        rec.add_workers(
+            run_id,
+            [
+                WorkerInfo(m, w, f"Worker {w[1:]}", {"queue_depth": 16})
+                for m, w in dict.fromkeys((m, w) for m, w, _ in jobs)
+            ],
+        )
+        rec.add_targets(
+            run_id,
+            [
+                TargetInfo(m, w, t, f"Target {t}", f"/dev/sd{chr(97 + i % 26)}", {"direct": True})
+                for i, (m, w, t) in enumerate(jobs)
+            ],
+        )
         done, index = 0, 0
         while done < seconds:
             length = min(step_s, seconds - done)
-            step_id = rec.begin_step(run_id, index, spec_name=["4K; 100% Read; 0% random",
-                                                               "4K; 65% Read; 60% random",
-                                                               "64K; 0% Read; 0% random"][index % 3],
-                                     queue_depth=16, active_workers=[[m, w] for m, w, _ in jobs],
-                                     active_targets=[[m, t] for m, _, t in jobs], run_s=length)
+            step_id = rec.begin_step(
+                run_id,
+                index,
+                spec_name=["4K; 100% Read; 0% random", "4K; 65% Read; 60% random", "64K; 0% Read; 0% random"][
+                    index % 3
+                ],
+                queue_depth=16,
+                active_workers=[[m, w] for m, w, _ in jobs],
+                active_targets=[[m, t] for m, _, t in jobs],
+                run_s=length,
+            )
             for manager in names:
-                rec.set_step_output(step_id, manager, job_text=f"[global]\nioengine=libaio\nruntime={length}\n")
+                rec.set_step_output(
+                    step_id, manager, job_text=f"[global]\nioengine=libaio\nruntime={length}\n"
+                )
             tel = Telemetry(jobs, load)
             finals: dict[tuple[str, str | None, str], list[Metrics]] = {}
             for s in range(1, length + 1):
@@ -128,12 +160,27 @@ def write_run(db: Path, minutes: float, workers: int, managers: int = 1, targets
             results = [ResultRow(k[1], k[0], k[2], over_time(parts)) for k, parts in finals.items()]
             rec.add_step_results(step_id, results)
             for manager in names:
-                raw = json.dumps({"fio version": "fio-3.33", "jobs": [
-                    {"jobname": r.key, "read": {"io_bytes": r.metrics.read_bytes, "clat_ns": {
-                        "bins": {str(b): c for b, c in r.metrics.read_hist.items()}}},
-                     "write": {"io_bytes": r.metrics.write_bytes, "clat_ns": {
-                         "bins": {str(b): c for b, c in r.metrics.write_hist.items()}}}}
-                    for r in results if r.level == "target" and r.manager == manager]}, indent=2)
+                raw = json.dumps(
+                    {
+                        "fio version": "fio-3.33",
+                        "jobs": [
+                            {
+                                "jobname": r.key,
+                                "read": {
+                                    "io_bytes": r.metrics.read_bytes,
+                                    "clat_ns": {"bins": {str(b): c for b, c in r.metrics.read_hist.items()}},
+                                },
+                                "write": {
+                                    "io_bytes": r.metrics.write_bytes,
+                                    "clat_ns": {"bins": {str(b): c for b, c in r.metrics.write_hist.items()}},
+                                },
+                            }
+                            for r in results
+                            if r.level == "target" and r.manager == manager
+                        ],
+                    },
+                    indent=2,
+                )
                 rec.set_step_output(step_id, manager, raw_output=raw)
             rec.end_step(step_id, "complete")
             done += length
@@ -157,12 +204,17 @@ def repeat_run(db: Path, run_id: int, times: int) -> int:
             run_cols = _cols(conn, "runs", ("id", "uuid"))
             new_run = conn.execute(
                 f"INSERT INTO runs (uuid, {', '.join(run_cols)}) SELECT lower(hex(randomblob(16))), "
-                f"{', '.join(run_cols)} FROM runs WHERE id = ? RETURNING id", (run_id,)).fetchone()[0]
+                f"{', '.join(run_cols)} FROM runs WHERE id = ? RETURNING id",
+                (run_id,),
+            ).fetchone()[0]
             conn.execute("UPDATE runs SET name = name || ? WHERE id = ?", (f" x {times}", new_run))
             for table in ("managers", "workers", "targets"):
                 cols = _cols(conn, table, ("id", "run_id"))
-                conn.execute(f"INSERT INTO {table} (run_id, {', '.join(cols)}) SELECT ?, {', '.join(cols)} "
-                             f"FROM {table} WHERE run_id = ?", (new_run, run_id))
+                conn.execute(
+                    f"INSERT INTO {table} (run_id, {', '.join(cols)}) SELECT ?, {', '.join(cols)} "
+                    f"FROM {table} WHERE run_id = ?",
+                    (new_run, run_id),
+                )
             steps = conn.execute("SELECT id FROM steps WHERE run_id = ? ORDER BY idx", (run_id,)).fetchall()
             step_cols = _cols(conn, "steps", ("id", "run_id", "idx"))
             index = 0
@@ -171,7 +223,8 @@ def repeat_run(db: Path, run_id: int, times: int) -> int:
                     new_step = conn.execute(
                         f"INSERT INTO steps (run_id, idx, {', '.join(step_cols)}) SELECT ?, ?, "
                         f"{', '.join(step_cols)} FROM steps WHERE id = ? RETURNING id",
-                        (new_run, index, step)).fetchone()[0]
+                        (new_run, index, step),
+                    ).fetchone()[0]
                     index += 1
                     _copy_step(conn, step, new_step)
     finally:
@@ -182,23 +235,39 @@ def repeat_run(db: Path, run_id: int, times: int) -> int:
 def _copy_step(conn: sqlite3.Connection, step: int, new_step: int) -> None:
     ids = {}
     for sid, level, manager, key in conn.execute(
-            "SELECT id, level, manager, key FROM series WHERE step_id = ? ORDER BY id", (step,)).fetchall():
-        ids[sid] = conn.execute("INSERT INTO series (step_id, level, manager, key) VALUES (?, ?, ?, ?) "
-                                "RETURNING id", (new_step, level, manager, key)).fetchone()[0]
-    for sid, same in conn.execute("SELECT id, same_as FROM series WHERE step_id = ? AND same_as IS NOT NULL",
-                                  (step,)).fetchall():
+        "SELECT id, level, manager, key FROM series WHERE step_id = ? ORDER BY id", (step,)
+    ).fetchall():
+        ids[sid] = conn.execute(
+            "INSERT INTO series (step_id, level, manager, key) VALUES (?, ?, ?, ?) RETURNING id",
+            (new_step, level, manager, key),
+        ).fetchone()[0]
+    for sid, same in conn.execute(
+        "SELECT id, same_as FROM series WHERE step_id = ? AND same_as IS NOT NULL", (step,)
+    ).fetchall():
         conn.execute("UPDATE series SET same_as = ? WHERE id = ?", (ids[same], ids[sid]))
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS series_map (old INTEGER PRIMARY KEY, new INTEGER)")
     conn.execute("DELETE FROM series_map")
     conn.executemany("INSERT INTO series_map VALUES (?, ?)", list(ids.items()))
-    for table in ("sample_blocks", "sample_peaks", "sample_hists", "sample_hist_blocks", "sample_hist_summaries",
-                  "results", "samples"):
+    for table in (
+        "sample_blocks",
+        "sample_peaks",
+        "sample_hists",
+        "sample_hist_blocks",
+        "sample_hist_summaries",
+        "results",
+        "samples",
+    ):
         cols = _cols(conn, table, ("id", "series_id"))
-        conn.execute(f"INSERT INTO {table} (series_id, {', '.join(cols)}) SELECT series_map.new, "
-                     f"{', '.join(cols)} FROM {table} JOIN series_map ON series_map.old = {table}.series_id")
+        conn.execute(
+            f"INSERT INTO {table} (series_id, {', '.join(cols)}) SELECT series_map.new, "
+            f"{', '.join(cols)} FROM {table} JOIN series_map ON series_map.old = {table}.series_id"
+        )
     cols = _cols(conn, "step_outputs", ("step_id",))
-    conn.execute(f"INSERT INTO step_outputs (step_id, {', '.join(cols)}) SELECT ?, {', '.join(cols)} "
-                 "FROM step_outputs WHERE step_id = ?", (new_step, step))
+    conn.execute(
+        f"INSERT INTO step_outputs (step_id, {', '.join(cols)}) SELECT ?, {', '.join(cols)} "
+        "FROM step_outputs WHERE step_id = ?",
+        (new_step, step),
+    )
 
 
 def main() -> int:
@@ -209,12 +278,17 @@ def main() -> int:
     ap.add_argument("--managers", type=int, default=1)
     ap.add_argument("--targets", type=int, default=1, help="targets per worker")
     ap.add_argument("--step-minutes", type=float, default=10.0)
-    ap.add_argument("--repeat", type=int, metavar="N",
-                    help="then add a run made of the new run's steps N times over (copied rows): prints its id")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        metavar="N",
+        help="then add a run made of the new run's steps N times over (copied rows): prints its id",
+    )
     args = ap.parse_args()
     t0 = time.process_time()
-    run_id = write_run(Path(args.db), args.minutes, args.workers, args.managers, args.targets,
-                       args.step_minutes)
+    run_id = write_run(
+        Path(args.db), args.minutes, args.workers, args.managers, args.targets, args.step_minutes
+    )
     print(run_id)
     if args.repeat:
         print(repeat_run(Path(args.db), run_id, args.repeat))

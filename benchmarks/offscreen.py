@@ -17,8 +17,20 @@ def use_screen(width: int = 1920, height: int = 1200) -> None:
     platform = os.environ.get("QT_QPA_PLATFORM", "offscreen")
     if platform != "offscreen":
         return
-    config = {"screens": [{"name": "benchmark", "x": 0, "y": 0, "width": width, "height": height,
-                           "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}
+    config = {
+        "screens": [
+            {
+                "name": "benchmark",
+                "x": 0,
+                "y": 0,
+                "width": width,
+                "height": height,
+                "logicalDpi": 96,
+                "logicalBaseDpi": 96,
+                "dpr": 1,
+            }
+        ]
+    }
     fd, path = tempfile.mkstemp(prefix="fiometer-screen-", suffix=".json")
     with os.fdopen(fd, "w") as f:
         json.dump(config, f)

@@ -74,9 +74,11 @@ def main() -> int:
             return 1
     end_rss = rss_mib()
     start_rss = readings[0][1] if readings else end_rss
-    print(f"run {done[0]} after {(time.monotonic() - t0) / 60:.1f} min; RSS at 1 min {start_rss:.1f} MiB, "
-          f"at the end {end_rss:.1f} MiB ({end_rss - start_rss:+.1f} MiB, "
-          f"{(end_rss - start_rss) / max(args.minutes - 1, 1e-9):+.2f} MiB/min)")
+    print(
+        f"run {done[0]} after {(time.monotonic() - t0) / 60:.1f} min; RSS at 1 min {start_rss:.1f} MiB, "
+        f"at the end {end_rss:.1f} MiB ({end_rss - start_rss:+.1f} MiB, "
+        f"{(end_rss - start_rss) / max(args.minutes - 1, 1e-9):+.2f} MiB/min)"
+    )
     window.close()
     app.processEvents()
     with sqlite3.connect(db) as conn:
@@ -88,8 +90,10 @@ def main() -> int:
     counts = {"ALL": len(step_samples(store, step.id, "all", "ALL"))}
     for w in range(1, 9):
         counts[f"w{w}"] = len(step_samples(store, step.id, "worker", f"w{w}"))
-    print(f"stored run {run.id}: status {run.status}, step {step.status}; samples per series: "
-          f"{min(counts.values())}..{max(counts.values())} for {seconds} s")
+    print(
+        f"stored run {run.id}: status {run.status}, step {step.status}; samples per series: "
+        f"{min(counts.values())}..{max(counts.values())} for {seconds} s"
+    )
     store.close()
     return 0 if run.status == "complete" else 1
 

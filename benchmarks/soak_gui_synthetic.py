@@ -79,7 +79,9 @@ def main() -> int:
     seconds = int(args.minutes * 60)
     first: float | None = None
     t0 = time.monotonic()
-    print(f"{args.managers} managers x {args.workers} workers, {seconds} simulated seconds, view {args.scope!r}")
+    print(
+        f"{args.managers} managers x {args.workers} workers, {seconds} simulated seconds, view {args.scope!r}"
+    )
     for sec in range(1, seconds + 1):
         for batch in template:
             win._on_samples(0, 0.0, [Sample(**{**vars(s), "t": float(sec)}) for s in batch])
@@ -96,16 +98,21 @@ def main() -> int:
                 snap = tracemalloc.take_snapshot()
             points = sum(s.n for s in win.live.series.values())
             cols = sum(b.x.shape[1] * b.x.shape[0] for b in win.live.blocks.values())
-            print(f"  {sec / 60:6.1f} sim-min  RSS {rss:7.1f} MiB  points kept {points:9,d} (room {cols:9,d})  "
-                  f"{sec / (time.monotonic() - t0):5.1f} x real time", flush=True)
+            print(
+                f"  {sec / 60:6.1f} sim-min  RSS {rss:7.1f} MiB  points kept {points:9,d} (room {cols:9,d})  "
+                f"{sec / (time.monotonic() - t0):5.1f} x real time",
+                flush=True,
+            )
     end = rss_mib()
     if snap is not None:
         for stat in tracemalloc.take_snapshot().compare_to(snap, "traceback")[:8]:
             print(stat)
             print("    " + "\n    ".join(stat.traceback.format()[-8:]))
     start = first if first is not None else end
-    print(f"RSS at 1 sim-min {start:.1f} MiB, at the end {end:.1f} MiB ({end - start:+.1f} MiB, "
-          f"{(end - start) / max(args.minutes - 1, 1e-9):+.3f} MiB per simulated minute)")
+    print(
+        f"RSS at 1 sim-min {start:.1f} MiB, at the end {end:.1f} MiB ({end - start:+.1f} MiB, "
+        f"{(end - start) / max(args.minutes - 1, 1e-9):+.3f} MiB per simulated minute)"
+    )
     if args.screenshot:
         rt.grab().save(str(args.screenshot))
         print("saved", args.screenshot)

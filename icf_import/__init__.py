@@ -20,7 +20,24 @@ from icf_import.reader import load, load_strict, looks_like_icf, parse
 from icf_import.writer import save, write
 
 __all__ = [
-    "AccessSpec", "BarChart", "Cycling", "Diagnostic", "IcfDocument", "IcfError", "Manager",
-    "QueueDepthCycling", "ResultsDisplay", "SpecLine", "Target", "TestSetup", "Worker",
-    "load", "load_strict", "looks_like_icf", "parse", "save", "version_number", "write",
+    "AccessSpec",
+    "BarChart",
+    "Cycling",
+    "Diagnostic",
+    "IcfDocument",
+    "IcfError",
+    "Manager",
+    "QueueDepthCycling",
+    "ResultsDisplay",
+    "SpecLine",
+    "Target",
+    "TestSetup",
+    "Worker",
+    "load",
+    "load_strict",
+    "looks_like_icf",
+    "parse",
+    "save",
+    "version_number",
+    "write",
 ]

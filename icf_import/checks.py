@@ -17,10 +17,16 @@ def check_assigned_specs(doc: IcfDocument, refs: list[SpecRef], ctx: Context) ->
     for ref in refs:
         if ref.name.casefold() in defined:
             continue
-        where = ("the file does not define it" if doc.access_specs is not None
-                 else "the file has no ACCESS SPECIFICATIONS section")
-        ctx.warn(ref.line, f"worker '{ref.worker.name}' is assigned access specification '{ref.name}', but "
-                 f"{where}; Iometer ignores this assignment")
+        where = (
+            "the file does not define it"
+            if doc.access_specs is not None
+            else "the file has no ACCESS SPECIFICATIONS section"
+        )
+        ctx.warn(
+            ref.line,
+            f"worker '{ref.worker.name}' is assigned access specification '{ref.name}', but "
+            f"{where}; Iometer ignores this assignment",
+        )
 
 
 def check_some_worker_has_a_spec(doc: IcfDocument, ctx: Context) -> None:
@@ -28,9 +34,12 @@ def check_some_worker_has_a_spec(doc: IcfDocument, ctx: Context) -> None:
     workers = [w for m in doc.managers or [] for w in m.workers]
     if not workers or any(_has_spec(w, doc) for w in workers):
         return
-    ctx.error(workers[0].line_no, "no worker has an access specification: expected an 'Assigned access specs' "
-              "entry naming a spec of the file, or a spec whose default assignment is ALL, DISK or NET; "
-              "found none (Iometer stops with \"You must assign at least one access specification to a worker.\")")
+    ctx.error(
+        workers[0].line_no,
+        "no worker has an access specification: expected an 'Assigned access specs' "
+        "entry naming a spec of the file, or a spec whose default assignment is ALL, DISK or NET; "
+        'found none (Iometer stops with "You must assign at least one access specification to a worker.")',
+    )
 
 
 def _has_spec(wkr: Worker, doc: IcfDocument) -> bool:

@@ -42,11 +42,15 @@ def read_managers(cur: Cursor, managers: list[Manager], refs: list[SpecRef], ctx
 def _manager(cur: Cursor, key_line: int, managers: list[Manager], refs: list[SpecRef], ctx: Context) -> None:
     value, line = cur.next_line("'<id>,<manager name>' after 'Manager ID, manager name'")
     if value == "" or cur.is_key(line - 1):
-        raise Fail(line, f"expected '<id>,<manager name>' after 'Manager ID, manager name', found {shown(value)}")
+        raise Fail(
+            line, f"expected '<id>,<manager name>' after 'Manager ID, manager name', found {shown(value)}"
+        )
     mgr_id, name = take_int(value, line, "the manager ID")
     p = cur.get_pair("'Manager network address'")
     if p.key.lower() != "'manager network address":
-        raise Fail(p.key_line, f"expected 'Manager network address' after the manager ID, found {shown(p.key)}")
+        raise Fail(
+            p.key_line, f"expected 'Manager network address' after the manager ID, found {shown(p.key)}"
+        )
     mgr = Manager(mgr_id, name, p.value, line_no=key_line)
     managers.append(mgr)
     expected = "'Worker' or 'End manager'"
@@ -69,8 +73,9 @@ def _worker(cur: Cursor, head: Pair, mgr: Manager, refs: list[SpecRef], ctx: Con
     if kind != "DISK":
         wkr.disk_max_size = wkr.disk_start_sector = None
     mgr.workers.append(wkr)
-    expected = ("'Default target settings for worker', 'Assigned access specs', "
-                "'Target assignments' or 'End worker'")
+    expected = (
+        "'Default target settings for worker', 'Assigned access specs', 'Target assignments' or 'End worker'"
+    )
     while True:
         text, line = cur.next_line(expected)
         lower = text.lower()
@@ -102,8 +107,11 @@ def _defaults(cur: Cursor, wkr: Worker, ctx: Context) -> None:
         if key in (KEY_QD3, KEY_QD5):
             wkr.queue_depth, rest = take_int(value, line, "Number of outstanding IOs")
             if wkr.queue_depth < 1:
-                ctx.error(line, f"worker '{wkr.name}': Number of outstanding IOs is {wkr.queue_depth}; expected 1 "
-                          "or more (I/Os in flight per target): correct it on this line")
+                ctx.error(
+                    line,
+                    f"worker '{wkr.name}': Number of outstanding IOs is {wkr.queue_depth}; expected 1 "
+                    "or more (I/Os in flight per target): correct it on this line",
+                )
             wkr.test_connection_rate, rest = take_switch(rest, line, "test connection rate")
             wkr.transactions_per_connection, rest = take_int(rest, line, "transactions per connection")
             if key == KEY_QD5:
@@ -116,8 +124,11 @@ def _defaults(cur: Cursor, wkr: Worker, ctx: Context) -> None:
             if key == KEY_DISK3:
                 wkr.data_pattern, rest = take_int(rest, line, "Data pattern")
                 if wkr.data_pattern not in (0, 1, 2):
-                    ctx.warn(line, f"Data pattern is {wkr.data_pattern}, expected 0 (repeating bytes), "
-                             "1 (pseudo random) or 2 (full random)")
+                    ctx.warn(
+                        line,
+                        f"Data pattern is {wkr.data_pattern}, expected 0 (repeating bytes), "
+                        "1 (pseudo random) or 2 (full random)",
+                    )
         elif key == "'local network interface":
             _only_for(wkr, "NETWORK", p)
             wkr.local_interface = value
@@ -130,8 +141,10 @@ def _defaults(cur: Cursor, wkr: Worker, ctx: Context) -> None:
 
 def _only_for(wkr: Worker, kind: str, p: Pair) -> None:
     if not wkr.type.startswith(kind):
-        raise Fail(p.key_line, f"{shown(p.key)} is only allowed for {kind} workers; "
-                   f"worker '{wkr.name}' is {wkr.type}")
+        raise Fail(
+            p.key_line,
+            f"{shown(p.key)} is only allowed for {kind} workers; worker '{wkr.name}' is {wkr.type}",
+        )
 
 
 def _assigned(cur: Cursor, wkr: Worker, refs: list[SpecRef], ctx: Context) -> None:
@@ -159,8 +172,11 @@ def _targets(cur: Cursor, wkr: Worker, ctx: Context) -> None:
         if key == "'end target assignments":
             return
         if key == "'end target":
-            ctx.warn(p.key_line, "duplicated 'End target' skipped (Iometer 1.1.0 rejects the file here: it "
-                     "expects 'Target' or 'End target assignments')")
+            ctx.warn(
+                p.key_line,
+                "duplicated 'End target' skipped (Iometer 1.1.0 rejects the file here: it "
+                "expects 'Target' or 'End target assignments')",
+            )
             continue
         if key != "'target":
             raise Fail(p.key_line, f"expected {expected}, found {shown(p.key)}")
@@ -174,22 +190,32 @@ def _targets(cur: Cursor, wkr: Worker, ctx: Context) -> None:
             raise Fail(t.key_line, f"expected 'Target type' inside a target, found {shown(t.key)}")
         target.type = target_type(t.value, t.value_line, f"the type of target '{target.name}'")
         if target.type != wkr.type:
-            raise Fail(t.value_line, f"target '{target.name}' is {target.type}, but worker '{wkr.name}' is "
-                       f"{wkr.type}; expected a target of the worker's type")
+            raise Fail(
+                t.value_line,
+                f"target '{target.name}' is {target.type}, but worker '{wkr.name}' is "
+                f"{wkr.type}; expected a target of the worker's type",
+            )
         if wkr.type != "DISK":
             m = cur.get_pair("'Target manager ID, manager name' after a network target's type")
             if m.key.lower() != "'target manager id, manager name":
-                raise Fail(m.key_line, f"expected 'Target manager ID, manager name' after a network target's "
-                           f"type, found {shown(m.key)}")
+                raise Fail(
+                    m.key_line,
+                    f"expected 'Target manager ID, manager name' after a network target's "
+                    f"type, found {shown(m.key)}",
+                )
             mgr_id, name = take_int(m.value, m.value_line, "the target manager ID")
             if name == "":
-                raise Fail(m.value_line, f"expected '<id>,<manager name>' for the target manager, "
-                           f"found {shown(m.value)}")
+                raise Fail(
+                    m.value_line,
+                    f"expected '<id>,<manager name>' for the target manager, found {shown(m.value)}",
+                )
             target.partner_manager = (mgr_id, name)
         end, line = cur.next_line("'End target'")
         if end.lower() != "'end target":
             raise Fail(line, f"expected 'End target', found {shown(end)}")
         wkr.targets.append(target)
         if wkr.type != "DISK" and len(wkr.targets) > 1:
-            ctx.warn(target.line_no, f"network worker '{wkr.name}' has more than one target; "
-                     "Iometer keeps only the last one")
+            ctx.warn(
+                target.line_no,
+                f"network worker '{wkr.name}' has more than one target; Iometer keeps only the last one",
+            )

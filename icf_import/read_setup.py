@@ -60,8 +60,11 @@ def read_test_setup(cur: Cursor, ts: TestSetup, ctx: Context) -> None:
         elif ctx.version_below(STRICT_TEST_SETUP_VERSION):
             # Files before 1999.02.17 may lack 'END test setup': an unknown key ends the section.
             if not key.startswith(SECTION_HEADERS):
-                ctx.warn(p.key_line, f"TEST SETUP ends at the unrecognized key {shown(p.key)} "
-                         "(files older than 1999.02.17 may omit 'END test setup')")
+                ctx.warn(
+                    p.key_line,
+                    f"TEST SETUP ends at the unrecognized key {shown(p.key)} "
+                    "(files older than 1999.02.17 may omit 'END test setup')",
+                )
             return
         else:
             raise Fail(p.key_line, f"expected {expected}, found {shown(p.key)}")
@@ -83,8 +86,11 @@ def read_results_display(cur: Cursor, rd: ResultsDisplay, ctx: Context) -> None:
         if key == "'record last update results,update frequency,update type":
             token, rest = extract_token(p.value)
             if token.upper() not in ("ENABLED", "DISABLED"):
-                ctx.warn(p.value_line, f"expected ENABLED or DISABLED for Record Last Update Results, "
-                         f"found {shown(token)}; read as DISABLED (as Iometer does)")
+                ctx.warn(
+                    p.value_line,
+                    f"expected ENABLED or DISABLED for Record Last Update Results, "
+                    f"found {shown(token)}; read as DISABLED (as Iometer does)",
+                )
             rd.record_last_update = token.upper() == "ENABLED"
             _update(rest, p.value_line, rd, ctx)
         elif key == "'update frequency,update type":
@@ -100,16 +106,23 @@ def _update(value: str, line: int, rd: ResultsDisplay, ctx: Context) -> None:
     frequency, rest = take_int(value, line, "Update Frequency")
     kind = trim(rest).upper()
     if kind not in ("LAST_UPDATE", "WHOLE_TEST"):
-        raise Fail(line, f"expected LAST_UPDATE or WHOLE_TEST after the update frequency, found {shown(trim(rest))}")
+        raise Fail(
+            line, f"expected LAST_UPDATE or WHOLE_TEST after the update frequency, found {shown(trim(rest))}"
+        )
     if frequency not in UPDATE_FREQUENCIES:
-        ctx.warn(line, f"update frequency {frequency} s is not one Iometer offers "
-                 f"({', '.join(map(str, UPDATE_FREQUENCIES))}); Iometer shows it as infinity (0)")
+        ctx.warn(
+            line,
+            f"update frequency {frequency} s is not one Iometer offers "
+            f"({', '.join(map(str, UPDATE_FREQUENCIES))}); Iometer shows it as infinity (0)",
+        )
     rd.update_frequency = frequency
     rd.update_type = kind
 
 
-def _bar_chart(key: str, key_line: int, value: str, value_line: int, rd: ResultsDisplay, ctx: Context) -> None:
-    number, item, skipped = extract_int(key[len("'bar chart"):])
+def _bar_chart(
+    key: str, key_line: int, value: str, value_line: int, rd: ResultsDisplay, ctx: Context
+) -> None:
+    number, item, skipped = extract_int(key[len("'bar chart") :])
     if number is None or trim(skipped):
         raise Fail(key_line, f"expected 'Bar chart <1..6> ...', found {shown(key)}")
     item = trim(item).lower()
@@ -117,8 +130,11 @@ def _bar_chart(key: str, key_line: int, value: str, value_line: int, rd: Results
         ctx.warn(key_line, f"bar chart number {number} is outside 1..6; line ignored (as Iometer does)")
         return
     if item not in ("statistic", "manager id, manager name", "worker id, worker name"):
-        ctx.warn(key_line, f"expected 'statistic', 'manager ID, manager name' or 'worker ID, worker name' "
-                 f"after 'Bar chart {number}', found {shown(item)}; line ignored (as Iometer does)")
+        ctx.warn(
+            key_line,
+            f"expected 'statistic', 'manager ID, manager name' or 'worker ID, worker name' "
+            f"after 'Bar chart {number}', found {shown(item)}; line ignored (as Iometer does)",
+        )
         return
     chart = next((c for c in rd.bar_charts if c.index == number), None)
     if chart is None:

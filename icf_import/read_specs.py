@@ -28,13 +28,18 @@ def read_specs_new(cur: Cursor, specs: list[AccessSpec], ctx: Context) -> None:
         if key != NAME_KEY:
             raise Fail(p.key_line, f"expected {expected}, found {shown(p.key)}")
         if p.value_line == p.key_line:  # the next key line ends the search for a value
-            raise cur.fail("an access specification name after 'Access specification name,default assignment'")
+            raise cur.fail(
+                "an access specification name after 'Access specification name,default assignment'"
+            )
         spec = AccessSpec(_spec_name(p.value, p.value_line, ctx), line_no=p.key_line)
         spec.default_assignment = _assignment(p.value, p.value_line, ctx)
         header, header_line = cur.next_line("the 'size,% of size,...' line after the spec name")
         if not header.startswith("'"):
-            raise Fail(header_line, "expected the 'size,% of size,% reads,% random,delay,burst,align,reply' "
-                       f"line after the access specification name, found {shown(header)}")
+            raise Fail(
+                header_line,
+                "expected the 'size,% of size,% reads,% random,delay,burst,align,reply' "
+                f"line after the access specification name, found {shown(header)}",
+            )
         while not cur.at_end() and not cur.is_key(cur.pos):
             text, line = cur.next_line("")
             if text == "":
@@ -52,32 +57,40 @@ def _spec_name(value: str, line: int, ctx: Context) -> str:
     name = token.strip(" ")
     if not name:
         raise Fail(line, f"expected '<name>,<default assignment>', found {shown(value)}")
-    after = value[value.find(token) + len(token):].lstrip(" ")
+    after = value[value.find(token) + len(token) :].lstrip(" ")
     if after and not after.startswith(","):
-        ctx.warn(line, f"access specification name ends before {shown(after[:1])} (Iometer reads names up to "
-                 f"the first comma, TAB, '|' or non-ASCII character); read as '{name}'")
+        ctx.warn(
+            line,
+            f"access specification name ends before {shown(after[:1])} (Iometer reads names up to "
+            f"the first comma, TAB, '|' or non-ASCII character); read as '{name}'",
+        )
     return name
 
 
 def _assignment(value: str, line: int, ctx: Context) -> str:
     comma = value.find(",")
-    token, _ = extract_token(value[comma + 1:] if comma >= 0 else "")
+    token, _ = extract_token(value[comma + 1 :] if comma >= 0 else "")
     upper = token.upper()
     if upper in ("NONE", "ALL", "DISK", "NET"):
         return upper
     if token in ("0", "1", "2", "3"):
         return ASSIGNMENTS[int(token)]
-    ctx.warn(line, f"expected a default assignment NONE, ALL, DISK or NET after the spec name, "
-             f"found {shown(token)}; read as NONE (as Iometer does)")
+    ctx.warn(
+        line,
+        f"expected a default assignment NONE, ALL, DISK or NET after the spec name, "
+        f"found {shown(token)}; read as NONE (as Iometer does)",
+    )
     return "NONE"
 
 
 def _data_line(text: str, line: int, ctx: Context) -> SpecLine:
     fields = text.split(",")
     if len(fields) < len(FIELDS):
-        raise Fail(line, f"expected 8 comma-separated values ({','.join(FIELDS)}), "
-                   f"found {len(fields)}: {shown(text)}")
-    if any(trim(f) for f in fields[len(FIELDS):]):
+        raise Fail(
+            line,
+            f"expected 8 comma-separated values ({','.join(FIELDS)}), found {len(fields)}: {shown(text)}",
+        )
+    if any(trim(f) for f in fields[len(FIELDS) :]):
         ctx.warn(line, f"values after the 8th on this access specification line are ignored: {shown(text)}")
     return SpecLine(*_ints(fields[: len(FIELDS)], FIELDS, line))
 
@@ -95,11 +108,16 @@ def _ints(fields: list[str], names: tuple[str, ...], line: int) -> list[int]:
 def _check_ranges(sl: SpecLine, line: int, ctx: Context) -> None:
     for name, value in (("% of size", sl.of_size), ("% reads", sl.reads), ("% random", sl.random)):
         if not 0 <= value <= 100:
-            ctx.warn(line, f"'{name}' is {value}, outside 0..100 (Iometer rejects this spec); kept as written")
+            ctx.warn(
+                line, f"'{name}' is {value}, outside 0..100 (Iometer rejects this spec); kept as written"
+            )
     # What no I/O can be made of: errors, so no test job is ever written for them.
     if sl.size < 1:
-        ctx.error(line, f"the transfer 'size' is {sl.size} bytes; expected at least 1 (Iometer's editor "
-                  "refuses it and fio cannot do an I/O of that size): correct the size on this line")
+        ctx.error(
+            line,
+            f"the transfer 'size' is {sl.size} bytes; expected at least 1 (Iometer's editor "
+            "refuses it and fio cannot do an I/O of that size): correct the size on this line",
+        )
     if sl.burst < 1:
         ctx.error(line, f"'burst' is {sl.burst}; expected at least 1 I/O per burst: correct it on this line")
     for name, value in (("delay", sl.delay), ("align", sl.align), ("reply", sl.reply)):
@@ -110,19 +128,28 @@ def _check_ranges(sl: SpecLine, line: int, ctx: Context) -> None:
 def _check_total(spec: AccessSpec, ctx: Context) -> None:
     total = sum(sl.of_size for sl in spec.lines)
     if total != 100:
-        ctx.warn(spec.line_no, f"access specification '{spec.name}': '% of size' adds up to {total}, "
-                 "expected 100 (Iometer rejects this spec); kept as written")
+        ctx.warn(
+            spec.line_no,
+            f"access specification '{spec.name}': '% of size' adds up to {total}, "
+            "expected 100 (Iometer rejects this spec); kept as written",
+        )
     if len(spec.lines) > MAX_LINES:
-        ctx.warn(spec.line_no, f"access specification '{spec.name}' has {len(spec.lines)} lines; "
-                 f"Iometer allows at most {MAX_LINES}")
+        ctx.warn(
+            spec.line_no,
+            f"access specification '{spec.name}' has {len(spec.lines)} lines; "
+            f"Iometer allows at most {MAX_LINES}",
+        )
 
 
 def _add(specs: list[AccessSpec], spec: AccessSpec, ctx: Context) -> None:
     folded = spec.name.casefold()
     for i, old in enumerate(specs):
         if old.name.casefold() == folded:
-            ctx.warn(spec.line_no, f"access specification '{spec.name}' is defined again; this definition "
-                     f"replaces the one at line {old.line_no} (as in Iometer)")
+            ctx.warn(
+                spec.line_no,
+                f"access specification '{spec.name}' is defined again; this definition "
+                f"replaces the one at line {old.line_no} (as in Iometer)",
+            )
             specs[i] = spec
             return
     specs.append(spec)
@@ -140,8 +167,11 @@ def read_specs_old(cur: Cursor, specs: list[AccessSpec], ctx: Context) -> None:
     if not cur.at_end():
         header, header_line = cur.next_line("")
         if not header.startswith("'"):
-            ctx.warn(header_line, f"the line after 'ACCESS SPECIFICATIONS' is skipped as the column header "
-                     f"(old format), but it holds {shown(header)}")
+            ctx.warn(
+                header_line,
+                f"the line after 'ACCESS SPECIFICATIONS' is skipped as the column header "
+                f"(old format), but it holds {shown(header)}",
+            )
     lines: list[SpecLine] = []
     first_line = 0
     total = 0
@@ -151,11 +181,17 @@ def read_specs_old(cur: Cursor, specs: list[AccessSpec], ctx: Context) -> None:
             continue
         fields = split_whitespace(text)
         if len(fields) < len(OLD_FIELDS) or strict_int(fields[0]) is None:
-            raise Fail(line, f"expected six whitespace-separated integers ({' '.join(OLD_FIELDS)}) "
-                       f"for an access specification of a file older than 1998.05.21, found {shown(text)}")
+            raise Fail(
+                line,
+                f"expected six whitespace-separated integers ({' '.join(OLD_FIELDS)}) "
+                f"for an access specification of a file older than 1998.05.21, found {shown(text)}",
+            )
         if len(fields) > len(OLD_FIELDS):
-            ctx.warn(line, f"values after the 6th on this old-format access specification line are ignored: "
-                     f"{shown(text)}")
+            ctx.warn(
+                line,
+                f"values after the 6th on this old-format access specification line are ignored: "
+                f"{shown(text)}",
+            )
         sl = SpecLine(*_ints(fields[: len(OLD_FIELDS)], OLD_FIELDS, line), align=0, reply=0)
         # Iometer 1.1.0 fills each line with its defaults before reading the six fields (InitAccessSpecLine:
         # size 2048, then align = size, i.e. 2048), so an old line keeps a 2048-byte alignment whatever its size

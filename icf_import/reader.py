@@ -47,9 +47,12 @@ def parse(data: str | bytes, source: str = "<string>") -> IcfDocument:
     starts = _find_sections(cur, ctx)
     if cur.count and not starts and not _has_version_line(cur):
         ctx.diagnostics.clear()
-        ctx.error(1, f"not an Iometer configuration file: its first line is not 'Version <version>' and it has "
-                     f"none of Iometer's sections ({', '.join(repr(h[1:].title()) for h, _ in SECTIONS)}); "
-                     "open an .icf saved by Iometer (File > Save Configuration) or a Fiometer plan")
+        ctx.error(
+            1,
+            f"not an Iometer configuration file: its first line is not 'Version <version>' and it has "
+            f"none of Iometer's sections ({', '.join(repr(h[1:].title()) for h, _ in SECTIONS)}); "
+            "open an .icf saved by Iometer (File > Save Configuration) or a Fiometer plan",
+        )
         doc.diagnostics = list(ctx.diagnostics)
         return doc
     refs: list[SpecRef] = []
@@ -136,7 +139,7 @@ def _has_version_line(cur: Cursor) -> bool:
 def looks_like_icf(data: bytes) -> bool:
     """Whether a file's content is an Iometer configuration (whatever its name): a 'Version' first line
     or one of Iometer's section headers at the start of a line."""
-    cur = Cursor(split_lines(decode(data[:1 << 20])))
+    cur = Cursor(split_lines(decode(data[: 1 << 20])))
     if _has_version_line(cur):
         return True
     return any(text.lower().startswith(header) for text in cur.text for header, _ in SECTIONS)
@@ -152,8 +155,11 @@ def _find_sections(cur: Cursor, ctx: Context) -> dict[str, int]:
         for header, title in SECTIONS:
             if lower.startswith(header):
                 if title in starts:
-                    ctx.warn(i + 1, f"a second {title} section starts here; it is ignored "
-                             f"(Iometer reads only the first, at line {starts[title] + 1})")
+                    ctx.warn(
+                        i + 1,
+                        f"a second {title} section starts here; it is ignored "
+                        f"(Iometer reads only the first, at line {starts[title] + 1})",
+                    )
                 else:
                     starts[title] = i
     return dict(sorted(starts.items(), key=lambda kv: kv[1]))

@@ -64,7 +64,9 @@ def name_or_index(value: str, names: tuple[str, ...], line: int, what: str) -> s
         return upper
     number, _, skipped = extract_int(value)
     if number is None or looks_like_text(skipped):
-        raise Fail(line, f"expected {' | '.join(names)} (or 0..{len(names) - 1}) for {what}, found {shown(value)}")
+        raise Fail(
+            line, f"expected {' | '.join(names)} (or 0..{len(names) - 1}) for {what}, found {shown(value)}"
+        )
     if not 0 <= number < len(names):
         raise Fail(line, f"expected {what} 0..{len(names) - 1} ({' | '.join(names)}), found {number}")
     return names[number]
@@ -81,7 +83,9 @@ def step_type(rest: str, line: int, what: str, ctx: Context) -> str:
         return "LINEAR"
     if token in ("0", "1"):
         return ("LINEAR", "EXPONENTIAL")[int(token)]
-    raise Fail(line, f"expected LINEAR or EXPONENTIAL (or 0/1) for the {what} step type, found {shown(token)}")
+    raise Fail(
+        line, f"expected LINEAR or EXPONENTIAL (or 0/1) for the {what} step type, found {shown(token)}"
+    )
 
 
 def workers_to_spawn(value: str, line: int, what: str) -> int:
@@ -107,4 +111,3 @@ def target_type(value: str, line: int, what: str) -> str:
             return f"NETWORK,{sub.upper()}"
         raise Fail(line, f"expected NETWORK,TCP or NETWORK,VI for {what}, found {shown(value)}")
     raise Fail(line, f"expected DISK, NETWORK,TCP or NETWORK,VI for {what}, found {shown(value)}")
-

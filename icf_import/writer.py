@@ -71,24 +71,39 @@ def _test_setup(out: list[str], ts: TestSetup) -> None:
     h, m, s = ts.run_time
     out += [
         _banner("TEST SETUP"),
-        "'Test Description", f"\t{ts.description}",
-        "'Run Time", "'" + _columns("hours", "minutes", "seconds"), _columns(h, m, s),
-        "'Ramp Up Time (s)", f"\t{ts.ramp_up}",
+        "'Test Description",
+        f"\t{ts.description}",
+        "'Run Time",
+        "'" + _columns("hours", "minutes", "seconds"),
+        _columns(h, m, s),
+        "'Ramp Up Time (s)",
+        f"\t{ts.ramp_up}",
     ]
     if ts.ancient_default_workers:
         # 0 meant "# of CPUs" under this key.
-        out += ["'Default Workers to Spawn", f"\t{0 if ts.disk_workers_to_spawn == -1 else ts.disk_workers_to_spawn}"]
+        out += [
+            "'Default Workers to Spawn",
+            f"\t{0 if ts.disk_workers_to_spawn == -1 else ts.disk_workers_to_spawn}",
+        ]
     else:
         out += ["'Default Disk Workers to Spawn", _workers(ts.disk_workers_to_spawn)]
     wc, dc, qc = ts.worker_cycling, ts.disk_cycling, ts.queue_depth_cycling
     out += [
-        "'Default Network Workers to Spawn", _workers(ts.network_workers_to_spawn),
-        "'Record Results", f"\t{ts.record_results}",
-        "'Worker Cycling", "'" + _columns("start", "step", "step type"), _columns(wc.start, wc.step, wc.step_type),
-        "'Disk Cycling", "'" + _columns("start", "step", "step type"), _columns(dc.start, dc.step, dc.step_type),
-        "'Queue Depth Cycling", "'" + _columns("start", "end", "step", "step type"),
+        "'Default Network Workers to Spawn",
+        _workers(ts.network_workers_to_spawn),
+        "'Record Results",
+        f"\t{ts.record_results}",
+        "'Worker Cycling",
+        "'" + _columns("start", "step", "step type"),
+        _columns(wc.start, wc.step, wc.step_type),
+        "'Disk Cycling",
+        "'" + _columns("start", "step", "step type"),
+        _columns(dc.start, dc.step, dc.step_type),
+        "'Queue Depth Cycling",
+        "'" + _columns("start", "end", "step", "step type"),
         _columns(qc.start, qc.end, qc.step, qc.step_type),
-        "'Test Type", f"\t{ts.test_type}",
+        "'Test Type",
+        f"\t{ts.test_type}",
         "'END test setup",
     ]
 
@@ -99,24 +114,37 @@ def _results_display(out: list[str], rd: ResultsDisplay) -> None:
         out += ["'Update Frequency,Update Type", f"\t{rd.update_frequency},{rd.update_type}"]
     else:
         flag = "ENABLED" if rd.record_last_update else "DISABLED"
-        out += ["'Record Last Update Results,Update Frequency,Update Type",
-                f"\t{flag},{rd.update_frequency},{rd.update_type}"]
+        out += [
+            "'Record Last Update Results,Update Frequency,Update Type",
+            f"\t{flag},{rd.update_frequency},{rd.update_type}",
+        ]
     for chart in rd.bar_charts:
         out += [f"'Bar chart {chart.index} statistic", f"\t{chart.statistic}"]
         if chart.manager is not None:
-            out += [f"'Bar chart {chart.index} manager ID, manager name", f"\t{chart.manager[0]},{chart.manager[1]}"]
+            out += [
+                f"'Bar chart {chart.index} manager ID, manager name",
+                f"\t{chart.manager[0]},{chart.manager[1]}",
+            ]
         if chart.worker is not None:
-            out += [f"'Bar chart {chart.index} worker ID, worker name", f"\t{chart.worker[0]},{chart.worker[1]}"]
+            out += [
+                f"'Bar chart {chart.index} worker ID, worker name",
+                f"\t{chart.worker[0]},{chart.worker[1]}",
+            ]
     out.append("'END results display")
 
 
 def _specs(out: list[str], specs: list[AccessSpec]) -> None:
     out.append(_banner("ACCESS SPECIFICATIONS"))
     for spec in specs:
-        out += ["'Access specification name,default assignment", f"\t{spec.name},{spec.default_assignment}",
-                "'size,% of size,% reads,% random,delay,burst,align,reply"]
-        out += [f"\t{sl.size},{sl.of_size},{sl.reads},{sl.random},{sl.delay},{sl.burst},{sl.align},{sl.reply}"
-                for sl in spec.lines]
+        out += [
+            "'Access specification name,default assignment",
+            f"\t{spec.name},{spec.default_assignment}",
+            "'size,% of size,% reads,% random,delay,burst,align,reply",
+        ]
+        out += [
+            f"\t{sl.size},{sl.of_size},{sl.reads},{sl.random},{sl.delay},{sl.burst},{sl.align},{sl.reply}"
+            for sl in spec.lines
+        ]
     out.append("'END access specifications")
 
 
@@ -127,16 +155,23 @@ def _specs_old(out: list[str], specs: list[AccessSpec]) -> None:
     SmartName, so names, assignments, align and reply are not stored in this format.
     """
     out += [_banner("ACCESS SPECIFICATIONS"), "'size, % of size, % reads, % random, delay, burst"]
-    out += [f"{sl.size} {sl.of_size} {sl.reads} {sl.random} {sl.delay} {sl.burst}"
-            for spec in specs for sl in spec.lines]
+    out += [
+        f"{sl.size} {sl.of_size} {sl.reads} {sl.random} {sl.delay} {sl.burst}"
+        for spec in specs
+        for sl in spec.lines
+    ]
     out.append("'END access specifications")
 
 
 def _managers(out: list[str], managers: list[Manager]) -> None:
     out.append(_banner("MANAGER LIST"))
     for mgr in managers:
-        out += ["'Manager ID, manager name", f"\t{mgr.id},{mgr.name}",
-                "'Manager network address", f"\t{mgr.address}"]
+        out += [
+            "'Manager ID, manager name",
+            f"\t{mgr.id},{mgr.name}",
+            "'Manager network address",
+            f"\t{mgr.address}",
+        ]
         for wkr in mgr.workers:
             _worker(out, wkr)
         out.append("'End manager")
@@ -152,21 +187,27 @@ def _worker(out: list[str], w: Worker) -> None:
     if w.has_default_settings:
         out.append("'Default target settings for worker")
         if w.use_fixed_seed is None:
-            out += ["'Number of outstanding IOs,test connection rate,transactions per connection",
-                    f"\t{w.queue_depth},{_flag(w.test_connection_rate)},{w.transactions_per_connection}"]
+            out += [
+                "'Number of outstanding IOs,test connection rate,transactions per connection",
+                f"\t{w.queue_depth},{_flag(w.test_connection_rate)},{w.transactions_per_connection}",
+            ]
         else:
-            out += ["'Number of outstanding IOs,test connection rate,transactions per connection,"
-                    "use fixed seed,fixed seed value",
-                    f"\t{w.queue_depth},{_flag(w.test_connection_rate)},{w.transactions_per_connection},"
-                    f"{_flag(w.use_fixed_seed)},{w.fixed_seed}"]
+            out += [
+                "'Number of outstanding IOs,test connection rate,transactions per connection,"
+                "use fixed seed,fixed seed value",
+                f"\t{w.queue_depth},{_flag(w.test_connection_rate)},{w.transactions_per_connection},"
+                f"{_flag(w.use_fixed_seed)},{w.fixed_seed}",
+            ]
         # Like Iometer: the disk line for DISK workers only, the interface for NETWORK, VI sends for VI.
         if w.type == "DISK" and w.disk_max_size is not None:
             start = w.disk_start_sector or 0
             if w.data_pattern is None:
                 out += ["'Disk maximum size,starting sector", f"\t{w.disk_max_size},{start}"]
             else:
-                out += ["'Disk maximum size,starting sector,Data pattern",
-                        f"\t{w.disk_max_size},{start},{w.data_pattern}"]
+                out += [
+                    "'Disk maximum size,starting sector,Data pattern",
+                    f"\t{w.disk_max_size},{start},{w.data_pattern}",
+                ]
         if w.type.startswith("NETWORK") and w.local_interface is not None:
             out += ["'Local network interface", f"\t{w.local_interface}"]
         if w.type == "NETWORK,VI" and w.vi_outstanding is not None:
@@ -181,7 +222,10 @@ def _worker(out: list[str], w: Worker) -> None:
         for t in w.targets:
             out += ["'Target", f"\t{t.name}", "'Target type", f"\t{t.type}"]
             if t.type != "DISK" and t.partner_manager is not None:
-                out += ["'Target manager ID, manager name", f"\t{t.partner_manager[0]},{t.partner_manager[1]}"]
+                out += [
+                    "'Target manager ID, manager name",
+                    f"\t{t.partner_manager[0]},{t.partner_manager[1]}",
+                ]
             out.append("'End target")
         out.append("'End target assignments")
     out.append("'End worker")

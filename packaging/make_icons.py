@@ -29,7 +29,7 @@ def dib_entry(size: int, bgra_top_down: bytes) -> bytes:
     row = size * 4
     if len(bgra_top_down) != row * size:
         raise ValueError(f"expected {row * size} bytes of BGRA for {size}x{size}, got {len(bgra_top_down)}")
-    rows = [bgra_top_down[y * row:(y + 1) * row] for y in range(size)]
+    rows = [bgra_top_down[y * row : (y + 1) * row] for y in range(size)]
     xor = b"".join(reversed(rows))
     mask_row = (size + 31) // 32 * 4
     mask = bytearray()
@@ -65,7 +65,7 @@ def read_ico_directory(data: bytes) -> list[tuple[int, int, bool]]:
     out = []
     for i in range(count):
         w, h, _c, _r, _p, _b, length, offset = struct.unpack_from("<BBBBHHII", data, 6 + 16 * i)
-        blob = data[offset:offset + length]
+        blob = data[offset : offset + length]
         if len(blob) != length:
             raise ValueError(f"entry {i} runs past the end of the file")
         out.append((w or 256, h or 256, blob.startswith(b"\x89PNG\r\n\x1a\n")))
@@ -109,7 +109,9 @@ def bgra(image) -> bytes:
         raise RuntimeError("ARGB32 is BGRA in memory only on little-endian machines")
     size = image.width() * 4
     raw = bytes(image.constBits())
-    return b"".join(raw[y * image.bytesPerLine():y * image.bytesPerLine() + size] for y in range(image.height()))
+    return b"".join(
+        raw[y * image.bytesPerLine() : y * image.bytesPerLine() + size] for y in range(image.height())
+    )
 
 
 def make_icons(out_dir: Path, svg: Path = SVG) -> list[Path]:

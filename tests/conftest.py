@@ -34,4 +34,6 @@ def pytest_configure(config: pytest.Config) -> None:
     from tests.platform_marks import under_wine
 
     if under_wine():
-        config.addinivalue_line("qt_log_ignore", "^QtWindows::DpiAwareness::PerMonitorVersion2 is not supported")
+        config.addinivalue_line(
+            "qt_log_ignore", "^QtWindows::DpiAwareness::PerMonitorVersion2 is not supported"
+        )

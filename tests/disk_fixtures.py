@@ -27,8 +27,17 @@ def local_snapshots(name: str, manager: str = "m1") -> list[Snapshot]:
     """As LocalFio delivers them: received at fio's own report times (timestamp_ms), the last final."""
     docs = local_documents(name)
     t0 = docs[0]["timestamp_ms"] / 1000.0 - 1.0
-    return [Snapshot(manager, 100.0 + d["timestamp_ms"] / 1000.0 - t0, d["jobs"], d.get("disk_util") or [],
-                     final=i == len(docs) - 1, fio_ms=d["timestamp_ms"]) for i, d in enumerate(docs)]
+    return [
+        Snapshot(
+            manager,
+            100.0 + d["timestamp_ms"] / 1000.0 - t0,
+            d["jobs"],
+            d.get("disk_util") or [],
+            final=i == len(docs) - 1,
+            fio_ms=d["timestamp_ms"],
+        )
+        for i, d in enumerate(docs)
+    ]
 
 
 def remote_packets(tmp: Path, name: str = REMOTE) -> list:
@@ -42,8 +51,9 @@ def remote_snapshots(tmp: Path, manager: str = "m2", name: str = REMOTE) -> list
     """The recording played through RunSession, as RemoteFio delivers it."""
     packets = remote_packets(tmp, name)
     now = [100.0]
-    session = RunSession(manager, layout_for(packets[0].packet.version), "127.0.0.3", 8798,
-                         clock=lambda: now[0])
+    session = RunSession(
+        manager, layout_for(packets[0].packet.version), "127.0.0.3", 8798, clock=lambda: now[0]
+    )
     out = []
     for tp in packets:
         now[0] = 100.0 + tp.time

@@ -32,10 +32,20 @@ class FioProxy:
     command is held that many seconds (this manager's jobs start that much later than the others').
     """
 
-    def __init__(self, host: str, port: int, listen_host: str = "127.0.0.1", *, rate: float | None = None,
-                 flood: float = 0.0, hold_end: bool = False, repeat_every: int = 2,
-                 corrupt: tuple[str, int] | None = None, bunch: float | None = None,
-                 run_delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        listen_host: str = "127.0.0.1",
+        *,
+        rate: float | None = None,
+        flood: float = 0.0,
+        hold_end: bool = False,
+        repeat_every: int = 2,
+        corrupt: tuple[str, int] | None = None,
+        bunch: float | None = None,
+        run_delay: float = 0.0,
+    ) -> None:
         self.target = (host, port)
         self.rate, self.flood, self.hold_end, self.repeat_every = rate, flood, hold_end, repeat_every
         self.listener = socket.create_server((listen_host, 0))

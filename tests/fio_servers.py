@@ -83,7 +83,9 @@ def fio_servers() -> Iterator[Callable[..., tuple[str, int, subprocess.Popen]]]:
     def start(host: str, binary: str = "fio") -> tuple[str, int, subprocess.Popen]:
         port = free_port(host)
         proc = subprocess.Popen(
-            [binary, f"--server={host},{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            [binary, f"--server={host},{port}"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             start_new_session=True,  # its own process group: we can stop exactly its tree
         )
         procs.append(proc)

@@ -25,8 +25,14 @@ def grid(managers: int, workers: int, targets: int, specs: tuple[str, ...] = ("S
     for m in range(managers):
         mgr = Manager(f"M{m + 1}")
         for w in range(workers):
-            mgr.workers.append(Worker(f"W{w + 1}", queue_depth=qd, specs=list(specs),
-                                      targets=[Target(f"/t/m{m + 1}w{w + 1}t{t + 1}") for t in range(targets)]))
+            mgr.workers.append(
+                Worker(
+                    f"W{w + 1}",
+                    queue_depth=qd,
+                    specs=list(specs),
+                    targets=[Target(f"/t/m{m + 1}w{w + 1}t{t + 1}") for t in range(targets)],
+                )
+            )
         plan.managers.append(mgr)
     return plan
 

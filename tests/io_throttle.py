@@ -61,8 +61,11 @@ def throttled(dev: str, *, read_iops: int | None = None, read_bps: int | None = 
             subtree.write_text("+io")
         group = root / name
         group.mkdir()
-        limits = " ".join(p for p in (f"riops={read_iops}" if read_iops else "",
-                                      f"rbps={read_bps}" if read_bps else "") if p)
+        limits = " ".join(
+            p
+            for p in (f"riops={read_iops}" if read_iops else "", f"rbps={read_bps}" if read_bps else "")
+            if p
+        )
         (group / "io.max").write_text(f"{numbers} {limits}")
     else:
         group = V1_BLKIO / name

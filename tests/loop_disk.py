@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-NEEDS_LOOP = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup"),
-                                reason="needs root and losetup (CI runs as root)")
+NEEDS_LOOP = pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("losetup"), reason="needs root and losetup (CI runs as root)"
+)
 MiB = 1 << 20
 
 
@@ -71,8 +72,13 @@ def loop_maker(tmp_path: Path) -> Iterator[Callable[..., Loop]]:
     detached afterwards, even when the test fails."""
     made: list[Loop] = []
 
-    def make(size: int = 16 * MiB, ext4: bool = False, mount: bool = True, over: str | None = None,
-             sparse: bool = False) -> Loop:
+    def make(
+        size: int = 16 * MiB,
+        ext4: bool = False,
+        mount: bool = True,
+        over: str | None = None,
+        sparse: bool = False,
+    ) -> Loop:
         backing = tmp_path / f"backing{len(made)}.img"
         if sparse:  # for file systems made by the test itself
             backing.write_bytes(b"")
@@ -98,8 +104,9 @@ def loop_maker(tmp_path: Path) -> Iterator[Callable[..., Loop]]:
 def attach(image: Path, size: int) -> str:
     image.write_bytes(b"")
     os.truncate(image, size)
-    return subprocess.run(["losetup", "--find", "--show", str(image)], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        ["losetup", "--find", "--show", str(image)], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def detach(dev: str) -> None:
@@ -137,8 +144,14 @@ def mounted_ext4(tmp_path: Path, size: int = 96 << 20) -> Iterator[tuple[str, Pa
 def kernel_stat(dev: str) -> dict[str, int]:
     """The kernel's counters of a disk (/sys/block/NAME/stat), as iostat reads them."""
     f = [int(x) for x in Path(f"/sys/block/{os.path.basename(dev)}/stat").read_text().split()]
-    return {"reads": f[0], "read_ticks": f[3], "writes": f[4], "write_ticks": f[7], "io_ticks": f[9],
-            "in_queue": f[10]}
+    return {
+        "reads": f[0],
+        "read_ticks": f[3],
+        "writes": f[4],
+        "write_ticks": f[7],
+        "io_ticks": f[9],
+        "in_queue": f[10],
+    }
 
 
 @contextmanager

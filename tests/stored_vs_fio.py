@@ -20,12 +20,14 @@ class FioOwn:
 
 
 def fio_own(raw: str) -> FioOwn:
-    doc = json.loads(raw[raw.index("{"):])
+    doc = json.loads(raw[raw.index("{") :])
     jobs = [j for j in doc.get("jobs") or doc.get("client_stats") or [] if j.get("jobname") != "All clients"]
-    return FioOwn(sum(j["read"]["iops"] + j["write"]["iops"] for j in jobs),
-                  sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in jobs),
-                  max((max(j["read"]["runtime"], j["write"]["runtime"]) for j in jobs), default=0),
-                  sum(j["usr_cpu"] + j["sys_cpu"] for j in jobs))
+    return FioOwn(
+        sum(j["read"]["iops"] + j["write"]["iops"] for j in jobs),
+        sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in jobs),
+        max((max(j["read"]["runtime"], j["write"]["runtime"]) for j in jobs), default=0),
+        sum(j["usr_cpu"] + j["sys_cpu"] for j in jobs),
+    )
 
 
 @dataclass
@@ -66,6 +68,10 @@ def check_manager(store, step, name: str, interval: float = 1.0) -> ManagerCheck
             why.append(f"intervals add up to {sum(s for _, s, _ in rows):.3f} s, fio ran {own.runtime_ms} ms")
         if own is not None and sum(n for *_, n in rows) != own.ios:
             why.append(f"intervals add up to {sum(n for *_, n in rows)} I/Os, fio did {own.ios}")
-    diff = abs(stored.iops - own.iops) / own.iops if stored is not None and own is not None and own.iops else float("inf")
+    diff = (
+        abs(stored.iops - own.iops) / own.iops
+        if stored is not None and own is not None and own.iops
+        else float("inf")
+    )
     longest = max((s for _, s, _ in rows), default=0.0)
     return ManagerCheck(len(rows), not why, longest, diff, drift, own, "; ".join(why))

@@ -56,8 +56,14 @@ METRICS: tuple[MetricDef, ...] = (
     MetricDef("mbps", "MB/s", "MB/s", True, lambda m: m.mbps, "MB/s"),
     MetricDef("lat_mean_ms", "Average response time", "ms", False, lambda m: m.lat_mean_ms, "Avg ms"),
     MetricDef("lat_max_ms", "Maximum response time", "ms", False, lambda m: m.lat_max_ms, "Max ms"),
-    MetricDef("p99_ms", "99th percentile response time", "ms", False,
-              lambda m: percentile_within_max(m, m.percentile_ms(99)), "p99 ms"),
+    MetricDef(
+        "p99_ms",
+        "99th percentile response time",
+        "ms",
+        False,
+        lambda m: percentile_within_max(m, m.percentile_ms(99)),
+        "p99 ms",
+    ),
 )
 METRIC_BY_KEY = {m.key: m for m in METRICS}
 
@@ -90,13 +96,20 @@ class StepKey:
 
     def describe(self) -> str:
         qd = "QD ?" if self.queue_depth is None else f"QD {self.queue_depth}"
-        return f"{qd}, {self.workers} worker{'s' * (self.workers != 1)}, {self.targets} target" \
-               f"{'s' * (self.targets != 1)}"
+        return (
+            f"{qd}, {self.workers} worker{'s' * (self.workers != 1)}, {self.targets} target"
+            f"{'s' * (self.targets != 1)}"
+        )
 
 
 def step_key(step: StepInfo) -> StepKey:
-    return StepKey(step.spec_name, step.queue_depth, len(step.active_workers), len(step.active_targets),
-                   canonical_definition(step.spec_text))
+    return StepKey(
+        step.spec_name,
+        step.queue_depth,
+        len(step.active_workers),
+        len(step.active_targets),
+        canonical_definition(step.spec_text),
+    )
 
 
 def all_metrics(step: StepInfo) -> Metrics | None:
@@ -123,7 +136,9 @@ class StepValues:
 @dataclass
 class Side:
     runs: list[Run]  # the runs given; several = a group, compared by their mean
-    repeats: list[Run] = field(default_factory=list)  # runs the spread comes from (the group or found siblings)
+    repeats: list[Run] = field(
+        default_factory=list
+    )  # runs the spread comes from (the group or found siblings)
     steps: list[StepValues] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # steps without results
 
@@ -161,7 +176,9 @@ def _keyed_steps(run: Run, iometer: bool) -> tuple[Keyed, list[str]]:
     for step in measured_steps(run):  # preconditioning is not compared
         m = all_metrics(step)
         if m is None:
-            missing.append(f"run {run.id} step {step.index + 1} ({step.spec_name}) has no results ({step.status})")
+            missing.append(
+                f"run {run.id} step {step.index + 1} ({step.spec_name}) has no results ({step.status})"
+            )
             continue
         key = step_key(step)
         occurrence = seen.get(key.identity, 0)
@@ -213,8 +230,9 @@ class Change:
     verdict: str  # better | worse | same | n/a | incomplete (a side's step did not run to its end)
 
 
-def judge(d: MetricDef, base: float | None, cand: float | None, threshold_pct: float,
-          from_repeats: bool = False) -> Change:
+def judge(
+    d: MetricDef, base: float | None, cand: float | None, threshold_pct: float, from_repeats: bool = False
+) -> Change:
     """The change from base to cand, and whether it is better, worse, or within the threshold."""
     if base is None or cand is None:
         return Change(d, base, cand, None, None, threshold_pct, from_repeats, "n/a")
@@ -246,8 +264,11 @@ class MatchedStep:
     @property
     def incomplete(self) -> list[str]:
         """How a side's step ended early: ["stopped in the baseline"]; [] when both ran to their end."""
-        return [f"{s.status} in the {name}" for s, name in ((self.baseline, "baseline"), (self.candidate, "candidate"))
-                if not s.complete]
+        return [
+            f"{s.status} in the {name}"
+            for s, name in ((self.baseline, "baseline"), (self.candidate, "candidate"))
+            if not s.complete
+        ]
 
     @property
     def load(self) -> str:
@@ -277,14 +298,21 @@ class Comparison:
 
     def why_not_compared(self, step: StepValues) -> str:
         """Why a step of one side (in ``only_baseline`` or ``only_candidate``) has no counterpart."""
-        mine, other = ("baseline", self.candidate) if any(s is step for s in self.only_baseline) \
+        mine, other = (
+            ("baseline", self.candidate)
+            if any(s is step for s in self.only_baseline)
             else ("candidate", self.baseline)
+        )
         other_name = "the candidate" if mine == "baseline" else "the baseline"
         k = step.key
-        named = [s for s in other.steps if s.key.spec.casefold() == k.spec.casefold() and s.key.what != k.what]
+        named = [
+            s for s in other.steps if s.key.spec.casefold() == k.spec.casefold() and s.key.what != k.what
+        ]
         if named:
-            return (f"same name, different definition: {definition_summary(k.definition)} here, "
-                    f"{definition_summary(named[0].key.definition)} in {other_name}")
+            return (
+                f"same name, different definition: {definition_summary(k.definition)} here, "
+                f"{definition_summary(named[0].key.definition)} in {other_name}"
+            )
         same = [s for s in other.steps if s.key.what == k.what]
         if same:
             loads = ", ".join(dict.fromkeys(s.key.describe() for s in same))
@@ -351,11 +379,18 @@ def load_changes(rows: list[MatchedStep]) -> list[str]:
         if len(diff) < len(pairs):
             text += f" ({len(diff)} of {len(pairs)} steps)"
         out.append(text)
-    renamed = list(dict.fromkeys((r.baseline.key.spec, r.candidate.key.spec) for r in rows
-                                 if r.baseline.key.spec.casefold() != r.candidate.key.spec.casefold()))
+    renamed = list(
+        dict.fromkeys(
+            (r.baseline.key.spec, r.candidate.key.spec)
+            for r in rows
+            if r.baseline.key.spec.casefold() != r.candidate.key.spec.casefold()
+        )
+    )
     if renamed:
-        out.append("access specification names " + ", ".join(f"\u201c{a}\u201d {ARROW} \u201c{b}\u201d"
-                                                             for a, b in renamed[:3]))
+        out.append(
+            "access specification names "
+            + ", ".join(f"\u201c{a}\u201d {ARROW} \u201c{b}\u201d" for a, b in renamed[:3])
+        )
     return out
 
 
@@ -364,8 +399,10 @@ def _differs(a: StepKey, b: StepKey) -> list[str]:
     if a.spec.casefold() != b.spec.casefold():
         out.append(f"named {b.spec!r} in the candidate")
     if a.queue_depth != b.queue_depth:
-        out.append(f"QD {a.queue_depth if a.queue_depth is not None else '?'} -> "
-                   f"{b.queue_depth if b.queue_depth is not None else '?'}")
+        out.append(
+            f"QD {a.queue_depth if a.queue_depth is not None else '?'} -> "
+            f"{b.queue_depth if b.queue_depth is not None else '?'}"
+        )
     if a.workers != b.workers:
         out.append(f"workers {a.workers} -> {b.workers}")
     if a.targets != b.targets:
@@ -387,8 +424,9 @@ def _keys(steps: list[StepValues], match: str) -> list[tuple[tuple, StepValues]]
     return out
 
 
-def match_steps(base: list[StepValues], cand: list[StepValues], match: str = DEFAULT_MATCH
-                ) -> tuple[list[tuple[StepValues, StepValues]], list[StepValues], list[StepValues]]:
+def match_steps(
+    base: list[StepValues], cand: list[StepValues], match: str = DEFAULT_MATCH
+) -> tuple[list[tuple[StepValues, StepValues]], list[StepValues], list[StepValues]]:
     """Pairs in baseline order, then the baseline's and the candidate's unmatched steps. ``auto``: equal
     definition and load first, then what is left by definition and place in the sequence."""
     if match not in MATCH_MODES:
@@ -410,9 +448,16 @@ def match_steps(base: list[StepValues], cand: list[StepValues], match: str = DEF
             only_base.append(s)
     rest = [c for c in cand if id(c) not in {id(c) for _, c in pairs}]
     for b in list(only_base):  # a step stored without its definition (an older import) pairs by name
-        c = next((c for c in rest if not (b.key.definition and c.key.definition)
-                  and c.key.spec.casefold() == b.key.spec.casefold()
-                  and (match == "spec" or c.key.identity[1:] == b.key.identity[1:])), None)
+        c = next(
+            (
+                c
+                for c in rest
+                if not (b.key.definition and c.key.definition)
+                and c.key.spec.casefold() == b.key.spec.casefold()
+                and (match == "spec" or c.key.identity[1:] == b.key.identity[1:])
+            ),
+            None,
+        )
         if c is not None:
             pairs.append((b, c))
             only_base.remove(b)
@@ -421,9 +466,15 @@ def match_steps(base: list[StepValues], cand: list[StepValues], match: str = DEF
     return sorted(pairs, key=lambda p: order[id(p[0])]), only_base, rest
 
 
-def compare(baseline: Side, candidate: Side, *, threshold_pct: float = DEFAULT_THRESHOLD_PCT,
-            match: str = DEFAULT_MATCH, facts: Callable[[Run], dict[str, set[str]]] | None = None,
-            include_incomplete: bool = False) -> Comparison:
+def compare(
+    baseline: Side,
+    candidate: Side,
+    *,
+    threshold_pct: float = DEFAULT_THRESHOLD_PCT,
+    match: str = DEFAULT_MATCH,
+    facts: Callable[[Run], dict[str, set[str]]] | None = None,
+    include_incomplete: bool = False,
+) -> Comparison:
     pairs, only_b, only_c = match_steps(baseline.steps, candidate.steps, match)
     rows = []
     for b, c in pairs:
@@ -436,17 +487,43 @@ def compare(baseline: Side, candidate: Side, *, threshold_pct: float = DEFAULT_T
                 changes[d.key].verdict = "incomplete"
         rows.append(MatchedStep(b, c, _differs(b.key, c.key), changes))
     pairs_of_facts = fact_pairs(baseline.runs, candidate.runs, facts or run_facts)
-    return Comparison(baseline, candidate, rows, only_b, only_c,
-                      [f"{k}: baseline {b}; candidate {c}" for k, b, c in pairs_of_facts],
-                      threshold_pct, match, include_incomplete, pairs_of_facts)
+    return Comparison(
+        baseline,
+        candidate,
+        rows,
+        only_b,
+        only_c,
+        [f"{k}: baseline {b}; candidate {c}" for k, b, c in pairs_of_facts],
+        threshold_pct,
+        match,
+        include_incomplete,
+        pairs_of_facts,
+    )
 
 
 # A step without a time limit (a size-based transfer) is stored with a run time of a year or so.
 NO_TIME_LIMIT_S = 30 * 86400
 # Job options that describe the engine, not the load or the file (those are compared elsewhere).
-ENGINE_OPTIONS = ("ioengine", "direct", "buffered", "sync", "fsync", "end_fsync", "invalidate", "norandommap",
-                  "randrepeat", "random_generator", "refill_buffers", "buffer_compress_percentage",
-                  "time_based", "thread", "hipri", "fixedbufs", "registerfiles", "sqthread_poll")
+ENGINE_OPTIONS = (
+    "ioengine",
+    "direct",
+    "buffered",
+    "sync",
+    "fsync",
+    "end_fsync",
+    "invalidate",
+    "norandommap",
+    "randrepeat",
+    "random_generator",
+    "refill_buffers",
+    "buffer_compress_percentage",
+    "time_based",
+    "thread",
+    "hipri",
+    "fixedbufs",
+    "registerfiles",
+    "sqthread_poll",
+)
 
 
 def run_time_text(run_s: float, ramp_s: float = 0.0) -> str:
@@ -501,17 +578,25 @@ def run_facts(run: Run) -> dict[str, set[str]]:
     targets = {t.path or t.name for t in run.targets}
     times = {run_time_text(s.run_s, s.ramp_s) for s in measured_steps(run) if s.results}
     engine, sizes = job_facts(run)
-    facts = {"Measured with": tools, "Hosts": hosts, "OS": {os_text} if os_text else set(), "Targets": targets,
-             "Test-file size": sizes, "Engine options": {", ".join(sorted(engine))} if engine else set(),
-             "Run time per step": times}
+    facts = {
+        "Measured with": tools,
+        "Hosts": hosts,
+        "OS": {os_text} if os_text else set(),
+        "Targets": targets,
+        "Test-file size": sizes,
+        "Engine options": {", ".join(sorted(engine))} if engine else set(),
+        "Run time per step": times,
+    }
     facts["Notes"] = {run.notes.strip()} if run.notes.strip() else set()
     facts["Tags"] = {", ".join(run.tags)} if run.tags else set()
     return facts
 
 
-def fact_pairs(base: list[Run], cand: list[Run], facts: Callable[[Run], dict[str, set[str]]]
-               ) -> list[tuple[str, str, str]]:
+def fact_pairs(
+    base: list[Run], cand: list[Run], facts: Callable[[Run], dict[str, set[str]]]
+) -> list[tuple[str, str, str]]:
     """(fact, baseline's value, candidate's value) for each fact that differs, in the facts' order."""
+
     def union(runs: list[Run]) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
         for r in runs:
@@ -522,10 +607,14 @@ def fact_pairs(base: list[Run], cand: list[Run], facts: Callable[[Run], dict[str
     b, c = union(base), union(cand)
     order = list(facts(base[0]).keys()) if base else []
     keys = sorted(b.keys() | c.keys(), key=lambda k: order.index(k) if k in order else 99)
-    return [(k, ", ".join(sorted(b.get(k, set()))) or "-", ", ".join(sorted(c.get(k, set()))) or "-")
-            for k in keys if b.get(k, set()) != c.get(k, set())]
+    return [
+        (k, ", ".join(sorted(b.get(k, set()))) or "-", ", ".join(sorted(c.get(k, set()))) or "-")
+        for k in keys
+        if b.get(k, set()) != c.get(k, set())
+    ]
 
 
-def fact_differences(base: list[Run], cand: list[Run], facts: Callable[[Run], dict[str, set[str]]]
-                     ) -> list[str]:
+def fact_differences(
+    base: list[Run], cand: list[Run], facts: Callable[[Run], dict[str, set[str]]]
+) -> list[str]:
     return [f"{k}: baseline {b}; candidate {c}" for k, b, c in fact_pairs(base, cand, facts)]

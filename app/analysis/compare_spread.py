@@ -35,7 +35,7 @@ def step_spread(store: Store, step_id: int) -> dict[str, float]:
     busy = [i for i, m in enumerate(samples) if m.ios]
     if not busy:
         return {}
-    samples = samples[busy[0]:busy[-1] + 1]
+    samples = samples[busy[0] : busy[-1] + 1]
     out = {}
     for key, rate in RATES.items():
         s = spread_pct([rate(m) for m in samples])

@@ -55,19 +55,30 @@ class SpecCurveResult:
         a = self.answer
         if a is None:
             lowest = min(self.points, key=lambda p: p.load, default=None)
-            got = f" (p99 {lowest.p99_ms:.3g} ms at {self._load_words(lowest.load)})" if lowest and lowest.p99_ms \
-                is not None else ""
+            got = (
+                f" (p99 {lowest.p99_ms:.3g} ms at {self._load_words(lowest.load)})"
+                if lowest and lowest.p99_ms is not None
+                else ""
+            )
             return f"{self.label}: no load kept p99 ≤ {limit}{got}; {self.steps_measured} steps measured"
         lead = f"{a.iops:,.0f} IOPS" if self.metric == "iops" else f"{a.mbps:,.1f} MB/s"
         c = self.confirmation
-        confirm = "" if c is None else (
-            f"; confirmed: p99 {c.p99_ms:.3g} ms" if c.keeps(self.p99_max_ms)
-            else f"; NOT confirmed: the repeat measured p99 {c.p99_ms if c.p99_ms is not None else float('nan'):.3g} "
-                 f"ms > {limit} (the knee is noisy here; run longer steps)")
+        confirm = (
+            ""
+            if c is None
+            else (
+                f"; confirmed: p99 {c.p99_ms:.3g} ms"
+                if c.keeps(self.p99_max_ms)
+                else f"; NOT confirmed: the repeat measured p99 {c.p99_ms if c.p99_ms is not None else float('nan'):.3g} "
+                f"ms > {limit} (the knee is noisy here; run longer steps)"
+            )
+        )
         nxt = self.bracket[1]
         above = f", {self._load_words(nxt)} broke it" if nxt is not None else ", the highest load tried"
-        return (f"{self.label}: {lead} at {self._load_words(a.load)} with p99 {a.p99_ms:.3g} ms ≤ {limit}"
-                f"{above} ({self.steps_measured} steps measured{confirm})")
+        return (
+            f"{self.label}: {lead} at {self._load_words(a.load)} with p99 {a.p99_ms:.3g} ms ≤ {limit}"
+            f"{above} ({self.steps_measured} steps measured{confirm})"
+        )
 
 
 def _all(step: StepInfo):
@@ -88,18 +99,25 @@ def curve_of(run: Run) -> list[SpecCurveResult]:
     by_index = {s.index: s for s in run.steps}
     out = []
     for spec in info.get("specs") or []:
-        result = SpecCurveResult(str(spec.get("label", "")), str(info.get("dimension", "queue depth")),
-                                 float(info.get("p99_max_ms") or 0), str(info.get("metric", "iops")),
-                                 answer_load=spec.get("answer_load"),
-                                 bracket=tuple(spec.get("bracket") or (None, None)))
+        result = SpecCurveResult(
+            str(spec.get("label", "")),
+            str(info.get("dimension", "queue depth")),
+            float(info.get("p99_max_ms") or 0),
+            str(info.get("metric", "iops")),
+            answer_load=spec.get("answer_load"),
+            bracket=tuple(spec.get("bracket") or (None, None)),
+        )
         confirm = spec.get("confirm_step")
         for idx in spec.get("steps") or []:
             step = by_index.get(idx)
             m = _all(step) if step is not None else None
             if step is None or m is None:
                 continue
-            result.points.append(CurvePoint(idx, _load(step, result.dimension), m.iops, m.mbps,
-                                            m.percentile_ms(99), idx == confirm))
+            result.points.append(
+                CurvePoint(
+                    idx, _load(step, result.dimension), m.iops, m.mbps, m.percentile_ms(99), idx == confirm
+                )
+            )
         out.append(result)
     return out
 
@@ -108,10 +126,16 @@ def table_rows(result: SpecCurveResult) -> list[list[str]]:
     """Load, IOPS, MB/s, p99 ms, within the limit, step — by load, the confirming step last."""
     rows = []
     for p in sorted(result.points, key=lambda p: (p.confirm, p.load)):
-        rows.append([str(p.load), f"{p.iops:,.0f}", f"{p.mbps:,.1f}",
-                     f"{p.p99_ms:.3g}" if p.p99_ms is not None else "-",
-                     "yes" if p.keeps(result.p99_max_ms) else "no",
-                     f"{p.step + 1}{' (confirm)' if p.confirm else ''}"])
+        rows.append(
+            [
+                str(p.load),
+                f"{p.iops:,.0f}",
+                f"{p.mbps:,.1f}",
+                f"{p.p99_ms:.3g}" if p.p99_ms is not None else "-",
+                "yes" if p.keeps(result.p99_max_ms) else "no",
+                f"{p.step + 1}{' (confirm)' if p.confirm else ''}",
+            ]
+        )
     return rows
 
 

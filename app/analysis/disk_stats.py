@@ -68,10 +68,24 @@ def step_disk_stats(run: Run, step: StepInfo) -> list[DiskStat]:
                 continue
             # a fio server's DU carries the disk's own clock (kept in the stored output): exact
             c = DiskCounts.from_fio(d, float(d["msec"]) if d.get("msec") else window * 1000.0)
-            out.append(DiskStat(
-                step.index, manager, str(d["name"]), int(c.read_ios), int(c.write_ios),
-                int(c.read_merges), int(c.write_merges), c.r_await_ms, c.w_await_ms, c.await_ms, c.aqu_sz,
-                float(d.get("util") or 0), c.window_ms / 1000.0, tuple(on_disk.get((manager, str(d["name"])), ()))))
+            out.append(
+                DiskStat(
+                    step.index,
+                    manager,
+                    str(d["name"]),
+                    int(c.read_ios),
+                    int(c.write_ios),
+                    int(c.read_merges),
+                    int(c.write_merges),
+                    c.r_await_ms,
+                    c.w_await_ms,
+                    c.await_ms,
+                    c.aqu_sz,
+                    float(d.get("util") or 0),
+                    c.window_ms / 1000.0,
+                    tuple(on_disk.get((manager, str(d["name"])), ())),
+                )
+            )
     return out
 
 

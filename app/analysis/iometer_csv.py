@@ -39,10 +39,16 @@ HEADER = (
 COLUMNS = HEADER.split(",")
 # Upper edges of Iometer's latency bins in ns; the "2 to 4.7 s" bin really ends at 4 s.
 BIN_EDGES_NS = [int(x * 1000) for x in (50, 100, 200, 500)] + [
-    int(ms * 1_000_000) for ms in (1, 2, 5, 10, 15, 20, 30, 50, 100, 200, 500, 1000, 2000, 4000, 5000, 10000)]
+    int(ms * 1_000_000) for ms in (1, 2, 5, 10, 15, 20, 30, 50, 100, 200, 500, 1000, 2000, 4000, 5000, 10000)
+]
 TEST_TYPE_INDEX = {
-    "NORMAL": 0, "CYCLE_TARGETS": 1, "CYCLE_WORKERS": 2, "INCREMENT_TARGETS_PARALLEL": 3,
-    "INCREMENT_TARGETS_SERIAL": 4, "CYCLE_WORKERS_AND_TARGETS": 5, "CYCLE_OUTSTANDING_IOS": 6,
+    "NORMAL": 0,
+    "CYCLE_TARGETS": 1,
+    "CYCLE_WORKERS": 2,
+    "INCREMENT_TARGETS_PARALLEL": 3,
+    "INCREMENT_TARGETS_SERIAL": 4,
+    "CYCLE_WORKERS_AND_TARGETS": 5,
+    "CYCLE_OUTSTANDING_IOS": 6,
     "CYCLE_OUTSTANDING_IOS_AND_TARGETS": 7,
 }
 ASSIGNMENT_INDEX = {"NONE": 0, "ALL": 1, "DISK": 2, "NET": 3}
@@ -91,30 +97,76 @@ def row_cells(row: CsvRow) -> list[str]:
     m = row.metrics
     all_row = row.kind == "ALL"
     lat_max_raw = max(m.read_lat_max_ns, m.write_lat_max_ns)
-    raw = ["", "", "", "", "", "", "", "", ""] if all_row else [
-        str(round(m.read_lat_sum_ns)), str(round(m.write_lat_sum_ns)),
-        str(round(m.read_lat_sum_ns + m.write_lat_sum_ns)), "0",
-        str(round(m.read_lat_max_ns)), str(round(m.write_lat_max_ns)), str(round(lat_max_raw)), "0",
-        str(round(m.seconds * 1e9)),
-    ]
+    raw = (
+        ["", "", "", "", "", "", "", "", ""]
+        if all_row
+        else [
+            str(round(m.read_lat_sum_ns)),
+            str(round(m.write_lat_sum_ns)),
+            str(round(m.read_lat_sum_ns + m.write_lat_sum_ns)),
+            "0",
+            str(round(m.read_lat_max_ns)),
+            str(round(m.write_lat_max_ns)),
+            str(round(lat_max_raw)),
+            "0",
+            str(round(m.seconds * 1e9)),
+        ]
+    )
     hist = dict(m.read_hist)
     for k, v in m.write_hist.items():
         hist[k] = hist.get(k, 0) + v
     cells = [
-        row.kind, row.name.replace(",", " ").replace("\r", " ").replace("\n", " "), row.spec,
-        _opt(row.managers), _opt(row.workers), _opt(row.disks),
-        _f(m.iops), _f(m.read_iops), _f(m.write_iops),
-        _f(m.mibps), _f(m.read_mibps), _f(m.write_mibps),
-        _f(m.mbps), _f(m.read_mbps), _f(m.write_mbps),
-        _f(m.iops), _f(0.0),
-        _f(m.lat_mean_ms), _f(m.read_lat_mean_ms), _f(m.write_lat_mean_ms), _f(m.lat_mean_ms), _f(0.0),
-        _f(m.lat_max_ms), _f(m.read_lat_max_ms), _f(m.write_lat_max_ms), _f(m.lat_max_ms), _f(0.0),
-        str(m.errors), "", "",
-        str(m.read_bytes), str(m.write_bytes), str(m.read_ios), str(m.write_ios), "0", str(AMBIGUOUS),
+        row.kind,
+        row.name.replace(",", " ").replace("\r", " ").replace("\n", " "),
+        row.spec,
+        _opt(row.managers),
+        _opt(row.workers),
+        _opt(row.disks),
+        _f(m.iops),
+        _f(m.read_iops),
+        _f(m.write_iops),
+        _f(m.mibps),
+        _f(m.read_mibps),
+        _f(m.write_mibps),
+        _f(m.mbps),
+        _f(m.read_mbps),
+        _f(m.write_mbps),
+        _f(m.iops),
+        _f(0.0),
+        _f(m.lat_mean_ms),
+        _f(m.read_lat_mean_ms),
+        _f(m.write_lat_mean_ms),
+        _f(m.lat_mean_ms),
+        _f(0.0),
+        _f(m.lat_max_ms),
+        _f(m.read_lat_max_ms),
+        _f(m.write_lat_max_ms),
+        _f(m.lat_max_ms),
+        _f(0.0),
+        str(m.errors),
+        "",
+        "",
+        str(m.read_bytes),
+        str(m.write_bytes),
+        str(m.read_ios),
+        str(m.write_ios),
+        "0",
+        str(AMBIGUOUS),
         *raw,
-        str(row.start_sector), str(row.max_size), str(row.queue_depth),
-        "", "", "", "", "",  # system CPU: not measured by fio
-        "" if all_row else "1000000000.000000", "", "", "", "", "",
+        str(row.start_sector),
+        str(row.max_size),
+        str(row.queue_depth),
+        "",
+        "",
+        "",
+        "",
+        "",  # system CPU: not measured by fio
+        "" if all_row else "1000000000.000000",
+        "",
+        "",
+        "",
+        "",
+        "",
         *(str(c) for c in iometer_bins(hist)),
     ]
     assert len(cells) == len(COLUMNS)
@@ -125,17 +177,26 @@ def _stamp(t: datetime) -> str:
     return t.strftime("%Y-%m-%d %H:%M:%S:") + f"{t.microsecond // 1000:03d}"
 
 
-def write_results_csv(test_type: str, description: str, started: datetime, steps: list[CsvStep],
-                      completed: bool) -> str:
+def write_results_csv(
+    test_type: str, description: str, started: datetime, steps: list[CsvStep], completed: bool
+) -> str:
     """The whole results file text (CRLF line ends, as Iometer writes on Windows)."""
-    out = ["'Test Type,Test Description", f"{TEST_TYPE_INDEX.get(test_type, 0)},{safe_cell(description.replace(',', '-'))}",
-           "'Version", "1.1.0", "'Time Stamp", _stamp(started)]
+    out = [
+        "'Test Type,Test Description",
+        f"{TEST_TYPE_INDEX.get(test_type, 0)},{safe_cell(description.replace(',', '-'))}",
+        "'Version",
+        "1.1.0",
+        "'Time Stamp",
+        _stamp(started),
+    ]
     for step in steps:
         out += ["'Access specifications"]
         for spec in step.specs:
-            out += ["'Access specification name,default assignment",
-                    f"{safe_cell(spec.name.replace(',', ' '))},{ASSIGNMENT_INDEX.get(spec.default_assignment, 0)}",
-                    "'size,% of size,% reads,% random,delay,burst,align,reply"]
+            out += [
+                "'Access specification name,default assignment",
+                f"{safe_cell(spec.name.replace(',', ' '))},{ASSIGNMENT_INDEX.get(spec.default_assignment, 0)}",
+                "'size,% of size,% reads,% random,delay,burst,align,reply",
+            ]
             out += [ln.as_csv() + "," for ln in spec.lines]
         out += ["'End access specifications", "'Results", HEADER]
         out += [",".join(safe_cell(c) for c in row_cells(r)) for r in step.rows]

@@ -40,10 +40,29 @@ from app.store.records import ResultRow as StoredRow
 IMPORT_TAG = "iometer"
 LOG_MANAGER = "Manager 1"  # a per-update log names no manager
 TOOL = "Iometer"
-BIN_COLUMNS = ("0 to 50 us", "50 to 100 us", "100 to 200 us", "200 to 500 us", "0.5 to 1 ms", "1 to 2 ms",
-               "2 to 5 ms", "5 to 10 ms", "10 to 15 ms", "15 to 20 ms", "20 to 30 ms", "30 to 50 ms",
-               "50 to 100 ms", "100 to 200 ms", "200 to 500 ms", "0.5 to 1 s", "1 to 2 s", "2 to 4.7 s",
-               "4.7 to 5 s", "5 to 10 s", ">= 10 s")
+BIN_COLUMNS = (
+    "0 to 50 us",
+    "50 to 100 us",
+    "100 to 200 us",
+    "200 to 500 us",
+    "0.5 to 1 ms",
+    "1 to 2 ms",
+    "2 to 5 ms",
+    "5 to 10 ms",
+    "10 to 15 ms",
+    "15 to 20 ms",
+    "20 to 30 ms",
+    "30 to 50 ms",
+    "50 to 100 ms",
+    "100 to 200 ms",
+    "200 to 500 ms",
+    "0.5 to 1 s",
+    "1 to 2 s",
+    "2 to 4.7 s",
+    "4.7 to 5 s",
+    "5 to 10 s",
+    ">= 10 s",
+)
 BIN_LOWER_NS = [0, *BIN_EDGES_NS]
 TEST_TYPES = {v: k for k, v in TEST_TYPE_INDEX.items()}
 
@@ -96,8 +115,10 @@ def _num(row: ResultRow, column: str, default: float = 0.0) -> float:
     try:
         v = row.number(column)
     except ValueError:
-        raise ResultsFileError(f"line {row.line}: {row.kind} {row.name!r}: column {column!r} holds "
-                               f"{row.text(column)!r}, not a number") from None
+        raise ResultsFileError(
+            f"line {row.line}: {row.kind} {row.name!r}: column {column!r} holds "
+            f"{row.text(column)!r}, not a number"
+        ) from None
     return default if v is None else v
 
 
@@ -112,7 +133,9 @@ def _rate(row: ResultRow, d: str, nbytes: int, seconds: float, children: list[Me
         candidates.append(sum(getattr(c, f"{d}_bps") for c in children))
     if dec not in row.cells:  # before 1.1.0: one "MBps" column, in binary megabytes
         return next((v for v in candidates if _prints_as(v / MIB, row.text(old))), _num(row, old) * MIB)
-    both = [v for v in candidates if _prints_as(v / MB, row.text(dec)) and _prints_as(v / MIB, row.text(binary))]
+    both = [
+        v for v in candidates if _prints_as(v / MB, row.text(dec)) and _prints_as(v / MIB, row.text(binary))
+    ]
     return both[0] if both else _num(row, dec) * MB
 
 
@@ -183,8 +206,9 @@ def _test_rows(test: ResultsTest, level: _Level) -> list[StoredRow]:
     return _test_results(test, level, None)[0]
 
 
-def _test_results(test: ResultsTest, level: _Level, started: datetime | None
-                  ) -> tuple[list[StoredRow], list[list[SampleRow]]]:
+def _test_results(
+    test: ResultsTest, level: _Level, started: datetime | None
+) -> tuple[list[StoredRow], list[list[SampleRow]]]:
     """A test's rows as stored result rows: ALL, then per manager MANAGER, (WORKER, DISK*)* in file order;
     and for a per-update log its samples (``started``: when the test began; the first update if None)."""
     per_update = bool(test.updates) or any(r.at for r in test.rows)
@@ -221,7 +245,9 @@ def _test_results(test: ResultsTest, level: _Level, started: datetime | None
         elif row.kind in TARGET_KINDS:
             if worker is None:
                 raise ResultsFileError(f"line {row.line}: a {row.kind} row before any WORKER row")
-            ti = level._index(level.targets.setdefault((worker.manager, worker.key), []), row.name, target_seen)
+            ti = level._index(
+                level.targets.setdefault((worker.manager, worker.key), []), row.name, target_seen
+            )
             key = target_key(int(worker.key[1:]) - 1, ti)
             worker.children.append(_Node(row, "target", worker.manager, key))
     if all_row is None:
@@ -230,7 +256,9 @@ def _test_results(test: ResultsTest, level: _Level, started: datetime | None
     samples: list[list[SampleRow]] = []
     if slots:
         first = min((r.at for r in test.updates if r.at), default=None)
-        samples = update_samples(test.updates, slots, LOG_MANAGER, started or first or datetime.now(), row_metrics)
+        samples = update_samples(
+            test.updates, slots, LOG_MANAGER, started or first or datetime.now(), row_metrics
+        )
     totals = {s.target: s.total for s in slots}
     out: list[StoredRow] = []
     manager_metrics = []
@@ -241,10 +269,17 @@ def _test_results(test: ResultsTest, level: _Level, started: datetime | None
             w = StoredRow(wnode.manager, "worker", wnode.key, row_metrics(wnode.row))
             if wnode.row is None:
                 continue
-            targets = [StoredRow(t.manager, "target", t.key,
-                                 row_metrics(t.row) if t.row is not None else _log_target(w.metrics, totals, t.key,
-                                                                                          len(wnode.children)))
-                       for t in wnode.children]
+            targets = [
+                StoredRow(
+                    t.manager,
+                    "target",
+                    t.key,
+                    row_metrics(t.row)
+                    if t.row is not None
+                    else _log_target(w.metrics, totals, t.key, len(wnode.children)),
+                )
+                for t in wnode.children
+            ]
             worker_metrics.append(w.metrics)
             rows_of_manager += [w, *targets]
         if mnode.row is None:  # the log's one manager: the same numbers as ALL
@@ -290,20 +325,36 @@ def _log_target(worker: Metrics, totals: dict[str, Metrics], key: str, count: in
 
 
 def _plan(series: ResultsSeries, level: _Level, specs: list[AccessSpec], seconds: float) -> Plan:
-    plan = Plan(name=series.description or "Iometer results",
-                setup=TestSetup(description=series.description, run_time=round(seconds),
-                                test_type=TEST_TYPES.get(series.test_type, "NORMAL")),
-                specs=specs, source="Iometer results.csv")
+    plan = Plan(
+        name=series.description or "Iometer results",
+        setup=TestSetup(
+            description=series.description,
+            run_time=round(seconds),
+            test_type=TEST_TYPES.get(series.test_type, "NORMAL"),
+        ),
+        specs=specs,
+        source="Iometer results.csv",
+    )
     for mname in level.managers:
         manager = Manager(mname, host=None, address_in_file=mname)
         for wi, (wname, _) in enumerate(level.workers.get(mname, [])):
             row = level.worker_rows.get((mname, worker_key(wi)))
-            qd, max_size, start = ((int(_num(row, c, -1)) for c in ("queue depth", "maximum size",
-                                                                    "starting sector")) if row else (1, 0, 0))
+            qd, max_size, start = (
+                (int(_num(row, c, -1)) for c in ("queue depth", "maximum size", "starting sector"))
+                if row
+                else (1, 0, 0)
+            )
             spec = row.text("access specification name") if row else ""
-            manager.workers.append(Worker(wname, queue_depth=qd, max_size=max_size, start_sector=start,
-                                          specs=[spec] if spec else [],
-                                          targets=[Target(t) for t, _ in level.targets.get((mname, worker_key(wi)), [])]))
+            manager.workers.append(
+                Worker(
+                    wname,
+                    queue_depth=qd,
+                    max_size=max_size,
+                    start_sector=start,
+                    specs=[spec] if spec else [],
+                    targets=[Target(t) for t, _ in level.targets.get((mname, worker_key(wi)), [])],
+                )
+            )
         plan.managers.append(manager)
     return plan
 
@@ -315,8 +366,9 @@ def _test_specs(test: ResultsTest) -> list[AccessSpec]:
     return [s for s in test.specs if s.name.casefold() in used] or list(test.specs)
 
 
-def import_series(store: Store, series: ResultsSeries, source: str, tags: Iterable[str] = (IMPORT_TAG,),
-                  sha256: str = "") -> ImportedRun:
+def import_series(
+    store: Store, series: ResultsSeries, source: str, tags: Iterable[str] = (IMPORT_TAG,), sha256: str = ""
+) -> ImportedRun:
     """Store one series as a run; its tests become steps. ``sha256``: of the file it came from."""
     level = _Level()
     tests = [t for t in series.tests if t.rows]
@@ -334,23 +386,42 @@ def import_series(store: Store, series: ResultsSeries, source: str, tags: Iterab
     seconds = results[0][0].metrics.seconds if results else 0.0
     plan = _plan(series, level, list(specs.values()), seconds)
     status = {"complete": "complete", "aborted": "stopped"}.get(series.end, "interrupted")
-    started = (series.started or (tests[0].ended if tests else None))
+    started = series.started or (tests[0].ended if tests else None)
     rec = Recorder(store)
     host = {"tool": TOOL, "tool_version": series.version, "imported_from": source, "hostname": ""}
     if sha256:
         host["imported_sha256"] = sha256
-    run_id = rec.begin_run(planfile.to_dict(plan), plan_name=plan.name, name=plan.name,
-                           description=series.description, tags=tags, host=host,
-                           started=started.astimezone() if started else None)
+    run_id = rec.begin_run(
+        planfile.to_dict(plan),
+        plan_name=plan.name,
+        name=plan.name,
+        description=series.description,
+        tags=tags,
+        host=host,
+        started=started.astimezone() if started else None,
+    )
     rec.add_managers(run_id, [ManagerInfo(m, address=m, os="", fio_version="") for m in level.managers])
     workers, targets = [], []
     for m in plan.managers:
         for wi, w in enumerate(m.workers):
-            workers.append(WorkerInfo(m.name, worker_key(wi), w.name, {
-                "queue_depth": w.queue_depth, "max_size": w.max_size, "start_sector": w.start_sector,
-                "specs": w.specs, "kind": "disk"}))
-            targets += [TargetInfo(m.name, worker_key(wi), target_key(wi, ti), t.name, "", {})
-                        for ti, t in enumerate(w.targets)]
+            workers.append(
+                WorkerInfo(
+                    m.name,
+                    worker_key(wi),
+                    w.name,
+                    {
+                        "queue_depth": w.queue_depth,
+                        "max_size": w.max_size,
+                        "start_sector": w.start_sector,
+                        "specs": w.specs,
+                        "kind": "disk",
+                    },
+                )
+            )
+            targets += [
+                TargetInfo(m.name, worker_key(wi), target_key(wi, ti), t.name, "", {})
+                for ti, t in enumerate(w.targets)
+            ]
     rec.add_workers(run_id, workers)
     rec.add_targets(run_id, targets)
     previous_end = started
@@ -359,12 +430,17 @@ def import_series(store: Store, series: ResultsSeries, source: str, tags: Iterab
         qd = int(_num(all_row, "queue depth", -1))
         spec_name = all_row.text("access specification name") or " + ".join(s.name for s in test.specs)
         step_id = rec.begin_step(
-            run_id, index, spec_name=spec_name, spec_text=spec_text(_test_specs(test)),
+            run_id,
+            index,
+            spec_name=spec_name,
+            spec_text=spec_text(_test_specs(test)),
             queue_depth=qd if qd > 0 else None,
             active_workers=sorted({(r.manager, r.key) for r in rows if r.level == "worker"}),
             active_targets=sorted({(r.manager, r.key) for r in rows if r.level == "target"}),
-            ramp_s=0.0, run_s=float(round(rows[0].metrics.seconds)),  # the set run time; measured adds ms
-            started=previous_end.astimezone() if previous_end else None)
+            ramp_s=0.0,
+            run_s=float(round(rows[0].metrics.seconds)),  # the set run time; measured adds ms
+            started=previous_end.astimezone() if previous_end else None,
+        )
         for update in test_samples:
             rec.add_samples(step_id, update)
         rec.add_step_results(step_id, rows)
@@ -376,7 +452,9 @@ def import_series(store: Store, series: ResultsSeries, source: str, tags: Iterab
     return ImportedRun(run_id, series.description, len(tests), status)
 
 
-def import_results_file(store: Store, path: str | Path, tags: Iterable[str] = (IMPORT_TAG,)) -> list[ImportedRun]:
+def import_results_file(
+    store: Store, path: str | Path, tags: Iterable[str] = (IMPORT_TAG,)
+) -> list[ImportedRun]:
     """Every series of the file as a run. The whole file is read and checked before anything is stored."""
     series = read_results_file(path)
     name = Path(path).name

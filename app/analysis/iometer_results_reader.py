@@ -165,8 +165,11 @@ def parse_results(text: str, source: str = "results.csv") -> list[ResultsSeries]
                 raise fail(i + 1, f"expected the results header starting 'Target Type, found {head[:40]!r}")
             missing = [c for c in REQUIRED if c not in header]
             if missing:
-                raise fail(i + 1, f"the results header lacks the column(s) {', '.join(missing)}; "
-                                  "this is not an Iometer results.csv header")
+                raise fail(
+                    i + 1,
+                    f"the results header lacks the column(s) {', '.join(missing)}; "
+                    "this is not an Iometer results.csv header",
+                )
         elif key == "end test":
             need_series(n).end = "complete"
             test, header = None, None
@@ -183,25 +186,35 @@ def parse_results(text: str, source: str = "results.csv") -> list[ResultsSeries]
             (test.updates if per_update else test.rows).append(row)
         elif first.upper() in ROW_KINDS:
             if header is None or test is None:
-                raise fail(n, f"a {first.upper()} row before any 'Results header; the file may be cut or "
-                              "edited: keep the lines from 'Test Type to 'End Test together")
+                raise fail(
+                    n,
+                    f"a {first.upper()} row before any 'Results header; the file may be cut or "
+                    "edited: keep the lines from 'Test Type to 'End Test together",
+                )
             test.rows.append(_row(raw, header, n, fail))
         elif first.startswith("'"):
             pass  # another section Iometer may write ('Results Display ...): not needed here
         else:
-            raise fail(n, f"unexpected line {stripped[:60]!r}; an Iometer results.csv has rows starting with "
-                          "ALL, MANAGER, PROCESSOR, WORKER or DISK and section lines starting with an apostrophe")
+            raise fail(
+                n,
+                f"unexpected line {stripped[:60]!r}; an Iometer results.csv has rows starting with "
+                "ALL, MANAGER, PROCESSOR, WORKER or DISK and section lines starting with an apostrophe",
+            )
         i += 1
     if not any(t.rows or t.updates for s in series for t in s.tests):
-        raise ResultsFileError(f"{source}:1: no test results found (no 'Results section with an ALL row); "
-                               "is this an Iometer results.csv?")
+        raise ResultsFileError(
+            f"{source}:1: no test results found (no 'Results section with an ALL row); "
+            "is this an Iometer results.csv?"
+        )
     return series
 
 
 def _row(raw: str, header: list[str], n: int, fail) -> ResultRow:
     cells = raw.split(",")
     kind = cells[0].strip().upper()
-    row = ResultRow(kind, cells[1].strip() if len(cells) > 1 else "", dict(zip(header, cells, strict=False)), n)
+    row = ResultRow(
+        kind, cells[1].strip() if len(cells) > 1 else "", dict(zip(header, cells, strict=False)), n
+    )
     if kind != "PROCESSOR" and len(cells) < len(header):
         raise fail(n, f"{kind} row has {len(cells)} fields, the header {len(header)}; the line is cut short")
     return row
@@ -236,13 +249,17 @@ def _read_specs(lines: list[str], i: int, test: ResultsTest, fail) -> int:
             try:
                 values = [int(f) for f in fields]
             except ValueError:
-                raise fail(i + 1, f"access specification {spec.name!r}: expected eight numbers "
-                                  f"(size,% of size,% reads,% random,delay,burst,align,reply), found {stripped!r}"
-                           ) from None
+                raise fail(
+                    i + 1,
+                    f"access specification {spec.name!r}: expected eight numbers "
+                    f"(size,% of size,% reads,% random,delay,burst,align,reply), found {stripped!r}",
+                ) from None
             spec.lines.append(SpecLine(*values[:8]))
         i += 1
-    raise fail(i, "the 'Access specifications block has no 'End access specifications line; the file may be "
-                  "cut short")
+    raise fail(
+        i,
+        "the 'Access specifications block has no 'End access specifications line; the file may be cut short",
+    )
 
 
 def read_results_file(path: str | Path) -> list[ResultsSeries]:

@@ -77,18 +77,25 @@ def update_row_cells(row: CsvRow) -> list[str]:
 
 
 def head_lines(test_type: str, description: str, when: datetime) -> list[str]:
-    return ["'Test Type,Test Description",
-            f"{TEST_TYPE_INDEX.get(test_type, 0)},{safe_cell(description.replace(',', '-'))}",
-            "'Version", "1.1.0", "'Time Stamp", stamp(when)]
+    return [
+        "'Test Type,Test Description",
+        f"{TEST_TYPE_INDEX.get(test_type, 0)},{safe_cell(description.replace(',', '-'))}",
+        "'Version",
+        "1.1.0",
+        "'Time Stamp",
+        stamp(when),
+    ]
 
 
 def test_lines(specs: list[AccessSpec]) -> list[str]:
     """A test's access specifications and the per-update 'Results header."""
     out = ["'Access specifications"]
     for spec in specs:
-        out += ["'Access specification name,default assignment",
-                f"{safe_cell(spec.name.replace(',', ' '))},{ASSIGNMENT_INDEX.get(spec.default_assignment, 0)}",
-                "'size,% of size,% reads,% random,delay,burst,align,reply"]
+        out += [
+            "'Access specification name,default assignment",
+            f"{safe_cell(spec.name.replace(',', ' '))},{ASSIGNMENT_INDEX.get(spec.default_assignment, 0)}",
+            "'size,% of size,% reads,% random,delay,burst,align,reply",
+        ]
         out += [ln.as_csv() + "," for ln in spec.lines]
     return out + ["'End access specifications", "'Results", UPDATE_HEADER]
 
@@ -114,7 +121,9 @@ class IometerUpdateLog(RunListener):
         self._created = False  # this log created the file (a run that does not start removes it, if empty)
         self._file: TextIO | None = None
         self.plan: Plan | None = None
-        self._workers: dict[tuple[str, str], tuple[str, int, int]] = {}  # (manager, wkey) -> name, start, size
+        self._workers: dict[
+            tuple[str, str], tuple[str, int, int]
+        ] = {}  # (manager, wkey) -> name, start, size
         self._qd: dict[tuple[str, str], int] = {}  # this step's queue depth per worker
         self._spec: dict[tuple[str, str], str] = {}  # this step's spec per worker
         self._anchor: datetime | None = None  # wall-clock time of this step's t = 0
@@ -125,7 +134,9 @@ class IometerUpdateLog(RunListener):
         """Open (create or append to) the file now: a name that cannot be written is refused before the run."""
         if self._file is None:
             self._created = self._created or not self.path.exists()
-            self._file = safe_files.open_append(self.path, encoding="cp1252", errors="replace", newline="\r\n")
+            self._file = safe_files.open_append(
+                self.path, encoding="cp1252", errors="replace", newline="\r\n"
+            )
 
     def discard(self) -> None:
         """The run did not start: close, and remove the file if this log created it and wrote nothing."""
@@ -167,10 +178,22 @@ class IometerUpdateLog(RunListener):
         specs = [s for name in dict.fromkeys(a.spec for a in step.workers) if (s := self.plan.spec(name))]
         self._write(test_lines(specs))
 
-    def _row(self, kind: str, manager: str, wkey: str, sample_metrics, spec: str, disks: int | None) -> CsvRow:
+    def _row(
+        self, kind: str, manager: str, wkey: str, sample_metrics, spec: str, disks: int | None
+    ) -> CsvRow:
         name, start, size = self._workers.get((manager, wkey), (wkey, AMBIGUOUS, AMBIGUOUS))
-        return CsvRow(kind, name, sample_metrics, spec, None, None, disks, start, size,
-                      self._qd.get((manager, wkey), AMBIGUOUS))
+        return CsvRow(
+            kind,
+            name,
+            sample_metrics,
+            spec,
+            None,
+            None,
+            disks,
+            start,
+            size,
+            self._qd.get((manager, wkey), AMBIGUOUS),
+        )
 
     def samples(self, step: Step, samples: list[Sample]) -> None:
         lines = []
@@ -211,10 +234,18 @@ class IometerUpdateLog(RunListener):
             if s.level == "all":
                 keys = [(w.manager or "", w.key) for w in workers]
                 places = [self._workers.get(k, ("", AMBIGUOUS, AMBIGUOUS)) for k in keys]
-                row = CsvRow("ALL", "All", s.whole, _common([self._spec.get(k, "") for k in keys], ""),
-                             len({w.manager for w in workers}), len(workers), len(targets),
-                             _common([p[1] for p in places], AMBIGUOUS), _common([p[2] for p in places], AMBIGUOUS),
-                             _common([self._qd.get(k, AMBIGUOUS) for k in keys], AMBIGUOUS))
+                row = CsvRow(
+                    "ALL",
+                    "All",
+                    s.whole,
+                    _common([self._spec.get(k, "") for k in keys], ""),
+                    len({w.manager for w in workers}),
+                    len(workers),
+                    len(targets),
+                    _common([p[1] for p in places], AMBIGUOUS),
+                    _common([p[2] for p in places], AMBIGUOUS),
+                    _common([self._qd.get(k, AMBIGUOUS) for k in keys], AMBIGUOUS),
+                )
                 lines.append(when + "," + ",".join(safe_cell(c) for c in row_cells(row)))
         self._write(lines + ["'Time Stamp", stamp(self._end_time())])
 

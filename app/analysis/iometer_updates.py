@@ -42,8 +42,9 @@ def _grow(prev: Metrics | None, interval: Metrics, t: float) -> Metrics:
     return whole
 
 
-def update_samples(updates: list[ResultRow], slots: list[Slot], manager: str, started: datetime,
-                   metrics_of) -> list[list[SampleRow]]:
+def update_samples(
+    updates: list[ResultRow], slots: list[Slot], manager: str, started: datetime, metrics_of
+) -> list[list[SampleRow]]:
     """One list of samples per update (target, worker, manager and ALL levels). ``metrics_of`` reads a
     row's numbers (``iometer_import.row_metrics``). Each slot's ``total`` gets the sum of its intervals."""
     if not slots:
@@ -52,7 +53,7 @@ def update_samples(updates: list[ResultRow], slots: list[Slot], manager: str, st
     wholes: dict[tuple[str, str], Metrics] = {}
     prev_t = 0.0
     for start in range(0, len(updates), len(slots)):
-        chunk = updates[start:start + len(slots)]
+        chunk = updates[start : start + len(slots)]
         free = list(slots)
         placed: list[tuple[Slot, ResultRow]] = []
         for row in chunk:
@@ -78,7 +79,10 @@ def update_samples(updates: list[ResultRow], slots: list[Slot], manager: str, st
         workers = {key: Metrics.combine(parts) for key, parts in by_worker.items()}
         levels += [("worker", manager, key, m) for key, m in workers.items()]
         everything = Metrics.combine(workers.values())
-        levels += [("manager", manager, manager, everything), ("all", None, "ALL", Metrics.combine([everything]))]
+        levels += [
+            ("manager", manager, manager, everything),
+            ("all", None, "ALL", Metrics.combine([everything])),
+        ]
         samples = []
         for level, mgr, key, m in levels:
             wholes[(level, key)] = whole = _grow(wholes.get((level, key)), m, t)

@@ -71,9 +71,10 @@ def rebin(counts: np.ndarray, lo: int, edges: np.ndarray) -> np.ndarray:
     """Counts over fio's buckets lo, lo + 1, ... (last axis) regrouped into the bins ``edges`` (ns), each
     bucket's count spread evenly over its range."""
     n = counts.shape[-1]
-    fine = EDGES_NS[lo:lo + n + 1]
-    cum = np.concatenate([np.zeros(counts.shape[:-1] + (1,)), np.cumsum(counts, axis=-1, dtype=np.float64)],
-                         axis=-1)
+    fine = EDGES_NS[lo : lo + n + 1]
+    cum = np.concatenate(
+        [np.zeros(counts.shape[:-1] + (1,)), np.cumsum(counts, axis=-1, dtype=np.float64)], axis=-1
+    )
     j = np.clip(np.searchsorted(fine, edges, side="right") - 1, 0, n - 1)
     frac = np.clip((edges - fine[j]) / (fine[j + 1] - fine[j]), 0.0, 1.0)
     at_edges = cum[..., j] + frac * counts[..., j]
@@ -100,8 +101,9 @@ class StepHistogram:
         return None if v is None else v / 1e6
 
 
-def step_histogram(counts: np.ndarray, max_bins: int = MAX_BINS, edges: np.ndarray | None = None
-                   ) -> StepHistogram | None:
+def step_histogram(
+    counts: np.ndarray, max_bins: int = MAX_BINS, edges: np.ndarray | None = None
+) -> StepHistogram | None:
     """From counts over fio's buckets (``dense_counts``), on bins of its own or on ``edges`` (which must cover
     every non-empty bucket: ``common_edges``); None when no I/O was counted."""
     span = _span(counts)
@@ -111,7 +113,7 @@ def step_histogram(counts: np.ndarray, max_bins: int = MAX_BINS, edges: np.ndarr
     if edges is None:
         edges = log_edges(EDGES_NS[lo], EDGES_NS[hi + 1], max_bins)
     total = int(counts.sum())
-    binned = rebin(counts[lo:hi + 1].astype(np.float64), lo, edges)
+    binned = rebin(counts[lo : hi + 1].astype(np.float64), lo, edges)
     pcts = {p: v for p in MARKERS if (v := array_percentile(BUCKET_NS, counts, p)) is not None}
     return StepHistogram(edges, binned * 100.0 / total, total, pcts)
 
@@ -179,7 +181,7 @@ class HeatGrid:
         if span is None:
             return None
         lo, hi = span
-        grid = self.grid[:, lo:hi + 1]
+        grid = self.grid[:, lo : hi + 1]
         n = hi - lo + 1
         totals = grid.sum(axis=1)
         edges = log_edges(EDGES_NS[lo], EDGES_NS[hi + 1], max_rows)
@@ -189,12 +191,18 @@ class HeatGrid:
             first = (np.cumsum(grid, axis=1) < 0.99 * totals[:, None]).sum(axis=1)
         p99 = np.where(totals > 0, BUCKET_NS[lo + np.minimum(first, n - 1)], np.nan)
         share[totals <= 0] = np.nan
-        return HeatMap(self.x0 + self.width * np.arange(self.columns + 1), edges, share.astype(np.float32),
-                       p99.astype(np.float64), self.samples)
+        return HeatMap(
+            self.x0 + self.width * np.arange(self.columns + 1),
+            edges,
+            share.astype(np.float32),
+            p99.astype(np.float64),
+            self.samples,
+        )
 
 
-def heat_map(samples: Sequence[tuple[float, Sparse]], max_columns: int = MAX_COLUMNS,
-             max_rows: int = MAX_ROWS) -> HeatMap | None:
+def heat_map(
+    samples: Sequence[tuple[float, Sparse]], max_columns: int = MAX_COLUMNS, max_rows: int = MAX_ROWS
+) -> HeatMap | None:
     """From (t in seconds, histogram) per interval, t being the interval's end (a histogram may appear
     several times at one t: reads and writes)."""
     grid = HeatGrid((t for t, _h in samples), max_columns)
@@ -208,8 +216,9 @@ def _decoded(read: bytes | str | None, write: bytes | str | None) -> list[Sparse
     return [decode_hist_arrays(h) for h in (read, write) if h]
 
 
-def result_counts(store: Store, step_ids: Sequence[int], keys: Sequence[tuple[str, str | None, str]]
-                  ) -> np.ndarray:
+def result_counts(
+    store: Store, step_ids: Sequence[int], keys: Sequence[tuple[str, str | None, str]]
+) -> np.ndarray:
     """The steps' final histograms (reads and writes) of the levels ``keys`` ((level, manager, key), e.g.
     ("all", None, "ALL")) added up over fio's buckets."""
     parts: list[Sparse] = []
@@ -227,8 +236,12 @@ def result_counts(store: Store, step_ids: Sequence[int], keys: Sequence[tuple[st
     return dense_counts(parts)
 
 
-def interval_heat_map(store: Store, series: Sequence[tuple[int, float]], max_columns: int = MAX_COLUMNS,
-                      max_rows: int = MAX_ROWS) -> tuple[HeatMap | None, int]:
+def interval_heat_map(
+    store: Store,
+    series: Sequence[tuple[int, float]],
+    max_columns: int = MAX_COLUMNS,
+    max_rows: int = MAX_ROWS,
+) -> tuple[HeatMap | None, int]:
     """The heat map of the interval histograms kept with the samples of ``series`` ((samples' series id,
     seconds added to their t)), and how many intervals had them (0: none were kept; by default only
     managers' and ALL's are). When a column spans more than the bins of the steps' kept summaries (a run of

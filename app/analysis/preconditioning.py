@@ -64,14 +64,20 @@ class SteadyState:
         return None if self.window is None else (self.window.last + 1) * self.round_s
 
     def sentence(self, pc: Precondition) -> str:
-        rule = (f"IOPS over {pc.window_rounds} rounds of {pc.round_s} s within ±{pc.tolerance_pct} % of their "
-                f"mean, slope within ±{pc.slope_pct} %")
+        rule = (
+            f"IOPS over {pc.window_rounds} rounds of {pc.round_s} s within ±{pc.tolerance_pct} % of their "
+            f"mean, slope within ±{pc.slope_pct} %"
+        )
         w = self.window
         if w is not None:
-            return (f"Steady state reached after round {w.last + 1} ({self.at_s:g} s): {w.mean_iops:,.0f} IOPS, "
-                    f"rounds within {w.excursion_pct:.1f} %, slope {w.slope_pct:.1f} % ({rule})")
-        return (f"Steady state not reached in {len(self.rounds)} rounds ({len(self.rounds) * self.round_s} s, "
-                f"at most {pc.max_s} s) ({rule})")
+            return (
+                f"Steady state reached after round {w.last + 1} ({self.at_s:g} s): {w.mean_iops:,.0f} IOPS, "
+                f"rounds within {w.excursion_pct:.1f} %, slope {w.slope_pct:.1f} % ({rule})"
+            )
+        return (
+            f"Steady state not reached in {len(self.rounds)} rounds ({len(self.rounds) * self.round_s} s, "
+            f"at most {pc.max_s} s) ({rule})"
+        )
 
 
 def steady_state(samples: Sequence[tuple[float, Metrics]], pc: Precondition) -> SteadyState:
@@ -87,8 +93,10 @@ def fill_summary(run: Run) -> str | None:
         return None
     total = next((r.metrics for r in step.results if r.level == "all"), None)
     moved = f": {format_bytes(total.bytes)} written in {format_elapsed(total.seconds)}" if total else ""
-    return f"Fill: {pc.fill_passes} pass(es) of 128 KiB sequential writes over {len(step.active_targets)} target(s)" \
+    return (
+        f"Fill: {pc.fill_passes} pass(es) of 128 KiB sequential writes over {len(step.active_targets)} target(s)"
         f"{moved} [{step.status}]"
+    )
 
 
 def steady_state_of(store: Store, run: Run) -> SteadyState | None:

@@ -29,9 +29,14 @@ def find_repeats(store: Store, run: Run, exclude: set[int] = frozenset()) -> lis
     tags = repeat_tags(run)
     if not tags:
         return [run]
-    same = [r for r in list_runs(store, status="complete")
-            if r.id != run.id and r.id not in exclude and r.plan_sha256 == run.plan_sha256
-            and repeat_tags(r) == tags]
+    same = [
+        r
+        for r in list_runs(store, status="complete")
+        if r.id != run.id
+        and r.id not in exclude
+        and r.plan_sha256 == run.plan_sha256
+        and repeat_tags(r) == tags
+    ]
     source = imported_file(run)
     found = []
     for r in same:

@@ -16,9 +16,27 @@ from app.store.database import Store
 from app.store.queries import interval_metrics, sample_rows, step_samples_by_stretch
 from app.store.records import Run
 
-COLUMNS = ("run", "step", "spec", "t_s", "interval_s", "level", "manager", "name", "iops", "read_iops",
-           "write_iops", "mbps", "read_mbps", "write_mbps", "lat_mean_ms", "read_lat_mean_ms", "write_lat_mean_ms",
-           "lat_max_ms", "errors")
+COLUMNS = (
+    "run",
+    "step",
+    "spec",
+    "t_s",
+    "interval_s",
+    "level",
+    "manager",
+    "name",
+    "iops",
+    "read_iops",
+    "write_iops",
+    "mbps",
+    "read_mbps",
+    "write_mbps",
+    "lat_mean_ms",
+    "read_lat_mean_ms",
+    "write_lat_mean_ms",
+    "lat_max_ms",
+    "errors",
+)
 LEVEL_ORDER = {"all": 0, "manager": 1, "worker": 2, "target": 3}
 STRETCH_S = 300.0  # seconds of a step read and written at a time
 BOM = "\ufeff"  # the file starts with one, so that spreadsheet programs read it as UTF-8
@@ -38,8 +56,9 @@ def _n(v: float) -> float:
     return float(f"{v:.10g}")
 
 
-def _series_lines(rank: int, level: str, manager: str | None, key: str,
-                  cols: list) -> Iterator[tuple[float, int, tuple]]:
+def _series_lines(
+    rank: int, level: str, manager: str | None, key: str, cols: list
+) -> Iterator[tuple[float, int, tuple]]:
     for row in sample_rows(cols):
         yield row[0], rank, (level, manager, key, row)
 
@@ -57,17 +76,41 @@ def samples_csv_chunks(store: Store, run: Run, stretch_s: float = STRETCH_S) -> 
         for stretch in step_samples_by_stretch(store, s.id, stretch_s):
             buf.seek(0)
             buf.truncate()
-            order = sorted(range(len(stretch)), key=lambda j: (LEVEL_ORDER.get(stretch[j][0], 9),
-                                                               stretch[j][1] or "", stretch[j][2]))
-            lines = heapq.merge(*(_series_lines(rank, *stretch[j]) for rank, j in enumerate(order)),
-                                key=lambda line: line[:2])
+            order = sorted(
+                range(len(stretch)),
+                key=lambda j: (LEVEL_ORDER.get(stretch[j][0], 9), stretch[j][1] or "", stretch[j][2]),
+            )
+            lines = heapq.merge(
+                *(_series_lines(rank, *stretch[j]) for rank, j in enumerate(order)), key=lambda line: line[:2]
+            )
             for t, _rank, (level, manager, key, row) in lines:
                 m = interval_metrics(row)
-                w.writerow([safe_cell(c) for c in (
-                    run.id, s.index + 1, s.spec_name, _n(t), _n(m.seconds), level, manager or "",
-                    names.get((level, manager, key), key), _n(m.iops), _n(m.read_iops), _n(m.write_iops),
-                    _n(m.mbps), _n(m.read_mbps), _n(m.write_mbps), _n(m.lat_mean_ms), _n(m.read_lat_mean_ms),
-                    _n(m.write_lat_mean_ms), _n(m.lat_max_ms), m.errors)])
+                w.writerow(
+                    [
+                        safe_cell(c)
+                        for c in (
+                            run.id,
+                            s.index + 1,
+                            s.spec_name,
+                            _n(t),
+                            _n(m.seconds),
+                            level,
+                            manager or "",
+                            names.get((level, manager, key), key),
+                            _n(m.iops),
+                            _n(m.read_iops),
+                            _n(m.write_iops),
+                            _n(m.mbps),
+                            _n(m.read_mbps),
+                            _n(m.write_mbps),
+                            _n(m.lat_mean_ms),
+                            _n(m.read_lat_mean_ms),
+                            _n(m.write_lat_mean_ms),
+                            _n(m.lat_max_ms),
+                            m.errors,
+                        )
+                    ]
+                )
                 if buf.tell() > 1 << 20:
                     yield buf.getvalue()
                     buf.seek(0)

@@ -22,14 +22,20 @@ from app.model.spec_words import canonical_definition, parse_spec_text
 from app.model.units import format_bytes
 from app.store.records import Run, StepInfo
 
-KNEE_RULE = ("The knee is the point with the highest throughput per unit of response time (IOPS divided by the "
-             "average response time; MB/s when the transfer size is swept): up to it more load raised the "
-             "throughput by a larger factor than the response time, past it the response time grows faster. "
-             "Where that is the sweep's highest load, the sweep shows no knee: more load still paid")
+KNEE_RULE = (
+    "The knee is the point with the highest throughput per unit of response time (IOPS divided by the "
+    "average response time; MB/s when the transfer size is swept): up to it more load raised the "
+    "throughput by a larger factor than the response time, past it the response time grows faster. "
+    "Where that is the sweep's highest load, the sweep shows no knee: more load still paid"
+)
 DIMENSIONS = ("queue_depth", "workers", "targets", "transfer_size")
 # What stays equal along a sweep: a worker sweep adds each worker's targets too.
-FIXED = {"queue_depth": ("workers", "targets"), "workers": ("queue_depth",),
-         "targets": ("queue_depth", "workers"), "transfer_size": ("queue_depth", "workers", "targets")}
+FIXED = {
+    "queue_depth": ("workers", "targets"),
+    "workers": ("queue_depth",),
+    "targets": ("queue_depth", "workers"),
+    "transfer_size": ("queue_depth", "workers", "targets"),
+}
 _LABEL = {"queue_depth": "QD", "workers": "workers", "targets": "targets", "transfer_size": "transfer size"}
 
 
@@ -48,7 +54,11 @@ class SweepPoint:
         if dimension == "transfer_size":
             return format_bytes(self.load)
         if dimension == "queue_depth":
-            extra = f" ({self.outstanding} outstanding)" if self.outstanding and self.outstanding != self.load else ""
+            extra = (
+                f" ({self.outstanding} outstanding)"
+                if self.outstanding and self.outstanding != self.load
+                else ""
+            )
             return f"QD {self.load}{extra}"
         return f"{self.load} {_LABEL[dimension]}"
 
@@ -89,14 +99,18 @@ class Sweep:
     def summary(self) -> list[str]:
         """The sentences a reader wants first."""
         top, big = self.max_iops, self.max_mbps
-        out = [f"{self.label}: maximum IOPS {top.iops:,.0f} at {top.at(self.dimension)} "
-               f"(average response {_ms(top.lat_mean_ms)} ms)",
-               f"{self.label}: maximum MB/s {big.mbps:,.1f} at {big.at(self.dimension)}"]
+        out = [
+            f"{self.label}: maximum IOPS {top.iops:,.0f} at {top.at(self.dimension)} "
+            f"(average response {_ms(top.lat_mean_ms)} ms)",
+            f"{self.label}: maximum MB/s {big.mbps:,.1f} at {big.at(self.dimension)}",
+        ]
         knee = self.knee
         if knee is not None:
             work = "MB/s" if self.throughput == "mbps" else "IOPS"
-            out.append(f"{self.label}: knee at {knee.at(self.dimension)} — the most {work} per ms of average "
-                       "response time; beyond it the response time grows faster than the throughput")
+            out.append(
+                f"{self.label}: knee at {knee.at(self.dimension)} — the most {work} per ms of average "
+                "response time; beyond it the response time grows faster than the throughput"
+            )
         return out
 
 
@@ -110,8 +124,9 @@ def _point(step: StepInfo, load: int) -> SweepPoint | None:
         return None
     targets = len(step.active_targets)
     outstanding = step.queue_depth * targets if step.queue_depth else None
-    return SweepPoint(step.index, load, outstanding, total.iops, total.mbps, total.lat_mean_ms,
-                      total.percentile_ms(99))
+    return SweepPoint(
+        step.index, load, outstanding, total.iops, total.mbps, total.lat_mean_ms, total.percentile_ms(99)
+    )
 
 
 def _coordinates(step: StepInfo) -> dict[str, object] | None:
@@ -124,10 +139,23 @@ def _coordinates(step: StepInfo) -> dict[str, object] | None:
     if len(specs) == 1 and len(specs[0]) == 1:  # a block-size sweep varies the one line's size
         ln = specs[0][0]
         size = ln.size
-        shape = (ln.of_size, ln.reads, ln.random, ln.delay, ln.burst,
-                 "size" if ln.align == ln.size else ln.align, ln.reply)  # aligned on the size, as such sweeps are
-    return {"spec": definition, "shape": shape, "queue_depth": step.queue_depth,
-            "workers": len(step.active_workers), "targets": len(step.active_targets), "transfer_size": size}
+        shape = (
+            ln.of_size,
+            ln.reads,
+            ln.random,
+            ln.delay,
+            ln.burst,
+            "size" if ln.align == ln.size else ln.align,
+            ln.reply,
+        )  # aligned on the size, as such sweeps are
+    return {
+        "spec": definition,
+        "shape": shape,
+        "queue_depth": step.queue_depth,
+        "workers": len(step.active_workers),
+        "targets": len(step.active_targets),
+        "transfer_size": size,
+    }
 
 
 def _inner_first(steps: list[dict[str, object]]) -> list[str]:
@@ -158,16 +186,25 @@ def find_sweeps(run: Run) -> list[Sweep]:
         for members in groups.values():
             if len({coords[i][dim] for i in members}) < 2:
                 continue
-            points = [p for i in sorted(members, key=lambda i: (coords[i][dim], i))
-                      if (p := _point(by_index[i], int(coords[i][dim]))) is not None]
+            points = [
+                p
+                for i in sorted(members, key=lambda i: (coords[i][dim], i))
+                if (p := _point(by_index[i], int(coords[i][dim]))) is not None
+            ]
             if len(points) < 2:
                 continue
             used.update(members)
             names = list(dict.fromkeys(by_index[i].spec_name for i in members))
-            context = {k: (vals.pop() if len(vals := {coords[i][k] for i in members}) == 1 else None)
-                       for k in ("shape", *DIMENSIONS) if k != dim}
-            sweeps.append(Sweep(" / ".join(names) if dim != "transfer_size" else _size_label(names),
-                                dim, points, context))
+            context = {
+                k: (vals.pop() if len(vals := {coords[i][k] for i in members}) == 1 else None)
+                for k in ("shape", *DIMENSIONS)
+                if k != dim
+            }
+            sweeps.append(
+                Sweep(
+                    " / ".join(names) if dim != "transfer_size" else _size_label(names), dim, points, context
+                )
+            )
     return sorted(sweeps, key=lambda s: min(p.step for p in s.points))
 
 

@@ -16,9 +16,18 @@ from app.analysis.sweep import DIMENSIONS, Sweep, SweepPoint, find_sweeps
 from app.model.units import format_bytes
 from app.store.records import Run
 
-AXIS_TITLE = {"queue_depth": "queue depth (outstanding I/Os per target)", "workers": "workers",
-              "targets": "targets", "transfer_size": "transfer size"}
-NOUN = {"queue_depth": "queue depth", "workers": "workers", "targets": "targets", "transfer_size": "transfer size"}
+AXIS_TITLE = {
+    "queue_depth": "queue depth (outstanding I/Os per target)",
+    "workers": "workers",
+    "targets": "targets",
+    "transfer_size": "transfer size",
+}
+NOUN = {
+    "queue_depth": "queue depth",
+    "workers": "workers",
+    "targets": "targets",
+    "transfer_size": "transfer size",
+}
 # the coordinate that tells a family's lines apart, tried in this order
 OUTERS = ("transfer_size", "queue_depth", "workers", "targets")
 MAX_TICKS = 12  # a linear load axis labels at most this many of its points
@@ -58,8 +67,13 @@ class SweepFamily:
     def log2(self) -> bool:
         """The load axis is logarithmic when the load multiplies by a power of two from point to point."""
         loads = self.loads
-        return len(loads) > 1 and loads[0] > 0 and all(
-            b % a == 0 and (b // a) & (b // a - 1) == 0 for a, b in zip(loads, loads[1:], strict=False))
+        return (
+            len(loads) > 1
+            and loads[0] > 0
+            and all(
+                b % a == 0 and (b // a) & (b // a - 1) == 0 for a, b in zip(loads, loads[1:], strict=False)
+            )
+        )
 
     @property
     def x_title(self) -> str:
@@ -67,7 +81,7 @@ class SweepFamily:
 
     @property
     def throughput(self) -> str:
-        """"iops" or "mbps": the x axis of the response-time curve, and what the knee is judged on."""
+        """ "iops" or "mbps": the x axis of the response-time curve, and what the knee is judged on."""
         return self.lines[0].sweep.throughput
 
     @property
@@ -90,7 +104,7 @@ class SweepFamily:
         return [(ln, k) for ln in self.lines if (k := ln.knee) is not None]
 
     def knee_caption(self, line: CurveLine, point: SweepPoint) -> str:
-        """"knee: QD 8" or "knee (8 KiB): QD 8"."""
+        """ "knee: QD 8" or "knee (8 KiB): QD 8"."""
         return "knee" + (f" ({line.label})" if line.label else "") + f": {point.at(self.dimension)}"
 
 
@@ -117,7 +131,9 @@ def families(sweeps: list[Sweep]) -> list[SweepFamily]:
         for s in left:
             if s.dimension == outer or s.context.get(outer) is None:
                 continue
-            rest = tuple((k, s.context.get(k)) for k in ("shape", *DIMENSIONS) if k not in (s.dimension, outer))
+            rest = tuple(
+                (k, s.context.get(k)) for k in ("shape", *DIMENSIONS) if k not in (s.dimension, outer)
+            )
             by_key.setdefault((s.dimension, rest), []).append(s)
         for members in by_key.values():
             if len(members) > 1 and len({m.context[outer] for m in members}) == len(members):
@@ -129,7 +145,9 @@ def families(sweeps: list[Sweep]) -> list[SweepFamily]:
     out = []
     for outer, members in groups:
         lines = [CurveLine(_outer_label(outer, m.context[outer]) if outer else "", m) for m in members]
-        out.append(SweepFamily(_title(members, members[0].dimension, outer), members[0].dimension, outer, lines))
+        out.append(
+            SweepFamily(_title(members, members[0].dimension, outer), members[0].dimension, outer, lines)
+        )
     return out
 
 

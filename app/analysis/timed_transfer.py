@@ -18,8 +18,10 @@ class Transfer:
 
     def sentence(self) -> str:
         rate = self.bytes / self.seconds / 1e6 if self.seconds else 0.0
-        return (f"step {self.step + 1} {self.spec}: {format_bytes(self.bytes)} in {format_elapsed(self.seconds)} "
-                f"({rate:,.1f} MB/s)")
+        return (
+            f"step {self.step + 1} {self.spec}: {format_bytes(self.bytes)} in {format_elapsed(self.seconds)} "
+            f"({rate:,.1f} MB/s)"
+        )
 
 
 def transfer_bytes(run: Run) -> int:

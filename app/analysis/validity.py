@@ -22,11 +22,24 @@ from app.model.steady_state import first_steady_window, rounds_of
 from app.store.records import Run, StepInfo
 
 CACHE, NEVER_WRITTEN, COMPRESSIBLE, GENERATOR, NOT_STEADY, OTHER_TRAFFIC, CLOCK = (
-    "cache", "never_written", "compressible", "generator", "not_steady", "other_traffic", "clock")
+    "cache",
+    "never_written",
+    "compressible",
+    "generator",
+    "not_steady",
+    "other_traffic",
+    "clock",
+)
 KINDS = (CACHE, NEVER_WRITTEN, COMPRESSIBLE, GENERATOR, NOT_STEADY, OTHER_TRAFFIC, CLOCK)
-TITLES = {CACHE: "Cache", NEVER_WRITTEN: "Never-written data", COMPRESSIBLE: "Compressible data",
-          GENERATOR: "Generator bottleneck", NOT_STEADY: "Not steady", OTHER_TRAFFIC: "Other traffic",
-          CLOCK: "Host clock"}
+TITLES = {
+    CACHE: "Cache",
+    NEVER_WRITTEN: "Never-written data",
+    COMPRESSIBLE: "Compressible data",
+    GENERATOR: "Generator bottleneck",
+    NOT_STEADY: "Not steady",
+    OTHER_TRAFFIC: "Other traffic",
+    CLOCK: "Host clock",
+}
 
 # The thresholds, in one place.
 RAM_MULTIPLE = 3.0  # a buffered test region smaller than this many times the host's RAM can sit in its cache
@@ -42,8 +55,11 @@ EXTRA_SHARE = 0.25  # disk I/Os beyond fio's (scaled to the disk's window) befor
 MIN_EXTRA_PER_S = 20.0
 CLOCK_SKEW_S = 1.0  # one sample interval: beyond it a host's per-second rows and start times disagree
 STEADY_ROUNDS = 5  # a step's per-second IOPS in this many rounds, judged by the preconditioning rule
-IGNORING_DIRECT = {"tmpfs": "a memory file system", "ramfs": "a memory file system",
-                   "zfs": "ZFS (before 2.3 it ignores O_DIRECT and serves reads from its ARC)"}
+IGNORING_DIRECT = {
+    "tmpfs": "a memory file system",
+    "ramfs": "a memory file system",
+    "zfs": "ZFS (before 2.3 it ignores O_DIRECT and serves reads from its ARC)",
+}
 
 
 @dataclass(frozen=True)
@@ -64,9 +80,14 @@ class Note:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Note:
-        return cls(str(d.get("kind", "")), str(d.get("text", "")), str(d.get("advice", "")),
-                   str(d.get("figure", "")), d.get("step") if isinstance(d.get("step"), int) else None,
-                   d.get("manager") if isinstance(d.get("manager"), str) else None)
+        return cls(
+            str(d.get("kind", "")),
+            str(d.get("text", "")),
+            str(d.get("advice", "")),
+            str(d.get("figure", "")),
+            d.get("step") if isinstance(d.get("step"), int) else None,
+            d.get("manager") if isinstance(d.get("manager"), str) else None,
+        )
 
 
 @dataclass
@@ -89,7 +110,9 @@ class JobOptions:
     @property
     def writes(self) -> bool:
         rw = self.rw
-        return "write" in rw or rw in ("rw", "randrw", "trim") and self.options.get("rwmixread", "50") != "100"
+        return (
+            "write" in rw or rw in ("rw", "randrw", "trim") and self.options.get("rwmixread", "50") != "100"
+        )
 
     @property
     def direct(self) -> bool:
@@ -135,7 +158,9 @@ def _output(raw: str | None) -> dict[str, Any]:
 
 def _fio_jobs(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     jobs = doc.get("jobs") or doc.get("client_stats") or []
-    return {str(j.get("jobname")): j for j in jobs if isinstance(j, dict) and j.get("jobname") != "All clients"}
+    return {
+        str(j.get("jobname")): j for j in jobs if isinstance(j, dict) and j.get("jobname") != "All clients"
+    }
 
 
 def _ios(job: Mapping[str, Any], direction: str) -> int:
@@ -147,11 +172,13 @@ def _size(value: str | None) -> int | None:
     if not value:
         return None
     from app.model.units import parse_size
+
     return parse_size(value)
 
 
 def _fmt_bytes(n: float) -> str:
     from app.model.units import format_bytes
+
     return format_bytes(int(n))
 
 
@@ -255,20 +282,43 @@ def cache_notes(f: StepFacts) -> list[Note]:
         region = sum(_size(j.get("size")) or 0 for j in buffered)
         if memory and region and region < RAM_MULTIPLE * memory:
             figure = f"{_fmt_bytes(region)} test region, host RAM {_fmt_bytes(memory)}"
-            out.append(_note(CACHE, f, f"buffered reads (direct=0) of a {figure}: reads are likely served from "
-                             "memory, not the disk", "use direct I/O, or a test region several times larger "
-                             f"than the host's RAM (over {_fmt_bytes(RAM_MULTIPLE * memory)})", figure))
+            out.append(
+                _note(
+                    CACHE,
+                    f,
+                    f"buffered reads (direct=0) of a {figure}: reads are likely served from "
+                    "memory, not the disk",
+                    "use direct I/O, or a test region several times larger "
+                    f"than the host's RAM (over {_fmt_bytes(RAM_MULTIPLE * memory)})",
+                    figure,
+                )
+            )
         elif not memory:
             figure = f"{_fmt_bytes(region)} read with direct=0" if region else "direct=0"
-            out.append(_note(CACHE, f, f"buffered reads ({figure}); the host's memory is unknown, so the "
-                             "reads may come from its cache", "use direct I/O", figure))
+            out.append(
+                _note(
+                    CACHE,
+                    f,
+                    f"buffered reads ({figure}); the host's memory is unknown, so the "
+                    "reads may come from its cache",
+                    "use direct I/O",
+                    figure,
+                )
+            )
     for j in reading:
         fs = (_target_details(f.run, f.manager, j.name).get("environment") or {}).get("fs_type")
         if j.direct and fs in IGNORING_DIRECT:
             figure = f"{j.get('filename')} on {fs}"
-            out.append(_note(CACHE, f, f"the test file is on {IGNORING_DIRECT[fs]} ({figure}): reads may come "
-                             "from memory even with direct I/O", "place the test file on the storage under "
-                             "test, or use the raw device", figure))
+            out.append(
+                _note(
+                    CACHE,
+                    f,
+                    f"the test file is on {IGNORING_DIRECT[fs]} ({figure}): reads may come "
+                    "from memory even with direct I/O",
+                    "place the test file on the storage under test, or use the raw device",
+                    figure,
+                )
+            )
     counted = _unseen_reads(f, reading)
     if counted:
         fio_reads, disk_reads = counted
@@ -280,10 +330,19 @@ def cache_notes(f: StepFacts) -> list[Note]:
         unseen = max(0.0, fio_reads - disk_reads - allowance) / fio_reads if fio_reads else 0.0
         holes = any(_unwritten_share(f, j) >= UNWRITTEN_SHARE for j in reading)
         if unseen >= UNSEEN_SHARE and not holes:
-            figure = f"{unseen * 100:.0f} % of fio's {fio_reads:,} reads not seen by the disk ({disk_reads:,})"
-            out.append(_note(CACHE, f, f"{figure}: they were served from a cache (or by the file system without "
-                             "I/O)", "use direct I/O and a test region larger than every cache in the path; "
-                             "on arrays, a region larger than the array's cache", figure))
+            figure = (
+                f"{unseen * 100:.0f} % of fio's {fio_reads:,} reads not seen by the disk ({disk_reads:,})"
+            )
+            out.append(
+                _note(
+                    CACHE,
+                    f,
+                    f"{figure}: they were served from a cache (or by the file system without I/O)",
+                    "use direct I/O and a test region larger than every cache in the path; "
+                    "on arrays, a region larger than the array's cache",
+                    figure,
+                )
+            )
     return out
 
 
@@ -294,10 +353,21 @@ def _buffered_write_notes(f: StepFacts) -> list[Note]:
     region = sum(_size(j.get("size")) or 0 for j in writing)
     if not writing or (memory and region >= RAM_MULTIPLE * memory):
         return []
-    figure = (f"{_fmt_bytes(region)} test region, host RAM {_fmt_bytes(memory)}" if memory and region
-              else "direct=0")
-    return [_note(CACHE, f, f"buffered writes (direct=0) of a {figure}: they complete in memory and reach the "
-                  "disk later, so the figures are the page cache's", "use direct I/O", figure)]
+    figure = (
+        f"{_fmt_bytes(region)} test region, host RAM {_fmt_bytes(memory)}"
+        if memory and region
+        else "direct=0"
+    )
+    return [
+        _note(
+            CACHE,
+            f,
+            f"buffered writes (direct=0) of a {figure}: they complete in memory and reach the "
+            "disk later, so the figures are the page cache's",
+            "use direct I/O",
+            figure,
+        )
+    ]
 
 
 def _unwritten_share(f: StepFacts, j: JobOptions) -> float:
@@ -314,10 +384,18 @@ def never_written_notes(f: StepFacts) -> list[Note]:
         share = _unwritten_share(f, j)
         if share >= UNWRITTEN_SHARE:
             figure = f"{share * 100:.0f} % of the {_fmt_bytes(region)} region read was never written"
-            out.append(_note(NEVER_WRITTEN, f, f"{figure} ({j.get('filename')} is sparse): the file system "
-                             "returns zeros for it without reading the disk", "fill the target first "
-                             "(Test Setup: Preconditioning, fill passes) or run a write test over it before "
-                             "reading", figure))
+            out.append(
+                _note(
+                    NEVER_WRITTEN,
+                    f,
+                    f"{figure} ({j.get('filename')} is sparse): the file system "
+                    "returns zeros for it without reading the disk",
+                    "fill the target first "
+                    "(Test Setup: Preconditioning, fill passes) or run a write test over it before "
+                    "reading",
+                    figure,
+                )
+            )
     return out
 
 
@@ -333,11 +411,16 @@ def _write_pattern(j: JobOptions) -> tuple[str, str] | None:
     if dedupe and dedupe != "0":
         return f"{dedupe} % duplicate blocks (dedupe_percentage={dedupe})", "deduplicates"
     if o.get("buffer_pattern") and o.get("refill_buffers", "0") == "0":
-        return (f"Iometer's repeating-bytes pattern (buffer_pattern={o['buffer_pattern']}: one byte repeated)",
-                "compresses and deduplicates completely")
+        return (
+            f"Iometer's repeating-bytes pattern (buffer_pattern={o['buffer_pattern']}: one byte repeated)",
+            "compresses and deduplicates completely",
+        )
     if o.get("refill_buffers", "0") == "0" and o.get("scramble_buffers") == "0":
-        return ("Iometer's pseudo-random pattern (one random buffer written again and again: "
-                "refill_buffers=0, scramble_buffers=0)", "deduplicates")
+        return (
+            "Iometer's pseudo-random pattern (one random buffer written again and again: "
+            "refill_buffers=0, scramble_buffers=0)",
+            "deduplicates",
+        )
     return None
 
 
@@ -345,10 +428,18 @@ def compressible_notes(f: StepFacts) -> list[Note]:
     patterns = {p for j in f.jobs if j.writes and not j.network and (p := _write_pattern(j))}
     out = []
     for what, how in sorted(patterns):
-        out.append(_note(COMPRESSIBLE, f, f"writes of {what}: on a target that compresses or deduplicates "
-                         f"(ZFS/btrfs compression, VDO, most arrays, some SSDs) it {how}, so less is written "
-                         "than the figures say", "set the worker's Write I/O Data Pattern to Full random "
-                         "(fio refill_buffers) unless the data you will store is as compressible", what))
+        out.append(
+            _note(
+                COMPRESSIBLE,
+                f,
+                f"writes of {what}: on a target that compresses or deduplicates "
+                f"(ZFS/btrfs compression, VDO, most arrays, some SSDs) it {how}, so less is written "
+                "than the figures say",
+                "set the worker's Write I/O Data Pattern to Full random "
+                "(fio refill_buffers) unless the data you will store is as compressible",
+                what,
+            )
+        )
     return out
 
 
@@ -364,19 +455,31 @@ def generator_notes(f: StepFacts) -> list[Note]:
     util = max(utils) if utils else None
     if util is not None and util >= IDLE_UTIL_PCT:
         return []
-    disk = f"disk %util {util:.0f} %" if util is not None else "no disk counters (the disk is not what fio waits on)"
+    disk = (
+        f"disk %util {util:.0f} %"
+        if util is not None
+        else "no disk counters (the disk is not what fio waits on)"
+    )
     if top >= CPU_CORE_PCT:
         figure = f"fio job {busiest} used {top:.0f} % of a CPU core, {disk}"
     elif cores and total >= HOST_CPU_PCT * cores:
         figure = f"fio's jobs used {total:.0f} % of {cores} cores' {cores * 100} %, {disk}"
     elif f.host_cpu_pct is not None and f.host_cpu_pct >= HOST_CPU_PCT and total >= FIO_SHARE_PCT:
-        figure = (f"the host's CPUs were {f.host_cpu_pct:.0f} % busy (fio's jobs {total:.0f} % of a core), "
-                  f"{disk}")
+        figure = (
+            f"the host's CPUs were {f.host_cpu_pct:.0f} % busy (fio's jobs {total:.0f} % of a core), {disk}"
+        )
     else:
         return []
-    return [_note(GENERATOR, f, f"{figure}: the load generator, not the storage, set the pace",
-                  "spread the load over more workers (or managers), use a larger block size, or a host with "
-                  "more free CPU", figure)]
+    return [
+        _note(
+            GENERATOR,
+            f,
+            f"{figure}: the load generator, not the storage, set the pace",
+            "spread the load over more workers (or managers), use a larger block size, or a host with "
+            "more free CPU",
+            figure,
+        )
+    ]
 
 
 def other_traffic_notes(f: StepFacts) -> list[Note]:
@@ -400,15 +503,26 @@ def other_traffic_notes(f: StepFacts) -> list[Note]:
         # a file system writes for itself too (its journal; the first write into a freshly allocated file
         # converts extents): on files, only reads fio did not issue are someone else's
         files = any(_on_file(f, j) for j in jobs)
-        counted = ("read_ios", "read_merges") if files else ("read_ios", "write_ios", "read_merges", "write_merges")
-        ours = (f.reads(jobs) + (0 if files else f.writes(jobs))) * window / fio_runtime  # ramp-up I/O counts too
+        counted = (
+            ("read_ios", "read_merges") if files else ("read_ios", "write_ios", "read_merges", "write_merges")
+        )
+        ours = (
+            (f.reads(jobs) + (0 if files else f.writes(jobs))) * window / fio_runtime
+        )  # ramp-up I/O counts too
         theirs = sum(int(d.get(k) or 0) for k in counted)
         extra = theirs - ours
         if extra > EXTRA_SHARE * max(ours, 1.0) and extra / window >= MIN_EXTRA_PER_S:
             figure = f"disk {disk} counted {theirs:,.0f} I/Os, fio issued about {ours:,.0f}"
-            out.append(_note(OTHER_TRAFFIC, f, f"{figure}: {extra / window:,.0f} I/Os per second came from "
-                             "something else on the disk", "run on a disk nothing else uses (or stop the other "
-                             "work), and compare runs only when this note is absent from both", figure))
+            out.append(
+                _note(
+                    OTHER_TRAFFIC,
+                    f,
+                    f"{figure}: {extra / window:,.0f} I/Os per second came from something else on the disk",
+                    "run on a disk nothing else uses (or stop the other "
+                    "work), and compare runs only when this note is absent from both",
+                    figure,
+                )
+            )
     return out
 
 
@@ -427,6 +541,7 @@ def clock_notes(f: StepFacts, local: bool) -> list[Note]:
     if local:
         return []
     from datetime import datetime
+
     starts = [float(j.get("job_start") or 0) / 1000.0 for j in f.fio_jobs.values() if j.get("job_start")]
     if not starts or not f.step.started or not f.step.ended:
         return []
@@ -439,19 +554,29 @@ def clock_notes(f: StepFacts, local: bool) -> list[Note]:
     if abs(offset) <= CLOCK_SKEW_S:
         return []
     figure = f"{f.manager}'s clock is at least {abs(offset):.1f} s {'behind' if offset < 0 else 'ahead of'} this host's"
-    return [_note(CLOCK, f, f"{figure} (fio's job start by its clock against the step's start and end by ours): "
-                  "the hosts' per-second rows and start times do not line up", "synchronise the hosts' clocks "
-                  "(NTP/chrony) and run again", figure)]
+    return [
+        _note(
+            CLOCK,
+            f,
+            f"{figure} (fio's job start by its clock against the step's start and end by ours): "
+            "the hosts' per-second rows and start times do not line up",
+            "synchronise the hosts' clocks (NTP/chrony) and run again",
+            figure,
+        )
+    ]
 
 
-def not_steady_notes(f: StepFacts, samples: Sequence[tuple[float, int, float]], pc: Precondition) -> list[Note]:
+def not_steady_notes(
+    f: StepFacts, samples: Sequence[tuple[float, int, float]], pc: Precondition
+) -> list[Note]:
     """The step's per-second ALL IOPS cut into STEADY_ROUNDS rounds, judged by the preconditioning rule."""
     measured = sum(s for _, _, s in samples if s > 0)
     round_s = int(measured // STEADY_ROUNDS)
     if round_s < 1:
         return []
-    rule = Precondition(round_s=round_s, window_rounds=STEADY_ROUNDS, tolerance_pct=pc.tolerance_pct,
-                        slope_pct=pc.slope_pct)
+    rule = Precondition(
+        round_s=round_s, window_rounds=STEADY_ROUNDS, tolerance_pct=pc.tolerance_pct, slope_pct=pc.slope_pct
+    )
     rounds = rounds_of(samples, round_s)[:STEADY_ROUNDS]
     if len(rounds) < STEADY_ROUNDS or first_steady_window(rounds, rule) is not None:
         return []
@@ -463,19 +588,33 @@ def not_steady_notes(f: StepFacts, samples: Sequence[tuple[float, int, float]], 
     sxx = sum((x - x_mean) ** 2 for x in range(STEADY_ROUNDS))
     slope = sum((x - x_mean) * (r - mean) for x, r in enumerate(rounds)) / sxx
     slope_pct = slope * (STEADY_ROUNDS - 1) / mean * 100.0
-    figure = (f"IOPS over {STEADY_ROUNDS} rounds of {round_s} s: {', '.join(f'{r:,.0f}' for r in rounds)}; "
-              f"a round {excursion:.0f} % from the mean (rule ±{pc.tolerance_pct} %), drift {slope_pct:+.0f} % "
-              f"(rule ±{pc.slope_pct} %)")
-    return [Note(NOT_STEADY, f"{figure}: the step's mean hides a trend or swings", "run the step longer, "
-                 "precondition the target (Test Setup: Preconditioning), or look for background work "
-                 "(garbage collection, SLC cache filling, other traffic)", figure, f.step.index, None)]
+    figure = (
+        f"IOPS over {STEADY_ROUNDS} rounds of {round_s} s: {', '.join(f'{r:,.0f}' for r in rounds)}; "
+        f"a round {excursion:.0f} % from the mean (rule ±{pc.tolerance_pct} %), drift {slope_pct:+.0f} % "
+        f"(rule ±{pc.slope_pct} %)"
+    )
+    return [
+        Note(
+            NOT_STEADY,
+            f"{figure}: the step's mean hides a trend or swings",
+            "run the step longer, "
+            "precondition the target (Test Setup: Preconditioning), or look for background work "
+            "(garbage collection, SLC cache filling, other traffic)",
+            figure,
+            f.step.index,
+            None,
+        )
+    ]
 
 
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def run_notes(run: Run, samples: Mapping[int, Sequence[tuple[float, int, float]]] | None = None,
-              facts: Mapping[tuple[int, str], Mapping[str, Any]] | None = None) -> list[Note]:
+def run_notes(
+    run: Run,
+    samples: Mapping[int, Sequence[tuple[float, int, float]]] | None = None,
+    facts: Mapping[tuple[int, str], Mapping[str, Any]] | None = None,
+) -> list[Note]:
     """Every note of a run (needs ``get_run(..., raw_output=True)``). ``samples``: step index -> per-second ALL
     (t, I/Os, seconds); ``facts``: (step index, local manager) -> {"allocation": job -> (bytes written, bytes
     of the region read), "host_cpu_pct": the host's CPU busy %}, taken while the run ran."""
@@ -494,7 +633,9 @@ def run_notes(run: Run, samples: Mapping[int, Sequence[tuple[float, int, float]]
             if not jobs or not doc:
                 continue
             seen = (facts or {}).get((step.index, manager), {})
-            f = StepFacts(run, step, manager, jobs, doc, dict(seen.get("allocation") or {}), seen.get("host_cpu_pct"))
+            f = StepFacts(
+                run, step, manager, jobs, doc, dict(seen.get("allocation") or {}), seen.get("host_cpu_pct")
+            )
             out += never_written_notes(f) + cache_notes(f) + compressible_notes(f) + generator_notes(f)
             out += other_traffic_notes(f) + clock_notes(f, manager in local)
         if samples and samples.get(step.index):
@@ -507,8 +648,10 @@ def step_all_samples(store, run: Run) -> dict[int, list[tuple[float, int, float]
     from app.engine.sampling.telemetry import ALL_KEY
     from app.store.queries import step_samples
 
-    return {s.index: [(t, m.ios, m.seconds) for t, m in step_samples(store, s.id, "all", ALL_KEY)]
-            for s in run.steps}
+    return {
+        s.index: [(t, m.ios, m.seconds) for t, m in step_samples(store, s.id, "all", ALL_KEY)]
+        for s in run.steps
+    }
 
 
 def notes_of(run: Run, store=None) -> list[Note]:
@@ -520,6 +663,7 @@ def notes_of(run: Run, store=None) -> list[Note]:
         return [Note.from_json(d) for d in kept]
     if any(o.raw_output is None for s in run.steps for o in s.outputs.values()) and store is not None:
         from app.store.queries import get_run
+
         run = get_run(store, run.id, raw_output=True)
     return run_notes(run, step_all_samples(store, run) if store is not None else None)
 
@@ -560,14 +704,17 @@ def lines(notes: Iterable[Note]) -> list[str]:
     everything = list(notes)
     for n, steps in grouped(everything):
         where = ", ".join(p for p in (_steps_words(steps), f"on {n.manager}" if n.manager else "") if p)
-        alike = len({m.text for m in everything if (m.kind, m.manager, m.advice) == (n.kind, n.manager, n.advice)})
+        alike = len(
+            {m.text for m in everything if (m.kind, m.manager, m.advice) == (n.kind, n.manager, n.advice)}
+        )
         text = f"step {n.step + 1}: {n.text}" if alike > 1 and n.step is not None else n.text
         out.append(f"{n.title}{' (' + where + ')' if where else ''}: {text}. What to do: {n.advice}.")
     return out
 
 
-def differences(before: Iterable[Note], after: Iterable[Note], names: tuple[str, str] = ("before", "after")
-                ) -> list[str]:
+def differences(
+    before: Iterable[Note], after: Iterable[Note], names: tuple[str, str] = ("before", "after")
+) -> list[str]:
     """For a comparison: the kinds of note one side carries and the other does not ("after: reads served
     from cache ...")."""
     a, b = list(before), list(after)

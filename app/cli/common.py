@@ -42,6 +42,7 @@ def number_option(kind: type, low: float, high: float, unit: str = ""):
         if not (math.isfinite(value) and low <= value <= high):
             raise argparse.ArgumentTypeError(f"{text!r}: must be from {low:g} to {high:g}{suffix}")
         return value
+
     parse.__name__ = "number"  # argparse names the type in its messages
     return parse
 
@@ -69,7 +70,9 @@ def escape_controls(text: str) -> str:
             out.append(c)
         elif unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Co", "Cn", "Cs"):
             code = ord(c)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+            out.append(
+                f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+            )
         else:
             out.append(c)
     return "".join(out)

@@ -18,23 +18,38 @@ from app.cli import (
 )
 from app.cli.common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_STORE, CliError, TerminalText
 
-FAMILIES = (plan_commands, run_commands, curve_commands, results_commands, history_commands, report_commands, system_commands)
+FAMILIES = (
+    plan_commands,
+    run_commands,
+    curve_commands,
+    results_commands,
+    history_commands,
+    report_commands,
+    system_commands,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fiometer", description="Iometer-compatible storage benchmark on fio")
     p.add_argument("--version", action="version", version=f"fiometer {__version__}")
     p.add_argument("--db", metavar="PATH", help="results database (default: in your user data folder)")
-    p.add_argument("--smoke", action="store_true",
-                   help="check this installation: GUI offscreen, a 1 s null-engine run of the bundled example "
-                        "(temporary files and database), one line of versions and IOPS; exit 0 or 1")
+    p.add_argument(
+        "--smoke",
+        action="store_true",
+        help="check this installation: GUI offscreen, a 1 s null-engine run of the bundled example "
+        "(temporary files and database), one line of versions and IOPS; exit 0 or 1",
+    )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for family in FAMILIES:
         family.register(sub)
     for command in sub.choices.values():  # `fiometer runs --db X` as well as `fiometer --db X runs`
         if not any("--db" in a.option_strings for a in command._actions):
-            command.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
-                                 help="results database (default: in your user data folder)")
+            command.add_argument(
+                "--db",
+                metavar="PATH",
+                default=argparse.SUPPRESS,
+                help="results database (default: in your user data folder)",
+            )
     return p
 
 

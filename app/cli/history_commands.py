@@ -76,9 +76,11 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
     def change(store) -> None:
         r = _summary(store, args.run)
-        what = (f"run {r.id} {r.name!r} ({r.status}, {r.step_count} steps, started "
-                f"{r.started[:19].replace('T', ' ')} UTC{', tags ' + ', '.join(r.tags) if r.tags else ''}) "
-                "with all its samples, results, job files and fio output")
+        what = (
+            f"run {r.id} {r.name!r} ({r.status}, {r.step_count} steps, started "
+            f"{r.started[:19].replace('T', ' ')} UTC{', tags ' + ', '.join(r.tags) if r.tags else ''}) "
+            "with all its samples, results, job files and fio output"
+        )
         if not args.yes:
             raise CliError(f"this would delete {what}. Nothing was deleted; add --yes to delete it.")
         delete_run(store, r.id)
@@ -105,8 +107,10 @@ def cmd_import_results(args: argparse.Namespace) -> int:
 
     _edit(args, change)
     for r in imported:
-        print(f"Run {r.run_id}: {r.description or '(no description)'} ({r.tests} test{'s' * (r.tests != 1)}, "
-              f"{r.status})")
+        print(
+            f"Run {r.run_id}: {r.description or '(no description)'} ({r.tests} test{'s' * (r.tests != 1)}, "
+            f"{r.status})"
+        )
     print(f"{len(imported)} run{'s' * (len(imported) != 1)} imported from {args.file}")
     return 0
 
@@ -128,7 +132,9 @@ def register(sub) -> None:
     sp = sub.add_parser("check", help="check every page of the results database for damage")
     sp.set_defaults(func=cmd_check)
 
-    sp = sub.add_parser("import-results", help="import an Iometer results.csv into the history (a run per series)")
+    sp = sub.add_parser(
+        "import-results", help="import an Iometer results.csv into the history (a run per series)"
+    )
     sp.add_argument("file", metavar="FILE.csv")
     sp.add_argument("--tag", action="append", help="tag the imported runs (they are always tagged iometer)")
     sp.set_defaults(func=cmd_import_results)
@@ -151,5 +157,7 @@ def register(sub) -> None:
 
     sp = sub.add_parser("delete", help="delete a stored run and everything recorded for it")
     sp.add_argument("run", type=int, help="run id")
-    sp.add_argument("--yes", action="store_true", help="really delete (without it, say what would be deleted)")
+    sp.add_argument(
+        "--yes", action="store_true", help="really delete (without it, say what would be deleted)"
+    )
     sp.set_defaults(func=cmd_delete)

@@ -22,11 +22,15 @@ def _print_messages(opened) -> None:
 
 
 def _step_line(plan, step) -> str:
-    workers = ", ".join(f"{plan.managers[a.manager].name}/{plan.managers[a.manager].workers[a.worker].name}"
-                        f"[{len(a.targets)}]" for a in step.workers)
+    workers = ", ".join(
+        f"{plan.managers[a.manager].name}/{plan.managers[a.manager].workers[a.worker].name}[{len(a.targets)}]"
+        for a in step.workers
+    )
     qd = "/".join(str(q) for q in step.queue_depths)
-    return (f"{step.index + 1:4d}  {step.spec_label:<36}  workers {len(step.workers):2d}  "
-            f"targets {step.target_count:3d}  QD {qd:>4}  ({workers})")
+    return (
+        f"{step.index + 1:4d}  {step.spec_label:<36}  workers {len(step.workers):2d}  "
+        f"targets {step.target_count:3d}  QD {qd:>4}  ({workers})"
+    )
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -37,8 +41,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     steps = _expand(plan, opened.warnings)  # checks the plan first: nothing below meets a plan with errors
     s = plan.setup
     print(f"Plan: {plan.name}   (from {args.file})")
-    print(f"Test setup: {s.test_type}, run time {s.run_time} s per step, ramp-up {s.ramp_up} s, "
-          f"record {s.record_results}")
+    print(
+        f"Test setup: {s.test_type}, run time {s.run_time} s per step, ramp-up {s.ramp_up} s, "
+        f"record {s.record_results}"
+    )
     print(f"\nAccess specifications ({len(plan.specs)}):")
     for spec in plan.specs:
         first, *rest = spec.lines
@@ -48,11 +54,15 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(f"\nManagers ({len(plan.managers)}):")
     for m in plan.managers:
         where = "this machine" if m.host == "local" else (m.host or "not mapped (use --manager NAME=HOST)")
-        addr = f" (address in file: {m.address_in_file}, never contacted)" if m.address_in_file.strip() else ""
+        addr = (
+            f" (address in file: {m.address_in_file}, never contacted)" if m.address_in_file.strip() else ""
+        )
         print(f"  {m.name}: runs on {where}{addr}")
         for w in m.workers:
-            print(f"    {w.name} [{w.kind}] QD {w.queue_depth}, max size {w.max_size} sectors, "
-                  f"start sector {w.start_sector}; specs: {', '.join(w.specs) or '(none)'}")
+            print(
+                f"    {w.name} [{w.kind}] QD {w.queue_depth}, max size {w.max_size} sectors, "
+                f"start sector {w.start_sector}; specs: {', '.join(w.specs) or '(none)'}"
+            )
             for t in w.targets:
                 print(f"      target {t.name}")
     print(f"\nSteps ({len(steps)}):")
@@ -79,8 +89,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
     opened = _open(args.file)
     plan = opened.plan
     # a job fio would refuse is never written
-    steps = _expand(plan, opened.warnings, "no job files written; the plan cannot run as it is" if args.jobs
-                    else "the plan cannot be used")
+    steps = _expand(
+        plan,
+        opened.warnings,
+        "no job files written; the plan cannot run as it is" if args.jobs else "the plan cannot be used",
+    )
     if args.steps or not args.jobs:
         print(f"{len(steps)} steps; run time {plan.setup.run_time} s, ramp-up {plan.setup.ramp_up} s each")
         for step in steps:
@@ -115,8 +128,10 @@ def cmd_examples(args: argparse.Namespace) -> int:
     for ex in EXAMPLES:
         print(f"{ex.key:<{width}}  {ex.title}: {ex.description}")
     if not args.save:
-        print(f"\nSave them as plan files with `fiometer examples --save DIR`; their target is {TESTFILE} "
-              f"(run with --map '{TESTFILE}=/path/iobw.tst'). Iometer template: {example_plan()}")
+        print(
+            f"\nSave them as plan files with `fiometer examples --save DIR`; their target is {TESTFILE} "
+            f"(run with --map '{TESTFILE}=/path/iobw.tst'). Iometer template: {example_plan()}"
+        )
         return 0
     out = Path(args.save)
     try:
@@ -125,8 +140,10 @@ def cmd_examples(args: argparse.Namespace) -> int:
             planfile.save(ex.build(), out / f"{ex.key}.json")
     except OSError as e:
         raise CliError(f"cannot save the examples in {out}: {e}") from e
-    print(f"\n{len(EXAMPLES)} plan files written to {out} ({', '.join(e.key + '.json' for e in EXAMPLES)}); "
-          f"run one with: fiometer run {out / EXAMPLES[0].key}.json --map '{TESTFILE}=/path/iobw.tst'")
+    print(
+        f"\n{len(EXAMPLES)} plan files written to {out} ({', '.join(e.key + '.json' for e in EXAMPLES)}); "
+        f"run one with: fiometer run {out / EXAMPLES[0].key}.json --map '{TESTFILE}=/path/iobw.tst'"
+    )
     return 0
 
 
@@ -144,8 +161,10 @@ def cmd_export_icf(args: argparse.Namespace) -> int:
     out = write_output(args.output, icf_import.write(doc, "\r\n").encode(ENCODING, errors="replace"))
     for n in notes:
         print(f"note: {n}")
-    print(f"{plan.name}: written to {out} as an Iometer 1.1.0 configuration ({len(plan.specs)} access "
-          f"specification(s), {len(plan.managers)} manager(s))")
+    print(
+        f"{plan.name}: written to {out} as an Iometer 1.1.0 configuration ({len(plan.specs)} access "
+        f"specification(s), {len(plan.managers)} manager(s))"
+    )
     return 0
 
 
@@ -155,7 +174,9 @@ def register(sub) -> None:
     sp.add_argument("-o", "--output", help="write the plan as a Fiometer plan file (JSON)")
     sp.set_defaults(func=cmd_import)
 
-    sp = sub.add_parser("export-icf", help="write a plan (Fiometer plan file or .icf) as an Iometer 1.1.0 .icf")
+    sp = sub.add_parser(
+        "export-icf", help="write a plan (Fiometer plan file or .icf) as an Iometer 1.1.0 .icf"
+    )
     sp.add_argument("file", help="Fiometer plan file (JSON) or .icf")
     sp.add_argument("-o", "--output", required=True, metavar="FILE", help="the .icf to write")
     sp.set_defaults(func=cmd_export_icf)
@@ -163,7 +184,9 @@ def register(sub) -> None:
     sp = sub.add_parser("plan", help="show a plan's test steps or write its fio job files")
     sp.add_argument("file", help=".icf or Fiometer plan file")
     sp.add_argument("--steps", action="store_true", help="print the expanded test sequence")
-    sp.add_argument("--jobs", metavar="DIR", help="write DIR/step-NNN-<manager>.fio for every step and manager")
+    sp.add_argument(
+        "--jobs", metavar="DIR", help="write DIR/step-NNN-<manager>.fio for every step and manager"
+    )
     sp.add_argument("--map", action="append", metavar="NAME=PATH", help="place a target at a file or device")
     sp.add_argument("--os", default=platform.system(), help="OS of the managers (default: this machine's)")
     sp.set_defaults(func=cmd_plan)

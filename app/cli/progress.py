@@ -29,22 +29,45 @@ def brief(m: Metrics) -> str:
     return f"{iops} IOPS {fmt_sig(m.mbps)} MB/s {lat}"
 
 
-TABLE_COLUMNS = ("Step", "Access specification", "QD", "Level", "IOPS", "MB/s", "MiB/s", "Avg ms", "Max ms",
-                 "p99 ms", "Errors")
+TABLE_COLUMNS = (
+    "Step",
+    "Access specification",
+    "QD",
+    "Level",
+    "IOPS",
+    "MB/s",
+    "MiB/s",
+    "Avg ms",
+    "Max ms",
+    "p99 ms",
+    "Errors",
+)
 
 
 def results_rows(outcome: StepOutcome) -> list[list[str]]:
     """Iometer's headline columns for the ALL and MANAGER levels of one step."""
     step = outcome.step
     rows = []
-    ordered = sorted((s for s in outcome.results if s.level in ("all", "manager")),
-                     key=lambda s: (s.level != "all", s.key))
+    ordered = sorted(
+        (s for s in outcome.results if s.level in ("all", "manager")), key=lambda s: (s.level != "all", s.key)
+    )
     for s in ordered:
         m = s.whole
-        rows.append([str(step.index + 1), step.spec_label, "/".join(map(str, step.queue_depths)),
-                     "ALL" if s.level == "all" else s.key, fmt_num(m.iops), fmt_num(m.mbps), fmt_num(m.mibps),
-                     fmt_num(m.lat_mean_ms, 3), fmt_num(m.lat_max_ms, 3), fmt_num(m.percentile_ms(99), 3),
-                     str(m.errors)])
+        rows.append(
+            [
+                str(step.index + 1),
+                step.spec_label,
+                "/".join(map(str, step.queue_depths)),
+                "ALL" if s.level == "all" else s.key,
+                fmt_num(m.iops),
+                fmt_num(m.mbps),
+                fmt_num(m.mibps),
+                fmt_num(m.lat_mean_ms, 3),
+                fmt_num(m.lat_max_ms, 3),
+                fmt_num(m.percentile_ms(99), 3),
+                str(m.errors),
+            ]
+        )
     return rows
 
 
@@ -56,8 +79,11 @@ def format_table(header: tuple[str, ...], rows: list[list[str]], numeric: set[in
         numeric = {i for i, h in enumerate(header) if h not in ("Access specification", "Level")}
 
     def line(cells) -> str:
-        return "  ".join(c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths,
-                                                                                                  strict=True)))
+        return "  ".join(
+            c.rjust(w) if i in numeric else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        )
+
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
@@ -74,7 +100,9 @@ class ProgressPrinter(RunListener):
         self.latest: dict[str, Metrics] = {}
         self.outcomes: list[StepOutcome] = []
         self.plan: Plan | None = None
-        self._told: set[tuple[int, str]] = set()  # (step index, manager) whose failure was printed as it happened
+        self._told: set[tuple[int, str]] = (
+            set()
+        )  # (step index, manager) whose failure was printed as it happened
 
     def _print(self, text: str, transient: bool = False) -> None:
         if self.tty:
@@ -85,16 +113,20 @@ class ProgressPrinter(RunListener):
 
     def run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
         self.plan, self.steps = plan, steps
-        hosts = ", ".join(f"{e.name} on {e.host}" + (f" (fio {e.fio_version})" if e.fio_version else "")
-                          for e in endpoints.values())
+        hosts = ", ".join(
+            f"{e.name} on {e.host}" + (f" (fio {e.fio_version})" if e.fio_version else "")
+            for e in endpoints.values()
+        )
         self._print(f"Running {plan.name!r}: {len(steps)} steps; managers: {hosts}")
 
     def step_started(self, step: Step, jobfiles) -> None:
         self.step_start = time.monotonic()
         self.step_seconds = max((jf.step_seconds for jf in jobfiles.values()), default=0)
         self.latest = {}
-        self._print(f"Step {step.index + 1}/{len(self.steps)}: {step.spec_label}, "
-                    f"QD {'/'.join(map(str, step.queue_depths))}, {step.target_count} targets")
+        self._print(
+            f"Step {step.index + 1}/{len(self.steps)}: {step.spec_label}, "
+            f"QD {'/'.join(map(str, step.queue_depths))}, {step.target_count} targets"
+        )
 
     def samples(self, step: Step, samples) -> None:
         for s in samples:
@@ -102,8 +134,9 @@ class ProgressPrinter(RunListener):
                 self.latest["ALL" if s.level == "all" else s.key] = s.interval
         elapsed = time.monotonic() - self.step_start
         limit = self.step_seconds
-        when = f"{elapsed:5.0f}s" + (f"/{limit}s" if limit and elapsed <= limit + 0.5 else
-                                     f" ({limit}s planned)" if limit else "")
+        when = f"{elapsed:5.0f}s" + (
+            f"/{limit}s" if limit and elapsed <= limit + 0.5 else f" ({limit}s planned)" if limit else ""
+        )
         parts = [f"{k}: {brief(m)}" for k, m in self.latest.items() if k != "ALL"]
         if len(parts) > 1 and "ALL" in self.latest:
             parts.append(f"ALL: {brief(self.latest['ALL'])}")
@@ -119,8 +152,10 @@ class ProgressPrinter(RunListener):
         if not finished.ok and not finished.stopped:
             self._told.add((step.index, finished.manager))
             elapsed = time.monotonic() - self.step_start
-            self._print(f"  [{step.index + 1}/{len(self.steps)} {elapsed:5.0f}s] manager {finished.manager} "
-                        f"failed: {finished.reason}")
+            self._print(
+                f"  [{step.index + 1}/{len(self.steps)} {elapsed:5.0f}s] manager {finished.manager} "
+                f"failed: {finished.reason}"
+            )
 
     def step_finished(self, outcome: StepOutcome) -> None:
         self.outcomes.append(outcome)

@@ -18,16 +18,34 @@ def cmd_runs(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if args.json:
-        print(json.dumps([{"id": r.id, "name": r.name, "status": r.status, "started": r.started,
-                           "ended": r.ended, "plan": r.plan_name, "steps": r.step_count, "tags": r.tags}
-                          for r in runs], indent=2))
+        print(
+            json.dumps(
+                [
+                    {
+                        "id": r.id,
+                        "name": r.name,
+                        "status": r.status,
+                        "started": r.started,
+                        "ended": r.ended,
+                        "plan": r.plan_name,
+                        "steps": r.step_count,
+                        "tags": r.tags,
+                    }
+                    for r in runs
+                ],
+                indent=2,
+            )
+        )
         return 0
     if not runs:
         print(f"No runs stored in {store.path}")
         return 0
     from app.cli.progress import format_table
-    rows = [[str(r.id), r.started[:19].replace("T", " "), r.status, str(r.step_count), r.name,
-             ",".join(r.tags)] for r in runs]
+
+    rows = [
+        [str(r.id), r.started[:19].replace("T", " "), r.status, str(r.step_count), r.name, ",".join(r.tags)]
+        for r in runs
+    ]
     print(format_table(("Run", "Started (UTC)", "Status", "Steps", "Name", "Tags"), rows))
     return 0
 
@@ -47,55 +65,146 @@ def cmd_show(args: argparse.Namespace) -> int:
     coarse = is_iometer_run(run)
     notes = _validity(args, run)
     if args.json:
+
         def metrics(m):
             # an imported Iometer run's histogram is its 21 coarse bins: no percentiles from it
             return {k: None if coarse and k.startswith("p") else v for k, v in m.headline().items()}
-        print(json.dumps({
-            "validity": [n.to_json() | {"title": n.title} for n in notes],
-            "curve": _curve_json(run),
-            "id": run.id, "name": run.name, "status": run.status, "started": run.started, "ended": run.ended,
-            "plan": run.plan_name, "plan_sha256": run.plan_sha256, "tags": run.tags, "notes": run.notes,
-            "fio_versions": run.fio_versions, "host": run.host,
-            "managers": [dataclasses.asdict(m) for m in run.managers],
-            "steps": [{"index": s.index, "spec": s.spec_name, "queue_depth": s.queue_depth, "status": s.status,
-                       "started": s.started, "ended": s.ended,
-                       "results": [{"level": r.level, "manager": r.manager, "key": r.key,
-                                    **metrics(r.metrics)} for r in s.results]} for s in run.steps],
-            "messages": [dataclasses.asdict(m) for m in run.messages],
-            "disk_stats": [dataclasses.asdict(d) for d in run_disk_stats(run)],
-            "preconditioning": _precondition_json(args, run),
-            "transfers": [dataclasses.asdict(x) for x in transfers(run)],
-            "sweeps": [{"label": s.label, "dimension": s.dimension,
-                        "max_iops": dataclasses.asdict(s.max_iops), "max_mbps": dataclasses.asdict(s.max_mbps),
-                        "knee": dataclasses.asdict(s.knee) if s.knee else None,
-                        "points": [dataclasses.asdict(p) for p in s.points]} for s in find_sweeps(run)],
-        }, indent=2))
+
+        print(
+            json.dumps(
+                {
+                    "validity": [n.to_json() | {"title": n.title} for n in notes],
+                    "curve": _curve_json(run),
+                    "id": run.id,
+                    "name": run.name,
+                    "status": run.status,
+                    "started": run.started,
+                    "ended": run.ended,
+                    "plan": run.plan_name,
+                    "plan_sha256": run.plan_sha256,
+                    "tags": run.tags,
+                    "notes": run.notes,
+                    "fio_versions": run.fio_versions,
+                    "host": run.host,
+                    "managers": [dataclasses.asdict(m) for m in run.managers],
+                    "steps": [
+                        {
+                            "index": s.index,
+                            "spec": s.spec_name,
+                            "queue_depth": s.queue_depth,
+                            "status": s.status,
+                            "started": s.started,
+                            "ended": s.ended,
+                            "results": [
+                                {"level": r.level, "manager": r.manager, "key": r.key, **metrics(r.metrics)}
+                                for r in s.results
+                            ],
+                        }
+                        for s in run.steps
+                    ],
+                    "messages": [dataclasses.asdict(m) for m in run.messages],
+                    "disk_stats": [dataclasses.asdict(d) for d in run_disk_stats(run)],
+                    "preconditioning": _precondition_json(args, run),
+                    "transfers": [dataclasses.asdict(x) for x in transfers(run)],
+                    "sweeps": [
+                        {
+                            "label": s.label,
+                            "dimension": s.dimension,
+                            "max_iops": dataclasses.asdict(s.max_iops),
+                            "max_mbps": dataclasses.asdict(s.max_mbps),
+                            "knee": dataclasses.asdict(s.knee) if s.knee else None,
+                            "points": [dataclasses.asdict(p) for p in s.points],
+                        }
+                        for s in find_sweeps(run)
+                    ],
+                },
+                indent=2,
+            )
+        )
         return 0
     print(f"Run {run.id}: {run.name} [{run.status}]  started {run.started}  ended {run.ended or '-'}")
-    tool = (f"{run.host['tool']} {run.host.get('tool_version', '')}".strip() if coarse else
-            f"fio {', '.join(run.fio_versions) or '?'}")
-    print(f"Plan {run.plan_name!r} (sha256 {run.plan_sha256[:12]}), {tool}, "
-          f"managers: {', '.join(f'{m.name} ({m.address})' for m in run.managers)}")
+    tool = (
+        f"{run.host['tool']} {run.host.get('tool_version', '')}".strip()
+        if coarse
+        else f"fio {', '.join(run.fio_versions) or '?'}"
+    )
+    print(
+        f"Plan {run.plan_name!r} (sha256 {run.plan_sha256[:12]}), {tool}, "
+        f"managers: {', '.join(f'{m.name} ({m.address})' for m in run.managers)}"
+    )
     _print_validity(notes)
     rows = []
     for s in run.steps:
         for r in sorted(s.results, key=lambda r: (r.level != "all", r.key)):
             if r.level in ("all", "manager"):
                 m = r.metrics
-                rows.append([str(s.index + 1), s.spec_name, str(s.queue_depth or "-"), s.status,
-                             "ALL" if r.level == "all" else r.key, fmt_num(m.iops), fmt_num(m.mbps),
-                             fmt_num(m.lat_mean_ms, 3), fmt_num(m.lat_max_ms, 3),
-                             fmt_num(None if coarse else m.percentile_ms(99), 3), str(m.errors)])
-    print(format_table(("Step", "Access specification", "QD", "Status", "Level", "IOPS", "MB/s", "Avg ms",
-                        "Max ms", "p99 ms", "Errors"), rows))
+                rows.append(
+                    [
+                        str(s.index + 1),
+                        s.spec_name,
+                        str(s.queue_depth or "-"),
+                        s.status,
+                        "ALL" if r.level == "all" else r.key,
+                        fmt_num(m.iops),
+                        fmt_num(m.mbps),
+                        fmt_num(m.lat_mean_ms, 3),
+                        fmt_num(m.lat_max_ms, 3),
+                        fmt_num(None if coarse else m.percentile_ms(99), 3),
+                        str(m.errors),
+                    ]
+                )
+    print(
+        format_table(
+            (
+                "Step",
+                "Access specification",
+                "QD",
+                "Status",
+                "Level",
+                "IOPS",
+                "MB/s",
+                "Avg ms",
+                "Max ms",
+                "p99 ms",
+                "Errors",
+            ),
+            rows,
+        )
+    )
     disks = run_disk_stats(run)
     if disks:
         print("\nDisk statistics (from fio's per-disk counters, as iostat computes them):")
-        print(format_table(("Step", "Manager", "Disk", "Targets", "Reads", "Writes", "r_await ms", "w_await ms",
-                            "aqu-sz", "%util"),
-                           [[str(d.step + 1), d.manager, d.disk, ", ".join(d.targets) or "-", str(d.reads),
-                             str(d.writes), fmt_num(d.r_await_ms, 3), fmt_num(d.w_await_ms, 3),
-                             fmt_num(d.aqu_sz, 2), fmt_num(d.util_pct, 1)] for d in disks]))
+        print(
+            format_table(
+                (
+                    "Step",
+                    "Manager",
+                    "Disk",
+                    "Targets",
+                    "Reads",
+                    "Writes",
+                    "r_await ms",
+                    "w_await ms",
+                    "aqu-sz",
+                    "%util",
+                ),
+                [
+                    [
+                        str(d.step + 1),
+                        d.manager,
+                        d.disk,
+                        ", ".join(d.targets) or "-",
+                        str(d.reads),
+                        str(d.writes),
+                        fmt_num(d.r_await_ms, 3),
+                        fmt_num(d.w_await_ms, 3),
+                        fmt_num(d.aqu_sz, 2),
+                        fmt_num(d.util_pct, 1),
+                    ]
+                    for d in disks
+                ],
+            )
+        )
     precondition = fill_summary(run), _steady(args, run)
     if any(precondition):
         print("\nPreconditioning (not part of the measured results):")
@@ -137,8 +246,10 @@ def _print_validity(notes: list) -> None:
     from app.analysis.validity import lines
 
     if not notes:
-        print("Validity: no notes (the figures show no sign of cache, unwritten or compressible data, a busy "
-              "generator, drift, other traffic or clock skew).")
+        print(
+            "Validity: no notes (the figures show no sign of cache, unwritten or compressible data, a busy "
+            "generator, drift, other traffic or clock skew)."
+        )
         return
     print("Validity notes (read these before the figures):")
     for line in lines(notes):
@@ -153,9 +264,19 @@ def _curve_json(run) -> list[dict] | None:
     results = curve_of(run)
     if not results:
         return None
-    return [{"label": r.label, "dimension": r.dimension, "p99_max_ms": r.p99_max_ms, "metric": r.metric,
-             "answer_load": r.answer_load, "steps_measured": r.steps_measured, "sentence": r.sentence(),
-             "points": [dataclasses.asdict(p) for p in r.points]} for r in results]
+    return [
+        {
+            "label": r.label,
+            "dimension": r.dimension,
+            "p99_max_ms": r.p99_max_ms,
+            "metric": r.metric,
+            "answer_load": r.answer_load,
+            "steps_measured": r.steps_measured,
+            "sentence": r.sentence(),
+            "points": [dataclasses.asdict(p) for p in r.points],
+        }
+        for r in results
+    ]
 
 
 def _print_curve(run) -> None:
@@ -168,8 +289,13 @@ def _print_curve(run) -> None:
     print("\nCurve (the highest load whose p99 keeps the limit):")
     for r in results:
         print(f"  {r.sentence()}")
-        print("    " + format_table((r.dimension.capitalize(), "IOPS", "MB/s", "p99 ms", f"≤ {r.p99_max_ms:g} ms",
-                                     "Step"), table_rows(r)).replace("\n", "\n    "))
+        print(
+            "    "
+            + format_table(
+                (r.dimension.capitalize(), "IOPS", "MB/s", "p99 ms", f"≤ {r.p99_max_ms:g} ms", "Step"),
+                table_rows(r),
+            ).replace("\n", "\n    ")
+        )
 
 
 def _steady_state(args: argparse.Namespace, run):
@@ -191,8 +317,11 @@ def _precondition_json(args: argparse.Namespace, run) -> dict | None:
     if not precondition_of(run).enabled:
         return None
     verdict = _steady_state(args, run)
-    return {"phases": {str(k): v for k, v in phases(run).items()}, "fill": fill_summary(run),
-            "steady_state": dataclasses.asdict(verdict) | {"at_s": verdict.at_s} if verdict else None}
+    return {
+        "phases": {str(k): v for k, v in phases(run).items()},
+        "fill": fill_summary(run),
+        "steady_state": dataclasses.asdict(verdict) | {"at_s": verdict.at_s} if verdict else None,
+    }
 
 
 def _steady(args: argparse.Namespace, run) -> str | None:
@@ -242,6 +371,10 @@ def register(sub) -> None:
     sp = sub.add_parser("export", help="export a stored run")
     sp.add_argument("run", type=int, help="run id (see `fiometer runs`)")
     sp.add_argument("--iometer-csv", metavar="OUT.csv", help="Iometer 1.1.0 results.csv layout")
-    sp.add_argument("--samples", metavar="OUT.csv", help="every per-second sample of every level in long form "
-                                                         "(step, time, level, name, IOPS, MB/s, response times)")
+    sp.add_argument(
+        "--samples",
+        metavar="OUT.csv",
+        help="every per-second sample of every level in long form "
+        "(step, time, level, name, IOPS, MB/s, response times)",
+    )
     sp.set_defaults(func=cmd_export)

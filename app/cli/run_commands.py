@@ -36,19 +36,32 @@ def _make_runner(args: argparse.Namespace, opened, make=None):
 
     plan = opened.plan
     try:
-        hosts = parse_pairs(args.manager, "--manager", "NAME=HOST[:PORT] or NAME=ssh://[USER@]HOST[:PORT]",
-                            "DB01=10.0.0.5:8765")
+        hosts = parse_pairs(
+            args.manager,
+            "--manager",
+            "NAME=HOST[:PORT] or NAME=ssh://[USER@]HOST[:PORT]",
+            "DB01=10.0.0.5:8765",
+        )
         endpoints = build_endpoints(plan, hosts, args.fio)
     except ManagerError as e:
         raise CliError(str(e)) from e
     for ep in endpoints.values():
-        if ep.host != "local" and not ep.host.startswith("ssh://") and not is_loopback(split_host(ep.host)[0]):
+        if (
+            ep.host != "local"
+            and not ep.host.startswith("ssh://")
+            and not is_loopback(split_host(ep.host)[0])
+        ):
             print(f"warning: manager {ep.name!r} is reached over the network at {ep.host}; {EXPOSED_WARNING}")
-    options = RunOptions(run_time=args.run_time, ramp_up=args.ramp_up, mapping=_parse_map(args.map),
-                         engine=args.engine, allow_write=set(args.allow_write or []),
-                         allow_write_in_use=set(args.allow_write_mounted or []),
-                         file_size=parse_size(args.test_file_size) if args.test_file_size else None,
-                         registry=record_beside(resolve_db_path(getattr(args, "db", None))))
+    options = RunOptions(
+        run_time=args.run_time,
+        ramp_up=args.ramp_up,
+        mapping=_parse_map(args.map),
+        engine=args.engine,
+        allow_write=set(args.allow_write or []),
+        allow_write_in_use=set(args.allow_write_mounted or []),
+        file_size=parse_size(args.test_file_size) if args.test_file_size else None,
+        registry=record_beside(resolve_db_path(getattr(args, "db", None))),
+    )
     try:
         runner = (make or Runner)(plan, endpoints, None, options)
     except RunRefused as e:
@@ -104,10 +117,15 @@ def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
         if after is not None and recorder.run_id is not None:
             after(store, recorder.run_id, runner)
     except StoreError as e:  # the runner ended fio; the run keeps what was recorded before the fault
-        kept = (f"Run {recorder.run_id} in {store.path} keeps what was recorded before it "
-                f"({runner.summary.text()})." if recorder.run_id is not None else "Nothing was stored.")
-        raise CliError(f"the results database failed during the run, so the run was ended: {e}\n{kept}",
-                       EXIT_STORE) from e
+        kept = (
+            f"Run {recorder.run_id} in {store.path} keeps what was recorded before it "
+            f"({runner.summary.text()})."
+            if recorder.run_id is not None
+            else "Nothing was stored."
+        )
+        raise CliError(
+            f"the results database failed during the run, so the run was ended: {e}\n{kept}", EXIT_STORE
+        ) from e
     finally:
         signal.signal(signal.SIGINT, previous)
         store.close()
@@ -131,13 +149,19 @@ def _update_log(plan, results_file: str | None):
     if not plan.setup.iometer.record_last_update:
         return None
     if not results_file:
-        print("warning: Record Last Update Results is ENABLED in this plan: give --results-file FILE.csv to "
-              "also write Iometer's per-update file instFILE.csv (every update is stored in the results "
-              "database either way: fiometer export RUN --samples FILE.csv)")
+        print(
+            "warning: Record Last Update Results is ENABLED in this plan: give --results-file FILE.csv to "
+            "also write Iometer's per-update file instFILE.csv (every update is stored in the results "
+            "database either way: fiometer export RUN --samples FILE.csv)"
+        )
         return None
-    log = IometerUpdateLog(update_log_path(results_file), on_error=lambda e: print(
-        f"warning: the Iometer per-update file stopped being written: {e}; the run goes on and every update "
-        f"is still stored"))
+    log = IometerUpdateLog(
+        update_log_path(results_file),
+        on_error=lambda e: print(
+            f"warning: the Iometer per-update file stopped being written: {e}; the run goes on and every update "
+            f"is still stored"
+        ),
+    )
     try:
         log.open()
     except UnsafeOutput as e:
@@ -156,8 +180,11 @@ def _append_results(args: argparse.Namespace, results_file: str, run_id: int) ->
     try:
         append_results_file(results_file, get_run(store, run_id))
     except OSError as e:
-        raise CliError(f"{results_file}: the run is stored but cannot be written there: {e.strerror or e}; "
-                       f"fiometer export {run_id} --iometer-csv FILE.csv writes it", EXIT_FAILED) from e
+        raise CliError(
+            f"{results_file}: the run is stored but cannot be written there: {e.strerror or e}; "
+            f"fiometer export {run_id} --iometer-csv FILE.csv writes it",
+            EXIT_FAILED,
+        ) from e
     finally:
         store.close()
     print(f"Iometer results appended to {results_file}")
@@ -171,8 +198,11 @@ def validity_lines(notes: list) -> list[str]:
 
 def exit_code(status: str, runner) -> int:
     """The exit code of a finished run: a failed step or manager wins over a stop (see the user guide)."""
-    if status == "failed" or runner.summary.failed or any(not f.ok for o in runner.outcomes
-                                                           for f in o.finished.values()):
+    if (
+        status == "failed"
+        or runner.summary.failed
+        or any(not f.ok for o in runner.outcomes for f in o.finished.values())
+    ):
         return EXIT_FAILED  # a manager failed, even in a run that was then stopped
     if status == "stopped" or runner.summary.stopped:
         return EXIT_STOPPED
@@ -185,11 +215,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from app.paths import example_plan
 
     with tempfile.TemporaryDirectory(prefix="fiometer-demo-") as tmp:
-        print(f"Fiometer {__version__}: no display, so running the bundled example plan briefly\n"
-              f"({example_plan().name}, each step 2 s on a 64 MiB test file in {tmp}).\n")
-        ns = argparse.Namespace(file=str(example_plan()), manager=None, fio=None, run_time=2, ramp_up=0,
-                                map=[f"C:={tmp}/iobw.tst"], engine=None, allow_write=None,
-                                allow_write_mounted=None, test_file_size="64M", db=args.db, tag=["demo"])
+        print(
+            f"Fiometer {__version__}: no display, so running the bundled example plan briefly\n"
+            f"({example_plan().name}, each step 2 s on a 64 MiB test file in {tmp}).\n"
+        )
+        ns = argparse.Namespace(
+            file=str(example_plan()),
+            manager=None,
+            fio=None,
+            run_time=2,
+            ramp_up=0,
+            map=[f"C:={tmp}/iobw.tst"],
+            engine=None,
+            allow_write=None,
+            allow_write_mounted=None,
+            test_file_size="64M",
+            db=args.db,
+            tag=["demo"],
+        )
         return cmd_run(ns)
 
 
@@ -203,8 +246,10 @@ def cmd_probe(args: argparse.Namespace) -> int:
         info = probe(host, port, timeout=args.timeout)
     except (ManagerError, TransportError) as e:
         raise CliError(str(e)) from e
-    print(f"{host}:{port}: {info.hostname}, {info.os} {info.arch}, {info.cpus} CPUs, {info.fio_version} "
-          f"(protocol {info.protocol})")
+    print(
+        f"{host}:{port}: {info.hostname}, {info.os} {info.arch}, {info.cpus} CPUs, {info.fio_version} "
+        f"(protocol {info.protocol})"
+    )
     return 0
 
 
@@ -218,8 +263,12 @@ def register(sub) -> None:
 
     sp = sub.add_parser("probe", help="ask a host running `fio --server` what it is")
     sp.add_argument("host", metavar="HOST[:PORT]", help="default port 8765")
-    sp.add_argument("--timeout", type=number_option(float, 0.1, 3600, "seconds"), default=5.0,
-                    help="seconds to wait for an answer")
+    sp.add_argument(
+        "--timeout",
+        type=number_option(float, 0.1, 3600, "seconds"),
+        default=5.0,
+        help="seconds to wait for an answer",
+    )
     sp.set_defaults(func=cmd_probe)
 
 
@@ -227,21 +276,44 @@ def add_run_options(sp) -> None:
     """The plan and the options of `run` (shared by `curve`)."""
     sp.add_argument("file", help=".icf or Fiometer plan file")
     sp.add_argument("--map", action="append", metavar="NAME=PATH", help="place a target at a file or device")
-    sp.add_argument("--manager", action="append", metavar="NAME=HOST[:PORT]",
-                    help="run a manager on a host running `fio --server` (or NAME=local); NAME=ssh://[USER@]HOST"
-                         "[:PORT] starts fio --server there over SSH, on that host's loopback only")
-    sp.add_argument("--run-time", type=seconds_option(), metavar="S",
-                    help="override every step's run time (seconds; 0 = until Ctrl-C)")
-    sp.add_argument("--ramp-up", type=seconds_option(), metavar="S", help="override every step's ramp-up (seconds)")
-    sp.add_argument("--test-file-size", metavar="SIZE", help="size of every test file, e.g. 256M (quick checks)")
-    sp.add_argument("--allow-write", action="append", metavar="TARGET",
-                    help="arm writes to a raw device or an existing file (name or path)")
-    sp.add_argument("--allow-write-mounted", action="append", metavar="TARGET",
-                    help="also allow writes to a device in use (mounted, partitioned, swap, LVM/md member)")
+    sp.add_argument(
+        "--manager",
+        action="append",
+        metavar="NAME=HOST[:PORT]",
+        help="run a manager on a host running `fio --server` (or NAME=local); NAME=ssh://[USER@]HOST"
+        "[:PORT] starts fio --server there over SSH, on that host's loopback only",
+    )
+    sp.add_argument(
+        "--run-time",
+        type=seconds_option(),
+        metavar="S",
+        help="override every step's run time (seconds; 0 = until Ctrl-C)",
+    )
+    sp.add_argument(
+        "--ramp-up", type=seconds_option(), metavar="S", help="override every step's ramp-up (seconds)"
+    )
+    sp.add_argument(
+        "--test-file-size", metavar="SIZE", help="size of every test file, e.g. 256M (quick checks)"
+    )
+    sp.add_argument(
+        "--allow-write",
+        action="append",
+        metavar="TARGET",
+        help="arm writes to a raw device or an existing file (name or path)",
+    )
+    sp.add_argument(
+        "--allow-write-mounted",
+        action="append",
+        metavar="TARGET",
+        help="also allow writes to a device in use (mounted, partitioned, swap, LVM/md member)",
+    )
     sp.add_argument("--fio", metavar="PATH", help="the fio binary to use (default: found on PATH)")
     sp.add_argument("--tag", action="append", help="tag the stored run (e.g. before, after, client-x)")
-    sp.add_argument("--results-file", metavar="FILE.csv",
-                    help="Iometer's results file (its /r): the run is appended to it as results.csv when it ends; "
-                         "with Record Last Update Results ENABLED in the plan, every update also goes to "
-                         "instFILE.csv beside it as the run goes")
+    sp.add_argument(
+        "--results-file",
+        metavar="FILE.csv",
+        help="Iometer's results file (its /r): the run is appended to it as results.csv when it ends; "
+        "with Record Last Update Results ENABLED in the plan, every update also goes to "
+        "instFILE.csv beside it as the run goes",
+    )
     sp.add_argument("--engine", help=argparse.SUPPRESS)  # e.g. null, for tests and benchmarks

@@ -14,8 +14,10 @@ def cmd_logs(tail: int = 20) -> int:
     """`fiometer doctor --logs`: where the log files are, and the last lines of the current one."""
     from app.diagnostics import log_dir, log_files, log_path
 
-    print(f"Log folder: {log_path().parent}" + ("" if log_path().parent == log_dir() else
-                                                 f" (the usual folder {log_dir()} could not be written)"))
+    print(
+        f"Log folder: {log_path().parent}"
+        + ("" if log_path().parent == log_dir() else f" (the usual folder {log_dir()} could not be written)")
+    )
     files = log_files()
     if not files:
         print(f"No log yet (it will be {log_path()})")
@@ -54,22 +56,29 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     status = check_fio()
     print(about_text(fio=lambda: status.version or "not found"))
     print()
-    print(f"Settings file: {user_settings.settings_path()}"
-          + ("" if user_settings.settings_path().exists() else " (not created yet)"))
+    print(
+        f"Settings file: {user_settings.settings_path()}"
+        + ("" if user_settings.settings_path().exists() else " (not created yet)")
+    )
     if settings.problem:
         print(f"  warning: {settings.problem}")
     print(f"Custom fio path: {settings.fio_path or 'none (search PATH and the installer folders)'}")
     print(f"Results database: {resolve_db_path(args.db)}")
     print(f"Log file: {log_path()}" + ("" if log_path().exists() else " (not created yet)"))
     res = resources_dir()
-    print(f"Bundled resources: {res}" + ("" if (res / "examples").is_dir() else " (MISSING: reinstall Fiometer)"))
+    print(
+        f"Bundled resources: {res}"
+        + ("" if (res / "examples").is_dir() else " (MISSING: reinstall Fiometer)")
+    )
     print()
     print(first_run_text(status))
     return 0 if status.found else 1
 
 
-NO_DISPLAY = ("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set); use the command "
-              "line instead: `fiometer --help`, e.g. `fiometer run PLAN`, or `fiometer gui PLAN --screenshot DIR`")
+NO_DISPLAY = (
+    "no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set); use the command "
+    "line instead: `fiometer --help`, e.g. `fiometer run PLAN`, or `fiometer gui PLAN --screenshot DIR`"
+)
 
 
 def has_no_display() -> bool:
@@ -92,8 +101,10 @@ def cmd_gui(args: argparse.Namespace) -> int:
     try:
         from app.ui.launch import run_gui
     except ImportError as e:
-        raise CliError(f"the desktop GUI needs PySide6 and pyqtgraph ({e}); `fiometer import` / `fiometer plan` "
-                       "work without them") from e
+        raise CliError(
+            f"the desktop GUI needs PySide6 and pyqtgraph ({e}); `fiometer import` / `fiometer plan` "
+            "work without them"
+        ) from e
     mapping = _parse_map(args.map)
     options = None
     if args.run is not None:
@@ -102,8 +113,14 @@ def cmd_gui(args: argparse.Namespace) -> int:
         options = RunOptions(run_time=args.run, ramp_up=0, engine=args.engine, mapping=mapping)
     if args.open_run is not None and (args.file or args.run is not None):
         raise CliError("--open-run shows a stored run: give no plan file and no --run with it")
-    return run_gui(args.file, args.screenshot, options, mapping=mapping, open_run=args.open_run,
-                   db=getattr(args, "db", None))
+    return run_gui(
+        args.file,
+        args.screenshot,
+        options,
+        mapping=mapping,
+        open_run=args.open_run,
+        db=getattr(args, "db", None),
+    )
 
 
 def register(sub) -> None:
@@ -111,17 +128,31 @@ def register(sub) -> None:
     group = sp.add_mutually_exclusive_group()
     group.add_argument("--set-fio", metavar="PATH", help="remember this fio executable (checked first)")
     group.add_argument("--clear-fio", action="store_true", help="forget the custom fio path")
-    group.add_argument("--logs", action="store_true", help="where the log files are, and the last lines logged")
+    group.add_argument(
+        "--logs", action="store_true", help="where the log files are, and the last lines logged"
+    )
     sp.set_defaults(func=cmd_doctor)
 
     sp = sub.add_parser("gui", help="open the desktop application")
     sp.add_argument("file", nargs="?", help="plan or .icf to open")
     sp.add_argument("--screenshot", metavar="DIR", help="show each tab, write DIR/NN-<tab>.png, then exit")
-    sp.add_argument("--run", type=seconds_option(1), metavar="SECONDS",
-                    help="with --screenshot: first run the plan, SECONDS per step, for real Results Display numbers")
+    sp.add_argument(
+        "--run",
+        type=seconds_option(1),
+        metavar="SECONDS",
+        help="with --screenshot: first run the plan, SECONDS per step, for real Results Display numbers",
+    )
     sp.add_argument("--engine", help="with --run: fio ioengine override (e.g. null: no real I/O)")
-    sp.add_argument("--map", action="append", metavar="NAME=PATH",
-                    help="place the opened plan's target NAME at a file or device (as `fiometer run --map`)")
-    sp.add_argument("--open-run", type=int, metavar="ID",
-                    help="open the stored run ID (see `fiometer runs`); with --screenshot: write DIR/run-ID.png")
+    sp.add_argument(
+        "--map",
+        action="append",
+        metavar="NAME=PATH",
+        help="place the opened plan's target NAME at a file or device (as `fiometer run --map`)",
+    )
+    sp.add_argument(
+        "--open-run",
+        type=int,
+        metavar="ID",
+        help="open the stored run ID (see `fiometer runs`); with --screenshot: write DIR/run-ID.png",
+    )
     sp.set_defaults(func=cmd_gui)

@@ -36,7 +36,11 @@ class BucketHist(Mapping[int, int]):
     def __iter__(self) -> Iterator[int]:
         return iter(self._d())
 
-    def items(self) -> ItemsView[int, int]:  # (Mapping's default looks every key up again: merging many managers' histograms)
+    def items(
+        self,
+    ) -> ItemsView[
+        int, int
+    ]:  # (Mapping's default looks every key up again: merging many managers' histograms)
         return self._d().items()
 
     def __len__(self) -> int:

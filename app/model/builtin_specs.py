@@ -8,8 +8,10 @@ from app.model.plan import AccessSpec, SpecLine
 
 def _sized(label: str, size: int, reads: tuple[int, ...], random: int, align: int) -> list[AccessSpec]:
     rnd = f"{random}% random"
-    return [AccessSpec(f"{label}; {r}% Read; {rnd}", [SpecLine(size, 100, r, random, 0, 1, align, 0)])
-            for r in reads]
+    return [
+        AccessSpec(f"{label}; {r}% Read; {rnd}", [SpecLine(size, 100, r, random, 0, 1, align, 0)])
+        for r in reads
+    ]
 
 
 def builtin_specs() -> list[AccessSpec]:
@@ -25,9 +27,14 @@ def builtin_specs() -> list[AccessSpec]:
         + _sized("64 KiB", 65536, three, 0, 0)
         + _sized("256 KiB", 262144, three, 0, 0)
     )
-    all_lines = [SpecLine(**{**vars(s.lines[0]), "of_size": 4 if i < 13 else 3}) for i, s in enumerate(singles)]
-    return [AccessSpec("Default", [SpecLine(2048, 100, 67, 100, 0, 1, 2048, 0)]), *singles,
-            AccessSpec("All in one", all_lines)]
+    all_lines = [
+        SpecLine(**{**vars(s.lines[0]), "of_size": 4 if i < 13 else 3}) for i, s in enumerate(singles)
+    ]
+    return [
+        AccessSpec("Default", [SpecLine(2048, 100, 67, 100, 0, 1, 2048, 0)]),
+        *singles,
+        AccessSpec("All in one", all_lines),
+    ]
 
 
 def find_builtin(name: str) -> AccessSpec | None:

@@ -36,16 +36,30 @@ class DiskCounts:
     @staticmethod
     def from_fio(entry: dict[str, Any], window_ms: float, busy_ms: float | None = None) -> DiskCounts:
         """One entry of fio's ``disk_util`` (cumulative) over ``window_ms``."""
+
         def n(key: str) -> float:
             return float(entry.get(key) or 0)
-        return DiskCounts(window_ms, n("read_ios"), n("write_ios"), n("read_merges"), n("write_merges"),
-                          n("read_ticks"), n("write_ticks"), n("in_queue"), busy_ms)
+
+        return DiskCounts(
+            window_ms,
+            n("read_ios"),
+            n("write_ios"),
+            n("read_merges"),
+            n("write_merges"),
+            n("read_ticks"),
+            n("write_ticks"),
+            n("in_queue"),
+            busy_ms,
+        )
 
     def minus(self, base: DiskCounts) -> DiskCounts:
         """The window between an earlier cumulative report ``base`` and this one."""
         busy = None if self.busy_ms is None or base.busy_ms is None else max(self.busy_ms - base.busy_ms, 0.0)
-        return DiskCounts(self.window_ms - base.window_ms, *(
-            max(getattr(self, f.name) - getattr(base, f.name), 0.0) for f in fields(self)[1:-1]), busy)
+        return DiskCounts(
+            self.window_ms - base.window_ms,
+            *(max(getattr(self, f.name) - getattr(base, f.name), 0.0) for f in fields(self)[1:-1]),
+            busy,
+        )
 
     def plus(self, other: DiskCounts) -> DiskCounts:
         """Two consecutive windows of the same disk as one."""

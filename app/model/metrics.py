@@ -58,7 +58,9 @@ def hist_percentile(hist: Mapping[int, int], pct: float) -> float | None:
     return float(max(hist))
 
 
-def _counts_percentile(values: Any, counts: Any, pct: float) -> Any:  # (ndarray [b], ndarray [k, b]) -> ndarray [k]
+def _counts_percentile(
+    values: Any, counts: Any, pct: float
+) -> Any:  # (ndarray [b], ndarray [k, b]) -> ndarray [k]
     """fio's rule on k count arrays over the same buckets at once: the first bucket whose cumulative count
     reaches pct% of the samples, between the first and the last non-empty bucket; NaN where empty."""
     import numpy as np  # already loaded where such histograms exist
@@ -106,8 +108,13 @@ def array_percentile(values: Any, counts: Any, pct: float) -> float | None:
 
 def _direction_hists(m: Metrics, direction: str) -> list[Any]:
     """The histograms a percentile of ``direction`` reads: array histograms, and dicts that are not empty."""
-    hists = (m.read_hist,) if direction == "read" else (m.write_hist,) if direction == "write" else (
-        m.read_hist, m.write_hist)
+    hists = (
+        (m.read_hist,)
+        if direction == "read"
+        else (m.write_hist,)
+        if direction == "write"
+        else (m.read_hist, m.write_hist)
+    )
     return [h for h in hists if hasattr(h, "bucket_arrays") or h]
 
 
@@ -130,7 +137,11 @@ def percentiles_ms(windows: list[Metrics], pct: float) -> list[float | None]:
             elif h:  # a plain dict with counts
                 plain = True
                 break
-        if plain or not arrays or any(v is not (values if values is not None else arrays[0][0]) for v, _c in arrays):
+        if (
+            plain
+            or not arrays
+            or any(v is not (values if values is not None else arrays[0][0]) for v, _c in arrays)
+        ):
             out[i] = m.percentile_ms(pct)
             continue
         values = arrays[0][0]
@@ -139,13 +150,13 @@ def percentiles_ms(windows: list[Metrics], pct: float) -> list[float | None]:
     # A few dozen rows at a time: their counts over all of fio's buckets (1856) then stay in the CPU's cache
     # while they are summed up (hundreds of rows at once were ~30 % slower, measured with 545 rows).
     for a in range(0, len(fast), _ROWS_AT_ONCE):
-        part = rows[a:a + _ROWS_AT_ONCE]
+        part = rows[a : a + _ROWS_AT_ONCE]
         counts = np.stack([r[0][1] for r in part])
         two = [j for j, r in enumerate(part) if len(r) == 2]
         if two:
             counts[two] += np.stack([part[j][1][1] for j in two])
         got = _counts_percentile(values, counts, pct) / 1e6
-        for i, v in zip(fast[a:a + _ROWS_AT_ONCE], got.tolist(), strict=True):
+        for i, v in zip(fast[a : a + _ROWS_AT_ONCE], got.tolist(), strict=True):
             out[i] = None if v != v else v
     return out
 

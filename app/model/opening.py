@@ -52,17 +52,22 @@ def check_plan_file(path: Path) -> None:
         st = path.stat()
     except FileNotFoundError:
         dangling = os.path.islink(path)
-        raise PlanOpenError(f"{path}: " + ("is a link to a file that does not exist" if dangling
-                                           else "no such file")) from None
+        raise PlanOpenError(
+            f"{path}: " + ("is a link to a file that does not exist" if dangling else "no such file")
+        ) from None
     except OSError as e:
         raise PlanOpenError(f"{path}: cannot be read: {e.strerror or e}") from None
     if stat.S_ISDIR(st.st_mode):
         raise PlanOpenError(f"{path}: is a folder, not a plan file; give an .icf or a plan file inside it")
     if not stat.S_ISREG(st.st_mode):
-        raise PlanOpenError(f"{path}: is not a regular file (a pipe, socket or device); save the plan as a file")
+        raise PlanOpenError(
+            f"{path}: is not a regular file (a pipe, socket or device); save the plan as a file"
+        )
     if st.st_size > MAX_PLAN_BYTES:
-        raise PlanOpenError(f"{path}: is {st.st_size >> 20} MiB, too large for a plan file "
-                            f"(at most {MAX_PLAN_BYTES >> 20} MiB)")
+        raise PlanOpenError(
+            f"{path}: is {st.st_size >> 20} MiB, too large for a plan file "
+            f"(at most {MAX_PLAN_BYTES >> 20} MiB)"
+        )
     if not os.access(path, os.R_OK):
         raise PlanOpenError(f"{path}: cannot be read: permission denied")
 

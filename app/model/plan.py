@@ -43,8 +43,19 @@ class SpecLine:
     reply: int = 0  # bytes; 0 = no reply
 
     def as_csv(self) -> str:
-        return ",".join(str(v) for v in (self.size, self.of_size, self.reads, self.random,
-                                           self.delay, self.burst, self.align, self.reply))
+        return ",".join(
+            str(v)
+            for v in (
+                self.size,
+                self.of_size,
+                self.reads,
+                self.random,
+                self.delay,
+                self.burst,
+                self.align,
+                self.reply,
+            )
+        )
 
 
 @dataclass

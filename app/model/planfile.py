@@ -92,12 +92,21 @@ def from_dict(data: Any, source: str = "<plan>") -> tuple[Plan, list[Problem]]:
     """Build a plan; raises PlanFileError on structural errors, returns warnings alongside."""
     problems: list[Problem] = []
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise PlanFileError(source, [Problem("format", f"not a Fiometer plan (expected \"format\": \"{FORMAT}\")")])
+        raise PlanFileError(
+            source, [Problem("format", f'not a Fiometer plan (expected "format": "{FORMAT}")')]
+        )
     version = data.get("version")
     if not isinstance(version, int) or version > VERSION:
-        raise PlanFileError(source, [Problem(
-            "version", f"plan format version {version!r} is newer than this Fiometer reads ({VERSION}); "
-                       "update Fiometer to open it")])
+        raise PlanFileError(
+            source,
+            [
+                Problem(
+                    "version",
+                    f"plan format version {version!r} is newer than this Fiometer reads ({VERSION}); "
+                    "update Fiometer to open it",
+                )
+            ],
+        )
     plan = _build(Plan, data.get("plan"), "", problems)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
@@ -114,10 +123,14 @@ def load(path: str | Path) -> tuple[Plan, list[Problem]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        what = ("the plan file is damaged (its JSON breaks off)" if FORMAT in text else
-                "not a plan: neither an Iometer configuration (.icf) nor a plan saved by Fiometer (JSON)")
-        raise PlanFileError(f"{path}:{e.lineno}", [Problem("json", f"{e.msg} (column {e.colno})",
-                                                           place=what)]) from e
+        what = (
+            "the plan file is damaged (its JSON breaks off)"
+            if FORMAT in text
+            else "not a plan: neither an Iometer configuration (.icf) nor a plan saved by Fiometer (JSON)"
+        )
+        raise PlanFileError(
+            f"{path}:{e.lineno}", [Problem("json", f"{e.msg} (column {e.colno})", place=what)]
+        ) from e
     except RecursionError:
         raise PlanFileError(str(path), [Problem("json", "nested too deeply to be a plan")]) from None
     plan, warnings = from_dict(data, str(path))

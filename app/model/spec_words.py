@@ -29,8 +29,11 @@ def line_summary(ln: SpecLine) -> str:
 def spec_summary(spec: AccessSpec) -> str:
     if len(spec.lines) == 1:
         return line_summary(spec.lines[0])
-    return f"{len(spec.lines)} lines: " + "; ".join(f"{ln.of_size}% {format_bytes(ln.size)}" for ln in spec.lines[:4]) \
+    return (
+        f"{len(spec.lines)} lines: "
+        + "; ".join(f"{ln.of_size}% {format_bytes(ln.size)}" for ln in spec.lines[:4])
         + ("; …" if len(spec.lines) > 4 else "")
+    )
 
 
 def spec_text(specs: Iterable[AccessSpec]) -> str:

@@ -56,7 +56,7 @@ def first_steady_window(rounds: Sequence[float], pc: Precondition) -> Window | N
     x_mean = (w - 1) / 2.0
     sxx = sum((x - x_mean) ** 2 for x in xs)
     for start in range(0, len(rounds) - w + 1):
-        window = rounds[start:start + w]
+        window = rounds[start : start + w]
         mean = sum(window) / w
         if mean <= 0:
             continue

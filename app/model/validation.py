@@ -26,16 +26,42 @@ class Problem:
 
 # the words shown for a field (Iometer's labels where it has them)
 FIELD_WORDS = {
-    "size": "transfer size", "of_size": "% of access specification", "reads": "% read", "random": "% random",
-    "delay": "delay", "burst": "burst length", "align": "alignment", "reply": "reply size", "name": "name",
-    "default_assignment": "default assignment", "lines": "lines", "queue_depth": "# of outstanding I/Os",
-    "max_size": "maximum disk size", "start_sector": "starting disk sector", "data_pattern": "write I/O data pattern",
-    "kind": "kind", "port": "port", "run_time": "run time", "ramp_up": "ramp up time", "test_type": "cycling options",
-    "update_frequency": "update frequency", "update_type": "results since", "transfer_bytes": "data to transfer",
-    "worker_cycling": "worker cycling", "target_cycling": "target cycling",
-    "queue_depth_cycling": "# of outstanding I/Os cycling", "precondition": "preconditioning",
-    "fill_passes": "fill passes", "round_s": "round length", "window_rounds": "window", "tolerance_pct": "tolerance",
-    "slope_pct": "slope", "max_s": "longest", "start": "start", "end": "end", "step": "step",
+    "size": "transfer size",
+    "of_size": "% of access specification",
+    "reads": "% read",
+    "random": "% random",
+    "delay": "delay",
+    "burst": "burst length",
+    "align": "alignment",
+    "reply": "reply size",
+    "name": "name",
+    "default_assignment": "default assignment",
+    "lines": "lines",
+    "queue_depth": "# of outstanding I/Os",
+    "max_size": "maximum disk size",
+    "start_sector": "starting disk sector",
+    "data_pattern": "write I/O data pattern",
+    "kind": "kind",
+    "port": "port",
+    "run_time": "run time",
+    "ramp_up": "ramp up time",
+    "test_type": "cycling options",
+    "update_frequency": "update frequency",
+    "update_type": "results since",
+    "transfer_bytes": "data to transfer",
+    "worker_cycling": "worker cycling",
+    "target_cycling": "target cycling",
+    "queue_depth_cycling": "# of outstanding I/Os cycling",
+    "precondition": "preconditioning",
+    "fill_passes": "fill passes",
+    "round_s": "round length",
+    "window_rounds": "window",
+    "tolerance_pct": "tolerance",
+    "slope_pct": "slope",
+    "max_s": "longest",
+    "start": "start",
+    "end": "end",
+    "step": "step",
     "step_type": "step type",
 }
 
@@ -53,19 +79,28 @@ def describe(plan: Plan, path: str) -> str:
             words.append("Test Setup")
         elif name == "specs" and index is not None and manager is None:
             spec = plan.specs[index] if index < len(plan.specs) else None
-            words.append(f"access specification \"{spec.name}\"" if spec and spec.name.strip()
-                         else f"access specification {index + 1}")
+            words.append(
+                f'access specification "{spec.name}"'
+                if spec and spec.name.strip()
+                else f"access specification {index + 1}"
+            )
         elif name == "lines" and index is not None:
             words.append(f"line {index + 1}")
         elif name == "managers" and index is not None:
             manager = plan.managers[index] if index < len(plan.managers) else None
-            words.append(f"manager \"{manager.name}\"" if manager and manager.name.strip() else f"manager {index + 1}")
+            words.append(
+                f'manager "{manager.name}"' if manager and manager.name.strip() else f"manager {index + 1}"
+            )
         elif name == "workers" and index is not None and manager is not None:
             worker = manager.workers[index] if index < len(manager.workers) else None
-            words.append(f"worker \"{worker.name}\"" if worker and worker.name.strip() else f"worker {index + 1}")
+            words.append(
+                f'worker "{worker.name}"' if worker and worker.name.strip() else f"worker {index + 1}"
+            )
         elif name == "targets" and index is not None and worker is not None:
             t = worker.targets[index] if index < len(worker.targets) else None
-            words.append(f"target \"{t.name or t.path}\"" if t and (t.name or t.path) else f"target {index + 1}")
+            words.append(
+                f'target "{t.name or t.path}"' if t and (t.name or t.path) else f"target {index + 1}"
+            )
         elif name == "specs" and index is not None:
             words.append(f"assigned access specification {index + 1}")
         else:
@@ -109,7 +144,9 @@ def _problems(plan: Plan) -> list[Problem]:
     _range(out, "setup.queue_depth_cycling.step", q.step, 1, MAX_QUEUE_DEPTH)
     _choice(out, "setup.queue_depth_cycling.step_type", q.step_type, STEP_TYPES)
     if isinstance(q.start, int) and isinstance(q.end, int) and q.end < q.start:
-        out.append(Problem("setup.queue_depth_cycling.end", f"must be at least start ({q.start}), got {q.end}"))
+        out.append(
+            Problem("setup.queue_depth_cycling.end", f"must be at least start ({q.start}), got {q.end}")
+        )
     _range(out, "setup.update_frequency", s.update_frequency, 0, 3600, "seconds")
     _choice(out, "setup.update_type", s.update_type, ("WHOLE_TEST", "LAST_UPDATE"))
     _range(out, "setup.transfer_bytes", s.transfer_bytes, 0, 1 << 50, "bytes")
@@ -127,7 +164,11 @@ def _problems(plan: Plan) -> list[Problem]:
         if not spec.name.strip():
             out.append(Problem(f"{p}.name", "must not be empty"))
         elif "," in spec.name:
-            out.append(Problem(f"{p}.name", f"must not contain a comma (Iometer cuts names there), got {spec.name!r}"))
+            out.append(
+                Problem(
+                    f"{p}.name", f"must not contain a comma (Iometer cuts names there), got {spec.name!r}"
+                )
+            )
         if spec.name.casefold() in seen:
             out.append(Problem(f"{p}.name", f"duplicate spec name {spec.name!r}"))
         seen.add(spec.name.casefold())
@@ -146,8 +187,13 @@ def _problems(plan: Plan) -> list[Problem]:
             _range(out, f"{lp}.reply", ln.reply, 0, MAX_TRANSFER, "bytes")
         total = sum(ln.of_size for ln in spec.lines if isinstance(ln.of_size, int))
         if spec.lines and total != 100:
-            out.append(Problem(f"{p}.lines", f"'% of size' adds up to {total}, not 100; the lines are scaled to 100 "
-                                             "when run", "warning"))
+            out.append(
+                Problem(
+                    f"{p}.lines",
+                    f"'% of size' adds up to {total}, not 100; the lines are scaled to 100 when run",
+                    "warning",
+                )
+            )
 
     names: set[str] = set()
     ports: dict[int, str] = {}  # fixed network ports -> whose
@@ -167,15 +213,22 @@ def _problems(plan: Plan) -> list[Problem]:
             _choice(out, f"{wp}.kind", w.kind, ("disk", "network_tcp", "network_vi"))
             for k, name in enumerate(w.specs):
                 if name != IDLE and plan.spec(name) is None:
-                    out.append(Problem(f"{wp}.specs[{k}]", f"assigned spec {name!r} is not defined in the plan"))
+                    out.append(
+                        Problem(f"{wp}.specs[{k}]", f"assigned spec {name!r} is not defined in the plan")
+                    )
             for k, t in enumerate(w.targets):
                 if not t.name.strip() and not (t.path or "").strip():
                     out.append(Problem(f"{wp}.targets[{k}]", "needs a name or a path"))
                 if t.port is not None:
                     _range(out, f"{wp}.targets[{k}].port", t.port, MIN_NET_PORT, 65535, "TCP port")
                     if t.port in ports:
-                        out.append(Problem(f"{wp}.targets[{k}].port", f"port {t.port} is also fixed for "
-                                           f"{ports[t.port]}: two listeners on one port would share its "
-                                           "connections; give each network target its own port"))
+                        out.append(
+                            Problem(
+                                f"{wp}.targets[{k}].port",
+                                f"port {t.port} is also fixed for "
+                                f"{ports[t.port]}: two listeners on one port would share its "
+                                "connections; give each network target its own port",
+                            )
+                        )
                     ports.setdefault(t.port, f"{m.name!r} / {w.name!r}")
     return out

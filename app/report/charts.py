@@ -100,12 +100,12 @@ def _wrap(label: str, size: float, width: float) -> list[str]:
     cuts = [i + 1 for i, ch in enumerate(label) if ch in " -_/"]
     fitting = [i for i in cuts if text_width(label[:i], size) <= width]
     if fitting:
-        first, rest = label[:fitting[-1]].rstrip(), label[fitting[-1]:].lstrip()
+        first, rest = label[: fitting[-1]].rstrip(), label[fitting[-1] :].lstrip()
     else:
         n = max(1, int(width / (size * CHAR_W)))
         first, rest = label[:n], label[n:]
     if text_width(rest, size) > width:
-        rest = rest[:max(1, int(width / (size * CHAR_W)) - 1)] + "\u2026"
+        rest = rest[: max(1, int(width / (size * CHAR_W)) - 1)] + "\u2026"
     return [first, rest]
 
 
@@ -147,19 +147,38 @@ def layout(chart: BarChart, width: float = 640.0) -> Drawing:
     ticks = int(round(axis_max / step))
     for i in range(ticks + 1):
         x = x0 + i * step * scale
-        d.items.append(Line(x, plot_top, x, plot_top + plot_h, "#e3e6ea" if i else "#9aa0a6", 0.8 if i else 1.0))
-        d.items.append(Text(x, plot_top + plot_h + 11, fmt(i * step, tick_digits), tick_size, "#555555", "middle"))
-    d.items.append(Text((x0 + x1) / 2, plot_top + plot_h + 24,
-                        f"{chart.metric.unit} ({'higher' if chart.metric.higher_is_better else 'lower'} is better)",
-                        tick_size, "#555555", "middle"))
+        d.items.append(
+            Line(x, plot_top, x, plot_top + plot_h, "#e3e6ea" if i else "#9aa0a6", 0.8 if i else 1.0)
+        )
+        d.items.append(
+            Text(x, plot_top + plot_h + 11, fmt(i * step, tick_digits), tick_size, "#555555", "middle")
+        )
+    d.items.append(
+        Text(
+            (x0 + x1) / 2,
+            plot_top + plot_h + 24,
+            f"{chart.metric.unit} ({'higher' if chart.metric.higher_is_better else 'lower'} is better)",
+            tick_size,
+            "#555555",
+            "middle",
+        )
+    )
     # bars
     for ci, cat in enumerate(chart.categories):
         gy = plot_top + group_gap / 2 + ci * (group_h + group_gap)
         lines = _wrap(cat, label_size, label_avail)
         mid = gy + group_h / 2
         for li, ln in enumerate(lines):
-            d.items.append(Text(label_w - 8, mid + 3 + (li - (len(lines) - 1) / 2) * (label_size + 2), ln,
-                                label_size, "#222222", "end"))
+            d.items.append(
+                Text(
+                    label_w - 8,
+                    mid + 3 + (li - (len(lines) - 1) / 2) * (label_size + 2),
+                    ln,
+                    label_size,
+                    "#222222",
+                    "end",
+                )
+            )
         for si, s in enumerate(chart.series):
             by = gy + si * (bar_h + bar_gap)
             v = s.values[ci] if ci < len(s.values) else None
@@ -182,21 +201,29 @@ def layout(chart: BarChart, width: float = 640.0) -> Drawing:
 
 
 def to_svg(drawing: Drawing, title: str = "") -> str:
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {drawing.width:.0f} {drawing.height:.0f}" '
-           f'width="{drawing.width:.0f}" height="{drawing.height:.0f}" role="img" '
-           f'aria-label="{escape(title)}" font-family="{FONT}">']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {drawing.width:.0f} {drawing.height:.0f}" '
+        f'width="{drawing.width:.0f}" height="{drawing.height:.0f}" role="img" '
+        f'aria-label="{escape(title)}" font-family="{FONT}">'
+    ]
     for it in drawing.items:
         if isinstance(it, Rect):
-            out.append(f'<rect x="{it.x:.1f}" y="{it.y:.1f}" width="{it.w:.1f}" height="{it.h:.1f}" '
-                       f'fill="{it.fill}"/>')
+            out.append(
+                f'<rect x="{it.x:.1f}" y="{it.y:.1f}" width="{it.w:.1f}" height="{it.h:.1f}" '
+                f'fill="{it.fill}"/>'
+            )
         elif isinstance(it, Line):
             dash = ' stroke-dasharray="4 3"' if it.dash else ""
-            out.append(f'<line x1="{it.x1:.1f}" y1="{it.y1:.1f}" x2="{it.x2:.1f}" y2="{it.y2:.1f}" '
-                       f'stroke="{it.color}" stroke-width="{it.width:g}"{dash}/>')
+            out.append(
+                f'<line x1="{it.x1:.1f}" y1="{it.y1:.1f}" x2="{it.x2:.1f}" y2="{it.y2:.1f}" '
+                f'stroke="{it.color}" stroke-width="{it.width:g}"{dash}/>'
+            )
         else:
             weight = ' font-weight="bold"' if it.bold else ""
-            out.append(f'<text x="{it.x:.1f}" y="{it.y:.1f}" font-size="{it.size:g}" fill="{it.color}" '
-                       f'text-anchor="{it.anchor}"{weight}>{escape(it.text)}</text>')
+            out.append(
+                f'<text x="{it.x:.1f}" y="{it.y:.1f}" font-size="{it.size:g}" fill="{it.color}" '
+                f'text-anchor="{it.anchor}"{weight}>{escape(it.text)}</text>'
+            )
     out.append("</svg>")
     return "\n".join(out)
 
@@ -221,10 +248,16 @@ def split(chart: BarChart) -> list[BarChart]:
     if len(chart.categories) <= per:
         return [chart]
     parts = range(0, len(chart.categories), per)
-    return [BarChart(f"{chart.key}-{i + 1}", f"{chart.title} ({i + 1}/{len(parts)})", chart.metric,
-                     chart.categories[k:k + per],
-                     [Series(s.label, s.values[k:k + per], s.color, s.ranges[k:k + per]) for s in chart.series])
-            for i, k in enumerate(parts)]
+    return [
+        BarChart(
+            f"{chart.key}-{i + 1}",
+            f"{chart.title} ({i + 1}/{len(parts)})",
+            chart.metric,
+            chart.categories[k : k + per],
+            [Series(s.label, s.values[k : k + per], s.color, s.ranges[k : k + per]) for s in chart.series],
+        )
+        for i, k in enumerate(parts)
+    ]
 
 
 Spread = dict[tuple, dict[str, tuple[float, float]]]  # (step key, occurrence) -> metric -> (lowest, highest)
@@ -234,7 +267,9 @@ def _ranges(steps: list[StepValues | None], spread: Spread, metric: str) -> list
     return [spread.get((s.key, s.occurrence), {}).get(metric) if s is not None else None for s in steps]
 
 
-def comparison_charts(comparisons: list[Comparison], labels: list[str], spreads: list[Spread]) -> list[BarChart]:
+def comparison_charts(
+    comparisons: list[Comparison], labels: list[str], spreads: list[Spread]
+) -> list[BarChart]:
     """Per metric: a bar per access specification for the baseline and each candidate (matched steps), with
     error bars (lowest to highest run) where a side is a group of repeated runs. ``labels`` and ``spreads``:
     the baseline's, then each candidate's."""
@@ -244,14 +279,25 @@ def comparison_charts(comparisons: list[Comparison], labels: list[str], spreads:
     cats = [_category(s, load=loads.get(id(s), "")) for s in steps]
     charts = []
     for d in METRICS:
-        series = [Series(labels[0], [s.values[d.key] for s in steps], run_color(0),
-                         _ranges(list(steps), spreads[0], d.key))]
+        series = [
+            Series(
+                labels[0],
+                [s.values[d.key] for s in steps],
+                run_color(0),
+                _ranges(list(steps), spreads[0], d.key),
+            )
+        ]
         for i, c in enumerate(comparisons):
             matched = {id(r.baseline): r for r in c.rows}
             cand = [matched[id(s)].candidate if id(s) in matched else None for s in steps]
-            series.append(Series(labels[i + 1], [matched[id(s)].changes[d.key].candidate if id(s) in matched
-                                                 else None for s in steps],
-                                 run_color(i + 1), _ranges(cand, spreads[i + 1], d.key)))
+            series.append(
+                Series(
+                    labels[i + 1],
+                    [matched[id(s)].changes[d.key].candidate if id(s) in matched else None for s in steps],
+                    run_color(i + 1),
+                    _ranges(cand, spreads[i + 1], d.key),
+                )
+            )
         if all(v is None for s in series for v in s.values):
             continue
         charts += split(BarChart(f"chart-{d.key}", chart_title(d), d, cats, series))
@@ -266,9 +312,15 @@ def run_charts(side_steps: list[StepValues], label: str, spread: Spread | None =
         values = [s.values[d.key] for s in side_steps]
         if all(v is None for v in values):
             continue
-        charts += split(BarChart(f"chart-{d.key}", chart_title(d), d, cats,
-                                 [Series(label, values, run_color(0),
-                                         _ranges(list(side_steps), spread or {}, d.key))]))
+        charts += split(
+            BarChart(
+                f"chart-{d.key}",
+                chart_title(d),
+                d,
+                cats,
+                [Series(label, values, run_color(0), _ranges(list(side_steps), spread or {}, d.key))],
+            )
+        )
     return charts
 
 
@@ -325,7 +377,7 @@ class LineChart:
 
 def _log_ticks(lo: float, hi: float) -> list[float]:
     a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-    return [10.0 ** e for e in range(a, b + 1)]
+    return [10.0**e for e in range(a, b + 1)]
 
 
 def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
@@ -369,7 +421,11 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
     step_y = nice_step(top_y, 4)
     y_hi = step_y * max(1, math.ceil(top_y / step_y - 1e-9)) if top_y > 0 else 1.0
     y_digits = step_decimals(step_y)
-    y_w = max(text_width(fmt(v * step_y, y_digits), tick_size) for v in range(int(round(y_hi / step_y)) + 1)) + 6
+    y_w = (
+        max(text_width(fmt(v * step_y, y_digits), tick_size) for v in range(int(round(y_hi / step_y)) + 1))
+        + 6
+    )
+
     def tick_label(v: float) -> str:
         if v in tick_text:
             return tick_text[v]
@@ -383,7 +439,9 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
 
     def px(v: float) -> float:
         if chart.x_log2:
-            return x0 + (math.log2(max(v, x_lo)) - math.log2(x_lo)) / (math.log2(x_hi) - math.log2(x_lo)) * (x1 - x0)
+            return x0 + (math.log2(max(v, x_lo)) - math.log2(x_lo)) / (math.log2(x_hi) - math.log2(x_lo)) * (
+                x1 - x0
+            )
         if chart.x_log:
             v = max(v, x_lo)
             return x0 + (math.log10(v) - math.log10(x_lo)) / (math.log10(x_hi) - math.log10(x_lo)) * (x1 - x0)
@@ -418,15 +476,31 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
             d.items += [Rect(x - 1.5, yy - 1.5, 3, 3, s.color) for x, yy in pts]
         for (x, yy), t in zip(pts, s.point_labels, strict=False):  # right of the point, or left at the edge
             right = x + 3 + text_width(t, tick_size - 1) <= width
-            d.items.append(Text(x + 3 if right else x - 3, yy + 8, t, tick_size - 1, s.color,
-                                "start" if right else "end"))
+            d.items.append(
+                Text(
+                    x + 3 if right else x - 3, yy + 8, t, tick_size - 1, s.color, "start" if right else "end"
+                )
+            )
     for m in chart.marks:  # an open square around the point, its caption beside it
         mx, my, r = px(m.x), py(m.y), 4.5
-        d.items += [Line(mx - r, my - r, mx + r, my - r, m.color, 1.2), Line(mx + r, my - r, mx + r, my + r, m.color, 1.2),
-                    Line(mx + r, my + r, mx - r, my + r, m.color, 1.2), Line(mx - r, my + r, mx - r, my - r, m.color, 1.2)]
+        d.items += [
+            Line(mx - r, my - r, mx + r, my - r, m.color, 1.2),
+            Line(mx + r, my - r, mx + r, my + r, m.color, 1.2),
+            Line(mx + r, my + r, mx - r, my + r, m.color, 1.2),
+            Line(mx - r, my + r, mx - r, my - r, m.color, 1.2),
+        ]
         right = mx + r + 3 + text_width(m.caption, tick_size) <= width
-        d.items.append(Text(mx + r + 3 if right else mx - r - 3, max(top + 7, my - r - 2), m.caption, tick_size,
-                            m.color, "start" if right else "end", bold=True))
+        d.items.append(
+            Text(
+                mx + r + 3 if right else mx - r - 3,
+                max(top + 7, my - r - 2),
+                m.caption,
+                tick_size,
+                m.color,
+                "start" if right else "end",
+                bold=True,
+            )
+        )
     d.height = bottom + 28
     return d
 

@@ -47,8 +47,11 @@ def write_table(w, t: Table) -> None:
     grouped = any(r.group for r in t.rows)
     _row(w, [t.title])
     _row(w, ([t.group_title] if grouped else []) + [c.title for c in t.columns])
-    pct_cols = {i for i, c in enumerate(t.columns) if c.title.endswith("%") or c.title.startswith("Noise")
-                or c.title == "Largest change"}
+    pct_cols = {
+        i
+        for i, c in enumerate(t.columns)
+        if c.title.endswith("%") or c.title.startswith("Noise") or c.title == "Largest change"
+    }
     for r in t.rows:
         cells = [_value(c, i in pct_cols) for i, c in enumerate(r.cells)]
         _row(w, ([r.group_value or r.group] if grouped else []) + cells)

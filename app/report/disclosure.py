@@ -33,8 +33,12 @@ def _planned_sizes(run: Run) -> set[str]:
         plan, _ = planfile.from_dict(json.loads(run.plan_json or "{}"))
     except (ValueError, TypeError, KeyError, AttributeError):
         return set()
-    sizes = {format_bytes(w.max_size * 512) if w.max_size else format_bytes(DEFAULT_TEST_FILE_SIZE)
-             for m in plan.managers for w in m.workers if w.targets}
+    sizes = {
+        format_bytes(w.max_size * 512) if w.max_size else format_bytes(DEFAULT_TEST_FILE_SIZE)
+        for m in plan.managers
+        for w in m.workers
+        if w.targets
+    }
     return sizes
 
 
@@ -56,16 +60,24 @@ def run_disclosure(run: Run, label: str) -> list[str]:
     planned = _planned_sizes(run)
     if sizes:
         scaled = planned and planned != sizes
-        out.append(f"{who}: test files of {', '.join(sorted(sizes))}"
-                   + (f", scaled down from the plan's {', '.join(sorted(planned))} (a quick run: results on a "
-                      "small file can be cache-bound)." if scaled else "."))
+        out.append(
+            f"{who}: test files of {', '.join(sorted(sizes))}"
+            + (
+                f", scaled down from the plan's {', '.join(sorted(planned))} (a quick run: results on a "
+                "small file can be cache-bound)."
+                if scaled
+                else "."
+            )
+        )
     out += [f"{who}: fio cannot reproduce exactly - {n}" for n in _fidelity(run)]
     if run.notes.strip():
         out.append(f"{who}: note - {run.notes.strip()}")
     for s in run.steps:
         if s.status not in ("complete",):
-            out.append(f"{who}: step {s.index + 1} ({s.spec_name}) {s.status} - its numbers are partial and "
-                       "are left out of the findings.")
+            out.append(
+                f"{who}: step {s.index + 1} ({s.spec_name}) {s.status} - its numbers are partial and "
+                "are left out of the findings."
+            )
     return out
 
 

@@ -60,7 +60,9 @@ class Report:
     glance: Table | None
     environment: Table
     comparison_tables: list[Table]
-    headline_tables: list[Table]  # per comparison: sweep maxima, transfers, preconditioning; disks beside results
+    headline_tables: list[
+        Table
+    ]  # per comparison: sweep maxima, transfers, preconditioning; disks beside results
     unmatched_tables: list[Table]
     percentiles: Table
     differences: list[list[str]]  # per comparison: facts that differ between baseline and candidate
@@ -70,10 +72,14 @@ class Report:
     runs: list[RunSection]
     job_options: Table
     notes: list[str]  # steps without results and the like
-    sweep_overlays: list[LineChart] = field(default_factory=list)  # sweeps and steady-state rounds, both sides
+    sweep_overlays: list[LineChart] = field(
+        default_factory=list
+    )  # sweeps and steady-state rounds, both sides
     disclosure: list[str] = field(default_factory=list)  # engine, sizes, fidelity, notes, what numbers mean
     validity: list[str] = field(default_factory=list)  # first in the report (report.validity_report)
-    validity_notes: dict[int, list[Note]] = field(default_factory=dict)  # by run id: the CSV's validity column
+    validity_notes: dict[int, list[Note]] = field(
+        default_factory=dict
+    )  # by run id: the CSV's validity column
 
     @property
     def sides(self) -> list[Side]:
@@ -89,13 +95,23 @@ class Report:
     @property
     def every_chart(self) -> list[BarChart | LineChart]:
         """The charts of the Charts section, then each run's sweep curves."""
-        return [*self.charts, *self.sweep_overlays, *self.line_charts, *(c for r in self.runs for c in r.sweep_charts)]
+        return [
+            *self.charts,
+            *self.sweep_overlays,
+            *self.line_charts,
+            *(c for r in self.runs for c in r.sweep_charts),
+        ]
 
     @property
     def tables(self) -> list[Table]:
         """Every table in reading order (what the XLSX and the tables CSV hold)."""
         out = [self.glance] if self.glance else []
-        out += self.comparison_tables + self.headline_tables + self.unmatched_tables + [self.percentiles, self.environment]
+        out += (
+            self.comparison_tables
+            + self.headline_tables
+            + self.unmatched_tables
+            + [self.percentiles, self.environment]
+        )
         out += [t for r in self.runs for t in (r.summary, *r.workloads)] + [self.job_options]
         out += [r.facts for r in self.runs]
         return out
@@ -117,9 +133,17 @@ def default_labels(sides: list[Side]) -> list[str]:
     return [n if n and names.count(n) == 1 else s.label for n, s in zip(names, sides, strict=True)]
 
 
-def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[list[int]],
-                 meta: ReportMeta | None = None, *, threshold_pct: float = DEFAULT_THRESHOLD_PCT,
-                 match: str = DEFAULT_MATCH, repeats: bool = True, include_incomplete: bool = False) -> Report:
+def build_report(
+    store: Store,
+    baseline_ids: list[int],
+    candidate_groups: list[list[int]],
+    meta: ReportMeta | None = None,
+    *,
+    threshold_pct: float = DEFAULT_THRESHOLD_PCT,
+    match: str = DEFAULT_MATCH,
+    repeats: bool = True,
+    include_incomplete: bool = False,
+) -> Report:
     """Raises RunNotFound for an unknown run id; ValueError when more labels are given than sides."""
     meta = meta or ReportMeta()
     every = set(baseline_ids) | {i for g in candidate_groups for i in g}
@@ -127,16 +151,27 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
     comparisons = []
     for group in candidate_groups:
         cand = load_side(store, group, exclude=every - set(group), repeats=repeats)
-        comparisons.append(compare(baseline, cand, threshold_pct=threshold_pct, match=match,
-                                   include_incomplete=include_incomplete))
+        comparisons.append(
+            compare(
+                baseline,
+                cand,
+                threshold_pct=threshold_pct,
+                match=match,
+                include_incomplete=include_incomplete,
+            )
+        )
         attach_spreads(store, comparisons[-1])
     sides = [baseline] + [c.candidate for c in comparisons]
     if len(meta.labels) > len(sides):
-        raise ValueError(f"{len(meta.labels)} labels for {len(sides)} sides (the baseline and "
-                         f"{len(comparisons)} compared); give one label per side")
+        raise ValueError(
+            f"{len(meta.labels)} labels for {len(sides)} sides (the baseline and "
+            f"{len(comparisons)} compared); give one label per side"
+        )
     auto = default_labels(sides)
-    labels = [(meta.labels[i].strip() if i < len(meta.labels) and meta.labels[i].strip() else auto[i])
-              for i in range(len(sides))]
+    labels = [
+        (meta.labels[i].strip() if i < len(meta.labels) and meta.labels[i].strip() else auto[i])
+        for i in range(len(sides))
+    ]
     by_side = {id(s): label for s, label in zip(sides, labels, strict=True)}
     seen: set[int] = set()
     runs = []
@@ -144,10 +179,22 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
         for r in s.runs:
             if r.id not in seen:
                 seen.add(r.id)
-                runs.append(RunSection(r, by_side[id(s)], summary_table(r, p99=not is_iometer_run(r)),
-                                       facts_table(r), job_files(r), workload_tables(store, r), sweep_charts(r)))
-    unmatched = [t for i, c in enumerate(comparisons, 1)
-                 if (t := unmatched_table(c, i, labels[0], labels[i])) is not None]
+                runs.append(
+                    RunSection(
+                        r,
+                        by_side[id(s)],
+                        summary_table(r, p99=not is_iometer_run(r)),
+                        facts_table(r),
+                        job_files(r),
+                        workload_tables(store, r),
+                        sweep_charts(r),
+                    )
+                )
+    unmatched = [
+        t
+        for i, c in enumerate(comparisons, 1)
+        if (t := unmatched_table(c, i, labels[0], labels[i])) is not None
+    ]
     spreads = [spread(s) for s in sides]
     if comparisons and any(c.rows for c in comparisons):
         charts = comparison_charts(comparisons, labels, spreads)
@@ -156,8 +203,11 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
     matched = pairs(comparisons, baseline)
     dists = distributions(matched, by_side)
     colors = dict(zip(labels, side_colors(len(sides)), strict=True))
-    line_charts = distribution_charts(dists, colors) + share_charts(shares(matched, by_side), colors) + \
-        timeline_charts(store, matched, by_side, colors)
+    line_charts = (
+        distribution_charts(dists, colors)
+        + share_charts(shares(matched, by_side), colors)
+        + timeline_charts(store, matched, by_side, colors)
+    )
     notes = [m for s in sides for m in s.missing]
     summary = [summarize(c, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
     heads = [headlines(store, c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
@@ -165,17 +215,34 @@ def build_report(store: Store, baseline_ids: list[int], candidate_groups: list[l
         block.headlines = head.sentences
     headline_tables = [t for h in heads for t in (h.table, h.transfers, h.disks) if t is not None]
     sweep_overlays = [c for h in heads for c in h.charts]
-    report = Report(meta, baseline, comparisons, labels, summary,
-                  at_a_glance_table(comparisons, labels) if comparisons else None,
-                  environment_table(sides, labels),
-                  [comparison_table(c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)],
-                  headline_tables, unmatched,
-                  percentile_table(matched, by_side),
-                  [c.differences for c in comparisons], charts, dists, line_charts, runs,
-                  job_options_table([r.run for r in runs]), list(dict.fromkeys(notes)), sweep_overlays,
-                  list(dict.fromkeys([x for h in heads for x in h.layout]
-                                     + disclosure([(r.run, r.label) for r in runs])
-                                     + [confidence_rule(c) for c in comparisons])))
+    report = Report(
+        meta,
+        baseline,
+        comparisons,
+        labels,
+        summary,
+        at_a_glance_table(comparisons, labels) if comparisons else None,
+        environment_table(sides, labels),
+        [comparison_table(c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)],
+        headline_tables,
+        unmatched,
+        percentile_table(matched, by_side),
+        [c.differences for c in comparisons],
+        charts,
+        dists,
+        line_charts,
+        runs,
+        job_options_table([r.run for r in runs]),
+        list(dict.fromkeys(notes)),
+        sweep_overlays,
+        list(
+            dict.fromkeys(
+                [x for h in heads for x in h.layout]
+                + disclosure([(r.run, r.label) for r in runs])
+                + [confidence_rule(c) for c in comparisons]
+            )
+        ),
+    )
     report.validity_notes = run_notes_of(store, report)
     report.validity = validity_lines(store, report, report.validity_notes)
     return report

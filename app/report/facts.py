@@ -26,31 +26,48 @@ def _when(iso: str | None) -> str:
 
 def job_options(run: Run, option: str) -> set[str]:
     """Every value a global or job option takes in the run's job files (e.g. direct, ioengine)."""
-    return {v for s in run.steps for o in s.outputs.values() if o.job_text
-            for v in parse_job_options(o.job_text).get(option, "").split(" / ") if v}
+    return {
+        v
+        for s in run.steps
+        for o in s.outputs.values()
+        if o.job_text
+        for v in parse_job_options(o.job_text).get(option, "").split(" / ")
+        if v
+    }
 
 
 def direct_io(run: Run) -> str:
     values = job_options(run, "direct")
     if values:
         return {frozenset({"1"}): "yes (direct=1)", frozenset({"0"}): "no (buffered, direct=0)"}.get(
-            frozenset(values), "mixed: direct=" + "/".join(sorted(values)))
+            frozenset(values), "mixed: direct=" + "/".join(sorted(values))
+        )
     flags = {t.details.get("direct") for t in run.targets if "direct" in t.details}
     return "yes" if flags == {True} else "no" if flags == {False} else "not recorded"
 
 
 def facts_table(run: Run) -> Table:
     """What identifies a run (the machine and targets are in the environment table)."""
-    rows: list[tuple[str, str]] = [("Run", run_label(run)), ("Status", run.status),
-                                   ("Started", _when(run.started)), ("Ended", _when(run.ended)),
-                                   ("Plan", run.plan_name or DASH), ("Plan SHA-256", run.plan_sha256)]
+    rows: list[tuple[str, str]] = [
+        ("Run", run_label(run)),
+        ("Status", run.status),
+        ("Started", _when(run.started)),
+        ("Ended", _when(run.ended)),
+        ("Plan", run.plan_name or DASH),
+        ("Plan SHA-256", run.plan_sha256),
+    ]
     if run.tags:
         rows.append(("Tags", ", ".join(run.tags)))
     if run.notes:
         rows.append(("Notes", run.notes))
     if is_iometer_run(run):
-        rows.append(("Measured with", f"Iometer {run.host.get('tool_version', '')} (imported from "
-                                      f"{run.host.get('imported_from', 'a results.csv')})"))
+        rows.append(
+            (
+                "Measured with",
+                f"Iometer {run.host.get('tool_version', '')} (imported from "
+                f"{run.host.get('imported_from', 'a results.csv')})",
+            )
+        )
     else:
         h = run.host
         rows.append(("Recorded by", f"Fiometer {h.get('fiometer', '?')} on {h.get('hostname', '?')}"))
@@ -64,10 +81,13 @@ def facts_table(run: Run) -> Table:
     for t in run.targets:
         who = f"{t.manager} / {names.get((t.manager, t.worker), t.worker)}"
         rows.append((f"Target {t.name}", f"{t.path or t.name} ({who})"))
-    rows.append(("Steps", f"{len(run.steps)} ({sum(1 for s in run.steps if s.status == 'complete')} complete)"))
+    rows.append(
+        ("Steps", f"{len(run.steps)} ({sum(1 for s in run.steps if s.status == 'complete')} complete)")
+    )
     table_rows = [Row([Cell(k, k), Cell(v, v)]) for k, v in rows]
-    return Table(f"facts-{run.id}", f"{run_label(run)} \u2014 run facts", [Column("Fact"), Column("Value")],
-                 table_rows)
+    return Table(
+        f"facts-{run.id}", f"{run_label(run)} \u2014 run facts", [Column("Fact"), Column("Value")], table_rows
+    )
 
 
 def job_files(run: Run) -> list[JobFile]:
@@ -75,7 +95,9 @@ def job_files(run: Run) -> list[JobFile]:
     for s in run.steps:
         for manager, o in sorted(s.outputs.items()):
             if o.job_text:
-                out.append(JobFile(f"Step {s.index + 1} ({s.spec_name}), manager {manager}", o.job_text.rstrip()))
+                out.append(
+                    JobFile(f"Step {s.index + 1} ({s.spec_name}), manager {manager}", o.job_text.rstrip())
+                )
     return out
 
 
@@ -111,35 +133,67 @@ def environment_rows(run: Run) -> list[tuple[str, str]]:
     for name, env in managers.items():
         pre = f"{name}: " if many else ""
         os_text = " ".join(x for x in (env.get("os_release") or env.get("os", ""),) if x)
-        kernel = " ".join(x for x in (env.get("os", "") if env.get("os_release") else "", env.get("kernel", ""),
-                                      env.get("arch", "")) if x)
-        cpu = ", ".join(x for x in (env.get("cpu_model", ""), f"{env['cpus']} CPUs" if env.get("cpus") else "")
-                        if x)
-        rows += [(f"{pre}Host", env.get("hostname", "") or ("this machine" if not many else name)),
-                 (f"{pre}Operating system", os_text), (f"{pre}Kernel", kernel), (f"{pre}CPU", cpu),
-                 (f"{pre}Memory", size_text(env.get("memory_bytes"))),
-                 (f"{pre}fio", env.get("fio_version", "") and f"fio {env['fio_version']}")]
+        kernel = " ".join(
+            x
+            for x in (
+                env.get("os", "") if env.get("os_release") else "",
+                env.get("kernel", ""),
+                env.get("arch", ""),
+            )
+            if x
+        )
+        cpu = ", ".join(
+            x for x in (env.get("cpu_model", ""), f"{env['cpus']} CPUs" if env.get("cpus") else "") if x
+        )
+        rows += [
+            (f"{pre}Host", env.get("hostname", "") or ("this machine" if not many else name)),
+            (f"{pre}Operating system", os_text),
+            (f"{pre}Kernel", kernel),
+            (f"{pre}CPU", cpu),
+            (f"{pre}Memory", size_text(env.get("memory_bytes"))),
+            (f"{pre}fio", env.get("fio_version", "") and f"fio {env['fio_version']}"),
+        ]
     for t in run.targets:
         env = t.details.get("environment") or {}
         pre = f"Target {t.name}" if len(run.targets) > 1 else "Target"
         rows.append((pre, t.path or t.name))
         if env.get("kind") == "block device":
-            dev = ", ".join(x for x in (env.get("device_model", ""), size_text(env.get("device_size_bytes")))
-                            if x)
+            dev = ", ".join(
+                x for x in (env.get("device_model", ""), size_text(env.get("device_size_bytes"))) if x
+            )
             rows.append((f"{pre}: device", dev or "block device"))
         elif env:
-            rows.append((f"{pre}: file system", " ".join(x for x in (env.get("fs_type", ""), "on " +
-                                                                    env["mount_point"] if env.get("mount_point")
-                                                                    else "") if x)))
+            rows.append(
+                (
+                    f"{pre}: file system",
+                    " ".join(
+                        x
+                        for x in (
+                            env.get("fs_type", ""),
+                            "on " + env["mount_point"] if env.get("mount_point") else "",
+                        )
+                        if x
+                    ),
+                )
+            )
             rows.append((f"{pre}: mount options", env.get("mount_options", "")))
             if env.get("device"):
-                dev = ", ".join(x for x in (env.get("device", ""), env.get("device_model", ""),
-                                            size_text(env.get("device_size_bytes"))) if x)
+                dev = ", ".join(
+                    x
+                    for x in (
+                        env.get("device", ""),
+                        env.get("device_model", ""),
+                        size_text(env.get("device_size_bytes")),
+                    )
+                    if x
+                )
                 rows.append((f"{pre}: device", dev))
         if env.get("scheduler"):
             rows.append((f"{pre}: I/O scheduler", env["scheduler"]))
     rows.append(("Direct I/O", direct_io(run)))
-    times = sorted({(s.run_s, s.ramp_s) for s in measured_steps(run)} or {(s.run_s, s.ramp_s) for s in run.steps})
+    times = sorted(
+        {(s.run_s, s.ramp_s) for s in measured_steps(run)} or {(s.run_s, s.ramp_s) for s in run.steps}
+    )
     rows.append(("Run time per step", "; ".join(dict.fromkeys(run_time_text(r) for r, _ in times)) or DASH))
     rows.append(("Ramp-up per step", "; ".join(dict.fromkeys(f"{ramp:g} s" for _, ramp in times)) or DASH))
     return [(k, v) for k, v in rows if v]
@@ -163,8 +217,10 @@ def environment_table(sides: list[Side], labels: list[str]) -> Table:
     for k in order:
         values = ["; ".join(f.get(k, [])) or DASH for f in per_side]
         rows.append(Row([Cell(k, k)] + [Cell(v, v) for v in values]))
-    notes = ["Collected when each run started: the machine from the operating system (a remote manager as its "
-             "fio server describes itself), a local target's file system and device from /proc and /sys."]
+    notes = [
+        "Collected when each run started: the machine from the operating system (a remote manager as its "
+        "fio server describes itself), a local target's file system and device from /proc and /sys."
+    ]
     if any(not (r.host.get("managers")) for s in sides for r in s.runs):
         notes.append("Runs recorded before Fiometer collected the environment show only what they stored.")
     return Table("environment", "Test environment", cols, rows, notes, group_title="")
@@ -194,28 +250,54 @@ def parse_job_options(text: str) -> dict[str, str]:
 def job_options_table(runs: list[Run]) -> Table:
     """Per step: the fio options that differ from the first job file (shown in full beside this table);
     runs whose steps differ in the same way share a row."""
-    files = [(r, s, m, o.job_text) for r in runs for s in r.steps for m, o in sorted(s.outputs.items())
-             if o.job_text]
+    files = [
+        (r, s, m, o.job_text)
+        for r in runs
+        for s in r.steps
+        for m, o in sorted(s.outputs.items())
+        if o.job_text
+    ]
     if not files:
-        return Table("job-options", "fio job files: what differs between steps",
-                     [Column("Step")], [], ["No fio job files: these results were imported, not measured."])
+        return Table(
+            "job-options",
+            "fio job files: what differs between steps",
+            [Column("Step")],
+            [],
+            ["No fio job files: these results were imported, not measured."],
+        )
     first = parse_job_options(files[0][3])
     grouped: dict[tuple[int, str, str, str], list[int]] = {}
     for r, s, m, text in files:
         opts = parse_job_options(text)
         diff = [f"{k}={v}" if v else k for k, v in opts.items() if first.get(k) != v]
         diff += [f"{k} (not set)" for k in first if k not in opts]
-        grouped.setdefault((s.index, s.spec_name, m, "  ".join(diff) or "(as the full job file)"), []).append(r.id)
+        grouped.setdefault((s.index, s.spec_name, m, "  ".join(diff) or "(as the full job file)"), []).append(
+            r.id
+        )
     rows = []
     for (index, spec, manager, diff), ids in grouped.items():
         many = len({m for _, _, m, _ in files}) > 1
         runs_text = ", ".join(map(str, ids))
-        rows.append(Row([Cell(runs_text, runs_text), Cell(str(index + 1), index + 1),
-                         Cell(spec + (f" ({manager})" if many else ""), spec), Cell(diff, diff)]))
+        rows.append(
+            Row(
+                [
+                    Cell(runs_text, runs_text),
+                    Cell(str(index + 1), index + 1),
+                    Cell(spec + (f" ({manager})" if many else ""), spec),
+                    Cell(diff, diff),
+                ]
+            )
+        )
     rows.sort(key=lambda r: (r.cells[1].value, r.cells[0].text))
     r0, s0, m0, _ = files[0]
-    notes = [f"Options that differ from the full job file shown (run {r0.id}, step {s0.index + 1}, "
-             f"manager {m0}); every job file is in the HTML report and the workbook."]
-    return Table("job-options", "fio job files: what differs between steps",
-                 [Column("Runs"), Column("Step", True), Column("Access specification"), Column("Options")],
-                 rows, notes)
+    notes = [
+        f"Options that differ from the full job file shown (run {r0.id}, step {s0.index + 1}, "
+        f"manager {m0}); every job file is in the HTML report and the workbook."
+    ]
+    return Table(
+        "job-options",
+        "fio job files: what differs between steps",
+        [Column("Runs"), Column("Step", True), Column("Access specification"), Column("Options")],
+        rows,
+        notes,
+    )

@@ -65,8 +65,9 @@ def _text(s: str) -> Cell:
 def _pair_sweeps(a: list[Sweep], b: list[Sweep]) -> list[tuple[Sweep, Sweep]]:
     out, rest = [], list(b)
     for s in a:
-        m = next((x for x in rest if x.label == s.label and x.dimension == s.dimension), None) or \
-            next((x for x in rest if x.dimension == s.dimension), None)
+        m = next((x for x in rest if x.label == s.label and x.dimension == s.dimension), None) or next(
+            (x for x in rest if x.dimension == s.dimension), None
+        )
         if m is not None:
             out.append((s, m))
             rest.remove(m)
@@ -77,7 +78,7 @@ LARGE_TRANSFER = 64 * 1024  # from here a sweep is judged by MB/s (Orion's "larg
 
 
 def sweep_work(s: Sweep) -> str:
-    """"mbps" for a transfer-size sweep or large transfers, else "iops"."""
+    """ "mbps" for a transfer-size sweep or large transfers, else "iops"."""
     if s.throughput == "mbps":
         return "mbps"
     p = s.max_mbps
@@ -90,10 +91,21 @@ def _sweep_chart(key: str, a: Sweep, b: Sweep, labels: tuple[str, str]) -> LineC
     loads = sorted({p.load for s in (a, b) for p in s.points})
     log2 = all(x > 0 for x in loads) and len(loads) > 2
     ticks = [(float(x), format_bytes(x) if a.dimension == "transfer_size" else str(x)) for x in loads]
-    series = [LineSeries(label, [(float(p.load), getattr(p, work)) for p in s.points], run_color(i), 1.4,
-                         markers=True) for i, (s, label) in enumerate(((a, labels[0]), (b, labels[1])))]
-    return LineChart(key, f"{unit} against {a.dimension.replace('_', ' ')}: {a.label}, {labels[0]} and {labels[1]}",
-                     a.dimension.replace("_", " "), unit, series, x_log2=log2, x_ticks=ticks)
+    series = [
+        LineSeries(
+            label, [(float(p.load), getattr(p, work)) for p in s.points], run_color(i), 1.4, markers=True
+        )
+        for i, (s, label) in enumerate(((a, labels[0]), (b, labels[1])))
+    ]
+    return LineChart(
+        key,
+        f"{unit} against {a.dimension.replace('_', ' ')}: {a.label}, {labels[0]} and {labels[1]}",
+        a.dimension.replace("_", " "),
+        unit,
+        series,
+        x_log2=log2,
+        x_ticks=ticks,
+    )
 
 
 def _step_figures(run: Run) -> dict[int, tuple[float, float, float]]:
@@ -116,9 +128,26 @@ def _disk_row(label: str, r: MatchedStep, side_step: int, run: Run, d: DiskStat,
     rsz = rb / d.reads / 1024 if d.reads else None
     wsz = wb / d.writes / 1024 if d.writes else None
     m = all_metrics(next(s for s in run.steps if s.index == side_step))
-    return Row([_text(r.spec), _text(r.load), _text(label), _text(d.disk), metric(m.iops if m else None),
-                metric(m.mbps if m else None), metric(rs), metric(ws), metric(rkb), metric(wkb), metric(rsz),
-                metric(wsz), metric(d.r_await_ms), metric(d.w_await_ms), metric(d.aqu_sz), metric(d.util_pct)])
+    return Row(
+        [
+            _text(r.spec),
+            _text(r.load),
+            _text(label),
+            _text(d.disk),
+            metric(m.iops if m else None),
+            metric(m.mbps if m else None),
+            metric(rs),
+            metric(ws),
+            metric(rkb),
+            metric(wkb),
+            metric(rsz),
+            metric(wsz),
+            metric(d.r_await_ms),
+            metric(d.w_await_ms),
+            metric(d.aqu_sz),
+            metric(d.util_pct),
+        ]
+    )
 
 
 def disk_table(c: Comparison, number: int, labels: tuple[str, str], runs: tuple[Run, Run]) -> Table | None:
@@ -134,15 +163,36 @@ def disk_table(c: Comparison, number: int, labels: tuple[str, str], runs: tuple[
                 rows.append(_disk_row(labels[side], r, sv.index, run, d, figures[side]))
     if not rows:
         return None
-    cols = [Column("Access specification"), Column("Load"), Column("Side"), Column("Disk"), Column("IOPS", True),
-            Column("MB/s", True), Column("r/s", True), Column("w/s", True), Column("rkB/s", True),
-            Column("wkB/s", True), Column("rareq-sz KiB", True), Column("wareq-sz KiB", True),
-            Column("r_await ms", True), Column("w_await ms", True), Column("aqu-sz", True), Column("%util", True)]
-    return Table(f"disk-compare-{number}", f"Disk statistics beside the results: {labels[1]} and {labels[0]}",
-                 cols, rows, ["r/s, w/s, await, aqu-sz and %util from the disk's own counters as fio reports them "
-                              "(as iostat computes them); rkB/s and wkB/s are fio's bytes over the step, and "
-                              "rareq-sz/wareq-sz those bytes per disk request: a request size smaller than the "
-                              "transfer size means the kernel split the I/Os."])
+    cols = [
+        Column("Access specification"),
+        Column("Load"),
+        Column("Side"),
+        Column("Disk"),
+        Column("IOPS", True),
+        Column("MB/s", True),
+        Column("r/s", True),
+        Column("w/s", True),
+        Column("rkB/s", True),
+        Column("wkB/s", True),
+        Column("rareq-sz KiB", True),
+        Column("wareq-sz KiB", True),
+        Column("r_await ms", True),
+        Column("w_await ms", True),
+        Column("aqu-sz", True),
+        Column("%util", True),
+    ]
+    return Table(
+        f"disk-compare-{number}",
+        f"Disk statistics beside the results: {labels[1]} and {labels[0]}",
+        cols,
+        rows,
+        [
+            "r/s, w/s, await, aqu-sz and %util from the disk's own counters as fio reports them "
+            "(as iostat computes them); rkB/s and wkB/s are fio's bytes over the step, and "
+            "rareq-sz/wareq-sz those bytes per disk request: a request size smaller than the "
+            "transfer size means the kernel split the I/Os."
+        ],
+    )
 
 
 def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_label: str) -> Headlines:
@@ -159,17 +209,30 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
         pa, pb = (sa.max_mbps, sb.max_mbps) if work == "mbps" else (sa.max_iops, sb.max_iops)
         va, vb = getattr(pa, work), getattr(pb, work)
         fa, fb = f"{va:,.0f} @ {pa.at(sa.dimension)}", f"{vb:,.0f} @ {pb.at(sb.dimension)}"
-        rows.append(Row([_text(f"maximum {unit}"), _text(fa), _text(fb),
-                         pct_cell(_pct(va, vb), _mark(_pct(va, vb), c.threshold_pct, True))], group))
+        rows.append(
+            Row(
+                [
+                    _text(f"maximum {unit}"),
+                    _text(fa),
+                    _text(fb),
+                    pct_cell(_pct(va, vb), _mark(_pct(va, vb), c.threshold_pct, True)),
+                ],
+                group,
+            )
+        )
         ka, kb = sa.knee, sb.knee
         kta = ka.at(sa.dimension) if ka else "none (still rising)"
         ktb = kb.at(sb.dimension) if kb else "none (still rising)"
         rows.append(Row([_text("knee"), _text(kta), _text(ktb), _text("")], group))
-        out.sentences.append(f"{sa.label} sweep: maximum {unit} {fa} {ARROW} {fb}{_pct_text(_pct(va, vb))}; "
-                             f"knee {kta} {ARROW} {ktb}.")
+        out.sentences.append(
+            f"{sa.label} sweep: maximum {unit} {fa} {ARROW} {fb}{_pct_text(_pct(va, vb))}; "
+            f"knee {kta} {ARROW} {ktb}."
+        )
         out.charts.append(_sweep_chart(f"sweep-compare-{number}-{i}", sa, sb, labels))
     ta, tb = ({t.step: t for t in transfers(a)}, {t.step: t for t in transfers(b)})
-    sizes = {s.index: block_and_direction(s)[0] for s in a.steps if s.index in ta}  # "at 64 KiB" when they differ
+    sizes = {
+        s.index: block_and_direction(s)[0] for s in a.steps if s.index in ta
+    }  # "at 64 KiB" when they differ
     for r in c.rows:  # paired as the comparison paired the steps; the table is transfer_table
         x, y = ta.get(r.baseline.index), tb.get(r.candidate.index)
         if x is None or y is None:
@@ -177,53 +240,111 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
         p = _pct(x.seconds, y.seconds)
         size = sizes.get(x.step)
         at = f" at {format_bytes(size)}" if size and len(set(sizes.values())) > 1 else ""
-        rate = f"; {fmt_sig(x.bytes / x.seconds / 1e6)} {ARROW} {fmt_sig(y.bytes / y.seconds / 1e6)} MB/s" \
-            if x.seconds and y.seconds else ""
-        out.sentences.append(f"{x.spec} transfer of {format_bytes(x.bytes)}{at}: {elapsed_text(x.seconds)} {ARROW} "
-                             f"{elapsed_text(y.seconds)}{_pct_text(p)}{rate}.")
+        rate = (
+            f"; {fmt_sig(x.bytes / x.seconds / 1e6)} {ARROW} {fmt_sig(y.bytes / y.seconds / 1e6)} MB/s"
+            if x.seconds and y.seconds
+            else ""
+        )
+        out.sentences.append(
+            f"{x.spec} transfer of {format_bytes(x.bytes)}{at}: {elapsed_text(x.seconds)} {ARROW} "
+            f"{elapsed_text(y.seconds)}{_pct_text(p)}{rate}."
+        )
     out.transfers = transfer_table(c, number, labels, (a, b), lambda p: _mark(p, c.threshold_pct, False))
     if precondition_of(a).enabled or precondition_of(b).enabled:
         group = "Preconditioning (not part of the results)"
         fill_a, fill_b = fill_summary(a), fill_summary(b)
         if fill_a or fill_b:
-            rows.append(Row([_text("fill"), _text((fill_a or "none").removeprefix("Fill: ")),
-                             _text((fill_b or "none").removeprefix("Fill: ")), _text("")], group))
+            rows.append(
+                Row(
+                    [
+                        _text("fill"),
+                        _text((fill_a or "none").removeprefix("Fill: ")),
+                        _text((fill_b or "none").removeprefix("Fill: ")),
+                        _text(""),
+                    ],
+                    group,
+                )
+            )
         sa_, sb_ = steady_state_of(store, a), steady_state_of(store, b)
         if sa_ or sb_:
+
             def steady(s) -> str:
                 if s is None:
                     return "not run"
                 if s.window is None:
                     return f"not reached in {len(s.rounds)} rounds"
-                return (f"round {s.window.last + 1} ({s.at_s:g} s): {s.window.mean_iops:,.0f} IOPS, within "
-                        f"{s.window.excursion_pct:.1f} %")
-            rows.append(Row([_text("steady state"), _text(steady(sa_)), _text(steady(sb_)),
-                             pct_cell(_pct(sa_.window.mean_iops if sa_ and sa_.window else None,
-                                           sb_.window.mean_iops if sb_ and sb_.window else None))], group))
+                return (
+                    f"round {s.window.last + 1} ({s.at_s:g} s): {s.window.mean_iops:,.0f} IOPS, within "
+                    f"{s.window.excursion_pct:.1f} %"
+                )
+
+            rows.append(
+                Row(
+                    [
+                        _text("steady state"),
+                        _text(steady(sa_)),
+                        _text(steady(sb_)),
+                        pct_cell(
+                            _pct(
+                                sa_.window.mean_iops if sa_ and sa_.window else None,
+                                sb_.window.mean_iops if sb_ and sb_.window else None,
+                            )
+                        ),
+                    ],
+                    group,
+                )
+            )
             out.sentences.append(f"Preconditioning: steady state {steady(sa_)} {ARROW} {steady(sb_)}.")
             rounds = [(label, st) for label, st in zip(labels, (sa_, sb_), strict=True) if st and st.rounds]
             if rounds:
-                out.charts.append(LineChart(
-                    f"steady-compare-{number}", f"Steady-state rounds: IOPS per round, {labels[0]} and {labels[1]}",
-                    "round", "IOPS", [LineSeries(label, [(float(i), v) for i, v in enumerate(_measured(st.rounds), 1)],
-                                                 run_color(labels.index(label)), 1.4, markers=True)
-                                      for label, st in rounds], x_min=1.0))
+                out.charts.append(
+                    LineChart(
+                        f"steady-compare-{number}",
+                        f"Steady-state rounds: IOPS per round, {labels[0]} and {labels[1]}",
+                        "round",
+                        "IOPS",
+                        [
+                            LineSeries(
+                                label,
+                                [(float(i), v) for i, v in enumerate(_measured(st.rounds), 1)],
+                                run_color(labels.index(label)),
+                                1.4,
+                                markers=True,
+                            )
+                            for label, st in rounds
+                        ],
+                        x_min=1.0,
+                    )
+                )
     if rows:
         groups = {r.group.split(":")[0] for r in rows}
-        notes = (["Sweeps: the highest throughput and the load it came at; the knee as in the run's sweep "
-                  "summary."] if "Sweep" in groups else []) + \
-            (["Preconditioning is summarised here and kept out of the results."]
-             if any(g.startswith("Preconditioning") for g in groups) else [])
-        out.table = Table(f"headlines-{number}", f"Headline figures: {base_label} and {cand_label}",
-                          [Column("Figure"), Column(base_label), Column(cand_label), Column("Change %", True)],
-                          rows, notes, group_title="Workload")
+        notes = (
+            [
+                "Sweeps: the highest throughput and the load it came at; the knee as in the run's sweep "
+                "summary."
+            ]
+            if "Sweep" in groups
+            else []
+        ) + (
+            ["Preconditioning is summarised here and kept out of the results."]
+            if any(g.startswith("Preconditioning") for g in groups)
+            else []
+        )
+        out.table = Table(
+            f"headlines-{number}",
+            f"Headline figures: {base_label} and {cand_label}",
+            [Column("Figure"), Column(base_label), Column(cand_label), Column("Change %", True)],
+            rows,
+            notes,
+            group_title="Workload",
+        )
     out.disks = disk_table(c, number, labels, (a, b))
     out.layout = layout_notes(store, ((a, base_label), (b, cand_label)))
     return out
 
 
 def layout_notes(store: Store, runs) -> list[str]:
-    """"Run 1 (before), step 1: 3.6 s of test-file layout before the first I/O, not counted as measured
+    """ "Run 1 (before), step 1: 3.6 s of test-file layout before the first I/O, not counted as measured
     time" for each step where fio laid out its files after the step started."""
     out = []
     for run, label in runs:
@@ -231,7 +352,9 @@ def layout_notes(store: Store, runs) -> list[str]:
             samples = step_samples(store, step.id, "all", "ALL")
             start = io_start(samples) if samples else 0.0
             if start:
-                out.append(f"Run {run.id} ({label}), step {step.index + 1}: {start:.1f} s of test-file layout "
-                           "before the first I/O; not counted as measured time, and the charts over time start "
-                           "at the first I/O.")
+                out.append(
+                    f"Run {run.id} ({label}), step {step.index + 1}: {start:.1f} s of test-file layout "
+                    "before the first I/O; not counted as measured time, and the charts over time start "
+                    "at the first I/O."
+                )
     return out

@@ -77,7 +77,7 @@ def table_html(t: Table, css_class: str = "data") -> str:
     if not t.rows:  # say why instead of an empty table
         return '<ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in t.notes) + "</ul>"
     out = [f'<table class="{css_class}" id="{escape(t.key)}">', "<thead><tr>"]
-    out += [f'<th{" class=num" if c.numeric else ""}>{escape(c.title)}</th>' for c in t.columns]
+    out += [f"<th{' class=num' if c.numeric else ''}>{escape(c.title)}</th>" for c in t.columns]
     out.append("</tr></thead><tbody>")
     group = None
     for row in t.rows:
@@ -102,7 +102,8 @@ def logo_data_uri(path: str) -> str:
     from pathlib import Path
 
     kind = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".gif": "gif", ".svg": "svg+xml"}.get(
-        Path(path).suffix.lower())
+        Path(path).suffix.lower()
+    )
     try:
         data = Path(path).read_bytes() if kind else b""
     except OSError:
@@ -114,22 +115,36 @@ def summary_html(report: Report) -> list[str]:
     h = []
     for block in report.summary:
         h.append(f"<h3>{escape(block.heading)}</h3>")
-        h.append('<p class="what-changed"><strong>What changed:</strong> '
-                 + escape("; ".join(block.what_changed)) + "</p>")
-        h.append("<ul class=\"summary\">" + "".join(f"<li>{escape(s)}</li>" for s in block.sentences) + "</ul>")
+        h.append(
+            '<p class="what-changed"><strong>What changed:</strong> '
+            + escape("; ".join(block.what_changed))
+            + "</p>"
+        )
+        h.append('<ul class="summary">' + "".join(f"<li>{escape(s)}</li>" for s in block.sentences) + "</ul>")
         if block.headlines:
-            h.append("<p><strong>Headline figures:</strong></p><ul class=\"summary\">"
-                     + "".join(f"<li>{escape(s)}</li>" for s in block.headlines) + "</ul>")
+            h.append(
+                '<p><strong>Headline figures:</strong></p><ul class="summary">'
+                + "".join(f"<li>{escape(s)}</li>" for s in block.headlines)
+                + "</ul>"
+            )
         if block.unchanged:
             h.append(f"<p>{escape(block.unchanged)}</p>")
         if block.left_out:
-            h.append('<div class="callout"><strong>Left out of the findings (did not run to the end):</strong><ul>'
-                     + "".join(f"<li>{escape(w)}</li>" for w in block.left_out) + "</ul></div>")
+            h.append(
+                '<div class="callout"><strong>Left out of the findings (did not run to the end):</strong><ul>'
+                + "".join(f"<li>{escape(w)}</li>" for w in block.left_out)
+                + "</ul></div>"
+            )
         if block.validity:
-            h.append('<div class="validity"><strong>Validity:</strong><ul>'
-                     + "".join(f"<li>{escape(w)}</li>" for w in block.validity) + "</ul></div>")
-        h.append(f'<p class="note">{escape(block.noise)} Higher IOPS and MB/s are better; lower response '
-                 "times are better.</p>")
+            h.append(
+                '<div class="validity"><strong>Validity:</strong><ul>'
+                + "".join(f"<li>{escape(w)}</li>" for w in block.validity)
+                + "</ul></div>"
+            )
+        h.append(
+            f'<p class="note">{escape(block.noise)} Higher IOPS and MB/s are better; lower response '
+            "times are better.</p>"
+        )
     return h
 
 
@@ -151,12 +166,16 @@ def sections(report: Report) -> list[tuple[str, str]]:
 
 def render_html(report: Report) -> str:
     m = report.meta
-    h = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
-         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-         f"<title>{escape(m.title)}</title>",
-         f'<meta name="author" content="{escape(", ".join(x for x in (m.author, m.company) if x))}">',
-         f'<meta name="description" content="{escape(report.subject)}">',
-         f"<style>{CSS}</style></head><body><main>", '<header class="cover">']
+    h = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(m.title)}</title>",
+        f'<meta name="author" content="{escape(", ".join(x for x in (m.author, m.company) if x))}">',
+        f'<meta name="description" content="{escape(report.subject)}">',
+        f"<style>{CSS}</style></head><body><main>",
+        '<header class="cover">',
+    ]
     logo = logo_data_uri(m.logo) if m.logo else ""
     if logo:
         h.append(f'<img class="logo" src="{logo}" alt="logo">')
@@ -165,14 +184,24 @@ def render_html(report: Report) -> str:
     for k, v in (("Client", m.client), ("Prepared by", by), ("Date", m.date)):
         if v:
             h.append(f"<dt>{k}</dt><dd>{escape(v)}</dd>")
-    runs = "; ".join(f"Run {s.run.id}" + (f" \u201c{escape(s.run.name)}\u201d" if s.run.name else "")
-                     + f" ({escape(s.label)})" for s in report.runs)
+    runs = "; ".join(
+        f"Run {s.run.id}"
+        + (f" \u201c{escape(s.run.name)}\u201d" if s.run.name else "")
+        + f" ({escape(s.label)})"
+        for s in report.runs
+    )
     h.append(f"<dt>Runs</dt><dd>{runs}</dd></dl></header>")
-    h.append('<nav class="toc"><strong>Contents</strong><ol>' + "".join(
-        f'<li><a href="#{a}">{escape(t)}</a></li>' for a, t in sections(report)) + "</ol></nav>")
+    h.append(
+        '<nav class="toc"><strong>Contents</strong><ol>'
+        + "".join(f'<li><a href="#{a}">{escape(t)}</a></li>' for a, t in sections(report))
+        + "</ol></nav>"
+    )
     if report.validity:  # first: whether the figures below measure the storage
-        h.append('<h2 id="validity">Validity</h2><div class="callout"><ul>'
-                 + "".join(f"<li>{escape(v)}</li>" for v in report.validity) + "</ul></div>")
+        h.append(
+            '<h2 id="validity">Validity</h2><div class="callout"><ul>'
+            + "".join(f"<li>{escape(v)}</li>" for v in report.validity)
+            + "</ul></div>"
+        )
 
     if report.comparisons:
         h.append('<h2 id="summary">Summary</h2>')
@@ -191,8 +220,11 @@ def render_html(report: Report) -> str:
             h.append(f"<h3>{escape(t.title)}</h3>")
             h.append(table_html(t))
     if report.notes:
-        h.append('<div class="callout"><ul>' + "".join(f"<li>{escape(n)}</li>" for n in report.notes)
-                 + "</ul></div>")
+        h.append(
+            '<div class="callout"><ul>'
+            + "".join(f"<li>{escape(n)}</li>" for n in report.notes)
+            + "</ul></div>"
+        )
     h.append('<h2 id="latency">Response time percentiles</h2>')
     h.append(table_html(report.percentiles))
     if report.charts or report.line_charts:
@@ -210,11 +242,15 @@ def render_html(report: Report) -> str:
             h.append(table_html(table))
             if table.key == f"sweep-{s.run.id}" and s.sweep_charts:
                 h.append(f"<h3>{escape(curves_title(s.run))}</h3>")
-                h += [f'<figure id="{c.key}">{to_svg(draw(c, 760), c.title)}</figure>' for c in s.sweep_charts]
+                h += [
+                    f'<figure id="{c.key}">{to_svg(draw(c, 760), c.title)}</figure>' for c in s.sweep_charts
+                ]
     h.append('<h2 id="appendix">Run facts and method</h2>')
     if report.disclosure:
         h.append("<h3>Disclosure: what was run and what the numbers mean</h3>")
-        h.append("<ul class=\"summary\">" + "".join(f"<li>{escape(x)}</li>" for x in report.disclosure) + "</ul>")
+        h.append(
+            '<ul class="summary">' + "".join(f"<li>{escape(x)}</li>" for x in report.disclosure) + "</ul>"
+        )
     h.append(f"<h3>{escape(report.job_options.title)}</h3>")
     h.append(table_html(report.job_options))
     for s in report.runs:
@@ -226,7 +262,9 @@ def render_html(report: Report) -> str:
                 h.append(f"<p class=note>{escape(j.title)}</p><pre>{escape(j.text)}</pre>")
             h.append("</details>")
     client = " \u2014 " + escape(m.client) if m.client else ""
-    h.append(f"<footer>Made with Fiometer from its results database. {escape(m.title)}{client}, "
-             f"{escape(m.date)}.</footer>")
+    h.append(
+        f"<footer>Made with Fiometer from its results database. {escape(m.title)}{client}, "
+        f"{escape(m.date)}.</footer>"
+    )
     h.append("</main></body></html>")
     return "\n".join(h) + "\n"

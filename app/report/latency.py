@@ -133,8 +133,11 @@ def pairs(comparisons: list[Comparison], baseline: Side) -> list[tuple[str, list
 
 def percentile_table(rows: list[tuple[str, list[tuple[Side, StepValues]]]], labels: dict[int, str]) -> Table:
     """``labels``: id(side) -> its label."""
-    cols = [Column("Side")] + [Column(f"{pct_name(p)} ms", True) for p in PERCENTILES] + \
-        [Column("Max ms", True), Column("Runs", True)]
+    cols = (
+        [Column("Side")]
+        + [Column(f"{pct_name(p)} ms", True) for p in PERCENTILES]
+        + [Column("Max ms", True), Column("Runs", True)]
+    )
     out = []
     for spec, sides in rows:
         for side, step in sides:
@@ -143,17 +146,24 @@ def percentile_table(rows: list[tuple[str, list[tuple[Side, StepValues]]]], labe
             cells = [Cell(labels[id(side)], labels[id(side)])]
             cells += [metric(v[pct_name(p)]) for p in PERCENTILES] + [metric(v["max"]), num(len(parts), 0)]
             out.append(Row(cells, spec))
-    notes = ["Response time (submit to completion) percentiles from fio's latency histograms, by fio's rule (the "
-             "first bucket holding the given share of I/Os, reads and writes together); where a side is several "
-             "runs, the mean of their values."]
-    return Table("percentiles", "Response time percentiles", cols, out, notes, group_title="Access specification")
+    notes = [
+        "Response time (submit to completion) percentiles from fio's latency histograms, by fio's rule (the "
+        "first bucket holding the given share of I/Os, reads and writes together); where a side is several "
+        "runs, the mean of their values."
+    ]
+    return Table(
+        "percentiles", "Response time percentiles", cols, out, notes, group_title="Access specification"
+    )
 
 
-def distributions(rows: list[tuple[str, list[tuple[Side, StepValues]]]], labels: dict[int, str]
-                  ) -> list[Distribution]:
+def distributions(
+    rows: list[tuple[str, list[tuple[Side, StepValues]]]], labels: dict[int, str]
+) -> list[Distribution]:
     out = []
     for i, (spec, sides) in enumerate(rows, 1):
-        series = [(labels[id(side)], pts) for side, step in sides if (pts := cumulative(side_metrics(side, step)))]
+        series = [
+            (labels[id(side)], pts) for side, step in sides if (pts := cumulative(side_metrics(side, step)))
+        ]
         if series:
             out.append(Distribution(f"dist-{i}", f"Response time distribution: {spec}", series))
     return out
@@ -162,19 +172,29 @@ def distributions(rows: list[tuple[str, list[tuple[Side, StepValues]]]], labels:
 SHARE_BINS = 60  # latency bins of a report's histogram (equal logarithmic width)
 
 
-def shares(rows: list[tuple[str, list[tuple[Side, StepValues]]]], labels: dict[int, str]) -> list[Distribution]:
+def shares(
+    rows: list[tuple[str, list[tuple[Side, StepValues]]]], labels: dict[int, str]
+) -> list[Distribution]:
     """Per access specification: the share of each side's I/Os per latency bin, the same bins for every side
     (``analysis.latency_distribution``), as a step outline: [(bin's lower edge ms, %)], from 0 and back to 0 at
     the last bin's upper edge."""
     out = []
     for i, (spec, sides) in enumerate(rows, 1):
-        counts = [(labels[id(side)], counts_of(h for m in side_metrics(side, step) for h in (m.read_hist, m.write_hist)))
-                  for side, step in sides]
+        counts = [
+            (
+                labels[id(side)],
+                counts_of(h for m in side_metrics(side, step) for h in (m.read_hist, m.write_hist)),
+            )
+            for side, step in sides
+        ]
         edges = common_edges([c for _label, c in counts], SHARE_BINS)
         if edges is None:
             continue
         ms = (edges / 1e6).tolist()
-        series = [(label, [(ms[0], 0.0), *zip(ms[:-1], h.share_pct.tolist(), strict=True), (ms[-1], 0.0)])
-                  for label, c in counts if (h := step_histogram(c, edges=edges)) is not None]
+        series = [
+            (label, [(ms[0], 0.0), *zip(ms[:-1], h.share_pct.tolist(), strict=True), (ms[-1], 0.0)])
+            for label, c in counts
+            if (h := step_histogram(c, edges=edges)) is not None
+        ]
         out.append(Distribution(f"share-{i}", f"Share of I/Os by response time: {spec}", series))
     return out

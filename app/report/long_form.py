@@ -19,8 +19,24 @@ from app.model.metrics import Metrics
 from app.report.latency import PERCENTILES, pct_name
 from app.store.records import Run
 
-COLUMNS = ("run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric", "value", "unit",
-           "workers", "targets", "phase", "step_status", "validity")
+COLUMNS = (
+    "run",
+    "label",
+    "step",
+    "spec",
+    "queue_depth",
+    "level",
+    "manager",
+    "name",
+    "metric",
+    "value",
+    "unit",
+    "workers",
+    "targets",
+    "phase",
+    "step_status",
+    "validity",
+)
 # metric name prefix -> the direction it needs I/O of to apply
 APPLIES = {"read_": "read_ios", "write_": "write_ios"}
 
@@ -42,11 +58,18 @@ METRICS: tuple[tuple[str, str, Callable[[Metrics], float | None]], ...] = (
 
 def validity_of(notes: Sequence[Note], step: int, manager: str | None) -> str:
     """The titles of the notes about this step (or the whole run) and manager, once each: "Cache; Not steady"."""
-    return "; ".join(dict.fromkeys(
-        n.title for n in notes if n.step in (None, step) and (n.manager is None or manager in (None, n.manager))))
+    return "; ".join(
+        dict.fromkeys(
+            n.title
+            for n in notes
+            if n.step in (None, step) and (n.manager is None or manager in (None, n.manager))
+        )
+    )
 
 
-def long_rows(runs: list[tuple[Run, str]], notes: Mapping[int, Sequence[Note]] | None = None) -> Iterator[tuple]:
+def long_rows(
+    runs: list[tuple[Run, str]], notes: Mapping[int, Sequence[Note]] | None = None
+) -> Iterator[tuple]:
     """Rows of ``COLUMNS``: run id, label, step number, spec, queue depth, level, manager, name, metric, value
     (None where the metric does not apply), unit, workers, targets, phase, step status, validity notes."""
     for run, label in runs:
@@ -59,11 +82,26 @@ def long_rows(runs: list[tuple[Run, str]], notes: Mapping[int, Sequence[Note]] |
             for r in results:
                 name = names.get((r.level, r.manager, r.key), r.key)
                 for metric, unit, get in METRICS:
-                    applies = next((getattr(r.metrics, n) for p, n in APPLIES.items() if metric.startswith(p)), 1)
+                    applies = next(
+                        (getattr(r.metrics, n) for p, n in APPLIES.items() if metric.startswith(p)), 1
+                    )
                     v = get(r.metrics) if applies else None
                     if metric.startswith("lat_p"):
                         v = percentile_within_max(r.metrics, v)
                     if v is None and applies:
                         continue
-                    yield (run.id, label, s.index + 1, s.spec_name, s.queue_depth, r.level, r.manager or "",
-                           name, metric, v, unit, *load, validity_of(run_notes, s.index, r.manager))
+                    yield (
+                        run.id,
+                        label,
+                        s.index + 1,
+                        s.spec_name,
+                        s.queue_depth,
+                        r.level,
+                        r.manager or "",
+                        name,
+                        metric,
+                        v,
+                        unit,
+                        *load,
+                        validity_of(run_notes, s.index, r.manager),
+                    )

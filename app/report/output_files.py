@@ -20,19 +20,24 @@ def write_report_file(report: Report, kind: str, path: str | Path) -> Path:
     path = Path(path)
     if kind == "html":
         from app.report.html import render_html
+
         write_file(path, render_html(report))
     elif kind == "csv":
         from app.report.csv_out import render_csv
+
         write_file(path, render_csv(report), encoding="utf-8-sig", newline="")
     elif kind == "csv-tables":
         from app.report.csv_out import render_tables_csv
+
         write_file(path, render_tables_csv(report), encoding="utf-8-sig", newline="")
     elif kind == "xlsx":
         from app.report.xlsx import write_xlsx
+
         with staged(path) as tmp:
             write_xlsx(report, tmp)
     elif kind == "pdf":
         from app.report.pdf import write_pdf
+
         with staged(path) as tmp:
             write_pdf(report, str(tmp))
     else:

@@ -41,7 +41,9 @@ def ensure_gui() -> None:
     global _app
     if QGuiApplication.instance() is not None:
         return
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     _app = QGuiApplication(["fiometer"])
 
@@ -93,8 +95,9 @@ def paint_drawing(p: QPainter, d: Drawing, x: float, y: float, scale: float) -> 
     p.restore()
 
 
-def block_charts(doc: QTextDocument, block, drawings: dict[str, Drawing]
-                 ) -> list[tuple[Drawing, float, float, float, float]]:
+def block_charts(
+    doc: QTextDocument, block, drawings: dict[str, Drawing]
+) -> list[tuple[Drawing, float, float, float, float]]:
     """The charts a block holds as laid out: (drawing, x, top, width, height) in document units."""
     out = []
     rect = doc.documentLayout().blockBoundingRect(block)
@@ -107,12 +110,22 @@ def block_charts(doc: QTextDocument, block, drawings: dict[str, Drawing]
             line = block.layout().lineForTextPosition(frag.position() - block.position())
             w = img.width() * DPI / 96
             h = img.height() * DPI / 96
-            out.append((drawings[img.name()], rect.left() + line.x(), rect.top() + line.y() + line.ascent() - h, w, h))
+            out.append(
+                (
+                    drawings[img.name()],
+                    rect.left() + line.x(),
+                    rect.top() + line.y() + line.ascent() - h,
+                    w,
+                    h,
+                )
+            )
         it += 1
     return out
 
 
-def chart_positions(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[Drawing, float, float, float]]:
+def chart_positions(
+    doc: QTextDocument, drawings: dict[str, Drawing]
+) -> list[tuple[Drawing, float, float, float]]:
     """Where the document laid out each chart's placeholder image: (drawing, x, y, width) in document units."""
     out = []
     block = doc.begin()
@@ -148,8 +161,14 @@ class _Pages:
             box = QSizeF(self.pt(50 * 72 / 25.4), self.pt(22 * 72 / 25.4))
             size = QSizeF(logo.size()).scaled(box, Qt.AspectRatioMode.KeepAspectRatio)
             p.drawImage(QRectF(w - size.width(), 0, size.width(), size.height()), logo)
-        self.text(p, QRectF(left, self.pt(120), w - left, self.pt(20)), "STORAGE PERFORMANCE",
-                  font(9, True), MUTED, wrap)
+        self.text(
+            p,
+            QRectF(left, self.pt(120), w - left, self.pt(20)),
+            "STORAGE PERFORMANCE",
+            font(9, True),
+            MUTED,
+            wrap,
+        )
         title_rect = QRectF(left, self.pt(148), w - left - self.pt(20), self.pt(130))
         self.text(p, title_rect, m.title, font(26, True), "#1d2733", wrap)
         used = p.boundingRect(title_rect, wrap, m.title).height()
@@ -162,7 +181,9 @@ class _Pages:
             vr = QRectF(left + self.pt(110), y, w - left - self.pt(130), self.pt(60))
             self.text(p, vr, value, font(11, True), "#1d2733", wrap)
             y += max(self.pt(20), p.boundingRect(vr, wrap, value).height() + self.pt(6))
-        p.fillRect(QRectF(0, self.pt(150), self.pt(6), y - self.pt(150)), QColor(ACCENT))  # beside title and facts
+        p.fillRect(
+            QRectF(0, self.pt(150), self.pt(6), y - self.pt(150)), QColor(ACCENT)
+        )  # beside title and facts
         runs = "\n".join(f"Run {s.run.id} ({s.label}): {s.run.name}" for s in self.report.runs)
         y += self.pt(24)
         self.text(p, QRectF(left, y, w, self.pt(16)), "Runs in this report", font(10), MUTED, wrap)
@@ -172,26 +193,53 @@ class _Pages:
         self.text(p, QRectF(left, y, w, self.pt(16)), "Contents", font(10), MUTED, wrap)
         y += self.pt(18)
         for title, page in contents:
-            self.text(p, QRectF(left, y, w - left - self.pt(60), self.pt(14)), title, font(9.5), "#1d2733", wrap)
-            self.text(p, QRectF(left, y, w - left - self.pt(60), self.pt(14)), str(page), font(9.5), "#1d2733",
-                      Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+            self.text(
+                p, QRectF(left, y, w - left - self.pt(60), self.pt(14)), title, font(9.5), "#1d2733", wrap
+            )
+            self.text(
+                p,
+                QRectF(left, y, w - left - self.pt(60), self.pt(14)),
+                str(page),
+                font(9.5),
+                "#1d2733",
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop,
+            )
             y += self.pt(15)
         p.setPen(QPen(QColor("#c9cfd6"), self.pt(0.6)))
         p.drawLine(QPointF(0, h - self.pt(30)), QPointF(w, h - self.pt(30)))
-        self.text(p, QRectF(0, h - self.pt(24), w, self.pt(14)),
-                  "Made with Fiometer \u2014 Iometer access specifications measured with fio", font(7.5), MUTED,
-                  Qt.AlignmentFlag.AlignLeft)
+        self.text(
+            p,
+            QRectF(0, h - self.pt(24), w, self.pt(14)),
+            "Made with Fiometer \u2014 Iometer access specifications measured with fio",
+            font(7.5),
+            MUTED,
+            Qt.AlignmentFlag.AlignLeft,
+        )
 
     def furniture(self, p: QPainter, number: int, total: int) -> None:
         m = self.report.meta
         w, h = self.page.width(), self.page.height()
-        head = m.title + (f" \u2014 {m.client}" if m.client else "") + (f" \u2014 {m.company}" if m.company else "")
-        self.text(p, QRectF(0, -self.pt(13), w, self.pt(10)), head, font(7), MUTED, Qt.AlignmentFlag.AlignLeft)
+        head = (
+            m.title
+            + (f" \u2014 {m.client}" if m.client else "")
+            + (f" \u2014 {m.company}" if m.company else "")
+        )
+        self.text(
+            p, QRectF(0, -self.pt(13), w, self.pt(10)), head, font(7), MUTED, Qt.AlignmentFlag.AlignLeft
+        )
         p.setPen(QPen(QColor("#c9cfd6"), self.pt(0.5)))
         p.drawLine(QPointF(0, -self.pt(2)), QPointF(w, -self.pt(2)))
-        self.text(p, QRectF(0, h + self.pt(4), w, self.pt(10)), f"Page {number} of {total}", font(7), MUTED,
-                  Qt.AlignmentFlag.AlignRight)
-        self.text(p, QRectF(0, h + self.pt(4), w, self.pt(10)), m.date, font(7), MUTED, Qt.AlignmentFlag.AlignLeft)
+        self.text(
+            p,
+            QRectF(0, h + self.pt(4), w, self.pt(10)),
+            f"Page {number} of {total}",
+            font(7),
+            MUTED,
+            Qt.AlignmentFlag.AlignRight,
+        )
+        self.text(
+            p, QRectF(0, h + self.pt(4), w, self.pt(10)), m.date, font(7), MUTED, Qt.AlignmentFlag.AlignLeft
+        )
 
 
 def _wrapping(mode: QTextOption.WrapMode) -> QTextOption:
@@ -204,9 +252,14 @@ def write_pdf(report: Report, path: str) -> None:
     ensure_gui()
     writer = QPdfWriter(str(path))
     writer.setResolution(DPI)
-    size = QPageSize(QPageSize.PageSizeId.Letter if report.meta.paper == "Letter" else QPageSize.PageSizeId.A4)
-    writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(*MARGIN_MM),
-                                     QPageLayout.Unit.Millimeter))
+    size = QPageSize(
+        QPageSize.PageSizeId.Letter if report.meta.paper == "Letter" else QPageSize.PageSizeId.A4
+    )
+    writer.setPageLayout(
+        QPageLayout(
+            size, QPageLayout.Orientation.Portrait, QMarginsF(*MARGIN_MM), QPageLayout.Unit.Millimeter
+        )
+    )
     writer.setTitle(report.meta.title)
     writer.setAuthor(", ".join(x for x in (report.meta.author, report.meta.company) if x) or "Fiometer")
     writer.setCreator("Fiometer")
@@ -259,8 +312,11 @@ def write_pdf(report: Report, path: str) -> None:
 
     p = QPainter(writer)
     if not p.isActive():  # Qt only warns; say it plainly
-        raise OSError(errno.EACCES, "cannot be written (no permission, or a folder or open file is in the way)",
-                      str(path))
+        raise OSError(
+            errno.EACCES,
+            "cannot be written (no permission, or a folder or open file is in the way)",
+            str(path),
+        )
     try:
         pages.cover(p, contents)
         for i in range(doc.pageCount()):
@@ -284,7 +340,7 @@ NOTE_PT = 7.5  # p.note's size in pdf_markup.STYLE: the only top-level paragraph
 
 
 def _block_kind(block) -> str:
-    """"heading", "note", "text" or "empty", from how the block's first fragment is set."""
+    """ "heading", "note", "text" or "empty", from how the block's first fragment is set."""
     it = block.begin()
     if it.atEnd() or not block.text().strip():
         return "empty"  # Qt puts an empty block after each table
@@ -349,8 +405,14 @@ def lone_charts(doc: QTextDocument, drawings: dict[str, Drawing], page_height: f
         top, bottom, chart = us[i]
         ptop, pbottom, pchart = us[i - 1]
         alone = page.count(page[i]) == 1 and (i + 1 == len(us) or page[i + 1] > page[i])
-        if (chart and pchart and alone and page[i - 1] == page[i] - 1 and page.count(page[i - 1]) >= 3
-                and (bottom - top) + (pbottom - ptop) < page_height * 0.9):
+        if (
+            chart
+            and pchart
+            and alone
+            and page[i - 1] == page[i] - 1
+            and page.count(page[i - 1]) >= 3
+            and (bottom - top) + (pbottom - ptop) < page_height * 0.9
+        ):
             out.add(i - 1)
     return out
 
@@ -366,8 +428,10 @@ def straddling(doc: QTextDocument, drawings: dict[str, Drawing], page_height: fl
 
 def section_pages(doc: QTextDocument, page_height: float, report: Report) -> list[tuple[str, int]]:
     """(section title, page number) for the table of contents; the cover is page 1."""
-    titles = dict(sections(report)) | {"latency-charts": "Response time distribution and stability",
-                                       "appendix": "Appendix: methodology and job files"}
+    titles = dict(sections(report)) | {
+        "latency-charts": "Response time distribution and stability",
+        "appendix": "Appendix: methodology and job files",
+    }
     found: list[tuple[str, int]] = []
     lay = doc.documentLayout()
     block = doc.begin()
@@ -403,15 +467,29 @@ def add_subject(path: str, subject: str) -> None:
     info = re.search(rb"/Info\s+(\d+)\s+(\d+)\s+R", trailer)
     if not (size and root and info):
         return
-    old = re.search(rb"\n" + info.group(1) + rb"\s+" + info.group(2) + rb"\s+obj\s*<<(.*?)>>\s*endobj", data, re.S)
+    old = re.search(
+        rb"\n" + info.group(1) + rb"\s+" + info.group(2) + rb"\s+obj\s*<<(.*?)>>\s*endobj", data, re.S
+    )
     entries = old.group(1) if old else b""
     n = int(size.group(1))
-    obj = (f"\n{n} 0 obj\n<<".encode() + entries + b"\n/Subject " + _pdf_text(subject) + b"\n>>\nendobj\n")
+    obj = f"\n{n} 0 obj\n<<".encode() + entries + b"\n/Subject " + _pdf_text(subject) + b"\n>>\nendobj\n"
     start = len(data) + 1
     xref = len(data) + len(obj)
-    update = (obj + b"xref\n0 1\n0000000000 65535 f \n" + f"{n} 1\n{start:010d} 00000 n \n".encode()
-              + b"trailer\n<< /Size " + str(n + 1).encode() + b" /Root " + root.group(1) + b" /Info "
-              + str(n).encode() + b" 0 R /Prev " + str(prev).encode() + b" >>\nstartxref\n"
-              + str(xref).encode() + b"\n%%EOF\n")
+    update = (
+        obj
+        + b"xref\n0 1\n0000000000 65535 f \n"
+        + f"{n} 1\n{start:010d} 00000 n \n".encode()
+        + b"trailer\n<< /Size "
+        + str(n + 1).encode()
+        + b" /Root "
+        + root.group(1)
+        + b" /Info "
+        + str(n).encode()
+        + b" 0 R /Prev "
+        + str(prev).encode()
+        + b" >>\nstartxref\n"
+        + str(xref).encode()
+        + b"\n%%EOF\n"
+    )
     with open(path, "ab") as f:
         f.write(update)

@@ -78,13 +78,21 @@ def column_parts(t: Table) -> list[Table]:
     parts = []
     for start in range(keys, len(t.columns), size):
         idx = list(range(keys)) + list(range(start, min(start + size, len(t.columns))))
-        parts.append(replace(t, columns=[t.columns[i] for i in idx], notes=[],
-                             rows=[replace(r, cells=[r.cells[i] for i in idx]) for r in t.rows]))
+        parts.append(
+            replace(
+                t,
+                columns=[t.columns[i] for i in idx],
+                notes=[],
+                rows=[replace(r, cells=[r.cells[i] for i in idx]) for r in t.rows],
+            )
+        )
     parts[-1].notes = list(t.notes)
     return parts
 
 
-def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = None, wrap_all: bool = False) -> str:
+def table_markup(
+    t: Table, css: str = "data", widths: dict[int, str] | None = None, wrap_all: bool = False
+) -> str:
     """A table; numeric columns right-aligned, verdict cells coloured, group rows as headings. Numbers never
     wrap; short text columns do not either (Qt narrows wrapping columns first); text headers wrap between
     words only. A data table with many columns is set as parts (``column_parts``)."""
@@ -93,8 +101,15 @@ def table_markup(t: Table, css: str = "data", widths: dict[int, str] | None = No
     if css == "data" and len(parts := column_parts(t)) > 1:
         return "\n".join(table_markup(part, css, widths, wrap_all) for part in parts)
     widths = widths or {}
-    short = set() if wrap_all else {i for i, c in enumerate(t.columns) if not c.numeric and css != "facts"
-                                     and all(len(r.cells[i].text) <= NOWRAP_TEXT for r in t.rows)}
+    short = (
+        set()
+        if wrap_all
+        else {
+            i
+            for i, c in enumerate(t.columns)
+            if not c.numeric and css != "facts" and all(len(r.cells[i].text) <= NOWRAP_TEXT for r in t.rows)
+        }
+    )
     cls = "wide" if css == "data" and len(t.columns) > WIDE else css
     out = [f'<table class="{cls}" width="100%" cellspacing="0" cellpadding="0">', "<thead><tr>"]
     for i, c in enumerate(t.columns if css == "data" else []):  # key/value facts need no header
@@ -132,13 +147,18 @@ def _new_page(parts: list[str]) -> str:
 
 def callout(inner: str) -> str:
     """A shaded note box (a one-cell table: paragraphs cannot have padding in Qt rich text)."""
-    return ('<table width="100%" cellspacing="0" cellpadding="6" style="margin-top: 5px; margin-bottom: 11px">'
-            f'<tr><td class="warn">{inner}</td></tr></table>')
+    return (
+        '<table width="100%" cellspacing="0" cellpadding="6" style="margin-top: 5px; margin-bottom: 11px">'
+        f'<tr><td class="warn">{inner}</td></tr></table>'
+    )
 
 
 # Tighter table settings, tried in turn when a table is wider than the page (nothing may be clipped).
-COMPACT = ("", "table.data, table.wide {{ font-size: 7pt; }} table.data td, table.wide td {{ padding: 1px 3px; }} "
-               "table.data th, table.wide th {{ padding: 2px 3px; }}")
+COMPACT = (
+    "",
+    "table.data, table.wide {{ font-size: 7pt; }} table.data td, table.wide td {{ padding: 1px 3px; }} "
+    "table.data th, table.wide th {{ padding: 2px 3px; }}",
+)
 
 
 def summary_markup(report: Report) -> list[str]:
@@ -154,12 +174,20 @@ def summary_markup(report: Report) -> list[str]:
         if block.unchanged:
             h.append(f"<p>{escape(block.unchanged)}</p>")
         if block.left_out:
-            h.append(callout("<b>Left out of the findings (did not run to the end):</b><br>"
-                             + "<br>".join("\u2022 " + escape(w) for w in block.left_out)))
+            h.append(
+                callout(
+                    "<b>Left out of the findings (did not run to the end):</b><br>"
+                    + "<br>".join("\u2022 " + escape(w) for w in block.left_out)
+                )
+            )
         if block.validity:
-            h.append(callout("<b>Validity:</b><br>" + "<br>".join("\u2022 " + escape(w) for w in block.validity)))
-        h.append(f'<p class="note">{escape(block.noise)} Higher IOPS and MB/s are better; lower response times '
-                 "are better.</p>")
+            h.append(
+                callout("<b>Validity:</b><br>" + "<br>".join("\u2022 " + escape(w) for w in block.validity))
+            )
+        h.append(
+            f'<p class="note">{escape(block.noise)} Higher IOPS and MB/s are better; lower response times '
+            "are better.</p>"
+        )
     return h
 
 
@@ -224,12 +252,14 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
                 for c in s.sweep_charts:
                     _chart(h, chart_src, c.key)
     _h1(h, "appendix", "Appendix: methodology and job files")
-    h.append("<p>Every number in this report comes from Fiometer's results database. Fiometer reproduces "
-             "Iometer's access specifications on fio: one fio job per worker and target, Iometer's outstanding "
-             "I/Os as fio's iodepth per target. Response time is fio's total latency (submit to completion, "
-             "lat_ns), as Iometer measures it; MB/s is decimal (10<sup>6</sup> bytes per second); percentiles "
-             "come from merged latency histograms. Numbers show three significant digits (values of 100 and more "
-             "as whole numbers); the workbook and the CSV hold them in full.</p>")
+    h.append(
+        "<p>Every number in this report comes from Fiometer's results database. Fiometer reproduces "
+        "Iometer's access specifications on fio: one fio job per worker and target, Iometer's outstanding "
+        "I/Os as fio's iodepth per target. Response time is fio's total latency (submit to completion, "
+        "lat_ns), as Iometer measures it; MB/s is decimal (10<sup>6</sup> bytes per second); percentiles "
+        "come from merged latency histograms. Numbers show three significant digits (values of 100 and more "
+        "as whole numbers); the workbook and the CSV hold them in full.</p>"
+    )
     if report.disclosure:
         h.append("<h2>Disclosure: what was run and what the numbers mean</h2>")
         h += [f'<p class="sentence">\u2022 {escape(x)}</p>' for x in report.disclosure]
@@ -238,23 +268,29 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
     first = next((s for s in report.runs if s.job_files), None)
     if first:
         j = first.job_files[0]
-        h.append(f'<p class="note"><b>Run {first.run.id}, {escape(j.title)}: the full job file</b></p>'
-                 '<table width="100%" cellspacing="0" cellpadding="5" style="margin-bottom: 6px"><tr>'
-                 f'<td class="code"><pre>{escape(j.text)}</pre></td></tr></table>')
+        h.append(
+            f'<p class="note"><b>Run {first.run.id}, {escape(j.title)}: the full job file</b></p>'
+            '<table width="100%" cellspacing="0" cellpadding="5" style="margin-bottom: 6px"><tr>'
+            f'<td class="code"><pre>{escape(j.text)}</pre></td></tr></table>'
+        )
     for s in report.runs:
         h.append(f"<h2>{escape(s.facts.title)}</h2>")
         h.append(table_markup(s.facts, "facts", widths={0: "24%"}))
     h.append("</body></html>")
     if report.validity:  # first, on the first section's page: whether the figures measure the storage
-        h[1:1] = ['<h1 style="margin-top: 0"><a name="validity"></a>Validity</h1>',
-                  callout("<br>".join("\u2022 " + escape(v) for v in report.validity))]
+        h[1:1] = [
+            '<h1 style="margin-top: 0"><a name="validity"></a>Validity</h1>',
+            callout("<br>".join("\u2022 " + escape(v) for v in report.validity)),
+        ]
     return "\n".join(h)
 
 
 # A unit the PDF keeps on one page where it fits: a table, or a chart's image paragraph.
 UNIT = re.compile(r"<table\b|<p><img\b")
 # What belongs with the unit that follows it: its heading, or the caption of a job file.
-LEAD = re.compile(r"(<h[123][^>]*>(?:(?!</h[123]>).)*</h[123]>\s*|<p class=\"note\"><b>(?:(?!</p>).)*</p>\s*)$", re.S)
+LEAD = re.compile(
+    r"(<h[123][^>]*>(?:(?!</h[123]>).)*</h[123]>\s*|<p class=\"note\"><b>(?:(?!</p>).)*</p>\s*)$", re.S
+)
 BREAK = ' style="page-break-before: always"'
 
 
@@ -276,7 +312,9 @@ def keep_together(markup: str, breaks: set[int]) -> str:
             if ' style="' in tag:
                 tag = tag.replace(' style="', ' style="page-break-before: always; ', 1)
             else:
-                name_end = next(k for k, ch in enumerate(tag) if ch in " >" and k > 1) if " " in tag else len(tag)
+                name_end = (
+                    next(k for k, ch in enumerate(tag) if ch in " >" and k > 1) if " " in tag else len(tag)
+                )
                 tag = tag[:name_end] + BREAK + tag[name_end:]
         out.append(tag)
         last = tag_end

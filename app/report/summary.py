@@ -38,7 +38,9 @@ class SummaryBlock:
     unchanged: str = ""  # "Within noise: ..."; "" when everything changed
     left_out: list[str] = field(default_factory=list)  # incomplete steps, not judged
     warning: list[str] = field(default_factory=list)  # the run facts that differ, "fact: label: x; label: y"
-    headlines: list[str] = field(default_factory=list)  # sweep maxima, transfer times, steady state before/after
+    headlines: list[str] = field(
+        default_factory=list
+    )  # sweep maxima, transfer times, steady state before/after
     noise: str = ""  # how noise and confidence were judged
     # Section hook for validity notes (issue 30): lines a validity check adds about this comparison (e.g. "the
     # candidate's cache was warm"); every format renders them under "Validity" when there are any.
@@ -57,10 +59,12 @@ def pct_text(p: float | None) -> str:
 
 
 def phrase(ch: Change) -> str:
-    """"IOPS up 38.0 % (12,345 → 17,012)"."""
+    """ "IOPS up 38.0 % (12,345 → 17,012)"."""
     direction = "up" if (ch.change or 0) > 0 else "down"
     pct = f"{abs(ch.change_pct):,.1f} %" if ch.change_pct is not None else "from zero"
-    return f"{ch.metric.label} {direction} {pct} ({_value(ch, ch.baseline)} {ARROW} {_value(ch, ch.candidate)})"
+    return (
+        f"{ch.metric.label} {direction} {pct} ({_value(ch, ch.baseline)} {ARROW} {_value(ch, ch.candidate)})"
+    )
 
 
 def row_name(r: MatchedStep) -> str:
@@ -77,7 +81,9 @@ def sentence(r: MatchedStep) -> str | None:
     parts = [phrase(ch) for ch in changed(r)]
     if not parts:
         return None
-    parts = [parts[0]] + [p[0].lower() + p[1:] if not p.startswith(("IOPS", "MB/s")) else p for p in parts[1:]]
+    parts = [parts[0]] + [
+        p[0].lower() + p[1:] if not p.startswith(("IOPS", "MB/s")) else p for p in parts[1:]
+    ]
     return f"{row_name(r)}: " + ", ".join(parts) + "."
 
 
@@ -108,7 +114,7 @@ def confidence(ch: Change, spread: float | None = None) -> str:
 
 
 def confidence_text(ch: Change, r: MatchedStep) -> str:
-    """"confidence medium (one run each side; per-second spread ±12.3 %)"; with repeats "confidence high"."""
+    """ "confidence medium (one run each side; per-second spread ±12.3 %)"; with repeats "confidence high"."""
     if ch.from_repeats:
         return f"confidence {confidence(ch)}"
     spread = r.spread_pct.get(ch.metric.key)
@@ -119,16 +125,20 @@ def confidence_text(ch: Change, r: MatchedStep) -> str:
 def confidence_rule(c: Comparison) -> str:
     """How confidence is decided, in words (the summary's noise line and the disclosure appendix)."""
     if c.noise_from_repeats:
-        return ("Confidence: a change counts when it exceeds twice the larger run-to-run variation of the "
-                "repeated runs (by specification and metric); it is high at twice that or more, else medium.")
+        return (
+            "Confidence: a change counts when it exceeds twice the larger run-to-run variation of the "
+            "repeated runs (by specification and metric); it is high at twice that or more, else medium."
+        )
     t = c.threshold_pct
-    return (f"Confidence with one run each side: there is no run-to-run variation to measure, so each step's "
-            f"per-second samples stand in - their spread (one standard deviation of the per-second rate, as % of "
-            f"its mean; the larger of the two sides) says how far the rate wandered within the run. A change is "
-            f"high confidence only when it is at least {SPREAD_HIGH:g} times that spread and {4 * t:g} % or more; "
-            f"medium when it exceeds the spread and {2 * t:g} %; low otherwise. With fewer than three per-second "
-            f"samples (a step of two seconds, imported results) a single pair is at most medium. Repeated runs "
-            f"(the same plan and tags, or groups such as 1,2,3) measure the noise between runs and decide instead.")
+    return (
+        f"Confidence with one run each side: there is no run-to-run variation to measure, so each step's "
+        f"per-second samples stand in - their spread (one standard deviation of the per-second rate, as % of "
+        f"its mean; the larger of the two sides) says how far the rate wandered within the run. A change is "
+        f"high confidence only when it is at least {SPREAD_HIGH:g} times that spread and {4 * t:g} % or more; "
+        f"medium when it exceeds the spread and {2 * t:g} %; low otherwise. With fewer than three per-second "
+        f"samples (a step of two seconds, imported results) a single pair is at most medium. Repeated runs "
+        f"(the same plan and tags, or groups such as 1,2,3) measure the noise between runs and decide instead."
+    )
 
 
 def _latency_note(r: MatchedStep) -> str:
@@ -140,8 +150,9 @@ def _latency_note(r: MatchedStep) -> str:
 
 
 def _loads(rows: list[MatchedStep]) -> str:
-    qds = sorted({q for r in rows for q in (r.baseline.key.queue_depth, r.candidate.key.queue_depth)
-                  if q is not None})
+    qds = sorted(
+        {q for r in rows for q in (r.baseline.key.queue_depth, r.candidate.key.queue_depth) if q is not None}
+    )
     if len(rows) > 1 and len(qds) > 1:
         return f"at every queue depth (QD {qds[0]} to {qds[-1]})"
     return f"at {rows[0].load}" if len(rows) == 1 else "at every load"
@@ -165,15 +176,22 @@ def workload_finding(rows: list[MatchedStep]) -> Finding | None:
     signs = {(ch.change or 0) > 0 for _, ch in real}
     if len(real) == len(judged) > 1 and len(signs) == 1:
         pcts = sorted(ch.change_pct or 0 for _, ch in real)
-        span = pct_text(pcts[0]) if abs(pcts[-1] - pcts[0]) < 1 else \
-            f"{pct_text(pcts[0])} to {pct_text(pcts[-1])}".replace(" % to", " to")
-        text = (f"{name}: {d.label} {span} {_loads(rows)} (largest at {big_r.load}: {_value(big, big.baseline)} "
-                f"{ARROW} {_value(big, big.candidate)}{_latency_note(big_r)})")
+        span = (
+            pct_text(pcts[0])
+            if abs(pcts[-1] - pcts[0]) < 1
+            else f"{pct_text(pcts[0])} to {pct_text(pcts[-1])}".replace(" % to", " to")
+        )
+        text = (
+            f"{name}: {d.label} {span} {_loads(rows)} (largest at {big_r.load}: {_value(big, big.baseline)} "
+            f"{ARROW} {_value(big, big.candidate)}{_latency_note(big_r)})"
+        )
     else:
         parts = []
         for r, ch in sorted(real, key=lambda x: -abs(x[1].change_pct or 0))[:3]:
-            parts.append(f"{pct_text(ch.change_pct)} at {r.load} ({_value(ch, ch.baseline)} {ARROW} "
-                         f"{_value(ch, ch.candidate)}{_latency_note(r)})")
+            parts.append(
+                f"{pct_text(ch.change_pct)} at {r.load} ({_value(ch, ch.baseline)} {ARROW} "
+                f"{_value(ch, ch.candidate)}{_latency_note(r)})"
+            )
         text = f"{name}: {d.label} " + ", ".join(parts)
         if len(real) > 3:
             text += f" and {len(real) - 3} more loads"
@@ -211,41 +229,59 @@ def findings(c: Comparison) -> tuple[list[str], list[str]]:
 def left_out(c: Comparison, base_label: str = "baseline", cand_label: str = "candidate") -> list[str]:
     if c.include_incomplete:
         return []
-    return [f"{row_name(r)}: "
-            + " and ".join(x.replace("the baseline", base_label).replace("the candidate", cand_label)
-                           for x in r.incomplete)
-            + " - shown in the tables, left out of the findings" for r in c.rows if r.incomplete]
+    return [
+        f"{row_name(r)}: "
+        + " and ".join(
+            x.replace("the baseline", base_label).replace("the candidate", cand_label) for x in r.incomplete
+        )
+        + " - shown in the tables, left out of the findings"
+        for r in c.rows
+        if r.incomplete
+    ]
 
 
 def noise_text(c: Comparison) -> str:
     if c.noise_from_repeats:
         limits = [ch.threshold_pct for r in c.rows for ch in r.changes.values() if ch.from_repeats]
-        text = (f"A change counts when it exceeds twice the larger run-to-run variation of the repeated runs "
-                f"({min(limits):.1f} to {max(limits):.1f} % here, by specification and metric). Confidence: high "
-                "at twice that or more, else medium.")
+        text = (
+            f"A change counts when it exceeds twice the larger run-to-run variation of the repeated runs "
+            f"({min(limits):.1f} to {max(limits):.1f} % here, by specification and metric). Confidence: high "
+            "at twice that or more, else medium."
+        )
     else:
         t = c.threshold_pct
-        text = (f"A change counts when it exceeds {t:g} % (one run each side: no repeats to measure noise). "
-                f"Confidence: high only when the change is {SPREAD_HIGH:g} times the steps' per-second spread or "
-                f"more (and {4 * t:g} % or more), medium when it exceeds the spread and {2 * t:g} %, low below; "
-                "repeated runs measure the noise between runs.")
+        text = (
+            f"A change counts when it exceeds {t:g} % (one run each side: no repeats to measure noise). "
+            f"Confidence: high only when the change is {SPREAD_HIGH:g} times the steps' per-second spread or "
+            f"more (and {4 * t:g} % or more), medium when it exceeds the spread and {2 * t:g} %, low below; "
+            "repeated runs measure the noise between runs."
+        )
     return text + " Each workload is judged by IOPS below 64 KiB transfers, by MB/s from 64 KiB."
 
 
 def summarize(c: Comparison, base_label: str, cand_label: str) -> SummaryBlock:
-    block = SummaryBlock(f"{side_title(c.candidate, cand_label)} compared with {side_title(c.baseline, base_label)}")
+    block = SummaryBlock(
+        f"{side_title(c.candidate, cand_label)} compared with {side_title(c.baseline, base_label)}"
+    )
     # the tags that name the sides are the labels already: not a change to report
-    shown = [(k, b, v) for k, b, v in c.fact_changes if not (k == "Tags" and (b, v) == (base_label, cand_label))]
-    block.what_changed = c.what_changed[:len(c.what_changed) - len(c.fact_changes)] + \
-        [f"{lower_word(k)} {b} {ARROW} {v}" for k, b, v in shown]
-    block.what_changed = block.what_changed or ["nothing Fiometer records (same load, hosts, fio, settings): the change is in the system under test"]
+    shown = [
+        (k, b, v) for k, b, v in c.fact_changes if not (k == "Tags" and (b, v) == (base_label, cand_label))
+    ]
+    block.what_changed = c.what_changed[: len(c.what_changed) - len(c.fact_changes)] + [
+        f"{lower_word(k)} {b} {ARROW} {v}" for k, b, v in shown
+    ]
+    block.what_changed = block.what_changed or [
+        "nothing Fiometer records (same load, hosts, fio, settings): the change is in the system under test"
+    ]
     found, quiet = findings(c)
     block.sentences = found[:MAX_FINDINGS]
     if len(found) > MAX_FINDINGS:
         block.sentences.append(f"... and {len(found) - MAX_FINDINGS} smaller changes (see the tables).")
     if c.nothing_in_common:
-        block.sentences = ["No step of one side has the same access specification definition as a step of the "
-                           "other: nothing to compare (see \u201cNot compared\u201d)."]
+        block.sentences = [
+            "No step of one side has the same access specification definition as a step of the "
+            "other: nothing to compare (see \u201cNot compared\u201d)."
+        ]
     elif not found:
         block.sentences = ["Nothing changed beyond noise."]
     if quiet:

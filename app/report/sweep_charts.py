@@ -33,38 +33,89 @@ def family_charts(family: SweepFamily, key: str) -> list[LineChart]:
     many = len(family.lines) > 1
 
     def load_series(field: str, dash: bool = False, label: str | None = None) -> list[LineSeries]:
-        return [LineSeries(label if label is not None else ln.label, ln.series(field), _color(i), 1.4, dash, True)
-                for i, ln in enumerate(family.lines)]
+        return [
+            LineSeries(label if label is not None else ln.label, ln.series(field), _color(i), 1.4, dash, True)
+            for i, ln in enumerate(family.lines)
+        ]
 
     knees = family.knees()
-    out = [LineChart(f"{key}-{field}", f"{WORK[field]}: {family.title}", x, WORK[field], load_series(field),
-                     **common, marks=[Mark(p.load, getattr(p, field), family.knee_caption(ln, p)) for ln, p in knees]
-                     if field == family.throughput else []) for field in ("iops", "mbps")]
+    out = [
+        LineChart(
+            f"{key}-{field}",
+            f"{WORK[field]}: {family.title}",
+            x,
+            WORK[field],
+            load_series(field),
+            **common,
+            marks=[Mark(p.load, getattr(p, field), family.knee_caption(ln, p)) for ln, p in knees]
+            if field == family.throughput
+            else [],
+        )
+        for field in ("iops", "mbps")
+    ]
     if many:  # the outer values name the solid lines; the dashed ones follow their colour
         lat = load_series("lat_mean_ms") + load_series("lat_p99_ms", dash=True, label="")
     else:
         lat = load_series("lat_mean_ms", label="average") + load_series("lat_p99_ms", dash=True, label="p99")
     lat = [s for s in lat if s.points]
-    out.append(LineChart(f"{key}-lat", f"Response time (solid: average, dashed: p99): {family.title}", x, "ms",
-                         lat, **common))
+    out.append(
+        LineChart(
+            f"{key}-lat",
+            f"Response time (solid: average, dashed: p99): {family.title}",
+            x,
+            "ms",
+            lat,
+            **common,
+        )
+    )
     work = WORK[family.throughput]
-    curve = [LineSeries(ln.label, ln.latency_vs_throughput(), _color(i), 1.4, markers=True,
-                        point_labels=[family.tick_label(p.load) for p in ln.sweep.points if p.lat_mean_ms is not None])
-             for i, ln in enumerate(family.lines)]
+    curve = [
+        LineSeries(
+            ln.label,
+            ln.latency_vs_throughput(),
+            _color(i),
+            1.4,
+            markers=True,
+            point_labels=[family.tick_label(p.load) for p in ln.sweep.points if p.lat_mean_ms is not None],
+        )
+        for i, ln in enumerate(family.lines)
+    ]
     # the knee's ratio as a line from the origin: every other point lies on or above it
     top = max((t for ln in family.lines for t, _ in ln.latency_vs_throughput()), default=0.0)
-    curve += [LineSeries("", [(0.0, 0.0), (top, top * p.lat_mean_ms / getattr(p, family.throughput))], "#9aa0a6",
-                         0.8, dash=True) for _, p in knees if getattr(p, family.throughput) > 0]
-    marks = [Mark(getattr(p, family.throughput), p.lat_mean_ms, family.knee_caption(ln, p)) for ln, p in knees]
-    out.append(LineChart(f"{key}-knee", f"Average response time against {work}, knee marked: {family.title}",
-                         f"{work} (points labelled with their {family.noun}; dashed: the knee's {work} per ms)", "ms",
-                         curve, x_min=0.0, plot_height=HEIGHT, marks=marks))
+    curve += [
+        LineSeries(
+            "",
+            [(0.0, 0.0), (top, top * p.lat_mean_ms / getattr(p, family.throughput))],
+            "#9aa0a6",
+            0.8,
+            dash=True,
+        )
+        for _, p in knees
+        if getattr(p, family.throughput) > 0
+    ]
+    marks = [
+        Mark(getattr(p, family.throughput), p.lat_mean_ms, family.knee_caption(ln, p)) for ln, p in knees
+    ]
+    out.append(
+        LineChart(
+            f"{key}-knee",
+            f"Average response time against {work}, knee marked: {family.title}",
+            f"{work} (points labelled with their {family.noun}; dashed: the knee's {work} per ms)",
+            "ms",
+            curve,
+            x_min=0.0,
+            plot_height=HEIGHT,
+            marks=marks,
+        )
+    )
     return out
 
 
 def sweep_charts(run: Run) -> list[LineChart]:
     """Every family's charts, in step order."""
-    charts = [c for i, fam in enumerate(sweep_families(run), 1) for c in family_charts(fam, f"sweep-{run.id}-{i}")]
+    charts = [
+        c for i, fam in enumerate(sweep_families(run), 1) for c in family_charts(fam, f"sweep-{run.id}-{i}")
+    ]
     for c in charts:  # a report holds several runs' curves: each title says whose
         c.title = f"Run {run.id} \u2014 {c.title}"
     return charts

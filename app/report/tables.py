@@ -93,7 +93,7 @@ def pct_cell(v: float | None, mark: str | None = None) -> Cell:
     text = f"{abs(v):,.1f} %"
     if round(abs(v), 1):
         text = (MINUS if v < 0 else "+") + text
-    return Cell(text, v / 100, mark, '+0.0%;-0.0%;0.0%')
+    return Cell(text, v / 100, mark, "+0.0%;-0.0%;0.0%")
 
 
 def metric(v: float | None, sign: bool = False) -> Cell:
@@ -126,23 +126,34 @@ def side_title(side: Side, label: str) -> str:
 def summary_table(run: Run, p99: bool = True) -> Table:
     """A run's headline numbers per step (ALL level)."""
     steps = [(s, all_metrics(s)) for s in run.steps]
-    cols = [Column("Step", True), Column("Access specification"), Column("QD", True),
-            Column("Workers", True), Column("Targets", True)]
+    cols = [
+        Column("Step", True),
+        Column("Access specification"),
+        Column("QD", True),
+        Column("Workers", True),
+        Column("Targets", True),
+    ]
     metric_defs = [d for d in METRICS if p99 or d.key != "p99_ms"]
     cols += [Column(d.short, True) for d in metric_defs]
     cols.append(Column("Errors", True))
     rows = []
     for s, m in steps:
-        cells = [num(s.index + 1, 0), Cell(s.spec_name, s.spec_name),
-                 num(s.queue_depth, 0) if s.queue_depth is not None else Cell("\u2013"),
-                 num(len(s.active_workers), 0), num(len(s.active_targets), 0)]
+        cells = [
+            num(s.index + 1, 0),
+            Cell(s.spec_name, s.spec_name),
+            num(s.queue_depth, 0) if s.queue_depth is not None else Cell("\u2013"),
+            num(len(s.active_workers), 0),
+            num(len(s.active_targets), 0),
+        ]
         if m is None:
             cells += [Cell("\u2013") for _ in metric_defs] + [Cell(s.status, s.status)]
         else:
             cells += [metric(d.value(m)) for d in metric_defs] + [num(m.errors, 0)]
         rows.append(Row(cells))
-    notes = ["Avg, Max and p99: response time (submit to completion), average, maximum and 99th percentile, "
-             "in milliseconds. MB/s is decimal (1 MB = 10\u2076 bytes)."]
+    notes = [
+        "Avg, Max and p99: response time (submit to completion), average, maximum and 99th percentile, "
+        "in milliseconds. MB/s is decimal (1 MB = 10\u2076 bytes)."
+    ]
     if not p99:
         notes.append("p99 is not shown: Iometer records response times only in 21 coarse bins.")
     return Table(f"summary-{run.id}", f"{run_label(run)} \u2014 results per step", cols, rows, notes)
@@ -159,8 +170,12 @@ def comparison_table(c: Comparison, number: int, base_label: str = "", cand_labe
     show_noise = c.noise_from_repeats
     base_label, cand_label = base_label or c.baseline.label, cand_label or c.candidate.label
     cols = [Column("Access specification"), Column("Load")]
-    cols += [Column(base_label, True), Column(cand_label, True),
-             Column("Change", True), Column("Change %", True)]
+    cols += [
+        Column(base_label, True),
+        Column(cand_label, True),
+        Column("Change", True),
+        Column("Change %", True),
+    ]
     if show_noise:
         cols.append(Column("Noise \u00b1", True))
     cols.append(Column("Verdict"))
@@ -175,41 +190,66 @@ def comparison_table(c: Comparison, number: int, base_label: str = "", cand_labe
             other = [x for x in r.differs if x.startswith("named ")]
             spec = r.spec + (f" ({'; '.join(other)})" if other else "")
             cells = [Cell(spec, spec), Cell(r.load, r.load)]
-            cells += [metric(ch.baseline), metric(ch.candidate), metric(ch.change, sign=True),
-                      pct_cell(ch.change_pct, mark)]
+            cells += [
+                metric(ch.baseline),
+                metric(ch.candidate),
+                metric(ch.change, sign=True),
+                pct_cell(ch.change_pct, mark),
+            ]
             if show_noise:
                 cells.append(Cell(f"{ch.threshold_pct:.1f} %", ch.threshold_pct / 100, None, "0.0%"))
             verdict = {"better": "better", "worse": "worse", "n/a": "n/a"}.get(ch.verdict, "")
             if r.incomplete:
-                verdict = "; ".join(x.replace("the baseline", base_label).replace("the candidate", cand_label)
-                                    for x in r.incomplete) + (" (judged on request)" if verdict else ", not judged")
+                verdict = "; ".join(
+                    x.replace("the baseline", base_label).replace("the candidate", cand_label)
+                    for x in r.incomplete
+                ) + (" (judged on request)" if verdict else ", not judged")
             cells.append(Cell(verdict, verdict, mark))
             rows.append(Row(cells, metric_heading(d), chart_label(d)))
     notes = []
     if not c.rows:
-        notes.append("No steps in common: nothing to compare (see \u201cNot compared\u201d). Steps are matched by "
-                     "access specification definition" + ("." if c.match == "spec" else ", queue depth and target set."))
+        notes.append(
+            "No steps in common: nothing to compare (see \u201cNot compared\u201d). Steps are matched by "
+            "access specification definition"
+            + ("." if c.match == "spec" else ", queue depth and target set.")
+        )
     elif not show_noise:
-        notes.append(f"Changes within \u00b1{c.threshold_pct:g} % are treated as run-to-run noise and not marked.")
+        notes.append(
+            f"Changes within \u00b1{c.threshold_pct:g} % are treated as run-to-run noise and not marked."
+        )
     else:
-        reps = ", ".join(f"{label}: {_ids(s.repeats)}" for s, label in ((c.baseline, base_label),
-                                                                          (c.candidate, cand_label)) if s.repeats)
-        notes.append(f"Noise threshold per row: twice the larger coefficient of variation of repeated runs "
-                     f"({reps}); where a side has no repeats, \u00b1{c.threshold_pct:g} %.")
+        reps = ", ".join(
+            f"{label}: {_ids(s.repeats)}"
+            for s, label in ((c.baseline, base_label), (c.candidate, cand_label))
+            if s.repeats
+        )
+        notes.append(
+            f"Noise threshold per row: twice the larger coefficient of variation of repeated runs "
+            f"({reps}); where a side has no repeats, \u00b1{c.threshold_pct:g} %."
+        )
     if any(r.incomplete for r in c.rows):
-        notes.append("A step that did not run to its end (stopped, failed) is shown but not judged"
-                     + (" (judged here on request)." if c.include_incomplete else "."))
+        notes.append(
+            "A step that did not run to its end (stopped, failed) is shown but not judged"
+            + (" (judged here on request)." if c.include_incomplete else ".")
+        )
     if c.match != "exact" and any("\u2192" in r.load for r in c.rows):
-        notes.append("Steps are paired by access specification definition and place in the sequence; Load shows "
-                     "where queue depth, workers or targets differ.")
+        notes.append(
+            "Steps are paired by access specification definition and place in the sequence; Load shows "
+            "where queue depth, workers or targets differ."
+        )
     title = f"{side_title(c.candidate, cand_label)} compared with {side_title(c.baseline, base_label)}"
     return Table(f"compare-{number}", title, cols, rows, notes)
 
 
 def at_a_glance_table(comparisons: list[Comparison], labels: list[str] | None = None) -> Table:
     """Per comparison and metric: how many access specifications got better, worse, or stayed within noise."""
-    cols = [Column("Metric"), Column("Better", True), Column("Worse", True),
-            Column("Within noise", True), Column("Largest change", True)]
+    cols = [
+        Column("Metric"),
+        Column("Better", True),
+        Column("Worse", True),
+        Column("Within noise", True),
+        Column("Largest change", True),
+    ]
     rows = []
     labels = labels or [comparisons[0].baseline.label] + [c.candidate.label for c in comparisons]
     for i, c in enumerate(comparisons, 1):
@@ -221,33 +261,73 @@ def at_a_glance_table(comparisons: list[Comparison], labels: list[str] | None = 
             count = {v: sum(ch.verdict == v for ch in changes) for v in ("better", "worse", "same")}
             big = max(changes, key=lambda ch: abs(ch.change_pct or 0))
             mark = big.verdict if big.verdict in ("better", "worse") else None
-            rows.append(Row([Cell(d.label, d.label), num(count["better"], 0),
-                             num(count["worse"], 0), num(count["same"], 0), pct_cell(big.change_pct, mark)], label))
-    return Table("at-a-glance", "At a glance", cols, rows,
-                 ["Counts of access specifications; \u201cwithin noise\u201d changes are not marked anywhere."],
-                 group_title="Comparison")
+            rows.append(
+                Row(
+                    [
+                        Cell(d.label, d.label),
+                        num(count["better"], 0),
+                        num(count["worse"], 0),
+                        num(count["same"], 0),
+                        pct_cell(big.change_pct, mark),
+                    ],
+                    label,
+                )
+            )
+    return Table(
+        "at-a-glance",
+        "At a glance",
+        cols,
+        rows,
+        ["Counts of access specifications; \u201cwithin noise\u201d changes are not marked anywhere."],
+        group_title="Comparison",
+    )
 
 
 def _step_row(side: str, s: StepValues, why: str) -> Row:
     v = s.values
-    return Row([Cell(side, side), num(s.index + 1, 0), Cell(s.key.spec, s.key.spec),
-                Cell(s.key.describe(), s.key.describe()),
-                metric(v["iops"]), metric(v["mbps"]), metric(v["lat_mean_ms"]), Cell(why, why)])
+    return Row(
+        [
+            Cell(side, side),
+            num(s.index + 1, 0),
+            Cell(s.key.spec, s.key.spec),
+            Cell(s.key.describe(), s.key.describe()),
+            metric(v["iops"]),
+            metric(v["mbps"]),
+            metric(v["lat_mean_ms"]),
+            Cell(why, why),
+        ]
+    )
 
 
 def unmatched_table(c: Comparison, number: int, base_label: str = "", cand_label: str = "") -> Table | None:
     if not c.only_baseline and not c.only_candidate:
         return None
-    cols = [Column("Only in"), Column("Step", True), Column("Access specification"), Column("Load"),
-            Column("IOPS", True), Column("MB/s", True), Column("Avg ms", True), Column("Why")]
+    cols = [
+        Column("Only in"),
+        Column("Step", True),
+        Column("Access specification"),
+        Column("Load"),
+        Column("IOPS", True),
+        Column("MB/s", True),
+        Column("Avg ms", True),
+        Column("Why"),
+    ]
     base_label, cand_label = base_label or c.baseline.label, cand_label or c.candidate.label
     rows = [_step_row(base_label, s, c.why_not_compared(s)) for s in c.only_baseline]
     rows += [_step_row(cand_label, s, c.why_not_compared(s)) for s in c.only_candidate]
-    notes = ["Steps are matched by what they do: the access specification's lines (not its name), the queue "
-             "depth and the numbers of workers and targets; these have no counterpart and are not compared."]
+    notes = [
+        "Steps are matched by what they do: the access specification's lines (not its name), the queue "
+        "depth and the numbers of workers and targets; these have no counterpart and are not compared."
+    ]
     if c.load_differs:
-        notes.append("Some differ only in queue depth or target set: --match auto (fiometer report or compare; "
-                     "the default) pairs steps by access specification and place in the sequence.")
-    return Table(f"unmatched-{number}", f"Not compared: {side_title(c.candidate, cand_label)} and "
-                                        f"{side_title(c.baseline, base_label)}",
-                 cols, rows, notes)
+        notes.append(
+            "Some differ only in queue depth or target set: --match auto (fiometer report or compare; "
+            "the default) pairs steps by access specification and place in the sequence."
+        )
+    return Table(
+        f"unmatched-{number}",
+        f"Not compared: {side_title(c.candidate, cand_label)} and {side_title(c.baseline, base_label)}",
+        cols,
+        rows,
+        notes,
+    )

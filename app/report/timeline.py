@@ -14,16 +14,33 @@ from app.store.queries import step_samples
 
 
 def distribution_charts(dists: list[Distribution], colors: dict[str, str]) -> list[LineChart]:
-    return [LineChart(d.key, d.title, "response time (ms, logarithmic)", "% of I/Os completed within",
-                      [LineSeries(label, pts, colors.get(label, "#1f5fa8")) for label, pts in d.series],
-                      x_log=True, y_max=100.0) for d in dists]
+    return [
+        LineChart(
+            d.key,
+            d.title,
+            "response time (ms, logarithmic)",
+            "% of I/Os completed within",
+            [LineSeries(label, pts, colors.get(label, "#1f5fa8")) for label, pts in d.series],
+            x_log=True,
+            y_max=100.0,
+        )
+        for d in dists
+    ]
 
 
 def share_charts(dists: list[Distribution], colors: dict[str, str]) -> list[LineChart]:
     """Histograms of response times (``latency.shares``): a step outline per side."""
-    return [LineChart(d.key, d.title, "response time (ms, logarithmic)", "% of I/Os",
-                      [LineSeries(label, pts, colors.get(label, "#1f5fa8")) for label, pts in d.series],
-                      x_log=True) for d in dists]
+    return [
+        LineChart(
+            d.key,
+            d.title,
+            "response time (ms, logarithmic)",
+            "% of I/Os",
+            [LineSeries(label, pts, colors.get(label, "#1f5fa8")) for label, pts in d.series],
+            x_log=True,
+        )
+        for d in dists
+    ]
 
 
 def step_series(store: Store, step_id: int) -> list[tuple[float, float, float]]:
@@ -50,8 +67,12 @@ def io_start(samples) -> float:
 MIN_POINTS = 3  # a line over time needs at least this many seconds (1-s steps made a chart of lone dots)
 
 
-def timeline_charts(store: Store, rows: list[tuple[str, list[tuple[Side, StepValues]]]], labels: dict[int, str],
-                    colors: dict[str, str]) -> list[LineChart]:
+def timeline_charts(
+    store: Store,
+    rows: list[tuple[str, list[tuple[Side, StepValues]]]],
+    labels: dict[int, str],
+    colors: dict[str, str],
+) -> list[LineChart]:
     """Per access specification: IOPS per second and average response time per second, a line per run (the
     runs of a side in its colour), the ramp-up (not measured) shaded. A specification whose steps all have
     fewer than ``MIN_POINTS`` measured seconds gets none: its numbers are in the tables."""
@@ -74,9 +95,30 @@ def timeline_charts(store: Store, rows: list[tuple[str, list[tuple[Side, StepVal
         if all(len(s.points) < MIN_POINTS for s in iops):
             continue
         shade = (0.0, ramp, "ramp-up") if ramp else None
-        out.append(LineChart(f"iops-{i}", f"IOPS per second: {spec}", "time since the step's first I/O (s)", "IOPS",
-                             iops, shade=shade, x_min=0.0, x_max=length, plot_height=95.0))
-        out.append(LineChart(f"lat-{i}", f"Average response time per second: {spec}",
-                             "time since the step's first I/O (s)", "ms", lat, shade=shade, x_min=0.0, x_max=length,
-                             plot_height=95.0))
+        out.append(
+            LineChart(
+                f"iops-{i}",
+                f"IOPS per second: {spec}",
+                "time since the step's first I/O (s)",
+                "IOPS",
+                iops,
+                shade=shade,
+                x_min=0.0,
+                x_max=length,
+                plot_height=95.0,
+            )
+        )
+        out.append(
+            LineChart(
+                f"lat-{i}",
+                f"Average response time per second: {spec}",
+                "time since the step's first I/O (s)",
+                "ms",
+                lat,
+                shade=shade,
+                x_min=0.0,
+                x_max=length,
+                plot_height=95.0,
+            )
+        )
     return out

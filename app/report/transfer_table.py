@@ -43,8 +43,9 @@ def _mbps(t: Transfer | None) -> Cell:
     return metric(t.bytes / t.seconds / 1e6 if t is not None and t.seconds else None)
 
 
-def transfer_table(c: Comparison, number: int, labels: tuple[str, str], runs: tuple[Run, Run],
-                   mark=None) -> Table | None:
+def transfer_table(
+    c: Comparison, number: int, labels: tuple[str, str], runs: tuple[Run, Run], mark=None
+) -> Table | None:
     """The paired transfer steps of both sides, or None when neither run is a timed transfer. ``mark``
     (percent change -> "better" / "worse" / None) marks the elapsed-time change."""
     by_side = [{t.step: t for t in transfers(r)} for r in runs]
@@ -56,22 +57,55 @@ def transfer_table(c: Comparison, number: int, labels: tuple[str, str], runs: tu
         x, y = by_side[0].get(r.baseline.index), by_side[1].get(r.candidate.index)
         if x is None and y is None:
             continue
-        size, direction = block_and_direction(steps[r.baseline.index]) if r.baseline.index in steps else (None, "")
+        size, direction = (
+            block_and_direction(steps[r.baseline.index]) if r.baseline.index in steps else (None, "")
+        )
         moved = {t.bytes for t in (x, y) if t is not None}
         bytes_text = " / ".join(format_bytes(b) for b in sorted(moved))
-        change = (y.seconds - x.seconds) / x.seconds * 100 if x is not None and y is not None and x.seconds else None
-        rows.append(Row([Cell(r.spec, r.spec), Cell(r.load, r.load),
-                         Cell(format_bytes(size), size) if size else Cell("\u2013"), Cell(direction, direction),
-                         Cell(bytes_text, min(moved) if len(moved) == 1 else bytes_text),
-                         _elapsed(x), _mbps(x), _elapsed(y), _mbps(y),
-                         pct_cell(change, mark(change) if mark else None)]))
+        change = (
+            (y.seconds - x.seconds) / x.seconds * 100
+            if x is not None and y is not None and x.seconds
+            else None
+        )
+        rows.append(
+            Row(
+                [
+                    Cell(r.spec, r.spec),
+                    Cell(r.load, r.load),
+                    Cell(format_bytes(size), size) if size else Cell("\u2013"),
+                    Cell(direction, direction),
+                    Cell(bytes_text, min(moved) if len(moved) == 1 else bytes_text),
+                    _elapsed(x),
+                    _mbps(x),
+                    _elapsed(y),
+                    _mbps(y),
+                    pct_cell(change, mark(change) if mark else None),
+                ]
+            )
+        )
     if not rows:
         return None
     base, cand = labels
-    cols = [Column("Transfer"), Column("Load"), Column("Block size", True), Column("I/O"), Column("Bytes", True),
-            Column(f"{base} elapsed", True), Column(f"{base} MB/s", True), Column(f"{cand} elapsed", True),
-            Column(f"{cand} MB/s", True), Column("Elapsed change %", True)]
-    return Table(f"transfers-{number}", f"Transfers: {base} and {cand}", cols, rows,
-                 ["Each step moves a fixed number of bytes and is timed by fio's own runtime (the test-file layout "
-                  "before the first I/O is not counted); MB/s is those bytes over that time (1 MB = 10\u2076 bytes). "
-                  "A shorter elapsed time is better."])
+    cols = [
+        Column("Transfer"),
+        Column("Load"),
+        Column("Block size", True),
+        Column("I/O"),
+        Column("Bytes", True),
+        Column(f"{base} elapsed", True),
+        Column(f"{base} MB/s", True),
+        Column(f"{cand} elapsed", True),
+        Column(f"{cand} MB/s", True),
+        Column("Elapsed change %", True),
+    ]
+    return Table(
+        f"transfers-{number}",
+        f"Transfers: {base} and {cand}",
+        cols,
+        rows,
+        [
+            "Each step moves a fixed number of bytes and is timed by fio's own runtime (the test-file layout "
+            "before the first I/O is not counted); MB/s is those bytes over that time (1 MB = 10\u2076 bytes). "
+            "A shorter elapsed time is better."
+        ],
+    )

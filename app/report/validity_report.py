@@ -38,8 +38,10 @@ def validity_lines(store: Store, report, by_run: dict[int, list[Note]] | None = 
         cand = [n for r in comparison.candidate.runs for n in by_run.get(r.id, [])]
         out += differences(base, cand, (report.labels[0], report.labels[i]))
     if not out:
-        out.append("No validity notes: no run shows signs of cache, never-written or compressible data, a busy "
-                   "load generator, drifting IOPS, other traffic on its disks or hosts' clocks apart.")
+        out.append(
+            "No validity notes: no run shows signs of cache, never-written or compressible data, a busy "
+            "load generator, drifting IOPS, other traffic on its disks or hosts' clocks apart."
+        )
     return out
 
 
@@ -52,9 +54,33 @@ def curve_table(run: Run) -> Table | None:
     for r in results:
         for p in sorted(r.points, key=lambda p: (p.confirm, p.load)):
             step = f"{p.step + 1}{' (confirm)' if p.confirm else ''}"
-            rows.append(Row([num(p.load, 0), metric(p.iops), metric(p.mbps), metric(p.p99_ms),
-                             Cell("yes" if p.keeps(r.p99_max_ms) else "no", "yes" if p.keeps(r.p99_max_ms) else "no"),
-                             Cell(step, step)], group=r.label))
-    return Table(f"curve-{run.id}", f"Run {run.id} \u2014 highest load within p99 {results[0].p99_max_ms:g} ms", [
-        Column("Load", True), Column("IOPS", True), Column("MB/s", True), Column("p99 ms", True),
-        Column("Within limit"), Column("Step")], rows, [r.sentence() for r in results], group_title="Spec")
+            rows.append(
+                Row(
+                    [
+                        num(p.load, 0),
+                        metric(p.iops),
+                        metric(p.mbps),
+                        metric(p.p99_ms),
+                        Cell(
+                            "yes" if p.keeps(r.p99_max_ms) else "no", "yes" if p.keeps(r.p99_max_ms) else "no"
+                        ),
+                        Cell(step, step),
+                    ],
+                    group=r.label,
+                )
+            )
+    return Table(
+        f"curve-{run.id}",
+        f"Run {run.id} \u2014 highest load within p99 {results[0].p99_max_ms:g} ms",
+        [
+            Column("Load", True),
+            Column("IOPS", True),
+            Column("MB/s", True),
+            Column("p99 ms", True),
+            Column("Within limit"),
+            Column("Step"),
+        ],
+        rows,
+        [r.sentence() for r in results],
+        group_title="Spec",
+    )

@@ -27,15 +27,46 @@ def sweep_table(run: Run) -> Table | None:
     for sw in sweeps:
         knee = sw.knee
         for p in sw.points:
-            marks = [m for m, hit in (("max IOPS", p is sw.max_iops), ("max MB/s", p is sw.max_mbps),
-                                      ("knee", p is knee)) if hit]
-            rows.append(Row([_text(p.at(sw.dimension)), num(p.step + 1, 0), metric(p.iops), metric(p.mbps),
-                             metric(p.lat_mean_ms), metric(p.lat_p99_ms), _text(", ".join(marks))],
-                            group=f"{sw.label} (over {sw.dimension.replace('_', ' ')})"))
+            marks = [
+                m
+                for m, hit in (
+                    ("max IOPS", p is sw.max_iops),
+                    ("max MB/s", p is sw.max_mbps),
+                    ("knee", p is knee),
+                )
+                if hit
+            ]
+            rows.append(
+                Row(
+                    [
+                        _text(p.at(sw.dimension)),
+                        num(p.step + 1, 0),
+                        metric(p.iops),
+                        metric(p.mbps),
+                        metric(p.lat_mean_ms),
+                        metric(p.lat_p99_ms),
+                        _text(", ".join(marks)),
+                    ],
+                    group=f"{sw.label} (over {sw.dimension.replace('_', ' ')})",
+                )
+            )
     notes = [s for sw in sweeps for s in sw.summary()] + [knee_note()]
-    return Table(f"sweep-{run.id}", f"Run {run.id} \u2014 sweep summary", [
-        Column("Load"), Column("Step", True), Column("IOPS", True), Column("MB/s", True), Column("Avg ms", True),
-        Column("p99 ms", True), Column("Point")], rows, notes, group_title="Sweep")
+    return Table(
+        f"sweep-{run.id}",
+        f"Run {run.id} \u2014 sweep summary",
+        [
+            Column("Load"),
+            Column("Step", True),
+            Column("IOPS", True),
+            Column("MB/s", True),
+            Column("Avg ms", True),
+            Column("p99 ms", True),
+            Column("Point"),
+        ],
+        rows,
+        notes,
+        group_title="Sweep",
+    )
 
 
 def preconditioning_table(store: Store, run: Run) -> Table | None:
@@ -49,36 +80,91 @@ def preconditioning_table(store: Store, run: Run) -> Table | None:
     verdict = steady_state_of(store, run)
     if verdict is not None:
         rows.append(Row([_text("Steady state"), _text(verdict.sentence(pc))]))
-        rows.append(Row([_text("IOPS per round"), _text(", ".join(f"{r:,.0f}" for r in verdict.rounds) or "\u2013")]))
-    return Table(f"precondition-{run.id}", f"Run {run.id} \u2014 preconditioning (not part of the results)",
-                 [Column("Phase"), Column("Result")], rows)
+        rows.append(
+            Row([_text("IOPS per round"), _text(", ".join(f"{r:,.0f}" for r in verdict.rounds) or "\u2013")])
+        )
+    return Table(
+        f"precondition-{run.id}",
+        f"Run {run.id} \u2014 preconditioning (not part of the results)",
+        [Column("Phase"), Column("Result")],
+        rows,
+    )
 
 
 def transfer_table(run: Run) -> Table | None:
     moved = transfers(run)
     if not moved:
         return None
-    rows = [Row([num(t.step + 1, 0), _text(t.spec), _text(format_bytes(t.bytes)),
-                 Cell(format_elapsed(t.seconds), t.seconds / 86400, None, "[h]:mm:ss.00"),  # a spreadsheet time
-                 metric(t.bytes / t.seconds / 1e6 if t.seconds else None)]) for t in moved]
-    return Table(f"transfer-{run.id}", f"Run {run.id} \u2014 timed transfer", [
-        Column("Step", True), Column("Access specification"), Column("Moved"), Column("Elapsed", True),
-        Column("MB/s", True)], rows)
+    rows = [
+        Row(
+            [
+                num(t.step + 1, 0),
+                _text(t.spec),
+                _text(format_bytes(t.bytes)),
+                Cell(
+                    format_elapsed(t.seconds), t.seconds / 86400, None, "[h]:mm:ss.00"
+                ),  # a spreadsheet time
+                metric(t.bytes / t.seconds / 1e6 if t.seconds else None),
+            ]
+        )
+        for t in moved
+    ]
+    return Table(
+        f"transfer-{run.id}",
+        f"Run {run.id} \u2014 timed transfer",
+        [
+            Column("Step", True),
+            Column("Access specification"),
+            Column("Moved"),
+            Column("Elapsed", True),
+            Column("MB/s", True),
+        ],
+        rows,
+    )
 
 
 def disk_table(run: Run) -> Table | None:
     disks = run_disk_stats(run)
     if not disks:
         return None
-    rows = [Row([num(d.step + 1, 0), _text(d.manager), _text(d.disk), _text(", ".join(d.targets) or "\u2013"),
-                 num(d.reads, 0), num(d.writes, 0), metric(d.r_await_ms), metric(d.w_await_ms), metric(d.aqu_sz),
-                 metric(d.util_pct)]) for d in disks]
-    return Table(f"disks-{run.id}", f"Run {run.id} \u2014 disk statistics", [
-        Column("Step", True), Column("Manager"), Column("Disk"), Column("Targets"), Column("Reads", True),
-        Column("Writes", True), Column("r_await ms", True), Column("w_await ms", True), Column("aqu-sz", True),
-        Column("%util", True)], rows,
-        ["From fio's per-disk counters, as iostat computes them: await = ticks per I/O, aqu-sz = time in "
-         "queue over the step, %util = fio's busy time."])
+    rows = [
+        Row(
+            [
+                num(d.step + 1, 0),
+                _text(d.manager),
+                _text(d.disk),
+                _text(", ".join(d.targets) or "\u2013"),
+                num(d.reads, 0),
+                num(d.writes, 0),
+                metric(d.r_await_ms),
+                metric(d.w_await_ms),
+                metric(d.aqu_sz),
+                metric(d.util_pct),
+            ]
+        )
+        for d in disks
+    ]
+    return Table(
+        f"disks-{run.id}",
+        f"Run {run.id} \u2014 disk statistics",
+        [
+            Column("Step", True),
+            Column("Manager"),
+            Column("Disk"),
+            Column("Targets"),
+            Column("Reads", True),
+            Column("Writes", True),
+            Column("r_await ms", True),
+            Column("w_await ms", True),
+            Column("aqu-sz", True),
+            Column("%util", True),
+        ],
+        rows,
+        [
+            "From fio's per-disk counters, as iostat computes them: await = ticks per I/O, aqu-sz = time in "
+            "queue over the step, %util = fio's busy time."
+        ],
+    )
 
 
 def workload_tables(store: Store, run: Run) -> list[Table]:
@@ -86,5 +172,14 @@ def workload_tables(store: Store, run: Run) -> list[Table]:
     with_output = get_run(store, run.id, raw_output=True) if run.steps else run  # disk counters: fio's output
     from app.report.validity_report import curve_table
 
-    return [t for t in (curve_table(run), sweep_table(run), preconditioning_table(store, run), transfer_table(run),
-                        disk_table(with_output)) if t is not None]
+    return [
+        t
+        for t in (
+            curve_table(run),
+            sweep_table(run),
+            preconditioning_table(store, run),
+            transfer_table(run),
+            disk_table(with_output),
+        )
+        if t is not None
+    ]

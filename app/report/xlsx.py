@@ -35,8 +35,14 @@ class _HeaderFormat(TypedDict):
     valign: str
 
 
-HEADER: _HeaderFormat = {"bold": True, "bg_color": "#ECEFF3", "bottom": 1, "border_color": "#9AA3AD",
-                         "text_wrap": True, "valign": "top"}
+HEADER: _HeaderFormat = {
+    "bold": True,
+    "bg_color": "#ECEFF3",
+    "bottom": 1,
+    "border_color": "#9AA3AD",
+    "text_wrap": True,
+    "valign": "top",
+}
 MAX_WIDTH = 60
 
 
@@ -46,7 +52,7 @@ def sheet_name(title: str, used: set[str]) -> str:
     name, n = base, 2
     while name.casefold() in used:
         suffix = f" ({n})"
-        name, n = base[:31 - len(suffix)] + suffix, n + 1
+        name, n = base[: 31 - len(suffix)] + suffix, n + 1
     used.add(name.casefold())
     return name
 
@@ -68,11 +74,22 @@ class _Formats:
         return self.cache[key]
 
 
-SHEETS = {"at-a-glance": "At a glance", "compare": "Comparison {}", "unmatched": "Not compared {}",
-          "percentiles": "Percentiles", "environment": "Environment", "summary": "Run {} results",
-          "job-options": "Job options", "facts": "Run {} facts", "headlines": "Headlines {}",
-          "disk-compare": "Disks compared {}", "sweep": "Run {} sweep", "precondition": "Run {} preconditioning",
-          "transfer": "Run {} transfer", "disks": "Run {} disks"}
+SHEETS = {
+    "at-a-glance": "At a glance",
+    "compare": "Comparison {}",
+    "unmatched": "Not compared {}",
+    "percentiles": "Percentiles",
+    "environment": "Environment",
+    "summary": "Run {} results",
+    "job-options": "Job options",
+    "facts": "Run {} facts",
+    "headlines": "Headlines {}",
+    "disk-compare": "Disks compared {}",
+    "sweep": "Run {} sweep",
+    "precondition": "Run {} preconditioning",
+    "transfer": "Run {} transfer",
+    "disks": "Run {} disks",
+}
 PAPER = {"A4": 9, "Letter": 1}  # XlsxWriter's paper codes
 SUMMARY_WIDTH = 100  # the Summary sheet's column, in characters: a landscape page wide at 100 %
 SUMMARY_LINE = 105  # characters of proportional text a wrapped line of that column holds (row heights)
@@ -104,9 +121,14 @@ def put_table(wb: xlsxwriter.Workbook, fmt: _Formats, t: Table, used: set[str]) 
     for i, h in enumerate(head):
         ws.write(1, i, h, fmt(**HEADER, align="right" if numeric[i] else "left"))
     for r, row in enumerate(t.rows, 2):
-        values = ([(row.group_value or row.group, "", None)] if grouped else []) + \
-            [(c.value if c.value is not None else (c.text if c.text != "\u2013" else None), c.number_format, c.mark)
-             for c in row.cells]
+        values = ([(row.group_value or row.group, "", None)] if grouped else []) + [
+            (
+                c.value if c.value is not None else (c.text if c.text != "\u2013" else None),
+                c.number_format,
+                c.mark,
+            )
+            for c in row.cells
+        ]
         for i, (v, code, mark) in enumerate(values):
             if v is None or v == "":
                 if mark:
@@ -130,8 +152,9 @@ def put_table(wb: xlsxwriter.Workbook, fmt: _Formats, t: Table, used: set[str]) 
         ws.autofilter(1, 0, last, len(head) - 1)
 
 
-def put_line_charts(wb: xlsxwriter.Workbook, fmt: _Formats, charts: list[LineChart], used: set[str],
-                    title: str) -> None:
+def put_line_charts(
+    wb: xlsxwriter.Workbook, fmt: _Formats, charts: list[LineChart], used: set[str], title: str
+) -> None:
     """Each line chart's points as cells (x, then one column per series) and a native line (scatter) chart."""
     ws = wb.add_worksheet(sheet_name(title, used))
     name = ws.get_name()
@@ -155,12 +178,20 @@ def put_line_charts(wb: xlsxwriter.Workbook, fmt: _Formats, charts: list[LineCha
         chart = wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
         last = row + 1 + len(xs)
         for j, s in enumerate(series, 1):
-            chart.add_series({"name": [name, row + 1, j], "categories": [name, row + 2, 0, last, 0],
-                              "values": [name, row + 2, j, last, j], "line": {"color": s.color},
-                              "marker": {"type": "circle", "fill": {"color": s.color}, "border": {"color": s.color}}})
+            chart.add_series(
+                {
+                    "name": [name, row + 1, j],
+                    "categories": [name, row + 2, 0, last, 0],
+                    "values": [name, row + 2, j, last, j],
+                    "line": {"color": s.color},
+                    "marker": {"type": "circle", "fill": {"color": s.color}, "border": {"color": s.color}},
+                }
+            )
         chart.set_title({"name": ch.title, "name_font": {"size": 10}})
         chart.set_x_axis({"name": ch.x_title, "log_base": 2} if ch.x_log2 else {"name": ch.x_title})
-        chart.set_y_axis({"name": ch.y_title, "major_gridlines": {"visible": True, "line": {"color": "#E3E6EA"}}})
+        chart.set_y_axis(
+            {"name": ch.y_title, "major_gridlines": {"visible": True, "line": {"color": "#E3E6EA"}}}
+        )
         chart.set_legend({"position": "top"})
         chart.set_size({"width": 560, "height": 300})
         ws.insert_chart(row, len(series) + 2, chart)
@@ -189,13 +220,20 @@ def put_charts(wb: xlsxwriter.Workbook, fmt: _Formats, charts: list[BarChart], u
                     ws.write_number(row + i, j, v, fmt(excel_format(sig_decimals(v))))
         chart = wb.add_chart({"type": "bar"})
         for j, s in enumerate(ch.series, 1):
-            chart.add_series({"name": [name, row, j], "categories": [name, row + 1, 0, row + len(ch.categories), 0],
-                              "values": [name, row + 1, j, row + len(ch.categories), j],
-                              "fill": {"color": s.color}, "gap": 60})
+            chart.add_series(
+                {
+                    "name": [name, row, j],
+                    "categories": [name, row + 1, 0, row + len(ch.categories), 0],
+                    "values": [name, row + 1, j, row + len(ch.categories), j],
+                    "fill": {"color": s.color},
+                    "gap": 60,
+                }
+            )
         chart.set_title({"name": ch.title, "name_font": {"size": 11}})
         chart.set_y_axis({"reverse": True})
-        chart.set_x_axis({"name": ch.metric.unit, "major_gridlines": {"visible": True,
-                                                                       "line": {"color": "#E3E6EA"}}})
+        chart.set_x_axis(
+            {"name": ch.metric.unit, "major_gridlines": {"visible": True, "line": {"color": "#E3E6EA"}}}
+        )
         chart.set_legend({"position": "top"})
         height = max(260, 60 + 26 * len(ch.categories) * len(ch.series))
         chart.set_size({"width": 620, "height": height})
@@ -227,8 +265,11 @@ def put_summary(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: se
     ws.set_column(0, 0, SUMMARY_WIDTH)
     m = report.meta
     lines: list[tuple[str, object]] = [(m.title, fmt(bold=True, font_size=14))]
-    for k, v in (("Client", m.client), ("Prepared by", ", ".join(x for x in (m.author, m.company) if x)),
-                 ("Date", m.date)):
+    for k, v in (
+        ("Client", m.client),
+        ("Prepared by", ", ".join(x for x in (m.author, m.company) if x)),
+        ("Date", m.date),
+    ):
         if v:
             lines.append((f"{k}: {v}", None))
     if report.validity:  # first, as in the other formats: whether the figures measure the storage
@@ -237,9 +278,12 @@ def put_summary(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: se
     for block in report.summary:
         lines.append(("", None))
         lines.append((block.heading, fmt(bold=True, font_color="#1F5FA8")))
-        styles = {"what_changed": fmt(bold=True, text_wrap=True), "left_out": fmt(font_color="#6B4210", text_wrap=True),
-                  "validity": fmt(font_color="#6B4210", text_wrap=True),
-                  "noise": fmt(italic=True, font_color="#5B6673", text_wrap=True)}
+        styles = {
+            "what_changed": fmt(bold=True, text_wrap=True),
+            "left_out": fmt(font_color="#6B4210", text_wrap=True),
+            "validity": fmt(font_color="#6B4210", text_wrap=True),
+            "noise": fmt(italic=True, font_color="#5B6673", text_wrap=True),
+        }
         lines += [(s, styles.get(kind)) for kind, s in summary_lines(block)]
     if report.disclosure:
         lines += [("", None), ("Disclosure: what was run and what the numbers mean", fmt(bold=True))]
@@ -268,11 +312,19 @@ def put_job_files(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: 
 
 def write_xlsx(report: Report, path: str | Path) -> None:
     """Raises OSError for a file that cannot be written."""
-    wb = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_urls": False,
-                                         "strings_to_numbers": False})
+    wb = xlsxwriter.Workbook(
+        str(path), {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False}
+    )
     m = report.meta
-    wb.set_properties({"title": m.title, "author": ", ".join(x for x in (m.author, m.company) if x),
-                       "company": m.company, "subject": report.subject, "comments": "Made with Fiometer"})
+    wb.set_properties(
+        {
+            "title": m.title,
+            "author": ", ".join(x for x in (m.author, m.company) if x),
+            "company": m.company,
+            "subject": report.subject,
+            "comments": "Made with Fiometer",
+        }
+    )
     fmt = _Formats(wb)
     used: set[str] = set()
     if report.summary or report.validity:
@@ -282,8 +334,14 @@ def write_xlsx(report: Report, path: str | Path) -> None:
             put_table(wb, fmt, t, used)
     if report.charts:
         put_charts(wb, fmt, report.charts, used)
-    sweeps = [c for c in report.every_chart if isinstance(c, LineChart) and c.key.startswith("sweep-")
-              and c.x_ticks is not None and not c.key.endswith("-knee")]
+    sweeps = [
+        c
+        for c in report.every_chart
+        if isinstance(c, LineChart)
+        and c.key.startswith("sweep-")
+        and c.x_ticks is not None
+        and not c.key.endswith("-knee")
+    ]
     if sweeps:
         put_line_charts(wb, fmt, sweeps, used, "Sweep charts")
     put_job_files(wb, fmt, report, used)
@@ -295,4 +353,3 @@ def write_xlsx(report: Report, path: str | Path) -> None:
     except xlsxwriter.exceptions.FileCreateError as e:
         err = e.args[0] if e.args and isinstance(e.args[0], OSError) else None
         raise (err or OSError(str(e))) from e
-

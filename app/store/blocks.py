@@ -106,8 +106,9 @@ def encode_block(rows: Sequence[Sequence[Any]]) -> bytes:
         words[bits] = u ^ np.concatenate((np.zeros((len(u), 1), np.uint64), u[:, :-1]), axis=1)
     kinds = np.where(bits, _FLOAT_XOR, np.where(use_delta, _INT_DELTA, _INT)) | np.where(ints, 0, _AS_FLOAT)
     has_nulls = nulls.any(axis=1)
-    head = [_HEAD.pack(n, ncols)] + [_COL.pack(int(k), max(int(d), 0), bool(h))
-                                      for k, d, h in zip(kinds, scale, has_nulls, strict=True)]
+    head = [_HEAD.pack(n, ncols)] + [
+        _COL.pack(int(k), max(int(d), 0), bool(h)) for k, d, h in zip(kinds, scale, has_nulls, strict=True)
+    ]
     masks = [np.packbits(nulls[j]).tobytes() for j in np.flatnonzero(has_nulls)]
     shuffled = words.astype("<u8").view(np.uint8).reshape(ncols, n, 8).transpose(2, 0, 1).tobytes()
     return bytes((_FORMAT,)) + zlib.compress(b"".join(head) + b"".join(masks) + shuffled, 6)
@@ -161,7 +162,8 @@ def _tail_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list[t
 def _blocks(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list[bytes]]:
     out: dict[int, list[bytes]] = {}
     for sid, data in conn.execute(
-            f"SELECT series_id, data FROM sample_blocks WHERE series_id IN ({_id_list(ids)}) ORDER BY series_id, t0"):
+        f"SELECT series_id, data FROM sample_blocks WHERE series_id IN ({_id_list(ids)}) ORDER BY series_id, t0"
+    ):
         out.setdefault(sid, []).append(data)
     return out
 
@@ -200,8 +202,9 @@ def series_arrays(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, lis
     return out
 
 
-def series_arrays_between(conn: sqlite3.Connection, ids: Sequence[int], lo: float,
-                          hi: float) -> dict[int, list[np.ndarray]]:
+def series_arrays_between(
+    conn: sqlite3.Connection, ids: Sequence[int], lo: float, hi: float
+) -> dict[int, list[np.ndarray]]:
     """``series_arrays`` for the samples with lo <= t < hi only: what a reader that goes through a long
     step a stretch at a time holds (the blocks overlapping the stretch, never the whole series)."""
     if not ids:
@@ -209,12 +212,17 @@ def series_arrays_between(conn: sqlite3.Connection, ids: Sequence[int], lo: floa
     id_list = _id_list(ids)
     blocks: dict[int, list[bytes]] = {}
     for sid, data in conn.execute(
-            f"SELECT series_id, data FROM sample_blocks WHERE series_id IN ({id_list}) AND t1 >= ? AND t0 < ? "
-            "ORDER BY series_id, t0", (lo, hi)):
+        f"SELECT series_id, data FROM sample_blocks WHERE series_id IN ({id_list}) AND t1 >= ? AND t0 < ? "
+        "ORDER BY series_id, t0",
+        (lo, hi),
+    ):
         blocks.setdefault(sid, []).append(data)
     tails: dict[int, list[tuple[Any, ...]]] = {}
-    for row in conn.execute(f"SELECT series_id, {', '.join(BLOCK_COLUMNS)} FROM samples WHERE series_id IN "
-                            f"({id_list}) AND t >= ? AND t < ? ORDER BY series_id, t", (lo, hi)):
+    for row in conn.execute(
+        f"SELECT series_id, {', '.join(BLOCK_COLUMNS)} FROM samples WHERE series_id IN "
+        f"({id_list}) AND t >= ? AND t < ? ORDER BY series_id, t",
+        (lo, hi),
+    ):
         tails.setdefault(row[0], []).append(row[1:])
     out = {}
     for sid in ids:
@@ -223,7 +231,9 @@ def series_arrays_between(conn: sqlite3.Connection, ids: Sequence[int], lo: floa
             parts.append(_rows_as_columns(tails[sid]))
         if not parts:
             continue
-        cols = _last_wins(parts[0] if len(parts) == 1 else [np.concatenate(c) for c in zip(*parts, strict=True)])
+        cols = _last_wins(
+            parts[0] if len(parts) == 1 else [np.concatenate(c) for c in zip(*parts, strict=True)]
+        )
         inside = (cols[0] >= lo) & (cols[0] < hi)
         if inside.any():
             out[sid] = cols if inside.all() else [c[inside] for c in cols]
@@ -237,7 +247,8 @@ def series_span(conn: sqlite3.Connection, ids: Sequence[int]) -> tuple[float, fl
     id_list = _id_list(ids)
     lo, hi = conn.execute(
         f"SELECT min(a), max(b) FROM (SELECT min(t0) AS a, max(t1) AS b FROM sample_blocks WHERE series_id IN "
-        f"({id_list}) UNION ALL SELECT min(t), max(t) FROM samples WHERE series_id IN ({id_list}))").fetchone()
+        f"({id_list}) UNION ALL SELECT min(t), max(t) FROM samples WHERE series_id IN ({id_list}))"
+    ).fetchone()
     return None if lo is None else (lo, hi)
 
 
@@ -249,14 +260,18 @@ def series_rows(conn: sqlite3.Connection, series_id: int) -> list[tuple[Any, ...
 
 def last_t_sql(series: str) -> str:
     """SQL for the last sample time of the series whose own id is the SQL expression ``series``."""
-    return (f"(SELECT max(t) FROM (SELECT max(t1) AS t FROM sample_blocks WHERE series_id = {series} "
-            f"UNION ALL SELECT max(t) FROM samples WHERE series_id = {series}))")
+    return (
+        f"(SELECT max(t) FROM (SELECT max(t1) AS t FROM sample_blocks WHERE series_id = {series} "
+        f"UNION ALL SELECT max(t) FROM samples WHERE series_id = {series}))"
+    )
 
 
 def count_sql(series: str) -> str:
     """SQL for the number of samples of the series whose own id is the SQL expression ``series``."""
-    return (f"((SELECT ifnull(sum(n), 0) FROM sample_blocks WHERE series_id = {series}) + "
-            f"(SELECT count(*) FROM samples WHERE series_id = {series}))")
+    return (
+        f"((SELECT ifnull(sum(n), 0) FROM sample_blocks WHERE series_id = {series}) + "
+        f"(SELECT count(*) FROM samples WHERE series_id = {series}))"
+    )
 
 
 # --- writing ------------------------------------------------------------------------------------------
@@ -270,11 +285,16 @@ def flush(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
     blocks = []
     for sid, rows in tails.items():
         start = rows[0][0]
-        older = conn.execute("SELECT id, data FROM sample_blocks WHERE series_id = ? AND t1 >= ? ORDER BY t0",
-                             (sid, start)).fetchall()
+        older = conn.execute(
+            "SELECT id, data FROM sample_blocks WHERE series_id = ? AND t1 >= ? ORDER BY t0", (sid, start)
+        ).fetchall()
         if older:  # a sample written again: re-block the overlap, the newest value winning
-            cols = _last_wins([np.concatenate(c) for c in zip(
-                *[decode_block(d) for _i, d in older], _rows_as_columns(rows), strict=True)])
+            cols = _last_wins(
+                [
+                    np.concatenate(c)
+                    for c in zip(*[decode_block(d) for _i, d in older], _rows_as_columns(rows), strict=True)
+                ]
+            )
             rows = columns_as_rows(cols)
             conn.executemany("DELETE FROM sample_blocks WHERE id = ?", [(i,) for i, _d in older])
         blocks.append((sid, rows[0][0], rows[-1][0], len(rows), encode_block(rows)))
@@ -295,20 +315,36 @@ def columns_as_rows(cols: list[np.ndarray]) -> list[tuple[Any, ...]]:
 
 def seal_step(conn: sqlite3.Connection, step_id: int) -> None:
     """A step has ended: every row of its series into blocks, and its series' peaks kept."""
-    flush(conn, [sid for (sid,) in conn.execute(
-        "SELECT id FROM series WHERE step_id = ? AND EXISTS (SELECT 1 FROM samples WHERE series_id = series.id)",
-        (step_id,))])
-    flush_hists(conn, [sid for (sid,) in conn.execute(
-        "SELECT id FROM series WHERE step_id = ? AND EXISTS (SELECT 1 FROM sample_hists WHERE series_id = series.id)",
-        (step_id,))])
+    flush(
+        conn,
+        [
+            sid
+            for (sid,) in conn.execute(
+                "SELECT id FROM series WHERE step_id = ? AND EXISTS (SELECT 1 FROM samples WHERE series_id = series.id)",
+                (step_id,),
+            )
+        ],
+    )
+    flush_hists(
+        conn,
+        [
+            sid
+            for (sid,) in conn.execute(
+                "SELECT id FROM series WHERE step_id = ? AND EXISTS (SELECT 1 FROM sample_hists WHERE series_id = series.id)",
+                (step_id,),
+            )
+        ],
+    )
     keep_peaks(conn, step_id)
     keep_summaries(conn, step_id)
 
 
 def keep_peaks(conn: sqlite3.Connection, step_id: int) -> None:
     """Compute (again) the peaks (``peaks``) of a step's series that hold their own samples."""
-    own = [sid for (sid,) in conn.execute("SELECT id FROM series WHERE step_id = ? AND same_as IS NULL",
-                                          (step_id,))]
+    own = [
+        sid
+        for (sid,) in conn.execute("SELECT id FROM series WHERE step_id = ? AND same_as IS NULL", (step_id,))
+    ]
     conn.execute(f"DELETE FROM sample_peaks WHERE series_id IN ({', '.join(map(str, own))})")
     rows: list[tuple[Any, ...]] = []
     for sid, arrays in series_arrays(conn, own).items():
@@ -318,13 +354,21 @@ def keep_peaks(conn: sqlite3.Connection, step_id: int) -> None:
         nf = len(PEAK_FIELDS)
         b, t_lo, t_hi, lo, hi = bin_peaks(t, ys, (t / PEAK_BIN_S).astype(np.int64))
         # PEAK_COLUMNS order: per window, the lows then the highs
-        parts = [x for w in range(len(WINDOW_PREFIXES)) for x in (lo[w * nf:(w + 1) * nf], hi[w * nf:(w + 1) * nf])]
+        parts = [
+            x
+            for w in range(len(WINDOW_PREFIXES))
+            for x in (lo[w * nf : (w + 1) * nf], hi[w * nf : (w + 1) * nf])
+        ]
         values = np.concatenate(parts).T.tolist()
-        rows.extend((sid, int(bi), a, z, *v) for bi, a, z, v in zip(b.tolist(), t_lo.tolist(), t_hi.tolist(),
-                                                                    values, strict=True))
+        rows.extend(
+            (sid, int(bi), a, z, *v)
+            for bi, a, z, v in zip(b.tolist(), t_lo.tolist(), t_hi.tolist(), values, strict=True)
+        )
     conn.executemany(
         f"INSERT INTO sample_peaks (series_id, bin, t_lo, t_hi, {', '.join(PEAK_COLUMNS)}) "
-        f"VALUES ({', '.join('?' * (4 + len(PEAK_COLUMNS)))})", rows)
+        f"VALUES ({', '.join('?' * (4 + len(PEAK_COLUMNS)))})",
+        rows,
+    )
 
 
 def migrate_to_v4(conn: sqlite3.Connection) -> None:
@@ -334,19 +378,29 @@ def migrate_to_v4(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
     ids = [sid for (sid,) in conn.execute("SELECT DISTINCT series_id FROM samples")]
     for sid in ids:
-        rows = conn.execute(f"SELECT {', '.join(BLOCK_COLUMNS)} FROM samples WHERE series_id = ? ORDER BY t",
-                            (sid,)).fetchall()
+        rows = conn.execute(
+            f"SELECT {', '.join(BLOCK_COLUMNS)} FROM samples WHERE series_id = ? ORDER BY t", (sid,)
+        ).fetchall()
         conn.executemany(
             "INSERT INTO sample_blocks (series_id, t0, t1, n, data) VALUES (?, ?, ?, ?, ?)",
-            [(sid, part[0][0], part[-1][0], len(part), encode_block(part))
-             for part in (rows[i:i + BLOCK_SAMPLES] for i in range(0, len(rows), BLOCK_SAMPLES))])
+            [
+                (sid, part[0][0], part[-1][0], len(part), encode_block(part))
+                for part in (rows[i : i + BLOCK_SAMPLES] for i in range(0, len(rows), BLOCK_SAMPLES))
+            ],
+        )
     conn.execute("DELETE FROM samples")
 
 
 def copy_samples(conn: sqlite3.Connection, source: int, dest: int) -> None:
     """Give series ``dest`` its own copy of ``source``'s samples (blocks and rows)."""
-    conn.execute("INSERT INTO sample_blocks (series_id, t0, t1, n, data) SELECT ?, t0, t1, n, data "
-                 "FROM sample_blocks WHERE series_id = ?", (dest, source))
+    conn.execute(
+        "INSERT INTO sample_blocks (series_id, t0, t1, n, data) SELECT ?, t0, t1, n, data "
+        "FROM sample_blocks WHERE series_id = ?",
+        (dest, source),
+    )
     cols = ", ".join(BLOCK_COLUMNS)
-    conn.execute(f"INSERT OR REPLACE INTO samples (series_id, {cols}) SELECT ?, {cols} FROM samples "
-                 "WHERE series_id = ?", (dest, source))
+    conn.execute(
+        f"INSERT OR REPLACE INTO samples (series_id, {cols}) SELECT ?, {cols} FROM samples "
+        "WHERE series_id = ?",
+        (dest, source),
+    )

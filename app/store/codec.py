@@ -112,7 +112,9 @@ def decode_hist_arrays(value: bytes | str | None) -> tuple[np.ndarray, np.ndarra
         buckets, counts = _flat_hist(value)
         return np.array(buckets, dtype=np.int64), np.array(counts, dtype=np.int64)
     # the current format, straight into numpy (a heat map over an hour decodes thousands of these)
-    flat = np.frombuffer(zlib.decompress(value[1:]), dtype="<u4" if value[0] == _U32 else "<u8").astype(np.int64)
+    flat = np.frombuffer(zlib.decompress(value[1:]), dtype="<u4" if value[0] == _U32 else "<u8").astype(
+        np.int64
+    )
     n = len(flat) // 2
     return np.cumsum(flat[:n]), flat[n:]
 

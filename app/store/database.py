@@ -188,15 +188,18 @@ def open_store_readonly(path: str | Path | None = None) -> tuple[Store, str]:
             note = " The newest changes (still in its write-ahead log) may be missing."
         conn = _reader(f"{uri}?mode=ro&immutable=1")
     if conn is None:
-        raise StoreError(f"Fiometer cannot read the results database {path}. Check that you may read it, or "
-                         "choose another database file.")
+        raise StoreError(
+            f"Fiometer cannot read the results database {path}. Check that you may read it, or "
+            "choose another database file."
+        )
     store = Store(path, conn)
     with _closed_on_error(conn, path, "reading it"):
         version = _inspect(store, existed=True)
     if version != SCHEMA_VERSION:
         conn.close()
-        raise StoreError(f"The results database {path} needs an upgrade to be read, and it cannot be "
-                         "written now.")
+        raise StoreError(
+            f"The results database {path} needs an upgrade to be read, and it cannot be written now."
+        )
     return store, f"It is shown read-only.{note}"
 
 
@@ -240,7 +243,8 @@ def _inspect(store: Store, existed: bool) -> int:
             "EXISTS (SELECT 1 FROM sqlite_schema)"
         ).fetchone()
         if existed and (
-            _marker(path).exists() or (str(path) not in _checked_this_process and _shorter_than_its_header(path))
+            _marker(path).exists()
+            or (str(path) not in _checked_this_process and _shorter_than_its_header(path))
         ):
             _quick_check(store)
     except sqlite3.Error as exc:
@@ -380,7 +384,9 @@ def _damaged(store: Store, detail: str) -> StoreError:
             _copy_file(wal, copy.with_name(copy.name + "-wal"))  # beside the copy, where SQLite looks
         kept = f"A copy of the damaged file was kept at {copy}; the file itself was not changed."
     except OSError as exc:
-        kept = f"Fiometer could not keep a copy of it ({exc.strerror or exc}); the file itself was not changed."
+        kept = (
+            f"Fiometer could not keep a copy of it ({exc.strerror or exc}); the file itself was not changed."
+        )
     backups = sorted(p.name for p in path.parent.glob(path.name + ".bak-v*"))
     restore = f" An older copy from before an upgrade is there too: {', '.join(backups)}." if backups else ""
     return StoreError(

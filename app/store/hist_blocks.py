@@ -81,11 +81,15 @@ def encode_hist_block(rows: Sequence[TimedHists]) -> bytes:
     shuffled = cols.view(np.uint8).reshape(2 * nu, n, width).transpose(2, 0, 1).tobytes()
     t = np.array([row[0] for row in rows], dtype="<f8")
     deltas = np.diff(union, prepend=0).astype("<u8")
-    body = _HEAD.pack(n, nu, width) + t.tobytes() + deltas.tobytes() + median.astype("<u8").tobytes() + shuffled
+    body = (
+        _HEAD.pack(n, nu, width) + t.tobytes() + deltas.tobytes() + median.astype("<u8").tobytes() + shuffled
+    )
     blob = bytes((_FORMAT,)) + zlib.compress(body, 9)
     back = decode_hist_block(blob)
-    if any(bt != t0 or not _same(a, b) or not _same(c, d)
-           for (bt, a, c), (t0, b, d) in zip(back, rows, strict=True)):
+    if any(
+        bt != t0 or not _same(a, b) or not _same(c, d)
+        for (bt, a, c), (t0, b, d) in zip(back, rows, strict=True)
+    ):
         raise AssertionError("a histogram block would not read back as written")  # never: checked anyway
     return blob
 
@@ -114,7 +118,7 @@ def decode_hist_block(blob: bytes) -> list[TimedHists]:
     for i in range(n):
         sides = []
         for side in (0, 1):
-            row = m[i, side * nu:(side + 1) * nu]
+            row = m[i, side * nu : (side + 1) * nu]
             used = row.nonzero()[0]
             sides.append((union[used], row[used] - 1) if len(used) else _EMPTY)
         out.append((float(t[i]), sides[0], sides[1]))
@@ -133,12 +137,14 @@ def series_hists(conn: sqlite3.Connection, series_id: int) -> list[TimedHists]:
     """Every interval histogram kept for one series (its own id), by t: blocks, then rows (a row
     replaces a block's interval at the same t)."""
     by_t: dict[float, TimedHists] = {}
-    for (data,) in conn.execute("SELECT data FROM sample_hist_blocks WHERE series_id = ? ORDER BY t0, id",
-                                (series_id,)):
+    for (data,) in conn.execute(
+        "SELECT data FROM sample_hist_blocks WHERE series_id = ? ORDER BY t0, id", (series_id,)
+    ):
         for h in decode_hist_block(data):
             by_t[h[0]] = h
-    for t, read, write in conn.execute("SELECT t, read_hist, write_hist FROM sample_hists WHERE series_id = ?",
-                                       (series_id,)):
+    for t, read, write in conn.execute(
+        "SELECT t, read_hist, write_hist FROM sample_hists WHERE series_id = ?", (series_id,)
+    ):
         by_t[t] = _decoded_row(t, read, write)
     return [by_t[t] for t in sorted(by_t)]
 
@@ -151,14 +157,17 @@ def flush_hists(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
         return
     rows: dict[int, list[tuple[Any, ...]]] = {}
     for sid, t, read, write in conn.execute(
-            f"SELECT series_id, t, read_hist, write_hist FROM sample_hists WHERE series_id IN ({_id_list(ids)}) "
-            "ORDER BY series_id, t"):
+        f"SELECT series_id, t, read_hist, write_hist FROM sample_hists WHERE series_id IN ({_id_list(ids)}) "
+        "ORDER BY series_id, t"
+    ):
         rows.setdefault(sid, []).append((t, read, write))
     blocks = []
     for sid, mine in rows.items():
         hists = {t: _decoded_row(t, r, w) for t, r, w in mine}
-        older = conn.execute("SELECT id, data FROM sample_hist_blocks WHERE series_id = ? AND t1 >= ? "
-                             "ORDER BY t0, id", (sid, mine[0][0])).fetchall()
+        older = conn.execute(
+            "SELECT id, data FROM sample_hist_blocks WHERE series_id = ? AND t1 >= ? ORDER BY t0, id",
+            (sid, mine[0][0]),
+        ).fetchall()
         if older:
             merged = {h[0]: h for _i, d in older for h in decode_hist_block(d)}
             merged.update(hists)
@@ -166,7 +175,9 @@ def flush_hists(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
             conn.executemany("DELETE FROM sample_hist_blocks WHERE id = ?", [(i,) for i, _d in older])
         ordered = [hists[t] for t in sorted(hists)]
         blocks.append((sid, ordered[0][0], ordered[-1][0], len(ordered), encode_hist_block(ordered)))
-    conn.executemany("INSERT INTO sample_hist_blocks (series_id, t0, t1, n, data) VALUES (?, ?, ?, ?, ?)", blocks)
+    conn.executemany(
+        "INSERT INTO sample_hist_blocks (series_id, t0, t1, n, data) VALUES (?, ?, ?, ?, ?)", blocks
+    )
     conn.execute(f"DELETE FROM sample_hists WHERE series_id IN ({_id_list(rows)})")
 
 
@@ -186,19 +197,28 @@ def summarise(hists: Sequence[TimedHists], bin_s: float = SUMMARY_BIN_S) -> list
     bins: dict[int, list[TimedHists]] = {}
     for h in hists:
         bins.setdefault(int(h[0] // bin_s), []).append(h)
-    return [(float(np.mean([h[0] for h in part])), _summed([h[1] for h in part]), _summed([h[2] for h in part]))
-            for _b, part in sorted(bins.items())]
+    return [
+        (float(np.mean([h[0] for h in part])), _summed([h[1] for h in part]), _summed([h[2] for h in part]))
+        for _b, part in sorted(bins.items())
+    ]
 
 
 def keep_summaries(conn: sqlite3.Connection, step_id: int) -> None:
     """A step has ended: (again) the binned sums of its series' histograms."""
-    ids = [sid for (sid,) in conn.execute(
-        "SELECT id FROM series WHERE step_id = ? AND same_as IS NULL AND EXISTS "
-        "(SELECT 1 FROM sample_hist_blocks WHERE series_id = series.id)", (step_id,))]
+    ids = [
+        sid
+        for (sid,) in conn.execute(
+            "SELECT id FROM series WHERE step_id = ? AND same_as IS NULL AND EXISTS "
+            "(SELECT 1 FROM sample_hist_blocks WHERE series_id = series.id)",
+            (step_id,),
+        )
+    ]
     for sid in ids:
         rows = summarise(series_hists(conn, sid))
-        conn.execute("INSERT OR REPLACE INTO sample_hist_summaries (series_id, bin_s, data) VALUES (?, ?, ?)",
-                     (sid, SUMMARY_BIN_S, encode_hist_block(rows)))
+        conn.execute(
+            "INSERT OR REPLACE INTO sample_hist_summaries (series_id, bin_s, data) VALUES (?, ?, ?)",
+            (sid, SUMMARY_BIN_S, encode_hist_block(rows)),
+        )
 
 
 def summaries(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[float, list[TimedHists]]]:
@@ -206,16 +226,26 @@ def summaries(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[f
     (a run recorded before they were kept, or a step still running)."""
     if not ids:
         return {}
-    return {sid: (bin_s, decode_hist_block(data)) for sid, bin_s, data in conn.execute(
-        f"SELECT series_id, bin_s, data FROM sample_hist_summaries WHERE series_id IN ({_id_list(ids)})")}
+    return {
+        sid: (bin_s, decode_hist_block(data))
+        for sid, bin_s, data in conn.execute(
+            f"SELECT series_id, bin_s, data FROM sample_hist_summaries WHERE series_id IN ({_id_list(ids)})"
+        )
+    }
 
 
 def copy_hists(conn: sqlite3.Connection, source: int, dest: int) -> None:
     """Give series ``dest`` its own copy of ``source``'s histograms (blocks and rows)."""
-    conn.execute("INSERT INTO sample_hist_blocks (series_id, t0, t1, n, data) SELECT ?, t0, t1, n, data "
-                 "FROM sample_hist_blocks WHERE series_id = ?", (dest, source))
-    conn.execute("INSERT OR REPLACE INTO sample_hists (series_id, t, read_hist, write_hist) "
-                 "SELECT ?, t, read_hist, write_hist FROM sample_hists WHERE series_id = ?", (dest, source))
+    conn.execute(
+        "INSERT INTO sample_hist_blocks (series_id, t0, t1, n, data) SELECT ?, t0, t1, n, data "
+        "FROM sample_hist_blocks WHERE series_id = ?",
+        (dest, source),
+    )
+    conn.execute(
+        "INSERT OR REPLACE INTO sample_hists (series_id, t, read_hist, write_hist) "
+        "SELECT ?, t, read_hist, write_hist FROM sample_hists WHERE series_id = ?",
+        (dest, source),
+    )
 
 
 def migrate_to_v5(conn: sqlite3.Connection) -> None:
@@ -225,13 +255,21 @@ def migrate_to_v5(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
     ids = [sid for (sid,) in conn.execute("SELECT DISTINCT series_id FROM sample_hists")]
     for sid in ids:
-        rows = [_decoded_row(*r) for r in conn.execute(
-            "SELECT t, read_hist, write_hist FROM sample_hists WHERE series_id = ? ORDER BY t", (sid,))]
+        rows = [
+            _decoded_row(*r)
+            for r in conn.execute(
+                "SELECT t, read_hist, write_hist FROM sample_hists WHERE series_id = ? ORDER BY t", (sid,)
+            )
+        ]
         conn.executemany(
             "INSERT INTO sample_hist_blocks (series_id, t0, t1, n, data) VALUES (?, ?, ?, ?, ?)",
-            [(sid, part[0][0], part[-1][0], len(part), encode_hist_block(part))
-             for part in (rows[i:i + BLOCK_SAMPLES] for i in range(0, len(rows), BLOCK_SAMPLES))])
+            [
+                (sid, part[0][0], part[-1][0], len(part), encode_hist_block(part))
+                for part in (rows[i : i + BLOCK_SAMPLES] for i in range(0, len(rows), BLOCK_SAMPLES))
+            ],
+        )
     conn.execute("DELETE FROM sample_hists")
-    for (step_id,) in conn.execute("SELECT DISTINCT step_id FROM series WHERE id IN "
-                                   "(SELECT series_id FROM sample_hist_blocks)").fetchall():
+    for (step_id,) in conn.execute(
+        "SELECT DISTINCT step_id FROM series WHERE id IN (SELECT series_id FROM sample_hist_blocks)"
+    ).fetchall():
         keep_summaries(conn, step_id)  # a step still running gets them again when it ends

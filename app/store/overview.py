@@ -69,5 +69,7 @@ def run_loads(store: Store) -> dict[int, RunLoad]:
         depths = [int(v) for v in (qd_lo, qd_hi) if v is not None]
         if mixed:
             depths += [int(v) for v in (wk_lo, wk_hi) if isinstance(v, int | float)]
-        out[run_id] = RunLoad(min(depths, default=None), max(depths, default=None), int(w_lo or 0), int(w_hi or 0))
+        out[run_id] = RunLoad(
+            min(depths, default=None), max(depths, default=None), int(w_lo or 0), int(w_hi or 0)
+        )
     return out

@@ -79,13 +79,16 @@ def field_arrays(cols: Mapping[str, np.ndarray], p: str) -> np.ndarray:
     lat_sum = cols[p + "read_lat_sum_ns"] + cols[p + "write_lat_sum_ns"]
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(n > 0, lat_sum / np.where(n > 0, n, 1) / 1e6, 0.0)
-    return np.array([
-        cols[p + "read_iops"] + cols[p + "write_iops"],
-        (cols[p + "read_bps"] + cols[p + "write_bps"]) / float(MB),
-        mean,
-        np.maximum(cols[p + "read_lat_max_ns"], cols[p + "write_lat_max_ns"]) / 1e6,
-        cols["i_p99_ns"] / 1e6 if p == "i_" else np.full(len(n), np.nan),
-    ], dtype=np.float64).reshape(len(PEAK_FIELDS), len(n))
+    return np.array(
+        [
+            cols[p + "read_iops"] + cols[p + "write_iops"],
+            (cols[p + "read_bps"] + cols[p + "write_bps"]) / float(MB),
+            mean,
+            np.maximum(cols[p + "read_lat_max_ns"], cols[p + "write_lat_max_ns"]) / 1e6,
+            cols["i_p99_ns"] / 1e6 if p == "i_" else np.full(len(n), np.nan),
+        ],
+        dtype=np.float64,
+    ).reshape(len(PEAK_FIELDS), len(n))
 
 
 def bin_peaks(t: np.ndarray, ys: np.ndarray, bins: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -210,9 +210,11 @@ def step_samples(
     first = 1 if window == "interval" else 1 + n
     out = []
     for r in rows:
-        m = metrics_from(r[first:first + n])
+        m = metrics_from(r[first : first + n])
         if r[0] in hists:
-            m.read_hist, m.write_hist = (dict(zip(b.tolist(), c.tolist(), strict=True)) for b, c in hists[r[0]])
+            m.read_hist, m.write_hist = (
+                dict(zip(b.tolist(), c.tolist(), strict=True)) for b, c in hists[r[0]]
+            )
         out.append((r[0], m))
     return out
 
@@ -220,15 +222,19 @@ def step_samples(
 StretchSeries = tuple[str, "str | None", str, list[Any]]  # (level, manager, key, BLOCK_COLUMNS arrays)
 
 
-def step_samples_by_stretch(store: Store, step_id: int, stretch_s: float = 300.0) -> Iterator[list[StretchSeries]]:
+def step_samples_by_stretch(
+    store: Store, step_id: int, stretch_s: float = 300.0
+) -> Iterator[list[StretchSeries]]:
     """Every series' samples of a step, a stretch of ``stretch_s`` seconds of the step at a time: per
     stretch, each series with samples in it as ``blocks.BLOCK_COLUMNS`` arrays by t (``sample_rows``
     makes their numbers), series in the order telemetry first reported them. A reader of an
     8-hour step never holds more than a stretch, and that as arrays. Each stretch is read in its own
     transaction."""
     with store.read("reading samples") as conn:
-        series = conn.execute("SELECT id, coalesce(same_as, id), level, manager, key FROM series "
-                              "WHERE step_id = ? ORDER BY id", (step_id,)).fetchall()
+        series = conn.execute(
+            "SELECT id, coalesce(same_as, id), level, manager, key FROM series WHERE step_id = ? ORDER BY id",
+            (step_id,),
+        ).fetchall()
         own = list(dict.fromkeys(o for _i, o, *_k in series))
         span = series_span(conn, own)
     if span is None:
@@ -246,12 +252,12 @@ def sample_rows(cols: list[Any], chunk: int = 64) -> Iterator[tuple[Any, ...]]:
     """A series' arrays as ``step_samples`` reads its samples: tuples of Python values (None for NULL) in
     ``blocks.BLOCK_COLUMNS`` order, made ``chunk`` at a time."""
     for a in range(0, len(cols[0]), chunk):
-        yield from columns_as_rows([c[a:a + chunk] for c in cols])
+        yield from columns_as_rows([c[a : a + chunk] for c in cols])
 
 
 def interval_metrics(row: tuple[Any, ...]) -> Metrics:
     """The interval window of one of ``sample_rows`` (no histograms)."""
-    return metrics_from(row[1:1 + len(_M)])
+    return metrics_from(row[1 : 1 + len(_M)])
 
 
 def rename_run(store: Store, run_id: int, name: str) -> None:

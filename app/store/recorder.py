@@ -303,7 +303,9 @@ class Recorder:
             conn.executemany(_HIST_SQL, hists)
             # the last moment known to be recorded, for a run whose process dies (samples' t counts from the
             # step's first report, seconds after the step's start: started + t falls short of it)
-            conn.execute("UPDATE steps SET ended = ? WHERE id = ? AND status = 'running'", (utc_now(), step_id))
+            conn.execute(
+                "UPDATE steps SET ended = ? WHERE id = ? AND status = 'running'", (utc_now(), step_id)
+            )
             flush(conn, self._due(sid for sid, *_ in out))
         self._series.update(new)  # only once committed: a rolled-back id must not be reused
         self._shared = shared
@@ -323,16 +325,27 @@ class Recorder:
         iv = r.interval
         if not hists or not (iv.read_hist or iv.write_hist):
             return (*metric_values(iv), *metric_values(r.whole), None, None, None)
-        return (*metric_values(iv), *metric_values(r.whole), encode_hist(iv.read_hist),
-                encode_hist(iv.write_hist), iv.percentile_ns(99))
+        return (
+            *metric_values(iv),
+            *metric_values(r.whole),
+            encode_hist(iv.read_hist),
+            encode_hist(iv.write_hist),
+            iv.percentile_ns(99),
+        )
 
-    def _parents(self, conn: sqlite3.Connection, step_id: int,
-                 rows: list[SampleRow]) -> dict[tuple[str, str | None, str], tuple[str, str | None, str]]:
+    def _parents(
+        self, conn: sqlite3.Connection, step_id: int, rows: list[SampleRow]
+    ) -> dict[tuple[str, str | None, str], tuple[str, str | None, str]]:
         tw = self._target_worker.get(step_id)
         if tw is None:
-            tw = self._target_worker[step_id] = {(m, k): w for m, k, w in conn.execute(
-                "SELECT targets.manager, targets.key, worker FROM targets JOIN steps ON steps.run_id = "
-                "targets.run_id WHERE steps.id = ?", (step_id,))}
+            tw = self._target_worker[step_id] = {
+                (m, k): w
+                for m, k, w in conn.execute(
+                    "SELECT targets.manager, targets.key, worker FROM targets JOIN steps ON steps.run_id = "
+                    "targets.run_id WHERE steps.id = ?",
+                    (step_id,),
+                )
+            }
         batch: dict[tuple, list[str]] = {}
         for r in rows:
             if r.level == "manager":

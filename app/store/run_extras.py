@@ -25,7 +25,9 @@ def save_extra(store: Store, run_id: int, key: str, value: Any) -> None:
         if not isinstance(host, dict):
             host = {}
         host[key] = value
-        conn.execute("UPDATE runs SET host_json = ? WHERE id = ?", (json.dumps(host, ensure_ascii=False), run_id))
+        conn.execute(
+            "UPDATE runs SET host_json = ? WHERE id = ?", (json.dumps(host, ensure_ascii=False), run_id)
+        )
 
 
 def extra(run: Run, key: str) -> Any:

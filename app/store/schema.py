@@ -59,7 +59,10 @@ V1_METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 METRIC_COLUMNS = V1_METRIC_COLUMNS
 # A samples row's values: the interval window's metrics (i_), then the whole window's (w_).
-SAMPLE_VALUE_COLUMNS: tuple[str, ...] = (*(f"i_{n}" for n, _ in METRIC_COLUMNS), *(f"w_{n}" for n, _ in METRIC_COLUMNS))
+SAMPLE_VALUE_COLUMNS: tuple[str, ...] = (
+    *(f"i_{n}" for n, _ in METRIC_COLUMNS),
+    *(f"w_{n}" for n, _ in METRIC_COLUMNS),
+)
 
 
 def _in(values: tuple[str, ...]) -> str:

@@ -40,41 +40,111 @@ class ActionSpec:
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("new", "&New", "Start a new plan (Ctrl+N)", SK.New, SP.SP_FileIcon, (IDLE,)),
-    ActionSpec("open", "&Open…", "Open an Iometer .icf or a Fiometer plan (Ctrl+O)", SK.Open,
-               SP.SP_DialogOpenButton, (IDLE,)),
-    ActionSpec("save", "&Save", "Save the plan as a Fiometer plan file (Ctrl+S)", SK.Save, SP.SP_DialogSaveButton),
+    ActionSpec(
+        "open",
+        "&Open…",
+        "Open an Iometer .icf or a Fiometer plan (Ctrl+O)",
+        SK.Open,
+        SP.SP_DialogOpenButton,
+        (IDLE,),
+    ),
+    ActionSpec(
+        "save", "&Save", "Save the plan as a Fiometer plan file (Ctrl+S)", SK.Save, SP.SP_DialogSaveButton
+    ),
     ActionSpec("save_as", "Save &As…", "Save the plan under a new name", SK.SaveAs),
     ActionSpec("export_icf", "&Export as .icf…", "Write an Iometer .icf file", enabled_when=(ICF_WRITER,)),
-    ActionSpec("export_results", "Export Iometer &results.csv…",
-               "Write a stored run as an Iometer results.csv (the last run of this window, or one chosen in "
-               "History)"),
-    ActionSpec("import_results", "Import Iometer &results…",
-               "Store the runs of an Iometer results.csv in the history, to compare old numbers"),
+    ActionSpec(
+        "export_results",
+        "Export Iometer &results.csv…",
+        "Write a stored run as an Iometer results.csv (the last run of this window, or one chosen in "
+        "History)",
+    ),
+    ActionSpec(
+        "import_results",
+        "Import Iometer &results…",
+        "Store the runs of an Iometer results.csv in the history, to compare old numbers",
+    ),
     ActionSpec("quit", "&Quit", "Close Fiometer", SK.Quit),
-    ActionSpec("add_manager", "Add &manager…", "Add a host running fio --server as a manager (Ctrl+Shift+M)",
-               "Ctrl+Shift+M", SP.SP_ComputerIcon, (IDLE,)),
-    ActionSpec("set_manager_host", "Set manager &host…",
-               "Choose where the selected manager runs: this machine or a fio server (imported managers have "
-               "no host until you choose)", "Ctrl+Shift+H", enabled_when=(IDLE, MANAGER)),
-    ActionSpec("add_worker", "Add &worker", "Add a disk worker to the selected manager (Ctrl+Shift+W)",
-               "Ctrl+Shift+W", SP.SP_FileDialogNewFolder, (IDLE,)),
-    ActionSpec("add_network_worker", "Add &network worker", "Add a TCP network worker to the selected manager; "
-               "choose its partner manager on the Network Targets tab", enabled_when=(IDLE,)),
-    ActionSpec("duplicate_worker", "&Duplicate worker", "Copy the selected worker with its targets and specs "
-               "(Ctrl+D)", "Ctrl+D", SP.SP_FileDialogDetailedView, (IDLE, WORKER)),
-    ActionSpec("add_target", "Add &test file…", "Add a test file target to the selected worker (Ctrl+Shift+T)",
-               "Ctrl+Shift+T", enabled_when=(IDLE, WORKER)),
-    ActionSpec("remove", "&Remove", "Remove the selected worker or manager (Ctrl+Del)", "Ctrl+Del",
-               SP.SP_TrashIcon, (IDLE, NOT_ALL)),
+    ActionSpec(
+        "add_manager",
+        "Add &manager…",
+        "Add a host running fio --server as a manager (Ctrl+Shift+M)",
+        "Ctrl+Shift+M",
+        SP.SP_ComputerIcon,
+        (IDLE,),
+    ),
+    ActionSpec(
+        "set_manager_host",
+        "Set manager &host…",
+        "Choose where the selected manager runs: this machine or a fio server (imported managers have "
+        "no host until you choose)",
+        "Ctrl+Shift+H",
+        enabled_when=(IDLE, MANAGER),
+    ),
+    ActionSpec(
+        "add_worker",
+        "Add &worker",
+        "Add a disk worker to the selected manager (Ctrl+Shift+W)",
+        "Ctrl+Shift+W",
+        SP.SP_FileDialogNewFolder,
+        (IDLE,),
+    ),
+    ActionSpec(
+        "add_network_worker",
+        "Add &network worker",
+        "Add a TCP network worker to the selected manager; "
+        "choose its partner manager on the Network Targets tab",
+        enabled_when=(IDLE,),
+    ),
+    ActionSpec(
+        "duplicate_worker",
+        "&Duplicate worker",
+        "Copy the selected worker with its targets and specs (Ctrl+D)",
+        "Ctrl+D",
+        SP.SP_FileDialogDetailedView,
+        (IDLE, WORKER),
+    ),
+    ActionSpec(
+        "add_target",
+        "Add &test file…",
+        "Add a test file target to the selected worker (Ctrl+Shift+T)",
+        "Ctrl+Shift+T",
+        enabled_when=(IDLE, WORKER),
+    ),
+    ActionSpec(
+        "remove",
+        "&Remove",
+        "Remove the selected worker or manager (Ctrl+Del)",
+        "Ctrl+Del",
+        SP.SP_TrashIcon,
+        (IDLE, NOT_ALL),
+    ),
     ActionSpec("start", "&Start", "Start the test (F5)", "F5", SP.SP_MediaPlay, (IDLE, VALID)),
-    ActionSpec("stop", "S&top", "Stop (Esc): end the current step with fio's final numbers and go on with the "
-               "next step, as Iometer's Stop does", "Esc", SP.SP_MediaStop, (STOPPABLE,)),
-    ActionSpec("stop_all", "Stop &all", "Stop all (Shift+Esc): end the current step with fio's final numbers and "
-               "run no further steps; press again to abort at once", "Shift+Esc", SP.SP_BrowserStop, (RUNNING,)),
+    ActionSpec(
+        "stop",
+        "S&top",
+        "Stop (Esc): end the current step with fio's final numbers and go on with the "
+        "next step, as Iometer's Stop does",
+        "Esc",
+        SP.SP_MediaStop,
+        (STOPPABLE,),
+    ),
+    ActionSpec(
+        "stop_all",
+        "Stop &all",
+        "Stop all (Shift+Esc): end the current step with fio's final numbers and "
+        "run no further steps; press again to abort at once",
+        "Shift+Esc",
+        SP.SP_BrowserStop,
+        (RUNNING,),
+    ),
     ActionSpec("history", "&History", "Show the stored runs (Ctrl+H)", "Ctrl+H"),
     ActionSpec("user_guide", "&User guide", "The user guide bundled with Fiometer (F1)", "F1"),
-    ActionSpec("open_log_folder", "Open &log folder", "Show the folder of Fiometer's log file (attach the log to a "
-               "bug report)"),
+    ActionSpec(
+        "open_log_folder",
+        "Open &log folder",
+        "Show the folder of Fiometer's log file (attach the log to a bug report)",
+    ),
     ActionSpec("about", "&About Fiometer", "The version, fio, and where results are stored"),
 )
 SPECS = {a.key: a for a in ACTIONS}
@@ -83,16 +153,59 @@ SEPARATOR = "-"
 # Menus in order: (key, title, entries). An entry is an action key, SEPARATOR, or "@name" for a submenu or
 # action the window provides (recent, examples, theme, messages).
 MENUS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("file", "&File", ("new", "open", "@recent", "@examples", SEPARATOR, "save", "save_as", "export_icf",
-                       SEPARATOR, "import_results", "export_results", SEPARATOR, "quit")),
-    ("edit", "&Edit", ("@undo", "@redo", SEPARATOR, "add_manager", "set_manager_host", "add_worker", "add_network_worker", "duplicate_worker",
-                       "add_target", "remove")),
+    (
+        "file",
+        "&File",
+        (
+            "new",
+            "open",
+            "@recent",
+            "@examples",
+            SEPARATOR,
+            "save",
+            "save_as",
+            "export_icf",
+            SEPARATOR,
+            "import_results",
+            "export_results",
+            SEPARATOR,
+            "quit",
+        ),
+    ),
+    (
+        "edit",
+        "&Edit",
+        (
+            "@undo",
+            "@redo",
+            SEPARATOR,
+            "add_manager",
+            "set_manager_host",
+            "add_worker",
+            "add_network_worker",
+            "duplicate_worker",
+            "add_target",
+            "remove",
+        ),
+    ),
     ("run", "&Run", ("start", "stop", "stop_all")),
     ("view", "&View", ("history", "@messages", "@theme")),
     ("help", "&Help", ("user_guide", "open_log_folder", SEPARATOR, "about")),
 )
-TOOLBAR: tuple[str, ...] = ("new", "open", "save", SEPARATOR, "add_manager", "add_worker", "duplicate_worker",
-                            "remove", SEPARATOR, "start", "stop", "stop_all")
+TOOLBAR: tuple[str, ...] = (
+    "new",
+    "open",
+    "save",
+    SEPARATOR,
+    "add_manager",
+    "add_worker",
+    "duplicate_worker",
+    "remove",
+    SEPARATOR,
+    "start",
+    "stop",
+    "stop_all",
+)
 
 
 def undo_actions(window: QMainWindow, stack: QUndoStack) -> tuple[QAction, QAction]:
@@ -121,8 +234,9 @@ def make_action(window: QMainWindow, spec: ActionSpec, slot: Callable[[], object
     return a
 
 
-def build(window: QMainWindow, slots: Mapping[str, Callable[[], object]],
-          provided: Mapping[str, QAction | QMenu]) -> tuple[dict[str, QAction], dict[str, QMenu], QToolBar]:
+def build(
+    window: QMainWindow, slots: Mapping[str, Callable[[], object]], provided: Mapping[str, QAction | QMenu]
+) -> tuple[dict[str, QAction], dict[str, QMenu], QToolBar]:
     """The actions (by key), the menus (by key) and the toolbar, from the tables above."""
     missing = sorted(set(SPECS) - set(slots))
     if missing:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from PySide6.QtWidgets import QAbstractButton, QMessageBox, QWidget
 
 
-def confirm_box(parent: QWidget | None, title: str, text: str, action: str = "Yes",
-                detail: str = "") -> tuple[QMessageBox, QAbstractButton]:
+def confirm_box(
+    parent: QWidget | None, title: str, text: str, action: str = "Yes", detail: str = ""
+) -> tuple[QMessageBox, QAbstractButton]:
     """The box and its action button (not shown; ``confirm`` shows it)."""
     box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.NoButton, parent)
     if detail:
@@ -28,8 +29,15 @@ def confirm(parent: QWidget | None, title: str, text: str, action: str = "Yes", 
 
 def unsaved_box(parent: QWidget | None, title: str, text: str) -> QMessageBox:
     """Save / Discard / Cancel for unsaved changes: Save is the default, Escape cancels (not shown)."""
-    box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.Save
-                      | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel, parent)
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        title,
+        text,
+        QMessageBox.StandardButton.Save
+        | QMessageBox.StandardButton.Discard
+        | QMessageBox.StandardButton.Cancel,
+        parent,
+    )
     box.setDefaultButton(QMessageBox.StandardButton.Save)
     box.setEscapeButton(QMessageBox.StandardButton.Cancel)
     return box
@@ -38,5 +46,6 @@ def unsaved_box(parent: QWidget | None, title: str, text: str) -> QMessageBox:
 def unsaved_answer(box: QMessageBox) -> str:
     """Show an ``unsaved_box``: 'save' | 'discard' | 'cancel'."""
     answer = QMessageBox.StandardButton(box.exec())
-    return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(answer,
-                                                                                                    "cancel")
+    return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
+        answer, "cancel"
+    )

@@ -16,7 +16,10 @@ TITLE = "Fiometer: unexpected error"
 
 def _show(line: str) -> None:
     print(f"fiometer: {line}", file=sys.stderr)
-    if isinstance(QApplication.instance(), QApplication) and threading.current_thread() is threading.main_thread():
+    if (
+        isinstance(QApplication.instance(), QApplication)
+        and threading.current_thread() is threading.main_thread()
+    ):
         QMessageBox.critical(None, TITLE, line[:1].upper() + line[1:])
 
 

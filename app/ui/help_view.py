@@ -49,8 +49,12 @@ class GuideWindow(QDialog):
                 cursor = QTextCursor(block)
                 self.browser.setTextCursor(cursor)
                 bar = self.browser.verticalScrollBar()
-                bar.setValue(min(bar.maximum(), int(self.browser.document().documentLayout()
-                                                    .blockBoundingRect(block).top())))
+                bar.setValue(
+                    min(
+                        bar.maximum(),
+                        int(self.browser.document().documentLayout().blockBoundingRect(block).top()),
+                    )
+                )
                 return True
             block = block.next()
         return False
@@ -62,9 +66,11 @@ def show_user_guide(parent: QWidget) -> GuideWindow | None:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
-        parent.show_problem("Cannot open the user guide",  # type: ignore[attr-defined]
-                            f"{path}: {e.strerror or e}. This build lacks its bundled guide; it is docs/user-guide.md "
-                            "in Fiometer's source.")
+        parent.show_problem(  # type: ignore[attr-defined]
+            "Cannot open the user guide",
+            f"{path}: {e.strerror or e}. This build lacks its bundled guide; it is docs/user-guide.md "
+            "in Fiometer's source.",
+        )
         return None
     win = GuideWindow(text, QUrl.fromLocalFile(str(path)), parent)
     win.show()

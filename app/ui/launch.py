@@ -64,9 +64,15 @@ def smoke_window(plan: str, db_path: Path) -> MainWindow:
     return win
 
 
-def run_gui(plan: str | None = None, screenshot_dir: str | None = None, run_options: Any = None,
-            run_timeout: float = 120.0, mapping: dict[str, str] | None = None, open_run: int | None = None,
-            db: str | None = None) -> int:
+def run_gui(
+    plan: str | None = None,
+    screenshot_dir: str | None = None,
+    run_options: Any = None,
+    run_timeout: float = 120.0,
+    mapping: dict[str, str] | None = None,
+    open_run: int | None = None,
+    db: str | None = None,
+) -> int:
     """Open the main window with ``plan``; with ``screenshot_dir`` write one PNG per tab and return.
 
     ``mapping`` places the plan's targets (Iometer names such as ``C:``) at files or devices.
@@ -133,8 +139,13 @@ def _no_such_run(db: Path, run_id: int) -> str:
     return ""
 
 
-def _open_run(app: QApplication, win: MainWindow, run_id: int, screenshot_dir: str | None,
-              tmp: tempfile.TemporaryDirectory | None) -> int:
+def _open_run(
+    app: QApplication,
+    win: MainWindow,
+    run_id: int,
+    screenshot_dir: str | None,
+    tmp: tempfile.TemporaryDirectory | None,
+) -> int:
     """Show the stored run's view; for a screenshot, wait until it is drawn, write DIR/run-ID.png, exit."""
     view = win.history.open_run(run_id)
     if screenshot_dir is None:

@@ -44,10 +44,10 @@ TAB_NAMES = ("Disk Targets", "Network Targets", "Access Specifications", "Test S
 STOP_GRACE_MS = 15000  # closing during a run: after Stop, abort if fio has not ended by then
 
 
-
 class MainWindow(FilesMixin, RunningMixin):
-    def __init__(self, settings: QSettings | None = None, persist: bool = True,
-                 db_path: str | Path | None = None):
+    def __init__(
+        self, settings: QSettings | None = None, persist: bool = True, db_path: str | Path | None = None
+    ):
         super().__init__()
         self._look: WindowLook | None = None  # theme and layout, once the parts it keeps exist
         self.settings = settings
@@ -72,11 +72,22 @@ class MainWindow(FilesMixin, RunningMixin):
         self.network_tab = NetworkTargetsTab(self.doc)
         self.specs_tab = SpecsTab(self.doc, self.library)
         self.setup_tab = SetupTab(self.doc)
-        self.setup_tab.curve_box.requested.connect(lambda p99, metric, top: self.start_curve(p99, metric, top))
+        self.setup_tab.curve_box.requested.connect(
+            lambda p99, metric, top: self.start_curve(p99, metric, top)
+        )
         self.results_tab = ResultsTab(self.doc, self.live)
         # the long forms scroll on small screens instead of making the window taller than the screen
-        for w, name in zip((scrolling(self.targets_tab), scrolling(self.network_tab), self.specs_tab,
-                            scrolling(self.setup_tab), self.results_tab), TAB_NAMES, strict=True):
+        for w, name in zip(
+            (
+                scrolling(self.targets_tab),
+                scrolling(self.network_tab),
+                self.specs_tab,
+                scrolling(self.setup_tab),
+                self.results_tab,
+            ),
+            TAB_NAMES,
+            strict=True,
+        ):
             self.tabs.addTab(w, name)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.topology)
@@ -95,8 +106,17 @@ class MainWindow(FilesMixin, RunningMixin):
         self.messages_panel = MessagesPanel(self)
         self.messages, self.messages_dock = self.messages_panel.messages, self.messages_panel.dock
         self.hosts = HostFactsKeeper(self, self.doc, self.topology, self.targets_tab, self.show_fio_status)
-        self.edits = TopologyEdits(self, self.doc, self.topology, self.hosts, self.targets_tab, self.network_tab,
-                                   self.statusBar(), self.show_tab, lambda title, text: self.show_problem(title, text))
+        self.edits = TopologyEdits(
+            self,
+            self.doc,
+            self.topology,
+            self.hosts,
+            self.targets_tab,
+            self.network_tab,
+            self.statusBar(),
+            self.show_tab,
+            lambda title, text: self.show_problem(title, text),
+        )
 
         # History (app/ui/history/history_hook.py): its tab, stored runs, comparisons and reports; its
         # actions are declared with the others in app/ui/actions.py.
@@ -107,30 +127,50 @@ class MainWindow(FilesMixin, RunningMixin):
         self._make_file_menus()
         self.undo_action, self.redo_action = actions.undo_actions(self, self.doc.undo_stack)
         slots = {
-            "new": self.new_plan, "open": self.open_dialog, "save": self.save, "save_as": self.save_as,
-            "export_icf": self.export_icf, "quit": self.close, "add_manager": self.edits.add_manager,
-            "set_manager_host": self.edits.set_manager_host, "add_worker": self.edits.add_worker,
-            "duplicate_worker": self.edits.duplicate_worker, "add_target": self.edits.add_target,
+            "new": self.new_plan,
+            "open": self.open_dialog,
+            "save": self.save,
+            "save_as": self.save_as,
+            "export_icf": self.export_icf,
+            "quit": self.close,
+            "add_manager": self.edits.add_manager,
+            "set_manager_host": self.edits.set_manager_host,
+            "add_worker": self.edits.add_worker,
+            "duplicate_worker": self.edits.duplicate_worker,
+            "add_target": self.edits.add_target,
             "add_network_worker": self.edits.add_network_worker,
-            "remove": self.edits.remove_selected, "start": self.start_run, "stop": self.stop_run,
-            "stop_all": self.stop_all, "about": self.about, "user_guide": self.user_guide,
+            "remove": self.edits.remove_selected,
+            "start": self.start_run,
+            "stop": self.stop_run,
+            "stop_all": self.stop_all,
+            "about": self.about,
+            "user_guide": self.user_guide,
             "open_log_folder": self.open_log_folder,
             **self.history.slots(),
         }
         provided: dict[str, QAction | QMenu] = {
-            "undo": self.undo_action, "redo": self.redo_action, "recent": self.recent_menu,
-            "examples": self.examples_menu, "messages": self.messages_dock.toggleViewAction(),
-            "theme": look.make_theme_menu()}
+            "undo": self.undo_action,
+            "redo": self.redo_action,
+            "recent": self.recent_menu,
+            "examples": self.examples_menu,
+            "messages": self.messages_dock.toggleViewAction(),
+            "theme": look.make_theme_menu(),
+        }
         self.action_map, self.menus, self.toolbar = actions.build(self, slots, provided)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         look.toolbar = self.toolbar
         if not self.icf_writer:
-            self.action_map["export_icf"].setToolTip("Export as .icf needs the ICF writer (icf_import.write), which "
-                                                  "is not in this build yet")
+            self.action_map["export_icf"].setToolTip(
+                "Export as .icf needs the ICF writer (icf_import.write), which is not in this build yet"
+            )
         self._fill_recent_menu()
         self.status = RunStatus(self.statusBar())
         self.statusBar().setToolTip(f"Results database: {self.db_path}")
-        self.status_state, self.status_step, self.status_time = self.status.state, self.status.step, self.status.time
+        self.status_state, self.status_step, self.status_time = (
+            self.status.state,
+            self.status.step,
+            self.status.time,
+        )
 
         self.topology.selection_changed.connect(self._on_selection)
         self.network_tab.worker_added.connect(self.topology.select)
@@ -151,8 +191,10 @@ class MainWindow(FilesMixin, RunningMixin):
     # --- document events ---------------------------------------------------------------------
     def _on_replaced(self) -> None:
         self.hosts.forget_remote_facts()
-        self.topology.rebuild(self.doc.plan, Selection(0, 0) if self.doc.plan.managers and
-                              self.doc.plan.managers[0].workers else Selection())
+        self.topology.rebuild(
+            self.doc.plan,
+            Selection(0, 0) if self.doc.plan.managers and self.doc.plan.managers[0].workers else Selection(),
+        )
         self._on_selection(self.topology.selection)
         self._update_title()
         self.messages.clear()
@@ -204,7 +246,9 @@ class MainWindow(FilesMixin, RunningMixin):
         # without settings (benchmarks, embedded uses) there is no "first" run to greet
         seen = self.settings is None or bool(self.settings.value("firstRun/seen", False, type=bool))
         if not status.found or not seen or status.upgrade_advised:
-            self.banner.show_text(first_run_line(status), first_run_text(status, gui=True), warning=not status.found)
+            self.banner.show_text(
+                first_run_line(status), first_run_text(status, gui=True), warning=not status.found
+            )
 
     def _first_run_seen(self) -> None:
         if self.persist and self.settings is not None:
@@ -255,16 +299,26 @@ class MainWindow(FilesMixin, RunningMixin):
     def close_box(self) -> tuple[QMessageBox, dict[Any, str]]:
         """The question asked when closing during a run (not shown), and what each button means."""
         p = self.controller.progress
-        text = (f"A test is running (step {max(p.step, 1)} of {p.steps}). Closing stops it: the current step "
-                "ends with fio's numbers so far, no further steps run, and what has run is kept in History.")
-        box = QMessageBox(QMessageBox.Icon.Warning, "Close Fiometer during a test?", text,
-                          QMessageBox.StandardButton.NoButton, self)
+        text = (
+            f"A test is running (step {max(p.step, 1)} of {p.steps}). Closing stops it: the current step "
+            "ends with fio's numbers so far, no further steps run, and what has run is kept in History."
+        )
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Close Fiometer during a test?",
+            text,
+            QMessageBox.StandardButton.NoButton,
+            self,
+        )
         answers = {}
         if self.doc.dirty:
             box.setInformativeText(f"The plan {self.doc.title} also has unsaved changes.")
-            answers[box.addButton("Stop, save the plan and close", QMessageBox.ButtonRole.AcceptRole)] = "save"
-            answers[box.addButton("Stop, discard the changes and close",
-                                  QMessageBox.ButtonRole.DestructiveRole)] = "discard"
+            answers[box.addButton("Stop, save the plan and close", QMessageBox.ButtonRole.AcceptRole)] = (
+                "save"
+            )
+            answers[
+                box.addButton("Stop, discard the changes and close", QMessageBox.ButtonRole.DestructiveRole)
+            ] = "discard"
         else:
             answers[box.addButton("Stop the test and close", QMessageBox.ButtonRole.AcceptRole)] = "close"
         cancel = box.addButton(QMessageBox.StandardButton.Cancel)
@@ -312,14 +366,18 @@ class MainWindow(FilesMixin, RunningMixin):
 
         folder = log_path().parent
         if not folder.is_dir():
-            QMessageBox.information(self, "Open log folder",
-                                    f"There is no log folder yet: {folder}\n\nFiometer creates it when it first "
-                                    "writes to its log (a warning, an error, a run). "
-                                    "`fiometer doctor --logs` shows the log and its last lines.")
+            QMessageBox.information(
+                self,
+                "Open log folder",
+                f"There is no log folder yet: {folder}\n\nFiometer creates it when it first "
+                "writes to its log (a warning, an error, a run). "
+                "`fiometer doctor --logs` shows the log and its last lines.",
+            )
             return
         if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
-            QMessageBox.information(self, "Open log folder",
-                                    f"No file manager could be opened. The log folder is:\n{folder}")
+            QMessageBox.information(
+                self, "Open log folder", f"No file manager could be opened. The log folder is:\n{folder}"
+            )
 
     def about(self) -> None:
         from app.about import about_text

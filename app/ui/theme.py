@@ -48,8 +48,10 @@ def system_is_dark() -> bool:
 
 
 # Fusion draws no visible focus on push buttons: a ring in the highlight colour, for keyboard users.
-FOCUS_RING = ("QPushButton:focus { border: 2px solid palette(highlight); border-radius: 3px; "
-              "background: palette(button); padding: 3px 9px; }")
+FOCUS_RING = (
+    "QPushButton:focus { border: 2px solid palette(highlight); border-radius: 3px; "
+    "background: palette(button); padding: 3px 9px; }"
+)
 
 
 def apply_theme(app: QApplication, mode: str) -> bool:

@@ -29,14 +29,21 @@ class ValidityBox(QFrame):
         """The notes as text lines (``validity.lines``); an empty list says the run carries none."""
         self.lines = list(lines)
         if lines:
-            self.setStyleSheet("#validityBox { border-left: 4px solid #d9822b; background: rgba(217, 130, 43, 40); }")
-            self.label.setText("<b>Validity notes</b> \u2014 read these before the figures:<ul style='margin: 0'>"
-                               + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul>")
+            self.setStyleSheet(
+                "#validityBox { border-left: 4px solid #d9822b; background: rgba(217, 130, 43, 40); }"
+            )
+            self.label.setText(
+                "<b>Validity notes</b> \u2014 read these before the figures:<ul style='margin: 0'>"
+                + "".join(f"<li>{escape(line)}</li>" for line in lines)
+                + "</ul>"
+            )
             self.label.setEnabled(True)
         else:
             self.setStyleSheet("")
-            self.label.setText("Validity: no notes (no sign of cache, never-written or compressible data, a busy "
-                               "generator, drift, other traffic or clock skew).")
+            self.label.setText(
+                "Validity: no notes (no sign of cache, never-written or compressible data, a busy "
+                "generator, drift, other traffic or clock skew)."
+            )
             self.label.setEnabled(False)
         self.show()
 

@@ -51,7 +51,9 @@ def main() -> int:
     start_app(tmp)
     db = tmp / "results.db"
     with open_store(db) as store:
-        before = demo_run(store, "EVA 4400 32 disks Vraid5", BEFORE, NOW - timedelta(days=12), tags=("before",))
+        before = demo_run(
+            store, "EVA 4400 32 disks Vraid5", BEFORE, NOW - timedelta(days=12), tags=("before",)
+        )
         after = demo_run(store, "EVA 4400 36 disks Vraid1", AFTER, NOW - timedelta(days=1), tags=("after",))
 
     win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=db)

@@ -47,10 +47,26 @@ def free_port(host: str) -> int:
 
 def two_manager_plan(folder: Path, remote: str) -> Plan:
     spec = AccessSpec("4 KiB random 70% read", lines=[SpecLine(4096, 100, 70, 100, 0, 1, 4096, 0)])
-    managers = [Manager("this-pc", LOCAL, workers=[Worker("Worker 1", queue_depth=4, specs=[spec.name],
-                                                          targets=[Target(str(folder / "local.tst"))])]),
-                Manager("lab-server", remote, workers=[Worker("Worker 1", queue_depth=4, specs=[spec.name],
-                                                             targets=[Target(str(folder / "remote.tst"))])])]
+    managers = [
+        Manager(
+            "this-pc",
+            LOCAL,
+            workers=[
+                Worker(
+                    "Worker 1", queue_depth=4, specs=[spec.name], targets=[Target(str(folder / "local.tst"))]
+                )
+            ],
+        ),
+        Manager(
+            "lab-server",
+            remote,
+            workers=[
+                Worker(
+                    "Worker 1", queue_depth=4, specs=[spec.name], targets=[Target(str(folder / "remote.tst"))]
+                )
+            ],
+        ),
+    ]
     plan = Plan(name="Two managers", managers=managers, specs=[spec])
     plan.setup.run_time = 60
     plan.setup.update_frequency = 1
@@ -85,8 +101,12 @@ def main() -> int:
     # a run with a local and a remote manager; the remote fio server is killed mid-run
     host = "127.0.0.3"
     port = free_port(host)
-    server = subprocess.Popen(["fio", f"--server={host},{port}"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
+    server = subprocess.Popen(
+        ["fio", f"--server={host},{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     time.sleep(1.0)
     win.doc.replace(two_manager_plan(tmp, f"{host}:{port}"))
     win.run_options = RunOptions(engine="null", run_time=40, ramp_up=0, file_size=1 << 20)
@@ -111,8 +131,13 @@ def main() -> int:
         settle(0.1)
     settle(1.0)
     screen_shot("after-lost-manager")
-    dialog_shot(win, "arm-writes", lambda: confirm_box(win, "Targets would be written", win.arm_text(
-        [example_risk(tmp)]), "Overwrite and start")[0])
+    dialog_shot(
+        win,
+        "arm-writes",
+        lambda: confirm_box(
+            win, "Targets would be written", win.arm_text([example_risk(tmp)]), "Overwrite and start"
+        )[0],
+    )
     server.wait()
     win.doc.touch("setup")
     dialog_shot(win, "unsaved-changes", lambda: win.unsaved_question())

@@ -38,8 +38,14 @@ def main() -> int:
     tmp = tempfile.mkdtemp(prefix="fiometer-shots-")
     start_app(tmp)  # no welcome banner in the pictures
 
-    spec = AccessSpec("Fileserver (Intel)", [SpecLine(512, 10, 80, 100, 0, 1, 0, 0), SpecLine(4096, 60, 80, 100, 0, 1, 0, 0),
-                                             SpecLine(65536, 20, 80, 100, 0, 1, 0, 0)])
+    spec = AccessSpec(
+        "Fileserver (Intel)",
+        [
+            SpecLine(512, 10, 80, 100, 0, 1, 0, 0),
+            SpecLine(4096, 60, 80, 100, 0, 1, 0, 0),
+            SpecLine(65536, 20, 80, 100, 0, 1, 0, 0),
+        ],
+    )
     editor = SpecEditor(spec, {"Default"}, "Edit Access Specification")
     editor.edits["reads"].setText("180")
     editor._edited("reads", "180")  # what typing does: the error shows next to the field, OK is disabled

@@ -28,8 +28,24 @@ def record_run(tmp: Path, db: Path) -> None:
     plan = two_spec_plan(tmp, "Latency example")
     path = tmp / "plan.fiometer.json"
     planfile.save(plan, path)
-    subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "run", str(path), "--run-time", "8",
-                    "--test-file-size", "64M"], check=True, cwd=ROOT, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(db),
+            "run",
+            str(path),
+            "--run-time",
+            "8",
+            "--test-file-size",
+            "64M",
+        ],
+        check=True,
+        cwd=ROOT,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
 
 
 def main() -> int:

@@ -30,11 +30,21 @@ def main() -> int:
     start = next(servers)
     try:
         (ha, pa, _), (hb, pb, _) = start("127.0.0.2"), start("127.0.0.3")
-        send = P.AccessSpec("64 KiB send", [P.SpecLine(65536, 100, 0, 0, 0, 1, 0, 0)], default_assignment="NET")
-        net = P.Worker("Net 1", kind="network_tcp", specs=[send.name],
-                       targets=[P.Target("B (TCP)", kind="network", partner_manager="B")])
-        plan = P.Plan("Network workers", P.TestSetup(run_time=5), [send],
-                      [P.Manager("A", f"{ha}:{pa}", workers=[net]), P.Manager("B", f"{hb}:{pb}")])
+        send = P.AccessSpec(
+            "64 KiB send", [P.SpecLine(65536, 100, 0, 0, 0, 1, 0, 0)], default_assignment="NET"
+        )
+        net = P.Worker(
+            "Net 1",
+            kind="network_tcp",
+            specs=[send.name],
+            targets=[P.Target("B (TCP)", kind="network", partner_manager="B")],
+        )
+        plan = P.Plan(
+            "Network workers",
+            P.TestSetup(run_time=5),
+            [send],
+            [P.Manager("A", f"{ha}:{pa}", workers=[net]), P.Manager("B", f"{hb}:{pb}")],
+        )
         path = Path(tmp) / "network.fiometer.json"
         planfile.save(plan, path)
         win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=Path(tmp) / "runs.db")
@@ -56,8 +66,9 @@ def main() -> int:
         dlg.reject()
         if win.start_run() and wait_for_run(win, 60):
             rt = win.results_tab
-            rt.scope.setCurrentIndex([rt.scope.itemText(i) for i in range(rt.scope.count())]
-                                     .index("Each worker (all managers)"))
+            rt.scope.setCurrentIndex(
+                [rt.scope.itemText(i) for i in range(rt.scope.count())].index("Each worker (all managers)")
+            )
             win.show_tab(rt)
             rt.redraw(force=True)
             settle(0.5)
@@ -65,8 +76,9 @@ def main() -> int:
             print(HERE / "network-results.png")
             view = win.history.open_run(1)  # the same run from the results database
             settle(1.0)
-            view.scope.setCurrentIndex([view.scope.itemText(i) for i in range(view.scope.count())]
-                                       .index("Each worker"))
+            view.scope.setCurrentIndex(
+                [view.scope.itemText(i) for i in range(view.scope.count())].index("Each worker")
+            )
             settle(1.0)
             win.grab().save(str(HERE / "network-history.png"))
             print(HERE / "network-history.png")

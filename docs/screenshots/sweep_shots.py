@@ -31,8 +31,20 @@ def main() -> int:
     else:
         db, run_id = tmp / "results.db", 1
         cli("examples", "--save", tmp)
-        cli("--db", db, "run", tmp / "orion.json", "--map", f"TESTFILE={tmp / 'sweep.tst'}", "--run-time", "3",
-            "--ramp-up", "1", "--test-file-size", "256M")
+        cli(
+            "--db",
+            db,
+            "run",
+            tmp / "orion.json",
+            "--map",
+            f"TESTFILE={tmp / 'sweep.tst'}",
+            "--run-time",
+            "3",
+            "--ramp-up",
+            "1",
+            "--test-file-size",
+            "256M",
+        )
     cli("--db", db, "report", run_id, "--html", tmp / "sweep.html", "--pdf", tmp / "sweep.pdf")
     start_app(tmp)
     win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=db)

@@ -18,13 +18,17 @@ from pathlib import Path
 
 APISET = b"api-ms-win-crt-math-l1-1-0.dll"
 FILLER = b"fiometer-wine-crtmath-fill.dll"  # the same length as APISET: replaced in place
-COMPLEX = re.compile(r"^(c(exp|log|sqrt|sin|cos|tan|sinh|cosh|tanh|asin|acos|atan|asinh|acosh|atanh|onj|proj|"
-                     r"real|imag|abs|arg|pow)[fl]?)$")
+COMPLEX = re.compile(
+    r"^(c(exp|log|sqrt|sin|cos|tan|sinh|cosh|tanh|asin|acos|atan|asinh|acosh|atanh|onj|proj|"
+    r"real|imag|abs|arg|pow)[fl]?)$"
+)
 
 
 def imports_of(path: Path) -> list[str]:
     """The names `path` imports from the API set (objdump -p's import table)."""
-    out = subprocess.run(["x86_64-w64-mingw32-objdump", "-p", str(path)], capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["x86_64-w64-mingw32-objdump", "-p", str(path)], capture_output=True, text=True
+    ).stdout
     names, inside = [], False
     for line in out.splitlines():
         if "DLL Name:" in line:

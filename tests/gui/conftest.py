@@ -63,8 +63,9 @@ def window(qtbot, dialogs: Recorder):
         qtbot.waitUntil(lambda: not win.controller.running, timeout=20000)
 
 
-def local_plan(tmp_path: Path, managers: int = 1, workers: int = 2, targets: int = 1,
-               specs: tuple[str, ...] = ("S",)) -> Plan:
+def local_plan(
+    tmp_path: Path, managers: int = 1, workers: int = 2, targets: int = 1, specs: tuple[str, ...] = ("S",)
+) -> Plan:
     """A runnable plan on this machine: test files in tmp_path, 4 KiB random 70 % reads."""
     plan = grid(managers, workers, targets, specs=specs, qd=4)
     for s in plan.specs:

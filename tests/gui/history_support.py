@@ -25,23 +25,36 @@ def add_samples(store: Store, run_id: int, seconds: int = 10, wobble: float = 0.
         final = next(r.metrics for r in step.results if r.level == "all")
         for i in range(1, seconds + 1):
             f = 1 + wobble * math.sin(i * 1.7 + run_id)
-            m = Metrics(seconds=1.0, read_ios=round(final.iops * f), read_bytes=round(final.mbps * 1e6 * f),
-                        read_iops=final.iops * f, read_bps=final.mbps * 1e6 * f,
-                        read_lat_sum_ns=final.lat_mean_ms * 1e6 / f * round(final.iops * f),
-                        read_lat_n=round(final.iops * f), read_lat_max_ns=final.lat_max_ms * 1e6 * f)
-            rec.add_samples(step.id, [SampleRow(None, "all", "ALL", float(i), m, m),
-                                      SampleRow("M1", "manager", "M1", float(i), m, m)])
+            m = Metrics(
+                seconds=1.0,
+                read_ios=round(final.iops * f),
+                read_bytes=round(final.mbps * 1e6 * f),
+                read_iops=final.iops * f,
+                read_bps=final.mbps * 1e6 * f,
+                read_lat_sum_ns=final.lat_mean_ms * 1e6 / f * round(final.iops * f),
+                read_lat_n=round(final.iops * f),
+                read_lat_max_ns=final.lat_max_ms * 1e6 * f,
+            )
+            rec.add_samples(
+                step.id,
+                [
+                    SampleRow(None, "all", "ALL", float(i), m, m),
+                    SampleRow("M1", "manager", "M1", float(i), m, m),
+                ],
+            )
 
 
-def status_run(store: Store, name: str, status: str, steps: list[StepSpec] | None = None,
-               tags: tuple[str, ...] = ()) -> int:
+def status_run(
+    store: Store, name: str, status: str, steps: list[StepSpec] | None = None, tags: tuple[str, ...] = ()
+) -> int:
     """A run that ended as ``status`` (its first step has results, the rest are cut short)."""
     steps = steps or BEFORE[:2]
     plan = grid(1, 1, 1, specs=tuple(s.spec for s in steps), qd=64)
     plan.name = "IO-Test"
     rec = Recorder(store)
-    run_id = rec.begin_run(planfile.to_dict(plan), plan_name=plan.name, name=name, tags=list(tags),
-                           host={"hostname": "lab1"})
+    run_id = rec.begin_run(
+        planfile.to_dict(plan), plan_name=plan.name, name=name, tags=list(tags), host={"hostname": "lab1"}
+    )
     rec.add_managers(run_id, [ManagerInfo("M1", "local", "Linux", "3.33")])
     first = rec.begin_step(run_id, 0, spec_name=steps[0].spec, queue_depth=64, run_s=10)
     rec.add_step_results(first, [ResultRow(None, "all", "ALL", metrics(steps[0]))])

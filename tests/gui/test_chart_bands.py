@@ -57,8 +57,9 @@ def test_up_to_the_limit_a_line_per_worker(qtbot) -> None:
     assert len(per_colour) == 2
     m1 = [v[0] for k, v in values.items() if k[1] == "M1"]
     assert len(per_colour[1]) == 20 * 49  # 50 points, each its own bin: 49 segments per worker
-    assert {tuple(r) for r in per_colour[1][:3]} <= {(float(i), float(w[i - 1]), float(i + 1), float(w[i]))
-                                                     for w in m1 for i in range(1, 50)}
+    assert {tuple(r) for r in per_colour[1][:3]} <= {
+        (float(i), float(w[i - 1]), float(i + 1), float(w[i])) for w in m1 for i in range(1, 50)
+    }
 
 
 def _live_block(managers: int, workers: int, points: int, spare: int) -> tuple[list, LiveResults]:
@@ -83,7 +84,11 @@ def _live_block(managers: int, workers: int, points: int, spare: int) -> tuple[l
 
 def _pixels(widget) -> np.ndarray:
     img = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
-    return np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())[:, :img.width() * 4].copy()
+    return (
+        np.frombuffer(img.constBits(), np.uint8)
+        .reshape(img.height(), img.bytesPerLine())[:, : img.width() * 4]
+        .copy()
+    )
 
 
 @pytest.mark.parametrize("workers", [20, BAND_SERIES // 2 + 1])

@@ -36,9 +36,19 @@ STEP_S = 12
 def sample_metrics(t: int, step: int, hist: bool = True) -> Metrics:
     """One second of a level: numbers that differ per field, so a chart showing the wrong one is seen."""
     ios = 1000 + 10 * t + 100 * step
-    m = Metrics(seconds=1.0, read_ios=ios, read_bytes=ios * 4096, read_iops=float(ios), read_bps=ios * 4096.0,
-                read_lat_sum_ns=ios * (200_000.0 + 1000 * t), read_lat_n=ios, read_lat_max_ns=900_000.0 + t,
-                usr_cpu=10.0 + t, sys_cpu=5.0, errors=t % 3)
+    m = Metrics(
+        seconds=1.0,
+        read_ios=ios,
+        read_bytes=ios * 4096,
+        read_iops=float(ios),
+        read_bps=ios * 4096.0,
+        read_lat_sum_ns=ios * (200_000.0 + 1000 * t),
+        read_lat_n=ios,
+        read_lat_max_ns=900_000.0 + t,
+        usr_cpu=10.0 + t,
+        sys_cpu=5.0,
+        errors=t % 3,
+    )
     if hist:
         m.read_hist = {150_000: ios - 20, 800_000 + 1000 * t: 20}
     return m
@@ -57,7 +67,9 @@ def fed(update_s: int, steps: int = 2, hist: bool = True) -> LiveResults:
 
 
 def subpaths(path: QPainterPath) -> int:
-    return sum(path.elementAt(i).type == QPainterPath.ElementType.MoveToElement for i in range(path.elementCount()))
+    return sum(
+        path.elementAt(i).type == QPainterPath.ElementType.MoveToElement for i in range(path.elementCount())
+    )
 
 
 def shown(item) -> tuple[np.ndarray, np.ndarray]:
@@ -76,7 +88,9 @@ def charts(qtbot) -> ChartGrid:
 
 
 @pytest.mark.parametrize("update_s", [1, 2, 4, 10])
-def test_p99_is_one_connected_line_through_the_steps_at_every_update_frequency(charts: ChartGrid, update_s: int) -> None:
+def test_p99_is_one_connected_line_through_the_steps_at_every_update_frequency(
+    charts: ChartGrid, update_s: int
+) -> None:
     live = fed(update_s)
     charts.set_series([ALL_KEY], ["All Managers"])
     charts.redraw(live, LAST)
@@ -153,7 +167,9 @@ def test_each_chart_shows_the_statistic_chosen_and_it_is_remembered(charts: Char
     qtbot.addWidget(again)
     assert [c.spec.field for c in again.charts] == ["cpu_pct", "mbps", "p99_ms", "errors"]
     assert [c.menu.currentData() for c in again.charts] == ["cpu_pct", "mbps", "p99_ms", "errors"]
-    app_settings().setValue("charts/results", ["nonsense", "iops"])  # a damaged setting: defaults where unknown
+    app_settings().setValue(
+        "charts/results", ["nonsense", "iops"]
+    )  # a damaged setting: defaults where unknown
     third = ChartGrid(remember="results")
     qtbot.addWidget(third)
     assert [c.spec.field for c in third.charts] == ["iops", "iops", "lat_mean_ms", "lat_max_ms"]
@@ -186,8 +202,10 @@ def stored_run() -> int:
         for si in range(2):
             step = rec.begin_step(run_id, si, spec_name="AB"[si], queue_depth=4, run_s=STEP_S)
             for t in range(1, STEP_S + 1):  # one interval at a time, as a run records them
-                rec.add_samples(step, [SampleRow(None, "all", "ALL", float(t), sample_metrics(t, si),
-                                                 sample_metrics(t, si))])
+                rec.add_samples(
+                    step,
+                    [SampleRow(None, "all", "ALL", float(t), sample_metrics(t, si), sample_metrics(t, si))],
+                )
             rec.end_step(step, "complete")
         rec.end_run(run_id, "complete")
     return run_id
@@ -243,7 +261,9 @@ def test_system_scheme_change_rethemes_live_and_stored_charts(window: MainWindow
     # ... and the rest of the window, as drawn (widgets styled by the application's style sheet kept the old
     # colours when the palette changed at run time)
     tree = window.topology.viewport()
-    qtbot.waitUntil(lambda: tree.grab().toImage().pixelColor(tree.width() - 4, tree.height() - 4).lightness() < 80)
+    qtbot.waitUntil(
+        lambda: tree.grab().toImage().pixelColor(tree.width() - 4, tree.height() - 4).lightness() < 80
+    )
     axis = view.charts.charts[0].plot.getAxis("left")
     assert axis.textPen().color().lightness() > 180  # light text on the dark chart
     monkeypatch.setattr(theme, "system_is_dark", lambda: False)
@@ -278,4 +298,6 @@ def test_real_run_at_4_s_updates_draws_connected_lines(window: MainWindow, tmp_p
     np.testing.assert_array_equal(y, s.ys(LAST, "cpu_pct"))
     assert np.nanmax(y) > 0  # fio measured its CPU
     window.results_tab.since_whole.setChecked(True)
-    np.testing.assert_array_equal(shown(window.results_tab.charts.charts[3].curves[0])[1], s.ys(WHOLE, "cpu_pct"))
+    np.testing.assert_array_equal(
+        shown(window.results_tab.charts.charts[3].curves[0])[1], s.ys(WHOLE, "cpu_pct")
+    )

@@ -44,7 +44,9 @@ def reload(view: CompareView, qtbot, change) -> None:
 
 def compared(view: CompareView) -> list:
     """The comparison and not-compared sections (headline figures and disk statistics aside)."""
-    return [s for s in view.sections if not s.title.text().startswith(("Headline figures", "Disk statistics"))]
+    return [
+        s for s in view.sections if not s.title.text().startswith(("Headline figures", "Disk statistics"))
+    ]
 
 
 def metric_rows(view: CompareView, section: int = 0) -> dict[str, dict[str, list]]:
@@ -58,34 +60,51 @@ def metric_rows(view: CompareView, section: int = 0) -> dict[str, dict[str, list
             group = first.text()
             out[group] = {}
             continue
-        out[group][first.text()] = [(t.item(r, c).text(), t.item(r, c).data(MARK_ROLE),
-                                     t.item(r, c).foreground().color().name()) for c in range(t.columnCount())]
+        out[group][first.text()] = [
+            (t.item(r, c).text(), t.item(r, c).data(MARK_ROLE), t.item(r, c).foreground().color().name())
+            for c in range(t.columnCount())
+        ]
     return out
 
 
 def test_compare_two_runs_gives_the_examples_table(window: MainWindow, qtbot) -> None:
     before, after = before_after_store(db_path())
-    view = open_comparison(window, qtbot, [after, before])  # selection order does not matter: oldest = baseline
+    view = open_comparison(
+        window, qtbot, [after, before]
+    )  # selection order does not matter: oldest = baseline
     assert view.baseline.currentData() == before
     t = view.sections[0]
     assert t.title.text() == f"after (run {after}) compared with before (run {before})"  # the runs' tags
     head = [t.table.horizontalHeaderItem(c).text() for c in range(t.table.columnCount())]
-    assert head == ["Access specification", "Load", "before", "after", "Change",
-                    "Change %", "Verdict"]
+    assert head == ["Access specification", "Load", "before", "after", "Change", "Change %", "Verdict"]
     rows = metric_rows(view)
-    assert list(rows) == ["IOPS (higher is better)", "MB/s (higher is better)",
-                          "Average response time, ms (lower is better)", "Maximum response time, ms (lower is better)",
-                          "99th percentile response time, ms (lower is better)"]
+    assert list(rows) == [
+        "IOPS (higher is better)",
+        "MB/s (higher is better)",
+        "Average response time, ms (lower is better)",
+        "Maximum response time, ms (lower is better)",
+        "99th percentile response time, ms (lower is better)",
+    ]
     assert list(rows["IOPS (higher is better)"]) == [s.spec for s in BEFORE]  # a row per access spec
     # coloured as the HTML report colours them: green better, red worse
     css = dict(re.findall(r"--(better|worse):(#[0-9a-f]{6});", CSS))
     better_fg, worse_fg = css["better"], css["worse"]
-    assert QColor(better_fg).green() > QColor(better_fg).red() and QColor(worse_fg).red() > QColor(worse_fg).green()
+    assert (
+        QColor(better_fg).green() > QColor(better_fg).red()
+        and QColor(worse_fg).red() > QColor(worse_fg).green()
+    )
     normal_fg = t.table.palette().color(QPalette.ColorRole.Text).name()
 
     iops = rows["IOPS (higher is better)"]["Max Throughput-50%Read"]
-    assert [c[0] for c in iops] == ["Max Throughput-50%Read", "QD 64", "1,530", "5,113", "+3,583", "+234.2 %",
-                                    "better"]
+    assert [c[0] for c in iops] == [
+        "Max Throughput-50%Read",
+        "QD 64",
+        "1,530",
+        "5,113",
+        "+3,583",
+        "+234.2 %",
+        "better",
+    ]
     iops = iops[:1] + iops[2:]  # the load column aside, as below
     assert iops[4][1:] == ("better", better_fg) and iops[5][1:] == ("better", better_fg)
     assert iops[1][1] is None  # only the change and the verdict are marked
@@ -107,9 +126,18 @@ def test_compare_two_runs_gives_the_examples_table(window: MainWindow, qtbot) ->
     assert "<b>What changed:</b> nothing Fiometer records" in view.differs.text()  # the tags are the labels
     assert "Max Throughput-50%Read: IOPS +234.2 % at QD 64" in view.differs.text()
     # charts: one per metric from the report code, and both runs over time
-    assert [c.chart.metric.key for c in view.bar_charts] == ["iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms"]
+    assert [c.chart.metric.key for c in view.bar_charts] == [
+        "iops",
+        "mbps",
+        "lat_mean_ms",
+        "lat_max_ms",
+        "p99_ms",
+    ]
     assert view.bar_charts[0].chart.categories == [f"{s.spec} (QD 64)" for s in BEFORE]
-    assert [s.values for s in view.bar_charts[0].chart.series] == [[s.iops for s in BEFORE], [s.iops for s in AFTER]]
+    assert [s.values for s in view.bar_charts[0].chart.series] == [
+        [s.iops for s in BEFORE],
+        [s.iops for s in AFTER],
+    ]
     assert len(view.over_time.charts[0].curves) == 2
     assert "Run 1 (baseline)" in view.over_time.legend.text() and "Run 2" in view.over_time.legend.text()
 
@@ -135,8 +163,17 @@ def test_threshold_and_baseline_change_the_verdicts(window: MainWindow, qtbot) -
 def test_match_modes_and_steps_without_a_counterpart(window: MainWindow, qtbot) -> None:
     with open_store(db_path()) as store:
         qd64 = record(store, RunSpec(BEFORE[:2], name="QD 64"))
-        qd16 = record(store, RunSpec([StepSpec(s.spec, s.iops * 0.5, s.mbps * 0.5, s.avg_ms, s.max_ms, s.p99_ms,
-                                               qd=16) for s in BEFORE[:2]], name="QD 16", plan_variant=16))
+        qd16 = record(
+            store,
+            RunSpec(
+                [
+                    StepSpec(s.spec, s.iops * 0.5, s.mbps * 0.5, s.avg_ms, s.max_ms, s.p99_ms, qd=16)
+                    for s in BEFORE[:2]
+                ],
+                name="QD 16",
+                plan_variant=16,
+            ),
+        )
     view = open_comparison(window, qtbot, [qd64, qd16])
     # by default the steps pair by definition and place, the queue depth change said first
     assert view.match.currentData() == "auto" and len(compared(view)) == 1
@@ -159,7 +196,10 @@ def test_match_modes_and_steps_without_a_counterpart(window: MainWindow, qtbot) 
 
     reload(view, qtbot, lambda: view.match.setCurrentIndex(view.match.findData("spec")))
     assert len(compared(view)) == 1  # everything paired now
-    head = [view.sections[0].table.horizontalHeaderItem(c).text() for c in range(view.sections[0].table.columnCount())]
+    head = [
+        view.sections[0].table.horizontalHeaderItem(c).text()
+        for c in range(view.sections[0].table.columnCount())
+    ]
     assert head[1] == "Load"
     row = metric_rows(view)["IOPS (higher is better)"]["Max Throughput-100%Read"]
     assert row[1][0] == "QD 64 \u2192 16" and row[5][0] == "\u221250.0 %" and row[6][0] == "worse"
@@ -178,11 +218,16 @@ def test_what_differs_is_flagged(window: MainWindow, qtbot) -> None:
 
 def test_three_runs_one_table_per_candidate(window: MainWindow, qtbot) -> None:
     with open_store(db_path()) as store:
-        ids = [record(store, RunSpec(BEFORE, name="a")), record(store, RunSpec(AFTER, name="b")),
-               record(store, RunSpec(AFTER, name="c"))]
+        ids = [
+            record(store, RunSpec(BEFORE, name="a")),
+            record(store, RunSpec(AFTER, name="b")),
+            record(store, RunSpec(AFTER, name="c")),
+        ]
     view = open_comparison(window, qtbot, ids)
-    assert [s.title.text().split(" compared with ")[0] for s in compared(view)] == [f"b (run {ids[1]})",
-                                                                                  f"c (run {ids[2]})"]
+    assert [s.title.text().split(" compared with ")[0] for s in compared(view)] == [
+        f"b (run {ids[1]})",
+        f"c (run {ids[2]})",
+    ]
     assert view.baseline.count() == 3
 
 
@@ -196,6 +241,7 @@ def test_compare_with_a_run_deleted_meanwhile(window: MainWindow, qtbot, dialogs
     gone = before if deleted == "baseline" else after
     with open_store(db_path()) as store:
         from app.store import delete_run
+
         delete_run(store, gone)
     with qtbot.waitSignal(ui.list.loaded, timeout=10000):
         ui.list._compare_selected()
@@ -208,19 +254,34 @@ def test_repeats_tagged_alike_are_one_side(window: MainWindow, qtbot) -> None:
     """Three runs tagged "before" and two tagged "after" (one plan): Compare takes each group as a side, its
     spread as the noise, as `fiometer compare 1,2,3 4,5` does; unticking the box compares run by run."""
     with open_store(db_path()) as store:
-        ids = [record(store, RunSpec([StepSpec("S", iops, 10, 1.0, 5, 2)], tags=[tag]))
-               for iops, tag in ((980, "before"), (1000, "before"), (1020, "before"), (1300, "after"),
-                                 (1310, "after"))]
+        ids = [
+            record(store, RunSpec([StepSpec("S", iops, 10, 1.0, 5, 2)], tags=[tag]))
+            for iops, tag in (
+                (980, "before"),
+                (1000, "before"),
+                (1020, "before"),
+                (1300, "after"),
+                (1310, "after"),
+            )
+        ]
     view = open_comparison(window, qtbot, ids)
     assert view.grouped.isVisible() and view.grouped.isChecked()
     assert [view.baseline.itemText(i) for i in range(view.baseline.count())] == [
-        "Runs 1, 2, 3 (repeats, tagged before)", "Runs 4, 5 (repeats, tagged after)"]
+        "Runs 1, 2, 3 (repeats, tagged before)",
+        "Runs 4, 5 (repeats, tagged after)",
+    ]
     req = view.current_request()
     assert (req.baseline, req.candidates) == (ids[:3], [ids[3:]])
     assert view.title() == "Compare 1,2,3 vs 4,5"
     rep = view.data.report
-    assert rep.baseline.label == "Mean of runs 1, 2, 3" and rep.comparisons[0].candidate.label == "Mean of runs 4, 5"
-    head = [view.sections[0].table.horizontalHeaderItem(c).text() for c in range(view.sections[0].table.columnCount())]
+    assert (
+        rep.baseline.label == "Mean of runs 1, 2, 3"
+        and rep.comparisons[0].candidate.label == "Mean of runs 4, 5"
+    )
+    head = [
+        view.sections[0].table.horizontalHeaderItem(c).text()
+        for c in range(view.sections[0].table.columnCount())
+    ]
     assert "Noise \u00b1" in head
     iops = metric_rows(view)["IOPS (higher is better)"]["S"]
     assert [c[0] for c in iops][1:4] == ["QD 64", "1,000", "1,305"] and iops[-1][0] == "better"
@@ -288,9 +349,12 @@ def test_each_run_has_one_colour_in_every_tab_and_the_report(window: MainWindow,
     assert names == [f"Run {before} (baseline)", f"Run {after}"]
     for chart in over.charts:
         assert [c.opts["pen"].color().name() for c in chart.curves] == [run_color(0), run_color(1)]
-    assert f'color:{run_color(0)}' in over.legend.text() and f'color:{run_color(1)}' in over.legend.text()
+    assert f"color:{run_color(0)}" in over.legend.text() and f"color:{run_color(1)}" in over.legend.text()
     # the baseline menu swaps the sides: the colours follow the side, bars and lines alike
     reload(view, qtbot, lambda: view.baseline.setCurrentIndex(view.baseline.findData(after)))
     assert [QColor(s.color).name() for s in view.bar_charts[0].chart.series] == [run_color(0), run_color(1)]
     assert [name for name, _m in view.over_time.groups] == [f"Run {after} (baseline)", f"Run {before}"]
-    assert [c.opts["pen"].color().name() for c in view.over_time.charts[0].curves] == [run_color(0), run_color(1)]
+    assert [c.opts["pen"].color().name() for c in view.over_time.charts[0].curves] == [
+        run_color(0),
+        run_color(1),
+    ]

@@ -11,8 +11,8 @@ def _rows(xs: list[np.ndarray], ys: list[np.ndarray]):
     X = np.full((len(xs), width), np.nan)
     V = np.full((len(xs), width, ys[0].shape[0]), np.nan)
     for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
-        X[i, :len(x)] = x
-        V[i, :len(x)] = y.T
+        X[i, : len(x)] = x
+        V[i, : len(x)] = y.T
     return lambda r, c: (X[r, c], V[r, c])
 
 
@@ -48,7 +48,9 @@ def test_incremental_update_equals_everything_at_once() -> None:
     changed = []
     for n in (5, 6, 50, 333, 334, 700, 1000):
         changed.append(inc.update(take, np.array([n, max(n - 3, 0)])))
-    assert inc.update(take, np.array([1000, 1000])) == 83  # the last bin is read again (its last point may change)
+    assert (
+        inc.update(take, np.array([1000, 1000])) == 83
+    )  # the last bin is read again (its last point may change)
     once = PeakGrid(0.0, 1200.0, 100, 2, 3)
     once.update(take, np.array([1000, 1000]))
     for name in ("lo", "hi", "xf", "xl", "has"):

@@ -55,8 +55,17 @@ def test_first_show_fits_the_screen(qtbot) -> None:
 def test_welcome_is_one_line(window: MainWindow) -> None:
     from app.first_run import FioStatus
 
-    found = FioStatus(os_name="Linux", found=True, path="/usr/bin/fio", version="3.33", source="PATH",
-                      problem=None, install_hint="", setting=None, settings_file="/x/settings.json")
+    found = FioStatus(
+        os_name="Linux",
+        found=True,
+        path="/usr/bin/fio",
+        version="3.33",
+        source="PATH",
+        problem=None,
+        install_hint="",
+        setting=None,
+        settings_file="/x/settings.json",
+    )
     window.settings.setValue("firstRun/seen", False)
     window.show_fio_status(found)
     assert window.banner.label.text().count("\n") == 0 and "File > Examples" in window.banner.label.text()
@@ -70,6 +79,7 @@ def press_enter_on_the_dialog(qtbot, seen: list[str]) -> None:
         assert isinstance(box, QMessageBox)
         seen.append(box.defaultButton().text())
         qtbot.keyClick(box, Qt.Key.Key_Return)
+
     QTimer.singleShot(150, press)
 
 
@@ -139,14 +149,23 @@ def free_port(host: str) -> int:
 def test_a_manager_lost_mid_run_is_marked_at_once(window: MainWindow, tmp_path: Path, qtbot) -> None:
     host = "127.0.0.5"
     port = free_port(host)
-    server = subprocess.Popen(["fio", f"--server={host},{port}"], cwd=tmp_path, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
+    server = subprocess.Popen(
+        ["fio", f"--server={host},{port}"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         time.sleep(0.7)
         plan = local_plan(tmp_path, workers=1)
-        remote = Manager("lab-server", f"{host}:{port}",
-                         workers=[Worker("Worker 1", queue_depth=4, specs=["S"],
-                                         targets=[Target(str(tmp_path / "remote.tst"))])])
+        remote = Manager(
+            "lab-server",
+            f"{host}:{port}",
+            workers=[
+                Worker("Worker 1", queue_depth=4, specs=["S"], targets=[Target(str(tmp_path / "remote.tst"))])
+            ],
+        )
         plan.managers[0].name = "this-pc"
         plan.managers[0].host = LOCAL
         plan.managers.append(remote)
@@ -159,9 +178,14 @@ def test_a_manager_lost_mid_run_is_marked_at_once(window: MainWindow, tmp_path: 
         qtbot.waitUntil(lambda: "lab-server" in window.lost, timeout=20000)
         assert window.controller.state == "running"  # the other manager goes on
         texts = [window.messages.item(i).text() for i in range(window.messages.count())]
-        assert any(t.startswith("Error: Manager lab-server failed in step 1: ") and "lab-server" in t for t in texts)
+        assert any(
+            t.startswith("Error: Manager lab-server failed in step 1: ") and "lab-server" in t for t in texts
+        )
         item = window.topology.topLevelItem(0).child(1)
-        assert item.text(0) == "lab-server — lost" and item.foreground(0).color() != window.palette().text().color()
+        assert (
+            item.text(0) == "lab-server — lost"
+            and item.foreground(0).color() != window.palette().text().color()
+        )
         rt = window.results_tab
         rt.scope.setCurrentIndex(rt.scope.findText("Each manager"))
         headers = [rt.table.horizontalHeaderItem(c).text() for c in range(rt.table.columnCount())]
@@ -222,19 +246,29 @@ def test_shortcuts_for_topology_edits(window: MainWindow, tmp_path: Path, qtbot)
     window.activateWindow()
     window.topology.setFocus()
     window.topology.select(Selection(0, 0))
-    keys = {k: window.action_map[k].shortcut().toString() for k in
-            ("add_manager", "add_worker", "add_target", "duplicate_worker", "remove")}
-    assert keys == {"add_manager": "Ctrl+Shift+M", "add_worker": "Ctrl+Shift+W", "add_target": "Ctrl+Shift+T",
-                    "duplicate_worker": "Ctrl+D", "remove": "Ctrl+Del"}
-    qtbot.keyClick(window.topology, Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier
-                   | Qt.KeyboardModifier.ShiftModifier)
+    keys = {
+        k: window.action_map[k].shortcut().toString()
+        for k in ("add_manager", "add_worker", "add_target", "duplicate_worker", "remove")
+    }
+    assert keys == {
+        "add_manager": "Ctrl+Shift+M",
+        "add_worker": "Ctrl+Shift+W",
+        "add_target": "Ctrl+Shift+T",
+        "duplicate_worker": "Ctrl+D",
+        "remove": "Ctrl+Del",
+    }
+    qtbot.keyClick(
+        window.topology, Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
     assert len(window.doc.plan.managers[0].workers) == 2 and window.topology.selection == Selection(0, 1)
     qtbot.keyClick(window.topology, Qt.Key.Key_Delete, Qt.KeyboardModifier.ControlModifier)
     assert len(window.doc.plan.managers[0].workers) == 1
 
 
 # --- 5: a file that is not a plan; unsaved History edits ------------------------------------------
-def test_a_file_of_random_bytes_leaves_the_plan_untouched(window: MainWindow, dialogs, tmp_path: Path) -> None:
+def test_a_file_of_random_bytes_leaves_the_plan_untouched(
+    window: MainWindow, dialogs, tmp_path: Path
+) -> None:
     window.doc.replace(local_plan(tmp_path, workers=2))
     before = window.doc.plan
     for name in ("noise.icf", "noise.json"):
@@ -258,8 +292,9 @@ def test_an_example_opens_with_its_targets_placed(window: MainWindow) -> None:
     assert not any("fiometer " in t.lower() or "--map" in t for t in texts)
 
 
-def test_place_target_browses_here_suggests_there_and_places_every_worker(window: MainWindow, tmp_path: Path,
-                                                                          qtbot) -> None:
+def test_place_target_browses_here_suggests_there_and_places_every_worker(
+    window: MainWindow, tmp_path: Path, qtbot
+) -> None:
     from app.ui.plan.place_target import PlaceTargetDialog
 
     plan = local_plan(tmp_path, workers=2)
@@ -283,7 +318,9 @@ def test_place_target_browses_here_suggests_there_and_places_every_worker(window
 def test_a_remote_target_follows_the_probed_os(window: MainWindow) -> None:
     from app.ui.plan.hosts import HostFacts
 
-    window.edits.add_manager_to_plan("win-box", "10.0.0.9:8765", HostFacts(os="Windows 10", fio_version="3.33"))
+    window.edits.add_manager_to_plan(
+        "win-box", "10.0.0.9:8765", HostFacts(os="Windows 10", fio_version="3.33")
+    )
     mi = len(window.doc.plan.managers) - 1
     window.doc.set_worker_field(mi, 0, "targets", [Target("D:")], "Set targets")
     window.doc.set_worker_field(mi, 0, "max_size", 2048, "Set size")

@@ -15,11 +15,18 @@ def test_examples_menu_opens_the_bundled_vmware_icf(window: MainWindow, dialogs,
     items = [a for a in window.examples_menu.actions() if "VMware" in a.text()]
     assert len(items) == 1
     items[0].trigger()
-    assert [s.name for s in window.doc.plan.specs] == ["Max Throughput-100%Read", "RealLife-60%Rand-65%Read",
-                                                       "Max Throughput-50%Read", "Random-8k-70%Read"]
-    assert dialogs.problems == [] and window.doc.path is None  # a plan to save elsewhere, not the bundled file
-    assert window.recent_menu.actions() == [] or all("vmware" not in a.text().lower()
-                                                     for a in window.recent_menu.actions())
+    assert [s.name for s in window.doc.plan.specs] == [
+        "Max Throughput-100%Read",
+        "RealLife-60%Rand-65%Read",
+        "Max Throughput-50%Read",
+        "Random-8k-70%Read",
+    ]
+    assert (
+        dialogs.problems == [] and window.doc.path is None
+    )  # a plan to save elsewhere, not the bundled file
+    assert window.recent_menu.actions() == [] or all(
+        "vmware" not in a.text().lower() for a in window.recent_menu.actions()
+    )
 
 
 def test_help_user_guide_opens_the_bundled_guide(window: MainWindow, qtbot) -> None:
@@ -45,8 +52,9 @@ def test_the_guides_contents_links_go_to_their_sections(window: MainWindow, qtbo
     guide.close()
 
 
-def test_help_opens_the_log_folder_or_says_it_is_not_there_yet(window: MainWindow, qtbot, tmp_path,
-                                                                 monkeypatch) -> None:
+def test_help_opens_the_log_folder_or_says_it_is_not_there_yet(
+    window: MainWindow, qtbot, tmp_path, monkeypatch
+) -> None:
     from PySide6.QtGui import QDesktopServices
     from PySide6.QtWidgets import QMessageBox
 

@@ -59,7 +59,13 @@ def five_runs() -> dict[str, int]:
         stopped = status_run(store, "Firmware 2.1", "stopped", tags=("client-x",))
         interrupted = status_run(store, "Power cut", "interrupted")
         failed = status_run(store, "Target offline", "failed")
-    return {"before": before, "after": after, "stopped": stopped, "interrupted": interrupted, "failed": failed}
+    return {
+        "before": before,
+        "after": after,
+        "stopped": stopped,
+        "interrupted": interrupted,
+        "failed": failed,
+    }
 
 
 # --- the list ---------------------------------------------------------------------------------------
@@ -67,18 +73,24 @@ def test_empty_history_says_how_to_fill_it_and_creates_no_database(window: MainW
     ui = show_history(window, qtbot)
     assert ui.list.pages.currentWidget() is ui.list.empty
     assert ui.list.empty.message.text() == EMPTY_TEXT
-    assert ui.list.empty.import_button.isVisibleTo(ui.list) and not ui.list.empty.retry_button.isVisibleTo(ui.list)
+    assert ui.list.empty.import_button.isVisibleTo(ui.list) and not ui.list.empty.retry_button.isVisibleTo(
+        ui.list
+    )
     assert not db_path().exists()  # looking at an empty history writes nothing
     file_menu = window.menus["file"]
     assert window.action_map["import_results"] in file_menu.actions()
-    assert file_menu.actions().index(window.action_map["import_results"]) < file_menu.actions().index(window.action_map["quit"])
+    assert file_menu.actions().index(window.action_map["import_results"]) < file_menu.actions().index(
+        window.action_map["quit"]
+    )
     assert window.action_map["history"] in window.menus["view"].actions()
 
 
 def test_import_from_the_empty_state_stores_iometer_runs(window: MainWindow, qtbot, monkeypatch) -> None:
     ui = show_history(window, qtbot)
-    monkeypatch.setattr("app.ui.history.history_hook.QFileDialog.getOpenFileName",
-                        lambda *a, **k: (str(RESULTS), "Iometer results (*.csv)"))
+    monkeypatch.setattr(
+        "app.ui.history.history_hook.QFileDialog.getOpenFileName",
+        lambda *a, **k: (str(RESULTS), "Iometer results (*.csv)"),
+    )
     with qtbot.waitSignal(ui.list.loaded, timeout=20000):
         qtbot.mouseClick(ui.list.empty.import_button, Qt.MouseButton.LeftButton)
     with open_store(db_path()) as store:
@@ -90,8 +102,9 @@ def test_import_from_the_empty_state_stores_iometer_runs(window: MainWindow, qtb
     assert "12 runs imported from bench_results-1.1.0.csv" in window.statusBar().currentMessage()
 
 
-def test_import_of_a_file_that_is_not_iometer_results_says_why(window: MainWindow, qtbot, dialogs,
-                                                                tmp_path: Path) -> None:
+def test_import_of_a_file_that_is_not_iometer_results_says_why(
+    window: MainWindow, qtbot, dialogs, tmp_path: Path
+) -> None:
     ui = show_history(window, qtbot)
     bad = tmp_path / "notes.csv"
     bad.write_text("hello,world\n1,2\n")
@@ -110,7 +123,9 @@ def test_lists_every_stored_run_with_its_status(window: MainWindow, qtbot, five_
         assert shown[run_id]["Status"] == expected
     before = shown[five_runs["before"]]
     assert before["Name"] == "EVA 4400 32 disks Vraid5" and before["Plan"] == "IO-Test"
-    assert before["Steps"] == "4" and before["Tags"] == "before" and before["Managers / hosts"] == "M1 on lab1"
+    assert (
+        before["Steps"] == "4" and before["Tags"] == "before" and before["Managers / hosts"] == "M1 on lab1"
+    )
     assert before["Started"][:4].isdigit() and len(before["Started"]) == 16  # local time, minutes
     assert shown[five_runs["stopped"]]["Tags"] == "client-x"
     # failed and interrupted stand out, with what the status means
@@ -195,6 +210,7 @@ def test_saving_a_run_deleted_meanwhile_says_so(window: MainWindow, qtbot, dialo
     ui.list.select_runs([run_id])
     with open_store(db_path()) as store:  # another Fiometer deletes it
         from app.store import delete_run
+
         delete_run(store, run_id)
     ui.list.editor.notes.setPlainText("too late")
     with qtbot.waitSignal(ui.list.loaded, timeout=10000):
@@ -239,11 +255,15 @@ def test_damaged_database_is_explained_not_a_crash(window: MainWindow, qtbot) ->
     assert ui.list.pages.currentWidget() is ui.list.empty
     text = ui.list.empty.message.text()
     assert text.startswith("The results database cannot be read.") and str(db_path()) in text
-    assert ui.list.empty.retry_button.isVisibleTo(ui.list) and not ui.list.empty.import_button.isVisibleTo(ui.list)
+    assert ui.list.empty.retry_button.isVisibleTo(ui.list) and not ui.list.empty.import_button.isVisibleTo(
+        ui.list
+    )
 
 
 # --- a stored run ---------------------------------------------------------------------------------------
-def test_open_a_stored_run_shows_its_numbers_and_replays_its_samples(window: MainWindow, qtbot, five_runs) -> None:
+def test_open_a_stored_run_shows_its_numbers_and_replays_its_samples(
+    window: MainWindow, qtbot, five_runs
+) -> None:
     ui = show_history(window, qtbot)
     ui.list.select_runs([five_runs["before"]])
     qtbot.mouseClick(ui.list.open_button, Qt.MouseButton.LeftButton)
@@ -251,13 +271,20 @@ def test_open_a_stored_run_shows_its_numbers_and_replays_its_samples(window: Mai
     assert isinstance(view, RunView) and ui.workspace.tabText(ui.workspace.currentIndex()) == "Run 1 (stored)"
     qtbot.waitUntil(lambda: view.data is not None, timeout=10000)
     banner = view.banner_text.text()
-    assert banner.startswith("Stored run 1 \u201cEVA 4400 32 disks Vraid5\u201d") and "Not a live test" in banner
+    assert (
+        banner.startswith("Stored run 1 \u201cEVA 4400 32 disks Vraid5\u201d") and "Not a live test" in banner
+    )
     table = view.table.row_texts()
     head = [view.table.horizontalHeaderItem(c).text() for c in range(view.table.columnCount())]
     assert head[:2] == ["Step", "Access specification"] and {"IOPS", "MB/s", "Avg ms", "p99 ms"} <= set(head)
     row = dict(zip(head, table[2], strict=True))
     assert row["Access specification"] == "Max Throughput-50%Read"
-    assert (row["IOPS"], row["MB/s"], row["Avg ms"], row["QD"]) == ("1,530", "47.8", "34.0", "64")  # three significant digits
+    assert (row["IOPS"], row["MB/s"], row["Avg ms"], row["QD"]) == (
+        "1,530",
+        "47.8",
+        "34.0",
+        "64",
+    )  # three significant digits
 
     # the charts: every step's samples on the run's time axis, steps one after another
     iops = view.charts.charts[0].curves[0]
@@ -282,8 +309,10 @@ def test_open_a_run_deleted_meanwhile_says_so(window: MainWindow, qtbot, dialogs
     ui = show_history(window, qtbot)
     with qtbot.waitSignal(ui.list.loaded, timeout=10000):
         ui.open_run(4242)
-    assert dialogs.problems[-1] == ("Cannot open the run", f"There is no run 4242 in {db_path()}; "
-                                                            "it may have been deleted.")
+    assert dialogs.problems[-1] == (
+        "Cannot open the run",
+        f"There is no run 4242 in {db_path()}; it may have been deleted.",
+    )
     assert ui.workspace.views() == []
 
 
@@ -293,9 +322,27 @@ def cli_db(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("cli-run")
     plan = plan_file(tmp, local_plan(tmp, workers=2, specs=("Seq read", "Rand read")))
     db = tmp / "cli.db"
-    out = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "run", str(plan), "--run-time", "2",
-                          "--engine", "null", "--tag", "cli"], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(db),
+            "run",
+            str(plan),
+            "--run-time",
+            "2",
+            "--engine",
+            "null",
+            "--tag",
+            "cli",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     assert out.returncode == 0, out.stderr
     return db
 
@@ -322,7 +369,9 @@ def test_open_a_run_made_by_the_cli(window: MainWindow, qtbot, cli_db: Path) -> 
     assert 2 <= np.isfinite(y).sum() <= sum(samples)
     view.since_start.setChecked(True)
     x, y = view.charts.charts[0].curves[0].getData()
-    starts = [m.x for m in view.live.steps][1:] + [np.inf]  # one line through the steps: cut it at their starts
+    starts = [m.x for m in view.live.steps][1:] + [
+        np.inf
+    ]  # one line through the steps: cut it at their starts
     last = [y[(x < end) & np.isfinite(y)][-1] for end in starts]
     results = [next(r.metrics.iops for r in s.results if r.level == "all") for s in run.steps]
     assert last == pytest.approx(results, rel=0.01)
@@ -364,8 +413,9 @@ def test_keys_and_context_menu_on_the_list(window: MainWindow, qtbot, dialogs, f
     assert menu == {"Open": True, "Compare\u2026": False, "Report\u2026": True, "Delete\u2026": True}
 
 
-def test_saving_in_the_unsaved_edits_question_keeps_the_click_on_the_other_run(window: MainWindow, qtbot,
-                                                                              five_runs) -> None:
+def test_saving_in_the_unsaved_edits_question_keeps_the_click_on_the_other_run(
+    window: MainWindow, qtbot, five_runs
+) -> None:
     ui = show_history(window, qtbot)
     first, other = five_runs["after"], five_runs["stopped"]
     ui.list.select_runs([first])

@@ -19,18 +19,34 @@ from tests.gui.test_history import rows, show_history
 SHOTS = Path(os.environ.get("FIOMETER_SHOTS", "/tmp/fiometer-shots"))
 
 
-def io_test_run(store: Store, steps: list[tuple[int | None, int]], worker_qds: tuple[int, ...] = (1,),
-                tags: tuple[str, ...] = ()) -> int:
+def io_test_run(
+    store: Store,
+    steps: list[tuple[int | None, int]],
+    worker_qds: tuple[int, ...] = (1,),
+    tags: tuple[str, ...] = (),
+) -> int:
     """A run named "IO-Test" (plan "IO-Test") whose steps have these (queue depth, active workers)."""
     rec = Recorder(store)
-    run_id = rec.begin_run({"name": "IO-Test"}, plan_name="IO-Test", name="IO-Test", tags=list(tags),
-                           host={"hostname": "lab1"})
+    run_id = rec.begin_run(
+        {"name": "IO-Test"}, plan_name="IO-Test", name="IO-Test", tags=list(tags), host={"hostname": "lab1"}
+    )
     rec.add_managers(run_id, [ManagerInfo("M1", "local", "Linux", "3.33")])
-    rec.add_workers(run_id, [WorkerInfo("M1", f"w{i}", f"Worker {i + 1}", {"queue_depth": qd})
-                             for i, qd in enumerate(worker_qds)])
+    rec.add_workers(
+        run_id,
+        [
+            WorkerInfo("M1", f"w{i}", f"Worker {i + 1}", {"queue_depth": qd})
+            for i, qd in enumerate(worker_qds)
+        ],
+    )
     for index, (qd, workers) in enumerate(steps):
-        step = rec.begin_step(run_id, index, spec_name="4K random read", queue_depth=qd,
-                              active_workers=[["M1", f"w{i}"] for i in range(workers)], run_s=10)
+        step = rec.begin_step(
+            run_id,
+            index,
+            spec_name="4K random read",
+            queue_depth=qd,
+            active_workers=[["M1", f"w{i}"] for i in range(workers)],
+            run_s=10,
+        )
         rec.end_step(step, "complete")
     rec.end_run(run_id, "complete")
     return run_id

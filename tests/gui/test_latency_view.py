@@ -31,9 +31,25 @@ def fio_db(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("latency-run")
     plan = plan_file(tmp, local_plan(tmp, workers=2, specs=("Seq read", "Rand read")))
     db = tmp / "cli.db"
-    out = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "run", str(plan), "--run-time", "3",
-                          "--test-file-size", "4M"], capture_output=True, text=True, timeout=180,
-                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(db),
+            "run",
+            str(plan),
+            "--run-time",
+            "3",
+            "--test-file-size",
+            "4M",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     assert out.returncode == 0, out.stderr
     return db
 
@@ -73,10 +89,16 @@ def test_distribution_of_a_real_run(window: MainWindow, qtbot, fio_db: Path) -> 
     assert view.scope.isEnabled() and view.step.isEnabled() and not view.since_start.isEnabled()
     # every step (the view opens on All steps): all I/Os of the run, both steps' results added up
     h = lat.shown.histogram
-    ios = sum(sum(m.read_hist.values()) + sum(m.write_hist.values()) for m in (all_result(run, s) for s in run.steps))
+    ios = sum(
+        sum(m.read_hist.values()) + sum(m.write_hist.values())
+        for m in (all_result(run, s) for s in run.steps)
+    )
     assert h is not None and h.total == ios > 0
     assert h.share_pct.sum() == pytest.approx(100.0)
-    assert lat.hist_stack.currentWidget() is lat.hist_widget and lat.heat_stack.currentWidget() is lat.heat_widget
+    assert (
+        lat.hist_stack.currentWidget() is lat.hist_widget
+        and lat.heat_stack.currentWidget() is lat.heat_widget
+    )
     bars = [i for i in lat.hist_plot.items if i.__class__.__name__ == "BarGraphItem"]
     assert len(bars) == 1 and list(bars[0].opts["height"]) == list(h.share_pct)
 
@@ -139,7 +161,13 @@ def test_quick_changes_show_the_last_choice(window: MainWindow, qtbot, fio_db: P
     # scope and step changed before the first answers arrive: only the last request is drawn
     view.step.setCurrentIndex(1)
     view.step.setCurrentIndex(2)
-    qtbot.waitUntil(lambda: lat.shown is not None and lat.shown.request.step_id == view.step.currentData()
-                    and not view.tasks.busy, timeout=15000)
+    qtbot.waitUntil(
+        lambda: (
+            lat.shown is not None
+            and lat.shown.request.step_id == view.step.currentData()
+            and not view.tasks.busy
+        ),
+        timeout=15000,
+    )
     assert lat.shown.request.step_id == view.data.run.steps[1].id
     assert lat.notice.text().startswith("All Managers, this step")

@@ -15,7 +15,9 @@ from tests.gui.test_chart_statistics import sample_metrics
 
 
 def subpaths(path: QPainterPath) -> int:
-    return sum(path.elementAt(i).type == QPainterPath.ElementType.MoveToElement for i in range(path.elementCount()))
+    return sum(
+        path.elementAt(i).type == QPainterPath.ElementType.MoveToElement for i in range(path.elementCount())
+    )
 
 
 def fed(update_s: int, steps: int, step_s: int, startup_s: float = 1.0) -> LiveResults:

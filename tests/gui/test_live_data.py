@@ -23,10 +23,20 @@ class FakeSample:  # the fields of app.engine.sampling.telemetry.Sample the disp
     final: bool = False
 
 
-def window(seconds: float, ios: int, lat_ms: float, max_ms: float, hist: dict[int, int] | None = None) -> Metrics:
-    return Metrics(seconds=seconds, read_ios=ios, read_bytes=ios * 4096, read_iops=ios / seconds if seconds else 0,
-                   read_bps=ios * 4096 / seconds if seconds else 0, read_lat_sum_ns=lat_ms * 1e6 * ios,
-                   read_lat_n=ios, read_lat_max_ns=max_ms * 1e6, read_hist=dict(hist or {}))
+def window(
+    seconds: float, ios: int, lat_ms: float, max_ms: float, hist: dict[int, int] | None = None
+) -> Metrics:
+    return Metrics(
+        seconds=seconds,
+        read_ios=ios,
+        read_bytes=ios * 4096,
+        read_iops=ios / seconds if seconds else 0,
+        read_bps=ios * 4096 / seconds if seconds else 0,
+        read_lat_sum_ns=lat_ms * 1e6 * ios,
+        read_lat_n=ios,
+        read_lat_max_ns=max_ms * 1e6,
+        read_hist=dict(hist or {}),
+    )
 
 
 def test_over_time_weights_rates_by_time_and_latency_by_ios() -> None:
@@ -118,7 +128,14 @@ def test_reports_a_few_ms_early_still_make_one_point_each() -> None:
     """fio's reports come every 0.998-1.001 s: each must be a point of a 1 s update, not every other one."""
     live = LiveResults(update_seconds=1)
     for i, t in enumerate((0.981, 1.979, 2.977, 3.978)):
-        live.add(0.0, [FakeSample("M1", "manager", "M1", t, window(0.998, 100, 1.0, 2.0), window(t, 100 * (i + 1), 1.0, 2.0))])
+        live.add(
+            0.0,
+            [
+                FakeSample(
+                    "M1", "manager", "M1", t, window(0.998, 100, 1.0, 2.0), window(t, 100 * (i + 1), 1.0, 2.0)
+                )
+            ],
+        )
     assert live.series[("manager", "M1", "M1")].n == 4
 
 
@@ -126,9 +143,15 @@ def test_a_level_s_series_share_one_block_that_grows_with_them() -> None:
     live = LiveResults(update_seconds=1)
     keys = [f"w{i}" for i in range(7)]
     for t in range(1, 151):  # beyond the block's first 64 columns and 4 rows
-        batch = [FakeSample("M1", "worker", k, float(t), window(1.0, 10 * t + i, 1.0, 2.0), window(1.0, 5, 1.0, 2.0))
-                 for i, k in enumerate(keys)]
-        batch.append(FakeSample(None, "all", "ALL", float(t), window(1.0, t, 1.0, 2.0), window(1.0, t, 1.0, 2.0)))
+        batch = [
+            FakeSample(
+                "M1", "worker", k, float(t), window(1.0, 10 * t + i, 1.0, 2.0), window(1.0, 5, 1.0, 2.0)
+            )
+            for i, k in enumerate(keys)
+        ]
+        batch.append(
+            FakeSample(None, "all", "ALL", float(t), window(1.0, t, 1.0, 2.0), window(1.0, t, 1.0, 2.0))
+        )
         assert live.add(0.0, batch) == len(keys) + 1
     block = live.blocks["worker"]
     assert [s for s in block.series] == [live.series[("worker", "M1", k)] for k in keys]
@@ -144,9 +167,17 @@ def test_a_level_s_series_share_one_block_that_grows_with_them() -> None:
 def test_deferred_batches_are_fed_together_as_if_one_by_one() -> None:
     def batches():
         for t in range(1, 6):
-            yield [FakeSample("M1", "worker", k, float(t), window(1.0, 10 * t + i, 1.0 + i, 2.0),
-                              window(1.0, 5 * t, 1.0, 3.0, {1_000_000 * (i + 1): 10}))
-                   for i, k in enumerate(("w1", "w2"))]
+            yield [
+                FakeSample(
+                    "M1",
+                    "worker",
+                    k,
+                    float(t),
+                    window(1.0, 10 * t + i, 1.0 + i, 2.0),
+                    window(1.0, 5 * t, 1.0, 3.0, {1_000_000 * (i + 1): 10}),
+                )
+                for i, k in enumerate(("w1", "w2"))
+            ]
 
     one, later = LiveResults(), LiveResults()
     for b in batches():
@@ -158,7 +189,9 @@ def test_deferred_batches_are_fed_together_as_if_one_by_one() -> None:
     for key, s in one.series.items():
         assert np.array_equal(s.xs(), later.series[key].xs())
         for kind in (WHOLE, LAST):
-            assert np.array_equal(s.values[kind][:, :s.n], later.series[key].values[kind][:, :s.n], equal_nan=True)
+            assert np.array_equal(
+                s.values[kind][:, : s.n], later.series[key].values[kind][:, : s.n], equal_nan=True
+            )
 
 
 def test_chart_rows_give_every_chart_field_of_each_window() -> None:
@@ -167,8 +200,15 @@ def test_chart_rows_give_every_chart_field_of_each_window() -> None:
     m = window(2.0, 400, 1.5, 4.0, {1_000_000: 90, 3_000_000: 10})
     m.usr_cpu, m.sys_cpu, m.errors = 3.0, 1.5, 2
     row = dict(zip(CHART_FIELDS, chart_rows([m, Metrics()])[0].tolist(), strict=True))
-    assert row == {"iops": 200.0, "mbps": pytest.approx(200 * 4096 / 1e6), "lat_mean_ms": pytest.approx(1.5),
-                   "lat_max_ms": 4.0, "p99_ms": 3.0, "cpu_pct": 4.5, "errors": 2.0}
+    assert row == {
+        "iops": 200.0,
+        "mbps": pytest.approx(200 * 4096 / 1e6),
+        "lat_mean_ms": pytest.approx(1.5),
+        "lat_max_ms": 4.0,
+        "p99_ms": 3.0,
+        "cpu_pct": 4.5,
+        "errors": 2.0,
+    }
 
 
 def all_sample(t: float, ios: int, final: bool = False) -> FakeSample:

@@ -61,11 +61,17 @@ def test_live_table_shows_the_disk_while_the_run_goes(window: MainWindow, tmp_pa
     row = cells(table, 0)
     assert row[:2] == ["M1", name] and row[TARGETS] == loop_device  # one row for the disk both targets share
     values = dict(zip([c[0] for c in COLUMNS], row[util:TARGETS], strict=True))
-    assert 0 < number(values["%util"]) <= 100 and number(values["aqu-sz"]) > 0 and number(values["await (ms)"]) > 0
+    assert (
+        0 < number(values["%util"]) <= 100
+        and number(values["aqu-sz"]) > 0
+        and number(values["await (ms)"]) > 0
+    )
     assert number(values["r/s"]) > 0 and number(values["w/s"]) == 0
     assert table.item(0, util).toolTip() == ESTIMATED_TIP  # a local fio: the window is estimated, and says so
     first = cells(table, 0)
-    qtbot.waitUntil(lambda: cells(table, 0) != first, timeout=10000)  # it follows the run, interval by interval
+    qtbot.waitUntil(
+        lambda: cells(table, 0) != first, timeout=10000
+    )  # it follows the run, interval by interval
     rt.since_whole.setChecked(True)
     whole = cells(table, 0)
     rt.since_last.setChecked(True)
@@ -83,8 +89,9 @@ def test_live_table_shows_the_disk_while_the_run_goes(window: MainWindow, tmp_pa
 
 
 @NEEDS_LOOP
-def test_live_table_shows_a_remote_managers_disk(window: MainWindow, tmp_path: Path, loop_device, fio_server,
-                                                 qtbot):
+def test_live_table_shows_a_remote_managers_disk(
+    window: MainWindow, tmp_path: Path, loop_device, fio_server, qtbot
+):
     host, port, _proc = fio_server("127.0.0.2")
     plan = local_plan(tmp_path, workers=1)
     plan.specs[0].lines[0].reads = 100
@@ -95,8 +102,12 @@ def test_live_table_shows_a_remote_managers_disk(window: MainWindow, tmp_path: P
     table = window.results_tab.disk_table
     util = len(FIXED)
     assert window.start_run()
-    qtbot.waitUntil(lambda: table.rowCount() == 1 and table.item(0, util) is not None
-                    and table.item(0, util).text() != "—", timeout=30000)
+    qtbot.waitUntil(
+        lambda: (
+            table.rowCount() == 1 and table.item(0, util) is not None and table.item(0, util).text() != "—"
+        ),
+        timeout=30000,
+    )
     assert window.controller.running
     row = cells(table, 0)
     assert row[:2] == ["M1", os.path.basename(loop_device)] and 0 < number(row[util]) <= 100
@@ -112,7 +123,7 @@ def test_live_table_says_why_there_are_no_disk_figures(window: MainWindow, tmp_p
     assert window.start_run()
     qtbot.waitUntil(lambda: table.rowCount() == 1 and table.item(0, 0) is not None, timeout=20000)
     row = cells(table, 0)
-    assert row[0] == "M1" and row[1] == "—" and all(v == "—" for v in row[len(FIXED):TARGETS])
+    assert row[0] == "M1" and row[1] == "—" and all(v == "—" for v in row[len(FIXED) : TARGETS])
     assert row[TARGETS] not in ("", "—")  # the targets it concerns
     assert "null engine" in table.item(0, len(FIXED)).toolTip()
     with qtbot.waitSignal(window.controller.finished, timeout=30000):

@@ -68,7 +68,9 @@ def test_the_charts_of_a_long_feed_show_its_peak_and_follow_the_run(qtbot) -> No
     qtbot.addWidget(grid)
     grid.resize(1000, 600)
     live = LiveResults(update_seconds=1, max_points=256)
-    keys = [("worker", "M1", f"w{w}") for w in range(1, 15)]  # more than a legend's worth: the many-lines item
+    keys = [
+        ("worker", "M1", f"w{w}") for w in range(1, 15)
+    ]  # more than a legend's worth: the many-lines item
     grid.set_series(keys, [k[2] for k in keys])
     grid.show()
     qtbot.waitExposed(grid)
@@ -89,7 +91,9 @@ def test_the_charts_of_a_long_feed_show_its_peak_and_follow_the_run(qtbot) -> No
 def _feed_range(live: LiveResults, t0: int, count: int, workers: int, spike_at: int) -> None:
     for t in range(t0 + 1, t0 + count + 1):
         iv = window(1.0, 1000 + t % 13, 1.0, 500.0 if t == spike_at else 2.0)
-        live.defer(0.0, [FakeSample("M1", "worker", f"w{w}", float(t), iv, iv) for w in range(1, workers + 1)])
+        live.defer(
+            0.0, [FakeSample("M1", "worker", f"w{w}", float(t), iv, iv) for w in range(1, workers + 1)]
+        )
     live.flush()
 
 
@@ -113,5 +117,5 @@ def test_batches_charted_on_the_runner_s_thread_feed_the_same_points() -> None:
         p = pre.series[key]
         assert np.array_equal(s.xs(), p.xs())
         for k in (WHOLE, LAST):
-            assert np.array_equal(s.values[k][:, :s.n], p.values[k][:, :p.n], equal_nan=True)
+            assert np.array_equal(s.values[k][:, : s.n], p.values[k][:, : p.n], equal_nan=True)
     assert np.isfinite(pre.series[ALL_KEY].ys(LAST, "p99_ms")).all()

@@ -37,7 +37,9 @@ def test_new_window_shows_this_machine_and_an_empty_worker(window: MainWindow) -
     assert "No targets assigned" in window.targets_tab.table_stack.empty.text()
 
 
-def test_open_plan_file_fills_topology_tabs_and_recent_files(window: MainWindow, tmp_path: Path, qtbot) -> None:
+def test_open_plan_file_fills_topology_tabs_and_recent_files(
+    window: MainWindow, tmp_path: Path, qtbot
+) -> None:
     plan = local_plan(tmp_path, managers=2, workers=2)
     path = plan_file(tmp_path, plan)
     assert window.open_path(path)
@@ -85,12 +87,22 @@ def test_drag_and_drop_opens_the_file(window: MainWindow, tmp_path: Path, qtbot)
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(path))])
     assert droppable_paths(mime) == [path]
-    enter = QDragEnterEvent(QPoint(100, 100), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                            Qt.KeyboardModifier.NoModifier)
+    enter = QDragEnterEvent(
+        QPoint(100, 100),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
     QApplication.sendEvent(window, enter)
     assert enter.isAccepted()
-    drop = QDropEvent(QPointF(100, 100), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                      Qt.KeyboardModifier.NoModifier)
+    drop = QDropEvent(
+        QPointF(100, 100),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
     QApplication.sendEvent(window, drop)
     qtbot.waitUntil(lambda: window.doc.path == path, timeout=3000)
     assert [w.name for w in window.doc.plan.managers[0].workers] == ["W1", "W2", "W3"]
@@ -101,8 +113,13 @@ def test_drag_of_other_files_is_refused(window: MainWindow, tmp_path: Path) -> N
     other.write_text("x")
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(other))])
-    enter = QDragEnterEvent(QPoint(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                            Qt.KeyboardModifier.NoModifier)
+    enter = QDragEnterEvent(
+        QPoint(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
     enter.setAccepted(False)
     QApplication.sendEvent(window, enter)
     assert not enter.isAccepted()
@@ -125,8 +142,16 @@ def test_add_duplicate_remove_worker(window: MainWindow, tmp_path: Path) -> None
 
 
 def test_shortcuts(window: MainWindow) -> None:
-    keys = {a.text().replace("&", ""): a.shortcut().toString() for a in
-            (window.action_map["new"], window.action_map["open"], window.action_map["save"], window.action_map["start"], window.action_map["stop"])}
+    keys = {
+        a.text().replace("&", ""): a.shortcut().toString()
+        for a in (
+            window.action_map["new"],
+            window.action_map["open"],
+            window.action_map["save"],
+            window.action_map["start"],
+            window.action_map["stop"],
+        )
+    }
     assert keys == {"New": "Ctrl+N", "Open…": "Ctrl+O", "Save": "Ctrl+S", "Start": "F5", "Stop": "Esc"}
     assert not window.action_map["stop"].isEnabled() and window.action_map["start"].isEnabled()
 
@@ -155,14 +180,21 @@ def test_layout_and_theme_are_remembered_in_private_settings(qtbot, private_sett
 
 def test_dark_theme_reaches_the_charts(window: MainWindow, qtbot) -> None:
     window.set_theme("dark")
-    qtbot.waitUntil(lambda: window.results_tab.charts.charts[0].widget.backgroundBrush().color().lightness() < 80)
+    qtbot.waitUntil(
+        lambda: window.results_tab.charts.charts[0].widget.backgroundBrush().color().lightness() < 80
+    )
     window.set_theme("light")
-    qtbot.waitUntil(lambda: window.results_tab.charts.charts[0].widget.backgroundBrush().color().lightness() > 200)
+    qtbot.waitUntil(
+        lambda: window.results_tab.charts.charts[0].widget.backgroundBrush().color().lightness() > 200
+    )
 
 
 def test_manager_details_show_host(window: MainWindow) -> None:
-    window.doc.edit("Add manager DB01", Change.TOPOLOGY,
-                    lambda plan: plan.managers.append(Manager("DB01", "10.0.0.5:8765", workers=[Worker("Worker 1")])))
+    window.doc.edit(
+        "Add manager DB01",
+        Change.TOPOLOGY,
+        lambda plan: plan.managers.append(Manager("DB01", "10.0.0.5:8765", workers=[Worker("Worker 1")])),
+    )
     item = window.topology.topLevelItem(0).child(1)
     assert item.text(0) == "DB01"
     assert item.data(0, DETAIL_ROLE).startswith("10.0.0.5:8765")
@@ -182,8 +214,9 @@ def test_export_as_icf_writes_a_file_iometer_and_fiometer_read(window: MainWindo
     assert again.managers[0].workers[0].targets[0].name == plan.managers[0].workers[0].targets[0].name
 
 
-def test_export_as_icf_refuses_what_iometer_would_read_otherwise(window: MainWindow, tmp_path: Path,
-                                                                 dialogs) -> None:
+def test_export_as_icf_refuses_what_iometer_would_read_otherwise(
+    window: MainWindow, tmp_path: Path, dialogs
+) -> None:
     plan = local_plan(tmp_path, workers=1)
     plan.specs[0].name = "Lecture aléatoire"
     plan.managers[0].workers[0].specs = ["Lecture aléatoire"]
@@ -191,25 +224,44 @@ def test_export_as_icf_refuses_what_iometer_would_read_otherwise(window: MainWin
     out = tmp_path / "exported.icf"
     assert not window.export_icf_to(out)
     assert not out.exists()  # nothing half right is written
-    (title, text), = dialogs.problems
+    ((title, text),) = dialogs.problems
     assert title == "Cannot export as .icf" and "reads the name only up to 'é', as 'Lecture al'" in text
 
 
 def test_first_run_banner_explains_fio(window: MainWindow, qtbot) -> None:
     from app.first_run import FioStatus
 
-    missing = FioStatus(os_name="Linux", found=False, path=None, version=None, source=None,
-                        problem="fio not found", install_hint="apt-get install fio", setting=None,
-                        settings_file="/x/settings.json")
+    missing = FioStatus(
+        os_name="Linux",
+        found=False,
+        path=None,
+        version=None,
+        source=None,
+        problem="fio not found",
+        install_hint="apt-get install fio",
+        setting=None,
+        settings_file="/x/settings.json",
+    )
     window.show_fio_status(missing)
     assert not window.banner.isHidden()
-    assert "fio was not found" in window.banner.label.text() and "apt-get install fio" in window.banner.details
+    assert (
+        "fio was not found" in window.banner.label.text() and "apt-get install fio" in window.banner.details
+    )
     assert "\n" not in window.banner.label.text()  # one compact line; the rest behind Details…
     assert window.banner.sizeHint().height() < 3 * window.fontMetrics().height()
     window.banner.close_button.click()
     assert window.banner.isHidden()
-    found = FioStatus(os_name="Linux", found=True, path="/usr/bin/fio", version="3.33", source="PATH",
-                      problem=None, install_hint="", setting=None, settings_file="/x/settings.json")
+    found = FioStatus(
+        os_name="Linux",
+        found=True,
+        path="/usr/bin/fio",
+        version="3.33",
+        source="PATH",
+        problem=None,
+        install_hint="",
+        setting=None,
+        settings_file="/x/settings.json",
+    )
     window.show_fio_status(found)  # dismissed once: the welcome is not shown again
     assert window.banner.isHidden()
 

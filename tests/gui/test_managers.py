@@ -58,16 +58,18 @@ def test_unreachable_manager_shows_the_reason(qtbot) -> None:
     assert dlg.facts is None
 
 
-def test_unreachable_manager_in_the_topology_and_at_start(window: MainWindow, dialogs, tmp_path: Path,
-                                                         qtbot) -> None:
+def test_unreachable_manager_in_the_topology_and_at_start(
+    window: MainWindow, dialogs, tmp_path: Path, qtbot
+) -> None:
     port = closed_loopback_port()
     plan = local_plan(tmp_path, managers=2, workers=1)
     plan.managers[1].host = f"127.0.0.1:{port}"
     window.doc.replace(plan)
     item = window.topology.topLevelItem(0).child(1)
     assert item.data(0, DETAIL_ROLE).startswith(f"127.0.0.1:{port}")
-    qtbot.waitUntil(lambda: "\n" in (window.topology.topLevelItem(0).child(1).data(0, DETAIL_ROLE) or ""),
-                    timeout=10000)
+    qtbot.waitUntil(
+        lambda: "\n" in (window.topology.topLevelItem(0).child(1).data(0, DETAIL_ROLE) or ""), timeout=10000
+    )
     detail = window.topology.topLevelItem(0).child(1).data(0, DETAIL_ROLE)
     assert str(port) in detail or "refused" in detail.lower()
     assert not window.start_run()
@@ -79,11 +81,15 @@ def test_added_manager_appears_in_the_topology(window: MainWindow) -> None:
     window.edits.add_manager_to_plan("db01", "db01:8765")
     plan = window.doc.plan
     assert [m.name for m in plan.managers][-1] == "db01"
-    assert plan.managers[-1].host == "db01:8765" and [w.name for w in plan.managers[-1].workers] == ["Worker 1"]
+    assert plan.managers[-1].host == "db01:8765" and [w.name for w in plan.managers[-1].workers] == [
+        "Worker 1"
+    ]
     assert window.topology.selection == Selection(1)
     item = window.topology.topLevelItem(0).child(1)
     assert item.data(0, DETAIL_ROLE).startswith("db01:8765")
-    assert "Manager db01" in [window.results_tab.scope.itemText(i) for i in range(window.results_tab.scope.count())]
+    assert "Manager db01" in [
+        window.results_tab.scope.itemText(i) for i in range(window.results_tab.scope.count())
+    ]
 
 
 def test_an_imported_manager_without_host_can_be_placed_on_this_machine(qtbot) -> None:
@@ -104,8 +110,12 @@ def test_probe_of_a_real_fio_server(qtbot, tmp_path: Path) -> None:
     import time
 
     port = closed_loopback_port()
-    server = subprocess.Popen(["fio", f"--server=ip:127.0.0.1,{port}"], cwd=tmp_path,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        ["fio", f"--server=ip:127.0.0.1,{port}"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         time.sleep(0.5)
         dlg = AddManagerDialog(set())

@@ -19,9 +19,15 @@ from tests.helpers import shared_dir
 
 def two_managers(reads: int = 0) -> P.Plan:
     spec = P.AccessSpec("64k", [P.SpecLine(65536, 100, reads, 0, 0, 1, 0, 0)], default_assignment="ALL")
-    return P.Plan("net", P.TestSetup(run_time=3), [spec],
-                  [P.Manager("A", P.LOCAL, workers=[P.Worker("Disk 1", specs=["64k"])]),
-                   P.Manager("B", "127.0.0.3:8765")])
+    return P.Plan(
+        "net",
+        P.TestSetup(run_time=3),
+        [spec],
+        [
+            P.Manager("A", P.LOCAL, workers=[P.Worker("Disk 1", specs=["64k"])]),
+            P.Manager("B", "127.0.0.3:8765"),
+        ],
+    )
 
 
 @pytest.fixture
@@ -29,7 +35,9 @@ def answer(monkeypatch: pytest.MonkeyPatch):
     """Stands in for the modal target dialog: fills it as told, then presses OK (or Cancel)."""
     filled: list[NetworkTargetDialog] = []
 
-    def use(partner: str | None = None, port: int | None = None, accept: bool = True) -> list[NetworkTargetDialog]:
+    def use(
+        partner: str | None = None, port: int | None = None, accept: bool = True
+    ) -> list[NetworkTargetDialog]:
         def exec_(dlg: NetworkTargetDialog) -> QDialog.DialogCode:
             if partner is not None:
                 dlg.partner.setCurrentIndex(dlg.partner.findData(partner))
@@ -69,12 +77,18 @@ def test_add_edit_remove_a_network_target_and_save_it(window: MainWindow, tmp_pa
     assert window.topology.selection == Selection(0, 1) and not tab.stack.is_empty
     assert tab.table_stack.is_empty and "No network target" in tab.table_stack.empty.text()
     assert "sends to its partners" in tab.direction.text()  # 0 % reads: the worker sends
-    assert window.targets_tab.stack.is_empty and "Network Targets tab" in window.targets_tab.stack.empty.text()
+    assert (
+        window.targets_tab.stack.is_empty and "Network Targets tab" in window.targets_tab.stack.empty.text()
+    )
 
     answer(partner="B", port=23000)
     tab.add()
-    assert [(t.name, t.kind, t.partner_manager, t.port) for t in w.targets] == [("B (TCP)", "network", "B", 23000)]
-    assert rows(window) == [["B (TCP)", "B — 127.0.0.3:8765", "23000", "A sends → B listens at 127.0.0.3:23000"]]
+    assert [(t.name, t.kind, t.partner_manager, t.port) for t in w.targets] == [
+        ("B (TCP)", "network", "B", 23000)
+    ]
+    assert rows(window) == [
+        ["B (TCP)", "B — 127.0.0.3:8765", "23000", "A sends → B listens at 127.0.0.3:23000"]
+    ]
     assert worker_label(window, 0, 1) == "Network 2  [TCP → B]"
     assert window.doc.dirty
 
@@ -96,14 +110,23 @@ def test_add_edit_remove_a_network_target_and_save_it(window: MainWindow, tmp_pa
     assert again.managers[0].workers[1] == w and again.managers[0].workers[1].kind == "network_tcp"
     window.open_path(saved)
     window.topology.select(Selection(0, 1))
-    assert rows(window) == [["B (TCP)", "B — 127.0.0.3:8765", "auto", "A sends → B listens at 127.0.0.3:auto"]]
+    assert rows(window) == [
+        ["B (TCP)", "B — 127.0.0.3:8765", "auto", "A sends → B listens at 127.0.0.3:auto"]
+    ]
 
 
-def test_cancel_changes_nothing_and_a_taken_port_is_refused(window: MainWindow, tmp_path: Path, answer) -> None:
+def test_cancel_changes_nothing_and_a_taken_port_is_refused(
+    window: MainWindow, tmp_path: Path, answer
+) -> None:
     plan = two_managers(reads=100)
-    plan.managers[1].workers = [P.Worker("Net B", kind="network_tcp", specs=["64k"],
-                                         targets=[P.Target("A (TCP)", kind="network", partner_manager="A",
-                                                           port=23000)])]
+    plan.managers[1].workers = [
+        P.Worker(
+            "Net B",
+            kind="network_tcp",
+            specs=["64k"],
+            targets=[P.Target("A (TCP)", kind="network", partner_manager="A", port=23000)],
+        )
+    ]
     window.open_path(plan_file(tmp_path, plan))
     window.topology.select(Selection(1, 0))
     tab = window.network_tab
@@ -146,22 +169,31 @@ def test_imported_icf_network_worker_appears_with_its_partner(window: MainWindow
     tab = window.network_tab
     assert not tab.stack.is_empty and tab.protocol.currentData() == "network_tcp"
     # the NIC address in the file is the target's name; the connection goes to the manager's own address
-    assert rows(window) == [["127.0.0.1", "TESTMGR — this machine", "auto",
-                             "TESTMGR sends → TESTMGR listens at 127.0.0.1:auto"]]
+    assert rows(window) == [
+        ["127.0.0.1", "TESTMGR — this machine", "auto", "TESTMGR sends → TESTMGR listens at 127.0.0.1:auto"]
+    ]
     assert worker_label(window, 0, 0) == "Worker 1  [TCP ← TESTMGR]"
 
 
 def test_client_workers_get_their_own_line_in_the_live_results(window: MainWindow, tmp_path: Path) -> None:
     plan = two_managers()
-    plan.managers[0].workers.append(P.Worker("Net", kind="network_tcp", specs=["64k"],
-                                             targets=[P.Target("B", kind="network", partner_manager="B")]))
+    plan.managers[0].workers.append(
+        P.Worker(
+            "Net",
+            kind="network_tcp",
+            specs=["64k"],
+            targets=[P.Target("B", kind="network", partner_manager="B")],
+        )
+    )
     window.open_path(plan_file(tmp_path, plan))
     titles = {s.title.strip(): s.keys for s in window.results_tab.scopes}
     assert titles["B / [Net]"] == [("worker", "B", "n1.w2")]  # Iometer's client worker, on the partner
     assert titles["A / Net"] == [("worker", "A", "w2")]
 
 
-def test_edit_menu_adds_a_network_worker_and_shows_its_tab(window: MainWindow, tmp_path: Path, dialogs) -> None:
+def test_edit_menu_adds_a_network_worker_and_shows_its_tab(
+    window: MainWindow, tmp_path: Path, dialogs
+) -> None:
     window.open_path(plan_file(tmp_path, two_managers()))
     window.topology.select(Selection(1))
     window.action_map["add_network_worker"].trigger()

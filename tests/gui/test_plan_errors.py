@@ -24,19 +24,23 @@ def bad_icf(tmp_path: Path) -> Path:
     text = FIXTURE.read_text(encoding="latin-1")
     assert "\t4096,100,70,100,0,1,4096,0" in text
     path = tmp_path / "bad reads.icf"
-    path.write_text(text.replace("\t4096,100,70,100,0,1,4096,0", "\t4096,100,165,100,0,1,4096,0", 1),
-                    encoding="latin-1")
+    path.write_text(
+        text.replace("\t4096,100,70,100,0,1,4096,0", "\t4096,100,165,100,0,1,4096,0", 1), encoding="latin-1"
+    )
     return path
 
 
-def test_an_icf_with_errors_opens_with_a_dialog_and_start_waits(window: MainWindow, dialogs, tmp_path: Path,
-                                                                  qtbot) -> None:
+def test_an_icf_with_errors_opens_with_a_dialog_and_start_waits(
+    window: MainWindow, dialogs, tmp_path: Path, qtbot
+) -> None:
     assert window.open_path(bad_icf(tmp_path))
     assert len(dialogs.problems) == 1
     title, text = dialogs.problems[0]
     assert title == "The plan has errors"
-    assert 'access specification "4 KiB; 70% Read; 100% random", line 1, % read: must be a whole number ' \
-           "from 0 to 100 %, got 165" in text
+    assert (
+        'access specification "4 KiB; 70% Read; 100% random", line 1, % read: must be a whole number '
+        "from 0 to 100 %, got 165" in text
+    )
     assert "Start is disabled" in text and not INTERNAL.search(text)
     # in Messages too, as an error, and Start waits
     lines = [window.messages.item(i).text() for i in range(window.messages.count())]
@@ -47,14 +51,20 @@ def test_an_icf_with_errors_opens_with_a_dialog_and_start_waits(window: MainWind
     assert not window.start_run()  # (the keyboard shortcut cannot start it either)
     # flagged where it is fixed
     tree = window.specs_tab.tree
-    flagged = [tree.topLevelItem(g).child(i) for g in range(tree.topLevelItemCount())
-               for i in range(tree.topLevelItem(g).childCount())
-               if tree.topLevelItem(g).child(i).foreground(0).color() == QColor(Qt.GlobalColor.red)]
+    flagged = [
+        tree.topLevelItem(g).child(i)
+        for g in range(tree.topLevelItemCount())
+        for i in range(tree.topLevelItem(g).childCount())
+        if tree.topLevelItem(g).child(i).foreground(0).color() == QColor(Qt.GlobalColor.red)
+    ]
     assert [it.text(0) for it in flagged] == ["4 KiB; 70% Read; 100% random"]
     assert "165" in flagged[0].toolTip(0)
     # fixed: Start is enabled again
-    window.doc.edit("Edit spec", Change.SPECS,
-                    lambda plan: setattr(plan.spec("4 KiB; 70% Read; 100% random").lines[0], "reads", 70))
+    window.doc.edit(
+        "Edit spec",
+        Change.SPECS,
+        lambda plan: setattr(plan.spec("4 KiB; 70% Read; 100% random").lines[0], "reads", 70),
+    )
     assert window.action_map["start"].isEnabled()
 
 
@@ -74,13 +84,19 @@ def test_no_problem_names_an_internal_path() -> None:
     problems = validate(plan)
     texts = [str(p) for p in problems]
     assert len(texts) >= 6 and not any(INTERNAL.search(t) for t in texts), texts
-    assert any(t.startswith(f'manager "{plan.managers[1].name}", worker "{plan.managers[1].workers[0].name}", '
-                            "# of outstanding I/Os") for t in texts), texts
+    assert any(
+        t.startswith(
+            f'manager "{plan.managers[1].name}", worker "{plan.managers[1].workers[0].name}", '
+            "# of outstanding I/Os"
+        )
+        for t in texts
+    ), texts
     assert any(t.startswith("Test Setup, run time") for t in texts), texts
 
 
-def test_a_file_that_is_no_plan_is_said_before_asking_about_unsaved_changes(window: MainWindow, dialogs,
-                                                                              tmp_path: Path) -> None:
+def test_a_file_that_is_no_plan_is_said_before_asking_about_unsaved_changes(
+    window: MainWindow, dialogs, tmp_path: Path
+) -> None:
     asked = []
     window._maybe_discard = lambda: asked.append(True) or True
     window.doc.edit("Rename", Change.SETUP, lambda plan: setattr(plan, "name", "changed"))  # unsaved changes
@@ -88,5 +104,5 @@ def test_a_file_that_is_no_plan_is_said_before_asking_about_unsaved_changes(wind
     path.write_text("hello, not JSON")
     assert not window.open_path(path)
     assert asked == []  # nothing to lose: the plan stays as it was
-    (title, text), = dialogs.problems
+    ((title, text),) = dialogs.problems
     assert "not a plan: neither an Iometer configuration (.icf) nor a plan saved by Fiometer" in text

@@ -34,10 +34,15 @@ def plot_areas(view: QWidget) -> list[dict]:
         label_w = left.label.boundingRect().width() if left.label.isVisible() else 0
         bottom_end = bottom.mapRectToScene(bottom.boundingRect()).bottom()
         bottom_w = bottom.label.boundingRect().width() if bottom.label.isVisible() else 0
-        out.append({"name": left.label.toPlainText().strip(), "plot": item.getViewBox().height(),
-                    "left_label_fits": label_w <= left.height() + 1,
-                    "bottom_label_fits": bottom_w <= bottom.width() + 1,
-                    "bottom_axis_inside": bottom_end <= pw.height() + 1})
+        out.append(
+            {
+                "name": left.label.toPlainText().strip(),
+                "plot": item.getViewBox().height(),
+                "left_label_fits": label_w <= left.height() + 1,
+                "bottom_label_fits": bottom_w <= bottom.width() + 1,
+                "bottom_axis_inside": bottom_end <= pw.height() + 1,
+            }
+        )
     return out
 
 
@@ -50,7 +55,9 @@ def check(view: QWidget, where: str, expect: int) -> None:
 
 
 @pytest.mark.parametrize("screen", list(SIZES))
-def test_every_chart_is_readable_on_a_laptop_screen(window: MainWindow, qtbot, screen: str, tmp_path: Path) -> None:
+def test_every_chart_is_readable_on_a_laptop_screen(
+    window: MainWindow, qtbot, screen: str, tmp_path: Path
+) -> None:
     ids = before_after_store(Path(os.environ["FIOMETER_DB"]))
     sweep = sweep_run()
     window.resize(*SIZES[screen])

@@ -23,6 +23,7 @@ from tests.stored_runs import BEFORE
 
 WRITE_S = 1.5  # how long the patched PDF writer takes
 
+
 def db_path() -> Path:
     return Path(os.environ["FIOMETER_DB"])
 
@@ -65,12 +66,14 @@ def write(dlg: ReportDialog, qtbot) -> list[Path]:
 
 
 def pdf_text(path: Path) -> str:
-    return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
 
 
-def test_a_comparison_report_in_every_format(window: MainWindow, qtbot, runs, tmp_path: Path,
-                                             monkeypatch) -> None:
+def test_a_comparison_report_in_every_format(
+    window: MainWindow, qtbot, runs, tmp_path: Path, monkeypatch
+) -> None:
     before, after = runs
     dlg = comparison_dialog(window, qtbot, runs)
     assert dlg.name.text() == f"fiometer-run-{before}-vs-{after}"
@@ -102,7 +105,9 @@ def test_a_comparison_report_in_every_format(window: MainWindow, qtbot, runs, tm
 
     # then the folder, one click away
     opened = []
-    monkeypatch.setattr("app.ui.history.report_dialog.open_folder", lambda folder: opened.append(folder) or True)
+    monkeypatch.setattr(
+        "app.ui.history.report_dialog.open_folder", lambda folder: opened.append(folder) or True
+    )
     assert dlg.open_button.isVisible() and str(tmp_path) in dlg.result.text()
     qtbot.mouseClick(dlg.open_button, Qt.MouseButton.LeftButton)
     assert opened == [tmp_path]
@@ -116,11 +121,36 @@ def test_the_window_writes_what_the_cli_writes(window: MainWindow, qtbot, runs, 
     write(dlg, qtbot)
     cli = tmp_path / "cli"
     cli.mkdir()
-    out = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db_path()), "report", str(before),
-                          "--compare", str(after), "--html", str(cli / "r.html"), "--csv", str(cli / "r.csv"),
-                          "--title", "EVA 4400 disk group expansion", "--client", "Example Corp",
-                          "--author", "Storage Consulting Ltd", "--date", "2026-03-14", "--paper", "Letter"],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(db_path()),
+            "report",
+            str(before),
+            "--compare",
+            str(after),
+            "--html",
+            str(cli / "r.html"),
+            "--csv",
+            str(cli / "r.csv"),
+            "--title",
+            "EVA 4400 disk group expansion",
+            "--client",
+            "Example Corp",
+            "--author",
+            "Storage Consulting Ltd",
+            "--date",
+            "2026-03-14",
+            "--paper",
+            "Letter",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     base = tmp_path / f"fiometer-run-{before}-vs-{after}"
     assert base.with_suffix(".html").read_bytes() == (cli / "r.html").read_bytes()
@@ -140,7 +170,9 @@ def test_one_run_report_from_its_view(window: MainWindow, qtbot, runs, tmp_path:
     assert all(s.spec in text for s in BEFORE) and "10,809" in text
 
 
-def test_writing_never_blocks_the_window(window: MainWindow, qtbot, runs, tmp_path: Path, monkeypatch) -> None:
+def test_writing_never_blocks_the_window(
+    window: MainWindow, qtbot, runs, tmp_path: Path, monkeypatch
+) -> None:
     """A slow PDF (a long report, a slow disk) is painted while the window keeps handling events."""
     import app.report.pdf as pdf
 
@@ -170,8 +202,9 @@ def test_writing_never_blocks_the_window(window: MainWindow, qtbot, runs, tmp_pa
     assert dlg.last_written and dlg.last_written[0].stat().st_size > 1000
 
 
-def test_existing_files_are_replaced_only_when_confirmed(window: MainWindow, qtbot, dialogs, runs,
-                                                         tmp_path: Path) -> None:
+def test_existing_files_are_replaced_only_when_confirmed(
+    window: MainWindow, qtbot, dialogs, runs, tmp_path: Path
+) -> None:
     dlg = comparison_dialog(window, qtbot, runs)
     fill(dlg, tmp_path, ("html",))
     target = tmp_path / f"{dlg.name.text()}.html"
@@ -190,7 +223,10 @@ def test_refusals_are_plain_words(window: MainWindow, qtbot, runs, tmp_path: Pat
     dlg = comparison_dialog(window, qtbot, runs)
     fill(dlg, tmp_path / "no such folder", ("html",))
     qtbot.mouseClick(dlg.write_button, Qt.MouseButton.LeftButton)
-    assert dlg.error.isVisible() and dlg.error.text() == f"The folder {tmp_path / 'no such folder'} does not exist."
+    assert (
+        dlg.error.isVisible()
+        and dlg.error.text() == f"The folder {tmp_path / 'no such folder'} does not exist."
+    )
     for cb in dlg.formats.values():
         cb.setChecked(False)
     assert not dlg.write_button.isEnabled()
@@ -206,19 +242,25 @@ def test_refusals_are_plain_words(window: MainWindow, qtbot, runs, tmp_path: Pat
     assert list(tmp_path.glob("*.html")) == []
 
 
-def test_the_dialog_remembers_author_client_and_folder(window: MainWindow, qtbot, runs, tmp_path: Path) -> None:
+def test_the_dialog_remembers_author_client_and_folder(
+    window: MainWindow, qtbot, runs, tmp_path: Path
+) -> None:
     dlg = comparison_dialog(window, qtbot, runs)
     fill(dlg, tmp_path, ("csv",))
     write(dlg, qtbot)
     dlg.close()
     again = window.history.report(dlg.request)
-    assert (again.author.text(), again.client.text(), again.folder.text()) == \
-        ("Storage Consulting Ltd", "Example Corp", str(tmp_path))
+    assert (again.author.text(), again.client.text(), again.folder.text()) == (
+        "Storage Consulting Ltd",
+        "Example Corp",
+        str(tmp_path),
+    )
     assert again.chosen_formats() == ["csv"] and again.paper.currentText() == "Letter"
 
 
 def test_labels_company_and_logo_reach_the_report_and_company_and_logo_are_remembered(
-        window: MainWindow, qtbot, runs, tmp_path: Path) -> None:
+    window: MainWindow, qtbot, runs, tmp_path: Path
+) -> None:
     from PySide6.QtGui import QColor, QImage
 
     logo = tmp_path / "logo.png"

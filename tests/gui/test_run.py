@@ -60,7 +60,10 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
     assert "Step 1/1" in window.status_step.text() and "Running" in window.status_state.text()
     assert "Remaining" in window.status_time.text()
     assert gc.get_freeze_count() > 10_000  # the window's objects are left out of collections during the run
-    assert gc.get_threshold() == (live_gc.RUN_THRESHOLD, *thresholds[1:])  # and the young ones collected less often
+    assert gc.get_threshold() == (
+        live_gc.RUN_THRESHOLD,
+        *thresholds[1:],
+    )  # and the young ones collected less often
 
     # the charts hold real numbers, and the table shows them with Iometer's names
     s = window.live.series[ALL_KEY]
@@ -106,8 +109,9 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
     assert f"Stored as run {summary.id} in" in " ".join(messages)
 
 
-def test_closing_during_a_run_asks_one_question_and_cancel_changes_nothing(window: MainWindow, tmp_path: Path,
-                                                                           qtbot) -> None:
+def test_closing_during_a_run_asks_one_question_and_cancel_changes_nothing(
+    window: MainWindow, tmp_path: Path, qtbot
+) -> None:
     plan, mapping = mapped_plan(tmp_path)
     window.doc.replace(plan)
     unsaved_change(window)  # unsaved changes as well as a run
@@ -142,8 +146,15 @@ def test_the_close_question_defaults_to_cancel(window: MainWindow, tmp_path: Pat
     def press_enter() -> None:
         box = QApplication.activeModalWidget()
         assert isinstance(box, QMessageBox)
-        seen.append(box.text() + " " + box.informativeText() + " | "
-                    + " / ".join(b.text() for b in box.buttons()) + " | default " + box.defaultButton().text())
+        seen.append(
+            box.text()
+            + " "
+            + box.informativeText()
+            + " | "
+            + " / ".join(b.text() for b in box.buttons())
+            + " | default "
+            + box.defaultButton().text()
+        )
         qtbot.keyClick(box, Qt.Key.Key_Return)
 
     QTimer.singleShot(200, press_enter)
@@ -165,7 +176,9 @@ def test_unrunnable_plan_is_refused_with_the_reason(window: MainWindow, dialogs,
     assert title == "Cannot start the test" and "'C:'" in text
 
 
-def test_writing_to_an_existing_file_is_armed_by_asking(window: MainWindow, dialogs, tmp_path: Path, qtbot) -> None:
+def test_writing_to_an_existing_file_is_armed_by_asking(
+    window: MainWindow, dialogs, tmp_path: Path, qtbot
+) -> None:
     plan = local_plan(tmp_path, workers=1)
     target = Path(plan.managers[0].workers[0].targets[0].name)
     target.write_bytes(b"precious" * 1024)

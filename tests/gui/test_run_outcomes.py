@@ -48,9 +48,13 @@ def hooks():
     sys.excepthook, threading.excepthook = saved
 
 
-def test_unexpected_error_in_the_window_is_logged_and_shown_with_the_log_path(qtbot, hooks, monkeypatch) -> None:
+def test_unexpected_error_in_the_window_is_logged_and_shown_with_the_log_path(
+    qtbot, hooks, monkeypatch
+) -> None:
     shown: list[tuple[str, str]] = []
-    monkeypatch.setattr(crash.QMessageBox, "critical", lambda parent, title, text: shown.append((title, text)))
+    monkeypatch.setattr(
+        crash.QMessageBox, "critical", lambda parent, title, text: shown.append((title, text))
+    )
     crash.install(show_dialog=True)
     try:
         raise KeyError("a slot went wrong")

@@ -22,9 +22,25 @@ REPO = Path(__file__).resolve().parents[2]
 
 def cli_run(plan: Path, *extra: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}  # FIOMETER_DB: the window's database (conftest)
-    return subprocess.run([sys.executable, "-m", "app.cli", "run", str(plan), "--run-time", "1",
-                           "--test-file-size", "1M", *extra], capture_output=True, text=True, cwd=REPO, env=env,
-                          timeout=120)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "run",
+            str(plan),
+            "--run-time",
+            "1",
+            "--test-file-size",
+            "1M",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=120,
+    )
 
 
 def run_in_window(window: MainWindow, qtbot) -> str:
@@ -36,7 +52,8 @@ def run_in_window(window: MainWindow, qtbot) -> str:
 
 
 def test_test_files_created_by_the_cli_and_the_window_are_reused_by_both_without_arming(
-        window: MainWindow, dialogs, tmp_path: Path, qtbot) -> None:
+    window: MainWindow, dialogs, tmp_path: Path, qtbot
+) -> None:
     plan = local_plan(tmp_path, workers=1)
     target = Path(plan.managers[0].workers[0].targets[0].name)
     path = plan_file(tmp_path, plan)
@@ -61,7 +78,8 @@ def test_test_files_created_by_the_cli_and_the_window_are_reused_by_both_without
 
 
 def test_a_missing_folder_is_offered_for_creation_never_made_silently(
-        window: MainWindow, dialogs, tmp_path: Path, qtbot) -> None:
+    window: MainWindow, dialogs, tmp_path: Path, qtbot
+) -> None:
     plan = local_plan(tmp_path, workers=1)
     folder = tmp_path / "new" / "folder"
     plan.managers[0].workers[0].targets = [Target(str(folder / "iobw.tst"))]
@@ -97,7 +115,8 @@ def test_the_window_arms_exactly_what_the_engine_refused(window: MainWindow, dia
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root: makes a device node")
 def test_a_confirmation_arms_the_file_shown_not_the_device_its_name_leads_to_at_start(
-        window: MainWindow, tmp_path: Path) -> None:
+    window: MainWindow, tmp_path: Path
+) -> None:
     """The user confirms overwriting a file; while the question is open the name becomes a device node: the
     confirmation does not carry over to the device — the user is asked about the device itself."""
     plan = local_plan(tmp_path, workers=1)
@@ -115,8 +134,9 @@ def test_a_confirmation_arms_the_file_shown_not_the_device_its_name_leads_to_at_
             return True
         return False  # the question about the device: no
 
-    prepared = window.controller.prepare(window.doc.plan, RunOptions(run_time=1, file_size=1 << 20), None,
-                                         confirm_while_it_changes)
+    prepared = window.controller.prepare(
+        window.doc.plan, RunOptions(run_time=1, file_size=1 << 20), None, confirm_while_it_changes
+    )
     assert prepared is None
     (file_risk,), (device_risk,) = asked
     assert file_risk.obj[0] == "file" and "did not create it" in file_risk.reason

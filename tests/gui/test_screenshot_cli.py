@@ -18,8 +18,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run_cli(*args: str, settings: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FIOMETER_SETTINGS_DIR": str(settings)}
-    return subprocess.run([sys.executable, "-m", "app.cli", "gui", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=180)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "gui", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 def test_screenshot_writes_one_png_per_tab(tmp_path: Path) -> None:
@@ -28,9 +34,13 @@ def test_screenshot_writes_one_png_per_tab(tmp_path: Path) -> None:
     done = run_cli(str(path), "--screenshot", str(out), settings=tmp_path / "settings")
     assert done.returncode == 0, done.stderr
     pngs = sorted(out.glob("*.png"))
-    assert [p.name for p in pngs] == ["01-disk-targets.png", "02-network-targets.png",
-                                      "03-access-specifications.png", "04-test-setup.png",
-                                      "05-results-display.png"]
+    assert [p.name for p in pngs] == [
+        "01-disk-targets.png",
+        "02-network-targets.png",
+        "03-access-specifications.png",
+        "04-test-setup.png",
+        "05-results-display.png",
+    ]
     assert len(pngs) == len(TAB_NAMES)
     for p in pngs:
         img = QImage(str(p))
@@ -52,15 +62,21 @@ def test_screenshot_after_a_short_run_shows_numbers(tmp_path: Path) -> None:
     plan = local_plan(tmp_path, workers=1)
     path = plan_file(tmp_path, plan)
     out = tmp_path / "shots"
-    done = run_cli(str(path), "--screenshot", str(out), "--run", "4", "--engine", "null",
-                   settings=tmp_path / "settings")
+    done = run_cli(
+        str(path), "--screenshot", str(out), "--run", "4", "--engine", "null", settings=tmp_path / "settings"
+    )
     assert done.returncode == 0, done.stderr
     assert "fiometer: run complete" in done.stderr
     # the curves are drawn in the first series colour (#4e79a7); an empty chart has none of it
     img = QImage(str(out / "05-results-display.png"))
-    blue = sum(1 for x in range(0, img.width(), 2) for y in range(0, img.height(), 2)
-               if abs(img.pixelColor(x, y).red() - 0x4e) < 12 and abs(img.pixelColor(x, y).green() - 0x79) < 12
-               and abs(img.pixelColor(x, y).blue() - 0xa7) < 12)
+    blue = sum(
+        1
+        for x in range(0, img.width(), 2)
+        for y in range(0, img.height(), 2)
+        if abs(img.pixelColor(x, y).red() - 0x4E) < 12
+        and abs(img.pixelColor(x, y).green() - 0x79) < 12
+        and abs(img.pixelColor(x, y).blue() - 0xA7) < 12
+    )
     assert blue > 60  # an empty Results Display has about 15 such pixels
 
 
@@ -72,16 +88,48 @@ def test_open_run_shows_a_stored_run_and_its_screenshot(tmp_path: Path) -> None:
     shutil.copy(ROOT / "tests" / "fixtures" / "store" / "v2-two-runs.db", db)  # migrated on opening, too
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FIOMETER_SETTINGS_DIR": str(tmp_path / "settings")}
     out = tmp_path / "shots"
-    done = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "gui", "--open-run", "1",
-                           "--screenshot", str(out)], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=180)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(db),
+            "gui",
+            "--open-run",
+            "1",
+            "--screenshot",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(out / "run-1.png")]
     img = QImage(str(out / "run-1.png"))
     assert (img.width(), img.height()) == (1280, 800)
-    missing = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "gui", "--open-run", "99",
-                              "--screenshot", str(out)], cwd=ROOT, env=env, capture_output=True, text=True,
-                             timeout=180)
+    missing = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(db),
+            "gui",
+            "--open-run",
+            "99",
+            "--screenshot",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert missing.returncode == 2 and "There is no run 99" in missing.stderr
     assert "Traceback" not in missing.stderr
 

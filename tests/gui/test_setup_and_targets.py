@@ -81,8 +81,10 @@ def test_targets_tab_edits_the_selected_worker(window: MainWindow, tmp_path: Pat
 def test_disk_list_greys_out_disks_in_use(window: MainWindow) -> None:
     tab = window.targets_tab
     tab.disk_os = "Linux"
-    tab.local_disks = [Disk("sda", "/dev/sda", 500 << 30, "SSD A", ("sda1",), ("/",)),
-                       Disk("sdb", "/dev/sdb", 1 << 40, "Blank B")]
+    tab.local_disks = [
+        Disk("sda", "/dev/sda", 500 << 30, "SSD A", ("sda1",), ("/",)),
+        Disk("sdb", "/dev/sdb", 1 << 40, "Blank B"),
+    ]
     window.topology.select(Selection(0, 0))
     tab.refresh()
     items = [tab.disks.topLevelItem(i) for i in range(tab.disks.topLevelItemCount())]
@@ -156,12 +158,18 @@ def test_a_test_files_size_is_the_size_fio_gets_on_every_manager(qtbot, window: 
         dlg.path.setText(path)
         dlg.size.setText("1 GiB")
         assert dlg.sector_size() == sector
-        assert dlg.sectors.text() == f"Kept as Maximum Disk Size = {(1 << 30) // sector:,} sectors of {sector} bytes " \
-                                     "(for every target of this worker)"
+        assert (
+            dlg.sectors.text()
+            == f"Kept as Maximum Disk Size = {(1 << 30) // sector:,} sectors of {sector} bytes "
+            "(for every target of this worker)"
+        )
         worker.max_size = dlg.max_size_sectors()
         worker.targets.append(Target(path, path))
-        assert worker.max_size * resolve(worker.targets[0], tab.os_by_manager[plan.managers[mi].name]).sector_size \
-            == 1 << 30  # what the engine writes as fio's size=
+        assert (
+            worker.max_size
+            * resolve(worker.targets[0], tab.os_by_manager[plan.managers[mi].name]).sector_size
+            == 1 << 30
+        )  # what the engine writes as fio's size=
         tab._update_size_note(worker)
         assert tab.max_size_note.text() == f"= 1 GiB per target ({sector}-byte sectors)"
         assert "local and remote managers" in tab.max_size_note.toolTip()
@@ -200,8 +208,11 @@ def test_the_add_test_file_button_stays_put(qtbot, window: MainWindow, monkeypat
     place("remote worker, empty list")
     from PySide6.QtWidgets import QDialog
 
-    monkeypatch.setattr(AddTestFileDialog, "exec",  # the user types a path and presses OK
-                        lambda dlg: (dlg.path.setText("/data/iobw.tst"), QDialog.DialogCode.Accepted)[1])
+    monkeypatch.setattr(
+        AddTestFileDialog,
+        "exec",  # the user types a path and presses OK
+        lambda dlg: (dlg.path.setText("/data/iobw.tst"), QDialog.DialogCode.Accepted)[1],
+    )
     qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
     assert len(worker.targets) == 1
     place("remote worker, one target")

@@ -69,8 +69,11 @@ def test_manager_selection_assigns_to_all_its_workers(window: MainWindow, tmp_pa
 
 
 def test_my_library_keeps_specs_in_the_settings(window: MainWindow) -> None:
-    window.doc.edit("New spec", Change.SPECS,
-                    lambda plan: plan.specs.append(AccessSpec("Mine", [SpecLine(65536, 100, 0, 0, 0, 1, 0, 0)])))
+    window.doc.edit(
+        "New spec",
+        Change.SPECS,
+        lambda plan: plan.specs.append(AccessSpec("Mine", [SpecLine(65536, 100, 0, 0, 0, 1, 0, 0)])),
+    )
     select_library(window, PLAN, "Mine")
     window.specs_tab.save_to_library()
     from app.ui.plan.library import SpecLibrary

@@ -36,12 +36,26 @@ def unreadable_cells(view: QAbstractItemView) -> list[str]:
     for it, col in items:
         if it is None or not it.text(col) if isinstance(view, QTreeWidget) else it is None or not it.text():
             continue
-        fg = it.data(col, Qt.ItemDataRole.ForegroundRole) if isinstance(view, QTreeWidget) else \
-            it.data(Qt.ItemDataRole.ForegroundRole)
-        bg = it.data(col, Qt.ItemDataRole.BackgroundRole) if isinstance(view, QTreeWidget) else \
-            it.data(Qt.ItemDataRole.BackgroundRole)
-        fg = QColor(fg.color() if hasattr(fg, "color") else fg) if fg is not None else pal.color(QPalette.ColorRole.Text)
-        bg = QColor(bg.color() if hasattr(bg, "color") else bg) if bg is not None else pal.color(QPalette.ColorRole.Base)
+        fg = (
+            it.data(col, Qt.ItemDataRole.ForegroundRole)
+            if isinstance(view, QTreeWidget)
+            else it.data(Qt.ItemDataRole.ForegroundRole)
+        )
+        bg = (
+            it.data(col, Qt.ItemDataRole.BackgroundRole)
+            if isinstance(view, QTreeWidget)
+            else it.data(Qt.ItemDataRole.BackgroundRole)
+        )
+        fg = (
+            QColor(fg.color() if hasattr(fg, "color") else fg)
+            if fg is not None
+            else pal.color(QPalette.ColorRole.Text)
+        )
+        bg = (
+            QColor(bg.color() if hasattr(bg, "color") else bg)
+            if bg is not None
+            else pal.color(QPalette.ColorRole.Base)
+        )
         if contrast(fg, bg) < 90:
             text = it.text(col) if isinstance(view, QTreeWidget) else it.text()
             out.append(f"{type(view).__name__} {text!r}: {fg.name()} on {bg.name()}")
@@ -56,8 +70,9 @@ def switch(window: MainWindow, qtbot, mode: str) -> None:
     assert action.isChecked() and [a.isChecked() for a in window.theme_actions.values()].count(True) == 1
 
 
-@pytest.mark.parametrize("order", [(theme.LIGHT, theme.DARK), (theme.DARK, theme.LIGHT)],
-                         ids=["light-to-dark", "dark-to-light"])
+@pytest.mark.parametrize(
+    "order", [(theme.LIGHT, theme.DARK), (theme.DARK, theme.LIGHT)], ids=["light-to-dark", "dark-to-light"]
+)
 def test_every_table_follows_a_theme_switch(window: MainWindow, qtbot, order: tuple[str, str]) -> None:
     ids = before_after_store(Path(os.environ["FIOMETER_DB"]))
     ui = window.history
@@ -76,11 +91,14 @@ def test_every_table_follows_a_theme_switch(window: MainWindow, qtbot, order: tu
     problems = [p for v in views for p in unreadable_cells(v)]
     assert problems == []
     # every widget took the new palette (none kept the old theme's text or window colour)
-    stale = [type(w).__name__ for w in window.findChildren(QAbstractItemView) + [window.results_tab, run]
-             for role in (QPalette.ColorRole.Text, QPalette.ColorRole.Base, QPalette.ColorRole.Window)
-             if w.palette().color(role) != want.color(w.palette().currentColorGroup(), role)]
+    stale = [
+        type(w).__name__
+        for w in window.findChildren(QAbstractItemView) + [window.results_tab, run]
+        for role in (QPalette.ColorRole.Text, QPalette.ColorRole.Base, QPalette.ColorRole.Window)
+        if w.palette().color(role) != want.color(w.palette().currentColorGroup(), role)
+    ]
     assert stale == []
-    assert (window.results_tab.table.item(0, 0).data(Qt.ItemDataRole.ForegroundRole) is None)
+    assert window.results_tab.table.item(0, 0).data(Qt.ItemDataRole.ForegroundRole) is None
 
 
 def test_theme_items_are_radio_items(window: MainWindow) -> None:

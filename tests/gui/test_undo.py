@@ -60,8 +60,9 @@ def test_topology_add_and_remove_worker_undo_and_redo(window: MainWindow, tmp_pa
     assert [w.name for w in window.doc.plan.managers[0].workers] == ["W2", "Worker 3"]
     undo(window)
     assert [w.name for w in window.doc.plan.managers[0].workers] == ["W1", "W2", "Worker 3"]
-    assert [t.name for t in window.doc.plan.managers[0].workers[0].targets] == \
-        [str(tmp_path / f"M1-w1-t{i}.tst") for i in (1, 2)]  # removed with its targets, back with them
+    assert [t.name for t in window.doc.plan.managers[0].workers[0].targets] == [
+        str(tmp_path / f"M1-w1-t{i}.tst") for i in (1, 2)
+    ]  # removed with its targets, back with them
 
 
 def test_disk_targets_edits_undo_and_redo(window: MainWindow, tmp_path: Path, qtbot) -> None:
@@ -89,8 +90,10 @@ def test_disk_targets_edits_undo_and_redo(window: MainWindow, tmp_path: Path, qt
     assert worker().max_size == 2048 and tab.max_size.text() == "2048"
 
     tab.table.selectRow(0)
-    qtbot.mouseClick(next(b for b in tab.findChildren(type(tab.add_disk_button)) if b.text() == "Remove"),
-                     Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(
+        next(b for b in tab.findChildren(type(tab.add_disk_button)) if b.text() == "Remove"),
+        Qt.MouseButton.LeftButton,
+    )
     assert len(worker().targets) == 1 and tab.table.rowCount() == 1
     undo(window)
     assert len(worker().targets) == 2 and tab.table.rowCount() == 2
@@ -169,7 +172,11 @@ def test_test_setup_edits_undo_and_redo(window: MainWindow, tmp_path: Path, qtbo
     tab.test_type.setCurrentIndex(tab.test_type.findData("CYCLE_OUTSTANDING_IOS"))
     assert tab.qd_box.isEnabled()
     undo(window)
-    assert setup().test_type == "NORMAL" and tab.test_type.currentData() == "NORMAL" and not tab.qd_box.isEnabled()
+    assert (
+        setup().test_type == "NORMAL"
+        and tab.test_type.currentData() == "NORMAL"
+        and not tab.qd_box.isEnabled()
+    )
 
 
 def test_results_display_settings_undo_and_redo(window: MainWindow, tmp_path: Path) -> None:
@@ -239,6 +246,7 @@ def test_ctrl_z_and_ctrl_y_keys_undo_and_redo(window: MainWindow, tmp_path: Path
     qtbot.keyClick(window.topology, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
     assert len(window.doc.plan.managers[0].workers) == 3
     qtbot.keyClick(window.topology, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    qtbot.keyClick(window.topology, Qt.Key.Key_Z,
-                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(
+        window.topology, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
     assert len(window.doc.plan.managers[0].workers) == 3

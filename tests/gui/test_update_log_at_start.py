@@ -28,8 +28,9 @@ class SaveDialog:
 
 
 @pytest.mark.fio
-def test_start_asks_for_the_results_file_and_writes_every_update_beside_it(window: MainWindow, qtbot,
-                                                                             tmp_path: Path, monkeypatch) -> None:
+def test_start_asks_for_the_results_file_and_writes_every_update_beside_it(
+    window: MainWindow, qtbot, tmp_path: Path, monkeypatch
+) -> None:
     plan = local_plan(tmp_path, workers=2)
     plan.setup.iometer.record_last_update = True
     window.doc.replace(plan)
@@ -48,8 +49,12 @@ def test_start_asks_for_the_results_file_and_writes_every_update_beside_it(windo
     (whole,) = read_results_file(tmp_path / "results.csv")
     assert whole.tests[0].rows[0].kind == "ALL"
     said = [window.messages.item(i).text() for i in range(window.messages.count())]
-    qtbot.waitUntil(lambda: any("Iometer results appended to" in t for t in
-                                [window.messages.item(i).text() for i in range(window.messages.count())]))
+    qtbot.waitUntil(
+        lambda: any(
+            "Iometer results appended to" in t
+            for t in [window.messages.item(i).text() for i in range(window.messages.count())]
+        )
+    )
     assert any(f"every update goes to {tmp_path / 'instresults.csv'}" in t for t in said)
     # the next Start proposes the same file (Iometer appends a series to it)
     monkeypatch.setattr(QFileDialog, "getSaveFileName", cancel := SaveDialog(""))
@@ -58,7 +63,9 @@ def test_start_asks_for_the_results_file_and_writes_every_update_beside_it(windo
     assert not window.controller.running
 
 
-def test_a_plan_without_the_setting_starts_without_asking(window: MainWindow, tmp_path: Path, monkeypatch) -> None:
+def test_a_plan_without_the_setting_starts_without_asking(
+    window: MainWindow, tmp_path: Path, monkeypatch
+) -> None:
     from app.ui.run.results_file_prompt import ask_results_file
 
     asked = SaveDialog(str(tmp_path / "results.csv"))
@@ -66,8 +73,9 @@ def test_a_plan_without_the_setting_starts_without_asking(window: MainWindow, tm
     assert ask_results_file(window, local_plan(tmp_path), None) is None and not asked.asked
 
 
-def test_a_results_file_that_cannot_be_written_refuses_the_start(window: MainWindow, dialogs, tmp_path: Path,
-                                                                 monkeypatch) -> None:
+def test_a_results_file_that_cannot_be_written_refuses_the_start(
+    window: MainWindow, dialogs, tmp_path: Path, monkeypatch
+) -> None:
     plan = local_plan(tmp_path, workers=1)
     plan.setup.iometer.record_last_update = True
     window.doc.replace(plan)

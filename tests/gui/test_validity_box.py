@@ -28,10 +28,26 @@ def cli_run(tmp: Path, db: Path, *, direct: bool, engine: str | None = None) -> 
     plan.setup.direct_io = direct
     path = tmp / f"plan-{direct}.json"
     planfile.save(plan, path)
-    out = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "run", str(path), "--map",
-                          f"T={tmp / 'small.dat'}", "--test-file-size", "16M",
-                          *(("--engine", engine) if engine else ())],
-                         capture_output=True, text=True, timeout=120, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(db),
+            "run",
+            str(path),
+            "--map",
+            f"T={tmp / 'small.dat'}",
+            "--test-file-size",
+            "16M",
+            *(("--engine", engine) if engine else ()),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     assert out.returncode == 0, out.stdout + out.stderr
 
 
@@ -49,7 +65,9 @@ def test_history_shows_a_runs_validity_notes(window: MainWindow, qtbot, tmp_path
     db.parent.mkdir(parents=True, exist_ok=True)
     cli_run(tmp_path, db, direct=False)  # run 1: buffered reads of 16 MiB
     view = open_run(window, qtbot, 1)
-    assert any(line.startswith("Cache (step 1, on M1): buffered reads (direct=0)") for line in view.validity.lines)
+    assert any(
+        line.startswith("Cache (step 1, on M1): buffered reads (direct=0)") for line in view.validity.lines
+    )
     assert "Validity notes" in view.validity.label.text() and "What to do" in view.validity.label.text()
     shot = tmp_path / "history-validity.png"
     assert window.grab().save(str(shot))
@@ -67,7 +85,9 @@ def test_history_says_when_a_run_carries_no_note(window: MainWindow, qtbot, tmp_
         assert view.validity.label.text().startswith("Validity: no notes")
 
 
-def test_results_tab_shows_the_notes_when_a_run_from_the_window_ends(window: MainWindow, qtbot, tmp_path) -> None:
+def test_results_tab_shows_the_notes_when_a_run_from_the_window_ends(
+    window: MainWindow, qtbot, tmp_path
+) -> None:
     from app.engine.run.runner import RunOptions
     from app.model.plan import Target
     from tests.gui.conftest import local_plan
@@ -84,13 +104,17 @@ def test_results_tab_shows_the_notes_when_a_run_from_the_window_ends(window: Mai
     with qtbot.waitSignal(window.controller.finished, timeout=60000):
         pass
     box = window.results_tab.validity
-    assert box.isVisible() and any(line.startswith("Compressible data (step 1") for line in box.lines), box.lines
+    assert box.isVisible() and any(line.startswith("Compressible data (step 1") for line in box.lines), (
+        box.lines
+    )
     shot = tmp_path / "results-validity.png"
     assert window.grab().save(str(shot))
     print(f"screenshot: {shot}")
 
 
-def test_test_setup_starts_a_load_search_and_history_shows_its_answer(window: MainWindow, qtbot, tmp_path) -> None:
+def test_test_setup_starts_a_load_search_and_history_shows_its_answer(
+    window: MainWindow, qtbot, tmp_path
+) -> None:
     """The curve from the window, on the null engine (p99 well under 1 ms): every load keeps a 50 ms limit, so
     the search climbs to the highest load allowed and confirms it."""
     from app.engine.run.runner import RunOptions
@@ -101,8 +125,9 @@ def test_test_setup_starts_a_load_search_and_history_shows_its_answer(window: Ma
     plan = local_plan(tmp_path, workers=1)
     plan.managers[0].workers[0].targets = [Target("T")]
     window.doc.replace(plan)
-    window.run_options = RunOptions(run_time=1, engine="null", file_size=8 << 20,
-                                    mapping={"T": str(tmp_path / "n.dat")})
+    window.run_options = RunOptions(
+        run_time=1, engine="null", file_size=8 << 20, mapping={"T": str(tmp_path / "n.dat")}
+    )
     box = window.setup_tab.curve_box
     box.p99.setValue(50.0)
     box.max_load.setValue(16)
@@ -113,6 +138,7 @@ def test_test_setup_starts_a_load_search_and_history_shows_its_answer(window: Ma
     with open_store(Path(os.environ["FIOMETER_DB"])) as store:
         run = get_run(store, rec.run_id)
     from app.analysis.curve import curve_of
+
     (result,) = curve_of(run)
     assert result.answer_load == 16 and result.steps_measured <= 8 and result.confirmation is not None
     assert "at QD 16 with p99" in result.sentence()

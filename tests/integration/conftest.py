@@ -19,8 +19,12 @@ def small_fs(tmp_path):
     """A 4 MiB tmpfs (needs root, as CI and the developers' machines have)."""
     mnt = tmp_path / "small"
     mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)],
-                                           capture_output=True).returncode:
+    if (
+        os.geteuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)], capture_output=True
+        ).returncode
+    ):
         pytest.skip("mounting a small tmpfs needs root")
     yield mnt
     subprocess.run(["umount", "-l", str(mnt)], capture_output=True)

@@ -33,8 +33,11 @@ def _dead_pid() -> int:
 def _job_folder(parent: Path, pid: int | None = None, extra: str | None = None) -> Path:
     folder = Path(tempfile.mkdtemp(prefix=workdirs.PREFIX, dir=parent))
     me = current_owner()
-    owner = {"pid": pid if pid is not None else me.pid, "host": me.host,
-             "token": None if pid is not None else me.token}
+    owner = {
+        "pid": pid if pid is not None else me.pid,
+        "host": me.host,
+        "token": None if pid is not None else me.token,
+    }
     (folder / workdirs.MARKER).write_text(json.dumps(owner))
     (folder / "fiometer-abc.fio").write_text("[global]\n")
     if extra:
@@ -68,8 +71,12 @@ def _fio_with_jobs(tmp_path: Path, jobs: int) -> tuple[subprocess.Popen, str]:
     for i in range(jobs):
         text += [f"[j{i}]", f"filename={tmp_path / f'f{i}'}"]
     jobfile.write_text("\n".join(text) + "\n")
-    fio = subprocess.Popen(["fio", "--output-format=json", str(jobfile)], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, start_new_session=True)
+    fio = subprocess.Popen(
+        ["fio", "--output-format=json", str(jobfile)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while len(descendants(fio.pid)) < jobs and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -142,8 +149,11 @@ def test_killing_fiometer_under_256_jobs_ends_fio_quickly_and_the_next_start_cle
     left = [p for p in Path(tempfile.gettempdir()).glob(workdirs.PREFIX + "*") if p.name not in before]
     assert left, "the killed Fiometer left its job folder"
     # the next Fiometer removes it when it starts, whatever the command
-    out = subprocess.run([sys.executable, "-m", "app.cli", "runs", "--db", str(tmp_path / "r.db")],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "runs", "--db", str(tmp_path / "r.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Traceback" not in out.stderr
     assert not any(p.exists() for p in left)
-

@@ -44,15 +44,19 @@ def expected_all(manager_samples) -> tuple[dict[int, int], dict[int, int]]:
             whole_at[name][k] = s.whole.ios
     wholes = {}
     for k in ios:
-        wholes[k] = sum(max(((j, w) for j, w in seconds.items() if j <= k), default=(0, 0))[1]
-                        for seconds in whole_at.values())
+        wholes[k] = sum(
+            max(((j, w) for j, w in seconds.items() if j <= k), default=(0, 0))[1]
+            for seconds in whole_at.values()
+        )
     return dict(ios), wholes
 
 
 def test_a_bunching_link_keeps_every_second_its_own_in_the_store(tmp_path, fio_server):
     direct = fio_server("127.0.0.2")
     behind = fio_server("127.0.0.3")
-    proxy = FioProxy(behind[0], behind[1], "127.0.0.4", bunch=3.5)  # > ALL's patience: seconds go out without it
+    proxy = FioProxy(
+        behind[0], behind[1], "127.0.0.4", bunch=3.5
+    )  # > ALL's patience: seconds go out without it
     plan = plan_for(tmp_path, 2)
     addresses = {"M1": f"{direct[0]}:{direct[1]}", "M2": f"{proxy.host}:{proxy.port}"}
     endpoints = {n: remote_endpoint(n, a) for n, a in addresses.items()}
@@ -60,8 +64,12 @@ def test_a_bunching_link_keeps_every_second_its_own_in_the_store(tmp_path, fio_s
     try:
         with open_store(tmp_path / "seconds.db") as store:
             recorder = StoreRecorder(store)
-            runner = Runner(plan, endpoints, Fanout(recorder, collect),
-                            RunOptions(run_time=RUN_S, engine="null", file_size=1 << 20))
+            runner = Runner(
+                plan,
+                endpoints,
+                Fanout(recorder, collect),
+                RunOptions(run_time=RUN_S, engine="null", file_size=1 << 20),
+            )
             assert runner.run() == "complete", [m.text for m in collect.messages]
             step = get_run(store, recorder.run_id, raw_output=True).steps[0]
             stored_managers = {n: step_samples(store, step.id, "manager", n, manager=n) for n in addresses}
@@ -78,7 +86,11 @@ def test_a_bunching_link_keeps_every_second_its_own_in_the_store(tmp_path, fio_s
 
     # each manager's stored seconds are its own reports, as fio measured them, and add up to fio's own totals
     for name in addresses:
-        own = [(s.t, s.interval.ios) for s in collect.samples_by_step if s.level == "manager" and s.manager == name]
+        own = [
+            (s.t, s.interval.ios)
+            for s in collect.samples_by_step
+            if s.level == "manager" and s.manager == name
+        ]
         assert [(t, x.ios) for t, x in stored_managers[name]] == own, name
         assert checks[name].complete, checks[name].why
 
@@ -109,7 +121,9 @@ def test_a_manager_killed_mid_step_counts_in_all_over_the_steps_time(tmp_path, f
     killed: list[bool] = []
 
     def kill_second(samples):
-        if not killed and any(s.level == "manager" and s.manager == "M2" and s.whole.seconds > 1.5 for s in samples):
+        if not killed and any(
+            s.level == "manager" and s.manager == "M2" and s.whole.seconds > 1.5 for s in samples
+        ):
             killed.append(True)
             for pid in job_processes(second[2].pid):  # (its own session: not in the server's group)
                 os.kill(pid, signal.SIGKILL)
@@ -117,21 +131,28 @@ def test_a_manager_killed_mid_step_counts_in_all_over_the_steps_time(tmp_path, f
 
     collect = Collect(kill_second)
     printed = TimedLines()
-    runner = Runner(plan_for(tmp_path, 2), {n: remote_endpoint(n, f"{h}:{p}") for n, (h, p, _) in
-                                            (("M1", first), ("M2", second))},
-                    Fanout(collect, ProgressPrinter(printed)), RunOptions(run_time=5, engine="null", file_size=1 << 20))
+    runner = Runner(
+        plan_for(tmp_path, 2),
+        {n: remote_endpoint(n, f"{h}:{p}") for n, (h, p, _) in (("M1", first), ("M2", second))},
+        Fanout(collect, ProgressPrinter(printed)),
+        RunOptions(run_time=5, engine="null", file_size=1 << 20),
+    )
     runner.run()
     failed = [(t, line) for t, line in printed.lines if "manager M2 failed" in line]
     step_end = next(t for t, line in printed.lines if "step 1 partial" in line)
-    assert len(failed) == 1 and failed[0][0] < step_end - 1.0, printed.lines  # the CLI says so when it happens
+    assert len(failed) == 1 and failed[0][0] < step_end - 1.0, (
+        printed.lines
+    )  # the CLI says so when it happens
     outcome = collect.outcomes[0]
     assert outcome.status == "partial", [m.text for m in collect.messages]
     results = {(s.level, s.key): s for s in outcome.results}
     m1, m2, total = (results[k].whole for k in (("manager", "M1"), ("manager", "M2"), ("all", "ALL")))
     assert not results[("manager", "M2")].final and m2.seconds < m1.seconds - 1
-    print(f"\nM2 ran {m2.seconds:.1f} s of {m1.seconds:.1f} s: ALL {total.iops:,.0f} IOPS "
-          f"(all I/Os over the step's time {(m1.ios + m2.ios) / m1.seconds:,.0f}; M2's own rate added: "
-          f"{m1.iops + m2.iops:,.0f})")
+    print(
+        f"\nM2 ran {m2.seconds:.1f} s of {m1.seconds:.1f} s: ALL {total.iops:,.0f} IOPS "
+        f"(all I/Os over the step's time {(m1.ios + m2.ios) / m1.seconds:,.0f}; M2's own rate added: "
+        f"{m1.iops + m2.iops:,.0f})"
+    )
     assert total.ios == m1.ios + m2.ios
     assert total.iops == pytest.approx((m1.ios + m2.ios) / m1.seconds, rel=0.01)
     assert any("partial share" in m.text and "M2 ran" in m.text for m in collect.messages)

@@ -35,8 +35,20 @@ def five_runs(tmp_path_factory):
     planfile.save(plan, path)
     db = tmp / "r.db"
     for tag, engine in (("before", "null"),) * 3 + (("after", "psync"),) * 2:
-        out = cli("--db", db, "run", path, "--run-time", "1", "--engine", engine, "--tag", tag,
-                  "--test-file-size", "8M")
+        out = cli(
+            "--db",
+            db,
+            "run",
+            path,
+            "--run-time",
+            "1",
+            "--engine",
+            engine,
+            "--tag",
+            tag,
+            "--test-file-size",
+            "8M",
+        )
         assert out.returncode == 0, out.stderr
     return db, tmp
 

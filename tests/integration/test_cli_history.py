@@ -51,8 +51,9 @@ def test_delete_needs_yes_and_says_what_it_would_delete(db, capsys):
         assert list_runs(store) == []
 
 
-@pytest.mark.parametrize("argv", [["tag", "7", "x"], ["note", "7", "x"], ["rename", "7", "x"],
-                                  ["delete", "7", "--yes"]])
+@pytest.mark.parametrize(
+    "argv", [["tag", "7", "x"], ["note", "7", "x"], ["rename", "7", "x"], ["delete", "7", "--yes"]]
+)
 def test_unknown_run_is_a_clear_error(db, capsys, argv):
     assert main(["--db", str(db), *argv]) == 2
     err = capsys.readouterr().err

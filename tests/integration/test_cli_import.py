@@ -24,18 +24,28 @@ def fiometer(*args):
 def test_2004_template_gives_four_steps_at_qd32_for_150s():
     plan = plan_from_icf(icf_import.load(ICF / "fourmix_2004.icf"))
     steps = expand(plan)
-    assert [s.spec_label for s in steps] == ["Seq-64k-Read", "Mixed-8k-50%Rand-75%Read", "Seq-64k-Write",
-                                             "Random-4k-60%Read"]
+    assert [s.spec_label for s in steps] == [
+        "Seq-64k-Read",
+        "Mixed-8k-50%Rand-75%Read",
+        "Seq-64k-Write",
+        "Random-4k-60%Read",
+    ]
     assert [s.queue_depths for s in steps] == [[32]] * 4
     assert plan.setup.run_time == 150
     specs = [plan.spec(s.spec_label).lines[0] for s in steps]
-    assert [(ln.size, ln.reads, ln.random) for ln in specs] == [(65536, 100, 0), (8192, 75, 50), (65536, 0, 0),
-                                                                (4096, 60, 100)]
+    assert [(ln.size, ln.reads, ln.random) for ln in specs] == [
+        (65536, 100, 0),
+        (8192, 75, 50),
+        (65536, 0, 0),
+        (4096, 60, 100),
+    ]
     assert plan.managers[0].host == "local" and plan.managers[0].address_in_file == "192.0.2.17"
 
 
 def test_second_manager_needs_a_host_and_network_workers_run():
-    plan = plan_from_icf(icf_import.load(ICF / "synthetic" / "eilerjc_iometer_icf_compat_two_managers_run.icf"))
+    plan = plan_from_icf(
+        icf_import.load(ICF / "synthetic" / "eilerjc_iometer_icf_compat_two_managers_run.icf")
+    )
     assert [m.host for m in plan.managers] == ["local", None]
     net = plan_from_icf(icf_import.load(ICF / "synthetic" / "eilerjc_iometer_network_worker.icf"))
     (step,) = expand(net)  # the TCP worker runs on fio's net engine, its client on the same manager
@@ -43,7 +53,9 @@ def test_second_manager_needs_a_host_and_network_workers_run():
 
 
 def test_old_format_specs_are_named_like_iometer_and_assigned():
-    plan = plan_from_icf(icf_import.load(ICF / "synthetic" / "eilerjc_iometer_icf_compat_oldformat_specs.icf"))
+    plan = plan_from_icf(
+        icf_import.load(ICF / "synthetic" / "eilerjc_iometer_icf_compat_oldformat_specs.icf")
+    )
     assert plan.managers[0].workers[0].specs == ["2 KiB random 67% reads"]
     assert plan.spec("2 KiB random 67% reads").lines[0].size == 2048
 
@@ -67,7 +79,9 @@ def test_unreadable_file_exits_2_with_location_and_no_traceback(tmp_path):
     assert "eilerjc_iometer_icf_compat_nospec_error.icf:33: error:" in out.stderr
     assert "Traceback" not in out.stderr
     bad = tmp_path / "bad.icf"
-    bad.write_bytes(b"Version 1.1.0 \r\n'TEST SETUP ==\r\n'Run Time\r\n'\thours\r\n\t[*TIME*]\r\n'END test setup\r\n")
+    bad.write_bytes(
+        b"Version 1.1.0 \r\n'TEST SETUP ==\r\n'Run Time\r\n'\thours\r\n\t[*TIME*]\r\n'END test setup\r\n"
+    )
     out = fiometer("import", bad)
     assert out.returncode == 2 and "bad.icf:5:" in out.stderr and "Traceback" not in out.stderr
     out = fiometer("import", tmp_path / "missing.icf")
@@ -105,13 +119,16 @@ def test_every_corpus_file_makes_job_files_fio_accepts(tmp_path, path):
                 job = tmp_path / f"{os_name}-{step.index}-{mi}.fio"
                 job.write_text(step_jobfile(plan, step, mi, os_name, mapping=mapping).text)
                 files.append(str(job))
-        res = subprocess.run(["fio", "--parse-only", *files], capture_output=True, text=True)  # one fio for all
+        res = subprocess.run(
+            ["fio", "--parse-only", *files], capture_output=True, text=True
+        )  # one fio for all
         assert res.returncode == 0, res.stderr
 
 
 def test_plan_jobs_cli_writes_a_file_per_step_and_manager(tmp_path):
-    out = fiometer("plan", ICF / "fourmix_2004.icf", "--jobs", tmp_path / "jobs",
-                   "--map", f"D:={tmp_path / 'iobw.tst'}")
+    out = fiometer(
+        "plan", ICF / "fourmix_2004.icf", "--jobs", tmp_path / "jobs", "--map", f"D:={tmp_path / 'iobw.tst'}"
+    )
     assert out.returncode == 0, out.stderr
     names = sorted(p.name for p in (tmp_path / "jobs").iterdir())
     assert names == [f"step-00{i}-LAB-STOR-07.fio" for i in range(1, 5)]

@@ -41,20 +41,30 @@ def _bad_plans(d: dict) -> dict[str, tuple[dict | str, str]]:
     deep = '{"format": "fiometer-plan", "version": 1, "plan": ' + "[" * 100_000 + "]" * 100_000 + "}"
     return {
         "unknown test type": (unknown, "Test Setup, cycling options: must be one of"),
-        "spec with no lines": (no_lines, "access specification \"OLTP 8k 70/30\", lines: must have 1 to 100 lines, has 0"),
-        "worker assigned a missing spec": (missing, "assigned spec 'No such spec' is not defined in the plan"),
+        "spec with no lines": (
+            no_lines,
+            'access specification "OLTP 8k 70/30", lines: must have 1 to 100 lines, has 0',
+        ),
+        "worker assigned a missing spec": (
+            missing,
+            "assigned spec 'No such spec' is not defined in the plan",
+        ),
         "absurd nesting": (deep, "nested too deeply"),
     }
 
 
-@pytest.mark.parametrize("case", ["unknown test type", "spec with no lines", "worker assigned a missing spec",
-                                  "absurd nesting"])
+@pytest.mark.parametrize(
+    "case", ["unknown test type", "spec with no lines", "worker assigned a missing spec", "absurd nesting"]
+)
 @pytest.mark.parametrize("command", [["plan"], ["plan", "--jobs", "JOBS"], ["import"], ["run"]])
 def test_bad_plan_files_are_refused_in_words_before_expansion(tmp_path, capsys, plan_dict, case, command):
     data, words = _bad_plans(plan_dict)[case]
     path = _write(tmp_path, "bad.json", data)
-    argv = [a.replace("JOBS", str(tmp_path / "jobs")) for a in command[:1]] + [path] + \
-           [a.replace("JOBS", str(tmp_path / "jobs")) for a in command[1:]]
+    argv = (
+        [a.replace("JOBS", str(tmp_path / "jobs")) for a in command[:1]]
+        + [path]
+        + [a.replace("JOBS", str(tmp_path / "jobs")) for a in command[1:]]
+    )
     if command == ["run"]:
         argv += ["--map", f"TESTFILE={tmp_path / 't.tst'}", "--db", str(tmp_path / "r.db")]
     assert main(argv) == EXIT_INPUT
@@ -83,22 +93,26 @@ def test_unreadable_plan_files_are_reported_like_any_bad_file(tmp_path, kind):
         words = "is a link to a file that does not exist"
     for command in (["plan"], ["import"], ["run"]):
         # a subprocess: reading a FIFO would wait for ever; the timeout turns that into a failure
-        out = subprocess.run([sys.executable, "-m", "app.cli", *command, str(path)], capture_output=True, text=True,
-                             timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-m", "app.cli", *command, str(path)], capture_output=True, text=True, timeout=60
+        )
         assert out.returncode == EXIT_INPUT, out.stderr
         assert words in out.stderr and str(path) in out.stderr and "Traceback" not in out.stderr
 
 
-@pytest.mark.parametrize("argv", [
-    ["run", "PLAN", "--run-time", "-5"],
-    ["run", "PLAN", "--run-time", "1e9"],
-    ["run", "PLAN", "--ramp-up", "-1"],
-    ["run", "PLAN", "--run-time", "ten"],
-    ["probe", "127.0.0.1", "--timeout", "-1"],
-    ["probe", "127.0.0.1", "--timeout", "nan"],
-    ["probe", "127.0.0.1", "--timeout", "inf"],
-    ["gui", "--screenshot", "x", "--run", "0"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "PLAN", "--run-time", "-5"],
+        ["run", "PLAN", "--run-time", "1e9"],
+        ["run", "PLAN", "--ramp-up", "-1"],
+        ["run", "PLAN", "--run-time", "ten"],
+        ["probe", "127.0.0.1", "--timeout", "-1"],
+        ["probe", "127.0.0.1", "--timeout", "nan"],
+        ["probe", "127.0.0.1", "--timeout", "inf"],
+        ["gui", "--screenshot", "x", "--run", "0"],
+    ],
+)
 def test_numeric_options_are_range_checked(tmp_path, capsys, argv):
     path = _write(tmp_path, "p.json", planfile.to_dict(EXAMPLES[0].build()))
     with pytest.raises(SystemExit) as exc:
@@ -111,15 +125,30 @@ def test_numeric_options_are_range_checked(tmp_path, capsys, argv):
 def test_test_file_size_is_range_checked(tmp_path, capsys):
     path = _write(tmp_path, "p.json", planfile.to_dict(EXAMPLES[0].build()))
     for size in ("0", "12", "2048T"):
-        assert main(["run", path, "--test-file-size", size, "--map", f"TESTFILE={tmp_path / 't'}",
-                     "--db", str(tmp_path / "r.db")]) == EXIT_INPUT
+        assert (
+            main(
+                [
+                    "run",
+                    path,
+                    "--test-file-size",
+                    size,
+                    "--map",
+                    f"TESTFILE={tmp_path / 't'}",
+                    "--db",
+                    str(tmp_path / "r.db"),
+                ]
+            )
+            == EXIT_INPUT
+        )
         assert "must be from 4K to 1024T" in capsys.readouterr().err
 
 
 def _db_with_a_run(path) -> int:
     with open_store(path) as store:
         rec = Recorder(store)
-        run_id = rec.begin_run(planfile.to_dict(EXAMPLES[0].build()), plan_name="p", name="stored \x1b[31mred")
+        run_id = rec.begin_run(
+            planfile.to_dict(EXAMPLES[0].build()), plan_name="p", name="stored \x1b[31mred"
+        )
         rec.end_run(run_id, "complete")
     return run_id
 
@@ -173,7 +202,9 @@ def test_control_characters_from_files_are_shown_escaped(tmp_path, capfd):
     assert main(["show", str(run_id), "--db", str(db)]) == 0
     out = capfd.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "\r" not in out
-    assert "evil\\x1b]0;pwned\\x07 plan" in out and "spec\\x1b[2J\\x0dX" in out and "stored \\x1b[31mred" in out
+    assert (
+        "evil\\x1b]0;pwned\\x07 plan" in out and "spec\\x1b[2J\\x0dX" in out and "stored \\x1b[31mred" in out
+    )
 
 
 def test_escape_controls_keeps_text_and_newlines():

@@ -30,8 +30,10 @@ def cli(*args):
 
 def plan_at(tmp, qd: int):
     plan = grid(1, 1, 1, specs=("Random 4k read", "Sequential 1M read"), qd=qd)
-    plan.specs = [AccessSpec("Random 4k read", [SpecLine(4096, 100, 100, 100, 0, 1, 4096, 0)]),
-                  AccessSpec("Sequential 1M read", [SpecLine(1 << 20, 100, 100, 0, 0, 1, 4096, 0)])]
+    plan.specs = [
+        AccessSpec("Random 4k read", [SpecLine(4096, 100, 100, 100, 0, 1, 4096, 0)]),
+        AccessSpec("Sequential 1M read", [SpecLine(1 << 20, 100, 100, 0, 0, 1, 4096, 0)]),
+    ]
     plan.managers[0].host = LOCAL
     target = tmp / "iobw.tst"
     if not target.exists():
@@ -47,8 +49,20 @@ def qd_change(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("qd-change")
     db = tmp / "r.db"
     for qd, tag in ((64, "qd64"), (8, "qd8")):
-        out = cli("--db", db, "run", plan_at(tmp, qd), "--run-time", "1", "--engine", "null", "--tag", tag,
-                  "--test-file-size", "8M")
+        out = cli(
+            "--db",
+            db,
+            "run",
+            plan_at(tmp, qd),
+            "--run-time",
+            "1",
+            "--engine",
+            "null",
+            "--tag",
+            tag,
+            "--test-file-size",
+            "8M",
+        )
         assert out.returncode == 0, out.stderr
     return db, tmp
 
@@ -62,7 +76,9 @@ def test_compare_in_the_terminal_leads_with_the_queue_depth_change(qd_change):
     assert lines[1].startswith(f"  What changed: queue depth 64 {ARROW} 8")
     assert "No steps in common" not in out.stdout and "Not compared" not in out.stdout
     # every finding or within-noise line names its load
-    said = [ln for ln in lines[2:lines.index("Validity:")] if ln.startswith("  - ")]  # validity notes follow
+    said = [
+        ln for ln in lines[2 : lines.index("Validity:")] if ln.startswith("  - ")
+    ]  # validity notes follow
     assert said and all(f"QD 64 {ARROW} 8" in ln or ln.startswith("  - Nothing changed") for ln in said)
     rows = [ln for ln in lines if ln.startswith(("Random 4k read", "Sequential 1M read"))]
     assert len(rows) == 2 * 5 and all(f"QD 64 {ARROW} 8" in ln for ln in rows)  # 2 specs x 5 metrics
@@ -71,11 +87,26 @@ def test_compare_in_the_terminal_leads_with_the_queue_depth_change(qd_change):
 def test_pdf_summary_page_states_what_changed_and_findings_with_load(qd_change):
     db, tmp = qd_change
     pdf = tmp / "r.pdf"
-    res = cli("--db", db, "report", "1", "--compare", "2", "--pdf", pdf, "--csv", tmp / "r.csv",
-              "--html", tmp / "r.html", "--xlsx", tmp / "r.xlsx")
+    res = cli(
+        "--db",
+        db,
+        "report",
+        "1",
+        "--compare",
+        "2",
+        "--pdf",
+        pdf,
+        "--csv",
+        tmp / "r.csv",
+        "--html",
+        tmp / "r.html",
+        "--xlsx",
+        tmp / "r.xlsx",
+    )
     assert res.returncode == 0, res.stderr
-    pages = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
-                           text=True).stdout.split("\f")
+    pages = subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True
+    ).stdout.split("\f")
     summary = next(p for p in pages[1:] if "Summary" in p)
     flat = " ".join(summary.split())
     assert f"What changed: queue depth 64 {ARROW} 8" in flat
@@ -96,8 +127,24 @@ def examples(tmp):
 
 def run_twice(db, plan, tmp, name, target="TESTFILE"):
     for tag in ("before", "after"):
-        out = cli("--db", db, "run", plan, "--map", f"{target}={tmp / (name + '.tst')}", "--run-time", "1",
-                  "--ramp-up", "0", "--engine", "null", "--test-file-size", "8M", "--tag", tag)
+        out = cli(
+            "--db",
+            db,
+            "run",
+            plan,
+            "--map",
+            f"{target}={tmp / (name + '.tst')}",
+            "--run-time",
+            "1",
+            "--ramp-up",
+            "0",
+            "--engine",
+            "null",
+            "--test-file-size",
+            "8M",
+            "--tag",
+            tag,
+        )
         assert out.returncode == 0, out.stderr + out.stdout
 
 
@@ -114,21 +161,30 @@ def workflows(tmp_path_factory):
     ex = examples(tmp / "ex")
     flash = json.loads((ex / "flash.json").read_text())
     setup = flash.get("plan", flash)["setup"]
-    setup["precondition"].update(round_s=1, window_rounds=3, max_s=6)  # seconds, not the 5 x 60 s of a real SSD
+    setup["precondition"].update(
+        round_s=1, window_rounds=3, max_s=6
+    )  # seconds, not the 5 x 60 s of a real SSD
     (ex / "flash-short.json").write_text(json.dumps(flash))
     dd = json.loads((ex / "timed.json").read_text())
     dd_plan = dd.get("plan", dd)
     dd_plan["name"] = "dd at four block sizes"
     dd_plan["setup"]["transfer_bytes"] = 64 << 20
     read = dd_plan["specs"][1]
-    dd_plan["specs"] = [dict(read, name=f"dd read {k}k", lines=[dict(read["lines"][0], size=k << 10)])
-                        for k in (64, 256, 1024, 4096)]
+    dd_plan["specs"] = [
+        dict(read, name=f"dd read {k}k", lines=[dict(read["lines"][0], size=k << 10)])
+        for k in (64, 256, 1024, 4096)
+    ]
     dd_plan["managers"][0]["workers"][0]["specs"] = [x["name"] for x in dd_plan["specs"]]
     (ex / "dd4.json").write_text(json.dumps(dd))
     icf = resources_dir() / "examples" / "vmware-unofficial-storage-performance.icf"
     out = {}
-    for name, plan in (("orion", ex / "orion.json"), ("timed", ex / "timed.json"),
-                       ("dd4", ex / "dd4.json"), ("flash", ex / "flash-short.json"), ("icf", icf)):
+    for name, plan in (
+        ("orion", ex / "orion.json"),
+        ("timed", ex / "timed.json"),
+        ("dd4", ex / "dd4.json"),
+        ("flash", ex / "flash-short.json"),
+        ("icf", icf),
+    ):
         db = tmp / f"{name}.db"
         run_twice(db, plan, tmp, name, "C:" if name == "icf" else "TESTFILE")
         out[name] = (db, tmp)
@@ -136,8 +192,25 @@ def workflows(tmp_path_factory):
     if keep:
         for name, (db, _) in out.items():
             base = Path(keep) / name
-            assert cli("--db", db, "report", "1", "--compare", "2", "--pdf", f"{base}.pdf", "--html",
-                       f"{base}.html", "--xlsx", f"{base}.xlsx", "--csv", f"{base}.csv").returncode == 0
+            assert (
+                cli(
+                    "--db",
+                    db,
+                    "report",
+                    "1",
+                    "--compare",
+                    "2",
+                    "--pdf",
+                    f"{base}.pdf",
+                    "--html",
+                    f"{base}.html",
+                    "--xlsx",
+                    f"{base}.xlsx",
+                    "--csv",
+                    f"{base}.csv",
+                ).returncode
+                == 0
+            )
     return out
 
 
@@ -152,7 +225,9 @@ def report_of(db):
 def test_orion_sweep_maxima_before_and_after_with_both_sweeps_on_one_chart(workflows):
     rep = report_of(workflows["orion"][0])
     heads = rep.summary[0].headlines
-    assert any(re.match(r".+ sweep: maximum IOPS [\d,]+ @ QD \d+.* \u2192 [\d,]+ @ QD \d+", h) for h in heads), heads
+    assert any(
+        re.match(r".+ sweep: maximum IOPS [\d,]+ @ QD \d+.* \u2192 [\d,]+ @ QD \d+", h) for h in heads
+    ), heads
     overlays = rep.sweep_overlays
     assert overlays and all(len(c.series) == 2 and c.series[0].label == "before" for c in overlays)
     table = next(t for t in rep.headline_tables if t.key == "headlines-1")
@@ -162,7 +237,9 @@ def test_orion_sweep_maxima_before_and_after_with_both_sweeps_on_one_chart(workf
 def test_timed_transfer_elapsed_before_and_after(workflows):
     rep = report_of(workflows["timed"][0])
     heads = rep.summary[0].headlines
-    assert [h for h in heads if re.search(r" transfer of 4 GiB: [\d.,]+ (ms|s)\b.* \u2192 [\d.,]+ (ms|s)\b", h)], heads
+    assert [
+        h for h in heads if re.search(r" transfer of 4 GiB: [\d.,]+ (ms|s)\b.* \u2192 [\d.,]+ (ms|s)\b", h)
+    ], heads
 
 
 def test_dd_at_four_block_sizes_gets_one_before_after_transfer_table(workflows):
@@ -172,8 +249,18 @@ def test_dd_at_four_block_sizes_gets_one_before_after_transfer_table(workflows):
     db = workflows["dd4"][0]
     rep = report_of(db)
     (table,) = [t for t in rep.headline_tables if t.key == "transfers-1"]
-    assert [c.title for c in table.columns] == ["Transfer", "Load", "Block size", "I/O", "Bytes", "before elapsed",
-                                                "before MB/s", "after elapsed", "after MB/s", "Elapsed change %"]
+    assert [c.title for c in table.columns] == [
+        "Transfer",
+        "Load",
+        "Block size",
+        "I/O",
+        "Bytes",
+        "before elapsed",
+        "before MB/s",
+        "after elapsed",
+        "after MB/s",
+        "Elapsed change %",
+    ]
     assert [r.cells[2].text for r in table.rows] == ["64 KiB", "256 KiB", "1 MiB", "4 MiB"]
     assert {r.cells[3].text for r in table.rows} == {"read"}
     with open_store(db) as store:

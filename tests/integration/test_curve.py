@@ -21,8 +21,13 @@ from tests.helpers import spec
 from tests.io_throttle import NEEDS_THROTTLE, how, run_in, throttled
 from tests.loop_disk import NEEDS_LOOP, attach, detach
 
-pytestmark = [pytest.mark.fio, pytest.mark.slow, NEEDS_LOOP, NEEDS_THROTTLE,
-              pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio")]
+pytestmark = [
+    pytest.mark.fio,
+    pytest.mark.slow,
+    NEEDS_LOOP,
+    NEEDS_THROTTLE,
+    pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio"),
+]
 
 
 @pytest.fixture
@@ -36,8 +41,14 @@ def loop_device(tmp_path):
 
 def qd_plan(path: Path) -> Path:
     plan = Plan(specs=[spec("4k random read", SpecLine(4096, 100, 100, 100, 0, 1, 0, 0))])
-    plan.managers = [Manager("M1", workers=[Worker("W1", queue_depth=4, specs=["4k random read"],
-                                                   targets=[Target("T")], data_pattern=2)])]
+    plan.managers = [
+        Manager(
+            "M1",
+            workers=[
+                Worker("W1", queue_depth=4, specs=["4k random read"], targets=[Target("T")], data_pattern=2)
+            ],
+        )
+    ]
     plan.setup.run_time = 2
     planfile.save(plan, path)
     return path
@@ -45,8 +56,21 @@ def qd_plan(path: Path) -> Path:
 
 def workers_plan(path: Path) -> Path:
     plan = Plan(specs=[spec("64k sequential read", SpecLine(65536, 100, 100, 0, 0, 1, 0, 0))])
-    plan.managers = [Manager("M1", workers=[Worker(f"W{i + 1}", queue_depth=4, specs=["64k sequential read"],
-                                                   targets=[Target("T")], data_pattern=2) for i in range(16)])]
+    plan.managers = [
+        Manager(
+            "M1",
+            workers=[
+                Worker(
+                    f"W{i + 1}",
+                    queue_depth=4,
+                    specs=["64k sequential read"],
+                    targets=[Target("T")],
+                    data_pattern=2,
+                )
+                for i in range(16)
+            ],
+        )
+    ]
     plan.setup.test_type = "CYCLE_WORKERS"
     plan.setup.run_time = 2
     planfile.save(plan, path)
@@ -54,11 +78,27 @@ def workers_plan(path: Path) -> Path:
 
 
 def curve(group, db: Path, plan: Path, dev: str, *extra) -> dict:
-    done = run_in(group, [sys.executable, "-m", "app.cli", "curve", str(plan), "--map", f"T={dev}",
-                          "--db", str(db), *map(str, extra)], timeout=900)
+    done = run_in(
+        group,
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "curve",
+            str(plan),
+            "--map",
+            f"T={dev}",
+            "--db",
+            str(db),
+            *map(str, extra),
+        ],
+        timeout=900,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     run_id = int(done.stdout.rsplit("Stored as run ", 1)[1].split()[0])
-    shown = run_in(group, [sys.executable, "-m", "app.cli", "show", str(run_id), "--json", "--db", str(db)], 120)
+    shown = run_in(
+        group, [sys.executable, "-m", "app.cli", "show", str(run_id), "--json", "--db", str(db)], 120
+    )
     assert shown.returncode == 0, shown.stderr
     (result,) = json.loads(shown.stdout)["curve"]
     print(result["sentence"])
@@ -83,10 +123,21 @@ def test_curve_over_queue_depth_finds_the_knee_of_an_exhaustive_sweep(tmp_path, 
     plan = qd_plan(tmp_path / "qd.json")
     with throttled(loop_device, read_iops=250) as group:
         searched = curve(group, tmp_path / "r.sqlite", plan, loop_device, "--p99-max", 350, "--max-load", 96)
-        swept = curve(group, tmp_path / "r.sqlite", plan, loop_device, "--p99-max", 350, "--max-load", 96,
-                      "--exhaustive")
-    print(f"{how()}: search {searched['answer_load']} in {searched['steps_measured']} steps + 1 confirm; "
-          f"exhaustive {swept['answer_load']} in {swept['steps_measured']} steps")
+        swept = curve(
+            group,
+            tmp_path / "r.sqlite",
+            plan,
+            loop_device,
+            "--p99-max",
+            350,
+            "--max-load",
+            96,
+            "--exhaustive",
+        )
+    print(
+        f"{how()}: search {searched['answer_load']} in {searched['steps_measured']} steps + 1 confirm; "
+        f"exhaustive {swept['answer_load']} in {swept['steps_measured']} steps"
+    )
     assert searched["dimension"] == "queue depth"
     assert "IOPS at QD" in searched["sentence"] and "≤ 350 ms" in searched["sentence"]
     check_against_exhaustive(searched, swept, load_grid(96))
@@ -97,11 +148,24 @@ def test_curve_over_workers_finds_the_knee_of_an_exhaustive_sweep(tmp_path, loop
 
     plan = workers_plan(tmp_path / "workers.json")
     with throttled(loop_device, read_bps=125 * 65536) as group:
-        searched = curve(group, tmp_path / "r.sqlite", plan, loop_device, "--p99-max", 350, "--metric", "mbps")
-        swept = curve(group, tmp_path / "r.sqlite", plan, loop_device, "--p99-max", 350, "--metric", "mbps",
-                      "--exhaustive")
-    print(f"{how()}: search {searched['answer_load']} in {searched['steps_measured']} steps + 1 confirm; "
-          f"exhaustive {swept['answer_load']} in {swept['steps_measured']} steps")
+        searched = curve(
+            group, tmp_path / "r.sqlite", plan, loop_device, "--p99-max", 350, "--metric", "mbps"
+        )
+        swept = curve(
+            group,
+            tmp_path / "r.sqlite",
+            plan,
+            loop_device,
+            "--p99-max",
+            350,
+            "--metric",
+            "mbps",
+            "--exhaustive",
+        )
+    print(
+        f"{how()}: search {searched['answer_load']} in {searched['steps_measured']} steps + 1 confirm; "
+        f"exhaustive {swept['answer_load']} in {swept['steps_measured']} steps"
+    )
     assert searched["dimension"] == "workers"
     assert "MB/s at" in searched["sentence"] and "workers" in searched["sentence"]
     check_against_exhaustive(searched, swept, load_grid(16))

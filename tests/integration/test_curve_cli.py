@@ -19,8 +19,9 @@ pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, r
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 def plan(tmp_path, run_time: int):
@@ -36,15 +37,39 @@ def plan(tmp_path, run_time: int):
 
 
 def test_a_plan_that_runs_until_stopped_is_refused(tmp_path):
-    done = cli("curve", plan(tmp_path, 0), "--p99-max", 5, "--engine", "null", "--map", f"T={tmp_path / 'n.dat'}",
-               "--db", tmp_path / "r.db")
+    done = cli(
+        "curve",
+        plan(tmp_path, 0),
+        "--p99-max",
+        5,
+        "--engine",
+        "null",
+        "--map",
+        f"T={tmp_path / 'n.dat'}",
+        "--db",
+        tmp_path / "r.db",
+    )
     assert done.returncode == 2 and "set a run time" in done.stderr
 
 
 def test_curve_is_stored_shown_and_reported(tmp_path):
     db = tmp_path / "r.db"
-    done = cli("curve", plan(tmp_path, 1), "--p99-max", 50, "--max-load", 32, "--engine", "null",
-               "--map", f"T={tmp_path / 'n.dat'}", "--test-file-size", "8M", "--db", db)
+    done = cli(
+        "curve",
+        plan(tmp_path, 1),
+        "--p99-max",
+        50,
+        "--max-load",
+        32,
+        "--engine",
+        "null",
+        "--map",
+        f"T={tmp_path / 'n.dat'}",
+        "--test-file-size",
+        "8M",
+        "--db",
+        db,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Curve: 8k random 70 % read:" in done.stdout and "at QD 32 with p99" in done.stdout
     shown = json.loads(cli("show", 1, "--json", "--db", db).stdout)

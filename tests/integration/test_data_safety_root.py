@@ -42,11 +42,19 @@ def loops(tmp_path):
 
 def fiometer(db: Path, *args: str, cwd: str | Path = REPO, env: dict[str, str] | None = None):
     full = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), *args], capture_output=True,
-                          text=True, cwd=cwd, env=full, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=full,
+        timeout=120,
+    )
 
 
-def save_plan(path: Path, target: Target, reads: int = 0, start_sector: int = 0, max_size: int = 2048) -> Path:
+def save_plan(
+    path: Path, target: Target, reads: int = 0, start_sector: int = 0, max_size: int = 2048
+) -> Path:
     plan = grid(1, 1, 1)
     plan.name = "safety"
     plan.managers[0].host = LOCAL
@@ -81,21 +89,47 @@ CASES = [
     Case("/proc/PID/root/dev/x", lambda c: f"/proc/{os.getpid()}/root" + c["dev"], "/proc"),
     Case("/proc/self/fd/N", lambda c: f"/proc/self/fd/{c['fd']}", "/proc"),
     Case("/dev/fd/N", lambda c: f"/dev/fd/{c['fd']}", "/proc"),
-    Case("relative path (cwd /dev)", lambda c: os.path.basename(c["dev"]), "raw device", cwd=lambda c: "/dev"),
-    Case("relative path with ..", lambda c: "../dev/" + os.path.basename(c["dev"]), "raw device",
-         cwd=lambda c: "/tmp"),
-    Case("${VAR} expanding to the device", lambda c: "${FIOMETER_SAFETY_T}", "'${'",
-         env=lambda c: {"FIOMETER_SAFETY_T": c["dev"]}),
+    Case(
+        "relative path (cwd /dev)", lambda c: os.path.basename(c["dev"]), "raw device", cwd=lambda c: "/dev"
+    ),
+    Case(
+        "relative path with ..",
+        lambda c: "../dev/" + os.path.basename(c["dev"]),
+        "raw device",
+        cwd=lambda c: "/tmp",
+    ),
+    Case(
+        "${VAR} expanding to the device",
+        lambda c: "${FIOMETER_SAFETY_T}",
+        "'${'",
+        env=lambda c: {"FIOMETER_SAFETY_T": c["dev"]},
+    ),
     Case("; comment after the device", lambda c: c["dev"] + ";x", "';'"),
     Case("# comment after the device", lambda c: c["dev"] + "#x", "'#'"),
     Case("trailing blank", lambda c: c["dev"] + " ", "blank"),
     Case("control character", lambda c: c["dev"] + "\x1b", "U+001B"),
     Case("foreign file, write spec", lambda c: str(c["precious"]), "did not create it"),
-    Case("file of exactly the test size, start sector 1, 100 % read", lambda c: str(c["precious"]),
-         "lay it out again", reads=100, start_sector=1),
-    Case("mounted ext4, --allow-write only", lambda c: c["mdev"], "in use (mounted at", allow=True, mounted=True),
-    Case("symlink to mounted ext4, --allow-write only", lambda c: str(c["mlink"]), "in use (mounted at",
-         allow=True, mounted=True),
+    Case(
+        "file of exactly the test size, start sector 1, 100 % read",
+        lambda c: str(c["precious"]),
+        "lay it out again",
+        reads=100,
+        start_sector=1,
+    ),
+    Case(
+        "mounted ext4, --allow-write only",
+        lambda c: c["mdev"],
+        "in use (mounted at",
+        allow=True,
+        mounted=True,
+    ),
+    Case(
+        "symlink to mounted ext4, --allow-write only",
+        lambda c: str(c["mlink"]),
+        "in use (mounted at",
+        allow=True,
+        mounted=True,
+    ),
 ]
 
 
@@ -109,8 +143,14 @@ def test_every_spelling_is_refused_before_fio_starts(tmp_path, loops, route):
     (tmp_path / "link").symlink_to(dev.dev)
     (tmp_path / "mlink").symlink_to(mounted.dev)
     fd = os.open(dev.dev, os.O_RDONLY)
-    ctx = {"dev": dev.dev, "mdev": mounted.dev, "link": tmp_path / "link", "mlink": tmp_path / "mlink",
-           "precious": precious, "fd": fd}
+    ctx = {
+        "dev": dev.dev,
+        "mdev": mounted.dev,
+        "link": tmp_path / "link",
+        "mlink": tmp_path / "mlink",
+        "precious": precious,
+        "fd": fd,
+    }
     db = tmp_path / "results.db"
     seen = []
     try:
@@ -154,7 +194,9 @@ def test_a_mounted_device_armed_twice_is_really_written(tmp_path, loops):
         before = f.read(MiB)
     plan = save_plan(tmp_path / "plan.json", Target("T1", path=mounted.dev), start_sector=region // 512)
     db = tmp_path / "results.db"
-    out = fiometer(db, "run", str(plan), "--run-time", "1", "--allow-write", "T1", "--allow-write-mounted", "T1")
+    out = fiometer(
+        db, "run", str(plan), "--run-time", "1", "--allow-write", "T1", "--allow-write-mounted", "T1"
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     shown = json.loads(fiometer(db, "show", "1", "--json").stdout)
     (step,) = shown["steps"]

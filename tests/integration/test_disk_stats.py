@@ -14,14 +14,19 @@ from app.model.plan import SpecLine, Target
 from tests.helpers import grid
 from tests.loop_disk import kernel_stat, mounted_ext4
 
-pytestmark = [pytest.mark.fio,
-              pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup") or not shutil.which("mkfs.ext4"),
-                                 reason="needs root, losetup and mkfs.ext4 (CI runs as root)")]
+pytestmark = [
+    pytest.mark.fio,
+    pytest.mark.skipif(
+        os.geteuid() != 0 or not shutil.which("losetup") or not shutil.which("mkfs.ext4"),
+        reason="needs root, losetup and mkfs.ext4 (CI runs as root)",
+    ),
+]
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.fixture

@@ -21,8 +21,24 @@ def test_target_file_system_full(tmp_path, small_fs):
     path = tmp_path / "plan.json"
     planfile.save(plan, path)
     db = tmp_path / "r.db"
-    out = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "run", str(path), "--run-time", "3",
-                          "--test-file-size", "16M"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(db),
+            "run",
+            str(path),
+            "--run-time",
+            "3",
+            "--test-file-size",
+            "16M",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 1, out.stdout + out.stderr
     text = out.stdout + out.stderr
     # Fiometer lays the test file out itself, after checking the free space (engine.held_targets)

@@ -1,6 +1,5 @@
 """`fiometer examples` and `fiometer doctor`: what a newcomer types first."""
 
-
 import pytest
 
 from app.cli import main

@@ -19,8 +19,10 @@ APP_ID = "io.github.fiometer.Fiometer"
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.fio,
-    pytest.mark.skipif(not (os.environ.get("CI") or os.environ.get("FIOMETER_TEST_BUILD")),
-                       reason="builds the packaged app (~2 min): set FIOMETER_TEST_BUILD=1; CI runs it"),
+    pytest.mark.skipif(
+        not (os.environ.get("CI") or os.environ.get("FIOMETER_TEST_BUILD")),
+        reason="builds the packaged app (~2 min): set FIOMETER_TEST_BUILD=1; CI runs it",
+    ),
 ]
 
 
@@ -28,8 +30,9 @@ pytestmark = [
 def build() -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "FIOMETER_SETTINGS_DIR")}
     env["FIOMETER_NO_TAR"] = "1"
-    return subprocess.run(["bash", "packaging/build.sh"], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=1500)
+    return subprocess.run(
+        ["bash", "packaging/build.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500
+    )
 
 
 def test_build_succeeds_and_the_frozen_smoke_test_passes(build):
@@ -49,8 +52,12 @@ def test_the_folder_holds_resources_and_desktop_files(build):
     assert (internal / "THIRD-PARTY.txt").is_file()
     assert not list(out.rglob("fio")) and not list(out.rglob("fio.exe"))  # fio is never bundled
     assert not list(internal.glob("pytest*")) and not (internal / "hypothesis").exists()
-    for rel in (f"share/applications/{APP_ID}.desktop", f"share/metainfo/{APP_ID}.metainfo.xml",
-                f"share/icons/hicolor/256x256/apps/{APP_ID}.png", "install.sh"):
+    for rel in (
+        f"share/applications/{APP_ID}.desktop",
+        f"share/metainfo/{APP_ID}.metainfo.xml",
+        f"share/icons/hicolor/256x256/apps/{APP_ID}.png",
+        "install.sh",
+    ):
         assert (out / rel).is_file(), rel
 
 
@@ -59,10 +66,14 @@ def test_frozen_cli_commands(build, tmp_path):
     env = {**os.environ, "FIOMETER_SETTINGS_DIR": str(tmp_path / "cfg")}
     version = subprocess.run([exe, "--version"], capture_output=True, text=True, env=env)
     assert version.stdout.strip() == f"fiometer {__version__}"
-    saved = subprocess.run([exe, "examples", "--save", tmp_path / "ex"], capture_output=True, text=True, env=env)
+    saved = subprocess.run(
+        [exe, "examples", "--save", tmp_path / "ex"], capture_output=True, text=True, env=env
+    )
     assert saved.returncode == 0, saved.stderr
     assert (tmp_path / "ex" / "oltp.json").is_file()
-    doctor = subprocess.run([exe, "--db", tmp_path / "r.db", "doctor"], capture_output=True, text=True, env=env)
+    doctor = subprocess.run(
+        [exe, "--db", tmp_path / "r.db", "doctor"], capture_output=True, text=True, env=env
+    )
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "(packaged build)" in doctor.stdout and "fio 3." in doctor.stdout
     assert f"Bundled resources: {ROOT / 'dist' / 'fiometer' / '_internal' / 'resources'}\n" in doctor.stdout
@@ -82,27 +93,51 @@ def test_frozen_app_runs_a_remote_manager_through_its_remote_host(build, tmp_pat
     planfile.save(plan, tmp_path / "plan.json")
     exe = ROOT / "dist" / "fiometer" / "fiometer"
     env = {**os.environ, "FIOMETER_SETTINGS_DIR": str(tmp_path / "cfg")}
-    out = subprocess.run([exe, "--db", tmp_path / "r.db", "run", tmp_path / "plan.json", "--manager",
-                          f"M1={host}:{port}", "--run-time", "2", "--engine", "null"],
-                         capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run(
+        [
+            exe,
+            "--db",
+            tmp_path / "r.db",
+            "run",
+            tmp_path / "plan.json",
+            "--manager",
+            f"M1={host}:{port}",
+            "--run-time",
+            "2",
+            "--engine",
+            "null",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"M1 on {host}:{port}" in out.stdout
 
 
 def test_install_sh_into_a_prefix(build, tmp_path):
     prefix = tmp_path / "prefix"
-    inst = subprocess.run(["bash", ROOT / "dist" / "fiometer" / "install.sh", "--prefix", prefix],
-                          capture_output=True, text=True)
+    inst = subprocess.run(
+        ["bash", ROOT / "dist" / "fiometer" / "install.sh", "--prefix", prefix],
+        capture_output=True,
+        text=True,
+    )
     assert inst.returncode == 0, inst.stderr
     link = prefix / "bin" / "fiometer"
     assert link.is_symlink() and link.resolve() == (prefix / "opt" / "fiometer" / "fiometer").resolve()
-    assert subprocess.run([link, "--version"], capture_output=True, text=True).stdout.strip() == \
-        f"fiometer {__version__}"
+    assert (
+        subprocess.run([link, "--version"], capture_output=True, text=True).stdout.strip()
+        == f"fiometer {__version__}"
+    )
     desktop = prefix / "share" / "applications" / f"{APP_ID}.desktop"
     assert desktop.is_file() and (prefix / "share/icons/hicolor/scalable/apps" / f"{APP_ID}.svg").is_file()
     if shutil.which("desktop-file-validate"):
         assert subprocess.run(["desktop-file-validate", desktop]).returncode == 0
-    gone = subprocess.run(["bash", prefix / "opt" / "fiometer" / "install.sh", "--prefix", prefix, "--uninstall"],
-                          capture_output=True, text=True)
+    gone = subprocess.run(
+        ["bash", prefix / "opt" / "fiometer" / "install.sh", "--prefix", prefix, "--uninstall"],
+        capture_output=True,
+        text=True,
+    )
     assert gone.returncode == 0, gone.stderr
     assert not link.exists() and not desktop.exists() and not (prefix / "opt" / "fiometer").exists()

@@ -75,11 +75,28 @@ def plan_for(target: str, reads: tuple[int, ...] = (0, 0)):
     return plan
 
 
-def runner(tmp_path: Path, target: str, listener: Steps, *, reads=(0, 0), allow=(), allow_in_use=(),
-           hook: Callable[[Step], None] | None = None, file_size: int = 2 * MiB, **options) -> Runner:
+def runner(
+    tmp_path: Path,
+    target: str,
+    listener: Steps,
+    *,
+    reads=(0, 0),
+    allow=(),
+    allow_in_use=(),
+    hook: Callable[[Step], None] | None = None,
+    file_size: int = 2 * MiB,
+    **options,
+) -> Runner:
     registry = CreatedFiles(tmp_path / "created.json")
-    opts = RunOptions(run_time=1, file_size=file_size, registry=registry, allow_write=set(allow),
-                      allow_write_in_use=set(allow_in_use), before_fio_start=hook, **options)
+    opts = RunOptions(
+        run_time=1,
+        file_size=file_size,
+        registry=registry,
+        allow_write=set(allow),
+        allow_write_in_use=set(allow_in_use),
+        before_fio_start=hook,
+        **options,
+    )
     return Runner(plan_for(target, reads), {"M1": local_endpoint("M1")}, listener, opts)
 
 
@@ -126,8 +143,9 @@ def test_a_mounted_file_systems_device_reached_through_a_planted_link_is_never_w
     fs = loops(ext4=True)
     target = tmp_path / "iobw.tst"
     steps = Steps()
-    status = runner(tmp_path, str(target), steps, reads=(0,),
-                    hook=lambda step: swap_for_link(target, fs.dev)).run()
+    status = runner(
+        tmp_path, str(target), steps, reads=(0,), hook=lambda step: swap_for_link(target, fs.dev)
+    ).run()
     assert status == "complete"
     assert (fs.mountpoint / "precious.txt").read_text().startswith("data that must survive")
     fs_intact(fs)
@@ -199,9 +217,20 @@ def test_an_ext4_mounted_only_in_another_mount_namespace_is_refused_by_the_kerne
     fs = loops(ext4=True, mount=False)
     mnt = tmp_path / "elsewhere"
     mnt.mkdir()
-    other = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c",
-                              f"mount {fs.dev} {mnt} && echo mounted && read x"],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    other = subprocess.Popen(
+        [
+            "unshare",
+            "-m",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            f"mount {fs.dev} {mnt} && echo mounted && read x",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert other.stdout.readline().strip() == "mounted"
         assert not os.path.ismount(mnt)  # invisible here: only the kernel knows
@@ -243,9 +272,17 @@ def test_a_device_held_for_writing_cannot_be_mounted_meanwhile(tmp_path, loops):
     mnt.mkdir()
     tried: list[subprocess.CompletedProcess] = []
     steps = Steps()
-    status = runner(tmp_path, fs.dev, steps, reads=(0,), allow={"T1"}, file_size=MiB,
-                    hook=lambda step: tried.append(subprocess.run(["mount", fs.dev, str(mnt)],
-                                                                  capture_output=True, text=True))).run()
+    status = runner(
+        tmp_path,
+        fs.dev,
+        steps,
+        reads=(0,),
+        allow={"T1"},
+        file_size=MiB,
+        hook=lambda step: tried.append(
+            subprocess.run(["mount", fs.dev, str(mnt)], capture_output=True, text=True)
+        ),
+    ).run()
     mounted = os.path.ismount(mnt)
     if mounted:
         subprocess.run(["umount", str(mnt)], capture_output=True)
@@ -264,7 +301,9 @@ def test_a_test_file_larger_than_its_file_system_is_refused_and_nothing_is_recor
     (said,) = steps.errors
     assert "needs 64.0 MiB" in said and "free" in said and "make the test file smaller" in said, said
     assert not target.exists()
-    assert not (tmp_path / "created.json").exists() or str(target) not in (tmp_path / "created.json").read_text()
+    assert (
+        not (tmp_path / "created.json").exists() or str(target) not in (tmp_path / "created.json").read_text()
+    )
     assert (fs.mountpoint / "precious.txt").read_text().startswith("data that must survive")
     fs_intact(fs)
 

@@ -15,12 +15,33 @@ from tests.helpers import shared_dir
 RESULTS = shared_dir() / "iometer-results" / "bench_results-1.1.0.csv"
 ROW_KINDS = ("ALL", "MANAGER", "WORKER", "DISK")
 # What must survive import + export: rates, response times, counts and Iometer's latency bins.
-COMPARED = ["IOps", "Read IOps", "Write IOps", "MiBps (Binary)", "Read MiBps (Binary)", "Write MiBps (Binary)",
-            "MBps (Decimal)", "Read MBps (Decimal)", "Write MBps (Decimal)", "Average Response Time",
-            "Average Read Response Time", "Average Write Response Time", "Maximum Response Time",
-            "Maximum Read Response Time", "Maximum Write Response Time", "Errors", "Bytes Read", "Bytes Written",
-            "Read I/Os", "Write I/Os", "# Managers", "# Workers", "# Disks", "Access Specification Name",
-            *COLUMNS[59:]]
+COMPARED = [
+    "IOps",
+    "Read IOps",
+    "Write IOps",
+    "MiBps (Binary)",
+    "Read MiBps (Binary)",
+    "Write MiBps (Binary)",
+    "MBps (Decimal)",
+    "Read MBps (Decimal)",
+    "Write MBps (Decimal)",
+    "Average Response Time",
+    "Average Read Response Time",
+    "Average Write Response Time",
+    "Maximum Response Time",
+    "Maximum Read Response Time",
+    "Maximum Write Response Time",
+    "Errors",
+    "Bytes Read",
+    "Bytes Written",
+    "Read I/Os",
+    "Write I/Os",
+    "# Managers",
+    "# Workers",
+    "# Disks",
+    "Access Specification Name",
+    *COLUMNS[59:],
+]
 # Totals Fiometer keeps as read + write (Iometer divides the total count by the run time).
 SUMMED = {"IOps", "MiBps (Binary)", "MBps (Decimal)"}
 
@@ -77,12 +98,15 @@ def test_import_then_export_gives_back_the_original_numbers(imported, tmp_path):
         exported += result_blocks(out.read_bytes().decode("cp1252"))
     assert len(exported) == 12
     for test_no, (before, after) in enumerate(zip(original, exported, strict=True), 1):
-        assert [(r["'Target Type"], r["Target Name"]) for r in after] == \
-               [(r["'Target Type"], r["Target Name"]) for r in before], f"test {test_no}"
+        assert [(r["'Target Type"], r["Target Name"]) for r in after] == [
+            (r["'Target Type"], r["Target Name"]) for r in before
+        ], f"test {test_no}"
         for b, a in zip(before, after, strict=True):
             for col in COMPARED:
                 where = f"test {test_no} {b['Target Name']} {col}: {a[col]} != {b[col]}"
-                if col in SUMMED:  # read + write rate, each already rounded to 6 places: last digit may differ
+                if (
+                    col in SUMMED
+                ):  # read + write rate, each already rounded to 6 places: last digit may differ
                     assert float(a[col]) == pytest.approx(float(b[col]), abs=1.01e-6), where
                 else:
                     assert a[col] == b[col], where
@@ -129,16 +153,26 @@ def test_older_56_column_layout_reads_through_its_header(tmp_path):
     assert m.read_hist == {}  # no latency bins before 1.1.0
 
 
-@pytest.mark.parametrize(("text", "where", "says"), [
-    ("hello,world\r\n", ":1:", "unexpected line"),
-    ("'Test Type,Test Description\r\n0,x\r\n'Results\r\n'Target Type,Target Name,IOps\r\n", ":4:",
-     "lacks the column(s) read i/os, write i/os"),
-    ("ALL,All,spec,1,1,1,5\r\n", ":1:", "before any 'Results header"),
-    ("'Test Type,Test Description\r\n0,x\r\n'Access specifications\r\n'Access specification name,"
-     "default assignment\r\ns,0\r\n'size,% of size,% reads,% random,delay,burst,align,reply\r\n"
-     "512,100,abc\r\n'End access specifications\r\n", ":7:", "expected eight numbers"),
-    ("", ":1:", "no test results found"),
-])
+@pytest.mark.parametrize(
+    ("text", "where", "says"),
+    [
+        ("hello,world\r\n", ":1:", "unexpected line"),
+        (
+            "'Test Type,Test Description\r\n0,x\r\n'Results\r\n'Target Type,Target Name,IOps\r\n",
+            ":4:",
+            "lacks the column(s) read i/os, write i/os",
+        ),
+        ("ALL,All,spec,1,1,1,5\r\n", ":1:", "before any 'Results header"),
+        (
+            "'Test Type,Test Description\r\n0,x\r\n'Access specifications\r\n'Access specification name,"
+            "default assignment\r\ns,0\r\n'size,% of size,% reads,% random,delay,burst,align,reply\r\n"
+            "512,100,abc\r\n'End access specifications\r\n",
+            ":7:",
+            "expected eight numbers",
+        ),
+        ("", ":1:", "no test results found"),
+    ],
+)
 def test_bad_files_are_refused_with_the_line_and_nothing_is_stored(tmp_path, capsys, text, where, says):
     src = tmp_path / "bad.csv"
     src.write_text(text)
@@ -168,7 +202,9 @@ def test_missing_file(tmp_path, capsys):
 
 
 def test_parse_keeps_aborted_series_and_errors():
-    text = RESULTS.read_text(encoding="cp1252").replace("'End Test", "ERROR: disk went away\r\nAborted test", 1)
+    text = RESULTS.read_text(encoding="cp1252").replace(
+        "'End Test", "ERROR: disk went away\r\nAborted test", 1
+    )
     series = parse_results(text)
     assert series[0].end == "aborted" and series[0].errors == ["disk went away"]
     assert series[1].end == "complete"

@@ -34,11 +34,18 @@ def test_imported_with_per_second_samples_that_add_up_to_the_final_numbers(store
     (imported,) = import_results_file(store, LOG)
     run = get_run(store, imported.run_id)
     assert run.host["tool"] == "Iometer" and [s.spec_name for s in run.steps] == [
-        "4 KiB; 100% Read; 100% random", "64 KiB; 0% Read; 0% random"]
+        "4 KiB; 100% Read; 100% random",
+        "64 KiB; 0% Read; 0% random",
+    ]
     step = run.steps[0]
     assert {(lvl, key) for lvl, _, key in step_series(store, step.id)} == {
-        ("target", "w1.t1"), ("target", "w2.t1"), ("worker", "w1"), ("worker", "w2"),
-        ("manager", "Manager 1"), ("all", "ALL")}
+        ("target", "w1.t1"),
+        ("target", "w2.t1"),
+        ("worker", "w1"),
+        ("worker", "w2"),
+        ("manager", "Manager 1"),
+        ("all", "ALL"),
+    }
     interval = step_samples(store, step.id, "all", "ALL")
     times = [t for t, _ in interval]
     assert len(times) == 5 and times == sorted(times)
@@ -63,8 +70,25 @@ def test_old_and_new_runs_overlay_over_time(store, tmp_path):
     from tests.stored_runs import RunSpec, StepSpec, record
 
     (imported,) = import_results_file(store, LOG)
-    new = record(store, RunSpec([StepSpec("4k", 1800, 7.4, 0.4, 1.0, 0.6, qd=1, workers=2, targets=2,
-                                          lines="4096,100,100,100,0,1,0,0")]))
+    new = record(
+        store,
+        RunSpec(
+            [
+                StepSpec(
+                    "4k",
+                    1800,
+                    7.4,
+                    0.4,
+                    1.0,
+                    0.6,
+                    qd=1,
+                    workers=2,
+                    targets=2,
+                    lines="4096,100,100,100,0,1,0,0",
+                )
+            ]
+        ),
+    )
     add_samples(store, new, seconds=6)
     data = load_comparison(store, CompareRequest([imported.run_id], [[new]]))
     (row,) = data.report.comparisons[0].rows

@@ -49,8 +49,9 @@ def run(plan, tmp_path, **options):
     store = open_store(tmp_path / "r.db")
     try:
         recorder = StoreRecorder(store, {})
-        runner = Runner(plan, build_endpoints(plan), Fanout(recorder, listener),
-                        RunOptions(run_time=4, **options))
+        runner = Runner(
+            plan, build_endpoints(plan), Fanout(recorder, listener), RunOptions(run_time=4, **options)
+        )
         assert runner.run() == "complete"
         stored = [m for _t, m in step_samples(store, get_run(store, 1).steps[0].id, "manager", "M1")]
         totals = run_disk_stats(get_run(store, 1, raw_output=True))
@@ -122,4 +123,3 @@ def test_null_engine_says_why_there_are_no_disk_figures(tmp_path):
     assert "null engine" in samples[-1].disks.reason
     assert [w for w, _name in samples[-1].disks.unwatched] == ["w1"]  # the targets it concerns
     assert stored and all(m.disk_util is None for m in stored) and totals == []
-

@@ -338,5 +338,8 @@ def test_a_fio_that_ignores_stop_is_ended_after_the_grace(monkeypatch):
     assert time.monotonic() - t0 < 15
     fin = events[-1]
     assert not fin.ok and fin.stopped
-    assert fin.reason == "fio did not end within 2 s of Stop and was killed; the numbers of its last report are kept"
+    assert (
+        fin.reason
+        == "fio did not end within 2 s of Stop and was killed; the numbers of its last report are kept"
+    )
     assert len(snaps(events)) >= 3  # it kept reporting after the ignored stop

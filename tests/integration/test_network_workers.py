@@ -21,16 +21,25 @@ pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, r
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True, timeout=120
+    )
 
 
 def _net_plan(tmp_path, reads: int, run_time: int):
     spec = P.AccessSpec("64k", [P.SpecLine(65536, 100, reads, 0, 0, 1, 0, 0)])
-    server = P.Worker("Net 1", kind="network_tcp", specs=[spec.name],
-                      targets=[P.Target("NIC on B", kind="network", partner_manager="B")])
-    plan = P.Plan("net", P.TestSetup(run_time=run_time), [spec], [P.Manager("A", None, workers=[server]),
-                                                                  P.Manager("B", None)])
+    server = P.Worker(
+        "Net 1",
+        kind="network_tcp",
+        specs=[spec.name],
+        targets=[P.Target("NIC on B", kind="network", partner_manager="B")],
+    )
+    plan = P.Plan(
+        "net",
+        P.TestSetup(run_time=run_time),
+        [spec],
+        [P.Manager("A", None, workers=[server]), P.Manager("B", None)],
+    )
     path = tmp_path / "net.json"
     planfile.save(plan, path)
     return path
@@ -91,8 +100,19 @@ def test_stop_mid_step_ends_the_sender_first_and_both_managers_well(tmp_path, fi
     path = _net_plan(tmp_path, reads, run_time=60)
     (ha, pa, proc_a), (hb, pb, proc_b) = fio_server("127.0.0.2"), fio_server("127.0.0.3")
     db = tmp_path / "r.db"
-    cmd = [sys.executable, "-m", "app.cli", "--db", str(db), "run", str(path), "--manager", f"A={ha}:{pa}",
-           "--manager", f"B={hb}:{pb}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "app.cli",
+        "--db",
+        str(db),
+        "run",
+        str(path),
+        "--manager",
+        f"A={ha}:{pa}",
+        "--manager",
+        f"B={hb}:{pb}",
+    ]
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
         try:
             seen = []

@@ -40,8 +40,9 @@ def mounted_loop(tmp_path):
     with open(image, "wb") as f:
         f.truncate(32 << 20)
     subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], check=True, capture_output=True)
-    dev = subprocess.run(["losetup", "-f", "--show", str(image)], check=True, capture_output=True,
-                         text=True).stdout.strip()
+    dev = subprocess.run(
+        ["losetup", "-f", "--show", str(image)], check=True, capture_output=True, text=True
+    ).stdout.strip()
     mnt = tmp_path / "mnt"
     mnt.mkdir()
     try:
@@ -67,7 +68,9 @@ def test_fio_refusing_a_mounted_device_fails_the_step_in_its_own_words(tmp_path,
     plan.specs[0].lines = [SpecLine(4096, 100, 0, 100, 0, 1, 0, 0)]  # random writes
     plan.managers[0].host = LOCAL
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / "f.tst"))]
-    runner = Runner(plan, build_endpoints(plan), None, RunOptions(run_time=2, engine="null", file_size=1 << 20))
+    runner = Runner(
+        plan, build_endpoints(plan), None, RunOptions(run_time=2, engine="null", file_size=1 << 20)
+    )
     (files,) = runner.jobfiles
     _point_job_at(files["M1"], mounted_loop)
     collect = Collect()
@@ -85,8 +88,10 @@ def test_fio_refusing_a_mounted_device_fails_the_step_in_its_own_words(tmp_path,
     with open_store(tmp_path / "r.db") as store:
         run = get_run(store, recorder.run_id)
     assert run.status == "failed" and run.steps[0].status == "failed"
-    assert any("appears mounted" in m.text and mounted_loop in m.text and m.level == "error"
-               for m in run.steps[0].messages)
+    assert any(
+        "appears mounted" in m.text and mounted_loop in m.text and m.level == "error"
+        for m in run.steps[0].messages
+    )
     assert any("1 of 1 step ran (1 failed)" in m.text for m in run.messages)
 
 
@@ -95,7 +100,9 @@ def test_a_step_whose_jobs_did_io_is_not_failed_by_the_no_io_check(tmp_path):
     plan.managers[0].host = LOCAL
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / f"f{i}.tst")) for i in range(2)]
     collect = Collect()
-    runner = Runner(plan, build_endpoints(plan), collect, RunOptions(run_time=1, engine="null", file_size=1 << 20))
+    runner = Runner(
+        plan, build_endpoints(plan), collect, RunOptions(run_time=1, engine="null", file_size=1 << 20)
+    )
     assert runner.run() == "complete"
     assert [o.status for o in collect.outcomes] == ["complete"]
 
@@ -120,9 +127,26 @@ def test_cli_run_where_fio_refuses_a_target_exits_1_and_names_it(tmp_path, immut
     path = tmp_path / "plan.json"
     planfile.save(plan, path)
     db = tmp_path / "r.db"
-    out = subprocess.run([sys.executable, "-m", "app.cli", "run", str(path), "--run-time", "2", "--db", str(db),
-                          "--test-file-size", "1M", "--allow-write", str(immutable_file)],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "run",
+            str(path),
+            "--run-time",
+            "2",
+            "--db",
+            str(db),
+            "--test-file-size",
+            "1M",
+            "--allow-write",
+            str(immutable_file),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     text = out.stdout + out.stderr
     assert out.returncode == 1, text
     # fio's own words (fio cuts its line short after a long path, hence "Operation not")
@@ -149,7 +173,9 @@ def test_stop_is_stopped_with_numbers_and_the_run_counts_what_ran(tmp_path):
     """Stop (GUI Esc) ends step 1 and step 2 runs; Stop All ends step 2 and skips step 3."""
     plan = _three_step_plan(tmp_path)
     collect = Collect()
-    runner = Runner(plan, build_endpoints(plan), None, RunOptions(run_time=60, engine="null", file_size=1 << 20))
+    runner = Runner(
+        plan, build_endpoints(plan), None, RunOptions(run_time=60, engine="null", file_size=1 << 20)
+    )
 
     reported: list[int] = []  # the step index of every batch of samples
 
@@ -198,9 +224,26 @@ def test_cli_ctrl_c_is_stopped_exit_3_with_the_count(tmp_path):
     plan = _three_step_plan(tmp_path)
     path = tmp_path / "plan.json"
     planfile.save(plan, path)
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "run", str(path), "--run-time", "60", "--engine",
-                             "null", "--test-file-size", "1M", "--db", str(tmp_path / "r.db")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "run",
+            str(path),
+            "--run-time",
+            "60",
+            "--engine",
+            "null",
+            "--test-file-size",
+            "1M",
+            "--db",
+            str(tmp_path / "r.db"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines = []
     try:
         assert proc.stdout is not None
@@ -227,9 +270,28 @@ def test_cli_progress_shows_the_step_time_fio_is_given(tmp_path):
     plan.setup.run_time, plan.setup.ramp_up = 30, 10
     path = tmp_path / "plan.json"
     planfile.save(plan, path)
-    out = subprocess.run([sys.executable, "-m", "app.cli", "run", str(path), "--ramp-up", "2", "--run-time", "2",
-                          "--engine", "null", "--test-file-size", "1M", "--db", str(tmp_path / "r.db")],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "run",
+            str(path),
+            "--ramp-up",
+            "2",
+            "--run-time",
+            "2",
+            "--engine",
+            "null",
+            "--test-file-size",
+            "1M",
+            "--db",
+            str(tmp_path / "r.db"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     progress = [ln for ln in out.stdout.splitlines() if ln.startswith("  [1/1")]
     assert progress and all(ln.split("]")[0].endswith("s/4s") for ln in progress), progress

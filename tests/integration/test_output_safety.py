@@ -22,8 +22,14 @@ posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX links and devi
 
 def fiometer(*args: object, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )
 
 
 def _null() -> tuple[int, int, int]:
@@ -94,7 +100,9 @@ def test_plan_jobs_refuses_a_device_node_planted_as_a_job_file(tmp_path: Path) -
 
 @posix_only
 @pytest.mark.parametrize("option", ["--html", "--csv", "--csv-tables", "--xlsx", "--pdf"])
-def test_report_formats_to_dev_null_and_never_through_a_link(tmp_path: Path, victim: Path, option: str) -> None:
+def test_report_formats_to_dev_null_and_never_through_a_link(
+    tmp_path: Path, victim: Path, option: str
+) -> None:
     db = tmp_path / "r.db"
     shutil.copy(DB, db)
     before = _null()
@@ -140,8 +148,14 @@ def test_dev_stdout_redirected_to_a_file_is_refused_in_words(tmp_path: Path) -> 
     """/dev/stdout is then a link to a regular file: never written through (or renamed over)."""
     out = tmp_path / "redirected.json"
     with out.open("wb") as f:
-        done = subprocess.run([sys.executable, "-m", "app.cli", "import", str(ICF), "-o", "/dev/stdout"],
-                              stdout=f, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "app.cli", "import", str(ICF), "-o", "/dev/stdout"],
+            stdout=f,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            timeout=300,
+        )
     assert done.returncode != 0
     assert "standard output only to a pipe or a terminal" in done.stderr
     assert b'"fiometer-plan"' not in out.read_bytes()

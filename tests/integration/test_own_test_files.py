@@ -24,8 +24,9 @@ def run(tmp_path: Path, target: Path, hook=None) -> str:
     plan = grid(1, 1, 1)
     plan.specs[0].lines = [SpecLine(4096, 100, 0, 100)]
     plan.managers[0].workers[0].targets = [Target("T1", path=str(target))]
-    options = RunOptions(run_time=1, file_size=MiB, registry=CreatedFiles(tmp_path / "created.json"),
-                         before_fio_start=hook)
+    options = RunOptions(
+        run_time=1, file_size=MiB, registry=CreatedFiles(tmp_path / "created.json"), before_fio_start=hook
+    )
     return Runner(plan, {"M1": local_endpoint("M1")}, None, options).run()
 
 

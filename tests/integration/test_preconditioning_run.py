@@ -12,17 +12,28 @@ pytestmark = pytest.mark.fio
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_fill_steady_state_then_measure(tmp_path):
     assert cli("examples", "--save", tmp_path).returncode == 0
     doc = json.loads((tmp_path / "oltp.json").read_text())
     setup = doc["plan"]["setup"]
-    setup.update(run_time=2, ramp_up=0, precondition={"fill_passes": 2, "steady_state": True, "round_s": 1,
-                                                      "window_rounds": 3, "tolerance_pct": 30, "slope_pct": 30,
-                                                      "max_s": 20})
+    setup.update(
+        run_time=2,
+        ramp_up=0,
+        precondition={
+            "fill_passes": 2,
+            "steady_state": True,
+            "round_s": 1,
+            "window_rounds": 3,
+            "tolerance_pct": 30,
+            "slope_pct": 30,
+            "max_s": 20,
+        },
+    )
     plan = tmp_path / "pc.json"
     plan.write_text(json.dumps(doc))
     db = tmp_path / "r.db"

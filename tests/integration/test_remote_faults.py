@@ -64,7 +64,9 @@ def run_through_proxy(tmp_path: Path, server: tuple[str, int], run_time: int, **
     proxy = FioProxy(*server, "127.0.0.4", **proxy_options)
     try:
         listener = Collect()
-        runner = runner_for(plan_for(tmp_path), {"M1": f"{proxy.host}:{proxy.port}"}, listener, run_time=run_time)
+        runner = runner_for(
+            plan_for(tmp_path), {"M1": f"{proxy.host}:{proxy.port}"}, listener, run_time=run_time
+        )
         t0 = time.monotonic()
         status = runner.run()
         return listener, status, time.monotonic() - t0, proxy
@@ -130,8 +132,10 @@ def test_text_flood_is_bounded_and_the_step_still_ends_on_time(tmp_path, fio_ser
     listener, status, took, proxy = run_through_proxy(tmp_path, (host, port), 3, flood=2000, hold_end=True)
     grew = rss_mib() - before
     flood = [m for m in listener.messages if "flood line" in m.text]
-    print(f"\ntext flood: {proxy.injected} lines sent, {len(flood)} kept, step ended after {took:.1f} s, "
-          f"peak RSS grew {grew:.0f} MiB")
+    print(
+        f"\ntext flood: {proxy.injected} lines sent, {len(flood)} kept, step ended after {took:.1f} s, "
+        f"peak RSS grew {grew:.0f} MiB"
+    )
     assert proxy.injected > 5000
     assert 0 < len(flood) <= MESSAGE_CAP
     assert any("were not kept" in m.text and "repeated" in m.text for m in listener.messages)
@@ -149,7 +153,9 @@ def test_slow_link_manager_is_late_not_dead(tmp_path, fio_server, binary):
     # 320 kbit/s; one report is ~184 KB
     listener, status, took, proxy = run_through_proxy(tmp_path, (host, port), 2, rate=40_000)
     late = [m.text for m in listener.messages if "are late" in m.text]
-    print(f"\n{binary}: slow link: {proxy.sent_to_client} bytes at 40 kB/s, step took {took:.1f} s, late notes: {late[:2]}")
+    print(
+        f"\n{binary}: slow link: {proxy.sent_to_client} bytes at 40 kB/s, step took {took:.1f} s, late notes: {late[:2]}"
+    )
     fin = listener.outcomes[0].finished["M1"]
     assert status == "complete" and fin.ok, fin.reason
     assert late and "data still arriving" in late[0]
@@ -159,7 +165,9 @@ def test_slow_link_manager_is_late_not_dead(tmp_path, fio_server, binary):
 @pytest.mark.parametrize("binary", FIO_BINARIES)
 def test_an_impossible_counter_fails_the_manager_naming_server_and_value(tmp_path, fio_server, binary):
     host, port, _ = fio_server("127.0.0.2", binary)
-    listener, status, took, proxy = run_through_proxy(tmp_path, (host, port), 20, corrupt=("io_bytes", 2**64 - 1))
+    listener, status, took, proxy = run_through_proxy(
+        tmp_path, (host, port), 20, corrupt=("io_bytes", 2**64 - 1)
+    )
     assert proxy.corrupted >= 1
     fin = listener.outcomes[0].finished["M1"]
     print(f"\n{binary}: impossible value: step ended after {took:.1f} s: {fin.reason[:90]}")

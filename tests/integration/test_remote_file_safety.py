@@ -40,9 +40,27 @@ def plan_on(path: Path, reads: int):
 def cli(tmp_path: Path, plan, server: tuple[str, int], *extra: str) -> subprocess.CompletedProcess[str]:
     p = tmp_path / "plan.json"
     planfile.save(plan, p)
-    return subprocess.run([sys.executable, "-m", "app.cli", "--db", str(tmp_path / "r.db"), "run", str(p),
-                           "--manager", f"M1={server[0]}:{server[1]}", "--run-time", "1",
-                           "--test-file-size", "1M", *extra], capture_output=True, text=True, timeout=180)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(tmp_path / "r.db"),
+            "run",
+            str(p),
+            "--manager",
+            f"M1={server[0]}:{server[1]}",
+            "--run-time",
+            "1",
+            "--test-file-size",
+            "1M",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 @pytest.fixture
@@ -61,7 +79,7 @@ def test_a_foreign_file_is_refused_unarmed_and_written_only_when_armed(tmp_path,
     done = cli(tmp_path, plan_on(target, reads=0), server, "--allow-write", str(target))
     assert done.returncode == 0, done.stderr
     assert target.read_bytes()[:SIZE] != PATTERN[:SIZE]  # armed: fio wrote it
-    assert target.read_bytes()[SIZE + 4096:] == PATTERN[SIZE + 4096:]  # beyond the run's region: kept
+    assert target.read_bytes()[SIZE + 4096 :] == PATTERN[SIZE + 4096 :]  # beyond the run's region: kept
 
 
 def test_a_link_to_a_foreign_file_is_refused(tmp_path, server):
@@ -94,7 +112,7 @@ def test_a_file_fiometer_creates_carries_its_marker_and_is_reused_unarmed(tmp_pa
     data = new.read_bytes()
     spill = 4096  # the largest block: a random I/O may run that far past the size
     assert len(data) == SIZE + spill + remote_files.MARK_SIZE
-    assert data[SIZE + spill:] == (remote_files.marker(str(new)) * 64)[:remote_files.MARK_SIZE]
+    assert data[SIZE + spill :] == (remote_files.marker(str(new)) * 64)[: remote_files.MARK_SIZE]
     done = cli(tmp_path, plan_on(new, reads=0), server)  # Fiometer's own: no arming the second time
     assert done.returncode == 0, done.stderr
     # the same bytes at another path are not Fiometer's file there (the marker names its path)
@@ -119,7 +137,7 @@ def test_random_writes_of_blocks_larger_than_their_alignment_leave_the_marker_wh
         assert done.returncode == 0, done.stderr
         assert "2 of 2 steps ran (2 complete)" in done.stdout
     data = new.read_bytes()
-    assert data[SIZE + 8192:] == (remote_files.marker(str(new)) * 64)[:remote_files.MARK_SIZE]
+    assert data[SIZE + 8192 :] == (remote_files.marker(str(new)) * 64)[: remote_files.MARK_SIZE]
 
 
 def test_a_missing_remote_folder_is_refused_and_not_created(tmp_path, server):
@@ -153,8 +171,13 @@ def test_probe_answers(tmp_path, server):
     files = [remote_files.RemoteFile(str(tmp_path / n), SIZE) for n in ("none", "foreign", "small", "dir")]
     files.append(remote_files.RemoteFile(str(tmp_path / "nofolder" / "x"), SIZE))
     got = {Path(p).name: (v.state, v.folder_exists) for p, v in remote_files.probe(make, files).items()}
-    assert got == {"none": ("missing", True), "foreign": ("foreign", True), "small": ("smaller", True),
-                   "dir": ("folder", True), "x": ("missing", False)}
+    assert got == {
+        "none": ("missing", True),
+        "foreign": ("foreign", True),
+        "small": ("smaller", True),
+        "dir": ("folder", True),
+        "x": ("missing", False),
+    }
     assert sorted(os.listdir(tmp_path)) == ["dir", "foreign", "small"]
     assert (tmp_path / "small").read_bytes() == PATTERN[:5000]
 

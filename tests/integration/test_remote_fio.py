@@ -34,11 +34,14 @@ pytestmark = [
 EXTRA_FIO = [p for p in os.environ.get("FIOMETER_EXTRA_FIO", "").split(os.pathsep) if p]
 FIO_BINARIES = ["fio", *EXTRA_FIO]
 
-NULL_JOB = "[global]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\ntime_based=1\nruntime={runtime}\n\n[nulljob]\n"
+NULL_JOB = (
+    "[global]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\ntime_based=1\nruntime={runtime}\n\n[nulljob]\n"
+)
 
 
-def run_all(fios: list[RemoteFio], on_event: Callable[[RemoteFio, Event], None] | None = None,
-            timeout: float = 30.0) -> dict[str, list[tuple[float, Event]]]:
+def run_all(
+    fios: list[RemoteFio], on_event: Callable[[RemoteFio, Event], None] | None = None, timeout: float = 30.0
+) -> dict[str, list[tuple[float, Event]]]:
     """Iterate every transport's events in its own thread; returns (monotonic time, event) per manager."""
     q: queue.Queue = queue.Queue()
 
@@ -130,7 +133,11 @@ def test_killing_one_server_mid_run_fails_only_that_manager(fio_server):
     fin_a = result["A"][-1]
     assert killed and isinstance(fin_a[1], Finished)
     assert fin_a[1] == Finished(
-        "A", False, f"lost connection to manager A ({host_a}:{port_a}) mid-step; samples so far kept", None, False
+        "A",
+        False,
+        f"lost connection to manager A ({host_a}:{port_a}) mid-step; samples so far kept",
+        None,
+        False,
     )
     assert fin_a[0] - killed[0] < 3
     assert len(snapshots(result["A"])) >= 1 and not any(s.final for s in snapshots(result["A"]))
@@ -279,12 +286,20 @@ def test_decoder_matches_the_stock_client_live(fio_server, tmp_path, case, binar
         t = threading.Thread(target=relay, daemon=True)
         t.start()
         out = subprocess.run(
-            [binary, f"--client={host},{relay_port}", str(job), "--output-format=json+", "--status-interval=1"],
-            capture_output=True, text=True, timeout=60,
+            [
+                binary,
+                f"--client={host},{relay_port}",
+                str(job),
+                "--output-format=json+",
+                "--status-interval=1",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         t.join(10)
     assert out.returncode == 0, out.stderr
-    stock = load_fio_json(out.stdout[out.stdout.index("{"):])
+    stock = load_fio_json(out.stdout[out.stdout.index("{") :])
     # fio's own cross-client aggregate ("All clients") is not a job of this host
     expected = [e for e in stock["client_stats"] if e["jobname"] != "All clients"]
     packets = FrameReader().feed(bytes(recorded))

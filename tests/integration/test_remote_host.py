@@ -130,8 +130,9 @@ def test_a_server_that_refuses_says_so_through_the_host(tmp_path, servers):
     closed = free_port("127.0.0.2")
     plan = server_plan([f"{servers[0][0]}:{servers[0][1]}", f"127.0.0.2:{closed}"], tmp_path)
     endpoints = build_endpoints(plan, hosts={"M2": f"{servers[0][0]}:{servers[0][1]}"})
-    endpoints["M2"] = ManagerEndpoint("M2", "Linux", lambda: None, f"127.0.0.2:{closed}",
-                                      server=("127.0.0.2", closed))
+    endpoints["M2"] = ManagerEndpoint(
+        "M2", "Linux", lambda: None, f"127.0.0.2:{closed}", server=("127.0.0.2", closed)
+    )
     runner = Runner(plan, endpoints, None, RunOptions(engine="null", run_time=2, decode_apart=1))
     assert runner.run() == "failed"
     finished = runner.outcomes[0].finished
@@ -147,9 +148,26 @@ def test_ctrl_c_in_a_terminal_stops_gracefully_though_it_reaches_the_host_proces
     path = tmp_path / "plan.json"
     planfile.save(plan, path)
     managers = [a for i, (h, p, _) in enumerate(servers, 1) for a in ("--manager", f"M{i}={h}:{p}")]
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--db", str(tmp_path / "r.db"), "run", str(path),
-                             *managers, "--run-time", "60", "--engine", "null"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(tmp_path / "r.db"),
+            "run",
+            str(path),
+            *managers,
+            "--run-time",
+            "60",
+            "--engine",
+            "null",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     lines = []
     try:
         assert proc.stdout is not None

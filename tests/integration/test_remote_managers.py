@@ -29,8 +29,14 @@ def servers():
     procs, addrs = [], []
     for host in ("127.0.0.2", "127.0.0.3"):
         port = free_port(host)
-        procs.append(subprocess.Popen(["fio", f"--server={host},{port}"], stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.DEVNULL, start_new_session=True))
+        procs.append(
+            subprocess.Popen(
+                ["fio", f"--server={host},{port}"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        )
         addrs.append(f"{host}:{port}")
     for addr in addrs:  # wait until each listens
         host, port = addr.split(":")
@@ -45,8 +51,9 @@ def servers():
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True, timeout=120
+    )
 
 
 def two_manager_plan(tmp_path):
@@ -62,11 +69,25 @@ def two_manager_plan(tmp_path):
 
 def test_two_remote_managers_run_store_and_export(tmp_path, servers):
     db = tmp_path / "r.db"
-    out = cli("--db", db, "run", two_manager_plan(tmp_path), "--manager", f"M1={servers[0]}",
-              "--manager", f"M2={servers[1]}", "--run-time", "3", "--engine", "null")
+    out = cli(
+        "--db",
+        db,
+        "run",
+        two_manager_plan(tmp_path),
+        "--manager",
+        f"M1={servers[0]}",
+        "--manager",
+        f"M2={servers[1]}",
+        "--run-time",
+        "3",
+        "--engine",
+        "null",
+    )
     assert out.returncode == 0, out.stderr + out.stdout
     assert f"M1 on {servers[0]} (fio 3.33)" in out.stdout
-    live = [ln for ln in out.stdout.splitlines() if ln.strip().startswith("[1/1") and "M1:" in ln and "M2:" in ln]
+    live = [
+        ln for ln in out.stdout.splitlines() if ln.strip().startswith("[1/1") and "M1:" in ln and "M2:" in ln
+    ]
     assert live, out.stdout  # live numbers of both managers while the step runs
     csv = tmp_path / "r.csv"
     assert cli("--db", db, "export", "1", "--iometer-csv", csv).returncode == 0

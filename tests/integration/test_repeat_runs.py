@@ -22,8 +22,14 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def fiometer(db: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), *args], capture_output=True,
-                          text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
 
 
 def iometer_like_plan(path: Path) -> Path:
@@ -44,8 +50,19 @@ def test_three_runs_before_and_two_after_on_one_test_file_need_no_arming(tmp_pat
     data = tmp_path / "data"
     data.mkdir()
     for tag in ("before", "before", "before", "after", "after"):
-        out = fiometer(db, "run", str(plan), "--map", f"C:={data / 'iobw.tst'}", "--run-time", "1",
-                       "--test-file-size", "1M", "--tag", tag)
+        out = fiometer(
+            db,
+            "run",
+            str(plan),
+            "--map",
+            f"C:={data / 'iobw.tst'}",
+            "--run-time",
+            "1",
+            "--test-file-size",
+            "1M",
+            "--tag",
+            tag,
+        )
         assert out.returncode == 0, out.stdout + out.stderr
     runs = json.loads(fiometer(db, "runs", "--json").stdout)
     assert sorted(r["tags"][0] for r in runs) == ["after", "after", "before", "before", "before"]
@@ -54,8 +71,15 @@ def test_three_runs_before_and_two_after_on_one_test_file_need_no_arming(tmp_pat
 
 def test_a_missing_folder_is_refused_in_words_and_never_created(tmp_path):
     plan = iometer_like_plan(tmp_path / "plan.json")
-    out = fiometer(tmp_path / "r.db", "run", str(plan), "--map", f"C:={tmp_path / 'no' / 'such' / 'iobw.tst'}",
-                   "--run-time", "1")
+    out = fiometer(
+        tmp_path / "r.db",
+        "run",
+        str(plan),
+        "--map",
+        f"C:={tmp_path / 'no' / 'such' / 'iobw.tst'}",
+        "--run-time",
+        "1",
+    )
     assert out.returncode == 2
     assert f"the folder {tmp_path / 'no' / 'such'} does not exist" in out.stderr
     assert not (tmp_path / "no").exists()
@@ -83,8 +107,12 @@ def test_the_runner_refuses_unarmed_writes_and_lists_them(tmp_path):
         Runner(plan, build_endpoints(plan), None, RunOptions(run_time=1))
     (risk,) = e.value.risks
     assert risk.path == "/dev/null" and risk.in_use and e.value.only_asks
-    runner = Runner(plan, build_endpoints(plan), None,
-                    RunOptions(run_time=1, allow_write={"/dev/null"}, allow_write_in_use={str(tmp_path / "link")}))
+    runner = Runner(
+        plan,
+        build_endpoints(plan),
+        None,
+        RunOptions(run_time=1, allow_write={"/dev/null"}, allow_write_in_use={str(tmp_path / "link")}),
+    )
     assert "allow_mounted_write=1" in runner.jobfiles[0]["M1"].text
 
 
@@ -97,7 +125,11 @@ def test_remote_targets_carry_a_note_of_what_could_not_be_verified():
 
     # the null engine: nothing is opened, so the test files are not probed through fio (which would start
     # a transport; see tests/integration/test_remote_file_safety.py)
-    runner = Runner(plan, {"M1": ManagerEndpoint("M1", "Linux", never, "10.0.0.9:8765")}, None,
-                    RunOptions(run_time=1, engine="null"))
+    runner = Runner(
+        plan,
+        {"M1": ManagerEndpoint("M1", "Linux", never, "10.0.0.9:8765")},
+        None,
+        RunOptions(run_time=1, engine="null"),
+    )
     (note,) = runner.notes
     assert "manager 'M1'" in note and "cannot verify /data/iobw.tst" in note

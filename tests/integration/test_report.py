@@ -31,7 +31,11 @@ def db(tmp_path_factory):
     with open_store(path) as store:
         record(store, RunSpec(BEFORE, name="EVA 4400, 32 disks Vraid5", tags=["before"]))
         record(store, RunSpec(AFTER, name="EVA 4400, 36 disks Vraid1", tags=["after"]))
-        extra = [*AFTER[:3], replace(AFTER[3], qd=16), StepSpec("Sequential-1M-Write", 300, 314.57, 3.3, 9, 6)]
+        extra = [
+            *AFTER[:3],
+            replace(AFTER[3], qd=16),
+            StepSpec("Sequential-1M-Write", 300, 314.57, 3.3, 9, 6),
+        ]
         record(store, RunSpec(extra, name="EVA 4400, QD 16 check", tags=["qd16"], fio_version="3.35"))
     return path
 
@@ -88,8 +92,25 @@ class Tables(HTMLParser):
 
 def test_html_is_self_contained_and_its_tables_match_the_store(db, tmp_path):
     out = tmp_path / "r.html"
-    assert main(["--db", str(db), "report", "1", "--compare", "2", "--html", str(out), "--title", "EVA report",
-                 "--client", "ACME"]) == 0
+    assert (
+        main(
+            [
+                "--db",
+                str(db),
+                "report",
+                "1",
+                "--compare",
+                "2",
+                "--html",
+                str(out),
+                "--title",
+                "EVA report",
+                "--client",
+                "ACME",
+            ]
+        )
+        == 0
+    )
     p = Tables()
     p.feed(out.read_text(encoding="utf-8"))
     # a bar chart per metric, per access spec the response time distribution and the share of I/Os by response
@@ -108,7 +129,15 @@ def test_html_is_self_contained_and_its_tables_match_the_store(db, tmp_path):
     # the comparison: per metric a heading, then a row per access spec: baseline | candidate | change | change %
     rows = p.tables["compare-1"]
     head = [c[0] for c in rows[0]]
-    assert head == ["Access specification", "Load", "before", "after", "Change", "Change %", "Verdict"]  # the tags
+    assert head == [
+        "Access specification",
+        "Load",
+        "before",
+        "after",
+        "Change",
+        "Change %",
+        "Verdict",
+    ]  # the tags
     metric = None
     checked = 0
     for row in rows[1:]:
@@ -131,13 +160,18 @@ def test_html_is_self_contained_and_its_tables_match_the_store(db, tmp_path):
 
 def test_html_lists_unmatched_steps_and_what_differs(db, tmp_path):
     out = tmp_path / "r.html"
-    assert main(["--db", str(db), "report", "1", "--compare", "3", "--html", str(out), "--match", "exact"]) == 0
+    assert (
+        main(["--db", str(db), "report", "1", "--compare", "3", "--html", str(out), "--match", "exact"]) == 0
+    )
     text = out.read_text(encoding="utf-8")
     p = Tables()
     p.feed(text)
     only = [(r[0][0], r[2][0]) for r in p.tables["unmatched-1"][1:]]
-    assert only == [("before", "Random-8k-70%Read"), ("qd16", "Random-8k-70%Read"),
-                    ("qd16", "Sequential-1M-Write")]
+    assert only == [
+        ("before", "Random-8k-70%Read"),
+        ("qd16", "Random-8k-70%Read"),
+        ("qd16", "Sequential-1M-Write"),
+    ]
     assert "measured with fio 3.33 \u2192 fio 3.35" in text
     assert "--match auto" in text  # the way to pair the QD 64 / QD 16 steps is shown
     # by default the QD 64 and QD 16 steps pair, and the summary leads with the change
@@ -153,8 +187,27 @@ def test_html_lists_unmatched_steps_and_what_differs(db, tmp_path):
 @pytest.fixture(scope="module")
 def pdf_text(db, tmp_path_factory):
     out = tmp_path_factory.mktemp("pdf") / "r.pdf"
-    res = cli("--db", db, "report", "1", "--compare", "2", "3", "--pdf", out, "--title", "EVA 4400 expansion",
-              "--client", "ACME Logistics", "--author", "J. Doe", "--date", "2026-05-04", "--paper", "Letter")
+    res = cli(
+        "--db",
+        db,
+        "report",
+        "1",
+        "--compare",
+        "2",
+        "3",
+        "--pdf",
+        out,
+        "--title",
+        "EVA 4400 expansion",
+        "--client",
+        "ACME Logistics",
+        "--author",
+        "J. Doe",
+        "--date",
+        "2026-05-04",
+        "--paper",
+        "Letter",
+    )
     assert res.returncode == 0, res.stderr
     info = subprocess.run(["pdfinfo", str(out)], capture_output=True, text=True).stdout
     text = subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True).stdout
@@ -177,7 +230,15 @@ def test_pdf_comparison_rows_hold_the_table_numbers(pdf_text):
     expected = [  # spec, baseline, candidate, change, change %, verdict (IOPS, then MB/s, then avg ms)
         ("Max Throughput-100%Read", "QD 64", "10,809", "11,686", "+877", "+8.1 %", "better"),
         ("Max Throughput-50%Read", "QD 64", "1,530", "5,113", "+3,583", "+234.2 %", "better"),
-        ("RealLife-60%Rand-65%Read", "QD 64", "23.9", "33.5", "+9.60", "+40.2 %", "better"),  # 3 significant digits
+        (
+            "RealLife-60%Rand-65%Read",
+            "QD 64",
+            "23.9",
+            "33.5",
+            "+9.60",
+            "+40.2 %",
+            "better",
+        ),  # 3 significant digits
         ("Max Throughput-100%Read", "QD 64", "2.67", "5.09", "+2.42", "+90.6 %", "worse"),
         ("Max Throughput-50%Read", "QD 64", "34.0", "6.63", "-27.4", "-80.5 %", "better"),
         ("Max Throughput-100%Read", "QD 64", "40.0", "41.0", "+1.00", "+2.5 %"),  # within 5 %: not marked
@@ -189,9 +250,22 @@ def test_pdf_comparison_rows_hold_the_table_numbers(pdf_text):
 
 def test_pdf_has_charts_unmatched_steps_and_the_methodology(db, pdf_text):
     _, text = pdf_text
-    for s in ("Charts", "Average response time (ms)", "Not compared", "Sequential-1M-Write",
-              "Appendix: methodology", "fio 3.33", "fio 3.35", "direct=1", "ioengine=libaio", "Direct I/O",
-              "/mnt/data/iobw.tst", "Plan SHA-256", "Ramp-up per step", "lab1"):
+    for s in (
+        "Charts",
+        "Average response time (ms)",
+        "Not compared",
+        "Sequential-1M-Write",
+        "Appendix: methodology",
+        "fio 3.33",
+        "fio 3.35",
+        "direct=1",
+        "ioengine=libaio",
+        "Direct I/O",
+        "/mnt/data/iobw.tst",
+        "Plan SHA-256",
+        "Ramp-up per step",
+        "lab1",
+    ):
         assert s in text, s
     with open_store(db) as store:
         plan_hash = get_run(store, 1).plan_sha256
@@ -208,15 +282,23 @@ class Workbook:
 
     def __init__(self, path):
         self.z = zipfile.ZipFile(path)
-        shared = ET.fromstring(self.z.read("xl/sharedStrings.xml")) if "xl/sharedStrings.xml" in self.z.namelist() \
+        shared = (
+            ET.fromstring(self.z.read("xl/sharedStrings.xml"))
+            if "xl/sharedStrings.xml" in self.z.namelist()
             else None
-        self.strings = ["".join(t.text or "" for t in si.iter(f"{M}t")) for si in shared.iter(f"{M}si")] \
-            if shared is not None else []
+        )
+        self.strings = (
+            ["".join(t.text or "" for t in si.iter(f"{M}t")) for si in shared.iter(f"{M}si")]
+            if shared is not None
+            else []
+        )
         rels = ET.fromstring(self.z.read("xl/_rels/workbook.xml.rels"))
         target = {r.get("Id"): r.get("Target") for r in rels.iter(f"{PR}Relationship")}
         wb = ET.fromstring(self.z.read("xl/workbook.xml"))
-        self.files = {s.get("name"): "xl/" + target[s.get(f"{R}id")].lstrip("/").removeprefix("xl/")
-                      for s in wb.iter(f"{M}sheet")}
+        self.files = {
+            s.get("name"): "xl/" + target[s.get(f"{R}id")].lstrip("/").removeprefix("xl/")
+            for s in wb.iter(f"{M}sheet")
+        }
         self.names = [s.get("name") for s in wb.iter(f"{M}sheet")]
         self.workbook = wb
 
@@ -259,9 +341,25 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
     wb = Workbook(out)
     comp = "Comparison 1"
     # the four specs share one shape and differ in transfer size only: each run is also a block-size sweep
-    assert wb.names == ["Summary", "At a glance", comp, "Headlines 1", "Percentiles", "Environment", "Run 1 results",
-                        "Run 1 sweep", "Run 2 results", "Run 2 sweep", "Job options",
-                        "Run 1 facts", "Run 2 facts", "Charts", "Sweep charts", "Job files", "data"]
+    assert wb.names == [
+        "Summary",
+        "At a glance",
+        comp,
+        "Headlines 1",
+        "Percentiles",
+        "Environment",
+        "Run 1 results",
+        "Run 1 sweep",
+        "Run 2 results",
+        "Run 2 sweep",
+        "Job options",
+        "Run 1 facts",
+        "Run 2 facts",
+        "Charts",
+        "Sweep charts",
+        "Job files",
+        "data",
+    ]
     # printable: landscape, one page wide, the header row on every page
     setup = wb.xml(comp).find(f"{M}pageSetup")
     assert setup.get("orientation") == "landscape" and setup.get("fitToWidth") in (None, "1")
@@ -269,7 +367,16 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
     assert wb.defined_names().get(f"'{comp}'!Print_Titles") == f"'{comp}'!$1:$2"
     rows = wb.rows(comp)
     assert rows[0] == ["after (run 2) compared with before (run 1)"]
-    assert rows[1] == ["Metric", "Access specification", "Load", "before", "after", "Change", "Change %", "Verdict"]
+    assert rows[1] == [
+        "Metric",
+        "Access specification",
+        "Load",
+        "before",
+        "after",
+        "Change",
+        "Change %",
+        "Verdict",
+    ]
     data = [r + [None] * (8 - len(r)) for r in rows[2:22]]  # an empty verdict: no cell
     for metric, spec, load, b, c, change, pct, verdict in data:
         assert load == "QD 64"
@@ -277,8 +384,13 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
         assert b == pytest.approx(before[spec, 64][key]) and c == pytest.approx(after[spec, 64][key])
         assert change == pytest.approx(c - b) and pct == pytest.approx((c - b) / b)
         assert verdict in ("better", "worse", None)
-    assert {r[0] for r in data} == {"IOPS", "MB/s", "Average response time (ms)", "Maximum response time (ms)",
-                                    "99th percentile response time (ms)"}
+    assert {r[0] for r in data} == {
+        "IOPS",
+        "MB/s",
+        "Average response time (ms)",
+        "Maximum response time (ms)",
+        "99th percentile response time (ms)",
+    }
     sheet = wb.xml(comp)
     pane = sheet.find(f".//{M}pane")
     assert pane.get("state") == "frozen" and pane.get("ySplit") == "2"  # title and header stay in view
@@ -286,8 +398,10 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
     styles = wb.z.read("xl/styles.xml").decode()
     assert 'formatCode="+0.0%;-0.0%;0.0%"' in styles and 'formatCode="#,##0"' in styles
     # charts: one per metric, each series drawn from the Charts sheet's cells
-    charts = sorted((n for n in wb.z.namelist() if n.startswith("xl/charts/chart")),
-                    key=lambda n: int(re.search(r"(\d+)\.xml$", n).group(1)))
+    charts = sorted(
+        (n for n in wb.z.namelist() if n.startswith("xl/charts/chart")),
+        key=lambda n: int(re.search(r"(\d+)\.xml$", n).group(1)),
+    )
     kinds = [ET.fromstring(wb.z.read(n)).find(f".//{C}plotArea")[1].tag.removeprefix(C) for n in charts]
     assert kinds.count("barChart") == 5  # one per metric
     # the sweeps (each run is a block-size sweep) as native line charts, both runs on the first
@@ -310,8 +424,24 @@ def test_xlsx_reads_back_with_the_same_values_frozen_filtered_and_native_charts(
     # data: the long form, every ALL number as stored
     data_rows = wb.rows("data")
     head = data_rows[0]
-    assert head == ["run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric", "value",
-                    "unit", "workers", "targets", "phase", "step_status", "validity"]
+    assert head == [
+        "run",
+        "label",
+        "step",
+        "spec",
+        "queue_depth",
+        "level",
+        "manager",
+        "name",
+        "metric",
+        "value",
+        "unit",
+        "workers",
+        "targets",
+        "phase",
+        "step_status",
+        "validity",
+    ]
     assert wb.xml("data").find(f".//{M}pane").get("ySplit") == "1"
     found = {(r[0], r[3], r[8]): r[9] for r in data_rows[1:] if r[5] == "all"}
     for run_id, values in ((1, before), (2, after)):
@@ -325,16 +455,38 @@ def test_csv_is_one_tidy_table_of_every_stored_number(db, tmp_path):
     out = tmp_path / "r.csv"
     assert main(["--db", str(db), "report", "1", "--compare", "2", "--csv", str(out)]) == 0
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
-    assert list(rows[0]) == ["run", "label", "step", "spec", "queue_depth", "level", "manager", "name", "metric",
-                             "value", "unit", "workers", "targets", "phase", "step_status", "validity"]
-    assert {(r["workers"], r["targets"], r["phase"], r["step_status"]) for r in rows} == {("1", "1", "measure",
-                                                                                          "complete")}
+    assert list(rows[0]) == [
+        "run",
+        "label",
+        "step",
+        "spec",
+        "queue_depth",
+        "level",
+        "manager",
+        "name",
+        "metric",
+        "value",
+        "unit",
+        "workers",
+        "targets",
+        "phase",
+        "step_status",
+        "validity",
+    ]
+    assert {(r["workers"], r["targets"], r["phase"], r["step_status"]) for r in rows} == {
+        ("1", "1", "measure", "complete")
+    }
     # the stored steps read only: write metrics do not apply and are blank, never 0
     writes = [r for r in rows if r["metric"].startswith("write_")]
     assert writes and all(r["value"] == "" for r in writes)
     before, after = stored(db, 1), stored(db, 2)
-    names = {"iops": "iops", "mbps": "mbps", "lat_mean_ms": "lat_mean", "lat_max_ms": "lat_max",
-             "p99_ms": "lat_p99"}
+    names = {
+        "iops": "iops",
+        "mbps": "mbps",
+        "lat_mean_ms": "lat_mean",
+        "lat_max_ms": "lat_max",
+        "p99_ms": "lat_p99",
+    }
     seen = 0
     for r in rows:
         assert r["label"] == {"1": "before", "2": "after"}[r["run"]]
@@ -351,10 +503,11 @@ def test_csv_tables_hold_the_same_comparison_table(db, tmp_path):
     out = tmp_path / "t.csv"
     assert main(["--db", str(db), "report", "1", "--compare", "2", "--csv-tables", str(out)]) == 0
     rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
-    header = rows.index(["Metric", "Access specification", "Load", "before", "after", "Change", "Change %",
-                         "Verdict"])
+    header = rows.index(
+        ["Metric", "Access specification", "Load", "before", "after", "Change", "Change %", "Verdict"]
+    )
     before, after = stored(db, 1), stored(db, 2)
-    for metric, spec, load, b, c, change, pct, verdict in rows[header + 1: header + 21]:
+    for metric, spec, load, b, c, change, pct, verdict in rows[header + 1 : header + 21]:
         assert load == "QD 64"
         key = next(d.key for d in METRICS if metric.startswith(d.label))
         assert float(b) == pytest.approx(before[spec, 64][key], rel=1e-9)
@@ -367,33 +520,58 @@ def test_csv_tables_hold_the_same_comparison_table(db, tmp_path):
 
 def test_csv_cells_that_look_like_formulas_are_neutralised_but_negative_numbers_stay(tmp_path):
     db = tmp_path / "f.db"
-    evil = "=HYPERLINK(\"http://x\",\"y\")"
+    evil = '=HYPERLINK("http://x","y")'
     with open_store(db) as store:
         record(store, RunSpec([StepSpec("@SUM(A1)", 100, 1, 1, 2, 1.5)], name=evil, tags=["+a"]))
         record(store, RunSpec([StepSpec("@SUM(A1)", 50, 0.5, 2, 3, 2.5)], name="-b", tags=["-b"]))
     tables = tmp_path / "t.csv"
-    assert main(["--db", str(db), "report", "1", "--compare", "2", "--csv", str(tmp_path / "r.csv"),
-                 "--csv-tables", str(tables)]) == 0
+    assert (
+        main(
+            [
+                "--db",
+                str(db),
+                "report",
+                "1",
+                "--compare",
+                "2",
+                "--csv",
+                str(tmp_path / "r.csv"),
+                "--csv-tables",
+                str(tables),
+            ]
+        )
+        == 0
+    )
     rows = list(csv.reader(io.StringIO((tmp_path / "r.csv").read_text(encoding="utf-8-sig"))))
     cells = [c for r in rows for c in r]
     assert "'@SUM(A1)" in cells and "'+a" in cells and "'-b" in cells
-    assert not [c for c in cells if c[:1] in ("=", "+", "@") or (c[:1] == "-" and not re.fullmatch(r"-[\d.e+-]+", c))]
+    assert not [
+        c for c in cells if c[:1] in ("=", "+", "@") or (c[:1] == "-" and not re.fullmatch(r"-[\d.e+-]+", c))
+    ]
     t = list(csv.reader(io.StringIO(tables.read_text(encoding="utf-8-sig"))))
     change = next(r for r in t if r[:2] == ["IOPS", "'@SUM(A1)"])
     assert float(change[5]) == -50.0 and change[6] == "-50.0"  # real negative numbers stay numbers
-    assert any(evil in c for r in t for c in r) and not any(c.startswith(("=", "@", "+")) for r in t for c in r)
+    assert any(evil in c for r in t for c in r) and not any(
+        c.startswith(("=", "@", "+")) for r in t for c in r
+    )
 
 
 MIN_TEXT = 150  # characters on a page besides its header and footer: less is a blank or orphan page
 
 
 def page_texts(pdf) -> list[str]:
-    pages = int(re.search(r"Pages:\s+(\d+)", subprocess.run(["pdfinfo", str(pdf)], capture_output=True,
-                                                              text=True).stdout).group(1))
+    pages = int(
+        re.search(
+            r"Pages:\s+(\d+)", subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True).stdout
+        ).group(1)
+    )
     out = []
     for n in range(1, pages + 1):
-        text = subprocess.run(["pdftotext", "-f", str(n), "-l", str(n), "-layout", str(pdf), "-"],
-                              capture_output=True, text=True).stdout
+        text = subprocess.run(
+            ["pdftotext", "-f", str(n), "-l", str(n), "-layout", str(pdf), "-"],
+            capture_output=True,
+            text=True,
+        ).stdout
         lines = [ln for ln in text.splitlines() if ln.strip()]
         body = lines[1:-1] if n > 1 else lines  # body pages: a header line and a footer line
         out.append("".join("".join(ln.split()) for ln in body))
@@ -416,18 +594,21 @@ def test_a_report_where_nothing_pairs_has_no_blank_page_and_no_chart_off_the_pag
 
 
 # --- refusals -------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("argv", "says"), [
-    (["report", "9", "--html", "x.html"], "There is no run 9"),
-    (["report", "1", "--compare", "7", "--html", "x.html"], "There is no run 7"),
-    (["report", "1"], "say which files to write"),
-    (["report", "1", "--pdf", "/no/such/dir/r.pdf"], "does not exist"),
-    (["compare", "1", "8"], "There is no run 8"),
-    (["report", "1", "--html", "."], "Is a directory"),
-    (["report", "1", "--compare", "2", "--labels", "a,b,c", "--html", "x.html"], "3 labels for 2 sides"),
-    (["report", "1", "--logo", "no-such.png", "--pdf", "x.pdf"], "--logo no-such.png: no such file"),
-    (["export", "1"], "say what to write: --iometer-csv OUT.csv and/or --samples OUT.csv"),
-    (["export", "1", "--samples", "/no/such/dir/s.csv"], "does not exist"),
-])
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["report", "9", "--html", "x.html"], "There is no run 9"),
+        (["report", "1", "--compare", "7", "--html", "x.html"], "There is no run 7"),
+        (["report", "1"], "say which files to write"),
+        (["report", "1", "--pdf", "/no/such/dir/r.pdf"], "does not exist"),
+        (["compare", "1", "8"], "There is no run 8"),
+        (["report", "1", "--html", "."], "Is a directory"),
+        (["report", "1", "--compare", "2", "--labels", "a,b,c", "--html", "x.html"], "3 labels for 2 sides"),
+        (["report", "1", "--logo", "no-such.png", "--pdf", "x.pdf"], "--logo no-such.png: no such file"),
+        (["export", "1"], "say what to write: --iometer-csv OUT.csv and/or --samples OUT.csv"),
+        (["export", "1", "--samples", "/no/such/dir/s.csv"], "does not exist"),
+    ],
+)
 def test_bad_requests_get_a_clear_message(db, tmp_path, capsys, monkeypatch, argv, says):
     monkeypatch.chdir(tmp_path)
     assert main(["--db", str(db), *argv]) == 2
@@ -467,13 +648,17 @@ def test_a_malformed_run_group_is_an_argument_error(db, capsys):
 def test_compare_prints_the_table(db, capsys):
     assert main(["--db", str(db), "compare", "1", "2", "--threshold", "10"]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"Max Throughput-100%Read\s+QD 64\s+10,809\s+11,686\s+\+877\s+\+8\.1 %\s*$", out, re.MULTILINE)
+    assert re.search(
+        r"Max Throughput-100%Read\s+QD 64\s+10,809\s+11,686\s+\+877\s+\+8\.1 %\s*$", out, re.MULTILINE
+    )
     assert "  What changed: nothing Fiometer records" in out
     assert "Changes within \u00b110 %" in out
 
 
 LONG = [f"Spec {i:02d} " + "very-long-access-specification-name-" * (1 + i % 3) + f"{i}KiB" for i in range(9)]
-ONE_LINE = [f"Sequential-1MiB-100%Read-QD256-n{i:02d}-x"[:36] for i in range(18)]  # the longest kept on one line
+ONE_LINE = [
+    f"Sequential-1MiB-100%Read-QD256-n{i:02d}-x"[:36] for i in range(18)
+]  # the longest kept on one line
 
 
 @pytest.mark.parametrize("names", [LONG + ONE_LINE[:9], ONE_LINE], ids=["wrapping-names", "one-line-names"])
@@ -481,17 +666,43 @@ def test_pdf_text_stays_inside_the_page_margins(tmp_path, names):
     """Long access spec names, big numbers, many steps: tables shrink or wrap, charts split; nothing clipped."""
     db = tmp_path / "wide.db"
     with open_store(db) as store:
-        record(store, RunSpec([StepSpec(n, 9_876_543 + i, 98_765.43, 1.2345, 12_345.678, 1_234.5678)
-                               for i, n in enumerate(names)]))
-        record(store, RunSpec([StepSpec(n, 1500 + 77 * i, 12 + i, 0.0123 + i / 9, 25, 0.004) for i, n in enumerate(names)]))
+        record(
+            store,
+            RunSpec(
+                [
+                    StepSpec(n, 9_876_543 + i, 98_765.43, 1.2345, 12_345.678, 1_234.5678)
+                    for i, n in enumerate(names)
+                ]
+            ),
+        )
+        record(
+            store,
+            RunSpec(
+                [StepSpec(n, 1500 + 77 * i, 12 + i, 0.0123 + i / 9, 25, 0.004) for i, n in enumerate(names)]
+            ),
+        )
     out = tmp_path / "wide.pdf"
-    res = cli("--db", db, "report", "1", "--compare", "2", "--pdf", out, "--client", "A client with a name long "
-              "enough to need more than one line on the cover page of the report, surely")
+    res = cli(
+        "--db",
+        db,
+        "report",
+        "1",
+        "--compare",
+        "2",
+        "--pdf",
+        out,
+        "--client",
+        "A client with a name long enough to need more than one line on the cover page of the report, surely",
+    )
     assert res.returncode == 0, res.stderr
     bbox = subprocess.run(["pdftotext", "-bbox", str(out), "-"], capture_output=True, text=True).stdout
     page_w, page_h = 595.3, 841.9  # A4
     margin = 20 / 25.4 * 72 - 1  # 20 mm side margins, minus a point of rounding
-    words = re.findall(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>', bbox)
+    words = re.findall(
+        r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>', bbox
+    )
     assert len(words) > 1000
-    outside = [w[4] for w in words if float(w[0]) < margin or float(w[2]) > page_w - margin or float(w[3]) > page_h]
+    outside = [
+        w[4] for w in words if float(w[0]) < margin or float(w[2]) > page_w - margin or float(w[3]) > page_h
+    ]
     assert outside == []

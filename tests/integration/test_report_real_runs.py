@@ -26,8 +26,9 @@ READ, MIXED = "Random-4K-100%Read", "Random-8K-50%Read"
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +44,22 @@ def runs(tmp_path_factory):
     planfile.save(plan, path)
     db = tmp / "r.db"
     for tag in ("before", "after"):
-        out = cli("--db", db, "run", path, "--map", f"{tmp / 'data.tst'}={tmp / (tag + '.tst')}",
-                  "--test-file-size", "8M", "--run-time", "2", "--ramp-up", "1", "--tag", tag)
+        out = cli(
+            "--db",
+            db,
+            "run",
+            path,
+            "--map",
+            f"{tmp / 'data.tst'}={tmp / (tag + '.tst')}",
+            "--test-file-size",
+            "8M",
+            "--run-time",
+            "2",
+            "--ramp-up",
+            "1",
+            "--tag",
+            tag,
+        )
         assert out.returncode == 0, out.stdout + out.stderr
     return db, tmp
 
@@ -52,7 +67,7 @@ def runs(tmp_path_factory):
 def fio_job(run, spec: str) -> dict:
     step = next(s for s in run.steps if s.spec_name == spec)
     (out,) = step.outputs.values()
-    (job,) = json.loads(out.raw_output[out.raw_output.index("{"):])["jobs"]
+    (job,) = json.loads(out.raw_output[out.raw_output.index("{") :])["jobs"]
     return job
 
 
@@ -79,7 +94,9 @@ def test_the_percentile_table_equals_fios_own_percentiles(runs, tmp_path):
             lat = fio_job(run, READ)["read"]["lat_ns"]
             # (fio takes a percentile from its bin's upper edge, which can lie above the maximum measured: the
             # report shows no percentile above the maximum)
-            want = [min(lat["percentile"][f"{q:.6f}"], lat["max"]) / 1e6 for q in PERCENTILES] + [lat["max"] / 1e6]
+            want = [min(lat["percentile"][f"{q:.6f}"], lat["max"]) / 1e6 for q in PERCENTILES] + [
+                lat["max"] / 1e6
+            ]
             assert rows[READ, label] == pytest.approx(want, rel=1e-12), label
             # reads and writes together: fio's rule over fio's own bins of both directions
             job = fio_job(run, MIXED)
@@ -100,8 +117,9 @@ def test_the_environment_is_collected_when_the_run_starts_and_reported_per_side(
     assert env["kernel"] == platform.release() and env["cpus"] >= 1 and env["memory_bytes"] > 2**20
     assert env["fio_version"] == run.managers[0].fio_version
     target = run.targets[0].details["environment"]
-    fs = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "--target", str(tmp)], capture_output=True,
-                        text=True).stdout.strip()
+    fs = subprocess.run(
+        ["findmnt", "-n", "-o", "FSTYPE", "--target", str(tmp)], capture_output=True, text=True
+    ).stdout.strip()
     assert target["kind"] == "file" and target["fs_type"] == fs and target["mount_options"]
     out = tmp_path / "r.html"
     assert cli("--db", db, "report", "1", "--compare", "2", "--html", out).returncode == 0
@@ -126,12 +144,19 @@ def test_every_per_second_sample_exports_in_long_form(runs, tmp_path):
         want = []
         for s in run.steps:
             for level, manager, key in step_series(store, s.id):
-                want += [(s.index + 1, level, t, m.iops, m.lat_mean_ms)
-                         for t, m in step_samples(store, s.id, level, key, manager=manager)]
+                want += [
+                    (s.index + 1, level, t, m.iops, m.lat_mean_ms)
+                    for t, m in step_samples(store, s.id, level, key, manager=manager)
+                ]
     assert len(rows) == len(want) > 4 * 2
-    got = {(int(r["step"]), r["level"], float(r["t_s"])): (float(r["iops"]), float(r["lat_mean_ms"])) for r in rows}
+    got = {
+        (int(r["step"]), r["level"], float(r["t_s"])): (float(r["iops"]), float(r["lat_mean_ms"]))
+        for r in rows
+    }
     for step, level, t, iops, lat in want:
-        match = [v for (st, lv, tt), v in got.items() if st == step and lv == level and tt == pytest.approx(t)]
+        match = [
+            v for (st, lv, tt), v in got.items() if st == step and lv == level and tt == pytest.approx(t)
+        ]
         assert match == [(pytest.approx(iops, rel=1e-9), pytest.approx(lat, rel=1e-9))]
     assert {r["level"] for r in rows} == {"all", "manager", "worker", "target"}
     assert rows[0]["name"] == "ALL" and {r["spec"] for r in rows} == {READ, MIXED}

@@ -118,9 +118,24 @@ def test_cli_run_ctrl_c_stops_gracefully_and_prints_results(tmp_path):
     plan = two_manager_plan(tmp_path)
     path = tmp_path / "plan.json"
     planfile.save(plan, path)
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "run", str(path), "--run-time", "60", "--engine", "null",
-                             "--db", str(tmp_path / "r.db")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "run",
+            str(path),
+            "--run-time",
+            "60",
+            "--engine",
+            "null",
+            "--db",
+            str(tmp_path / "r.db"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines = []
     while True:
         line = proc.stdout.readline()
@@ -137,14 +152,19 @@ def test_cli_run_ctrl_c_stops_gracefully_and_prints_results(tmp_path):
 
 def test_cli_refuses_unmapped_windows_target_and_unarmed_existing_file(tmp_path):
     from tests.helpers import shared_dir
+
     plan = shared_dir() / "icf" / "fourmix_2004.icf"
-    out = subprocess.run([sys.executable, "-m", "app.cli", "run", str(plan), "--run-time", "1"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "run", str(plan), "--run-time", "1"], capture_output=True, text=True
+    )
     assert out.returncode == 2 and "'D:' is a Windows drive" in out.stderr and "--map" in out.stderr
     precious = tmp_path / "precious.dat"
     precious.write_bytes(b"data" * 1000)
-    out = subprocess.run([sys.executable, "-m", "app.cli", "run", str(plan), "--run-time", "1",
-                          "--map", f"D:={precious}"], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "run", str(plan), "--run-time", "1", "--map", f"D:={precious}"],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 2 and "--allow-write 'D:'" in out.stderr
     assert precious.read_bytes() == b"data" * 1000
 

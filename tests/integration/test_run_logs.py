@@ -33,40 +33,71 @@ def _plan(tmp_path, host: str = LOCAL, target: str | None = None):
 def _cli(tmp_path, *args) -> tuple[subprocess.CompletedProcess, str]:
     logs = tmp_path / "logs"
     env = {**os.environ, ENV_DIR: str(logs)}
-    out = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(tmp_path / "r.db"), *map(str, args)],
-                         capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "--db", str(tmp_path / "r.db"), *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     log = logs / LOG_NAME
     return out, log.read_text(encoding="utf-8") if log.exists() else ""
 
 
 def test_a_local_run_logs_fio_started_and_ended_with_its_pid(tmp_path):
-    out, log = _cli(tmp_path, "run", _plan(tmp_path), "--run-time", "1", "--engine", "null",
-                    "--test-file-size", "1M")
+    out, log = _cli(
+        tmp_path, "run", _plan(tmp_path), "--run-time", "1", "--engine", "null", "--test-file-size", "1M"
+    )
     assert out.returncode == 0, out.stderr
-    started = re.search(r"INFO app\.engine\.transports\.local_fio: manager (\S+): fio started, pid (\d+): (\S*fio\S*) "
-                        r"--output-format=json\+ .*\.fio$", log, re.M)
+    started = re.search(
+        r"INFO app\.engine\.transports\.local_fio: manager (\S+): fio started, pid (\d+): (\S*fio\S*) "
+        r"--output-format=json\+ .*\.fio$",
+        log,
+        re.M,
+    )
     assert started, log
     name, pid = started[1], started[2]
-    assert re.search(rf"INFO app\.engine\.transports\.local_fio: manager {name}: fio pid {pid} ended, exit code 0$", log,
-                     re.M), log
+    assert re.search(
+        rf"INFO app\.engine\.transports\.local_fio: manager {name}: fio pid {pid} ended, exit code 0$",
+        log,
+        re.M,
+    ), log
     assert re.search(r"INFO app\.engine\.run\.runner: run '.*' started: 1 steps, managers .*", log), log
     assert re.search(r"INFO app\.engine\.run\.runner: run '.*' ended: complete$", log, re.M), log
 
 
 def test_a_remote_run_logs_the_connection_the_protocol_and_the_reader_process(tmp_path, fio_server):
     host, port, _proc = fio_server("127.0.0.2")
-    out, log = _cli(tmp_path, "run", _plan(tmp_path, f"{host}:{port}", str(tmp_path / "remote.tst")),
-                    "--run-time", "1", "--engine", "null", "--test-file-size", "1M")
+    out, log = _cli(
+        tmp_path,
+        "run",
+        _plan(tmp_path, f"{host}:{port}", str(tmp_path / "remote.tst")),
+        "--run-time",
+        "1",
+        "--engine",
+        "null",
+        "--test-file-size",
+        "1M",
+    )
     assert out.returncode == 0, out.stderr
-    reader = re.search(r"(\d+) INFO app\.engine\.transports\.remote_host: remote managers' reader started, pid (\d+): ", log)
+    reader = re.search(
+        r"(\d+) INFO app\.engine\.transports\.remote_host: remote managers' reader started, pid (\d+): ", log
+    )
     assert reader, log
     child = reader[2]
     assert child != reader[1]
     # the child process writes its own lines into the same file
-    assert re.search(rf"^\S+ \S+ {child} INFO app\.engine\.transports\.fioproto\.client: connected to {host}:{port}$",
-                     log, re.M), log
-    assert re.search(rf"^\S+ \S+ {child} INFO app\.engine\.transports\.fioproto\.client: {host}:{port}: protocol \d+, "
-                     r"fio-\S+ on ", log, re.M), log
+    assert re.search(
+        rf"^\S+ \S+ {child} INFO app\.engine\.transports\.fioproto\.client: connected to {host}:{port}$",
+        log,
+        re.M,
+    ), log
+    assert re.search(
+        rf"^\S+ \S+ {child} INFO app\.engine\.transports\.fioproto\.client: {host}:{port}: protocol \d+, "
+        r"fio-\S+ on ",
+        log,
+        re.M,
+    ), log
     assert re.search(rf"remote managers' reader pid {child} ended, exit code 0$", log, re.M), log
 
 
@@ -74,7 +105,18 @@ def test_a_server_that_cannot_be_reached_is_logged_with_why(tmp_path):
     from tests.fio_servers import free_port
 
     port = free_port("127.0.0.2")  # nothing listens there
-    out, log = _cli(tmp_path, "run", _plan(tmp_path, f"127.0.0.2:{port}", str(tmp_path / "remote.tst")),
-                    "--run-time", "1", "--engine", "null", "--test-file-size", "1M")
+    out, log = _cli(
+        tmp_path,
+        "run",
+        _plan(tmp_path, f"127.0.0.2:{port}", str(tmp_path / "remote.tst")),
+        "--run-time",
+        "1",
+        "--engine",
+        "null",
+        "--test-file-size",
+        "1M",
+    )
     assert out.returncode != 0 and "nothing is listening" in out.stderr
-    assert re.search(rf"WARNING fiometer: fiometer run: .*nothing is listening on 127\.0\.0\.2:{port}", log), log
+    assert re.search(
+        rf"WARNING fiometer: fiometer run: .*nothing is listening on 127\.0\.0\.2:{port}", log
+    ), log

@@ -98,10 +98,21 @@ def test_export_iometer_csv_has_all_manager_worker_disk_rows(stored_run):
     res = cli("--db", tmp / "r.db", "export", run.id, "--iometer-csv", out_csv)
     assert res.returncode == 0, res.stderr
     lines = out_csv.read_bytes().decode("cp1252").split("\r\n")
-    rows = lines[lines.index(HEADER) + 1: lines.index("'Time Stamp", lines.index(HEADER))]
+    rows = lines[lines.index(HEADER) + 1 : lines.index("'Time Stamp", lines.index(HEADER))]
     kinds = [r.split(",")[0] for r in rows]
-    assert kinds == ["ALL", "MANAGER", "WORKER", "DISK", "WORKER", "DISK", "MANAGER", "WORKER", "DISK", "WORKER",
-                     "DISK"]
+    assert kinds == [
+        "ALL",
+        "MANAGER",
+        "WORKER",
+        "DISK",
+        "WORKER",
+        "DISK",
+        "MANAGER",
+        "WORKER",
+        "DISK",
+        "WORKER",
+        "DISK",
+    ]
     all_row = dict(zip(COLUMNS, rows[0].split(","), strict=True))
     mgr_rows = [dict(zip(COLUMNS, r.split(","), strict=True)) for r in rows if r.startswith("MANAGER")]
     assert float(all_row["IOps"]) == pytest.approx(sum(float(m["IOps"]) for m in mgr_rows), rel=1e-5)
@@ -118,9 +129,23 @@ def _children(pid):
 
 def test_killed_run_is_interrupted_with_its_samples_and_leaves_no_fio(tmp_path):
     db = tmp_path / "r.db"
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--db", str(db), "run", str(make_plan(tmp_path)),
-                             "--run-time", "120", "--engine", "null"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(db),
+            "run",
+            str(make_plan(tmp_path)),
+            "--run-time",
+            "120",
+            "--engine",
+            "null",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         samples = 0
@@ -151,5 +176,9 @@ def test_killed_run_is_interrupted_with_its_samples_and_leaves_no_fio(tmp_path):
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline and any(os.path.exists(f"/proc/{p}") for p in fios):
         time.sleep(0.2)
-    alive = [p for p in fios if os.path.exists(f"/proc/{p}") and "Z" not in Path(f"/proc/{p}/stat").read_text().split()[2]]
+    alive = [
+        p
+        for p in fios
+        if os.path.exists(f"/proc/{p}") and "Z" not in Path(f"/proc/{p}/stat").read_text().split()[2]
+    ]
     assert alive == [], "fio kept running after Fiometer was killed"

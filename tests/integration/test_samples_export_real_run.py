@@ -27,12 +27,32 @@ def test_the_cli_samples_export_of_a_real_run_equals_the_whole_export(tmp_path):
     path = tmp_path / "plan.json"
     planfile.save(plan, path)
     db = tmp_path / "r.db"
-    out = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "run", str(path), "--run-time", "4",
-                          "--engine", "null"], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(db),
+            "run",
+            str(path),
+            "--run-time",
+            "4",
+            "--engine",
+            "null",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     csv_path = tmp_path / "s.csv"
-    out = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "export", "1", "--samples",
-                          str(csv_path)], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "--db", str(db), "export", "1", "--samples", str(csv_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     with open_store(db) as store:
         run = get_run(store, 1)

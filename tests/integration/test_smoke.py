@@ -15,14 +15,19 @@ ROOT = Path(__file__).resolve().parents[2]
 LINE = re.compile(
     r"^fiometer smoke ok: Fiometer (?P<fm>\S+), Python (?P<py>\S+), fio (?P<fio>[\d.]+)(?P<qt>, Qt .*)?; "
     r"gui: (?P<gui>[^;]+); vmware-unofficial-storage-performance\.icf \(.*\) step 1 '(?P<step>[^']+)', "
-    r"1 s on fio's null engine: (?P<iops>[\d,]+) IOPS .*\[\d+\.\d s\]$")
+    r"1 s on fio's null engine: (?P<iops>[\d,]+) IOPS .*\[\d+\.\d s\]$"
+)
 
 
 def run_smoke(tmp_path: Path, *, code: str | None = None, **env: str) -> subprocess.CompletedProcess:
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
-    environ = {k: v for k, v in os.environ.items() if k not in ("FIOMETER_DB", "FIOMETER_FIO", "QT_QPA_PLATFORM")}
-    environ.update(HOME=str(home), XDG_DATA_HOME=str(home / "data"), XDG_CONFIG_HOME=str(home / "config"), **env)
+    environ = {
+        k: v for k, v in os.environ.items() if k not in ("FIOMETER_DB", "FIOMETER_FIO", "QT_QPA_PLATFORM")
+    }
+    environ.update(
+        HOME=str(home), XDG_DATA_HOME=str(home / "data"), XDG_CONFIG_HOME=str(home / "config"), **env
+    )
     environ.pop("FIOMETER_SETTINGS_DIR", None)  # the smoke check must itself keep away from the user's files
     argv = [sys.executable, "-c", code] if code else [sys.executable, "-m", "app.cli", "--smoke"]
     return subprocess.run(argv, cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120)
@@ -41,7 +46,9 @@ def test_smoke_from_source_prints_one_line_and_touches_no_user_files(tmp_path):
     m = LINE.match(lines[0])
     assert m, lines[0]
     assert m["fm"] == __version__ and m["py"] == ".".join(map(str, sys.version_info[:3]))
-    assert m["qt"] and m["gui"].startswith("main window (offscreen, 'vmware-unofficial-storage-performance.icf")
+    assert m["qt"] and m["gui"].startswith(
+        "main window (offscreen, 'vmware-unofficial-storage-performance.icf"
+    )
     assert out.stderr == ""
     assert m["step"] == "Max Throughput-100%Read"
     assert int(m["iops"].replace(",", "")) > 1000  # the null engine does at least thousands per second
@@ -78,7 +85,9 @@ def test_smoke_fails_when_fio_is_not_fio(tmp_path):
 def test_smoke_fails_when_fio_fails(tmp_path):
     # a "fio" that answers --version but dies when asked to run: the run must be reported as failed
     fake = tmp_path / "fio"
-    fake.write_text("#!/bin/sh\nif [ \"$1\" = --version ]; then echo fio-3.33; exit 0; fi\necho boom >&2\nexit 1\n")
+    fake.write_text(
+        '#!/bin/sh\nif [ "$1" = --version ]; then echo fio-3.33; exit 0; fi\necho boom >&2\nexit 1\n'
+    )
     fake.chmod(0o755)
     out = run_smoke(tmp_path, FIOMETER_FIO=str(fake))
     assert out.returncode == 1, out.stdout

@@ -29,8 +29,10 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create a network namespace"),
     pytest.mark.skipif(shutil.which("ip") is None, reason="needs ip (iproute2) for a network namespace"),
-    pytest.mark.skipif(not (shutil.which("ssh") and os.path.exists(SSHD)),
-                       reason="needs openssh-client and openssh-server (apt-get install openssh-server)"),
+    pytest.mark.skipif(
+        not (shutil.which("ssh") and os.path.exists(SSHD)),
+        reason="needs openssh-client and openssh-server (apt-get install openssh-server)",
+    ),
 ]
 
 
@@ -54,17 +56,21 @@ def ssh_namespace(tmp_path):
         subprocess.run(["ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"], check=True)
         Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege separation directory
         for key in ("host_key", "id"):
-            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / key)], check=True)
+            subprocess.run(
+                ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / key)], check=True
+            )
         (tmp_path / "authorized_keys").write_text((tmp_path / "id.pub").read_text())
         (tmp_path / "sshd_config").write_text(
             f"HostKey {tmp_path / 'host_key'}\nAuthorizedKeysFile {tmp_path / 'authorized_keys'}\n"
             "PermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n"
-            f"PidFile {tmp_path / 'sshd.pid'}\n")
+            f"PidFile {tmp_path / 'sshd.pid'}\n"
+        )
         (tmp_path / "ssh_config").write_text(
             "Host fiometer-remote\n"
             f"  ProxyCommand ip netns exec {ns} {SSHD} -i -f {tmp_path / 'sshd_config'}\n"
             f"  IdentityFile {tmp_path / 'id'}\n  User root\n"
-            "  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n")
+            "  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n"
+        )
         yield tmp_path / "ssh_config", ns
     finally:
         for pid in subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split():
@@ -116,21 +122,42 @@ def test_cli_run_with_an_ssh_manager(ssh_namespace, tmp_path):
     path = tmp_path / "plan.json"
     planfile.save(plan, path)
     env = {**os.environ, SSH_ENV: f"ssh -F {config}"}
-    out = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(tmp_path / "r.db"), "run", str(path),
-                          "--manager", "M1=ssh://fiometer-remote", "--run-time", "2", "--engine", "null"],
-                         capture_output=True, text=True, timeout=120, env=env)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(tmp_path / "r.db"),
+            "run",
+            str(path),
+            "--manager",
+            "M1=ssh://fiometer-remote",
+            "--run-time",
+            "2",
+            "--engine",
+            "null",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "ssh://fiometer-remote" in out.stdout and "reached over the network" not in out.stdout
     import sqlite3
 
     with sqlite3.connect(tmp_path / "r.db") as db:
-        assert db.execute("SELECT address, protocol FROM managers").fetchall() == [("ssh://fiometer-remote", 97)]
+        assert db.execute("SELECT address, protocol FROM managers").fetchall() == [
+            ("ssh://fiometer-remote", 97)
+        ]
     time.sleep(0.5)
     assert not ns_fio_servers(ns), "fio --server kept running after the run"
 
 
-def test_an_ssh_session_that_died_is_opened_again_for_the_next_step_and_named_by_its_host(ssh_namespace, tmp_path,
-                                                                                         monkeypatch):
+def test_an_ssh_session_that_died_is_opened_again_for_the_next_step_and_named_by_its_host(
+    ssh_namespace, tmp_path, monkeypatch
+):
     """Three steps, an SSH manager beside a local one. The SSH session is closed after step 1 (step 2 must
     open it again) and killed in the middle of step 2 (its manager fails, the message naming
     ssh://fiometer-remote, not the local forward); step 3 opens it again and completes."""
@@ -170,14 +197,21 @@ def test_an_ssh_session_that_died_is_opened_again_for_the_next_step_and_named_by
             self.messages.append(message.text)
 
     listener = Steps()
-    runner = Runner(plan, {"M1": endpoint, "M2": local_endpoint("M2")}, listener,
-                    RunOptions(run_time=3, engine="null", file_size=1 << 20))
+    runner = Runner(
+        plan,
+        {"M1": endpoint, "M2": local_endpoint("M2")},
+        listener,
+        RunOptions(run_time=3, engine="null", file_size=1 << 20),
+    )
     try:
         runner.run()
     finally:
         server.close()
     statuses = [o.status for o in listener.outcomes]
-    assert statuses == ["complete", "partial", "complete"], (statuses, [o.finished["M1"].reason for o in listener.outcomes])
+    assert statuses == ["complete", "partial", "complete"], (
+        statuses,
+        [o.finished["M1"].reason for o in listener.outcomes],
+    )
     reason = listener.outcomes[1].finished["M1"].reason
     assert "ssh://fiometer-remote" in reason and f"{forward[0]}:{forward[1]}" not in reason, reason
     assert server.local == forward  # opened again on the same local port

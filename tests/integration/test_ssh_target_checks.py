@@ -23,7 +23,9 @@ from tests.loop_disk import NEEDS_LOOP, attach, detach
 pytestmark = ssh_marks
 
 
-def run_over_ssh(config: Path, tmp_path: Path, target: str, reads: int, *extra: str) -> subprocess.CompletedProcess:
+def run_over_ssh(
+    config: Path, tmp_path: Path, target: str, reads: int, *extra: str
+) -> subprocess.CompletedProcess:
     plan = grid(1, 1, 1, qd=2)
     plan.specs[0].lines = [SpecLine(4096, 100, reads, 100, 0, 1, 4096, 0)]
     plan.managers[0].host = None
@@ -31,9 +33,28 @@ def run_over_ssh(config: Path, tmp_path: Path, target: str, reads: int, *extra: 
     path = tmp_path / "plan.json"
     planfile.save(plan, path)
     env = {**os.environ, SSH_ENV: f"ssh -F {config}"}
-    return subprocess.run([sys.executable, "-m", "app.cli", "--db", str(tmp_path / "r.db"), "run", str(path),
-                           "--manager", "M1=ssh://fiometer-remote", "--run-time", "1", "--test-file-size", "1M",
-                           *extra], capture_output=True, text=True, timeout=180, env=env)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "--db",
+            str(tmp_path / "r.db"),
+            "run",
+            str(path),
+            "--manager",
+            "M1=ssh://fiometer-remote",
+            "--run-time",
+            "1",
+            "--test-file-size",
+            "1M",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+    )
 
 
 def test_a_link_on_the_remote_host_is_resolved_and_refused(ssh_namespace, tmp_path):  # noqa: F811
@@ -89,8 +110,9 @@ def test_an_armed_file_swapped_after_the_check_stops_the_step(ssh_namespace, tmp
     plan.managers[0].host = "ssh://fiometer-remote"
     plan.managers[0].workers[0].targets = [Target(str(target))]
     endpoints = build_endpoints(plan)
-    runner = Runner(plan, endpoints, options=RunOptions(run_time=1, file_size=1 << 20,
-                                                        allow_write={str(target)}))
+    runner = Runner(
+        plan, endpoints, options=RunOptions(run_time=1, file_size=1 << 20, allow_write={str(target)})
+    )
     target.rename(tmp_path / "old.bin")
     target.write_bytes(b"b" * (3 << 20))  # a new inode under the armed name
     assert runner.run() == "failed"

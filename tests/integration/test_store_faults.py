@@ -32,7 +32,9 @@ def _plan(tmp_path, targets: int = 16):
 
 
 def _cli(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, timeout=timeout
+    )
 
 
 def _fill(folder, leave: int) -> None:
@@ -43,14 +45,23 @@ def _fill(folder, leave: int) -> None:
         f.write(b"\0" * max(free - leave, 0))
 
 
-
 def test_disk_full_during_a_run_ends_it_in_one_message_and_keeps_the_run(tmp_path, small_fs):
     db = small_fs / "results.db"
     open_store(db).close()
     _fill(small_fs, 400 << 10)
     t0 = time.monotonic()
-    out = _cli("run", str(_plan(tmp_path)), "--engine", "null", "--run-time", "120", "--test-file-size", "1M",
-               "--db", str(db))
+    out = _cli(
+        "run",
+        str(_plan(tmp_path)),
+        "--engine",
+        "null",
+        "--run-time",
+        "120",
+        "--test-file-size",
+        "1M",
+        "--db",
+        str(db),
+    )
     text = out.stdout + out.stderr
     assert out.returncode == EXIT_STORE, text
     assert time.monotonic() - t0 < 100  # ended at the fault, not after its 120 s
@@ -79,8 +90,21 @@ def test_disk_full_during_a_run_ends_it_in_one_message_and_keeps_the_run(tmp_pat
 def test_runs_and_show_work_on_a_full_disk_with_a_closed_database(tmp_path, small_fs):
     """A cleanly closed database has no shared-memory file; SQLite cannot make one on a full disk."""
     db = small_fs / "results.db"
-    assert _cli("run", str(_plan(tmp_path, 4)), "--engine", "null", "--run-time", "1", "--test-file-size", "1M",
-                "--db", str(db)).returncode == 0
+    assert (
+        _cli(
+            "run",
+            str(_plan(tmp_path, 4)),
+            "--engine",
+            "null",
+            "--run-time",
+            "1",
+            "--test-file-size",
+            "1M",
+            "--db",
+            str(db),
+        ).returncode
+        == 0
+    )
     assert not (small_fs / "results.db-shm").exists()
     _fill(small_fs, 0)
     for args in (("runs",), ("show", "1"), ("runs", "--json")):
@@ -93,11 +117,34 @@ def test_runs_and_show_work_on_a_full_disk_with_a_closed_database(tmp_path, smal
 
 def test_read_only_database_refuses_the_run_before_fio_and_still_lists(tmp_path, small_fs):
     db = small_fs / "results.db"
-    assert _cli("run", str(_plan(tmp_path, 4)), "--engine", "null", "--run-time", "1", "--test-file-size", "1M",
-                "--db", str(db)).returncode == 0
+    assert (
+        _cli(
+            "run",
+            str(_plan(tmp_path, 4)),
+            "--engine",
+            "null",
+            "--run-time",
+            "1",
+            "--test-file-size",
+            "1M",
+            "--db",
+            str(db),
+        ).returncode
+        == 0
+    )
     assert subprocess.run(["mount", "-o", "remount,ro", str(small_fs)], capture_output=True).returncode == 0
-    out = _cli("run", str(_plan(tmp_path, 4)), "--engine", "null", "--run-time", "1", "--test-file-size", "1M",
-               "--db", str(db))
+    out = _cli(
+        "run",
+        str(_plan(tmp_path, 4)),
+        "--engine",
+        "null",
+        "--run-time",
+        "1",
+        "--test-file-size",
+        "1M",
+        "--db",
+        str(db),
+    )
     assert out.returncode == EXIT_STORE, out.stdout + out.stderr
     assert out.stderr.count("fiometer:") == 1 and "Traceback" not in out.stderr
     assert "Running" not in out.stdout  # refused before fio started
@@ -107,9 +154,26 @@ def test_read_only_database_refuses_the_run_before_fio_and_still_lists(tmp_path,
 
 def test_database_locked_during_a_run_ends_it_in_one_message(tmp_path):
     db = tmp_path / "results.db"
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "run", str(_plan(tmp_path, 4)), "--engine", "null",
-                             "--run-time", "120", "--test-file-size", "1M", "--db", str(db)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "run",
+            str(_plan(tmp_path, 4)),
+            "--engine",
+            "null",
+            "--run-time",
+            "120",
+            "--test-file-size",
+            "1M",
+            "--db",
+            str(db),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lock = None
     try:
         assert proc.stdout is not None

@@ -10,21 +10,37 @@ pytestmark = pytest.mark.fio
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_show_gives_the_sweep_maximum_and_its_load(tmp_path):
     assert cli("examples", "--save", tmp_path).returncode == 0
     db = tmp_path / "r.db"
-    out = cli("--db", db, "run", tmp_path / "qd1qd32.json", "--map", f"TESTFILE={tmp_path / 't.tst'}",
-              "--run-time", "1", "--ramp-up", "0", "--engine", "null", "--test-file-size", "1M")
+    out = cli(
+        "--db",
+        db,
+        "run",
+        tmp_path / "qd1qd32.json",
+        "--map",
+        f"TESTFILE={tmp_path / 't.tst'}",
+        "--run-time",
+        "1",
+        "--ramp-up",
+        "0",
+        "--engine",
+        "null",
+        "--test-file-size",
+        "1M",
+    )
     assert out.returncode == 0, out.stderr + out.stdout
     shown = json.loads(cli("--db", db, "show", "1", "--json").stdout)
     (sweep,) = shown["sweeps"]
     assert sweep["dimension"] == "queue_depth" and [p["load"] for p in sweep["points"]] == [1, 32]
-    all_iops = {s["queue_depth"]: next(r["iops"] for r in s["results"] if r["level"] == "all")
-                for s in shown["steps"]}
+    all_iops = {
+        s["queue_depth"]: next(r["iops"] for r in s["results"] if r["level"] == "all") for s in shown["steps"]
+    }
     best = max(all_iops, key=all_iops.get)
     assert sweep["max_iops"]["load"] == best and sweep["max_iops"]["iops"] == pytest.approx(all_iops[best])
     text = cli("--db", db, "show", "1").stdout
@@ -37,8 +53,22 @@ def test_the_report_carries_the_sweep_table(tmp_path):
 
     assert cli("examples", "--save", tmp_path).returncode == 0
     db = tmp_path / "r.db"
-    out = cli("--db", db, "run", tmp_path / "qd1qd32.json", "--map", f"TESTFILE={tmp_path / 't.tst'}",
-              "--run-time", "1", "--ramp-up", "0", "--engine", "null", "--test-file-size", "1M")
+    out = cli(
+        "--db",
+        db,
+        "run",
+        tmp_path / "qd1qd32.json",
+        "--map",
+        f"TESTFILE={tmp_path / 't.tst'}",
+        "--run-time",
+        "1",
+        "--ramp-up",
+        "0",
+        "--engine",
+        "null",
+        "--test-file-size",
+        "1M",
+    )
     assert out.returncode == 0, out.stderr + out.stdout
     with open_store(db) as store:
         report = build_report(store, [1], [])
@@ -54,8 +84,22 @@ def orion_db(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("orion")
     assert cli("examples", "--save", tmp).returncode == 0
     db = tmp / "r.db"
-    out = cli("--db", db, "run", tmp / "orion.json", "--map", f"TESTFILE={tmp / 't.tst'}", "--run-time", "1",
-              "--ramp-up", "0", "--engine", "null", "--test-file-size", "1M")
+    out = cli(
+        "--db",
+        db,
+        "run",
+        tmp / "orion.json",
+        "--map",
+        f"TESTFILE={tmp / 't.tst'}",
+        "--run-time",
+        "1",
+        "--ramp-up",
+        "0",
+        "--engine",
+        "null",
+        "--test-file-size",
+        "1M",
+    )
     assert out.returncode == 0, out.stderr + out.stdout
     return db
 
@@ -78,10 +122,14 @@ def test_the_report_draws_the_curves_of_a_recorded_sweep(orion_db, tmp_path):
         iops = charts[f"sweep-1-{f}-iops"]
         assert iops.x_log2 and [t for _v, t in iops.x_ticks] == ["1", "2", "4", "8", "16", "32", "64"]
         (line,) = iops.series
-        assert line.points == [(qd, pytest.approx(rows[(f"{spec} (over queue depth)", f"QD {qd}")].cells[2].value))
-                               for qd in (1, 2, 4, 8, 16, 32, 64)]
+        assert line.points == [
+            (qd, pytest.approx(rows[(f"{spec} (over queue depth)", f"QD {qd}")].cells[2].value))
+            for qd in (1, 2, 4, 8, 16, 32, 64)
+        ]
         knee = charts[f"sweep-1-{f}-knee"]
-        marked = [r.cells[0].text for (g, _), r in rows.items() if g.startswith(spec) and "knee" in r.cells[-1].text]
+        marked = [
+            r.cells[0].text for (g, _), r in rows.items() if g.startswith(spec) and "knee" in r.cells[-1].text
+        ]
         assert [m.caption for m in knee.marks] == [f"knee: {t}" for t in marked]
     assert any("highest throughput per unit of response time" in n for n in table.notes)
     html = render_html(report)
@@ -91,6 +139,9 @@ def test_the_report_draws_the_curves_of_a_recorded_sweep(orion_db, tmp_path):
     pdf = tmp_path / "r.pdf"
     write_pdf(report, str(pdf))
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
-    for title in ("IOPS: Small random 8k read over queue depth", "MB/s: Large sequential 1M read over queue depth",
-                  "Average response time against IOPS, knee marked"):
+    for title in (
+        "IOPS: Small random 8k read over queue depth",
+        "MB/s: Large sequential 1M read over queue depth",
+        "Average response time against IOPS, knee marked",
+    ):
         assert title in " ".join(text.split())

@@ -13,8 +13,9 @@ pytestmark = pytest.mark.fio
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_timed_transfer_moves_its_bytes_and_reports_elapsed_time(tmp_path):
@@ -38,7 +39,7 @@ def test_timed_transfer_moves_its_bytes_and_reports_elapsed_time(tmp_path):
     assert [t["bytes"] for t in moved] == [8 << 20, 8 << 20]  # fio stopped at exactly the bytes asked for
     assert all(t["seconds"] > 0 for t in moved)
     lines = cli("--db", db, "show", "1").stdout
-    assert (f"step 1 Sequential write 1M: 8 MiB in {format_elapsed(moved[0]['seconds'])}" in lines)
+    assert f"step 1 Sequential write 1M: 8 MiB in {format_elapsed(moved[0]['seconds'])}" in lines
 
 
 def test_elapsed_time_reads_as_people_say_it():

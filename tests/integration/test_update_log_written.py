@@ -1,4 +1,4 @@
-""""Record Last Update Results: ENABLED" makes `fiometer run --results-file FILE.csv` write Iometer's per-update
+""" "Record Last Update Results: ENABLED" makes `fiometer run --results-file FILE.csv` write Iometer's per-update
 file instFILE.csv as the run goes (real fio, null engine, 1-s updates), laid out as Iometer 1.1.0 lays out its
 own (compared line shape by line shape with tests/fixtures/iometer-results/inst-two-specs-1.1.0.csv), and append
 the run to FILE.csv as Iometer's results.csv when it ends."""
@@ -63,8 +63,22 @@ def ran(tmp_path_factory):
     planfile.save(plan, tmp / "plan.json")
     results = tmp / "out" / "results.csv"
     results.parent.mkdir()
-    out = cli("--db", tmp / "r.db", "run", tmp / "plan.json", "--run-time", "3", "--ramp-up", "0",
-              "--engine", "null", "--test-file-size", "1M", "--results-file", results)
+    out = cli(
+        "--db",
+        tmp / "r.db",
+        "run",
+        tmp / "plan.json",
+        "--run-time",
+        "3",
+        "--ramp-up",
+        "0",
+        "--engine",
+        "null",
+        "--test-file-size",
+        "1M",
+        "--results-file",
+        results,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     return tmp, results, out
 
@@ -75,12 +89,20 @@ def test_the_log_is_written_beside_the_results_file_in_iometers_layout(ran):
     assert f"Iometer per-update results: {log}" in out.stdout
     data = log.read_bytes()
     assert data.count(b"\n") == data.count(b"\r\n") > 0  # CRLF, as Iometer writes on Windows
-    ours, theirs = data.decode("cp1252").split("\r\n"), IOMETER_LOG.read_bytes().decode("cp1252").split("\r\n")
+    ours, theirs = (
+        data.decode("cp1252").split("\r\n"),
+        IOMETER_LOG.read_bytes().decode("cp1252").split("\r\n"),
+    )
     header = next(ln for ln in theirs if ln.startswith("TimeStamp,"))
-    assert [ln for ln in ours if ln.startswith("TimeStamp,")] == [header, header]  # one per test, Iometer's text
+    assert [ln for ln in ours if ln.startswith("TimeStamp,")] == [
+        header,
+        header,
+    ]  # one per test, Iometer's text
     rows = [ln.split(",") for ln in ours if ln[:1].isdigit() and "," in ln and STAMP.match(ln.split(",")[0])]
     assert rows and {len(r) for r in rows} == {81}  # Iometer's 80 columns after the time stamp
-    assert shape(log) == shape(IOMETER_LOG)  # head, per test: specs, header, updates, averages, ALL, stamp; End
+    assert shape(log) == shape(
+        IOMETER_LOG
+    )  # head, per test: specs, header, updates, averages, ALL, stamp; End
     stamps = [ln.split(",")[0] for ln in ours if STAMP.match(ln.split(",")[0])]
     assert stamps == sorted(stamps)  # times never go back, though fio's reports arrive in bursts
 
@@ -96,7 +118,9 @@ def test_the_log_reads_back_with_every_update_and_the_final_numbers(ran):
         assert [r.kind for r in test.rows] == ["WORKER", "WORKER", "ALL"]
         assert [r.name for r in test.rows[:2]] == ["W1", "W2"]
         assert len(test.updates) >= 2 * 2  # two workers (one target each), at least two 1-s updates each
-        assert {u.name for u in test.updates} == {"W1", "W2"} and all(u.kind == "WORKER" for u in test.updates)
+        assert {u.name for u in test.updates} == {"W1", "W2"} and all(
+            u.kind == "WORKER" for u in test.updates
+        )
         times = [u.at for u in test.updates]
         assert times == sorted(times)
         stored = next(r.metrics for r in step.results if r.level == "all")
@@ -121,8 +145,18 @@ def test_without_a_results_file_the_run_says_how_to_get_the_log(tmp_path):
     plan.managers[0].host = LOCAL
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / "t.tst"))]
     planfile.save(plan, tmp_path / "plan.json")
-    out = cli("--db", tmp_path / "r.db", "run", tmp_path / "plan.json", "--run-time", "1", "--engine", "null",
-              "--test-file-size", "1M")
+    out = cli(
+        "--db",
+        tmp_path / "r.db",
+        "run",
+        tmp_path / "plan.json",
+        "--run-time",
+        "1",
+        "--engine",
+        "null",
+        "--test-file-size",
+        "1M",
+    )
     assert out.returncode == 0, out.stderr
     assert "Record Last Update Results is ENABLED" in out.stdout and "--results-file" in out.stdout
     assert not list(tmp_path.glob("inst*"))
@@ -134,8 +168,20 @@ def test_a_log_that_cannot_be_written_refuses_the_run_before_fio_starts(tmp_path
     plan.managers[0].host = LOCAL
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / "t.tst"))]
     planfile.save(plan, tmp_path / "plan.json")
-    out = cli("--db", tmp_path / "r.db", "run", tmp_path / "plan.json", "--run-time", "1", "--engine", "null",
-              "--test-file-size", "1M", "--results-file", tmp_path / "missing" / "results.csv")
+    out = cli(
+        "--db",
+        tmp_path / "r.db",
+        "run",
+        tmp_path / "plan.json",
+        "--run-time",
+        "1",
+        "--engine",
+        "null",
+        "--test-file-size",
+        "1M",
+        "--results-file",
+        tmp_path / "missing" / "results.csv",
+    )
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert "instresults.csv" in out.stderr and "cannot be written" in out.stderr
     assert not (tmp_path / "t.tst").exists()  # nothing ran
@@ -148,7 +194,17 @@ def test_a_run_that_cannot_start_leaves_no_empty_log_behind(tmp_path):
     plan.managers[0].host = LOCAL
     plan.managers[0].workers[0].targets = [Target("C:")]  # a Windows drive, not placed on this Linux manager
     planfile.save(plan, tmp_path / "plan.json")
-    out = cli("--db", tmp_path / "r.db", "run", tmp_path / "plan.json", "--run-time", "1", "--engine", "null",
-              "--results-file", tmp_path / "results.csv")
+    out = cli(
+        "--db",
+        tmp_path / "r.db",
+        "run",
+        tmp_path / "plan.json",
+        "--run-time",
+        "1",
+        "--engine",
+        "null",
+        "--results-file",
+        tmp_path / "results.csv",
+    )
     assert out.returncode != 0 and "cannot start" in out.stderr, out.stdout + out.stderr
     assert not list(tmp_path.glob("*results.csv"))

@@ -18,18 +18,29 @@ from tests.helpers import grid, spec
 from tests.loop_disk import attach, detach, mounted_ext4
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio")]
-ROOT_LOOP = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup") or not shutil.which("mkfs.ext4"),
-                               reason="needs root, losetup and mkfs.ext4 (CI runs as root)")
+ROOT_LOOP = pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("losetup") or not shutil.which("mkfs.ext4"),
+    reason="needs root, losetup and mkfs.ext4 (CI runs as root)",
+)
 MiB = 1 << 20
 
 
 def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
-def plan_file(tmp_path: Path, *, reads: int, qd: int = 4, direct: bool = True, pattern: int = 2,
-              seconds: int = 2, name: str = "plan.json") -> Path:
+def plan_file(
+    tmp_path: Path,
+    *,
+    reads: int,
+    qd: int = 4,
+    direct: bool = True,
+    pattern: int = 2,
+    seconds: int = 2,
+    name: str = "plan.json",
+) -> Path:
     plan = grid(1, 1, 1)
     plan.specs = [spec("S", SpecLine(4096, 100, reads, 100, 0, 1, 0, 0))]
     worker = plan.managers[0].workers[0]
@@ -61,7 +72,9 @@ def kinds(doc: dict) -> set[str]:
 
 def test_buffered_read_of_a_small_file_gets_the_cache_note(tmp_path):
     plan = plan_file(tmp_path, reads=100, direct=False)
-    doc, text = run_and_show(tmp_path, plan, "--map", f"T={tmp_path / 'small.dat'}", "--test-file-size", "32M")
+    doc, text = run_and_show(
+        tmp_path, plan, "--map", f"T={tmp_path / 'small.dat'}", "--test-file-size", "32M"
+    )
     cache = [n for n in doc["validity"] if n["kind"] == "cache"]
     assert cache, doc["validity"]
     assert "direct=0" in cache[0]["text"] and "32 MiB" in cache[0]["figure"] and "RAM" in cache[0]["figure"]
@@ -77,7 +90,9 @@ def test_reads_of_a_never_written_region_get_their_note(tmp_path):
     plan = plan_file(tmp_path, reads=100)
     doc, text = run_and_show(tmp_path, plan, "--map", f"T={sparse}", "--test-file-size", "32M")
     never = [n for n in doc["validity"] if n["kind"] == "never_written"]
-    assert never and "100 % of the 32 MiB region read was never written" in never[0]["figure"], doc["validity"]
+    assert never and "100 % of the 32 MiB region read was never written" in never[0]["figure"], doc[
+        "validity"
+    ]
     assert "Never-written data" in text
 
 
@@ -98,8 +113,9 @@ def test_writes_of_a_repeating_pattern_get_the_compressible_note_and_full_random
 def test_a_cpu_bound_generator_gets_its_note(tmp_path):
     # the null engine does no I/O at all: fio's CPU is the only limit
     plan = plan_file(tmp_path, reads=100, qd=64)
-    doc, _ = run_and_show(tmp_path, plan, "--map", f"T={tmp_path / 'n.dat'}", "--test-file-size", "16M",
-                          "--engine", "null")
+    doc, _ = run_and_show(
+        tmp_path, plan, "--map", f"T={tmp_path / 'n.dat'}", "--test-file-size", "16M", "--engine", "null"
+    )
     gen = [n for n in doc["validity"] if n["kind"] == "generator"]
     assert gen and ("of a CPU core" in gen[0]["figure"] or "CPUs were" in gen[0]["figure"]), doc["validity"]
 
@@ -112,7 +128,9 @@ def mounted_loop(tmp_path):
 
 
 @ROOT_LOOP
-def test_an_honest_direct_read_of_a_written_region_larger_than_the_test_carries_no_note(tmp_path, mounted_loop):
+def test_an_honest_direct_read_of_a_written_region_larger_than_the_test_carries_no_note(
+    tmp_path, mounted_loop
+):
     _dev, mnt = mounted_loop
     data = mnt / "data.dat"
     with open(data, "wb") as f:  # 48 MiB of real data; the test reads its first 32 MiB
@@ -137,8 +155,20 @@ def test_io_fio_did_not_issue_is_other_traffic(tmp_path, mounted_loop):
         os.fsync(f.fileno())
     plan = plan_file(tmp_path, reads=100, qd=1, seconds=3)
     # someone else reading the same disk all through the run: direct reads of the device itself
-    other = subprocess.Popen(["fio", "--name=other", f"--filename={dev}", "--rw=randread", "--bs=4k", "--direct=1",
-                              "--time_based", "--runtime=8", "--readonly", "--output=/dev/null"])
+    other = subprocess.Popen(
+        [
+            "fio",
+            "--name=other",
+            f"--filename={dev}",
+            "--rw=randread",
+            "--bs=4k",
+            "--direct=1",
+            "--time_based",
+            "--runtime=8",
+            "--readonly",
+            "--output=/dev/null",
+        ]
+    )
     try:
         doc, _ = run_and_show(tmp_path, plan, "--map", f"T={data}", "--test-file-size", "32M")
     finally:
@@ -162,17 +192,24 @@ def test_a_step_whose_iops_fall_midway_is_not_steady(tmp_path):
         plan = plan_file(tmp_path, reads=100, qd=4, seconds=10)
         db = tmp_path / "results.sqlite"
         with throttled(dev, read_iops=2000) as group:
-            timer = threading.Timer(6.0, set_read_iops, (group, dev, 300))  # ~5 s into the step (fio starts ~1 s in)
+            timer = threading.Timer(
+                6.0, set_read_iops, (group, dev, 300)
+            )  # ~5 s into the step (fio starts ~1 s in)
             timer.start()
             try:
-                done = run_in(group, [sys.executable, "-m", "app.cli", "run", str(plan), "--map", f"T={dev}",
-                                      "--db", str(db)], timeout=120)
+                done = run_in(
+                    group,
+                    [sys.executable, "-m", "app.cli", "run", str(plan), "--map", f"T={dev}", "--db", str(db)],
+                    timeout=120,
+                )
             finally:
                 timer.cancel()
         assert done.returncode == 0, done.stdout + done.stderr
         shown = cli("show", "1", "--json", "--db", db)
         notes = [n for n in json.loads(shown.stdout)["validity"] if n["kind"] == "not_steady"]
-        assert notes and "rounds of 2 s" in notes[0]["figure"] and "drift -" in notes[0]["figure"], shown.stdout[:3000]
+        assert notes and "rounds of 2 s" in notes[0]["figure"] and "drift -" in notes[0]["figure"], (
+            shown.stdout[:3000]
+        )
     finally:
         detach(dev)
 

@@ -115,8 +115,9 @@ def icf(*sections: str, version: str = "1.1.0", newline: str = "\n") -> str:
 
 
 def full(version: str = "1.1.0", newline: str = "\n") -> str:
-    return icf(TEST_SETUP, RESULTS_DISPLAY, ACCESS_SPECS, manager_list(DISK_WORKER), version=version,
-               newline=newline)
+    return icf(
+        TEST_SETUP, RESULTS_DISPLAY, ACCESS_SPECS, manager_list(DISK_WORKER), version=version, newline=newline
+    )
 
 
 def line_of(text: str, needle: str, nth: int = 1) -> int:

@@ -28,8 +28,9 @@ def test_about_text_lines():
     assert any(ln.startswith("Qt: 6.") for ln in lines)
     assert any(ln.startswith("OS: ") for ln in lines)
     assert "GPLv2" in text and "does not bundle it" in text
-    assert version_line(fio=lambda: "3.42").startswith(f"Fiometer {__version__}, Python {platform.python_version()}, "
-                                                       "fio 3.42, Qt ")
+    assert version_line(fio=lambda: "3.42").startswith(
+        f"Fiometer {__version__}, Python {platform.python_version()}, fio 3.42, Qt "
+    )
 
 
 def test_without_qt_there_are_no_qt_versions_and_nothing_breaks():

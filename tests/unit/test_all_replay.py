@@ -48,7 +48,9 @@ def expected_all(delivered: dict[str, int]) -> tuple[dict[int, int], dict[int, i
             per[k] += ios
             seconds[k] = so_far
         whole_at.append(seconds)
-    wholes = {k: sum(next((s[j] for j in sorted(s, reverse=True) if j <= k), 0) for s in whole_at) for k in per}
+    wholes = {
+        k: sum(next((s[j] for j in sorted(s, reverse=True) if j <= k), 0) for s in whole_at) for k in per
+    }
     return dict(per), wholes
 
 
@@ -80,8 +82,9 @@ def test_bunched_late_and_lost_reports_store_every_second_as_fio_measured_it(tmp
         def store_batch(samples):
             if samples:
                 batches.append(samples)
-                rec.add_samples(step, [SampleRow(s.manager, s.level, s.key, s.t, s.interval, s.whole)
-                                       for s in samples])
+                rec.add_samples(
+                    step, [SampleRow(s.manager, s.level, s.key, s.t, s.interval, s.whole) for s in samples]
+                )
 
         now = 100.0
         stall = STALL if scenario == "bunched" else (0.0, 0.0)
@@ -114,12 +117,14 @@ def test_bunched_late_and_lost_reports_store_every_second_as_fio_measured_it(tmp
         managers = {n: [m.ios for _, m in step_samples(store, step, "manager", n, manager=n)] for n in "AB"}
 
     assert any(sum(s.level == "all" for s in b) > 1 for b in batches), "no batch held several ALL seconds"
-    delivered = {"eight_a": len(documents("eight_a")),
-                 "eight_b": SILENT_AFTER if scenario == "silent" else len(documents("eight_b"))}
+    delivered = {
+        "eight_a": len(documents("eight_a")),
+        "eight_b": SILENT_AFTER if scenario == "silent" else len(documents("eight_b")),
+    }
     if scenario == "bunched":
         assert tel.all_clock.late.get("B"), "no report of B came after its second was shown"
     for n, name in (("A", "eight_a"), ("B", "eight_b")):
-        own = [ios for _, ios, _ in fio_seconds(name)][:delivered[name]]
+        own = [ios for _, ios, _ in fio_seconds(name)][: delivered[name]]
         assert managers[n] == own, n  # fio's own numbers, differenced
     want, want_whole = expected_all(delivered)
     assert got_all == want
@@ -128,8 +133,9 @@ def test_bunched_late_and_lost_reports_store_every_second_as_fio_measured_it(tmp
     assert sum(got_all.values()) == sum(fio_seconds(n)[c - 1][2] for n, c in delivered.items())
     final_all = next(s for s in tel.final_results() if s.level == "all")
     assert final_all.whole.ios == sum(got_all.values())
-    assert final_all.whole.iops == pytest.approx(sum(s.whole.iops for s in tel.final_results()
-                                                     if s.level == "manager"))
+    assert final_all.whole.iops == pytest.approx(
+        sum(s.whole.iops for s in tel.final_results() if s.level == "manager")
+    )
 
 
 def test_a_failed_managers_share_of_all_is_its_ios_over_the_steps_time():
@@ -155,10 +161,13 @@ def test_a_failed_managers_share_of_all_is_its_ios_over_the_steps_time():
 
 def test_a_manager_that_ended_with_its_final_report_is_not_partial():
     tel = StepTelemetry({"a": ("A", "wA", "tA"), "b.b": ("B", "wB", "tB")})
-    for snap in sorted(snapshots("eight_a", "A") + snapshots("eight_b", "B", rename="b."), key=lambda s: s.received):
+    for snap in sorted(
+        snapshots("eight_a", "A") + snapshots("eight_b", "B", rename="b."), key=lambda s: s.received
+    ):
         tel.update(snap)
     tel.manager_done("B", failed=True)  # e.g. fio reported errors, but ran the whole step
     results = {(s.level, s.key): s.whole for s in tel.final_results()}
-    assert results[("all", "ALL")].iops == pytest.approx(results[("manager", "A")].iops
-                                                         + results[("manager", "B")].iops)
+    assert results[("all", "ALL")].iops == pytest.approx(
+        results[("manager", "A")].iops + results[("manager", "B")].iops
+    )
     assert tel.all_clock.partial_summary() == ""

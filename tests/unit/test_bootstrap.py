@@ -14,10 +14,22 @@ from tests.platform_marks import posix_only
 ROOT = Path(__file__).resolve().parents[2]
 BOOTSTRAP = (ROOT / "bootstrap.sh").read_text()
 # programs the app or the tests run, by the Debian package that has them
-TOOLS = {"python3": "python3", "fio": "fio", "pdftotext": "poppler-utils", "pdfinfo": "poppler-utils",
-         "pdftoppm": "poppler-utils", "desktop-file-validate": "desktop-file-utils", "appstreamcli": "appstream",
-         "losetup": "mount", "lsblk": "util-linux", "mkfs.ext4": "e2fsprogs", "chattr": "e2fsprogs",
-         "mount": "mount", "Xvfb": "xvfb", "xauth": "xauth"}
+TOOLS = {
+    "python3": "python3",
+    "fio": "fio",
+    "pdftotext": "poppler-utils",
+    "pdfinfo": "poppler-utils",
+    "pdftoppm": "poppler-utils",
+    "desktop-file-validate": "desktop-file-utils",
+    "appstreamcli": "appstream",
+    "losetup": "mount",
+    "lsblk": "util-linux",
+    "mkfs.ext4": "e2fsprogs",
+    "chattr": "e2fsprogs",
+    "mount": "mount",
+    "Xvfb": "xvfb",
+    "xauth": "xauth",
+}
 
 
 def apt_packages() -> set[str]:
@@ -64,8 +76,9 @@ def _brought_by(package: str) -> set[str]:
         if name in seen:
             continue
         seen.add(name)
-        deps = subprocess.run(["dpkg-query", "-W", "-f=${Depends},${Pre-Depends}", name],
-                              capture_output=True, text=True).stdout
+        deps = subprocess.run(
+            ["dpkg-query", "-W", "-f=${Depends},${Pre-Depends}", name], capture_output=True, text=True
+        ).stdout
         for alternative in re.split(r"[,|]", deps):
             dep = alternative.strip().split(" ")[0].split(":")[0]
             if dep:

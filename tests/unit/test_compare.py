@@ -59,9 +59,13 @@ def test_unmatched_steps_are_listed_and_spec_matching_pairs_them(store):
     c = compare(base, cand, match="exact")
     assert [r.spec for r in c.rows] == ["Max Throughput-100%Read", "Max Throughput-50%Read"]
     assert [(s.key.spec, s.key.queue_depth) for s in c.only_baseline] == [
-        ("RealLife-60%Rand-65%Read", 64), ("Random-8k-70%Read", 64)]
+        ("RealLife-60%Rand-65%Read", 64),
+        ("Random-8k-70%Read", 64),
+    ]
     assert [(s.key.spec, s.key.queue_depth) for s in c.only_candidate] == [
-        ("RealLife-60%Rand-65%Read", 32), ("Extra-4k", 64)]
+        ("RealLife-60%Rand-65%Read", 32),
+        ("Extra-4k", 64),
+    ]
     loose = compare(base, cand, match="spec")
     assert [r.spec for r in loose.rows] == [s.spec for s in BEFORE[:3]]
     assert loose.rows[1].differs == ["QD 64 -> 32"] and loose.rows[0].differs == []
@@ -91,7 +95,9 @@ def test_a_group_is_compared_by_its_mean_with_its_spread_as_noise(store):
     beyond = compare(base, side(store, RunSpec([StepSpec("S", 1250, 10, 1.0, 5, 2)]))).rows[0].changes["iops"]
     assert beyond.verdict == "better"
     # repeats that agree exactly (MB/s here) do not make a tiny change real: the noise floor applies
-    tiny = compare(base, side(store, RunSpec([StepSpec("S", 1000, 10.08, 1.0, 5, 2)]))).rows[0].changes["mbps"]
+    tiny = (
+        compare(base, side(store, RunSpec([StepSpec("S", 1000, 10.08, 1.0, 5, 2)]))).rows[0].changes["mbps"]
+    )
     assert tiny.threshold_pct == pytest.approx(1.0) and tiny.verdict == "same"
 
 
@@ -99,7 +105,9 @@ def test_repeats_are_found_by_plan_hash_and_identical_tags(store):
     for iops in (980, 1020, 1000):
         record(store, RunSpec([StepSpec("S", iops, 10, 1, 5, 2)], tags=["before", "client"]))
     record(store, RunSpec([StepSpec("S", 500, 10, 1, 5, 2)], tags=["before"]))  # other tags
-    record(store, RunSpec([StepSpec("S", 400, 10, 1, 5, 2)], tags=["before", "client"], plan_variant=8))  # other plan
+    record(
+        store, RunSpec([StepSpec("S", 400, 10, 1, 5, 2)], tags=["before", "client"], plan_variant=8)
+    )  # other plan
     s = load_side(store, [3])
     assert [r.id for r in s.repeats] == [3, 2, 1]
     assert s.steps[0].values["iops"] == 1000  # the run's own value, not the mean
@@ -114,26 +122,39 @@ def test_differences_in_fio_version_host_and_targets_are_flagged(store):
     base = side(store, RunSpec(BEFORE))
     cand = side(store, RunSpec(AFTER, fio_version="3.35", hostname="lab2", target_path="/mnt/new/iobw.tst"))
     diffs = compare(base, cand).differences
-    assert diffs == ["Measured with: baseline fio 3.33; candidate fio 3.35",
-                     "Hosts: baseline lab1; candidate lab2",
-                     "Targets: baseline /mnt/data/iobw.tst; candidate /mnt/new/iobw.tst"]
+    assert diffs == [
+        "Measured with: baseline fio 3.33; candidate fio 3.35",
+        "Hosts: baseline lab1; candidate lab2",
+        "Targets: baseline /mnt/data/iobw.tst; candidate /mnt/new/iobw.tst",
+    ]
 
 
 def test_steps_without_results_are_reported_not_compared(store):
     run_id = record(store, RunSpec(BEFORE[:2]))
     with store.write("failing a step") as conn:
-        conn.execute("DELETE FROM results WHERE series_id IN (SELECT series.id FROM series JOIN steps ON "
-                     "steps.id = series.step_id WHERE steps.idx = 1 AND steps.run_id = ?)", (run_id,))
+        conn.execute(
+            "DELETE FROM results WHERE series_id IN (SELECT series.id FROM series JOIN steps ON "
+            "steps.id = series.step_id WHERE steps.idx = 1 AND steps.run_id = ?)",
+            (run_id,),
+        )
     s = build_side([get_run(store, run_id)])
     assert [x.key.spec for x in s.steps] == ["Max Throughput-100%Read"]
     assert s.missing == ["run 1 step 2 (RealLife-60%Rand-65%Read) has no results (complete)"]
 
 
-@pytest.mark.parametrize(("metric", "base", "cand", "verdict"), [
-    ("iops", 100, 106, "better"), ("iops", 100, 94, "worse"), ("iops", 100, 105, "same"),
-    ("lat_mean_ms", 2.0, 1.8, "better"), ("lat_mean_ms", 2.0, 2.2, "worse"), ("lat_max_ms", 0.0, 0.0, "same"),
-    ("iops", 0.0, 10.0, "better"), ("p99_ms", None, 1.0, "n/a"),
-])
+@pytest.mark.parametrize(
+    ("metric", "base", "cand", "verdict"),
+    [
+        ("iops", 100, 106, "better"),
+        ("iops", 100, 94, "worse"),
+        ("iops", 100, 105, "same"),
+        ("lat_mean_ms", 2.0, 1.8, "better"),
+        ("lat_mean_ms", 2.0, 2.2, "worse"),
+        ("lat_max_ms", 0.0, 0.0, "same"),
+        ("iops", 0.0, 10.0, "better"),
+        ("p99_ms", None, 1.0, "n/a"),
+    ],
+)
 def test_judge_is_direction_aware(metric, base, cand, verdict):
     assert judge(METRIC_BY_KEY[metric], base, cand, 5.0).verdict == verdict
 
@@ -145,7 +166,9 @@ def test_iometer_runs_have_no_p99(store, tmp_path):
     imported = import_results_file(store, shared_dir() / "iometer-results" / "bench_results-1.1.0.csv")
     c = compare(load_side(store, [imported[0].run_id]), load_side(store, [imported[1].run_id]))
     (row,) = c.rows
-    assert row.changes["p99_ms"].verdict == "n/a" and row.changes["iops"].baseline == pytest.approx(50551.951992)
+    assert row.changes["p99_ms"].verdict == "n/a" and row.changes["iops"].baseline == pytest.approx(
+        50551.951992
+    )
     # 4 series share the description "4K Random Read" (so the plan) and the automatic tag: not repeats
     assert not row.changes["iops"].from_repeats and c.baseline.repeats == []
     from app.store.queries import tag_run
@@ -155,8 +178,9 @@ def test_iometer_runs_have_no_p99(store, tmp_path):
     # series of one results file are separate runs, never repeats of each other, whatever their tags
     assert load_side(store, [imported[0].run_id]).repeats == []
     # the same file imported again is the same file
-    again = import_results_file(store, shared_dir() / "iometer-results" / "bench_results-1.1.0.csv",
-                                tags=["iometer", "baseline-week"])
+    again = import_results_file(
+        store, shared_dir() / "iometer-results" / "bench_results-1.1.0.csv", tags=["iometer", "baseline-week"]
+    )
     assert load_side(store, [again[0].run_id]).repeats == []
     # what the user groups is a group
     grouped = load_side(store, [r.run_id for r in imported[:3]])
@@ -186,7 +210,8 @@ def test_same_name_different_definition_never_pairs(store):
         assert c.rows == [] and len(c.only_baseline) == len(c.only_candidate) == 1
         assert c.why_not_compared(c.only_baseline[0]) == (
             "same name, different definition: 4 KiB, 100% read, 100% random here, "
-            "64 KiB, 100% read, 0% random in the candidate")
+            "64 KiB, 100% read, 0% random in the candidate"
+        )
         assert c.why_not_compared(c.only_candidate[0]).startswith("same name, different definition: 64 KiB")
 
 
@@ -208,15 +233,30 @@ def test_line_order_is_not_part_of_the_definition(store):
 
 def test_match_spec_pairs_the_definition_across_loads_not_the_name(store):
     lines = "8192,100,70,100,0,1,0,0"
-    base = side(store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, qd=64, lines=lines),
-                                StepSpec("T", 1000, 10, 1, 5, 2, qd=64, lines="512,100,0,0,0,1,0,0")]))
-    cand = side(store, RunSpec([StepSpec("S", 900, 9, 1, 5, 2, qd=16, lines="512,100,0,0,0,1,0,0"),
-                                StepSpec("T", 900, 9, 1, 5, 2, qd=16, lines=lines)]))
+    base = side(
+        store,
+        RunSpec(
+            [
+                StepSpec("S", 1000, 10, 1, 5, 2, qd=64, lines=lines),
+                StepSpec("T", 1000, 10, 1, 5, 2, qd=64, lines="512,100,0,0,0,1,0,0"),
+            ]
+        ),
+    )
+    cand = side(
+        store,
+        RunSpec(
+            [
+                StepSpec("S", 900, 9, 1, 5, 2, qd=16, lines="512,100,0,0,0,1,0,0"),
+                StepSpec("T", 900, 9, 1, 5, 2, qd=16, lines=lines),
+            ]
+        ),
+    )
     exact = compare(base, cand, match="exact")
     assert exact.rows == [] and exact.load_differs  # each definition is on both sides, at another QD
     assert exact.why_not_compared(exact.only_baseline[0]) == (
         "same name, different definition: 8 KiB, 70% read, 100% random here, "
-        "512 B, 0% read, 0% random in the candidate")
+        "512 B, 0% read, 0% random in the candidate"
+    )
     loose = compare(base, cand, match="spec")
     assert [(r.baseline.key.spec, r.candidate.key.spec) for r in loose.rows] == [("S", "T"), ("T", "S")]
     assert loose.rows[0].differs == ["named 'T' in the candidate", "QD 64 -> 16"]
@@ -227,16 +267,27 @@ def test_only_the_load_differs_says_so(store):
     base = side(store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, qd=64, lines=lines)]))
     cand = side(store, RunSpec([StepSpec("S", 900, 9, 1, 5, 2, qd=16, lines=lines)]))
     c = compare(base, cand, match="exact")
-    assert c.why_not_compared(c.only_baseline[0]) == \
-        "the candidate runs this definition only at QD 16, 1 worker, 1 target"
+    assert (
+        c.why_not_compared(c.only_baseline[0])
+        == "the candidate runs this definition only at QD 16, 1 worker, 1 target"
+    )
     assert c.load_differs
 
 
 def test_a_step_stored_without_its_definition_pairs_by_name(store):
-    old = side(store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, lines=" "), StepSpec("T", 1, 1, 1, 1, 1, lines=" ")]))
+    old = side(
+        store, RunSpec([StepSpec("S", 1000, 10, 1, 5, 2, lines=" "), StepSpec("T", 1, 1, 1, 1, 1, lines=" ")])
+    )
     assert [s.key.definition for s in old.steps] == ["", ""]
-    new = side(store, RunSpec([StepSpec("T", 2, 2, 1, 1, 1, lines="512,100,0,0,0,1,0,0"),
-                               StepSpec("S", 1100, 11, 1, 5, 2, lines="4096,100,100,100,0,1,0,0")]))
+    new = side(
+        store,
+        RunSpec(
+            [
+                StepSpec("T", 2, 2, 1, 1, 1, lines="512,100,0,0,0,1,0,0"),
+                StepSpec("S", 1100, 11, 1, 5, 2, lines="4096,100,100,100,0,1,0,0"),
+            ]
+        ),
+    )
     c = compare(old, new)
     assert [(r.baseline.key.spec, r.candidate.key.spec) for r in c.rows] == [("S", "S"), ("T", "T")]
 
@@ -244,7 +295,10 @@ def test_a_step_stored_without_its_definition_pairs_by_name(store):
 def test_a_step_run_more_often_on_one_side_says_so(store):
     twice = [StepSpec("S", 1000, 10, 1, 5, 2, lines="4096,100,100,100,0,1,0,0")] * 2
     c = compare(side(store, RunSpec(twice)), side(store, RunSpec(twice[:1])))
-    assert len(c.rows) == 1 and c.why_not_compared(c.only_baseline[0]) == "the candidate runs this step fewer times"
+    assert (
+        len(c.rows) == 1
+        and c.why_not_compared(c.only_baseline[0]) == "the candidate runs this step fewer times"
+    )
 
 
 def test_imported_results_pair_4_kib_with_4_kib_only(store):
@@ -264,7 +318,9 @@ def test_imported_results_pair_4_kib_with_4_kib_only(store):
     assert "8 KiB, 70% read, 100% random in the candidate" in why
     table = unmatched_table(c, 1)
     assert table is not None and table.rows[0].cells[-1].text == why
-    same = compare(load_side(store, [runs[0].run_id]), load_side(store, [runs[2].run_id]))  # both 4 KiB random
+    same = compare(
+        load_side(store, [runs[0].run_id]), load_side(store, [runs[2].run_id])
+    )  # both 4 KiB random
     assert len(same.rows) == 1
 
 
@@ -272,7 +328,9 @@ def test_a_queue_depth_change_pairs_by_default_and_leads_what_changed(store):
     base = side(store, RunSpec(BEFORE, tags=["qd64"]))
     cand = side(store, RunSpec([replace(s, qd=8) for s in AFTER], tags=["qd8"]))
     c = compare(base, cand)
-    assert [r.spec for r in c.rows] == [s.spec for s in BEFORE] and not c.only_baseline and not c.only_candidate
+    assert (
+        [r.spec for r in c.rows] == [s.spec for s in BEFORE] and not c.only_baseline and not c.only_candidate
+    )
     assert c.what_changed[0] == "queue depth 64 \u2192 8"
     assert [r.load for r in c.rows] == ["QD 64 \u2192 8"] * 4
 
@@ -307,14 +365,22 @@ def test_a_stopped_step_is_paired_marked_and_out_of_the_verdicts(store):
 
 def test_what_changed_names_os_engine_size_run_time_and_notes(store):
     base = side(store, RunSpec(BEFORE[:1]))
-    cand = side(store, RunSpec(AFTER[:1], kernel="6.8", engine="io_uring", size=1 << 30, run_s=20, notes="new HBA"))
+    cand = side(
+        store, RunSpec(AFTER[:1], kernel="6.8", engine="io_uring", size=1 << 30, run_s=20, notes="new HBA")
+    )
     assert compare(base, cand).what_changed == [
-        "OS Linux 6.1 \u2192 Linux 6.8", "test-file size - \u2192 1 GiB",
+        "OS Linux 6.1 \u2192 Linux 6.8",
+        "test-file size - \u2192 1 GiB",
         "engine options direct=1, ioengine=libaio \u2192 direct=1, ioengine=io_uring",
-        "run time per step 10 s \u2192 20 s", "notes - \u2192 new HBA"]
+        "run time per step 10 s \u2192 20 s",
+        "notes - \u2192 new HBA",
+    ]
 
 
 def test_a_step_without_a_time_limit_says_so():
     from app.analysis.compare import run_time_text
 
-    assert run_time_text(3.1536e7) == "until done (no time limit)" and run_time_text(10, 2) == "10 s + 2 s ramp-up"
+    assert (
+        run_time_text(3.1536e7) == "until done (no time limit)"
+        and run_time_text(10, 2) == "10 s + 2 s ramp-up"
+    )

@@ -27,8 +27,10 @@ def search(grid, p99, limit, start) -> KneeSearch:
 def test_every_knee_of_a_rising_curve_is_found_in_at_most_8_steps(top, start):
     grid = load_grid(top)
     for knee in range(0, top + 2):
+
         def p99(load, knee=knee):  # rises with the load; the limit is crossed just past ``knee``
             return 5.0 * load / (knee + 0.5) if knee else 50.0
+
         s = search(grid, p99, 5.0, start)
         exact = exhaustive_knee([(g, p99(g)) for g in grid], 5.0)
         assert s.steps_measured <= SEARCH_BUDGET

@@ -25,8 +25,15 @@ from tests.disk_fixtures import (
 
 # --- iostat's arithmetic ---------------------------------------------------------------------------
 def test_iostat_figures_of_a_window():
-    c = DiskCounts(window_ms=2000, read_ios=300, write_ios=100, read_ticks=600, write_ticks=100, in_queue=3000,
-                   busy_ms=500)
+    c = DiskCounts(
+        window_ms=2000,
+        read_ios=300,
+        write_ios=100,
+        read_ticks=600,
+        write_ticks=100,
+        in_queue=3000,
+        busy_ms=500,
+    )
     assert c.util_pct == 25.0  # 500 ms busy in 2 s
     assert c.aqu_sz == 1.5  # 3000 ms of queue time over 2000 ms
     assert c.await_ms == 700 / 400 and c.r_await_ms == 2.0 and c.w_await_ms == 1.0
@@ -53,7 +60,9 @@ def test_local_reports_give_one_window_per_report_adding_up_to_the_step():
     assert sum(w.in_queue for w in windows) == last["in_queue"]
     whole = rows[-1][0].whole
     assert whole.util_pct == pytest.approx(last["util"])  # the step so far is fio's own utilisation
-    assert rows[0][0].estimated and windows[0].window_ms == pytest.approx(1000)  # counted from one interval before
+    assert rows[0][0].estimated and windows[0].window_ms == pytest.approx(
+        1000
+    )  # counted from one interval before
     # a window is the difference of two reports over their time apart (fio's own report times here)
     a, b = docs[1], docs[2]
     dt = b["timestamp_ms"] - a["timestamp_ms"]
@@ -68,8 +77,9 @@ def test_local_reports_give_one_window_per_report_adding_up_to_the_step():
 
 def test_a_report_whose_disk_counters_did_not_move_gives_no_window():
     snaps = local_snapshots("loop-randrw")
-    repeat = dataclasses.replace(snaps[-2], received=snaps[-2].received + 0.15, fio_ms=snaps[-2].fio_ms + 150,
-                                 final=True)  # later, but fio did not refresh the disk: same counters
+    repeat = dataclasses.replace(
+        snaps[-2], received=snaps[-2].received + 0.15, fio_ms=snaps[-2].fio_ms + 150, final=True
+    )  # later, but fio did not refresh the disk: same counters
     tracker = DiskTracker()
     for s in snaps[:-1]:
         tracker.update(s)
@@ -93,8 +103,11 @@ def test_server_reports_carry_the_disks_clock_and_give_exact_windows(tmp_path):
     assert rows[-1].interval is None  # the final report repeats the last refreshed counters
     stock = stock_client_json()["disk_util"][-1]  # what the stock client printed for the same bytes
     whole = rows[-1].whole
-    assert (whole.read_ios, whole.write_ios, whole.in_queue) == (stock["read_ios"], stock["write_ios"],
-                                                                stock["in_queue"])
+    assert (whole.read_ios, whole.write_ios, whole.in_queue) == (
+        stock["read_ios"],
+        stock["write_ios"],
+        stock["in_queue"],
+    )
     assert whole.util_pct == pytest.approx(stock["util"], abs=1e-6)
 
 
@@ -104,8 +117,9 @@ def test_the_local_estimate_stays_close_to_the_exact_figures_of_the_same_run(tmp
     exact, estimate = DiskTracker(), DiskTracker()
     pairs = []
     for s in snaps:
-        bare = dataclasses.replace(s, disk_util=[{k: v for k, v in d.items() if k not in ("msec", "io_ticks")}
-                                                 for d in s.disk_util])
+        bare = dataclasses.replace(
+            s, disk_util=[{k: v for k, v in d.items() if k not in ("msec", "io_ticks")} for d in s.disk_util]
+        )
         pairs.append((exact.update(s).disks[0], estimate.update(bare).disks[0]))
     for e, g in pairs:
         assert g.estimated and not e.estimated
@@ -120,8 +134,9 @@ def test_runs_without_disks_say_why(name):
     snaps = local_snapshots(name)
     assert not any(s.disk_util for s in snaps)  # fio 3.33 reports no disk at all here
     job = snaps[0].jobs[0]["jobname"]
-    told = StepTelemetry({job: ("m1", "w1", "w1.t1")}, 1.0,
-                         DiskContext(reasons={"m1": "the null engine does no disk I/O"}))
+    told = StepTelemetry(
+        {job: ("m1", "w1", "w1.t1")}, 1.0, DiskContext(reasons={"m1": "the null engine does no disk I/O"})
+    )
     plain = StepTelemetry({job: ("m1", "w1", "w1.t1")})
     for s in snaps:
         for tel, reason in ((told, "the null engine does no disk I/O"), (plain, NO_DISKS_REASON)):
@@ -132,33 +147,58 @@ def test_runs_without_disks_say_why(name):
 
 
 def _job(manager, worker, target, path, network=False):
-    return JobInfo(f"{manager}.{worker}.{target}", manager, worker, worker.upper(), f"{worker}.{target}", target,
-                   path, path.startswith("/dev/"), "S", 1, network=network)
+    return JobInfo(
+        f"{manager}.{worker}.{target}",
+        manager,
+        worker,
+        worker.upper(),
+        f"{worker}.{target}",
+        target,
+        path,
+        path.startswith("/dev/"),
+        "S",
+        1,
+        network=network,
+    )
 
 
 def test_what_is_known_before_a_step():
     shm = "/dev/shm/fiometer-none.tst"
-    jobs = [_job("L", "w1", "t1", shm), _job("N", "w1", "t1", "/tmp/x"), _job("W", "w1", "t1", "C:\\x"),
-            _job("R", "w1", "t1", "/data/x"), _job("T", "w1", "t1", "tcp://h:1", network=True)]
+    jobs = [
+        _job("L", "w1", "t1", shm),
+        _job("N", "w1", "t1", "/tmp/x"),
+        _job("W", "w1", "t1", "C:\\x"),
+        _job("R", "w1", "t1", "/data/x"),
+        _job("T", "w1", "t1", "tcp://h:1", network=True),
+    ]
     os_names = {"L": "Linux", "N": "Linux", "W": "Windows", "R": "linux", "T": "Linux"}
     ctx = step_disk_context(jobs[:1], os_names, ["L"])
     if Path("/dev/shm").is_dir() and os.path.ismount("/dev/shm"):
-        assert "tmpfs" in ctx.reasons["L"] and ctx.unwatched["L"] == (("w1", "t1"),) and ctx.targets["L"] == {}
+        assert (
+            "tmpfs" in ctx.reasons["L"] and ctx.unwatched["L"] == (("w1", "t1"),) and ctx.targets["L"] == {}
+        )
     ctx = step_disk_context(jobs[1:], os_names, ["N"], engine="null")
     assert "null engine" in ctx.reasons["N"] and "null engine" in ctx.reasons["R"]
     ctx = step_disk_context(jobs[2:], os_names, [])
     assert "Linux only" in ctx.reasons["W"] and "W runs Windows" in ctx.reasons["W"]
     assert "R" not in ctx.reasons and "R" not in ctx.targets  # remote Linux: fio names its disks when it runs
-    assert "T" not in ctx.reasons and ctx.no_storage == {"T"}  # network workers only: nothing to say about disks
+    assert "T" not in ctx.reasons and ctx.no_storage == {
+        "T"
+    }  # network workers only: nothing to say about disks
     snap = local_snapshots("null-engine", manager="T")[1]
-    assert DiskTracker(ctx).update(snap).reason is None and DiskTracker().update(snap).reason == NO_DISKS_REASON
+    assert (
+        DiskTracker(ctx).update(snap).reason is None and DiskTracker().update(snap).reason == NO_DISKS_REASON
+    )
 
 
 # --- live rows -------------------------------------------------------------------------------------
 def test_live_rows_follow_the_update_frequency_and_the_steps():
     snaps = local_snapshots("loop-randrw")
-    tel = StepTelemetry({snaps[0].jobs[0]["jobname"]: ("m1", "w1", "w1.t1")}, 1.0,
-                        DiskContext(targets={"m1": {"loop0": (("w1", "T1"), ("w2", "T1"))}}))
+    tel = StepTelemetry(
+        {snaps[0].jobs[0]["jobname"]: ("m1", "w1", "w1.t1")},
+        1.0,
+        DiskContext(targets={"m1": {"loop0": (("w1", "T1"), ("w2", "T1"))}}),
+    )
     batches = [tel.update(s) for s in snaps]
     live = LiveDisks()
     live.add(batches[0], 2)
@@ -171,8 +211,11 @@ def test_live_rows_follow_the_update_frequency_and_the_steps():
     assert live.for_scope(None, ("m1", "w2")) == [row] and live.for_scope(None, ("m1", "w3")) == []
     assert live.for_scope({"m2"}) == []
     live.start_step()
-    nulls = StepTelemetry({local_snapshots("null-engine")[0].jobs[0]["jobname"]: ("m1", "w1", "w1.t1")}, 1.0,
-                          DiskContext(reasons={"m1": "why"}, unwatched={"m1": (("w1", "T1"),)}))
+    nulls = StepTelemetry(
+        {local_snapshots("null-engine")[0].jobs[0]["jobname"]: ("m1", "w1", "w1.t1")},
+        1.0,
+        DiskContext(reasons={"m1": "why"}, unwatched={"m1": (("w1", "T1"),)}),
+    )
     for s in local_snapshots("null-engine"):
         live.add(nulls.update(s), 1)
     (only,) = live.rows.values()  # the new step's fio has no disk: the old row is gone, the reason shown

@@ -6,8 +6,14 @@ from app.engine.devices.disks import empty_reason, list_disks, unsupported_reaso
 from app.model.units import format_bytes as format_size
 
 
-def _disk(root: Path, name: str, sectors: int, model: str = "", parts: tuple[str, ...] = (),
-          holders: tuple[str, ...] = ()) -> None:
+def _disk(
+    root: Path,
+    name: str,
+    sectors: int,
+    model: str = "",
+    parts: tuple[str, ...] = (),
+    holders: tuple[str, ...] = (),
+) -> None:
     d = root / name
     (d / "device").mkdir(parents=True)
     (d / "queue").mkdir()
@@ -92,16 +98,25 @@ def test_windows_disks_from_get_disk():
 
     boot, blank = list_disks("Windows", powershell=powershell)
     assert "Get-Disk" in seen[0] and "ConvertTo-Json" in seen[0] and seen[0] == WINDOWS_SCRIPT
-    assert (boot.path, boot.size_bytes, boot.model) == ("\\\\.\\PhysicalDrive0", 1000204886016,
-                                                        "Samsung SSD 980 PRO 1TB")
+    assert (boot.path, boot.size_bytes, boot.model) == (
+        "\\\\.\\PhysicalDrive0",
+        1000204886016,
+        "Samsung SSD 980 PRO 1TB",
+    )
     assert boot.in_use and boot.mountpoints == ("C:",) and "Windows boot disk" in boot.holders
     assert boot.state == "mounted at C:"
     assert (blank.path, blank.in_use, blank.state, blank.logical_sector) == (
-        "\\\\.\\PhysicalDrive2", False, "unused", 4096)
+        "\\\\.\\PhysicalDrive2",
+        False,
+        "unused",
+        4096,
+    )
 
 
 def test_windows_single_disk_object_and_failures():
-    (d,) = list_disks("Windows", powershell=lambda s: '{"Number":3,"Size":10,"DriveLetters":[],"AccessPaths":[]}')
+    (d,) = list_disks(
+        "Windows", powershell=lambda s: '{"Number":3,"Size":10,"DriveLetters":[],"AccessPaths":[]}'
+    )
     assert d.path == "\\\\.\\PhysicalDrive3"
 
     def broken(script):

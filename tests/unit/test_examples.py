@@ -23,8 +23,16 @@ def test_examples_step_shapes():
     assert [s.queue_depths for s in expand(example("qd1qd32"))] == [[1], [32]]
     crystal = expand(example("crystal"))
     assert [(s.spec_label, s.queue_depths) for s in crystal] == [
-        ("SEQ1M Q8T1 Read", [8]), ("SEQ1M Q8T1 Write", [8]), ("RND4K Q32T1 Read", [32]), ("RND4K Q32T1 Write", [32])]
+        ("SEQ1M Q8T1 Read", [8]),
+        ("SEQ1M Q8T1 Write", [8]),
+        ("RND4K Q32T1 Read", [32]),
+        ("RND4K Q32T1 Write", [32]),
+    ]
     flash = expand(example("flash"))
-    assert [(s.phase, len(s.workers)) for s in flash] == [("fill", 1), ("steady", 4), *(("measure", n) for n in (4, 1, 4, 1))]
+    assert [(s.phase, len(s.workers)) for s in flash] == [
+        ("fill", 1),
+        ("steady", 4),
+        *(("measure", n) for n in (4, 1, 4, 1)),
+    ]
     assert [s.queue_depths[0] for s in expand(example("orion"))] == [1, 2, 4, 8, 16, 32, 64] * 2
     assert len(expand(example("bssweep"))) == 10

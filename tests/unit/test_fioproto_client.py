@@ -42,8 +42,14 @@ def servers():
         srv.close()
 
 
-def replay(name: str, *, speed: float = 0.05, stop_after_reports: int | None = None, then: str = "end",
-           pause: float = 0.0):
+def replay(
+    name: str,
+    *,
+    speed: float = 0.05,
+    stop_after_reports: int | None = None,
+    then: str = "end",
+    pause: float = 0.0,
+):
     """A fake server speaking the recording's protocol that replays its server->client traffic; after
     ``stop_after_reports`` reports it hangs ("hang"), hangs up ("drop") or says nothing for ``pause``
     seconds, ETA polls unanswered, and goes on ("pause": a server whose host is short of CPU)."""
@@ -131,7 +137,12 @@ def test_probe_reports_the_server(servers):
     srv = servers(handler)
     info = probe("127.0.0.1", srv.port, timeout=3)
     assert (info.hostname, info.fio_version, info.protocol, info.os, info.arch, info.cpus) == (
-        "box7", "fio-3.33", 97, "Linux", "x86-64", 4,
+        "box7",
+        "fio-3.33",
+        97,
+        "Linux",
+        "x86-64",
+        4,
     )
 
 
@@ -197,8 +208,11 @@ def test_server_silent_for_a_while_is_late_not_dead(servers):
     assert isinstance(fin, Finished) and fin.ok, fin.reason
     notes = [(e.level, e.text) for e in events if isinstance(e, Message)]
     where = f"manager Busy (127.0.0.1:{srv.port})"
-    assert ("warning", f"{where} has sent nothing for 1 s (its host busy, or frozen?); waiting up to 6 s before "
-                       "giving up on it") in notes
+    assert (
+        "warning",
+        f"{where} has sent nothing for 1 s (its host busy, or frozen?); waiting up to 6 s before "
+        "giving up on it",
+    ) in notes
     back = [t for lv, t in notes if lv == "info" and t.startswith(f"{where} is answering again after ")]
     assert back and 2 <= int(back[0].split("after ")[1].split(" s")[0]) <= 4, notes
     assert sum(isinstance(e, Snapshot) for e in events) >= 4  # the reports after the pause were all kept
@@ -216,7 +230,9 @@ def test_silent_server_whose_port_refuses_connections_fails_at_the_warning(serve
     fin = events[-1]
     assert isinstance(fin, Finished) and not fin.ok
     assert fin.reason.startswith(f"manager Gone (127.0.0.1:{srv.port}) sent nothing for ")
-    assert fin.reason.endswith("its port no longer accepts connections: its fio server is gone; samples so far kept")
+    assert fin.reason.endswith(
+        "its port no longer accepts connections: its fio server is gone; samples so far kept"
+    )
     assert time.monotonic() - t0 < 10  # at the 1 s warning, not at the 20 s limit
 
 
@@ -250,8 +266,11 @@ def test_dropped_connection_keeps_samples(servers):
     events = run(fio)
     assert sum(isinstance(e, Snapshot) for e in events) == 2
     assert events[-1] == Finished(
-        "HostA", False, f"lost connection to manager HostA (127.0.0.1:{srv.port}) mid-step; samples so far kept",
-        None, False,
+        "HostA",
+        False,
+        f"lost connection to manager HostA (127.0.0.1:{srv.port}) mid-step; samples so far kept",
+        None,
+        False,
     )
 
 

@@ -42,7 +42,11 @@ def decoded(name: str):
     packets = [p.packet for p in server_packets(name)]
     layout = layout_for(packets[0].version)
     jobs = [decode_ts(p.payload, layout, hostname=host, port=port) for p in packets if p.opcode == 6]
-    dus = [du_to_json(decode_du(p.payload), layout.features, hostname=host, port=port) for p in packets if p.opcode == 13]
+    dus = [
+        du_to_json(decode_du(p.payload), layout.features, hostname=host, port=port)
+        for p in packets
+        if p.opcode == 13
+    ]
     return stock, packets, jobs, dus
 
 
@@ -56,8 +60,12 @@ def test_every_interval_matches_stock_client_json_exactly(name):
     problems, leaves = compare(as_printed(jobs), stock["client_stats"], "client_stats")
     assert problems == []
     assert leaves == count_leaves(stock["client_stats"])  # every value fio printed was compared
-    n_bins = sum(len(lat.get("bins", {})) for e in stock["client_stats"] for d in ("read", "write")
-                 for lat in (e[d]["slat_ns"], e[d]["clat_ns"], e[d]["lat_ns"]))
+    n_bins = sum(
+        len(lat.get("bins", {}))
+        for e in stock["client_stats"]
+        for d in ("read", "write")
+        for lat in (e[d]["slat_ns"], e[d]["clat_ns"], e[d]["lat_ns"])
+    )
     assert n_bins > 100 * n_entries
     problems, _ = compare(as_printed(dus), stock["disk_util"], "disk_util")
     assert problems == []

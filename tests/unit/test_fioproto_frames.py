@@ -111,7 +111,12 @@ def test_every_recorded_frame_passes_both_crcs(name):
     assert ts, "the recording has TS messages"
     # re-encoding what we decoded gives back frames fio accepts (same CRCs as fio computed)
     for p in packets[:10]:
-        assert FrameReader().feed(encode(p.packet.version, p.packet.opcode, p.packet.payload, tag=p.packet.tag))[0] == p.packet
+        assert (
+            FrameReader().feed(encode(p.packet.version, p.packet.opcode, p.packet.payload, tag=p.packet.tag))[
+                0
+            ]
+            == p.packet
+        )
 
 
 def test_continuation_fragments_are_checked_too():
@@ -127,8 +132,12 @@ def test_continuation_fragments_are_checked_too():
     with pytest.raises(ProtocolError, match="header CRC"):
         FrameReader().feed(bytes(bad_header))
     # a continuation fragment with another (valid) header is still joined correctly
-    parts = [encode_fragment(97, 6, b"a" * 1024, more=True), encode_fragment(97, 6, b"b" * 10, more=True),
-             encode_fragment(97, 6, b"c" * 1024, more=True), encode_fragment(97, 6, b"d")]
+    parts = [
+        encode_fragment(97, 6, b"a" * 1024, more=True),
+        encode_fragment(97, 6, b"b" * 10, more=True),
+        encode_fragment(97, 6, b"c" * 1024, more=True),
+        encode_fragment(97, 6, b"d"),
+    ]
     (pkt,) = FrameReader().feed(b"".join(parts))
     assert pkt.payload == b"a" * 1024 + b"b" * 10 + b"c" * 1024 + b"d"
 
@@ -161,5 +170,10 @@ def test_client_payloads_have_fios_layouts():
     assert (t.level, t.text) == (3, "fio: hello\n")
     info = parse_probe_reply(probe_reply_payload("fio-3.42", "h"), 120)
     assert (info.hostname, info.fio_version, info.os, info.arch, info.bits, info.cpus) == (
-        "h", "fio-3.42", "Linux", "x86-64", 64, 4,
+        "h",
+        "fio-3.42",
+        "Linux",
+        "x86-64",
+        64,
+        4,
     )

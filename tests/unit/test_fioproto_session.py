@@ -98,8 +98,10 @@ def test_late_stop_repeats_the_last_report_marked_final():
     assert isinstance(tail[0], Snapshot) and tail[0].final
     # the same numbers, now with fio's percentile lists (kept as fio's output)
     assert without_percentile_lists(tail[0].jobs) == last.jobs
-    assert "percentile" in tail[0].jobs[0]["read"]["clat_ns"] and "percentile" in json.loads(tail[0].raw)[
-        "client_stats"][0]["read"]["clat_ns"]
+    assert (
+        "percentile" in tail[0].jobs[0]["read"]["clat_ns"]
+        and "percentile" in json.loads(tail[0].raw)["client_stats"][0]["read"]["clat_ns"]
+    )
     assert tail[1] == Finished("m1", True, "", 0, False)
 
 
@@ -123,7 +125,9 @@ def test_killed_backend_has_no_final_report_and_names_the_signal():
 
 def test_error_exit_status_is_reported_with_the_server_text():
     s = RunSession("m", layout_for(97), "10.0.0.1", 8765)
-    events = s.on_packet(Packet(97, Op.TEXT, 0, text_pdu("fio: pid=1, err=1/file:x.c:1, func=open\n", LOG_ERR)))
+    events = s.on_packet(
+        Packet(97, Op.TEXT, 0, text_pdu("fio: pid=1, err=1/file:x.c:1, func=open\n", LOG_ERR))
+    )
     events += s.on_packet(stop_packet(1, 0)) + s.on_packet(Packet(97, Op.QUIT, 0, b""))
     assert events[0] == Message("m", "fio: pid=1, err=1/file:x.c:1, func=open", "error")
     assert not events[-1].ok and "exited with status 1: fio: pid=1" in events[-1].reason
@@ -133,10 +137,17 @@ def test_error_exit_status_is_reported_with_the_server_text():
 def test_rejected_job_ends_with_quit_and_no_stop():
     s = RunSession("m", layout_for(97), "10.0.0.1", 8765)
     events = []
-    for text, level in (("Bad option <bogus=1>\n", LOG_ERR), ("fio: job bad dropped\n", LOG_ERR), ("\n", LOG_INFO)):
+    for text, level in (
+        ("Bad option <bogus=1>\n", LOG_ERR),
+        ("fio: job bad dropped\n", LOG_ERR),
+        ("\n", LOG_INFO),
+    ):
         events += s.on_packet(Packet(97, Op.TEXT, 0, text_pdu(text, level)))
     events += s.on_packet(Packet(97, Op.QUIT, 0, b""))
-    assert [e.text for e in events if isinstance(e, Message)] == ["Bad option <bogus=1>", "fio: job bad dropped"]
+    assert [e.text for e in events if isinstance(e, Message)] == [
+        "Bad option <bogus=1>",
+        "fio: job bad dropped",
+    ]
     fin = events[-1]
     assert isinstance(fin, Finished) and not fin.ok
     assert fin.reason == "fio on m (10.0.0.1:8765) did not run the job: Bad option <bogus=1>"
@@ -153,6 +164,10 @@ def test_disconnect_keeps_samples_and_says_so_plainly():
     snaps = [e for e in events if isinstance(e, Snapshot)]
     assert len(snaps) == 2 and not snaps[-1].final
     assert events[-1] == Finished(
-        "HostB", False, "lost connection to manager HostB (127.0.0.1:8800) mid-step; samples so far kept", None, False
+        "HostB",
+        False,
+        "lost connection to manager HostB (127.0.0.1:8800) mid-step; samples so far kept",
+        None,
+        False,
     )
     assert s.on_disconnect() == []

@@ -19,18 +19,31 @@ def test_windows_fio_in_program_files_before_a_restart(tmp_path):
     exe = tmp_path / "Program Files" / "fio" / "fio.exe"
     exe.parent.mkdir(parents=True)
     exe.write_bytes(b"MZ")
-    st = check_fio("Windows", setting=None, environ={"ProgramFiles": str(tmp_path / "Program Files")},
-                   which=no_which, version=version_of({str(exe): "3.42"}), settings_file=tmp_path / "s.json")
+    st = check_fio(
+        "Windows",
+        setting=None,
+        environ={"ProgramFiles": str(tmp_path / "Program Files")},
+        which=no_which,
+        version=version_of({str(exe): "3.42"}),
+        settings_file=tmp_path / "s.json",
+    )
     assert (st.found, st.path, st.version, st.source) == (True, str(exe), "3.42", "installer folder")
     text = first_run_text(st)
-    assert text.startswith(f"fio 3.42 found in the fio installer's folder (not on this process's PATH yet): {exe}")
+    assert text.startswith(
+        f"fio 3.42 found in the fio installer's folder (not on this process's PATH yet): {exe}"
+    )
     assert "Administrator" in text and "Consider upgrading" not in text
     assert str(tmp_path / "s.json") in text  # where the custom path would be saved
 
 
 def test_windows_without_fio_says_winget_and_msi(tmp_path):
-    st = check_fio("Windows", setting=None, environ={"ProgramFiles": str(tmp_path / "pf")}, which=no_which,
-                   settings_file=tmp_path / "s.json")
+    st = check_fio(
+        "Windows",
+        setting=None,
+        environ={"ProgramFiles": str(tmp_path / "pf")},
+        which=no_which,
+        settings_file=tmp_path / "s.json",
+    )
     assert not st.found and st.path is None and st.version is None
     text = first_run_text(st)
     assert text.startswith("fio was not found.")
@@ -41,8 +54,14 @@ def test_windows_without_fio_says_winget_and_msi(tmp_path):
 
 
 def test_old_windows_fio_gets_upgrade_advice():
-    st = check_fio("Windows", setting=None, environ={}, which=lambda n: r"C:\tools\fio.exe",
-                   version=lambda p: "3.33", settings_file="s.json")
+    st = check_fio(
+        "Windows",
+        setting=None,
+        environ={},
+        which=lambda n: r"C:\tools\fio.exe",
+        version=lambda p: "3.33",
+        settings_file="s.json",
+    )
     assert st.source == "PATH" and st.upgrade_advised
     assert f"Consider upgrading: {WINGET}" in first_run_text(st)
 
@@ -58,8 +77,14 @@ def test_linux_without_fio_says_apt_and_dnf(tmp_path):
 
 @posix_only("a Linux fio path shown as this machine's path")
 def test_linux_fio_on_path_is_not_advised_to_upgrade():
-    st = check_fio("Linux", setting=None, environ={}, which=lambda n: "/usr/bin/fio", version=lambda p: "3.33",
-                   settings_file="s.json")
+    st = check_fio(
+        "Linux",
+        setting=None,
+        environ={},
+        which=lambda n: "/usr/bin/fio",
+        version=lambda p: "3.33",
+        settings_file="s.json",
+    )
     assert (st.found, st.source, st.upgrade_advised) == (True, "PATH", False)
     text = first_run_text(st)
     assert text.startswith("fio 3.33 found on PATH: /usr/bin/fio")
@@ -72,20 +97,33 @@ def test_custom_path_from_the_settings_file(tmp_path):
     settings = tmp_path / "settings.json"
     settings.write_text(f'{{"fio_path": "{fake}"}}')
     st = check_fio("Linux", environ={}, which=lambda n: "/usr/bin/fio", settings_file=settings)
-    assert (st.found, st.path, st.version, st.source, st.setting) == (True, str(fake), "3.41", "settings", str(fake))
+    assert (st.found, st.path, st.version, st.source, st.setting) == (
+        True,
+        str(fake),
+        "3.41",
+        "settings",
+        str(fake),
+    )
     assert "found from your settings" in first_run_text(st)
 
 
 @posix_only("a shell script (#!/bin/sh) stands in for fio")
 def test_env_var_wins_and_is_named(tmp_path):
     fake = make_exe(tmp_path / "fio", "#!/bin/sh\necho fio-3.40\n")
-    st = check_fio("Linux", setting=None, environ={"FIOMETER_FIO": str(fake)}, which=no_which, settings_file="s")
+    st = check_fio(
+        "Linux", setting=None, environ={"FIOMETER_FIO": str(fake)}, which=no_which, settings_file="s"
+    )
     assert st.source == "FIOMETER_FIO" and "from the FIOMETER_FIO variable" in first_run_text(st)
 
 
 def test_broken_setting_is_reported_not_skipped(tmp_path):
-    st = check_fio("Linux", setting=str(tmp_path / "gone" / "fio"), environ={}, which=lambda n: "/usr/bin/fio",
-                   settings_file="s")
+    st = check_fio(
+        "Linux",
+        setting=str(tmp_path / "gone" / "fio"),
+        environ={},
+        which=lambda n: "/usr/bin/fio",
+        settings_file="s",
+    )
     assert not st.found
     assert "the fio path setting points to" in st.problem
     assert "Details: the fio path setting" in first_run_text(st)

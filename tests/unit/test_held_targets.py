@@ -17,8 +17,10 @@ from app.model.plan import SpecLine, Target
 from tests.helpers import grid
 from tests.platform_marks import posix_only
 
-pytestmark = posix_only("Linux only: fio is handed /proc/self/fd/N of a descriptor Fiometer holds (on Windows the "
-                         "checks run before the run only)")
+pytestmark = posix_only(
+    "Linux only: fio is handed /proc/self/fd/N of a descriptor Fiometer holds (on Windows the "
+    "checks run before the run only)"
+)
 
 MiB = 1 << 20
 
@@ -71,7 +73,9 @@ def test_a_foreign_file_that_appeared_after_the_check_is_not_written(tmp_path):
 def test_a_file_created_for_a_step_that_is_then_refused_is_removed(tmp_path, monkeypatch):
     target = tmp_path / "iobw.tst"
     monkeypatch.setattr(held_targets, "free_bytes", lambda fd: 1000)
-    with pytest.raises(HoldRefused, match=r"needs 1.0 MiB .* has 1000 bytes free.*make the test file smaller"):
+    with pytest.raises(
+        HoldRefused, match=r"needs 1.0 MiB .* has 1000 bytes free.*make the test file smaller"
+    ):
         hold(jobfile(str(target)), Arming(), nobody_owns)
     assert not target.exists()
 
@@ -93,5 +97,14 @@ def test_disk_entries_are_fio_s_counters_between_two_readings():
     base = (10, 1, 80, 5, 20, 2, 160, 7, 0, 100, 12)
     now = (15, 2, 120, 9, 26, 4, 208, 10, 1, 600, 40)
     entry = fio_entry("loop3", base, now, 1000.0)
-    assert entry == {"name": "loop3", "read_ios": 5, "write_ios": 6, "read_merges": 1, "write_merges": 2,
-                     "read_ticks": 4, "write_ticks": 3, "in_queue": 28, "util": 50.0}
+    assert entry == {
+        "name": "loop3",
+        "read_ios": 5,
+        "write_ios": 6,
+        "read_merges": 1,
+        "write_merges": 2,
+        "read_ticks": 4,
+        "write_ticks": 3,
+        "in_queue": 28,
+        "util": 50.0,
+    }

@@ -5,5 +5,11 @@ from tests.helpers import assert_imports_without_qt
 
 
 def test_history_data_side_imports_without_qt():
-    assert_imports_without_qt(["app.store.overview", "app.ui.history.stored_series", "app.ui.history.compare_data",
-                               "app.ui.history.report_files"])
+    assert_imports_without_qt(
+        [
+            "app.store.overview",
+            "app.ui.history.stored_series",
+            "app.ui.history.compare_data",
+            "app.ui.history.report_files",
+        ]
+    )

@@ -10,9 +10,30 @@ from tests.unit.icf_corpus import CORPUS_FILES, lines_in
 
 ORIGINALS = [p.read_bytes() for p in CORPUS_FILES]
 # Bytes that matter to the grammar, so mutations hit the interesting paths more often than random bytes.
-PIECES = [b"'", b"\t", b",", b" ", b"\r", b"\n", b"\r\n", b"-", b"0", b"99999999999999999999999999999999",
-          b"'End target\n", b"'End", b"'Version", b"\xef\xbb\xbf", b"\x00", b"\xe9", b"[*X*]", b"|",
-          b"NETWORK,TCP", b"'MANAGER LIST\n", b"'TEST SETUP\n", b"ENABLED"]
+PIECES = [
+    b"'",
+    b"\t",
+    b",",
+    b" ",
+    b"\r",
+    b"\n",
+    b"\r\n",
+    b"-",
+    b"0",
+    b"99999999999999999999999999999999",
+    b"'End target\n",
+    b"'End",
+    b"'Version",
+    b"\xef\xbb\xbf",
+    b"\x00",
+    b"\xe9",
+    b"[*X*]",
+    b"|",
+    b"NETWORK,TCP",
+    b"'MANAGER LIST\n",
+    b"'TEST SETUP\n",
+    b"ENABLED",
+]
 
 operations = st.tuples(
     st.sampled_from(["set", "insert", "delete_line", "duplicate_line", "swap_lines", "truncate"]),
@@ -27,7 +48,7 @@ def mutate(data: bytes, ops: list[tuple[str, int, int, bytes]]) -> bytes:
         lines = data.splitlines(keepends=True)
         if op == "set" and data:
             i = a % len(data)
-            data = data[:i] + piece + data[i + 1:]
+            data = data[:i] + piece + data[i + 1 :]
         elif op == "insert":
             i = a % (len(data) + 1)
             data = data[:i] + piece + data[i:]

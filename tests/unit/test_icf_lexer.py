@@ -17,15 +17,18 @@ from icf_import.lexer import (
 from icf_import.smartname import smart_name, untitled_name
 
 
-@pytest.mark.parametrize(("text", "number", "rest"), [
-    ("0          0          15", 0, "0          15"),
-    ("1,DISABLED,1", 1, "DISABLED,1"),
-    ("  -7 , 8", -7, "8"),
-    (",500", 500, ""),
-    ("12abc", 12, "abc"),
-    ("-", 0, ""),  # atoi("-") is 0
-    ("8000000,0", 8000000, "0"),
-])
+@pytest.mark.parametrize(
+    ("text", "number", "rest"),
+    [
+        ("0          0          15", 0, "0          15"),
+        ("1,DISABLED,1", 1, "DISABLED,1"),
+        ("  -7 , 8", -7, "8"),
+        (",500", 500, ""),
+        ("12abc", 12, "abc"),
+        ("-", 0, ""),  # atoi("-") is 0
+        ("8000000,0", 8000000, "0"),
+    ],
+)
 def test_extract_int(text, number, rest):
     assert extract_int(text)[:2] == (number, rest)
 
@@ -42,15 +45,18 @@ def test_text_skipped_before_a_number():
     assert looks_like_text("[*TIME_SECS*]") and looks_like_text("abc ")
 
 
-@pytest.mark.parametrize(("text", "spaces", "token", "rest"), [
-    ("NETWORK,TCP", False, "NETWORK", ",TCP"),
-    (",TCP", False, "TCP", ""),
-    ("Max Throughput-100%Read,ALL", True, "Max Throughput-100%Read", ",ALL"),
-    ("Max Throughput-100%Read,ALL", False, "Max", "Throughput-100%Read,ALL"),
-    ("a|b,ALL", True, "a", "|b,ALL"),
-    ("Café,ALL", True, "Caf", "é,ALL"),
-    ("\t", False, "", "\t"),
-])
+@pytest.mark.parametrize(
+    ("text", "spaces", "token", "rest"),
+    [
+        ("NETWORK,TCP", False, "NETWORK", ",TCP"),
+        (",TCP", False, "TCP", ""),
+        ("Max Throughput-100%Read,ALL", True, "Max Throughput-100%Read", ",ALL"),
+        ("Max Throughput-100%Read,ALL", False, "Max", "Throughput-100%Read,ALL"),
+        ("a|b,ALL", True, "a", "|b,ALL"),
+        ("Café,ALL", True, "Caf", "é,ALL"),
+        ("\t", False, "", "\t"),
+    ],
+)
 def test_extract_token(text, spaces, token, rest):
     assert extract_token(text, spaces) == (token, rest)
 
@@ -76,14 +82,17 @@ def test_strict_int():
     assert (strict_int("4k"), strict_int(""), strict_int("1 2")) == (None, None, None)
 
 
-@pytest.mark.parametrize(("size", "reads", "random", "name"), [
-    (2048, 67, 100, "2 KiB random 67% reads"),
-    (512, 0, 0, "512 B sequential writes"),
-    (1048576, 100, 0, "1 MiB sequential reads"),
-    (65536, 25, 50, "64 KiB 50% random 25% reads"),
-    (1000, 100, 100, "0 KiB random reads"),  # integer division, as Iometer's %d of size/1024
-    (4096 * 1024, 100, 100, "4096 KiB random reads"),  # only exactly 1 MiB is spelled MiB
-])
+@pytest.mark.parametrize(
+    ("size", "reads", "random", "name"),
+    [
+        (2048, 67, 100, "2 KiB random 67% reads"),
+        (512, 0, 0, "512 B sequential writes"),
+        (1048576, 100, 0, "1 MiB sequential reads"),
+        (65536, 25, 50, "64 KiB 50% random 25% reads"),
+        (1000, 100, 100, "0 KiB random reads"),  # integer division, as Iometer's %d of size/1024
+        (4096 * 1024, 100, 100, "4096 KiB random reads"),  # only exactly 1 MiB is spelled MiB
+    ],
+)
 def test_smart_name(size, reads, random, name):
     assert smart_name(SpecLine(size=size, reads=reads, random=random), set()) == name
 
@@ -91,7 +100,10 @@ def test_smart_name(size, reads, random, name):
 def test_smart_name_avoids_clashes_case_insensitively():
     line = SpecLine(size=512, reads=0, random=0)
     assert smart_name(line, {"512 b sequential writes"}) == "512 B sequential writes 2"
-    assert smart_name(line, {"512 b sequential writes", "512 b sequential writes 2"}) == "512 B sequential writes 3"
+    assert (
+        smart_name(line, {"512 b sequential writes", "512 b sequential writes 2"})
+        == "512 B sequential writes 3"
+    )
 
 
 def test_untitled_name_counts_untitled_specs():

@@ -48,7 +48,10 @@ def test_commas_in_the_description_become_dashes() -> None:
 
 def test_without_a_results_display_section_the_results_are_the_last_updates() -> None:
     text = text_of(SAVED)
-    start, end = text.index("'RESULTS DISPLAY"), text.index("'END results display") + len("'END results display\r\n")
+    start, end = (
+        text.index("'RESULTS DISPLAY"),
+        text.index("'END results display") + len("'END results display\r\n"),
+    )
     plan = plan_of(text[:start] + text[end:])
     assert plan.setup.update_type == "LAST_UPDATE"
     assert "no RESULTS DISPLAY section" in notes_of(plan)
@@ -69,9 +72,13 @@ def test_record_last_update_results_is_noted_and_kept_on_export() -> None:
 
 def test_workers_to_spawn_and_bar_charts_survive_an_export() -> None:
     for disk in ("0", "1", "2", "NUMBER_OF_CPUS"):
-        text = text_of(SAVED).replace("'Default Disk Workers to Spawn\r\n\tNUMBER_OF_CPUS",
-                                      f"'Default Disk Workers to Spawn\r\n\t{disk}")
-        text = text.replace("'Default Network Workers to Spawn\r\n\t0", "'Default Network Workers to Spawn\r\n\t2")
+        text = text_of(SAVED).replace(
+            "'Default Disk Workers to Spawn\r\n\tNUMBER_OF_CPUS",
+            f"'Default Disk Workers to Spawn\r\n\t{disk}",
+        )
+        text = text.replace(
+            "'Default Network Workers to Spawn\r\n\t0", "'Default Network Workers to Spawn\r\n\t2"
+        )
         text = text.replace("\t% CPU Utilization (total)", "\tRead I/Os per Second")
         out = exported(plan_of(text))
         assert f"'Default Disk Workers to Spawn\n\t{disk}\n" in out

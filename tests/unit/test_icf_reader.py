@@ -66,7 +66,10 @@ def test_2004_template_with_four_specs():
     assert (rd.update_frequency, rd.update_type) == (2, "WHOLE_TEST")
     assert [c.statistic for c in rd.bar_charts][1] == "Total MBs per Second"
     assert [s.name for s in doc.access_specs] == [
-        "Seq-64k-Read", "Mixed-8k-50%Rand-75%Read", "Seq-64k-Write", "Random-4k-60%Read",
+        "Seq-64k-Read",
+        "Mixed-8k-50%Rand-75%Read",
+        "Seq-64k-Write",
+        "Random-4k-60%Read",
     ]
     assert doc.access_specs[0].lines == [SpecLine(65536, 100, 100, 0, 0, 1, 0, 0)]
     assert doc.access_specs[1].lines == [SpecLine(8192, 100, 75, 50, 0, 1, 0, 0)]
@@ -175,7 +178,9 @@ def test_network_worker_fixture():
 def test_two_managers_fixture():
     doc = load(corpus("eilerjc_iometer_icf_compat_two_managers_run.icf"))
     assert [(m.id, m.name, [w.name for w in m.workers]) for m in doc.managers] == [
-        (1, "M1", ["Worker A"]), (2, "M2", ["Worker B"])]
+        (1, "M1", ["Worker A"]),
+        (2, "M2", ["Worker B"]),
+    ]
     assert doc.managers[1].workers[0].assigned_specs == ["4 KiB; 50% Read; 100% random"]
 
 
@@ -212,17 +217,20 @@ def test_nospec_fixture_is_an_error_at_the_worker():
 # ---------------------------------------------------------------- version rules
 
 
-@pytest.mark.parametrize(("line", "number"), [
-    ("Version 1.1.0 ", 10000100000),
-    ("Version 2003.12.16-post", 20031216),
-    ("Version 2008.06.18-RC2", 20080618),
-    ("Version 2008.06.18-RC2-2Kdev", 20080618),
-    ("Version 1998.10.08 ", 19981008),
-    ("Version 3.26.97", 30002600097),  # Iometer 1.1.0's 3.26.97 special case can never match
-    ("Version 2006.07.27 DEBUG", 20060727),
-    ("Version 1.1", None),
-    ("'TEST SETUP", None),
-])
+@pytest.mark.parametrize(
+    ("line", "number"),
+    [
+        ("Version 1.1.0 ", 10000100000),
+        ("Version 2003.12.16-post", 20031216),
+        ("Version 2008.06.18-RC2", 20080618),
+        ("Version 2008.06.18-RC2-2Kdev", 20080618),
+        ("Version 1998.10.08 ", 19981008),
+        ("Version 3.26.97", 30002600097),  # Iometer 1.1.0's 3.26.97 special case can never match
+        ("Version 2006.07.27 DEBUG", 20060727),
+        ("Version 1.1", None),
+        ("'TEST SETUP", None),
+    ],
+)
 def test_version_number(line, number):
     assert version_number(line) == number
 
@@ -254,12 +262,17 @@ def test_old_spec_format_multi_line_and_several_specs():
     )
     doc = parse(text)
     assert [s.name for s in doc.access_specs] == [
-        "Untitled 1", "1 MiB sequential reads", "512 B sequential writes", "512 B sequential writes 2",
+        "Untitled 1",
+        "1 MiB sequential reads",
+        "512 B sequential writes",
+        "512 B sequential writes 2",
         "64 KiB 50% random 25% reads",
     ]
     # align 2048 whatever the size (Iometer 1.1.0's line defaults, read before the six fields)
-    assert doc.access_specs[0].lines == [SpecLine(512, 50, 100, 0, 0, 1, 2048, 0),
-                                         SpecLine(4096, 50, 0, 100, 0, 1, 2048, 0)]
+    assert doc.access_specs[0].lines == [
+        SpecLine(512, 50, 100, 0, 0, 1, 2048, 0),
+        SpecLine(4096, 50, 0, 100, 0, 1, 2048, 0),
+    ]
     assert doc.access_specs[2].lines[0].delay == 5 and doc.access_specs[2].lines[0].burst == 2
     assert {s.default_assignment for s in doc.access_specs} == {"ALL"}
     [w] = doc.warnings
@@ -288,8 +301,12 @@ def test_ancient_default_workers_to_spawn(value, expected):
 
 
 def test_number_of_cpus_and_integers_for_workers_to_spawn():
-    doc = parse(icf("'TEST SETUP ===\n'Default Disk Workers to Spawn\n\t2\n"
-                    "'Default Network Workers to Spawn\n\tNUMBER_OF_CPUS\n'END test setup\n"))
+    doc = parse(
+        icf(
+            "'TEST SETUP ===\n'Default Disk Workers to Spawn\n\t2\n"
+            "'Default Network Workers to Spawn\n\tNUMBER_OF_CPUS\n'END test setup\n"
+        )
+    )
     assert (doc.test_setup.disk_workers_to_spawn, doc.test_setup.network_workers_to_spawn) == (2, -1)
 
 
@@ -334,9 +351,10 @@ def test_line_endings_bom_and_cp1252_give_the_same_document():
 
 
 def test_trailing_spaces_tab_only_and_blank_values_and_no_tabs():
-    text = full().replace("\thand-written", "\t") .replace("\t10.0.0.1", "")
-    text = "\n".join(line.lstrip("\t") + "   " if not line.startswith("'") else line + " "
-                     for line in text.split("\n"))
+    text = full().replace("\thand-written", "\t").replace("\t10.0.0.1", "")
+    text = "\n".join(
+        line.lstrip("\t") + "   " if not line.startswith("'") else line + " " for line in text.split("\n")
+    )
     doc = parse(text)
     assert doc.errors == []
     assert doc.test_setup.description == ""
@@ -351,7 +369,11 @@ def test_extra_apostrophe_lines_after_a_key_are_skipped():
 
 
 def test_integers_like_extract_first_int():
-    text = full().replace("\t0          1          30", "\t0,1 , 30").replace("\t4,DISABLED,1,", "\t4 DISABLED 1 ")
+    text = (
+        full()
+        .replace("\t0          1          30", "\t0,1 , 30")
+        .replace("\t4,DISABLED,1,", "\t4 DISABLED 1 ")
+    )
     doc = parse(text)
     assert doc.diagnostics == []
     assert doc.test_setup.run_time == (0, 1, 30)
@@ -386,14 +408,17 @@ def test_legacy_integer_default_assignment_and_name_cut_at_a_pipe():
 
 
 def test_network_vi_worker_and_several_managers():
-    vi = ("'Worker\n\tnet 1\n'Worker type\n\tNETWORK,VI\n'Default target settings for worker\n"
-          "'Number of outstanding IOs,test connection rate,transactions per connection\n\t1,DISABLED,1\n"
-          "'Local network interface\n\tnic0\n'VI outstanding IOs\n\t16\n"
-          "'End default target settings for worker\n'Assigned access specs\n\t4K random read\n"
-          "'End assigned access specs\n'Target assignments\n'Target\n\tnic1\n'Target type\n\tNETWORK,VI\n"
-          "'Target manager ID, manager name\n\t2,HOST\n'End target\n'End target assignments\n'End worker\n")
+    vi = (
+        "'Worker\n\tnet 1\n'Worker type\n\tNETWORK,VI\n'Default target settings for worker\n"
+        "'Number of outstanding IOs,test connection rate,transactions per connection\n\t1,DISABLED,1\n"
+        "'Local network interface\n\tnic0\n'VI outstanding IOs\n\t16\n"
+        "'End default target settings for worker\n'Assigned access specs\n\t4K random read\n"
+        "'End assigned access specs\n'Target assignments\n'Target\n\tnic1\n'Target type\n\tNETWORK,VI\n"
+        "'Target manager ID, manager name\n\t2,HOST\n'End target\n'End target assignments\n'End worker\n"
+    )
     two = manager_list(vi).replace("'END manager list\n", "") + (
-        "'Manager ID, manager name\n\t2,HOST\n'Manager network address\n\t\n'End manager\n'END manager list\n")
+        "'Manager ID, manager name\n\t2,HOST\n'Manager network address\n\t\n'End manager\n'END manager list\n"
+    )
     doc = parse(icf(ACCESS_SPECS, two))
     assert doc.diagnostics == []
     assert [(m.id, m.name) for m in doc.managers] == [(1, "HOST"), (2, "HOST")]
@@ -412,18 +437,27 @@ def test_optional_worker_blocks_absent():
 
 
 def test_bar_chart_manager_and_worker_lines_and_unknown_statistic():
-    rd = RESULTS_DISPLAY.replace("'END results display\n", (
-        "'Bar chart 1 manager ID, manager name\n\t1,HOST\n'Bar chart 1 worker ID, worker name\n\t2,Worker 2\n"
-        "'Bar chart 2 statistic\n\tNo Such Statistic\n'END results display\n"))
+    rd = RESULTS_DISPLAY.replace(
+        "'END results display\n",
+        (
+            "'Bar chart 1 manager ID, manager name\n\t1,HOST\n'Bar chart 1 worker ID, worker name\n\t2,Worker 2\n"
+            "'Bar chart 2 statistic\n\tNo Such Statistic\n'END results display\n"
+        ),
+    )
     doc = parse(icf(rd))
     assert doc.diagnostics == []
     assert doc.results_display.bar_charts == [
-        BarChart(1, "Total I/Os per Second", (1, "HOST"), (2, "Worker 2")), BarChart(2, "No Such Statistic")]
+        BarChart(1, "Total I/Os per Second", (1, "HOST"), (2, "Worker 2")),
+        BarChart(2, "No Such Statistic"),
+    ]
 
 
 def test_version_before_1999_02_17_lets_an_unknown_key_end_test_setup():
-    text = icf("'TEST SETUP ===\n'Test Description\n\told\n'Run Time\n\t0 0 9\n", RESULTS_DISPLAY,
-               version="1998.10.08")
+    text = icf(
+        "'TEST SETUP ===\n'Test Description\n\told\n'Run Time\n\t0 0 9\n",
+        RESULTS_DISPLAY,
+        version="1998.10.08",
+    )
     doc = parse(text)
     assert doc.errors == []
     assert doc.test_setup.run_time == (0, 0, 9)

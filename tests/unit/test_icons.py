@@ -46,20 +46,24 @@ def test_committed_renders_match_the_svg(qapp, tmp_path):
         committed = QImage(str(ICONS / mi.png_name(size)))
         assert (committed.width(), committed.height()) == (size, size)
         assert committed.hasAlphaChannel()
-        assert same_pixels(committed, QImage(str(tmp_path / mi.png_name(size))), RASTER_TOLERANCE), \
+        assert same_pixels(committed, QImage(str(tmp_path / mi.png_name(size))), RASTER_TOLERANCE), (
             f"{mi.png_name(size)} is stale: run python packaging/make_icons.py"
+        )
 
 
 def test_the_tolerance_takes_rasteriser_noise_but_not_a_change_to_the_drawing(qapp):
     committed = QImage(str(ICONS / mi.png_name(64))).convertToFormat(QImage.Format.Format_ARGB32)
     noisy, changed = committed.copy(), committed.copy()
+
     def nudged(x: int, dr: int, dg: int) -> QColor:
         c = committed.pixelColor(x, 32)
         return QColor(min(max(c.red() + dr, 0), 255), min(max(c.green() + dg, 0), 255), c.blue(), c.alpha())
 
     noisy.setPixelColor(32, 32, nudged(32, 1, 0))
     noisy.setPixelColor(33, 32, nudged(33, 0, -2))
-    changed.setPixelColor(32, 32, nudged(32, 60, 60) if committed.pixelColor(32, 32).red() < 128 else nudged(32, -60, -60))
+    changed.setPixelColor(
+        32, 32, nudged(32, 60, 60) if committed.pixelColor(32, 32).red() < 128 else nudged(32, -60, -60)
+    )
     assert not same_pixels(committed, noisy) and same_pixels(committed, noisy, RASTER_TOLERANCE)
     assert not same_pixels(committed, changed, RASTER_TOLERANCE)
     assert not same_pixels(committed, QImage(str(ICONS / mi.png_name(32))), RASTER_TOLERANCE)
@@ -91,7 +95,7 @@ def test_dib_entry_layout_and_mask():
     dib = mi.dib_entry(size, pixels)
     header = struct.unpack_from("<IiiHHI", dib, 0)
     assert header == (40, 2, 4, 1, 32, 0)  # height doubled: XOR image + AND mask
-    xor = dib[40:40 + 16]
+    xor = dib[40 : 40 + 16]
     assert xor[:8] == pixels[8:] and xor[8:] == pixels[:8]  # bottom-up rows
     mask = dib[56:]
     assert len(mask) == 2 * 4  # rows padded to 32 bits

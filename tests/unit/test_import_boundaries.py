@@ -1,6 +1,5 @@
 """The Qt-free layers import with Qt absent (docs/design.md: nothing below app.ui imports Qt)."""
 
-
 from tests.helpers import assert_imports_without_qt
 
 QT_FREE = [
@@ -29,9 +28,15 @@ QT_FREE = [
     "app.analysis.compare",
     "app.cli.progress",
     "app.cli.common",
-    "app.cli.run_commands", "app.cli.results_commands", "app.cli.plan_commands",
-    "app.analysis.validity", "app.analysis.curve", "app.engine.run.curve_search", "app.engine.run.curve_runner",
-    "app.store.run_extras", "app.cli.curve_commands",
+    "app.cli.run_commands",
+    "app.cli.results_commands",
+    "app.cli.plan_commands",
+    "app.analysis.validity",
+    "app.analysis.curve",
+    "app.engine.run.curve_search",
+    "app.engine.run.curve_runner",
+    "app.store.run_extras",
+    "app.cli.curve_commands",
 ]
 
 

@@ -26,16 +26,38 @@ def test_bins_use_iometer_edges():
 
 
 def test_block_layout_and_numbers():
-    m = Metrics(seconds=10, read_ios=1000, read_bytes=8192000, read_iops=100.0, read_bps=819200.0,
-                read_lat_sum_ns=2e9, read_lat_n=1000, read_lat_max_ns=9e6, read_hist={150_000: 1000})
+    m = Metrics(
+        seconds=10,
+        read_ios=1000,
+        read_bytes=8192000,
+        read_iops=100.0,
+        read_bps=819200.0,
+        read_lat_sum_ns=2e9,
+        read_lat_n=1000,
+        read_lat_max_ns=9e6,
+        read_hist={150_000: 1000},
+    )
     spec = AccessSpec("RealLife", [SpecLine(8192, 100, 65, 60, 0, 1, 0, 0)], "ALL")
     t = datetime(2026, 11, 21, 10, 0, 0, 123000)
-    step = CsvStep([spec], t, t, [CsvRow("ALL", "All", m, "RealLife", 1, 1, 1),
-                                  CsvRow("MANAGER", "host", m, "RealLife", None, 1, 1, 0, 8000000, 64)])
+    step = CsvStep(
+        [spec],
+        t,
+        t,
+        [
+            CsvRow("ALL", "All", m, "RealLife", 1, 1, 1),
+            CsvRow("MANAGER", "host", m, "RealLife", None, 1, 1, 0, 8000000, 64),
+        ],
+    )
     text = write_results_csv("NORMAL", "IO-Test", t, [step], completed=True)
     lines = text.split("\r\n")
-    assert lines[:6] == ["'Test Type,Test Description", "0,IO-Test", "'Version", "1.1.0", "'Time Stamp",
-                         "2026-11-21 10:00:00:123"]
+    assert lines[:6] == [
+        "'Test Type,Test Description",
+        "0,IO-Test",
+        "'Version",
+        "1.1.0",
+        "'Time Stamp",
+        "2026-11-21 10:00:00:123",
+    ]
     assert "RealLife,1" in lines and "8192,100,65,60,0,1,0,0," in lines
     all_row = dict(zip(COLUMNS, lines[lines.index(HEADER) + 1].split(","), strict=True))
     assert all_row["IOps"] == "100.000000" and all_row["MBps (Decimal)"] == "0.819200"

@@ -19,8 +19,17 @@ def test_every_generated_job_is_allowed(os_name):
             check_job_text(step_jobfile(plan, step, 0, os_name, mapping={TESTFILE: where}).text)
 
 
-@pytest.mark.parametrize("line", ["exec_prerun=touch /tmp/pwned", "exec_postrun=id", "trigger_cmd=id",
-                                  "ioengine=external:/tmp/evil.so", "ioengine=exec", "write_iolog=/etc/passwd"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "exec_prerun=touch /tmp/pwned",
+        "exec_postrun=id",
+        "trigger_cmd=id",
+        "ioengine=external:/tmp/evil.so",
+        "ioengine=exec",
+        "write_iolog=/etc/passwd",
+    ],
+)
 def test_commands_and_external_engines_are_refused(line):
     with pytest.raises(JobRefused, match="job line 3"):
         check_job_text(f"[global]\ndirect=1\n{line}\n")

@@ -38,12 +38,28 @@ def test_linux_job_text():
     plan = vmware_like()
     jf = step_jobfile(plan, expand(plan)[0], 0, "Linux", mapping={"C:": "/tmp/t:1.tst"})
     assert "ioengine=libaio" in jf.text and "thread" not in jf.text.split()
-    for line in ("direct=1", "time_based=1", "runtime=300", "norandommap=1", "lat_percentiles=1", "[m1.w1.t1]",
-                 "filename=/tmp/t\\:1.tst", "size=4096000000", "iodepth=64", "rw=randrw", "rwmixread=65",
-                 "percentage_random=60,60", "bs=8k", "blockalign=512", "randrepeat=0"):
+    for line in (
+        "direct=1",
+        "time_based=1",
+        "runtime=300",
+        "norandommap=1",
+        "lat_percentiles=1",
+        "[m1.w1.t1]",
+        "filename=/tmp/t\\:1.tst",
+        "size=4096000000",
+        "iodepth=64",
+        "rw=randrw",
+        "rwmixread=65",
+        "percentage_random=60,60",
+        "bs=8k",
+        "blockalign=512",
+        "randrepeat=0",
+    ):
         assert line in jf.text.splitlines(), line
     assert "thinktime_spin" not in jf.text
-    assert [(j.name, j.worker_key, j.path, j.queue_depth) for j in jf.jobs] == [("m1.w1.t1", "w1", "/tmp/t:1.tst", 64)]
+    assert [(j.name, j.worker_key, j.path, j.queue_depth) for j in jf.jobs] == [
+        ("m1.w1.t1", "w1", "/tmp/t:1.tst", 64)
+    ]
 
 
 def test_windows_job_text_uses_windowsaio_thread_and_escaped_colons():
@@ -76,7 +92,14 @@ def test_one_section_per_worker_and_target_of_the_manager():
     plan = grid(2, 2, 3)
     step = expand(plan)[0]
     jf = step_jobfile(plan, step, 1, "Linux")
-    assert [j.name for j in jf.jobs] == ["m2.w1.t1", "m2.w1.t2", "m2.w1.t3", "m2.w2.t1", "m2.w2.t2", "m2.w2.t3"]
+    assert [j.name for j in jf.jobs] == [
+        "m2.w1.t1",
+        "m2.w1.t2",
+        "m2.w1.t3",
+        "m2.w2.t1",
+        "m2.w2.t2",
+        "m2.w2.t3",
+    ]
     assert [j.target_key for j in jf.jobs][:2] == ["w1.t1", "w1.t2"]
     assert {j.manager for j in jf.jobs} == {"M2"}
     assert jf.jobs[0].path == "/t/m2w1t1"
@@ -87,8 +110,9 @@ def test_one_section_per_worker_and_target_of_the_manager():
 @pytest.mark.parametrize("os_name", ["Linux", "Windows"])
 def test_fio_parses_generated_job_files(tmp_path, os_name):
     plan = vmware_like()
-    plan.specs.append(AccessSpec("multi", [SpecLine(512, 30, 80, 100, 3, 2, 0, 0),
-                                           SpecLine(66560, 70, 20, 50, 3, 2, 0, 0)]))
+    plan.specs.append(
+        AccessSpec("multi", [SpecLine(512, 30, 80, 100, 3, 2, 0, 0), SpecLine(66560, 70, 20, 50, 3, 2, 0, 0)])
+    )
     plan.managers[0].workers[0].specs.append("multi")
     plan.managers[0].workers[0].data_pattern = 2
     for step in expand(plan):

@@ -48,19 +48,25 @@ def test_bucket_ranges_are_fio_s_own() -> None:
         assert plat_val_to_idx(BIN_EDGE[i]) == i and plat_val_to_idx(BIN_EDGE[i + 1] - 1) == i
     # stored values map back to their bucket; a value that is not a bucket's is filed as fio would
     assert list(bucket_index(np.array([BIN_VALUE[5], BIN_VALUE[700], 1_000_000]))) == [
-        5, 700, plat_val_to_idx(1_000_000)]
+        5,
+        700,
+        plat_val_to_idx(1_000_000),
+    ]
 
 
 def test_step_histogram_shares_and_percentiles_match_the_results_table() -> None:
-    hist = {BIN_VALUE[plat_val_to_idx(100_000)]: 900, BIN_VALUE[plat_val_to_idx(1_000_000)]: 90,
-            BIN_VALUE[plat_val_to_idx(10_000_000)]: 10}
+    hist = {
+        BIN_VALUE[plat_val_to_idx(100_000)]: 900,
+        BIN_VALUE[plat_val_to_idx(1_000_000)]: 90,
+        BIN_VALUE[plat_val_to_idx(10_000_000)]: 10,
+    }
     h = step_histogram(dense_counts([sparse(hist)]))
     assert h is not None and h.total == 1000
     assert h.share_pct.sum() == pytest.approx(100.0)
     # the bins holding 100 us, 1 ms and 10 ms hold 90 %, 9 % and 1 % (a bucket is ~1 % wide, a bin ~10 %+)
     for ns, share in ((100_000, 90.0), (1_000_000, 9.0), (10_000_000, 1.0)):
         i = np.searchsorted(h.edges_ns, ns, side="right") - 1
-        assert h.share_pct[max(0, i - 1):i + 2].sum() == pytest.approx(share)
+        assert h.share_pct[max(0, i - 1) : i + 2].sum() == pytest.approx(share)
     m = Metrics(read_hist=hist)
     for p in (50.0, 99.0, 99.9):
         assert h.percentile_ms(p) == m.percentile_ms(p)  # fio's rule, as the table's p99
@@ -74,7 +80,7 @@ def test_regrouping_splits_buckets_by_overlap_and_keeps_every_io() -> None:
     counts[i] = 10
     lo, hi = EDGES_NS[i], EDGES_NS[i + 1]
     mid = (lo + hi) / 2
-    out = rebin(counts[i:i + 1], i, np.array([lo - 1, mid, hi + 1]))
+    out = rebin(counts[i : i + 1], i, np.array([lo - 1, mid, hi + 1]))
     assert list(out) == pytest.approx([5.0, 5.0])
     # many columns at once, totals kept
     grid = np.random.default_rng(1).integers(0, 50, size=(7, 300)).astype(float)
@@ -88,14 +94,16 @@ def test_a_smooth_distribution_stays_smooth() -> None:
     do not."""
     lat = np.exp(np.random.default_rng(3).uniform(math.log(10_000), math.log(10_000_000), 200_000))
     h = step_histogram(dense_counts([sparse(fio_hist(lat))]), max_bins=40)
-    assert h is not None and 30 <= len(h.share_pct) <= 32  # 10 bins per decade over a little more than 3 decades
+    assert (
+        h is not None and 30 <= len(h.share_pct) <= 32
+    )  # 10 bins per decade over a little more than 3 decades
     assert np.log10(h.edges_ns[1:] / h.edges_ns[:-1]) == pytest.approx(np.full(len(h.share_pct), 0.1))
     inner = h.share_pct[1:-1]
     assert inner.max() / inner.min() < 1.1
     # grouping fio's own buckets eight at a time is uneven by ~2x across each power of two
     d = dense_counts([sparse(fio_hist(lat))])
-    groups = d[plat_val_to_idx(20_000):plat_val_to_idx(5_000_000)]
-    groups = groups[:len(groups) // 8 * 8].reshape(-1, 8).sum(axis=1)
+    groups = d[plat_val_to_idx(20_000) : plat_val_to_idx(5_000_000)]
+    groups = groups[: len(groups) // 8 * 8].reshape(-1, 8).sum(axis=1)
     assert groups.max() / groups.min() > 1.6
 
 
@@ -114,9 +122,12 @@ def test_heat_map_columns_shares_p99_and_gaps() -> None:
     assert m.share_pct.shape == (6, len(m.edges_ns) - 1)
     assert np.nansum(m.share_pct, axis=1) == pytest.approx([100, 100, 100, 0, 0, 100], abs=1e-3)
     assert np.isnan(m.share_pct[3]).all() and np.isnan(m.p99_ns[4])  # no interval ended there
-    assert m.p99_ns[0] == BIN_VALUE[plat_val_to_idx(50_000)] and m.p99_ns[2] == BIN_VALUE[plat_val_to_idx(5_000_000)]
+    assert (
+        m.p99_ns[0] == BIN_VALUE[plat_val_to_idx(50_000)]
+        and m.p99_ns[2] == BIN_VALUE[plat_val_to_idx(5_000_000)]
+    )
     slow_row = np.searchsorted(m.edges_ns, 5_000_000) - 1
-    assert m.share_pct[2, slow_row - 1:slow_row + 2].sum() == pytest.approx(50.0)
+    assert m.share_pct[2, slow_row - 1 : slow_row + 2].sum() == pytest.approx(50.0)
     # reads and writes of one interval add up
     both = heat_map([(1.0, fast), (1.0, slow)])
     assert both is not None and both.share_pct.shape[0] == 1
@@ -143,23 +154,34 @@ def test_reads_the_histograms_a_store_keeps(tmp_path) -> None:
         step = rec.begin_step(run_id, 0, spec_name="s", run_s=2)
         for t, hist in ((1.0, h1), (2.0, h2)):
             m = Metrics(seconds=1.0, read_ios=sum(hist.values()), read_hist=hist, write_hist=h2)
-            rec.add_samples(step, [SampleRow("M1", "worker", "w1", t, m, m), SampleRow("M1", "manager", "M1", t, m, m),
-                                   SampleRow(None, "all", "ALL", t, m, m)])
+            rec.add_samples(
+                step,
+                [
+                    SampleRow("M1", "worker", "w1", t, m, m),
+                    SampleRow("M1", "manager", "M1", t, m, m),
+                    SampleRow(None, "all", "ALL", t, m, m),
+                ],
+            )
         final = Metrics(read_hist={**h1, **h2}, write_hist=h2)
-        rec.add_step_results(step, [ResultRow("M1", "worker", "w1", final), ResultRow(None, "all", "ALL", final)])
+        rec.add_step_results(
+            step, [ResultRow("M1", "worker", "w1", final), ResultRow(None, "all", "ALL", final)]
+        )
         rec.end_step(step)
         run = get_run(store, run_id)
         counts = result_counts(store, [step], [("worker", "M1", "w1")])
         assert counts.sum() == 40 + 10 + 10
         assert counts[plat_val_to_idx(900_000)] == 20
         assert result_counts(store, [step], [("manager", "M1", "M1")]).sum() == 0  # no result row kept
-        ids = {(lv, k): i for i, lv, k in store.conn.execute("SELECT coalesce(same_as, id), level, key FROM series")}
+        ids = {
+            (lv, k): i
+            for i, lv, k in store.conn.execute("SELECT coalesce(same_as, id), level, key FROM series")
+        }
         heat, kept = interval_heat_map(store, [(ids[("manager", "M1")], 100.0)])
         assert kept == 2 and heat is not None and heat.t_edges[0] == pytest.approx(100.5)
         # per interval, reads and writes together: 40 + 10 I/Os, then 10 + 10
         fast = np.searchsorted(heat.edges_ns, 60_000) - 1
-        assert heat.share_pct[0, max(0, fast - 1):fast + 2].sum() == pytest.approx(80.0)
-        assert heat.share_pct[1, max(0, fast - 1):fast + 2].sum() == pytest.approx(0.0)
+        assert heat.share_pct[0, max(0, fast - 1) : fast + 2].sum() == pytest.approx(80.0)
+        assert heat.share_pct[1, max(0, fast - 1) : fast + 2].sum() == pytest.approx(0.0)
         assert interval_heat_map(store, [(ids[("worker", "w1")], 0.0)]) == (None, 0)
         assert run.steps[0].id == step
 
@@ -167,8 +189,9 @@ def test_reads_the_histograms_a_store_keeps(tmp_path) -> None:
 def test_stored_histograms_decode_to_the_same_arrays_in_every_format() -> None:
     hist = {BIN_VALUE[i]: i * 3 + 1 for i in range(100, 1800, 7)}
     big = {10: 2**40, 2**35: 1}  # beyond 32 bits: the 64-bit format
-    as_json = json.dumps([v for b, c in zip([0, *sorted(hist)], sorted(hist), strict=False)
-                          for v in (c - b, hist[c])])  # version 2's text
+    as_json = json.dumps(
+        [v for b, c in zip([0, *sorted(hist)], sorted(hist), strict=False) for v in (c - b, hist[c])]
+    )  # version 2's text
     for value, expected in ((encode_hist(hist), hist), (encode_hist(big), big), (as_json, hist)):
         b, c = decode_hist_arrays(value)
         assert dict(zip(b.tolist(), c.tolist(), strict=True)) == expected == decode_hist(value)
@@ -186,7 +209,9 @@ def test_the_report_draws_each_spec_s_shares_on_common_bins(tmp_path) -> None:
         after = record(store, RunSpec(AFTER, name="after"))
         report = build_report(store, [before], [[after]])
     charts = [c for c in report.line_charts if c.key.startswith("share-")]
-    assert len(charts) == len({s.spec for s in BEFORE}) and charts[0].title.startswith("Share of I/Os by response")
+    assert len(charts) == len({s.spec for s in BEFORE}) and charts[0].title.startswith(
+        "Share of I/Os by response"
+    )
     for chart in charts:
         assert len(chart.series) == 2
         xs = [[x for x, _v in s.points] for s in chart.series]
@@ -209,8 +234,10 @@ def test_intervals_running_long_leave_no_empty_column() -> None:
     gaps = np.tile([1.0, 1.0, 1.1], 20)  # a typical interval of 1 s, every third 0.1 s longer
     times = np.cumsum(gaps)
     m = heat_map([(float(t), h) for t in times] + [(float(t) + 100.0, h) for t in times])  # two steps
-    inside = [(m.t_edges[:-1] >= lo) & (m.t_edges[1:] <= hi) for lo, hi in ((times[0], times[-1]),
-                                                                            (times[0] + 100, times[-1] + 100))]
+    inside = [
+        (m.t_edges[:-1] >= lo) & (m.t_edges[1:] <= hi)
+        for lo, hi in ((times[0], times[-1]), (times[0] + 100, times[-1] + 100))
+    ]
     for cols in inside:
         assert not np.isnan(m.share_pct[cols]).any()
     between = (m.t_edges[:-1] > times[-1] + 1.2) & (m.t_edges[1:] < times[0] + 99)

@@ -16,9 +16,16 @@ from tests.helpers import shared_dir
 
 
 def _plan(reads: int) -> P.Plan:
-    spec = P.AccessSpec("S", [P.SpecLine(4096, 60, reads, 0, 0, 1, 0, 0), P.SpecLine(65536, 40, reads, 0, 0, 1, 0, 0)])
-    server = P.Worker("Net", kind="network_tcp", queue_depth=8, specs=["S"],
-                      targets=[P.Target("10.9.9.9", kind="network", partner_manager="B")])
+    spec = P.AccessSpec(
+        "S", [P.SpecLine(4096, 60, reads, 0, 0, 1, 0, 0), P.SpecLine(65536, 40, reads, 0, 0, 1, 0, 0)]
+    )
+    server = P.Worker(
+        "Net",
+        kind="network_tcp",
+        queue_depth=8,
+        specs=["S"],
+        targets=[P.Target("10.9.9.9", kind="network", partner_manager="B")],
+    )
     return P.Plan("n", P.TestSetup(run_time=5), [spec], [P.Manager("A", workers=[server]), P.Manager("B")])
 
 
@@ -26,7 +33,9 @@ def _pair_texts(reads: int):
     plan = _plan(reads)
     (step,) = expand(plan)
     addresses = {"A": "127.0.0.2", "B": "127.0.0.3"}
-    return [step_jobfile(plan, step, mi, "Linux", peer_addresses=addresses, net_port_base=30000) for mi in (0, 1)]
+    return [
+        step_jobfile(plan, step, mi, "Linux", peer_addresses=addresses, net_port_base=30000) for mi in (0, 1)
+    ]
 
 
 def _options(text: str) -> dict[str, str]:
@@ -82,9 +91,11 @@ def test_imported_network_worker_runs_and_parses(tmp_path):
 def test_a_fixed_port_is_used_and_automatic_ports_step_around_it():
     plan = _plan(reads=100)
     server = plan.managers[0].workers[0]
-    server.targets = [P.Target("B1", kind="network", partner_manager="B"),
-                      P.Target("B2", kind="network", partner_manager="B", port=30000),
-                      P.Target("B3", kind="network", partner_manager="B")]
+    server.targets = [
+        P.Target("B1", kind="network", partner_manager="B"),
+        P.Target("B2", kind="network", partner_manager="B", port=30000),
+        P.Target("B3", kind="network", partner_manager="B"),
+    ]
     (step,) = expand(plan)
     a = step_jobfile(plan, step, 0, "Linux", net_port_base=30000)
     assert [j.path.rsplit(":", 1)[1] for j in a.jobs] == ["30001", "30000", "30002"]
@@ -95,14 +106,27 @@ def test_fixed_ports_are_checked():
     plan.managers[0].workers[0].targets[0].port = 80
     assert any(p.path.endswith("targets[0].port") and "1024" in p.message for p in validate(plan))
     plan.managers[0].workers[0].targets[0].port = 30000
-    plan.managers[1].workers = [P.Worker("Net B", kind="network_tcp", specs=["S"],
-                                         targets=[P.Target("A", kind="network", partner_manager="A", port=30000)])]
+    plan.managers[1].workers = [
+        P.Worker(
+            "Net B",
+            kind="network_tcp",
+            specs=["S"],
+            targets=[P.Target("A", kind="network", partner_manager="A", port=30000)],
+        )
+    ]
     assert any("share its connections" in p.message for p in validate(plan))
 
 
-@pytest.mark.parametrize(("host", "address"), [("local", "127.0.0.1"), ("127.0.0.3:8765", "127.0.0.3"),
-                                               ("[::1]:8765", "::1"), ("storage-01", "storage-01"),
-                                               ("ssh://root@127.0.0.4", "127.0.0.4")])
+@pytest.mark.parametrize(
+    ("host", "address"),
+    [
+        ("local", "127.0.0.1"),
+        ("127.0.0.3:8765", "127.0.0.3"),
+        ("[::1]:8765", "::1"),
+        ("storage-01", "storage-01"),
+        ("ssh://root@127.0.0.4", "127.0.0.4"),
+    ],
+)
 def test_the_address_a_listener_is_reached_at(host, address):
     assert reach_address(host) == address
 
@@ -112,8 +136,16 @@ def test_on_stop_the_sending_manager_goes_first(reads):
     a, b = _pair_texts(reads)
     sender, receiver = ("B", "A") if reads >= 50 else ("A", "B")
     assert stop_order({"A": a, "B": b}) == ({sender}, {receiver})
-    plan = P.Plan("d", P.TestSetup(), [P.AccessSpec("S")], [P.Manager("C", workers=[
-        P.Worker("W", specs=["S"], targets=[P.Target("/tmp/x.tst", "/tmp/x.tst")])])])
+    plan = P.Plan(
+        "d",
+        P.TestSetup(),
+        [P.AccessSpec("S")],
+        [
+            P.Manager(
+                "C", workers=[P.Worker("W", specs=["S"], targets=[P.Target("/tmp/x.tst", "/tmp/x.tst")])]
+            )
+        ],
+    )
     disk = step_jobfile(plan, expand(plan)[0], 0, "Linux")
     assert stop_order({"C": disk}) == (set(), set())  # no network receiver: everything stops at once
 
@@ -126,5 +158,7 @@ def test_automatic_ports_stay_below_the_ephemeral_ranges():
 
 def test_a_net_engine_that_cannot_start_says_what_to_do():
     said = "fio on A exited with status 1: fio: io engine net init failed."
-    assert "bind its port" in net_failure_hint(True, said) and "Network Targets tab" in net_failure_hint(True, said)
+    assert "bind its port" in net_failure_hint(True, said) and "Network Targets tab" in net_failure_hint(
+        True, said
+    )
     assert net_failure_hint(False, said) == "" and net_failure_hint(True, "fio failed") == ""

@@ -38,8 +38,9 @@ def test_desktop_file_validator_is_not_a_rubber_stamp(tmp_path):
 
 
 def test_metainfo_validates_offline():
-    out = subprocess.run([validator("appstreamcli"), "validate", "--no-net", str(METAINFO)],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [validator("appstreamcli"), "validate", "--no-net", str(METAINFO)], capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Validation was successful" in out.stdout
     assert "W:" not in out.stdout and "E:" not in out.stdout
@@ -48,8 +49,9 @@ def test_metainfo_validates_offline():
 def test_metainfo_validator_is_not_a_rubber_stamp(tmp_path):
     broken = tmp_path / f"{APP_ID}.metainfo.xml"
     broken.write_text(re.sub(r"<summary>.*?</summary>", "", METAINFO.read_text()))
-    out = subprocess.run([validator("appstreamcli"), "validate", "--no-net", str(broken)],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [validator("appstreamcli"), "validate", "--no-net", str(broken)], capture_output=True, text=True
+    )
     assert out.returncode != 0
 
 
@@ -66,7 +68,10 @@ def test_desktop_metainfo_and_icons_agree():
     assert root.findtext("provides/binary") == "fiometer"
     assert root.find("releases/release").get("version") == __version__
     build = (ROOT / "packaging" / "build.sh").read_text()
-    assert f"app_id={APP_ID}" in build and f"app_id={APP_ID}" in (ROOT / "packaging/linux/install.sh").read_text()
+    assert (
+        f"app_id={APP_ID}" in build
+        and f"app_id={APP_ID}" in (ROOT / "packaging/linux/install.sh").read_text()
+    )
     for size in (16, 32, 48, 64, 128, 256):
         assert (ROOT / "resources" / "icons" / f"fiometer-{size}.png").is_file()
 

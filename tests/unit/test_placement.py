@@ -58,8 +58,13 @@ def test_relative_paths_are_made_absolute_against_fiometers_folder(tmp_path):
 
 @posix_only("/proc and /dev/fd")
 def test_paths_through_proc_are_refused(tmp_path):
-    for path in ("/proc/self/fd/0", f"/proc/{os.getpid()}/root/tmp", "/proc/self/root/dev/null", "/dev/fd/0",
-                 "/dev/stdin"):
+    for path in (
+        "/proc/self/fd/0",
+        f"/proc/{os.getpid()}/root/tmp",
+        "/proc/self/root/dev/null",
+        "/dev/fd/0",
+        "/dev/stdin",
+    ):
         with pytest.raises(PlacementError, match="/proc"):
             place_local(path)
     (tmp_path / "sneaky").symlink_to("/proc/self/root/dev/null")
@@ -89,12 +94,23 @@ def test_a_link_whose_target_fio_would_read_differently_is_refused(tmp_path):
         place_local(str(tmp_path / "ok"))
 
 
-@pytest.mark.parametrize(("path", "words"), [
-    ("/data/${HOME}/x", "'${'"), ("/data/$ncpus", "number of CPUs"), ("/data/$pagesize", "page size"),
-    ("/data/a;b", "';'"), ("/data/a#b", "'#'"), ("/data/x ", "blank"), (" /data/x", "blank"),
-    ("/data/x\t", "U+0009"), ("/data/x\nexec_prerun=id", "U+000A"), ("/data/\x1b[1m", "U+001B"),
-    ("/" + "x" * 5000, "longer than"), ("", "empty"),
-])
+@pytest.mark.parametrize(
+    ("path", "words"),
+    [
+        ("/data/${HOME}/x", "'${'"),
+        ("/data/$ncpus", "number of CPUs"),
+        ("/data/$pagesize", "page size"),
+        ("/data/a;b", "';'"),
+        ("/data/a#b", "'#'"),
+        ("/data/x ", "blank"),
+        (" /data/x", "blank"),
+        ("/data/x\t", "U+0009"),
+        ("/data/x\nexec_prerun=id", "U+000A"),
+        ("/data/\x1b[1m", "U+001B"),
+        ("/" + "x" * 5000, "longer than"),
+        ("", "empty"),
+    ],
+)
 def test_fio_syntax_in_a_path_is_refused_naming_the_character(path, words):
     assert words in (fio_path_problem(path) or "")
     plan = grid(1, 1, 1)
@@ -118,19 +134,36 @@ def test_remote_paths_are_normalised_by_text_and_anything_like_a_device_is_one()
     assert place_remote("/./dev//sdb", False, "Linux").path == "/dev/sdb"
     placed = place_remote("/data/iobw.tst", False, "Linux", "DB01")
     assert not placed.is_device and not placed.verified and "manager 'DB01'" in placed.note
-    for bad, words in (("/tmp/../dev/sdb", "'..'"), ("data/iobw.tst", "absolute"), ("/proc/self/root/dev/sdb",
-                                                                                     "/proc")):
+    for bad, words in (
+        ("/tmp/../dev/sdb", "'..'"),
+        ("data/iobw.tst", "absolute"),
+        ("/proc/self/root/dev/sdb", "/proc"),
+    ):
         with pytest.raises(PlacementError, match=words):
             place_remote(bad, False, "Linux")
 
 
 def test_windows_devices_and_paths():
-    for dev in ("\\\\.\\PhysicalDrive0", "\\\\.\\C:", "//./PhysicalDrive3", "\\\\?\\GLOBALROOT\\Device\\Harddisk1",
-                "\\\\?\\Volume{12345678-1234-1234-1234-123456789abc}", "C:", "C:\\temp\\NUL", "CON",
-                "D:\\x\\com1.txt", "\\\\?\\PhysicalDrive1"):
+    for dev in (
+        "\\\\.\\PhysicalDrive0",
+        "\\\\.\\C:",
+        "//./PhysicalDrive3",
+        "\\\\?\\GLOBALROOT\\Device\\Harddisk1",
+        "\\\\?\\Volume{12345678-1234-1234-1234-123456789abc}",
+        "C:",
+        "C:\\temp\\NUL",
+        "CON",
+        "D:\\x\\com1.txt",
+        "\\\\?\\PhysicalDrive1",
+    ):
         assert windows_paths.is_device(dev), dev
-    for f in ("C:\\iobw.tst", "\\\\?\\C:\\dir\\x", "\\\\?\\UNC\\srv\\share\\x", "\\\\srv\\share\\iobw.tst",
-              "D:\\console.txt"):
+    for f in (
+        "C:\\iobw.tst",
+        "\\\\?\\C:\\dir\\x",
+        "\\\\?\\UNC\\srv\\share\\x",
+        "\\\\srv\\share\\iobw.tst",
+        "D:\\console.txt",
+    ):
         assert not windows_paths.is_device(f), f
     assert windows_paths.normalise("C:/data//./iobw.tst") == "C:\\data\\iobw.tst"
     for bad in ("iobw.tst", "C:iobw.tst", "\\data\\x", "C:\\a\\..\\b"):
@@ -175,8 +208,11 @@ def fake_sys(tmp_path):
 def test_in_use_is_decided_by_device_number(tmp_path):
     sysdev = fake_sys(tmp_path)
     mountinfo = tmp_path / "mountinfo"
-    write(mountinfo, "22 1 8:1 / /data\\040disk rw,relatime - ext4 /dev/whatever rw\n"
-                     "23 1 0:45 / /srv rw - btrfs /nonexistent rw\n")
+    write(
+        mountinfo,
+        "22 1 8:1 / /data\\040disk rw,relatime - ext4 /dev/whatever rw\n"
+        "23 1 0:45 / /srv rw - btrfs /nonexistent rw\n",
+    )
     swaps = tmp_path / "swaps"
     write(swaps, "Filename Type Size Used Priority\n")
 
@@ -202,15 +238,17 @@ def block_node(path, major: int, minor: int):
 def uses_of_7_3(tmp_path, mountinfo: str = "", swaps: str = "Filename Type Size Used Priority\n"):
     write(tmp_path / "mi", mountinfo)
     write(tmp_path / "swaps", swaps)
-    return linux_devices.device_uses((7, 3), mountinfo=tmp_path / "mi", swaps=tmp_path / "swaps",
-                                     sys_dev_block=fake_sys(tmp_path))
+    return linux_devices.device_uses(
+        (7, 3), mountinfo=tmp_path / "mi", swaps=tmp_path / "swaps", sys_dev_block=fake_sys(tmp_path)
+    )
 
 
 @posix_only("Linux's /proc/swaps and mountinfo with device numbers")
 def test_active_swap_on_a_device_counts_as_in_use(tmp_path):
     node = block_node(tmp_path / "swapdev", 7, 3)
     assert uses_of_7_3(tmp_path, swaps=f"Filename Type Size Used Priority\n{node} partition 1024 0 -2\n") == [
-        f"active swap {node}"]
+        f"active swap {node}"
+    ]
 
 
 @posix_only("Linux's /proc/swaps and mountinfo with device numbers")

@@ -51,7 +51,9 @@ def test_broken_json_reports_the_line(tmp_path):
         planfile.load(path)
     other = tmp_path / "notes.json"
     other.write_text("hello, not JSON")
-    with pytest.raises(planfile.PlanFileError, match=r"notes.json:1: not a plan: neither an Iometer configuration"):
+    with pytest.raises(
+        planfile.PlanFileError, match=r"notes.json:1: not a plan: neither an Iometer configuration"
+    ):
         planfile.load(other)
 
 
@@ -64,11 +66,17 @@ def test_validation_messages_give_the_allowed_range():
     msgs = [str(p) for p in problems]
     m, w, s = plan.managers[0].name, plan.managers[0].workers[0].name, plan.specs[0].name
     # in the user's words (names, lines counted from 1, Iometer's labels); the field path stays for code
-    assert f'manager "{m}", worker "{w}", # of outstanding I/Os: must be a whole number from 1 to 65535 ' \
-           "outstanding I/Os, got 0" in msgs
-    assert f'access specification "{s}", line 1, % read: must be a whole number from 0 to 100 %, got 101' in msgs
-    assert f'manager "{m}", worker "{w}", assigned access specification 2: assigned spec \'Nope\' is not defined ' \
-           "in the plan" in msgs
+    assert (
+        f'manager "{m}", worker "{w}", # of outstanding I/Os: must be a whole number from 1 to 65535 '
+        "outstanding I/Os, got 0" in msgs
+    )
+    assert (
+        f'access specification "{s}", line 1, % read: must be a whole number from 0 to 100 %, got 101' in msgs
+    )
+    assert (
+        f'manager "{m}", worker "{w}", assigned access specification 2: assigned spec \'Nope\' is not defined '
+        "in the plan" in msgs
+    )
     assert {p.path for p in problems} >= {"managers[0].workers[0].queue_depth", "specs[0].lines[0].reads"}
 
 

@@ -31,7 +31,9 @@ def test_steady_window_needs_both_flat_rounds_and_a_flat_slope():
 
 def test_the_watch_says_steady_once_the_window_is_complete():
     watch = SteadyWatch(Precondition(steady_state=True, round_s=1, window_rounds=3))
-    assert [watch.add(t, n, 1.0) for t, n in ((1, 10), (2, 1000), (3, 1010), (4, 990))] == [False] * 3 + [True]
+    assert [watch.add(t, n, 1.0) for t, n in ((1, 10), (2, 1000), (3, 1010), (4, 990))] == [False] * 3 + [
+        True
+    ]
 
 
 def test_fill_then_steady_then_the_measured_steps():

@@ -23,19 +23,30 @@ def test_from_source_python_runs_the_module_and_finds_this_package():
 
 
 def test_a_packaged_app_runs_itself_and_windows_uses_its_console_twin_below_normal_without_a_window():
-    assert child_command("Linux", True, "/opt/fiometer/fiometer") == (["/opt/fiometer/fiometer", "--remote-host"], {})
+    assert child_command("Linux", True, "/opt/fiometer/fiometer") == (
+        ["/opt/fiometer/fiometer", "--remote-host"],
+        {},
+    )
     argv, kwargs = child_command("Windows", True, r"C:\Program Files\Fiometer\fiometer.exe")
     assert Path(argv[0]).name == "fiometer-cli.exe" and argv[1:] == ["--remote-host"]
     assert kwargs == {"creationflags": BELOW_NORMAL_PRIORITY_CLASS | CREATE_NO_WINDOW}
     assert (BELOW_NORMAL_PRIORITY_CLASS, CREATE_NO_WINDOW) == (0x4000, 0x08000000)  # winbase.h
     argv, kwargs = child_command("Windows", False, r"C:\Python311\python.exe")
-    assert argv[1:] == ["-m", "app.engine.transports.remote_host_child"] and kwargs["creationflags"] == 0x08004000
+    assert (
+        argv[1:] == ["-m", "app.engine.transports.remote_host_child"]
+        and kwargs["creationflags"] == 0x08004000
+    )
 
 
 def test_messages_round_trip_and_a_cut_pipe_is_the_end():
     stream = io.BytesIO()
-    snap = Snapshot("M1", 12.5, [{"jobname": "w1", "read": {"io_bytes": 4096, "clat_ns": {"bins": {"1000": 3}}}}],
-                    final=True, raw='{"jobs": []}')
+    snap = Snapshot(
+        "M1",
+        12.5,
+        [{"jobname": "w1", "read": {"io_bytes": 4096, "clat_ns": {"bins": {"1000": 3}}}}],
+        final=True,
+        raw='{"jobs": []}',
+    )
     write_message(stream, ("event", "7", snap, (4096, 12.0, 1.7e9, None)))
     write_message(stream, ("event", "7", Finished("M1", True), (4096, 12.0, 1.7e9, "2 messages not kept")))
     whole = stream.getvalue()

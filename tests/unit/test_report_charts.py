@@ -13,9 +13,16 @@ from app.report.tables import fmt, fmt_sig, pct_cell, sig_decimals
 
 def chart(n: int = 4, series: int = 2) -> BarChart:
     cats = [f"Spec {i} <&> \u201cquoted\u201d" for i in range(n)]
-    return BarChart("chart-iops", "IOPS", METRIC_BY_KEY["iops"], cats,
-                    [Series(f"Run {s + 1}", [1000.0 * (i + 1) * (s + 1) for i in range(n)], "#123456")
-                     for s in range(series)])
+    return BarChart(
+        "chart-iops",
+        "IOPS",
+        METRIC_BY_KEY["iops"],
+        cats,
+        [
+            Series(f"Run {s + 1}", [1000.0 * (i + 1) * (s + 1) for i in range(n)], "#123456")
+            for s in range(series)
+        ],
+    )
 
 
 @pytest.mark.parametrize(("top", "step"), [(12167, 2500), (954.76, 200), (0.784, 0.2), (5.25, 2), (100, 20)])
@@ -54,18 +61,27 @@ def test_number_formatting():
     assert fmt(-0.0004, 2) == "0.00"  # no sign on a value that rounds to zero
     assert pct_cell(-0.04).text == "0.0 %" and pct_cell(8.11).text == "+8.1 %"
 
+
 def test_axis_ticks_show_every_step_exactly():
     from app.report.charts import LineChart, LineSeries, layout_line, step_decimals
 
     assert [step_decimals(x) for x in (2.5, 0.25, 2000, 0.2, 5)] == [1, 2, 0, 1, 0]
-    d = layout_line(LineChart("c", "t", "x", "ms", [LineSeries("a", [(0, 1.0), (1, 9.6)], "#000")], x_min=0, x_max=1))
+    d = layout_line(
+        LineChart("c", "t", "x", "ms", [LineSeries("a", [(0, 1.0), (1, 9.6)], "#000")], x_min=0, x_max=1)
+    )
     ticks = [it.text for it in d.items if isinstance(it, Text) and it.anchor == "end"]
     assert ticks == ["0.0", "2.5", "5.0", "7.5", "10.0"]
 
 
 def test_one_number_rule_three_significant_digits_whole_numbers_from_100():
-    assert [fmt_sig(v) for v in (12345.6, 337.78, 23.87, 8.642, 0.2123, 0.000415)] == \
-        ["12,346", "338", "23.9", "8.64", "0.212", "0.000415"]
+    assert [fmt_sig(v) for v in (12345.6, 337.78, 23.87, 8.642, 0.2123, 0.000415)] == [
+        "12,346",
+        "338",
+        "23.9",
+        "8.64",
+        "0.212",
+        "0.000415",
+    ]
     assert sig_decimals(0) == 0 and sig_decimals(None) == 0 and fmt_sig(-1.234, sign=True) == "\u22121.23"
 
 
@@ -77,13 +93,21 @@ def test_error_bars_span_the_lowest_to_the_highest_run():
     d = layout(c, 600)
     bars = sorted((it for it in d.items if isinstance(it, Rect) and it.h > 9), key=lambda r: r.y)
     scale = bars[0].w / 1000.0
-    horizontal = [it for it in d.items if isinstance(it, Line) and it.y1 == it.y2
-                  and bars[0].y < it.y1 < bars[0].y + bars[0].h]
+    horizontal = [
+        it
+        for it in d.items
+        if isinstance(it, Line) and it.y1 == it.y2 and bars[0].y < it.y1 < bars[0].y + bars[0].h
+    ]
     assert len(horizontal) == 1
     bar = horizontal[0]
-    assert bar.x1 - bars[0].x == pytest.approx(800 * scale) and bar.x2 - bars[0].x == pytest.approx(1300 * scale)
-    assert not [it for it in d.items if isinstance(it, Line) and it.y1 == it.y2
-                and bars[1].y < it.y1 < bars[1].y + bars[1].h]
+    assert bar.x1 - bars[0].x == pytest.approx(800 * scale) and bar.x2 - bars[0].x == pytest.approx(
+        1300 * scale
+    )
+    assert not [
+        it
+        for it in d.items
+        if isinstance(it, Line) and it.y1 == it.y2 and bars[1].y < it.y1 < bars[1].y + bars[1].h
+    ]
 
 
 def test_one_function_gives_each_side_its_colour() -> None:

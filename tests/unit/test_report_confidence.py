@@ -43,10 +43,16 @@ def spread(rates: list[float]) -> float:
 
 def two_runs(store, before: float, after: float, rates_b: list[float], rates_a: list[float]):
     lines = "8192,100,100,100,0,1,0,0"  # random 8 KiB read: judged by IOPS
-    record(store, RunSpec([StepSpec("Random 8k read", before, before * 0.008192, 1, 5, 2, lines=lines)],
-                          tags=["before"]))
-    record(store, RunSpec([StepSpec("Random 8k read", after, after * 0.008192, 1, 5, 2, lines=lines)],
-                          tags=["after"]))
+    record(
+        store,
+        RunSpec(
+            [StepSpec("Random 8k read", before, before * 0.008192, 1, 5, 2, lines=lines)], tags=["before"]
+        ),
+    )
+    record(
+        store,
+        RunSpec([StepSpec("Random 8k read", after, after * 0.008192, 1, 5, 2, lines=lines)], tags=["after"]),
+    )
     add_per_second(store, 1, rates_b)
     add_per_second(store, 2, rates_a)
     return build_report(store, [1], [[2]])
@@ -59,7 +65,9 @@ def test_a_large_change_against_a_steady_rate_is_high_and_says_the_spread(store)
     (block,) = report.summary
     s = max(spread(rates_b), spread(rates_a))
     assert SPREAD_HIGH * s <= 50.4  # the change is many times the spread
-    assert block.sentences[0].endswith(f"confidence high (one run each side; per-second spread \u00b1{s:.1f} %).")
+    assert block.sentences[0].endswith(
+        f"confidence high (one run each side; per-second spread \u00b1{s:.1f} %)."
+    )
 
 
 def test_the_same_change_against_a_wandering_rate_is_not_high(store):
@@ -68,7 +76,9 @@ def test_the_same_change_against_a_wandering_rate_is_not_high(store):
     report = two_runs(store, 1000, 1504, rates_b, rates_a)
     (block,) = report.summary
     s = spread(rates_b)
-    assert block.sentences[0].endswith(f"confidence medium (one run each side; per-second spread \u00b1{s:.1f} %).")
+    assert block.sentences[0].endswith(
+        f"confidence medium (one run each side; per-second spread \u00b1{s:.1f} %)."
+    )
     assert "high" not in block.sentences[0]
 
 

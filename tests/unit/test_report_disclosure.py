@@ -22,13 +22,22 @@ def store(tmp_path):
 
 def test_engine_scaled_size_notes_and_a_stopped_step_are_disclosed(store):
     record(store, RunSpec(BEFORE, tags=["before"], size=8 << 20, notes="old HBA firmware"))
-    record(store, RunSpec([AFTER[0], replace(AFTER[1], status="stopped"), *AFTER[2:]], tags=["after"],
-                          size=8 << 20, engine="io_uring"))
+    record(
+        store,
+        RunSpec(
+            [AFTER[0], replace(AFTER[1], status="stopped"), *AFTER[2:]],
+            tags=["after"],
+            size=8 << 20,
+            engine="io_uring",
+        ),
+    )
     rep = build_report(store, [1], [[2]])
     d = rep.disclosure
     assert "Run 1 (before): measured with fio 3.33; engine options direct=1, ioengine=libaio." in d
     assert "Run 2 (after): measured with fio 3.33; engine options direct=1, ioengine=io_uring." in d
-    assert any(x.startswith("Run 1 (before): test files of 8 MiB, scaled down from the plan's 1 GiB") for x in d)
+    assert any(
+        x.startswith("Run 1 (before): test files of 8 MiB, scaled down from the plan's 1 GiB") for x in d
+    )
     assert "Run 1 (before): note - old HBA firmware" in d
     assert any(x.startswith("Run 2 (after): step 2 (RealLife-60%Rand-65%Read) stopped") for x in d)
     assert any("no percentile is shown above the maximum" in x for x in d)

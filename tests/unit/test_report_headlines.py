@@ -27,15 +27,27 @@ def test_disk_statistics_sit_beside_the_results_with_request_sizes(store):
     raw = gzip.decompress(FIXTURE.read_bytes()).decode()
     ids = []
     for tag, mbps in (("before", 40.0), ("after", 80.0)):
-        run_id = record(store, RunSpec([StepSpec("S", 1000, mbps, 1, 5, 2, lines="4096,100,50,100,0,1,0,0")],
-                                       tags=[tag]))
+        run_id = record(
+            store, RunSpec([StepSpec("S", 1000, mbps, 1, 5, 2, lines="4096,100,50,100,0,1,0,0")], tags=[tag])
+        )
         step_id = store.conn.execute("SELECT id FROM steps WHERE run_id = ?", (run_id,)).fetchone()[0]
         Recorder(store).set_step_output(step_id, "M1", raw_output=raw)
         ids.append(run_id)
     rep = build_report(store, [ids[0]], [[ids[1]]])
     table = next(t for t in rep.headline_tables if t.key == "disk-compare-1")
     cols = [c.title for c in table.columns]
-    for want in ("Load", "IOPS", "MB/s", "r/s", "w/s", "rkB/s", "wkB/s", "rareq-sz KiB", "wareq-sz KiB", "%util"):
+    for want in (
+        "Load",
+        "IOPS",
+        "MB/s",
+        "r/s",
+        "w/s",
+        "rkB/s",
+        "wkB/s",
+        "rareq-sz KiB",
+        "wareq-sz KiB",
+        "%util",
+    ):
         assert want in cols
     sides = [r.cells[cols.index("Side")].text for r in table.rows]
     assert set(sides) == {"before", "after"}
@@ -45,11 +57,15 @@ def test_disk_statistics_sit_beside_the_results_with_request_sizes(store):
     # the request size is fio's bytes per disk request: doubling the bytes doubles it
     before = next(r for r in table.rows if r.cells[cols.index("Side")].text == "before").cells
     after = next(r for r in table.rows if r.cells[cols.index("Side")].text == "after").cells
-    assert after[cols.index("rareq-sz KiB")].value == pytest.approx(2 * before[cols.index("rareq-sz KiB")].value)
+    assert after[cols.index("rareq-sz KiB")].value == pytest.approx(
+        2 * before[cols.index("rareq-sz KiB")].value
+    )
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None,
-                    reason="needs poppler's pdftotext to read the PDF back (bash bootstrap.sh install adds it)")
+@pytest.mark.skipif(
+    shutil.which("pdftotext") is None,
+    reason="needs poppler's pdftotext to read the PDF back (bash bootstrap.sh install adds it)",
+)
 def test_the_pdf_sets_the_wide_disk_table_in_readable_parts_with_every_figure(store, tmp_path):
     """16 columns squeezed across a page wrapped the text columns letter by letter ("Ran dom 4k read",
     "Acc ess spe cifi cati on"): the PDF splits the table, repeating the row keys, and text never breaks
@@ -61,8 +77,17 @@ def test_the_pdf_sets_the_wide_disk_table_in_readable_parts_with_every_figure(st
     raw = gzip.decompress(FIXTURE.read_bytes()).decode()
     ids = []
     for tag, qd in (("before", 64), ("after", 8)):
-        run_id = record(store, RunSpec([StepSpec("Random 4k read", 71412, 293, 0.9, 7.3, 3.5, qd=qd,
-                                                 lines="4096,100,100,100,0,1,0,0")], tags=[tag]))
+        run_id = record(
+            store,
+            RunSpec(
+                [
+                    StepSpec(
+                        "Random 4k read", 71412, 293, 0.9, 7.3, 3.5, qd=qd, lines="4096,100,100,100,0,1,0,0"
+                    )
+                ],
+                tags=[tag],
+            ),
+        )
         step_id = store.conn.execute("SELECT id FROM steps WHERE run_id = ?", (run_id,)).fetchone()[0]
         Recorder(store).set_step_output(step_id, "M1", raw_output=raw)
         ids.append(run_id)
@@ -71,10 +96,11 @@ def test_the_pdf_sets_the_wide_disk_table_in_readable_parts_with_every_figure(st
     assert len(table.columns) == 16  # whole for HTML, XLSX and CSV
     pdf = tmp_path / "r.pdf"
     write_pdf(rep, str(pdf))
-    pages = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
-                           check=True).stdout.split("\f")
+    pages = subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout.split("\f")
     page = next(p for p in pages if "Disk statistics beside the results" in p)
-    part = page[page.index("Disk statistics beside the results"):]
+    part = page[page.index("Disk statistics beside the results") :]
     lines = part.splitlines()
     headers = [ln for ln in lines if ln.startswith("Access specification")]
     assert len(headers) == 2, part  # two parts, each headed by the row keys, "Access specification" whole

@@ -24,8 +24,10 @@ def layout(body: str, page_height: float = 400.0):
     return doc
 
 
-TABLE = '<h2>Results</h2><table class="data"><tr><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td></tr></table>' \
-        '<p class="note">A note that belongs to the table above.</p>'
+TABLE = (
+    '<h2>Results</h2><table class="data"><tr><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td></tr></table>'
+    '<p class="note">A note that belongs to the table above.</p>'
+)
 
 
 def filler(px: float) -> str:
@@ -56,8 +58,9 @@ def test_a_table_with_many_columns_is_split_into_parts_that_repeat_its_row_keys(
     from app.report.pdf_markup import MAX_COLUMNS, column_parts, table_markup
     from app.report.tables import Cell, Column, Row, Table
 
-    cols = [Column("Access specification"), Column("Load"), Column("Side")] + [Column(f"m{i}", True)
-                                                                              for i in range(13)]
+    cols = [Column("Access specification"), Column("Load"), Column("Side")] + [
+        Column(f"m{i}", True) for i in range(13)
+    ]
     rows = [Row([Cell(c.title + "-v") for c in cols], "group")]
     t = Table("k", "T", cols, rows, ["the note"])
     parts = column_parts(t)

@@ -39,14 +39,19 @@ def test_findings_ranked_by_size_with_load_point_and_confidence(store):
     assert report.labels == ["before", "after"]  # the runs' tags
     (block,) = report.summary
     assert block.heading == "after (run 2) compared with before (run 1)"
-    assert block.what_changed[0].startswith("nothing Fiometer records")  # the tags are the labels: not a change
+    assert block.what_changed[0].startswith(
+        "nothing Fiometer records"
+    )  # the tags are the labels: not a change
     # Max Throughput-50%Read: IOPS 1,530 -> 5,113 (+234 %) is the largest change: first
     assert block.sentences[0].startswith(expected_finding(BEFORE[2], AFTER[2], "iops"))
     # one run each side and no per-second samples stored: never "high" from a single pair
-    assert block.sentences[0].endswith("; p99 \u221277.8 %); confidence medium (one run each side; too few per-second "
-                                       "samples).")
-    sizes = [float(re.search(r" ([+\u2212][\d,.]+) %", s).group(1).replace(",", "").replace("\u2212", "-"))
-             for s in block.sentences]
+    assert block.sentences[0].endswith(
+        "; p99 \u221277.8 %); confidence medium (one run each side; too few per-second samples)."
+    )
+    sizes = [
+        float(re.search(r" ([+\u2212][\d,.]+) %", s).group(1).replace(",", "").replace("\u2212", "-"))
+        for s in block.sentences
+    ]
     assert [abs(x) for x in sizes] == sorted((abs(x) for x in sizes), reverse=True)
     assert len(block.sentences) == 4 and all(" at QD 64 " in s for s in block.sentences)
     assert "5 %" in block.noise
@@ -65,27 +70,46 @@ def test_a_sweep_that_changed_the_same_way_everywhere_says_at_every_queue_depth(
 def test_what_changed_leads_and_within_noise_is_one_line(store):
     same = [StepSpec(s.spec, s.iops * 1.01, s.mbps * 1.01, s.avg_ms, s.max_ms, s.p99_ms) for s in BEFORE]
     record(store, RunSpec(BEFORE, name="old", tags=["before"]))
-    record(store, RunSpec(same, name="new", tags=["after"], fio_version="3.41", hostname="lab2",
-                          target_path="/mnt/other/iobw.tst"))
+    record(
+        store,
+        RunSpec(
+            same,
+            name="new",
+            tags=["after"],
+            fio_version="3.41",
+            hostname="lab2",
+            target_path="/mnt/other/iobw.tst",
+        ),
+    )
     (block,) = build_report(store, [1], [[2]]).summary
     assert block.sentences == ["Nothing changed beyond noise."]
     assert block.unchanged.startswith("Within noise: ")
     assert all(s.spec in block.unchanged for s in BEFORE)
-    assert block.what_changed[:3] == ["measured with fio 3.33 \u2192 fio 3.41", "hosts lab1 \u2192 lab2",
-                                      "targets /mnt/data/iobw.tst \u2192 /mnt/other/iobw.tst"]
+    assert block.what_changed[:3] == [
+        "measured with fio 3.33 \u2192 fio 3.41",
+        "hosts lab1 \u2192 lab2",
+        "targets /mnt/data/iobw.tst \u2192 /mnt/other/iobw.tst",
+    ]
     assert "Measured with: before: fio 3.33; after: fio 3.41" in block.warning
     assert not any(w.startswith("Run time") for w in block.warning)  # both 10 s: not a difference
 
 
 def test_a_stopped_step_is_left_out_of_the_findings_and_said_so(store):
     record(store, RunSpec(BEFORE, tags=["before"]))
-    record(store, RunSpec([AFTER[0], AFTER[1], replace(AFTER[2], status="stopped"), AFTER[3]], tags=["after"]))
+    record(
+        store, RunSpec([AFTER[0], AFTER[1], replace(AFTER[2], status="stopped"), AFTER[3]], tags=["after"])
+    )
     report = build_report(store, [1], [[2]])
     (block,) = report.summary
     assert not any(s.startswith("Max Throughput-50%Read") for s in block.sentences)
-    assert block.left_out == ["Max Throughput-50%Read at QD 64: stopped in after - shown in the tables, left out "
-                              "of the findings"]
-    verdicts = [r.cells[-1].text for r in report.comparison_tables[0].rows if r.cells[0].text.startswith("Max Throughput-50")]
+    assert block.left_out == [
+        "Max Throughput-50%Read at QD 64: stopped in after - shown in the tables, left out of the findings"
+    ]
+    verdicts = [
+        r.cells[-1].text
+        for r in report.comparison_tables[0].rows
+        if r.cells[0].text.startswith("Max Throughput-50")
+    ]
     assert verdicts and set(verdicts) == {"stopped in after, not judged"}
     (included,) = build_report(store, [1], [[2]], include_incomplete=True).summary
     assert included.sentences[0].startswith("Max Throughput-50%Read") and included.left_out == []
@@ -107,27 +131,45 @@ def test_labels_given_by_the_user_win_and_names_serve_without_tags(store):
 
 def test_groups_of_repeats_are_labelled_by_their_shared_tag_and_the_noise_is_theirs(store):
     for k in (1.0, 1.02, 0.98):
-        record(store, RunSpec([StepSpec(s.spec, s.iops * k, s.mbps * k, s.avg_ms, s.max_ms, s.p99_ms)
-                               for s in BEFORE], name=f"b{k}", tags=["before", "lab"]))
+        record(
+            store,
+            RunSpec(
+                [StepSpec(s.spec, s.iops * k, s.mbps * k, s.avg_ms, s.max_ms, s.p99_ms) for s in BEFORE],
+                name=f"b{k}",
+                tags=["before", "lab"],
+            ),
+        )
     for k in (1.0, 1.01, 0.99):
-        record(store, RunSpec([StepSpec(s.spec, s.iops * k, s.mbps * k, s.avg_ms, s.max_ms, s.p99_ms)
-                               for s in AFTER], name=f"a{k}", tags=["after", "lab"]))
+        record(
+            store,
+            RunSpec(
+                [StepSpec(s.spec, s.iops * k, s.mbps * k, s.avg_ms, s.max_ms, s.p99_ms) for s in AFTER],
+                name=f"a{k}",
+                tags=["after", "lab"],
+            ),
+        )
     report = build_report(store, [1, 2, 3], [[4, 5, 6]])
     assert report.labels == ["before, lab", "after, lab"]
     (block,) = report.summary
     assert block.heading == "after, lab (runs 4, 5, 6) compared with before, lab (runs 1, 2, 3)"
-    assert re.search(r"twice the larger run-to-run variation of the repeated runs \(\d+\.\d to \d+\.\d %",
-                     block.noise)
+    assert re.search(
+        r"twice the larger run-to-run variation of the repeated runs \(\d+\.\d to \d+\.\d %", block.noise
+    )
     iops = next(s for s in block.sentences if s.startswith("Max Throughput-50%Read"))
     mean_b = sum(BEFORE[2].iops * k for k in (1.0, 1.02, 0.98)) / 3
     mean_a = sum(AFTER[2].iops * k for k in (1.0, 1.01, 0.99)) / 3
-    assert f"IOPS +{(mean_a - mean_b) / mean_b * 100:.1f} % at QD 64 ({fmt_sig(mean_b)} \u2192 {fmt_sig(mean_a)}" in iops
+    assert (
+        f"IOPS +{(mean_a - mean_b) / mean_b * 100:.1f} % at QD 64 ({fmt_sig(mean_b)} \u2192 {fmt_sig(mean_a)}"
+        in iops
+    )
     assert iops.endswith("confidence high.")
 
 
 def test_large_changes_are_written_with_thousands_separators(store):
     before = [StepSpec(s.spec, s.iops, s.mbps, s.avg_ms, s.max_ms, s.p99_ms) for s in BEFORE[:1]]
-    after = [StepSpec(s.spec, s.iops * 96.529, s.mbps * 96.529, s.avg_ms, s.max_ms, s.p99_ms) for s in BEFORE[:1]]
+    after = [
+        StepSpec(s.spec, s.iops * 96.529, s.mbps * 96.529, s.avg_ms, s.max_ms, s.p99_ms) for s in BEFORE[:1]
+    ]
     record(store, RunSpec(before, name="old", tags=["before"]))
     record(store, RunSpec(after, name="new", tags=["after"]))
     (block,) = build_report(store, [1], [[2]]).summary

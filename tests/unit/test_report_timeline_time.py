@@ -34,8 +34,9 @@ def test_the_axis_ends_at_the_steps_real_length(tmp_path):
         for k in range(5):  # ... but 5 s measured, after 3 s of layout
             rec.add_samples(step_id, [(None, "all", "ALL", 3.0 + k + 1, window(1.0), window(1.0 + k))])
         side = load_side(store, [run_id])
-        (chart, _lat) = timeline_charts(store, [("S", [(side, side.steps[0])])], {id(side): "before"},
-                                        {"before": "#000"})
+        (chart, _lat) = timeline_charts(
+            store, [("S", [(side, side.steps[0])])], {id(side): "before"}, {"before": "#000"}
+        )
         assert chart.x_max == 5.0 and chart.series[0].points[0][0] == 1.0  # 5 s, from the first I/O
 
 
@@ -46,12 +47,18 @@ def test_layout_time_is_reported_apart_in_the_disclosure(tmp_path):
     from tests.stored_runs import AFTER, BEFORE, RunSpec, record
 
     with open_store(tmp_path / "t.db") as store:
-        ids = [record(store, RunSpec(BEFORE[:1], tags=["before"])), record(store, RunSpec(AFTER[:1], tags=["after"]))]
+        ids = [
+            record(store, RunSpec(BEFORE[:1], tags=["before"])),
+            record(store, RunSpec(AFTER[:1], tags=["after"])),
+        ]
         for run_id, layout in zip(ids, (3.0, 0.0), strict=True):
             step_id = store.conn.execute("SELECT id FROM steps WHERE run_id = ?", (run_id,)).fetchone()[0]
             for k in range(3):
-                Recorder(store).add_samples(step_id, [(None, "all", "ALL", layout + k + 1, window(1.0),
-                                                       window(1.0 + k))])
+                Recorder(store).add_samples(
+                    step_id, [(None, "all", "ALL", layout + k + 1, window(1.0), window(1.0 + k))]
+                )
         d = build_report(store, [ids[0]], [[ids[1]]]).disclosure
-    assert any(x.startswith("Run 1 (before), step 1: 3.0 s of test-file layout before the first I/O") for x in d)
+    assert any(
+        x.startswith("Run 1 (before), step 1: 3.0 s of test-file layout before the first I/O") for x in d
+    )
     assert not any(x.startswith("Run 2 (after), step 1:") for x in d)

@@ -18,8 +18,14 @@ from app.store.database import open_store
 from app.store.run_extras import save_notes
 from tests.stored_runs import AFTER, BEFORE, RunSpec, record
 
-CACHE = Note("cache", "93 % of 120,000 reads never reached the disk", "Use direct=1 or a file 3x the RAM",
-             "93 % of 120,000 reads", step=0, manager="M1")
+CACHE = Note(
+    "cache",
+    "93 % of 120,000 reads never reached the disk",
+    "Use direct=1 or a file 3x the RAM",
+    "93 % of 120,000 reads",
+    step=0,
+    manager="M1",
+)
 
 
 @pytest.fixture
@@ -34,15 +40,20 @@ def db(tmp_path):
 
 
 def test_compare_in_the_terminal_prints_the_validity_notes_and_the_difference(db):
-    out = subprocess.run([sys.executable, "-m", "app.cli", "--db", str(db), "compare", "1", "2"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "--db", str(db), "compare", "1", "2"],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     start = lines.index("Validity:")
-    said = lines[start + 1:start + 3]
+    said = lines[start + 1 : start + 3]
     assert said[0].startswith("  - Run 2 (after): ") and CACHE.text in said[0]
     assert said[1].startswith("  - after: cache") and said[1].endswith("(not in before)")
-    assert start < next(i for i, ln in enumerate(lines) if ln.startswith("Access specification"))  # before tables
+    assert start < next(
+        i for i, ln in enumerate(lines) if ln.startswith("Access specification")
+    )  # before tables
 
 
 def test_the_csv_files_carry_the_notes(db):

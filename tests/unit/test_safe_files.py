@@ -87,12 +87,16 @@ def test_the_final_step_looks_again_and_never_replaces_what_appeared(tmp_path: P
 
 
 @root_only
-@pytest.mark.parametrize("kind, devnum, words", [
-    (stat.S_IFBLK, (7, 250), "block device"),  # a loop device's number: never opened
-    (stat.S_IFCHR, (1, 1), "character device (1:1)"),  # /dev/mem
-])
-def test_devices_that_hold_data_are_refused_in_words(tmp_path: Path, kind: int, devnum: tuple[int, int],
-                                                      words: str) -> None:
+@pytest.mark.parametrize(
+    "kind, devnum, words",
+    [
+        (stat.S_IFBLK, (7, 250), "block device"),  # a loop device's number: never opened
+        (stat.S_IFCHR, (1, 1), "character device (1:1)"),  # /dev/mem
+    ],
+)
+def test_devices_that_hold_data_are_refused_in_words(
+    tmp_path: Path, kind: int, devnum: tuple[int, int], words: str
+) -> None:
     node = tmp_path / "node"
     os.mknod(node, kind | 0o600, os.makedev(*devnum))
     for write in (lambda: write_file(node, b"x"), lambda: staged(node).__enter__()):

@@ -15,9 +15,17 @@ def jobfiles_for(plan, target_path, reads=0, local=True, start_sector=0, allow=(
     plan.specs[0].lines = [SpecLine(4096, 100, reads, 100)]
     plan.managers[0].workers[0].targets = [Target(target_path)]
     plan.managers[0].workers[0].start_sector = start_sector
-    return {"M1": step_jobfile(plan, expand(plan)[0], 0, "Linux", default_file_size=1 << 20,
-                               place=placer(local, "Linux", "M1"),
-                               allow_mounted=lambda job: armed_twice(job, set(allow), set(allow_in_use)))}
+    return {
+        "M1": step_jobfile(
+            plan,
+            expand(plan)[0],
+            0,
+            "Linux",
+            default_file_size=1 << 20,
+            place=placer(local, "Linux", "M1"),
+            allow_mounted=lambda job: armed_twice(job, set(allow), set(allow_in_use)),
+        )
+    }
 
 
 def risks_for(plan, registry, target_path, **kw):
@@ -137,6 +145,8 @@ def test_a_preconditioning_fill_writes_even_when_every_spec_only_reads(tmp_path)
     plan.managers[0].workers[0].targets = [Target(str(existing))]
     plan.setup.precondition = Precondition(fill_passes=1)
     fill = expand(plan)[0]
-    files = {"M1": step_jobfile(plan, fill, 0, "Linux", default_file_size=1 << 20, place=placer(True, "Linux"))}
+    files = {
+        "M1": step_jobfile(plan, fill, 0, "Linux", default_file_size=1 << 20, place=placer(True, "Linux"))
+    }
     (risk,) = write_risks(files, CreatedFiles(tmp_path / "r.json"))
     assert "did not create it" in risk.reason

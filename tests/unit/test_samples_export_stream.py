@@ -15,9 +15,27 @@ from app.model.metrics import Metrics
 from app.store import ManagerInfo, Recorder, SampleRow, TargetInfo, WorkerInfo, open_store
 from app.store.queries import get_run, step_samples, step_series
 
-COLUMNS = ("run", "step", "spec", "t_s", "interval_s", "level", "manager", "name", "iops", "read_iops",
-           "write_iops", "mbps", "read_mbps", "write_mbps", "lat_mean_ms", "read_lat_mean_ms", "write_lat_mean_ms",
-           "lat_max_ms", "errors")
+COLUMNS = (
+    "run",
+    "step",
+    "spec",
+    "t_s",
+    "interval_s",
+    "level",
+    "manager",
+    "name",
+    "iops",
+    "read_iops",
+    "write_iops",
+    "mbps",
+    "read_mbps",
+    "write_mbps",
+    "lat_mean_ms",
+    "read_lat_mean_ms",
+    "write_lat_mean_ms",
+    "lat_max_ms",
+    "errors",
+)
 
 
 def _n(v: float) -> float:
@@ -34,22 +52,55 @@ def export_as_before(store, run) -> bytes:
         rows = []
         for level, manager, key in step_series(store, s.id):
             for t, m in step_samples(store, s.id, level, key, manager=manager):
-                rows.append((t, LEVEL_ORDER.get(level, 9), manager or "", key, [
-                    run.id, s.index + 1, s.spec_name, _n(t), _n(m.seconds), level, manager or "",
-                    names.get((level, manager, key), key), _n(m.iops), _n(m.read_iops), _n(m.write_iops),
-                    _n(m.mbps), _n(m.read_mbps), _n(m.write_mbps), _n(m.lat_mean_ms), _n(m.read_lat_mean_ms),
-                    _n(m.write_lat_mean_ms), _n(m.lat_max_ms), m.errors]))
+                rows.append(
+                    (
+                        t,
+                        LEVEL_ORDER.get(level, 9),
+                        manager or "",
+                        key,
+                        [
+                            run.id,
+                            s.index + 1,
+                            s.spec_name,
+                            _n(t),
+                            _n(m.seconds),
+                            level,
+                            manager or "",
+                            names.get((level, manager, key), key),
+                            _n(m.iops),
+                            _n(m.read_iops),
+                            _n(m.write_iops),
+                            _n(m.mbps),
+                            _n(m.read_mbps),
+                            _n(m.write_mbps),
+                            _n(m.lat_mean_ms),
+                            _n(m.read_lat_mean_ms),
+                            _n(m.write_lat_mean_ms),
+                            _n(m.lat_max_ms),
+                            m.errors,
+                        ],
+                    )
+                )
         for *_, cells in sorted(rows, key=lambda r: r[:4]):
             w.writerow([safe_cell(c) for c in cells])
     return buf.getvalue().encode("utf-8-sig")
 
 
 def metrics(i: int, t: float, salt: int) -> Metrics:
-    return Metrics(seconds=1.0 if t == int(t) else 0.37, read_ios=1000 + 7 * i + salt, write_ios=3 * i + salt,
-                   read_bytes=4096 * (1000 + 7 * i + salt), write_bytes=4096 * 3 * i,
-                   read_lat_sum_ns=(1000 + 7 * i) * 81_234 + salt, read_lat_n=1000 + 7 * i + salt,
-                   write_lat_sum_ns=3 * i * 150_321, write_lat_n=3 * i, read_lat_max_ns=900_000 + i,
-                   write_lat_max_ns=1_200_000 + salt, errors=i % 5 == 0)
+    return Metrics(
+        seconds=1.0 if t == int(t) else 0.37,
+        read_ios=1000 + 7 * i + salt,
+        write_ios=3 * i + salt,
+        read_bytes=4096 * (1000 + 7 * i + salt),
+        write_bytes=4096 * 3 * i,
+        read_lat_sum_ns=(1000 + 7 * i) * 81_234 + salt,
+        read_lat_n=1000 + 7 * i + salt,
+        write_lat_sum_ns=3 * i * 150_321,
+        write_lat_n=3 * i,
+        read_lat_max_ns=900_000 + i,
+        write_lat_max_ns=1_200_000 + salt,
+        errors=i % 5 == 0,
+    )
 
 
 @pytest.fixture
@@ -62,13 +113,21 @@ def store_with_run(tmp_path):
     rec = Recorder(store)
     run_id = rec.begin_run({"x": 1}, plan_name="p", name="stream")
     rec.add_managers(run_id, [ManagerInfo("M1"), ManagerInfo("M2")])
-    rec.add_workers(run_id, [WorkerInfo("M1", "w1", "Worker, \"one\""), WorkerInfo("M2", "w1", "=cmd")])
-    rec.add_targets(run_id, [TargetInfo("M1", "w1", "w1t1", "T1", "/tmp/a"),
-                             TargetInfo("M2", "w1", "w1t1", "T2", "/tmp/b")])
+    rec.add_workers(run_id, [WorkerInfo("M1", "w1", 'Worker, "one"'), WorkerInfo("M2", "w1", "=cmd")])
+    rec.add_targets(
+        run_id,
+        [TargetInfo("M1", "w1", "w1t1", "T1", "/tmp/a"), TargetInfo("M2", "w1", "w1t1", "T2", "/tmp/b")],
+    )
     for index, seconds in ((0, 130), (1, 75)):
-        step = rec.begin_step(run_id, index, spec_name=f"spec {index}", queue_depth=1,
-                              active_workers=[["M1", "w1"], ["M2", "w1"]],
-                              active_targets=[["M1", "w1t1"], ["M2", "w1t1"]], run_s=seconds)
+        step = rec.begin_step(
+            run_id,
+            index,
+            spec_name=f"spec {index}",
+            queue_depth=1,
+            active_workers=[["M1", "w1"], ["M2", "w1"]],
+            active_targets=[["M1", "w1t1"], ["M2", "w1t1"]],
+            run_s=seconds,
+        )
         times = [float(t) for t in range(1, seconds + 1)] + [seconds + 0.37]
         for i, t in enumerate(times):
             rows = []
@@ -106,7 +165,11 @@ def test_a_second_written_again_exports_its_newer_numbers(store_with_run):
     store, run_id = store_with_run
     run = get_run(store, run_id)
     text = b"".join(samples_csv_bytes(store, run, 7.0)).decode("utf-8-sig")
-    rows = [r for r in csv.DictReader(io.StringIO(text)) if r["level"] == "all" and r["t_s"] in ("17.0", "130.0")]
+    rows = [
+        r for r in csv.DictReader(io.StringIO(text)) if r["level"] == "all" and r["t_s"] in ("17.0", "130.0")
+    ]
     assert len(rows) == 3  # step 1: 17 and 130; step 2: 17 (it has 75 seconds)
-    assert {r["read_iops"] for r in rows} == {str(_n(metrics(16, 17.0, 5).read_iops)),
-                                             str(_n(metrics(129, 130.0, 5).read_iops))}
+    assert {r["read_iops"] for r in rows} == {
+        str(_n(metrics(16, 17.0, 5).read_iops)),
+        str(_n(metrics(129, 130.0, 5).read_iops)),
+    }

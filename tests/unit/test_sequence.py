@@ -50,9 +50,12 @@ def test_cycle_workers_and_targets_user_guide_example():
     plan = grid(1, 3, 2)
     plan.setup.test_type = "CYCLE_WORKERS_AND_TARGETS"
     assert shape(expand(plan)) == [
-        [(0, 0, 1)], [(0, 0, 2)],
-        [(0, 0, 1), (0, 1, 1)], [(0, 0, 2), (0, 1, 2)],
-        [(0, 0, 1), (0, 1, 1), (0, 2, 1)], [(0, 0, 2), (0, 1, 2), (0, 2, 2)],
+        [(0, 0, 1)],
+        [(0, 0, 2)],
+        [(0, 0, 1), (0, 1, 1)],
+        [(0, 0, 2), (0, 1, 2)],
+        [(0, 0, 1), (0, 1, 1), (0, 2, 1)],
+        [(0, 0, 2), (0, 1, 2), (0, 2, 2)],
     ]
 
 
@@ -85,7 +88,14 @@ def test_cycle_outstanding_ios_and_targets_user_guide_example():
     plan.setup.test_type = "CYCLE_OUTSTANDING_IOS_AND_TARGETS"
     plan.setup.queue_depth_cycling = QueueDepthCycling(1, 3, 1, "LINEAR")
     steps = expand(plan)
-    assert [(s.target_count, s.queue_depths[0]) for s in steps] == [(1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3)]
+    assert [(s.target_count, s.queue_depths[0]) for s in steps] == [
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (2, 1),
+        (2, 2),
+        (2, 3),
+    ]
 
 
 def test_shorter_spec_lists_and_idle_sit_out():

@@ -18,8 +18,13 @@ def test_sequential_read():
 
 def test_vmware_reallife_mix():
     # 8k, 65% read, 60% random, sector aligned
-    assert opts(L(8192, 100, 65, 60)) == {"rw": "randrw", "rwmixread": "65", "percentage_random": "60,60",
-                                           "bs": "8k", "blockalign": "512"}
+    assert opts(L(8192, 100, 65, 60)) == {
+        "rw": "randrw",
+        "rwmixread": "65",
+        "percentage_random": "60,60",
+        "bs": "8k",
+        "blockalign": "512",
+    }
 
 
 def test_random_write_request_size_alignment_uses_fio_default():
@@ -39,8 +44,18 @@ def test_fileserver_pattern():
 
 
 def test_webserver_pattern_read_only_split_and_odd_size():
-    sizes = [(512, 22), (1024, 15), (2048, 8), (4096, 23), (8192, 15), (16384, 2), (32768, 6), (66560, 7),
-             (131072, 1), (524288, 1)]
+    sizes = [
+        (512, 22),
+        (1024, 15),
+        (2048, 8),
+        (4096, 23),
+        (8192, 15),
+        (16384, 2),
+        (32768, 6),
+        (66560, 7),
+        (131072, 1),
+        (524288, 1),
+    ]
     o = opts(*[L(s, p, 100, 100) for s, p in sizes])
     assert o["rw"] == "randread"
     assert o["bssplit"] == "512/22:1k/15:2k/8:4k/23:8k/15:16k/2:32k/6:65k/7:128k/1:512k/1"

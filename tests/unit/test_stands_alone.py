@@ -13,12 +13,18 @@ CITED = re.compile(r"\bdocs/[\w./-]+\.md")
 
 
 def python_files() -> list[Path]:
-    return [p for top in ("app", "icf_import", "tests", "benchmarks") for p in (ROOT / top).rglob("*.py")
-            if "fixtures" not in p.parts]
+    return [
+        p
+        for top in ("app", "icf_import", "tests", "benchmarks")
+        for p in (ROOT / top).rglob("*.py")
+        if "fixtures" not in p.parts
+    ]
 
 
 def test_no_code_reaches_for_a_folder_beside_the_repository():
-    offenders = [str(p.relative_to(ROOT)) for p in python_files() if OUTSIDE.search(p.read_text(encoding="utf-8"))]
+    offenders = [
+        str(p.relative_to(ROOT)) for p in python_files() if OUTSIDE.search(p.read_text(encoding="utf-8"))
+    ]
     assert offenders == []
 
 

@@ -16,19 +16,31 @@ from tests.fio_fixtures import snapshots
 
 
 def job(ios=100, nbytes=409600, runtime=1000, name="j", **lat):
-    d = {"total_ios": ios, "io_bytes": nbytes, "runtime": runtime,
-         "lat_ns": {"N": ios, "mean": 1000.0, "max": 5000.0, "min": 10.0, **lat}}
-    return {"jobname": name, "read": d, "write": {"total_ios": 0, "io_bytes": 0, "runtime": 0}, "usr_cpu": 1.0}
+    d = {
+        "total_ios": ios,
+        "io_bytes": nbytes,
+        "runtime": runtime,
+        "lat_ns": {"N": ios, "mean": 1000.0, "max": 5000.0, "min": 10.0, **lat},
+    }
+    return {
+        "jobname": name,
+        "read": d,
+        "write": {"total_ios": 0, "io_bytes": 0, "runtime": 0},
+        "usr_cpu": 1.0,
+    }
 
 
 # --- report checks ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("bad,words", [
-    (job(ios=2**64 - 1), "read.total_ios = 18446744073709551615"),
-    (job(nbytes=-1), "read.io_bytes = -1"),
-    (job(mean=math.nan), "read.lat_ns.mean = nan"),
-    (job(max=-3.0), "read.lat_ns.max = -3.0"),
-    (job(runtime=60_000), "read.runtime = 60000 ms, but the step has run for only 2.0 s"),
-])
+@pytest.mark.parametrize(
+    "bad,words",
+    [
+        (job(ios=2**64 - 1), "read.total_ios = 18446744073709551615"),
+        (job(nbytes=-1), "read.io_bytes = -1"),
+        (job(mean=math.nan), "read.lat_ns.mean = nan"),
+        (job(max=-3.0), "read.lat_ns.max = -3.0"),
+        (job(runtime=60_000), "read.runtime = 60000 ms, but the step has run for only 2.0 s"),
+    ],
+)
 def test_impossible_values_are_named(bad, words):
     problem = ReportChecker().check([bad], elapsed_s=2.0)
     assert problem is not None and words in problem and "job 'j'" in problem
@@ -80,8 +92,9 @@ def test_gate_drops_repeats_limits_the_rate_and_caps():
 # --- ALL on one clock -------------------------------------------------------------------------------------
 def m(ios, seconds=1.0):
     rate = 1 / seconds if seconds else 0.0
-    return Metrics(seconds=seconds, read_ios=ios, read_bytes=ios * 4096, read_iops=ios * rate,
-                   read_bps=ios * 4096 * rate)
+    return Metrics(
+        seconds=seconds, read_ios=ios, read_bytes=ios * 4096, read_iops=ios * rate, read_bps=ios * 4096 * rate
+    )
 
 
 def test_all_is_the_sum_of_the_managers_in_each_slot_and_a_missing_manager_is_missing():
@@ -143,7 +156,9 @@ def test_telemetry_all_samples_sit_on_the_interval_grid():
     a, b = snapshots("two_jobs_ramp", "A"), snapshots("numjobs", "B", rename="b.")
     for s in b:
         s.received += 0.3  # B reports 0.3 s after A, every second
-    alls = [s for snap in sorted(a + b, key=lambda s: s.received) for s in tel.update(snap) if s.level == "all"]
+    alls = [
+        s for snap in sorted(a + b, key=lambda s: s.received) for s in tel.update(snap) if s.level == "all"
+    ]
     assert all(s.t == round(s.t) for s in alls)
 
 
@@ -181,13 +196,17 @@ def test_watch_deadline_asks_to_stop_and_a_manager_ending_well_is_only_late():
 def test_watch_waits_for_a_manager_behind_on_fios_clock_then_stops_it():
     """Reports still arriving but lagging fio's own clock (a busy host): told once and waited for up to
     BEHIND_S past the deadline; a manager past its run time on fio's clock is stopped at the deadline."""
+
     def run(lag_s: float) -> list[tuple[int, str, str]]:
         w = StepWatch({"M": "M (h:1)"}, run_s=20, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
         out = []
         for t in range(1, 80):
             clock = max(t - lag_s, 0.5)  # fio's clock in the report arriving at t
-            w.on_snapshot("M", [{**job(ios=100 * t, runtime=int(clock * 1000)), "job_runtime": int(clock * 1000)}],
-                          float(t))
+            w.on_snapshot(
+                "M",
+                [{**job(ios=100 * t, runtime=int(clock * 1000)), "job_runtime": int(clock * 1000)}],
+                float(t),
+            )
             out += [(t, a.kind, a.text) for a in w.due(float(t), {"M": 1000 * t})]
             if any(kind == "stop" for _, kind, _ in out):
                 break
@@ -195,7 +214,11 @@ def test_watch_waits_for_a_manager_behind_on_fios_clock_then_stops_it():
 
     lagging = run(lag_s=15)  # jobs started at t=1 (first report); deadline 1 + 20 + 10 = 31
     (t, kind, text), (t2, kind2, _) = lagging
-    assert (t, kind) == (31, "message") and "M (h:1) is behind" in text and "16 s of 20 s on fio's own clock" in text
+    assert (
+        (t, kind) == (31, "message")
+        and "M (h:1) is behind" in text
+        and "16 s of 20 s on fio's own clock" in text
+    )
     assert (t2, kind2) == (45, "stop")  # its clock reached 20 s at 35: the usual 10 s grace from there
     ontime = run(lag_s=0)
     assert [(t, kind) for t, kind, _ in ontime] == [(31, "stop")]
@@ -208,12 +231,15 @@ def test_watch_judges_a_server_by_its_own_reports_not_by_our_queue():
     ended) while our own process is behind with them: from t=5 nothing more is processed here. That is
     not late, not a stall, and past the deadline it is not stopped: its part ended at the server at t=21.
     Without fio_side the same step says 'late' and stops it (the old rule, kept for local fio)."""
+
     def run(with_side: bool) -> list[tuple[int, str]]:
         w = StepWatch({"M": "M (h:1)"}, run_s=20, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
         out = []
         for t in range(1, 60):
             if t < 5:  # processed in time
-                w.on_snapshot("M", [{**job(ios=100 * t, runtime=1000 * t), "job_runtime": 1000 * t}], float(t))
+                w.on_snapshot(
+                    "M", [{**job(ios=100 * t, runtime=1000 * t), "job_runtime": 1000 * t}], float(t)
+                )
             side = {"M": (float(min(t, 21)), float(min(t, 20)), t >= 21, False)} if with_side else None
             out += [(t, a.kind) for a in w.due(float(t), {"M": 1000 * min(t, 21)}, {"M": float(t)}, side)]
         return out
@@ -230,8 +256,13 @@ def test_watch_still_stops_a_server_whose_reports_stop_reaching_the_socket():
     w.on_snapshot("M", [{**job(ios=100), "job_runtime": 1000}], 1.0)
     kinds = []
     for t in range(2, 20):
-        kinds += [a.kind for a in w.due(float(t), {"M": 1000}, {"M": float(t)}, {"M": (1.0, 1.0, False, False)})]
-    assert kinds[:2] == ["message", "stop"]  # late at 5 s, stopped 10 s after the last report reached the socket
+        kinds += [
+            a.kind for a in w.due(float(t), {"M": 1000}, {"M": float(t)}, {"M": (1.0, 1.0, False, False)})
+        ]
+    assert kinds[:2] == [
+        "message",
+        "stop",
+    ]  # late at 5 s, stopped 10 s after the last report reached the socket
 
 
 def test_watch_gives_no_verdict_while_our_reader_is_behind_up_to_the_behind_limit():
@@ -242,7 +273,9 @@ def test_watch_gives_no_verdict_while_our_reader_is_behind_up_to_the_behind_limi
     w.on_snapshot("M", [{**job(ios=100), "job_runtime": 1000}], 1.0)
     out = []
     for t in range(2, 80):
-        out += [(t, a.kind) for a in w.due(float(t), {"M": 5000}, {"M": float(t)}, {"M": (2.0, 2.0, False, True)})]
+        out += [
+            (t, a.kind) for a in w.due(float(t), {"M": 5000}, {"M": float(t)}, {"M": (2.0, 2.0, False, True)})
+        ]
     assert out[0] == (1 + 30 + int(BEHIND_S), "stop")  # nothing said or done before: jobs from 1, deadline 31
 
 
@@ -266,6 +299,7 @@ def test_watch_says_when_numbers_are_late():
 def test_watch_stops_a_server_answering_without_reports_but_leaves_a_silent_one_to_the_transport():
     """No report and no report data for 10 s: a server still answering its ETA polls has stuck jobs
     (stopped); one that sends nothing at all may be busy, and the transport's silence limit decides."""
+
     def quiet_run(heard_each_second: bool) -> list:
         w = StepWatch({"M": "M (h:1)"}, run_s=60, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
         w.on_snapshot("M", [job(ios=100)], 1.0)
@@ -291,7 +325,10 @@ def test_map_entry_matching_no_target_is_refused():
     plan.managers[0].workers[0].targets = [Target("data")]
     endpoints = {"M1": ManagerEndpoint("M1", "Linux", lambda: None)}
     opts = RunOptions(mapping={"data": "/tmp/x.tst", "dta": "/tmp/y.tst"})
-    with pytest.raises(RunRefused, match=r"--map dta=/tmp/y.tst: no target of the plan is named 'dta'; its targets are 'data'"):
+    with pytest.raises(
+        RunRefused,
+        match=r"--map dta=/tmp/y.tst: no target of the plan is named 'dta'; its targets are 'data'",
+    ):
         Runner(plan, endpoints, options=opts)
 
 

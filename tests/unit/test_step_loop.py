@@ -55,9 +55,12 @@ FILES = {
 def loop_for(files, heard, *, run_s=4.0, ramp_s=0.0, finished=None):
     from app.engine.run.step_watch import StepWatch
 
-    tel = StepTelemetry({j.name: (j.manager, j.worker_key, j.target_key) for jf in files.values() for j in jf.jobs})
-    watch = StepWatch({n: n for n in files}, run_s=run_s, ramp_s=ramp_s, interval=1.0, ramp=bool(ramp_s),
-                      go_at=99.0)
+    tel = StepTelemetry(
+        {j.name: (j.manager, j.worker_key, j.target_key) for jf in files.values() for j in jf.jobs}
+    )
+    watch = StepWatch(
+        {n: n for n in files}, run_s=run_s, ramp_s=ramp_s, interval=1.0, ramp=bool(ramp_s), go_at=99.0
+    )
     return StepLoop(Step(0, 0), files, tel, watch, heard, heard, finished=finished)
 
 
@@ -84,7 +87,9 @@ def test_two_managers_followed_from_their_events_end_complete_with_fio_s_final_n
     final = {s.key: s.whole for s in loop.telemetry.final_results() if s.level == "target"}
     last_a = {j["jobname"]: j["read"]["total_ios"] for j in documents("two_jobs_ramp")[-1]["jobs"]}
     assert final["w1.plain"].read_ios == last_a["plain"] and final["w1.ramped"].read_ios == last_a["ramped"]
-    assert final["w1.b.clones"].read_ios == sum(j["read"]["total_ios"] for j in documents("numjobs")[-1]["jobs"])
+    assert final["w1.b.clones"].read_ios == sum(
+        j["read"]["total_ios"] for j in documents("numjobs")[-1]["jobs"]
+    )
     assert heard.got and loop.last["A"] is a[-1]
     assert any("managers' I/O started within" in m.text for m in loop.closing_messages({}))
 
@@ -103,7 +108,9 @@ def test_a_manager_that_ends_well_without_any_io_fails_in_fio_s_words_unless_sto
             assert ended.ok and loop.status() == "stopped"
             continue
         assert not ended.ok and loop.status() == "failed" and heard.ended == [ended]
-        assert ended.reason.startswith("fio did no I/O on /data/a1, /data/a2; fio said: fio: /data/a1: Permission")
+        assert ended.reason.startswith(
+            "fio did no I/O on /data/a1, /data/a2; fio said: fio: /data/a1: Permission"
+        )
         assert ended.reason.endswith("(targets of manager 'A': /data/a1, /data/a2)")
 
 
@@ -118,8 +125,10 @@ def test_a_manager_that_never_reports_is_stopped_at_its_deadline_then_aborted_an
     assert heard.asked == [("stop", "A")] and not loop.over
     loop.on_tick(deadline + LATE_DATA_S, quiet(files), quiet(files))
     assert heard.asked == [("stop", "A"), ("abort", "A")] and loop.over
-    assert "did not end when asked" in loop.finished["A"].reason and heard.ended == [files_b := heard.ended[0],
-                                                                                       loop.finished["A"]]
+    assert "did not end when asked" in loop.finished["A"].reason and heard.ended == [
+        files_b := heard.ended[0],
+        loop.finished["A"],
+    ]
     assert files_b.manager == "B"
     loop.on_event("A", snapshots("two_jobs_ramp", "A")[0], deadline + LATE_DATA_S + 1)  # too late: not used
     loop.on_event("A", Finished("A", True), deadline + LATE_DATA_S + 1)

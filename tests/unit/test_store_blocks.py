@@ -34,9 +34,22 @@ def _realistic_rows(n: int, seed: int = 5) -> list[tuple]:
         ios = rng.randint(3000, 5000)
         total += ios
         row = [1.0 + i + rng.random() / 100, ms / 1000]
-        row += [ios, ios * 4096, ios * 1000 / ms, rng.uniform(1e5, 9e5) * ios, float(rng.randint(10**5, 10**7)),
-                round(rng.uniform(60, 100), 2) if i % 7 else None]
-        row += [total, total * 4096, total * 1000 / (ms * (i + 1)), rng.uniform(1e5, 9e5) * total, 2**60 + i, None]
+        row += [
+            ios,
+            ios * 4096,
+            ios * 1000 / ms,
+            rng.uniform(1e5, 9e5) * ios,
+            float(rng.randint(10**5, 10**7)),
+            round(rng.uniform(60, 100), 2) if i % 7 else None,
+        ]
+        row += [
+            total,
+            total * 4096,
+            total * 1000 / (ms * (i + 1)),
+            rng.uniform(1e5, 9e5) * total,
+            2**60 + i,
+            None,
+        ]
         row.append(float(rng.choice([123456, 234567])) if i % 3 else None)
         rows.append(tuple(row))
     return rows
@@ -55,20 +68,27 @@ def _same(a, b) -> bool:
 def test_a_block_reads_back_every_value_exactly_as_sqlite_gave_it():
     rows = _as_block_columns(_realistic_rows(BLOCK_SAMPLES))
     cols = decode_block(encode_block(rows))
-    back = list(zip(*[[None if (isinstance(v, float) and v != v) else v for v in c.tolist()] for c in cols],
-                    strict=True))
+    back = list(
+        zip(
+            *[[None if (isinstance(v, float) and v != v) else v for v in c.tolist()] for c in cols],
+            strict=True,
+        )
+    )
     for want, got in zip(rows, back, strict=True):
         assert _same(want, got), (want, got)
 
 
-@pytest.mark.parametrize("values", [
-    [0.0, -0.0, 1.5],  # the sign of zero
-    [float("inf"), 1.0, 2.0],
-    [1, 2.5, 3],  # an INTEGER column holding a REAL (SQLite keeps it): reads back as floats, equal
-    [2**63 - 1, -(2**63), 0],  # the ends of SQLite's integers
-    [0.1 + 0.2, 1e-300, 1e300],
-    [None, None, None],
-])
+@pytest.mark.parametrize(
+    "values",
+    [
+        [0.0, -0.0, 1.5],  # the sign of zero
+        [float("inf"), 1.0, 2.0],
+        [1, 2.5, 3],  # an INTEGER column holding a REAL (SQLite keeps it): reads back as floats, equal
+        [2**63 - 1, -(2**63), 0],  # the ends of SQLite's integers
+        [0.1 + 0.2, 1e-300, 1e300],
+        [None, None, None],
+    ],
+)
 def test_edge_values_round_trip(values):
     rows = [tuple([float(i)] + [v] * (NCOLS - 1)) for i, v in enumerate(values)]
     got = [c.tolist() for c in decode_block(encode_block(rows))][1]
@@ -84,8 +104,10 @@ def test_blocks_are_several_times_smaller_than_rows():
     conn = sqlite3.connect(":memory:")
     conn.execute(f"CREATE TABLE r ({', '.join(BLOCK_COLUMNS)})")
     conn.executemany(f"INSERT INTO r VALUES ({', '.join('?' * NCOLS)})", rows)
-    as_rows = sum(conn.execute(f"SELECT sum(length(CAST({c} AS BLOB))) FROM r").fetchone()[0] or 0
-                  for c in BLOCK_COLUMNS)  # a lower bound of what rows take: the values alone
+    as_rows = sum(
+        conn.execute(f"SELECT sum(length(CAST({c} AS BLOB))) FROM r").fetchone()[0] or 0
+        for c in BLOCK_COLUMNS
+    )  # a lower bound of what rows take: the values alone
     assert len(encode_block(rows)) < as_rows / 1.5
 
 
@@ -102,14 +124,18 @@ def _record(store, intervals: int, rec: Recorder | None = None) -> tuple[Recorde
 def test_a_running_step_reads_its_blocks_then_its_rows_and_ending_it_seals_them(tmp_path):
     with open_store(tmp_path / "f.db") as store:
         rec, step_id = _record(store, 2 * BLOCK_SAMPLES + 7)
-        count = {t: store.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                 for t in ("samples", "sample_blocks")}
+        count = {
+            t: store.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            for t in ("samples", "sample_blocks")
+        }
         assert count["samples"] > 0 and count["sample_blocks"] > 0
         # staggered: the series did not all make a block at the same interval
         firsts = {n for (n,) in store.conn.execute("SELECT min(n) FROM sample_blocks GROUP BY series_id")}
         assert len(firsts) > 1
         running = {k: step_samples(store, step_id, k[1], k[2], manager=k[0]) for k in level_keys()}
-        assert all([t for t, _m in v] == [i + 1.0 for i in range(2 * BLOCK_SAMPLES + 7)] for v in running.values())
+        assert all(
+            [t for t, _m in v] == [i + 1.0 for i in range(2 * BLOCK_SAMPLES + 7)] for v in running.values()
+        )
         rec.end_step(step_id)
         assert store.conn.execute("SELECT count(*) FROM samples").fetchone()[0] == 0
         assert {k: step_samples(store, step_id, k[1], k[2], manager=k[0]) for k in level_keys()} == running

@@ -45,8 +45,10 @@ def test_histograms_round_trip_compactly_and_old_json_still_reads():
         hist[BIN_VALUE[i]] = hist.get(BIN_VALUE[i], 0) + 1
     blob = encode_hist(hist)
     assert isinstance(blob, bytes) and decode_hist(blob) == hist
-    as_json = json.dumps([v for b, c in zip([0, *sorted(hist)], sorted(hist), strict=False)
-                          for v in (c - b, hist[c])], separators=(",", ":"))
+    as_json = json.dumps(
+        [v for b, c in zip([0, *sorted(hist)], sorted(hist), strict=False) for v in (c - b, hist[c])],
+        separators=(",", ":"),
+    )
     assert len(blob) * 3 < len(as_json)  # the version 2 text was several times larger
     assert decode_hist(as_json) == hist  # a version 2 value reads the same
     big = {10: 2**40, 2**35: 1}  # counts beyond 32 bits (an hour at a million IOPS)
@@ -67,9 +69,18 @@ def test_p99_from_stored_histograms_is_fios_rule():
 
 # --- sharing ------------------------------------------------------------------------------------------
 def _metrics(i: int, hist: bool = True) -> Metrics:
-    return Metrics(seconds=1.0, read_ios=100 + i, read_iops=100.5 + i, read_bps=4096.0 * (100 + i),
-                   read_lat_sum_ns=1e5 * (100 + i), read_lat_n=100 + i, read_lat_max_ns=2e5,
-                   read_hist={1000: 50, 2000 + i: 50 + i} if hist else {}, usr_cpu=1.5, disk_util=None)
+    return Metrics(
+        seconds=1.0,
+        read_ios=100 + i,
+        read_iops=100.5 + i,
+        read_bps=4096.0 * (100 + i),
+        read_lat_sum_ns=1e5 * (100 + i),
+        read_lat_n=100 + i,
+        read_lat_max_ns=2e5,
+        read_hist={1000: 50, 2000 + i: 50 + i} if hist else {},
+        usr_cpu=1.5,
+        disk_util=None,
+    )
 
 
 def _setup(store, targets_per_worker: int = 1, managers: int = 1) -> tuple[Recorder, int]:
@@ -78,8 +89,15 @@ def _setup(store, targets_per_worker: int = 1, managers: int = 1) -> tuple[Recor
     ms = [f"M{m}" for m in range(1, managers + 1)]
     rec.add_managers(run_id, [ManagerInfo(m) for m in ms])
     rec.add_workers(run_id, [WorkerInfo(m, f"w{w}") for m in ms for w in (1, 2)])
-    rec.add_targets(run_id, [TargetInfo(m, f"w{w}", f"w{w}t{t}") for m in ms for w in (1, 2)
-                             for t in range(1, targets_per_worker + 1)])
+    rec.add_targets(
+        run_id,
+        [
+            TargetInfo(m, f"w{w}", f"w{w}t{t}")
+            for m in ms
+            for w in (1, 2)
+            for t in range(1, targets_per_worker + 1)
+        ],
+    )
     return rec, rec.begin_step(run_id, 0)
 
 
@@ -98,8 +116,11 @@ def _batch(t: float, managers: int = 1, targets: int = 1, bump: str | None = Non
                     x = replace(x, read_ios=x.read_ios + 1)
                 rows.append(SampleRow(m, "target", f"w{w}t{tt}", t, x, x))
                 parts.append(x)
-            wm = parts[0] if bump is None and len(parts) == 1 else Metrics.combine(
-                [_metrics(int(t) + w + tt) for tt in range(1, targets + 1)])
+            wm = (
+                parts[0]
+                if bump is None and len(parts) == 1
+                else Metrics.combine([_metrics(int(t) + w + tt) for tt in range(1, targets + 1)])
+            )
             rows.append(SampleRow(m, "worker", f"w{w}", t, wm, wm))
             workers.append(wm)
         mm = Metrics.combine(workers)
@@ -111,8 +132,12 @@ def _batch(t: float, managers: int = 1, targets: int = 1, bump: str | None = Non
 
 
 def _shared(store) -> dict[tuple[str, str], tuple[str, str]]:
-    return {(a, b): (c, d) for a, b, c, d in store.conn.execute(
-        "SELECT s.level, s.key, p.level, p.key FROM series s JOIN series p ON p.id = s.same_as")}
+    return {
+        (a, b): (c, d)
+        for a, b, c, d in store.conn.execute(
+            "SELECT s.level, s.key, p.level, p.key FROM series s JOIN series p ON p.id = s.same_as"
+        )
+    }
 
 
 def test_one_target_workers_and_one_manager_all_share_their_parents_samples(tmp_path):
@@ -120,15 +145,19 @@ def test_one_target_workers_and_one_manager_all_share_their_parents_samples(tmp_
         rec, step = _setup(store)
         for t in (1.0, 2.0, 3.0):
             rec.add_samples(step, _batch(t))
-        assert _shared(store) == {("target", "w1t1"): ("worker", "w1"), ("target", "w2t1"): ("worker", "w2"),
-                                  ("all", "ALL"): ("manager", "M1")}
+        assert _shared(store) == {
+            ("target", "w1t1"): ("worker", "w1"),
+            ("target", "w2t1"): ("worker", "w2"),
+            ("all", "ALL"): ("manager", "M1"),
+        }
         rows = store.conn.execute(f"SELECT sum({count_sql('id')}) FROM series").fetchone()[0]
         assert rows == 3 * 3  # two workers and the manager, three intervals
         for level, key, parent, pkey in (("target", "w1t1", "worker", "w1"), ("all", "ALL", "manager", "M1")):
             got, want = step_samples(store, step, level, key), step_samples(store, step, parent, pkey)
             assert got == want and len(got) == 3
-        assert [m.read_hist for _t, m in step_samples(store, step, "all", "ALL")] == \
-            [_batch(t)[-1].interval.read_hist for t in (1.0, 2.0, 3.0)]
+        assert [m.read_hist for _t, m in step_samples(store, step, "all", "ALL")] == [
+            _batch(t)[-1].interval.read_hist for t in (1.0, 2.0, 3.0)
+        ]
 
 
 def test_sharing_stops_with_a_copy_when_the_numbers_part(tmp_path):
@@ -162,11 +191,16 @@ def test_a_one_manager_steps_all_ends_with_the_final_report_once_per_slot(tmp_pa
         for t, iv in reports:
             whole = Metrics.combine([whole, iv])
             rows = [SampleRow("M1", "manager", "M1", t, iv, whole)]
-            rows += [SampleRow(None, "all", "ALL", at, a_iv, a_whole) for at, a_iv, a_whole in clock.add("M1", t, iv, whole)]
+            rows += [
+                SampleRow(None, "all", "ALL", at, a_iv, a_whole)
+                for at, a_iv, a_whole in clock.add("M1", t, iv, whole)
+            ]
             rec.add_samples(step, rows)
         got = step_samples(store, step, "all", "ALL")
         assert [t for t, _m in got] == [0.0, 1.002]
-        assert got[-1][1].read_ios == _metrics(1).read_ios + _metrics(2).read_ios  # the last slot with the final report
+        assert (
+            got[-1][1].read_ios == _metrics(1).read_ios + _metrics(2).read_ios
+        )  # the last slot with the final report
 
 
 def test_all_with_its_managers_numbers_at_another_time_keeps_its_own_times(tmp_path):
@@ -211,13 +245,22 @@ def test_peaks_are_kept_when_a_step_ends(tmp_path):
         for t in range(1, 26):
             rec.add_samples(step, _batch(float(t)))
         rec.end_step(step)
-        (worker,) = store.conn.execute("SELECT id FROM series WHERE level = 'worker' AND key = 'w1'").fetchone()
-        rows = store.conn.execute("SELECT bin, t_lo, t_hi, i_lo_iops, i_hi_iops, i_hi_p99_ms FROM sample_peaks "
-                                  "WHERE series_id = ? ORDER BY bin", (worker,)).fetchall()
+        (worker,) = store.conn.execute(
+            "SELECT id FROM series WHERE level = 'worker' AND key = 'w1'"
+        ).fetchone()
+        rows = store.conn.execute(
+            "SELECT bin, t_lo, t_hi, i_lo_iops, i_hi_iops, i_hi_p99_ms FROM sample_peaks "
+            "WHERE series_id = ? ORDER BY bin",
+            (worker,),
+        ).fetchall()
         samples = step_samples(store, step, "worker", "w1")
         assert [r[0] for r in rows] == [0, 1, 2]  # 1-9 s, 10-19 s, 20-25 s
-        assert rows[1][1:5] == (10.0, 19.0, min(m.iops for t, m in samples if 10 <= t < 20),
-                                max(m.iops for t, m in samples if 10 <= t < 20))
+        assert rows[1][1:5] == (
+            10.0,
+            19.0,
+            min(m.iops for t, m in samples if 10 <= t < 20),
+            max(m.iops for t, m in samples if 10 <= t < 20),
+        )
         assert rows[1][5] is None  # workers keep no histograms: no p99
         assert len(PEAK_COLUMNS) == 20
 
@@ -229,15 +272,23 @@ def _v2_contents(path: Path) -> tuple[dict, dict, dict]:
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
     cols = ", ".join([f"i_{n}" for n in METRIC_NAMES] + [f"w_{n}" for n in METRIC_NAMES])
     samples: dict = {}
-    for row in conn.execute(f"SELECT step_id, level, ifnull(manager, ''), key, t, {cols}, i_read_hist, i_write_hist "
-                            "FROM samples JOIN series ON series.id = series_id ORDER BY series_id, t"):
+    for row in conn.execute(
+        f"SELECT step_id, level, ifnull(manager, ''), key, t, {cols}, i_read_hist, i_write_hist "
+        "FROM samples JOIN series ON series.id = series_id ORDER BY series_id, t"
+    ):
         n = len(METRIC_NAMES)
-        values = row[5:5 + 2 * n]
+        values = row[5 : 5 + 2 * n]
         samples.setdefault(row[:4], []).append((row[4], values, decode_hist(row[-2]), decode_hist(row[-1])))
-    results = {row[:4]: (row[4:-2], decode_hist(row[-2]), decode_hist(row[-1])) for row in conn.execute(
-        f"SELECT step_id, level, ifnull(manager, ''), key, {', '.join(METRIC_NAMES)}, read_hist, write_hist "
-        "FROM results JOIN series ON series.id = series_id")}
-    outputs = {row[:2]: row[2] for row in conn.execute("SELECT step_id, manager, raw_output FROM step_outputs")}
+    results = {
+        row[:4]: (row[4:-2], decode_hist(row[-2]), decode_hist(row[-1]))
+        for row in conn.execute(
+            f"SELECT step_id, level, ifnull(manager, ''), key, {', '.join(METRIC_NAMES)}, read_hist, write_hist "
+            "FROM results JOIN series ON series.id = series_id"
+        )
+    }
+    outputs = {
+        row[:2]: row[2] for row in conn.execute("SELECT step_id, manager, raw_output FROM step_outputs")
+    }
     conn.close()
     return samples, results, outputs
 
@@ -259,7 +310,8 @@ def test_a_version_2_database_migrates_in_place_with_a_backup_and_keeps_every_nu
         run2_steps = {s.id for s in get_run(store, 2).steps}
         assert not store.conn.execute(
             f"SELECT count(*) FROM series WHERE same_as IS NOT NULL AND step_id IN "
-            f"({', '.join(map(str, run2_steps))})").fetchone()[0]
+            f"({', '.join(map(str, run2_steps))})"
+        ).fetchone()[0]
         for (step_id, level, manager, key), rows in samples.items():
             inter = step_samples(store, step_id, level, key, "interval", manager=manager or None)
             whole = step_samples(store, step_id, level, key, "whole", manager=manager or None)
@@ -290,8 +342,10 @@ def _v3_contents(path: Path) -> dict:
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
     out = {
-        "samples": conn.execute(f"SELECT step_id, level, ifnull(manager, ''), key, t, {', '.join(SAMPLE_VALUE_COLUMNS)} "
-                                "FROM samples JOIN series ON series.id = series_id ORDER BY series_id, t").fetchall(),
+        "samples": conn.execute(
+            f"SELECT step_id, level, ifnull(manager, ''), key, t, {', '.join(SAMPLE_VALUE_COLUMNS)} "
+            "FROM samples JOIN series ON series.id = series_id ORDER BY series_id, t"
+        ).fetchall(),
         "hists": conn.execute("SELECT * FROM sample_hists ORDER BY series_id, t").fetchall(),
         "peaks": conn.execute("SELECT * FROM sample_peaks ORDER BY series_id, bin").fetchall(),
     }
@@ -318,8 +372,8 @@ def test_a_version_3_database_of_a_real_run_migrates_to_blocks_with_a_backup_and
             whole = step_samples(store, step_id, level, key, "whole", manager=manager or None)
             assert [t for t, _m in inter] == [r[0] for r in rows]
             for row, (_t, mi), (_t2, mw) in zip(rows, inter, whole, strict=True):
-                assert tuple(getattr(mi, k) for k in METRIC_NAMES) == row[1:1 + n]
-                assert tuple(getattr(mw, k) for k in METRIC_NAMES) == row[1 + n:]
+                assert tuple(getattr(mi, k) for k in METRIC_NAMES) == row[1 : 1 + n]
+                assert tuple(getattr(mw, k) for k in METRIC_NAMES) == row[1 + n :]
         assert store.conn.execute("SELECT * FROM sample_peaks ORDER BY 1, 2").fetchall() == before["peaks"]
         # the interval histograms moved into blocks (version 5), every bucket and count as it was
         assert store.conn.execute("SELECT count(*) FROM sample_hists").fetchone()[0] == 0

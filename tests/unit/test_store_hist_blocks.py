@@ -26,7 +26,9 @@ from app.store.queries import step_samples
 def hist(rng: np.random.Generator, n: int) -> dict[int, int]:
     """fio-like buckets (log-linear, ns) with lognormal counts; a zero count now and then."""
     lat = rng.lognormal(11.5, 0.6, n).astype(np.int64)
-    buckets = (np.exp2(np.floor(np.log2(lat + 1)) - 6) * np.floor(lat / np.exp2(np.floor(np.log2(lat + 1)) - 6)))
+    buckets = np.exp2(np.floor(np.log2(lat + 1)) - 6) * np.floor(
+        lat / np.exp2(np.floor(np.log2(lat + 1)) - 6)
+    )
     values, counts = np.unique(buckets.astype(np.int64), return_counts=True)
     out = dict(zip(values.tolist(), counts.tolist(), strict=True))
     if len(out) > 3 and rng.random() < 0.2:
@@ -59,14 +61,24 @@ def test_a_block_reads_back_every_bucket_and_count_and_is_smaller_than_the_rows(
 
 def test_negative_counts_are_refused():
     with pytest.raises(ValueError, match="negative"):
-        encode_hist_block([(1.0, (np.array([5]), np.array([-1])), (np.empty(0, np.int64), np.empty(0, np.int64)))])
+        encode_hist_block(
+            [(1.0, (np.array([5]), np.array([-1])), (np.empty(0, np.int64), np.empty(0, np.int64)))]
+        )
 
 
 def _metrics(h_read: dict[int, int], h_write: dict[int, int], salt: int) -> Metrics:
     n_r, n_w = sum(h_read.values()), sum(h_write.values())
-    return Metrics(seconds=1.0, read_ios=n_r, write_ios=n_w + salt, read_lat_n=n_r, write_lat_n=n_w,
-                   read_lat_sum_ns=n_r * 90_000, write_lat_sum_ns=n_w * 120_000, read_hist=h_read,
-                   write_hist=h_write)
+    return Metrics(
+        seconds=1.0,
+        read_ios=n_r,
+        write_ios=n_w + salt,
+        read_lat_n=n_r,
+        write_lat_n=n_w,
+        read_lat_sum_ns=n_r * 90_000,
+        write_lat_sum_ns=n_w * 120_000,
+        read_hist=h_read,
+        write_hist=h_write,
+    )
 
 
 def test_every_recorded_second_keeps_its_histograms(tmp_path):
@@ -79,8 +91,12 @@ def test_every_recorded_second_keeps_its_histograms(tmp_path):
     run = rec.begin_run({}, plan_name="p", name="hists")
     rec.add_managers(run, [ManagerInfo("M1"), ManagerInfo("M2")])
     rec.add_workers(run, [WorkerInfo("M1", "w1", "W"), WorkerInfo("M2", "w1", "W")])
-    rec.add_targets(run, [TargetInfo("M1", "w1", "w1t1", "T", "/a"), TargetInfo("M2", "w1", "w1t1", "T", "/b")])
-    step = rec.begin_step(run, 0, spec_name="s", queue_depth=1, active_workers=[], active_targets=[], run_s=150)
+    rec.add_targets(
+        run, [TargetInfo("M1", "w1", "w1t1", "T", "/a"), TargetInfo("M2", "w1", "w1t1", "T", "/b")]
+    )
+    step = rec.begin_step(
+        run, 0, spec_name="s", queue_depth=1, active_workers=[], active_targets=[], run_s=150
+    )
     want: dict[tuple[str, float], tuple[dict, dict]] = {}
     for s in range(1, 151):
         t = float(s)
@@ -97,7 +113,9 @@ def test_every_recorded_second_keeps_its_histograms(tmp_path):
         if s == 100:
             r, w = hist(rng, 3100), {}
             want[("M1", 30.0)] = (r, w)
-            rec.add_samples(step, [SampleRow("M1", "manager", "M1", 30.0, _metrics(r, w, 0), _metrics(r, w, 0))])
+            rec.add_samples(
+                step, [SampleRow("M1", "manager", "M1", 30.0, _metrics(r, w, 0), _metrics(r, w, 0))]
+            )
 
     def check():
         for level, key, mgr in (("manager", "M1", "M1"), ("manager", "M2", "M2"), ("all", "ALL", None)):
@@ -118,8 +136,10 @@ def test_every_recorded_second_keeps_its_histograms(tmp_path):
 def test_a_version_4_file_migrates_its_histogram_rows(tmp_path):
     conn = sqlite3.connect(tmp_path / "v4.db")
     conn.execute("CREATE TABLE series (id INTEGER PRIMARY KEY, step_id INTEGER, same_as INTEGER)")
-    conn.execute("CREATE TABLE sample_hists (series_id INTEGER, t REAL, read_hist BLOB, write_hist BLOB, "
-                 "PRIMARY KEY (series_id, t))")
+    conn.execute(
+        "CREATE TABLE sample_hists (series_id INTEGER, t REAL, read_hist BLOB, write_hist BLOB, "
+        "PRIMARY KEY (series_id, t))"
+    )
     rng = np.random.default_rng(9)
     want = {}
     for sid in (1, 2):
@@ -127,7 +147,10 @@ def test_a_version_4_file_migrates_its_histogram_rows(tmp_path):
         for s in range(1, 131):
             r, w = hist(rng, 2000), (hist(rng, 500) if sid == 1 else {})
             want[(sid, float(s))] = (r, w)
-            conn.execute("INSERT INTO sample_hists VALUES (?, ?, ?, ?)", (sid, float(s), encode_hist(r), encode_hist(w)))
+            conn.execute(
+                "INSERT INTO sample_hists VALUES (?, ?, ?, ?)",
+                (sid, float(s), encode_hist(r), encode_hist(w)),
+            )
     with conn:
         migrate_to_v5(conn)
     assert conn.execute("SELECT count(*) FROM sample_hists").fetchone()[0] == 0

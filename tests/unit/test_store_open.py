@@ -118,9 +118,7 @@ def _scribble_on_an_index(path: Path) -> None:
     """Zero the end of the series index's root page: the header still reads, only a check finds it."""
     conn = sqlite3.connect(path)
     page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-    (root,) = conn.execute(
-        "SELECT rootpage FROM sqlite_schema WHERE name = 'series_identity'"
-    ).fetchone()
+    (root,) = conn.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'series_identity'").fetchone()
     conn.close()
     with open(path, "r+b") as f:
         f.seek(root * page_size - page_size // 4)
@@ -132,14 +130,25 @@ def _abandon_a_run(path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
     conn = sqlite3.connect(path)
-    conn.execute("UPDATE runs SET status = 'running', owner_pid = ?, owner_host = ?, owner_token = 'gone' "
-                 "WHERE id = (SELECT min(id) FROM runs)", (proc.pid, socket.gethostname()))
+    conn.execute(
+        "UPDATE runs SET status = 'running', owner_pid = ?, owner_host = ?, owner_token = 'gone' "
+        "WHERE id = (SELECT min(id) FROM runs)",
+        (proc.pid, socket.gethostname()),
+    )
     conn.commit()
     conn.close()
 
 
-@pytest.mark.parametrize("damage", ["truncated", "garbage", "scribbled", "scribbled, then fiometer check",
-                                    "scribbled, then its recorder died"])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "truncated",
+        "garbage",
+        "scribbled",
+        "scribbled, then fiometer check",
+        "scribbled, then its recorder died",
+    ],
+)
 def test_damaged_file_is_copied_aside_and_explained(tmp_path, monkeypatch, damage):
     path = tmp_path / "fiometer.db"
     if damage == "truncated":

@@ -60,7 +60,11 @@ def _python(code: str, *args: object) -> subprocess.Popen[str]:
 
 
 def _every_sample(store, step_id: int) -> dict:
-    return {(k, w): step_samples(store, step_id, k[1], k[2], w, manager=k[0]) for k in level_keys() for w in WINDOWS}
+    return {
+        (k, w): step_samples(store, step_id, k[1], k[2], w, manager=k[0])
+        for k in level_keys()
+        for w in WINDOWS
+    }
 
 
 @pytest.mark.parametrize(("noticed_by", "intervals"), [("open", 4), ("list", 4), ("open", 150)])
@@ -74,8 +78,10 @@ def test_killed_recorder_leaves_an_interrupted_run_with_its_samples(tmp_path, no
         run_id, step_id = map(int, line.split())
         with open_store(path) as store:
             assert get_run(store, run_id).status == "running"  # its process is alive: left alone
-            rows, blocks = (store.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                            for t in ("samples", "sample_blocks"))
+            rows, blocks = (
+                store.conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                for t in ("samples", "sample_blocks")
+            )
             assert rows > 0 and (blocks > 0) == (intervals > BLOCK_SAMPLES)
             seen_alive = _every_sample(store, step_id)
             child.kill()  # SIGKILL on POSIX: no cleanup code runs
@@ -90,7 +96,8 @@ def test_killed_recorder_leaves_an_interrupted_run_with_its_samples(tmp_path, no
             assert "cut short" in run.messages[0].text and str(child.pid) in run.messages[0].text
             for manager, level, key in level_keys():
                 assert [t for t, _ in step_samples(store, step_id, level, key, manager=manager)] == [
-                    float(i + 1) for i in range(intervals)]
+                    float(i + 1) for i in range(intervals)
+                ]
             assert _every_sample(store, step_id) == seen_alive  # every number as recorded
             # the interrupted step was sealed: its samples in blocks, its peaks kept for the charts
             assert store.conn.execute("SELECT count(*) FROM samples").fetchone()[0] == 0

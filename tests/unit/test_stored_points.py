@@ -18,15 +18,29 @@ WORKERS = ("w1", "w2")
 
 def _m(rng: np.random.Generator, seconds: float = 1.0, hist: bool = True) -> Metrics:
     r, w = int(rng.integers(1000, 5000)), int(rng.integers(0, 2000))
-    return Metrics(seconds=seconds, read_ios=r, write_ios=w, read_bytes=4096 * r, write_bytes=4096 * w,
-                   read_iops=r / 1.0003, write_iops=w / 0.9991, read_bps=4096 * r / 1.0003,
-                   write_bps=4096 * w / 0.9991, read_lat_sum_ns=r * rng.uniform(1e5, 3e5),
-                   write_lat_sum_ns=w * rng.uniform(1e5, 3e5), read_lat_n=r, write_lat_n=w,
-                   read_lat_max_ns=float(rng.integers(10**6, 10**7)), write_lat_max_ns=float(rng.integers(10**6, 10**7)),
-                   read_hist={int(b): int(rng.integers(1, 99)) for b in rng.integers(10**4, 10**6, 30)} if hist else {},
-                   write_hist={int(b): int(rng.integers(1, 99)) for b in rng.integers(10**4, 10**6, 20)} if hist else {},
-                   usr_cpu=float(rng.uniform(0, 9)), sys_cpu=float(rng.uniform(0, 30)), disk_util=None,
-                   errors=int(rng.integers(0, 3)))
+    return Metrics(
+        seconds=seconds,
+        read_ios=r,
+        write_ios=w,
+        read_bytes=4096 * r,
+        write_bytes=4096 * w,
+        read_iops=r / 1.0003,
+        write_iops=w / 0.9991,
+        read_bps=4096 * r / 1.0003,
+        write_bps=4096 * w / 0.9991,
+        read_lat_sum_ns=r * rng.uniform(1e5, 3e5),
+        write_lat_sum_ns=w * rng.uniform(1e5, 3e5),
+        read_lat_n=r,
+        write_lat_n=w,
+        read_lat_max_ns=float(rng.integers(10**6, 10**7)),
+        write_lat_max_ns=float(rng.integers(10**6, 10**7)),
+        read_hist={int(b): int(rng.integers(1, 99)) for b in rng.integers(10**4, 10**6, 30)} if hist else {},
+        write_hist={int(b): int(rng.integers(1, 99)) for b in rng.integers(10**4, 10**6, 20)} if hist else {},
+        usr_cpu=float(rng.uniform(0, 9)),
+        sys_cpu=float(rng.uniform(0, 30)),
+        disk_util=None,
+        errors=int(rng.integers(0, 3)),
+    )
 
 
 def _write(path, seconds: int = 30, end: bool = True) -> int:
@@ -47,13 +61,17 @@ def _write(path, seconds: int = 30, end: bool = True) -> int:
                 for w in WORKERS:
                     m = _m(rng, seconds=0.0 if final else 1.0)  # step 2 ends with fio's repeated report
                     whole[w] = wh = replace(_m(rng, seconds=float(t), hist=False))
-                    rows += [SampleRow("M1", "target", f"{w}t1", float(t), m, wh),
-                             SampleRow("M1", "worker", w, float(t), m, wh)]
+                    rows += [
+                        SampleRow("M1", "target", f"{w}t1", float(t), m, wh),
+                        SampleRow("M1", "worker", w, float(t), m, wh),
+                    ]
                     workers.append(m)
                 mm = Metrics.combine(workers)
                 mw = Metrics.combine([whole[w] for w in WORKERS])
-                rows += [SampleRow("M1", "manager", "M1", float(t), mm, mw),
-                         SampleRow(None, "all", "ALL", float(t), mm, mw)]
+                rows += [
+                    SampleRow("M1", "manager", "M1", float(t), mm, mw),
+                    SampleRow(None, "all", "ALL", float(t), mm, mw),
+                ]
                 rec.add_samples(step, rows)
             if end:
                 rec.end_step(step)
@@ -75,8 +93,10 @@ def _replayed(store, data, step_id):
             manager = None if level == "all" else "M1"
             inter = step_samples(store, step.id, level, key, "interval", manager=manager)
             whole = dict(step_samples(store, step.id, level, key, "whole", manager=manager))
-            samples += [ReplaySample(level, manager, key, t, m, whole[t], final=i == len(inter) - 1)
-                        for i, (t, m) in enumerate(inter)]
+            samples += [
+                ReplaySample(level, manager, key, t, m, whole[t], final=i == len(inter) - 1)
+                for i, (t, m) in enumerate(inter)
+            ]
         live.add(offset, samples)
     return live
 
@@ -92,7 +112,9 @@ def test_points_read_on_demand_equal_the_replayed_samples(tmp_path, one_step):
         assert set(data.keys()) == set(keys)
         for kind in KINDS:
             now = load_points(store, data, keys, step_id, kind)
-            assert [(m.x, m.label.split(": ")[1]) for m in now.steps] == [(m.x, m.label) for m in before.steps]
+            assert [(m.x, m.label.split(": ")[1]) for m in now.steps] == [
+                (m.x, m.label) for m in before.steps
+            ]
             for k in keys:
                 a, b = before.series[k], now.series[k]
                 np.testing.assert_array_equal(b.xs(), a.xs())
@@ -108,7 +130,9 @@ def test_a_long_run_is_peak_decimated_keeping_every_spike(tmp_path, ended):
     run_id = _write(tmp_path / "r.db", seconds=120, end=ended)
     with open_store(tmp_path / "r.db") as store:
         data = load_run(store, run_id)
-        assert store.conn.execute("SELECT count(*) FROM sample_peaks").fetchone()[0] == (2 * 3 * 13 if ended else 0)  # 2 workers + manager, 13 bins
+        assert store.conn.execute("SELECT count(*) FROM sample_peaks").fetchone()[0] == (
+            2 * 3 * 13 if ended else 0
+        )  # 2 workers + manager, 13 bins
         before = _replayed(store, data, None)
         for kind in (LAST, WHOLE):
             now = load_points(store, data, [ALL_KEY], None, kind, bins=10)

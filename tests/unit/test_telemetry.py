@@ -257,8 +257,9 @@ def test_all_is_the_sum_over_managers_and_final_only_when_every_manager_is():
     assert al.whole.percentile_ms(99) is not None
     assert al.final
     # B (3 reports) ends before A (5 reports): ALL is not final until A's final report
-    b_final = next(batch for batch in batches if any(s.level == "manager" and s.key == "B" and s.final
-                                                     for s in batch))
+    b_final = next(
+        batch for batch in batches if any(s.level == "manager" and s.key == "B" and s.final for s in batch)
+    )
     b_all = [s for s in b_final if s.level == "all"]
     assert b_all and not any(s.final for s in b_all)
 

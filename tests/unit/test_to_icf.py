@@ -30,10 +30,17 @@ def test_round_trip_through_the_icf_writer_and_reader(tmp_path: Path) -> None:
     again = plan_from_icf(back)
     assert again.setup.run_time == 3725 and again.setup.ramp_up == 15
     assert again.setup.test_type == "CYCLE_OUTSTANDING_IOS" and again.setup.description == "before/after"
-    assert [(s.name, [ln.as_csv() for ln in s.lines], s.default_assignment) for s in again.specs] == \
-        [(s.name, [ln.as_csv() for ln in s.lines], s.default_assignment) for s in plan.specs]
+    assert [(s.name, [ln.as_csv() for ln in s.lines], s.default_assignment) for s in again.specs] == [
+        (s.name, [ln.as_csv() for ln in s.lines], s.default_assignment) for s in plan.specs
+    ]
     w2 = again.managers[1].workers[0]
-    assert (w2.max_size, w2.start_sector, w2.data_pattern, w2.fixed_seed, w2.queue_depth) == (2048, 64, 2, 42, 8)
+    assert (w2.max_size, w2.start_sector, w2.data_pattern, w2.fixed_seed, w2.queue_depth) == (
+        2048,
+        64,
+        2,
+        42,
+        8,
+    )
     assert w2.specs == ["B", "Idle", "A"]
     assert [t.name for t in w2.targets] == ["sdb", "/t/m2w1t2"]
     assert [m.name for m in again.managers] == ["M1", "M2"]

@@ -12,5 +12,6 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_bundled_user_guide_is_the_docs_guide() -> None:
     shipped = user_guide()
     assert shipped.is_file()
-    assert shipped.read_text(encoding="utf-8") == (ROOT / "docs" / "user-guide.md").read_text(encoding="utf-8"), (
-        "resources/docs/user-guide.md differs from docs/user-guide.md: cp docs/user-guide.md resources/docs/")
+    assert shipped.read_text(encoding="utf-8") == (ROOT / "docs" / "user-guide.md").read_text(
+        encoding="utf-8"
+    ), "resources/docs/user-guide.md differs from docs/user-guide.md: cp docs/user-guide.md resources/docs/"

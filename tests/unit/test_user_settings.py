@@ -14,13 +14,17 @@ from tests.unit.test_fio_binary import make_exe
 
 def test_linux_uses_xdg_config_home():
     env = {"XDG_CONFIG_HOME": "/home/ann/.cfg"}
-    assert settings_path_for("Linux", env, "/home/ann") == PurePosixPath("/home/ann/.cfg/fiometer/settings.json")
+    assert settings_path_for("Linux", env, "/home/ann") == PurePosixPath(
+        "/home/ann/.cfg/fiometer/settings.json"
+    )
 
 
 @pytest.mark.parametrize("xdg", [None, "", "relative/dir"])
 def test_linux_falls_back_to_dot_config(xdg):
     env = {} if xdg is None else {"XDG_CONFIG_HOME": xdg}
-    assert settings_path_for("Linux", env, "/home/ann") == PurePosixPath("/home/ann/.config/fiometer/settings.json")
+    assert settings_path_for("Linux", env, "/home/ann") == PurePosixPath(
+        "/home/ann/.config/fiometer/settings.json"
+    )
 
 
 def test_windows_uses_appdata():
@@ -31,15 +35,21 @@ def test_windows_uses_appdata():
 
 
 def test_windows_without_appdata_uses_the_profile():
-    assert settings_path_for("Windows", {}, r"C:\Users\Ann") == \
-        PureWindowsPath(r"C:\Users\Ann\AppData\Roaming\Fiometer\settings.json")
+    assert settings_path_for("Windows", {}, r"C:\Users\Ann") == PureWindowsPath(
+        r"C:\Users\Ann\AppData\Roaming\Fiometer\settings.json"
+    )
 
 
 def test_macos_and_override():
-    assert config_dir_for("Darwin", {}, "/Users/ann") == PurePosixPath("/Users/ann/Library/Application Support/Fiometer")
-    assert settings_path_for("Linux", {us.ENV_DIR: "/tmp/x"}, "/home/ann") == PurePosixPath("/tmp/x/settings.json")
-    assert settings_path_for("Windows", {us.ENV_DIR: r"D:\cfg", "APPDATA": r"C:\A"}, r"C:\U") == \
-        PureWindowsPath(r"D:\cfg\settings.json")
+    assert config_dir_for("Darwin", {}, "/Users/ann") == PurePosixPath(
+        "/Users/ann/Library/Application Support/Fiometer"
+    )
+    assert settings_path_for("Linux", {us.ENV_DIR: "/tmp/x"}, "/home/ann") == PurePosixPath(
+        "/tmp/x/settings.json"
+    )
+    assert settings_path_for(
+        "Windows", {us.ENV_DIR: r"D:\cfg", "APPDATA": r"C:\A"}, r"C:\U"
+    ) == PureWindowsPath(r"D:\cfg\settings.json")
 
 
 def test_suite_never_touches_the_real_settings(tmp_path_factory):
@@ -63,11 +73,14 @@ def test_round_trip_keeps_unknown_keys(tmp_path):
     assert json.loads(path.read_text())["future_option"] == 3
 
 
-@pytest.mark.parametrize("text, words", [
-    ("{not json", "cannot read"),
-    ("[1, 2]", "not a JSON object"),
-    ('{"fio_path": 42}', "must be a string"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("{not json", "cannot read"),
+        ("[1, 2]", "not a JSON object"),
+        ('{"fio_path": 42}', "must be a string"),
+    ],
+)
 def test_damaged_file_gives_defaults_and_says_why(tmp_path, text, words):
     path = tmp_path / "settings.json"
     path.write_text(text)

@@ -53,7 +53,9 @@ def test_zero_and_compressible_buffers_are_named_with_their_option():
     zeros = StepFacts(run, step, "M1", parse_jobs(JOB + "zero_buffers=1\n"), {}, {})
     (note,) = compressible_notes(zeros)
     assert note.kind == COMPRESSIBLE and "zero_buffers=1" in note.figure and note.step == 0
-    half = StepFacts(run, step, "M1", parse_jobs(JOB + "buffer_compress_percentage=50\nrefill_buffers=1\n"), {}, {})
+    half = StepFacts(
+        run, step, "M1", parse_jobs(JOB + "buffer_compress_percentage=50\nrefill_buffers=1\n"), {}, {}
+    )
     assert "buffer_compress_percentage=50" in compressible_notes(half)[0].figure
     random = StepFacts(run, step, "M1", parse_jobs(JOB + "refill_buffers=1\n"), {}, {})
     assert compressible_notes(random) == []
@@ -76,7 +78,9 @@ def test_a_step_whose_iops_drift_is_not_steady_by_the_preconditioning_rule():
 
 
 def remote_doc(job_start_s: float) -> dict:
-    return {"client_stats": [{"jobname": "m1.w1.t1", "job_start": int(job_start_s * 1000), "job_runtime": 10000}]}
+    return {
+        "client_stats": [{"jobname": "m1.w1.t1", "job_start": int(job_start_s * 1000), "job_runtime": 10000}]
+    }
 
 
 def test_a_remote_clock_outside_the_step_is_said_with_its_offset():
@@ -90,11 +94,15 @@ def test_a_remote_clock_outside_the_step_is_said_with_its_offset():
     ahead = StepFacts(run, step, "DB01", [], remote_doc(begin + 13.0), {})
     assert "3.0 s ahead of" in clock_notes(ahead, local=False)[0].figure
     assert clock_notes(behind, local=True) == []  # a local fio shares our clock
-    assert clock_notes(StepFacts(run, step, "DB01", [], {"client_stats": [{"jobname": "x"}]}, {}), False) == []
+    assert (
+        clock_notes(StepFacts(run, step, "DB01", [], {"client_stats": [{"jobname": "x"}]}, {}), False) == []
+    )
 
 
 def test_a_comparison_says_which_side_carries_a_note_the_other_does_not():
-    cache = Note("cache", "97 % of fio's 374,387 reads not seen by the disk", "use direct I/O", "97 %", 0, "M1")
+    cache = Note(
+        "cache", "97 % of fio's 374,387 reads not seen by the disk", "use direct I/O", "97 %", 0, "M1"
+    )
     compress = Note("compressible", "writes of zeros", "use full random", "zeros", 0, "M1")
     said = differences([compress], [cache, compress], ("before", "after"))
     assert said == ["after: cache — 97 % of fio's 374,387 reads not seen by the disk (not in before)"]
@@ -113,8 +121,11 @@ def test_buffered_writes_are_the_page_caches():
 
     run, step = run_and_step()
     run.host = {"managers": {"M1": {"memory_bytes": 8 << 30}}}
-    buffered = StepFacts(run, step, "M1", parse_jobs(JOB.replace("direct=1", "direct=0") + "size=1073741824\n"), {},
-                         {})
+    buffered = StepFacts(
+        run, step, "M1", parse_jobs(JOB.replace("direct=1", "direct=0") + "size=1073741824\n"), {}, {}
+    )
     (note,) = cache_notes(buffered)
-    assert note.kind == CACHE and "buffered writes" in note.text and note.figure.startswith("1 GiB test region")
+    assert (
+        note.kind == CACHE and "buffered writes" in note.text and note.figure.startswith("1 GiB test region")
+    )
     assert cache_notes(StepFacts(run, step, "M1", parse_jobs(JOB + "size=1073741824\n"), {}, {})) == []

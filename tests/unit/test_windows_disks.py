@@ -45,7 +45,9 @@ def test_a_file_on_a_drive_letter_is_on_the_disk_windows_names() -> None:
 
 def test_a_folder_mount_is_opened_by_its_volume_name() -> None:
     guid = "\\\\?\\Volume{0a1b2c3d-0000-0000-0000-100000000000}\\"
-    api = FakeApi({"C:\\mnt\\fast": "C:\\mnt\\fast\\"}, {"C:\\mnt\\fast\\": guid}, {guid.rstrip("\\"): _number(3)})
+    api = FakeApi(
+        {"C:\\mnt\\fast": "C:\\mnt\\fast\\"}, {"C:\\mnt\\fast\\": guid}, {guid.rstrip("\\"): _number(3)}
+    )
     assert disk_of("C:\\mnt\\fast\\t.tst", api) == "PhysicalDrive3"
 
 
@@ -56,13 +58,20 @@ def test_a_physical_drive_is_itself_without_asking() -> None:
     assert api.opened == []
 
 
-@pytest.mark.parametrize(("path", "api", "why"), [
-    ("E:\\t.tst", FakeApi({}, {}, {}), "no volume (a share or a missing drive)"),
-    ("E:\\t.tst", FakeApi({"E:\\": "E:\\"}, {}, {}), "the volume does not answer (Wine, a spanned volume)"),
-    ("E:\\t.tst", FakeApi({"E:\\": "E:\\"}, {}, {"\\\\.\\E:": b"\x07\x00"}), "a short answer"),
-    ("E:\\t.tst", FakeApi({"E:\\": "E:\\"}, {}, {"\\\\.\\E:": _number(0xFFFFFFFF)}), "no disk number"),
-    ("C:\\m\\t", FakeApi({"C:\\m": "C:\\m\\"}, {}, {}), "a folder mount without a volume name"),
-])
+@pytest.mark.parametrize(
+    ("path", "api", "why"),
+    [
+        ("E:\\t.tst", FakeApi({}, {}, {}), "no volume (a share or a missing drive)"),
+        (
+            "E:\\t.tst",
+            FakeApi({"E:\\": "E:\\"}, {}, {}),
+            "the volume does not answer (Wine, a spanned volume)",
+        ),
+        ("E:\\t.tst", FakeApi({"E:\\": "E:\\"}, {}, {"\\\\.\\E:": b"\x07\x00"}), "a short answer"),
+        ("E:\\t.tst", FakeApi({"E:\\": "E:\\"}, {}, {"\\\\.\\E:": _number(0xFFFFFFFF)}), "no disk number"),
+        ("C:\\m\\t", FakeApi({"C:\\m": "C:\\m\\"}, {}, {}), "a folder mount without a volume name"),
+    ],
+)
 def test_unknown_is_none_never_a_guess(path: str, api: FakeApi, why: str) -> None:
     assert disk_of(path, api) is None, why
 

@@ -23,10 +23,19 @@ ROOT = Path(__file__).resolve().parents[2]
 SETUP = "run `bash bootstrap.sh test-windows`, which sets Wine up and runs these"
 
 
-def fiometer(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+def fiometer(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess:
     """`fiometer ARGS` in a child of this Python (Windows Python under Wine, or the Linux virtualenv)."""
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.PIPE, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.PIPE,
+        env=env,
+    )
 
 
 @pytest.fixture
@@ -36,7 +45,9 @@ def windows_fio() -> Path:
         pytest.skip(f"Windows Python only; {SETUP}")
     path = Path(os.environ.get("PROGRAMFILES", r"C:\Program Files")) / "fio" / "fio.exe"
     if not path.is_file():
-        pytest.skip(f"no {path}: the Wine set-up built no fio.exe (no fio source; see bootstrap-windows' message)")
+        pytest.skip(
+            f"no {path}: the Wine set-up built no fio.exe (no fio source; see bootstrap-windows' message)"
+        )
     return path
 
 

@@ -34,8 +34,20 @@ def test_the_vmware_template_runs_locally_and_is_stored(windows_fio: Path, tmp_p
     assert "filename=C\\:\\iobw.tst" in text  # fio reads ':' as a separator of file names unless escaped
 
     db = tmp_path / "runs.db"
-    run = fiometer("run", str(VMWARE), "--map", f"C:={tmp_path / 'iobw.tst'}", "--run-time", "1",
-                   "--test-file-size", "16M", "--fio", str(windows_fio), "--db", str(db))
+    run = fiometer(
+        "run",
+        str(VMWARE),
+        "--map",
+        f"C:={tmp_path / 'iobw.tst'}",
+        "--run-time",
+        "1",
+        "--test-file-size",
+        "16M",
+        "--fio",
+        str(windows_fio),
+        "--db",
+        str(db),
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "4 of 4 steps ran (4 complete)" in run.stdout
     steps = _steps(db)
@@ -43,12 +55,22 @@ def test_the_vmware_template_runs_locally_and_is_stored(windows_fio: Path, tmp_p
 
     # the stored run's reports and exports, written by Windows Python (the PDF through Qt's QPdfWriter)
     out = {k: tmp_path / f"r.{k}" for k in ("html", "pdf", "xlsx", "csv")}
-    report = fiometer("report", "1", "--db", str(db), *[a for k, f in out.items() for a in (f"--{k}", str(f))])
+    report = fiometer(
+        "report", "1", "--db", str(db), *[a for k, f in out.items() for a in (f"--{k}", str(f))]
+    )
     assert report.returncode == 0, report.stderr[-3000:]
     assert out["pdf"].read_bytes().startswith(b"%PDF") and out["xlsx"].read_bytes().startswith(b"PK")
     assert "Max Throughput-100%Read" in out["html"].read_text(encoding="utf-8")
-    export = fiometer("export", "1", "--db", str(db), "--iometer-csv", str(tmp_path / "i.csv"),
-                      "--samples", str(tmp_path / "s.csv"))
+    export = fiometer(
+        "export",
+        "1",
+        "--db",
+        str(db),
+        "--iometer-csv",
+        str(tmp_path / "i.csv"),
+        "--samples",
+        str(tmp_path / "s.csv"),
+    )
     assert export.returncode == 0, export.stderr[-3000:]
     iometer = (tmp_path / "i.csv").read_text()
     assert iometer.startswith("'Test Type") and "Max Throughput-100%Read" in iometer
@@ -77,8 +99,9 @@ def _icf_with_two_targets(tmp_path: Path) -> Path:
     return path
 
 
-def test_an_imported_physical_drive_and_labelled_drive_give_windows_job_text(windows_fio: Path,
-                                                                             tmp_path: Path) -> None:
+def test_an_imported_physical_drive_and_labelled_drive_give_windows_job_text(
+    windows_fio: Path, tmp_path: Path
+) -> None:
     icf = _icf_with_two_targets(tmp_path)
     jobs = tmp_path / "jobs"
     shown = fiometer("plan", str(icf), "--jobs", str(jobs))
@@ -88,7 +111,9 @@ def test_an_imported_physical_drive_and_labelled_drive_give_windows_job_text(win
     assert "filename=C\\:\\iobw.tst" in text
 
     # the raw disk is written by the mixed specs: refused until armed, and the message says how
-    run = fiometer("run", str(icf), "--run-time", "1", "--fio", str(windows_fio), "--db", str(tmp_path / "r.db"))
+    run = fiometer(
+        "run", str(icf), "--run-time", "1", "--fio", str(windows_fio), "--db", str(tmp_path / "r.db")
+    )
     assert run.returncode != 0
     said = run.stdout + run.stderr
     assert "PhysicalDrive1" in said and "--allow-write" in said, said[-3000:]
@@ -107,8 +132,19 @@ def test_settings_database_and_log_land_in_appdata(windows_fio: Path, tmp_path: 
     assert f"Log file: {local}\\Fiometer\\" in out
     assert "found" in out and "fio.exe" in out
 
-    run = fiometer("run", str(VMWARE), "--map", f"C:={tmp_path / 'iobw.tst'}", "--run-time", "1",
-                   "--test-file-size", "8M", "--fio", str(windows_fio), env=env)
+    run = fiometer(
+        "run",
+        str(VMWARE),
+        "--map",
+        f"C:={tmp_path / 'iobw.tst'}",
+        "--run-time",
+        "1",
+        "--test-file-size",
+        "8M",
+        "--fio",
+        str(windows_fio),
+        env=env,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert (local / "Fiometer" / "fiometer.db").is_file()
     assert not roaming.exists() or not any(p.suffix == ".db" for p in roaming.rglob("*"))
@@ -124,8 +160,20 @@ def test_windows_fiometer_drives_a_linux_fio_server(windows_fio: Path, tmp_path:
     db = tmp_path / "r.db"
     name = f"fiometer-from-windows-{uuid.uuid4().hex[:8]}.tst"  # new each time: a file left before is foreign
     try:
-        run = fiometer("run", str(VMWARE), "--manager", f"PB-W2K3-04={where}", "--map", f"C:=/tmp/{name}",
-                       "--run-time", "1", "--test-file-size", "8M", "--db", str(db))
+        run = fiometer(
+            "run",
+            str(VMWARE),
+            "--manager",
+            f"PB-W2K3-04={where}",
+            "--map",
+            f"C:=/tmp/{name}",
+            "--run-time",
+            "1",
+            "--test-file-size",
+            "8M",
+            "--db",
+            str(db),
+        )
     finally:
         Path(f"Z:/tmp/{name}").unlink(missing_ok=True)  # the Linux server's /tmp, through Wine's Z: drive
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]

@@ -18,8 +18,14 @@ from tests.windows.test_windows_local import VMWARE
 def windows_server(wine_fio):
     cmd, env = wine_fio
     port = free_port("127.0.0.1")
-    proc = subprocess.Popen([*cmd, f"--server=ip:127.0.0.1,{port}"], env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*cmd, f"--server=ip:127.0.0.1,{port}"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait_listening("127.0.0.1", port, proc, timeout=60)  # the first Wine start of a session is slow
         yield f"127.0.0.1:{port}"
@@ -40,8 +46,20 @@ def test_linux_fiometer_drives_a_windows_fio_server(windows_server: str, wine_fi
     name = f"fiometer-from-linux-{uuid.uuid4().hex[:8]}.tst"  # new each time: the Wine prefix is kept
     target = f"C:\\users\\Public\\{name}"
     try:
-        run = fiometer("run", str(VMWARE), "--manager", f"PB-W2K3-04={windows_server}", "--map", f"C:={target}",
-                       "--run-time", "1", "--test-file-size", "8M", "--db", str(db))
+        run = fiometer(
+            "run",
+            str(VMWARE),
+            "--manager",
+            f"PB-W2K3-04={windows_server}",
+            "--map",
+            f"C:={target}",
+            "--run-time",
+            "1",
+            "--test-file-size",
+            "8M",
+            "--db",
+            str(db),
+        )
     finally:
         _cmd, env = wine_fio
         if env.get("WINEPREFIX"):

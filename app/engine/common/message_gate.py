@@ -63,7 +63,13 @@ class MessageGate:
         """One line about what was dropped, or None when nothing was."""
         if not self.dropped:
             return None
-        parts = [f"{n} {what}" for n, what in ((self.repeats, "repeated"),
-                                                (self.over_rate, f"over {self.per_second:g}/s"),
-                                                (self.over_cap, f"past the cap of {self.cap}")) if n]
+        parts = [
+            f"{n} {what}"
+            for n, what in (
+                (self.repeats, "repeated"),
+                (self.over_rate, f"over {self.per_second:g}/s"),
+                (self.over_cap, f"past the cap of {self.cap}"),
+            )
+            if n
+        ]
         return f"{self.dropped} more messages from {manager} were not kept ({', '.join(parts)})"

@@ -64,8 +64,12 @@ def unescape_mount_field(field_text: str) -> str:
     """/proc/mounts escapes space, tab, newline and backslash as octal (\\040 ...)."""
     out, i = [], 0
     while i < len(field_text):
-        if field_text[i] == "\\" and field_text[i + 1:i + 4].isdigit() and len(field_text[i + 1:i + 4]) == 3:
-            out.append(chr(int(field_text[i + 1:i + 4], 8)))
+        if (
+            field_text[i] == "\\"
+            and field_text[i + 1 : i + 4].isdigit()
+            and len(field_text[i + 1 : i + 4]) == 3
+        ):
+            out.append(chr(int(field_text[i + 1 : i + 4], 8)))
             i += 4
         else:
             out.append(field_text[i])
@@ -123,7 +127,9 @@ def _linux(sys_block: Path, proc_mounts: Path, proc_swaps: Path | None) -> list[
             sectors = 0
         if sectors <= 0:  # empty loop devices, card readers without a card
             continue
-        parts = tuple(sorted(p.name for p in d.iterdir() if (p / "partition").is_file())) if d.is_dir() else ()
+        parts = (
+            tuple(sorted(p.name for p in d.iterdir() if (p / "partition").is_file())) if d.is_dir() else ()
+        )
         where = list(mounts.get(name, []))
         holders = sorted(h.name for h in (d / "holders").glob("*"))
         for p in parts:
@@ -145,12 +151,21 @@ def _linux(sys_block: Path, proc_mounts: Path, proc_swaps: Path | None) -> list[
             sector = int(_read(d / "queue" / "logical_block_size", str(SECTOR)))
         except ValueError:
             sector = SECTOR
-        disks.append(Disk(
-            name=name, path=f"/dev/{name}", size_bytes=sectors * SECTOR,
-            model=f"{vendor} {model}".strip() if vendor and vendor not in model else model,
-            partitions=parts, mountpoints=tuple(dict.fromkeys(where)), holders=tuple(dict.fromkeys(holders)),
-            removable=_read(d / "removable") == "1", read_only=_read(d / "ro") == "1",
-            rotational=None if rot == "" else rot == "1", logical_sector=sector))
+        disks.append(
+            Disk(
+                name=name,
+                path=f"/dev/{name}",
+                size_bytes=sectors * SECTOR,
+                model=f"{vendor} {model}".strip() if vendor and vendor not in model else model,
+                partitions=parts,
+                mountpoints=tuple(dict.fromkeys(where)),
+                holders=tuple(dict.fromkeys(holders)),
+                removable=_read(d / "removable") == "1",
+                read_only=_read(d / "ro") == "1",
+                rotational=None if rot == "" else rot == "1",
+                logical_sector=sector,
+            )
+        )
     return disks
 
 
@@ -182,32 +197,56 @@ def parse_windows_disks(text: str) -> list[Disk]:
     for d in data:
         n = int(d["Number"])
         letters = [str(x) for x in (d.get("DriveLetters") or [])]
-        paths = [str(x).rstrip("\\") for x in (d.get("AccessPaths") or [])
-                 if str(x)[:2].upper() not in {x.upper() for x in letters} and not str(x).startswith("\\\\?\\")]
-        holders = tuple(x for x, flag in (("Windows boot disk", d.get("IsBoot")),
-                                          ("system partition", d.get("IsSystem"))) if flag)
-        disks.append(Disk(
-            name=f"PhysicalDrive{n}", path=f"\\\\.\\PhysicalDrive{n}", size_bytes=int(d.get("Size") or 0),
-            model=str(d.get("FriendlyName") or d.get("Model") or "").strip(),
-            partitions=tuple(f"partition {i + 1}" for i in range(int(d.get("NumberOfPartitions") or 0))),
-            mountpoints=tuple(letters + paths), holders=holders,
-            read_only=bool(d.get("IsReadOnly")), logical_sector=int(d.get("LogicalSectorSize") or SECTOR)))
+        paths = [
+            str(x).rstrip("\\")
+            for x in (d.get("AccessPaths") or [])
+            if str(x)[:2].upper() not in {x.upper() for x in letters} and not str(x).startswith("\\\\?\\")
+        ]
+        holders = tuple(
+            x
+            for x, flag in (("Windows boot disk", d.get("IsBoot")), ("system partition", d.get("IsSystem")))
+            if flag
+        )
+        disks.append(
+            Disk(
+                name=f"PhysicalDrive{n}",
+                path=f"\\\\.\\PhysicalDrive{n}",
+                size_bytes=int(d.get("Size") or 0),
+                model=str(d.get("FriendlyName") or d.get("Model") or "").strip(),
+                partitions=tuple(f"partition {i + 1}" for i in range(int(d.get("NumberOfPartitions") or 0))),
+                mountpoints=tuple(letters + paths),
+                holders=holders,
+                read_only=bool(d.get("IsReadOnly")),
+                logical_sector=int(d.get("LogicalSectorSize") or SECTOR),
+            )
+        )
     return sorted(disks, key=lambda x: int(x.name.removeprefix("PhysicalDrive")))
 
 
 def _run_powershell(script: str) -> str:
     flags = 0x08000000  # CREATE_NO_WINDOW: no console flashes up from the GUI
-    out = subprocess.run(["powershell.exe", "-NoProfile", "-NonInteractive", "-Command", "-"], input=script,
-                         capture_output=True, text=True, encoding="utf-8", timeout=30, creationflags=flags)
+    out = subprocess.run(
+        ["powershell.exe", "-NoProfile", "-NonInteractive", "-Command", "-"],
+        input=script,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=30,
+        creationflags=flags,
+    )
     if out.returncode:
         raise OSError(out.stderr.strip() or f"PowerShell exited with {out.returncode}")
     return out.stdout
 
 
-def list_disks(os_name: str | None = None, *, sys_block: str | os.PathLike[str] = "/sys/block",
-               proc_mounts: str | os.PathLike[str] = "/proc/mounts",
-               proc_swaps: str | os.PathLike[str] | None = "/proc/swaps",
-               powershell: Callable[[str], str] = _run_powershell) -> list[Disk]:
+def list_disks(
+    os_name: str | None = None,
+    *,
+    sys_block: str | os.PathLike[str] = "/sys/block",
+    proc_mounts: str | os.PathLike[str] = "/proc/mounts",
+    proc_swaps: str | os.PathLike[str] | None = "/proc/swaps",
+    powershell: Callable[[str], str] = _run_powershell,
+) -> list[Disk]:
     """The machine's whole disks. ``os_name`` uses ``platform.system()`` spelling (default: this OS).
 
     Windows: [] when PowerShell's Storage module cannot answer (unsupported_reason says why). macOS: [].
@@ -235,13 +274,16 @@ def empty_reason(os_name: str | None = None) -> str:
     """What to tell the user when the listing came back empty."""
     os_name = os_name or platform.system()
     if os_name == "Windows":
-        return ("No disks listed: PowerShell's Get-Disk gave no answer (it needs Windows 8 / Server 2012 or "
-                "later). Type the device as \\\\.\\PhysicalDriveN (Disk Management shows N), or use a test file.")
+        return (
+            "No disks listed: PowerShell's Get-Disk gave no answer (it needs Windows 8 / Server 2012 or "
+            "later). Type the device as \\\\.\\PhysicalDriveN (Disk Management shows N), or use a test file."
+        )
     return "No disks found in /sys/block."
 
 
-def disk_of(path: str, sys_dev_block: str | os.PathLike[str] = "/sys/dev/block", *,
-            os_name: str | None = None) -> str | None:
+def disk_of(
+    path: str, sys_dev_block: str | os.PathLike[str] = "/sys/dev/block", *, os_name: str | None = None
+) -> str | None:
     """The disk that holds ``path``, or None where it is not known (never an exception).
 
     Linux: the kernel name of the disk fio reports statistics for when it opens ``path`` (a file: the

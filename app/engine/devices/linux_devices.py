@@ -71,8 +71,11 @@ def loop_backings(sys_block: Path = Path("/sys/block"), dev_dir: str = "/dev") -
             backing = _read(sys_block / name / "loop" / "backing_file").strip()
             with contextlib.suppress(OSError, ValueError):
                 st = os.stat(backing)
-                obj = (("block", os.major(st.st_rdev), os.minor(st.st_rdev)) if stat.S_ISBLK(st.st_mode)
-                       else ("file", st.st_dev, st.st_ino))
+                obj = (
+                    ("block", os.major(st.st_rdev), os.minor(st.st_rdev))
+                    if stat.S_ISBLK(st.st_mode)
+                    else ("file", st.st_dev, st.st_ino)
+                )
         out.append((name, obj if obj is not None else ("unknown", 0, 0)))
     return out
 
@@ -122,15 +125,22 @@ def partitions(dev: tuple[int, int], sys_dev_block: Path) -> dict[tuple[int, int
     return out
 
 
-def device_uses(dev: tuple[int, int], *, mountinfo: Path = Path("/proc/self/mountinfo"),
-                swaps: Path = Path("/proc/swaps"), sys_dev_block: Path = Path("/sys/dev/block"),
-                backings: list[tuple[str, ObjectId]] | None = None) -> list[str]:
+def device_uses(
+    dev: tuple[int, int],
+    *,
+    mountinfo: Path = Path("/proc/self/mountinfo"),
+    swaps: Path = Path("/proc/swaps"),
+    sys_dev_block: Path = Path("/sys/dev/block"),
+    backings: list[tuple[str, ObjectId]] | None = None,
+) -> list[str]:
     """What uses block device ``dev`` (major, minor), in words; [] means nothing Fiometer can see does.
 
     A device the kernel does not list in ``sys_dev_block`` is reported as unknown (so treated as used)."""
     base = sys_dev_block / f"{dev[0]}:{dev[1]}"
     if not base.exists():
-        return [f"device {dev[0]}:{dev[1]} is not listed in {sys_dev_block}, so Fiometer cannot tell what uses it"]
+        return [
+            f"device {dev[0]}:{dev[1]} is not listed in {sys_dev_block}, so Fiometer cannot tell what uses it"
+        ]
     parts = partitions(dev, sys_dev_block)
     numbers = {dev: "", **{n: f" (partition {name})" for n, name in parts.items()}}
     uses: list[str] = []
@@ -161,7 +171,9 @@ def device_uses(dev: tuple[int, int], *, mountinfo: Path = Path("/proc/self/moun
             uses.append(f"held by {', '.join(holders)}{label} (device-mapper, LVM, RAID or encryption)")
     if backings is None:
         backings = loop_backings() if sys_dev_block == Path("/sys/dev/block") else []
-    uses += [f"backing device of /dev/{name}" for name, obj in backings if obj[0] == "block" and obj[1:] in numbers]
+    uses += [
+        f"backing device of /dev/{name}" for name, obj in backings if obj[0] == "block" and obj[1:] in numbers
+    ]
     if parts:
         uses.append("partitioned (" + ", ".join(sorted(parts.values())) + ")")
     return list(dict.fromkeys(uses))

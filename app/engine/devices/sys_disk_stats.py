@@ -22,9 +22,20 @@ def read(name: str, sys_block: Path = SYS_BLOCK) -> tuple[int, ...] | None:
         return None
 
 
-def fio_entry(name: str, base: tuple[int, ...], now: tuple[int, ...], elapsed_ms: float) -> dict[str, str | int | float]:
+def fio_entry(
+    name: str, base: tuple[int, ...], now: tuple[int, ...], elapsed_ms: float
+) -> dict[str, str | int | float]:
     """One ``disk_util`` entry as fio's JSON writes it, for the counters between ``base`` and ``now``."""
     d = [max(b - a, 0) for a, b in zip(base, now, strict=False)]
     util = 100.0 * d[9] / elapsed_ms if elapsed_ms > 0 else 0.0
-    return {"name": name, "read_ios": d[0], "write_ios": d[4], "read_merges": d[1], "write_merges": d[5],
-            "read_ticks": d[3], "write_ticks": d[7], "in_queue": d[10], "util": min(util, 100.0)}
+    return {
+        "name": name,
+        "read_ios": d[0],
+        "write_ios": d[4],
+        "read_merges": d[1],
+        "write_merges": d[5],
+        "read_ticks": d[3],
+        "write_ticks": d[7],
+        "in_queue": d[10],
+        "util": min(util, 100.0),
+    }

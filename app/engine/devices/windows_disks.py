@@ -82,12 +82,26 @@ class _CtypesApi:  # pragma: no cover - Windows only (run under Wine by `bootstr
         k.GetVolumePathNameW.restype = wintypes.BOOL
         k.GetVolumeNameForVolumeMountPointW.argtypes = [wintypes.LPCWSTR, wintypes.LPWSTR, wintypes.DWORD]
         k.GetVolumeNameForVolumeMountPointW.restype = wintypes.BOOL
-        k.CreateFileW.argtypes = [wintypes.LPCWSTR, wintypes.DWORD, wintypes.DWORD, wintypes.LPVOID,
-                                  wintypes.DWORD, wintypes.DWORD, wintypes.HANDLE]
+        k.CreateFileW.argtypes = [
+            wintypes.LPCWSTR,
+            wintypes.DWORD,
+            wintypes.DWORD,
+            wintypes.LPVOID,
+            wintypes.DWORD,
+            wintypes.DWORD,
+            wintypes.HANDLE,
+        ]
         k.CreateFileW.restype = wintypes.HANDLE
-        k.DeviceIoControl.argtypes = [wintypes.HANDLE, wintypes.DWORD, wintypes.LPVOID, wintypes.DWORD,
-                                      wintypes.LPVOID, wintypes.DWORD, ctypes.POINTER(wintypes.DWORD),
-                                      wintypes.LPVOID]
+        k.DeviceIoControl.argtypes = [
+            wintypes.HANDLE,
+            wintypes.DWORD,
+            wintypes.LPVOID,
+            wintypes.DWORD,
+            wintypes.LPVOID,
+            wintypes.DWORD,
+            ctypes.POINTER(wintypes.DWORD),
+            wintypes.LPVOID,
+        ]
         k.DeviceIoControl.restype = wintypes.BOOL
         k.CloseHandle.argtypes = [wintypes.HANDLE]
         self._k = k
@@ -109,8 +123,16 @@ class _CtypesApi:  # pragma: no cover - Windows only (run under Wine by `bootstr
         try:
             out = self._ct.create_string_buffer(_DEVICE_NUMBER.size)
             got = self._wt.DWORD(0)
-            ok = self._k.DeviceIoControl(handle, IOCTL_STORAGE_GET_DEVICE_NUMBER, None, 0, out,
-                                         _DEVICE_NUMBER.size, self._ct.byref(got), None)
+            ok = self._k.DeviceIoControl(
+                handle,
+                IOCTL_STORAGE_GET_DEVICE_NUMBER,
+                None,
+                0,
+                out,
+                _DEVICE_NUMBER.size,
+                self._ct.byref(got),
+                None,
+            )
             return out.raw[: got.value] if ok else None
         finally:
             self._k.CloseHandle(handle)

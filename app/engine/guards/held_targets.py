@@ -33,8 +33,10 @@ from app.engine.jobs.placement import PlacementError, object_id, place_local
 from app.engine.jobs.targets import fio_filename
 
 CHUNK = 1 << 20
-EBUSY_WORDS = ("the kernel refuses to open it exclusively (EBUSY): it is mounted (perhaps only in another mount "
-               "namespace), an active swap area, or held by device-mapper, md, btrfs or a loop device")
+EBUSY_WORDS = (
+    "the kernel refuses to open it exclusively (EBUSY): it is mounted (perhaps only in another mount "
+    "namespace), an active swap area, or held by device-mapper, md, btrfs or a loop device"
+)
 
 
 class HoldRefused(Exception):
@@ -75,14 +77,23 @@ def fio_name(fd: int) -> str:
     return f"/proc/self/fd/{fd}"
 
 
-def hold(jf: JobFile, arming: Arming, owns: Owns, *, cancelled: Callable[[], bool] = lambda: False,
-         say: Callable[[str], None] = lambda text: None, others: list[Held] | None = None) -> Held:
+def hold(
+    jf: JobFile,
+    arming: Arming,
+    owns: Owns,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+    say: Callable[[str], None] = lambda text: None,
+    others: list[Held] | None = None,
+) -> Held:
     """Open, verify and (for test files) lay out every target of ``jf``; the returned job text gives fio
     the descriptors. ``others``: what other local managers of the step already hold (a target they share
     is not opened again — a written device is held exclusively — but shared through a duplicate).
     Raises HoldRefused (nothing held, nothing written, a file created here removed)."""
     held = Held(jf.text)
-    shared = {path: (fd, path in h.files, path in h.writing) for h in others or [] for path, fd in h.fds.items()}
+    shared = {
+        path: (fd, path in h.files, path in h.writing) for h in others or [] for path, fd in h.fds.items()
+    }
     by_path: dict[str, list[JobInfo]] = {}
     for job in jf.jobs:
         if not job.network and job.placement is not None and job.placement.verified:
@@ -92,7 +103,9 @@ def hold(jf: JobFile, arming: Arming, owns: Owns, *, cancelled: Callable[[], boo
     try:
         for path, jobs in by_path.items():
             writes = any(j.writes for j in jobs)
-            if path in shared and (shared[path][2] or not writes):  # checked (and opened) for this use already
+            if path in shared and (
+                shared[path][2] or not writes
+            ):  # checked (and opened) for this use already
                 fd, own, made = os.dup(shared[path][0]), shared[path][1], False
             else:
                 fd, own, made = _open_checked(path, jobs, arming, owns, backings)
@@ -117,8 +130,9 @@ def hold(jf: JobFile, arming: Arming, owns: Owns, *, cancelled: Callable[[], boo
     return held
 
 
-def _open_checked(path: str, jobs: list[JobInfo], arming: Arming, owns: Owns,
-                  backings: list[tuple[str, ObjectId]]) -> tuple[int, bool, bool]:
+def _open_checked(
+    path: str, jobs: list[JobInfo], arming: Arming, owns: Owns, backings: list[tuple[str, ObjectId]]
+) -> tuple[int, bool, bool]:
     """(descriptor, Fiometer's own file, created now) for one target; raises HoldRefused."""
     checked = jobs[0].placement
     assert checked is not None
@@ -133,8 +147,10 @@ def _open_checked(path: str, jobs: list[JobInfo], arming: Arming, owns: Owns,
     if now.path != path:
         raise HoldRefused(f"{where} now leads to {now.path}{again}")
     if now.is_device != checked.is_device or (checked.exists and now.obj != checked.obj):
-        raise HoldRefused(f"{where} changed since it was checked: it was {_what(checked.obj)}, it is now "
-                          f"{_what(now.obj)}{again}")
+        raise HoldRefused(
+            f"{where} changed since it was checked: it was {_what(checked.obj)}, it is now "
+            f"{_what(now.obj)}{again}"
+        )
     if writes and now.in_use and path not in arming.in_use:
         raise HoldRefused(f"{where} is in use now ({'; '.join(now.in_use)}){again}")
     if now.is_device:
@@ -165,16 +181,20 @@ def _open_checked(path: str, jobs: list[JobInfo], arming: Arming, owns: Owns,
             raise HoldRefused(f"{where}: the new test file is not a plain file{again}")
         return fd, False, True
     try:
-        fd = os.open(path, (os.O_RDWR if writes or (now.size or 0) < need else os.O_RDONLY)
-                     | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(
+            path,
+            (os.O_RDWR if writes or (now.size or 0) < need else os.O_RDONLY) | os.O_NOFOLLOW | os.O_CLOEXEC,
+        )
     except OSError as e:
         raise HoldRefused(_open_failed(where, path, e) + again) from e
     try:
         st = _verify(fd, now.obj, where, again)
         own = owns(path, st, fd)
         if (writes or st.st_size < need) and not own and arming.objects.get(path) != now.obj:
-            raise HoldRefused(f"{where}: the file exists and is not the one Fiometer left there or the one you "
-                              f"armed (it changed since: size, times or marker){again}")
+            raise HoldRefused(
+                f"{where}: the file exists and is not the one Fiometer left there or the one you "
+                f"armed (it changed since: size, times or marker){again}"
+            )
     except BaseException:
         os.close(fd)
         raise
@@ -190,8 +210,9 @@ def _open_failed(where: str, path: str, e: OSError) -> str:
 def _verify(fd: int, obj: ObjectId | None, where: str, again: str) -> os.stat_result:
     st = os.fstat(fd)
     if object_id(st) != obj:
-        raise HoldRefused(f"{where}: what Fiometer opened is {_what(object_id(st))}, not the {_what(obj)} it "
-                          f"checked{again}")
+        raise HoldRefused(
+            f"{where}: what Fiometer opened is {_what(object_id(st))}, not the {_what(obj)} it checked{again}"
+        )
     return st
 
 
@@ -227,10 +248,12 @@ def layout(path: str, fd: int, need: int, cancelled: Callable[[], bool] = lambda
     st = os.fstat(fd)
     room = free_bytes(fd) + st.st_blocks * 512  # what truncating it frees counts
     if need > room:
-        raise HoldRefused(f"the test file {path} needs {_size(need)} but its file system has {_size(room)} free"
-                          f"{' (counting the file itself)' if st.st_blocks else ''}; make the test file "
-                          "smaller (the worker's maximum disk size, or --file-size), free space there, or place "
-                          "the test file on another file system. Nothing was written")
+        raise HoldRefused(
+            f"the test file {path} needs {_size(need)} but its file system has {_size(room)} free"
+            f"{' (counting the file itself)' if st.st_blocks else ''}; make the test file "
+            "smaller (the worker's maximum disk size, or --file-size), free space there, or place "
+            "the test file on another file system. Nothing was written"
+        )
     block = os.urandom(min(CHUNK, need) or 1)
     try:
         os.ftruncate(fd, 0)
@@ -241,8 +264,10 @@ def layout(path: str, fd: int, need: int, cancelled: Callable[[], bool] = lambda
             done += os.pwrite(fd, block[: need - done], done)
         os.fsync(fd)
     except OSError as e:
-        raise HoldRefused(f"laying out the test file {path} ({_size(need)}) failed: {e.strerror}; free space "
-                          "there or make the test file smaller") from e
+        raise HoldRefused(
+            f"laying out the test file {path} ({_size(need)}) failed: {e.strerror}; free space "
+            "there or make the test file smaller"
+        ) from e
 
 
 def _remove_created(path: str, fd: int) -> None:

@@ -45,7 +45,9 @@ class OrphanGuard:
     def __init__(self, pid: int, jobfile: str):
         self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
             [SHELL, "-c", _SCRIPT, "fiometer-guard", str(pid), jobfile],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
             start_new_session=True,  # a Ctrl-C or a kill of Fiometer's process group spares it
         )
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from app.engine.guards.safety import WriteRisk
 
-CHECKER = r'''
+CHECKER = r"""
 import json, os, stat, sys, errno
 out = {}
 for path in json.loads(sys.stdin.read()):
@@ -59,7 +59,7 @@ for path in json.loads(sys.stdin.read()):
         r["mounts"] = mounts
     out[path] = r
 print(json.dumps(out))
-'''
+"""
 
 TIMEOUT_S = 20.0
 
@@ -84,8 +84,13 @@ class Finding:
 def run_checker(ssh_argv: list[str], paths: list[str]) -> dict[str, CheckRecord]:
     """Run CHECKER on the host ``ssh_argv`` reaches (the ssh command up to and including its destination)."""
     try:
-        done = subprocess.run([*ssh_argv, "python3", "-c", _quoted(CHECKER)], input=json.dumps(paths),
-                              capture_output=True, text=True, timeout=TIMEOUT_S)
+        done = subprocess.run(
+            [*ssh_argv, "python3", "-c", _quoted(CHECKER)],
+            input=json.dumps(paths),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+        )
     except (OSError, subprocess.TimeoutExpired) as e:
         raise CheckUnavailable(f"ssh could not run the check: {e}") from e
     if done.returncode != 0:
@@ -124,16 +129,25 @@ def finding(manager: str, target: str, path: str, writes: bool, r: CheckRecord) 
     where = f"manager {manager!r}, target {target!r}"
     real = r.get("real", path)
     if real != path:
-        return Finding(problem=f"{where}: {path} leads to {real} on that host (a link); give {real} itself, so "
-                               "fio opens what was checked")
+        return Finding(
+            problem=f"{where}: {path} leads to {real} on that host (a link); give {real} itself, so "
+            "fio opens what was checked"
+        )
     kind = r.get("kind")
     if kind == "missing":
-        return Finding() if r.get("folder") else Finding(
-            problem=f"{where}: the folder of {path} does not exist on that host; create it there first")
+        return (
+            Finding()
+            if r.get("folder")
+            else Finding(
+                problem=f"{where}: the folder of {path} does not exist on that host; create it there first"
+            )
+        )
     if kind == "dir":
         return Finding(problem=f"{where}: {path} is a folder on that host; give a test file inside it")
     if kind == "other":
-        return Finding(problem=f"{where}: {path} is neither a file nor a device on that host (a pipe or socket)")
+        return Finding(
+            problem=f"{where}: {path} is neither a file nor a device on that host (a pipe or socket)"
+        )
     if kind == "error":
         return Finding(problem=f"{where}: Fiometer cannot examine {path} on that host ({r.get('error')})")
     if kind in ("block", "char"):
@@ -144,6 +158,15 @@ def finding(manager: str, target: str, path: str, writes: bool, r: CheckRecord) 
             uses.append("in use as the kernel sees it (an exclusive open fails: mounted, swap, or held)")
         if kind == "char" or r.get("busy_error"):
             uses.append("Fiometer cannot tell what uses it")
-        return Finding(WriteRisk(manager, target, path, f"a {'block' if kind == 'block' else 'character'} device "
-                                 "on that host: writes destroy its data", bool(uses), "; ".join(uses)))
+        return Finding(
+            WriteRisk(
+                manager,
+                target,
+                path,
+                f"a {'block' if kind == 'block' else 'character'} device "
+                "on that host: writes destroy its data",
+                bool(uses),
+                "; ".join(uses),
+            )
+        )
     return Finding()  # a regular file: whose it is, fio says (the marker, app.engine.transports.remote_files)

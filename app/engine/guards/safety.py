@@ -48,7 +48,9 @@ class WriteRisk:
     in_use: bool = False  # needs the second override
     use: str = ""  # what uses it, in words
     spelled: str = ""  # the path as the plan or mapping wrote it
-    obj: ObjectId | None = None  # the object shown and armed (placement.object_id), compared again at each step
+    obj: ObjectId | None = (
+        None  # the object shown and armed (placement.object_id), compared again at each step
+    )
 
     def names(self) -> set[str]:
         return {n for n in (self.target, self.path, self.spelled) if n}
@@ -91,8 +93,11 @@ class CreatedFiles:
         if not placed.verified or not placed.exists or placed.identity is None:
             return False
         known = self._load().get(self._key(placed.path))
-        return (isinstance(known, dict) and known.get("marker") is not None
-                and known == {**_facts_of(placed), "marker": marker_of(placed.path)})
+        return (
+            isinstance(known, dict)
+            and known.get("marker") is not None
+            and known == {**_facts_of(placed), "marker": marker_of(placed.path)}
+        )
 
     def owns_stat(self, path: str, st: os.stat_result, marker: str | None) -> bool:
         """As ``owns`` for an object Fiometer holds open (``st`` and ``marker`` read through its descriptor)."""
@@ -148,12 +153,23 @@ class CreatedFiles:
 
 def _facts_of(placed: Placement) -> Facts:
     dev, ino = placed.identity or (None, None)
-    return {"size": placed.size, "dev": dev, "ino": ino, "mtime_ns": placed.mtime_ns, "ctime_ns": placed.ctime_ns}
+    return {
+        "size": placed.size,
+        "dev": dev,
+        "ino": ino,
+        "mtime_ns": placed.mtime_ns,
+        "ctime_ns": placed.ctime_ns,
+    }
 
 
 def _facts_st(st: os.stat_result) -> Facts:
-    return {"size": st.st_size, "dev": st.st_dev, "ino": st.st_ino, "mtime_ns": st.st_mtime_ns,
-            "ctime_ns": st.st_ctime_ns}
+    return {
+        "size": st.st_size,
+        "dev": st.st_dev,
+        "ino": st.st_ino,
+        "mtime_ns": st.st_mtime_ns,
+        "ctime_ns": st.st_ctime_ns,
+    }
 
 
 def marker_of(where: str | int) -> str | None:
@@ -197,7 +213,9 @@ def _same(path: str, fd: int) -> bool:
         st, held = os.lstat(path), os.fstat(fd)
     except OSError:
         return False
-    return stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino)
+    return (
+        stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino)
+    )
 
 
 def record_beside(db_path: str | os.PathLike[str]) -> CreatedFiles:
@@ -215,29 +233,57 @@ def job_risk(job: JobInfo, registry: CreatedFiles) -> WriteRisk | None:
         if not writes:
             return None
         uses = placed.in_use if placed else ()
-        return WriteRisk(job.manager, job.target_name, job.path, "writes to a raw device destroy its data",
-                         bool(uses), "; ".join(uses), spelled, placed.obj if placed else None)
+        return WriteRisk(
+            job.manager,
+            job.target_name,
+            job.path,
+            "writes to a raw device destroy its data",
+            bool(uses),
+            "; ".join(uses),
+            spelled,
+            placed.obj if placed else None,
+        )
     if placed is None or not placed.verified or not placed.exists:
         return None
     if writes and placed.in_use:
-        return WriteRisk(job.manager, job.target_name, job.path, "writes overwrite this file", True,
-                         "; ".join(placed.in_use), spelled, placed.obj)
+        return WriteRisk(
+            job.manager,
+            job.target_name,
+            job.path,
+            "writes overwrite this file",
+            True,
+            "; ".join(placed.in_use),
+            spelled,
+            placed.obj,
+        )
     if registry.owns(placed):
         return None
     if writes:
-        return WriteRisk(job.manager, job.target_name, job.path, "the file exists and Fiometer did not create "
-                         "it (or it changed since); writes overwrite it", spelled=spelled, obj=placed.obj)
+        return WriteRisk(
+            job.manager,
+            job.target_name,
+            job.path,
+            "the file exists and Fiometer did not create it (or it changed since); writes overwrite it",
+            spelled=spelled,
+            obj=placed.obj,
+        )
     need = job.offset + (job.size or 0)
     if placed.size is not None and placed.size < need:
-        return WriteRisk(job.manager, job.target_name, job.path,
-                         f"the file exists with {placed.size} bytes, less than the {need} bytes the job uses "
-                         "(start offset + size), so fio would lay it out again, overwriting it", spelled=spelled,
-                         obj=placed.obj)
+        return WriteRisk(
+            job.manager,
+            job.target_name,
+            job.path,
+            f"the file exists with {placed.size} bytes, less than the {need} bytes the job uses "
+            "(start offset + size), so fio would lay it out again, overwriting it",
+            spelled=spelled,
+            obj=placed.obj,
+        )
     return None
 
 
-def write_risks(jobfiles: dict[str, JobFile], registry: CreatedFiles,
-                engine: str | None = None) -> list[WriteRisk]:
+def write_risks(
+    jobfiles: dict[str, JobFile], registry: CreatedFiles, engine: str | None = None
+) -> list[WriteRisk]:
     """Targets of one step that would be written or rewritten, and why."""
     if engine == "null":  # the null engine never opens its files
         return []
@@ -276,16 +322,26 @@ def unarmed(risks: list[WriteRisk], allow: set[str], allow_in_use: set[str]) -> 
     for r in risks:
         shown = f"{r.spelled} -> {r.path}" if r.spelled and r.spelled != r.path else r.path
         if not r.names() & allow:
-            msgs.append(f"manager {r.manager!r}, target {r.target!r} ({shown}): {r.reason}; "
-                        f"arm it with --allow-write '{r.target}'")
+            msgs.append(
+                f"manager {r.manager!r}, target {r.target!r} ({shown}): {r.reason}; "
+                f"arm it with --allow-write '{r.target}'"
+            )
         elif r.in_use and not r.names() & allow_in_use:
-            msgs.append(f"manager {r.manager!r}, target {r.target!r} ({shown}) is in use ({r.use}); "
-                        f"writing would corrupt what is on it — if you really mean it, add "
-                        f"--allow-write-mounted '{r.target}'")
+            msgs.append(
+                f"manager {r.manager!r}, target {r.target!r} ({shown}) is in use ({r.use}); "
+                f"writing would corrupt what is on it — if you really mean it, add "
+                f"--allow-write-mounted '{r.target}'"
+            )
     return msgs
 
 
 def unverified_notes(jobfiles: dict[str, JobFile]) -> list[str]:
     """What could not be checked (targets on remote managers), once per path."""
-    return list(dict.fromkeys(j.placement.note for jf in jobfiles.values() for j in jf.jobs
-                              if j.placement is not None and j.placement.note))
+    return list(
+        dict.fromkeys(
+            j.placement.note
+            for jf in jobfiles.values()
+            for j in jf.jobs
+            if j.placement is not None and j.placement.note
+        )
+    )

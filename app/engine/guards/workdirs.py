@@ -32,8 +32,9 @@ def make_workdir(parent: str | os.PathLike[str] | None = None) -> Path:
     """A new private job folder with this process's marker in it. Raises OSError."""
     folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))
     me = current_owner()
-    (folder / MARKER).write_text(json.dumps({"pid": me.pid, "host": me.host, "token": me.token}),
-                                 encoding="utf-8")
+    (folder / MARKER).write_text(
+        json.dumps({"pid": me.pid, "host": me.host, "token": me.token}), encoding="utf-8"
+    )
     return folder
 
 
@@ -75,8 +76,11 @@ def remove_stale(parent: str | os.PathLike[str] | None = None) -> list[Path]:
             entries = list(folder.iterdir())
         except OSError:
             continue
-        ours = [e for e in entries if e.name == MARKER or (e.suffix == JOB_SUFFIX and e.is_file()
-                                                           and not e.is_symlink())]
+        ours = [
+            e
+            for e in entries
+            if e.name == MARKER or (e.suffix == JOB_SUFFIX and e.is_file() and not e.is_symlink())
+        ]
         if len(ours) != len(entries):
             continue  # something else is in there: not ours to delete
         with contextlib.suppress(OSError):

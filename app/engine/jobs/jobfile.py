@@ -60,7 +60,9 @@ def client_workers(plan: Plan) -> list[tuple[int, str, str]]:
         for wi, w in enumerate(m.workers):
             if w.kind == "network_tcp":
                 for ti in range(len(w.targets)):
-                    out[(network_jobs.partner_index(plan, mi, w, ti), client_worker_key(mi, wi))] = f"[{w.name}]"
+                    out[(network_jobs.partner_index(plan, mi, w, ti), client_worker_key(mi, wi))] = (
+                        f"[{w.name}]"
+                    )
     return [(pi, key, name) for (pi, key), name in out.items()]
 
 
@@ -79,7 +81,9 @@ class JobInfo:
     spec: str
     queue_depth: int
     size: int | None = None  # bytes of the target fio uses (None: the whole device)
-    offset: int = 0  # bytes before the first I/O (Iometer's starting sector); fio lays files out to offset+size
+    offset: int = (
+        0  # bytes before the first I/O (Iometer's starting sector); fio lays files out to offset+size
+    )
     placement: Placement | None = None  # what fio will open, as examined (or normalised, on remote managers)
     writes: bool = True  # the job's own spec (incl. a preconditioning fill) has a line below 100 % reads
     network: bool = False  # a TCP connection of a network worker (path: tcp://address:port), not storage;
@@ -115,8 +119,13 @@ def _comment(text: str) -> str:
     return "; " + "".join(c if c.isprintable() else "?" for c in text)
 
 
-def target_bytes(max_size: int, where: T.ResolvedTarget, *, default_file_size: int = DEFAULT_FILE_SIZE,
-                 file_size: int | None = None) -> int | None:
+def target_bytes(
+    max_size: int,
+    where: T.ResolvedTarget,
+    *,
+    default_file_size: int = DEFAULT_FILE_SIZE,
+    file_size: int | None = None,
+) -> int | None:
     """Bytes of a target fio uses: the worker's Maximum Disk Size in the target's sectors; a test file
     needs a size (``file_size`` overrides it, for quick checks); None means the whole device."""
     size = max_size * where.sector_size
@@ -127,13 +136,24 @@ def target_bytes(max_size: int, where: T.ResolvedTarget, *, default_file_size: i
     return size
 
 
-def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
-                 mapping: dict[str, str] | None = None, run_time: int | None = None,
-                 ramp_up: int | None = None, engine: str | None = None,
-                 default_file_size: int = DEFAULT_FILE_SIZE, file_size: int | None = None,
-                 title: str = "", peer_addresses: dict[str, str] | None = None,
-                 net_port_base: int = network_jobs.BASE_PORT, place: Callable[[str], Placement] | None = None,
-                 allow_mounted: Callable[[JobInfo], bool] | None = None) -> JobFile:
+def step_jobfile(
+    plan: Plan,
+    step: Step,
+    manager_index: int,
+    os_name: str,
+    *,
+    mapping: dict[str, str] | None = None,
+    run_time: int | None = None,
+    ramp_up: int | None = None,
+    engine: str | None = None,
+    default_file_size: int = DEFAULT_FILE_SIZE,
+    file_size: int | None = None,
+    title: str = "",
+    peer_addresses: dict[str, str] | None = None,
+    net_port_base: int = network_jobs.BASE_PORT,
+    place: Callable[[str], Placement] | None = None,
+    allow_mounted: Callable[[JobInfo], bool] | None = None,
+) -> JobFile:
     """The job file for one manager in one step. Raises targets.TargetError for unplaceable targets.
 
     ``place`` finds the object fio will open (placement.placer; default: normalised by text, as for a
@@ -143,15 +163,19 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
     (default loopback), whose ports start at ``net_port_base``."""
     os_name = T.normalize_os(os_name)
     if place is None:
+
         def place(path: str) -> Placement:
             return place_remote(path, T.is_device_path(path), os_name, manager.name)
+
     manager = plan.managers[manager_index]
     run = plan.setup.run_time if run_time is None else run_time
     ramp = plan.setup.ramp_up if ramp_up is None else ramp_up
-    out = [_comment(f"Fiometer job file{': ' + title if title else ''}"),
-           _comment(f"manager {manager.name!r}, step {step.index + 1}: {step.spec_label}"),
-           "[global]",
-           _line("ioengine", engine or ENGINE_BY_OS[os_name])]
+    out = [
+        _comment(f"Fiometer job file{': ' + title if title else ''}"),
+        _comment(f"manager {manager.name!r}, step {step.index + 1}: {step.spec_label}"),
+        "[global]",
+        _line("ioengine", engine or ENGINE_BY_OS[os_name]),
+    ]
     if os_name == T.WINDOWS:
         out.append("thread")  # fio on Windows only supports threads; say so to avoid its warning
     pc = plan.setup.precondition
@@ -161,13 +185,19 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
         transfer, run, ramp = 0, pc.max_s, 0
     else:
         transfer = plan.setup.transfer_bytes
-    out += [_line("direct", "1" if plan.setup.direct_io else "0")] + ([] if transfer or step.phase == FILL else [_line("time_based", "1")])
+    out += [_line("direct", "1" if plan.setup.direct_io else "0")] + (
+        [] if transfer or step.phase == FILL else [_line("time_based", "1")]
+    )
     out.append(_line("runtime", str(run or UNTIL_STOPPED)))  # with a transfer: its upper limit
     if ramp:
         out.append(_line("ramp_time", str(ramp)))
     # total-latency histogram (Iometer's response time) only: the completion one would double fio's output
-    out += [_line("norandommap", "1"), _line("continue_on_error", "io"), _line("lat_percentiles", "1"),
-            _line("clat_percentiles", "0")]
+    out += [
+        _line("norandommap", "1"),
+        _line("continue_on_error", "io"),
+        _line("lat_percentiles", "1"),
+        _line("clat_percentiles", "0"),
+    ]
 
     jf = JobFile(manager.name, "", run_time=run or UNTIL_STOPPED, ramp_up=ramp)
     for active in step.for_manager(manager_index):
@@ -184,15 +214,33 @@ def step_jobfile(plan: Plan, step: Step, manager_index: int, os_name: str, *,
             if placed.is_device and not where.is_device:  # a link to a device, found by its file type
                 where = T.ResolvedTarget(where.path, True, T.DEVICE_SECTOR)
             name = job_name(manager_index, active.worker, tpos)
-            size = target_bytes(worker.max_size, where, default_file_size=default_file_size, file_size=file_size)
+            size = target_bytes(
+                worker.max_size, where, default_file_size=default_file_size, file_size=file_size
+            )
             offset = worker.start_sector * where.sector_size
-            job = JobInfo(name, manager.name, worker_key(active.worker), worker.name,
-                          target_key(active.worker, tpos), target.name, placed.path, placed.is_device,
-                          spec.name, active.queue_depth, size, offset, placed,
-                          any(line.reads < 100 for line in spec.lines))
+            job = JobInfo(
+                name,
+                manager.name,
+                worker_key(active.worker),
+                worker.name,
+                target_key(active.worker, tpos),
+                target.name,
+                placed.path,
+                placed.is_device,
+                spec.name,
+                active.queue_depth,
+                size,
+                offset,
+                placed,
+                any(line.reads < 100 for line in spec.lines),
+            )
             jf.jobs.append(job)
-            out += ["", _comment(f"worker {worker.name!r} -> target {target.name!r}"), f"[{name}]",
-                    _line("filename", T.fio_filename(placed.path))]
+            out += [
+                "",
+                _comment(f"worker {worker.name!r} -> target {target.name!r}"),
+                f"[{name}]",
+                _line("filename", T.fio_filename(placed.path)),
+            ]
             if size is not None:
                 out.append(_line("size", str(size)))
             if offset:
@@ -224,8 +272,9 @@ def stop_order(files: dict[str, JobFile]) -> tuple[set[str], set[str]]:
     return (sends, receives) if sends and receives else (set(), set())
 
 
-def _network_sections(plan: Plan, step: Step, manager_index: int, jf: JobFile, addresses: dict[str, str],
-                      port_base: int) -> list[str]:
+def _network_sections(
+    plan: Plan, step: Step, manager_index: int, jf: JobFile, addresses: dict[str, str], port_base: int
+) -> list[str]:
     """This manager's side of every network pair in the step: the listening receiver or the connecting sender
     (the server worker's job, or Iometer's client worker for it on the partner manager)."""
     out: list[str] = []
@@ -238,20 +287,47 @@ def _network_sections(plan: Plan, step: Step, manager_index: int, jf: JobFile, a
             if mi != manager_index:
                 continue
             if server_side:
-                name, wkey, wname = job_name(mi, pair.worker, pair.target), worker_key(pair.worker), worker.name
+                name, wkey, wname = (
+                    job_name(mi, pair.worker, pair.target),
+                    worker_key(pair.worker),
+                    worker.name,
+                )
                 tkey = target_key(pair.worker, pair.target)
             else:  # Iometer's client worker on the partner manager, shown as "[server worker]"
                 wkey = client_worker_key(pair.server, pair.worker)
                 name, wname, tkey = f"m{mi + 1}.{wkey}.t{pair.target + 1}", f"[{worker.name}]", f"{wkey}.t1"
             receives = mi == pair.receiver
-            jf.jobs.append(JobInfo(name, plan.managers[mi].name, wkey, wname, tkey, target.name,
-                                   f"tcp://{address}:{pair.port}", False, pair.spec.name, 1, None,
-                                   writes=not receives, network=True))
+            jf.jobs.append(
+                JobInfo(
+                    name,
+                    plan.managers[mi].name,
+                    wkey,
+                    wname,
+                    tkey,
+                    target.name,
+                    f"tcp://{address}:{pair.port}",
+                    False,
+                    pair.spec.name,
+                    1,
+                    None,
+                    writes=not receives,
+                    network=True,
+                )
+            )
             if receives and jf.run_time < UNTIL_STOPPED:
                 jf.tail_s = network_jobs.RECEIVER_TAIL_S
-            out += ["", _comment(f"network worker {worker.name!r} ({'server' if server_side else 'client'}, "
-                                 f"{'receives' if receives else 'sends'}) -> {target.name!r}"), f"[{name}]"]
-            out += [_line(k, v) for k, v in network_jobs.job_options(pair, server_side=server_side,
-                                                                     listener_address=address,
-                                                                     run_time=jf.run_time)]
+            out += [
+                "",
+                _comment(
+                    f"network worker {worker.name!r} ({'server' if server_side else 'client'}, "
+                    f"{'receives' if receives else 'sends'}) -> {target.name!r}"
+                ),
+                f"[{name}]",
+            ]
+            out += [
+                _line(k, v)
+                for k, v in network_jobs.job_options(
+                    pair, server_side=server_side, listener_address=address, run_time=jf.run_time
+                )
+            ]
     return out

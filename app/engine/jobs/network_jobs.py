@@ -97,9 +97,11 @@ def net_failure_hint(has_network_jobs: bool, said: str) -> str:
     """What to do when fio's net engine could not start a manager's network job (fio's words in ``said``)."""
     if not has_network_jobs or "net init failed" not in said:
         return ""
-    return ("; a network worker's job could not start: its listener could not bind its port (in use on that "
-            "host?) or its sender could not resolve the receiving manager's address — fix another port on the "
-            "Network Targets tab, or run again (automatic ports change with every step)")
+    return (
+        "; a network worker's job could not start: its listener could not bind its port (in use on that "
+        "host?) or its sender could not resolve the receiving manager's address — fix another port on the "
+        "Network Targets tab, or run again (automatic ports change with every step)"
+    )
 
 
 def server_receives(spec: AccessSpec) -> bool:
@@ -138,23 +140,44 @@ def pairs(plan: Plan, step_workers: list, port_base: int = BASE_PORT) -> list[Ne
             while auto in fixed:
                 auto += 1
             port, auto = auto, auto + 1
-        out.append(NetPair(port, a.manager, a.worker, t, partner_index(plan, a.manager, worker, t), spec,
-                           server_receives(spec)))
+        out.append(
+            NetPair(
+                port,
+                a.manager,
+                a.worker,
+                t,
+                partner_index(plan, a.manager, worker, t),
+                spec,
+                server_receives(spec),
+            )
+        )
     return out
 
 
-def job_options(pair: NetPair, *, server_side: bool, listener_address: str,
-                run_time: int) -> list[tuple[str, str | None]]:
+def job_options(
+    pair: NetPair, *, server_side: bool, listener_address: str, run_time: int
+) -> list[tuple[str, str | None]]:
     """The options of one side's job (None: an option without a value). ``run_time``: the step's, in seconds
     (the receiver's bound adds ``RECEIVER_TAIL_S`` to it)."""
     receives = pair.server_receives if server_side else not pair.server_receives
-    opts: list[tuple[str, str | None]] = [("ioengine", "net"), ("protocol", "tcp"), ("direct", "0"),
-                                          ("time_based", "1")]
+    opts: list[tuple[str, str | None]] = [
+        ("ioengine", "net"),
+        ("protocol", "tcp"),
+        ("direct", "0"),
+        ("time_based", "1"),
+    ]
     if receives:
         opts += [("listen", None), ("runtime", str(run_time + RECEIVER_TAIL_S))]
     else:
-        opts += [("hostname", listener_address), ("startdelay", str(SENDER_START_DELAY_S)),
-                 ("runtime", str(run_time))]
-    opts += [("port", str(pair.port)), ("rw", "read" if receives else "write"), ("size", str(NET_PASS_SIZE)),
-             ("iodepth", "1")]
+        opts += [
+            ("hostname", listener_address),
+            ("startdelay", str(SENDER_START_DELAY_S)),
+            ("runtime", str(run_time)),
+        ]
+    opts += [
+        ("port", str(pair.port)),
+        ("rw", "read" if receives else "write"),
+        ("size", str(NET_PASS_SIZE)),
+        ("iodepth", "1"),
+    ]
     return opts + _sizes(pair.spec)

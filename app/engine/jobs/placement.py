@@ -108,28 +108,39 @@ def _check_text(spelled: str, path: str) -> None:
         raise PlacementError(f"{shown}: {problem}")
 
 
-def place_local(spelled: str, name_says_device: bool = False, *, cwd: str | None = None,
-                device_uses: Callable[[tuple[int, int]], list[str]] | None = None,
-                backings: list[tuple[str, linux_devices.ObjectId]] | None = None) -> Placement:
+def place_local(
+    spelled: str,
+    name_says_device: bool = False,
+    *,
+    cwd: str | None = None,
+    device_uses: Callable[[tuple[int, int]], list[str]] | None = None,
+    backings: list[tuple[str, linux_devices.ObjectId]] | None = None,
+) -> Placement:
     """Examine the target on this machine (POSIX). Raises PlacementError for unusable paths. ``backings``:
     the loop devices' backing objects when the caller already read them (``linux_devices.loop_backings``)."""
     if device_uses is None:
+
         def device_uses(dev: tuple[int, int]) -> list[str]:
             return linux_devices.device_uses(dev, backings=backings)
+
     if os.name == "nt":  # pragma: no cover - exercised on Windows only
         return _place_local_windows(spelled, cwd)
     absolute = spelled if spelled.startswith("/") else posixpath.join(cwd or os.getcwd(), spelled)
     real, via_proc = follow(absolute)
     if via_proc or _via_proc(real):
-        raise PlacementError(f"{spelled!r} goes through /proc, where 'self', 'fd/N' and 'root' name other "
-                             "objects in fio's process than in Fiometer's; give the device or file itself")
+        raise PlacementError(
+            f"{spelled!r} goes through /proc, where 'self', 'fd/N' and 'root' name other "
+            "objects in fio's process than in Fiometer's; give the device or file itself"
+        )
     _check_text(spelled, real)
     try:
         st = os.stat(real)
     except FileNotFoundError:
         if real.startswith("/dev/") or name_says_device:
-            raise PlacementError(f"{spelled!r}: {real} does not exist; fio would create a plain file in its "
-                                 "place (check the device name)") from None
+            raise PlacementError(
+                f"{spelled!r}: {real} does not exist; fio would create a plain file in its "
+                "place (check the device name)"
+            ) from None
         folder = posixpath.dirname(real)
         if os.path.isdir(folder):
             return Placement(spelled, real, False, True)
@@ -143,28 +154,61 @@ def place_local(spelled: str, name_says_device: bool = False, *, cwd: str | None
     mode = st.st_mode
     if stat.S_ISBLK(mode):
         dev = (os.major(st.st_rdev), os.minor(st.st_rdev))
-        uses = (device_uses(dev) if platform.system() == "Linux"
-                else [f"Fiometer cannot tell what uses devices on {platform.system()}"])
+        uses = (
+            device_uses(dev)
+            if platform.system() == "Linux"
+            else [f"Fiometer cannot tell what uses devices on {platform.system()}"]
+        )
         return Placement(spelled, real, True, True, exists=True, in_use=tuple(uses), obj=object_id(st))
     if stat.S_ISCHR(mode):
-        return Placement(spelled, real, True, True, exists=True, obj=object_id(st),
-                         in_use=("a character device: Fiometer cannot tell what uses it",))
+        return Placement(
+            spelled,
+            real,
+            True,
+            True,
+            exists=True,
+            obj=object_id(st),
+            in_use=("a character device: Fiometer cannot tell what uses it",),
+        )
     if stat.S_ISDIR(mode):
-        raise PlacementError(f"{spelled!r}: {real} is a folder; give a test file inside it, e.g. "
-                             f"{posixpath.join(real, 'iobw.tst')}")
+        raise PlacementError(
+            f"{spelled!r}: {real} is a folder; give a test file inside it, e.g. "
+            f"{posixpath.join(real, 'iobw.tst')}"
+        )
     if not stat.S_ISREG(mode):
         raise PlacementError(f"{spelled!r}: {real} is neither a file nor a device (a pipe or socket)")
     uses = linux_devices.file_uses(st, backings) if platform.system() == "Linux" else []
-    return Placement(spelled, real, False, True, exists=True, size=st.st_size, identity=(st.st_dev, st.st_ino),
-                     mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns, obj=object_id(st), in_use=tuple(uses))
+    return Placement(
+        spelled,
+        real,
+        False,
+        True,
+        exists=True,
+        size=st.st_size,
+        identity=(st.st_dev, st.st_ino),
+        mtime_ns=st.st_mtime_ns,
+        ctime_ns=st.st_ctime_ns,
+        obj=object_id(st),
+        in_use=tuple(uses),
+    )
 
 
-def _place_local_windows(spelled: str, cwd: str | None = None) -> Placement:  # pragma: no cover - Windows only
+def _place_local_windows(
+    spelled: str, cwd: str | None = None
+) -> Placement:  # pragma: no cover - Windows only
     if windows_paths.is_device(spelled):
-        return Placement(spelled, windows_paths.normalise(spelled), True, True, exists=True,
-                         note="Windows blocks writes to mounted volumes itself; Fiometer cannot list them here")
+        return Placement(
+            spelled,
+            windows_paths.normalise(spelled),
+            True,
+            True,
+            exists=True,
+            note="Windows blocks writes to mounted volumes itself; Fiometer cannot list them here",
+        )
     try:
-        path = os.path.realpath(windows_paths.normalise(os.path.abspath(os.path.join(cwd or os.getcwd(), spelled))))
+        path = os.path.realpath(
+            windows_paths.normalise(os.path.abspath(os.path.join(cwd or os.getcwd(), spelled)))
+        )
     except ValueError as e:
         raise PlacementError(f"{spelled!r}: {e}") from e
     _check_text(spelled, path)
@@ -177,8 +221,18 @@ def _place_local_windows(spelled: str, cwd: str | None = None) -> Placement:  # 
         return Placement(spelled, path, False, True, missing_folder=None if os.path.isdir(folder) else folder)
     except OSError as e:
         raise PlacementError(f"{spelled!r}: Fiometer cannot examine {path} ({e.strerror})") from e
-    return Placement(spelled, path, False, True, exists=True, size=st.st_size, identity=(st.st_dev, st.st_ino),
-                     mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns, obj=object_id(st))
+    return Placement(
+        spelled,
+        path,
+        False,
+        True,
+        exists=True,
+        size=st.st_size,
+        identity=(st.st_dev, st.st_ino),
+        mtime_ns=st.st_mtime_ns,
+        ctime_ns=st.st_ctime_ns,
+        obj=object_id(st),
+    )
 
 
 def place_remote(spelled: str, name_says_device: bool, os_name: str, manager: str = "") -> Placement:
@@ -192,21 +246,30 @@ def place_remote(spelled: str, name_says_device: bool, os_name: str, manager: st
         device = name_says_device or windows_paths.is_device(path)
     else:
         if not spelled.startswith("/"):
-            raise PlacementError(f"{spelled!r} on {where}: not an absolute path; the fio server's working "
-                                 "folder is unknown, so give the full path")
+            raise PlacementError(
+                f"{spelled!r} on {where}: not an absolute path; the fio server's working "
+                "folder is unknown, so give the full path"
+            )
         parts = [p for p in spelled.split("/") if p not in ("", ".")]
         if ".." in parts:
-            raise PlacementError(f"{spelled!r} on {where}: contains '..', which Fiometer cannot resolve "
-                                 "without looking at that machine (a link may sit before it)")
+            raise PlacementError(
+                f"{spelled!r} on {where}: contains '..', which Fiometer cannot resolve "
+                "without looking at that machine (a link may sit before it)"
+            )
         path = "/" + "/".join(parts)
         if _via_proc(path):
-            raise PlacementError(f"{spelled!r} on {where}: goes through /proc or /dev/fd, where names "
-                                 "depend on the process; give the device or file itself")
+            raise PlacementError(
+                f"{spelled!r} on {where}: goes through /proc or /dev/fd, where names "
+                "depend on the process; give the device or file itself"
+            )
         device = name_says_device or path.startswith("/dev/")
     _check_text(spelled, path)
-    what = ("whether it is mounted or in use (fio's own mount check still applies)" if device else
-            "whether it is a link to a device, or changes between the check through fio (existence, "
-            "Fiometer's marker, size, folder: app.engine.transports.remote_files) and fio's open")
+    what = (
+        "whether it is mounted or in use (fio's own mount check still applies)"
+        if device
+        else "whether it is a link to a device, or changes between the check through fio (existence, "
+        "Fiometer's marker, size, folder: app.engine.transports.remote_files) and fio's open"
+    )
     return Placement(spelled, path, device, False, note=f"{where}: Fiometer cannot verify {path}: {what}")
 
 
@@ -215,4 +278,3 @@ def placer(local: bool, os_name: str, manager: str = "") -> Callable[[str], Plac
     if local:
         return lambda path: place_local(path, is_device_path(path))
     return lambda path: place_remote(path, is_device_path(path), os_name, manager)
-

@@ -90,8 +90,12 @@ class _Series:
         self.eligible: list[tuple[int, int]] = []
         for mi, m in enumerate(plan.managers):
             for wi, w in enumerate(m.workers):
-                if (w.kind in RUNNABLE_KINDS and access_index < len(w.specs)
-                        and w.specs[access_index].casefold() != IDLE.casefold() and w.targets):
+                if (
+                    w.kind in RUNNABLE_KINDS
+                    and access_index < len(w.specs)
+                    and w.specs[access_index].casefold() != IDLE.casefold()
+                    and w.targets
+                ):
                     self.eligible.append((mi, wi))
 
     def n_targets(self, key: tuple[int, int]) -> int:
@@ -126,12 +130,15 @@ class _Series:
 
     def workers(self, a: Assignment, qd: int | None) -> list[ActiveWorker]:
         out = []
-        for (mi, wi) in self.eligible:  # keep plan order
+        for mi, wi in self.eligible:  # keep plan order
             n = a.get((mi, wi), 0)
             if n > 0:
                 w = self.plan.managers[mi].workers[wi]
-                partners = (sorted({partner_index(self.plan, mi, w, t) for t in range(n)})
-                            if w.kind == "network_tcp" else [])
+                partners = (
+                    sorted({partner_index(self.plan, mi, w, t) for t in range(n)})
+                    if w.kind == "network_tcp"
+                    else []
+                )
                 depth = 1 if w.kind == "network_tcp" else qd if qd is not None else w.queue_depth
                 out.append(ActiveWorker(mi, wi, list(range(n)), w.specs[self.access_index], depth, partners))
         return out
@@ -158,14 +165,18 @@ def _series_steps(s: _Series, test_type: str, plan: Plan) -> Iterator[tuple[Assi
         for a in _growing(s.first_targets(t) for t in _values(setup.target_cycling)):
             yield a, None
     elif test_type == "CYCLE_WORKERS":
-        for a in _growing(s.first_targets(1 << 30, s.first_workers(w)) for w in _values(setup.worker_cycling)):
+        for a in _growing(
+            s.first_targets(1 << 30, s.first_workers(w)) for w in _values(setup.worker_cycling)
+        ):
             yield a, None
     elif test_type == "INCREMENT_TARGETS_PARALLEL":
+
         def parallel(t: int) -> Assignment:
             out: Assignment = {}
             for keys in s.by_manager().values():
                 out.update(s.fill(t, keys))
             return out
+
         for a in _growing(parallel(t) for t in _values(setup.target_cycling)):
             yield a, None
     elif test_type == "INCREMENT_TARGETS_SERIAL":
@@ -230,7 +241,8 @@ def expand(plan: Plan, limit: int = MAX_STEPS) -> list[Step]:
             if len(steps) >= limit:
                 raise SequenceTooLong(
                     f"the plan expands to more than {limit} test steps ({plan.setup.test_type} over "
-                    f"{positions} access-spec positions); use fewer specs or a larger cycling step")
+                    f"{positions} access-spec positions); use fewer specs or a larger cycling step"
+                )
             if steady:  # the workload under test runs until steady before it is measured
                 steps.append(Step(len(steps), access_index, series.workers(assignment, qd), STEADY))
                 steady = False

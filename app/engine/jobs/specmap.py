@@ -56,8 +56,11 @@ def spec_options(spec: AccessSpec, sector_size: int) -> list[tuple[str, str]]:
     read = sum(w.p * w.line.reads / 100 for w in ws)
     write = 1.0 - read
     rnd_read = sum(w.p * w.line.reads / 100 * w.line.random / 100 for w in ws) / read if read > 1e-12 else 0.0
-    rnd_write = (sum(w.p * (1 - w.line.reads / 100) * w.line.random / 100 for w in ws) / write
-                 if write > 1e-12 else 0.0)
+    rnd_write = (
+        sum(w.p * (1 - w.line.reads / 100) * w.line.random / 100 for w in ws) / write
+        if write > 1e-12
+        else 0.0
+    )
     mix = round(100 * read)
     pct_r, pct_w = round(100 * rnd_read), round(100 * rnd_write)
     any_random = (mix > 0 and pct_r > 0) or (mix < 100 and pct_w > 0)
@@ -106,6 +109,9 @@ def spec_options(spec: AccessSpec, sector_size: int) -> list[tuple[str, str]]:
     delay = sum(w.p * w.line.delay for w in ws)
     if delay > 0:
         burst = max(1, round(sum(w.p * w.line.burst for w in ws)))
-        opts += [("thinktime", str(round(delay * 1000))), ("thinktime_blocks", str(burst)),
-                 ("thinktime_blocks_type", "issue")]
+        opts += [
+            ("thinktime", str(round(delay * 1000))),
+            ("thinktime_blocks", str(burst)),
+            ("thinktime_blocks_type", "issue"),
+        ]
     return opts

@@ -32,5 +32,9 @@ def parse_ssh(text: str) -> SshAddress | None:
         return None
     m = _SSH_URL.match(text)
     if not m or (m.group("port") and not 0 < int(m.group("port")) < 65536):
-        raise ValueError(f"{text!r} is not ssh://[user@]host[:port] (e.g. ssh://admin@storage1 or ssh://10.0.0.5:2222)")
-    return SshAddress(m.group("host").strip("[]"), m.group("user"), int(m.group("port")) if m.group("port") else None)
+        raise ValueError(
+            f"{text!r} is not ssh://[user@]host[:port] (e.g. ssh://admin@storage1 or ssh://10.0.0.5:2222)"
+        )
+    return SshAddress(
+        m.group("host").strip("[]"), m.group("user"), int(m.group("port")) if m.group("port") else None
+    )

@@ -23,19 +23,27 @@ DEVICE_SECTOR = 512  # ... on raw disks and Windows drive letters
 # Iometer's Maximum Disk Size and Starting Sector count its "sector": the disk's logical sector, a Windows
 # volume's bytes/sector, on Linux the file system's block (statfs f_bsize). A fio server cannot report either
 # for a remote path, so Fiometer uses the usual values on every manager, local or remote, by what the plan names.
-SECTOR_RULE = ("As in Iometer, sizes are in sectors: a test file on a Linux or macOS file system (a path, or a "
-               "mount point) has the file system's block, taken as 4096 bytes; a raw disk, a Windows drive "
-               "letter and a file on a Windows volume have 512-byte sectors. The same rule holds for local and "
-               "remote managers (a fio server cannot report a remote disk's or file system's sector size), and "
-               "a target mapped to another path keeps the sector of the name the plan gives it.")
+SECTOR_RULE = (
+    "As in Iometer, sizes are in sectors: a test file on a Linux or macOS file system (a path, or a "
+    "mount point) has the file system's block, taken as 4096 bytes; a raw disk, a Windows drive "
+    "letter and a file on a Windows volume have 512-byte sectors. The same rule holds for local and "
+    "remote managers (a fio server cannot report a remote disk's or file system's sector size), and "
+    "a target mapped to another path keeps the sector of the name the plan gives it."
+)
 MAX_PATH_BYTES = 4000  # fio reads job lines of at most 8 KiB; a longer one would be split into two lines
 # fio replaces these in every option value: ${VAR} by the environment, the keywords by numbers (then calls bc)
-_FIO_SUBSTITUTIONS = (("${", "an environment variable"), ("$pagesize", "the page size"),
-                      ("$mb_memory", "the memory size"), ("$ncpus", "the number of CPUs"))
+_FIO_SUBSTITUTIONS = (
+    ("${", "an environment variable"),
+    ("$pagesize", "the page size"),
+    ("$mb_memory", "the memory size"),
+    ("$ncpus", "the number of CPUs"),
+)
 _WIN_DRIVE = re.compile(r"^([A-Za-z]):")
 _WIN_PHYSICAL = re.compile(r"^(?:PHYSICALDRIVE:(\d+)|(\d+):)", re.IGNORECASE)
 _LINUX_MOUNT = re.compile(r"^(/\S*|/.*?) \[[^\]]*\]$")
-_LINUX_DEVICE = re.compile(r"^(sd[a-z]+\d*|hd[a-z]+\d*|vd[a-z]+\d*|xvd[a-z]+\d*|nvme\d+n\d+(p\d+)?|dm-\d+|md\d+|loop\d+)$")
+_LINUX_DEVICE = re.compile(
+    r"^(sd[a-z]+\d*|hd[a-z]+\d*|vd[a-z]+\d*|xvd[a-z]+\d*|nvme\d+n\d+(p\d+)?|dm-\d+|md\d+|loop\d+)$"
+)
 
 
 class TargetError(Exception):
@@ -61,7 +69,9 @@ def normalize_os(name: str) -> str:
 def _sector_size_of_name(name: str, os_name: str) -> int:
     # Iometer's sector: the device's logical sector, the Windows volume's bytes/sector, or on Linux
     # the file system block (statfs f_bsize), usually 4096.
-    if _LINUX_MOUNT.match(name) or (os_name != WINDOWS and name.startswith("/") and not name.startswith("/dev/")):
+    if _LINUX_MOUNT.match(name) or (
+        os_name != WINDOWS and name.startswith("/") and not name.startswith("/dev/")
+    ):
         return FILE_SECTOR
     return DEVICE_SECTOR
 
@@ -87,8 +97,10 @@ def fio_path_problem(path: str) -> str | None:
         return "the path starts or ends with a blank, which fio strips"
     for c in ";#":
         if c in path:
-            return (f"the path contains {c!r}, which starts a comment in a fio job file: fio would open "
-                    f"{path.split(c, 1)[0].rstrip()!r}")
+            return (
+                f"the path contains {c!r}, which starts a comment in a fio job file: fio would open "
+                f"{path.split(c, 1)[0].rstrip()!r}"
+            )
     for text, what in _FIO_SUBSTITUTIONS:
         if text in path:
             return f"the path contains {text!r}, which fio replaces by {what}"
@@ -133,7 +145,9 @@ def _resolve(target: Target, os_name: str, mapping: dict[str, str] | None) -> Re
         number = phys.group(1) or phys.group(2)
         if os_name == WINDOWS:
             return ResolvedTarget(f"\\\\.\\PhysicalDrive{number}", True, 512)
-        raise TargetError(f"target {name!r} is Windows physical disk {number}; on this {os_name} manager {hint}")
+        raise TargetError(
+            f"target {name!r} is Windows physical disk {number}; on this {os_name} manager {hint}"
+        )
     drive = _WIN_DRIVE.match(name)
     if drive and name[2:3] not in ("\\", "/"):
         if os_name == WINDOWS:

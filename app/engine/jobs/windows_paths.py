@@ -11,7 +11,9 @@ from __future__ import annotations
 import ntpath
 import re
 
-_DOS_DEVICE = re.compile(r"^(CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³]|CONIN\$|CONOUT\$)(\..*)?$", re.IGNORECASE)
+_DOS_DEVICE = re.compile(
+    r"^(CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³]|CONIN\$|CONOUT\$)(\..*)?$", re.IGNORECASE
+)
 _DRIVE_ABS = re.compile(r"^[A-Za-z]:\\")
 _VOLUME = re.compile(r"^\\\\\?\\Volume\{[0-9A-Fa-f-]+\}\\?$", re.IGNORECASE)
 
@@ -49,8 +51,10 @@ def normalise(path: str) -> str:
     normalised without looking at the machine: relative paths and '..' (a junction may sit before it)."""
     p = _flip(path)
     if not is_absolute(p):
-        raise ValueError("it is not a full path (C:\\folder\\file or \\\\server\\share\\file); fio's working "
-                         "folder is not Fiometer's")
+        raise ValueError(
+            "it is not a full path (C:\\folder\\file or \\\\server\\share\\file); fio's working "
+            "folder is not Fiometer's"
+        )
     if p.startswith("\\\\.\\") or p.startswith("\\\\?\\"):
         return p
     if ".." in p.split("\\"):

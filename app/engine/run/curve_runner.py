@@ -66,18 +66,34 @@ def candidate_steps(plan: Plan, grids: dict[int, list[int]], dimension: str) -> 
 
 
 def _label(plan: Plan, access_index: int) -> str:
-    names = [w.specs[access_index] for m in plan.managers for w in m.workers
-             if access_index < len(w.specs) and w.kind in RUNNABLE_KINDS and w.targets
-             and w.specs[access_index].casefold() != IDLE.casefold()]
+    names = [
+        w.specs[access_index]
+        for m in plan.managers
+        for w in m.workers
+        if access_index < len(w.specs)
+        and w.kind in RUNNABLE_KINDS
+        and w.targets
+        and w.specs[access_index].casefold() != IDLE.casefold()
+    ]
     return " + ".join(dict.fromkeys(names))
 
 
 class CurveRunner(Runner):
     """Runs the searches. ``searches`` holds each spec's search and steps once the run has ended."""
 
-    def __init__(self, plan: Plan, endpoints: dict[str, ManagerEndpoint], listener: RunListener | None = None,
-                 options: RunOptions | None = None, *, p99_max_ms: float, max_load: int | None = None,
-                 budget: int = SEARCH_BUDGET, exhaustive: bool = False, metric: str = "iops"):
+    def __init__(
+        self,
+        plan: Plan,
+        endpoints: dict[str, ManagerEndpoint],
+        listener: RunListener | None = None,
+        options: RunOptions | None = None,
+        *,
+        p99_max_ms: float,
+        max_load: int | None = None,
+        budget: int = SEARCH_BUDGET,
+        exhaustive: bool = False,
+        metric: str = "iops",
+    ):
         """``exhaustive``: measure every load of the grid instead of searching (to check a search against);
         ``metric`` ("iops" | "mbps"): the figure the answer leads with."""
         self.metric = metric
@@ -85,14 +101,24 @@ class CurveRunner(Runner):
         self.dimension = curve_dimension(plan)
         plan.setup.test_type = "NORMAL"  # the search chooses the loads; preconditioning is not part of it
         plan.setup.precondition = Precondition()
-        workers_most = max((len(_Series(plan, a).by_manager().get(mi, [])) for a in range(_positions(plan))
-                            for mi in range(len(plan.managers))), default=1)
+        workers_most = max(
+            (
+                len(_Series(plan, a).by_manager().get(mi, []))
+                for a in range(_positions(plan))
+                for mi in range(len(plan.managers))
+            ),
+            default=1,
+        )
         top = max_load or (workers_most if self.dimension == WORKERS else DEFAULT_MAX_QD)
         if self.dimension == WORKERS:
             top = min(top, workers_most)
         grids = {a: load_grid(top) for a in range(_positions(plan)) if _Series(plan, a).eligible}
-        starts = {a: max((w.queue_depth for m in plan.managers for w in m.workers), default=1)
-                  if self.dimension == QUEUE_DEPTH else 1 for a in grids}
+        starts = {
+            a: max((w.queue_depth for m in plan.managers for w in m.workers), default=1)
+            if self.dimension == QUEUE_DEPTH
+            else 1
+            for a in grids
+        }
         self.p99_max_ms = p99_max_ms
         self.exhaustive = exhaustive
 
@@ -105,37 +131,58 @@ class CurveRunner(Runner):
         self._candidates = candidate_steps(plan, grids, self.dimension)
         super().__init__(plan, endpoints, listener, options, steps=list(self._candidates.values()))
         if any(jf.step_seconds == 0 for files in self.jobfiles for jf in files.values()):
-            raise RunRefused("a load search measures each load for a set time, and this plan's steps run until "
-                             "stopped: set a run time (Test Setup: Run time, or --run-time S)")
+            raise RunRefused(
+                "a load search measures each load for a set time, and this plan's steps run until "
+                "stopped: set a run time (Test Setup: Run time, or --run-time S)"
+            )
         self._candidate_files = dict(zip(self._candidates, self.jobfiles, strict=True))
 
     @property
     def planned_steps(self) -> int:
         """The most steps the searches may measure (each spec's budget and its confirmation; every grid load
         when exhaustive): what progress displays count to."""
-        return sum(len(c.search.grid) if self.exhaustive else min(c.search.budget, len(c.search.grid)) + 1
-                   for c in self.searches)
+        return sum(
+            len(c.search.grid) if self.exhaustive else min(c.search.budget, len(c.search.grid)) + 1
+            for c in self.searches
+        )
 
     def record(self) -> dict[str, Any]:
         """What the searches looked for and found, as kept with the run (app.store.run_extras, key ``curve``)."""
         specs = []
         for c in self.searches:
             answer, confirm = c.search.answer, c.search.confirmation
-            specs.append({"label": c.label, "access_index": c.access_index, "steps": c.steps,
-                          "answer_load": answer.load if answer else None,
-                          "confirm_step": c.steps[-1] if confirm is not None and c.steps else None,
-                          "steps_measured": c.search.steps_measured, "bracket": list(c.search.bracket),
-                          "grid": c.search.grid})
-        return {"p99_max_ms": self.p99_max_ms, "metric": self.metric, "dimension": self.dimension,
-                "exhaustive": self.exhaustive, "budget": None if self.exhaustive else
-                (self.searches[0].search.budget if self.searches else None), "specs": specs}
+            specs.append(
+                {
+                    "label": c.label,
+                    "access_index": c.access_index,
+                    "steps": c.steps,
+                    "answer_load": answer.load if answer else None,
+                    "confirm_step": c.steps[-1] if confirm is not None and c.steps else None,
+                    "steps_measured": c.search.steps_measured,
+                    "bracket": list(c.search.bracket),
+                    "grid": c.search.grid,
+                }
+            )
+        return {
+            "p99_max_ms": self.p99_max_ms,
+            "metric": self.metric,
+            "dimension": self.dimension,
+            "exhaustive": self.exhaustive,
+            "budget": None
+            if self.exhaustive
+            else (self.searches[0].search.budget if self.searches else None),
+            "specs": specs,
+        }
 
     @property
     def summary(self) -> RunSummary:
         return summarize([o.status for o in self.outcomes], len(self.outcomes))
 
     def run(self) -> str:
-        self.steps, self.jobfiles = [], []  # the run's steps are those the search measures, appended as it goes
+        self.steps, self.jobfiles = (
+            [],
+            [],
+        )  # the run's steps are those the search measures, appended as it goes
         return super().run()
 
     def _run_steps(self) -> str:
@@ -156,7 +203,9 @@ class CurveRunner(Runner):
                     return "stopped"
                 if outcome.status in ("failed", "partial"):
                     return "failed"
-                total = next((s.whole for s in outcome.results if s.level == "all" and s.key == ALL_KEY), None)
+                total = next(
+                    (s.whole for s in outcome.results if s.level == "all" and s.key == ALL_KEY), None
+                )
                 if total is None:
                     return "failed"
                 curve.search.record(load, total.percentile_ms(99), total.iops, total.mbps)
@@ -167,7 +216,12 @@ def _renumbered(files: dict[str, JobFile], index: int) -> dict[str, JobFile]:
     """The candidate's job files with the step number their comment gives made the run's."""
     out = {}
     for name, jf in files.items():
-        text = re.sub(r"^(; manager .*, step )\d+(:)", lambda m: f"{m.group(1)}{index + 1}{m.group(2)}", jf.text,
-                      count=1, flags=re.M)
+        text = re.sub(
+            r"^(; manager .*, step )\d+(:)",
+            lambda m: f"{m.group(1)}{index + 1}{m.group(2)}",
+            jf.text,
+            count=1,
+            flags=re.M,
+        )
         out[name] = replace(jf, text=text)
     return out

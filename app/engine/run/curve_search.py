@@ -133,8 +133,10 @@ class KneeSearch:
     @property
     def bracket(self) -> tuple[int | None, int | None]:
         """(highest load known to keep the limit, lowest known to break it)."""
-        return (self.grid[self._lo] if self._lo >= 0 else None,
-                self.grid[self._hi] if self._hi < len(self.grid) else None)
+        return (
+            self.grid[self._lo] if self._lo >= 0 else None,
+            self.grid[self._hi] if self._hi < len(self.grid) else None,
+        )
 
 
 def exhaustive_knee(points: list[tuple[int, float | None]], p99_max_ms: float) -> int | None:
@@ -163,6 +165,8 @@ class GridSweep(KneeSearch):
         self.probes.append(probe)
         knee = exhaustive_knee([(p.load, p.p99_ms) for p in self.probes], self.p99_max_ms)
         self._lo = self._pos(knee) if knee is not None else -1
-        broke = [self._pos(p.load) for p in self.probes if not self._ok(p) and (knee is None or p.load > knee)]
+        broke = [
+            self._pos(p.load) for p in self.probes if not self._ok(p) and (knee is None or p.load > knee)
+        ]
         self._hi = min(broke) if broke else len(self.grid)
         return probe

@@ -23,10 +23,18 @@ class ManagerEndpoint:
     environment: dict[str, Any] = field(default_factory=dict)  # a remote host as its probe describes it
     protocol: int | None = None  # fio's client/server protocol version (remote managers)
     close: Callable[[], None] | None = None  # ends what reaching it needed (an SSH session), after the run
-    server: tuple[str, int] | None = None  # a fio server's (host, port): its connection may run in a RemoteHost
-    inspect: Callable[[list[str]], dict[str, remote_check.CheckRecord]] | None = None  # ssh:// managers: the local checks, there
-    prepare: Callable[[], None] | None = None  # before each step (re-opens an SSH session that died); TransportError
-    shown_as: str | None = None  # how messages name the server when not by host:port (an SSH manager's ssh://)
+    server: tuple[str, int] | None = (
+        None  # a fio server's (host, port): its connection may run in a RemoteHost
+    )
+    inspect: Callable[[list[str]], dict[str, remote_check.CheckRecord]] | None = (
+        None  # ssh:// managers: the local checks, there
+    )
+    prepare: Callable[[], None] | None = (
+        None  # before each step (re-opens an SSH session that died); TransportError
+    )
+    shown_as: str | None = (
+        None  # how messages name the server when not by host:port (an SSH manager's ssh://)
+    )
 
     @property
     def windows(self) -> bool:

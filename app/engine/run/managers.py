@@ -62,8 +62,10 @@ def is_loopback(host: str) -> bool:
     return bool(addrs) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addrs)
 
 
-EXPOSED_WARNING = ("fio --server has no authentication and runs whatever job it is sent: reach it through an "
-                   "SSH tunnel (ssh -L 8765:localhost:8765 HOST) or a firewall that admits only this machine")
+EXPOSED_WARNING = (
+    "fio --server has no authentication and runs whatever job it is sent: reach it through an "
+    "SSH tunnel (ssh -L 8765:localhost:8765 HOST) or a firewall that admits only this machine"
+)
 
 
 def ssh_endpoint(name: str, address: SshAddress) -> ManagerEndpoint:
@@ -85,11 +87,20 @@ def ssh_endpoint(name: str, address: SshAddress) -> ManagerEndpoint:
         except TransportError as e:
             raise TransportError(f"manager {name!r}: {e}") from e
 
-    return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name, shown_as=shown), shown,
-                           info.fio_version.removeprefix("fio-"),
-                           probe_facts(info.hostname, info.os, info.arch, info.cpus), protocol=info.protocol,
-                           close=server.close, server=(h, port), inspect=server.check_paths, prepare=reopen,
-                           shown_as=shown)
+    return ManagerEndpoint(
+        name,
+        os_name,
+        lambda: RemoteFio(h, port, name=name, shown_as=shown),
+        shown,
+        info.fio_version.removeprefix("fio-"),
+        probe_facts(info.hostname, info.os, info.arch, info.cpus),
+        protocol=info.protocol,
+        close=server.close,
+        server=(h, port),
+        inspect=server.check_paths,
+        prepare=reopen,
+        shown_as=shown,
+    )
 
 
 def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoint:
@@ -107,20 +118,32 @@ def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoi
     except TransportError as e:
         raise ManagerError(f"manager {name!r}: {e}") from e
     os_name = "Windows" if info.os.lower().startswith("win") else info.os
-    return ManagerEndpoint(name, os_name, lambda: RemoteFio(h, port, name=name), f"{h}:{port}",
-                           info.fio_version.removeprefix("fio-"),
-                           probe_facts(info.hostname, info.os, info.arch, info.cpus), protocol=info.protocol,
-                           server=(h, port))
+    return ManagerEndpoint(
+        name,
+        os_name,
+        lambda: RemoteFio(h, port, name=name),
+        f"{h}:{port}",
+        info.fio_version.removeprefix("fio-"),
+        probe_facts(info.hostname, info.os, info.arch, info.cpus),
+        protocol=info.protocol,
+        server=(h, port),
+    )
 
 
-def build_endpoints(plan: Plan, hosts: dict[str, str] | None = None, fio_path: str | None = None,
-                    needed: set[str] | None = None) -> dict[str, ManagerEndpoint]:
+def build_endpoints(
+    plan: Plan,
+    hosts: dict[str, str] | None = None,
+    fio_path: str | None = None,
+    needed: set[str] | None = None,
+) -> dict[str, ManagerEndpoint]:
     """Endpoints for the plan's managers that have a host (the runner refuses steps of the others)."""
     hosts = hosts or {}
     unknown = sorted(set(hosts) - {m.name for m in plan.managers})
     if unknown:
-        raise ManagerError(f"--manager names {', '.join(map(repr, unknown))} are not in the plan; its managers are "
-                           + ", ".join(repr(m.name) for m in plan.managers))
+        raise ManagerError(
+            f"--manager names {', '.join(map(repr, unknown))} are not in the plan; its managers are "
+            + ", ".join(repr(m.name) for m in plan.managers)
+        )
     out: dict[str, ManagerEndpoint] = {}
     for m in plan.managers:
         if needed is not None and m.name not in needed:
@@ -157,8 +180,12 @@ class TransportPool:
         while len(self.hosts) < k:
             self.hosts.append(RemoteHost())
         spread = {name: self.hosts[i % k] for i, name in enumerate(servers)}  # round robin: even loads
-        return {name: spread[name].transport(servers[name], name, ep.shown_as) if name in servers
-                else ep.make_transport() for name, ep in endpoints.items()}
+        return {
+            name: spread[name].transport(servers[name], name, ep.shown_as)
+            if name in servers
+            else ep.make_transport()
+            for name, ep in endpoints.items()
+        }
 
     @staticmethod
     def go_delay(loaded_at: list[float], now: float) -> float:

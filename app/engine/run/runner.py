@@ -60,7 +60,9 @@ from app.model.steady_state import SteadyWatch
 from app.model.validation import validate
 
 log = logging.getLogger(__name__)
-SENDERS_FIRST_S = 5.0  # Stop: how long network receivers wait for their senders to end before they are stopped
+SENDERS_FIRST_S = (
+    5.0  # Stop: how long network receivers wait for their senders to end before they are stopped
+)
 
 
 class RunRefused(Exception):
@@ -69,8 +71,13 @@ class RunRefused(Exception):
     ``risks`` are the unarmed writes and ``missing_folders`` the local folders new test files need, so a
     GUI can ask about exactly those; ``only_asks`` is True when nothing else stands in the way."""
 
-    def __init__(self, text: str, risks: list[WriteRisk] | None = None, missing_folders: list[str] | None = None,
-                 only_asks: bool = False):
+    def __init__(
+        self,
+        text: str,
+        risks: list[WriteRisk] | None = None,
+        missing_folders: list[str] | None = None,
+        only_asks: bool = False,
+    ):
         super().__init__(text)
         self.risks = risks or []
         self.missing_folders = missing_folders or []
@@ -144,10 +151,17 @@ class RunSummary:
 
     def text(self) -> str:
         """e.g. '2 of 4 steps ran (1 complete, 1 stopped); 2 skipped'."""
-        parts = [f"{n} {what}" for n, what in ((self.complete, "complete"), (self.stopped, "stopped"),
-                                                  (self.failed, "failed")) if n]
+        parts = [
+            f"{n} {what}"
+            for n, what in ((self.complete, "complete"), (self.stopped, "stopped"), (self.failed, "failed"))
+            if n
+        ]
         ran = f"{self.ran} of {self.planned} step{'s' if self.planned != 1 else ''} ran"
-        return ran + (f" ({', '.join(parts)})" if parts else "") + (f"; {self.skipped} skipped" if self.skipped else "")
+        return (
+            ran
+            + (f" ({', '.join(parts)})" if parts else "")
+            + (f"; {self.skipped} skipped" if self.skipped else "")
+        )
 
 
 def summarize(statuses: list[str], planned: int) -> RunSummary:
@@ -172,13 +186,21 @@ class RunListener:
     def message(self, step: Step | None, message: Message) -> None: ...
     def manager_finished(self, step: Step, finished: Finished) -> None:
         """A manager's fio ended in this step (``finished.ok`` False: failed or lost), as it happens."""
+
     def step_finished(self, outcome: StepOutcome) -> None: ...
     def run_finished(self, status: str) -> None: ...
 
 
 class Runner:
-    def __init__(self, plan: Plan, endpoints: dict[str, ManagerEndpoint], listener: RunListener | None = None,
-                 options: RunOptions | None = None, *, steps: list[Step] | None = None):
+    def __init__(
+        self,
+        plan: Plan,
+        endpoints: dict[str, ManagerEndpoint],
+        listener: RunListener | None = None,
+        options: RunOptions | None = None,
+        *,
+        steps: list[Step] | None = None,
+    ):
         """``steps``: run these instead of the plan's own sequence (a load search's candidates)."""
         self.plan = plan
         self.endpoints = endpoints
@@ -196,15 +218,22 @@ class Runner:
         self._lock = threading.Lock()
         self._current: dict[str, Transport] = {}
         self._stopping_step = False
-        self._stop_order: tuple[set[str], set[str]] = (set(), set())  # network senders first (jobfile.stop_order)
+        self._stop_order: tuple[set[str], set[str]] = (
+            set(),
+            set(),
+        )  # network senders first (jobfile.stop_order)
         self._later_stop_at: float | None = None  # when the receivers are stopped at the latest
         self.outcomes: list[StepOutcome] = []
         self.last_telemetry: StepTelemetry | None = None
         self.notes: list[str] = []  # what could not be verified (targets on remote managers)
         self._own_files: set[tuple[str, str]] = set()
         self._remote_files: dict[str, dict[str, remote_files.RemoteFile]] = {}  # per remote manager, by path
-        self._ssh_seen: dict[tuple[str, str], remote_check.Identity] = {}  # (manager, path) -> the object checked over SSH
-        self._pool = TransportPool(self.options.decode_apart, self.options.hosts_per_process)  # each step's transports
+        self._ssh_seen: dict[
+            tuple[str, str], remote_check.Identity
+        ] = {}  # (manager, path) -> the object checked over SSH
+        self._pool = TransportPool(
+            self.options.decode_apart, self.options.hosts_per_process
+        )  # each step's transports
         self._registry = self.options.registry or CreatedFiles(Path(os.devnull))
         self._arming = Arming()  # the objects armed, checked again at every step (engine.held_targets)
         self.jobfiles = self._prepare()
@@ -215,38 +244,60 @@ class Runner:
         if not self.steps:
             problems.append("plan: nothing to run — no worker has both an assigned access spec and a target")
         used = sorted({mi for s in self.steps for mi in s.managers()})
-        unmapped = [self.plan.managers[mi].name for mi in used if self.plan.managers[mi].name not in self.endpoints]
+        unmapped = [
+            self.plan.managers[mi].name for mi in used if self.plan.managers[mi].name not in self.endpoints
+        ]
         if unmapped:
-            problems.append("managers without a host: " + ", ".join(repr(n) for n in unmapped)
-                            + " — map each with --manager NAME=HOST[:PORT] (the address in an imported file "
-                              "is never contacted)")
+            problems.append(
+                "managers without a host: "
+                + ", ".join(repr(n) for n in unmapped)
+                + " — map each with --manager NAME=HOST[:PORT] (the address in an imported file "
+                "is never contacted)"
+            )
             raise RunRefused("\n".join(problems))
         out: list[dict[str, JobFile]] = []
         o = self.options
         missing: list[str] = []
-        names = list(dict.fromkeys(t.name.strip() for m in self.plan.managers for w in m.workers for t in w.targets))
+        names = list(
+            dict.fromkeys(t.name.strip() for m in self.plan.managers for w in m.workers for t in w.targets)
+        )
         for key, value in o.mapping.items():
             if not any(lookup_mapping(n, {key: key}) for n in names):
-                problems.append(f"--map {key}={value}: no target of the plan is named {key!r}; its targets are "
-                                + (", ".join(repr(n) for n in names[:20]) or "none"))
+                problems.append(
+                    f"--map {key}={value}: no target of the plan is named {key!r}; its targets are "
+                    + (", ".join(repr(n) for n in names[:20]) or "none")
+                )
         for step in self.steps:
             out.append(self._step_files(step, problems, missing))
         registry = self._registry
         # local test files this run creates, or that were Fiometer's before it: remembered after every step
-        self._own_files = {(j.manager, j.path) for files in out for jf in files.values() for j in jf.jobs
-                           if not j.is_device and j.placement is not None and j.placement.verified
-                           and (not j.placement.exists or registry.owns(j.placement))}
+        self._own_files = {
+            (j.manager, j.path)
+            for files in out
+            for jf in files.values()
+            for j in jf.jobs
+            if not j.is_device
+            and j.placement is not None
+            and j.placement.verified
+            and (not j.placement.exists or registry.owns(j.placement))
+        }
         risks = self._local_risks(out, problems)
-        risks += [r for r in self._check_remote_files(out, problems)
-                  if r not in risks and not is_armed(r, o.allow_write, o.allow_write_in_use)]
+        risks += [
+            r
+            for r in self._check_remote_files(out, problems)
+            if r not in risks and not is_armed(r, o.allow_write, o.allow_write_in_use)
+        ]
         for files in out:
             for jf in files.values():
                 try:
                     check_job_text(jf.text)
                 except JobRefused as e:
                     problems.append(f"manager {jf.manager!r}: {e}")
-        asks = [f"the folder {f} does not exist (fio would create it without a word); create it first, "
-                "or choose another place for the test file" for f in missing]
+        asks = [
+            f"the folder {f} does not exist (fio would create it without a word); create it first, "
+            "or choose another place for the test file"
+            for f in missing
+        ]
         asks += unarmed(risks, o.allow_write, o.allow_write_in_use)
         if problems or asks:
             raise RunRefused("\n".join(dict.fromkeys(problems + asks)), risks, missing, not problems)
@@ -262,13 +313,22 @@ class Runner:
             ep = self.endpoints[self.plan.managers[mi].name]
             try:
                 files[ep.name] = step_jobfile(
-                    self.plan, step, mi, ep.os_name, mapping=o.mapping, run_time=o.run_time,
-                    ramp_up=o.ramp_up, engine=o.engine, title=self.plan.name,
+                    self.plan,
+                    step,
+                    mi,
+                    ep.os_name,
+                    mapping=o.mapping,
+                    run_time=o.run_time,
+                    ramp_up=o.ramp_up,
+                    engine=o.engine,
+                    title=self.plan.name,
                     place=placer(ep.host == "local", ep.os_name, ep.name),
                     allow_mounted=lambda job: armed_twice(job, o.allow_write, o.allow_write_in_use),
-                    default_file_size=o.default_file_size or DEFAULT_FILE_SIZE, file_size=o.file_size,
+                    default_file_size=o.default_file_size or DEFAULT_FILE_SIZE,
+                    file_size=o.file_size,
                     peer_addresses={n: e.address for n, e in self.endpoints.items()},
-                    net_port_base=net_ports)
+                    net_port_base=net_ports,
+                )
             except TargetError as e:
                 problems.append(f"step {step.index + 1}, manager {ep.name!r}: {e}")
                 continue
@@ -291,12 +351,18 @@ class Runner:
                     continue
                 shown = o.armed_objects.get(r.path)
                 if shown is not None and r.obj != shown:
-                    problems.append(f"manager {r.manager!r}, target {r.target!r}: {r.path} changed after you "
-                                    "confirmed writing to it (it leads to another object now); nothing was "
-                                    "written — start again to see what it is")
+                    problems.append(
+                        f"manager {r.manager!r}, target {r.target!r}: {r.path} changed after you "
+                        "confirmed writing to it (it leads to another object now); nothing was "
+                        "written — start again to see what it is"
+                    )
                 self._arming.objects[r.path] = r.obj  # armed for this object only
-            self._arming.in_use |= {j.path for jf in files.values() for j in jf.jobs
-                                    if armed_twice(j, o.allow_write, o.allow_write_in_use)}
+            self._arming.in_use |= {
+                j.path
+                for jf in files.values()
+                for j in jf.jobs
+                if armed_twice(j, o.allow_write, o.allow_write_in_use)
+            }
             self.notes += [n for n in unverified_notes(files) if n not in self.notes]
         return risks
 
@@ -325,8 +391,9 @@ class Runner:
             problems += p
         return risks
 
-    def _inspect_over_ssh(self, name: str, jobs: list[JobInfo], problems: list[str],
-                          again: bool = False) -> list[WriteRisk]:
+    def _inspect_over_ssh(
+        self, name: str, jobs: list[JobInfo], problems: list[str], again: bool = False
+    ) -> list[WriteRisk]:
         """An ssh:// manager: the local checks, run on its host (app.engine.guards.remote_check). ``again`` (at a
         step's start): an object that existed when the run was checked (and armed) must still be that one."""
         ep = self.endpoints[name]
@@ -346,8 +413,10 @@ class Runner:
             ident = remote_check.identity(seen)
             before = self._ssh_seen.setdefault((name, j.path), ident)
             if again and before != ident and before[0] != "missing":
-                problems.append(f"manager {name!r}, target {j.target_name!r}: {j.path} is not the object that was "
-                                f"checked (then {remote_check.describe(before)}, now {remote_check.describe(ident)})")
+                problems.append(
+                    f"manager {name!r}, target {j.target_name!r}: {j.path} is not the object that was "
+                    f"checked (then {remote_check.describe(before)}, now {remote_check.describe(ident)})"
+                )
                 continue
             f = remote_check.finding(name, j.target_name, j.path, j.writes, seen)
             if f.problem and f.problem not in problems:
@@ -365,11 +434,16 @@ class Runner:
         for name, jf in files.items():
             ssh_problems: list[str] = []
             ssh_risks = self._inspect_over_ssh(name, jf.jobs, ssh_problems, again=True)
-            why = ssh_problems + [f"{r.path}: {r.reason}" for r in ssh_risks
-                                  if not is_armed(r, o.allow_write, o.allow_write_in_use)]
+            why = ssh_problems + [
+                f"{r.path}: {r.reason}"
+                for r in ssh_risks
+                if not is_armed(r, o.allow_write, o.allow_write_in_use)
+            ]
             if why:
-                refused[name] = "not started, nothing written: a target changed since the run was checked — " + \
-                    "; ".join(why)
+                refused[name] = (
+                    "not started, nothing written: a target changed since the run was checked — "
+                    + "; ".join(why)
+                )
                 continue
             known = self._remote_files.get(name)
             if not known:
@@ -383,18 +457,29 @@ class Runner:
                     if probed[f.path].state == remote_files.MISSING and probed[f.path].folder_exists:
                         began = time.monotonic()
                         remote_files.lay_out(make, f)
-                        said.append(Message(name, f"laid out the test file {f.path} in "
-                                                  f"{time.monotonic() - began:.1f} s (before the step's time)", "info"))
+                        said.append(
+                            Message(
+                                name,
+                                f"laid out the test file {f.path} in "
+                                f"{time.monotonic() - began:.1f} s (before the step's time)",
+                                "info",
+                            )
+                        )
                         probed[f.path] = remote_files.Probed(remote_files.OURS, True)
             except TransportError as e:
                 refused[name] = f"Fiometer could not check the test files through fio before the step: {e}"
                 continue
-            risks, problems = remote_files.assess(name, wanted, probed, {j.path: j.target_name for j in jf.jobs})
-            why = problems + [f"{r.path}: {r.reason}" for r in risks if not is_armed(r, o.allow_write,
-                                                                                      o.allow_write_in_use)]
+            risks, problems = remote_files.assess(
+                name, wanted, probed, {j.path: j.target_name for j in jf.jobs}
+            )
+            why = problems + [
+                f"{r.path}: {r.reason}" for r in risks if not is_armed(r, o.allow_write, o.allow_write_in_use)
+            ]
             if why:
-                refused[name] = ("not started, nothing written: a test file changed since the run was "
-                                 "checked — " + "; ".join(why))
+                refused[name] = (
+                    "not started, nothing written: a test file changed since the run was "
+                    "checked — " + "; ".join(why)
+                )
         return refused
 
     def step_seconds(self, index: int) -> int:
@@ -429,7 +514,12 @@ class Runner:
         """Run every step; returns the run status: complete (every step ran to its end) | stopped (by
         Stop or Stop All; see ``summary``) | failed (a step failed)."""
         self.listener.run_started(self.plan, self.steps, self.endpoints)
-        log.info("run %r started: %d steps, managers %s", self.plan.name, len(self.steps), ", ".join(self.endpoints))
+        log.info(
+            "run %r started: %d steps, managers %s",
+            self.plan.name,
+            len(self.steps),
+            ", ".join(self.endpoints),
+        )
         status = "failed"  # what the store records if anything below raises
         try:
             status = self._run_steps()
@@ -478,8 +568,12 @@ class Runner:
         held, refusal = self._hold_targets(files, laid_out)
         finished = {} if refusal else self._remote_refusals(files, laid_out)
         started = time.time()  # after any test file was laid out, here or on a remote manager
-        ours = [j.path for jf in files.values() for j in jf.jobs if (j.manager, j.path) in self._own_files
-                and j.manager not in held]
+        ours = [
+            j.path
+            for jf in files.values()
+            for j in jf.jobs
+            if (j.manager, j.path) in self._own_files and j.manager not in held
+        ]
         self.listener.step_started(step, files)
         for entry in laid_out:
             self.listener.message(step, entry)
@@ -489,13 +583,27 @@ class Runner:
             finished = {name: Finished(name, False, f"manager {who!r}: {why}") for name in files}
         elif not finished and self.options.before_fio_start is not None:
             self.options.before_fio_start(step)
-        transports = self._start_together({n: f for n, f in files.items() if n not in finished}, finished, held)
-        loop = StepLoop(step, files, telemetry, self._step_watch(files, time.monotonic()), self.listener,
-                        _Control(self), io_expected=self._io_expected, finished=finished,
-                        steady=SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None)
+        transports = self._start_together(
+            {n: f for n, f in files.items() if n not in finished}, finished, held
+        )
+        loop = StepLoop(
+            step,
+            files,
+            telemetry,
+            self._step_watch(files, time.monotonic()),
+            self.listener,
+            _Control(self),
+            io_expected=self._io_expected,
+            finished=finished,
+            steady=SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None,
+        )
         events: queue.Queue[tuple[str, Event]] = queue.Queue()
-        threads = [threading.Thread(target=self._pump, args=(name, transport, events), daemon=True,
-                                    name=f"fiometer-{name}") for name, transport in transports.items()]
+        threads = [
+            threading.Thread(
+                target=self._pump, args=(name, transport, events), daemon=True, name=f"fiometer-{name}"
+            )
+            for name, transport in transports.items()
+        ]
         for th in threads:
             th.start()
         try:
@@ -514,25 +622,48 @@ class Runner:
         registry = self.options.registry
         if ours and registry is not None and self.options.engine != "null":
             registry.add(p for p in ours if os.path.isfile(p))
-        return StepOutcome(step, loop.status(), telemetry.final_results(), loop.finished, loop.raw, started,
-                           time.time(), io_start_times(telemetry.io_start))
+        return StepOutcome(
+            step,
+            loop.status(),
+            telemetry.final_results(),
+            loop.finished,
+            loop.raw,
+            started,
+            time.time(),
+            io_start_times(telemetry.io_start),
+        )
 
     def _step_telemetry(self, files: dict[str, JobFile]) -> StepTelemetry:
         jobs = [j for jf in files.values() for j in jf.jobs]
-        disks = step_disk_context(jobs, {n: self.endpoints[n].os_name for n in files},
-                                  [n for n in files if self.endpoints[n].host == "local"], self.options.engine)
-        self.last_telemetry = StepTelemetry({j.name: (j.manager, j.worker_key, j.target_key) for j in jobs},
-                                            self.options.status_interval, disks)
+        disks = step_disk_context(
+            jobs,
+            {n: self.endpoints[n].os_name for n in files},
+            [n for n in files if self.endpoints[n].host == "local"],
+            self.options.engine,
+        )
+        self.last_telemetry = StepTelemetry(
+            {j.name: (j.manager, j.worker_key, j.target_key) for j in jobs},
+            self.options.status_interval,
+            disks,
+        )
         return self.last_telemetry
 
     def _step_watch(self, files: dict[str, JobFile], go_at: float) -> StepWatch:
-        where = {n: f"{n} ({self.endpoints[n].host})" if self.endpoints[n].host != "local" else n for n in files}
-        return StepWatch(where, run_s=max(jf.run_time + jf.tail_s for jf in files.values()),
-                         ramp_s=max(jf.ramp_up for jf in files.values()), interval=self.options.status_interval,
-                         ramp=any(jf.ramp_up for jf in files.values()), go_at=go_at)
+        where = {
+            n: f"{n} ({self.endpoints[n].host})" if self.endpoints[n].host != "local" else n for n in files
+        }
+        return StepWatch(
+            where,
+            run_s=max(jf.run_time + jf.tail_s for jf in files.values()),
+            ramp_s=max(jf.ramp_up for jf in files.values()),
+            interval=self.options.status_interval,
+            ramp=any(jf.ramp_up for jf in files.values()),
+            go_at=go_at,
+        )
 
-    def _follow(self, loop: StepLoop, events: queue.Queue[tuple[str, Event]],
-                transports: dict[str, Transport]) -> None:
+    def _follow(
+        self, loop: StepLoop, events: queue.Queue[tuple[str, Event]], transports: dict[str, Transport]
+    ) -> None:
         """Feed the managers' events and the time to ``loop`` until every manager has ended."""
         while not loop.over:
             try:
@@ -542,14 +673,18 @@ class Runner:
             now = time.monotonic()
             if ev is not None:
                 loop.on_event(name, ev, now)
-            loop.on_tick(now, {n: t.bytes_received for n, t in transports.items()},
-                         {n: t.last_heard for n, t in transports.items()},
-                         {n: t.fio_side for n, t in transports.items()})
+            loop.on_tick(
+                now,
+                {n: t.bytes_received for n, t in transports.items()},
+                {n: t.last_heard for n, t in transports.items()},
+                {n: t.fio_side for n, t in transports.items()},
+            )
             self._stop_later(now, loop.finished)
         loop.flush()
 
-    def _hold_targets(self, files: dict[str, JobFile],
-                      said: list[Message]) -> tuple[dict[str, Held], tuple[str, str] | None]:
+    def _hold_targets(
+        self, files: dict[str, JobFile], said: list[Message]
+    ) -> tuple[dict[str, Held], tuple[str, str] | None]:
         """Open, verify and lay out the local managers' targets for this step (``engine.held_targets``):
         ({manager: what it holds}, (manager, why the step may not run) or None); what it did goes to ``said``."""
         held: dict[str, Held] = {}
@@ -558,12 +693,19 @@ class Runner:
         for name, jf in files.items():
             if self.endpoints[name].host != "local":
                 continue
+
             def say(text: str, n: str = name) -> None:
                 said.append(Message(n, text, "info"))
 
             try:
-                held[name] = hold(jf, self._arming, self._owns, cancelled=self._abort.is_set, say=say,
-                                  others=list(held.values()))
+                held[name] = hold(
+                    jf,
+                    self._arming,
+                    self._owns,
+                    cancelled=self._abort.is_set,
+                    say=say,
+                    others=list(held.values()),
+                )
             except HoldRefused as e:
                 for h in held.values():
                     h.close()
@@ -581,8 +723,9 @@ class Runner:
                 self._registry.adopt(h.files)
             h.close()
 
-    def _start_together(self, files: dict[str, JobFile], finished: dict[str, Finished],
-                        held: dict[str, Held] | None = None) -> dict[str, Transport]:
+    def _start_together(
+        self, files: dict[str, JobFile], finished: dict[str, Finished], held: dict[str, Held] | None = None
+    ) -> dict[str, Transport]:
         """Load every manager's job first (remote ones in parallel), then start them all at once:
         RUN to the fio servers, then the local fio processes (which start when launched). Managers in
         ``held`` get its job text and descriptors."""
@@ -595,8 +738,11 @@ class Runner:
                 t.pass_fds = tuple(h.fds.values())
                 t.disks = tuple(dict.fromkeys(d for p in h.fds if (d := disk_of(p))))
         errors = self._prepare_endpoints(files)
-        self._load({n: t for n, t in transports.items() if isinstance(t, Startable) and n not in errors},
-                   texts, errors)
+        self._load(
+            {n: t for n, t in transports.items() if isinstance(t, Startable) and n not in errors},
+            texts,
+            errors,
+        )
         for name, transport in transports.items():
             if name not in errors:
                 self._launch(name, transport, texts[name], errors)
@@ -612,8 +758,15 @@ class Runner:
         refused = self._recheck_remote_files(files, said)
         if not refused:
             return {}
-        return {name: Finished(name, False, refused.get(name) or "not started: another manager's test file "
-                               "changed since the run was checked") for name in files}
+        return {
+            name: Finished(
+                name,
+                False,
+                refused.get(name)
+                or "not started: another manager's test file changed since the run was checked",
+            )
+            for name in files
+        }
 
     def _prepare_endpoints(self, files: dict[str, JobFile]) -> dict[str, str]:
         """Each endpoint's preparation for a step (re-opening an SSH session); why it failed, by manager.
@@ -630,14 +783,17 @@ class Runner:
 
     def _load(self, startable: dict[str, Startable], texts: dict[str, str], errors: dict[str, str]) -> None:
         """Load the two-phase managers' jobs in parallel, then wait as the pool says before they go."""
+
         def load(name: str, transport: Startable) -> None:
             try:
                 transport.start(texts[name], status_interval=self.options.status_interval)
             except TransportError as e:
                 errors[name] = str(e)
 
-        loaders = [threading.Thread(target=load, args=item, daemon=True, name=f"fiometer-load-{item[0]}")
-                   for item in startable.items()]
+        loaders = [
+            threading.Thread(target=load, args=item, daemon=True, name=f"fiometer-load-{item[0]}")
+            for item in startable.items()
+        ]
         for th in loaders:
             th.start()
         for th in loaders:

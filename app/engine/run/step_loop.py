@@ -66,8 +66,9 @@ def no_io_reason(idle: list[JobInfo], said: list[str]) -> str:
     about = [t for t in said if any(p in t for p in paths)] or said
     words = " / ".join(dict.fromkeys(about[:3]))
     where = ", ".join(paths)
-    return (f"fio did no I/O on {where}" + (f"; fio said: {words}" if words else
-                                            " and gave no reason (it refused or dropped the job)"))
+    return f"fio did no I/O on {where}" + (
+        f"; fio said: {words}" if words else " and gave no reason (it refused or dropped the job)"
+    )
 
 
 def start_skew_text(start_times: dict[str, float]) -> str:
@@ -75,19 +76,32 @@ def start_skew_text(start_times: dict[str, float]) -> str:
     (a report's arrival less fio's runtime in it, the least over its reports), first to last."""
     first = min(start_times.values())
     spread = max(start_times.values()) - first
-    detail = ", ".join(f"{n} +{(t - first) * 1000:.0f} ms" for n, t in sorted(start_times.items(), key=lambda x: x[1]))
-    return (f"managers' I/O started within {spread * 1000:.0f} ms ({detail}; from each manager's reports: "
-            "arrival less fio's runtime)")
+    detail = ", ".join(
+        f"{n} +{(t - first) * 1000:.0f} ms" for n, t in sorted(start_times.items(), key=lambda x: x[1])
+    )
+    return (
+        f"managers' I/O started within {spread * 1000:.0f} ms ({detail}; from each manager's reports: "
+        "arrival less fio's runtime)"
+    )
 
 
 class StepLoop:
     """The state of one running step. ``finished`` holds each manager's end as it is known (those that never
     started are given at construction); the step is over when every manager has one."""
 
-    def __init__(self, step: Step, files: Mapping[str, JobFile], telemetry: StepTelemetry, watch: StepWatch,
-                 listener: StepListener, control: StepControl, *,
-                 io_expected: Callable[[JobInfo, JobFile], bool] = lambda job, jf: True,
-                 steady: SteadyWatch | None = None, finished: Mapping[str, Finished] | None = None) -> None:
+    def __init__(
+        self,
+        step: Step,
+        files: Mapping[str, JobFile],
+        telemetry: StepTelemetry,
+        watch: StepWatch,
+        listener: StepListener,
+        control: StepControl,
+        *,
+        io_expected: Callable[[JobInfo, JobFile], bool] = lambda job, jf: True,
+        steady: SteadyWatch | None = None,
+        finished: Mapping[str, Finished] | None = None,
+    ) -> None:
         self.step, self.files, self.telemetry, self.watch = step, files, telemetry, watch
         self.listener, self.control, self.io_expected, self.steady = listener, control, io_expected, steady
         self.finished: dict[str, Finished] = dict(finished or {})
@@ -95,7 +109,9 @@ class StepLoop:
             watch.finished(name)
         self.raw: dict[str, str | None] = {name: None for name in files}  # fio's final document, per manager
         self.last: dict[str, Snapshot] = {}  # each manager's newest report (its final one once it ends)
-        self.said: dict[str, list[str]] = {name: [] for name in files}  # fio's warnings and errors, per manager
+        self.said: dict[str, list[str]] = {
+            name: [] for name in files
+        }  # fio's warnings and errors, per manager
         self.gates = {name: MessageGate() for name in files}
         self._told: set[str] = set()  # managers whose end the listener and the telemetry have had
 
@@ -142,14 +158,20 @@ class StepLoop:
         if not ev.ok:
             jobs = self.files[name].jobs
             ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {', '.join(j.path for j in jobs)})"
-            ev.reason += net_failure_hint(any(j.network for j in jobs), " ".join([ev.reason, *self.said[name]]))
+            ev.reason += net_failure_hint(
+                any(j.network for j in jobs), " ".join([ev.reason, *self.said[name]])
+            )
             log.warning("step %d, manager %s failed: %s", self.step.index + 1, name, ev.reason)
         self.finished[name] = ev
         self.watch.finished(name)
 
-    def on_tick(self, now: float, bytes_received: Mapping[str, int | None],
-                last_heard: Mapping[str, float | None],
-                fio_side: Mapping[str, FioSide | None] | None = None) -> None:
+    def on_tick(
+        self,
+        now: float,
+        bytes_received: Mapping[str, int | None],
+        last_heard: Mapping[str, float | None],
+        fio_side: Mapping[str, FioSide | None] | None = None,
+    ) -> None:
         """Time passed (``now``: time.monotonic()): deadlines and stalls, managers that ended, the second's
         numbers. ``bytes_received`` / ``last_heard`` / ``fio_side``: each running manager's liveness figures
         (Transport)."""
@@ -172,13 +194,25 @@ class StepLoop:
         late or partial, and how far apart the managers started."""
         out: list[Message] = []
         for name, gate in self.gates.items():
-            out += [Message(name, note, "warning") for note in (dropped.get(name), gate.summary(name)) if note]
-        out += [Message(name, f"fio spent {s:.1f} s before its I/O began (laying out test files, setting up its "
-                              "jobs); the step's time starts after it", "info")
-                for name, s in self.telemetry.layout_s.items() if s >= LAYOUT_SAID_S]
+            out += [
+                Message(name, note, "warning") for note in (dropped.get(name), gate.summary(name)) if note
+            ]
+        out += [
+            Message(
+                name,
+                f"fio spent {s:.1f} s before its I/O began (laying out test files, setting up its "
+                "jobs); the step's time starts after it",
+                "info",
+            )
+            for name, s in self.telemetry.layout_s.items()
+            if s >= LAYOUT_SAID_S
+        ]
         clock = self.telemetry.all_clock
-        out += [Message("", note, level) for note, level in ((clock.late_summary(), "info"),
-                                                             (clock.partial_summary(), "warning")) if note]
+        out += [
+            Message("", note, level)
+            for note, level in ((clock.late_summary(), "info"), (clock.partial_summary(), "warning"))
+            if note
+        ]
         start_times = self.telemetry.io_start
         if len(start_times) > 1:
             out.append(Message("", start_skew_text(start_times), "info"))

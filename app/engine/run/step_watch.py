@@ -86,7 +86,9 @@ def io_counter(jobs: Sequence[Mapping[str, Any]]) -> int:
 
 
 def _runtime(jobs: Sequence[Mapping[str, Any]]) -> int:
-    return max((int((j.get(d) or {}).get("runtime") or 0) for j in jobs for d in ("read", "write")), default=0)
+    return max(
+        (int((j.get(d) or {}).get("runtime") or 0) for j in jobs for d in ("read", "write")), default=0
+    )
 
 
 def _job_clock(jobs: Sequence[Mapping[str, Any]]) -> float | None:
@@ -98,8 +100,16 @@ def _job_clock(jobs: Sequence[Mapping[str, Any]]) -> float | None:
 class StepWatch:
     """``where``: manager name -> how to name it in messages (e.g. 'M1 (10.0.0.5:8765)')."""
 
-    def __init__(self, where: Mapping[str, str], *, run_s: float, ramp_s: float, interval: float,
-                 ramp: bool, go_at: float) -> None:
+    def __init__(
+        self,
+        where: Mapping[str, str],
+        *,
+        run_s: float,
+        ramp_s: float,
+        interval: float,
+        ramp: bool,
+        go_at: float,
+    ) -> None:
         self.where = dict(where)
         self.grace = max(MIN_GRACE_S, 3 * interval)
         self.limit = ramp_s + run_s + self.grace
@@ -123,12 +133,24 @@ class StepWatch:
         st = self._m[name]
         problem = st.checker.check(jobs, elapsed_s=max(now - self.go_at, 0.0))
         if problem is not None:
-            return self._force(st, name, now, "abort",
-                               f"manager {self.where[name]} sent an impossible value: {problem}; its step failed")
+            return self._force(
+                st,
+                name,
+                now,
+                "abort",
+                f"manager {self.where[name]} sent an impossible value: {problem}; its step failed",
+            )
         out: list[Action] = []
         if st.late_since is not None:
-            out.append(Action("message", name, f"numbers from {self.where[name]} arrived again after "
-                                               f"{now - st.late_since + self.late_s:.0f} s", "info"))
+            out.append(
+                Action(
+                    "message",
+                    name,
+                    f"numbers from {self.where[name]} arrived again after "
+                    f"{now - st.late_since + self.late_s:.0f} s",
+                    "info",
+                )
+            )
             st.late_since = None
         st.last_report = now
         self._clock(st, _job_clock(jobs), now)
@@ -149,10 +171,13 @@ class StepWatch:
         """The newest report's time: processed here, or noted by the transport on arrival."""
         return max((t for t in (st.last_report, st.heard_report) if t is not None), default=None)
 
-    def due(self, now: float, bytes_received: Mapping[str, int | None],
-            last_heard: Mapping[str, float | None] | None = None,
-            fio_side: Mapping[str, FioSide | None] | None = None
-            ) -> list[Action]:
+    def due(
+        self,
+        now: float,
+        bytes_received: Mapping[str, int | None],
+        last_heard: Mapping[str, float | None] | None = None,
+        fio_side: Mapping[str, FioSide | None] | None = None,
+    ) -> list[Action]:
         """``bytes_received``: report bytes so far per manager (None: not counted, e.g. a local fio);
         ``last_heard``: when (``now``'s clock) each remote manager last sent a byte of any kind;
         ``fio_side``: per manager, the transport's (report_at, fio_clock_s, ended, unread) where it tells them."""
@@ -182,32 +207,66 @@ class StepWatch:
             behind = now >= start + self.limit and self._behind(st, now, start)
             if behind and not st.behind_said:  # (the progress rules below still apply)
                 st.behind_said = True
-                out.append(Action("message", name, (
-                    f"manager {self.where[name]} is behind: {now - start:.0f} s after its jobs started, its "
-                    f"newest report shows {st.fio_clock_s:.0f} s of {self.planned_s:g} s on fio's own clock "
-                    f"(its reports arrive late); waiting up to {BEHIND_S:g} s more for it to end")))
+                out.append(
+                    Action(
+                        "message",
+                        name,
+                        (
+                            f"manager {self.where[name]} is behind: {now - start:.0f} s after its jobs started, its "
+                            f"newest report shows {st.fio_clock_s:.0f} s of {self.planned_s:g} s on fio's own clock "
+                            f"(its reports arrive late); waiting up to {BEHIND_S:g} s more for it to end"
+                        ),
+                    )
+                )
             if now >= start + self.limit and not behind:
                 st.overdue, st.forced_at = (
-                    f"manager {self.where[name]} was still running {self.limit:g} s after its jobs started "
-                    f"(ramp + run time + {self.grace:g} s grace) and did not end when asked; it was stopped"), now
-                out.append(Action("stop", name, f"manager {self.where[name]} is still running {self.limit:g} s after "
-                                                "its jobs started; asking it to stop"))
+                    (
+                        f"manager {self.where[name]} was still running {self.limit:g} s after its jobs started "
+                        f"(ramp + run time + {self.grace:g} s grace) and did not end when asked; it was stopped"
+                    ),
+                    now,
+                )
+                out.append(
+                    Action(
+                        "stop",
+                        name,
+                        f"manager {self.where[name]} is still running {self.limit:g} s after "
+                        "its jobs started; asking it to stop",
+                    )
+                )
                 continue
-            if (st.counters and st.changed_at is not None and st.last_report is not None
-                    and st.last_report > st.changed_at and now - st.changed_at >= self.stall_s):
-                out += self._force(st, name, now, "stop",
-                                   f"manager {self.where[name]} made no progress for {now - st.changed_at:.0f} s: "
-                                   f"fio's I/O counters stayed at {st.counters} while its reports kept coming "
-                                   "(job processes stopped or stuck?); it was stopped")
+            if (
+                st.counters
+                and st.changed_at is not None
+                and st.last_report is not None
+                and st.last_report > st.changed_at
+                and now - st.changed_at >= self.stall_s
+            ):
+                out += self._force(
+                    st,
+                    name,
+                    now,
+                    "stop",
+                    f"manager {self.where[name]} made no progress for {now - st.changed_at:.0f} s: "
+                    f"fio's I/O counters stayed at {st.counters} while its reports kept coming "
+                    "(job processes stopped or stuck?); it was stopped",
+                )
                 continue
             quiet_s = now - max(st.bytes_changed_at, self._heard(st) or 0.0)
             byte_at = (last_heard or {}).get(name)
-            answering = byte_at is None or now - byte_at < self.stall_s / 2  # (ETA polls are answered each second)
+            answering = (
+                byte_at is None or now - byte_at < self.stall_s / 2
+            )  # (ETA polls are answered each second)
             if st.running_since is not None and got is not None and quiet_s >= self.stall_s and answering:
-                out += self._force(st, name, now, "stop",
-                                   f"manager {self.where[name]} sent no report and no report data for "
-                                   f"{quiet_s:.0f} s (its server may still answer; job processes stopped or "
-                                   "stuck?); it was stopped")
+                out += self._force(
+                    st,
+                    name,
+                    now,
+                    "stop",
+                    f"manager {self.where[name]} sent no report and no report data for "
+                    f"{quiet_s:.0f} s (its server may still answer; job processes stopped or "
+                    "stuck?); it was stopped",
+                )
                 continue
             heard = self._heard(st)
             last = heard if heard is not None else self.go_at
@@ -217,16 +276,27 @@ class StepWatch:
                 st.late_since = now
                 arriving = got is not None and st.bytes_seen is not None and got > st.bytes_seen
                 why = "data still arriving" if arriving else "nothing new received"
-                out.append(Action("message", name, f"numbers from {self.where[name]} are late: last report "
-                                                   f"{now - last:.0f} s ago ({why})"))
+                out.append(
+                    Action(
+                        "message",
+                        name,
+                        f"numbers from {self.where[name]} are late: last report "
+                        f"{now - last:.0f} s ago ({why})",
+                    )
+                )
         return out
 
     def _behind(self, st: _State, now: float, start: float) -> bool:
         """Within BEHIND_S of the deadline and still reporting, but not yet at its planned end on fio's
         clock, or there less than the grace ago (its final report is on its way, like anyone's)."""
         heard = self._heard(st)
-        if (self.planned_s <= 0 or st.fio_clock_s is None or heard is None
-                or now - heard >= self.stall_s or now >= start + self.limit + BEHIND_S):
+        if (
+            self.planned_s <= 0
+            or st.fio_clock_s is None
+            or heard is None
+            or now - heard >= self.stall_s
+            or now >= start + self.limit + BEHIND_S
+        ):
             return False
         return st.clock_done_at is None or now < st.clock_done_at + self.grace
 

@@ -67,7 +67,9 @@ class AllClock:
     has reported in it or in a later slot (or ``tick`` finds it ``patience`` s overdue); a report
     landing in a slot already emitted (late, or fio's final report) emits that slot again."""
 
-    def __init__(self, interval: float = 1.0, managers: list[str] | None = None, patience: float | None = None) -> None:
+    def __init__(
+        self, interval: float = 1.0, managers: list[str] | None = None, patience: float | None = None
+    ) -> None:
         self.interval = interval if interval > 0 else 1.0
         self.patience = patience if patience is not None else 2 * self.interval
         self._managers = list(managers or [])
@@ -82,7 +84,9 @@ class AllClock:
         self._whole: dict[str, Metrics] = {}
         self._slot_t: dict[int, float] = {}  # the arrival time of the first report in each slot
         self._floor = 0  # slots below were dropped
-        self.late: dict[str, list[tuple[int, float]]] = {}  # manager -> (slot, s after the slot's first report)
+        self.late: dict[
+            str, list[tuple[int, float]]
+        ] = {}  # manager -> (slot, s after the slot's first report)
         self.dropped = 0  # reports for slots already dropped (not in ALL)
 
     def slot(self, t: float) -> int:
@@ -99,8 +103,9 @@ class AllClock:
             self._phase[manager] = phase
         return max(round((fio_t - phase) / self.interval), 0)
 
-    def add(self, manager: str, t: float, interval: Metrics, whole: Metrics,
-            fio_t: float | None = None) -> list[tuple[float, Metrics, Metrics]]:
+    def add(
+        self, manager: str, t: float, interval: Metrics, whole: Metrics, fio_t: float | None = None
+    ) -> list[tuple[float, Metrics, Metrics]]:
         """Record ``manager``'s report, arrived at step time ``t``, measured at fio's ``fio_t`` (its jobs'
         runtime, s); returns the (slot time, ALL for the slot, ALL whole at the slot) now due, oldest first."""
         if manager not in self._managers:
@@ -132,7 +137,11 @@ class AllClock:
 
     def tick(self, t: float) -> list[tuple[float, Metrics, Metrics]]:
         """Slots overdue at step time ``t`` are emitted with the managers that reported in them."""
-        late = [k for k in self._slots if k not in self._emitted and (k + 0.5) * self.interval + self.patience <= t]
+        late = [
+            k
+            for k in self._slots
+            if k not in self._emitted and (k + 0.5) * self.interval + self.patience <= t
+        ]
         return self._emit(sorted(set(late) | set(self._due())))
 
     def flush(self) -> list[tuple[float, Metrics, Metrics]]:
@@ -204,10 +213,14 @@ class AllClock:
             if w is None:
                 parts.append(f"{m} measured nothing")
                 continue
-            parts.append(f"{m} ran {w.seconds:.1f} s of it: {w.ios:,} I/Os, {w.iops:,.0f} IOPS over its own time, "
-                         f"{over_step(w, step_s).iops:,.0f} over the step's")
-        return (f"ALL is all I/Os completed over the step's {step_s:.1f} s; partial share of the manager(s) "
-                "that failed: " + "; ".join(parts))
+            parts.append(
+                f"{m} ran {w.seconds:.1f} s of it: {w.ios:,} I/Os, {w.iops:,.0f} IOPS over its own time, "
+                f"{over_step(w, step_s).iops:,.0f} over the step's"
+            )
+        return (
+            f"ALL is all I/Os completed over the step's {step_s:.1f} s; partial share of the manager(s) "
+            "that failed: " + "; ".join(parts)
+        )
 
     def is_late(self, t: float) -> bool:
         """Whether the ALL sample at slot time ``t`` holds a report that came after the slot was shown."""
@@ -221,12 +234,17 @@ class AllClock:
         parts = []
         for m, items in sorted(self.late.items()):
             slots = sorted({k for k, _ in items})
-            span = f"{slots[0] * self.interval:g}" + (f"–{slots[-1] * self.interval:g}" if len(slots) > 1 else "")
-            parts.append(f"{m}: {len(items)} report(s) for second(s) {span}, up to "
-                         f"{max(lag for _, lag in items):.1f} s late")
-        text = ("ALL: reports that arrived after their second was shown were added to the second fio "
-                "measured them in (" + "; ".join(parts) + ")")
+            span = f"{slots[0] * self.interval:g}" + (
+                f"–{slots[-1] * self.interval:g}" if len(slots) > 1 else ""
+            )
+            parts.append(
+                f"{m}: {len(items)} report(s) for second(s) {span}, up to "
+                f"{max(lag for _, lag in items):.1f} s late"
+            )
+        text = (
+            "ALL: reports that arrived after their second was shown were added to the second fio "
+            "measured them in (" + "; ".join(parts) + ")"
+        )
         if self.dropped:
             text += f"; {self.dropped} report(s) came too late to be kept in ALL"
         return text
-

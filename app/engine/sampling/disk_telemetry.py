@@ -32,8 +32,10 @@ from app.engine.jobs.targets import LINUX, normalize_os
 from app.engine.transports.transport import Snapshot
 from app.model.disk_metrics import DiskCounts
 
-NO_DISKS_REASON = ("fio reported no disk statistics for these targets: fio keeps them on Linux only, for targets "
-                   "on a block device (not tmpfs or a network file system), and the null engine does no disk I/O")
+NO_DISKS_REASON = (
+    "fio reported no disk statistics for these targets: fio keeps them on Linux only, for targets "
+    "on a block device (not tmpfs or a network file system), and the null engine does no disk I/O"
+)
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,9 @@ class DiskContext:
     no_storage: frozenset[str] = frozenset()  # managers with network workers only: no disk to speak of
 
 
-def step_disk_context(jobs: Iterable[JobInfo], os_names: Mapping[str, str], local: Iterable[str],
-                      engine: str | None = None) -> DiskContext:
+def step_disk_context(
+    jobs: Iterable[JobInfo], os_names: Mapping[str, str], local: Iterable[str], engine: str | None = None
+) -> DiskContext:
     """From a step's jobs: the disk of each target on local Linux managers (the name fio's statistics
     use), and the targets where fio will report none, with the reason."""
     local = set(local)
@@ -96,9 +99,15 @@ def step_disk_context(jobs: Iterable[JobInfo], os_names: Mapping[str, str], loca
             network_only.add(mgr)
             continue
         if engine == "null":
-            reasons[mgr], unwatched[mgr] = "the null engine does no disk I/O, so fio reports no disk statistics", every
+            reasons[mgr], unwatched[mgr] = (
+                "the null engine does no disk I/O, so fio reports no disk statistics",
+                every,
+            )
         elif os_name and normalize_os(os_name) != LINUX:
-            reasons[mgr], unwatched[mgr] = f"fio keeps disk statistics on Linux only; {mgr} runs {os_name}", every
+            reasons[mgr], unwatched[mgr] = (
+                f"fio keeps disk statistics on Linux only; {mgr} runs {os_name}",
+                every,
+            )
         elif mgr in local:
             on: dict[str, dict[tuple[str, str], None]] = {}
             off: dict[tuple[str, str], None] = {}
@@ -111,8 +120,10 @@ def step_disk_context(jobs: Iterable[JobInfo], os_names: Mapping[str, str], loca
             targets[mgr] = {d: tuple(ts) for d, ts in on.items()}
             if off:
                 unwatched[mgr] = tuple(off)
-                reasons[mgr] = "not on a block device fio can watch (e.g. a file on tmpfs), so fio reports no disk " \
-                               "statistics for it"
+                reasons[mgr] = (
+                    "not on a block device fio can watch (e.g. a file on tmpfs), so fio reports no disk "
+                    "statistics for it"
+                )
     return DiskContext(targets, reasons, unwatched, frozenset(network_only))
 
 
@@ -122,7 +133,9 @@ class DiskTracker:
     def __init__(self, context: DiskContext | None = None, interval: float = 1.0) -> None:
         self.context = context or DiskContext()
         self._interval_ms = interval * 1000.0
-        self._base: dict[tuple[str, str], tuple[DiskCounts, DiskCounts, float]] = {}  # whole, counters, fio's util
+        self._base: dict[
+            tuple[str, str], tuple[DiskCounts, DiskCounts, float]
+        ] = {}  # whole, counters, fio's util
         self._start: dict[tuple[str, str], float] = {}  # local: when the disk's clock began (report time)
         self._prev_t: dict[str, float] = {}  # each manager's previous report time
 
@@ -149,7 +162,9 @@ class DiskTracker:
             interval: DiskCounts | None
             if base is None:
                 interval = whole
-            elif base[0].window_ms >= whole.window_ms or (not exact and (base[1], base[2]) == (counters, util)):
+            elif base[0].window_ms >= whole.window_ms or (
+                not exact and (base[1], base[2]) == (counters, util)
+            ):
                 interval = None  # not refreshed since the previous report (fio's final report repeats it)
                 whole = base[0]
             else:
@@ -166,8 +181,8 @@ class DiskTracker:
         start = self._start.get((mgr, name))
         if start is None:
             first_ms = (now - prev_t) * 1000.0 if prev_t is not None else self._interval_ms
-            runtime = max((float(j.get("job_runtime") or 0) for j in snap.jobs if isinstance(j, dict)),
-                          default=0.0)
+            runtime = max(
+                (float(j.get("job_runtime") or 0) for j in snap.jobs if isinstance(j, dict)), default=0.0
+            )
             start = self._start[(mgr, name)] = now - max(first_ms, runtime) / 1000.0
         return (now - start) * 1000.0
-

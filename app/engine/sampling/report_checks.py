@@ -65,8 +65,10 @@ class ReportChecker:
                             return f"{where}: {dd}.{lat}.{key} = {stat[key]!r} (not a finite, non-negative number)"
                 runtime = int(d.get("runtime", 0))
                 if elapsed_s is not None and runtime > elapsed_s * 1000 + RUNTIME_SLACK_MS:
-                    return (f"{where}: {dd}.runtime = {runtime} ms, but the step has run for only "
-                            f"{elapsed_s:.1f} s")
+                    return (
+                        f"{where}: {dd}.runtime = {runtime} ms, but the step has run for only "
+                        f"{elapsed_s:.1f} s"
+                    )
                 cur = (int(d.get("total_ios", 0)), int(d.get("io_bytes", 0)))
                 prev = self._last.get((name, idx, dd))
                 if prev is not None and (cur[0] < prev[0] or cur[1] < prev[1]):

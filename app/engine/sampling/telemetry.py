@@ -316,8 +316,12 @@ class StepTelemetry:
     job names must be unique across the step (numjobs clones share their name and are summed).
     ALL is summed per slot of the step's ``interval`` grid (:mod:`app.engine.sampling.all_clock`)."""
 
-    def __init__(self, job_map: Mapping[str, tuple[str, str, str]], interval: float = 1.0,
-                 disks: DiskContext | None = None) -> None:
+    def __init__(
+        self,
+        job_map: Mapping[str, tuple[str, str, str]],
+        interval: float = 1.0,
+        disks: DiskContext | None = None,
+    ) -> None:
         self._map = dict(job_map)
         self.disks = DiskTracker(disks, interval)
         self._managers = list(dict.fromkeys(m for m, _, _ in self._map.values()))
@@ -403,8 +407,16 @@ class StepTelemetry:
         out = []
         several = len(self._managers) > 1
         for i, (t, iv, wh) in enumerate(due):
-            s = Sample(None, "all", ALL_KEY, t, iv, wh, all_final and i == len(due) - 1,
-                       late=several and self.all_clock.is_late(t))
+            s = Sample(
+                None,
+                "all",
+                ALL_KEY,
+                t,
+                iv,
+                wh,
+                all_final and i == len(due) - 1,
+                late=several and self.all_clock.is_late(t),
+            )
             key = (s.level, s.manager, s.worker, s.key)
             latest = self._latest.get(key)
             if latest is None or t >= latest.t:  # a late second sent again is not the step's latest
@@ -417,8 +429,10 @@ class StepTelemetry:
         mgr = snap.manager
         if mgr in self._running:
             return
-        runtime_ms = max((int((j.get(d) or {}).get("runtime") or 0) for j in snap.jobs
-                          for d in ("read", "write", "trim")), default=0)
+        runtime_ms = max(
+            (int((j.get(d) or {}).get("runtime") or 0) for j in snap.jobs for d in ("read", "write", "trim")),
+            default=0,
+        )
         if runtime_ms == 0 and not any(_errors(j) for j in snap.jobs):
             self._waiting_since.setdefault(mgr, snap.received)  # laying out files / not started
             return

@@ -45,8 +45,9 @@ def cpu_model() -> str:
                 return " ".join(line.split(":", 1)[1].split())
     if sys.platform == "darwin":
         try:
-            return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True,
-                                  timeout=2).stdout.strip()
+            return subprocess.run(
+                ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=2
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             return ""
     return platform.processor()
@@ -61,10 +62,17 @@ def memory_bytes() -> int | None:
         import ctypes
 
         class MemoryStatus(ctypes.Structure):
-            _fields_ = [("length", ctypes.c_ulong), ("load", ctypes.c_ulong), ("total", ctypes.c_ulonglong),
-                        ("avail", ctypes.c_ulonglong), ("page_total", ctypes.c_ulonglong),
-                        ("page_avail", ctypes.c_ulonglong), ("virtual_total", ctypes.c_ulonglong),
-                        ("virtual_avail", ctypes.c_ulonglong), ("extended", ctypes.c_ulonglong)]
+            _fields_ = [
+                ("length", ctypes.c_ulong),
+                ("load", ctypes.c_ulong),
+                ("total", ctypes.c_ulonglong),
+                ("avail", ctypes.c_ulonglong),
+                ("page_total", ctypes.c_ulonglong),
+                ("page_avail", ctypes.c_ulonglong),
+                ("virtual_total", ctypes.c_ulonglong),
+                ("virtual_avail", ctypes.c_ulonglong),
+                ("extended", ctypes.c_ulonglong),
+            ]
 
         status = MemoryStatus()
         status.length = ctypes.sizeof(MemoryStatus)
@@ -75,8 +83,13 @@ def memory_bytes() -> int | None:
 
 def machine_facts() -> dict[str, Any]:
     """This machine, as a report states it."""
-    facts: dict[str, Any] = {"hostname": socket.gethostname(), "os": platform.system(),
-                             "kernel": platform.release(), "arch": platform.machine(), "cpus": os.cpu_count()}
+    facts: dict[str, Any] = {
+        "hostname": socket.gethostname(),
+        "os": platform.system(),
+        "kernel": platform.release(),
+        "arch": platform.machine(),
+        "cpus": os.cpu_count(),
+    }
     distro = _os_release() if sys.platform.startswith("linux") else platform.version()
     if distro:
         facts["os_release"] = distro
@@ -108,8 +121,12 @@ def mount_of(dev: int) -> dict[str, str] | None:
         f, r = left.split(), right.split()
         if len(f) >= 6 and len(r) >= 2 and f[2] == want:
             opts = ",".join(dict.fromkeys(f[5].split(",") + (r[2].split(",") if len(r) > 2 else [])))
-            return {"mount_point": _unescape(f[4]), "fs_type": r[0], "source": _unescape(r[1]),
-                    "mount_options": opts}
+            return {
+                "mount_point": _unescape(f[4]),
+                "fs_type": r[0],
+                "source": _unescape(r[1]),
+                "mount_options": opts,
+            }
     return None
 
 
@@ -131,8 +148,9 @@ def disk_facts(disk: str, sys_block: Path = SYS_BLOCK_NAMES) -> dict[str, Any]:
     if size.isdigit():
         facts["device_size_bytes"] = int(size) * 512
     vendor = _read(node / "device" / "vendor")
-    model = " ".join(x for x in (vendor if not vendor.startswith("0x") else "", _read(node / "device" / "model"))
-                     if x)
+    model = " ".join(
+        x for x in (vendor if not vendor.startswith("0x") else "", _read(node / "device" / "model")) if x
+    )
     if not model and _read(node / "device" / "modalias").startswith("virtio"):
         model = "virtio disk (virtual machine)"
     if model:

@@ -117,9 +117,14 @@ def finish_event(
         return Finished(manager, ok=False, reason=reason, returncode=returncode)
 
     if stop_overdue_after is not None:
-        return Finished(manager, ok=False, returncode=returncode, stopped=True,
-                        reason=f"fio did not end within {stop_overdue_after:g} s of Stop and was killed; "
-                               "the numbers of its last report are kept")
+        return Finished(
+            manager,
+            ok=False,
+            returncode=returncode,
+            stopped=True,
+            reason=f"fio did not end within {stop_overdue_after:g} s of Stop and was killed; "
+            "the numbers of its last report are kept",
+        )
 
     if watchdog_after is not None:
         if not got_documents:
@@ -321,8 +326,12 @@ class LocalFio:
                 yield item[1]
             else:  # "exit"
                 rc = item[1]
-                ended_itself = (rc >= 0 and not self._aborted and self._watchdog_after is None
-                                and self._stop_overdue is None)
+                ended_itself = (
+                    rc >= 0
+                    and not self._aborted
+                    and self._watchdog_after is None
+                    and self._stop_overdue is None
+                )
                 final_doc = pending or last
                 if final_doc is not None and ended_itself:
                     yield self._snapshot(final_doc, final=True)
@@ -468,8 +477,11 @@ class LocalFio:
                 next_scan = now + 0.5
             if self._stop_deadline is not None and now > self._stop_deadline:
                 self._stop_overdue = self._stop_grace
-                log.warning("manager %s: fio did not stop within %g s of being asked; killing it", self.name,
-                            self._stop_grace)
+                log.warning(
+                    "manager %s: fio did not stop within %g s of being asked; killing it",
+                    self.name,
+                    self._stop_grace,
+                )
                 self._kill_tree()
                 return
             last = self._last_doc

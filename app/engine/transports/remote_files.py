@@ -38,7 +38,14 @@ MARK_SIZE = 4096
 STATUS_S = 0.1
 _EIO, _ENOENT, _EILSEQ, _EISDIR, _ENOTDIR = errno.EIO, errno.ENOENT, 84, errno.EISDIR, errno.ENOTDIR
 
-OURS, MISSING, FOREIGN, SMALLER, FOLDER, UNKNOWN = "ours", "missing", "foreign", "smaller", "folder", "unknown"
+OURS, MISSING, FOREIGN, SMALLER, FOLDER, UNKNOWN = (
+    "ours",
+    "missing",
+    "foreign",
+    "smaller",
+    "folder",
+    "unknown",
+)
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,9 @@ class Probed:
 def marker(path: str) -> bytes:
     """64 bytes that say "Fiometer's test file at this path"."""
     head = b"FIOMETER TEST FILE v1 "
-    return head + hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:64 - len(head)].encode()
+    return (
+        head + hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[: 64 - len(head)].encode()
+    )
 
 
 def _pattern(path: str) -> str:
@@ -79,8 +88,15 @@ def _folder(path: str) -> str:
     return head + "\\" if head.endswith(":") else head
 
 
-_PROBE_GLOBAL = ["[global]", "ioengine=sync", "allow_file_create=0", "create_on_open=1", "thread=0",
-                 "numjobs=1", ""]
+_PROBE_GLOBAL = [
+    "[global]",
+    "ioengine=sync",
+    "allow_file_create=0",
+    "create_on_open=1",
+    "thread=0",
+    "numjobs=1",
+    "",
+]
 
 
 def folder_job(folders: list[str]) -> str:
@@ -96,19 +112,47 @@ def probe_job(files: Iterable[RemoteFile]) -> str:
     """Read-only: per test file (in a folder that exists) the marker region, verified."""
     out = list(_PROBE_GLOBAL)
     for i, f in enumerate(files):
-        out += [f"[mark{i}]", f"filename={fio_filename(f.path)}", "rw=read", f"bs={MARK_SIZE}", f"offset={f.mark_at}",
-                f"size={MARK_SIZE}", "verify=pattern", f"verify_pattern={_pattern(f.path)}", ""]
+        out += [
+            f"[mark{i}]",
+            f"filename={fio_filename(f.path)}",
+            "rw=read",
+            f"bs={MARK_SIZE}",
+            f"offset={f.mark_at}",
+            f"size={MARK_SIZE}",
+            "verify=pattern",
+            f"verify_pattern={_pattern(f.path)}",
+            "",
+        ]
     return "\n".join(out)
 
 
 def layout_job(f: RemoteFile) -> str:
     """Create a missing test file as Fiometer's: the marker first (fio makes a file of mark_at + 4 KiB),
     then the used region filled with data (the file is already large enough: nothing is laid out)."""
-    return "\n".join([
-        "[global]", "ioengine=sync", "thread=0", f"filename={fio_filename(f.path)}", "",
-        "[mark]", "rw=write", f"bs={MARK_SIZE}", f"offset={f.mark_at}", f"size={MARK_SIZE}",
-        f"buffer_pattern={_pattern(f.path)}", "",
-        "[fill]", "stonewall", "rw=write", f"bs={min(1 << 20, f.used)}", "offset=0", f"size={f.used}", "overwrite=1", ""])
+    return "\n".join(
+        [
+            "[global]",
+            "ioengine=sync",
+            "thread=0",
+            f"filename={fio_filename(f.path)}",
+            "",
+            "[mark]",
+            "rw=write",
+            f"bs={MARK_SIZE}",
+            f"offset={f.mark_at}",
+            f"size={MARK_SIZE}",
+            f"buffer_pattern={_pattern(f.path)}",
+            "",
+            "[fill]",
+            "stonewall",
+            "rw=write",
+            f"bs={min(1 << 20, f.used)}",
+            "offset=0",
+            f"size={f.used}",
+            "overwrite=1",
+            "",
+        ]
+    )
 
 
 def _state(error: int) -> str:
@@ -155,14 +199,19 @@ def probe(make: Callable[[], Transport], files: list[RemoteFile], windows: bool 
         elif e in (_ENOENT, _ENOTDIR):
             out[f.path] = Probed(MISSING, False)
         else:
-            out[f.path] = Probed(UNKNOWN, None, f"its folder {_folder(f.path)} is not a folder (fio error {e})")
+            out[f.path] = Probed(
+                UNKNOWN, None, f"its folder {_folder(f.path)} is not a folder (fio error {e})"
+            )
     if look:
         errors, said = run_job(make, probe_job(look))
         for i, f in enumerate(look):
             mark = errors.get(f"mark{i}")
             state = _state(mark) if mark is not None else UNKNOWN
-            detail = "" if state != UNKNOWN else (f"fio error {mark}: " if mark else "") + "; ".join(
-                s for s in said if f.path in s)[:300]
+            detail = (
+                ""
+                if state != UNKNOWN
+                else (f"fio error {mark}: " if mark else "") + "; ".join(s for s in said if f.path in s)[:300]
+            )
             out[f.path] = Probed(state, True, detail)
     return out
 
@@ -172,8 +221,11 @@ def lay_out(make: Callable[[], Transport], f: RemoteFile) -> None:
     errors, said = run_job(make, layout_job(f))
     bad = {k: v for k, v in errors.items() if v}
     if bad:
-        raise TransportError(f"{f.path}: Fiometer could not lay out its test file ("
-                             + "; ".join(said[-3:] or [f"fio error {v}" for v in bad.values()]) + ")")
+        raise TransportError(
+            f"{f.path}: Fiometer could not lay out its test file ("
+            + "; ".join(said[-3:] or [f"fio error {v}" for v in bad.values()])
+            + ")"
+        )
 
 
 def reason(p: Probed, f: RemoteFile) -> str | None:
@@ -181,11 +233,16 @@ def reason(p: Probed, f: RemoteFile) -> str | None:
     if p.state in (OURS, MISSING):
         return None
     if p.state == FOREIGN:
-        return ("exists and does not carry Fiometer's marker (fio read it); writes overwrite it"
-                if f.writes else None)
+        return (
+            "exists and does not carry Fiometer's marker (fio read it); writes overwrite it"
+            if f.writes
+            else None
+        )
     if p.state == SMALLER:
-        return (f"exists without Fiometer's marker and holds fewer than the {f.mark_at + MARK_SIZE} bytes the run "
-                "uses, so fio would lay it out again (even to read it), overwriting it")
+        return (
+            f"exists without Fiometer's marker and holds fewer than the {f.mark_at + MARK_SIZE} bytes the run "
+            "uses, so fio would lay it out again (even to read it), overwriting it"
+        )
     return f"could not be checked through fio ({p.detail or 'no answer'}); writing may destroy what is there"
 
 
@@ -199,8 +256,12 @@ def remote_targets(jobfiles: Iterable[JobFile]) -> dict[str, RemoteFile]:
             if j.is_device or j.network or j.size is None:
                 continue
             old = by.get(j.path)
-            by[j.path] = RemoteFile(j.path, max(j.offset + j.size, old.used if old else 0),
-                                    j.writes or (old.writes if old else False), max(spill, old.spill if old else 0))
+            by[j.path] = RemoteFile(
+                j.path,
+                max(j.offset + j.size, old.used if old else 0),
+                j.writes or (old.writes if old else False),
+                max(spill, old.spill if old else 0),
+            )
     return by
 
 
@@ -217,8 +278,9 @@ def largest_block(text: str) -> int:
     return max(sizes)
 
 
-def assess(manager: str, files: list[RemoteFile], probed: dict[str, Probed],
-           targets: dict[str, str]) -> tuple[list[WriteRisk], list[str]]:
+def assess(
+    manager: str, files: list[RemoteFile], probed: dict[str, Probed], targets: dict[str, str]
+) -> tuple[list[WriteRisk], list[str]]:
     """(what needs arming, what cannot run at all) for these files as fio found them; ``targets`` maps a
     path to the plan's target name."""
     risks: list[WriteRisk] = []
@@ -227,12 +289,16 @@ def assess(manager: str, files: list[RemoteFile], probed: dict[str, Probed],
         p = probed.get(f.path, Probed(UNKNOWN))
         name = targets.get(f.path, f.path)
         if p.state == FOLDER:
-            problems.append(f"manager {manager!r}, target {name!r}: {f.path} is a folder on that host; give a "
-                            "test file inside it")
+            problems.append(
+                f"manager {manager!r}, target {name!r}: {f.path} is a folder on that host; give a "
+                "test file inside it"
+            )
             continue
         if p.state == MISSING and p.folder_exists is False:
-            problems.append(f"manager {manager!r}, target {name!r}: the folder {_folder(f.path)} does not exist "
-                            "on that host (fio would create it without a word); create it there first")
+            problems.append(
+                f"manager {manager!r}, target {name!r}: the folder {_folder(f.path)} does not exist "
+                "on that host (fio would create it without a word); create it there first"
+            )
             continue
         why = reason(p, f)
         if why:

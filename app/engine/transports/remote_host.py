@@ -35,7 +35,9 @@ from app.engine.transports.remote_host_child import (
 from app.engine.transports.transport import Event, Finished, TransportError
 
 log = logging.getLogger(__name__)
-START_WAIT_S = 40.0  # RemoteFio.start takes at most ~15 s (connect + handshake + load); the child starts first
+START_WAIT_S = (
+    40.0  # RemoteFio.start takes at most ~15 s (connect + handshake + load); the child starts first
+)
 BELOW_NORMAL_PRIORITY_CLASS = 0x00004000
 CREATE_NO_WINDOW = 0x08000000
 
@@ -49,7 +51,10 @@ def child_command(os_name: str, frozen: bool, executable: str) -> tuple[list[str
     if not frozen:
         argv = [executable, "-m", "app.engine.transports.remote_host_child"]
         root = str(Path(__file__).resolve().parents[3])
-        kwargs["env"] = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+        kwargs["env"] = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+        }
     elif os_name == "Windows":
         argv = [str(Path(executable).with_name("fiometer-cli.exe")), "--remote-host"]
     else:
@@ -61,16 +66,19 @@ def child_command(os_name: str, frozen: bool, executable: str) -> tuple[list[str
 
 def _log_file() -> str | None:
     """The file this process logs to (app.diagnostics' handler), for the child to append to."""
-    return next((h.baseFilename for h in logging.getLogger("app").handlers if isinstance(h, logging.FileHandler)),
-                None)
+    return next(
+        (h.baseFilename for h in logging.getLogger("app").handlers if isinstance(h, logging.FileHandler)),
+        None,
+    )
 
 
 class HostedRemote:
     """A :class:`~app.engine.transports.transport.Transport` for one ``fio --server`` whose connection runs in the
     :class:`RemoteHost`'s child; it behaves as :class:`~app.engine.transports.fioproto.RemoteFio` does."""
 
-    def __init__(self, host: RemoteHost, key: str, address: tuple[str, int], name: str,
-                 shown_as: str | None = None) -> None:
+    def __init__(
+        self, host: RemoteHost, key: str, address: tuple[str, int], name: str, shown_as: str | None = None
+    ) -> None:
         self._host, self._key, self._address, self.name = host, key, address, name
         self._shown_as = shown_as
         self._answer = threading.Event()
@@ -105,10 +113,14 @@ class HostedRemote:
         return self._status[4], self._status[5], self._status[6], self._status[7]
 
     def start(self, job_text: str, *, status_interval: float = 1.0) -> None:
-        self._host.send(("start", self._key, *self._address, self.name, job_text, status_interval, self._shown_as))
+        self._host.send(
+            ("start", self._key, *self._address, self.name, job_text, status_interval, self._shown_as)
+        )
         if not self._answer.wait(START_WAIT_S):
-            raise TransportError(f"manager {self.name!r}: no answer from the process that connects to it "
-                                 f"within {START_WAIT_S:g} s; start the run again")
+            raise TransportError(
+                f"manager {self.name!r}: no answer from the process that connects to it "
+                f"within {START_WAIT_S:g} s; start the run again"
+            )
         if self._refusal is not None:
             raise TransportError(self._refusal)
 
@@ -145,8 +157,16 @@ class HostedRemote:
         def newest(i: int) -> Any:
             return max((t for t in (old[i], status[i]) if t is not None), default=None)
 
-        self._status = (max(old[0], status[0]), newest(1), status[2] or old[2], status[3] or old[3], newest(4),
-                        newest(5), old[6] or status[6], status[7])
+        self._status = (
+            max(old[0], status[0]),
+            newest(1),
+            status[2] or old[2],
+            status[3] or old[3],
+            newest(4),
+            newest(5),
+            old[6] or status[6],
+            status[7],
+        )
 
     def _event(self, ev: Event, status: Status) -> None:
         self._set_status(status)
@@ -187,7 +207,9 @@ class RemoteHost:
         self._reader = threading.Thread(target=self._read, daemon=True, name="fiometer-remote-host-reader")
         self._reader.start()
         if self._status_in is not None:
-            threading.Thread(target=self._read_status, daemon=True, name="fiometer-remote-host-status").start()
+            threading.Thread(
+                target=self._read_status, daemon=True, name="fiometer-remote-host-status"
+            ).start()
 
     def transport(self, address: tuple[str, int], name: str, shown_as: str | None = None) -> HostedRemote:
         key = str(next(self._keys))
@@ -195,7 +217,10 @@ class RemoteHost:
         return t
 
     def send(self, message: tuple[Any, ...]) -> None:
-        with self._lock, contextlib.suppress(OSError, ValueError):  # a child gone: the reader tells each transport
+        with (
+            self._lock,
+            contextlib.suppress(OSError, ValueError),
+        ):  # a child gone: the reader tells each transport
             write_message(self._commands, message)
 
     def close(self) -> None:
@@ -244,5 +269,7 @@ class RemoteHost:
             code = None
         log.info("remote managers' reader pid %d ended, exit code %s", self._proc.pid, code)
         for t in list(self._transports.values()):
-            t._lost(f"manager {t.name!r}: the process that read it ended unexpectedly (exit code {code}); "
-                    "samples so far kept; start the run again")
+            t._lost(
+                f"manager {t.name!r}: the process that read it ended unexpectedly (exit code {code}); "
+                "samples so far kept; start the run again"
+            )

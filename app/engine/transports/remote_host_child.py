@@ -39,7 +39,9 @@ from app.engine.transports.transport import Finished, TransportError
 
 LOG_FILE_ENV = "FIOMETER_CHILD_LOG"  # the parent's log file, which the child appends to
 STATUS_S = 0.25  # how often the byte counters reach the parent (the step watch's progress rule reads them)
-STATUS_FD_ENV = "FIOMETER_STATUS_FD"  # POSIX: the pipe status goes on, apart from the events' (not queued behind them)
+STATUS_FD_ENV = (
+    "FIOMETER_STATUS_FD"  # POSIX: the pipe status goes on, apart from the events' (not queued behind them)
+)
 # bytes_received, last_heard, job_started_at, dropped_note, report_at, fio_clock_s, ended, unread (see the module's text)
 Status = tuple[int, float | None, float | None, str | None, float | None, float | None, bool, bool]
 NICE = 10  # below the window's process (Windows: the child starts at BELOW_NORMAL priority instead)
@@ -72,14 +74,23 @@ class _Manager:
         self._released = threading.Event()
         self._go = False
         self.done = False
-        self.thread = threading.Thread(target=self._run, args=(job_text, interval), daemon=True,
-                                       name=f"fiometer-host-{remote.name}")
+        self.thread = threading.Thread(
+            target=self._run, args=(job_text, interval), daemon=True, name=f"fiometer-host-{remote.name}"
+        )
         self.thread.start()
 
     def status(self) -> Status:
         r = self.remote
-        return (r.bytes_received, r.last_heard, r.job_started_at, r.dropped_note, r.report_at, r.fio_clock_s,
-                r.ended, r.unread)
+        return (
+            r.bytes_received,
+            r.last_heard,
+            r.job_started_at,
+            r.dropped_note,
+            r.report_at,
+            r.fio_clock_s,
+            r.ended,
+            r.unread,
+        )
 
     def command(self, kind: str) -> None:
         if kind == "go":
@@ -114,9 +125,16 @@ class _Manager:
                     return
         except Exception as e:
             self.done = True
-            self._send(("event", self.key, Finished(self.remote.name, False,
-                                                    f"internal error reading manager {self.remote.name!r}: {e}"),
-                        self.status()))
+            self._send(
+                (
+                    "event",
+                    self.key,
+                    Finished(
+                        self.remote.name, False, f"internal error reading manager {self.remote.name!r}: {e}"
+                    ),
+                    self.status(),
+                )
+            )
 
 
 def serve(commands: BinaryIO, out: BinaryIO, status_out: BinaryIO | None = None) -> None:
@@ -165,7 +183,10 @@ def serve(commands: BinaryIO, out: BinaryIO, status_out: BinaryIO | None = None)
         if status_out is None:
             send(message)
             return
-        with status_lock, contextlib.suppress(OSError, ValueError):  # (the events' pipe tells if the parent is gone)
+        with (
+            status_lock,
+            contextlib.suppress(OSError, ValueError),
+        ):  # (the events' pipe tells if the parent is gone)
             write_message(status_out, message)
 
     def report() -> None:
@@ -183,8 +204,9 @@ def serve(commands: BinaryIO, out: BinaryIO, status_out: BinaryIO | None = None)
                 break
             if msg[0] == "start":
                 _, key, host, port, name, job_text, interval, shown_as = msg
-                managers[key] = _Manager(key, RemoteFio(host, port, name=name, shown_as=shown_as), send, job_text,
-                                         interval)
+                managers[key] = _Manager(
+                    key, RemoteFio(host, port, name=name, shown_as=shown_as), send, job_text, interval
+                )
             elif msg[0] in ("go", "stop", "abort") and msg[1] in managers:
                 managers[msg[1]].command(msg[0])
             elif msg[0] == "end":
@@ -211,7 +233,6 @@ def main() -> int:
     status_out = os.fdopen(int(fd), "wb") if fd.isdigit() else None
     serve(sys.stdin.buffer, out, status_out)
     return 0
-
 
 
 def _log_to(path: str | None) -> None:

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 SSH_ENV = "FIOMETER_SSH"
 START_TIMEOUT = 20.0
+
+
 def _free_local_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -45,8 +47,10 @@ def _free_local_port() -> int:
 
 def remote_command(fio: str, port: int) -> str:
     """Run fio's server on the remote loopback while our stdin stays open; then stop it and its children."""
-    return (f"{shlex.quote(fio)} --server=127.0.0.1,{port} >/dev/null 2>&1 & p=$!; "
-            "cat >/dev/null; pkill -TERM -P $p 2>/dev/null; kill -TERM $p 2>/dev/null; wait")
+    return (
+        f"{shlex.quote(fio)} --server=127.0.0.1,{port} >/dev/null 2>&1 & p=$!; "
+        "cat >/dev/null; pkill -TERM -P $p 2>/dev/null; kill -TERM $p 2>/dev/null; wait"
+    )
 
 
 class SshFioServer:
@@ -64,9 +68,21 @@ class SshFioServer:
 
     def command(self, local_port: int, remote_port: int) -> list[str]:
         a = self.address
-        return [*self.ssh, "-o", "BatchMode=yes", "-o", "ExitOnForwardFailure=yes", "-o", "ServerAliveInterval=5",
-                "-T", "-L", f"127.0.0.1:{local_port}:127.0.0.1:{remote_port}",
-                *(["-p", str(a.port)] if a.port else []), a.destination, remote_command(self.fio, remote_port)]
+        return [
+            *self.ssh,
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "ExitOnForwardFailure=yes",
+            "-o",
+            "ServerAliveInterval=5",
+            "-T",
+            "-L",
+            f"127.0.0.1:{local_port}:127.0.0.1:{remote_port}",
+            *(["-p", str(a.port)] if a.port else []),
+            a.destination,
+            remote_command(self.fio, remote_port),
+        ]
 
     def alive(self) -> bool:
         """The SSH session (and so the forward and the remote fio server) is still up."""
@@ -91,17 +107,29 @@ class SshFioServer:
         for _attempt in range(3):  # a remote port in use: try another
             local_port, remote_port = fixed or _free_local_port(), random.randint(20000, 60000)
             try:
-                self._proc = subprocess.Popen(self.command(local_port, remote_port), stdin=subprocess.PIPE,
-                                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                              **popen_options(platform.system()))
+                self._proc = subprocess.Popen(
+                    self.command(local_port, remote_port),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    **popen_options(platform.system()),
+                )
             except OSError as e:
                 raise TransportError(f"{self.address}: cannot run {self.ssh[0]!r}: {e}") from e
-            log.info("%s: ssh started, pid %d: %s", self.address, self._proc.pid,
-                     shlex.join(self.command(local_port, remote_port)))
+            log.info(
+                "%s: ssh started, pid %d: %s",
+                self.address,
+                self._proc.pid,
+                shlex.join(self.command(local_port, remote_port)),
+            )
             atexit.register(self.close)
             while time.monotonic() < deadline:
                 if self._proc.poll() is not None:
-                    err = (self._proc.stderr.read() if self._proc.stderr else b"").decode(errors="replace").strip()
+                    err = (
+                        (self._proc.stderr.read() if self._proc.stderr else b"")
+                        .decode(errors="replace")
+                        .strip()
+                    )
                     last = err.splitlines()[-1] if err else f"ssh exited with status {self._proc.returncode}"
                     log.warning("%s: ssh ended, exit code %s: %s", self.address, self._proc.returncode, last)
                     break
@@ -114,8 +142,10 @@ class SshFioServer:
                     time.sleep(0.2)
             else:
                 self.close()
-                raise TransportError(f"{self.address}: fio --server did not answer through SSH within "
-                                     f"{timeout:g} s — is fio installed there (`{self.fio}` on the PATH)?")
+                raise TransportError(
+                    f"{self.address}: fio --server did not answer through SSH within "
+                    f"{timeout:g} s — is fio installed there (`{self.fio}` on the PATH)?"
+                )
             self.close()
             if "forward" not in last.lower() and "address already in use" not in last.lower():
                 break
@@ -127,8 +157,10 @@ class SshFioServer:
         from app.engine.guards.remote_check import run_checker
 
         a = self.address
-        return run_checker([*self.ssh, "-o", "BatchMode=yes", "-T", *(["-p", str(a.port)] if a.port else []),
-                            a.destination], paths)
+        return run_checker(
+            [*self.ssh, "-o", "BatchMode=yes", "-T", *(["-p", str(a.port)] if a.port else []), a.destination],
+            paths,
+        )
 
     def close(self) -> None:
         """Stop the remote fio server (its stdin closes) and the ssh process."""

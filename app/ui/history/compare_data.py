@@ -55,27 +55,40 @@ def _samples(store: Store, run: Run, index: int) -> list[ReplaySample]:
         return []
     inter = step_samples(store, step.id, "all", "ALL", "interval")
     whole = dict(step_samples(store, step.id, "all", "ALL", "whole"))
-    return [ReplaySample("all", None, "ALL", t, m, whole.get(t, m), final=i == len(inter) - 1)
-            for i, (t, m) in enumerate(inter)]
+    return [
+        ReplaySample("all", None, "ALL", t, m, whole.get(t, m), final=i == len(inter) - 1)
+        for i, (t, m) in enumerate(inter)
+    ]
 
 
 def load_comparison(store: Store, req: CompareRequest, meta: ReportMeta | None = None) -> ComparisonData:
     """RunNotFound (a StoreError) when a run was deleted meanwhile."""
-    report = build_report(store, req.baseline, req.candidates, meta or ReportMeta(),
-                          threshold_pct=req.threshold_pct, match=req.match, repeats=req.repeats)
+    report = build_report(
+        store,
+        req.baseline,
+        req.candidates,
+        meta or ReportMeta(),
+        threshold_pct=req.threshold_pct,
+        match=req.match,
+        repeats=req.repeats,
+    )
     data = ComparisonData(req, report)
     base = report.baseline
     matched = [s for s in base.steps if any(r.baseline is s for c in report.comparisons for r in c.rows)]
     for n, s in enumerate(matched, 1):
         # a group is drawn by its first run: the overlay shows how the numbers behaved, the table the means
-        parts = [OverlayPart(f"Run {base.runs[0].id} (baseline)", _samples(store, base.runs[0], s.index),
-                             run_color(0))]
+        parts = [
+            OverlayPart(
+                f"Run {base.runs[0].id} (baseline)", _samples(store, base.runs[0], s.index), run_color(0)
+            )
+        ]
         for side, c in enumerate(report.comparisons, 1):
             row = next((r for r in c.rows if r.baseline is s), None)
             if row is not None:
                 cand = c.candidate.runs[0]
-                parts.append(OverlayPart(f"Run {cand.id}", _samples(store, cand, row.candidate.index),
-                                         run_color(side)))
+                parts.append(
+                    OverlayPart(f"Run {cand.id}", _samples(store, cand, row.candidate.index), run_color(side))
+                )
         if any(p.samples for p in parts):
             data.segments.append((f"{n}: {s.key.spec}", parts))
     return data

@@ -30,19 +30,24 @@ from app.ui.run.live_data import LAST, LiveResults
 from app.ui.widgets import button
 
 RECOMPUTE_MS = 300
-MATCH_LABELS = {"auto": "By spec and place (load changes listed)",
-                "exact": "Exact: spec lines, queue depth, workers and targets",
-                "spec": "By access specification only"}
-CALLOUT_STYLE = ("#differs { background: #fdf5ec; border-left: 4px solid #d9822b; padding: 6px 10px; "
-                 "color: #3d2a12; }")
+MATCH_LABELS = {
+    "auto": "By spec and place (load changes listed)",
+    "exact": "Exact: spec lines, queue depth, workers and targets",
+    "spec": "By access specification only",
+}
+CALLOUT_STYLE = (
+    "#differs { background: #fdf5ec; border-left: 4px solid #d9822b; padding: 6px 10px; color: #3d2a12; }"
+)
 
 
 def gui_wording(note: str) -> str:
     """The report's notes name CLI options; in the window, name the control instead."""
-    return note.replace("--match auto (fiometer report or compare; the default) pairs steps by access "
-                        "specification and place in the sequence.",
-                        "Match \u201cBy spec and place\u201d (above) pairs steps by access specification and place "
-                        "in the sequence.")
+    return note.replace(
+        "--match auto (fiometer report or compare; the default) pairs steps by access "
+        "specification and place in the sequence.",
+        "Match \u201cBy spec and place\u201d (above) pairs steps by access specification and place "
+        "in the sequence.",
+    )
 
 
 def _scroll(inner: QWidget) -> QScrollArea:
@@ -58,8 +63,14 @@ class CompareView(QWidget):
     failed = Signal(str)
     loaded = Signal()  # a comparison is shown (tests wait for it)
 
-    def __init__(self, request: CompareRequest, tasks: StoreTasks, labels: dict[int, str] | None = None,
-                 parent: QWidget | None = None, repeat_keys: dict[int, tuple] | None = None):
+    def __init__(
+        self,
+        request: CompareRequest,
+        tasks: StoreTasks,
+        labels: dict[int, str] | None = None,
+        parent: QWidget | None = None,
+        repeat_keys: dict[int, tuple] | None = None,
+    ):
         """``labels``: run id -> "Run 3 “before”" for the baseline menu (the runs as History listed them).
         ``repeat_keys``: run id -> ``compare_data.repeat_key``; runs sharing one can be one side."""
         super().__init__(parent)
@@ -74,18 +85,24 @@ class CompareView(QWidget):
 
         self.banner, self.banner_text, blay = stored_banner()
         self.banner_text.setText("Comparing stored runs\u2026")
-        self.report_button = button("Report\u2026", "Write this comparison as a report (HTML, PDF, XLSX, CSV)",
-                                    lambda: self.report_requested.emit(self.request))
+        self.report_button = button(
+            "Report\u2026",
+            "Write this comparison as a report (HTML, PDF, XLSX, CSV)",
+            lambda: self.report_requested.emit(self.request),
+        )
         blay.addWidget(self.report_button)
 
         self.grouped = QCheckBox("Repeats as one side")
-        self.grouped.setToolTip("Runs of the same plan with the same tags are repeats of one measurement: "
-                                "compared by their mean, their spread is the noise")
+        self.grouped.setToolTip(
+            "Runs of the same plan with the same tags are repeats of one measurement: "
+            "compared by their mean, their spread is the noise"
+        )
         self.grouped.setChecked(True)
         self.grouped.setVisible(len(repeat_groups(self.run_order, self.repeat_keys)) < len(self.run_order))
         self.baseline = QComboBox()
-        self.baseline.setToolTip("The run (or group of repeated runs) the others are compared with "
-                                 "(\u201cbefore\u201d)")
+        self.baseline.setToolTip(
+            "The run (or group of repeated runs) the others are compared with (\u201cbefore\u201d)"
+        )
         self._fill_baseline(request.baseline[0])
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.0, 100.0)
@@ -93,20 +110,26 @@ class CompareView(QWidget):
         self.threshold.setSingleStep(0.5)
         self.threshold.setSuffix(" %")
         self.threshold.setValue(request.threshold_pct)
-        self.threshold.setToolTip(f"Changes within this percentage are run-to-run noise and not marked "
-                                  f"(default {DEFAULT_THRESHOLD_PCT:g} %). Where repeated runs exist, their "
-                                  "spread sets the noise instead.")
+        self.threshold.setToolTip(
+            f"Changes within this percentage are run-to-run noise and not marked "
+            f"(default {DEFAULT_THRESHOLD_PCT:g} %). Where repeated runs exist, their "
+            "spread sets the noise instead."
+        )
         self.match = QComboBox()
         for key, text in MATCH_LABELS.items():
             self.match.addItem(text, key)
         self.match.setCurrentIndex(self.match.findData(request.match))
-        self.match.setToolTip("How steps are paired: by what the access specification does (its lines, not "
-                              "its name), queue depth and target set, or by the access specification's lines "
-                              "alone (e.g. to compare QD 64 with QD 16)")
+        self.match.setToolTip(
+            "How steps are paired: by what the access specification does (its lines, not "
+            "its name), queue depth and target set, or by the access specification's lines "
+            "alone (e.g. to compare QD 64 with QD 16)"
+        )
         self.repeats = QCheckBox("Noise from repeated runs")
         self.repeats.setChecked(request.repeats)
-        self.repeats.setToolTip("Runs of the same plan with the same tags are repeats of one measurement: "
-                                "their spread (twice the coefficient of variation) is the noise threshold")
+        self.repeats.setToolTip(
+            "Runs of the same plan with the same tags are repeats of one measurement: "
+            "their spread (twice the coefficient of variation) is the noise threshold"
+        )
         controls = QHBoxLayout()
         controls.addWidget(QLabel("Baseline:"))
         controls.addWidget(self.baseline, 2)
@@ -132,8 +155,9 @@ class CompareView(QWidget):
         self.tables_layout = QVBoxLayout(self.tables_box)
         self.charts_box = QWidget()
         self.charts_layout = QVBoxLayout(self.charts_box)
-        self.over_time = StoredCharts("seconds into each compared step (steps one after another)",
-                                      remember="compare")
+        self.over_time = StoredCharts(
+            "seconds into each compared step (steps one after another)", remember="compare"
+        )
         self.over_time_note = QLabel()
         self.over_time_note.setWordWrap(True)
         self.over_time_note.setEnabled(False)
@@ -170,8 +194,9 @@ class CompareView(QWidget):
 
     def title(self) -> str:
         req = self.current_request()  # groups of repeats shown as such: "Compare 1,2,3 vs 4,5"
-        return f"Compare {','.join(map(str, req.baseline))} vs " + ", ".join(",".join(map(str, g))
-                                                                           for g in req.candidates)
+        return f"Compare {','.join(map(str, req.baseline))} vs " + ", ".join(
+            ",".join(map(str, g)) for g in req.candidates
+        )
 
     def sides(self) -> list[list[int]]:
         """The runs as sides: groups of repeats (when "Repeats as one side" is ticked) or one run each."""
@@ -203,8 +228,13 @@ class CompareView(QWidget):
         base = self.baseline.currentData()
         sides = self.sides()
         chosen = next((g for g in sides if base in g), sides[0])
-        return CompareRequest(chosen, [g for g in sides if g is not chosen], round(self.threshold.value(), 1),
-                              self.match.currentData(), self.repeats.isChecked())
+        return CompareRequest(
+            chosen,
+            [g for g in sides if g is not chosen],
+            round(self.threshold.value(), 1),
+            self.match.currentData(),
+            self.repeats.isChecked(),
+        )
 
     def _changed(self) -> None:
         self.status.setText("Comparing\u2026")
@@ -216,8 +246,13 @@ class CompareView(QWidget):
         req = self.current_request()
         self.request = req
         self._pending += 1
-        self.tasks.submit("comparing runs", lambda store: load_comparison(store, req), self._loaded,
-                          self._failed, owner=self)
+        self.tasks.submit(
+            "comparing runs",
+            lambda store: load_comparison(store, req),
+            self._loaded,
+            self._failed,
+            owner=self,
+        )
 
     def _failed(self, message: str) -> None:
         self._pending -= 1
@@ -232,12 +267,16 @@ class CompareView(QWidget):
         self.data = data
         rep = data.report
         base = rep.baseline
-        names = [f"{c.candidate.label}" + (f" \u201c{c.candidate.name}\u201d" if c.candidate.name else "")
-                 for c in rep.comparisons]
+        names = [
+            f"{c.candidate.label}" + (f" \u201c{c.candidate.name}\u201d" if c.candidate.name else "")
+            for c in rep.comparisons
+        ]
         self.banner_text.setText(
-            f"Stored runs compared \u2014 baseline {base.label}" + (f" \u201c{base.name}\u201d" if base.name else "")
+            f"Stored runs compared \u2014 baseline {base.label}"
+            + (f" \u201c{base.name}\u201d" if base.name else "")
             + f"; candidate{'s' * (len(names) != 1)} {', '.join(names)}. Higher IOPS and MB/s are better, lower "
-            "response times are better; changes within noise are not marked.")
+            "response times are better; changes within noise are not marked."
+        )
         self._show_differences(data)
         self.status.setText("\n".join(rep.notes))
         self.status.setVisible(bool(rep.notes))
@@ -251,14 +290,18 @@ class CompareView(QWidget):
         parts = []
         for block in data.report.summary:
             items = "".join(f"<li>{escape(s)}</li>" for s in block.sentences)
-            rest = "".join(f"<p style='margin:2px 0'>{escape(s)}</p>" for s in
-                           [f"Headline: {x}" for x in block.headlines]
-                           + ([block.unchanged] if block.unchanged else [])
-                           + [f"Left out (incomplete): {x}" for x in block.left_out]
-                           + [f"Validity: {x}" for x in block.validity])
-            parts.append(f"<p style='margin:2px 0'><b>{escape(block.heading)}</b><br><b>What changed:</b> "
-                         f"{escape('; '.join(block.what_changed))}</p>"
-                         f"<ul style='margin:2px 0 2px -20px'>{items}</ul>{rest}")
+            rest = "".join(
+                f"<p style='margin:2px 0'>{escape(s)}</p>"
+                for s in [f"Headline: {x}" for x in block.headlines]
+                + ([block.unchanged] if block.unchanged else [])
+                + [f"Left out (incomplete): {x}" for x in block.left_out]
+                + [f"Validity: {x}" for x in block.validity]
+            )
+            parts.append(
+                f"<p style='margin:2px 0'><b>{escape(block.heading)}</b><br><b>What changed:</b> "
+                f"{escape('; '.join(block.what_changed))}</p>"
+                f"<ul style='margin:2px 0 2px -20px'>{items}</ul>{rest}"
+            )
         self.differs.setText("".join(parts))
         self.differs.setVisible(bool(parts))
 
@@ -310,12 +353,16 @@ class CompareView(QWidget):
         self.over_time.set_series(keys, labels, [colors[label] for label in labels])  # as in the bar charts
         self.over_time.show(self.live, LAST)
         if data.segments:
-            self.over_time_note.setText("Each run's matched steps on one time axis, every step from its own start "
-                                        "(#1, #2 \u2026 mark the access specifications in table order); numbers "
-                                        "of each interval, All Managers. A group of runs is drawn by its "
-                                        "first run.")
+            self.over_time_note.setText(
+                "Each run's matched steps on one time axis, every step from its own start "
+                "(#1, #2 \u2026 mark the access specifications in table order); numbers "
+                "of each interval, All Managers. A group of runs is drawn by its "
+                "first run."
+            )
         else:
-            self.over_time_note.setText("These runs have no samples over time to overlay (an imported Iometer "
-                                        "results.csv keeps only final numbers; its per-update log, "
-                                        "instresults.csv, has them).")
+            self.over_time_note.setText(
+                "These runs have no samples over time to overlay (an imported Iometer "
+                "results.csv keeps only final numbers; its per-update log, "
+                "instresults.csv, has them)."
+            )
         self.over_time.setVisible(bool(data.segments))

@@ -74,8 +74,12 @@ class HistoryUi(QObject):
         self._shown = False
 
         self.list.open_run.connect(self.open_run)
-        self.list.compare_runs.connect(lambda ids: self.compare(CompareRequest([ids[0]], [[i] for i in ids[1:]])))
-        self.list.report_runs.connect(lambda ids: self.report(CompareRequest([ids[0]], [[i] for i in ids[1:]])))
+        self.list.compare_runs.connect(
+            lambda ids: self.compare(CompareRequest([ids[0]], [[i] for i in ids[1:]]))
+        )
+        self.list.report_runs.connect(
+            lambda ids: self.report(CompareRequest([ids[0]], [[i] for i in ids[1:]]))
+        )
         self.list.import_requested.connect(self.import_dialog)
         self.list.runs_deleted.connect(self._runs_deleted)
         controller.finished.connect(self._run_finished)
@@ -117,8 +121,12 @@ class HistoryUi(QObject):
     def compare(self, request: CompareRequest) -> CompareView:
         view = self._existing(CompareView, set(request.run_ids))
         if view is None:
-            view = CompareView(request, self.tasks, self.labels(),
-                               repeat_keys={r.id: repeat_key(r.run) for r in self.list.model.rows})
+            view = CompareView(
+                request,
+                self.tasks,
+                self.labels(),
+                repeat_keys={r.id: repeat_key(r.run) for r in self.list.model.rows},
+            )
             view.report_requested.connect(self.report)
             view.failed.connect(lambda msg, v=view: self._view_failed(v, "Cannot compare the runs", msg))
             self.workspace.add_view(view, view.title())
@@ -149,8 +157,11 @@ class HistoryUi(QObject):
 
     def slots(self) -> dict[str, Any]:
         """What History's actions (app/ui/actions.py) do."""
-        return {"import_results": self.import_dialog, "history": self.show_history,
-                "export_results": self.export_dialog}
+        return {
+            "import_results": self.import_dialog,
+            "history": self.show_history,
+            "export_results": self.export_dialog,
+        }
 
     # --- export -------------------------------------------------------------------------------
     def export_run_id(self) -> int | None:
@@ -167,12 +178,19 @@ class HistoryUi(QObject):
     def export_dialog(self) -> None:
         run_id = self.export_run_id()
         if run_id is None:
-            self.desk.show_problem("Nothing to export", "Run a test first, or select a stored run in History; "
-                                     "File > Export Iometer results.csv then writes it.")
+            self.desk.show_problem(
+                "Nothing to export",
+                "Run a test first, or select a stored run in History; "
+                "File > Export Iometer results.csv then writes it.",
+            )
             self.show_history()
             return
-        path, _ = QFileDialog.getSaveFileName(self.window, f"Export run {run_id} as Iometer results",
-                                              str(Path.home() / f"run-{run_id}-results.csv"), IMPORT_FILTER)
+        path, _ = QFileDialog.getSaveFileName(
+            self.window,
+            f"Export run {run_id} as Iometer results",
+            str(Path.home() / f"run-{run_id}-results.csv"),
+            IMPORT_FILTER,
+        )
         if path:
             self.export_results(run_id, path)
 
@@ -192,13 +210,19 @@ class HistoryUi(QObject):
             self.desk.add_message(text)
             self.desk.statusBar().showMessage(text, 10000)
 
-        self.tasks.submit(f"exporting run {run_id}", work, done,
-                          lambda msg: self.desk.show_problem("Cannot export the run", msg), owner=self.list)
+        self.tasks.submit(
+            f"exporting run {run_id}",
+            work,
+            done,
+            lambda msg: self.desk.show_problem("Cannot export the run", msg),
+            owner=self.list,
+        )
 
     # --- import -------------------------------------------------------------------------------
     def import_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Import Iometer results", str(Path.home()),
-                                              IMPORT_FILTER)
+        path, _ = QFileDialog.getOpenFileName(
+            self.window, "Import Iometer results", str(Path.home()), IMPORT_FILTER
+        )
         if path:
             self.import_results(path)
 
@@ -215,21 +239,33 @@ class HistoryUi(QObject):
 
         def done(imported: list[Any]) -> None:
             n = len(imported)
-            text = f"{n} run{'s' * (n != 1)} imported from {Path(path).name}" if n else \
-                f"{Path(path).name} holds no results to import"
+            text = (
+                f"{n} run{'s' * (n != 1)} imported from {Path(path).name}"
+                if n
+                else f"{Path(path).name} holds no results to import"
+            )
             self.desk.add_message(text)
             self.desk.statusBar().showMessage(text, 10000)
             self.show_history()
             self.list.clear_filters(select=[r.run_id for r in imported])
 
         self.desk.statusBar().showMessage(f"Importing {path}\u2026")
-        self.tasks.submit(f"importing {path}", work, done,
-                          lambda msg: self.desk.show_problem("Cannot import the results", msg), owner=self.list)
+        self.tasks.submit(
+            f"importing {path}",
+            work,
+            done,
+            lambda msg: self.desk.show_problem("Cannot import the results", msg),
+            owner=self.list,
+        )
 
 
-def install_history(window: QWidget, desk: UserDesk, tabs: QTabWidget, controller: RunController) -> HistoryUi:
+def install_history(
+    window: QWidget, desk: UserDesk, tabs: QTabWidget, controller: RunController
+) -> HistoryUi:
     """Add the History tab to the main window's ``tabs``; its actions' slots are ``HistoryUi.slots()``."""
     ui = HistoryUi(window, desk, tabs, controller)
     tabs.addTab(ui.workspace, HISTORY_TAB)
-    tabs.setTabToolTip(tabs.indexOf(ui.workspace), "Every stored run: open, compare, report, tag, annotate, delete")
+    tabs.setTabToolTip(
+        tabs.indexOf(ui.workspace), "Every stored run: open, compare, report, tag, annotate, delete"
+    )
     return ui

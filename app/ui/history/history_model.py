@@ -17,16 +17,29 @@ STATUS_TIPS = {
     "complete": "Every step ran to its end.",
     "stopped": "Stopped by the user; the steps that finished have their final numbers.",
     "interrupted": "The recording program ended without finishing the run (killed, crashed, power cut); "
-                   "what was recorded up to then is kept.",
+    "what was recorded up to then is kept.",
     "failed": "fio or a manager failed; open the run to see its messages.",
     "running": "Being recorded now (by this or another Fiometer).",
 }
 STATUS_COLORS = {"failed": "#c62828", "interrupted": "#b26a00", "running": "#1f5fa8"}
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 10
 SORT_ROLE = Qt.ItemDataRole.UserRole + 11
-COLUMNS = ("Run", "Started", "Name", "Plan", "Description", "Managers / hosts", "Load", "Steps", "Status",
-           "Tags", "Notes")
-LOAD_TIP = "The queue depth (outstanding I/Os per target) and the number of active workers over the run's steps"
+COLUMNS = (
+    "Run",
+    "Started",
+    "Name",
+    "Plan",
+    "Description",
+    "Managers / hosts",
+    "Load",
+    "Steps",
+    "Status",
+    "Tags",
+    "Notes",
+)
+LOAD_TIP = (
+    "The queue depth (outstanding I/Os per target) and the number of active workers over the run's steps"
+)
 
 
 def local_time(iso: str | None, seconds: bool = False) -> str:
@@ -55,7 +68,9 @@ def load_text(load: RunLoad | None) -> str:
         return ""
     parts = [] if load.qd_min is None or load.qd_max is None else [f"QD {_span(load.qd_min, load.qd_max)}"]
     if load.workers_max:
-        parts.append(f"{_span(load.workers_min, load.workers_max)} worker{'' if load.workers_max == 1 else 's'}")
+        parts.append(
+            f"{_span(load.workers_min, load.workers_max)} worker{'' if load.workers_max == 1 else 's'}"
+        )
     return ", ".join(parts)
 
 
@@ -83,12 +98,17 @@ class Listing:
 def fetch_listing(store: Store, text: str = "", tag: str = "", status: str = "") -> Listing:
     """Runs as `fiometer runs` lists them, with the same filters (text: name, description, plan, notes)."""
     everything = list_runs(store)
-    shown = list_runs(store, text=text or None, tag=tag or None, status=status or None) \
-        if (text or tag or status) else everything
+    shown = (
+        list_runs(store, text=text or None, tag=tag or None, status=status or None)
+        if (text or tag or status)
+        else everything
+    )
     places = run_places(store)
     loads = run_loads(store)
     tags = sorted({t for r in everything for t in r.tags}, key=str.casefold)
-    return Listing([HistoryRow(r, places.get(r.id, []), loads.get(r.id)) for r in shown], len(everything), tags)
+    return Listing(
+        [HistoryRow(r, places.get(r.id, []), loads.get(r.id)) for r in shown], len(everything), tags
+    )
 
 
 def _one_line(text: str, limit: int = 120) -> str:
@@ -112,16 +132,23 @@ class HistoryModel(QAbstractTableModel):
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,  # noqa: N802
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
-            return {"Started": "When the run started, in this computer's time zone",
-                    "Load": LOAD_TIP}.get(COLUMNS[section])
+            return {"Started": "When the run started, in this computer's time zone", "Load": LOAD_TIP}.get(
+                COLUMNS[section]
+            )
         return None
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if not index.isValid():
             return None
         row = self.rows[index.row()]
@@ -134,8 +161,14 @@ class HistoryModel(QAbstractTableModel):
         if role == SORT_ROLE:
             if col == "Load":  # deepest queue first, then shallowest, then workers (one int: Qt compares it)
                 ld = row.load
-                return -1 if ld is None else ((ld.qd_max or 0) * 100_000 + (ld.qd_min or 0)) * 10_000 + ld.workers_max
-            return {"Run": r.id, "Started": r.started, "Steps": r.step_count}.get(col, self._text(row, col).casefold())
+                return (
+                    -1
+                    if ld is None
+                    else ((ld.qd_max or 0) * 100_000 + (ld.qd_min or 0)) * 10_000 + ld.workers_max
+                )
+            return {"Run": r.id, "Started": r.started, "Steps": r.step_count}.get(
+                col, self._text(row, col).casefold()
+            )
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == "Status":
                 return STATUS_TIPS.get(r.status, r.status)

@@ -44,13 +44,24 @@ from app.ui.history.store_tasks import StoreTasks
 from app.ui.user_desk import UserDesk
 from app.ui.widgets import EmptyState, button
 
-EMPTY_TEXT = "No runs yet \u2014 press Start, or import old Iometer results (File > Import Iometer results\u2026)"
+EMPTY_TEXT = (
+    "No runs yet \u2014 press Start, or import old Iometer results (File > Import Iometer results\u2026)"
+)
 FILTER_DELAY_MS = 200
 # starting widths in characters of sample text; the rest goes to Notes (the last column stretches)
-COLUMN_SAMPLES = {"Run": "9999", "Started": "2026-03-13 16:30", "Name": "EVA 4400 36 disks Vraid1",
-                  "Plan": "VMware unoffic", "Description": "36 HDDs in one disk", "Managers / hosts": "M1 on lab-ws01",
-                  "Load": "QD 16\u2013256, 12 workers", "Steps": "Steps", "Status": "interrupted",
-                  "Tags": "before, client-x", "Notes": "Notes"}
+COLUMN_SAMPLES = {
+    "Run": "9999",
+    "Started": "2026-03-13 16:30",
+    "Name": "EVA 4400 36 disks Vraid1",
+    "Plan": "VMware unoffic",
+    "Description": "36 HDDs in one disk",
+    "Managers / hosts": "M1 on lab-ws01",
+    "Load": "QD 16\u2013256, 12 workers",
+    "Steps": "Steps",
+    "Status": "interrupted",
+    "Tags": "before, client-x",
+    "Notes": "Notes",
+}
 
 
 def deletion_text(rows: list[HistoryRow]) -> str:
@@ -59,12 +70,17 @@ def deletion_text(rows: list[HistoryRow]) -> str:
     for row in rows:
         r = row.run
         tags = f", tags {', '.join(r.tags)}" if r.tags else ""
-        lines.append(f"\u2022 {row.label()} ({r.status}, {r.step_count} step{'s' * (r.step_count != 1)}, "
-                     f"started {local_time(r.started)}{tags})")
+        lines.append(
+            f"\u2022 {row.label()} ({r.status}, {r.step_count} step{'s' * (r.step_count != 1)}, "
+            f"started {local_time(r.started)}{tags})"
+        )
     what = "this run" if len(rows) == 1 else f"these {len(rows)} runs"
-    return (f"Delete {what} from the results database?\n\n" + "\n".join(lines)
-            + "\n\nAll their samples, results, fio job files and fio output are deleted with them. "
-              "This cannot be undone.")
+    return (
+        f"Delete {what} from the results database?\n\n"
+        + "\n".join(lines)
+        + "\n\nAll their samples, results, fio job files and fio output are deleted with them. "
+        "This cannot be undone."
+    )
 
 
 class _EmptyPage(QWidget):
@@ -73,10 +89,14 @@ class _EmptyPage(QWidget):
     def __init__(self, import_action: Any, retry: Any):
         super().__init__()
         self.message = EmptyState(EMPTY_TEXT)
-        self.message.setSizePolicy(self.message.sizePolicy().horizontalPolicy(),
-                                   self.message.sizePolicy().Policy.Preferred)
-        self.import_button = button("Import Iometer results\u2026",
-                                    "Store the runs of an Iometer results.csv in the history", import_action)
+        self.message.setSizePolicy(
+            self.message.sizePolicy().horizontalPolicy(), self.message.sizePolicy().Policy.Preferred
+        )
+        self.import_button = button(
+            "Import Iometer results\u2026",
+            "Store the runs of an Iometer results.csv in the history",
+            import_action,
+        )
         self.retry_button = button("Try again", "Read the results database again", retry)
         row = QHBoxLayout()
         row.addStretch(1)
@@ -143,17 +163,29 @@ class HistoryTab(QWidget):
         bar.addWidget(self.count)
 
         # actions
-        self.open_button = button("Open", "Show the selected run's charts and results (double-click)",
-                                  self._open_selected)
-        self.compare_button = button("Compare\u2026", "Compare the selected runs: the oldest is the baseline "
-                                     "(you can change it in the comparison)", self._compare_selected)
-        self.report_button = button("Report\u2026", "Write a report (HTML, PDF, XLSX, CSV) of the selected runs",
-                                    self._report_selected)
-        self.delete_button = button("Delete\u2026", "Delete the selected runs from the results database "
-                                    "(asks first)", self.delete_selected)
-        self.import_button = button("Import Iometer results\u2026",
-                                    "Store the runs of an Iometer results.csv in the history",
-                                    self.import_requested.emit)
+        self.open_button = button(
+            "Open", "Show the selected run's charts and results (double-click)", self._open_selected
+        )
+        self.compare_button = button(
+            "Compare\u2026",
+            "Compare the selected runs: the oldest is the baseline (you can change it in the comparison)",
+            self._compare_selected,
+        )
+        self.report_button = button(
+            "Report\u2026",
+            "Write a report (HTML, PDF, XLSX, CSV) of the selected runs",
+            self._report_selected,
+        )
+        self.delete_button = button(
+            "Delete\u2026",
+            "Delete the selected runs from the results database (asks first)",
+            self.delete_selected,
+        )
+        self.import_button = button(
+            "Import Iometer results\u2026",
+            "Store the runs of an Iometer results.csv in the history",
+            self.import_requested.emit,
+        )
         self.refresh_button = button("Refresh", "Read the results database again", self.refresh)
         actions = QHBoxLayout()
         for b in (self.open_button, self.compare_button, self.report_button, self.delete_button):
@@ -187,16 +219,18 @@ class HistoryTab(QWidget):
         hfm = QFontMetrics(bold)
         for i, c in enumerate(COLUMNS):
             arrow = 18 if c == "Started" else 0  # the sort indicator
-            self.view.setColumnWidth(i, max(fm.horizontalAdvance(COLUMN_SAMPLES[c]), hfm.horizontalAdvance(c) + arrow)
-                                     + 12)
+            self.view.setColumnWidth(
+                i, max(fm.horizontalAdvance(COLUMN_SAMPLES[c]), hfm.horizontalAdvance(c) + arrow) + 12
+            )
         self.view.doubleClicked.connect(lambda _i: self._open_selected())
         # the buttons' actions on the list itself: a context menu, Enter to open, Delete to delete
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        for text, slot, key, b in (("Open", self._open_selected, QKeySequence(Qt.Key.Key_Return), self.open_button),
-                                   ("Compare\u2026", self._compare_selected, None, self.compare_button),
-                                   ("Report\u2026", self._report_selected, None, self.report_button),
-                                   ("Delete\u2026", self.delete_selected, QKeySequence.StandardKey.Delete,
-                                    self.delete_button)):
+        for text, slot, key, b in (
+            ("Open", self._open_selected, QKeySequence(Qt.Key.Key_Return), self.open_button),
+            ("Compare\u2026", self._compare_selected, None, self.compare_button),
+            ("Report\u2026", self._report_selected, None, self.report_button),
+            ("Delete\u2026", self.delete_selected, QKeySequence.StandardKey.Delete, self.delete_button),
+        ):
             act = QAction(text, self.view)
             if key is not None:
                 act.setShortcut(key)
@@ -241,7 +275,9 @@ class HistoryTab(QWidget):
     # --- loading ------------------------------------------------------------------------------
     @property
     def filtered(self) -> bool:
-        return bool(self.search.text().strip() or self.tag_filter.currentData() or self.status_filter.currentData())
+        return bool(
+            self.search.text().strip() or self.tag_filter.currentData() or self.status_filter.currentData()
+        )
 
     def _filters_changed(self) -> None:
         if not self._filling_tags:
@@ -262,15 +298,23 @@ class HistoryTab(QWidget):
         self._filter_timer.stop()
         if select is not None:
             self._want_select = select
-        text, tag, status = self.search.text().strip(), self.tag_filter.currentData() or "", \
-            self.status_filter.currentData() or ""
+        text, tag, status = (
+            self.search.text().strip(),
+            self.tag_filter.currentData() or "",
+            self.status_filter.currentData() or "",
+        )
         if not resolve_db_path(self.tasks.db_path).exists():  # nothing stored yet: do not create the file
             self._loads += 1
             self._loaded(Listing([], 0, []))
             return
         self._loads += 1
-        self.tasks.submit("listing the stored runs", lambda store: fetch_listing(store, text, tag, status),
-                          self._loaded, self._load_failed, owner=self)
+        self.tasks.submit(
+            "listing the stored runs",
+            lambda store: fetch_listing(store, text, tag, status),
+            self._loaded,
+            self._load_failed,
+            owner=self,
+        )
 
     def _loaded(self, listing: Listing) -> None:
         self._loads -= 1
@@ -286,8 +330,11 @@ class HistoryTab(QWidget):
         if listing.total == 0:
             self.empty.show_empty()
         n = len(listing.rows)
-        self.count.setText(f"{n} of {listing.total} runs" if self.filtered else
-                           f"{listing.total} run{'s' * (listing.total != 1)}")
+        self.count.setText(
+            f"{n} of {listing.total} runs"
+            if self.filtered
+            else f"{listing.total} run{'s' * (listing.total != 1)}"
+        )
         self.clear_filter.setVisible(self.filtered)
         self._select(keep, current)
         self._selection_changed()
@@ -359,16 +406,30 @@ class HistoryTab(QWidget):
     def _selection_changed(self) -> None:
         rows = self.selected_rows()
         n = len(rows)
-        for b, on in ((self.open_button, n == 1), (self.compare_button, n >= 2), (self.report_button, n >= 1),
-                      (self.delete_button, n >= 1)):
+        for b, on in (
+            (self.open_button, n == 1),
+            (self.compare_button, n >= 2),
+            (self.report_button, n >= 1),
+            (self.delete_button, n >= 1),
+        ):
             b.setEnabled(on)
             if b in self._actions:
                 self._actions[b].setEnabled(on)
         editing = self.editor.row
-        if n == 1 and editing is not None and editing.id == rows[0].id and self.editor.save_button.isEnabled():
+        if (
+            n == 1
+            and editing is not None
+            and editing.id == rows[0].id
+            and self.editor.save_button.isEnabled()
+        ):
             return  # keep unsaved edits while the list refreshes
         edit = self.editor.pending()
-        if editing is not None and edit is not None and not edit.empty and self.editor.save_button.isEnabled():
+        if (
+            editing is not None
+            and edit is not None
+            and not edit.empty
+            and self.editor.save_button.isEnabled()
+        ):
             answer = self.unsaved_edit_question(editing.label())
             if answer == "cancel":  # back to the run being edited, edits kept
                 self.view.selectionModel().blockSignals(True)
@@ -408,8 +469,13 @@ class HistoryTab(QWidget):
             self.editor.row = None  # show the stored values once the list arrives
             self.refresh(select=select or [edit.run_id])
 
-        self.tasks.submit(f"saving run {edit.run_id}", edit.apply, saved,
-                          lambda msg: self._edit_failed("Cannot save the run", msg), owner=self)
+        self.tasks.submit(
+            f"saving run {edit.run_id}",
+            edit.apply,
+            saved,
+            lambda msg: self._edit_failed("Cannot save the run", msg),
+            owner=self,
+        )
 
     def _edit_failed(self, title: str, message: str) -> None:
         self.desk.show_problem(title, message)
@@ -439,11 +505,13 @@ class HistoryTab(QWidget):
             done, problems = result
             if done:
                 self.desk.statusBar().showMessage(
-                    f"Deleted run{'s' * (len(done) != 1)} {', '.join(map(str, done))}", 8000)
+                    f"Deleted run{'s' * (len(done) != 1)} {', '.join(map(str, done))}", 8000
+                )
                 self.runs_deleted.emit(done)
             if problems:
                 self.desk.show_problem("Cannot delete", "\n".join(problems))
             self.refresh()
 
-        self.tasks.submit("deleting runs", work, deleted,
-                          lambda msg: self._edit_failed("Cannot delete", msg), owner=self)
+        self.tasks.submit(
+            "deleting runs", work, deleted, lambda msg: self._edit_failed("Cannot delete", msg), owner=self
+        )

@@ -55,7 +55,7 @@ class LatencyAxis(pg.AxisItem):
         return [(1.0, major), (0.3, minor)]
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
-        return [format_latency(round(10 ** v, 6)) for v in values]
+        return [format_latency(round(10**v, 6)) for v in values]
 
 
 @dataclass
@@ -117,13 +117,20 @@ class LatencyView(QWidget):
         self.heat_plot.setMouseEnabled(y=False)
         self.image = pg.ImageItem(axisOrder="col-major")
         self.heat_plot.addItem(self.image)
-        self.colorbar = pg.ColorBarItem(values=(math.log10(SHARE_FLOOR), 2.0), colorMap=pg.colormap.get("viridis"),
-                                        interactive=False, width=12,
-                                        label="% of the interval's I/Os (logarithmic)")
-        self.colorbar.axis.setTicks([[(float(e), f"{10.0 ** e:g} %") for e in range(-2, 3)]])
+        self.colorbar = pg.ColorBarItem(
+            values=(math.log10(SHARE_FLOOR), 2.0),
+            colorMap=pg.colormap.get("viridis"),
+            interactive=False,
+            width=12,
+            label="% of the interval's I/Os (logarithmic)",
+        )
+        self.colorbar.axis.setTicks([[(float(e), f"{10.0**e:g} %") for e in range(-2, 3)]])
         self.colorbar.setImageItem(self.image, insert_in=self.heat_plot)
-        self.p99_curve = pg.PlotDataItem(pen=pg.mkPen(P99_COLOR, width=1.5, style=Qt.PenStyle.DashLine),
-                                         connect="finite", name="p99 per interval")
+        self.p99_curve = pg.PlotDataItem(
+            pen=pg.mkPen(P99_COLOR, width=1.5, style=Qt.PenStyle.DashLine),
+            connect="finite",
+            name="p99 per interval",
+        )
         self.heat_plot.addItem(self.p99_curve)
         self.hist_legend = self.hist_plot.addLegend(offset=(-6, 4), labelTextSize="8pt")
         self._marks: list[pg.GraphicsObject] = []  # drawn on the histogram
@@ -166,8 +173,13 @@ class LatencyView(QWidget):
             return
         self._asked = req
         self.notice.setText("Reading the response time histograms\u2026")
-        self.tasks.submit("reading response time histograms", lambda store: compute(store, data, req),
-                          self._done, self._failed, owner=self)
+        self.tasks.submit(
+            "reading response time histograms",
+            lambda store: compute(store, data, req),
+            self._done,
+            self._failed,
+            owner=self,
+        )
 
     def _failed(self, message: str) -> None:
         self._asked = None
@@ -187,14 +199,20 @@ class LatencyView(QWidget):
         req = r.request
         one = req.step_id is not None
         where = "this step" if one else "every step"
-        self.notice.setText(f"{req.label}, {where}: reads and writes together, from fio's latency histograms.")
-        self.hist_missing.setText(f"No response time histogram was kept for {req.label} in {where} (a run "
-                                  "imported from Iometer, or a step that ended before any I/O completed).")
+        self.notice.setText(
+            f"{req.label}, {where}: reads and writes together, from fio's latency histograms."
+        )
+        self.hist_missing.setText(
+            f"No response time histogram was kept for {req.label} in {where} (a run "
+            "imported from Iometer, or a step that ended before any I/O completed)."
+        )
         self.hist_stack.setCurrentIndex(0 if r.histogram is not None else 1)
         self.heat_missing.setText(
             f"Response times interval by interval are kept for All Managers and each manager, not for "
-            f"{req.label}: choose one of those in Show." if not r.kept else
-            f"No I/O completed in any interval of {req.label} in {where}.")
+            f"{req.label}: choose one of those in Show."
+            if not r.kept
+            else f"No I/O completed in any interval of {req.label} in {where}."
+        )
         self.heat_stack.setCurrentIndex(0 if r.heat is not None else 1)
         self._draw_histogram(r.histogram, where)
         self._draw_heat(r.heat, one)
@@ -209,8 +227,13 @@ class LatencyView(QWidget):
             plot.setTitle(f"Response times over {where}", color=self._fg.name(), size="9pt")
             return
         x = np.log10(h.edges_ns)
-        bars = pg.BarGraphItem(x0=x[:-1], x1=x[1:], height=h.share_pct, brush=QColor(BAR_COLOR),
-                               pen=pg.mkPen(self._base, width=0.5))
+        bars = pg.BarGraphItem(
+            x0=x[:-1],
+            x1=x[1:],
+            height=h.share_pct,
+            brush=QColor(BAR_COLOR),
+            pen=pg.mkPen(self._base, width=0.5),
+        )
         plot.addItem(bars)
         self._marks.append(bars)
         top = float(h.share_pct.max()) * 1.15 or 1.0
@@ -218,8 +241,11 @@ class LatencyView(QWidget):
             ns = h.percentiles_ns.get(p)
             if ns is None:
                 continue
-            line = pg.InfiniteLine(math.log10(ns), angle=90, pen=pg.mkPen(MARKER_COLORS[p], width=1.5,
-                                                                          style=Qt.PenStyle.DashLine))
+            line = pg.InfiniteLine(
+                math.log10(ns),
+                angle=90,
+                pen=pg.mkPen(MARKER_COLORS[p], width=1.5, style=Qt.PenStyle.DashLine),
+            )
             plot.addItem(line)
             self._marks.append(line)
             # the legend says what each line is and its value (labels on the lines would collide)
@@ -235,7 +261,9 @@ class LatencyView(QWidget):
         for line in self._step_lines:
             plot.removeItem(line)
         self._step_lines = []
-        plot.setLabel("bottom", "time since the step started (s)" if one_step else "time since the run started (s)")
+        plot.setLabel(
+            "bottom", "time since the step started (s)" if one_step else "time since the run started (s)"
+        )
         if m is None:
             self.image.clear()
             self.p99_curve.setData([], [])
@@ -245,8 +273,9 @@ class LatencyView(QWidget):
             img = np.log10(np.where(m.share_pct > 0, np.maximum(m.share_pct, SHARE_FLOOR), np.nan))
         y = np.log10(m.edges_ns)
         self.image.setImage(img, autoLevels=False, levels=(math.log10(SHARE_FLOOR), 2.0))
-        self.image.setRect(QRectF(float(m.t_edges[0]), float(y[0]), float(m.t_edges[-1] - m.t_edges[0]),
-                                  float(y[-1] - y[0])))
+        self.image.setRect(
+            QRectF(float(m.t_edges[0]), float(y[0]), float(m.t_edges[-1] - m.t_edges[0]), float(y[-1] - y[0]))
+        )
         centres = (m.t_edges[:-1] + m.t_edges[1:]) / 2
         with np.errstate(divide="ignore", invalid="ignore"):
             self.p99_curve.setData(centres, np.log10(m.p99_ns))
@@ -254,12 +283,17 @@ class LatencyView(QWidget):
             for s in self.data.run.steps[1:]:
                 at = self.data.offsets.get(s.id)
                 if at is not None and m.t_edges[0] < at < m.t_edges[-1]:
-                    line = pg.InfiniteLine(at, angle=90, pen=pg.mkPen(self._fg, width=1, style=Qt.PenStyle.DotLine))
+                    line = pg.InfiniteLine(
+                        at, angle=90, pen=pg.mkPen(self._fg, width=1, style=Qt.PenStyle.DotLine)
+                    )
                     plot.addItem(line)
                     self._step_lines.append(line)
         width = float(m.t_edges[1] - m.t_edges[0])
-        plot.setTitle(f"Response times over time: a column per {width:.2g} s, dashed: its p99",
-                      color=self._fg.name(), size="9pt")
+        plot.setTitle(
+            f"Response times over time: a column per {width:.2g} s, dashed: its p99",
+            color=self._fg.name(),
+            size="9pt",
+        )
         plot.setXRange(float(m.t_edges[0]), float(m.t_edges[-1]), padding=0)
         plot.setYRange(float(y[0]), float(y[-1]), padding=0)
 

@@ -41,8 +41,14 @@ from app.ui.widgets import error_label
 
 DEFAULT_TITLE = "Storage performance report"
 DEFAULT_FORMATS = ("html", "pdf")
-LETTER_COUNTRIES = {QLocale.Country.UnitedStates, QLocale.Country.Canada, QLocale.Country.Mexico,
-                    QLocale.Country.Chile, QLocale.Country.Colombia, QLocale.Country.Philippines}
+LETTER_COUNTRIES = {
+    QLocale.Country.UnitedStates,
+    QLocale.Country.Canada,
+    QLocale.Country.Mexico,
+    QLocale.Country.Chile,
+    QLocale.Country.Colombia,
+    QLocale.Country.Philippines,
+}
 
 
 def open_folder(folder: Path) -> bool:
@@ -52,17 +58,23 @@ def open_folder(folder: Path) -> bool:
 
 def describe(req: CompareRequest, labels: dict[int, str]) -> list[tuple[str, str]]:
     """What the report holds, as (label, text) lines."""
+
     def side(ids: list[int]) -> str:
         return " + ".join(labels.get(i, f"Run {i}") for i in ids)
 
     if not req.candidates:
         return [("Run", side(req.baseline))]
-    match = {"spec": "by access specification alone",
-             "exact": "by access specification, queue depth and target set"}.get(
-        req.match, "by access specification and place in the sequence (load changes listed)")
+    match = {
+        "spec": "by access specification alone",
+        "exact": "by access specification, queue depth and target set",
+    }.get(req.match, "by access specification and place in the sequence (load changes listed)")
     noise = f"within {req.threshold_pct:g} %" + (" or the spread of repeated runs" if req.repeats else "")
-    return [("Baseline", side(req.baseline)), ("Compared with", ", ".join(side(g) for g in req.candidates)),
-            ("Steps paired", match), ("Noise", f"changes {noise} are not marked")]
+    return [
+        ("Baseline", side(req.baseline)),
+        ("Compared with", ", ".join(side(g) for g in req.candidates)),
+        ("Steps paired", match),
+        ("Noise", f"changes {noise} are not marked"),
+    ]
 
 
 class ReportDialog(QDialog):
@@ -70,8 +82,14 @@ class ReportDialog(QDialog):
 
     written = Signal(list)  # paths
 
-    def __init__(self, desk: UserDesk, request: CompareRequest, tasks: StoreTasks,
-                 labels: dict[int, str] | None = None, parent: QWidget | None = None):
+    def __init__(
+        self,
+        desk: UserDesk,
+        request: CompareRequest,
+        tasks: StoreTasks,
+        labels: dict[int, str] | None = None,
+        parent: QWidget | None = None,
+    ):
         super().__init__(parent)
         self.desk = desk
         self.request = request
@@ -113,11 +131,17 @@ class ReportDialog(QDialog):
             edit = QLineEdit()
             runs = ", ".join(map(str, ids))
             edit.setPlaceholderText(f"automatic: the runs' tags or name (run{'s' * (len(ids) > 1)} {runs})")
-            edit.setToolTip("What the report calls this side, e.g. before / after; empty: the runs' tags where "
-                            "they tell the sides apart, else the run's name")
+            edit.setToolTip(
+                "What the report calls this side, e.g. before / after; empty: the runs' tags where "
+                "they tell the sides apart, else the run's name"
+            )
             self.labels.append(edit)
-        self.label_titles = ["Label:"] if len(sides) == 1 else \
-            ["Baseline label:"] + [f"Compared label{f' {i}' if len(sides) > 2 else ''}:" for i in range(1, len(sides))]
+        self.label_titles = (
+            ["Label:"]
+            if len(sides) == 1
+            else ["Baseline label:"]
+            + [f"Compared label{f' {i}' if len(sides) > 2 else ''}:" for i in range(1, len(sides))]
+        )
         self.date = QDateEdit(QDate.currentDate())
         self.date.setCalendarPopup(True)
         self.date.setDisplayFormat("yyyy-MM-dd")
@@ -198,8 +222,21 @@ class ReportDialog(QDialog):
         lay.addWidget(self.progress)
         lay.addWidget(self.result)
         lay.addWidget(self.buttons)
-        self.inputs = [self.title, self.client, self.author, self.company, self.logo, logo_browse, *self.labels,
-                       self.date, self.paper, *self.formats.values(), self.folder, browse, self.name]
+        self.inputs = [
+            self.title,
+            self.client,
+            self.author,
+            self.company,
+            self.logo,
+            logo_browse,
+            *self.labels,
+            self.date,
+            self.paper,
+            *self.formats.values(),
+            self.folder,
+            browse,
+            self.name,
+        ]
         self.resize(560, self.sizeHint().height())
         self._update()
 
@@ -212,24 +249,37 @@ class ReportDialog(QDialog):
     def _remember(self) -> None:
         if self.settings is None or not self.desk.persist:
             return
-        for key, value in (("title", self.title.text()), ("client", self.client.text()),
-                           ("author", self.author.text()), ("company", self.company.text()),
-                           ("logo", self.logo.text()), ("paper", self.paper.currentText()),
-                           ("formats", ",".join(self.chosen_formats())), ("folder", self.folder.text())):
+        for key, value in (
+            ("title", self.title.text()),
+            ("client", self.client.text()),
+            ("author", self.author.text()),
+            ("company", self.company.text()),
+            ("logo", self.logo.text()),
+            ("paper", self.paper.currentText()),
+            ("formats", ",".join(self.chosen_formats())),
+            ("folder", self.folder.text()),
+        ):
             self.settings.setValue(f"report/{key}", value)
 
     def chosen_formats(self) -> list[str]:
         return [k for k, cb in self.formats.items() if cb.isChecked()]
 
     def outputs(self) -> dict[str, Path]:
-        return output_paths(Path(self.folder.text().strip()).expanduser(), safe_name(self.name.text()),
-                            self.chosen_formats())
+        return output_paths(
+            Path(self.folder.text().strip()).expanduser(), safe_name(self.name.text()), self.chosen_formats()
+        )
 
     def meta(self) -> ReportMeta:
-        return ReportMeta(title=self.title.text().strip() or DEFAULT_TITLE, client=self.client.text().strip(),
-                          author=self.author.text().strip(), date=self.date.date().toString("yyyy-MM-dd"),
-                          paper=self.paper.currentText(), labels=[e.text().strip() for e in self.labels],
-                          company=self.company.text().strip(), logo=self.logo.text().strip())
+        return ReportMeta(
+            title=self.title.text().strip() or DEFAULT_TITLE,
+            client=self.client.text().strip(),
+            author=self.author.text().strip(),
+            date=self.date.date().toString("yyyy-MM-dd"),
+            paper=self.paper.currentText(),
+            labels=[e.text().strip() for e in self.labels],
+            company=self.company.text().strip(),
+            logo=self.logo.text().strip(),
+        )
 
     def problem(self) -> str | None:
         """Why the report cannot be written as filled in, or None."""
@@ -254,13 +304,15 @@ class ReportDialog(QDialog):
         if self.writing:
             return
         out = self.outputs()
-        self.files.setText("Writes " + ", ".join(p.name for p in out.values()) if out and safe_name(self.name.text())
-                           else "")
+        self.files.setText(
+            "Writes " + ", ".join(p.name for p in out.values()) if out and safe_name(self.name.text()) else ""
+        )
         self.write_button.setEnabled(bool(out) and bool(safe_name(self.name.text())))
 
     def _browse_logo(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Logo for the cover page", self.logo.text(),
-                                              "Images (*.png *.jpg *.jpeg)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Logo for the cover page", self.logo.text(), "Images (*.png *.jpg *.jpeg)"
+        )
         if path:
             self.logo.setText(path)
 
@@ -281,14 +333,21 @@ class ReportDialog(QDialog):
         self.error.hide()
         outputs = self.outputs()
         existing = [p for p in outputs.values() if p.exists()]
-        if existing and not self.desk.ask("Replace files?", "These files exist already:\n\n"
-                                             + "\n".join(str(p) for p in existing) + "\n\nReplace them?"):
+        if existing and not self.desk.ask(
+            "Replace files?",
+            "These files exist already:\n\n" + "\n".join(str(p) for p in existing) + "\n\nReplace them?",
+        ):
             return
         self._remember()
         self._set_writing(True)
         req, meta = self.request, self.meta()
-        self.tasks.submit("writing the report", lambda store: write_report(store, req, meta, outputs),
-                          self._written, self._failed, owner=self)
+        self.tasks.submit(
+            "writing the report",
+            lambda store: write_report(store, req, meta, outputs),
+            self._written,
+            self._failed,
+            owner=self,
+        )
 
     def _set_writing(self, on: bool) -> None:
         self.writing = on

@@ -18,8 +18,12 @@ from app.store import Store
 from app.ui.history.compare_data import CompareRequest
 
 SUFFIXES = {"html": ".html", "pdf": ".pdf", "xlsx": ".xlsx", "csv": ".csv"}
-FORMAT_TITLES = {"html": "HTML (one self-contained file)", "pdf": "PDF (cover, tables, charts, appendix)",
-                 "xlsx": "XLSX (Excel: tables as numbers, native charts)", "csv": "CSV (every result in one long table)"}
+FORMAT_TITLES = {
+    "html": "HTML (one self-contained file)",
+    "pdf": "PDF (cover, tables, charts, appendix)",
+    "xlsx": "XLSX (Excel: tables as numbers, native charts)",
+    "csv": "CSV (every result in one long table)",
+}
 
 
 def default_name(req: CompareRequest) -> str:
@@ -45,8 +49,15 @@ def output_paths(folder: Path, name: str, formats: list[str]) -> dict[str, Path]
 def write_report(store: Store, req: CompareRequest, meta: ReportMeta, outputs: dict[str, Path]) -> list[Path]:
     """Build the report and write each file (a store task). RunNotFound if a run was deleted; OSError for a
     file that cannot be written (the files before it are written)."""
-    report = build_report(store, req.baseline, req.candidates, meta, threshold_pct=req.threshold_pct,
-                          match=req.match, repeats=req.repeats)
+    report = build_report(
+        store,
+        req.baseline,
+        req.candidates,
+        meta,
+        threshold_pct=req.threshold_pct,
+        match=req.match,
+        repeats=req.repeats,
+    )
     written = []
     for kind, path in outputs.items():
         write_report_file(report, kind, path)

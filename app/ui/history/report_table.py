@@ -28,7 +28,10 @@ MARK_ROLE = Qt.ItemDataRole.UserRole + 1  # "better" | "worse" | None
 VALUE_ROLE = Qt.ItemDataRole.UserRole + 2  # the raw value (number, text or None)
 GROUP_ROLE = Qt.ItemDataRole.UserRole + 3  # True on a group heading row
 # the HTML report's colours (app/report/html.py): dark text on a light tint reads in light and dark themes
-MARK_COLORS = {"better": (QColor("#17693a"), QColor("#e6f4ea")), "worse": (QColor("#a8231b"), QColor("#fbe9e7"))}
+MARK_COLORS = {
+    "better": (QColor("#17693a"), QColor("#e6f4ea")),
+    "worse": (QColor("#a8231b"), QColor("#fbe9e7")),
+}
 ACCENT = QColor("#1f5fa8")
 
 
@@ -45,7 +48,9 @@ class ReportTableWidget(QTableWidget):
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.setWordWrap(False)
         self.setAlternatingRowColors(False)
-        self.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.horizontalHeader().setDefaultAlignment(
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        )
         if fit:
             self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
             self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -87,8 +92,10 @@ class ReportTableWidget(QTableWidget):
             for c, cell in enumerate(what.cells):  # type: ignore[attr-defined]
                 it = QTableWidgetItem(cell.text)
                 numeric = table.columns[c].numeric
-                it.setTextAlignment((Qt.AlignmentFlag.AlignRight if numeric else Qt.AlignmentFlag.AlignLeft)
-                                    | Qt.AlignmentFlag.AlignVCenter)
+                it.setTextAlignment(
+                    (Qt.AlignmentFlag.AlignRight if numeric else Qt.AlignmentFlag.AlignLeft)
+                    | Qt.AlignmentFlag.AlignVCenter
+                )
                 it.setData(VALUE_ROLE, cell.value)
                 it.setData(MARK_ROLE, cell.mark)
                 if len(cell.text) > 40:  # e.g. why a step is not compared: readable when the column is cut
@@ -113,7 +120,10 @@ class ReportTableWidget(QTableWidget):
         self.setMaximumWidth(self.horizontalHeader().length() + 2 * self.frameWidth() + 2)
         h = self.horizontalHeader().height() + 2 * self.frameWidth()
         h += sum(self.rowHeight(r) for r in range(self.rowCount()))
-        if self.horizontalScrollBar().isVisible() or self.horizontalHeader().length() > self.viewport().width():
+        if (
+            self.horizontalScrollBar().isVisible()
+            or self.horizontalHeader().length() > self.viewport().width()
+        ):
             h += self.horizontalScrollBar().sizeHint().height()
         self.setFixedHeight(h + 2)
 
@@ -129,7 +139,9 @@ class ReportTableWidget(QTableWidget):
             if self.item(r, 0) is not None and self.item(r, 0).data(GROUP_ROLE):
                 out.append([self.item(r, 0).text()])
             else:
-                out.append([self.item(r, c).text() if self.item(r, c) else "" for c in range(self.columnCount())])
+                out.append(
+                    [self.item(r, c).text() if self.item(r, c) else "" for c in range(self.columnCount())]
+                )
         return out
 
     def keyPressEvent(self, event) -> None:  # noqa: N802
@@ -145,11 +157,18 @@ class ReportTableWidget(QTableWidget):
         r = ranges[0]
         lines = []
         if r.topRow() == 0 and r.bottomRow() == self.rowCount() - 1:  # the whole table: with its header
-            lines.append("\t".join(self.horizontalHeaderItem(c).text()
-                                   for c in range(r.leftColumn(), r.rightColumn() + 1)))
+            lines.append(
+                "\t".join(
+                    self.horizontalHeaderItem(c).text() for c in range(r.leftColumn(), r.rightColumn() + 1)
+                )
+            )
         for row in range(r.topRow(), r.bottomRow() + 1):
-            lines.append("\t".join(self.item(row, c).text() if self.item(row, c) else ""
-                                   for c in range(r.leftColumn(), r.rightColumn() + 1)))
+            lines.append(
+                "\t".join(
+                    self.item(row, c).text() if self.item(row, c) else ""
+                    for c in range(r.leftColumn(), r.rightColumn() + 1)
+                )
+            )
         QApplication.clipboard().setText("\n".join(lines))
 
 

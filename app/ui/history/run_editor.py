@@ -44,7 +44,9 @@ class RunEdit:
 
     @property
     def empty(self) -> bool:
-        return all(v is None for v in (self.name, self.add_tags, self.remove_tags, self.description, self.notes))
+        return all(
+            v is None for v in (self.name, self.add_tags, self.remove_tags, self.description, self.notes)
+        )
 
     def apply(self, store: Store) -> None:
         """Write the changes (a store task); RunNotFound if the run was deleted meanwhile."""
@@ -91,11 +93,15 @@ class RunEditor(QWidget):
         self.name.setPlaceholderText("a name for this run, e.g. EVA 4400 Vraid1")
         self.tags = QLineEdit()
         self.tags.setPlaceholderText("comma-separated, e.g. before, client-x")
-        self.tags.setToolTip("Tags group runs: runs of the same plan with the same tags count as repeats of one "
-                             "measurement, and their spread is the run-to-run noise in comparisons.")
+        self.tags.setToolTip(
+            "Tags group runs: runs of the same plan with the same tags count as repeats of one "
+            "measurement, and their spread is the run-to-run noise in comparisons."
+        )
         self.description = QLineEdit()
         self.notes = QPlainTextEdit()
-        self.notes.setPlaceholderText("What was different about this run: firmware, RAID level, cache settings…")
+        self.notes.setPlaceholderText(
+            "What was different about this run: firmware, RAID level, cache settings…"
+        )
         self.notes.setTabChangesFocus(True)
         self.error = error_label()
         self.save_button = QPushButton("Save changes")
@@ -134,18 +140,21 @@ class RunEditor(QWidget):
         self.error.hide()
         if row is None:
             self.heading.setText(f"{selected} runs selected" if selected > 1 else "No run selected")
-            self.facts.setText("Select one run to rename it, tag it or write notes about it." if selected != 1
-                               else "")
+            self.facts.setText(
+                "Select one run to rename it, tag it or write notes about it." if selected != 1 else ""
+            )
             for w in fields:
                 w.clear() if isinstance(w, QPlainTextEdit) else w.setText("")
         else:
             r = row.run
             self.heading.setText(f"{row.label()} \u2014 {r.status}")
             where = places_text(row.places)
-            self.facts.setText(f"Started {local_time(r.started, True)}"
-                               + (f", ended {local_time(r.ended, True)}" if r.ended else "")
-                               + f" \u00b7 plan {r.plan_name or '(unnamed)'} \u00b7 {r.step_count} "
-                               f"step{'s' * (r.step_count != 1)}" + (f" \u00b7 {where}" if where else ""))
+            self.facts.setText(
+                f"Started {local_time(r.started, True)}"
+                + (f", ended {local_time(r.ended, True)}" if r.ended else "")
+                + f" \u00b7 plan {r.plan_name or '(unnamed)'} \u00b7 {r.step_count} "
+                f"step{'s' * (r.step_count != 1)}" + (f" \u00b7 {where}" if where else "")
+            )
             self.name.setText(r.name)
             self.tags.setText(", ".join(r.tags))
             self.description.setText(r.description)
@@ -159,8 +168,13 @@ class RunEditor(QWidget):
     def pending(self) -> RunEdit | None:
         if self.row is None:
             return None
-        return edit_between(self.row, self.name.text().strip(), parse_tags(self.tags.text()),
-                            self.description.text().strip(), self.notes.toPlainText().rstrip())
+        return edit_between(
+            self.row,
+            self.name.text().strip(),
+            parse_tags(self.tags.text()),
+            self.description.text().strip(),
+            self.notes.toPlainText().rstrip(),
+        )
 
     def _update_buttons(self) -> None:
         edit = self.pending()

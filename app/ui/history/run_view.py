@@ -33,8 +33,10 @@ from app.ui.validity_box import ValidityBox
 from app.ui.widgets import button
 
 RESULTS_TAB = "Results per step"
-STORED_STYLE = ("#storedBanner { background: #fff4d6; border: 1px solid #e0b84c; border-radius: 3px; }"
-                "#storedBanner QLabel { color: #4a3b00; }")
+STORED_STYLE = (
+    "#storedBanner { background: #fff4d6; border: 1px solid #e0b84c; border-radius: 3px; }"
+    "#storedBanner QLabel { color: #4a3b00; }"
+)
 
 
 def stored_banner(parent: QWidget | None = None) -> tuple[QFrame, QLabel, QHBoxLayout]:
@@ -101,8 +103,11 @@ class RunView(QWidget):
 
         self.banner, self.banner_text, blay = stored_banner()
         self.banner_text.setText(f"Stored run {run_id} \u2014 reading it from the results database\u2026")
-        self.report_button = button("Report\u2026", "Write a report of this run (HTML, PDF, XLSX, CSV)",
-                                    lambda: self.report_requested.emit([self.run_id]))
+        self.report_button = button(
+            "Report\u2026",
+            "Write a report of this run (HTML, PDF, XLSX, CSV)",
+            lambda: self.report_requested.emit([self.run_id]),
+        )
         blay.addWidget(self.report_button)
 
         self.scope = QComboBox()
@@ -169,8 +174,11 @@ class RunView(QWidget):
         self.views.setDocumentMode(True)
         self.views.addTab(top, "Over time")
         self.views.addTab(self.latency, "Response time distribution")
-        self.views.setTabToolTip(1, "Where the response times of the level and step shown fall: over the step, "
-                                    "and interval by interval")
+        self.views.setTabToolTip(
+            1,
+            "Where the response times of the level and step shown fall: over the step, "
+            "and interval by interval",
+        )
         self.results_page = bottom
         self.views.addTab(bottom, RESULTS_TAB)
         self.views.setTabToolTip(2, "Each step's results (All Managers, whole step) and the run's warnings")
@@ -201,8 +209,13 @@ class RunView(QWidget):
 
     def load(self) -> None:
         fields = self.charts.fields()
-        self.tasks.submit(f"reading run {self.run_id}", lambda store: load_run(store, self.run_id, fields=fields),
-                          self._loaded, self._failed, owner=self)
+        self.tasks.submit(
+            f"reading run {self.run_id}",
+            lambda store: load_run(store, self.run_id, fields=fields),
+            self._loaded,
+            self._failed,
+            owner=self,
+        )
 
     def _failed(self, message: str) -> None:
         self.banner_text.setText(f"Stored run {self.run_id} cannot be shown: {message}")
@@ -212,13 +225,20 @@ class RunView(QWidget):
         self.data = data
         r = data.run
         host = r.host.get("hostname") or ""
-        source = f"imported from {r.host.get('imported_from')}" if r.host.get("imported_from") else \
-            f"recorded {local_time(r.started)}" + (f" \u2013 {local_time(r.ended)[11:]}" if r.ended else "") + \
-            (f" on {host}" if host else "")
+        source = (
+            f"imported from {r.host.get('imported_from')}"
+            if r.host.get("imported_from")
+            else f"recorded {local_time(r.started)}"
+            + (f" \u2013 {local_time(r.ended)[11:]}" if r.ended else "")
+            + (f" on {host}" if host else "")
+        )
         self.banner_text.setText(
-            f"Stored run {r.id}" + (f" \u201c{r.name}\u201d" if r.name else "") + f" \u2014 {source}, {r.status}, "
+            f"Stored run {r.id}"
+            + (f" \u201c{r.name}\u201d" if r.name else "")
+            + f" \u2014 {source}, {r.status}, "
             f"{len(r.steps)} step{'s' * (len(r.steps) != 1)}. Not a live test: these are the numbers kept in the "
-            "results database.")
+            "results database."
+        )
         table = summary_table(r, p99=not is_iometer_run(r))
         self.table.set_table(table)
         self.table_notes.setText("\n".join(table.notes))
@@ -229,17 +249,28 @@ class RunView(QWidget):
                 self.messages.addItem(f"{m.level}: {(m.manager + ': ') if m.manager else ''}{m.text}")
         self.messages.setVisible(self.messages.count() > 0)
         n = self.messages.count()
-        self.views.setTabText(self.views.indexOf(self.results_page),
-                              RESULTS_TAB + (f" ({n} warning{'s' * (n != 1)})" if n else ""))
-        self.tasks.submit(f"reading run {r.id}'s validity notes", lambda store: run_notes(store, r.id),
-                          self.validity.set_notes, lambda _m: None, owner=self)
+        self.views.setTabText(
+            self.views.indexOf(self.results_page),
+            RESULTS_TAB + (f" ({n} warning{'s' * (n != 1)})" if n else ""),
+        )
+        self.tasks.submit(
+            f"reading run {r.id}'s validity notes",
+            lambda store: run_notes(store, r.id),
+            self.validity.set_notes,
+            lambda _m: None,
+            owner=self,
+        )
 
         self.step.blockSignals(True)
         self.step.clear()
         self.step.addItem("All steps", None)
         for s in r.steps:
-            self.step.addItem(f"{s.index + 1}: {s.spec_name}" + (f" (QD {s.queue_depth})" if s.queue_depth else "")
-                              + ("" if s.status == "complete" else f" \u2014 {s.status}"), s.id)
+            self.step.addItem(
+                f"{s.index + 1}: {s.spec_name}"
+                + (f" (QD {s.queue_depth})" if s.queue_depth else "")
+                + ("" if s.status == "complete" else f" \u2014 {s.status}"),
+                s.id,
+            )
         self.step.blockSignals(False)
         self._scopes = scopes(data)
         self.scope.blockSignals(True)
@@ -249,9 +280,15 @@ class RunView(QWidget):
         self.scope.blockSignals(False)
         self._tab_shown()
         if not data.has_samples:
-            self.notice.setText("This run has no samples over time" + (
-                " (imported from Iometer, which keeps only each test's final numbers)" if is_iometer_run(r) else "")
-                + "; its results are in the table below.")
+            self.notice.setText(
+                "This run has no samples over time"
+                + (
+                    " (imported from Iometer, which keeps only each test's final numbers)"
+                    if is_iometer_run(r)
+                    else ""
+                )
+                + "; its results are in the table below."
+            )
         self.notice.setVisible(not data.has_samples)
         self.charts.setVisible(data.has_samples)
         if self.sweep.set_run(r) and self.views.indexOf(self.sweep) < 0:
@@ -294,8 +331,9 @@ class RunView(QWidget):
         if points is None or keys != [ALL_KEY] or step_id is not None or self.kind != LAST:
             try:
                 with open_store(self.tasks.db_path) as store:
-                    points = load_points(store, self.data, keys, step_id, self.kind, self._bins(),
-                                         self.charts.fields())
+                    points = load_points(
+                        store, self.data, keys, step_id, self.kind, self._bins(), self.charts.fields()
+                    )
             except StoreError as e:
                 self._failed(str(e))
                 return
@@ -304,8 +342,9 @@ class RunView(QWidget):
         self.live.revision += 1
         self.charts.clear_marks()
         self.charts.unmeasured = self._unmeasured()
-        self.charts.set_x_label("time since the step started (s)" if step_id is not None
-                                else "time since the run started (s)")
+        self.charts.set_x_label(
+            "time since the step started (s)" if step_id is not None else "time since the run started (s)"
+        )
         self.charts.show(self.live, self.kind)
         self._show_latency()
 
@@ -315,7 +354,9 @@ class RunView(QWidget):
         if self.kind == WHOLE:
             out["p99_ms"] = "not measured: the 99th percentile is kept for each interval only"
         if self.data is not None and is_iometer_run(self.data.run):
-            out["cpu_pct"] = "not measured: imported from Iometer, whose CPU figures are the system's, not fio's"
+            out["cpu_pct"] = (
+                "not measured: imported from Iometer, whose CPU figures are the system's, not fio's"
+            )
         return out
 
     def _bins(self) -> int:

@@ -90,8 +90,14 @@ class StoreTasks(QObject):
     def busy(self) -> bool:
         return self._undelivered > 0
 
-    def submit(self, doing: str, work: Callable[[Store], Any], done: Callable[[Any], None] | None = None,
-               failed: Callable[[str], None] | None = None, owner: QObject | None = None) -> None:
+    def submit(
+        self,
+        doing: str,
+        work: Callable[[Store], Any],
+        done: Callable[[Any], None] | None = None,
+        failed: Callable[[str], None] | None = None,
+        owner: QObject | None = None,
+    ) -> None:
         """``doing`` names the work in messages ("deleting run 3")."""
         task = _Task(doing, work, done, failed, owner)
         self._undelivered += 1

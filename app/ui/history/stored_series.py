@@ -68,8 +68,14 @@ def _seconds_between(a: str | None, b: str | None) -> float | None:
         return None
 
 
-def load_run(store: Store, run_id: int, levels: tuple[str, ...] = LEVELS, bins: int = DEFAULT_BINS,
-             kind: str = LAST, fields: tuple[str, ...] = PEAK_FIELDS) -> StoredRun:
+def load_run(
+    store: Store,
+    run_id: int,
+    levels: tuple[str, ...] = LEVELS,
+    bins: int = DEFAULT_BINS,
+    kind: str = LAST,
+    fields: tuple[str, ...] = PEAK_FIELDS,
+) -> StoredRun:
     """The run (results of ALL and managers only), what each step measured, and the ALL series' points
     over every step (RunNotFound if it was deleted)."""
     run = get_run(store, run_id, result_levels=("all", "manager"))
@@ -109,17 +115,22 @@ def extra_arrays(cols: dict[str, np.ndarray], p: str) -> list[np.ndarray]:
     return [cols[f"{p}usr_cpu"] + cols[f"{p}sys_cpu"], cols[f"{p}errors"].astype(np.float64)]
 
 
-assert len(extra_arrays({f"i_{c}": np.zeros(1) for c in ("usr_cpu", "sys_cpu", "errors")}, "i_")) == len(EXTRA_FIELDS)
+assert len(extra_arrays({f"i_{c}": np.zeros(1) for c in ("usr_cpu", "sys_cpu", "errors")}, "i_")) == len(
+    EXTRA_FIELDS
+)
 
 
-def _peaks(conn: sqlite3.Connection, ids: list[int], prefix: str, offset: float,
-           width: float, extras: bool) -> list[tuple[int, np.ndarray, np.ndarray]]:
+def _peaks(
+    conn: sqlite3.Connection, ids: list[int], prefix: str, offset: float, width: float, extras: bool
+) -> list[tuple[int, np.ndarray, np.ndarray]]:
     """(series id, x, ys [fields, m]) peak-decimated on bins of ``width`` s of the run's time axis: from
     the peaks kept when the step ended, else (a step cut short, or ``extras`` wanted: CPU and errors have
     no peaks kept) from the samples. Without ``extras`` their rows are NaN."""
     cols = [f"{prefix}{edge}_{f}" for edge in ("lo", "hi") for f in PEAK_FIELDS]
     where = f"series_id IN ({', '.join(str(int(i)) for i in ids)})"
-    kept = not extras and conn.execute(f"SELECT EXISTS (SELECT 1 FROM sample_peaks WHERE {where})").fetchone()[0]
+    kept = (
+        not extras and conn.execute(f"SELECT EXISTS (SELECT 1 FROM sample_peaks WHERE {where})").fetchone()[0]
+    )
     nf = _NF if extras else _NP
     if not kept:
         # the step's peaks were not kept (or do not hold what is wanted): the same numbers, computed now
@@ -138,8 +149,10 @@ def _peaks(conn: sqlite3.Connection, ids: list[int], prefix: str, offset: float,
         sql = f"SELECT series_id, t_lo, t_hi, {', '.join(cols)} FROM sample_peaks WHERE {where} ORDER BY series_id, bin"
     else:
         aggs = [f"{'min' if c.startswith(prefix + 'lo') else 'max'}({c})" for c in cols]
-        sql = (f"SELECT series_id, min(t_lo), max(t_hi), {', '.join(aggs)} FROM sample_peaks WHERE {where} "
-               f"GROUP BY series_id, CAST((t_lo + {offset!r}) / {width!r} AS INTEGER) ORDER BY series_id, 2")
+        sql = (
+            f"SELECT series_id, min(t_lo), max(t_hi), {', '.join(aggs)} FROM sample_peaks WHERE {where} "
+            f"GROUP BY series_id, CAST((t_lo + {offset!r}) / {width!r} AS INTEGER) ORDER BY series_id, 2"
+        )
     rows = conn.execute(sql).fetchall()
     arr = np.array(rows, dtype=np.float64).reshape(-1, 3 + 2 * nf) if rows else np.empty((0, 3 + 2 * nf))
     out = []
@@ -149,7 +162,7 @@ def _peaks(conn: sqlite3.Connection, ids: list[int], prefix: str, offset: float,
         x = np.empty(2 * n)
         x[0::2], x[1::2] = part[:, 1], part[:, 2]
         ys = np.full((_NF, 2 * n), np.nan)
-        ys[:nf, 0::2], ys[:nf, 1::2] = part[:, 3:3 + nf].T, part[:, 3 + nf:].T
+        ys[:nf, 0::2], ys[:nf, 1::2] = part[:, 3 : 3 + nf].T, part[:, 3 + nf :].T
         out.append((sid, x, ys))
     return out
 
@@ -168,8 +181,15 @@ def _fields(conn: sqlite3.Connection, ids: list[int], prefix: str) -> dict[int, 
     return out
 
 
-def load_points(store: Store, data: StoredRun, keys: list[SeriesKey], step_id: int | None, kind: str,
-                bins: int = DEFAULT_BINS, fields: tuple[str, ...] = PEAK_FIELDS) -> LiveResults:
+def load_points(
+    store: Store,
+    data: StoredRun,
+    keys: list[SeriesKey],
+    step_id: int | None,
+    kind: str,
+    bins: int = DEFAULT_BINS,
+    fields: tuple[str, ...] = PEAK_FIELDS,
+) -> LiveResults:
     """The chart points of ``keys`` for one step from its start, or every step (``step_id`` None) on the
     run's time axis, for one kind (each interval, or since the step's start), as LiveResults the charts
     draw. A point per stored sample; beyond 2 x ``bins`` samples per series, SQLite keeps each bin's
@@ -180,8 +200,10 @@ def load_points(store: Store, data: StoredRun, keys: list[SeriesKey], step_id: i
     steps = [s for s in data.run.steps if step_id is None or s.id == step_id]
     prefix = "i_" if kind == LAST else "w_"
     per_key: dict[SeriesKey, list[tuple[np.ndarray, np.ndarray]]] = {k: [] for k in keys}
-    span = max((data.offsets.get(s.id, 0.0) * (step_id is None) + data.ends.get(s.id, s.run_s) for s in steps),
-               default=1.0)
+    span = max(
+        (data.offsets.get(s.id, 0.0) * (step_id is None) + data.ends.get(s.id, s.run_s) for s in steps),
+        default=1.0,
+    )
     width = max(span, 1.0) / bins
     with store.read("reading samples") as conn:
         # samples per series over the steps shown (counted on one series per step: a range of its key)
@@ -261,4 +283,3 @@ def overlay(live: LiveResults, segments: list[tuple[str, list[OverlayPart]]]) ->
         x0 += longest + OVERLAY_GAP_S
     live.revision += 1
     return list(keys.values())
-

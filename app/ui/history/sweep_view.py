@@ -47,15 +47,22 @@ class SweepView(QWidget):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setToolTip(KNEE_RULE)
         self.choice = QComboBox()
-        self.choice.setToolTip("Which sweep the curves show (one line per outer value where two dimensions are "
-                               "swept)")
+        self.choice.setToolTip(
+            "Which sweep the curves show (one line per outer value where two dimensions are swept)"
+        )
         self.choice_label = QLabel("Sweep:")
         pick = QHBoxLayout()
         pick.addWidget(self.choice_label)
         pick.addWidget(self.choice, 1)
-        self.plots = {k: _Plot(t) for k, t in (("iops", "IOPS"), ("mbps", "MB/s"),
-                                               ("lat", "Response time (solid: average, dashed: p99)"),
-                                               ("knee", "Average response time against throughput"))}
+        self.plots = {
+            k: _Plot(t)
+            for k, t in (
+                ("iops", "IOPS"),
+                ("mbps", "MB/s"),
+                ("lat", "Response time (solid: average, dashed: p99)"),
+                ("knee", "Average response time against throughput"),
+            )
+        }
         plots = QWidget()
         grid = QGridLayout(plots)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -113,47 +120,89 @@ class SweepView(QWidget):
             p.plot.setTitle(p.title, size="9pt", color=self._fg.name())
         for i, ln in enumerate(fam.lines):
             color = series_color(i)
-            for key, field, dash in (("iops", "iops", False), ("mbps", "mbps", False), ("lat", "lat_mean_ms", False),
-                                     ("lat", "lat_p99_ms", True)):
+            for key, field, dash in (
+                ("iops", "iops", False),
+                ("mbps", "mbps", False),
+                ("lat", "lat_mean_ms", False),
+                ("lat", "lat_p99_ms", True),
+            ):
                 pts = ln.series(field)
                 pen = pg.mkPen(color, width=2, style=Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
-                name = (ln.label or None) if key != "lat" else ((ln.label + " " if ln.label else "")
-                                                                 + ("p99" if dash else "average"))
-                self.plots[key].plot.plot([x(a) for a, _ in pts], [b for _, b in pts], pen=pen, symbol="o",
-                                          symbolSize=5, symbolBrush=color, symbolPen=color, name=name)
+                name = (
+                    (ln.label or None)
+                    if key != "lat"
+                    else ((ln.label + " " if ln.label else "") + ("p99" if dash else "average"))
+                )
+                self.plots[key].plot.plot(
+                    [x(a) for a, _ in pts],
+                    [b for _, b in pts],
+                    pen=pen,
+                    symbol="o",
+                    symbolSize=5,
+                    symbolBrush=color,
+                    symbolPen=color,
+                    name=name,
+                )
             pts = ln.latency_vs_throughput()
-            self.plots["knee"].plot.plot([a for a, _ in pts], [b for _, b in pts], pen=pg.mkPen(color, width=2), symbol="o",
-                                         symbolSize=5, symbolBrush=color, symbolPen=color, name=ln.label or None)
+            self.plots["knee"].plot.plot(
+                [a for a, _ in pts],
+                [b for _, b in pts],
+                pen=pg.mkPen(color, width=2),
+                symbol="o",
+                symbolSize=5,
+                symbolBrush=color,
+                symbolPen=color,
+                name=ln.label or None,
+            )
             for (a, b), p in zip(pts, ln.sweep.points, strict=False):
                 self._text(self.plots["knee"], fam.tick_label(p.load), a, b, color.name(), (0, 0))
         work = fam.throughput
         top = max((t for ln in fam.lines for t, _ in ln.latency_vs_throughput()), default=0.0)
         last = x(fam.loads[-1])
         for ln, k in knees:  # an open square and a caption on the throughput curve and on the knee curve
-            for key, xv, right in ((work, x(k.load), x(fam.loads[0]) + last), ("knee", getattr(k, work), top)):
+            for key, xv, right in (
+                (work, x(k.load), x(fam.loads[0]) + last),
+                ("knee", getattr(k, work), top),
+            ):
                 yv = getattr(k, work) if key == work else k.lat_mean_ms
-                self.plots[key].plot.plot([xv], [yv], pen=None, symbol="s", symbolSize=14, symbolBrush=None,
-                                          symbolPen=pg.mkPen(KNEE_COLOR, width=2))
+                self.plots[key].plot.plot(
+                    [xv],
+                    [yv],
+                    pen=None,
+                    symbol="s",
+                    symbolSize=14,
+                    symbolBrush=None,
+                    symbolPen=pg.mkPen(KNEE_COLOR, width=2),
+                )
                 # the caption on the side with room: left of a knee in the right half
                 anchor = (1.1, 1.2) if 2 * xv > right else (-0.1, 1.2)
                 self._text(self.plots[key], fam.knee_caption(ln, k), xv, yv, KNEE_COLOR, anchor)
         for _ln, k in knees:  # the knee's throughput per ms from the origin: every other point lies above it
             if getattr(k, work) > 0:
-                self.plots["knee"].plot.plot([0.0, top], [0.0, top * k.lat_mean_ms / getattr(k, work)],
-                                             pen=pg.mkPen("#9aa0a6", width=1, style=Qt.PenStyle.DashLine))
+                self.plots["knee"].plot.plot(
+                    [0.0, top],
+                    [0.0, top * k.lat_mean_ms / getattr(k, work)],
+                    pen=pg.mkPen("#9aa0a6", width=1, style=Qt.PenStyle.DashLine),
+                )
         kp = self.plots["knee"].plot
         kp.setLabel("bottom", f"{WORK[work]} (point labels: {fam.noun}; dashed: the knee's ratio)")
         kp.setLabel("left", "ms (average)")
         kp.getAxis("bottom").setTicks(None)
-        kp.setTitle(f"Average response time against {WORK[work]}, knee marked", size="9pt", color=self._fg.name())
+        kp.setTitle(
+            f"Average response time against {WORK[work]}, knee marked", size="9pt", color=self._fg.name()
+        )
         self.summary.setText("\n".join(s for ln in fam.lines for s in ln.sweep.summary()))
         for key, p in self.plots.items():  # y from zero: a curve's rise reads true
-            top = max((b for item in p.plot.listDataItems() if (d := item.getData())[1] is not None
-                       for b in d[1]), default=0.0)
+            top = max(
+                (b for item in p.plot.listDataItems() if (d := item.getData())[1] is not None for b in d[1]),
+                default=0.0,
+            )
             p.plot.enableAutoRange(axis="x")
             p.plot.setYRange(0, top * (1.15 if key in (work, "knee") else 1.05) or 1.0, padding=0)
 
-    def _text(self, p: _Plot, text: str, xv: float, yv: float, color: str, anchor: tuple[float, float]) -> None:
+    def _text(
+        self, p: _Plot, text: str, xv: float, yv: float, color: str, anchor: tuple[float, float]
+    ) -> None:
         item = pg.TextItem(text, color=color, anchor=anchor)
         item.setPos(xv, yv)
         p.plot.addItem(item)

@@ -36,10 +36,13 @@ class CurveBox(QGroupBox):
         self.max_load.setSpecialValueText("default")
         self.max_load.setToolTip("The highest queue depth (default 256), or workers (default: all), to try")
         self.start = QPushButton("Find the highest load")
-        self.start.setToolTip("Runs at most 8 measured steps per access specification (bracket, then bisect), then "
-                              "confirms the answer once; stored as a run like any other")
-        self.start.clicked.connect(lambda: self.requested.emit(self.p99.value(), self.lead.currentData(),
-                                                                self.max_load.value()))
+        self.start.setToolTip(
+            "Runs at most 8 measured steps per access specification (bracket, then bisect), then "
+            "confirms the answer once; stored as a run like any other"
+        )
+        self.start.clicked.connect(
+            lambda: self.requested.emit(self.p99.value(), self.lead.currentData(), self.max_load.value())
+        )
         lay = QHBoxLayout(self)
         for w in (QLabel("p99 ≤"), self.p99, QLabel("lead with"), self.lead, QLabel("up to"), self.max_load):
             lay.addWidget(w)

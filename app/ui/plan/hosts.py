@@ -52,8 +52,9 @@ def local_facts() -> HostFacts:
             path = shutil.which("fio")
             if not path:
                 return HostFacts(os_text, "", platform.node(), "fio not found on PATH")
-            out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10,
-                                 stdin=subprocess.DEVNULL)
+            out = subprocess.run(
+                [path, "--version"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL
+            )
             version = out.stdout.strip().removeprefix("fio-")
     except Exception as e:  # FioNotFound, OSError, timeout: show the reason instead of a version
         return HostFacts(os_text, "", platform.node(), str(e).splitlines()[0] if str(e) else type(e).__name__)
@@ -83,8 +84,11 @@ class RemoteProbe(QObject):
     done = Signal(str, object)
 
     def run(self, name: str, host: str, port: int) -> None:
-        threading.Thread(target=lambda: self.done.emit(name, remote_facts(host, port)),
-                         name=f"fiometer-probe-{host}", daemon=True).start()
+        threading.Thread(
+            target=lambda: self.done.emit(name, remote_facts(host, port)),
+            name=f"fiometer-probe-{host}",
+            daemon=True,
+        ).start()
 
 
 class LocalFactsProbe(QObject):

@@ -28,10 +28,16 @@ class LibraryEntry:
 
 def _spec_from_dict(d: dict) -> AccessSpec | None:
     try:
-        lines = [SpecLine(**{k: int(v) for k, v in ln.items() if k in SpecLine.__dataclass_fields__})
-                 for ln in d.get("lines", [])]
-        return AccessSpec(str(d["name"]), lines or [SpecLine()], str(d.get("default_assignment", "NONE")),
-                          str(d.get("description", "")))
+        lines = [
+            SpecLine(**{k: int(v) for k, v in ln.items() if k in SpecLine.__dataclass_fields__})
+            for ln in d.get("lines", [])
+        ]
+        return AccessSpec(
+            str(d["name"]),
+            lines or [SpecLine()],
+            str(d.get("default_assignment", "NONE")),
+            str(d.get("description", "")),
+        )
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -59,8 +65,11 @@ class SpecLibrary:
             self.settings.setValue(_KEY, json.dumps([dataclasses.asdict(s) for s in self.user]))
 
     def entries(self, plan: Plan) -> list[LibraryEntry]:
-        return ([LibraryEntry(PLAN, s) for s in plan.specs] + [LibraryEntry(USER, s) for s in self.user]
-                + [LibraryEntry(BUILTIN, s) for s in self.builtins])
+        return (
+            [LibraryEntry(PLAN, s) for s in plan.specs]
+            + [LibraryEntry(USER, s) for s in self.user]
+            + [LibraryEntry(BUILTIN, s) for s in self.builtins]
+        )
 
     def find(self, origin: str, name: str, plan: Plan) -> AccessSpec | None:
         for e in self.entries(plan):

@@ -42,14 +42,18 @@ class AddManagerDialog(QDialog):
         self.taken = taken_names - ({manager.name} if manager else set())
         self.facts: HostFacts | None = None
         form = QFormLayout(self)
-        intro = QLabel(f"A manager runs on this machine, or on a host running <tt>fio --server</tt> (port "
-                       f"{DEFAULT_PORT} unless you name another). Fiometer sends it the jobs and reads its live "
-                       "statistics.")
+        intro = QLabel(
+            f"A manager runs on this machine, or on a host running <tt>fio --server</tt> (port "
+            f"{DEFAULT_PORT} unless you name another). Fiometer sends it the jobs and reads its live "
+            "statistics."
+        )
         intro.setWordWrap(True)
         form.addRow(intro)
         if manager is not None and manager.address_in_file.strip():
-            where = QLabel(f"The imported file's author ran Dynamo at {manager.address_in_file}; that address is "
-                           "not contacted unless you enter it here.")
+            where = QLabel(
+                f"The imported file's author ran Dynamo at {manager.address_in_file}; that address is "
+                "not contacted unless you enter it here."
+            )
             where.setWordWrap(True)
             form.addRow(where)
         self.local = QCheckBox("This machine (fio runs here)")
@@ -61,8 +65,9 @@ class AddManagerDialog(QDialog):
         if manager is not None and manager.host not in (None, LOCAL):
             self.host.setText(manager.host)
         self.local.setChecked(manager is not None and manager.host == LOCAL)
-        self.probe_button = button("Probe", "Connect and ask the fio server for its name, OS and fio version",
-                                   self.probe)
+        self.probe_button = button(
+            "Probe", "Connect and ask the fio server for its name, OS and fio version", self.probe
+        )
         row = QHBoxLayout()
         row.addWidget(self.host, 1)
         row.addWidget(self.probe_button)
@@ -81,7 +86,9 @@ class AddManagerDialog(QDialog):
         self.exposure.setWordWrap(True)
         self.exposure.setVisible(False)
         form.addRow(self.exposure)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         form.addRow(self.buttons)

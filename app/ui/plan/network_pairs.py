@@ -40,6 +40,8 @@ def topology_label(plan: Plan, manager: int, worker: Worker) -> str:
     """The worker's line in the Topology: its name with its network partners and direction."""
     if worker.kind == "network_vi":
         return f"{worker.name}  [network VI: not run by fio]"
-    partners = ", ".join(dict.fromkeys(partner_of(plan, manager, t).name for t in worker.targets)) or "no target"
+    partners = (
+        ", ".join(dict.fromkeys(partner_of(plan, manager, t).name for t in worker.targets)) or "no target"
+    )
     arrow = {True: "←", False: "→", None: "⇄"}[receives(plan, worker)]
     return f"{worker.name}  [TCP {arrow} {partners}]"

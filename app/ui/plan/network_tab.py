@@ -44,34 +44,49 @@ PROTOCOLS = (("network_tcp", "TCP"), ("network_vi", "VI (no fio engine: kept, no
 class NetworkTargetDialog(QDialog):
     """Choose a network target's partner manager and port (the protocol is TCP)."""
 
-    def __init__(self, plan: Plan, manager: int, worker: Worker, target: Target | None = None,
-                 parent: QWidget | None = None):
+    def __init__(
+        self,
+        plan: Plan,
+        manager: int,
+        worker: Worker,
+        target: Target | None = None,
+        parent: QWidget | None = None,
+    ):
         super().__init__(parent)
         self.plan, self.manager, self.worker, self.editing = plan, manager, worker, target
         self.setWindowTitle("Edit network target" if target else "Add network target")
         self.setMinimumWidth(460)
         form = QFormLayout(self)
-        intro = QLabel(f"<b>{worker.name}</b> on <b>{plan.managers[manager].name}</b> moves data to or from a "
-                       "partner manager over TCP (fio's net engine). The receiving manager listens; the sending "
-                       "one connects to it at the address this machine reaches it at.")
+        intro = QLabel(
+            f"<b>{worker.name}</b> on <b>{plan.managers[manager].name}</b> moves data to or from a "
+            "partner manager over TCP (fio's net engine). The receiving manager listens; the sending "
+            "one connects to it at the address this machine reaches it at."
+        )
         intro.setWordWrap(True)
         form.addRow(intro)
         self.partner = QComboBox()
         for m in plan.managers:
             self.partner.addItem(f"{m.name} — {where_label(m)}", m.name)
         own = plan.managers[manager].name
-        default = target.partner_manager if target and target.partner_manager else next(
-            (m.name for m in plan.managers if m.name != own), own)
+        default = (
+            target.partner_manager
+            if target and target.partner_manager
+            else next((m.name for m in plan.managers if m.name != own), own)
+        )
         self.partner.setCurrentIndex(max(self.partner.findData(default), 0))
-        self.partner.setToolTip("The manager at the other end of the connection (its own manager too: loopback)")
+        self.partner.setToolTip(
+            "The manager at the other end of the connection (its own manager too: loopback)"
+        )
         form.addRow("Partner manager:", self.partner)
         form.addRow("Protocol:", QLabel("TCP"))
         self.address = QLabel()
         self.address.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow("Connection:", self.address)
         self.fixed = QCheckBox("Fixed port")
-        self.fixed.setToolTip("Automatic ports are fresh for every step, so a listener left over from an earlier "
-                              "run never answers; fix a port only when a firewall must let it through.")
+        self.fixed.setToolTip(
+            "Automatic ports are fresh for every step, so a listener left over from an earlier "
+            "run never answers; fix a port only when a firewall must let it through."
+        )
         self.port = QSpinBox()
         self.port.setRange(MIN_NET_PORT, 65535)
         self.port.setValue(target.port if target and target.port else 18900)
@@ -86,7 +101,9 @@ class NetworkTargetDialog(QDialog):
         form.addRow("Target name:", self.name)
         self.error = error_label()
         form.addRow("", self.error)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         form.addRow(self.buttons)
@@ -98,9 +115,12 @@ class NetworkTargetDialog(QDialog):
         self._check()
 
     def target(self) -> Target:
-        return Target(self.name.text().strip() or self._default_name(), kind="network",
-                      partner_manager=self.partner.currentData(),
-                      port=self.port.value() if self.fixed.isChecked() else None)
+        return Target(
+            self.name.text().strip() or self._default_name(),
+            kind="network",
+            partner_manager=self.partner.currentData(),
+            port=self.port.value() if self.fixed.isChecked() else None,
+        )
 
     def _default_name(self) -> str:
         return f"{self.partner.currentData()} (TCP)"
@@ -141,8 +161,10 @@ class NetworkTargetsTab(WorkerPage):
         self.protocol = QComboBox()
         for kind, title in PROTOCOLS:
             self.protocol.addItem(title, kind)
-        self.protocol.setToolTip("TCP runs on fio's net engine; Iometer's VI workers have no fio engine and are "
-                                 "kept in the plan without running")
+        self.protocol.setToolTip(
+            "TCP runs on fio's net engine; Iometer's VI workers have no fio engine and are "
+            "kept in the plan without running"
+        )
         prow.addWidget(self.protocol)
         prow.addStretch(1)
         slay.addLayout(prow)
@@ -164,15 +186,19 @@ class NetworkTargetsTab(WorkerPage):
         self.table_stack = ContentOrEmpty(self.table)
         blay.addWidget(self.table_stack, 1)
         row = QHBoxLayout()
-        row.addWidget(button("Add target…", "Give this worker a partner manager to send to or receive from", self.add))
+        row.addWidget(
+            button("Add target…", "Give this worker a partner manager to send to or receive from", self.add)
+        )
         row.addWidget(button("Edit…", "Change the selected target's partner manager or port", self.edit))
         row.addWidget(button("Remove", "Remove the selected network target", self.remove))
         row.addStretch(1)
         blay.addLayout(row)
-        note = QLabel("The address connected to is the receiving manager's own (its host in the Topology); an "
-                      "address named in an imported file is shown as the target's name and never contacted. "
-                      "Results appear like any worker's: the worker on its manager, and Iometer's client worker "
-                      "[name] on the partner.")
+        note = QLabel(
+            "The address connected to is the receiving manager's own (its host in the Topology); an "
+            "address named in an imported file is shown as the target's name and never contacted. "
+            "Results appear like any worker's: the worker on its manager, and Iometer's client worker "
+            "[name] on the partner."
+        )
         note.setWordWrap(True)
         blay.addWidget(note)
         lay.addWidget(box, 1)
@@ -184,8 +210,9 @@ class NetworkTargetsTab(WorkerPage):
         self.intro_text.setAlignment(Qt.AlignmentFlag.AlignCenter)
         ilay.addStretch(1)
         ilay.addWidget(self.intro_text)
-        self.add_worker_button = button("Add network worker", "Add a TCP network worker to the selected manager",
-                                        self.add_network_worker)
+        self.add_worker_button = button(
+            "Add network worker", "Add a TCP network worker to the selected manager", self.add_network_worker
+        )
         brow = QHBoxLayout()
         brow.addStretch(1)
         brow.addWidget(self.add_worker_button)
@@ -209,14 +236,23 @@ class NetworkTargetsTab(WorkerPage):
         w = self.worker()
         if w is None or w.kind == "disk":
             mi = self.sel.manager
-            where = self.doc.plan.managers[mi].name if mi is not None and mi < len(self.doc.plan.managers) else ""
-            text = (f"{w.name} is a disk worker: its targets are on the Disk Targets tab.\n\n" if w else
-                    "Select a network worker in the Topology on the left to see and choose its partners.\n\n")
-            text += ("A network worker moves data over TCP between its manager and a partner manager (fio's net "
-                     "engine), as Iometer's Network Targets do.")
+            where = (
+                self.doc.plan.managers[mi].name if mi is not None and mi < len(self.doc.plan.managers) else ""
+            )
+            text = (
+                f"{w.name} is a disk worker: its targets are on the Disk Targets tab.\n\n"
+                if w
+                else "Select a network worker in the Topology on the left to see and choose its partners.\n\n"
+            )
+            text += (
+                "A network worker moves data over TCP between its manager and a partner manager (fio's net "
+                "engine), as Iometer's Network Targets do."
+            )
             self.intro_text.setText(text)
             self.add_worker_button.setEnabled(bool(where))
-            self.add_worker_button.setText(f"Add network worker to {where}" if where else "Add network worker")
+            self.add_worker_button.setText(
+                f"Add network worker to {where}" if where else "Add network worker"
+            )
             self.stack.setCurrentWidget(self.intro)
             return
         self.stack.show_content()
@@ -228,15 +264,21 @@ class NetworkTargetsTab(WorkerPage):
         self._loading = False
         way = receives(plan, w)
         if w.kind != "network_tcp":
-            self.direction.setText("Direction: VI network workers do not run; choose TCP to run this worker on fio.")
+            self.direction.setText(
+                "Direction: VI network workers do not run; choose TCP to run this worker on fio."
+            )
         elif way is None:
-            self.direction.setText("Direction: no access specification assigned yet — assign one on the Access "
-                                   "Specifications tab (mostly reads: this worker receives; otherwise it sends).")
+            self.direction.setText(
+                "Direction: no access specification assigned yet — assign one on the Access "
+                "Specifications tab (mostly reads: this worker receives; otherwise it sends)."
+            )
         else:
             spec = next(s for s in w.specs if plan.spec(s) is not None)
-            self.direction.setText(f"Direction: {'receives from' if way else 'sends to'} its partners — its first access "
-                                   f"specification, {spec!r}, is mostly {'reads' if way else 'writes'} "
-                                   "(one way per connection, as fio's TCP jobs move data).")
+            self.direction.setText(
+                f"Direction: {'receives from' if way else 'sends to'} its partners — its first access "
+                f"specification, {spec!r}, is mostly {'reads' if way else 'writes'} "
+                "(one way per connection, as fio's TCP jobs move data)."
+            )
         self._fill_table(w)
 
     def _fill_table(self, w: Worker) -> None:
@@ -245,9 +287,12 @@ class NetworkTargetsTab(WorkerPage):
         self.table.setRowCount(len(w.targets))
         for i, t in enumerate(w.targets):
             partner = partner_of(plan, self.sel.manager, t)
-            cells = [t.name, f"{partner.name} — {where_label(partner)}",
-                     str(t.port) if t.port is not None else "auto",
-                     connection(plan, self.sel.manager, w, t)]
+            cells = [
+                t.name,
+                f"{partner.name} — {where_label(partner)}",
+                str(t.port) if t.port is not None else "auto",
+                connection(plan, self.sel.manager, w, t),
+            ]
             for c, text in enumerate(cells):
                 it = QTableWidgetItem(text)
                 it.setToolTip(cells[3])
@@ -270,7 +315,13 @@ class NetworkTargetsTab(WorkerPage):
     def _set_protocol(self, _index: int) -> None:
         w = self.worker()
         kind = self.protocol.currentData()
-        if self._loading or w is None or w.kind == kind or self.sel.manager is None or self.sel.worker is None:
+        if (
+            self._loading
+            or w is None
+            or w.kind == kind
+            or self.sel.manager is None
+            or self.sel.worker is None
+        ):
             return
         self.doc.set_worker_field(self.sel.manager, self.sel.worker, "kind", kind, "Change network protocol")
 
@@ -301,7 +352,9 @@ class NetworkTargetsTab(WorkerPage):
         w = self.worker()
         row = self.table.currentRow()
         if w is not None and 0 <= row < len(w.targets):
-            self._edit_targets(f"Remove network target {w.targets[row].name}", lambda targets: targets.pop(row))
+            self._edit_targets(
+                f"Remove network target {w.targets[row].name}", lambda targets: targets.pop(row)
+            )
 
     def _edit_targets(self, text: str, change: Callable[[list[Target]], object]) -> None:
         """One undoable edit of the selected worker's target list."""
@@ -311,4 +364,5 @@ class NetworkTargetsTab(WorkerPage):
 
         def apply(plan: Plan) -> None:
             change(plan.managers[mi].workers[wi].targets)
+
         self.doc.edit(text, Change.TARGETS, apply)

@@ -39,10 +39,16 @@ class PlaceTargetDialog(QDialog):
         local = manager.host == LOCAL
         form = QFormLayout(self)
         where = "this machine" if local else f"{manager.host} ({os_name or 'OS not yet known'})"
-        form.addRow(QLabel(f"Where manager <b>{manager.name}</b> on {where} opens target <b>{target.name}</b>: "
-                           "a test file (created when the run starts) or a device."))
+        form.addRow(
+            QLabel(
+                f"Where manager <b>{manager.name}</b> on {where} opens target <b>{target.name}</b>: "
+                "a test file (created when the run starts) or a device."
+            )
+        )
         self.path = QLineEdit(target.path or suggestion(manager, os_name))
-        self.path.setPlaceholderText("e.g. " + (suggestion(manager, os_name) or "/tmp/" + "fiometer-test.tst"))
+        self.path.setPlaceholderText(
+            "e.g. " + (suggestion(manager, os_name) or "/tmp/" + "fiometer-test.tst")
+        )
         row = QHBoxLayout()
         row.addWidget(self.path, 1)
         self.browse = button("Browse…", "Choose a file on this machine", self._browse)
@@ -54,15 +60,18 @@ class PlaceTargetDialog(QDialog):
         self.everywhere = QCheckBox(f"Every worker of {manager.name} that uses {target.name}")
         self.everywhere.setChecked(True)
         form.addRow("", self.everywhere)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         form.addRow(self.buttons)
 
     def _browse(self) -> None:
         start = self.path.text().strip() or str(Path.home())
-        path, _ = QFileDialog.getSaveFileName(self, "Test file", start, "All files (*)",
-                                              options=QFileDialog.Option.DontConfirmOverwrite)
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Test file", start, "All files (*)", options=QFileDialog.Option.DontConfirmOverwrite
+        )
         if path:
             self.path.setText(path)
 

@@ -55,8 +55,15 @@ class PlanEdit(QUndoCommand):
 
     MERGE_ID = 1  # edits with the same merge key (typing in one field) become one undo step
 
-    def __init__(self, doc: PlanDocument, text: str, changes: tuple[Change, ...], before: Plan, after: Plan,
-                 merge_key: str | None):
+    def __init__(
+        self,
+        doc: PlanDocument,
+        text: str,
+        changes: tuple[Change, ...],
+        before: Plan,
+        after: Plan,
+        merge_key: str | None,
+    ):
         super().__init__(text)
         self.doc = doc
         self.changes = changes
@@ -111,8 +118,13 @@ class PlanDocument(QObject):
         return not self.undo_stack.isClean()
 
     # --- edits --------------------------------------------------------------------------------
-    def edit(self, text: str, changes: Change | Iterable[Change], apply: Callable[[Plan], T],
-             merge_key: str | None = None) -> T:
+    def edit(
+        self,
+        text: str,
+        changes: Change | Iterable[Change],
+        apply: Callable[[Plan], T],
+        merge_key: str | None = None,
+    ) -> T:
         """Change the plan with ``apply(plan)`` as one undoable step named ``text`` (Edit > Undo <text>);
         returns what ``apply`` returns. An edit that changes nothing leaves no step. Consecutive edits with
         the same ``merge_key`` (keystrokes in one field) are one step."""
@@ -134,8 +146,14 @@ class PlanDocument(QObject):
         placed on this machine)."""
         self.undo_stack.clear()
 
-    def replace(self, plan: Plan, path: Path | None = None, opened_from: Path | None = None,
-                warnings: list[str] | None = None, notes: list[FidelityNote] | None = None) -> None:
+    def replace(
+        self,
+        plan: Plan,
+        path: Path | None = None,
+        opened_from: Path | None = None,
+        warnings: list[str] | None = None,
+        notes: list[FidelityNote] | None = None,
+    ) -> None:
         """Another plan: its history starts here (nothing to undo), and it is clean."""
         self.plan = plan
         self.path = path
@@ -177,59 +195,77 @@ class PlanDocument(QObject):
 
     def add_manager(self, name: str, host: str) -> int:
         """A manager with one worker; returns its index."""
+
         def apply(plan: Plan) -> int:
-            plan.managers.append(Manager(name, host, workers=[Worker("Worker 1", specs=self.default_specs())]))
+            plan.managers.append(
+                Manager(name, host, workers=[Worker("Worker 1", specs=self.default_specs())])
+            )
             return len(plan.managers) - 1
+
         return self.edit(f"Add manager {name}", Change.TOPOLOGY, apply)
 
     def set_host(self, manager: int, host: str) -> None:
         def apply(plan: Plan) -> None:
             plan.managers[manager].host = host
+
         self.edit(f"Set host of {self.plan.managers[manager].name}", Change.TOPOLOGY, apply)
 
     def add_worker(self, manager: int) -> int:
         """A new worker on the manager at ``manager``; returns its index."""
+
         def apply(plan: Plan) -> int:
             m = plan.managers[manager]
             m.workers.append(Worker(self.unique_worker_name(m), specs=self.default_specs()))
             return len(m.workers) - 1
+
         return self.edit("Add worker", Change.TOPOLOGY, apply)
 
     def add_network_worker(self, manager: int) -> int:
         """A TCP network worker (Iometer's Start Network Worker) with the specs assigned by default to network
         workers (ALL or NET); its partners are chosen on the Network Targets tab. Returns its index."""
+
         def apply(plan: Plan) -> int:
             m = plan.managers[manager]
             specs = [s.name for s in plan.specs if s.default_assignment in ("ALL", "NET")]
             m.workers.append(Worker(self.unique_worker_name(m, "Network"), kind="network_tcp", specs=specs))
             return len(m.workers) - 1
+
         return self.edit("Add network worker", Change.TOPOLOGY, apply)
 
     def duplicate_worker(self, manager: int, worker: int) -> int:
         """A copy (targets and specs too) right after the original; returns its index."""
+
         def apply(plan: Plan) -> int:
             m = plan.managers[manager]
             w = copy.deepcopy(m.workers[worker])
             w.name = self.unique_worker_name(m)
             m.workers.insert(worker + 1, w)
             return worker + 1
-        return self.edit(f"Duplicate {self.plan.managers[manager].workers[worker].name}", Change.TOPOLOGY, apply)
+
+        return self.edit(
+            f"Duplicate {self.plan.managers[manager].workers[worker].name}", Change.TOPOLOGY, apply
+        )
 
     def remove_worker(self, manager: int, worker: int) -> None:
         def apply(plan: Plan) -> None:
             del plan.managers[manager].workers[worker]
+
         self.edit(f"Remove {self.plan.managers[manager].workers[worker].name}", Change.TOPOLOGY, apply)
 
     def remove_manager(self, manager: int) -> None:
         def apply(plan: Plan) -> None:
             del plan.managers[manager]
+
         self.edit(f"Remove manager {self.plan.managers[manager].name}", Change.TOPOLOGY, apply)
 
-    def set_worker_field(self, manager: int, worker: int, attr: str, value: object, text: str,
-                         change: Change = Change.TARGETS) -> None:
+    def set_worker_field(
+        self, manager: int, worker: int, attr: str, value: object, text: str, change: Change = Change.TARGETS
+    ) -> None:
         """One setting of one worker (queue depth, disk size, protocol…); typing in one field is one step."""
+
         def apply(plan: Plan) -> None:
             setattr(plan.managers[manager].workers[worker], attr, value)
+
         self.edit(text, change, apply, merge_key=f"worker:{manager}:{worker}:{attr}")
 
     def place_targets(self, mapping: dict[str, str]) -> int:
@@ -247,24 +283,35 @@ class PlanDocument(QObject):
                             t.path = path
                             placed += 1
             return placed
+
         return self.edit("Place targets", Change.TARGETS, apply)
 
-    def place_target(self, manager: int, worker: int, target: int, path: str | None, same_name: bool = True) -> int:
+    def place_target(
+        self, manager: int, worker: int, target: int, path: str | None, same_name: bool = True
+    ) -> int:
         """Place one target, and with ``same_name`` every target of that name on the manager's other workers
         (one placement for a target the workers share); returns how many entries changed."""
+
         def apply(plan: Plan) -> int:
             m = plan.managers[manager]
             name = m.workers[worker].targets[target].name
-            targets = [t for w in m.workers for t in w.targets if t.name == name] if same_name else \
-                [m.workers[worker].targets[target]]
+            targets = (
+                [t for w in m.workers for t in w.targets if t.name == name]
+                if same_name
+                else [m.workers[worker].targets[target]]
+            )
             changed = 0
             for t in targets:
                 if t.path != path:
                     t.path = path
                     changed += 1
             return changed
-        return self.edit(f"Set path of {self.plan.managers[manager].workers[worker].targets[target].name}",
-                         Change.TARGETS, apply)
+
+        return self.edit(
+            f"Set path of {self.plan.managers[manager].workers[worker].targets[target].name}",
+            Change.TARGETS,
+            apply,
+        )
 
     def unique_worker_name(self, manager: Manager, base: str = "Worker") -> str:
         names = {w.name for w in manager.workers}

@@ -45,27 +45,43 @@ TEST_TYPE_TITLES = {
 TEST_TYPE_TIPS = {
     "NORMAL": "One test per assigned spec: every worker runs all of its targets.",
     "CYCLE_TARGETS": "Every worker uses its first T targets; T grows by the Target cycling values until all "
-                     "targets are active.",
+    "targets are active.",
     "CYCLE_WORKERS": "In each manager the first W workers run (all their targets); W grows by the Worker "
-                     "cycling values.",
+    "cycling values.",
     "INCREMENT_TARGETS_PARALLEL": "In each manager, T targets filled worker by worker; T grows.",
     "INCREMENT_TARGETS_SERIAL": "T targets in total, filled manager by manager, worker by worker; T grows.",
     "CYCLE_WORKERS_AND_TARGETS": "For each number of workers W, the number of targets per worker T grows.",
     "CYCLE_OUTSTANDING_IOS": "All targets; the outstanding I/Os per target take the Queue depth cycling values.",
     "CYCLE_OUTSTANDING_IOS_AND_TARGETS": "For each number of targets T, all the queue depth values.",
 }
-USES_TARGETS = {"CYCLE_TARGETS", "INCREMENT_TARGETS_PARALLEL", "INCREMENT_TARGETS_SERIAL",
-                "CYCLE_WORKERS_AND_TARGETS", "CYCLE_OUTSTANDING_IOS_AND_TARGETS"}
+USES_TARGETS = {
+    "CYCLE_TARGETS",
+    "INCREMENT_TARGETS_PARALLEL",
+    "INCREMENT_TARGETS_SERIAL",
+    "CYCLE_WORKERS_AND_TARGETS",
+    "CYCLE_OUTSTANDING_IOS_AND_TARGETS",
+}
 USES_WORKERS = {"CYCLE_WORKERS", "CYCLE_WORKERS_AND_TARGETS"}
 USES_QD = {"CYCLE_OUTSTANDING_IOS", "CYCLE_OUTSTANDING_IOS_AND_TARGETS"}
-RECORD_CHOICES = {"ALL": "All", "NO_TARGETS": "No targets", "NO_WORKERS": "No workers",
-                  "NO_MANAGERS": "No managers", "NONE": "None"}
+RECORD_CHOICES = {
+    "ALL": "All",
+    "NO_TARGETS": "No targets",
+    "NO_WORKERS": "No workers",
+    "NO_MANAGERS": "No managers",
+    "NONE": "None",
+}
 PREVIEW_ROWS = 2000
 # a Test Setup field's name in Edit > Undo "Change …"
-FIELD_NAMES = {"description": "test description", "run_time": "run time", "ramp_up": "ramp up time",
-               "record_results": "record results", "test_type": "cycling option",
-               "worker_cycling": "worker cycling", "target_cycling": "target cycling",
-               "queue_depth_cycling": "outstanding I/Os cycling"}
+FIELD_NAMES = {
+    "description": "test description",
+    "run_time": "run time",
+    "ramp_up": "ramp up time",
+    "record_results": "record results",
+    "test_type": "cycling option",
+    "worker_cycling": "worker cycling",
+    "target_cycling": "target cycling",
+    "queue_depth_cycling": "outstanding I/Os cycling",
+}
 
 
 def _spin(lo: int, hi: int, suffix: str = "") -> QSpinBox:
@@ -84,8 +100,11 @@ def _step_type() -> QComboBox:
 
 
 def step_description(plan: Plan, step: Step) -> str:
-    return ", ".join(f"{plan.managers[a.manager].name}/{plan.managers[a.manager].workers[a.worker].name}"
-                     f" [{len(a.targets)}]" for a in step.workers)
+    return ", ".join(
+        f"{plan.managers[a.manager].name}/{plan.managers[a.manager].workers[a.worker].name}"
+        f" [{len(a.targets)}]"
+        for a in step.workers
+    )
 
 
 class CyclingBox(QGroupBox):
@@ -148,7 +167,9 @@ class SetupTab(QWidget):
         self.test_type = QComboBox()
         for key in TEST_TYPES:
             self.test_type.addItem(TEST_TYPE_TITLES[key], key)
-            self.test_type.setItemData(self.test_type.count() - 1, TEST_TYPE_TIPS[key], Qt.ItemDataRole.ToolTipRole)
+            self.test_type.setItemData(
+                self.test_type.count() - 1, TEST_TYPE_TIPS[key], Qt.ItemDataRole.ToolTipRole
+            )
         form.addRow("Cycling options:", self.test_type)
         self.type_tip = QLabel()
         form.addRow("", self.type_tip)
@@ -174,8 +195,16 @@ class SetupTab(QWidget):
         play.addWidget(self.summary)
         self.table = QTableWidget(0, 6)
         compact_rows(self.table)
-        self.table.setHorizontalHeaderLabels(["Step", "Access specification", "Workers", "Targets",
-                                              "Outstanding I/Os", "Active workers [targets]"])
+        self.table.setHorizontalHeaderLabels(
+            [
+                "Step",
+                "Access specification",
+                "Workers",
+                "Targets",
+                "Outstanding I/Os",
+                "Active workers [targets]",
+            ]
+        )
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -199,7 +228,13 @@ class SetupTab(QWidget):
         self.description.textEdited.connect(self._store)
         for s in (self.hours, self.minutes, self.seconds, self.ramp, *self._cycling_spins()):
             s.valueChanged.connect(self._store)
-        for c in (self.record, self.test_type, self.workers_box.kind, self.targets_box.kind, self.qd_box.kind):
+        for c in (
+            self.record,
+            self.test_type,
+            self.workers_box.kind,
+            self.targets_box.kind,
+            self.qd_box.kind,
+        ):
             c.currentIndexChanged.connect(self._store)
         doc.replaced.connect(self.load)
         doc.changed.connect(self._on_changed)
@@ -266,13 +301,19 @@ class SetupTab(QWidget):
         """The fields' values as one undoable edit named after the field that changed; keystrokes and spin
         clicks in one field are one step."""
         old = self.doc.plan.setup
-        changed = [f.name for f in dataclasses.fields(setup) if getattr(setup, f.name) != getattr(old, f.name)]
+        changed = [
+            f.name for f in dataclasses.fields(setup) if getattr(setup, f.name) != getattr(old, f.name)
+        ]
         if not changed:
             return
         self._storing = True
         try:
-            self.doc.edit(f"Change {FIELD_NAMES.get(changed[0], changed[0].replace('_', ' '))}", Change.SETUP,
-                          lambda plan: setattr(plan, "setup", setup), merge_key="setup:" + ",".join(changed))
+            self.doc.edit(
+                f"Change {FIELD_NAMES.get(changed[0], changed[0].replace('_', ' '))}",
+                Change.SETUP,
+                lambda plan: setattr(plan, "setup", setup),
+                merge_key="setup:" + ",".join(changed),
+            )
         finally:
             self._storing = False
 
@@ -303,22 +344,35 @@ class SetupTab(QWidget):
             self.preview_stack.show_empty(
                 "Nothing would run: no worker has both an assigned access specification and a target.\n\n"
                 "Assign specs in Access Specifications and targets in Disk Targets."
-                if not errors else "Fix the cycling values above to see the steps.")
+                if not errors
+                else "Fix the cycling values above to see the steps."
+            )
             self.table.setRowCount(0)
             return
         self.preview_stack.show_content()
         per = s.ramp_up + s.run_time
-        total = (f"about {format_duration(per * len(steps))}" if s.run_time else
-                 "each step runs until you press Stop")
-        self.summary.setText(f"<b>{len(steps)} step{'s' if len(steps) != 1 else ''}</b> "
-                             f"({TEST_TYPE_TITLES.get(s.test_type, s.test_type)}); "
-                             f"ramp-up {s.ramp_up} s + run {format_duration(s.run_time) if s.run_time else 'until Stop'}"
-                             f" per step; {total}.")
+        total = (
+            f"about {format_duration(per * len(steps))}"
+            if s.run_time
+            else "each step runs until you press Stop"
+        )
+        self.summary.setText(
+            f"<b>{len(steps)} step{'s' if len(steps) != 1 else ''}</b> "
+            f"({TEST_TYPE_TITLES.get(s.test_type, s.test_type)}); "
+            f"ramp-up {s.ramp_up} s + run {format_duration(s.run_time) if s.run_time else 'until Stop'}"
+            f" per step; {total}."
+        )
         shown = steps[:PREVIEW_ROWS]
         self.table.setRowCount(len(shown))
         for r, step in enumerate(shown):
-            values = [str(step.index + 1), step.spec_label, str(len(step.workers)), str(step.target_count),
-                      "/".join(map(str, step.queue_depths)), step_description(plan, step)]
+            values = [
+                str(step.index + 1),
+                step.spec_label,
+                str(len(step.workers)),
+                str(step.target_count),
+                "/".join(map(str, step.queue_depths)),
+                step_description(plan, step),
+            ]
             for c, v in enumerate(values):
                 it = QTableWidgetItem(v)
                 if c in (0, 2, 3, 4):

@@ -44,34 +44,100 @@ class Field:
 
 
 FIELDS = (
-    Field("size", "Transfer request size", "Size", "bytes", 1, MAX_TRANSFER, True,
-          "How many bytes each I/O transfers. Type bytes or a size such as 4k, 64 KiB, 1M "
-          "(K = 1024 bytes, as in Iometer). Iometer allows 1 byte to 1023 MB + 1023 KB + 1023 B."),
-    Field("of_size", "Percent of access specification", "% of size", "%", 0, 100, False,
-          "How often this line is used: the probability that a burst of I/Os uses this line's settings. "
-          "The percentages of all lines must add up to 100."),
-    Field("reads", "Percent read", "% reads", "%", 0, 100, False,
-          "Read/write distribution: each I/O is a read with this probability, otherwise a write. "
-          "100 = only reads, 0 = only writes (writes destroy data on raw disks)."),
-    Field("random", "Percent random", "% random", "%", 0, 100, False,
-          "Random/sequential distribution: each I/O goes to a random offset with this probability, "
-          "otherwise it continues where the previous I/O on that target ended."),
-    Field("delay", "Transfer delay", "Delay", "ms", 0, 3_600_000, False,
-          "Milliseconds to wait before each burst of I/Os. 0 = no delay (I/Os are issued as fast as the "
-          "outstanding I/O count allows)."),
-    Field("burst", "Burst length", "Burst", "I/Os", 1, 1 << 20, False,
-          "How many I/Os are issued back to back between delays. Only matters when the delay is above 0."),
-    Field("align", "Align I/Os on", "Align", "bytes", 0, MAX_TRANSFER, True,
-          "Where I/Os start: 0 = sector boundaries (the disk's sector, or the file system block for test "
-          "files); a value equal to the transfer size = request size boundaries; any other value = that "
-          "many bytes."),
-    Field("reply", "Reply size", "Reply", "bytes", 0, MAX_TRANSFER, True,
-          "0 = no reply. Otherwise each request is followed by a reply I/O of this size in the opposite "
-          "direction (Iometer's transactions, meant for network workers). fio cannot reproduce replies."),
+    Field(
+        "size",
+        "Transfer request size",
+        "Size",
+        "bytes",
+        1,
+        MAX_TRANSFER,
+        True,
+        "How many bytes each I/O transfers. Type bytes or a size such as 4k, 64 KiB, 1M "
+        "(K = 1024 bytes, as in Iometer). Iometer allows 1 byte to 1023 MB + 1023 KB + 1023 B.",
+    ),
+    Field(
+        "of_size",
+        "Percent of access specification",
+        "% of size",
+        "%",
+        0,
+        100,
+        False,
+        "How often this line is used: the probability that a burst of I/Os uses this line's settings. "
+        "The percentages of all lines must add up to 100.",
+    ),
+    Field(
+        "reads",
+        "Percent read",
+        "% reads",
+        "%",
+        0,
+        100,
+        False,
+        "Read/write distribution: each I/O is a read with this probability, otherwise a write. "
+        "100 = only reads, 0 = only writes (writes destroy data on raw disks).",
+    ),
+    Field(
+        "random",
+        "Percent random",
+        "% random",
+        "%",
+        0,
+        100,
+        False,
+        "Random/sequential distribution: each I/O goes to a random offset with this probability, "
+        "otherwise it continues where the previous I/O on that target ended.",
+    ),
+    Field(
+        "delay",
+        "Transfer delay",
+        "Delay",
+        "ms",
+        0,
+        3_600_000,
+        False,
+        "Milliseconds to wait before each burst of I/Os. 0 = no delay (I/Os are issued as fast as the "
+        "outstanding I/O count allows).",
+    ),
+    Field(
+        "burst",
+        "Burst length",
+        "Burst",
+        "I/Os",
+        1,
+        1 << 20,
+        False,
+        "How many I/Os are issued back to back between delays. Only matters when the delay is above 0.",
+    ),
+    Field(
+        "align",
+        "Align I/Os on",
+        "Align",
+        "bytes",
+        0,
+        MAX_TRANSFER,
+        True,
+        "Where I/Os start: 0 = sector boundaries (the disk's sector, or the file system block for test "
+        "files); a value equal to the transfer size = request size boundaries; any other value = that "
+        "many bytes.",
+    ),
+    Field(
+        "reply",
+        "Reply size",
+        "Reply",
+        "bytes",
+        0,
+        MAX_TRANSFER,
+        True,
+        "0 = no reply. Otherwise each request is followed by a reply I/O of this size in the opposite "
+        "direction (Iometer's transactions, meant for network workers). fio cannot reproduce replies.",
+    ),
 )
 FIELD_BY_KEY = {f.key: f for f in FIELDS}
-ASSIGNMENT_TIPS = ("NONE: new workers start without this spec. ALL: every new worker gets it. "
-                   "DISK / NET: new disk / network workers get it.")
+ASSIGNMENT_TIPS = (
+    "NONE: new workers start without this spec. ALL: every new worker gets it. "
+    "DISK / NET: new disk / network workers get it."
+)
 
 
 def check_field(f: Field, text: str) -> tuple[int | None, str]:
@@ -87,15 +153,26 @@ def check_field(f: Field, text: str) -> tuple[int | None, str]:
 
 
 def _line_texts(line: SpecLine) -> dict[str, str]:
-    return {f.key: (format_bytes(getattr(line, f.key), exact=True) if f.is_size and getattr(line, f.key) else
-                    str(getattr(line, f.key))) for f in FIELDS}
+    return {
+        f.key: (
+            format_bytes(getattr(line, f.key), exact=True)
+            if f.is_size and getattr(line, f.key)
+            else str(getattr(line, f.key))
+        )
+        for f in FIELDS
+    }
 
 
 class SpecEditor(QDialog):
     """Edit a copy of ``spec``; ``result_spec()`` gives the edited spec after accept()."""
 
-    def __init__(self, spec: AccessSpec, taken_names: set[str], title: str = "Edit Access Specification",
-                 parent: QWidget | None = None):
+    def __init__(
+        self,
+        spec: AccessSpec,
+        taken_names: set[str],
+        title: str = "Edit Access Specification",
+        parent: QWidget | None = None,
+    ):
         super().__init__(parent)
         self.setWindowTitle(title)
         self.resize(820, 640)
@@ -107,8 +184,9 @@ class SpecEditor(QDialog):
         lay = QVBoxLayout(self)
         top = QFormLayout()
         self.name = QLineEdit(spec.name)
-        self.name.setToolTip("The spec's name, as workers and reports show it. No commas (Iometer's files "
-                             "cut names there).")
+        self.name.setToolTip(
+            "The spec's name, as workers and reports show it. No commas (Iometer's files cut names there)."
+        )
         self.name_error = error_label()
         row = QHBoxLayout()
         row.addWidget(self.name, 2)
@@ -116,7 +194,9 @@ class SpecEditor(QDialog):
         top.addRow("Name:", row)
         self.assignment = QComboBox()
         self.assignment.addItems(list(ASSIGNMENTS))
-        self.assignment.setCurrentText(spec.default_assignment if spec.default_assignment in ASSIGNMENTS else "NONE")
+        self.assignment.setCurrentText(
+            spec.default_assignment if spec.default_assignment in ASSIGNMENTS else "NONE"
+        )
         self.assignment.setToolTip(ASSIGNMENT_TIPS)
         top.addRow("Default assignment:", self.assignment)
         lay.addLayout(top)
@@ -125,8 +205,9 @@ class SpecEditor(QDialog):
         llay = QVBoxLayout(lines_box)
         self.table = QTableWidget(0, len(FIELDS))
         compact_rows(self.table)
-        self.table.setHorizontalHeaderLabels([f"{f.column}" + ("" if f.unit == "%" else f"\n({f.unit})")
-                                              for f in FIELDS])
+        self.table.setHorizontalHeaderLabels(
+            [f"{f.column}" + ("" if f.unit == "%" else f"\n({f.unit})") for f in FIELDS]
+        )
         for c, f in enumerate(FIELDS):
             self.table.horizontalHeaderItem(c).setToolTip(f.tip)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
@@ -135,8 +216,14 @@ class SpecEditor(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         llay.addWidget(self.table)
         brow = QHBoxLayout()
-        brow.addWidget(button("Insert line", "Add a line after the selected one (2 KiB, 67% reads, "
-                              "100% random: Iometer's new-line defaults)", self.insert_line))
+        brow.addWidget(
+            button(
+                "Insert line",
+                "Add a line after the selected one (2 KiB, 67% reads, "
+                "100% random: Iometer's new-line defaults)",
+                self.insert_line,
+            )
+        )
         brow.addWidget(button("Delete line", "Remove the selected line", self.delete_line))
         brow.addWidget(button("Move up", "Move the selected line up", lambda: self.move_line(-1)))
         brow.addWidget(button("Move down", "Move the selected line down", lambda: self.move_line(1)))
@@ -175,7 +262,9 @@ class SpecEditor(QDialog):
         self.notes.setTextFormat(Qt.TextFormat.PlainText)
         lay.addWidget(self.notes)
 
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)
@@ -294,13 +383,18 @@ class SpecEditor(QDialog):
         else:
             self.total.setText(f"Total: {total} %" if total is not None else "")
         if other_bad:
-            self.total.setText(self.total.text() + f"  <span style='color:#d32f2f'>errors in line(s) "
-                               f"{', '.join(map(str, other_bad))}</span>")
+            self.total.setText(
+                self.total.text() + f"  <span style='color:#d32f2f'>errors in line(s) "
+                f"{', '.join(map(str, other_bad))}</span>"
+            )
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
         spec = self.result_spec() if ok else None
         notes = spec_notes(spec) if spec else []
-        self.notes.setText("What fio cannot reproduce exactly:\n" + "\n".join(f"• {n.message}" for n in notes)
-                           if notes else "")
+        self.notes.setText(
+            "What fio cannot reproduce exactly:\n" + "\n".join(f"• {n.message}" for n in notes)
+            if notes
+            else ""
+        )
         self.notes.setVisible(bool(notes))
         return ok
 

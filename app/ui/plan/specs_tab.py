@@ -55,7 +55,7 @@ def spec_errors(plan: Plan) -> dict[str, list[Problem]]:
     out: dict[str, list[Problem]] = {}
     for p in validate(plan):
         if p.severity == "error" and p.path.startswith("specs["):
-            i = int(p.path[6:p.path.index("]")])
+            i = int(p.path[6 : p.path.index("]")])
             if i < len(plan.specs):
                 out.setdefault(plan.specs[i].name, []).append(p)
     return out
@@ -83,22 +83,47 @@ class SpecsTab(QWidget):
         row.addWidget(button("New…", "Define a new access specification in this plan", self.new_spec), 0, 0)
         self.edit_button = button("Edit…", "Edit the selected spec (built-ins: edits a copy)", self.edit_spec)
         row.addWidget(self.edit_button, 0, 1)
-        row.addWidget(button("Copy…", "Make a new spec from the selected one (Edit copy)", self.copy_spec), 0, 2)
-        row.addWidget(button("Delete", "Delete the selected spec from this plan or from My library",
-                             self.delete_spec), 1, 0)
-        row.addWidget(button("To My library", "Save the selected spec in My library, for all your plans",
-                             self.save_to_library), 1, 1, 1, 2)
+        row.addWidget(
+            button("Copy…", "Make a new spec from the selected one (Edit copy)", self.copy_spec), 0, 2
+        )
+        row.addWidget(
+            button("Delete", "Delete the selected spec from this plan or from My library", self.delete_spec),
+            1,
+            0,
+        )
+        row.addWidget(
+            button(
+                "To My library",
+                "Save the selected spec in My library, for all your plans",
+                self.save_to_library,
+            ),
+            1,
+            1,
+            1,
+            2,
+        )
         row.setColumnStretch(3, 1)
         glay.addLayout(row)
         lay.addWidget(glob, 3)
 
         mid = QVBoxLayout()
         mid.addStretch(1)
-        mid.addWidget(button("Add  ›", "Assign the selected spec to the selected worker (or to every worker of "
-                             "the selected manager / of all managers)", self.assign))
+        mid.addWidget(
+            button(
+                "Add  ›",
+                "Assign the selected spec to the selected worker (or to every worker of "
+                "the selected manager / of all managers)",
+                self.assign,
+            )
+        )
         mid.addWidget(button("‹  Remove", "Remove the selected assignment", self.unassign))
-        mid.addWidget(button("Add Idle", "Idle: this worker does no I/O while others run this position",
-                             lambda: self.assign(idle=True)))
+        mid.addWidget(
+            button(
+                "Add Idle",
+                "Idle: this worker does no I/O while others run this position",
+                lambda: self.assign(idle=True),
+            )
+        )
         mid.addSpacing(16)
         mid.addWidget(button("Move up", "Run the selected spec earlier", lambda: self.move(-1)))
         mid.addWidget(button("Move down", "Run the selected spec later", lambda: self.move(1)))
@@ -119,8 +144,11 @@ class SpecsTab(QWidget):
         lay.addWidget(assigned, 2)
 
         doc.replaced.connect(self.refresh)
-        doc.changed.connect(lambda what: self.refresh() if what in (Change.SPECS, Change.ASSIGNMENT, Change.TOPOLOGY)
-                            else None)
+        doc.changed.connect(
+            lambda what: (
+                self.refresh() if what in (Change.SPECS, Change.ASSIGNMENT, Change.TOPOLOGY) else None
+            )
+        )
         self.refresh()
 
     # --- view -------------------------------------------------------------------------------
@@ -153,8 +181,11 @@ class SpecsTab(QWidget):
             if errors:  # flagged where the user fixes it (Edit…), with what is wrong
                 for col in (0, 1):
                     it.setForeground(col, QColor(Qt.GlobalColor.red))
-                    it.setToolTip(col, "Errors (Start waits until they are fixed):\n" + "\n".join(
-                        f"\u2022 {p}" for p in errors))
+                    it.setToolTip(
+                        col,
+                        "Errors (Start waits until they are fixed):\n"
+                        + "\n".join(f"\u2022 {p}" for p in errors),
+                    )
             if current == (entry.origin, entry.spec.name):
                 self.tree.setCurrentItem(it)
         for origin, g in groups.items():
@@ -189,13 +220,15 @@ class SpecsTab(QWidget):
             self.assigned_title.setText("")
             self.assigned_stack.show_empty(
                 "Select a worker in the Topology to see its assigned access specifications.\n\n"
-                f"With {what} selected, Add assigns the spec to every one of its workers.")
+                f"With {what} selected, Add assigns the spec to every one of its workers."
+            )
             return
         m = self.doc.plan.managers[self.sel.manager]
         self.assigned_title.setText(f"<b>{w.name}</b> on <b>{m.name}</b>")
         if not w.specs:
-            self.assigned_stack.show_empty("No access specifications assigned — pick one on the left and "
-                                           "press Add (or double-click it).")
+            self.assigned_stack.show_empty(
+                "No access specifications assigned — pick one on the left and press Add (or double-click it)."
+            )
             return
         self.assigned_stack.show_content()
         for i, name in enumerate(w.specs):
@@ -231,15 +264,22 @@ class SpecsTab(QWidget):
         if not idle:
             chosen = self._selected_spec()
             if chosen is None:
-                QMessageBox.information(self, "Choose a spec", "Select an access specification on the left first.")
+                QMessageBox.information(
+                    self, "Choose a spec", "Select an access specification on the left first."
+                )
                 return
             spec = chosen[1]
 
         def apply(plan: Plan) -> None:
-            name = ensure_in_plan(plan, spec).name if spec is not None else IDLE  # (a library spec: copied in)
+            name = (
+                ensure_in_plan(plan, spec).name if spec is not None else IDLE
+            )  # (a library spec: copied in)
             for w in self._workers(plan):
                 w.specs.append(name)
-        self.doc.edit(f"Assign {spec.name if spec is not None else IDLE}", (Change.SPECS, Change.ASSIGNMENT), apply)
+
+        self.doc.edit(
+            f"Assign {spec.name if spec is not None else IDLE}", (Change.SPECS, Change.ASSIGNMENT), apply
+        )
         if self.assigned.count():
             self.assigned.setCurrentRow(self.assigned.count() - 1)
 
@@ -247,8 +287,10 @@ class SpecsTab(QWidget):
         w = self.worker()
         row = self.assigned.currentRow()
         if w is not None and 0 <= row < len(w.specs):
+
             def apply(plan: Plan) -> None:
                 del self._workers(plan)[0].specs[row]
+
             self.doc.edit(f"Unassign {w.specs[row]}", Change.ASSIGNMENT, apply)
             if self.assigned.count():
                 self.assigned.setCurrentRow(min(row, self.assigned.count() - 1))
@@ -259,9 +301,11 @@ class SpecsTab(QWidget):
         new = row + delta
         if w is None or not (0 <= row < len(w.specs) and 0 <= new < len(w.specs)):
             return
+
         def apply(plan: Plan) -> None:
             specs = self._workers(plan)[0].specs
             specs[row], specs[new] = specs[new], specs[row]
+
         self.doc.edit(f"Move {w.specs[row]} {'up' if delta < 0 else 'down'}", Change.ASSIGNMENT, apply)
         self.assigned.setCurrentRow(new)
 
@@ -270,7 +314,9 @@ class SpecsTab(QWidget):
         pool = self.doc.plan.specs if origin == PLAN else self.library.user
         return {s.name for s in pool if except_name is None or s.name.casefold() != except_name.casefold()}
 
-    def open_editor(self, spec: AccessSpec, origin: str, title: str, except_name: str | None = None) -> AccessSpec | None:
+    def open_editor(
+        self, spec: AccessSpec, origin: str, title: str, except_name: str | None = None
+    ) -> AccessSpec | None:
         dlg = SpecEditor(spec, self._taken(origin, except_name), title, self)
         return dlg.result_spec() if dlg.exec() == QDialog.DialogCode.Accepted else None
 
@@ -298,6 +344,7 @@ class SpecsTab(QWidget):
                 plan.specs[i] = result
                 if result.name != spec.name:
                     rename_in_plan(plan, spec.name, result.name)
+
             self.doc.edit(f"Edit spec {result.name}", (Change.SPECS, Change.ASSIGNMENT), apply)
         else:
             self.library.save_user(result, replacing=spec.name)
@@ -325,10 +372,18 @@ class SpecsTab(QWidget):
             self.library.remove_user(spec.name)
             self.refresh()
             return
-        users = [f"{m.name}/{w.name}" for m in self.doc.plan.managers for w in m.workers
-                 if any(s.casefold() == spec.name.casefold() for s in w.specs)]
-        if users and not confirm(self, "Delete spec", f"{spec.name!r} is assigned to {', '.join(users)}. Delete "
-                                 "it and remove those assignments?", "Delete and unassign"):
+        users = [
+            f"{m.name}/{w.name}"
+            for m in self.doc.plan.managers
+            for w in m.workers
+            if any(s.casefold() == spec.name.casefold() for s in w.specs)
+        ]
+        if users and not confirm(
+            self,
+            "Delete spec",
+            f"{spec.name!r} is assigned to {', '.join(users)}. Delete it and remove those assignments?",
+            "Delete and unassign",
+        ):
             return
         i = self.doc.plan.specs.index(spec)
 
@@ -337,6 +392,7 @@ class SpecsTab(QWidget):
                 for w in m.workers:
                     w.specs = [s for s in w.specs if s.casefold() != spec.name.casefold()]
             del plan.specs[i]
+
         self.doc.edit(f"Delete spec {spec.name}", (Change.SPECS, Change.ASSIGNMENT), apply)
 
     def save_to_library(self) -> None:

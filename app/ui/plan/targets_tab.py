@@ -56,20 +56,24 @@ from app.ui.plan.worker_page import WorkerPage
 from app.ui.widgets import ContentOrEmpty, button, compact_rows, error_label
 
 # a worker setting's name in Edit > Undo "Change …"
-SETTING_NAMES = {"queue_depth": "# of outstanding I/Os", "max_size": "maximum disk size",
-                 "start_sector": "starting disk sector", "data_pattern": "write data pattern"}
+SETTING_NAMES = {
+    "queue_depth": "# of outstanding I/Os",
+    "max_size": "maximum disk size",
+    "start_sector": "starting disk sector",
+    "data_pattern": "write data pattern",
+}
 PATTERN_TITLES = ("Repeating bytes", "Pseudo random", "Full random")
 _DIGITS = QRegularExpressionValidator(r"\d{0,18}")
 
 TIPS = {
     "queue_depth": "# of Outstanding I/Os: how many I/Os this worker keeps in flight on EACH of its targets "
-                   "(fio iodepth per target job).",
+    "(fio iodepth per target job).",
     "max_size": "Maximum Disk Size in sectors: how much of each target is used. 0 = the whole disk; "
-                f"a test file then gets {format_bytes(DEFAULT_FILE_SIZE)} (fio needs a size). "
-                "A sector is 512 bytes on raw disks and the file system block (usually 4096 bytes) for files.",
+    f"a test file then gets {format_bytes(DEFAULT_FILE_SIZE)} (fio needs a size). "
+    "A sector is 512 bytes on raw disks and the file system block (usually 4096 bytes) for files.",
     "start_sector": "Starting Disk Sector: I/O starts this many sectors into each target (fio offset).",
     "data_pattern": "Write I/O Data Pattern: repeating bytes (compress well), pseudo random (reused random "
-                    "buffers) or full random (new random data for every write).",
+    "buffers) or full random (new random data for every write).",
 }
 
 
@@ -85,21 +89,30 @@ def target_state(target: Target, worker: Worker, os_name: str) -> tuple[str, str
     if target.kind == "network":
         return "network", "a network target: see the Network Targets tab", False
     if not os_name:
-        return ("raw disk" if is_device_path(target.path or target.name) else "test file",
-                "host OS unknown until the manager is probed", False)
+        return (
+            "raw disk" if is_device_path(target.path or target.name) else "test file",
+            "host OS unknown until the manager is probed",
+            False,
+        )
     try:
         where = resolve(target, os_name)
         # on this machine: what fio will open (a link to a device is a device); the engine's rules
         placed = place_local(where.path) if os_name == platform.system() else None
     except TargetError as e:
-        why = re.split(r"[;,] (?:on this \w+ manager )?map it", str(e))[0]  # the GUI's way to map it: Set path…
+        why = re.split(r"[;,] (?:on this \w+ manager )?map it", str(e))[
+            0
+        ]  # the GUI's way to map it: Set path…
         return "?", f"not placed on this {os_name} manager — use Set path… ({why})", True
     if placed is not None and placed.is_device and not where.is_device:
         where = ResolvedTarget(placed.path, True, where.sector_size)
     size = target_bytes(worker.max_size, where)
     if where.is_device:
         used = f"; in use: {'; '.join(placed.in_use)}" if placed is not None and placed.in_use else ""
-        return "raw disk", (f"first {format_bytes(size)}" if size else "whole disk") + f" — {where.path}{used}", False
+        return (
+            "raw disk",
+            (f"first {format_bytes(size)}" if size else "whole disk") + f" — {where.path}{used}",
+            False,
+        )
     if placed is not None and placed.exists and placed.size is not None:
         note = f"exists, {format_bytes(placed.size)}"
         need = (size or 0) + worker.start_sector * where.sector_size
@@ -108,19 +121,30 @@ def target_state(target: Target, worker: Worker, os_name: str) -> tuple[str, str
         return "test file", f"{note} — {placed.path}", False
     if placed is not None and placed.missing_folder:
         return "test file", f"the folder {placed.missing_folder} does not exist — {where.path}", True
-    return "test file", f"created when the run starts ({format_bytes(size or DEFAULT_FILE_SIZE)}) — {where.path}", False
+    return (
+        "test file",
+        f"created when the run starts ({format_bytes(size or DEFAULT_FILE_SIZE)}) — {where.path}",
+        False,
+    )
 
 
 class AddTestFileDialog(QDialog):
     """Path and size of a test file target; the size is the worker's Maximum Disk Size."""
 
-    def __init__(self, worker: Worker, parent: QWidget | None = None, remote_host: str | None = None,
-                 remote_os: str = ""):
+    def __init__(
+        self,
+        worker: Worker,
+        parent: QWidget | None = None,
+        remote_host: str | None = None,
+        remote_os: str = "",
+    ):
         """``remote_host``: the worker's manager runs there; its path is on that host, typed (this machine's
         home folder and file dialog would name a place on the wrong machine)."""
         super().__init__(parent)
         self.remote_host = remote_host
-        self.os_name = remote_os if remote_host else platform.system()  # "": the remote host is not probed yet
+        self.os_name = (
+            remote_os if remote_host else platform.system()
+        )  # "": the remote host is not probed yet
         self.setWindowTitle("Add test file")
         self.setMinimumWidth(480)
         form = QFormLayout(self)
@@ -137,9 +161,13 @@ class AddTestFileDialog(QDialog):
         row.addWidget(self.browse)
         form.addRow(f"Test file on {remote_host}:" if remote_host else "Test file:", row)
         current = worker.max_size * self.sector_size()
-        self.size = QLineEdit(format_bytes(current, exact=True) if current else format_bytes(DEFAULT_FILE_SIZE))
-        self.size.setToolTip("Size of the test file, e.g. 1 GiB, 512M, 4096k. It is the worker's Maximum Disk "
-                             "Size, so it applies to all of this worker's targets. Created by fio if missing.")
+        self.size = QLineEdit(
+            format_bytes(current, exact=True) if current else format_bytes(DEFAULT_FILE_SIZE)
+        )
+        self.size.setToolTip(
+            "Size of the test file, e.g. 1 GiB, 512M, 4096k. It is the worker's Maximum Disk "
+            "Size, so it applies to all of this worker's targets. Created by fio if missing."
+        )
         form.addRow("Size:", self.size)
         self.sectors = QLabel()  # the size as the worker keeps it: Iometer's Maximum Disk Size, in sectors
         self.sectors.setWordWrap(True)
@@ -150,7 +178,9 @@ class AddTestFileDialog(QDialog):
         hint = QLabel("The file is created (filled with data) when the run starts if it does not exist.")
         hint.setWordWrap(True)
         form.addRow(hint)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         form.addRow(self.buttons)
@@ -159,8 +189,9 @@ class AddTestFileDialog(QDialog):
         self._check()
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Test file", self.path.text(),
-                                              options=QFileDialog.Option.DontConfirmOverwrite)
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Test file", self.path.text(), options=QFileDialog.Option.DontConfirmOverwrite
+        )
         if path:
             self.path.setText(path)
 
@@ -174,7 +205,9 @@ class AddTestFileDialog(QDialog):
         if not p:
             return FILE_SECTOR if not self.os_name.lower().startswith("win") else DEVICE_SECTOR
         try:
-            return resolve(Target(p, p), self.os_name).sector_size  # "" (not probed yet): by the path's spelling
+            return resolve(
+                Target(p, p), self.os_name
+            ).sector_size  # "" (not probed yet): by the path's spelling
         except TargetError:
             return FILE_SECTOR
 
@@ -195,9 +228,12 @@ class AddTestFileDialog(QDialog):
         elif size % (sector := self.sector_size()):
             msg = f"Size must be a multiple of {sector} bytes (the sector of this file on its manager)."
         sector = self.sector_size()
-        self.sectors.setText("" if msg or size is None else
-                             f"Kept as Maximum Disk Size = {size // sector:,} sectors of {sector} bytes "
-                             f"(for every target of this worker)")
+        self.sectors.setText(
+            ""
+            if msg or size is None
+            else f"Kept as Maximum Disk Size = {size // sector:,} sectors of {sector} bytes "
+            f"(for every target of this worker)"
+        )
         self.sectors.setVisible(bool(self.sectors.text()))
         self.error.setText(msg)
         self.error.setVisible(bool(msg))
@@ -245,7 +281,7 @@ class TargetsTab(WorkerPage):
         row.addStretch(1)
         form.addRow("Starting Disk Sector:", row)
         self.pattern = QComboBox()
-        self.pattern.addItems(PATTERN_TITLES[:len(DATA_PATTERNS)])
+        self.pattern.addItems(PATTERN_TITLES[: len(DATA_PATTERNS)])
         self.pattern.setToolTip(TIPS["data_pattern"])
         form.addRow("Write I/O Data Pattern:", self.pattern)
         lay.addWidget(settings)
@@ -263,17 +299,34 @@ class TargetsTab(WorkerPage):
         self.table_stack = ContentOrEmpty(self.table)
         alay.addWidget(self.table_stack, 1)
         buttons = QHBoxLayout()
-        buttons.addWidget(button("Add test file…", "Add a test file target (created if missing)", self.add_test_file))
-        buttons.addWidget(button("Add path…", "Add a file or device by typing its path (e.g. /dev/sdb, "
-                                 "\\\\.\\PhysicalDrive1)", self.add_path))
-        buttons.addWidget(button("Set path…", "Place the selected target at a file or device (for imported "
-                                 "targets such as C: on a Linux manager)", self.set_path))
+        buttons.addWidget(
+            button("Add test file…", "Add a test file target (created if missing)", self.add_test_file)
+        )
+        buttons.addWidget(
+            button(
+                "Add path…",
+                "Add a file or device by typing its path (e.g. /dev/sdb, \\\\.\\PhysicalDrive1)",
+                self.add_path,
+            )
+        )
+        buttons.addWidget(
+            button(
+                "Set path…",
+                "Place the selected target at a file or device (for imported "
+                "targets such as C: on a Linux manager)",
+                self.set_path,
+            )
+        )
         buttons.addWidget(button("Remove", "Remove the selected target from this worker", self.remove))
-        buttons.addWidget(button("Move up", "Earlier targets are used first when cycling", lambda: self.move(-1)))
+        buttons.addWidget(
+            button("Move up", "Earlier targets are used first when cycling", lambda: self.move(-1))
+        )
         last_button = button("Move down", "Later targets are used last when cycling", lambda: self.move(1))
         buttons.addWidget(last_button)
         buttons.addStretch(1)
-        alay.insertLayout(0, buttons)  # above the list: below it, it moved with the list's and the disks' height
+        alay.insertLayout(
+            0, buttons
+        )  # above the list: below it, it moved with the list's and the disks' height
         lay.addWidget(assigned, 2)
 
         raw = QGroupBox("Physical disks of this manager")
@@ -285,14 +338,17 @@ class TargetsTab(WorkerPage):
         self.disks_stack = ContentOrEmpty(self.disks)
         rlay.addWidget(self.disks_stack, 1)
         dbuttons = QHBoxLayout()
-        self.add_disk_button = button("Add disk", "Use the selected whole disk as a raw target "
-                                      "(writes destroy its data)", self.add_disk)
+        self.add_disk_button = button(
+            "Add disk", "Use the selected whole disk as a raw target (writes destroy its data)", self.add_disk
+        )
         dbuttons.addWidget(self.add_disk_button)
         dbuttons.addWidget(button("Refresh", "List the disks again", self.refresh_disks))
         dbuttons.addStretch(1)
         rlay.addLayout(dbuttons)
-        note = QLabel("Disks that are mounted, partitioned or part of a volume are greyed out: writing to them "
-                      "would destroy data in use. Use a test file on their file system instead.")
+        note = QLabel(
+            "Disks that are mounted, partitioned or part of a volume are greyed out: writing to them "
+            "would destroy data in use. Use a test file on their file system instead."
+        )
         note.setWordWrap(True)
         rlay.addWidget(note)
         lay.addWidget(raw, 1)
@@ -308,18 +364,24 @@ class TargetsTab(WorkerPage):
         self.start.textEdited.connect(lambda t: self._set_worker("start_sector", int(t or 0)))
         self.pattern.currentIndexChanged.connect(lambda i: self._set_worker("data_pattern", i))
         doc.replaced.connect(self.refresh)
-        doc.changed.connect(lambda what: self.refresh() if what in (Change.TARGETS, Change.TOPOLOGY) else None)
+        doc.changed.connect(
+            lambda what: self.refresh() if what in (Change.TARGETS, Change.TOPOLOGY) else None
+        )
         self.refresh_disks()
 
     # --- selection and refresh --------------------------------------------------------------
     def refresh(self) -> None:
         w = self.worker()
         if w is None:
-            self.stack.show_empty("Select a worker in the Topology on the left to see and choose its disk "
-                                  "targets.\n\nEach worker runs its access specifications against its own targets.")
+            self.stack.show_empty(
+                "Select a worker in the Topology on the left to see and choose its disk "
+                "targets.\n\nEach worker runs its access specifications against its own targets."
+            )
             return
         if w.kind != "disk":
-            self.stack.show_empty(f"{w.name} is a network worker: its partners are on the Network Targets tab.")
+            self.stack.show_empty(
+                f"{w.name} is a network worker: its partners are on the Network Targets tab."
+            )
             return
         self.stack.show_content()
         m = self.doc.plan.managers[self._indexes()[0]]
@@ -386,8 +448,10 @@ class TargetsTab(WorkerPage):
         m = self.doc.plan.managers[self.sel.manager] if self.sel.manager is not None else None
         self.add_disk_button.setEnabled(False)
         if m is not None and m.host != LOCAL:
-            self.disks_stack.show_empty(f"Disks of {m.host or 'an unmapped manager'} are not listed here. "
-                                        "Use Add path… with the device name on that host (e.g. /dev/sdb).")
+            self.disks_stack.show_empty(
+                f"Disks of {m.host or 'an unmapped manager'} are not listed here. "
+                "Use Add path… with the device name on that host (e.g. /dev/sdb)."
+            )
             return
         reason = disk_list.unsupported_reason(self.disk_os)
         if reason:
@@ -403,8 +467,11 @@ class TargetsTab(WorkerPage):
             it.setData(0, Qt.ItemDataRole.UserRole, d.path)
             if d.in_use or d.read_only:
                 it.setDisabled(True)
-                it.setToolTip(3, f"Not offered: {d.state}. Writing to it would destroy data in use; "
-                                 "use a test file on its file system instead.")
+                it.setToolTip(
+                    3,
+                    f"Not offered: {d.state}. Writing to it would destroy data in use; "
+                    "use a test file on its file system instead.",
+                )
             else:
                 it.setToolTip(3, "Unused whole disk: writes by a write spec destroy whatever it holds")
             self.disks.addTopLevelItem(it)
@@ -430,14 +497,16 @@ class TargetsTab(WorkerPage):
         if w is None:
             return
         if any((t.path or t.name) == (target.path or target.name) for t in w.targets):
-            QMessageBox.information(self, "Already a target", f"{target.path or target.name} is already a "
-                                    f"target of {w.name}.")
+            QMessageBox.information(
+                self, "Already a target", f"{target.path or target.name} is already a target of {w.name}."
+            )
             return
 
         def add(worker: Worker) -> None:
             if max_size is not None:
                 worker.max_size = max_size
             worker.targets.append(target)
+
         self._edit_worker(f"Add target {target.path or target.name}", add)
         self.table.selectRow(len(w.targets))
 
@@ -475,7 +544,9 @@ class TargetsTab(WorkerPage):
         if w is None or not 0 <= row < len(w.targets):
             return
         m = self.doc.plan.managers[self._indexes()[0]]
-        dlg = PlaceTargetDialog(m, w.targets[row], _os_of(self.doc, self._indexes()[0], self.os_by_manager), self)
+        dlg = PlaceTargetDialog(
+            m, w.targets[row], _os_of(self.doc, self._indexes()[0], self.os_by_manager), self
+        )
         if dlg.exec() == QDialog.DialogCode.Accepted:
             self.doc.place_target(*self._indexes(), row, dlg.chosen(), dlg.everywhere.isChecked())
 
@@ -485,16 +556,23 @@ class TargetsTab(WorkerPage):
             QMessageBox.information(self, "Choose a disk", "Select an unused disk in the list first.")
             return
         path = it.data(0, Qt.ItemDataRole.UserRole)
-        if confirm(self, "Raw disk target", f"Write access specifications DESTROY all data on {path} "
-                   f"({it.text(2)}, {it.text(1)}).\n\nUse it as a target?", f"Use {path}"):
+        if confirm(
+            self,
+            "Raw disk target",
+            f"Write access specifications DESTROY all data on {path} "
+            f"({it.text(2)}, {it.text(1)}).\n\nUse it as a target?",
+            f"Use {path}",
+        ):
             self._add(Target(Path(path).name, path))
 
     def remove(self) -> None:
         w = self.worker()
         row = self.table.currentRow()
         if w is not None and 0 <= row < len(w.targets):
+
             def remove(worker: Worker) -> None:
                 del worker.targets[row]
+
             self._edit_worker(f"Remove target {w.targets[row].name}", remove)
 
     def move(self, delta: int) -> None:
@@ -503,7 +581,9 @@ class TargetsTab(WorkerPage):
         new = row + delta
         if w is None or not (0 <= row < len(w.targets) and 0 <= new < len(w.targets)):
             return
+
         def swap(worker: Worker) -> None:
             worker.targets[row], worker.targets[new] = worker.targets[new], worker.targets[row]
+
         self._edit_worker(f"Move target {w.targets[row].name} {'up' if delta < 0 else 'down'}", swap)
         self.table.selectRow(new)

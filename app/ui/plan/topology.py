@@ -56,7 +56,9 @@ class _TwoLineDelegate(QStyledItemDelegate):
         rect = opt.rect.adjusted(4, 2, -2, 0)
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
         group = QPalette.ColorGroup.Normal
-        main = opt.palette.color(group, QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+        main = opt.palette.color(
+            group, QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        )
         brush = index.data(Qt.ItemDataRole.ForegroundRole)
         if brush is not None and not selected:  # a manager lost mid-run is greyed
             main = brush.color()
@@ -66,14 +68,19 @@ class _TwoLineDelegate(QStyledItemDelegate):
         bold.setBold(True)
         painter.setFont(bold)
         painter.setPen(main)
-        painter.drawText(QRect(rect.left(), rect.top(), rect.width(), fm.height()),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+        painter.drawText(
+            QRect(rect.left(), rect.top(), rect.width(), fm.height()),
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            text,
+        )
         painter.setFont(QFont(option.font))
         painter.setPen(opt.palette.color(group, muted))
         for i, line in enumerate(lines, start=1):
-            painter.drawText(QRect(rect.left(), rect.top() + i * fm.height(), rect.width(), fm.height()),
-                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                             fm.elidedText(line, Qt.TextElideMode.ElideRight, rect.width()))
+            painter.drawText(
+                QRect(rect.left(), rect.top() + i * fm.height(), rect.width(), fm.height()),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                fm.elidedText(line, Qt.TextElideMode.ElideRight, rect.width()),
+            )
         painter.restore()
 
 
@@ -136,16 +143,22 @@ class TopologyTree(QTreeWidget):
             item.setData(0, ROLE, Selection(mi))
             item.setToolTip(0, self._manager_tip(m) + "\n" + item.data(0, DETAIL_ROLE))
             if lost:
-                item.setForeground(0, self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
+                item.setForeground(
+                    0, self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+                )
             if keep == Selection(mi):
                 target_item = item
             for wi, w in enumerate(m.workers):
                 wit = QTreeWidgetItem(item, [w.name if w.kind == "disk" else topology_label(plan, mi, w)])
                 wit.setData(0, ROLE, Selection(mi, wi))
                 n_t, n_s = len(w.targets), len(w.specs)
-                wit.setToolTip(0, f"{n_t} target(s), {n_s} assigned access spec(s), {w.queue_depth} outstanding I/Os")
+                wit.setToolTip(
+                    0, f"{n_t} target(s), {n_s} assigned access spec(s), {w.queue_depth} outstanding I/Os"
+                )
                 if lost:
-                    wit.setForeground(0, self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
+                    wit.setForeground(
+                        0, self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+                    )
                 if keep == Selection(mi, wi):
                     target_item = wit
         self.expandAll()
@@ -157,7 +170,9 @@ class TopologyTree(QTreeWidget):
         lines = [where_label(m)]
         facts = self.facts.get(m.name)
         if facts:
-            detail = ", ".join(x for x in (facts.os, f"fio {facts.fio_version}" if facts.fio_version else "") if x)
+            detail = ", ".join(
+                x for x in (facts.os, f"fio {facts.fio_version}" if facts.fio_version else "") if x
+            )
             if facts.error and not facts.fio_version:
                 detail = ", ".join(x for x in (facts.os, facts.error) if x)
             if detail:

@@ -63,8 +63,18 @@ DEFAULT_FIELDS = ("iops", "mbps", "lat_mean_ms", "lat_max_ms")
 CHARTS = tuple(SPECS[f] for f in DEFAULT_FIELDS)
 NOT_MEASURED = "not measured"
 # A qualitative palette (Tableau 10) that reads on light and dark backgrounds; more series cycle hues.
-PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-           "#9c755f", "#bab0ac")
+PALETTE = (
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+)
 LEGEND_MAX = 12
 AXIS_WIDTH = 64  # pixels for the left axis: ticks like "150k" or "0.0008" and the unit label
 X_START = 10.0  # seconds shown before the first data; the axis then grows a quarter ahead of the data
@@ -78,7 +88,9 @@ BAND_SERIES = 256
 # axes, the step band and the statistic's menu come on top (CHART_MIN_HEIGHT in all). Where the room is
 # short the four charts stand in one row when wide enough, else their view scrolls (ChartScroller).
 PLOT_MIN_HEIGHT = 150
-CHART_MIN_HEIGHT = PLOT_MIN_HEIGHT + 60  # + step band (16), bottom axis and its label (~40), margins (measured: 56)
+CHART_MIN_HEIGHT = (
+    PLOT_MIN_HEIGHT + 60
+)  # + step band (16), bottom axis and its label (~40), margins (measured: 56)
 CHART_MIN_WIDTH = 240  # a chart in a row of four: the left axis (64) and ~170 px of time
 
 
@@ -125,15 +137,27 @@ def ahead(x: float) -> float:
     return math.ceil(want / unit - 1e-9) * unit
 
 
-def legend_html(groups: list[tuple[str, list[int]]], many: bool, bands: bool = False,
-                colors: list[QColor] | None = None, dashed: bool = True) -> str:
+def legend_html(
+    groups: list[tuple[str, list[int]]],
+    many: bool,
+    bands: bool = False,
+    colors: list[QColor] | None = None,
+    dashed: bool = True,
+) -> str:
     """Coloured squares and names; with many series each colour is a manager's workers."""
     colors = colors or [series_color(i) for i in range(len(groups))]
-    items = [f'<span style="color:{colors[i].name()}">&#9632;</span>&nbsp;{html.escape(name)}'
-             + (f" ({len(members)})" if many and len(members) > 1 else "")
-             for i, (name, members) in enumerate(groups)]
-    lead = ("One colour per manager, a band from its lowest to its highest worker: " if bands else
-            "One colour per manager, one line per worker: " if many else "")
+    items = [
+        f'<span style="color:{colors[i].name()}">&#9632;</span>&nbsp;{html.escape(name)}'
+        + (f" ({len(members)})" if many and len(members) > 1 else "")
+        for i, (name, members) in enumerate(groups)
+    ]
+    lead = (
+        "One colour per manager, a band from its lowest to its highest worker: "
+        if bands
+        else "One colour per manager, one line per worker: "
+        if many
+        else ""
+    )
     key = "" if many or not dashed else " &nbsp; — solid: average, dashed: 99th percentile response time"
     return lead + " &nbsp; ".join(items) + key
 
@@ -186,8 +210,13 @@ class StepAxis(pg.AxisItem):
         super().__init__("top")
         self.marks: list[tuple[float, str]] = []
         # labels may reach past the ends (a step at 0 s); spacing is decided here, not by filling limits
-        self.setStyle(tickLength=-4, tickTextOffset=1, autoExpandTextSpace=False, hideOverlappingLabels=24,
-                      textFillLimits=[(0, 1.0)])
+        self.setStyle(
+            tickLength=-4,
+            tickTextOffset=1,
+            autoExpandTextSpace=False,
+            hideOverlappingLabels=24,
+            textFillLimits=[(0, 1.0)],
+        )
         self.setHeight(16)
         self.setPen(pg.mkPen(MARK_COLOR))
         self.setTextPen(pg.mkPen(MARK_COLOR))
@@ -226,8 +255,10 @@ def _statistic_menu(spec: ChartSpec) -> QComboBox:
     for c in CHOICES:
         menu.addItem(c.title, c.field)
     menu.setCurrentIndex(menu.findData(spec.field))
-    menu.setToolTip("The statistic this chart shows (as in Iometer's Results Display, each chart can show any "
-                    "of them); remembered for the next time")
+    menu.setToolTip(
+        "The statistic this chart shows (as in Iometer's Results Display, each chart can show any "
+        "of them); remembered for the next time"
+    )
     menu.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
     menu.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
     f = menu.font()
@@ -322,7 +353,9 @@ class ChartGrid(QWidget):
         self.columns = 0
         self.set_columns(2)
         for i, c in enumerate(self.charts):
-            c.menu.currentIndexChanged.connect(lambda _i, i=i, c=c: self.set_statistic(i, c.menu.currentData()))
+            c.menu.currentIndexChanged.connect(
+                lambda _i, i=i, c=c: self.set_statistic(i, c.menu.currentData())
+            )
         for c in self.charts[1:]:
             c.plot.setXLink(self.charts[0].plot)
         self.follow = True  # ranges follow the data until the user zooms or pans
@@ -341,7 +374,9 @@ class ChartGrid(QWidget):
         self.bands = False  # many series: each group drawn as its range (see BAND_SERIES)
         # "ms (dashed: p99)", not the long axis label that a chart of PLOT_MIN_HEIGHT cannot show whole
         self.compact_units = True
-        self.unmeasured: dict[str, str] = {}  # field -> why the data shown has none (e.g. an imported run's CPU)
+        self.unmeasured: dict[
+            str, str
+        ] = {}  # field -> why the data shown has none (e.g. an imported run's CPU)
         self._grid: _ScopeGrid | None = None  # many-series mode: the decimated bins of every series
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         self._marks_drawn = 0
@@ -382,7 +417,7 @@ class ChartGrid(QWidget):
         if room <= 0:  # not laid out yet: the whole title, fitted once the chart has its size
             room = fm.horizontalAdvance(text)
         if fm.horizontalAdvance(shown) > room and " (" in shown:
-            shown = shown[:shown.index(" (")]  # "seconds into each compared step (steps one after another)"
+            shown = shown[: shown.index(" (")]  # "seconds into each compared step (steps one after another)"
         if fm.horizontalAdvance(shown) > room:
             shown = fm.elidedText(shown, Qt.TextElideMode.ElideRight, max(room, 40))
         if axis.labelText != shown:
@@ -392,7 +427,11 @@ class ChartGrid(QWidget):
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
         """The least height at this width (the wrapped legend and the charts' minimum): a scroll area then
         gives the charts its whole view, not their preferred size (pyqtgraph's 480 px) whatever the view."""
-        legend = self.legend.heightForWidth(width) + self.layout().spacing() if self.legend.isVisibleTo(self) else 0
+        legend = (
+            self.legend.heightForWidth(width) + self.layout().spacing()
+            if self.legend.isVisibleTo(self)
+            else 0
+        )
         return legend + self.grid.minimumSize().height()
 
     def fit_columns(self, width: int, height: int) -> None:
@@ -475,11 +514,14 @@ class ChartGrid(QWidget):
             c.curves.append(c.plot.plot([], [], pen=pen, connect="finite"))
             if c.spec.dashed:
                 c.p99.append(c.plot.plot([], [], pen=dashed_pen(color), connect="finite"))
-                c.p99_dots.append(c.plot.plot([], [], pen=None, symbol="t", symbolSize=6, symbolPen=color,
-                                              symbolBrush=None))
+                c.p99_dots.append(
+                    c.plot.plot([], [], pen=None, symbol="t", symbolSize=6, symbolPen=color, symbolBrush=None)
+                )
         c.plot.setLabel("left", self._axis_label(c.spec))
 
-    def set_series(self, keys: list[SeriesKey], labels: list[str], colors: list[QColor | str] | None = None) -> None:
+    def set_series(
+        self, keys: list[SeriesKey], labels: list[str], colors: list[QColor | str] | None = None
+    ) -> None:
         """Which series to draw, the same colours in every chart (named in ``legend``, a strip above
         the charts, so no legend covers the data). ``colors``: one per series (e.g. a run's colour in a
         comparison); the palette's otherwise.
@@ -493,8 +535,10 @@ class ChartGrid(QWidget):
         self._grid = None
         many = len(keys) > LEGEND_MAX
         self.groups = group_series(keys, labels) if many else [(label, [i]) for i, label in enumerate(labels)]
-        self.colors = [QColor(colors[members[0]]) if colors else series_color(i)
-                       for i, (_name, members) in enumerate(self.groups)]
+        self.colors = [
+            QColor(colors[members[0]]) if colors else series_color(i)
+            for i, (_name, members) in enumerate(self.groups)
+        ]
         self.many = many
         self.bands = len(keys) > BAND_SERIES
         for c in self.charts:
@@ -567,9 +611,11 @@ class ChartGrid(QWidget):
         if len(live.steps) < self._marks_drawn:
             self.clear_marks()
         if len(live.steps) != self._marks_drawn:
-            for mark in live.steps[self._marks_drawn:]:
+            for mark in live.steps[self._marks_drawn :]:
                 for c in self.charts:
-                    line = pg.InfiniteLine(mark.x, angle=90, pen=pg.mkPen(MARK_COLOR, style=Qt.PenStyle.DotLine))
+                    line = pg.InfiniteLine(
+                        mark.x, angle=90, pen=pg.mkPen(MARK_COLOR, style=Qt.PenStyle.DotLine)
+                    )
                     c.plot.addItem(line, ignoreBounds=True)
                     c.marks.append(line)
             names = [(m.x, f"#{m.label.split(':')[0]}") for m in live.steps]
@@ -606,8 +652,14 @@ class ChartGrid(QWidget):
                 measured[ci] = bool(measured[ci]) or has
                 # dots while points are few: a step with one point (slow updates) is visible too
                 sparse = s.n <= SPARSE_POINTS
-                c.curves[i].setData(x if has else [], y if has else [], symbol="o" if sparse else None,
-                                    symbolSize=5, symbolPen=None, symbolBrush=self.colors[i])
+                c.curves[i].setData(
+                    x if has else [],
+                    y if has else [],
+                    symbol="o" if sparse else None,
+                    symbolSize=5,
+                    symbolPen=None,
+                    symbolBrush=self.colors[i],
+                )
                 y_max[ci] = max(y_max[ci], _top(y))
                 if c.p99:
                     p99 = s.ys(kind, c.spec.dashed)
@@ -671,11 +723,16 @@ class ChartGrid(QWidget):
                 c.many.set_lines(np.empty((0, 4)), [])
                 continue
             lines, offsets = st.lines(ci)
-            ranges = [(c.pens[g], int(offsets[a]), int(offsets[b])) for g, (a, b) in enumerate(st.entity_ranges)]
+            ranges = [
+                (c.pens[g], int(offsets[a]), int(offsets[b])) for g, (a, b) in enumerate(st.entity_ranges)
+            ]
             c.many.set_lines(lines, ranges, dirty_x)
         st.drawn = True
-        return x_max, [0.0 if o else t for o, t in zip(off, st.tops, strict=True)], [
-            None if o else m for o, m in zip(off, st.measured, strict=True)]
+        return (
+            x_max,
+            [0.0 if o else t for o, t in zip(off, st.tops, strict=True)],
+            [None if o else m for o, m in zip(off, st.measured, strict=True)],
+        )
 
     def apply_palette(self, palette: QPalette) -> None:
         """Follow the window's light or dark palette."""
@@ -687,7 +744,6 @@ class ChartGrid(QWidget):
                 ax = c.plot.getAxis(axis)
                 ax.setPen(fg)
                 ax.setTextPen(fg)
-
 
 
 class ChartScroller(QScrollArea):
@@ -814,6 +870,9 @@ class _ScopeGrid:
         if self.layout is None:  # where the points lie is the same in every chart
             self.layout = Layout(self.has, self.xf, self.xl) if self.banded else Layout(gr.has, gr.xf, gr.xl)
         if self.banded:
-            return bands(self.layout, (self.low[0][:, ci], self.low[1][:, ci]),
-                         (self.high[0][:, ci], self.high[1][:, ci]))
+            return bands(
+                self.layout,
+                (self.low[0][:, ci], self.low[1][:, ci]),
+                (self.high[0][:, ci], self.high[1][:, ci]),
+            )
         return polylines(self.layout, gr.lo[:, ci], gr.hi[:, ci])

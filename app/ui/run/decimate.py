@@ -37,8 +37,12 @@ class PeakGrid:
         self.xl = np.full((rows, bins), np.nan)
         self.start = np.zeros(rows, dtype=np.int64)  # per row: index of the first point of its last bin
 
-    def update(self, take: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
-               n: np.ndarray, first: np.ndarray | None = None) -> int | None:
+    def update(
+        self,
+        take: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+        n: np.ndarray,
+        first: np.ndarray | None = None,
+    ) -> int | None:
         """Add the points [start, n) of every row (from ``first`` instead, if given); ``take(rows, columns)``
         returns their x [p] and values [p, fields]. Returns the first bin that changed (None: nothing did)."""
         start = self.start if first is None else first
@@ -71,7 +75,9 @@ class PeakGrid:
         return int(sb.min())
 
 
-def bucket_extremes(x: np.ndarray, columns: list[np.ndarray], buckets: int) -> tuple[np.ndarray, list[np.ndarray]]:
+def bucket_extremes(
+    x: np.ndarray, columns: list[np.ndarray], buckets: int
+) -> tuple[np.ndarray, list[np.ndarray]]:
     """Points (sorted ``x`` [n], each of ``columns`` [fields, n]) cut into ``buckets`` of equal width in x,
     each bucket kept as at most two points: at its first x every field's minimum, at its last x every field's
     maximum (a bucket of one point stays that point). NaN is skipped unless a bucket holds nothing else.

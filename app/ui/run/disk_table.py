@@ -11,9 +11,11 @@ from app.model.disk_metrics import DiskCounts
 from app.ui.run.live_disks import DiskRow, LiveDisks
 from app.ui.widgets import compact_rows
 
-ESTIMATED_TIP = ("Estimated: a local fio reports its disk utilisation only as a percentage since the step began, "
-                 "so this window's is worked out from it and the report times (a fio server sends the disk's own "
-                 "clock, and its figures are exact)")
+ESTIMATED_TIP = (
+    "Estimated: a local fio reports its disk utilisation only as a percentage since the step began, "
+    "so this window's is worked out from it and the report times (a fio server sends the disk's own "
+    "clock, and its figures are exact)"
+)
 
 
 def _fmt(v: float | None, digits: int = 2) -> str:
@@ -24,15 +26,27 @@ def _fmt(v: float | None, digits: int = 2) -> str:
 
 # (header, tooltip, value)
 COLUMNS: tuple[tuple[str, str, Callable[[DiskCounts], float | None]], ...] = (
-    ("%util", "Share of the window the disk was busy with at least one request (iostat's %util)",
-     lambda c: c.util_pct),
+    (
+        "%util",
+        "Share of the window the disk was busy with at least one request (iostat's %util)",
+        lambda c: c.util_pct,
+    ),
     ("aqu-sz", "Average number of requests in the disk's queue (iostat's aqu-sz)", lambda c: c.aqu_sz),
-    ("await (ms)", "Average time a request took at the disk, queueing included (iostat's await)",
-     lambda c: c.await_ms),
-    ("r/s", "Reads the disk completed per second (after merging: the device's IOPS, not fio's)",
-     lambda c: c.read_iops),
-    ("w/s", "Writes the disk completed per second (after merging: the device's IOPS, not fio's)",
-     lambda c: c.write_iops),
+    (
+        "await (ms)",
+        "Average time a request took at the disk, queueing included (iostat's await)",
+        lambda c: c.await_ms,
+    ),
+    (
+        "r/s",
+        "Reads the disk completed per second (after merging: the device's IOPS, not fio's)",
+        lambda c: c.read_iops,
+    ),
+    (
+        "w/s",
+        "Writes the disk completed per second (after merging: the device's IOPS, not fio's)",
+        lambda c: c.write_iops,
+    ),
 )
 FIXED = ("Manager", "Disk")  # then the figures, then the targets (the one column that stretches)
 TARGETS = len(FIXED) + len(COLUMNS)  # the column of the targets on the disk
@@ -50,12 +64,16 @@ class DiskTable(QTableWidget):
         self.setHorizontalHeaderLabels([*FIXED, *(c[0] for c in COLUMNS), "Targets"])
         for i, (_name, tip, _get) in enumerate(COLUMNS):
             self.horizontalHeaderItem(len(FIXED) + i).setToolTip(tip)
-        self.horizontalHeaderItem(TARGETS).setToolTip("The targets on the disk, where Fiometer can tell (managers on "
-                                                "this machine); fio names the disks only")
+        self.horizontalHeaderItem(TARGETS).setToolTip(
+            "The targets on the disk, where Fiometer can tell (managers on "
+            "this machine); fio names the disks only"
+        )
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(TARGETS, QHeaderView.ResizeMode.Stretch)
-        self.setToolTip("Disk statistics from fio's per-disk counters, as iostat computes them, for the level shown")
+        self.setToolTip(
+            "Disk statistics from fio's per-disk counters, as iostat computes them, for the level shown"
+        )
 
     def show_rows(self, rows: list[DiskRow], kind: str) -> None:
         """Fill the table (rows of the scope shown, numbers of ``kind``: WHOLE_TEST or LAST_UPDATE)."""
@@ -84,7 +102,7 @@ class DiskTable(QTableWidget):
             return disks.for_scope(None)
         out: list[DiskRow] = []
         for level, mgr, key in keys:
-            for row in (disks.for_scope({mgr}) if level == "manager" else disks.for_scope(None, (mgr, key))):
+            for row in disks.for_scope({mgr}) if level == "manager" else disks.for_scope(None, (mgr, key)):
                 if row not in out:
                     out.append(row)
         return out

@@ -57,6 +57,7 @@ class LiveSample(Protocol):
     @property
     def final(self) -> bool: ...
 
+
 # Chart fields stored per point (float32), in this order: every statistic a chart can be set to show.
 CHART_FIELDS = ("iops", "mbps", "lat_mean_ms", "lat_max_ms", "p99_ms", "cpu_pct", "errors")
 
@@ -217,9 +218,9 @@ class Block:
         if len(self.series) == rows or s.n > cols:
             self._resize(rows * 2 if len(self.series) == rows else rows, max(cols, 2 * s.n))
         row = len(self.series)
-        self.x[row, :s.n] = s.x[:s.n]
+        self.x[row, : s.n] = s.x[: s.n]
         for k in KINDS:
-            self.values[k][row, :, :s.n] = s.values[k][:, :s.n]
+            self.values[k][row, :, : s.n] = s.values[k][:, : s.n]
         s.block, s.row = self, row
         self.series.append(s)
         self._bind(s)
@@ -231,13 +232,15 @@ class Block:
         blk = cls()
         cols = max([s.n for s in series if s is not None] + [1])
         blk.x = np.full((max(len(series), 1), cols), np.nan)
-        blk.values = {k: np.full((max(len(series), 1), len(CHART_FIELDS), cols), np.nan, dtype=np.float32)
-                      for k in KINDS}
+        blk.values = {
+            k: np.full((max(len(series), 1), len(CHART_FIELDS), cols), np.nan, dtype=np.float32)
+            for k in KINDS
+        }
         for row, s in enumerate(series):
             if s is not None and s.n:
-                blk.x[row, :s.n] = s.x[:s.n]
+                blk.x[row, : s.n] = s.x[: s.n]
                 for k in KINDS:
-                    blk.values[k][row, :, :s.n] = s.values[k][:, :s.n]
+                    blk.values[k][row, :, : s.n] = s.values[k][:, : s.n]
         return blk
 
     def grow(self) -> None:
@@ -252,7 +255,8 @@ class Series:
     n: int = 0
     x: np.ndarray = field(default_factory=lambda: np.empty(64, dtype=np.float64))
     values: dict[str, np.ndarray] = field(
-        default_factory=lambda: {k: np.empty((len(CHART_FIELDS), 64), dtype=np.float32) for k in KINDS})
+        default_factory=lambda: {k: np.empty((len(CHART_FIELDS), 64), dtype=np.float32) for k in KINDS}
+    )
     latest: dict[str, Metrics] = field(default_factory=dict)  # kind -> numbers of the latest point
     pending: list[Metrics] = field(default_factory=list)  # LAST_UPDATE window being collected
     window_start: float | None = None  # sample t where the current window began
@@ -271,7 +275,7 @@ class Series:
         for k in KINDS:
             old = self.values[k]
             new = np.empty((len(CHART_FIELDS), cap), dtype=np.float32)
-            new[:, :old.shape[1]] = old
+            new[:, : old.shape[1]] = old
             self.values[k] = new
 
     def append(self, x: float, whole: Metrics, window: Metrics) -> None:
@@ -302,14 +306,15 @@ class Series:
         if old <= 2 * buckets:
             return False
         xs, (whole, window) = bucket_extremes(
-            self.x[:old], [self.values[WHOLE][:, :old], self.values[LAST][:, :old]], buckets)
+            self.x[:old], [self.values[WHOLE][:, :old], self.values[LAST][:, :old]], buckets
+        )
         m = len(xs)
         self.x[:m] = xs
-        self.x[m:m + recent] = self.x[old:self.n].copy()
+        self.x[m : m + recent] = self.x[old : self.n].copy()
         for k, thinned in ((WHOLE, whole), (LAST, window)):
             v = self.values[k]
             v[:, :m] = thinned
-            v[:, m:m + recent] = v[:, old:self.n].copy()
+            v[:, m : m + recent] = v[:, old : self.n].copy()
         self.n = m + recent
         return True
 
@@ -318,16 +323,16 @@ class Series:
         self.latest[WHOLE] = whole
 
     def xs(self) -> np.ndarray:
-        return self.x[:self.n]
+        return self.x[: self.n]
 
     def point_at(self, x: float, look_back: int = 64) -> int | None:
         """The index of the recent point drawn at ``x`` (within 1 ms), if any."""
         lo = max(self.n - look_back, 0)
-        hits = np.nonzero(np.abs(self.x[lo:self.n] - x) < 1e-3)[0]
+        hits = np.nonzero(np.abs(self.x[lo : self.n] - x) < 1e-3)[0]
         return lo + int(hits[-1]) if len(hits) else None
 
     def ys(self, kind: str, field_name: str) -> np.ndarray:
-        return self.values[kind][CHART_FIELDS.index(field_name), :self.n]
+        return self.values[kind][CHART_FIELDS.index(field_name), : self.n]
 
 
 @dataclass
@@ -339,7 +344,9 @@ class StepMark:
 class LiveResults:
     """All series of the current run, fed with telemetry samples (any object with Sample's fields)."""
 
-    def __init__(self, update_seconds: int = 1, keep_targets: bool = False, max_points: int | None = MAX_POINTS):
+    def __init__(
+        self, update_seconds: int = 1, keep_targets: bool = False, max_points: int | None = MAX_POINTS
+    ):
         """``max_points``: what a series fed here keeps at most (see MAX_POINTS; None: every point)."""
         self.update_seconds = update_seconds
         self.max_points = max_points
@@ -413,7 +420,9 @@ class LiveResults:
             if s is None:
                 s = self.series[key] = Series()
                 self.blocks.setdefault(key[0], Block()).add(s)
-            again = s.window_start is not None and smp.t <= s.last_t  # a second sent again (ALL, more numbers)
+            again = (
+                s.window_start is not None and smp.t <= s.last_t
+            )  # a second sent again (ALL, more numbers)
             if again and not s.pending:
                 # already drawn (ALL once a late manager's report came): its own point is redrawn, never
                 # merged into the next second's window
@@ -434,8 +443,11 @@ class LiveResults:
                 s.pending.append(smp.interval)
             s.last_whole = smp.whole
             s.last_t = smp.t
-            due = smp.final if self.update_seconds == 0 else (
-                smp.final or smp.t - s.window_start >= self.update_seconds - 0.1)  # fio's reports jitter by ms
+            due = (
+                smp.final
+                if self.update_seconds == 0
+                else (smp.final or smp.t - s.window_start >= self.update_seconds - 0.1)
+            )  # fio's reports jitter by ms
             if due and s.step_points and smp.final and all(p.seconds <= 0 for p in s.pending):
                 # fio repeated its last report as the final one: only the whole-step numbers change
                 replaced.append((s, smp.whole))
@@ -449,7 +461,9 @@ class LiveResults:
             known: dict[int, np.ndarray] = {}
             for _offset, samples in batches:
                 known.update(getattr(samples, "rows", {}))
-            whole = rows_of([p[2] for p in points] + [r[1] for r in replaced] + [r[2] for r in revised], known)
+            whole = rows_of(
+                [p[2] for p in points] + [r[1] for r in replaced] + [r[2] for r in revised], known
+            )
             window = rows_of([p[3] for p in points] + [r[3] for r in revised], known)
             for j, (s, at, w, iv) in enumerate(revised):  # points there before this batch: indices hold
                 s.values[WHOLE][:, at] = whole[len(points) + len(replaced) + j]

@@ -84,8 +84,14 @@ class LiveDisks:
                 row = self.rows[(mgr, d.disk)] = DiskRow(mgr, d.disk, d.targets, estimated=d.estimated)
             if d.interval is not None:
                 row.pending = d.interval if row.pending is None else row.pending.plus(d.interval)
-            due = final if update_seconds == 0 else (
-                final or (row.pending is not None and row.pending.window_ms >= update_seconds * 1000 - 100))
+            due = (
+                final
+                if update_seconds == 0
+                else (
+                    final
+                    or (row.pending is not None and row.pending.window_ms >= update_seconds * 1000 - 100)
+                )
+            )
             if due:
                 if row.pending is not None:
                     row.latest[LAST] = row.pending

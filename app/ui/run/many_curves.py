@@ -52,7 +52,9 @@ class Layout:
 def _by_entity(parts: list[tuple[np.ndarray, np.ndarray]], entities: int) -> tuple[np.ndarray, np.ndarray]:
     """Lines of several kinds put together entity by entity (each kind's order kept): (lines [m, 4],
     offsets [entities + 1], entity e's lines being lines[offsets[e]:offsets[e + 1]])."""
-    counts = np.array([np.bincount(ent, minlength=entities) for _l, ent in parts]).reshape(len(parts), entities)
+    counts = np.array([np.bincount(ent, minlength=entities) for _l, ent in parts]).reshape(
+        len(parts), entities
+    )
     per = counts.sum(axis=0)
     offsets = np.concatenate([[0], np.cumsum(per)])
     out = np.empty((int(offsets[-1]), 4), dtype=np.float64)
@@ -70,8 +72,9 @@ def polylines(layout: Layout, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarra
     return lines, np.concatenate([[0], np.cumsum(np.bincount(ent, minlength=layout.entities))])
 
 
-def bands(layout: Layout, low: tuple[np.ndarray, np.ndarray],
-          high: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def bands(
+    layout: Layout, low: tuple[np.ndarray, np.ndarray], high: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """Per entity, its lowest and its highest line, and a vertical span between them at each point where they
     differ (``low``/``high``: (value at the bin's first point, at its last) [e, bins])."""
     ylo, yhi = layout.ys(*low), layout.ys(*high)
@@ -93,7 +96,9 @@ class ManyCurves(GraphicsObject):
         self._frame: QRectF | None = None  # the item's extent: the range shown (so its picture fits the view)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
-    def set_lines(self, lines: np.ndarray, ranges: list[tuple[QPen, int, int]], dirty_x: float | None = None) -> None:
+    def set_lines(
+        self, lines: np.ndarray, ranges: list[tuple[QPen, int, int]], dirty_x: float | None = None
+    ) -> None:
         """``lines`` [m, 4] (x1, y1, x2, y2); ``ranges``: (pen, first, end) rows of ``lines`` per colour, drawn
         in this order. ``dirty_x``: only lines at or right of this x changed (None: anything may have)."""
         self._lines = np.ascontiguousarray(lines, dtype=np.float64)
@@ -132,10 +137,15 @@ class ManyCurves(GraphicsObject):
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange: object = None) -> tuple[float, float] | None:  # noqa: N802,N803
         if self._bounds.isNull():
             return None
-        return (self._bounds.left(), self._bounds.right()) if ax == 0 else (self._bounds.top(),
-                                                                            self._bounds.bottom())
+        return (
+            (self._bounds.left(), self._bounds.right())
+            if ax == 0
+            else (self._bounds.top(), self._bounds.bottom())
+        )
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         lines, ranges = self._lines, self._ranges
         exposed = option.exposedRect

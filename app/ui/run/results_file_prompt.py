@@ -24,13 +24,19 @@ def ask_results_file(parent: QWidget, plan: Plan, last: Path | None) -> Path | N
         return None
     start = last if last is not None else Path.home() / "results.csv"
     path, _ = QFileDialog.getSaveFileName(
-        parent, "Iometer results file (Record Last Update Results is on)", str(start),
-        "Iometer results (*.csv);;All files (*)", options=QFileDialog.Option.DontConfirmOverwrite)
+        parent,
+        "Iometer results file (Record Last Update Results is on)",
+        str(start),
+        "Iometer results (*.csv);;All files (*)",
+        options=QFileDialog.Option.DontConfirmOverwrite,
+    )
     if not path:
         return CANCELLED
     return Path(path)
 
 
 def describe(results_file: Path) -> str:
-    return (f"Iometer results: the run is appended to {results_file} when it ends; every update goes to "
-            f"{update_log_path(results_file)} as it runs")
+    return (
+        f"Iometer results: the run is appended to {results_file} when it ends; every update goes to "
+        f"{update_log_path(results_file)} as it runs"
+    )

@@ -47,25 +47,45 @@ def scopes_for(doc: PlanDocument) -> list[Scope]:
     plan = doc.plan
     out = [Scope("All Managers", [ALL_KEY], ["All Managers"], Selection())]
     if len(plan.managers) > 1:
-        out.append(Scope("Each manager", [("manager", m.name, m.name) for m in plan.managers],
-                         [m.name for m in plan.managers]))
+        out.append(
+            Scope(
+                "Each manager",
+                [("manager", m.name, m.name) for m in plan.managers],
+                [m.name for m in plan.managers],
+            )
+        )
     # each manager's workers: its own, then the client workers of network workers that name it as partner
     workers: list[list[tuple[str, str, Selection | None]]] = [
         [(worker_key(wi), w.name, Selection(mi, wi)) for wi, w in enumerate(m.workers)]
-        for mi, m in enumerate(plan.managers)]
+        for mi, m in enumerate(plan.managers)
+    ]
     for pi, key, name in client_workers(plan):
         workers[pi].append((key, name, None))
-    all_workers = [(m, key, name) for m, ws in zip(plan.managers, workers, strict=True) for key, name, _ in ws]
+    all_workers = [
+        (m, key, name) for m, ws in zip(plan.managers, workers, strict=True) for key, name, _ in ws
+    ]
     if len(all_workers) > 1:
-        out.append(Scope("Each worker (all managers)", [("worker", m.name, key) for m, key, _ in all_workers],
-                         [f"{m.name} / {name}" for m, _, name in all_workers]))
+        out.append(
+            Scope(
+                "Each worker (all managers)",
+                [("worker", m.name, key) for m, key, _ in all_workers],
+                [f"{m.name} / {name}" for m, _, name in all_workers],
+            )
+        )
     for mi, m in enumerate(plan.managers):
         out.append(Scope(f"Manager {m.name}", [("manager", m.name, m.name)], [m.name], Selection(mi)))
         if len(workers[mi]) > 1:
-            out.append(Scope(f"Manager {m.name}: each worker", [("worker", m.name, key) for key, _, _ in workers[mi]],
-                             [name for _, name, _ in workers[mi]]))
+            out.append(
+                Scope(
+                    f"Manager {m.name}: each worker",
+                    [("worker", m.name, key) for key, _, _ in workers[mi]],
+                    [name for _, name, _ in workers[mi]],
+                )
+            )
         for key, name, sel in workers[mi]:
-            out.append(Scope(f"    {m.name} / {name}", [("worker", m.name, key)], [f"{m.name} / {name}"], sel))
+            out.append(
+                Scope(f"    {m.name} / {name}", [("worker", m.name, key)], [f"{m.name} / {name}"], sel)
+            )
     return out
 
 
@@ -97,8 +117,10 @@ class ResultsTab(QWidget):
         controls = QHBoxLayout()
         controls.addWidget(QLabel("Show:"))
         self.scope = QComboBox()
-        self.scope.setToolTip("Which level the charts and the table show: All Managers (sums), a manager, "
-                              "a worker, or one line per manager / worker")
+        self.scope.setToolTip(
+            "Which level the charts and the table show: All Managers (sums), a manager, "
+            "a worker, or one line per manager / worker"
+        )
         self.scope.setMinimumContentsLength(14)
         self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         controls.addWidget(self.scope, 1)
@@ -117,8 +139,9 @@ class ResultsTab(QWidget):
         self.frequency = QComboBox()
         for sec in UPDATE_CHOICES:
             self.frequency.addItem("∞ (end of step)" if sec == 0 else f"{sec} s", sec)
-        self.frequency.setToolTip("How often a new point is made (seconds of fio time); ∞ = only when each "
-                                  "step ends, as in Iometer")
+        self.frequency.setToolTip(
+            "How often a new point is made (seconds of fio time); ∞ = only when each step ends, as in Iometer"
+        )
         options.addWidget(self.frequency, 2, 1)
         options.setColumnStretch(2, 1)
 
@@ -139,8 +162,10 @@ class ResultsTab(QWidget):
         self.table.horizontalScrollBar().valueChanged.connect(lambda _v: self._fill_table())
         self.table.setMinimumWidth(220)
         self.table.installEventFilter(self)  # its labels' width follows its own (see _fit_labels)
-        self.table.setToolTip("Iometer's statistics for the level shown. Response time is fio's total latency "
-                              "(submit to completion), as Iometer measures it.")
+        self.table.setToolTip(
+            "Iometer's statistics for the level shown. Response time is fio's total latency "
+            "(submit to completion), as Iometer measures it."
+        )
         left = QWidget()
         llay = QVBoxLayout(left)
         llay.setContentsMargins(0, 0, 0, 0)
@@ -155,7 +180,9 @@ class ResultsTab(QWidget):
         rlay.addWidget(self.validity)
         rlay.addWidget(self.table, 3)
         self.disk_label = QLabel("Disks (iostat's figures):")
-        self.disk_label.setToolTip("From fio's per-disk counters (the kernel's, for the disks behind the targets)")
+        self.disk_label.setToolTip(
+            "From fio's per-disk counters (the kernel's, for the disks behind the targets)"
+        )
         self.disk_table = DiskTable()
         rlay.addWidget(self.disk_label)
         rlay.addWidget(self.disk_table, 1)
@@ -231,28 +258,40 @@ class ResultsTab(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         for c, label in enumerate(cols):  # wide enough for the label and for 1,234,567.89
-            self.table.setColumnWidth(c, max(header.fontMetrics().horizontalAdvance(label) + 16,
-                                             header.fontMetrics().horizontalAdvance("9,999,999.99") + 12))
+            self.table.setColumnWidth(
+                c,
+                max(
+                    header.fontMetrics().horizontalAdvance(label) + 16,
+                    header.fontMetrics().horizontalAdvance("9,999,999.99") + 12,
+                ),
+            )
         self.redraw(force=True)
 
     def _on_changed(self, what: Change) -> None:
         if what in (Change.TOPOLOGY, Change.TARGETS):
             self._rebuild_scopes()
-        elif what is Change.RESULTS and (self.doc.plan.setup.update_type != self.kind or
-                                         self.doc.plan.setup.update_frequency != self.frequency.currentData()):
+        elif what is Change.RESULTS and (
+            self.doc.plan.setup.update_type != self.kind
+            or self.doc.plan.setup.update_frequency != self.frequency.currentData()
+        ):
             self.load()  # undone or redone
             self.redraw(force=True)
 
     def _kind_changed(self) -> None:
         kind = self.kind
-        self.doc.edit("Change results since", Change.RESULTS, lambda plan: setattr(plan.setup, "update_type", kind))
+        self.doc.edit(
+            "Change results since", Change.RESULTS, lambda plan: setattr(plan.setup, "update_type", kind)
+        )
         self.redraw(force=True)
 
     def _frequency_changed(self) -> None:
         sec = int(self.frequency.currentData())
         self.live.update_seconds = sec
-        self.doc.edit("Change update frequency", Change.RESULTS,
-                      lambda plan: setattr(plan.setup, "update_frequency", sec))
+        self.doc.edit(
+            "Change update frequency",
+            Change.RESULTS,
+            lambda plan: setattr(plan.setup, "update_frequency", sec),
+        )
 
     # --- drawing ------------------------------------------------------------------------------
     def redraw(self, force: bool = False) -> bool:
@@ -263,7 +302,9 @@ class ResultsTab(QWidget):
             self._fill_table()
         if force or self.live.disks.revision != self._disk_revision:
             self._disk_revision = self.live.disks.revision
-            self.disk_table.show_rows(DiskTable.rows_for(self.live.disks, self.current_scope().keys), self.kind)
+            self.disk_table.show_rows(
+                DiskTable.rows_for(self.live.disks, self.current_scope().keys), self.kind
+            )
         return changed
 
     def mark_lost(self, lost: dict[str, str]) -> None:

@@ -129,14 +129,14 @@ class RunProgress:
     def remaining(self, now: float | None = None) -> float | None:
         """Seconds until the last step ends, fio's start-up of each step included; None when a step runs
         until stopped."""
-        if not self.step_seconds or any(s <= 0 for s in self.step_seconds[max(self.step - 1, 0):]):
+        if not self.step_seconds or any(s <= 0 for s in self.step_seconds[max(self.step - 1, 0) :]):
             return None
         now = time.monotonic() if now is None else now
         extra = self.overhead()
         if not self.step:
             return sum(self.step_seconds) + extra * len(self.step_seconds)
         current = self.step_seconds[self.step - 1] + extra - (now - self.step_started)
-        after = self.step_seconds[self.step:]
+        after = self.step_seconds[self.step :]
         return max(current, 0.0) + sum(after) + extra * len(after)
 
 
@@ -153,8 +153,13 @@ class RunController(QObject):
     refused = Signal(str)  # the run could not start: message for the user
     finished = Signal(str)  # complete | stopped | failed
 
-    def __init__(self, parent: QObject | None = None, registry: CreatedFiles | None = None,
-                 db_path: str | Path | None = None, record: bool = True):
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        registry: CreatedFiles | None = None,
+        db_path: str | Path | None = None,
+        record: bool = True,
+    ):
         """``db_path`` None: the user's results database (``$FIOMETER_DB`` or the OS default);
         ``record`` False runs without storing (nothing else changes)."""
         super().__init__(parent)
@@ -163,7 +168,9 @@ class RunController(QObject):
         self.db_path = db_path
         self.record = record
         self.recorder: StoreRecorder | None = None
-        self.results_file: Path | None = None  # Iometer's results file of the current run, if the user gave one
+        self.results_file: Path | None = (
+            None  # Iometer's results file of the current run, if the user gave one
+        )
         self.update_log: IometerUpdateLog | None = None
         self.stored_in: Path | None = None
         self.runner: Runner | None = None
@@ -191,10 +198,15 @@ class RunController(QObject):
                 self.pump.start()
             self.state_changed.emit(state)
 
-    def prepare(self, plan: Plan, options: RunOptions | None = None,
-                endpoints: dict[str, ManagerEndpoint] | None = None,
-                arm_question: ArmQuestion | None = None,
-                create_folders: FolderQuestion | None = None, make=None) -> tuple[Runner, RunOptions] | None:
+    def prepare(
+        self,
+        plan: Plan,
+        options: RunOptions | None = None,
+        endpoints: dict[str, ManagerEndpoint] | None = None,
+        arm_question: ArmQuestion | None = None,
+        create_folders: FolderQuestion | None = None,
+        make=None,
+    ) -> tuple[Runner, RunOptions] | None:
         """A ready Runner for a copy of ``plan``, or None after emitting ``refused`` (or when the
         user did not arm the writes, or create the folders, asked about). ``make(plan, endpoints, listener,
         options)`` builds another kind of runner (a load search's)."""
@@ -232,8 +244,9 @@ class RunController(QObject):
                         self.refused.emit(str(e))
                         return None
                     shown = {**options.armed_objects, **{r.path: r.obj for r in e.risks if r.obj is not None}}
-                    options = dataclasses.replace(options, allow_write=allow, allow_write_in_use=in_use,
-                                                  armed_objects=shown)  # the objects shown, checked at Start
+                    options = dataclasses.replace(
+                        options, allow_write=allow, allow_write_in_use=in_use, armed_objects=shown
+                    )  # the objects shown, checked at Start
                     continue
                 self.refused.emit(str(e))
                 return None
@@ -247,11 +260,16 @@ class RunController(QObject):
                 return False
         return True
 
-    def start(self, plan: Plan, options: RunOptions | None = None,
-              endpoints: dict[str, ManagerEndpoint] | None = None,
-              arm_question: ArmQuestion | None = None,
-              create_folders: FolderQuestion | None = None, make=None,
-              results_file: str | Path | None = None) -> QtRunListener | None:
+    def start(
+        self,
+        plan: Plan,
+        options: RunOptions | None = None,
+        endpoints: dict[str, ManagerEndpoint] | None = None,
+        arm_question: ArmQuestion | None = None,
+        create_folders: FolderQuestion | None = None,
+        make=None,
+        results_file: str | Path | None = None,
+    ) -> QtRunListener | None:
         """Start a run; returns the listener whose signals carry it, or None if it did not start. ``make``: see
         ``prepare``; a load search (CurveRunner) keeps what it found with the run once it ends.
         ``results_file``: Iometer's results file; the run is appended to it when it ends and, with Record Last
@@ -265,8 +283,10 @@ class RunController(QObject):
             try:
                 update_log.open()  # a name that cannot be written refuses the run before fio starts
             except OSError as e:
-                self.refused.emit(f"Iometer's per-update results file {update_log.path} cannot be written: "
-                                  f"{e.strerror or e}")
+                self.refused.emit(
+                    f"Iometer's per-update results file {update_log.path} cannot be written: "
+                    f"{e.strerror or e}"
+                )
                 return None
         prepared = self.prepare(plan, options, endpoints, arm_question, create_folders, make)
         if prepared is None:
@@ -284,10 +304,17 @@ class RunController(QObject):
         self.recorder = None
         self.runner, self.listener = runner, listener
         planned = getattr(runner, "planned_steps", None)  # a search chooses its steps as it goes
-        self.progress = RunProgress(len(runner.steps), 0, time.monotonic(), 0.0,
-                                    [float(runner.step_seconds(i)) for i in range(len(runner.steps))]) \
-            if planned is None else RunProgress(planned, 0, time.monotonic(), 0.0,
-                                                [float(runner.step_seconds(0))] * planned)
+        self.progress = (
+            RunProgress(
+                len(runner.steps),
+                0,
+                time.monotonic(),
+                0.0,
+                [float(runner.step_seconds(i)) for i in range(len(runner.steps))],
+            )
+            if planned is None
+            else RunProgress(planned, 0, time.monotonic(), 0.0, [float(runner.step_seconds(0))] * planned)
+        )
         listener.stepStarted.connect(self._on_step)
         listener.runFinished.connect(self._on_finished)
         self._set_state(RUNNING)
@@ -311,8 +338,12 @@ class RunController(QObject):
                 self.fanout.message(None, Message("", f"results are not being stored: {e}", "error"))
         try:
             self.runner.run()
-            if isinstance(self.runner, CurveRunner) and store is not None and self.recorder is not None \
-                    and self.recorder.run_id:  # what a load search found, kept with its run
+            if (
+                isinstance(self.runner, CurveRunner)
+                and store is not None
+                and self.recorder is not None
+                and self.recorder.run_id
+            ):  # what a load search found, kept with its run
                 with contextlib.suppress(StoreError):
                     save_extra(store, self.recorder.run_id, CURVE, self.runner.record())
             self._write_results_file(store)
@@ -329,8 +360,12 @@ class RunController(QObject):
         assert self.fanout is not None
         log = self.update_log
         if log is not None and log.failure is None:
-            self.fanout.message(None, Message("", f"Iometer per-update results: {log.path} "
-                                                  f"({log.updates_written} update(s))", "info"))
+            self.fanout.message(
+                None,
+                Message(
+                    "", f"Iometer per-update results: {log.path} ({log.updates_written} update(s))", "info"
+                ),
+            )
         if self.results_file is None or store is None or self.recorder is None or not self.recorder.run_id:
             return
         from app.store.queries import get_run
@@ -338,8 +373,15 @@ class RunController(QObject):
         try:
             append_results_file(self.results_file, get_run(store, self.recorder.run_id))
         except (OSError, StoreError) as e:
-            self.fanout.message(None, Message("", f"The run is stored but cannot be appended to {self.results_file}: "
-                                                  f"{e}; File > Export Iometer results.csv writes it", "error"))
+            self.fanout.message(
+                None,
+                Message(
+                    "",
+                    f"The run is stored but cannot be appended to {self.results_file}: "
+                    f"{e}; File > Export Iometer results.csv writes it",
+                    "error",
+                ),
+            )
             return
         self.fanout.message(None, Message("", f"Iometer results appended to {self.results_file}", "info"))
 
@@ -350,14 +392,24 @@ class RunController(QObject):
             if not self.store_failed:
                 self.store_failed = True
                 if self.listener is not None:
-                    self.listener.message(None, Message("", f"results can no longer be stored, so the run is "
-                                                            f"ended: {error}", "error"))
+                    self.listener.message(
+                        None,
+                        Message(
+                            "", f"results can no longer be stored, so the run is ended: {error}", "error"
+                        ),
+                    )
                 if self.runner is not None:
                     self.runner.stop()
         elif isinstance(error, OSError) and self.update_log is not None and error is self.update_log.failure:
             if self.listener is not None:  # the run goes on: every update is still stored
-                self.listener.message(None, Message("", f"Iometer's per-update file {self.update_log.path} can no "
-                                                        f"longer be written: {error}", "error"))
+                self.listener.message(
+                    None,
+                    Message(
+                        "",
+                        f"Iometer's per-update file {self.update_log.path} can no longer be written: {error}",
+                        "error",
+                    ),
+                )
         else:
             report_unexpected(error, f"recording ({callback})")
 

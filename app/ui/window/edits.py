@@ -21,9 +21,18 @@ from app.ui.window.host_facts import HostFactsKeeper
 class TopologyEdits:
     """Edit menu's topology commands on the document, for the Topology's selection."""
 
-    def __init__(self, parent: QWidget, doc: PlanDocument, topology: TopologyTree, hosts: HostFactsKeeper,
-                 targets_tab: TargetsTab, network_tab: NetworkTargetsTab, status_bar: QStatusBar,
-                 show_tab: Callable[[QWidget], None], show_problem: Callable[[str, str], None]):
+    def __init__(
+        self,
+        parent: QWidget,
+        doc: PlanDocument,
+        topology: TopologyTree,
+        hosts: HostFactsKeeper,
+        targets_tab: TargetsTab,
+        network_tab: NetworkTargetsTab,
+        status_bar: QStatusBar,
+        show_tab: Callable[[QWidget], None],
+        show_problem: Callable[[str, str], None],
+    ):
         """``show_problem``: called at the time of the problem (tests replace the window's)."""
         self.parent = parent
         self.doc = doc

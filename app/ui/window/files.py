@@ -27,14 +27,18 @@ if TYPE_CHECKING:
     from app.ui.window.host_facts import HostFactsKeeper
 
 PLAN_SUFFIXES = (".icf", ".conf", ".json")
-OPEN_FILTER = "Plans (*.icf *.conf *.json);;Iometer configuration (*.icf *.conf);;Fiometer plan (*.json);;All files (*)"
+OPEN_FILTER = (
+    "Plans (*.icf *.conf *.json);;Iometer configuration (*.icf *.conf);;Fiometer plan (*.json);;All files (*)"
+)
 SAVE_FILTER = "Fiometer plan (*.fiometer.json *.json)"
 
 
 VMWARE_TITLE = "VMware unofficial storage performance (Iometer .icf)"
-VMWARE_TIP = ("The community's VMware storage benchmark as Iometer saved it: four access specifications "
-              "(Max Throughput-100%Read, RealLife-60%Rand-65%Read, Max Throughput-50%Read, "
-              "Random-8k-70%Read); place its target on Disk Targets")
+VMWARE_TIP = (
+    "The community's VMware storage benchmark as Iometer saved it: four access specifications "
+    "(Max Throughput-100%Read, RealLife-60%Rand-65%Read, Max Throughput-50%Read, "
+    "Random-8k-70%Read); place its target on Disk Targets"
+)
 
 
 def plan_errors_text(name: str, errors: list) -> str:
@@ -42,9 +46,11 @@ def plan_errors_text(name: str, errors: list) -> str:
     target and its line, and what to do."""
     shown = errors[:20]
     more = f"\n\u2026 and {len(errors) - len(shown)} more (in Messages)" if len(errors) > len(shown) else ""
-    return (f"{name} opened with {len(errors)} error{'s' * (len(errors) != 1)}; Start is disabled until they "
-            "are fixed (the access specifications with errors are marked in red on the Access Specifications "
-            "tab; Edit fixes them):\n\n" + "\n".join(f"\u2022 {p}" for p in shown) + more)
+    return (
+        f"{name} opened with {len(errors)} error{'s' * (len(errors) != 1)}; Start is disabled until they "
+        "are fixed (the access specifications with errors are marked in red on the Access Specifications "
+        "tab; Edit fixes them):\n\n" + "\n".join(f"\u2022 {p}" for p in shown) + more
+    )
 
 
 def icf_export_available() -> bool:
@@ -56,8 +62,11 @@ def icf_export_available() -> bool:
 def droppable_paths(mime: Any) -> list[Path]:
     if not mime.hasUrls():
         return []
-    return [Path(u.toLocalFile()) for u in mime.urls()
-            if u.isLocalFile() and Path(u.toLocalFile()).suffix.lower() in PLAN_SUFFIXES]
+    return [
+        Path(u.toLocalFile())
+        for u in mime.urls()
+        if u.isLocalFile() and Path(u.toLocalFile()).suffix.lower() in PLAN_SUFFIXES
+    ]
 
 
 class FilesMixin(QMainWindow):
@@ -87,6 +96,7 @@ class FilesMixin(QMainWindow):
         vmware.setStatusTip(VMWARE_TIP)
         self.examples_menu.addSeparator()
         for ex in EXAMPLES:
+
             def open_it(key: str = ex.key) -> None:
                 self.open_example(key)
 
@@ -99,6 +109,7 @@ class FilesMixin(QMainWindow):
         self.recent_menu.clear()
         files = recent_files(self.settings) if self.settings else []
         for f in files:
+
             def open_it(p: str = f) -> None:
                 self.open_path(p)
 
@@ -157,8 +168,10 @@ class FilesMixin(QMainWindow):
         self.hosts.apply_local_facts()
         if remember:
             self._remember(path)
-        self.statusBar().showMessage(f"Opened {path}: {len(opened.plan.managers)} manager(s), "
-                                     f"{len(opened.plan.specs)} access spec(s)", 8000)
+        self.statusBar().showMessage(
+            f"Opened {path}: {len(opened.plan.managers)} manager(s), {len(opened.plan.specs)} access spec(s)",
+            8000,
+        )
         errors = self.plan_errors()
         if errors:  # never silent: what is wrong, where, and that Start waits for it
             self.show_problem("The plan has errors", plan_errors_text(Path(path).name, errors))
@@ -184,9 +197,13 @@ class FilesMixin(QMainWindow):
         self.doc.mark_saved()
         self.live.clear()
         self.hosts.apply_local_facts()
-        self.add_message(f"Example {plan.name!r}: {plan.setup.description}. Its test file is {where} (created "
-                         "when the run starts); Disk Targets > Set path… places it elsewhere.")
-        self.statusBar().showMessage(f"Example {plan.name!r}: its target {TESTFILE} is the test file {where}", 15000)
+        self.add_message(
+            f"Example {plan.name!r}: {plan.setup.description}. Its test file is {where} (created "
+            "when the run starts); Disk Targets > Set path… places it elsewhere."
+        )
+        self.statusBar().showMessage(
+            f"Example {plan.name!r}: its target {TESTFILE} is the test file {where}", 15000
+        )
         return True
 
     def save(self) -> bool:
@@ -195,8 +212,11 @@ class FilesMixin(QMainWindow):
         return self._save_to(self.doc.path)
 
     def save_as(self) -> bool:
-        base = self.doc.path or (self.doc.opened_from.with_suffix(".fiometer.json") if self.doc.opened_from
-                                 else Path.home() / f"{self.doc.plan.name}.fiometer.json")
+        base = self.doc.path or (
+            self.doc.opened_from.with_suffix(".fiometer.json")
+            if self.doc.opened_from
+            else Path.home() / f"{self.doc.plan.name}.fiometer.json"
+        )
         path, _ = QFileDialog.getSaveFileName(self, "Save plan", str(base), SAVE_FILTER)
         return self._save_to(Path(path)) if path else False
 
@@ -213,8 +233,9 @@ class FilesMixin(QMainWindow):
 
     def export_icf(self) -> None:
         base = (self.doc.path or self.doc.opened_from or Path.home() / self.doc.plan.name).with_suffix(".icf")
-        path, _ = QFileDialog.getSaveFileName(self, "Export as Iometer configuration", str(base),
-                                              "Iometer configuration (*.icf)")
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export as Iometer configuration", str(base), "Iometer configuration (*.icf)"
+        )
         if path:
             self.export_icf_to(Path(path))
 
@@ -224,8 +245,10 @@ class FilesMixin(QMainWindow):
 
         problems = unwritable(self.doc.plan)
         if problems:  # never a '?' or a name Iometer reads back cut short
-            self.show_problem("Cannot export as .icf", "The .icf would not say what the plan says:\n\n"
-                              + "\n".join(problems))
+            self.show_problem(
+                "Cannot export as .icf",
+                "The .icf would not say what the plan says:\n\n" + "\n".join(problems),
+            )
             return False
         doc, notes = plan_to_icf(self.doc.plan)
         try:

@@ -24,8 +24,14 @@ class HostFactsKeeper(QObject):
     remote manager's OS decides its target rules). A QObject child of the window: the probes' late answers
     are not delivered once the window is gone."""
 
-    def __init__(self, parent: QObject, doc: PlanDocument, topology: TopologyTree, targets_tab: TargetsTab,
-                 show_fio_status: Callable[[FioStatus], None]):
+    def __init__(
+        self,
+        parent: QObject,
+        doc: PlanDocument,
+        topology: TopologyTree,
+        targets_tab: TargetsTab,
+        show_fio_status: Callable[[FioStatus], None],
+    ):
         super().__init__(parent)
         self.doc = doc
         self.topology = topology
@@ -50,8 +56,11 @@ class HostFactsKeeper(QObject):
 
     def forget_remote_facts(self) -> None:
         """A new plan: keep this machine's facts, ask the servers again."""
-        self.topology.facts = {k: v for k, v in self.topology.facts.items()
-                               if (m := self.doc.plan.manager(k)) is not None and m.host == LOCAL}
+        self.topology.facts = {
+            k: v
+            for k, v in self.topology.facts.items()
+            if (m := self.doc.plan.manager(k)) is not None and m.host == LOCAL
+        }
         for m in self.doc.plan.managers:
             self.probe_manager(m)
 

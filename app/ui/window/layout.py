@@ -19,8 +19,14 @@ SMALLEST = (760, 480)  # the window's own minimum: below its parts' wishes, so i
 class WindowLook:
     """The window's theme (View > Theme), its size on the screen and the layout it remembers."""
 
-    def __init__(self, window: QMainWindow, settings: QSettings | None, persist: bool, splitter: QSplitter,
-                 results_tab: ResultsTab):
+    def __init__(
+        self,
+        window: QMainWindow,
+        settings: QSettings | None,
+        persist: bool,
+        splitter: QSplitter,
+        results_tab: ResultsTab,
+    ):
         """``persist``: remember the theme and the layout in ``settings`` (never without settings)."""
         self.window = window
         self.settings = settings
@@ -37,13 +43,19 @@ class WindowLook:
         self.theme_actions = {}
         group = QActionGroup(self.window)  # one choice at a time: radio items
         group.setExclusive(True)
-        for mode, title in ((theme.SYSTEM, "Follow the system"), (theme.LIGHT, "Light"), (theme.DARK, "Dark")):
+        for mode, title in (
+            (theme.SYSTEM, "Follow the system"),
+            (theme.LIGHT, "Light"),
+            (theme.DARK, "Dark"),
+        ):
             a = QAction(title, self.window, checkable=True)
             a.setChecked(mode == self.theme_mode)
             group.addAction(a)
             # after the menu has closed and the window under it is painted again: re-styling every widget
             # takes a moment, which the menu would otherwise stay painted through
-            a.triggered.connect(lambda _c=False, m=mode: QTimer.singleShot(THEME_DELAY_MS, lambda: self.set_theme(m)))
+            a.triggered.connect(
+                lambda _c=False, m=mode: QTimer.singleShot(THEME_DELAY_MS, lambda: self.set_theme(m))
+            )
             menu.addAction(a)
             self.theme_actions[mode] = a
         return menu
@@ -76,8 +88,11 @@ class WindowLook:
         if self._toolbar_text_width is None:
             bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             self._toolbar_text_width = bar.sizeHint().width()
-        style = (Qt.ToolButtonStyle.ToolButtonTextBesideIcon if self.window.width() >= self._toolbar_text_width
-                 else Qt.ToolButtonStyle.ToolButtonIconOnly)
+        style = (
+            Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+            if self.window.width() >= self._toolbar_text_width
+            else Qt.ToolButtonStyle.ToolButtonIconOnly
+        )
         if bar.toolButtonStyle() != style:
             bar.setToolButtonStyle(style)
 
@@ -130,4 +145,3 @@ class WindowLook:
         self.settings.setValue("window/splitter", self.splitter.saveState())
         self.settings.setValue("window/results_splitter", self.results_tab.splitter.saveState())
         self.settings.sync()
-

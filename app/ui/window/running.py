@@ -96,9 +96,11 @@ class RunningMixin(QMainWindow):
     def arm_text(self, risks: list[Any]) -> str:
         """What a run would overwrite, each target with its size and (for disks) model, as the question says it."""
         local = {m.name for m in self.doc.plan.managers if m.host == LOCAL}
-        return ("This run WRITES to targets holding data; their contents will be overwritten:\n\n"
-                + "\n".join(f"• {describe_risk(r, r.manager in local)}" for r in risks)
-                + "\n\nCancel keeps them as they are.")
+        return (
+            "This run WRITES to targets holding data; their contents will be overwritten:\n\n"
+            + "\n".join(f"• {describe_risk(r, r.manager in local)}" for r in risks)
+            + "\n\nCancel keeps them as they are."
+        )
 
     def arm_writes(self, risks: list[Any]) -> bool:
         """Ask before writing to raw disks or existing files (the engine refuses unarmed writes); Cancel is
@@ -107,15 +109,24 @@ class RunningMixin(QMainWindow):
             return False
         in_use = [r for r in risks if r.in_use]
         if in_use:
-            return self.ask("Disks in use", "These disks are in use; writing corrupts what is on them:\n\n"
-                            + "\n".join(f"• {r.manager}: {r.path} — {r.use}" for r in in_use)
-                            + "\n\nAre you absolutely sure?", "Corrupt them and start")
+            return self.ask(
+                "Disks in use",
+                "These disks are in use; writing corrupts what is on them:\n\n"
+                + "\n".join(f"• {r.manager}: {r.path} — {r.use}" for r in in_use)
+                + "\n\nAre you absolutely sure?",
+                "Corrupt them and start",
+            )
         return True
 
     def create_folders(self, folders: list[str]) -> bool:
         """New test files need these folders; fio would create them silently, so Fiometer asks."""
-        return self.ask("Folders do not exist", "The test files go into folders that do not exist:\n\n"
-                        + "\n".join(f"• {f}" for f in folders) + "\n\nCreate them?", "Create folders and start")
+        return self.ask(
+            "Folders do not exist",
+            "The test files go into folders that do not exist:\n\n"
+            + "\n".join(f"• {f}" for f in folders)
+            + "\n\nCreate them?",
+            "Create folders and start",
+        )
 
     def plan_errors(self) -> list:
         """The plan's errors in the user's words (each names its spec, manager, worker or target)."""
@@ -126,8 +137,16 @@ class RunningMixin(QMainWindow):
         from app.engine.run.curve_runner import CurveRunner
 
         def make(plan, endpoints, listener, options):
-            return CurveRunner(plan, endpoints, listener, options, p99_max_ms=p99_max_ms, metric=metric,
-                               max_load=max_load or None)
+            return CurveRunner(
+                plan,
+                endpoints,
+                listener,
+                options,
+                p99_max_ms=p99_max_ms,
+                metric=metric,
+                max_load=max_load or None,
+            )
+
         return self.start_run(make)
 
     def start_run(self, make=None) -> bool:
@@ -140,11 +159,20 @@ class RunningMixin(QMainWindow):
         if errors:
             self.show_problem("The plan has errors", "\n".join(str(p) for p in errors))
             return False
-        results_file = ask_results_file(self, plan, getattr(self, "last_results_file", None))  # as Iometer asks
+        results_file = ask_results_file(
+            self, plan, getattr(self, "last_results_file", None)
+        )  # as Iometer asks
         if results_file == CANCELLED:
             return False
-        listener = self.controller.start(plan, self.run_options, self.run_endpoints, self.arm_writes,
-                                         self.create_folders, make, results_file=results_file)
+        listener = self.controller.start(
+            plan,
+            self.run_options,
+            self.run_endpoints,
+            self.arm_writes,
+            self.create_folders,
+            make,
+            results_file=results_file,
+        )
         if listener is None:
             return False
         if isinstance(results_file, Path):
@@ -188,9 +216,14 @@ class RunningMixin(QMainWindow):
             return  # Stop, Stop all and abort end managers on purpose
         name = finished.manager
         self.lost[name] = finished.reason or "fio failed"
-        self.failures.append(f"step {step.index + 1} ({step.spec_label}): manager {name} failed: {self.lost[name]}")
-        self.add_message(f"Manager {name} failed in step {step.index + 1}: {self.lost[name]}. Its numbers are no "
-                         "longer current; the other managers go on.", "error")
+        self.failures.append(
+            f"step {step.index + 1} ({step.spec_label}): manager {name} failed: {self.lost[name]}"
+        )
+        self.add_message(
+            f"Manager {name} failed in step {step.index + 1}: {self.lost[name]}. Its numbers are no "
+            "longer current; the other managers go on.",
+            "error",
+        )
         self.messages_dock.show()
         self.statusBar().showMessage(f"Manager {name} failed: {self.lost[name]}", 15000)
         self._show_lost()
@@ -223,15 +256,20 @@ class RunningMixin(QMainWindow):
         summary = self.controller.last_summary
         self.add_message(f"Run {status}" + (f": {summary.text()}" if summary else ""))
         if self.failures:
-            self.add_message(f"What failed in this run ({len(self.failures)}):\n"
-                             + "\n".join(f"• {f}" for f in self.failures), "error")
+            self.add_message(
+                f"What failed in this run ({len(self.failures)}):\n"
+                + "\n".join(f"• {f}" for f in self.failures),
+                "error",
+            )
             self.messages_dock.show()
         rec = self.controller.recorder
         if rec is not None and rec.run_id is not None:
             self.results_tab.validity.set_notes(rec.notes)  # whether the figures measure the storage
             self._say_curve(rec.run_id)
-            self.add_message(f"Stored as run {rec.run_id} in {self.controller.stored_in}: open it in History "
-                             "(View > History)")
+            self.add_message(
+                f"Stored as run {rec.run_id} in {self.controller.stored_in}: open it in History "
+                "(View > History)"
+            )
         self.statusBar().showMessage(f"Run {status}", 10000)
         if self._close_after_run:
             self.close()
@@ -259,13 +297,26 @@ class RunningMixin(QMainWindow):
         running = self.controller.running
         sel = self.topology.selection
         errors = self.plan_errors()
-        A.update_enabled(self.action_map, {
-            A.IDLE: not running, A.RUNNING: running, A.STOPPABLE: self.controller.state == RUNNING,
-            A.WORKER: sel.is_worker, A.MANAGER: sel.manager is not None and not sel.is_worker,
-            A.NOT_ALL: not sel.is_all, A.ICF_WRITER: self.icf_writer, A.VALID: not errors})
+        A.update_enabled(
+            self.action_map,
+            {
+                A.IDLE: not running,
+                A.RUNNING: running,
+                A.STOPPABLE: self.controller.state == RUNNING,
+                A.WORKER: sel.is_worker,
+                A.MANAGER: sel.manager is not None and not sel.is_worker,
+                A.NOT_ALL: not sel.is_all,
+                A.ICF_WRITER: self.icf_writer,
+                A.VALID: not errors,
+            },
+        )
         start = self.action_map["start"]
-        start.setToolTip("Start the test (F5)" if not errors else "Fix the plan's errors first:\n"
-                         + "\n".join(f"\u2022 {p}" for p in errors[:10])
-                         + (f"\n\u2026 and {len(errors) - 10} more" if len(errors) > 10 else ""))
+        start.setToolTip(
+            "Start the test (F5)"
+            if not errors
+            else "Fix the plan's errors first:\n"
+            + "\n".join(f"\u2022 {p}" for p in errors[:10])
+            + (f"\n\u2026 and {len(errors) - 10} more" if len(errors) > 10 else "")
+        )
         for tab in (self.targets_tab, self.network_tab, self.specs_tab, self.setup_tab):
             tab.setEnabled(not running)

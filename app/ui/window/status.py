@@ -28,5 +28,7 @@ class RunStatus:
         self.state.setText("Running" if c.state == RUNNING else "Stopping…")
         self.step.setText(f"Step {max(p.step, 1)}/{p.steps}")
         rem = p.remaining()
-        self.time.setText(f"Elapsed {format_duration(p.elapsed())}  ·  Remaining "
-                          + (format_duration(rem) if rem is not None else "until stopped"))
+        self.time.setText(
+            f"Elapsed {format_duration(p.elapsed())}  ·  Remaining "
+            + (format_duration(rem) if rem is not None else "until stopped")
+        )

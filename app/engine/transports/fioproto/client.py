@@ -39,6 +39,7 @@ from .session import RunSession
 try:  # the bytes waiting on a socket (Linux, macOS); diagnostics only
     import fcntl
     import termios
+
     _FIONREAD: int | None = termios.FIONREAD
 except ImportError:  # Windows
     _FIONREAD = None
@@ -74,8 +75,18 @@ class ServerInfo:
 
     @classmethod
     def from_probe(cls, host: str, port: int, protocol: int, reply: ProbeReply) -> ServerInfo:
-        return cls(host, port, reply.hostname, reply.os, reply.arch, reply.cpus, reply.fio_version, protocol,
-                   reply.bits, reply.bigendian)
+        return cls(
+            host,
+            port,
+            reply.hostname,
+            reply.os,
+            reply.arch,
+            reply.cpus,
+            reply.fio_version,
+            protocol,
+            reply.bits,
+            reply.bigendian,
+        )
 
 
 class _VersionMismatch(Exception):
@@ -114,7 +125,9 @@ def _connect(host: str, port: int, timeout: float) -> socket.socket:
     except ConnectionRefusedError:
         raise TransportError(f"nothing is listening on {where} — start `fio --server` there") from None
     except TimeoutError:
-        raise TransportError(f"could not reach {where} within {timeout:g} s (host down or port filtered?)") from None
+        raise TransportError(
+            f"could not reach {where} within {timeout:g} s (host down or port filtered?)"
+        ) from None
     except OSError as e:
         raise TransportError(f"could not connect to {where}: {e.strerror or e}") from None
     log.info("connected to %s", where)  # a failure is logged by whoever gives up on it (runner, probe)
@@ -229,16 +242,22 @@ def _handshake(
             try:
                 packets = link.recv(min(left, 0.5))
             except (ProtocolError, OSError):
-                raise TransportError(f"{where} answered, but not in fio's protocol — is it `fio --server`?") from None
+                raise TransportError(
+                    f"{where} answered, but not in fio's protocol — is it `fio --server`?"
+                ) from None
             if packets is None:
-                raise TransportError(f"{where} closed the connection without answering — is it `fio --server`?")
+                raise TransportError(
+                    f"{where} closed the connection without answering — is it `fio --server`?"
+                )
             for i, pkt in enumerate(packets):
                 if pkt.version != protocol:
                     raise _VersionMismatch(pkt.version)
                 if pkt.opcode == Op.TEXT and "bad server cmd version" in parse_text(pkt.payload).text:
                     raise _VersionMismatch(pkt.version)
                 if pkt.opcode == Op.PROBE:
-                    info = ServerInfo.from_probe(host, port, protocol, parse_probe_reply(pkt.payload, protocol))
+                    info = ServerInfo.from_probe(
+                        host, port, protocol, parse_probe_reply(pkt.payload, protocol)
+                    )
                     ok = True
                     return link, info, packets[i + 1 :]
     finally:
@@ -268,8 +287,13 @@ def _open(
     for _ in range(3):
         try:
             link, info, rest = _handshake(
-                host, port, protocol, connect_timeout=connect_timeout, answer_timeout=answer_timeout,
-                verify_payload_crc=verify_payload_crc, pipelined=after_probe(protocol) if after_probe else b"",
+                host,
+                port,
+                protocol,
+                connect_timeout=connect_timeout,
+                answer_timeout=answer_timeout,
+                verify_payload_crc=verify_payload_crc,
+                pipelined=after_probe(protocol) if after_probe else b"",
             )
         except _VersionMismatch as e:
             log.info("%s: speaks protocol %d, not %d", _where(host, port), e.version, protocol)
@@ -283,8 +307,14 @@ def _open(
             _known_protocol[key] = protocol
         if protocol != saved:  # learnt here (a rejected guess) or not yet kept: the next process needs it too
             user_settings.remember_protocol(_where(host, port), protocol)
-        log.info("%s: protocol %d, %s on %s (%s)", _where(host, port), protocol, info.fio_version, info.hostname,
-                 info.os)
+        log.info(
+            "%s: protocol %d, %s on %s (%s)",
+            _where(host, port),
+            protocol,
+            info.fio_version,
+            info.hostname,
+            info.os,
+        )
         return link, info, rest
     log.warning("%s: keeps changing its protocol version", _where(host, port))
     raise TransportError(f"{_where(host, port)} keeps changing its protocol version; giving up")
@@ -292,7 +322,9 @@ def _open(
 
 def probe(host: str, port: int = DEFAULT_PORT, timeout: float = 5.0) -> ServerInfo:
     """Ask a fio server who it is. Raises TransportError with a plain message if it cannot."""
-    link, info, _ = _open(host, port, connect_timeout=timeout, answer_timeout=timeout, verify_payload_crc=True)
+    link, info, _ = _open(
+        host, port, connect_timeout=timeout, answer_timeout=timeout, verify_payload_crc=True
+    )
     link.close()
     return info
 
@@ -380,7 +412,9 @@ class RemoteFio:
     ) -> None:
         self.host = host
         self.port = port
-        self.shown_as = shown_as  # how messages name the server (an SSH manager's ssh://host, not its forward)
+        self.shown_as = (
+            shown_as  # how messages name the server (an SSH manager's ssh://host, not its forward)
+        )
         self.name = name or _where(host, port)
         self.connect_timeout = connect_timeout
         self.answer_timeout = answer_timeout
@@ -457,8 +491,12 @@ class RemoteFio:
 
         try:
             link, info, rest = _open(
-                self.host, self.port, connect_timeout=self.connect_timeout, answer_timeout=self.answer_timeout,
-                verify_payload_crc=self.verify_payload_crc, after_probe=job_frames,
+                self.host,
+                self.port,
+                connect_timeout=self.connect_timeout,
+                answer_timeout=self.answer_timeout,
+                verify_payload_crc=self.verify_payload_crc,
+                after_probe=job_frames,
             )
         except TransportError as e:
             if not self.shown_as:
@@ -466,8 +504,13 @@ class RemoteFio:
             raise TransportError(str(e).replace(_where(self.host, self.port), self.shown_as)) from None
         self._link, self.info = link, info
         session = self._session = RunSession(
-            self.name, layout_for(info.protocol), self.host, self.port, settle=self.settle,
-            fio_version=info.fio_version, shown_as=self.shown_as,
+            self.name,
+            layout_for(info.protocol),
+            self.host,
+            self.port,
+            settle=self.settle,
+            fio_version=info.fio_version,
+            shown_as=self.shown_as,
         )
         for pkt in rest:
             self._early += session.on_packet(pkt)
@@ -481,7 +524,9 @@ class RemoteFio:
             if left <= 0:
                 link.send(encode(session.layout.protocol, Op.QUIT))
                 link.close()
-                raise TransportError(f"{session.where} did not accept the job file within {self.answer_timeout:g} s")
+                raise TransportError(
+                    f"{session.where} did not accept the job file within {self.answer_timeout:g} s"
+                )
             try:
                 packets = link.recv(min(left, 0.5))
             except (ProtocolError, OSError):
@@ -517,8 +562,11 @@ class RemoteFio:
         link, session = self._link, self._session
         if link is None or session is None:
             raise RuntimeError("start() first")
-        silence = (self.silence_timeout if self.silence_timeout is not None
-                   else max(SILENCE_LIMIT_S, 5 * self._interval))
+        silence = (
+            self.silence_timeout
+            if self.silence_timeout is not None
+            else max(SILENCE_LIMIT_S, 5 * self._interval)
+        )
         note = self.silence_note if self.silence_note is not None else 3 * self._interval + 5.0
         quiet_from: float | None = None  # the last byte before a silence that was reported
         listener_check = 0.0  # when next to check that a silent server still accepts connections
@@ -547,7 +595,9 @@ class RemoteFio:
                 try:
                     packets = link.recv(min(max(wait, 0.0), 0.5))
                 except ProtocolError as e:
-                    yield from session.on_error(f"garbled data from manager {session.where} ({e}); samples so far kept")
+                    yield from session.on_error(
+                        f"garbled data from manager {session.where} ({e}); samples so far kept"
+                    )
                     break
                 except OSError:
                     packets = None
@@ -556,12 +606,18 @@ class RemoteFio:
                         yield from session.on_disconnect()
                     continue
                 if quiet_from is not None and link.last_rx > quiet_from:
-                    yield Message(session.manager, f"manager {session.where} is answering again after "
-                                                   f"{link.last_rx - quiet_from:.0f} s of silence", "info")
+                    yield Message(
+                        session.manager,
+                        f"manager {session.where} is answering again after "
+                        f"{link.last_rx - quiet_from:.0f} s of silence",
+                        "info",
+                    )
                     quiet_from, unreachable_said = None, False
                 # the whole batch is counted before any event is handed out: another thread reading
                 # bytes_received meanwhile must not see text bytes as report bytes
-                self._other_bytes += sum(HEADER_SIZE + len(p.payload) for p in packets if p.opcode not in _REPORT_OPS)
+                self._other_bytes += sum(
+                    HEADER_SIZE + len(p.payload) for p in packets if p.opcode not in _REPORT_OPS
+                )
                 self._report_bytes = link.bytes_in - self._other_bytes
                 for pkt in packets:
                     yield from session.on_packet(pkt)
@@ -581,24 +637,40 @@ class RemoteFio:
                 elif quiet_from is None and note < silence and now - link.last_rx >= note and self._run_sent:
                     quiet_from, listener_check = link.last_rx, now
                     self._log_silence(link, now)
-                    yield Message(session.manager, f"manager {session.where} has sent nothing for "
-                                                   f"{now - link.last_rx:.0f} s (its host busy, or frozen?); waiting up "
-                                                   f"to {silence:g} s before giving up on it", "warning")
+                    yield Message(
+                        session.manager,
+                        f"manager {session.where} has sent nothing for "
+                        f"{now - link.last_rx:.0f} s (its host busy, or frozen?); waiting up "
+                        f"to {silence:g} s before giving up on it",
+                        "warning",
+                    )
                 elif quiet_from is not None and now >= listener_check:
                     listener_check = now + LISTENER_CHECK_S
                     state = listener_state(self.host, self.port, self.connect_timeout)
                     if state == "refused":  # the host answers: its fio server is no more
-                        gone = ("its SSH session (the forward to it) ended" if (self.shown_as or "").startswith("ssh://")
-                                else "its port no longer accepts connections: its fio server is gone")
+                        gone = (
+                            "its SSH session (the forward to it) ended"
+                            if (self.shown_as or "").startswith("ssh://")
+                            else "its port no longer accepts connections: its fio server is gone"
+                        )
                         yield from session.on_error(
                             f"manager {session.where} sent nothing for {time.monotonic() - link.last_rx:.0f} s and "
-                            f"{gone}; samples so far kept")
+                            f"{gone}; samples so far kept"
+                        )
                     elif state == "unreachable" and not unreachable_said:  # down, or only the link: wait on
                         unreachable_said = True
-                        yield Message(session.manager, f"manager {session.where} is unreachable (its host does not "
-                                                       "answer: down, or the link?); waiting up to "
-                                                       f"{silence:g} s for it", "warning")
-                elif self._stop_at is not None and now >= self._stop_at and now - link.last_rx >= self._interval:
+                        yield Message(
+                            session.manager,
+                            f"manager {session.where} is unreachable (its host does not "
+                            "answer: down, or the link?); waiting up to "
+                            f"{silence:g} s for it",
+                            "warning",
+                        )
+                elif (
+                    self._stop_at is not None
+                    and now >= self._stop_at
+                    and now - link.last_rx >= self._interval
+                ):
                     # (data still arriving on a slow link may be the final report; the runner caps the wait)
                     yield from session.on_error(
                         f"manager {session.where} did not finish within {self.stop_timeout:g} s of the stop request; "
@@ -622,8 +694,14 @@ class RemoteFio:
 
     def _log_silence(self, link: _Link, now: float) -> None:
         """Whose silence: the server's, or ours (this process not scheduled, bytes waiting unread)?"""
-        log.warning("%s: nothing read for %.1f s; this reader was held up %.1f s in all so far; %s bytes wait "
-                    "unread on the socket", self.name, now - link.last_rx, link.held_up, link.pending())
+        log.warning(
+            "%s: nothing read for %.1f s; this reader was held up %.1f s in all so far; %s bytes wait "
+            "unread on the socket",
+            self.name,
+            now - link.last_rx,
+            link.held_up,
+            link.pending(),
+        )
 
     @property
     def unread(self) -> bool:

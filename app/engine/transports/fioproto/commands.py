@@ -76,10 +76,38 @@ def job_pdu(job_text: str, client_type: int = CLIENT_TYPE_CLI) -> bytes:
 
 # --- replies and events from the server --------------------------------------------------------
 
-OS_NAMES = ("Invalid", "Linux", "AIX", "FreeBSD", "HP-UX", "OSX", "NetBSD", "OpenBSD", "Solaris", "Windows",
-            "Android", "DragonFly", "QNX")
-_ARCH_OLD = ("Invalid", "x86-64", "x86", "ppc", "ia64", "s390", "alpha", "sparc", "sparc64", "arm", "sh", "hppa",
-             "mips", "aarch64", "generic")
+OS_NAMES = (
+    "Invalid",
+    "Linux",
+    "AIX",
+    "FreeBSD",
+    "HP-UX",
+    "OSX",
+    "NetBSD",
+    "OpenBSD",
+    "Solaris",
+    "Windows",
+    "Android",
+    "DragonFly",
+    "QNX",
+)
+_ARCH_OLD = (
+    "Invalid",
+    "x86-64",
+    "x86",
+    "ppc",
+    "ia64",
+    "s390",
+    "alpha",
+    "sparc",
+    "sparc64",
+    "arm",
+    "sh",
+    "hppa",
+    "mips",
+    "aarch64",
+    "generic",
+)
 # fio 3.36 (protocol 101) inserted loongarch64 and riscv64 before "generic".
 _ARCH_NEW = _ARCH_OLD[:14] + ("loongarch64", "riscv64", "generic")
 

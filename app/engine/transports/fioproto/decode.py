@@ -120,7 +120,9 @@ def _ddir_json(
     parent["mixed" if ts.unified_rw_rep == UNIFIED_MIXED else ("sync" if d == 3 else DDIR_NAMES[d])] = obj
     if d == 3:
         obj["total_ios"] = ts.total_io_u[3]
-        obj["lat_ns"] = _lat_json(ts, ts.lat_percentiles | ts.clat_percentiles, ts.sync_stat, ts.sync_plat, listed)
+        obj["lat_ns"] = _lat_json(
+            ts, ts.lat_percentiles | ts.clat_percentiles, ts.sync_stat, ts.sync_plat, listed
+        )
         return
 
     bw_bytes = bw = 0
@@ -152,7 +154,9 @@ def _ddir_json(
             entry: dict[str, Any] = {"prioclass": p.ioprio >> 13, "prio": p.ioprio & 7}
             if PRIOHINT in features:
                 entry["priohint"] = (p.ioprio >> 3) & 0x3FF
-            entry[obj_name] = _lat_json(ts, ts.clat_percentiles | ts.lat_percentiles, p.clat_stat, p.plat, listed)
+            entry[obj_name] = _lat_json(
+                ts, ts.clat_percentiles | ts.lat_percentiles, p.clat_stat, p.plat, listed
+            )
             prios.append(entry)
         obj["prios"] = prios
 
@@ -404,17 +408,31 @@ def decode_du(payload: bytes) -> dict[str, Any]:
     a = _DU_AGG.unpack_from(payload, _DU.size)
     return {
         "name": name.split(b"\0", 1)[0].decode("utf-8", "replace"),
-        "ios": s[0:2], "merges": s[2:4], "sectors": s[4:6], "ticks": s[6:8],
-        "io_ticks": s[8], "time_in_queue": s[9], "msec": s[10],
+        "ios": s[0:2],
+        "merges": s[2:4],
+        "sectors": s[4:6],
+        "ticks": s[6:8],
+        "io_ticks": s[8],
+        "time_in_queue": s[9],
+        "msec": s[10],
         "agg": {
-            "ios": a[0:2], "merges": a[2:4], "sectors": a[4:6], "ticks": a[6:8],
-            "io_ticks": a[8], "time_in_queue": a[9], "slavecount": a[10], "max_util": a[12],
+            "ios": a[0:2],
+            "merges": a[2:4],
+            "sectors": a[4:6],
+            "ticks": a[6:8],
+            "io_ticks": a[8],
+            "time_in_queue": a[9],
+            "slavecount": a[10],
+            "max_util": a[12],
         },
     }
 
 
 def du_to_json(
-    du: dict[str, Any], features: frozenset[str] = frozenset(), *, hostname: str | None = None,
+    du: dict[str, Any],
+    features: frozenset[str] = frozenset(),
+    *,
+    hostname: str | None = None,
     port: int | None = None,
 ) -> dict[str, Any]:
     """fio's ``json_array_add_disk_util`` entry, plus hostname/port like the stock client."""
@@ -428,8 +446,12 @@ def du_to_json(
         obj["read_sectors"] = du["sectors"][0]
         obj["write_sectors"] = du["sectors"][1]
     obj.update(
-        read_merges=du["merges"][0], write_merges=du["merges"][1], read_ticks=du["ticks"][0],
-        write_ticks=du["ticks"][1], in_queue=du["time_in_queue"], util=util,
+        read_merges=du["merges"][0],
+        write_merges=du["merges"][1],
+        read_ticks=du["ticks"][0],
+        write_ticks=du["ticks"][1],
+        in_queue=du["time_in_queue"],
+        util=util,
     )
     agg = du["agg"]
     n = agg["slavecount"]

@@ -257,8 +257,17 @@ LAYOUTS: dict[int, Layout] = {lay.protocol: lay for lay in _LAYOUT_LIST}
 SUPPORTED_PROTOCOLS: tuple[int, ...] = tuple(LAYOUTS)
 
 # TS pdu sizes fio reports (sizeof(struct cmd_ts_pdu)); a layout that disagrees is a bug here.
-EXPECTED_PDU_SIZE = {97: 184056, 99: 184056, 100: 184056, 101: 184064, 103: 184064, 107: 184064,
-                     111: 184064, 113: 184064, 120: 184072}
+EXPECTED_PDU_SIZE = {
+    97: 184056,
+    99: 184056,
+    100: 184056,
+    101: 184064,
+    103: 184064,
+    107: 184064,
+    111: 184064,
+    113: 184064,
+    120: 184072,
+}
 
 
 class UnsupportedVersion(Exception):

@@ -34,8 +34,19 @@ class _Parsed(NamedTuple):
 
 # The server's signal numbers, named by the server's OS rather than this one (Windows Python's signal module
 # has no SIGKILL): these have the same numbers on Linux, the BSDs and macOS.
-_POSIX_SIGNALS = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 6: "SIGABRT", 8: "SIGFPE", 9: "SIGKILL",
-                  11: "SIGSEGV", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
+_POSIX_SIGNALS = {
+    1: "SIGHUP",
+    2: "SIGINT",
+    3: "SIGQUIT",
+    4: "SIGILL",
+    6: "SIGABRT",
+    8: "SIGFPE",
+    9: "SIGKILL",
+    11: "SIGSEGV",
+    13: "SIGPIPE",
+    14: "SIGALRM",
+    15: "SIGTERM",
+}
 
 
 def _signal_name(sig: int) -> str:
@@ -102,7 +113,9 @@ class RunSession:
         if op == Op.TS:
             if self._group_seen:
                 out += self._flush(final=False)
-            parsed = _Parsed(*parse_ts(pkt.payload, self.layout), self._job_opts.pop(len(self._pending), None))
+            parsed = _Parsed(
+                *parse_ts(pkt.payload, self.layout), self._job_opts.pop(len(self._pending), None)
+            )
             self._pending.append(parsed)
             self._pending_time = now
             start_ms = parsed.ts.job_start  # 0 before fio 3.36, which does not send it
@@ -201,7 +214,9 @@ class RunSession:
     @property
     def where(self) -> str:
         """'name (host:port)', or just 'host:port' when the manager is named after its address."""
-        addr = self.shown_as or (f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}")
+        addr = self.shown_as or (
+            f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+        )
         return addr if self.manager == addr else f"{self.manager} ({addr})"
 
     def lost_reason(self) -> str:
@@ -216,14 +231,20 @@ class RunSession:
             if final and self._last is not None and not self._last.final:
                 # The last report went out before STOP arrived; repeat it marked final (local fio
                 # can also print the same numbers twice at the end).
-                snap = Snapshot(self.manager, self._last.received, self._jobs(self._last_report, final=True),
-                                self._last.disk_util, True)
+                snap = Snapshot(
+                    self.manager,
+                    self._last.received,
+                    self._jobs(self._last_report, final=True),
+                    self._last.disk_util,
+                    True,
+                )
                 snap.raw = self._raw(snap)
                 self._last = snap
                 return [snap]
             return []
-        snap = Snapshot(self.manager, self._pending_time, self._jobs(self._pending, final=final), self._pending_du,
-                        final)
+        snap = Snapshot(
+            self.manager, self._pending_time, self._jobs(self._pending, final=final), self._pending_du, final
+        )
         if final:
             snap.raw = self._raw(snap)
         self._last_report = self._pending
@@ -237,8 +258,18 @@ class RunSession:
     def _jobs(self, report: list[_Parsed], *, final: bool) -> list[dict[str, Any]]:
         """A report's jobs as the stock client prints them. fio's percentile lists only in the final one
         (kept as fio's output): live samples take their percentiles from the bins."""
-        return [ts_to_json(p.ts, p.rs, self.layout.features, hostname=self.host, port=self.port,
-                           job_options=p.options, percentiles=final) for p in report]
+        return [
+            ts_to_json(
+                p.ts,
+                p.rs,
+                self.layout.features,
+                hostname=self.host,
+                port=self.port,
+                job_options=p.options,
+                percentiles=final,
+            )
+            for p in report
+        ]
 
     def _raw(self, snap: Snapshot) -> str:
         """The final numbers as one JSON document shaped like the stock client's output."""
@@ -255,7 +286,9 @@ class RunSession:
         self.finished = True
         # like a local fio's exit status: the server reports its backend's in STOP
         returncode = self._stop[0] if self._stop is not None and not self._stop[1] else None
-        return Finished(self.manager, ok, reason, returncode, self.stop_requested if stopped is None else stopped)
+        return Finished(
+            self.manager, ok, reason, returncode, self.stop_requested if stopped is None else stopped
+        )
 
     def _finish_quit(self) -> Finished:
         where = self.where
@@ -267,9 +300,10 @@ class RunSession:
             return self._finish(True)
         error, sig = self._stop
         if sig:
-            return self._finish(False, f"fio on {where} was killed by {_signal_name(sig)}; samples so far kept")
+            return self._finish(
+                False, f"fio on {where} was killed by {_signal_name(sig)}; samples so far kept"
+            )
         if error:
             detail = f": {self._errors[0]}" if self._errors else ""
             return self._finish(False, f"fio on {where} exited with status {error}{detail}")
         return self._finish(True)
-

@@ -165,7 +165,11 @@ def sum_io_stat(dst: IoStat, src: IoStat, pure_sum: bool) -> None:
         else:
             delta = src.mean - dst.mean
             mean = ((src.mean * src.samples) + (dst.mean * dst.samples)) / (dst.samples + src.samples)
-            S = src.S + dst.S + math.pow(delta, 2.0) * (dst.samples * src.samples) / (dst.samples + src.samples)
+            S = (
+                src.S
+                + dst.S
+                + math.pow(delta, 2.0) * (dst.samples * src.samples) / (dst.samples + src.samples)
+            )
         dst.samples += src.samples
         dst.mean = mean
         dst.S = S

@@ -25,7 +25,13 @@ ULONG_MAX = (1 << 64) - 1
 FIO_SLAT, FIO_CLAT, FIO_LAT = 0, 1, 2
 # ss_state bits (fio's steadystate.h; LAT exists from fio 3.42)
 FIO_SS_IOPS, FIO_SS_BW, FIO_SS_SLOPE, FIO_SS_ATTAINED = 1 << 0, 1 << 1, 1 << 2, 1 << 3
-FIO_SS_RAMP_OVER, FIO_SS_DATA, FIO_SS_PCT, FIO_SS_BUFFER_FULL, FIO_SS_LAT = 1 << 4, 1 << 5, 1 << 6, 1 << 7, 1 << 8
+FIO_SS_RAMP_OVER, FIO_SS_DATA, FIO_SS_PCT, FIO_SS_BUFFER_FULL, FIO_SS_LAT = (
+    1 << 4,
+    1 << 5,
+    1 << 6,
+    1 << 7,
+    1 << 8,
+)
 _ROW_BYTES = PLAT_NR * 8
 _IO_STAT = struct.Struct("<QQQd8xd8x")
 
@@ -149,8 +155,21 @@ class ThreadStat:
 _BULK = ("io_u_plat", "io_u_sync_plat", "block_infos")  # read separately (sparse / on demand)
 _SKIP = ("pad", "pad2", "pad3")
 _ARRAYS = frozenset(
-    ("io_u_map", "io_u_submit", "io_u_complete", "io_u_lat_n", "io_u_lat_u", "io_u_lat_m", "total_io_u",
-     "short_io_u", "drop_io_u", "io_bytes", "runtime", "clat_prio_offset", "nr_clat_prio")
+    (
+        "io_u_map",
+        "io_u_submit",
+        "io_u_complete",
+        "io_u_lat_n",
+        "io_u_lat_u",
+        "io_u_lat_m",
+        "total_io_u",
+        "short_io_u",
+        "drop_io_u",
+        "io_bytes",
+        "runtime",
+        "clat_prio_offset",
+        "nr_clat_prio",
+    )
 )
 _GS_ARRAYS = ("max_run", "min_run", "max_bw", "min_bw", "iobytes", "agg")
 
@@ -269,7 +288,10 @@ def parse_ts(payload: bytes, layout: Layout) -> tuple[ThreadStat, GroupRunStats]
 
     plat_off = layout.ts["io_u_plat"].offset
     ts.plat = [
-        [sparse_row(payload, plat_off + (lat * DDIR_RWDIR_CNT + d) * _ROW_BYTES) for d in range(DDIR_RWDIR_CNT)]
+        [
+            sparse_row(payload, plat_off + (lat * DDIR_RWDIR_CNT + d) * _ROW_BYTES)
+            for d in range(DDIR_RWDIR_CNT)
+        ]
         for lat in range(FIO_LAT_CNT)
     ]
     ts.sync_plat = sparse_row(payload, layout.ts["io_u_sync_plat"].offset)
@@ -282,7 +304,9 @@ def parse_ts(payload: bytes, layout: Layout) -> tuple[ThreadStat, GroupRunStats]
     for d in range(DDIR_RWDIR_CNT):
         if ts.nr_clat_prio[d]:
             base = ts.clat_prio_offset[d]
-            ts.clat_prio[d] = [_clat_prio(payload, base + i * CLAT_PRIO_STAT_SIZE) for i in range(ts.nr_clat_prio[d])]
+            ts.clat_prio[d] = [
+                _clat_prio(payload, base + i * CLAT_PRIO_STAT_SIZE) for i in range(ts.nr_clat_prio[d])
+            ]
 
     if ts.ss_state & FIO_SS_DATA and ts.ss_dur:
         ts.ss_iops_data = _u64s(payload, ts.ss_iops_data_offset, ts.ss_dur)
