@@ -46,6 +46,8 @@ case "$mode" in
     else exec .venv/bin/fiometer demo "$@"; fi ;;
   test)
     .venv/bin/ruff check .
+    .venv/bin/ruff format --check . >/dev/null || {  # the tree is kept formatted (.git-blame-ignore-revs)
+      .venv/bin/ruff format --diff . | head -40; echo "bootstrap: run 'ruff format .'" >&2; exit 1; }
     .venv/bin/lint-imports --no-cache          # the layers of docs/architecture.md ([tool.importlinter])
     .venv/bin/python .ci/mypy_ratchet.py       # type errors per file may only fall (.ci/mypy-baseline.txt)
     export QT_QPA_PLATFORM=offscreen
