@@ -219,24 +219,7 @@ def write_file(
         elif newline:
             data = data.replace("\n", newline)
         data = data.encode(encoding)
-    kind, st = inspect(p)
-    if kind == "sink":
-        _write_sink(p, st, data)
-        return p
-    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
-    fd, tmp = _temp_beside(p, mode)
-    try:
-        try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        _put_in_place(tmp, p)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return p
+    return write_chunks(p, [data])
 
 
 def write_chunks(path: str | os.PathLike[str], chunks: Iterable[bytes]) -> Path:
