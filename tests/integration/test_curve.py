@@ -105,6 +105,9 @@ def curve(group, db: Path, plan: Path, dev: str, *extra) -> dict:
     return result
 
 
+KNEE_NOISE = 0.15  # how far from the limit a p99 at the knee may measure, one 2-s step against another
+
+
 def check_against_exhaustive(searched: dict, swept: dict, grid: list[int]) -> None:
     assert searched["steps_measured"] <= SEARCH_BUDGET
     assert sum(p["confirm"] for p in searched["points"]) == 1
@@ -112,7 +115,18 @@ def check_against_exhaustive(searched: dict, swept: dict, grid: list[int]) -> No
     assert swept["steps_measured"] == len(grid)  # the exhaustive sweep measured every load
     a, b = searched["answer_load"], swept["answer_load"]
     assert a is not None and b is not None
-    assert abs(grid.index(a) - grid.index(b)) <= 1, (a, b)
+    if abs(grid.index(a) - grid.index(b)) > 1:
+        # Farther apart only where the knee is flat: every load between the two answers measured a p99
+        # within the noise of the limit in the sweep (one measurement each; 2-s steps on a throttled disk).
+        between = [p for p in swept["points"] if min(a, b) <= p["load"] <= max(a, b)]
+        limit = swept["p99_max_ms"]
+        assert all(
+            p["p99_ms"] is not None and abs(p["p99_ms"] - limit) <= KNEE_NOISE * limit for p in between
+        ), (
+            a,
+            b,
+            [(p["load"], p["p99_ms"]) for p in between],
+        )
     confirm = next(p for p in searched["points"] if p["confirm"])
     assert confirm["load"] == a
 
