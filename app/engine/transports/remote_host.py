@@ -32,7 +32,7 @@ from app.engine.transports.remote_host_child import (
     read_message,
     write_message,
 )
-from app.engine.transports.transport import Event, Finished, TransportError
+from app.engine.transports.transport import Event, Finished, FioSide, TransportError
 
 log = logging.getLogger(__name__)
 START_WAIT_S = (
@@ -105,7 +105,7 @@ class HostedRemote:
         return self._status[3]
 
     @property
-    def fio_side(self) -> tuple[float | None, float | None, bool, bool]:
+    def fio_side(self) -> FioSide:
         """Where the server is, as the child last saw it (not queued behind events): when its newest
         report arrived at the socket (time.monotonic(), the same clock in both processes), fio's own
         clock in it (s), whether the server's part is over, and whether its reader is behind (bytes

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from app import user_settings
 
-from ..transport import Event, Message, Snapshot, TransportError
+from ..transport import Event, FioSide, Message, Snapshot, TransportError
 from .commands import (
     CLIENT_TYPE_CLI,
     Op,
@@ -711,7 +711,7 @@ class RemoteFio:
         return link is not None and not self.ended and self._reader_behind(link) and link.waiting()
 
     @property
-    def fio_side(self) -> tuple[float | None, float | None, bool, bool]:
+    def fio_side(self) -> FioSide:
         """(report_at, fio_clock_s, ended, unread): where the server is, apart from the events still queued."""
         return self.report_at, self.fio_clock_s, self.ended, self.unread
 
