@@ -165,7 +165,7 @@ def bench_redraw(updates: int, tmp: Path) -> None:
             )
         for s in win.live.series.values():
             s.n = HOUR
-    win.doc.dirty = False
+    win.doc.mark_saved()
     win.close()
 
 
@@ -233,7 +233,7 @@ def bench_real_run(seconds: int, tmp: Path) -> None:
     probe.stop()
     points = win.live.series[("all", None, "ALL")].n if ("all", None, "ALL") in win.live.series else 0
     report(f"a) real run, local fio null engine, 4 x 8 workers, {seconds} s ({points} points)", probe)
-    win.doc.dirty = False
+    win.doc.mark_saved()
     win.close()
 
 
@@ -295,7 +295,7 @@ def bench_synthetic_run(seconds: int, tmp: Path) -> None:
     th.join()
     probe.stop()
     report(f"b) synthetic 16 x 8 run, 145 samples/s on an hour of history, {seconds} s", probe)
-    win.doc.dirty = False
+    win.doc.mark_saved()
     win.close()
 
 

@@ -226,7 +226,7 @@ def main() -> int:
     stop.set()
     go.set()
     th.join(timeout=5)
-    win.doc.dirty = False
+    win.doc.mark_saved()
     win.close()
     return 0
 

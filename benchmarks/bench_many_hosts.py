@@ -277,7 +277,7 @@ def live_window(plan: Plan, db: Path, seconds: int, decode_apart: int) -> Headle
 
 
 def close_window(win: HeadlessWindow) -> None:
-    win.doc.dirty = False
+    win.doc.mark_saved()
     win.close()
     settle(0.2)
 

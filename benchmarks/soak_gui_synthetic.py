@@ -116,7 +116,7 @@ def main() -> int:
     if args.screenshot:
         rt.grab().save(str(args.screenshot))
         print("saved", args.screenshot)
-    win.doc.dirty = False
+    win.doc.mark_saved()
     win.close()
     return 0
 
