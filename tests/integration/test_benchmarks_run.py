@@ -14,9 +14,11 @@ A new script in benchmarks/ needs a case in CASES, or a reason in NOT_A_BENCHMAR
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -310,6 +312,22 @@ def checkout_listing() -> dict[str, tuple[int, int]]:
     return found
 
 
+def left_running(session: int) -> dict[int, str]:
+    """pid -> command line of every living process (zombies aside) of the session ``session`` leads."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state, _ppid, _pgrp, sid = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:4]
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if int(sid) == session and state not in ("Z", "X"):
+            found[int(entry.name)] = cmdline
+    return found
+
+
 def fill(text: str, values: dict[str, str | list[str]]) -> list[str]:
     """``text`` with each ``{key}`` replaced by its value; a list value (only alone in an argument) gives
     as many arguments."""
@@ -345,7 +363,7 @@ def test_benchmark_runs_and_prints_its_figures(name, tmp_path):
     runner = ["bash"] if name.endswith(".sh") else [sys.executable]
     args = [a for arg in case.args for a in fill(arg, values)]
     before = checkout_listing()
-    t0 = time.monotonic()
+    t0, cpu0 = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(
         [*runner, str(script), *args],
         cwd=ROOT,
@@ -361,8 +379,16 @@ def test_benchmark_runs_and_prints_its_figures(name, tmp_path):
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
         pytest.fail(f"{name} {' '.join(args)} ran over {TIMEOUT_S} s\n{out}\n{err}")
-    took = time.monotonic() - t0
-    print(f"{name}: {took:.1f} s")
+    took, cpu1 = time.monotonic() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime  # of the processes waited for
+    deadline = time.monotonic() + 10  # what it started (fio servers...) ends with it
+    while (stray := left_running(proc.pid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in stray:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    assert not stray, f"{name} left processes running: {stray}"
+    print(f"{name}: {took:.1f} s, {cpu:.1f} s CPU, load average {os.getloadavg()[0]:.1f}")
     shown = f"{name} {' '.join(args)} (exit {proc.returncode}, {took:.1f} s)\n--- stdout\n{out}\n--- stderr\n{err}"
     assert proc.returncode in case.exit_codes, shown
     assert "Traceback" not in err, shown
