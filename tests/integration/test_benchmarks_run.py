@@ -42,7 +42,7 @@ pytestmark = [
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
 NUMBER = r"([-+]?\d[\d,]*(?:\.\d+)?)"
-TIMEOUT_S = 240  # per case; each takes seconds (a hang fails, and its process group is killed)
+TIMEOUT_S = 240  # per case; each takes seconds (a hang fails, and what runs in its session is killed)
 
 NOT_A_BENCHMARK = {
     "offscreen.py": "a helper the GUI benchmarks import (Qt's offscreen screen size); it runs inside them",
@@ -328,6 +328,12 @@ def left_running(session: int) -> dict[int, str]:
     return found
 
 
+def stop(processes: dict[int, str]) -> None:
+    for pid in processes:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
 def fill(text: str, values: dict[str, str | list[str]]) -> list[str]:
     """``text`` with each ``{key}`` replaced by its value; a list value (only alone in an argument) gives
     as many arguments."""
@@ -376,7 +382,7 @@ def test_benchmark_runs_and_prints_its_figures(name, tmp_path):
     try:
         out, err = proc.communicate(timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
+        stop(left_running(proc.pid))
         out, err = proc.communicate()
         pytest.fail(f"{name} {' '.join(args)} ran over {TIMEOUT_S} s\n{out}\n{err}")
     took, cpu1 = time.monotonic() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -384,10 +390,7 @@ def test_benchmark_runs_and_prints_its_figures(name, tmp_path):
     deadline = time.monotonic() + 10  # what it started (fio servers...) ends with it
     while (stray := left_running(proc.pid)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    for pid in stray:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    assert not stray, f"{name} left processes running: {stray}"
+    stop(stray)
     print(f"{name}: {took:.1f} s, {cpu:.1f} s CPU, load average {os.getloadavg()[0]:.1f}")
     shown = f"{name} {' '.join(args)} (exit {proc.returncode}, {took:.1f} s)\n--- stdout\n{out}\n--- stderr\n{err}"
     assert proc.returncode in case.exit_codes, shown
@@ -399,6 +402,7 @@ def test_benchmark_runs_and_prints_its_figures(name, tmp_path):
         for group in found.groups():
             if group is not None and re.fullmatch(NUMBER, group):
                 assert math.isfinite(float(group.replace(",", ""))), f"{pattern!r}: {group}\n{shown}"
+    assert not stray, f"{name} left processes running: {stray}"
     after = checkout_listing()
     changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
     assert not changed, f"{name} wrote into the checkout: {changed}"
