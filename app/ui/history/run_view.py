@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.analysis.iometer_import import is_iometer_run
 from app.analysis.validity import Note
-from app.report.tables import summary_table
+from app.report.tables import Table, summary_table
 from app.store import Run, StoreError, open_store
 from app.store.run_extras import stored_notes
 from app.ui.history.history_model import local_time
@@ -207,9 +207,16 @@ class RunView(QWidget):
 
     def load(self) -> None:
         fields = self.charts.fields()
+        run_id = self.run_id
+
+        def read(store) -> tuple[StoredRun, Table]:
+            data = load_run(store, run_id, fields=fields)
+            # the results table too (each step's p99 merges its histograms): on the store's thread
+            return data, summary_table(data.run, p99=not is_iometer_run(data.run))
+
         self.tasks.submit(
             f"reading run {self.run_id}",
-            lambda store: load_run(store, self.run_id, fields=fields),
+            read,
             self._loaded,
             self._failed,
             owner=self,
@@ -219,7 +226,8 @@ class RunView(QWidget):
         self.banner_text.setText(f"Stored run {self.run_id} cannot be shown: {message}")
         self.failed.emit(message)
 
-    def _loaded(self, data: StoredRun) -> None:
+    def _loaded(self, loaded: tuple[StoredRun, Table]) -> None:
+        data, table = loaded
         self.data = data
         r = data.run
         host = r.host.get("hostname") or ""
@@ -237,7 +245,6 @@ class RunView(QWidget):
             f"{len(r.steps)} step{'s' * (len(r.steps) != 1)}. Not a live test: these are the numbers kept in the "
             "results database."
         )
-        table = summary_table(r, p99=not is_iometer_run(r))
         self.table.set_table(table)
         self.table_notes.setText("\n".join(table.notes))
         msgs = [m for s in r.steps for m in s.messages] + r.messages
