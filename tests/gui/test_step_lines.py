@@ -106,3 +106,28 @@ def test_a_long_run_s_48_steps_are_one_item_per_chart(qtbot) -> None:
     assert all(list(c.marks.xs) == [0.0, 600.0] for c in g.charts)
     g.clear_marks()
     assert all(len(c.marks.xs) == 0 and c.steps.marks == [] for c in g.charts)
+
+
+def test_a_single_line_set_before_the_view_has_a_size_is_drawn(qtbot) -> None:
+    """Its bounding rect is never empty (a rect of no width is not painted), and follows a resize."""
+    w = pg.PlotWidget()
+    w.setBackground("w")
+    qtbot.addWidget(w)
+    item = w.getPlotItem()
+    item.hideAxis("left")
+    item.hideAxis("bottom")
+    lines = StepLines(pg.mkPen(MARK_COLOR, style=Qt.PenStyle.DotLine))
+    item.addItem(lines, ignoreBounds=True)
+    item.setRange(xRange=(0, 10), yRange=(0, 1), padding=0)
+    lines.set_xs([5.0])
+    assert not lines.boundingRect().isEmpty()
+    w.resize(300, 200)
+    w.show()
+    qtbot.waitExposed(w)
+    vb = item.getViewBox()
+    px = round(vb.mapViewToScene(pg.Point(5.0, 0.5)).x())
+    assert grey_rows(w.grab().toImage(), px) > vb.height() * 0.3
+    w.resize(600, 200)
+    qtbot.waitUntil(lambda: vb.width() > 450)
+    px = round(vb.mapViewToScene(pg.Point(5.0, 0.5)).x())
+    assert grey_rows(w.grab().toImage(), px) > vb.height() * 0.3

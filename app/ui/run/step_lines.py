@@ -52,6 +52,9 @@ class StepLines(pg.GraphicsObject):
         self._rect = None
         self.update()
 
+    def viewTransformChanged(self) -> None:  # noqa: N802 (pyqtgraph's hook: the view resized, the pad's pixels)
+        self.viewRangeChanged()
+
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
         if self._rect is None:
             self._rect = self._bounds()
@@ -62,9 +65,11 @@ class StepLines(pg.GraphicsObject):
         shown = self.visible_xs()
         if vb is None or not len(shown):
             return QRectF()
-        _x, (y0, y1) = vb.viewRange()
-        px = self.pixelWidth() or 0.0
-        pad = PAD_PX * px
+        (x0, x1), (y0, y1) = vb.viewRange()
+        px = (
+            self.pixelWidth() or 0.0
+        )  # 0 before the view has a size: a sliver of the range, never an empty rect
+        pad = PAD_PX * px if px > 0 else max(abs(x1 - x0), 1.0) * 1e-3
         left, right = float(shown.min()) - pad, float(shown.max()) + pad
         return QRectF(left, float(y0), right - left, float(y1 - y0))
 
