@@ -17,6 +17,7 @@ from app.engine.common.message_gate import MessageGate
 from app.engine.jobs.jobfile import JobFile, JobInfo
 from app.engine.jobs.network_jobs import net_failure_hint
 from app.engine.jobs.sequence import Step
+from app.engine.run.live_notes import LiveNotes
 from app.engine.run.step_watch import Action, StepWatch
 from app.engine.sampling.telemetry import Sample, StepTelemetry
 from app.engine.transports.transport import Event, Finished, FioSide, Message, Snapshot
@@ -114,6 +115,10 @@ class StepLoop:
         }  # fio's warnings and errors, per manager
         self.gates = {name: MessageGate() for name in files}
         self._told: set[str] = set()  # managers whose end the listener and the telemetry have had
+        self.notes = (
+            LiveNotes()
+        )  # late / answering again / ...: one line per kind and second, not per manager
+        self._now = 0.0  # the newest time given (on_event, on_tick)
 
     @property
     def over(self) -> bool:
@@ -124,6 +129,7 @@ class StepLoop:
         """One event from manager ``name``'s transport (ignored once that manager has ended)."""
         if name in self.finished:
             return
+        self._now = max(self._now, now)
         if isinstance(ev, Snapshot):
             self.on_snapshot(name, ev, now)
         elif isinstance(ev, Message):
@@ -142,7 +148,7 @@ class StepLoop:
         if msg.level in ("warning", "error"):
             self.said[name].append(msg.text)
         if self.gates[name].admit(msg.text):
-            self.listener.message(self.step, msg)
+            self._say(msg)
 
     def on_finished(self, name: str, ev: Finished) -> None:
         forced = self.watch.forced_reason(name, ev.ok)
@@ -175,7 +181,10 @@ class StepLoop:
         """Time passed (``now``: time.monotonic()): deadlines and stalls, managers that ended, the second's
         numbers. ``bytes_received`` / ``last_heard`` / ``fio_side``: each running manager's liveness figures
         (Transport)."""
+        self._now = max(self._now, now)
         self._act(self.watch.due(now, bytes_received, last_heard, fio_side))
+        for note in self.notes.due(now):
+            self.listener.message(self.step, note)
         for name, ended in self.finished.items():
             if name not in self._told:
                 self._told.add(name)
@@ -184,8 +193,10 @@ class StepLoop:
         self._emit(self.telemetry.tick(now))
 
     def flush(self) -> None:
-        """Every manager has ended: the numbers still held back."""
+        """Every manager has ended: the numbers and liveness notes still held back."""
         self._emit(self.telemetry.flush())
+        for note in self.notes.flush():
+            self.listener.message(self.step, note)
 
     # --- the end -----------------------------------------------------------------------------
     def closing_messages(self, dropped: Mapping[str, str | None]) -> list[Message]:
@@ -236,11 +247,16 @@ class StepLoop:
             self.steady = None
             self.control.end_step()
 
+    def _say(self, msg: Message) -> None:
+        """Tell a message now, or hold a liveness note for its kind's summary line (``live_notes``)."""
+        for m in self.notes.add(msg, self._now):
+            self.listener.message(self.step, m)
+
     def _act(self, actions: list[Action]) -> bool:
         """Apply the watch's actions; False when the report that caused them must not be used."""
         use = True
         for a in actions:
-            self.listener.message(self.step, Message(a.manager, a.text, a.level))
+            self._say(Message(a.manager, a.text, a.level))
             if a.kind in ("stop", "abort"):  # a deadline passed, a manager silent or sending nonsense
                 log.warning("step %d, manager %s: %s: %s", self.step.index + 1, a.manager, a.kind, a.text)
             if a.kind == "stop":
