@@ -65,6 +65,7 @@ SENDERS_FIRST_S = (
 )
 TICK_S = 0.1  # the step's liveness rules and ALL's overdue seconds are judged at most this often
 BATCH_MAX = 512  # events handled together at most (their samples in one store transaction)
+GATHER_S = 0.05  # after an event, how long the ones following it are waited for to join its batch
 
 
 class RunRefused(Exception):
@@ -667,7 +668,8 @@ class Runner:
         self, loop: StepLoop, events: queue.Queue[tuple[str, Event]], transports: dict[str, Transport]
     ) -> None:
         """Feed the managers' events and the time to ``loop`` until every manager has ended. What waited in
-        the queue is handled as one batch (its samples told together: one store transaction), and the
+        the queue, and what followed within GATHER_S (the servers' reports of one second come as a wave), is
+        handled as one batch (its samples told together: one store transaction), and the
         liveness figures are read and judged at most every TICK_S (with 64 managers, once per event was
         64 judgements of every manager a second), and at once when a manager ends."""
         ticked = -math.inf
@@ -676,9 +678,10 @@ class Runner:
                 batch = [events.get(timeout=0.25)]
             except queue.Empty:
                 batch = []
+            gather_until = time.monotonic() + GATHER_S  # fio servers report together: take the wave
             while batch and len(batch) < BATCH_MAX:
                 try:
-                    batch.append(events.get_nowait())
+                    batch.append(events.get(timeout=max(gather_until - time.monotonic(), 0.0)))
                 except queue.Empty:
                     break
             now = time.monotonic()

@@ -189,6 +189,10 @@ class RemoteHost:
             kwargs["env"] = {**kwargs.get("env", os.environ), LOG_FILE_ENV: log_file}
         status_r = status_w = None
         if os.name == "posix":  # liveness on a pipe of its own, not queued behind the reports' data
+            # its own session: under Linux's autogroup scheduling the child is a group of its own, so its
+            # decoding threads do not share the window's group (and CPU share) with the GUI thread; it
+            # ignores Ctrl-C anyway, and ends when its pipe from this process closes
+            kwargs["start_new_session"] = True
             status_r, status_w = os.pipe()
             kwargs["env"] = {**kwargs.get("env", os.environ), STATUS_FD_ENV: str(status_w)}
             kwargs["pass_fds"] = (status_w,)
