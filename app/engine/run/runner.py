@@ -50,6 +50,7 @@ from app.engine.transports.transport import (
     Event,
     Finished,
     Message,
+    PushesEvents,
     Startable,
     TakesDescriptors,
     Transport,
@@ -601,11 +602,15 @@ class Runner:
             steady=SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None,
         )
         events: queue.Queue[tuple[str, Event]] = queue.Queue()
+        for transport in transports.values():
+            if isinstance(transport, PushesEvents):
+                transport.push_to(events.put)
         threads = [
             threading.Thread(
                 target=self._pump, args=(name, transport, events), daemon=True, name=f"fiometer-{name}"
             )
             for name, transport in transports.items()
+            if not isinstance(transport, PushesEvents)
         ]
         for th in threads:
             th.start()
