@@ -7,6 +7,7 @@
     same job run by local fio directly; alternating, a few repeats. Target: ratio >= 0.97.
 
 Run from the repository root:  python benchmarks/bench_fioproto.py [--repeats 3] [--runtime 5] [--skip-fio]
+    [--jobs 64]
 """
 
 from __future__ import annotations
@@ -219,12 +220,17 @@ def bench_iops(repeats: int, runtime: int) -> None:
 
 
 def main() -> None:
+    global JOBS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument(
+        "--jobs", type=int, default=JOBS, help=f"jobs in the status report of (a) (default {JOBS})"
+    )
     ap.add_argument("--rounds", type=int, default=15, help="timing rounds for (a)")
     ap.add_argument("--repeats", type=int, default=4, help="local/remote pairs for (b)")
     ap.add_argument("--runtime", type=int, default=5, help="seconds per fio run in (b)")
     ap.add_argument("--skip-fio", action="store_true", help="only run (a)")
     args = ap.parse_args()
+    JOBS = args.jobs
     bench_decode(args.rounds)
     if not args.skip_fio:
         bench_iops(args.repeats, args.runtime)

@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -57,6 +58,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from bench_gui import APP, LatencyProbe, choose_scope, pct, settle  # noqa: E402, F401  (APP: the QApplication)
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 
+from app.engine.run.live_notes import kind_of  # noqa: E402
 from app.engine.run.managers import build_endpoints  # noqa: E402
 from app.engine.run.runner import Runner, RunOptions  # noqa: E402
 from app.engine.sampling.telemetry import StepTelemetry  # noqa: E402
@@ -389,25 +391,20 @@ def floor(
 
 
 def lateness_summary(messages: list) -> str:
-    """The per-manager "late / silent / answering again" messages of a step as one line (counts, managers)."""
-    kinds = {
-        "sent nothing for": "silent",
-        "answering again": "answering again",
-        "behind": "behind fio's clock",
-        "are late": "late",
-        "unreachable": "unreachable",
-    }
-    seen: dict[str, set[str]] = {}
+    """The step's liveness notes (late / silent / answering again / behind), which the step itself
+    summarises (app.engine.run.live_notes): per kind, how many lines and the most managers in one."""
+    lines: dict[str, list[int]] = {}
     for msg in messages:
-        for key, kind in kinds.items():
-            if key in msg.text:
-                seen.setdefault(kind, set()).add(msg.manager or "?")
-                break
-    if not seen:
+        kind = kind_of(msg)
+        if kind is None:
+            continue
+        many = re.match(r"[^:]+: (\d+) managers \(", msg.text) if not msg.manager else None
+        lines.setdefault(kind, []).append(int(many.group(1)) if many else 1)
+    if not lines:
         return ""
-    return "managers said to be " + "; ".join(
-        f"{kind}: {len(who)} ({', '.join(sorted(who)[:6])}{', ...' if len(who) > 6 else ''})"
-        for kind, who in seen.items()
+    return "liveness notes in the step: " + "; ".join(
+        f"{kind}: {len(n)} line{'s' if len(n) != 1 else ''}, up to {max(n)} managers in one"
+        for kind, n in lines.items()
     )
 
 

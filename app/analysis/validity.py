@@ -646,12 +646,19 @@ def run_notes(
 def step_all_samples(store, run: Run) -> dict[int, list[tuple[float, int, float]]]:
     """Per-second ALL (t, I/Os, seconds) of every step, for the steadiness rule."""
     from app.engine.sampling.telemetry import ALL_KEY
-    from app.store.queries import step_samples
+    from app.store.queries import steps_interval_ios
 
-    return {
-        s.index: [(t, m.ios, m.seconds) for t, m in step_samples(store, s.id, "all", ALL_KEY)]
-        for s in run.steps
-    }
+    by_id = steps_interval_ios(store, [s.id for s in run.steps], "all", ALL_KEY)
+    return {s.index: by_id.get(s.id, []) for s in run.steps}
+
+
+def _with_outputs(run: Run, store) -> Run:
+    """The run with fio's raw outputs, read again only when they were not (no results: no rule uses them)."""
+    if any(o.raw_output is None for s in run.steps for o in s.outputs.values()) and store is not None:
+        from app.store.queries import get_run
+
+        return get_run(store, run.id, raw_output=True, result_levels=())
+    return run
 
 
 def notes_of(run: Run, store=None) -> list[Note]:
@@ -661,11 +668,33 @@ def notes_of(run: Run, store=None) -> list[Note]:
     kept = stored_notes(run)
     if kept is not None:
         return [Note.from_json(d) for d in kept]
-    if any(o.raw_output is None for s in run.steps for o in s.outputs.values()) and store is not None:
-        from app.store.queries import get_run
-
-        run = get_run(store, run.id, raw_output=True)
+    run = _with_outputs(run, store)
     return run_notes(run, step_all_samples(store, run) if store is not None else None)
+
+
+def notes_kept(store, run: Run) -> tuple[list[Note], str]:
+    """The run's notes for a window, and how they were had: "stored"; "computed and kept" (a run stored
+    without them, e.g. by an older Fiometer: computed once and kept with it, so the next opening reads
+    them); "computed" (kept not: the run is still being recorded, or the database is read-only or
+    busy; shown all the same). Keeping them changes nothing measured: only the notes' key of the run's
+    ``host_json`` is written, and only while it is still absent (a recorder that ended the run meanwhile
+    keeps its own notes, made with facts only the run could see)."""
+    from app.store import StoreError
+    from app.store.run_extras import keep_notes_if_absent, stored_notes
+
+    kept = stored_notes(run)
+    if kept is not None:
+        return [Note.from_json(d) for d in kept], "stored"
+    notes = notes_of(run, store)
+    if run.status == "running":
+        return notes, "computed"
+    try:
+        now = keep_notes_if_absent(store, run.id, [n.to_json() for n in notes])
+    except StoreError:
+        return notes, "computed"
+    if now is None:
+        return notes, "computed"
+    return [Note.from_json(d) for d in now], "computed and kept"
 
 
 def record_notes(store, run_id: int, facts=None) -> list[Note]:
@@ -673,7 +702,7 @@ def record_notes(store, run_id: int, facts=None) -> list[Note]:
     from app.store.queries import get_run
     from app.store.run_extras import save_notes
 
-    run = get_run(store, run_id, raw_output=True)
+    run = get_run(store, run_id, raw_output=True, result_levels=())
     notes = run_notes(run, step_all_samples(store, run), facts)
     save_notes(store, run_id, [n.to_json() for n in notes])
     return notes

@@ -12,7 +12,14 @@ from app.model.metrics import Metrics
 from app.process_owner import ProcessOwner, owner_is_gone
 
 from .abandoned import close_abandoned_runs
-from .blocks import columns_as_rows, series_arrays_between, series_rows, series_span
+from .blocks import (
+    BLOCK_COLUMNS,
+    columns_as_rows,
+    series_arrays,
+    series_arrays_between,
+    series_rows,
+    series_span,
+)
 from .codec import metrics_from, unpack_text
 from .database import Store
 from .errors import RunNotFound, StoreError
@@ -216,6 +223,38 @@ def step_samples(
                 dict(zip(b.tolist(), c.tolist(), strict=True)) for b, c in hists[r[0]]
             )
         out.append((r[0], m))
+    return out
+
+
+_IOS_COLUMNS = [BLOCK_COLUMNS.index(c) for c in ("t", "i_read_ios", "i_write_ios", "i_seconds")]
+
+
+def steps_interval_ios(
+    store: Store, step_ids: Iterable[int], level: str, key: str
+) -> dict[int, list[tuple[float, Any, Any]]]:
+    """Per step: (t, I/Os, seconds) of each interval sample of one level's series (a key that does not
+    repeat across managers, e.g. ALL), by t: the numbers ``step_samples`` gives as ``Metrics.ios`` and
+    ``seconds``, read as arrays without building a Metrics or decoding a histogram per sample (an 8-hour
+    run's 28,800 ALL samples: 0.1 s instead of 4 s). Steps without such a series are absent."""
+    out: dict[int, list[tuple[float, Any, Any]]] = {}
+    with store.read("reading samples") as conn:
+        for step_id in step_ids:
+            ids = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT coalesce(same_as, id) FROM series WHERE step_id = ? AND level = ? AND key = ?",
+                    (step_id, level, key),
+                )
+            ]
+            if len(ids) != 1:
+                if len(ids) > 1:
+                    raise ValueError(f"{level} {key!r} exists under several managers in step {step_id}")
+                continue
+            cols = series_arrays(conn, ids).get(ids[0])
+            if cols is None:
+                out[step_id] = []
+                continue
+            out[step_id] = [(t, r + w, s) for t, r, w, s in columns_as_rows([cols[i] for i in _IOS_COLUMNS])]
     return out
 
 

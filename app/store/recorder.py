@@ -278,6 +278,7 @@ class Recorder:
             values = {(r.level, r.manager, r.key, r.t): self._values(r, r.level in keep) for r in rows}
             parents = self._parents(conn, step_id, rows)
             out, hists = [], []
+            held: dict[int, list[tuple[tuple[Any, ...], tuple[Any, ...] | None]]] = {}  # shared, this batch
             for r in rows:
                 me = (r.level, r.manager, r.key)
                 v = values[(*me, r.t)]
@@ -285,20 +286,30 @@ class Recorder:
                 parent = parents.get(me)
                 # the same numbers at the same time (ALL's clock may give it another t than its manager's)
                 same = parent is not None and values.get((*parent, r.t)) == v
+                row = (sid, r.t, *v[:-3], v[-1])
+                hist = (sid, r.t, v[-3], v[-2]) if v[-3] is not None or v[-2] is not None else None
                 if sid in created and same:
                     psid = self._series_id(conn, step_id, *parent, new, created, shared)  # type: ignore[misc]
                     if psid in created:
                         conn.execute("UPDATE series SET same_as = ? WHERE id = ?", (psid, sid))
                         shared.add(sid)
+                        held.setdefault(sid, []).append((row, hist))
                         continue
                 if sid in shared:
                     if same:
+                        held.setdefault(sid, []).append((row, hist))
                         continue
                     _unshare(conn, sid)
+                    # and the seconds it shared earlier in this batch (several reports handed on at once):
+                    # the copy holds only what was committed before
+                    for earlier, its_hist in held.pop(sid, []):
+                        out.append(earlier)
+                        if its_hist is not None:
+                            hists.append(its_hist)
                     shared.discard(sid)
-                out.append((sid, r.t, *v[:-3], v[-1]))
-                if v[-3] is not None or v[-2] is not None:
-                    hists.append((sid, r.t, v[-3], v[-2]))
+                out.append(row)
+                if hist is not None:
+                    hists.append(hist)
             conn.executemany(_SAMPLE_SQL, out)
             conn.executemany(_HIST_SQL, hists)
             # the last moment known to be recorded, for a run whose process dies (samples' t counts from the
@@ -347,11 +358,15 @@ class Recorder:
                 )
             }
         batch: dict[tuple, list[str]] = {}
-        for r in rows:
+        for r in rows:  # (a batch may hold several seconds of a series: each key once)
             if r.level == "manager":
-                batch.setdefault(("manager",), []).append(r.key)
+                keys = batch.setdefault(("manager",), [])
             elif r.level == "target" and (r.manager, r.key) in tw:
-                batch.setdefault(("target", r.manager, tw[(r.manager, r.key)]), []).append(r.key)
+                keys = batch.setdefault(("target", r.manager, tw[(r.manager, r.key)]), [])
+            else:
+                continue
+            if r.key not in keys:
+                keys.append(r.key)
         out = {}
         for r in rows:
             if r.level in ("target", "all"):

@@ -47,6 +47,24 @@ class ValidityBox(QFrame):
             self.label.setEnabled(False)
         self.show()
 
+    def set_computing(self) -> None:
+        """A run stored without its notes: they are being computed (off the GUI thread)."""
+        self.lines = []
+        self.setStyleSheet("")
+        self.label.setText(
+            "Validity notes: computing them from the stored run (it was stored without them)\u2026"
+        )
+        self.label.setEnabled(False)
+        self.show()
+
+    def set_failed(self, message: str) -> None:
+        """The notes could not be computed: say so (the figures below are shown all the same)."""
+        self.lines = []
+        self.setStyleSheet("")
+        self.label.setText(f"Validity notes could not be computed: {escape(message)}")
+        self.label.setEnabled(True)
+        self.show()
+
     def set_notes(self, notes: list) -> None:
         from app.analysis.validity import lines
 

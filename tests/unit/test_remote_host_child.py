@@ -57,3 +57,27 @@ def test_messages_round_trip_and_a_cut_pipe_is_the_end():
         read_message(stream)
     with pytest.raises(EOFError):  # the other side died in the middle of a message
         read_message(io.BytesIO(whole[:20]))
+
+
+def test_a_hosted_remote_pushes_its_events_in_order_once_asked():
+    """The runner takes a hosted remote's events without a thread of its own (push_to): what came
+    before goes first, then each event as the host's reader hands it on, Finished last."""
+    from app.engine.transports.remote_host import HostedRemote
+    from app.engine.transports.transport import Finished, Message, PushesEvents
+
+    t = HostedRemote(None, "1", ("127.0.0.1", 1), "M1")  # type: ignore[arg-type]  (no host needed here)
+    assert isinstance(t, PushesEvents)
+    t._loaded(1.0)  # its job was accepted
+    status = (10, 1.0, None, None, 1.0, 1.0, False, False)
+    t._event(Message("M1", "first"), status)
+    got: list = []
+    t.push_to(got.append)
+    t._event(Message("M1", "second"), status)
+    t._lost("the reader ended")
+    t._lost("told once")
+    assert [(n, getattr(ev, "text", None) or getattr(ev, "reason", None)) for n, ev in got] == [
+        ("M1", "first"),
+        ("M1", "second"),
+        ("M1", "the reader ended"),
+    ]
+    assert isinstance(got[-1][1], Finished) and t.bytes_received == 10

@@ -279,6 +279,57 @@ def test_watch_gives_no_verdict_while_our_reader_is_behind_up_to_the_behind_limi
     assert out[0] == (1 + 30 + int(BEHIND_S), "stop")  # nothing said or done before: jobs from 1, deadline 31
 
 
+def _backlog_run(per_report_s: float, side: bool) -> tuple[list[tuple[float, str]], float]:
+    """A 20 s step whose server reports on time and ends at t=21, while our side (a loaded Fiometer) hands
+    on report k (fio's clock k s) only at 1 + per_report_s * k: the backlog grows past the deadline (31)
+    and BEHIND_S. Returns the watch's stop/abort actions and when the final report was processed."""
+    w = StepWatch({"M": "M (h:1)"}, run_s=20, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
+    out: list[tuple[float, str]] = []
+    k, t = 0, 1.0
+    while t < 200 and not out:
+        while k < 20 and 1 + per_report_s * (k + 1) <= t:
+            k += 1
+            w.on_snapshot("M", [{**job(ios=100 * k, runtime=1000 * k), "job_runtime": 1000 * k}], t)
+        if k == 20:
+            return out, t  # the final report and Finished are processed: the manager ended well
+        fio = {"M": (min(t, 21.0), min(t, 20.0), t >= 21, False)} if side else None
+        out += [
+            (t, a.kind)
+            for a in w.due(t, {"M": 1000 * int(min(t, 21))}, {"M": min(t, 21.0)}, fio)
+            if a.kind != "message"
+        ]
+        t += 0.25
+    return out, t
+
+
+def test_watch_waits_for_our_own_backlog_past_the_behind_limit_while_it_moves():
+    """Under load our side fell 50 s behind a server that did its part on time (it ended at t=21): while
+    its reports still come through our pipes and move, it is not stopped, even past deadline + BEHIND_S
+    (jobs from its first report here, 4.5: 34.5 + 30); the step ends when its final report is processed
+    (t=71). The old rule (BEHIND_S, then stop) stopped it at 64.5 and aborted it later: a manager lost to
+    our own slowness."""
+    out, done_at = _backlog_run(3.5, side=True)
+    assert out == [] and done_at == 71.0
+    # the same backlog without fio's side of the story (a transport that cannot tell it): fio's clock
+    # in the reports still moves, so it is waited for too, and stopped only if that clock stops moving
+    out, done_at = _backlog_run(3.5, side=False)
+    assert out == [] and done_at == 71.0
+
+
+def test_watch_still_stops_a_backlog_that_stops_moving():
+    """Past BEHIND_S the wait lasts only while our side delivers: a manager whose reports stop coming
+    through (a lost Finished, a wedged reader) is stopped and aborted as before."""
+    w = StepWatch({"M": "M (h:1)"}, run_s=20, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
+    for k in range(1, 15):  # processed until t=45, fio's clock at 14 s; then nothing more here
+        w.on_snapshot("M", [{**job(ios=100 * k, runtime=1000 * k), "job_runtime": 1000 * k}], 3.0 * k + 3)
+    out = []
+    for t in range(46, 120):
+        side = {"M": (21.0, 20.0, True, False)}
+        out += [(t, a.kind) for a in w.due(float(t), {"M": 21000}, {"M": 21.0}, side) if a.kind != "message"]
+    # jobs from t=6 (its first report here): deadline 6 + 20 + 10, BEHIND_S later it is stopped, then aborted
+    assert out[:2] == [(66, "stop"), (66 + int(STOP_GRACE_S), "abort")]
+
+
 def test_watch_aborts_on_an_impossible_value():
     w = StepWatch({"M": "M (h:1)"}, run_s=5, ramp_s=0, interval=1.0, ramp=False, go_at=0.0)
     (action,) = w.on_snapshot("M", [job(ios=2**64 - 1)], 1.0)

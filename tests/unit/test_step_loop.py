@@ -150,3 +150,37 @@ def test_reports_whose_counters_stand_still_stop_the_manager_and_its_good_end_st
     assert heard.asked == [("stop", "A")] and 110 <= t <= 112
     loop.on_event("A", Finished("A", True, stopped=True), t)
     assert not loop.finished["A"].ok and "made no progress" in loop.finished["A"].reason
+
+
+def test_a_batch_of_events_tells_its_samples_once_and_keeps_them_before_what_follows():
+    """The runner hands on what waited in its queue as one batch: the samples of its reports reach the
+    listener as one list (one store transaction), and a message or a manager's end inside the batch still
+    comes after the samples of the reports before it."""
+    order = []
+
+    class Ordered(Heard):
+        def samples(self, step, samples):
+            order.append(("samples", tuple(sorted({s.manager for s in samples if s.manager}))))
+
+        def message(self, step, message):
+            order.append(("message", message.text))
+
+        def manager_finished(self, step, finished):
+            order.append(("ended", finished.manager))
+
+    heard = Ordered()
+    loop = loop_for(FILES, heard, run_s=2.0, ramp_s=1.0)
+    a, b = snapshots("two_jobs_ramp", "A"), snapshots("numjobs", "B", rename="b.")
+    with loop.batch():  # a wave of reports, both managers
+        for s in (a[1], b[1], a[2]):
+            loop.on_event(s.manager, s, s.received)
+        assert order == []
+    assert order == [("samples", ("A", "B"))]
+    with loop.batch():
+        loop.on_event("B", b[2], b[2].received)
+        loop.on_event("A", Message("A", "fio said something", "warning"), b[2].received)
+        loop.on_event("A", a[3], a[3].received)
+        loop.on_event("B", Finished("B", True), 103.0)
+        loop.on_tick(103.0, quiet(FILES), quiet(FILES))
+    assert order[1:4] == [("samples", ("B",)), ("message", "fio said something"), ("samples", ("A",))]
+    assert ("ended", "B") in order[4:]

@@ -405,3 +405,18 @@ def test_sharing_respects_the_levels_that_keep_histograms(tmp_path, levels):
             rec.add_samples(step, _batch(t))
         assert ("target", "w1t1") in _shared(store)  # target and worker keep the same things either way
         assert step_samples(store, step, "target", "w1t1") == step_samples(store, step, "worker", "w1")
+
+
+def test_several_seconds_in_one_batch_keep_every_second_when_sharing_stops(tmp_path):
+    """The runner hands on the samples of several reports at once when it is behind (one transaction for
+    all that waited): a series that shared its parent's numbers for the first seconds of the batch and
+    parts from them in a later one keeps those first seconds (the copy included the batch's own rows)."""
+    with open_store(tmp_path / "f.db") as store:
+        rec, step = _setup(store)
+        rec.add_samples(step, _batch(1.0) + _batch(2.0) + _batch(3.0, bump="w1t1"))
+        target = step_samples(store, step, "target", "w1t1")
+        worker = step_samples(store, step, "worker", "w1")
+        assert [t for t, _m in target] == [1.0, 2.0, 3.0]
+        assert target[:2] == worker[:2] and target[2][1].read_ios == worker[2][1].read_ios + 1
+        assert step_samples(store, step, "all", "ALL") == step_samples(store, step, "manager", "M1")
+        assert _shared(store) == {("target", "w2t1"): ("worker", "w2"), ("all", "ALL"): ("manager", "M1")}

@@ -50,6 +50,7 @@ from app.engine.transports.transport import (
     Event,
     Finished,
     Message,
+    PushesEvents,
     Startable,
     TakesDescriptors,
     Transport,
@@ -63,6 +64,9 @@ log = logging.getLogger(__name__)
 SENDERS_FIRST_S = (
     5.0  # Stop: how long network receivers wait for their senders to end before they are stopped
 )
+TICK_S = 0.1  # the step's liveness rules and ALL's overdue seconds are judged at most this often
+BATCH_MAX = 512  # events handled together at most (their samples in one store transaction)
+GATHER_S = 0.05  # after an event, how long the ones following it are waited for to join its batch
 
 
 class RunRefused(Exception):
@@ -598,11 +602,15 @@ class Runner:
             steady=SteadyWatch(self.plan.setup.precondition) if step.phase == STEADY else None,
         )
         events: queue.Queue[tuple[str, Event]] = queue.Queue()
+        for transport in transports.values():
+            if isinstance(transport, PushesEvents):
+                transport.push_to(events.put)
         threads = [
             threading.Thread(
                 target=self._pump, args=(name, transport, events), daemon=True, name=f"fiometer-{name}"
             )
             for name, transport in transports.items()
+            if not isinstance(transport, PushesEvents)
         ]
         for th in threads:
             th.start()
@@ -664,21 +672,36 @@ class Runner:
     def _follow(
         self, loop: StepLoop, events: queue.Queue[tuple[str, Event]], transports: dict[str, Transport]
     ) -> None:
-        """Feed the managers' events and the time to ``loop`` until every manager has ended."""
+        """Feed the managers' events and the time to ``loop`` until every manager has ended. What waited in
+        the queue, and what followed within GATHER_S (the servers' reports of one second come as a wave), is
+        handled as one batch (its samples told together: one store transaction), and the
+        liveness figures are read and judged at most every TICK_S (with 64 managers, once per event was
+        64 judgements of every manager a second), and at once when a manager ends."""
+        ticked = -math.inf
         while not loop.over:
             try:
-                name, ev = events.get(timeout=0.25)
+                batch = [events.get(timeout=0.25)]
             except queue.Empty:
-                name, ev = "", None
+                batch = []
+            gather_until = time.monotonic() + GATHER_S  # fio servers report together: take the wave
+            while batch and len(batch) < BATCH_MAX:
+                try:
+                    batch.append(events.get(timeout=max(gather_until - time.monotonic(), 0.0)))
+                except queue.Empty:
+                    break
             now = time.monotonic()
-            if ev is not None:
-                loop.on_event(name, ev, now)
-            loop.on_tick(
-                now,
-                {n: t.bytes_received for n, t in transports.items()},
-                {n: t.last_heard for n, t in transports.items()},
-                {n: t.fio_side for n, t in transports.items()},
-            )
+            with loop.batch():
+                for name, ev in batch:
+                    loop.on_event(name, ev, now)
+                if now - ticked < TICK_S and not any(isinstance(ev, Finished) for _n, ev in batch):
+                    continue
+                ticked = now
+                loop.on_tick(
+                    now,
+                    {n: t.bytes_received for n, t in transports.items()},
+                    {n: t.last_heard for n, t in transports.items()},
+                    {n: t.fio_side for n, t in transports.items()},
+                )
             self._stop_later(now, loop.finished)
         loop.flush()
 

@@ -10,13 +10,15 @@ manager. So the whole logic of a step can be driven by a scripted list of events
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Protocol
 
 from app.engine.common.message_gate import MessageGate
 from app.engine.jobs.jobfile import JobFile, JobInfo
 from app.engine.jobs.network_jobs import net_failure_hint
 from app.engine.jobs.sequence import Step
+from app.engine.run.live_notes import LiveNotes
 from app.engine.run.step_watch import Action, StepWatch
 from app.engine.sampling.telemetry import Sample, StepTelemetry
 from app.engine.transports.transport import Event, Finished, FioSide, Message, Snapshot
@@ -114,16 +116,35 @@ class StepLoop:
         }  # fio's warnings and errors, per manager
         self.gates = {name: MessageGate() for name in files}
         self._told: set[str] = set()  # managers whose end the listener and the telemetry have had
+        self.notes = (
+            LiveNotes()
+        )  # late / answering again / ...: one line per kind and second, not per manager
+        self._now = 0.0  # the newest time given (on_event, on_tick)
+        self._held: list[Sample] | None = None  # samples gathered while a batch of events is handled
 
     @property
     def over(self) -> bool:
         return len(self.finished) >= len(self.files)
 
     # --- events ------------------------------------------------------------------------------
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Events handled together (what waited in the runner's queue, then a tick): their samples reach
+        the listener as one list (one store transaction, one hand-over to the window), told before any
+        message or manager's end that follows them, so the order is kept."""
+        self._held = []
+        try:
+            yield
+        finally:
+            held, self._held = self._held, None
+            if held:
+                self._deliver(held)
+
     def on_event(self, name: str, ev: Event, now: float) -> None:
         """One event from manager ``name``'s transport (ignored once that manager has ended)."""
         if name in self.finished:
             return
+        self._now = max(self._now, now)
         if isinstance(ev, Snapshot):
             self.on_snapshot(name, ev, now)
         elif isinstance(ev, Message):
@@ -142,7 +163,7 @@ class StepLoop:
         if msg.level in ("warning", "error"):
             self.said[name].append(msg.text)
         if self.gates[name].admit(msg.text):
-            self.listener.message(self.step, msg)
+            self._say(msg)
 
     def on_finished(self, name: str, ev: Finished) -> None:
         forced = self.watch.forced_reason(name, ev.ok)
@@ -175,17 +196,23 @@ class StepLoop:
         """Time passed (``now``: time.monotonic()): deadlines and stalls, managers that ended, the second's
         numbers. ``bytes_received`` / ``last_heard`` / ``fio_side``: each running manager's liveness figures
         (Transport)."""
+        self._now = max(self._now, now)
         self._act(self.watch.due(now, bytes_received, last_heard, fio_side))
+        for note in self.notes.due(now):
+            self._tell(note)
         for name, ended in self.finished.items():
             if name not in self._told:
                 self._told.add(name)
                 self._emit(self.telemetry.manager_done(name, failed=not ended.ok))
+                self._release()
                 self.listener.manager_finished(self.step, ended)  # as it happens: a failure shows at once
         self._emit(self.telemetry.tick(now))
 
     def flush(self) -> None:
-        """Every manager has ended: the numbers still held back."""
+        """Every manager has ended: the numbers and liveness notes still held back."""
         self._emit(self.telemetry.flush())
+        for note in self.notes.flush():
+            self._tell(note)
 
     # --- the end -----------------------------------------------------------------------------
     def closing_messages(self, dropped: Mapping[str, str | None]) -> list[Message]:
@@ -231,16 +258,37 @@ class StepLoop:
     def _emit(self, samples: list[Sample]) -> None:
         if not samples:
             return
+        if self._held is not None:
+            self._held += samples
+            return
+        self._deliver(samples)
+
+    def _deliver(self, samples: list[Sample]) -> None:
         self.listener.samples(self.step, samples)
         if self.steady is not None and steady_reached(self.steady, samples):
             self.steady = None
             self.control.end_step()
 
+    def _say(self, msg: Message) -> None:
+        """Tell a message now, or hold a liveness note for its kind's summary line (``live_notes``)."""
+        for m in self.notes.add(msg, self._now):
+            self._tell(m)
+
+    def _tell(self, msg: Message) -> None:
+        self._release()
+        self.listener.message(self.step, msg)
+
+    def _release(self) -> None:
+        """The samples gathered so far are told first (what came before a message stays before it)."""
+        if self._held:
+            held, self._held = self._held, []
+            self._deliver(held)
+
     def _act(self, actions: list[Action]) -> bool:
         """Apply the watch's actions; False when the report that caused them must not be used."""
         use = True
         for a in actions:
-            self.listener.message(self.step, Message(a.manager, a.text, a.level))
+            self._say(Message(a.manager, a.text, a.level))
             if a.kind in ("stop", "abort"):  # a deadline passed, a manager silent or sending nonsense
                 log.warning("step %d, manager %s: %s: %s", self.step.index + 1, a.manager, a.kind, a.text)
             if a.kind == "stop":

@@ -11,7 +11,8 @@ ETA polls and may send text while its jobs are stuck):
   So a step ends by ramp + run + grace + ``LATE_DATA_S`` at the latest, or ``BEHIND_S`` later for a
   manager that is behind: its reports still arrive but, on fio's own clock (the jobs' runtime), it
   has not yet reached its ramp + run time (a busy host whose reports arrive late). It is told once
-  and waited for; if it has not ended by then, it is stopped as above.
+  and waited for; if it has not ended by then, it is stopped as above, unless fio's clock in its
+  reports still moves: then it is waited for until that clock passes the planned end + grace.
 - **Stall**: reports keep coming but fio's I/O counters have not moved for ``stall_s``, or the
   server still answers (its ETA replies, text) but no report and no report data came for
   ``stall_s``: stopped, failed, and aborted ``STOP_GRACE_S`` later (a job process stopped or stuck
@@ -27,7 +28,9 @@ newest report arrived at the socket, fio's own clock in it, whether the server's
 by that, not by when its events got through our own queues: a loaded Fiometer that is seconds behind
 with the data must not stop a server that reports on time. A server whose part is over is waited for
 (its final numbers are on their way through our pipes), and so is one whose reader is behind (bytes
-wait unread on its socket: the server may be blocked only by us), up to BEHIND_S past the deadline;
+wait unread on its socket: the server may be blocked only by us), up to BEHIND_S past the deadline,
+and after that for as long as our side still hands on its reports and they move (a loaded Fiometer
+working through its backlog must not stop a server that did its part on time);
 one whose reports reach the socket is not late, stalled for want of reports, or past its deadline
 while its clock is short of the end.
 """
@@ -74,6 +77,7 @@ class _State:
     fio_clock_s: float | None = None  # the newest report's job runtime on fio's clock (ramp included)
     behind_said: bool = False
     clock_done_at: float | None = None  # when a report first showed fio's clock at the planned end
+    clock_moved_at: float | None = None  # when fio's clock in its reports last moved forward
     heard_report: float | None = None  # the transport's own note of its newest report's arrival (fio_side)
     ended: bool = False  # the transport says the server's part is over (its events may still be queued)
     unread: bool = False  # the transport's reader is behind: bytes wait unread on the socket
@@ -163,7 +167,7 @@ class StepWatch:
 
     def _clock(self, st: _State, clock: float | None, now: float) -> None:
         if clock is not None and (st.fio_clock_s is None or clock > st.fio_clock_s):
-            st.fio_clock_s = clock
+            st.fio_clock_s, st.clock_moved_at = clock, now
             if st.clock_done_at is None and self.planned_s > 0 and clock >= self.planned_s:
                 st.clock_done_at = now
 
@@ -195,7 +199,11 @@ class StepWatch:
                     st.heard_report = min(report_at, now)
                 self._clock(st, clock, now)
             start = st.running_since if st.running_since is not None else self.go_at + SETUP_S
-            if (st.ended or st.unread) and not st.forced and now < start + self.limit + BEHIND_S:
+            if (
+                (st.ended or st.unread)
+                and not st.forced
+                and (now < start + self.limit + BEHIND_S or self._delivering(st, now))
+            ):
                 continue  # over at the server (its events are on their way to us), or our reader is behind
             if st.forced_at is not None:
                 quiet = now - st.bytes_changed_at >= STOP_GRACE_S
@@ -214,7 +222,8 @@ class StepWatch:
                         (
                             f"manager {self.where[name]} is behind: {now - start:.0f} s after its jobs started, its "
                             f"newest report shows {st.fio_clock_s:.0f} s of {self.planned_s:g} s on fio's own clock "
-                            f"(its reports arrive late); waiting up to {BEHIND_S:g} s more for it to end"
+                            f"(its reports arrive late); waiting up to {BEHIND_S:g} s more for it to end, longer "
+                            "while fio's clock in its reports still moves"
                         ),
                     )
                 )
@@ -287,18 +296,37 @@ class StepWatch:
         return out
 
     def _behind(self, st: _State, now: float, start: float) -> bool:
-        """Within BEHIND_S of the deadline and still reporting, but not yet at its planned end on fio's
-        clock, or there less than the grace ago (its final report is on its way, like anyone's)."""
+        """Still reporting, but not yet at its planned end on fio's clock, or there less than the grace ago
+        (its final report is on its way, like anyone's): within BEHIND_S of the deadline, or later while
+        fio's clock in its reports still moves (our side works through a backlog; the server's own clock
+        bounds the wait: past its planned end + grace it is stopped)."""
         heard = self._heard(st)
         if (
             self.planned_s <= 0
             or st.fio_clock_s is None
             or heard is None
             or now - heard >= self.stall_s
-            or now >= start + self.limit + BEHIND_S
+            or (now >= start + self.limit + BEHIND_S and not self._clock_moving(st, now))
         ):
             return False
         return st.clock_done_at is None or now < st.clock_done_at + self.grace
+
+    def _clock_moving(self, st: _State, now: float) -> bool:
+        """fio's clock in this manager's reports moved within the stall limit."""
+        return st.clock_moved_at is not None and now - st.clock_moved_at < self.stall_s
+
+    def _delivering(self, st: _State, now: float) -> bool:
+        """Our side still hands on this manager's reports, and they move (fio's clock or its I/O counters)
+        within the stall limit: a server whose part is over (or whose bytes wait on our socket) is waited
+        for past BEHIND_S while the backlog in our own pipes shrinks; its finite backlog bounds the wait."""
+        return (
+            st.last_report is not None
+            and now - st.last_report < self.stall_s
+            and (
+                self._clock_moving(st, now)
+                or (st.changed_at is not None and now - st.changed_at < self.stall_s)
+            )
+        )
 
     def _force(self, st: _State, name: str, now: float, kind: str, reason: str) -> list[Action]:
         st.forced, st.forced_at = reason, now

@@ -21,7 +21,7 @@ import queue
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +84,8 @@ class HostedRemote:
         self._answer = threading.Event()
         self._refusal: str | None = None
         self._events: queue.Queue[Event] = queue.Queue()
+        self._put: Callable[[tuple[str, Event]], None] | None = None  # push_to's: events go there instead
+        self._put_lock = threading.Lock()
         self.loaded_at: float | None = None
         self._status: Status = (0, None, None, None, None, None, False, False)
         self._ended = False  # its Finished (or refusal) has been handed on
@@ -134,6 +136,17 @@ class HostedRemote:
             if isinstance(ev, Finished):
                 return
 
+    def push_to(self, put: Callable[[tuple[str, Event]], None]) -> None:
+        """Hand each event, with this manager's name, to ``put`` on the host's reader thread (no thread
+        of the runner's per manager); what came before goes first, in order."""
+        with self._put_lock:
+            while True:
+                try:
+                    put((self.name, self._events.get_nowait()))
+                except queue.Empty:
+                    break
+            self._put = put
+
     def stop(self) -> None:
         self._host.send(("stop", self._key))
 
@@ -171,7 +184,11 @@ class HostedRemote:
     def _event(self, ev: Event, status: Status) -> None:
         self._set_status(status)
         self._ended = self._ended or isinstance(ev, Finished)
-        self._events.put(ev)
+        with self._put_lock:
+            if self._put is not None:
+                self._put((self.name, ev))
+            else:
+                self._events.put(ev)
 
     def _lost(self, text: str) -> None:
         if not self._answer.is_set():
@@ -189,6 +206,10 @@ class RemoteHost:
             kwargs["env"] = {**kwargs.get("env", os.environ), LOG_FILE_ENV: log_file}
         status_r = status_w = None
         if os.name == "posix":  # liveness on a pipe of its own, not queued behind the reports' data
+            # its own session: under Linux's autogroup scheduling the child is a group of its own, so its
+            # decoding threads do not share the window's group (and CPU share) with the GUI thread; it
+            # ignores Ctrl-C anyway, and ends when its pipe from this process closes
+            kwargs["start_new_session"] = True
             status_r, status_w = os.pipe()
             kwargs["env"] = {**kwargs.get("env", os.environ), STATUS_FD_ENV: str(status_w)}
             kwargs["pass_fds"] = (status_w,)

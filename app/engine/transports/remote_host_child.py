@@ -14,7 +14,7 @@ over, and whether bytes wait unread on its socket while its reader is behind.
 
 Fan-in: a manager's thread never writes to the pipe itself. It hands each event to the process's outbox
 (a lock-free queue put) and goes back to its socket; one writer thread sends whatever has gathered as one
-message. So a slow pipe (the parent busy) delays data, never the reading of sockets or the status, and
+message (BATCH_EVENTS at most). So a slow pipe (the parent busy) delays data, never the reading of sockets or the status, and
 64 reader threads do not queue on one lock (they did: ~40 % of the child's samples waited there). Commands from the parent:
 ``("start", key, host, port, name, job_text, status_interval, shown_as)``, ``("go"|"stop"|"abort", key)`` and
 ``("end",)``. The end of the pipe (the parent gone) aborts every manager: each server is told to end
@@ -44,6 +44,9 @@ STATUS_FD_ENV = (
 )
 # bytes_received, last_heard, job_started_at, dropped_note, report_at, fio_clock_s, ended, unread (see the module's text)
 Status = tuple[int, float | None, float | None, str | None, float | None, float | None, bool, bool]
+# events per message at most: the parent unpickles a message in one call holding the GIL (64 reports
+# took 16-32 ms), so a backlog goes in slices the window's event loop can run between
+BATCH_EVENTS = 16
 NICE = 10  # below the window's process (Windows: the child starts at BELOW_NORMAL priority instead)
 _LENGTH = struct.Struct("<I")
 
@@ -163,9 +166,9 @@ class _Child:
                 return
 
     def _gathered(self, first: tuple[Any, ...]) -> tuple[list[tuple[Any, ...]], bool]:
-        """``first`` and whatever else waits in the outbox; whether the end (None) was among it."""
+        """``first`` and what else waits in the outbox (BATCH_EVENTS at most); whether the end (None) was among it."""
         batch, end = [first], False
-        while not end:
+        while not end and len(batch) < BATCH_EVENTS:
             try:
                 nxt = self.outbox.get_nowait()
             except queue.Empty:

@@ -6,7 +6,7 @@ Everything above this interface (telemetry, runner, store, UI) is the same for l
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -114,6 +114,16 @@ class TakesDescriptors(Transport, Protocol):
 
     pass_fds: tuple[int, ...]
     disks: tuple[str, ...]
+
+
+@runtime_checkable
+class PushesEvents(Transport, Protocol):
+    """A transport whose events already arrive on a thread of its own (a remote manager read in a child
+    process): it hands each one, with its manager's name, to ``put`` instead of being iterated by a thread
+    of the runner's (one thread per manager woken for every event was a wave of 64 thread switches a
+    second at 64 hosts). Events that came before keep their order; it ends after Finished."""
+
+    def push_to(self, put: Callable[[tuple[str, Event]], None]) -> None: ...
 
 
 class TransportError(Exception):

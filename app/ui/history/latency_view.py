@@ -31,6 +31,7 @@ from app.ui.history.store_tasks import StoreTasks
 from app.ui.history.stored_series import StoredRun
 from app.ui.run.charts import PALETTE, PLOT_MIN_HEIGHT
 from app.ui.run.live_data import SeriesKey
+from app.ui.run.step_lines import StepLines
 from app.ui.widgets import scrolling
 
 BAR_COLOR = PALETTE[0]
@@ -135,7 +136,8 @@ class LatencyView(QWidget):
         self.hist_legend = self.hist_plot.addLegend(offset=(-6, 4), labelTextSize="8pt")
         self._marks: list[pg.GraphicsObject] = []  # drawn on the histogram
         self._keys: list[pg.PlotDataItem] = []  # the histogram legend's samples
-        self._step_lines: list[pg.InfiniteLine] = []
+        self.step_lines = StepLines(pg.mkPen(style=Qt.PenStyle.DotLine))  # one item, every step
+        self.heat_plot.addItem(self.step_lines, ignoreBounds=True)
 
         # each chart, or in its place what keeps it from being drawn
         self.hist_stack, self.hist_missing = _with_placeholder(self.hist_widget)
@@ -258,9 +260,7 @@ class LatencyView(QWidget):
 
     def _draw_heat(self, m: HeatMap | None, one_step: bool) -> None:
         plot = self.heat_plot
-        for line in self._step_lines:
-            plot.removeItem(line)
-        self._step_lines = []
+        self.step_lines.set_xs([])
         plot.setLabel(
             "bottom", "time since the step started (s)" if one_step else "time since the run started (s)"
         )
@@ -280,14 +280,12 @@ class LatencyView(QWidget):
         with np.errstate(divide="ignore", invalid="ignore"):
             self.p99_curve.setData(centres, np.log10(m.p99_ns))
         if not one_step and self.data is not None:
-            for s in self.data.run.steps[1:]:
-                at = self.data.offsets.get(s.id)
-                if at is not None and m.t_edges[0] < at < m.t_edges[-1]:
-                    line = pg.InfiniteLine(
-                        at, angle=90, pen=pg.mkPen(self._fg, width=1, style=Qt.PenStyle.DotLine)
-                    )
-                    plot.addItem(line)
-                    self._step_lines.append(line)
+            starts = (self.data.offsets.get(s.id) for s in self.data.run.steps[1:])
+            self.step_lines.pen.setColor(self._fg)  # the palette's text colour, as the axes
+            self.step_lines.update()
+            self.step_lines.set_xs(
+                [at for at in starts if at is not None and m.t_edges[0] < at < m.t_edges[-1]]
+            )
         width = float(m.t_edges[1] - m.t_edges[0])
         plot.setTitle(
             f"Response times over time: a column per {width:.2g} s, dashed: its p99",

@@ -19,8 +19,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.iometer_import import is_iometer_run
-from app.report.tables import summary_table
-from app.store import StoreError, open_store
+from app.analysis.validity import Note
+from app.report.tables import Table, summary_table
+from app.store import Run, StoreError, open_store
+from app.store.run_extras import stored_notes
 from app.ui.history.history_model import local_time
 from app.ui.history.latency_view import LatencyView
 from app.ui.history.report_table import ReportTableWidget
@@ -77,16 +79,12 @@ def scopes(data: StoredRun) -> list[tuple[str, list[SeriesKey], list[str]]]:
     return out
 
 
-def run_notes(store, run_id: int) -> list:
-    """The run's validity notes (stored, or computed for a run stored without them)."""
-    from app.analysis.validity import notes_of
-    from app.store.queries import get_run
-    from app.store.run_extras import stored_notes
+def run_notes(store, run: Run) -> tuple[list, str]:
+    """The validity notes of a run stored without them (computed from what the store kept, and kept with
+    it: the next opening reads them), and how they were had (``validity.notes_kept``)."""
+    from app.analysis.validity import notes_kept
 
-    outline = get_run(store, run_id, result_levels=())  # no results: every level's histograms of every step
-    if stored_notes(outline) is not None:
-        return notes_of(outline, store)
-    return notes_of(get_run(store, run_id), store)  # reads fio's outputs only for a run stored without notes
+    return notes_kept(store, run)
 
 
 class RunView(QWidget):
@@ -209,9 +207,16 @@ class RunView(QWidget):
 
     def load(self) -> None:
         fields = self.charts.fields()
+        run_id = self.run_id
+
+        def read(store) -> tuple[StoredRun, Table]:
+            data = load_run(store, run_id, fields=fields)
+            # the results table too (each step's p99 merges its histograms): on the store's thread
+            return data, summary_table(data.run, p99=not is_iometer_run(data.run))
+
         self.tasks.submit(
             f"reading run {self.run_id}",
-            lambda store: load_run(store, self.run_id, fields=fields),
+            read,
             self._loaded,
             self._failed,
             owner=self,
@@ -221,7 +226,8 @@ class RunView(QWidget):
         self.banner_text.setText(f"Stored run {self.run_id} cannot be shown: {message}")
         self.failed.emit(message)
 
-    def _loaded(self, data: StoredRun) -> None:
+    def _loaded(self, loaded: tuple[StoredRun, Table]) -> None:
+        data, table = loaded
         self.data = data
         r = data.run
         host = r.host.get("hostname") or ""
@@ -239,7 +245,6 @@ class RunView(QWidget):
             f"{len(r.steps)} step{'s' * (len(r.steps) != 1)}. Not a live test: these are the numbers kept in the "
             "results database."
         )
-        table = summary_table(r, p99=not is_iometer_run(r))
         self.table.set_table(table)
         self.table_notes.setText("\n".join(table.notes))
         msgs = [m for s in r.steps for m in s.messages] + r.messages
@@ -253,13 +258,18 @@ class RunView(QWidget):
             self.views.indexOf(self.results_page),
             RESULTS_TAB + (f" ({n} warning{'s' * (n != 1)})" if n else ""),
         )
-        self.tasks.submit(
-            f"reading run {r.id}'s validity notes",
-            lambda store: run_notes(store, r.id),
-            self.validity.set_notes,
-            lambda _m: None,
-            owner=self,
-        )
+        kept = stored_notes(r)
+        if kept is not None:  # read with the run: shown before the charts are first laid out
+            self.validity.set_notes([Note.from_json(d) for d in kept])
+        else:  # stored by an older Fiometer: computed once, off the GUI thread, then kept with the run
+            self.validity.set_computing()
+            self.tasks.submit(
+                f"computing run {r.id}'s validity notes",
+                lambda store: run_notes(store, r),
+                lambda done: self.validity.set_notes(done[0]),
+                self.validity.set_failed,
+                owner=self,
+            )
 
         self.step.blockSignals(True)
         self.step.clear()

@@ -85,8 +85,9 @@ def load_run(
         for step_id, level, manager, key, source, last in conn.execute(
             "SELECT series.step_id, level, manager, key, coalesce(same_as, series.id), "
             f"{last_t_sql('coalesce(same_as, series.id)')} "
-            "FROM series JOIN steps ON steps.id = series.step_id WHERE steps.run_id = ? ORDER BY series.id",
-            (run_id,),
+            "FROM series JOIN steps ON steps.id = series.step_id WHERE steps.run_id = ? "
+            f"AND level IN ({', '.join('?' * len(levels))}) ORDER BY series.id",  # targets' last times unread
+            (run_id, *levels),
         ):
             if level not in levels or last is None:
                 continue

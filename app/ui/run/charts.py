@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from app.ui.run.decimate import PeakGrid, clip_indices
 from app.ui.run.live_data import CHART_FIELDS, Block, LiveResults, SeriesKey
 from app.ui.run.many_curves import Layout, ManyCurves, bands, polylines
+from app.ui.run.step_lines import StepLines
 
 pg.setConfigOptions(antialias=False, useNumba=False)
 
@@ -243,10 +244,15 @@ class StepAxis(pg.AxisItem):
         return [(1.0, shown)]
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+        """Each value's mark (tickValues gives the marks' own x: looked up, not searched, for 48 steps)."""
+        at = {x: label for x, label in reversed(self.marks)}  # the first mark at an x, as min() found it
         out = []
         for v in values:
-            near = min(self.marks, key=lambda m: abs(m[0] - v * scale), default=None)
-            out.append(near[1] if near is not None else "")
+            label = at.get(v * scale)
+            if label is None:
+                near = min(self.marks, key=lambda m: abs(m[0] - v * scale), default=None)
+                label = near[1] if near is not None else ""
+            out.append(label)
         return out
 
 
@@ -310,7 +316,9 @@ class _Chart:
         self.p99_dots: list[pg.PlotDataItem] = []  # a marker where a p99 point stands alone
         self.many: ManyCurves | None = None  # many-series mode: one item draws every group
         self.pens: list[QPen] = []
-        self.marks: list[pg.InfiniteLine] = []
+        # every step boundary as one item (dotted lines; their names are in the band above: self.steps)
+        self.marks = StepLines(pg.mkPen(MARK_COLOR, style=Qt.PenStyle.DotLine))
+        self.plot.addItem(self.marks, ignoreBounds=True)
         # "not measured", in the middle of the plot, when the statistic has no numbers for what is shown
         self.note = pg.TextItem("", color=MARK_COLOR, anchor=(0.5, 0.5))
         vb = self.plot.getViewBox()
@@ -592,9 +600,7 @@ class ChartGrid(QWidget):
 
     def clear_marks(self) -> None:
         for c in self.charts:
-            for m in c.marks:
-                c.plot.removeItem(m)
-            c.marks = []
+            c.marks.set_xs([])
             c.steps.set_marks([])
         self._marks_drawn = 0
 
@@ -611,13 +617,9 @@ class ChartGrid(QWidget):
         if len(live.steps) < self._marks_drawn:
             self.clear_marks()
         if len(live.steps) != self._marks_drawn:
-            for mark in live.steps[self._marks_drawn :]:
-                for c in self.charts:
-                    line = pg.InfiniteLine(
-                        mark.x, angle=90, pen=pg.mkPen(MARK_COLOR, style=Qt.PenStyle.DotLine)
-                    )
-                    c.plot.addItem(line, ignoreBounds=True)
-                    c.marks.append(line)
+            xs = [m.x for m in live.steps]
+            for c in self.charts:
+                c.marks.set_xs(xs)
             names = [(m.x, f"#{m.label.split(':')[0]}") for m in live.steps]
             for c in self.charts:  # named in the band above the plot, where no label covers data
                 c.steps.set_marks(names)
