@@ -49,6 +49,7 @@ case "$mode" in
     .venv/bin/ruff format --check . >/dev/null || {  # the tree is kept formatted (.git-blame-ignore-revs)
       .venv/bin/ruff format --diff . | head -40; echo "bootstrap: run 'ruff format .'" >&2; exit 1; }
     .venv/bin/lint-imports --no-cache          # the layers of docs/architecture.md ([tool.importlinter])
+    .venv/bin/ruff check --select C901 --config 'lint.mccabe.max-complexity=15' app/engine  # no engine function above complexity 15
     .venv/bin/python .ci/mypy_ratchet.py       # type errors per file may only fall (.ci/mypy-baseline.txt)
     export QT_QPA_PLATFORM=offscreen
     rc=0

@@ -95,6 +95,8 @@ class ProgressPrinter(RunListener):
         self.out = out if out is not None else sys.stdout
         self.tty = self.out.isatty()
         self.step_seconds = 0  # ramp-up + run time of the current step, as its job file says; 0: until Stop
+        self.ramp_seconds = 0  # the current step's ramp-up, as its job file says
+        self.fio_seconds: float | None = None  # the step's time on fio's clock, from its managers' reports
         self.steps: list[Step] = []
         self.step_start = 0.0
         self.latest: dict[str, Metrics] = {}
@@ -122,6 +124,8 @@ class ProgressPrinter(RunListener):
     def step_started(self, step: Step, jobfiles) -> None:
         self.step_start = time.monotonic()
         self.step_seconds = max((jf.step_seconds for jf in jobfiles.values()), default=0)
+        self.ramp_seconds = max((jf.ramp_up for jf in jobfiles.values()), default=0)
+        self.fio_seconds = None
         self.latest = {}
         self._print(
             f"Step {step.index + 1}/{len(self.steps)}: {step.spec_label}, "
@@ -132,7 +136,9 @@ class ProgressPrinter(RunListener):
         for s in samples:
             if s.level in ("manager", "all"):
                 self.latest["ALL" if s.level == "all" else s.key] = s.interval
-        elapsed = time.monotonic() - self.step_start
+            if s.level == "manager":
+                self.fio_seconds = max(self.fio_seconds or 0.0, self.ramp_seconds + s.whole.seconds)
+        elapsed = self.elapsed()
         limit = self.step_seconds
         when = f"{elapsed:5.0f}s" + (
             f"/{limit}s" if limit and elapsed <= limit + 0.5 else f" ({limit}s planned)" if limit else ""
@@ -141,6 +147,12 @@ class ProgressPrinter(RunListener):
         if len(parts) > 1 and "ALL" in self.latest:
             parts.append(f"ALL: {brief(self.latest['ALL'])}")
         self._print(f"  [{step.index + 1}/{len(self.steps)} {when}] " + " | ".join(parts), transient=True)
+
+    def elapsed(self) -> float:
+        """How far the step is, on fio's clock: the ramp-up and the longest measured runtime in the managers'
+        reports (the time fio is given counts from its I/O's start, not from this process starting fio: a
+        loaded machine must not show a step running over). Wall time since the step began, before any report."""
+        return self.fio_seconds if self.fio_seconds is not None else time.monotonic() - self.step_start
 
     def message(self, step: Step | None, message: Message) -> None:
         if message.level in ("warning", "error"):

@@ -2,6 +2,7 @@
 
 import json
 import os
+import platform
 import shutil
 import signal
 import subprocess
@@ -11,10 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from app.engine.run.endpoint import ManagerEndpoint
+from app.engine.run.runner import Runner, RunOptions
 from app.engine.sampling.telemetry import StepTelemetry
 from app.engine.transports.local_fio import LocalFio, _children
 from app.engine.transports.transport import Finished, Message, Snapshot, TransportError
-from tests.telemetry_support import SampleBatch, follow_step
+from app.model.plan import LOCAL
+from tests.integration.test_remote_faults import Collect, plan_for
 
 pytestmark = pytest.mark.fio
 
@@ -112,21 +116,26 @@ def test_whole_step_matches_fio_and_intervals_add_up():
     assert tel.hist_sources == {"lat_ns"}
 
 
-def test_all_equals_the_sum_over_two_managers_running_at_once():
-    a, b = LocalFio("A"), LocalFio("B")
-    a.start(null_job("a1", 2), status_interval=0.5)
-    b.start(null_job("b1", 2, "randrw"), status_interval=0.5)
-    tel = StepTelemetry({"a1": ("A", "w", "t"), "b1": ("B", "w", "t")})
-    items = list(follow_step([a, b], tel))
-    finished = [i for i in items if isinstance(i, Finished)]
-    assert sorted(f.manager for f in finished) == ["A", "B"] and all(f.ok for f in finished)
-    finals = {
-        i.snapshot.manager: json.loads(i.snapshot.raw)
-        for i in items
-        if isinstance(i, SampleBatch) and i.snapshot.final
+def _two_local_managers(tmp_path, transport=LocalFio) -> tuple[Runner, Collect]:
+    """A 2-s null-engine step on two local managers, followed by the production runner (StepLoop)."""
+    path = shutil.which("fio") or "fio"
+    endpoints = {
+        n: ManagerEndpoint(n, platform.system(), lambda n=n: transport(n, path), LOCAL, "")
+        for n in ("M1", "M2")
     }
-    assert set(finals) == {"A", "B"}
-    res = tel.final_results()
+    collect = Collect()
+    options = RunOptions(run_time=2, engine="null", file_size=1 << 20, status_interval=0.5)
+    return Runner(plan_for(tmp_path, 2), endpoints, collect, options), collect
+
+
+def test_all_equals_the_sum_over_two_managers_running_at_once(tmp_path):
+    runner, collect = _two_local_managers(tmp_path)
+    assert runner.run() == "complete", [m.text for m in collect.messages]
+    outcome = collect.outcomes[0]
+    assert sorted(outcome.finished) == ["M1", "M2"] and all(f.ok for f in outcome.finished.values())
+    finals = {name: json.loads(raw) for name, raw in outcome.raw_output.items() if raw}
+    assert set(finals) == {"M1", "M2"}
+    res = outcome.results
     al = res[-1]
     assert al.level == "all" and al.final
     managers = [s for s in res if s.level == "manager"]
@@ -138,6 +147,31 @@ def test_all_equals_the_sum_over_two_managers_running_at_once():
         j[dd]["total_ios"] for doc in finals.values() for j in doc["jobs"] for dd in ("read", "write")
     )
     assert al.whole.ios == fio_ios
+
+
+class _BreaksAfterItsFirstReport(LocalFio):
+    """Local fio whose events break after the first report, as a transport with a bug would."""
+
+    def events(self):
+        for ev in super().events():
+            yield ev
+            if isinstance(ev, Snapshot):
+                raise ConnectionError("socket closed")
+
+
+def test_a_transport_whose_events_break_fails_its_manager_and_the_step_still_ends(tmp_path):
+    def transport(name: str, path: str) -> LocalFio:
+        return (_BreaksAfterItsFirstReport if name == "M2" else LocalFio)(name, path)
+
+    runner, collect = _two_local_managers(tmp_path, transport)
+    runner.run()
+    assert collect.outcomes[0].status == "partial", [m.text for m in collect.messages]
+    finished = collect.outcomes[0].finished
+    assert finished["M1"].ok, finished["M1"].reason
+    assert not finished["M2"].ok and "socket closed" in finished["M2"].reason, finished["M2"].reason
+    assert any(
+        s.level == "manager" and s.manager == "M2" for s in collect.samples_by_step
+    )  # its report counted
 
 
 # --- stopping ----------------------------------------------------------------------------------------

@@ -1,12 +1,16 @@
 """The typing ratchet (.ci/mypy_ratchet.py): a file may not gain errors, and a strict file that is clean stays
-clean."""
+clean. The complexity guard (bootstrap.sh's test stage): no function in app/engine above complexity 15."""
 
 from __future__ import annotations
 
 import importlib.util
+import shlex
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,3 +49,45 @@ def test_an_error_line_names_its_file():
 def test_the_committed_baseline_is_readable():
     r = _ratchet()
     assert sum(r.read_baseline().values()) > 0  # the rooms still to type are listed with their counts
+
+
+RUFF = Path(sys.executable).parent / "ruff"
+needs_ruff = pytest.mark.skipif(
+    not RUFF.exists(), reason="ruff is the Linux side's linter (not installed for Windows Python)"
+)
+
+
+def _complexity_guard() -> list[str]:
+    """The complexity guard's command, as bootstrap.sh's test stage runs it (its one C901 line)."""
+    lines = [ln for ln in (ROOT / "bootstrap.sh").read_text().splitlines() if "C901" in ln]
+    assert len(lines) == 1, lines
+    cmd = shlex.split(lines[0], comments=True)
+    assert cmd[0] == ".venv/bin/ruff" and cmd[-1] == "app/engine", cmd  # it guards the engine
+    return [str(RUFF), *cmd[1:]]
+
+
+def _function(name: str, branches: int) -> str:
+    """A function of complexity ``branches`` + 1."""
+    body = "".join(f"    if x == {i}:\n        return {i}\n" for i in range(branches))
+    return f"def {name}(x):\n{body}    return -1\n"
+
+
+@needs_ruff
+def test_the_complexity_guard_fails_on_a_function_over_15_and_names_it(tmp_path):
+    engine = tmp_path / "engine"
+    engine.mkdir()
+    (engine / "ok.py").write_text(_function("at_the_limit", 14))
+    guard = _complexity_guard()[:-1]
+    passed = subprocess.run([*guard, str(engine)], cwd=ROOT, capture_output=True, text=True)
+    assert passed.returncode == 0, passed.stdout + passed.stderr  # complexity 15 is allowed
+    (engine / "bad.py").write_text(_function("too_tangled", 15))
+    failed = subprocess.run([*guard, str(engine)], cwd=ROOT, capture_output=True, text=True)
+    assert failed.returncode == 1
+    assert "`too_tangled` is too complex (16 > 15)" in failed.stdout
+    assert "at_the_limit" not in failed.stdout
+
+
+@needs_ruff
+def test_no_engine_function_is_above_complexity_15():
+    run = subprocess.run(_complexity_guard(), cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -1,7 +1,9 @@
 """Test-type expansion against Iometer's own worked examples (docs/reference/iometer.md, "The test series")."""
 
+import pytest
+
 from app.engine.jobs.sequence import cycle_values, expand
-from app.model.plan import Cycling, QueueDepthCycling
+from app.model.plan import TEST_TYPES, Cycling, QueueDepthCycling
 from tests.helpers import grid
 
 
@@ -125,4 +127,15 @@ def test_a_hostile_plan_cannot_expand_without_bound():
     plan.setup.test_type = "CYCLE_OUTSTANDING_IOS"
     plan.setup.queue_depth_cycling = QueueDepthCycling(1, 65535, 1, "LINEAR")  # 20 x 65535 steps
     with pytest.raises(SequenceTooLong, match="more than 10000 test steps"):
+        expand(plan)
+
+
+def test_every_test_type_the_model_accepts_expands_and_an_unknown_one_is_refused():
+    for test_type in TEST_TYPES:
+        plan = grid(2, 2, 2, qd=4)
+        plan.setup.test_type = test_type
+        assert expand(plan), test_type  # each type has its steps (none falls through to "unknown")
+    plan = grid(1, 1, 1)
+    plan.setup.test_type = "CYCLE_EVERYTHING"
+    with pytest.raises(ValueError, match="unknown test type 'CYCLE_EVERYTHING'"):
         expand(plan)

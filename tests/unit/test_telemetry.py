@@ -4,10 +4,8 @@ import math
 import pytest
 
 from app.engine.sampling.telemetry import JobTracker, StepTelemetry
-from app.engine.transports.transport import Finished, Message, Snapshot
 from app.model.metrics import hist_percentile
 from tests.fio_fixtures import documents, snapshots
-from tests.telemetry_support import SampleBatch, follow_step
 
 TWO = {"plain": ("m", "w1", "t1"), "ramped": ("m", "w1", "t2")}
 
@@ -317,42 +315,17 @@ def test_repeated_final_document_gives_a_zero_length_interval():
     assert not math.isnan(t.interval.iops)
 
 
-# --- consumer API -----------------------------------------------------------------------------------
-class FakeTransport:
-    """Replays recorded snapshots; optionally breaks instead of finishing."""
-
-    def __init__(self, name, snaps, *, breaks=False):
-        self.name, self._snaps, self._breaks = name, snaps, breaks
-
-    def start(self, job_text, *, status_interval=1.0):
-        pass
-
-    def events(self):
-        yield Message(self.name, "fio is ending its jobs (signal 2)")
-        yield from self._snaps
-        if self._breaks:
-            raise ConnectionError("socket closed")
-        yield Finished(self.name, ok=True)
-
-    def stop(self):
-        pass
-
-    def abort(self):
-        pass
-
-
-def test_follow_step_merges_managers_and_survives_a_broken_transport():
-    a = FakeTransport("A", snapshots("two_jobs_ramp", "A"))
-    b = FakeTransport("B", snapshots("numjobs", "B", rename="b."), breaks=True)
+# --- two managers -------------------------------------------------------------------------------------
+def test_two_managers_reports_interleaved_each_give_their_own_samples():
+    """(The runner's StepLoop feeds StepTelemetry like this, one manager's report after another's; that a
+    transport breaking mid-step does not hang it: tests/integration/test_local_fio.py.)"""
+    a, b = snapshots("two_jobs_ramp", "A"), snapshots("numjobs", "B", rename="b.")
     tel = StepTelemetry({"plain": ("A", "w", "t1"), "ramped": ("A", "w", "t2"), "b.clones": ("B", "w", "t")})
-    items = list(follow_step([a, b], tel))
-    batches = [i for i in items if isinstance(i, SampleBatch)]
-    assert len(batches) == 5 + 3
-    assert all(isinstance(i.snapshot, Snapshot) for i in batches)
-    finished = {i.manager: i for i in items if isinstance(i, Finished)}
-    assert finished["A"].ok
-    assert not finished["B"].ok and finished["B"].reason == "lost the events of B: socket closed"
-    assert isinstance(items[-1], Finished) and len(finished) == 2
-    assert sum(isinstance(i, Message) for i in items) == 2
-    a_batches = [i.samples for i in batches if i.snapshot.manager == "A"]
-    assert of(a_batches[-1], "manager", "A").final
+    batches: dict[str, list[list]] = {"A": [], "B": []}
+    for i in range(max(len(a), len(b))):
+        for snaps in (a, b):
+            if i < len(snaps) and (out := tel.update(snaps[i])):
+                batches[snaps[i].manager].append(out)
+    assert (len(batches["A"]), len(batches["B"])) == (5, 3)
+    assert of(batches["A"][-1], "manager", "A").final and of(batches["B"][-1], "manager", "B").final
+    assert {s.manager for batch in batches["B"] for s in batch if s.level != "all"} == {"B"}

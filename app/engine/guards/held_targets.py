@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from app.engine.devices import linux_devices
 from app.engine.devices.linux_devices import ObjectId
 from app.engine.jobs.jobfile import JobFile, JobInfo
-from app.engine.jobs.placement import PlacementError, object_id, place_local
+from app.engine.jobs.placement import Placement, PlacementError, object_id, place_local
 from app.engine.jobs.targets import fio_filename
 
 CHUNK = 1 << 20
@@ -134,12 +134,30 @@ def _open_checked(
     path: str, jobs: list[JobInfo], arming: Arming, owns: Owns, backings: list[tuple[str, ObjectId]]
 ) -> tuple[int, bool, bool]:
     """(descriptor, Fiometer's own file, created now) for one target; raises HoldRefused."""
-    checked = jobs[0].placement
-    assert checked is not None
     writes = any(j.writes for j in jobs)
-    need = max(j.offset + (j.size or 0) for j in jobs)
     where = f"target {jobs[0].target_name!r} ({path})"
     again = "; nothing was written. Start the run again to have it checked (and asked) anew"
+    now = _placed_as_checked(path, jobs, writes, arming, backings, where, again)
+    if now.is_device:
+        return _open_device(path, now, writes, arming, where, again), False, False
+    if not now.exists:
+        return _create_test_file(path, where, again), False, True
+    need = max(j.offset + (j.size or 0) for j in jobs)
+    return (*_open_test_file(path, now, writes, need, arming, owns, where, again), False)
+
+
+def _placed_as_checked(
+    path: str,
+    jobs: list[JobInfo],
+    writes: bool,
+    arming: Arming,
+    backings: list[tuple[str, ObjectId]],
+    where: str,
+    again: str,
+) -> Placement:
+    """The target placed again now; raises HoldRefused unless it is still what was checked (and armed)."""
+    checked = jobs[0].placement
+    assert checked is not None
     try:
         now = place_local(path, jobs[0].is_device, backings=backings)
     except PlacementError as e:
@@ -153,33 +171,47 @@ def _open_checked(
         )
     if writes and now.in_use and path not in arming.in_use:
         raise HoldRefused(f"{where} is in use now ({'; '.join(now.in_use)}){again}")
-    if now.is_device:
-        if writes and arming.objects.get(path) != now.obj:
-            raise HoldRefused(f"{where}: {_what(now.obj)} was not armed for writing{again}")
-        flags = (os.O_RDWR if writes else os.O_RDONLY) | os.O_NOFOLLOW | os.O_CLOEXEC
-        if writes and path not in arming.in_use:
-            flags |= os.O_EXCL
-        try:
-            fd = os.open(path, flags)
-        except OSError as e:
-            words = f"{where}: {EBUSY_WORDS}" if e.errno == errno.EBUSY else _open_failed(where, path, e)
-            raise HoldRefused(words + again) from e
-        try:
-            _verify(fd, now.obj, where, again)
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd, False, False
-    if not now.exists:
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        except OSError as e:
-            raise HoldRefused(f"{where}: Fiometer cannot create the test file ({e.strerror}){again}") from e
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:  # pragma: no cover - O_EXCL makes a new file
-            os.close(fd)
-            raise HoldRefused(f"{where}: the new test file is not a plain file{again}")
-        return fd, False, True
+    return now
+
+
+def _open_device(path: str, now: Placement, writes: bool, arming: Arming, where: str, again: str) -> int:
+    """A device, opened exclusively when written (unless armed while in use) and verified to be the one placed."""
+    if writes and arming.objects.get(path) != now.obj:
+        raise HoldRefused(f"{where}: {_what(now.obj)} was not armed for writing{again}")
+    flags = (os.O_RDWR if writes else os.O_RDONLY) | os.O_NOFOLLOW | os.O_CLOEXEC
+    if writes and path not in arming.in_use:
+        flags |= os.O_EXCL
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        words = f"{where}: {EBUSY_WORDS}" if e.errno == errno.EBUSY else _open_failed(where, path, e)
+        raise HoldRefused(words + again) from e
+    try:
+        _verify(fd, now.obj, where, again)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _create_test_file(path: str, where: str, again: str) -> int:
+    """A new test file, created here (never one that appeared meanwhile)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as e:
+        raise HoldRefused(f"{where}: Fiometer cannot create the test file ({e.strerror}){again}") from e
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:  # pragma: no cover - O_EXCL makes a new file
+        os.close(fd)
+        raise HoldRefused(f"{where}: the new test file is not a plain file{again}")
+    return fd
+
+
+def _open_test_file(
+    path: str, now: Placement, writes: bool, need: int, arming: Arming, owns: Owns, where: str, again: str
+) -> tuple[int, bool]:
+    """(descriptor, Fiometer's own file) of an existing test file: written (or laid out to ``need`` bytes)
+    only if Fiometer left it there or the user armed it."""
     try:
         fd = os.open(
             path,
@@ -198,7 +230,7 @@ def _open_checked(
     except BaseException:
         os.close(fd)
         raise
-    return fd, own, False
+    return fd, own
 
 
 def _open_failed(where: str, path: str, e: OSError) -> str:

@@ -17,7 +17,7 @@ from app.engine.jobs.network_jobs import LOOPBACK
 from app.engine.jobs.placement import Placement, place_remote
 from app.engine.jobs.sequence import FILL, STEADY, Step
 from app.engine.jobs.specmap import spec_options
-from app.model.plan import DEFAULT_TEST_FILE_SIZE, PRECONDITION_FILL, AccessSpec, Plan, SpecLine
+from app.model.plan import DEFAULT_TEST_FILE_SIZE, PRECONDITION_FILL, AccessSpec, Plan, SpecLine, Worker
 
 DEFAULT_FILE_SIZE = DEFAULT_TEST_FILE_SIZE
 UNTIL_STOPPED = 365 * 24 * 3600  # Iometer run time 0:0:0 = until Stop
@@ -168,37 +168,9 @@ def step_jobfile(
             return place_remote(path, T.is_device_path(path), os_name, manager.name)
 
     manager = plan.managers[manager_index]
-    run = plan.setup.run_time if run_time is None else run_time
-    ramp = plan.setup.ramp_up if ramp_up is None else ramp_up
-    out = [
-        _comment(f"Fiometer job file{': ' + title if title else ''}"),
-        _comment(f"manager {manager.name!r}, step {step.index + 1}: {step.spec_label}"),
-        "[global]",
-        _line("ioengine", engine or ENGINE_BY_OS[os_name]),
-    ]
-    if os_name == T.WINDOWS:
-        out.append("thread")  # fio on Windows only supports threads; say so to avoid its warning
-    pc = plan.setup.precondition
-    if step.phase == FILL:  # every target written pass after pass, then the step ends
-        transfer, run, ramp = 0, UNTIL_STOPPED, 0
-    elif step.phase == STEADY:  # the runner ends it once the IOPS are steady (app.model.steady_state)
-        transfer, run, ramp = 0, pc.max_s, 0
-    else:
-        transfer = plan.setup.transfer_bytes
-    out += [_line("direct", "1" if plan.setup.direct_io else "0")] + (
-        [] if transfer or step.phase == FILL else [_line("time_based", "1")]
-    )
-    out.append(_line("runtime", str(run or UNTIL_STOPPED)))  # with a transfer: its upper limit
-    if ramp:
-        out.append(_line("ramp_time", str(ramp)))
-    # total-latency histogram (Iometer's response time) only: the completion one would double fio's output
-    out += [
-        _line("norandommap", "1"),
-        _line("continue_on_error", "io"),
-        _line("lat_percentiles", "1"),
-        _line("clat_percentiles", "0"),
-    ]
-
+    transfer, run, ramp = _phase_limits(plan, step, run_time, ramp_up)
+    out = _global_lines(plan, step, manager.name, os_name, engine, title, transfer, run, ramp)
+    loops = plan.setup.precondition.fill_passes if step.phase == FILL else None
     jf = JobFile(manager.name, "", run_time=run or UNTIL_STOPPED, ramp_up=ramp)
     for active in step.for_manager(manager_index):
         worker = manager.workers[active.worker]
@@ -213,13 +185,11 @@ def step_jobfile(
             placed = place(where.path)
             if placed.is_device and not where.is_device:  # a link to a device, found by its file type
                 where = T.ResolvedTarget(where.path, True, T.DEVICE_SECTOR)
-            name = job_name(manager_index, active.worker, tpos)
             size = target_bytes(
                 worker.max_size, where, default_file_size=default_file_size, file_size=file_size
             )
-            offset = worker.start_sector * where.sector_size
             job = JobInfo(
-                name,
+                job_name(manager_index, active.worker, tpos),
                 manager.name,
                 worker_key(active.worker),
                 worker.name,
@@ -230,37 +200,101 @@ def step_jobfile(
                 spec.name,
                 active.queue_depth,
                 size,
-                offset,
+                worker.start_sector * where.sector_size,
                 placed,
                 any(line.reads < 100 for line in spec.lines),
             )
             jf.jobs.append(job)
-            out += [
-                "",
-                _comment(f"worker {worker.name!r} -> target {target.name!r}"),
-                f"[{name}]",
-                _line("filename", T.fio_filename(placed.path)),
-            ]
-            if size is not None:
-                out.append(_line("size", str(size)))
-            if offset:
-                out.append(_line("offset", str(offset)))
-            if transfer:
-                out.append(_line("io_size", str(transfer)))
-            if step.phase == FILL:
-                out.append(_line("loops", str(pc.fill_passes)))
-            if placed.is_device and allow_mounted is not None and allow_mounted(job):
-                out.append(_line("allow_mounted_write", "1"))
-            out.append(_line("iodepth", str(active.queue_depth)))
-            out += [_line(k, v) for k, v in spec_options(spec, where.sector_size)]
-            if worker.fixed_seed is None:
-                out.append(_line("randrepeat", "0"))
-            else:
-                out += [_line("randrepeat", "1"), _line("randseed", str(worker.fixed_seed))]
-            out += [_line(k, v) for k, v in DATA_PATTERN_OPTIONS.get(worker.data_pattern, [])]
+            armed = placed.is_device and allow_mounted is not None and allow_mounted(job)
+            out += _target_lines(job, worker, spec, where.sector_size, transfer, loops, armed)
     out += _network_sections(plan, step, manager_index, jf, peer_addresses or {}, net_port_base)
     jf.text = "\n".join(out) + "\n"
     return jf
+
+
+def _phase_limits(plan: Plan, step: Step, run_time: int | None, ramp_up: int | None) -> tuple[int, int, int]:
+    """(transfer bytes, run time, ramp-up) of the step: the plan's (or the caller's times), except that a
+    fill and a steady-state phase transfer no fixed amount and have no ramp-up."""
+    run = plan.setup.run_time if run_time is None else run_time
+    ramp = plan.setup.ramp_up if ramp_up is None else ramp_up
+    if step.phase == FILL:  # every target written pass after pass, then the step ends
+        return 0, UNTIL_STOPPED, 0
+    if step.phase == STEADY:  # the runner ends it once the IOPS are steady (app.model.steady_state)
+        return 0, plan.setup.precondition.max_s, 0
+    return plan.setup.transfer_bytes, run, ramp
+
+
+def _global_lines(
+    plan: Plan,
+    step: Step,
+    manager_name: str,
+    os_name: str,
+    engine: str | None,
+    title: str,
+    transfer: int,
+    run: int,
+    ramp: int,
+) -> list[str]:
+    """The job file's head and its [global] section."""
+    out = [
+        _comment(f"Fiometer job file{': ' + title if title else ''}"),
+        _comment(f"manager {manager_name!r}, step {step.index + 1}: {step.spec_label}"),
+        "[global]",
+        _line("ioengine", engine or ENGINE_BY_OS[os_name]),
+    ]
+    if os_name == T.WINDOWS:
+        out.append("thread")  # fio on Windows only supports threads; say so to avoid its warning
+    out += [_line("direct", "1" if plan.setup.direct_io else "0")] + (
+        [] if transfer or step.phase == FILL else [_line("time_based", "1")]
+    )
+    out.append(_line("runtime", str(run or UNTIL_STOPPED)))  # with a transfer: its upper limit
+    if ramp:
+        out.append(_line("ramp_time", str(ramp)))
+    # total-latency histogram (Iometer's response time) only: the completion one would double fio's output
+    out += [
+        _line("norandommap", "1"),
+        _line("continue_on_error", "io"),
+        _line("lat_percentiles", "1"),
+        _line("clat_percentiles", "0"),
+    ]
+    return out
+
+
+def _target_lines(
+    job: JobInfo,
+    worker: Worker,
+    spec: AccessSpec,
+    sector_size: int,
+    transfer: int,
+    loops: int | None,
+    armed: bool,
+) -> list[str]:
+    """One target's job section. ``loops``: a fill's passes (None: not a fill); ``armed``: a device armed
+    twice, which gets fio's allow_mounted_write."""
+    out = [
+        "",
+        _comment(f"worker {worker.name!r} -> target {job.target_name!r}"),
+        f"[{job.name}]",
+        _line("filename", T.fio_filename(job.path)),
+    ]
+    if job.size is not None:
+        out.append(_line("size", str(job.size)))
+    if job.offset:
+        out.append(_line("offset", str(job.offset)))
+    if transfer:
+        out.append(_line("io_size", str(transfer)))
+    if loops is not None:
+        out.append(_line("loops", str(loops)))
+    if armed:
+        out.append(_line("allow_mounted_write", "1"))
+    out.append(_line("iodepth", str(job.queue_depth)))
+    out += [_line(k, v) for k, v in spec_options(spec, sector_size)]
+    if worker.fixed_seed is None:
+        out.append(_line("randrepeat", "0"))
+    else:
+        out += [_line("randrepeat", "1"), _line("randseed", str(worker.fixed_seed))]
+    out += [_line(k, v) for k, v in DATA_PATTERN_OPTIONS.get(worker.data_pattern, [])]
+    return out
 
 
 def stop_order(files: dict[str, JobFile]) -> tuple[set[str], set[str]]:

@@ -7,11 +7,11 @@ eligible (fio cannot run them; the plan notes this).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from app.engine.jobs.network_jobs import partner_index
-from app.model.plan import IDLE, PRECONDITION_FILL, Cycling, Plan, QueueDepthCycling
+from app.model.plan import IDLE, PRECONDITION_FILL, Cycling, Plan, QueueDepthCycling, TestSetup
 
 
 @dataclass
@@ -155,52 +155,82 @@ def _growing(assignments: Iterator[Assignment]) -> Iterator[Assignment]:
         yield a
 
 
-def _series_steps(s: _Series, test_type: str, plan: Plan) -> Iterator[tuple[Assignment, int | None]]:
-    setup = plan.setup
+# One function per Iometer test type: the (assignment, queue depth or None for the worker's own) of its steps.
+_SeriesSteps = Iterator[tuple[Assignment, int | None]]
+
+
+def _normal(s: _Series, setup: TestSetup) -> _SeriesSteps:
+    yield s.all_targets(), None
+
+
+def _cycle_targets(s: _Series, setup: TestSetup) -> _SeriesSteps:
+    for a in _growing(s.first_targets(t) for t in _values(setup.target_cycling)):
+        yield a, None
+
+
+def _cycle_workers(s: _Series, setup: TestSetup) -> _SeriesSteps:
+    for a in _growing(s.first_targets(1 << 30, s.first_workers(w)) for w in _values(setup.worker_cycling)):
+        yield a, None
+
+
+def _increment_targets_parallel(s: _Series, setup: TestSetup) -> _SeriesSteps:
+    def parallel(t: int) -> Assignment:
+        out: Assignment = {}
+        for keys in s.by_manager().values():
+            out.update(s.fill(t, keys))
+        return out
+
+    for a in _growing(parallel(t) for t in _values(setup.target_cycling)):
+        yield a, None
+
+
+def _increment_targets_serial(s: _Series, setup: TestSetup) -> _SeriesSteps:
+    for a in _growing(s.fill(t, s.eligible) for t in _values(setup.target_cycling)):
+        yield a, None
+
+
+def _cycle_workers_and_targets(s: _Series, setup: TestSetup) -> _SeriesSteps:
+    # Iometer tests the target step with the *worker* step (a bug); we use the target's own rule.
+    previous_workers = 0
+    for w in _values(setup.worker_cycling):
+        keys = s.first_workers(w)
+        if len(keys) <= previous_workers:
+            return
+        previous_workers = len(keys)
+        for a in _growing(s.first_targets(t, keys) for t in _values(setup.target_cycling)):
+            yield a, None
+
+
+def _cycle_outstanding_ios(s: _Series, setup: TestSetup) -> _SeriesSteps:
+    for q in _qd_values(setup.queue_depth_cycling):
+        yield s.all_targets(), q
+
+
+def _cycle_outstanding_ios_and_targets(s: _Series, setup: TestSetup) -> _SeriesSteps:
+    for a in _growing(s.first_targets(t) for t in _values(setup.target_cycling)):
+        for q in _qd_values(setup.queue_depth_cycling):
+            yield a, q
+
+
+_STEPS_OF_TEST_TYPE: dict[str, Callable[[_Series, TestSetup], _SeriesSteps]] = {
+    "NORMAL": _normal,
+    "CYCLE_TARGETS": _cycle_targets,
+    "CYCLE_WORKERS": _cycle_workers,
+    "INCREMENT_TARGETS_PARALLEL": _increment_targets_parallel,
+    "INCREMENT_TARGETS_SERIAL": _increment_targets_serial,
+    "CYCLE_WORKERS_AND_TARGETS": _cycle_workers_and_targets,
+    "CYCLE_OUTSTANDING_IOS": _cycle_outstanding_ios,
+    "CYCLE_OUTSTANDING_IOS_AND_TARGETS": _cycle_outstanding_ios_and_targets,
+}
+
+
+def _series_steps(s: _Series, test_type: str, plan: Plan) -> _SeriesSteps:
     if not s.eligible:
         return
-    if test_type == "NORMAL":
-        yield s.all_targets(), None
-    elif test_type == "CYCLE_TARGETS":
-        for a in _growing(s.first_targets(t) for t in _values(setup.target_cycling)):
-            yield a, None
-    elif test_type == "CYCLE_WORKERS":
-        for a in _growing(
-            s.first_targets(1 << 30, s.first_workers(w)) for w in _values(setup.worker_cycling)
-        ):
-            yield a, None
-    elif test_type == "INCREMENT_TARGETS_PARALLEL":
-
-        def parallel(t: int) -> Assignment:
-            out: Assignment = {}
-            for keys in s.by_manager().values():
-                out.update(s.fill(t, keys))
-            return out
-
-        for a in _growing(parallel(t) for t in _values(setup.target_cycling)):
-            yield a, None
-    elif test_type == "INCREMENT_TARGETS_SERIAL":
-        for a in _growing(s.fill(t, s.eligible) for t in _values(setup.target_cycling)):
-            yield a, None
-    elif test_type == "CYCLE_WORKERS_AND_TARGETS":
-        # Iometer tests the target step with the *worker* step (a bug); we use the target's own rule.
-        previous_workers = 0
-        for w in _values(setup.worker_cycling):
-            keys = s.first_workers(w)
-            if len(keys) <= previous_workers:
-                return
-            previous_workers = len(keys)
-            for a in _growing(s.first_targets(t, keys) for t in _values(setup.target_cycling)):
-                yield a, None
-    elif test_type == "CYCLE_OUTSTANDING_IOS":
-        for q in _qd_values(setup.queue_depth_cycling):
-            yield s.all_targets(), q
-    elif test_type == "CYCLE_OUTSTANDING_IOS_AND_TARGETS":
-        for a in _growing(s.first_targets(t) for t in _values(setup.target_cycling)):
-            for q in _qd_values(setup.queue_depth_cycling):
-                yield a, q
-    else:
+    steps = _STEPS_OF_TEST_TYPE.get(test_type)
+    if steps is None:
         raise ValueError(f"unknown test type {test_type!r}")
+    yield from steps(s, plan.setup)
 
 
 MAX_STEPS = 10_000  # far beyond any real plan (the largest corpus file has 128); bounds a hostile file

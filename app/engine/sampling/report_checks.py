@@ -27,6 +27,26 @@ def _bad_number(value: Any, *, integer: bool) -> bool:
     return value < 0 or (integer and value >= MAX_COUNTER)
 
 
+def _bad_direction(where: str, dd: str, d: Mapping[str, Any], elapsed_s: float | None) -> str | None:
+    """The first impossible value in one direction's numbers (counters, latencies, a runtime longer than
+    the step has lasted), or None. ``where``: 'job X'; ``dd``: the direction."""
+    for key in COUNTERS:
+        v = d.get(key, 0)
+        if _bad_number(v, integer=True):
+            return f"{where}: {dd}.{key} = {v!r} (not a count between 0 and 2^62)"
+    for lat in LATENCIES:
+        stat = d.get(lat)
+        if not isinstance(stat, Mapping):
+            continue
+        for key in ("N", "mean", "max", "min"):
+            if key in stat and _bad_number(stat[key], integer=key == "N"):
+                return f"{where}: {dd}.{lat}.{key} = {stat[key]!r} (not a finite, non-negative number)"
+    runtime = int(d.get("runtime", 0))
+    if elapsed_s is not None and runtime > elapsed_s * 1000 + RUNTIME_SLACK_MS:
+        return f"{where}: {dd}.runtime = {runtime} ms, but the step has run for only {elapsed_s:.1f} s"
+    return None
+
+
 class ReportChecker:
     """One manager's reports of one step, in order. ``ramp`` allows each job one reset of its
     counters (fio zeroes them when ramp_time ends)."""
@@ -52,23 +72,9 @@ class ReportChecker:
                 d = job.get(dd)
                 if not isinstance(d, Mapping):
                     continue
-                for key in COUNTERS:
-                    v = d.get(key, 0)
-                    if _bad_number(v, integer=True):
-                        return f"{where}: {dd}.{key} = {v!r} (not a count between 0 and 2^62)"
-                for lat in LATENCIES:
-                    stat = d.get(lat)
-                    if not isinstance(stat, Mapping):
-                        continue
-                    for key in ("N", "mean", "max", "min"):
-                        if key in stat and _bad_number(stat[key], integer=key == "N"):
-                            return f"{where}: {dd}.{lat}.{key} = {stat[key]!r} (not a finite, non-negative number)"
-                runtime = int(d.get("runtime", 0))
-                if elapsed_s is not None and runtime > elapsed_s * 1000 + RUNTIME_SLACK_MS:
-                    return (
-                        f"{where}: {dd}.runtime = {runtime} ms, but the step has run for only "
-                        f"{elapsed_s:.1f} s"
-                    )
+                bad = _bad_direction(where, dd, d, elapsed_s)
+                if bad is not None:
+                    return bad
                 cur = (int(d.get("total_ios", 0)), int(d.get("io_bytes", 0)))
                 prev = self._last.get((name, idx, dd))
                 if prev is not None and (cur[0] < prev[0] or cur[1] < prev[1]):

@@ -35,8 +35,8 @@ Known limit: a job that never records latency (``gtod_reduce=1``, or ``disable_l
 measure latency (``lat_percentiles=1``).
 
 Its consumer is the runner's step loop (``engine.run.step_loop``): each manager's snapshot goes to
-``update``, ``tick`` hands out ALL's overdue slots, ``final_results`` the step's results. (Tests merge
-transports' events with ``tests/telemetry_support.follow_step``.)
+``update``, ``tick`` hands out ALL's overdue slots, ``final_results`` the step's results (tests drive it
+the same way, or through the runner).
 """
 
 from __future__ import annotations

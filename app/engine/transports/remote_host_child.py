@@ -140,89 +140,113 @@ class _Manager:
             )
 
 
+class _Child:
+    """The child's state, threaded through its three threads: the managers by key, the outbox that the one
+    writer drains onto the events' pipe, and where the status goes."""
+
+    def __init__(self, out: BinaryIO, status_out: BinaryIO | None) -> None:
+        self.out, self.status_out = out, status_out
+        self.managers: dict[str, _Manager] = {}
+        self.quit = threading.Event()
+        self.outbox: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
+        self._status_lock = threading.Lock()
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        self.outbox.put(message)
+
+    def write_all(self) -> None:
+        """The only writer of the events' pipe: what gathered while it wrote goes as one message."""
+        while (first := self.outbox.get()) is not None:
+            batch, end = self._gathered(first)
+            try:
+                self._write_batch(batch)
+            except (OSError, ValueError):
+                self.quit.set()  # the parent is gone
+            if end:
+                return
+
+    def _gathered(self, first: tuple[Any, ...]) -> tuple[list[tuple[Any, ...]], bool]:
+        """``first`` and what else waits in the outbox (BATCH_EVENTS at most); whether the end (None) was among it."""
+        batch, end = [first], False
+        while not end and len(batch) < BATCH_EVENTS:
+            try:
+                nxt = self.outbox.get_nowait()
+            except queue.Empty:
+                break
+            end = nxt is None
+            if nxt is not None:
+                batch.append(nxt)
+        return batch, end
+
+    def _write_batch(self, batch: list[tuple[Any, ...]]) -> None:
+        """Each message but the events as itself, then all the events as one message."""
+        events = [m[1:] for m in batch if m[0] == "event"]
+        for m in batch:
+            if m[0] != "event":
+                write_message(self.out, m)
+        if events:
+            write_message(self.out, ("events", events))
+
+    def send_status(self, message: tuple[Any, ...]) -> None:
+        if self.status_out is None:
+            self.send(message)
+            return
+        with (
+            self._status_lock,
+            contextlib.suppress(OSError, ValueError),
+        ):  # (the events' pipe tells if the parent is gone)
+            write_message(self.status_out, message)
+
+    def report(self) -> None:
+        while not self.quit.wait(STATUS_S):
+            live = {k: m.status() for k, m in list(self.managers.items()) if not m.done}
+            if live:
+                self.send_status(("status", live))
+
+    def obey(self, msg: tuple[Any, ...]) -> bool:
+        """Carry out one command from the parent; False once it says end."""
+        managers, kind = self.managers, str(msg[0])
+        if kind == "start":
+            _, key, host, port, name, job_text, interval, shown_as = msg
+            managers[key] = _Manager(
+                key, RemoteFio(host, port, name=name, shown_as=shown_as), self.send, job_text, interval
+            )
+        elif kind in ("go", "stop", "abort") and msg[1] in managers:
+            managers[msg[1]].command(kind)
+        return kind != "end"
+
+    def close(self, writer: threading.Thread) -> None:
+        """Abort what still runs, wait for the managers, then let the writer send what is left."""
+        self.quit.set()
+        for m in self.managers.values():
+            if not m.done:
+                m.command("abort")  # each server is told to end its job (QUIT), as Abort does
+        for m in self.managers.values():
+            m.thread.join(timeout=5)
+        self.outbox.put(None)  # the writer sends what is left, then ends
+        writer.join(timeout=5)
+
+
 def serve(commands: BinaryIO, out: BinaryIO, status_out: BinaryIO | None = None) -> None:
     """The child's main: obey the parent's commands until it says end or goes away. ``status_out``: where
     the periodic status goes (default: with the events)."""
     if hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(NICE)
-    managers: dict[str, _Manager] = {}
-    quit_ = threading.Event()
-    outbox: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
-
-    def send(message: tuple[Any, ...]) -> None:
-        outbox.put(message)
-
-    def write_all() -> None:
-        """The only writer of the events' pipe: what gathered while it wrote goes as one message."""
-        while (first := outbox.get()) is not None:
-            batch, end = [first], False
-            while not end and len(batch) < BATCH_EVENTS:
-                try:
-                    nxt = outbox.get_nowait()
-                except queue.Empty:
-                    break
-                end = nxt is None
-                if nxt is not None:
-                    batch.append(nxt)
-            events = [m[1:] for m in batch if m[0] == "event"]
-            try:
-                for m in batch:
-                    if m[0] != "event":
-                        write_message(out, m)
-                if events:
-                    write_message(out, ("events", events))
-            except (OSError, ValueError):
-                quit_.set()  # the parent is gone
-            if end:
-                return
-
-    writer = threading.Thread(target=write_all, daemon=True, name="fiometer-host-writer")
+    child = _Child(out, status_out)
+    writer = threading.Thread(target=child.write_all, daemon=True, name="fiometer-host-writer")
     writer.start()
-
-    status_lock = threading.Lock()
-
-    def send_status(message: tuple[Any, ...]) -> None:
-        if status_out is None:
-            send(message)
-            return
-        with (
-            status_lock,
-            contextlib.suppress(OSError, ValueError),
-        ):  # (the events' pipe tells if the parent is gone)
-            write_message(status_out, message)
-
-    def report() -> None:
-        while not quit_.wait(STATUS_S):
-            live = {k: m.status() for k, m in list(managers.items()) if not m.done}
-            if live:
-                send_status(("status", live))
-
-    threading.Thread(target=report, daemon=True, name="fiometer-host-status").start()
+    threading.Thread(target=child.report, daemon=True, name="fiometer-host-status").start()
     try:
         while True:
             try:
                 msg = read_message(commands)
             except (EOFError, OSError):
                 break
-            if msg[0] == "start":
-                _, key, host, port, name, job_text, interval, shown_as = msg
-                managers[key] = _Manager(
-                    key, RemoteFio(host, port, name=name, shown_as=shown_as), send, job_text, interval
-                )
-            elif msg[0] in ("go", "stop", "abort") and msg[1] in managers:
-                managers[msg[1]].command(msg[0])
-            elif msg[0] == "end":
+            if not child.obey(msg):
                 break
     finally:
-        quit_.set()
-        for m in managers.values():
-            if not m.done:
-                m.command("abort")  # each server is told to end its job (QUIT), as Abort does
-        for m in managers.values():
-            m.thread.join(timeout=5)
-        outbox.put(None)  # the writer sends what is left, then ends
-        writer.join(timeout=5)
+        child.close(writer)
 
 
 def main() -> int:

@@ -16,7 +16,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from app import user_settings
@@ -362,6 +362,23 @@ def status_interval_arg(seconds: float) -> str:
     return f"--status-interval={ms // 1000}" if ms % 1000 == 0 else f"--status-interval={ms}ms"
 
 
+_NO_EVENTS: tuple[Event, ...] = ()  # "nothing happened", without an allocation per read
+
+
+@dataclass(slots=True)
+class _Watch:
+    """The silence watch threaded through one run's event loop: the limits, the next ETA poll, and what
+    has been said about a silence so far."""
+
+    silence: float  # no byte for this long: the server is given up on
+    note: float  # no byte for this long: a warning, and the listener checks begin
+    eta_frame: bytes
+    next_eta: float  # time.monotonic() of the next ETA poll
+    quiet_from: float | None = None  # the last byte before a silence that was reported
+    listener_check: float = 0.0  # when next to check that a silent server still accepts connections
+    unreachable_said: bool = False
+
+
 class RemoteFio:
     """A :class:`~app.engine.transports.transport.Transport` that runs one job file on a ``fio --server``.
 
@@ -559,41 +576,17 @@ class RemoteFio:
         return self._noted(self._events())
 
     def _events(self) -> Iterator[Event]:
-        link, session = self._link, self._session
-        if link is None or session is None:
-            raise RuntimeError("start() first")
-        silence = (
-            self.silence_timeout
-            if self.silence_timeout is not None
-            else max(SILENCE_LIMIT_S, 5 * self._interval)
-        )
-        note = self.silence_note if self.silence_note is not None else 3 * self._interval + 5.0
-        quiet_from: float | None = None  # the last byte before a silence that was reported
-        listener_check = 0.0  # when next to check that a silent server still accepts connections
-        unreachable_said = False
-        eta_frame = encode(session.layout.protocol, Op.SEND_ETA, tag=2)
-        next_eta = time.monotonic() + self.eta_poll
+        link, session = self._link_and_session()
+        watch = self._new_watch(session)
         try:
             yield from self._early
             self._early = []
             while not session.finished:
-                if self._aborted.is_set():
-                    yield from session.on_abort()
+                yield from self._before_recv(session)
+                if session.finished:
                     break
-                if not self._run_sent and self._stop_at is not None:
-                    yield from session.on_stopped_before_run()  # never send RUN after a stop
-                    break
-                if not self._run_sent and session.starts >= 2:  # START for JOBLINE, then for the JOB
-                    self.go()
-                now = time.monotonic()
-                wait = min(next_eta, link.last_rx + silence) - now
-                if quiet_from is None and self._run_sent:
-                    wait = min(wait, link.last_rx + note - now)
-                for deadline in (session.next_deadline(), self._stop_at):
-                    if deadline is not None:
-                        wait = min(wait, deadline - now)
                 try:
-                    packets = link.recv(min(max(wait, 0.0), 0.5))
+                    packets = link.recv(self._wait(link, session, watch))
                 except ProtocolError as e:
                     yield from session.on_error(
                         f"garbled data from manager {session.where} ({e}); samples so far kept"
@@ -605,86 +598,144 @@ class RemoteFio:
                     if not self._aborted.is_set():
                         yield from session.on_disconnect()
                     continue
-                if quiet_from is not None and link.last_rx > quiet_from:
-                    yield Message(
-                        session.manager,
-                        f"manager {session.where} is answering again after "
-                        f"{link.last_rx - quiet_from:.0f} s of silence",
-                        "info",
-                    )
-                    quiet_from, unreachable_said = None, False
-                # the whole batch is counted before any event is handed out: another thread reading
-                # bytes_received meanwhile must not see text bytes as report bytes
-                self._other_bytes += sum(
-                    HEADER_SIZE + len(p.payload) for p in packets if p.opcode not in _REPORT_OPS
-                )
-                self._report_bytes = link.bytes_in - self._other_bytes
+                if watch.quiet_from is not None and link.last_rx > watch.quiet_from:
+                    yield self._answering_again(session, watch, link.last_rx - watch.quiet_from)
+                self._count(link, packets)
                 for pkt in packets:
                     yield from session.on_packet(pkt)
                     if session.finished:
                         break
                 if session.finished:
                     break
-                if not self._run_sent and (self._stop_at is not None or session.starts >= 2):
+                if self._run_due(session):
                     continue  # send RUN (or give up on it) right away, at the top of the loop
                 yield from session.on_tick()
-                now = time.monotonic()
-                if now - link.last_rx >= self._interval and link.waiting():
-                    pass  # bytes wait on the socket: not the server's silence, this reader is behind; read on
-                elif now - link.last_rx >= silence:
-                    self._log_silence(link, now)
-                    yield from session.on_silence(now - link.last_rx)
-                elif quiet_from is None and note < silence and now - link.last_rx >= note and self._run_sent:
-                    quiet_from, listener_check = link.last_rx, now
-                    self._log_silence(link, now)
-                    yield Message(
-                        session.manager,
-                        f"manager {session.where} has sent nothing for "
-                        f"{now - link.last_rx:.0f} s (its host busy, or frozen?); waiting up "
-                        f"to {silence:g} s before giving up on it",
-                        "warning",
-                    )
-                elif quiet_from is not None and now >= listener_check:
-                    listener_check = now + LISTENER_CHECK_S
-                    state = listener_state(self.host, self.port, self.connect_timeout)
-                    if state == "refused":  # the host answers: its fio server is no more
-                        gone = (
-                            "its SSH session (the forward to it) ended"
-                            if (self.shown_as or "").startswith("ssh://")
-                            else "its port no longer accepts connections: its fio server is gone"
-                        )
-                        yield from session.on_error(
-                            f"manager {session.where} sent nothing for {time.monotonic() - link.last_rx:.0f} s and "
-                            f"{gone}; samples so far kept"
-                        )
-                    elif state == "unreachable" and not unreachable_said:  # down, or only the link: wait on
-                        unreachable_said = True
-                        yield Message(
-                            session.manager,
-                            f"manager {session.where} is unreachable (its host does not "
-                            "answer: down, or the link?); waiting up to "
-                            f"{silence:g} s for it",
-                            "warning",
-                        )
-                elif (
-                    self._stop_at is not None
-                    and now >= self._stop_at
-                    and now - link.last_rx >= self._interval
-                ):
-                    # (data still arriving on a slow link may be the final report; the runner caps the wait)
-                    yield from session.on_error(
-                        f"manager {session.where} did not finish within {self.stop_timeout:g} s of the stop request; "
-                        "samples so far kept"
-                    )
-                elif now >= next_eta and self._stop_at is None:  # (no polls while stopping: bytes mean data)
-                    link.send(eta_frame)  # keepalive: a live server answers with ETA
-                    next_eta = now + self.eta_poll
+                yield from self._watch_silence(link, session, watch)
         finally:
             if not session.ended_by_server:
                 # silence, garbled data, abort, or the caller stopped iterating: make sure the job
                 # does not keep running on the server (closing the socket alone may not stop it)
                 link.send(encode(session.layout.protocol, Op.QUIT))
             link.close()
+
+    def _link_and_session(self) -> tuple[_Link, RunSession]:
+        link, session = self._link, self._session
+        if link is None or session is None:
+            raise RuntimeError("start() first")
+        return link, session
+
+    def _new_watch(self, session: RunSession) -> _Watch:
+        silence = (
+            self.silence_timeout
+            if self.silence_timeout is not None
+            else max(SILENCE_LIMIT_S, 5 * self._interval)
+        )
+        note = self.silence_note if self.silence_note is not None else 3 * self._interval + 5.0
+        eta_frame = encode(session.layout.protocol, Op.SEND_ETA, tag=2)
+        return _Watch(silence, note, eta_frame, time.monotonic() + self.eta_poll)
+
+    def _before_recv(self, session: RunSession) -> Sequence[Event]:
+        """An abort, or a stop before RUN, ends the session here; else RUN goes out once fio has the job."""
+        if self._aborted.is_set():
+            return session.on_abort()
+        if not self._run_sent and self._stop_at is not None:
+            return session.on_stopped_before_run()  # never send RUN after a stop
+        if not self._run_sent and session.starts >= 2:  # START for JOBLINE, then for the JOB
+            self.go()
+        return _NO_EVENTS
+
+    def _run_due(self, session: RunSession) -> bool:
+        """RUN is still to be sent, or given up on, now."""
+        return not self._run_sent and (self._stop_at is not None or session.starts >= 2)
+
+    def _wait(self, link: _Link, session: RunSession, watch: _Watch) -> float:
+        """How long the next read may wait: until the next ETA poll, silence verdict, report or stop deadline."""
+        now = time.monotonic()
+        wait = min(watch.next_eta, link.last_rx + watch.silence) - now
+        if watch.quiet_from is None and self._run_sent:
+            wait = min(wait, link.last_rx + watch.note - now)
+        for deadline in (session.next_deadline(), self._stop_at):
+            if deadline is not None:
+                wait = min(wait, deadline - now)
+        return min(max(wait, 0.0), 0.5)
+
+    def _answering_again(self, session: RunSession, watch: _Watch, quiet: float) -> Message:
+        watch.quiet_from, watch.unreachable_said = None, False
+        return Message(
+            session.manager,
+            f"manager {session.where} is answering again after {quiet:.0f} s of silence",
+            "info",
+        )
+
+    def _count(self, link: _Link, packets: list[Packet]) -> None:
+        # the whole batch is counted before any event is handed out: another thread reading
+        # bytes_received meanwhile must not see text bytes as report bytes
+        self._other_bytes += sum(HEADER_SIZE + len(p.payload) for p in packets if p.opcode not in _REPORT_OPS)
+        self._report_bytes = link.bytes_in - self._other_bytes
+
+    def _watch_silence(self, link: _Link, session: RunSession, watch: _Watch) -> Sequence[Event]:
+        """After a read: the server's silence judged (noted, checked on, or the end of it), the stop's
+        deadline kept, or the next ETA poll sent."""
+        now = time.monotonic()
+        quiet = now - link.last_rx
+        if quiet >= self._interval and link.waiting():
+            pass  # bytes wait on the socket: not the server's silence, this reader is behind; read on
+        elif quiet >= watch.silence:
+            self._log_silence(link, now)
+            return session.on_silence(quiet)
+        elif (
+            watch.quiet_from is None and watch.note < watch.silence and quiet >= watch.note and self._run_sent
+        ):
+            watch.quiet_from, watch.listener_check = link.last_rx, now
+            self._log_silence(link, now)
+            return [
+                Message(
+                    session.manager,
+                    f"manager {session.where} has sent nothing for "
+                    f"{quiet:.0f} s (its host busy, or frozen?); waiting up "
+                    f"to {watch.silence:g} s before giving up on it",
+                    "warning",
+                )
+            ]
+        elif watch.quiet_from is not None and now >= watch.listener_check:
+            watch.listener_check = now + LISTENER_CHECK_S
+            return self._check_listener(link, session, watch)
+        elif self._stop_at is not None and now >= self._stop_at and quiet >= self._interval:
+            # (data still arriving on a slow link may be the final report; the runner caps the wait)
+            return session.on_error(
+                f"manager {session.where} did not finish within {self.stop_timeout:g} s of the stop request; "
+                "samples so far kept"
+            )
+        elif now >= watch.next_eta and self._stop_at is None:  # (no polls while stopping: bytes mean data)
+            link.send(watch.eta_frame)  # keepalive: a live server answers with ETA
+            watch.next_eta = now + self.eta_poll
+        return _NO_EVENTS
+
+    def _check_listener(self, link: _Link, session: RunSession, watch: _Watch) -> Sequence[Event]:
+        """A silent server: does its port still accept connections (else it is gone), is its host reachable?"""
+        state = listener_state(self.host, self.port, self.connect_timeout)
+        if state == "refused":  # the host answers: its fio server is no more
+            gone = (
+                "its SSH session (the forward to it) ended"
+                if (self.shown_as or "").startswith("ssh://")
+                else "its port no longer accepts connections: its fio server is gone"
+            )
+            return session.on_error(
+                f"manager {session.where} sent nothing for {time.monotonic() - link.last_rx:.0f} s and "
+                f"{gone}; samples so far kept"
+            )
+        if state == "unreachable" and not watch.unreachable_said:  # down, or only the link: wait on
+            watch.unreachable_said = True
+            return [
+                Message(
+                    session.manager,
+                    f"manager {session.where} is unreachable (its host does not "
+                    "answer: down, or the link?); waiting up to "
+                    f"{watch.silence:g} s for it",
+                    "warning",
+                )
+            ]
+        return _NO_EVENTS
 
     @property
     def ended(self) -> bool:

@@ -210,6 +210,17 @@ def ts_to_json(
     if ts.unified_rw_rep == UNIFIED_BOTH:
         _ddir_json(mixed_stats(ts), rs, 0, root, features, percentiles)
 
+    _usage_json(ts, root)
+    _options_json(ts, root, features)
+    if hostname is not None:
+        root["hostname"] = hostname
+    if port is not None:
+        root["port"] = port
+    return root
+
+
+def _usage_json(ts: ThreadStat, root: dict[str, Any]) -> None:
+    """The job's CPU use and its IO-depth and latency distributions, in fio's order."""
     if ts.total_run_time:
         runt = float(ts.total_run_time)
         usr_cpu = float(ts.usr_time) * 100 / runt
@@ -235,6 +246,10 @@ def ts_to_json(
     root["latency_us"] = dict(zip(_LAT_RANGES, stat_calc_lat(ts.io_u_lat_u, rw_total), strict=True))
     root["latency_ms"] = dict(zip(_LAT_M_RANGES, stat_calc_lat(ts.io_u_lat_m, rw_total), strict=True))
 
+
+def _options_json(ts: ThreadStat, root: dict[str, Any], features: frozenset[str]) -> None:
+    """What fio prints only when the job asked for it: error counts, a latency target, its description,
+    block info, steady state, zone resets."""
     if ts.continue_on_error:
         root["total_err"] = ts.total_err_count
         root["first_error"] = ts.first_error
@@ -257,11 +272,6 @@ def ts_to_json(
         root["steadystate"] = _steadystate_json(ts, features)
     if ZONE_RESETS in features and ts.count_zone_resets:
         root["zone_resets"] = ts.nr_zone_resets
-    if hostname is not None:
-        root["hostname"] = hostname
-    if port is not None:
-        root["port"] = port
-    return root
 
 
 def mixed_stats(ts: ThreadStat) -> ThreadStat:

@@ -10,7 +10,8 @@ followed by QUIT; a job file fio rejects ends with TEXT errors and QUIT but no S
 from __future__ import annotations
 
 import time
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any, ClassVar, NamedTuple
 
 import orjson
 
@@ -107,62 +108,86 @@ class RunSession:
     def on_packet(self, pkt: Packet) -> list[Event]:
         if self.finished:
             return []
-        op = pkt.opcode
         out: list[Event] = []
         now = self._clock()
-        if op == Op.TS:
-            if self._group_seen:
-                out += self._flush(final=False)
-            parsed = _Parsed(
-                *parse_ts(pkt.payload, self.layout), self._job_opts.pop(len(self._pending), None)
-            )
-            self._pending.append(parsed)
-            self._pending_time = now
-            start_ms = parsed.ts.job_start  # 0 before fio 3.36, which does not send it
-            if start_ms > 0 and not self._job_start_exact:
-                self.job_started_at, self._job_start_exact = start_ms / 1000.0, True
-        elif op == Op.JOB_OPT:
-            if self._group_seen:
-                out += self._flush(final=False)
-            opt = parse_job_opt(pkt.payload)
-            if opt.is_global:
-                self.global_options[opt.name] = opt.value
-            else:
-                self._job_opts.setdefault(opt.index, {})[opt.name] = opt.value
-        elif op == Op.GS:
-            self._group_seen = True
-            self._flush_at = now + self.settle
-        elif op == Op.DU:
-            raw = decode_du(pkt.payload)
-            du = du_to_json(raw, self.layout.features, hostname=self.host, port=self.port)
-            du.update(msec=raw["msec"], io_ticks=raw["io_ticks"])  # the disk's own clock: exact live windows
-            self._pending_du.append(du)
-            if self._group_seen:
-                self._flush_at = now + self.settle
-        elif op == Op.TEXT:
-            text = parse_text(pkt.payload)
-            body = text.text.rstrip("\n")
-            if body.strip() and self.gate.admit(body):
-                level = "error" if text.level >= LOG_ERR else "info"
-                if level == "error":
-                    self._errors.append(body.strip())
-                out.append(Message(self.manager, body, level))
-        elif op == Op.START:
-            self.jobs_expected, self.stat_outputs = parse_start(pkt.payload)
-            self.starts += 1
-        elif op == Op.SERVER_START:
-            if self.job_started_at is None:
-                self.job_started_at = time.time()
-        elif op == Op.STOP:
-            self._stop = parse_stop(pkt.payload)
-            # A backend killed by a signal printed no end-of-run numbers: nothing is final then.
-            out += self._flush(final=self._stop[1] == 0)
-        elif op == Op.QUIT:
-            self._quit_seen = True
-            out += self._flush(final=self._stop is None or self._stop[1] == 0)
-            out.append(self._finish_quit())
-        # PROBE (handled by the client), ETA (keepalive), ADD_JOB, IOLOG: nothing to do
+        handle = self._ON_OP.get(pkt.opcode)
+        if (
+            handle is not None
+        ):  # PROBE (handled by the client), ETA (keepalive), ADD_JOB, IOLOG: nothing to do
+            handle(self, pkt, out, now)
         return out
+
+    # One handler per kind of server message: (session, packet, events out, now).
+
+    def _on_ts(self, pkt: Packet, out: list[Event], now: float) -> None:
+        if self._group_seen:
+            out += self._flush(final=False)
+        parsed = _Parsed(*parse_ts(pkt.payload, self.layout), self._job_opts.pop(len(self._pending), None))
+        self._pending.append(parsed)
+        self._pending_time = now
+        start_ms = parsed.ts.job_start  # 0 before fio 3.36, which does not send it
+        if start_ms > 0 and not self._job_start_exact:
+            self.job_started_at, self._job_start_exact = start_ms / 1000.0, True
+
+    def _on_job_opt(self, pkt: Packet, out: list[Event], now: float) -> None:
+        if self._group_seen:
+            out += self._flush(final=False)
+        opt = parse_job_opt(pkt.payload)
+        if opt.is_global:
+            self.global_options[opt.name] = opt.value
+        else:
+            self._job_opts.setdefault(opt.index, {})[opt.name] = opt.value
+
+    def _on_gs(self, pkt: Packet, out: list[Event], now: float) -> None:
+        self._group_seen = True
+        self._flush_at = now + self.settle
+
+    def _on_du(self, pkt: Packet, out: list[Event], now: float) -> None:
+        raw = decode_du(pkt.payload)
+        du = du_to_json(raw, self.layout.features, hostname=self.host, port=self.port)
+        du.update(msec=raw["msec"], io_ticks=raw["io_ticks"])  # the disk's own clock: exact live windows
+        self._pending_du.append(du)
+        if self._group_seen:
+            self._flush_at = now + self.settle
+
+    def _on_text(self, pkt: Packet, out: list[Event], now: float) -> None:
+        text = parse_text(pkt.payload)
+        body = text.text.rstrip("\n")
+        if body.strip() and self.gate.admit(body):
+            level = "error" if text.level >= LOG_ERR else "info"
+            if level == "error":
+                self._errors.append(body.strip())
+            out.append(Message(self.manager, body, level))
+
+    def _on_start(self, pkt: Packet, out: list[Event], now: float) -> None:
+        self.jobs_expected, self.stat_outputs = parse_start(pkt.payload)
+        self.starts += 1
+
+    def _on_server_start(self, pkt: Packet, out: list[Event], now: float) -> None:
+        if self.job_started_at is None:
+            self.job_started_at = time.time()
+
+    def _on_stop(self, pkt: Packet, out: list[Event], now: float) -> None:
+        self._stop = parse_stop(pkt.payload)
+        # A backend killed by a signal printed no end-of-run numbers: nothing is final then.
+        out += self._flush(final=self._stop[1] == 0)
+
+    def _on_quit(self, pkt: Packet, out: list[Event], now: float) -> None:
+        self._quit_seen = True
+        out += self._flush(final=self._stop is None or self._stop[1] == 0)
+        out.append(self._finish_quit())
+
+    _ON_OP: ClassVar[dict[int, Callable[[RunSession, Packet, list[Event], float], None]]] = {
+        Op.TS: _on_ts,
+        Op.JOB_OPT: _on_job_opt,
+        Op.GS: _on_gs,
+        Op.DU: _on_du,
+        Op.TEXT: _on_text,
+        Op.START: _on_start,
+        Op.SERVER_START: _on_server_start,
+        Op.STOP: _on_stop,
+        Op.QUIT: _on_quit,
+    }
 
     def on_tick(self) -> list[Event]:
         """Emit a held report once its settle time is over."""
