@@ -58,7 +58,7 @@ def smoke_window(plan: str, db_path: Path) -> MainWindow:
     prefs.apply_environment()
     application()
     win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=db_path)
-    if not win.open_path(plan, ask_discard=False):
+    if not win.files.open_path(plan, ask_discard=False):
         raise RuntimeError(f"the main window could not open {plan}")
     win.show()
     return win
@@ -97,11 +97,11 @@ def run_gui(
         win = MainWindow(settings, db_path=db)
         theme.apply_theme(app, win.theme_mode)
     win.results_tab.apply_palette()
-    if plan and not win.open_path(plan, ask_discard=False) and screenshot_dir is not None:
+    if plan and not win.files.open_path(plan, ask_discard=False) and screenshot_dir is not None:
         win.close()
         return 2
     if mapping:
-        placed = win.place_targets(mapping)
+        placed = win.doc.place_targets(mapping)
         win.statusBar().showMessage(f"{placed} target(s) placed from --map", 8000)
     if open_run is not None:
         missing = _no_such_run(resolve_db_path(db), open_run)

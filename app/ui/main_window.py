@@ -2,9 +2,9 @@
 
 This module assembles the parts and passes each its collaborators: the plan document (edits and Undo),
 the topology edits (``TopologyEdits``), the host facts (``HostFactsKeeper``), theme and layout
-(``WindowLook``), the Messages dock (``MessagesPanel``) and History (``install_history``), all in
-app/ui/window/ and app/ui/history/; the actions and menus in app/ui/actions.py. Files and running are
-still mixins (``FilesMixin``, ``RunningMixin``) whose needs are declared for mypy.
+(``WindowLook``), the Messages dock (``MessagesPanel``), the File menu's jobs (``PlanFiles``) and History
+(``install_history``), all in app/ui/window/ and app/ui/history/; the actions and menus in
+app/ui/actions.py. Running is still a mixin (``RunningMixin``) whose needs are declared for mypy.
 """
 
 from __future__ import annotations
@@ -13,7 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QResizeEvent, QShowEvent
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QGuiApplication,
+    QResizeEvent,
+    QShowEvent,
+)
 from PySide6.QtWidgets import QMenu, QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from app import __version__
@@ -31,7 +41,7 @@ from app.ui.run.results_tab import ResultsTab
 from app.ui.run.run_controller import IDLE_STATE, RunController
 from app.ui.widgets import Banner, scrolling, tab_leaves_tables
 from app.ui.window.edits import TopologyEdits
-from app.ui.window.files import FilesMixin, droppable_paths, icf_export_available
+from app.ui.window.files import PlanFiles, droppable_paths
 from app.ui.window.host_facts import HostFactsKeeper
 from app.ui.window.layout import SMALLEST, WindowLook
 from app.ui.window.messages import MessagesPanel
@@ -44,7 +54,7 @@ TAB_NAMES = ("Disk Targets", "Network Targets", "Access Specifications", "Test S
 STOP_GRACE_MS = 15000  # closing during a run: after Stop, abort if fio has not ended by then
 
 
-class MainWindow(FilesMixin, RunningMixin):
+class MainWindow(RunningMixin):
     def __init__(
         self, settings: QSettings | None = None, persist: bool = True, db_path: str | Path | None = None
     ):
@@ -57,8 +67,8 @@ class MainWindow(FilesMixin, RunningMixin):
         self.live = LiveResults()
         self.controller = RunController(self, None, db_path)  # created test files: beside the database
         self._close_after_run = False
+        self._changes_settled = False  # closing during a run asked about the plan's changes already
         self._init_running()
-        self.icf_writer = icf_export_available()
 
         self.setWindowTitle("Fiometer")
         self.setAcceptDrops(True)
@@ -124,14 +134,23 @@ class MainWindow(FilesMixin, RunningMixin):
 
         self.history = install_history(self, self, self.tabs, self.controller)
         tab_leaves_tables(self)
-        self._make_file_menus()
+        self.files = PlanFiles(
+            self,
+            self,
+            self.doc,
+            self.live,
+            self.controller,
+            self.hosts,
+            self.messages_dock,
+            self._update_title,
+        )
         self.undo_action, self.redo_action = actions.undo_actions(self, self.doc.undo_stack)
         slots = {
-            "new": self.new_plan,
-            "open": self.open_dialog,
-            "save": self.save,
-            "save_as": self.save_as,
-            "export_icf": self.export_icf,
+            "new": self.files.new_plan,
+            "open": self.files.open_dialog,
+            "save": self.files.save,
+            "save_as": self.files.save_as,
+            "export_icf": self.files.export_icf,
             "quit": self.close,
             "add_manager": self.edits.add_manager,
             "set_manager_host": self.edits.set_manager_host,
@@ -151,19 +170,18 @@ class MainWindow(FilesMixin, RunningMixin):
         provided: dict[str, QAction | QMenu] = {
             "undo": self.undo_action,
             "redo": self.redo_action,
-            "recent": self.recent_menu,
-            "examples": self.examples_menu,
+            "recent": self.files.recent_menu,
+            "examples": self.files.examples_menu,
             "messages": self.messages_dock.toggleViewAction(),
             "theme": look.make_theme_menu(),
         }
         self.action_map, self.menus, self.toolbar = actions.build(self, slots, provided)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         look.toolbar = self.toolbar
-        if not self.icf_writer:
+        if not self.files.icf_writer:
             self.action_map["export_icf"].setToolTip(
                 "Export as .icf needs the ICF writer (icf_import.write), which is not in this build yet"
             )
-        self._fill_recent_menu()
         self.status = RunStatus(self.statusBar())
         self.statusBar().setToolTip(f"Results database: {self.db_path}")
         self.status_state, self.status_step, self.status_time = (
@@ -295,6 +313,20 @@ class MainWindow(FilesMixin, RunningMixin):
                 self.tabs.setCurrentIndex(i)
                 return
 
+    # --- drag and drop (Qt's events; PlanFiles opens what is dropped) ---------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt's name)
+        if droppable_paths(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802
+        if droppable_paths(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        self.files.open_dropped(event)
+
     # --- closing -------------------------------------------------------------------------------
     def close_box(self) -> tuple[QMessageBox, dict[Any, str]]:
         """The question asked when closing during a run (not shown), and what each button means."""
@@ -339,7 +371,7 @@ class MainWindow(FilesMixin, RunningMixin):
             if self._close_after_run:
                 return
             answer = self.close_question()
-            if answer == "cancel" or (answer == "save" and not self.save()):
+            if answer == "cancel" or (answer == "save" and not self.files.save()):
                 return  # the run goes on, the plan stays as it is
             self._close_after_run = True
             self._changes_settled = True  # asked already: closing after the run asks nothing more
@@ -347,7 +379,7 @@ class MainWindow(FilesMixin, RunningMixin):
             QTimer.singleShot(STOP_GRACE_MS, self.controller.abort)
             self.statusBar().showMessage("Stopping the test; Fiometer closes when fio has ended…")
             return
-        if not getattr(self, "_changes_settled", False) and not self._maybe_discard():
+        if not self._changes_settled and not self.files.maybe_discard():
             event.ignore()
             return
         self.look.save_layout()

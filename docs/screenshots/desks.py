@@ -90,7 +90,7 @@ def main() -> int:
     app = application()
     theme.apply_theme(app, theme.LIGHT)
     win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=tmp / "runs.db")
-    win.open_example("crystal")
+    win.files.open_example("crystal")
     win.messages_dock.show()
     win.show()
     settle(2.0)  # fio's version arrives, the welcome line shows

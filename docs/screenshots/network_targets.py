@@ -50,7 +50,7 @@ def main() -> int:
         win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=Path(tmp) / "runs.db")
         win.show()
         win.resize(*SIZE)
-        win.open_path(path)
+        win.files.open_path(path)
         settle(3.0)  # the managers' probes answer
         win.topology.select(Selection(0, 0))
         win.show_tab(win.network_tab)

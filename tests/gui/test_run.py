@@ -122,7 +122,7 @@ def test_closing_during_a_run_asks_one_question_and_cancel_changes_nothing(
     answers = iter(["cancel", "discard"])
     window.close_question = lambda: asked.append("run+changes") or next(answers)  # type: ignore[method-assign]
     second_prompt: list[bool] = []
-    window._maybe_discard = lambda: second_prompt.append(True) or True  # type: ignore[method-assign]
+    window.files.maybe_discard = lambda: second_prompt.append(True) or True  # type: ignore[method-assign]
     window.close()
     assert window.isVisible() and window.controller.state == "running" and window.doc.dirty  # nothing changed
     window.close()

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtWidgets import QMainWindow
 
 from app.engine.devices import disks
-from app.model.plan import LOCAL
+from app.model.plan import LOCAL, Plan
 from app.model.units import format_bytes
-from app.model.validation import validate
+from app.model.validation import Problem, validate
 from app.ui.run.results_file_prompt import CANCELLED, ask_results_file, describe
 from app.ui.run.run_controller import RUNNING
 
@@ -29,7 +29,14 @@ if TYPE_CHECKING:
     from app.ui.run.live_data import LiveResults
     from app.ui.run.results_tab import ResultsTab
     from app.ui.run.run_controller import RunController
+    from app.ui.window.files import PlanFiles
     from app.ui.window.status import RunStatus
+
+
+def plan_errors(plan: Plan) -> list[Problem]:
+    """The plan's errors in the user's words (each names its spec, manager, worker or target): Start waits
+    until there are none."""
+    return [p for p in validate(plan) if p.severity == "error"]
 
 
 def describe_risk(risk: Any, local: bool) -> str:
@@ -69,7 +76,7 @@ class RunningMixin(QMainWindow):
         doc: PlanDocument
         live: LiveResults
         controller: RunController
-        icf_writer: bool
+        files: PlanFiles
         _close_after_run: bool
         action_map: dict[str, QAction]
         topology: TopologyTree
@@ -130,7 +137,7 @@ class RunningMixin(QMainWindow):
 
     def plan_errors(self) -> list:
         """The plan's errors in the user's words (each names its spec, manager, worker or target)."""
-        return [p for p in validate(self.doc.plan) if p.severity == "error"]
+        return plan_errors(self.doc.plan)
 
     def start_curve(self, p99_max_ms: float, metric: str = "iops", max_load: int = 0) -> bool:
         """`fiometer curve` from Test Setup: for each access spec the highest load whose p99 keeps the limit."""
@@ -306,7 +313,7 @@ class RunningMixin(QMainWindow):
                 A.WORKER: sel.is_worker,
                 A.MANAGER: sel.manager is not None and not sel.is_worker,
                 A.NOT_ALL: not sel.is_all,
-                A.ICF_WRITER: self.icf_writer,
+                A.ICF_WRITER: self.files.icf_writer,
                 A.VALID: not errors,
             },
         )
