@@ -113,7 +113,7 @@ def run_gui(
     if screenshot_dir is not None:
         from app.ui.screenshots import capture
 
-        win.run_options = run_options
+        win.run_control.run_options = run_options
         paths = capture(win, screenshot_dir, run_timeout if run_options is not None else None)
         for p in paths:
             print(p)

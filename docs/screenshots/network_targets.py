@@ -64,7 +64,7 @@ def main() -> int:
         dlg.grab().save(str(HERE / "dialog-network-target.png"))
         print(HERE / "dialog-network-target.png")
         dlg.reject()
-        if win.start_run() and wait_for_run(win, 60):
+        if win.run_control.start_run() and wait_for_run(win, 60):
             rt = win.results_tab
             rt.scope.setCurrentIndex(
                 [rt.scope.itemText(i) for i in range(rt.scope.count())].index("Each worker (all managers)")

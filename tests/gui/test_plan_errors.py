@@ -48,7 +48,7 @@ def test_an_icf_with_errors_opens_with_a_dialog_and_start_waits(
     assert not any(INTERNAL.search(ln) for ln in lines)
     assert not window.action_map["start"].isEnabled()
     assert "% read" in window.action_map["start"].toolTip()
-    assert not window.start_run()  # (the keyboard shortcut cannot start it either)
+    assert not window.run_control.start_run()  # (the keyboard shortcut cannot start it either)
     # flagged where it is fixed
     tree = window.specs_tab.tree
     flagged = [
