@@ -14,6 +14,7 @@ from app.model.examples import EXAMPLES, TESTFILE, example
 from app.model.fidelity import all_notes
 from app.model.opening import PlanOpenError, open_plan
 from app.model.to_icf import plan_to_icf, unwritable
+from app.model.validation import Problem
 from app.store.db_location import default_test_file
 from app.ui.confirm import unsaved_answer, unsaved_box
 from app.ui.plan.plan_document import PlanDocument
@@ -39,7 +40,7 @@ VMWARE_TIP = (
 )
 
 
-def plan_errors_text(name: str, errors: list) -> str:
+def plan_errors_text(name: str, errors: list[Problem]) -> str:
     """The dialog's text for a plan opened with errors: each by the name of its spec, manager, worker or
     target and its line, and what to do."""
     shown = errors[:20]

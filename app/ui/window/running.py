@@ -24,7 +24,14 @@ from app.ui.user_desk import UserDesk
 from app.ui.window.status import RunStatus
 
 if TYPE_CHECKING:
-    from app.engine.run.runner import ManagerEndpoint, RunOptions
+    from collections.abc import Sequence
+
+    from app.engine.run.curve_runner import CurveRunner
+    from app.engine.run.runner import ManagerEndpoint, RunListener, Runner, RunOptions
+    from app.ui.run.live_data import LiveSample
+
+    # builds another kind of runner for Start (a load search's): (plan, endpoints, listener, options)
+    MakeRunner = Callable[[Plan, dict[str, ManagerEndpoint], RunListener | None, RunOptions], Runner]
 
 
 def plan_errors(plan: Plan) -> list[Problem]:
@@ -135,7 +142,12 @@ class RunControl:
         """`fiometer curve` from Test Setup: for each access spec the highest load whose p99 keeps the limit."""
         from app.engine.run.curve_runner import CurveRunner
 
-        def make(plan, endpoints, listener, options):
+        def make(
+            plan: Plan,
+            endpoints: dict[str, ManagerEndpoint],
+            listener: RunListener | None,
+            options: RunOptions,
+        ) -> CurveRunner:
             return CurveRunner(
                 plan,
                 endpoints,
@@ -148,7 +160,7 @@ class RunControl:
 
         return self.start_run(make)
 
-    def start_run(self, make=None) -> bool:
+    def start_run(self, make: MakeRunner | None = None) -> bool:
         """``make``: builds another kind of runner (start_curve's)."""
         make = make if callable(make) else None  # an action's triggered(bool) may pass its checked state
         if self.controller.running:
@@ -196,7 +208,7 @@ class RunControl:
     def _on_step_started(self, index: int, offset: float, step: Any) -> None:
         self.live.start_step(offset, f"{index + 1}: {step.spec_label}")
 
-    def _on_samples(self, _index: int, offset: float, samples: list) -> None:
+    def _on_samples(self, _index: int, offset: float, samples: Sequence[LiveSample]) -> None:
         self.live.defer(offset, samples)  # fed when the window redraws (its tick), every batch at once
 
     def _on_run_message(self, _step: Any, message: Any) -> None:
