@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QSettings
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -30,9 +31,12 @@ class HeadlessWindow(MainWindow):
         print(f"fiometer: {title}: {text} -> no ({action!r} not chosen)", file=sys.stderr)
         return False
 
-    def _maybe_discard(self) -> bool:
-        """Closing (or opening another plan) never asks: changes made here, such as --map, are dropped."""
-        return True
+    def __init__(
+        self, settings: QSettings | None = None, persist: bool = True, db_path: str | Path | None = None
+    ):
+        super().__init__(settings, persist, db_path)
+        # closing (or opening another plan) never asks: changes made here, such as --map, are dropped
+        self.files.ask_unsaved = False
 
 
 def application() -> QApplication:

@@ -173,3 +173,24 @@ def test_plan_files_open_and_save_through_its_desk(qtbot, tmp_path: Path) -> Non
     assert files._save_to(saved) and saved.is_file()
     assert parts.titles == [parts.doc.title] and "copy" in parts.doc.title
     assert not parts.doc.dirty
+
+
+def test_the_headless_window_drops_changes_without_asking(qtbot, tmp_path: Path, monkeypatch) -> None:
+    """`gui --screenshot`'s window (and the benchmarks'): a plan changed there (--map) closes without the
+    unsaved-changes box, which would wait forever with nobody to answer it."""
+    from app.ui import settings as prefs
+    from app.ui.launch import HeadlessWindow
+    from app.ui.window import files as files_module
+
+    def no_box(_box: object) -> str:
+        raise AssertionError("the unsaved-changes question was asked")
+
+    monkeypatch.setattr(files_module, "unsaved_answer", no_box)
+    win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=tmp_path / "runs.db")
+    qtbot.addWidget(win)
+    assert win.files.open_path(plan_file(tmp_path, local_plan(tmp_path, workers=1)), ask_discard=False)
+    win.doc.edit("rename", [], lambda plan: setattr(plan, "name", "changed"))
+    assert win.doc.dirty
+    win.show()
+    assert win.close()
+    assert not win.isVisible()

@@ -95,6 +95,7 @@ class PlanFiles:
         self.messages_dock = messages_dock
         self.update_title = update_title
         self.icf_writer = icf_export_available()
+        self.ask_unsaved = True  # off (--screenshot, benchmarks): changes are dropped without a question
         self.recent_menu = QMenu("Open &recent", parent)
         self.examples_menu = QMenu("&Examples", parent)
         self._make_examples_menu()
@@ -139,7 +140,9 @@ class PlanFiles:
         return unsaved_box(self.parent, "Unsaved changes", (also + "\n\n" + text) if also else text)
 
     def maybe_discard(self) -> bool:
-        if not self.doc.dirty:
+        """Whether the open plan may be replaced or closed: clean, saved, or its changes discarded (asked
+        unless ``ask_unsaved`` is off, then they are dropped)."""
+        if not self.doc.dirty or not self.ask_unsaved:
             return True
         answer = unsaved_answer(self.unsaved_question())
         if answer == "save":
