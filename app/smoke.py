@@ -104,7 +104,7 @@ def _main_window(launch: Any, plan_path: str, db_path: Path) -> Any:
 
     prefs.apply_environment()  # $FIOMETER_SETTINGS_DIR: smoke() pointed it at a temporary folder
     win = launch.HeadlessWindow(prefs.app_settings(), persist=False, db_path=db_path)
-    if not win.open_path(plan_path, ask_discard=False):
+    if not win.files.open_path(plan_path, ask_discard=False):
         raise SmokeFailure(f"the main window could not open {plan_path}")
     win.show()
     return win

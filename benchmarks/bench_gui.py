@@ -222,9 +222,9 @@ def bench_real_run(seconds: int, tmp: Path) -> None:
     win.doc.replace(plan)
     win.tabs.setCurrentWidget(win.results_tab)
     choose_scope(win, "Each worker (all managers)")
-    win.run_options = RunOptions(engine="null", run_time=seconds)
+    win.run_control.run_options = RunOptions(engine="null", run_time=seconds)
     probe = LatencyProbe()
-    assert win.start_run(), "the run did not start"
+    assert win.run_control.start_run(), "the run did not start"
     probe.start()
     end = time.monotonic() + seconds + 30
     while win.controller.running and time.monotonic() < end:

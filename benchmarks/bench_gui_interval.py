@@ -118,7 +118,7 @@ def main() -> int:
     delivered = [0]
 
     def on_samples(index: int, offset: float, samples: list) -> None:
-        win._on_samples(index, offset, samples)
+        win.run_control._on_samples(index, offset, samples)
         delivered[0] += 1
 
     listener.samplesArrived.connect(on_samples)

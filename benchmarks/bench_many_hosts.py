@@ -234,7 +234,7 @@ def spin(done: Callable[[], bool], seconds: float) -> WaitProbe:
 
 def live_run(win: HeadlessWindow, seconds: int) -> WaitProbe:
     """Start the run and spin the window's event loop until it ends."""
-    assert win.start_run(), "the run did not start"
+    assert win.run_control.start_run(), "the run did not start"
     probe = spin(lambda: not win.controller.running, seconds + 90)
     if (
         win.controller.running
@@ -272,7 +272,7 @@ def live_window(plan: Plan, db: Path, seconds: int, decode_apart: int) -> Headle
     win.tabs.setCurrentWidget(win.results_tab)
     settle(0.3)
     choose_scope(win, "Each worker (all managers)")
-    win.run_options = RunOptions(
+    win.run_control.run_options = RunOptions(
         engine="null", run_time=seconds, status_interval=INTERVAL, decode_apart=decode_apart
     )
     return win

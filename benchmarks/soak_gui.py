@@ -54,10 +54,10 @@ def main() -> int:
     for i, w in enumerate(plan.managers[0].workers):
         w.targets = [Target(str(tmp / f"t{i}.tst"))]
     window.doc.replace(plan)
-    window.run_options = RunOptions(engine="null", run_time=seconds)
+    window.run_control.run_options = RunOptions(engine="null", run_time=seconds)
     done: list[str] = []
     window.controller.finished.connect(done.append)
-    assert window.start_run(), "the run did not start"
+    assert window.run_control.start_run(), "the run did not start"
     t0 = time.monotonic()
     readings: list[tuple[float, float]] = []
     next_mark = 60.0

@@ -84,7 +84,7 @@ def main() -> int:
     )
     for sec in range(1, seconds + 1):
         for batch in template:
-            win._on_samples(0, 0.0, [Sample(**{**vars(s), "t": float(sec)}) for s in batch])
+            win.run_control._on_samples(0, 0.0, [Sample(**{**vars(s), "t": float(sec)}) for s in batch])
         if sec % args.redraw_every == 0 or sec == seconds:
             rt.redraw()
             for c in rt.charts.charts:

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QSettings
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -30,9 +31,12 @@ class HeadlessWindow(MainWindow):
         print(f"fiometer: {title}: {text} -> no ({action!r} not chosen)", file=sys.stderr)
         return False
 
-    def _maybe_discard(self) -> bool:
-        """Closing (or opening another plan) never asks: changes made here, such as --map, are dropped."""
-        return True
+    def __init__(
+        self, settings: QSettings | None = None, persist: bool = True, db_path: str | Path | None = None
+    ):
+        super().__init__(settings, persist, db_path)
+        # closing (or opening another plan) never asks: changes made here, such as --map, are dropped
+        self.files.ask_unsaved = False
 
 
 def application() -> QApplication:
@@ -58,7 +62,7 @@ def smoke_window(plan: str, db_path: Path) -> MainWindow:
     prefs.apply_environment()
     application()
     win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=db_path)
-    if not win.open_path(plan, ask_discard=False):
+    if not win.files.open_path(plan, ask_discard=False):
         raise RuntimeError(f"the main window could not open {plan}")
     win.show()
     return win
@@ -97,11 +101,11 @@ def run_gui(
         win = MainWindow(settings, db_path=db)
         theme.apply_theme(app, win.theme_mode)
     win.results_tab.apply_palette()
-    if plan and not win.open_path(plan, ask_discard=False) and screenshot_dir is not None:
+    if plan and not win.files.open_path(plan, ask_discard=False) and screenshot_dir is not None:
         win.close()
         return 2
     if mapping:
-        placed = win.place_targets(mapping)
+        placed = win.doc.place_targets(mapping)
         win.statusBar().showMessage(f"{placed} target(s) placed from --map", 8000)
     if open_run is not None:
         missing = _no_such_run(resolve_db_path(db), open_run)
@@ -113,7 +117,7 @@ def run_gui(
     if screenshot_dir is not None:
         from app.ui.screenshots import capture
 
-        win.run_options = run_options
+        win.run_control.run_options = run_options
         paths = capture(win, screenshot_dir, run_timeout if run_options is not None else None)
         for p in paths:
             print(p)

@@ -1,10 +1,12 @@
 """The main window: Topology on the left, Iometer's tabs on the right, menus, toolbar, status bar.
 
-This module assembles the parts and passes each its collaborators: the plan document (edits and Undo),
-the topology edits (``TopologyEdits``), the host facts (``HostFactsKeeper``), theme and layout
-(``WindowLook``), the Messages dock (``MessagesPanel``) and History (``install_history``), all in
-app/ui/window/ and app/ui/history/; the actions and menus in app/ui/actions.py. Files and running are
-still mixins (``FilesMixin``, ``RunningMixin``) whose needs are declared for mypy.
+MainWindow is a QMainWindow that assembles its parts and passes each its collaborators in its
+constructor: the plan document (edits and Undo), the topology edits (``TopologyEdits``), the host facts
+(``HostFactsKeeper``), theme and layout (``WindowLook``), the Messages dock (``MessagesPanel``), the File
+menu's jobs (``PlanFiles``, ``window.files``), Start / Stop and what a run shows (``RunControl``,
+``window.run_control``) and History (``install_history``), all in app/ui/window/ and app/ui/history/; the
+actions and menus in app/ui/actions.py. The window itself keeps what spans the parts: which actions are
+enabled, the title, closing (during a run too), Qt's events, and the ``UserDesk`` the parts talk through.
 """
 
 from __future__ import annotations
@@ -13,8 +15,27 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QResizeEvent, QShowEvent
-from PySide6.QtWidgets import QMenu, QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QGuiApplication,
+    QResizeEvent,
+    QShowEvent,
+)
+from PySide6.QtWidgets import (
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app import __version__
 from app.ui import actions
@@ -28,14 +49,14 @@ from app.ui.plan.targets_tab import TargetsTab
 from app.ui.plan.topology import Selection, TopologyTree
 from app.ui.run.live_data import LiveResults
 from app.ui.run.results_tab import ResultsTab
-from app.ui.run.run_controller import IDLE_STATE, RunController
+from app.ui.run.run_controller import RUNNING, RunController
 from app.ui.widgets import Banner, scrolling, tab_leaves_tables
 from app.ui.window.edits import TopologyEdits
-from app.ui.window.files import FilesMixin, droppable_paths, icf_export_available
+from app.ui.window.files import PlanFiles, droppable_paths
 from app.ui.window.host_facts import HostFactsKeeper
 from app.ui.window.layout import SMALLEST, WindowLook
 from app.ui.window.messages import MessagesPanel
-from app.ui.window.running import RunningMixin
+from app.ui.window.running import RunControl, plan_errors
 from app.ui.window.status import RunStatus
 
 __all__ = ["TAB_NAMES", "MainWindow", "droppable_paths"]
@@ -44,7 +65,7 @@ TAB_NAMES = ("Disk Targets", "Network Targets", "Access Specifications", "Test S
 STOP_GRACE_MS = 15000  # closing during a run: after Stop, abort if fio has not ended by then
 
 
-class MainWindow(FilesMixin, RunningMixin):
+class MainWindow(QMainWindow):
     def __init__(
         self, settings: QSettings | None = None, persist: bool = True, db_path: str | Path | None = None
     ):
@@ -57,8 +78,7 @@ class MainWindow(FilesMixin, RunningMixin):
         self.live = LiveResults()
         self.controller = RunController(self, None, db_path)  # created test files: beside the database
         self._close_after_run = False
-        self._init_running()
-        self.icf_writer = icf_export_available()
+        self._changes_settled = False  # closing during a run asked about the plan's changes already
 
         self.setWindowTitle("Fiometer")
         self.setAcceptDrops(True)
@@ -72,9 +92,6 @@ class MainWindow(FilesMixin, RunningMixin):
         self.network_tab = NetworkTargetsTab(self.doc)
         self.specs_tab = SpecsTab(self.doc, self.library)
         self.setup_tab = SetupTab(self.doc)
-        self.setup_tab.curve_box.requested.connect(
-            lambda p99, metric, top: self.start_curve(p99, metric, top)
-        )
         self.results_tab = ResultsTab(self.doc, self.live)
         # the long forms scroll on small screens instead of making the window taller than the screen
         for w, name in zip(
@@ -124,14 +141,39 @@ class MainWindow(FilesMixin, RunningMixin):
 
         self.history = install_history(self, self, self.tabs, self.controller)
         tab_leaves_tables(self)
-        self._make_file_menus()
+        self.files = PlanFiles(
+            self,
+            self,
+            self.doc,
+            self.live,
+            self.controller,
+            self.hosts,
+            self.messages_dock,
+            self._update_title,
+        )
+        self.status = RunStatus(self.statusBar())
+        self.run_control = RunControl(
+            self,
+            self,
+            self.doc,
+            self.live,
+            self.controller,
+            self.topology,
+            self.results_tab,
+            self.status,
+            self.messages_dock,
+            self.show_tab,
+        )
+        self.setup_tab.curve_box.requested.connect(
+            lambda p99, metric, top: self.run_control.start_curve(p99, metric, top)
+        )
         self.undo_action, self.redo_action = actions.undo_actions(self, self.doc.undo_stack)
         slots = {
-            "new": self.new_plan,
-            "open": self.open_dialog,
-            "save": self.save,
-            "save_as": self.save_as,
-            "export_icf": self.export_icf,
+            "new": self.files.new_plan,
+            "open": self.files.open_dialog,
+            "save": self.files.save,
+            "save_as": self.files.save_as,
+            "export_icf": self.files.export_icf,
             "quit": self.close,
             "add_manager": self.edits.add_manager,
             "set_manager_host": self.edits.set_manager_host,
@@ -140,9 +182,9 @@ class MainWindow(FilesMixin, RunningMixin):
             "add_target": self.edits.add_target,
             "add_network_worker": self.edits.add_network_worker,
             "remove": self.edits.remove_selected,
-            "start": self.start_run,
-            "stop": self.stop_run,
-            "stop_all": self.stop_all,
+            "start": self.run_control.start_run,
+            "stop": self.run_control.stop_run,
+            "stop_all": self.run_control.stop_all,
             "about": self.about,
             "user_guide": self.user_guide,
             "open_log_folder": self.open_log_folder,
@@ -151,20 +193,18 @@ class MainWindow(FilesMixin, RunningMixin):
         provided: dict[str, QAction | QMenu] = {
             "undo": self.undo_action,
             "redo": self.redo_action,
-            "recent": self.recent_menu,
-            "examples": self.examples_menu,
+            "recent": self.files.recent_menu,
+            "examples": self.files.examples_menu,
             "messages": self.messages_dock.toggleViewAction(),
             "theme": look.make_theme_menu(),
         }
         self.action_map, self.menus, self.toolbar = actions.build(self, slots, provided)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         look.toolbar = self.toolbar
-        if not self.icf_writer:
+        if not self.files.icf_writer:
             self.action_map["export_icf"].setToolTip(
                 "Export as .icf needs the ICF writer (icf_import.write), which is not in this build yet"
             )
-        self._fill_recent_menu()
-        self.status = RunStatus(self.statusBar())
         self.statusBar().setToolTip(f"Results database: {self.db_path}")
         self.status_state, self.status_step, self.status_time = (
             self.status.state,
@@ -177,7 +217,8 @@ class MainWindow(FilesMixin, RunningMixin):
         self.doc.replaced.connect(self._on_replaced)
         self.doc.changed.connect(self._on_changed)
         self.doc.dirty_changed.connect(lambda _d: self._update_title())
-        self._connect_controller()
+        self.controller.state_changed.connect(self._on_run_state)
+        self.controller.finished.connect(self._close_if_asked)  # (after RunControl has said how it ended)
         self.controller.tick.connect(self.results_tab.redraw)
         self.hosts.start_probes()
         self._on_replaced()
@@ -186,7 +227,8 @@ class MainWindow(FilesMixin, RunningMixin):
         # (a method of the window: the connection ends with the window, as a plain object's would not)
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._follow_system_scheme)
         look.restore_layout()
-        self._on_run_state(IDLE_STATE)
+        self.run_control.update_status()
+        self._update_actions()
 
     # --- document events ---------------------------------------------------------------------
     def _on_replaced(self) -> None:
@@ -202,7 +244,7 @@ class MainWindow(FilesMixin, RunningMixin):
             self.add_message(w, "warning")
         for n in self.doc.notes:
             self.add_message(f"{n.where}: {n.message}", "note")
-        errors = self.plan_errors()
+        errors = plan_errors(self.doc.plan)
         for p in errors:
             self.add_message(str(p), "error")
         if self.doc.warnings or self.doc.notes or errors:
@@ -213,6 +255,43 @@ class MainWindow(FilesMixin, RunningMixin):
         if what in (Change.TOPOLOGY, Change.ASSIGNMENT, Change.TARGETS):
             self.topology.rebuild(self.doc.plan)
         self._update_actions()  # Start waits until the plan has no errors
+
+    def _on_run_state(self, _state: str) -> None:
+        self._update_actions()
+
+    def _close_if_asked(self, _status: str) -> None:
+        if self._close_after_run:  # closed during the run: the run has ended, the window closes
+            self.close()
+
+    def _update_actions(self) -> None:
+        from app.ui import actions as A
+
+        running = self.controller.running
+        sel = self.topology.selection
+        errors = plan_errors(self.doc.plan)
+        A.update_enabled(
+            self.action_map,
+            {
+                A.IDLE: not running,
+                A.RUNNING: running,
+                A.STOPPABLE: self.controller.state == RUNNING,
+                A.WORKER: sel.is_worker,
+                A.MANAGER: sel.manager is not None and not sel.is_worker,
+                A.NOT_ALL: not sel.is_all,
+                A.ICF_WRITER: self.files.icf_writer,
+                A.VALID: not errors,
+            },
+        )
+        start = self.action_map["start"]
+        start.setToolTip(
+            "Start the test (F5)"
+            if not errors
+            else "Fix the plan's errors first:\n"
+            + "\n".join(f"\u2022 {p}" for p in errors[:10])
+            + (f"\n\u2026 and {len(errors) - 10} more" if len(errors) > 10 else "")
+        )
+        for tab in (self.targets_tab, self.network_tab, self.specs_tab, self.setup_tab):
+            tab.setEnabled(not running)
 
     def _on_selection(self, sel: Selection) -> None:
         self.targets_tab.set_selection(sel)
@@ -295,6 +374,20 @@ class MainWindow(FilesMixin, RunningMixin):
                 self.tabs.setCurrentIndex(i)
                 return
 
+    # --- drag and drop (Qt's events; PlanFiles opens what is dropped) ---------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt's name)
+        if droppable_paths(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802
+        if droppable_paths(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        self.files.open_dropped(event)
+
     # --- closing -------------------------------------------------------------------------------
     def close_box(self) -> tuple[QMessageBox, dict[Any, str]]:
         """The question asked when closing during a run (not shown), and what each button means."""
@@ -339,7 +432,7 @@ class MainWindow(FilesMixin, RunningMixin):
             if self._close_after_run:
                 return
             answer = self.close_question()
-            if answer == "cancel" or (answer == "save" and not self.save()):
+            if answer == "cancel" or (answer == "save" and not self.files.save()):
                 return  # the run goes on, the plan stays as it is
             self._close_after_run = True
             self._changes_settled = True  # asked already: closing after the run asks nothing more
@@ -347,7 +440,7 @@ class MainWindow(FilesMixin, RunningMixin):
             QTimer.singleShot(STOP_GRACE_MS, self.controller.abort)
             self.statusBar().showMessage("Stopping the test; Fiometer closes when fio has ended…")
             return
-        if not getattr(self, "_changes_settled", False) and not self._maybe_discard():
+        if not self._changes_settled and not self.files.maybe_discard():
             event.ignore()
             return
         self.look.save_layout()

@@ -56,13 +56,13 @@ def save_png(pixmap: QPixmap, path: Path) -> bool:
 
 
 def capture(win: MainWindow, out_dir: str | Path, run_timeout: float | None = None) -> list[Path]:
-    """Grab every tab; with ``run_timeout`` run the plan first (win.run_options) for real numbers."""
+    """Grab every tab; with ``run_timeout`` run the plan first (win.run_control.run_options) for real numbers."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     win.show()
     win.resize(*SIZE)  # after the first show, which fits the window to the screen: pictures have one size
     settle(0.2)
-    if run_timeout is not None and win.start_run():
+    if run_timeout is not None and win.run_control.start_run():
         wait_for_run(win, run_timeout)
         settle(0.3)
     written = []

@@ -39,8 +39,8 @@ def live_run(win: HeadlessWindow, tmp: Path) -> None:
     plan.setup.update_frequency = 4
     plan.setup.update_type = LAST
     win.doc.replace(plan)
-    win.run_options = RunOptions(engine="null", run_time=20)
-    assert win.start_run()
+    win.run_control.run_options = RunOptions(engine="null", run_time=20)
+    assert win.run_control.start_run()
     while win.controller.running:
         settle(0.2)
     settle(0.5)

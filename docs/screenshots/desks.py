@@ -90,7 +90,7 @@ def main() -> int:
     app = application()
     theme.apply_theme(app, theme.LIGHT)
     win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=tmp / "runs.db")
-    win.open_example("crystal")
+    win.files.open_example("crystal")
     win.messages_dock.show()
     win.show()
     settle(2.0)  # fio's version arrives, the welcome line shows
@@ -109,8 +109,8 @@ def main() -> int:
     )
     time.sleep(1.0)
     win.doc.replace(two_manager_plan(tmp, f"{host}:{port}"))
-    win.run_options = RunOptions(engine="null", run_time=40, ramp_up=0, file_size=1 << 20)
-    if not win.start_run():
+    win.run_control.run_options = RunOptions(engine="null", run_time=40, ramp_up=0, file_size=1 << 20)
+    if not win.run_control.start_run():
         print("the run did not start", file=sys.stderr)
         return 1
     win.results_tab.scope.setCurrentIndex(win.results_tab.scope.findText("Each manager"))  # a column each
@@ -119,10 +119,10 @@ def main() -> int:
     os.killpg(server.pid, signal.SIGKILL)
     for _ in range(100):  # the lost connection is noticed within seconds
         settle(0.1)
-        if win.lost:
+        if win.run_control.lost:
             break
     settle(1.0)
-    print("lost:", win.lost, file=sys.stderr)
+    print("lost:", win.run_control.lost, file=sys.stderr)
     screen_shot("lost-manager")
     win.doc.touch("setup")  # unsaved changes too: the one question covers both
     dialog_shot(win, "close-during-run", lambda: win.close_box()[0])
@@ -135,7 +135,10 @@ def main() -> int:
         win,
         "arm-writes",
         lambda: confirm_box(
-            win, "Targets would be written", win.arm_text([example_risk(tmp)]), "Overwrite and start"
+            win,
+            "Targets would be written",
+            win.run_control.arm_text([example_risk(tmp)]),
+            "Overwrite and start",
         )[0],
     )
     server.wait()

@@ -50,7 +50,7 @@ def main() -> int:
         win = HeadlessWindow(prefs.app_settings(), persist=False, db_path=Path(tmp) / "runs.db")
         win.show()
         win.resize(*SIZE)
-        win.open_path(path)
+        win.files.open_path(path)
         settle(3.0)  # the managers' probes answer
         win.topology.select(Selection(0, 0))
         win.show_tab(win.network_tab)
@@ -64,7 +64,7 @@ def main() -> int:
         dlg.grab().save(str(HERE / "dialog-network-target.png"))
         print(HERE / "dialog-network-target.png")
         dlg.reject()
-        if win.start_run() and wait_for_run(win, 60):
+        if win.run_control.start_run() and wait_for_run(win, 60):
             rt = win.results_tab
             rt.scope.setCurrentIndex(
                 [rt.scope.itemText(i) for i in range(rt.scope.count())].index("Each worker (all managers)")

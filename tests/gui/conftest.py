@@ -51,7 +51,7 @@ def window(qtbot, dialogs: Recorder):
     win = MainWindow(app_settings())
     win.show_problem = dialogs.problem  # type: ignore[method-assign]
     win.ask = dialogs.ask  # type: ignore[method-assign]
-    win._maybe_discard = lambda: True  # type: ignore[method-assign]
+    win.files.ask_unsaved = False  # (changes are dropped, as --screenshot's window does)
     win.close_question = lambda: "discard"  # type: ignore[method-assign]
     qtbot.addWidget(win)
     win.resize(1280, 800)

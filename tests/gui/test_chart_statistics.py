@@ -282,8 +282,8 @@ def test_real_run_at_4_s_updates_draws_connected_lines(window: MainWindow, tmp_p
     plan.setup.update_frequency = 4
     plan.setup.update_type = LAST
     window.doc.replace(plan)
-    window.run_options = RunOptions(engine="null", run_time=14)
-    assert window.start_run()
+    window.run_control.run_options = RunOptions(engine="null", run_time=14)
+    assert window.run_control.start_run()
     with qtbot.waitSignal(window.controller.finished, timeout=60000):
         pass
     window.results_tab.redraw(force=True)

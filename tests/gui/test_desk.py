@@ -97,9 +97,9 @@ def test_arming_names_what_is_written_with_its_size(window: MainWindow, dialogs,
     target = Path(plan.managers[0].workers[0].targets[0].name)
     target.write_bytes(b"precious" * (3 << 17))  # 3 MiB
     window.doc.replace(plan)
-    window.run_options = RunOptions(run_time=1, file_size=1 << 20)
+    window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
     dialogs.answer = False
-    assert not window.start_run()
+    assert not window.run_control.start_run()
     title, text = dialogs.questions[-1]
     assert title == "Targets would be written" and f"{target} (3 MiB file)" in text
     assert target.read_bytes().startswith(b"precious")
@@ -107,7 +107,7 @@ def test_arming_names_what_is_written_with_its_size(window: MainWindow, dialogs,
 
 def test_unsaved_changes_default_to_save_and_escape_cancels(window: MainWindow) -> None:
     window.doc.edit("Rename", Change.SETUP, lambda plan: setattr(plan, "name", "changed"))
-    box = window.unsaved_question()
+    box = window.files.unsaved_question()
     assert box.defaultButton() is box.button(QMessageBox.StandardButton.Save)
     assert box.escapeButton() is box.button(QMessageBox.StandardButton.Cancel)
 
@@ -170,12 +170,12 @@ def test_a_manager_lost_mid_run_is_marked_at_once(window: MainWindow, tmp_path: 
         plan.managers[0].host = LOCAL
         plan.managers.append(remote)
         window.doc.replace(plan)
-        window.run_options = RunOptions(engine="null", run_time=60, ramp_up=0, file_size=1 << 20)
-        assert window.start_run()
+        window.run_control.run_options = RunOptions(engine="null", run_time=60, ramp_up=0, file_size=1 << 20)
+        assert window.run_control.start_run()
         window.topology.select(Selection())
         qtbot.waitUntil(lambda: ("manager", "lab-server", "lab-server") in window.live.series, timeout=20000)
         os.killpg(server.pid, signal.SIGKILL)
-        qtbot.waitUntil(lambda: "lab-server" in window.lost, timeout=20000)
+        qtbot.waitUntil(lambda: "lab-server" in window.run_control.lost, timeout=20000)
         assert window.controller.state == "running"  # the other manager goes on
         texts = [window.messages.item(i).text() for i in range(window.messages.count())]
         assert any(
@@ -274,7 +274,7 @@ def test_a_file_of_random_bytes_leaves_the_plan_untouched(
     for name in ("noise.icf", "noise.json"):
         path = tmp_path / name
         path.write_bytes(bytes(range(256)) * 20)
-        assert not window.open_path(path)
+        assert not window.files.open_path(path)
         title, text = dialogs.problems[-1]
         assert title == "Cannot open the plan" and name in text
     assert window.doc.plan is before and [w.name for w in before.managers[0].workers] == ["W1", "W2"]
@@ -284,7 +284,7 @@ def test_a_file_of_random_bytes_leaves_the_plan_untouched(
 def test_an_example_opens_with_its_targets_placed(window: MainWindow) -> None:
     from app.store.db_location import default_test_file
 
-    assert window.open_example("crystal")
+    assert window.files.open_example("crystal")
     placed = {t.path for m in window.doc.plan.managers for w in m.workers for t in w.targets}
     assert placed == {str(default_test_file())} and not window.doc.dirty
     texts = [window.messages.item(i).text() for i in range(window.messages.count())]

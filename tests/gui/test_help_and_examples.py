@@ -12,7 +12,7 @@ from app.ui.main_window import MainWindow
 
 
 def test_examples_menu_opens_the_bundled_vmware_icf(window: MainWindow, dialogs, qtbot) -> None:
-    items = [a for a in window.examples_menu.actions() if "VMware" in a.text()]
+    items = [a for a in window.files.examples_menu.actions() if "VMware" in a.text()]
     assert len(items) == 1
     items[0].trigger()
     assert [s.name for s in window.doc.plan.specs] == [
@@ -24,8 +24,8 @@ def test_examples_menu_opens_the_bundled_vmware_icf(window: MainWindow, dialogs,
     assert (
         dialogs.problems == [] and window.doc.path is None
     )  # a plan to save elsewhere, not the bundled file
-    assert window.recent_menu.actions() == [] or all(
-        "vmware" not in a.text().lower() for a in window.recent_menu.actions()
+    assert window.files.recent_menu.actions() == [] or all(
+        "vmware" not in a.text().lower() for a in window.files.recent_menu.actions()
     )
 
 

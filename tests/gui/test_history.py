@@ -388,9 +388,9 @@ def test_a_run_finishing_in_this_window_appears_in_history(window: MainWindow, q
     ui = show_history(window, qtbot)
     assert ui.list.pages.currentWidget() is ui.list.empty
     window.doc.replace(local_plan(tmp_path, workers=1))
-    window.run_options = RunOptions(engine="null", run_time=1, ramp_up=0)
+    window.run_control.run_options = RunOptions(engine="null", run_time=1, ramp_up=0)
     with qtbot.waitSignal(window.controller.finished, timeout=30000):
-        assert window.start_run()
+        assert window.run_control.start_run()
     qtbot.waitUntil(lambda: len(rows(ui)) == 1, timeout=10000)  # refreshed while Results Display is shown
     (row,) = rows(ui)
     assert row["Status"] == "complete" and row["Plan"] == "GUI test plan"

@@ -46,10 +46,10 @@ def test_live_table_shows_the_disk_while_the_run_goes(window: MainWindow, tmp_pa
     for w in plan.managers[0].workers:
         w.targets = [Target(loop_device)]
     window.doc.replace(plan)
-    window.run_options = RunOptions(run_time=8)
+    window.run_control.run_options = RunOptions(run_time=8)
     rt = window.results_tab
     table = rt.disk_table
-    assert window.start_run()
+    assert window.run_control.start_run()
     name = os.path.basename(loop_device)
     util = len(FIXED)
 
@@ -98,10 +98,10 @@ def test_live_table_shows_a_remote_managers_disk(
     plan.managers[0].host = f"{host}:{port}"
     plan.managers[0].workers[0].targets = [Target(loop_device)]
     window.doc.replace(plan)
-    window.run_options = RunOptions(run_time=6)
+    window.run_control.run_options = RunOptions(run_time=6)
     table = window.results_tab.disk_table
     util = len(FIXED)
-    assert window.start_run()
+    assert window.run_control.start_run()
     qtbot.waitUntil(
         lambda: (
             table.rowCount() == 1 and table.item(0, util) is not None and table.item(0, util).text() != "—"
@@ -118,9 +118,9 @@ def test_live_table_shows_a_remote_managers_disk(
 
 def test_live_table_says_why_there_are_no_disk_figures(window: MainWindow, tmp_path: Path, qtbot):
     window.doc.replace(local_plan(tmp_path, workers=1))
-    window.run_options = RunOptions(engine="null", run_time=3, file_size=1 << 20)
+    window.run_control.run_options = RunOptions(engine="null", run_time=3, file_size=1 << 20)
     table = window.results_tab.disk_table
-    assert window.start_run()
+    assert window.run_control.start_run()
     qtbot.waitUntil(lambda: table.rowCount() == 1 and table.item(0, 0) is not None, timeout=20000)
     row = cells(table, 0)
     assert row[0] == "M1" and row[1] == "—" and all(v == "—" for v in row[len(FIXED) : TARGETS])

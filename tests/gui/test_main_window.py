@@ -42,7 +42,7 @@ def test_open_plan_file_fills_topology_tabs_and_recent_files(
 ) -> None:
     plan = local_plan(tmp_path, managers=2, workers=2)
     path = plan_file(tmp_path, plan)
-    assert window.open_path(path)
+    assert window.files.open_path(path)
     assert topology_texts(window) == ["All Managers", "M1", "M2", "W1", "W2", "W1", "W2"]
     assert window.windowTitle().startswith("plan.fiometer.json")
     assert not window.isWindowModified()
@@ -56,13 +56,13 @@ def test_open_plan_file_fills_topology_tabs_and_recent_files(
     window.targets_tab.qd.setValue(16)
     assert window.doc.plan.managers[1].workers[0].queue_depth == 16
     assert window.isWindowModified()
-    assert window.save()
+    assert window.files.save()
     assert not window.isWindowModified()
     assert '"queue_depth": 16' in path.read_text()
 
 
 def test_open_icf_shows_fidelity_notes_and_unmapped_targets(window: MainWindow) -> None:
-    assert window.open_path(example_plan())
+    assert window.files.open_path(example_plan())
     plan = window.doc.plan
     assert [s.name for s in plan.specs][:2] == ["Max Throughput-100%Read", "RealLife-60%Rand-65%Read"]
     messages = [window.messages.item(i).text() for i in range(window.messages.count())]
@@ -78,7 +78,7 @@ def test_open_icf_shows_fidelity_notes_and_unmapped_targets(window: MainWindow) 
 def test_broken_file_is_reported_not_raised(window: MainWindow, dialogs, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    assert not window.open_path(bad)
+    assert not window.files.open_path(bad)
     assert dialogs.problems and "bad.json" in dialogs.problems[0][1]
 
 
@@ -126,7 +126,7 @@ def test_drag_of_other_files_is_refused(window: MainWindow, tmp_path: Path) -> N
 
 
 def test_add_duplicate_remove_worker(window: MainWindow, tmp_path: Path) -> None:
-    window.open_path(plan_file(tmp_path))
+    window.files.open_path(plan_file(tmp_path))
     window.topology.select(Selection(0, 0))
     window.action_map["duplicate_worker"].trigger()
     workers = window.doc.plan.managers[0].workers
@@ -207,7 +207,7 @@ def test_export_as_icf_writes_a_file_iometer_and_fiometer_read(window: MainWindo
     window.doc.replace(plan)
     assert window.action_map["export_icf"].isEnabled()
     out = tmp_path / "exported.icf"
-    assert window.export_icf_to(out)
+    assert window.files.export_icf_to(out)
     assert out.read_bytes().startswith(b"Version 1.1.0 \r\n")
     again = open_plan(out).plan
     assert [w.name for w in again.managers[0].workers] == ["W1", "W2"]
@@ -222,7 +222,7 @@ def test_export_as_icf_refuses_what_iometer_would_read_otherwise(
     plan.managers[0].workers[0].specs = ["Lecture aléatoire"]
     window.doc.replace(plan)
     out = tmp_path / "exported.icf"
-    assert not window.export_icf_to(out)
+    assert not window.files.export_icf_to(out)
     assert not out.exists()  # nothing half right is written
     ((title, text),) = dialogs.problems
     assert title == "Cannot export as .icf" and "reads the name only up to 'é', as 'Lecture al'" in text
@@ -271,7 +271,7 @@ def test_file_examples_opens_each_bundled_plan(window):
     from app.model.examples import EXAMPLES
     from app.ui.window.files import VMWARE_TITLE
 
-    actions = [a for a in window.examples_menu.actions() if not a.isSeparator()]
+    actions = [a for a in window.files.examples_menu.actions() if not a.isSeparator()]
     assert [a.text() for a in actions] == [VMWARE_TITLE] + [e.title for e in EXAMPLES]
     assert all(a.toolTip() for a in actions)
     crystal = next(a for a in actions if a.text() == "CrystalDiskMark-like")

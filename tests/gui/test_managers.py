@@ -72,7 +72,7 @@ def test_unreachable_manager_in_the_topology_and_at_start(
     )
     detail = window.topology.topLevelItem(0).child(1).data(0, DETAIL_ROLE)
     assert str(port) in detail or "refused" in detail.lower()
-    assert not window.start_run()
+    assert not window.run_control.start_run()
     title, text = dialogs.problems[-1]
     assert title == "Cannot start the test" and "'M2'" in text
 

@@ -65,7 +65,7 @@ def worker_label(window: MainWindow, mi: int, wi: int) -> str:
 
 def test_add_edit_remove_a_network_target_and_save_it(window: MainWindow, tmp_path: Path, answer) -> None:
     assert TAB_NAMES[1] == "Network Targets"
-    window.open_path(plan_file(tmp_path, two_managers(reads=0)))
+    window.files.open_path(plan_file(tmp_path, two_managers(reads=0)))
     tab = window.network_tab
     window.topology.select(Selection(0, 0))
     assert tab.stack.currentWidget() is tab.intro and "disk worker" in tab.intro_text.text()
@@ -108,7 +108,7 @@ def test_add_edit_remove_a_network_target_and_save_it(window: MainWindow, tmp_pa
     again, problems = planfile.load(saved)
     assert problems == []
     assert again.managers[0].workers[1] == w and again.managers[0].workers[1].kind == "network_tcp"
-    window.open_path(saved)
+    window.files.open_path(saved)
     window.topology.select(Selection(0, 1))
     assert rows(window) == [
         ["B (TCP)", "B — 127.0.0.3:8765", "auto", "A sends → B listens at 127.0.0.3:auto"]
@@ -127,7 +127,7 @@ def test_cancel_changes_nothing_and_a_taken_port_is_refused(
             targets=[P.Target("A (TCP)", kind="network", partner_manager="A", port=23000)],
         )
     ]
-    window.open_path(plan_file(tmp_path, plan))
+    window.files.open_path(plan_file(tmp_path, plan))
     window.topology.select(Selection(1, 0))
     tab = window.network_tab
     assert "receives from its partners" in tab.direction.text()
@@ -153,7 +153,7 @@ def plan_workers(window: MainWindow) -> list[P.Worker]:
 def test_protocol_vi_is_kept_but_said_not_to_run(window: MainWindow, tmp_path: Path) -> None:
     plan = two_managers()
     plan.managers[0].workers = [P.Worker("Net", kind="network_vi", specs=["64k"])]
-    window.open_path(plan_file(tmp_path, plan))
+    window.files.open_path(plan_file(tmp_path, plan))
     window.topology.select(Selection(0, 0))
     tab = window.network_tab
     assert tab.protocol.currentData() == "network_vi" and "do not run" in tab.direction.text()
@@ -164,7 +164,7 @@ def test_protocol_vi_is_kept_but_said_not_to_run(window: MainWindow, tmp_path: P
 
 
 def test_imported_icf_network_worker_appears_with_its_partner(window: MainWindow) -> None:
-    window.open_path(shared_dir() / "icf" / "synthetic" / "eilerjc_iometer_network_worker.icf")
+    window.files.open_path(shared_dir() / "icf" / "synthetic" / "eilerjc_iometer_network_worker.icf")
     window.topology.select(Selection(0, 0))
     tab = window.network_tab
     assert not tab.stack.is_empty and tab.protocol.currentData() == "network_tcp"
@@ -185,7 +185,7 @@ def test_client_workers_get_their_own_line_in_the_live_results(window: MainWindo
             targets=[P.Target("B", kind="network", partner_manager="B")],
         )
     )
-    window.open_path(plan_file(tmp_path, plan))
+    window.files.open_path(plan_file(tmp_path, plan))
     titles = {s.title.strip(): s.keys for s in window.results_tab.scopes}
     assert titles["B / [Net]"] == [("worker", "B", "n1.w2")]  # Iometer's client worker, on the partner
     assert titles["A / Net"] == [("worker", "A", "w2")]
@@ -194,7 +194,7 @@ def test_client_workers_get_their_own_line_in_the_live_results(window: MainWindo
 def test_edit_menu_adds_a_network_worker_and_shows_its_tab(
     window: MainWindow, tmp_path: Path, dialogs
 ) -> None:
-    window.open_path(plan_file(tmp_path, two_managers()))
+    window.files.open_path(plan_file(tmp_path, two_managers()))
     window.topology.select(Selection(1))
     window.action_map["add_network_worker"].trigger()
     assert [(w.name, w.kind) for w in window.doc.plan.managers[1].workers] == [("Network 1", "network_tcp")]

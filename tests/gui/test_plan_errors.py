@@ -33,7 +33,7 @@ def bad_icf(tmp_path: Path) -> Path:
 def test_an_icf_with_errors_opens_with_a_dialog_and_start_waits(
     window: MainWindow, dialogs, tmp_path: Path, qtbot
 ) -> None:
-    assert window.open_path(bad_icf(tmp_path))
+    assert window.files.open_path(bad_icf(tmp_path))
     assert len(dialogs.problems) == 1
     title, text = dialogs.problems[0]
     assert title == "The plan has errors"
@@ -48,7 +48,7 @@ def test_an_icf_with_errors_opens_with_a_dialog_and_start_waits(
     assert not any(INTERNAL.search(ln) for ln in lines)
     assert not window.action_map["start"].isEnabled()
     assert "% read" in window.action_map["start"].toolTip()
-    assert not window.start_run()  # (the keyboard shortcut cannot start it either)
+    assert not window.run_control.start_run()  # (the keyboard shortcut cannot start it either)
     # flagged where it is fixed
     tree = window.specs_tab.tree
     flagged = [
@@ -69,7 +69,7 @@ def test_an_icf_with_errors_opens_with_a_dialog_and_start_waits(
 
 
 def test_a_valid_plan_opens_without_a_dialog(window: MainWindow, dialogs) -> None:
-    assert window.open_path(FIXTURE)
+    assert window.files.open_path(FIXTURE)
     assert dialogs.problems == [] and window.action_map["start"].isEnabled()
 
 
@@ -98,11 +98,11 @@ def test_a_file_that_is_no_plan_is_said_before_asking_about_unsaved_changes(
     window: MainWindow, dialogs, tmp_path: Path
 ) -> None:
     asked = []
-    window._maybe_discard = lambda: asked.append(True) or True
+    window.files.maybe_discard = lambda: asked.append(True) or True
     window.doc.edit("Rename", Change.SETUP, lambda plan: setattr(plan, "name", "changed"))  # unsaved changes
     path = tmp_path / "notes.json"
     path.write_text("hello, not JSON")
-    assert not window.open_path(path)
+    assert not window.files.open_path(path)
     assert asked == []  # nothing to lose: the plan stays as it was
     ((title, text),) = dialogs.problems
     assert "not a plan: neither an Iometer configuration (.icf) nor a plan saved by Fiometer" in text

@@ -39,7 +39,7 @@ def mapped_plan(tmp_path: Path):
 def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, qtbot) -> None:
     plan, mapping = mapped_plan(tmp_path)
     window.doc.replace(plan)
-    window.run_options = RunOptions(engine="null", run_time=20, mapping=mapping)
+    window.run_control.run_options = RunOptions(engine="null", run_time=20, mapping=mapping)
     redraws = []
     original = window.results_tab.charts.redraw
 
@@ -51,7 +51,7 @@ def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, q
 
     window.results_tab.charts.redraw = counting  # type: ignore[method-assign]
     thresholds = gc.get_threshold()
-    assert window.start_run()
+    assert window.run_control.start_run()
     assert window.tabs.currentWidget() is window.results_tab
     assert not window.action_map["start"].isEnabled() and window.action_map["stop"].isEnabled()
     assert not window.targets_tab.isEnabled()  # the plan cannot change under a running test
@@ -115,14 +115,14 @@ def test_closing_during_a_run_asks_one_question_and_cancel_changes_nothing(
     plan, mapping = mapped_plan(tmp_path)
     window.doc.replace(plan)
     unsaved_change(window)  # unsaved changes as well as a run
-    window.run_options = RunOptions(engine="null", run_time=60, mapping=mapping)
-    assert window.start_run()
+    window.run_control.run_options = RunOptions(engine="null", run_time=60, mapping=mapping)
+    assert window.run_control.start_run()
     qtbot.waitUntil(lambda: bool(window.live.series), timeout=20000)
     asked: list[str] = []
     answers = iter(["cancel", "discard"])
     window.close_question = lambda: asked.append("run+changes") or next(answers)  # type: ignore[method-assign]
     second_prompt: list[bool] = []
-    window._maybe_discard = lambda: second_prompt.append(True) or True  # type: ignore[method-assign]
+    window.files.maybe_discard = lambda: second_prompt.append(True) or True  # type: ignore[method-assign]
     window.close()
     assert window.isVisible() and window.controller.state == "running" and window.doc.dirty  # nothing changed
     window.close()
@@ -139,8 +139,8 @@ def test_the_close_question_defaults_to_cancel(window: MainWindow, tmp_path: Pat
     plan, mapping = mapped_plan(tmp_path)
     window.doc.replace(plan)
     unsaved_change(window)
-    window.run_options = RunOptions(engine="null", run_time=60, mapping=mapping)
-    assert window.start_run()
+    window.run_control.run_options = RunOptions(engine="null", run_time=60, mapping=mapping)
+    assert window.run_control.start_run()
     seen: list[str] = []
 
     def press_enter() -> None:
@@ -169,8 +169,8 @@ def test_the_close_question_defaults_to_cancel(window: MainWindow, tmp_path: Pat
 def test_unrunnable_plan_is_refused_with_the_reason(window: MainWindow, dialogs, tmp_path: Path) -> None:
     plan, _mapping = mapped_plan(tmp_path)
     window.doc.replace(plan)  # 'C:' cannot be placed on Linux without a mapping
-    window.run_options = RunOptions(engine="null", run_time=2)
-    assert not window.start_run()
+    window.run_control.run_options = RunOptions(engine="null", run_time=2)
+    assert not window.run_control.start_run()
     assert not window.controller.running
     title, text = dialogs.problems[-1]
     assert title == "Cannot start the test" and "'C:'" in text
@@ -183,13 +183,13 @@ def test_writing_to_an_existing_file_is_armed_by_asking(
     target = Path(plan.managers[0].workers[0].targets[0].name)
     target.write_bytes(b"precious" * 1024)
     window.doc.replace(plan)
-    window.run_options = RunOptions(run_time=1, file_size=1 << 20)
+    window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
     dialogs.answer = False
-    assert not window.start_run()
+    assert not window.run_control.start_run()
     assert dialogs.questions and str(target) in dialogs.questions[-1][1]
     assert target.read_bytes().startswith(b"precious")
     dialogs.answer = True
-    assert window.start_run()
+    assert window.run_control.start_run()
     with qtbot.waitSignal(window.controller.finished, timeout=30000) as finished:
         pass
     assert finished.args == ["complete"]

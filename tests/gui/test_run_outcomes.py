@@ -21,20 +21,20 @@ def test_status_bar_counts_the_steps_that_ran(window: MainWindow, tmp_path: Path
     """Stop (Esc) on step 1, Stop All on step 2 of 3: two stopped, one skipped (it said "3 step(s)")."""
     plan = local_plan(tmp_path, workers=1, specs=("S", "T", "U"))
     window.doc.replace(plan)
-    window.run_options = RunOptions(engine="null", run_time=60, file_size=1 << 20)
-    assert window.start_run()
+    window.run_control.run_options = RunOptions(engine="null", run_time=60, file_size=1 << 20)
+    assert window.run_control.start_run()
     assert window.status_step.text() == "Step 1/3"
     reported: list[int] = []  # step index of every batch of samples
     assert window.controller.listener is not None
     window.controller.listener.samplesArrived.connect(lambda index, _offset, _samples: reported.append(index))
     qtbot.waitUntil(lambda: 0 in reported, timeout=30000)
-    window.stop_run()
+    window.run_control.stop_run()
     qtbot.waitUntil(lambda: 1 in reported, timeout=30000)
-    window.stop_all()
+    window.run_control.stop_all()
     with qtbot.waitSignal(window.controller.finished, timeout=30000) as finished:
         pass
     assert finished.args == ["stopped"]
-    window._update_status()
+    window.run_control.update_status()
     assert window.status_state.text() == "Last run: stopped"
     assert window.status_step.text() == "2 of 3 steps ran (2 stopped); 1 skipped"
     messages = [window.messages.item(i).text() for i in range(window.messages.count())]

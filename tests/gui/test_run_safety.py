@@ -44,8 +44,8 @@ def cli_run(plan: Path, *extra: str) -> subprocess.CompletedProcess:
 
 
 def run_in_window(window: MainWindow, qtbot) -> str:
-    window.run_options = RunOptions(run_time=1, file_size=1 << 20)
-    assert window.start_run()
+    window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
+    assert window.run_control.start_run()
     with qtbot.waitSignal(window.controller.finished, timeout=30000) as finished:
         pass
     return finished.args[0]
@@ -71,8 +71,8 @@ def test_test_files_created_by_the_cli_and_the_window_are_reused_by_both_without
     out = cli_run(path)
     assert out.returncode == 2 and "did not create it" in out.stderr
     dialogs.answer = False
-    window.run_options = RunOptions(run_time=1, file_size=1 << 20)
-    assert not window.start_run()
+    window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
+    assert not window.run_control.start_run()
     assert "Targets would be written" in dialogs.questions[-1][0]
     assert target.read_bytes().startswith(b"precious")
 
@@ -84,9 +84,9 @@ def test_a_missing_folder_is_offered_for_creation_never_made_silently(
     folder = tmp_path / "new" / "folder"
     plan.managers[0].workers[0].targets = [Target(str(folder / "iobw.tst"))]
     window.doc.replace(plan)
-    window.run_options = RunOptions(run_time=1, file_size=1 << 20)
+    window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
     dialogs.answer = False
-    assert not window.start_run()
+    assert not window.run_control.start_run()
     title, text = dialogs.questions[-1]
     assert title == "Folders do not exist" and str(folder) in text
     assert not folder.exists()
@@ -101,10 +101,12 @@ def test_the_window_arms_exactly_what_the_engine_refused(window: MainWindow, dia
     (tmp_path / "chr").symlink_to("/dev/null")  # a character device: its use cannot be seen, so in use
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / "chr"))]
     window.doc.replace(plan)
-    window.run_options = RunOptions(run_time=1, file_size=1 << 20)
+    window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
     asked: list[list] = []
-    window.arm_writes = lambda risks: asked.append(risks) or True  # type: ignore[method-assign]
-    prepared = window.controller.prepare(window.doc.plan, window.run_options, None, window.arm_writes)
+    window.run_control.arm_writes = lambda risks: asked.append(risks) or True  # type: ignore[method-assign]
+    prepared = window.controller.prepare(
+        window.doc.plan, window.run_control.run_options, None, window.run_control.arm_writes
+    )
     assert prepared is not None
     runner, options = prepared
     (risk,) = asked[0]

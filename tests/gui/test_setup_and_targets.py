@@ -19,7 +19,7 @@ def preview_rows(window: MainWindow) -> list[list[str]]:
 
 
 def test_preview_follows_the_test_type(window: MainWindow, tmp_path: Path) -> None:
-    window.open_path(plan_file(tmp_path, local_plan(tmp_path, workers=2, targets=2)))
+    window.files.open_path(plan_file(tmp_path, local_plan(tmp_path, workers=2, targets=2)))
     tab = window.setup_tab
     rows = preview_rows(window)
     assert len(rows) == 1 and rows[0][:5] == ["1", "S", "2", "4", "4"]
@@ -56,7 +56,7 @@ def test_targets_tab_edits_the_selected_worker(window: MainWindow, tmp_path: Pat
     plan = local_plan(tmp_path, workers=2, targets=2)
     existing = Path(plan.managers[0].workers[0].targets[0].name)
     existing.write_bytes(b"\0" * 8192)
-    window.open_path(plan_file(tmp_path, plan))
+    window.files.open_path(plan_file(tmp_path, plan))
     tab = window.targets_tab
     window.topology.select(Selection(0))
     assert tab.stack.is_empty and "Select a worker" in tab.stack.empty.text()
@@ -188,7 +188,7 @@ def test_the_add_test_file_button_stays_put(qtbot, window: MainWindow, monkeypat
     window.resize(1366, 705)  # 1366x768 less the title bar and task bar
     window.show()
     qtbot.waitExposed(window)
-    window.new_plan()
+    window.files.new_plan()
     tab = window.targets_tab
     window.tabs.setCurrentWidget(tab)
     add = next(b for b in tab.findChildren(QPushButton) if b.text().startswith("Add test file"))

@@ -60,7 +60,7 @@ def test_assign_builtin_spec_to_the_selected_worker(window: MainWindow) -> None:
 
 
 def test_manager_selection_assigns_to_all_its_workers(window: MainWindow, tmp_path: Path) -> None:
-    window.open_path(plan_file(tmp_path, local_plan(tmp_path, workers=3, specs=())))
+    window.files.open_path(plan_file(tmp_path, local_plan(tmp_path, workers=3, specs=())))
     window.topology.select(Selection(0))
     assert "every one of its workers" in window.specs_tab.assigned_stack.empty.text()
     select_library(window, BUILTIN, "Default")

@@ -18,7 +18,7 @@ from tests.gui.test_specs import select_library
 
 
 def opened(window: MainWindow, tmp_path: Path, workers: int = 2) -> MainWindow:
-    assert window.open_path(plan_file(tmp_path, local_plan(tmp_path, workers=workers, targets=2)))
+    assert window.files.open_path(plan_file(tmp_path, local_plan(tmp_path, workers=workers, targets=2)))
     return window
 
 
@@ -200,7 +200,7 @@ def test_saving_marks_clean_and_undoing_past_the_save_marks_dirty(window: MainWi
     window.topology.select(Selection(0, 0))
     window.targets_tab.qd.setValue(9)
     assert window.doc.dirty and window.isWindowModified()
-    assert window.save()  # to its own file
+    assert window.files.save()  # to its own file
     assert not window.doc.dirty and not window.isWindowModified()
     undo(window)  # back past the save: unsaved again
     assert window.doc.dirty and window.isWindowModified()
@@ -217,7 +217,7 @@ def test_opening_a_plan_clears_the_undo_stack(window: MainWindow, tmp_path: Path
     window.targets_tab.qd.setValue(9)
     window.action_map["add_worker"].trigger()
     assert window.doc.undo_stack.count() == 2
-    assert window.open_path(plan_file(tmp_path, local_plan(tmp_path, workers=1), "other.fiometer.json"))
+    assert window.files.open_path(plan_file(tmp_path, local_plan(tmp_path, workers=1), "other.fiometer.json"))
     assert window.doc.undo_stack.count() == 0 and not window.undo_action.isEnabled()
     assert not window.doc.dirty
     window.action_map["new"].trigger()

@@ -34,11 +34,11 @@ def test_start_asks_for_the_results_file_and_writes_every_update_beside_it(
     plan = local_plan(tmp_path, workers=2)
     plan.setup.iometer.record_last_update = True
     window.doc.replace(plan)
-    window.run_options = RunOptions(engine="null", run_time=2, ramp_up=0, file_size=1 << 20)
+    window.run_control.run_options = RunOptions(engine="null", run_time=2, ramp_up=0, file_size=1 << 20)
     dialog = SaveDialog(str(tmp_path / "results.csv"))
     monkeypatch.setattr(QFileDialog, "getSaveFileName", dialog)
     with qtbot.waitSignal(window.controller.finished, timeout=60000):
-        assert window.start_run()
+        assert window.run_control.start_run()
     assert dialog.asked and "Record Last Update Results" in dialog.asked[0][0]
     assert dialog.asked[0][1].endswith("results.csv")  # Iometer's default name
     (series,) = read_results_file(tmp_path / "instresults.csv")
@@ -58,7 +58,7 @@ def test_start_asks_for_the_results_file_and_writes_every_update_beside_it(
     assert any(f"every update goes to {tmp_path / 'instresults.csv'}" in t for t in said)
     # the next Start proposes the same file (Iometer appends a series to it)
     monkeypatch.setattr(QFileDialog, "getSaveFileName", cancel := SaveDialog(""))
-    assert not window.start_run()  # cancelled: no run, as in Iometer
+    assert not window.run_control.start_run()  # cancelled: no run, as in Iometer
     assert cancel.asked[0][1] == str(tmp_path / "results.csv")
     assert not window.controller.running
 
@@ -80,7 +80,7 @@ def test_a_results_file_that_cannot_be_written_refuses_the_start(
     plan.setup.iometer.record_last_update = True
     window.doc.replace(plan)
     monkeypatch.setattr(QFileDialog, "getSaveFileName", SaveDialog(str(tmp_path / "gone" / "results.csv")))
-    assert not window.start_run()
+    assert not window.run_control.start_run()
     assert not window.controller.running
     ((title, text),) = dialogs.problems
     assert title == "Cannot start the test" and "instresults.csv" in text and "cannot be written" in text

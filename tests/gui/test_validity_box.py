@@ -98,9 +98,11 @@ def test_results_tab_shows_the_notes_when_a_run_from_the_window_ends(
     plan.specs[0].lines = [SpecLine(4096, 100, 0, 100, 0, 1, 0, 0)]
     plan.managers[0].workers[0].specs = [plan.specs[0].name]
     window.doc.replace(plan)
-    window.run_options = RunOptions(run_time=1, file_size=8 << 20, mapping={"T": str(tmp_path / "w.dat")})
+    window.run_control.run_options = RunOptions(
+        run_time=1, file_size=8 << 20, mapping={"T": str(tmp_path / "w.dat")}
+    )
     assert not window.results_tab.validity.isVisible()  # nothing to say before a run
-    assert window.start_run()
+    assert window.run_control.start_run()
     with qtbot.waitSignal(window.controller.finished, timeout=60000):
         pass
     box = window.results_tab.validity
@@ -125,7 +127,7 @@ def test_test_setup_starts_a_load_search_and_history_shows_its_answer(
     plan = local_plan(tmp_path, workers=1)
     plan.managers[0].workers[0].targets = [Target("T")]
     window.doc.replace(plan)
-    window.run_options = RunOptions(
+    window.run_control.run_options = RunOptions(
         run_time=1, engine="null", file_size=8 << 20, mapping={"T": str(tmp_path / "n.dat")}
     )
     box = window.setup_tab.curve_box

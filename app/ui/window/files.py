@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QMessageBox
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMenu, QMessageBox, QWidget
 
 from app.model.examples import EXAMPLES, TESTFILE, example
 from app.model.fidelity import all_notes
 from app.model.opening import PlanOpenError, open_plan
 from app.model.to_icf import plan_to_icf, unwritable
+from app.model.validation import Problem
 from app.store.db_location import default_test_file
 from app.ui.confirm import unsaved_answer, unsaved_box
+from app.ui.plan.plan_document import PlanDocument
+from app.ui.run.live_data import LiveResults
+from app.ui.run.run_controller import RunController
 from app.ui.settings import add_recent_file, recent_files
-
-if TYPE_CHECKING:
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QDockWidget
-
-    from app.ui.plan.plan_document import PlanDocument
-    from app.ui.run.live_data import LiveResults
-    from app.ui.run.run_controller import RunController
-    from app.ui.window.host_facts import HostFactsKeeper
+from app.ui.user_desk import UserDesk
+from app.ui.window.host_facts import HostFactsKeeper
+from app.ui.window.running import plan_errors
 
 PLAN_SUFFIXES = (".icf", ".conf", ".json")
 OPEN_FILTER = (
@@ -41,7 +40,7 @@ VMWARE_TIP = (
 )
 
 
-def plan_errors_text(name: str, errors: list) -> str:
+def plan_errors_text(name: str, errors: list[Problem]) -> str:
     """The dialog's text for a plan opened with errors: each by the name of its spec, manager, worker or
     target and its line, and what to do."""
     shown = errors[:20]
@@ -69,28 +68,40 @@ def droppable_paths(mime: Any) -> list[Path]:
     ]
 
 
-class FilesMixin(QMainWindow):
-    recent_menu: QMenu
-    examples_menu: QMenu
+class PlanFiles:
+    """File menu's jobs on the plan document: new, open (dialog, recent, examples, dropped files), save,
+    export as .icf, and the question about unsaved changes. It talks to the user through ``desk`` (looked up
+    at the time of use: tests replace the window's ``ask`` and ``show_problem``)."""
 
-    if TYPE_CHECKING:  # what MainWindow and the other mixins provide (declared for mypy only: at run time
-        # a definition here would shadow theirs in MainWindow's method order)
-        settings: QSettings | None
-        persist: bool  # implies settings
-        doc: PlanDocument
-        live: LiveResults
-        controller: RunController
-        messages_dock: QDockWidget
-        hosts: HostFactsKeeper
+    def __init__(
+        self,
+        parent: QWidget,
+        desk: UserDesk,
+        doc: PlanDocument,
+        live: LiveResults,
+        controller: RunController,
+        hosts: HostFactsKeeper,
+        messages_dock: QDockWidget,
+        update_title: Callable[[], None],
+    ):
+        """``parent``: the dialogs' and menus' parent; ``controller``: no plan is replaced while it runs;
+        ``update_title``: after a save (the window's title names the file)."""
+        self.parent = parent
+        self.desk = desk
+        self.doc = doc
+        self.live = live
+        self.controller = controller
+        self.hosts = hosts
+        self.messages_dock = messages_dock
+        self.update_title = update_title
+        self.icf_writer = icf_export_available()
+        self.ask_unsaved = True  # off (--screenshot, benchmarks): changes are dropped without a question
+        self.recent_menu = QMenu("Open &recent", parent)
+        self.examples_menu = QMenu("&Examples", parent)
+        self._make_examples_menu()
+        self.fill_recent_menu()
 
-        def add_message(self, text: str, level: str = "info") -> None: ...
-        def show_problem(self, title: str, text: str) -> None: ...
-        def plan_errors(self) -> list[Any]: ...
-        def _update_title(self) -> None: ...
-
-    def _make_file_menus(self) -> None:
-        self.recent_menu = QMenu("Open &recent", self)
-        self.examples_menu = QMenu("&Examples", self)
+    def _make_examples_menu(self) -> None:
         vmware = self.examples_menu.addAction(VMWARE_TITLE, self.open_bundled_icf)
         vmware.setToolTip(VMWARE_TIP)
         vmware.setStatusTip(VMWARE_TIP)
@@ -105,9 +116,10 @@ class FilesMixin(QMainWindow):
             a.setStatusTip(ex.description)
         self.examples_menu.setToolTipsVisible(True)
 
-    def _fill_recent_menu(self) -> None:
+    def fill_recent_menu(self) -> None:
         self.recent_menu.clear()
-        files = recent_files(self.settings) if self.settings else []
+        settings = self.desk.settings
+        files = recent_files(settings) if settings else []
         for f in files:
 
             def open_it(p: str = f) -> None:
@@ -117,17 +129,20 @@ class FilesMixin(QMainWindow):
         self.recent_menu.setEnabled(bool(files))
 
     def _remember(self, path: str | Path) -> None:
-        if self.persist and self.settings is not None:
-            add_recent_file(self.settings, path)
-            self._fill_recent_menu()
+        settings = self.desk.settings
+        if self.desk.persist and settings is not None:
+            add_recent_file(settings, path)
+            self.fill_recent_menu()
 
     def unsaved_question(self, also: str = "") -> QMessageBox:
         """Save / Discard / Cancel for the open plan's changes; Save is the default, Escape cancels."""
         text = f"Save the changes to {self.doc.title}?"
-        return unsaved_box(self, "Unsaved changes", (also + "\n\n" + text) if also else text)
+        return unsaved_box(self.parent, "Unsaved changes", (also + "\n\n" + text) if also else text)
 
-    def _maybe_discard(self) -> bool:
-        if not self.doc.dirty:
+    def maybe_discard(self) -> bool:
+        """Whether the open plan may be replaced or closed: clean, saved, or its changes discarded (asked
+        unless ``ask_unsaved`` is off, then they are dropped)."""
+        if not self.doc.dirty or not self.ask_unsaved:
             return True
         answer = unsaved_answer(self.unsaved_question())
         if answer == "save":
@@ -135,46 +150,47 @@ class FilesMixin(QMainWindow):
         return answer == "discard"
 
     def new_plan(self) -> None:
-        if self.controller.running or not self._maybe_discard():
+        if self.controller.running or not self.maybe_discard():
             return
         self.doc.new()
         self.live.clear()
         self.hosts.apply_local_facts()
 
     def open_dialog(self) -> None:
-        recent = recent_files(self.settings) if self.settings else []
+        settings = self.desk.settings
+        recent = recent_files(settings) if settings else []
         start = str(Path(recent[0]).parent) if recent else str(Path.home())
-        path, _ = QFileDialog.getOpenFileName(self, "Open plan", start, OPEN_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self.parent, "Open plan", start, OPEN_FILTER)
         if path:
             self.open_path(path)
 
     def open_path(self, path: str | Path, ask_discard: bool = True, remember: bool = True) -> bool:
         """Open a .icf or plan file; problems are shown, never raised, and leave the open plan as it was."""
         if self.controller.running:
-            self.show_problem("Cannot open", "Stop the running test before opening another plan.")
+            self.desk.show_problem("Cannot open", "Stop the running test before opening another plan.")
             return False
         try:  # read first: a file that is no plan is said at once, before asking about unsaved changes
             opened = open_plan(Path(path))
         except (PlanOpenError, OSError) as e:
-            self.show_problem("Cannot open the plan", str(e))
+            self.desk.show_problem("Cannot open the plan", str(e))
             return False
         except Exception as e:  # a reader bug: say so instead of crashing the window
-            self.show_problem("Cannot open the plan", f"{path}: unexpected error: {e}")
+            self.desk.show_problem("Cannot open the plan", f"{path}: unexpected error: {e}")
             return False
-        if ask_discard and not self._maybe_discard():
+        if ask_discard and not self.maybe_discard():
             return False
         self.doc.open(path, opened)
         self.live.clear()
         self.hosts.apply_local_facts()
         if remember:
             self._remember(path)
-        self.statusBar().showMessage(
+        self.desk.statusBar().showMessage(
             f"Opened {path}: {len(opened.plan.managers)} manager(s), {len(opened.plan.specs)} access spec(s)",
             8000,
         )
-        errors = self.plan_errors()
+        errors = plan_errors(self.doc.plan)
         if errors:  # never silent: what is wrong, where, and that Start waits for it
-            self.show_problem("The plan has errors", plan_errors_text(Path(path).name, errors))
+            self.desk.show_problem("The plan has errors", plan_errors_text(Path(path).name, errors))
         return True
 
     def open_bundled_icf(self) -> bool:
@@ -186,9 +202,9 @@ class FilesMixin(QMainWindow):
     def open_example(self, key: str) -> bool:
         """A bundled example plan (File > Examples), as a new unsaved plan."""
         if self.controller.running:
-            self.show_problem("Cannot open", "Stop the running test before opening another plan.")
+            self.desk.show_problem("Cannot open", "Stop the running test before opening another plan.")
             return False
-        if not self._maybe_discard():
+        if not self.maybe_discard():
             return False
         plan = example(key)
         self.doc.replace(plan, notes=all_notes(plan))
@@ -197,11 +213,11 @@ class FilesMixin(QMainWindow):
         self.doc.mark_saved()
         self.live.clear()
         self.hosts.apply_local_facts()
-        self.add_message(
+        self.desk.add_message(
             f"Example {plan.name!r}: {plan.setup.description}. Its test file is {where} (created "
             "when the run starts); Disk Targets > Set path… places it elsewhere."
         )
-        self.statusBar().showMessage(
+        self.desk.statusBar().showMessage(
             f"Example {plan.name!r}: its target {TESTFILE} is the test file {where}", 15000
         )
         return True
@@ -217,24 +233,24 @@ class FilesMixin(QMainWindow):
             if self.doc.opened_from
             else Path.home() / f"{self.doc.plan.name}.fiometer.json"
         )
-        path, _ = QFileDialog.getSaveFileName(self, "Save plan", str(base), SAVE_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self.parent, "Save plan", str(base), SAVE_FILTER)
         return self._save_to(Path(path)) if path else False
 
     def _save_to(self, path: Path) -> bool:
         try:
             self.doc.save(path)
         except OSError as e:
-            self.show_problem("Cannot save", f"{path}: {e}")
+            self.desk.show_problem("Cannot save", f"{path}: {e}")
             return False
         self._remember(path)
-        self._update_title()
-        self.statusBar().showMessage(f"Saved {path}", 5000)
+        self.update_title()
+        self.desk.statusBar().showMessage(f"Saved {path}", 5000)
         return True
 
     def export_icf(self) -> None:
         base = (self.doc.path or self.doc.opened_from or Path.home() / self.doc.plan.name).with_suffix(".icf")
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export as Iometer configuration", str(base), "Iometer configuration (*.icf)"
+            self.parent, "Export as Iometer configuration", str(base), "Iometer configuration (*.icf)"
         )
         if path:
             self.export_icf_to(Path(path))
@@ -245,7 +261,7 @@ class FilesMixin(QMainWindow):
 
         problems = unwritable(self.doc.plan)
         if problems:  # never a '?' or a name Iometer reads back cut short
-            self.show_problem(
+            self.desk.show_problem(
                 "Cannot export as .icf",
                 "The .icf would not say what the plan says:\n\n" + "\n".join(problems),
             )
@@ -256,31 +272,17 @@ class FilesMixin(QMainWindow):
 
             write_file(path, icf_import.writer.encode(doc))
         except OSError as e:
-            self.show_problem("Cannot export", f"{path}: {e}")
+            self.desk.show_problem("Cannot export", f"{path}: {e}")
             return False
         for n in notes:
-            self.add_message(f"Export: {n}", "warning")
+            self.desk.add_message(f"Export: {n}", "warning")
         if notes:
             self.messages_dock.show()
-        self.statusBar().showMessage(f"Exported {path}", 5000)
+        self.desk.statusBar().showMessage(f"Exported {path}", 5000)
         return True
 
-    def place_targets(self, mapping: dict[str, str]) -> int:
-        """Set the path of every target whose name the mapping knows (see PlanDocument.place_targets)."""
-        return self.doc.place_targets(mapping)
-
-    # --- drag and drop -------------------------------------------------------------------------
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt's name)
-        if droppable_paths(event.mimeData()):
-            event.acceptProposedAction()
-        else:
-            event.ignore()
-
-    def dragMoveEvent(self, event: Any) -> None:  # noqa: N802
-        if droppable_paths(event.mimeData()):
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+    def open_dropped(self, event: QDropEvent) -> None:
+        """Files dropped on the window: the first plan among them is opened."""
         paths = droppable_paths(event.mimeData())
         if not paths:
             event.ignore()

@@ -1,35 +1,43 @@
-"""Run jobs: arming writes, Start / Stop / Stop all, and what the window shows while a test runs."""
+"""Run jobs: Start / Stop / Stop all, arming writes, and what the window shows while a test runs."""
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtWidgets import QMainWindow
+from PySide6.QtWidgets import QDockWidget, QWidget
 
 from app.engine.devices import disks
-from app.model.plan import LOCAL
+from app.model.plan import LOCAL, Plan
 from app.model.units import format_bytes
-from app.model.validation import validate
+from app.model.validation import Problem, validate
+from app.ui.plan.plan_document import PlanDocument
+from app.ui.plan.topology import TopologyTree
+from app.ui.run.live_data import LiveResults
 from app.ui.run.results_file_prompt import CANCELLED, ask_results_file, describe
-from app.ui.run.run_controller import RUNNING
+from app.ui.run.results_tab import ResultsTab
+from app.ui.run.run_controller import RUNNING, RunController
+from app.ui.user_desk import UserDesk
+from app.ui.window.status import RunStatus
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QAction
-    from PySide6.QtWidgets import QDockWidget, QTabWidget
+    from collections.abc import Sequence
 
-    from app.ui.plan.network_tab import NetworkTargetsTab
-    from app.ui.plan.plan_document import PlanDocument
-    from app.ui.plan.setup_tab import SetupTab
-    from app.ui.plan.specs_tab import SpecsTab
-    from app.ui.plan.targets_tab import TargetsTab
-    from app.ui.plan.topology import TopologyTree
-    from app.ui.run.live_data import LiveResults
-    from app.ui.run.results_tab import ResultsTab
-    from app.ui.run.run_controller import RunController
-    from app.ui.window.status import RunStatus
+    from app.engine.run.curve_runner import CurveRunner
+    from app.engine.run.runner import ManagerEndpoint, RunListener, Runner, RunOptions
+    from app.ui.run.live_data import LiveSample
+
+    # builds another kind of runner for Start (a load search's): (plan, endpoints, listener, options)
+    MakeRunner = Callable[[Plan, dict[str, ManagerEndpoint], RunListener | None, RunOptions], Runner]
+
+
+def plan_errors(plan: Plan) -> list[Problem]:
+    """The plan's errors in the user's words (each names its spec, manager, worker or target): Start waits
+    until there are none."""
+    return [p for p in validate(plan) if p.severity == "error"]
 
 
 def describe_risk(risk: Any, local: bool) -> str:
@@ -51,47 +59,49 @@ def describe_risk(risk: Any, local: bool) -> str:
     return f"{risk.manager}: {risk.path}" + (f" ({what})" if what else "") + f" — {risk.reason}"
 
 
-class RunningMixin(QMainWindow):
-    lost: dict[str, str]  # managers whose fio failed in this run: cause (replaced per run)
-    failures: list[str]  # what failed, for the run's end summary (replaced per run)
-    run_options: Any  # RunOptions for the next Start (tests, screenshots); None = plan's own
-    run_endpoints: dict[str, Any] | None
+class RunControl:
+    """The window's side of a run: Start / Stop / Stop all (and a load search from Test Setup), the questions
+    before a run writes, and what the window shows while it runs (live results, Messages, the status bar,
+    failed managers marked in the Topology and Results Display). The run itself, the engine in a thread, is
+    the ``RunController`` (ui/run/run_controller.py). It talks to the user through ``desk``, looked up at the
+    time of use (tests replace the window's ``ask`` and ``show_problem``)."""
 
-    def _init_running(self) -> None:
-        """Each window's own run state (never shared through class attributes)."""
-        self.lost = {}
-        self.failures = []
-        self.run_options = None
-        self.run_endpoints = None
-
-    if TYPE_CHECKING:  # what MainWindow and the other mixins provide (declared for mypy only: at run time
-        # a definition here would shadow theirs in MainWindow's method order)
-        doc: PlanDocument
-        live: LiveResults
-        controller: RunController
-        icf_writer: bool
-        _close_after_run: bool
-        action_map: dict[str, QAction]
-        topology: TopologyTree
-        tabs: QTabWidget
-        targets_tab: TargetsTab
-        network_tab: NetworkTargetsTab
-        specs_tab: SpecsTab
-        setup_tab: SetupTab
-        results_tab: ResultsTab
-        status: RunStatus
-        messages_dock: QDockWidget
-
-        def add_message(self, text: str, level: str = "info") -> None: ...
-        def show_problem(self, title: str, text: str) -> None: ...
-        def ask(self, title: str, text: str, action: str = "Yes") -> bool: ...
-
-    def _connect_controller(self) -> None:
-        c = self.controller
-        c.state_changed.connect(self._on_run_state)
-        c.refused.connect(lambda text: self.show_problem("Cannot start the test", text))
+    def __init__(
+        self,
+        parent: QWidget,
+        desk: UserDesk,
+        doc: PlanDocument,
+        live: LiveResults,
+        controller: RunController,
+        topology: TopologyTree,
+        results_tab: ResultsTab,
+        status: RunStatus,
+        messages_dock: QDockWidget,
+        show_tab: Callable[[QWidget], None],
+    ):
+        """``parent``: the results file dialog's parent; ``show_tab``: brings Results Display to the front."""
+        self.parent = parent
+        self.desk = desk
+        self.doc = doc
+        self.live = live
+        self.controller = controller
+        self.topology = topology
+        self.results_tab = results_tab
+        self.status = status
+        self.messages_dock = messages_dock
+        self.show_tab = show_tab
+        self.lost: dict[str, str] = {}  # managers whose fio failed in this run: cause (replaced per run)
+        self.failures: list[str] = []  # what failed, for the run's end summary (replaced per run)
+        self.run_options: RunOptions | None = (
+            None  # for the next Start (tests, screenshots); None: the plan's
+        )
+        self.run_endpoints: dict[str, ManagerEndpoint] | None = None  # None: from the plan's hosts
+        self.last_results_file: Path | None = None  # Iometer's results file, offered again next time
+        c = controller
+        c.refused.connect(lambda text: self.desk.show_problem("Cannot start the test", text))
         c.finished.connect(self._on_run_finished)
-        c.tick.connect(self._update_status)
+        c.state_changed.connect(lambda _state: self.update_status())
+        c.tick.connect(self.update_status)
 
     def arm_text(self, risks: list[Any]) -> str:
         """What a run would overwrite, each target with its size and (for disks) model, as the question says it."""
@@ -105,11 +115,11 @@ class RunningMixin(QMainWindow):
     def arm_writes(self, risks: list[Any]) -> bool:
         """Ask before writing to raw disks or existing files (the engine refuses unarmed writes); Cancel is
         the default of both questions."""
-        if not self.ask("Targets would be written", self.arm_text(risks), "Overwrite and start"):
+        if not self.desk.ask("Targets would be written", self.arm_text(risks), "Overwrite and start"):
             return False
         in_use = [r for r in risks if r.in_use]
         if in_use:
-            return self.ask(
+            return self.desk.ask(
                 "Disks in use",
                 "These disks are in use; writing corrupts what is on them:\n\n"
                 + "\n".join(f"• {r.manager}: {r.path} — {r.use}" for r in in_use)
@@ -120,7 +130,7 @@ class RunningMixin(QMainWindow):
 
     def create_folders(self, folders: list[str]) -> bool:
         """New test files need these folders; fio would create them silently, so Fiometer asks."""
-        return self.ask(
+        return self.desk.ask(
             "Folders do not exist",
             "The test files go into folders that do not exist:\n\n"
             + "\n".join(f"• {f}" for f in folders)
@@ -128,15 +138,16 @@ class RunningMixin(QMainWindow):
             "Create folders and start",
         )
 
-    def plan_errors(self) -> list:
-        """The plan's errors in the user's words (each names its spec, manager, worker or target)."""
-        return [p for p in validate(self.doc.plan) if p.severity == "error"]
-
     def start_curve(self, p99_max_ms: float, metric: str = "iops", max_load: int = 0) -> bool:
         """`fiometer curve` from Test Setup: for each access spec the highest load whose p99 keeps the limit."""
         from app.engine.run.curve_runner import CurveRunner
 
-        def make(plan, endpoints, listener, options):
+        def make(
+            plan: Plan,
+            endpoints: dict[str, ManagerEndpoint],
+            listener: RunListener | None,
+            options: RunOptions,
+        ) -> CurveRunner:
             return CurveRunner(
                 plan,
                 endpoints,
@@ -149,19 +160,17 @@ class RunningMixin(QMainWindow):
 
         return self.start_run(make)
 
-    def start_run(self, make=None) -> bool:
+    def start_run(self, make: MakeRunner | None = None) -> bool:
         """``make``: builds another kind of runner (start_curve's)."""
         make = make if callable(make) else None  # an action's triggered(bool) may pass its checked state
         if self.controller.running:
             return False
         plan = self.doc.plan
-        errors = self.plan_errors()
+        errors = plan_errors(plan)
         if errors:
-            self.show_problem("The plan has errors", "\n".join(str(p) for p in errors))
+            self.desk.show_problem("The plan has errors", "\n".join(str(p) for p in errors))
             return False
-        results_file = ask_results_file(
-            self, plan, getattr(self, "last_results_file", None)
-        )  # as Iometer asks
+        results_file = ask_results_file(self.parent, plan, self.last_results_file)  # as Iometer asks
         if results_file == CANCELLED:
             return False
         listener = self.controller.start(
@@ -177,9 +186,9 @@ class RunningMixin(QMainWindow):
             return False
         if isinstance(results_file, Path):
             self.last_results_file = results_file
-            self.add_message(describe(results_file))
+            self.desk.add_message(describe(results_file))
         for note in self.controller.runner.notes if self.controller.runner else []:
-            self.add_message(note, "warning")  # what could not be verified on remote managers
+            self.desk.add_message(note, "warning")  # what could not be verified on remote managers
         self.lost = {}
         self._show_lost()
         self.failures = []
@@ -192,21 +201,21 @@ class RunningMixin(QMainWindow):
         listener.messageArrived.connect(self._on_run_message)
         listener.stepFinished.connect(self._on_step_finished)
         listener.managerFinished.connect(self._on_manager_finished)
-        self.tabs.setCurrentWidget(self.results_tab)
-        self.add_message(f"Run started: {self.controller.progress.steps} step(s)")
+        self.show_tab(self.results_tab)
+        self.desk.add_message(f"Run started: {self.controller.progress.steps} step(s)")
         return True
 
     def _on_step_started(self, index: int, offset: float, step: Any) -> None:
         self.live.start_step(offset, f"{index + 1}: {step.spec_label}")
 
-    def _on_samples(self, _index: int, offset: float, samples: list) -> None:
+    def _on_samples(self, _index: int, offset: float, samples: Sequence[LiveSample]) -> None:
         self.live.defer(offset, samples)  # fed when the window redraws (its tick), every batch at once
 
     def _on_run_message(self, _step: Any, message: Any) -> None:
         level = getattr(message, "level", "info")
         text = getattr(message, "text", str(message))
         who = getattr(message, "manager", "")
-        self.add_message(f"{who}: {text}" if who else text, level)
+        self.desk.add_message(f"{who}: {text}" if who else text, level)
         if level == "error":
             self.messages_dock.show()
 
@@ -219,13 +228,13 @@ class RunningMixin(QMainWindow):
         self.failures.append(
             f"step {step.index + 1} ({step.spec_label}): manager {name} failed: {self.lost[name]}"
         )
-        self.add_message(
+        self.desk.add_message(
             f"Manager {name} failed in step {step.index + 1}: {self.lost[name]}. Its numbers are no "
             "longer current; the other managers go on.",
             "error",
         )
         self.messages_dock.show()
-        self.statusBar().showMessage(f"Manager {name} failed: {self.lost[name]}", 15000)
+        self.desk.statusBar().showMessage(f"Manager {name} failed: {self.lost[name]}", 15000)
         self._show_lost()
 
     def _show_lost(self) -> None:
@@ -235,7 +244,7 @@ class RunningMixin(QMainWindow):
 
     def _on_step_finished(self, outcome: Any) -> None:
         step = outcome.step
-        self.add_message(f"Step {step.index + 1} ({step.spec_label}): {outcome.status}")
+        self.desk.add_message(f"Step {step.index + 1} ({step.spec_label}): {outcome.status}")
 
     def stop_run(self) -> None:
         self.controller.stop_step()
@@ -246,17 +255,13 @@ class RunningMixin(QMainWindow):
         else:  # pressed again while stopping: end at once
             self.controller.abort()
 
-    def _on_run_state(self, _state: str) -> None:
-        self._update_actions()
-        self._update_status()
-
     def _on_run_finished(self, status: str) -> None:
         self.results_tab.redraw(force=True)
         self.results_tab.charts.fit_x_to_data()  # the whole run, edge to edge (no room ahead any more)
         summary = self.controller.last_summary
-        self.add_message(f"Run {status}" + (f": {summary.text()}" if summary else ""))
+        self.desk.add_message(f"Run {status}" + (f": {summary.text()}" if summary else ""))
         if self.failures:
-            self.add_message(
+            self.desk.add_message(
                 f"What failed in this run ({len(self.failures)}):\n"
                 + "\n".join(f"• {f}" for f in self.failures),
                 "error",
@@ -266,13 +271,11 @@ class RunningMixin(QMainWindow):
         if rec is not None and rec.run_id is not None:
             self.results_tab.validity.set_notes(rec.notes)  # whether the figures measure the storage
             self._say_curve(rec.run_id)
-            self.add_message(
+            self.desk.add_message(
                 f"Stored as run {rec.run_id} in {self.controller.stored_in}: open it in History "
                 "(View > History)"
             )
-        self.statusBar().showMessage(f"Run {status}", 10000)
-        if self._close_after_run:
-            self.close()
+        self.desk.statusBar().showMessage(f"Run {status}", 10000)
 
     def _say_curve(self, run_id: int) -> None:
         """A load search's answer, per access spec, in the messages (its table is in History and reports)."""
@@ -286,37 +289,7 @@ class RunningMixin(QMainWindow):
         except StoreError:
             return
         for line in said:
-            self.add_message(f"Curve: {line}")
+            self.desk.add_message(f"Curve: {line}")
 
-    def _update_status(self) -> None:
+    def update_status(self) -> None:
         self.status.show_progress(self.controller)
-
-    def _update_actions(self) -> None:
-        from app.ui import actions as A
-
-        running = self.controller.running
-        sel = self.topology.selection
-        errors = self.plan_errors()
-        A.update_enabled(
-            self.action_map,
-            {
-                A.IDLE: not running,
-                A.RUNNING: running,
-                A.STOPPABLE: self.controller.state == RUNNING,
-                A.WORKER: sel.is_worker,
-                A.MANAGER: sel.manager is not None and not sel.is_worker,
-                A.NOT_ALL: not sel.is_all,
-                A.ICF_WRITER: self.icf_writer,
-                A.VALID: not errors,
-            },
-        )
-        start = self.action_map["start"]
-        start.setToolTip(
-            "Start the test (F5)"
-            if not errors
-            else "Fix the plan's errors first:\n"
-            + "\n".join(f"\u2022 {p}" for p in errors[:10])
-            + (f"\n\u2026 and {len(errors) - 10} more" if len(errors) > 10 else "")
-        )
-        for tab in (self.targets_tab, self.network_tab, self.specs_tab, self.setup_tab):
-            tab.setEnabled(not running)
