@@ -128,7 +128,12 @@ class IometerUpdateLog(RunListener):
         self._spec: dict[tuple[str, str], str] = {}  # this step's spec per worker
         self._anchor: datetime | None = None  # wall-clock time of this step's t = 0
         self._last: datetime | None = None  # the latest time stamp written
-        self.updates_written = 0
+        self._stamps: set[str] = set()  # the updates written (one time stamp each; a batch may hold several)
+
+    @property
+    def updates_written(self) -> int:
+        """Iometer's updates written: one per time stamp, however the reports were batched on arrival."""
+        return len(self._stamps)
 
     def open(self) -> None:
         """Open (create or append to) the file now: a name that cannot be written is refused before the run."""
@@ -208,7 +213,7 @@ class IometerUpdateLog(RunListener):
             row = self._row("WORKER", s.manager or "", s.worker, s.interval, "", 1)
             lines.append(when + "," + ",".join(safe_cell(c) for c in update_row_cells(row)))
         if lines:
-            self.updates_written += 1
+            self._stamps.update(line.split(",", 1)[0] for line in lines)
             self._write(lines)
 
     def message(self, step: Step | None, message: Message) -> None:

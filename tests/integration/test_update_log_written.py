@@ -105,6 +105,9 @@ def test_the_log_is_written_beside_the_results_file_in_iometers_layout(ran):
     )  # head, per test: specs, header, updates, averages, ALL, stamp; End
     stamps = [ln.split(",")[0] for ln in ours if STAMP.match(ln.split(",")[0])]
     assert stamps == sorted(stamps)  # times never go back, though fio's reports arrive in bursts
+    updates = {ln.split(",")[0] for ln in ours if ln.split(",")[1:2] == ["WORKER"] and STAMP.match(ln[:23])}
+    said = re.search(r"Iometer per-update results: .* \((\d+) update\(s\)\)", out.stdout)
+    assert said and int(said[1]) == len(updates)  # one per time stamp, not per batch of reports handled
 
 
 def test_the_log_reads_back_with_every_update_and_the_final_numbers(ran):

@@ -43,3 +43,24 @@ def test_a_write_fault_is_said_once_and_nothing_more_is_attempted(tmp_path):
     log._write(["'Time Stamp"])
     assert len(said) == 1 and said[0].errno == errno.ENOSPC and log.failure is said[0]
     assert log._file is None
+
+
+def test_updates_are_counted_by_time_stamp_however_reports_were_batched(tmp_path):
+    """The runner hands reports on in batches: two managers' reports of one second may come in two batches,
+    and one batch may hold two seconds. Iometer's count is of updates, one per time stamp."""
+    from datetime import datetime
+
+    from app.engine.sampling.telemetry import Sample
+    from app.model.metrics import Metrics
+
+    def at(manager: str, t: float) -> Sample:
+        m = Metrics(seconds=1.0, read_ios=100, read_iops=100.0)
+        return Sample(manager, "target", "t1", t, m, m, False, worker="w1")
+
+    log = IometerUpdateLog(tmp_path / "instresults.csv", now=lambda: datetime(2026, 11, 27, 12, 0, 0))
+    batches = [[at("M1", 1.0)], [at("M2", 1.0)], [at("M1", 2.0)], [at("M2", 2.0)]]  # one second, two batches
+    batches.append([at("M1", 3.0), at("M2", 3.0), at("M1", 4.0), at("M2", 4.0)])  # two seconds, one batch
+    for batch in batches:
+        log.samples(None, batch)  # type: ignore[arg-type]  # (the step is not read)
+    log.close()
+    assert log.updates_written == 4  # (5 batches)
