@@ -108,6 +108,29 @@ def curve(group, db: Path, plan: Path, dev: str, *extra) -> dict:
 KNEE_NOISE = 0.15  # how far from the limit a p99 at the knee may measure, one 2-s step against another
 
 
+def knee_in_the_noise(searched: list[dict], swept: list[dict], a: int, b: int, limit: float) -> bool:
+    """Whether a search answer ``a`` more than one grid load from the sweep's ``b`` is the noise of 2-s steps
+    on a throttled disk, not a wrong search: either every load between measured a p99 within the noise of
+    the limit in the sweep (a flat knee), or the two disagree only on loads measured near the limit:
+    - a above b: the sweep stopped at its first break, yet measured the search's answer within the limit
+      (its own p99s crossed the limit back and forth; CI saw 6: 296 ms, 7: 401 ms, 8: 308 ms at 350 ms);
+    - a below b: every load the search saw break the limit between them measured within the noise of the
+      limit in the sweep."""
+    at = {p["load"]: p["p99_ms"] for p in swept}
+
+    def near(load: int) -> bool:
+        return at.get(load) is not None and abs(at[load] - limit) <= KNEE_NOISE * limit
+
+    if all(near(p["load"]) for p in swept if min(a, b) <= p["load"] <= max(a, b)):
+        return True
+    if a > b:
+        return at.get(a) is not None and at[a] <= limit
+    broke = [
+        p["load"] for p in searched if a < p["load"] <= b and (p["p99_ms"] is None or p["p99_ms"] > limit)
+    ]
+    return bool(broke) and all(near(load) for load in broke)
+
+
 def check_against_exhaustive(searched: dict, swept: dict, grid: list[int]) -> None:
     assert searched["steps_measured"] <= SEARCH_BUDGET
     assert sum(p["confirm"] for p in searched["points"]) == 1
@@ -116,16 +139,11 @@ def check_against_exhaustive(searched: dict, swept: dict, grid: list[int]) -> No
     a, b = searched["answer_load"], swept["answer_load"]
     assert a is not None and b is not None
     if abs(grid.index(a) - grid.index(b)) > 1:
-        # Farther apart only where the knee is flat: every load between the two answers measured a p99
-        # within the noise of the limit in the sweep (one measurement each; 2-s steps on a throttled disk).
-        between = [p for p in swept["points"] if min(a, b) <= p["load"] <= max(a, b)]
         limit = swept["p99_max_ms"]
-        assert all(
-            p["p99_ms"] is not None and abs(p["p99_ms"] - limit) <= KNEE_NOISE * limit for p in between
-        ), (
+        assert knee_in_the_noise(searched["points"], swept["points"], a, b, limit), (
             a,
             b,
-            [(p["load"], p["p99_ms"]) for p in between],
+            [(p["load"], p["p99_ms"]) for p in swept["points"] if min(a, b) <= p["load"] <= max(a, b)],
         )
     confirm = next(p for p in searched["points"] if p["confirm"])
     assert confirm["load"] == a
