@@ -106,9 +106,9 @@ class FakeConn:
         self.received: list[Packet] = []
 
     def read(self, timeout: float = 5.0) -> Packet | None:
-        self.sock.settimeout(timeout)
         while not self._queue:
-            try:
+            try:  # the test may close this socket from its own thread at any moment (teardown)
+                self.sock.settimeout(timeout)
                 data = self.sock.recv(65536)
             except (TimeoutError, OSError):
                 return None
