@@ -279,7 +279,9 @@ class Recorder:
         An empty interval (no time, no I/O) is not a second and is not stored: fio's last report repeated as
         the final one comes at that report's t, and would replace the second it repeats."""
         rows = [s if isinstance(s, SampleRow) else SampleRow(*s) for s in samples]
-        rows = [r for r in rows if not _no_second(r.interval)]
+        rows = [
+            r for r in rows if r.level not in LEVELS or not _no_second(r.interval)
+        ]  # (unknown: refused below)
         keep = self.sample_hist_levels
         shared = set(self._shared)
         with self.store.write("saving samples") as conn:
