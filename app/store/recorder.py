@@ -31,6 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from app import __version__
+from app.model.metrics import Metrics
 from app.process_owner import current_owner
 
 from .blocks import BLOCK_SAMPLES, copy_samples, flush, seal_step
@@ -48,6 +49,13 @@ _SAMPLE_SQL = (
     f"INSERT OR REPLACE INTO samples (series_id, t, {', '.join(SAMPLE_VALUE_COLUMNS)}, i_p99_ns) "
     f"VALUES ({', '.join('?' * (3 + len(SAMPLE_VALUE_COLUMNS)))})"
 )
+
+
+def _no_second(m: Metrics) -> bool:
+    """An interval with no time and no I/O: a report repeated (its numbers are the previous second's)."""
+    return m.seconds <= 0 and m.ios == 0 and not m.errors
+
+
 _HIST_SQL = "INSERT OR REPLACE INTO sample_hists (series_id, t, read_hist, write_hist) VALUES (?, ?, ?, ?)"
 # Levels whose samples keep the interval's latency histograms. One job's pair costs ~10x its scalar
 # columns (see benchmarks/bench_store.py), so by default only the few roll-up rows a chart of
@@ -266,8 +274,14 @@ class Recorder:
         A target whose worker has no other target, and ALL when there is one manager, give the same
         numbers as that worker or manager (at the same t): such a series, new together with its parent, shares the
         parent's samples (``series.same_as``) for as long as they stay equal; the first sample that
-        differs gives it its own copy of the samples so far."""
+        differs gives it its own copy of the samples so far.
+
+        An empty interval (no time, no I/O) is not a second and is not stored: fio's last report repeated as
+        the final one comes at that report's t, and would replace the second it repeats."""
         rows = [s if isinstance(s, SampleRow) else SampleRow(*s) for s in samples]
+        rows = [
+            r for r in rows if r.level not in LEVELS or not _no_second(r.interval)
+        ]  # (unknown: refused below)
         keep = self.sample_hist_levels
         shared = set(self._shared)
         with self.store.write("saving samples") as conn:
