@@ -18,7 +18,7 @@ silent for 9-27 s): that measures the machine, not Fiometer.
 
 For each fan-out it prints:
 - the event loop's lateness while the run is live (a 10 ms QTimer in the window's event loop, run by
-  QEventLoop.exec(): median, p99, max; goal p99 < 50 ms), the GUI thread's own work between ticks, and
+  QEventLoop.exec(): median, p99, max; goal p99 < 50 ms up to 32 hosts, < 100 ms beyond), the GUI thread's own work between ticks, and
   Python's garbage collections meanwhile (their CPU time: the GIL is held, whichever thread runs them);
 - every report stored: for each manager, as many interval samples stored as reports arrived, and
   they add up to fio's whole run on its own clock (runtimes to the final report's, I/Os to its I/O
@@ -61,10 +61,10 @@ from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 from app.engine.run.live_notes import kind_of  # noqa: E402
 from app.engine.run.managers import build_endpoints  # noqa: E402
 from app.engine.run.runner import Runner, RunOptions  # noqa: E402
-from app.engine.sampling.telemetry import StepTelemetry  # noqa: E402
 from app.model.plan import Plan, SpecLine, Target  # noqa: E402
 from app.store import get_run, open_store  # noqa: E402
 from app.ui.launch import HeadlessWindow  # noqa: E402  (problems to stderr, never a modal box)
+from app.ui.run.run_controller import QtRunListener  # noqa: E402
 from tests.fio_servers import free_port, stop_group, wait_listening  # noqa: E402
 from tests.helpers import grid  # noqa: E402
 from tests.stored_vs_fio import check_manager  # noqa: E402
@@ -193,27 +193,28 @@ class WaitProbe(LatencyProbe):
 
 
 class Arrivals:
-    """Reports that reached telemetry and made a manager sample, per manager (what the store must hold)."""
+    """Manager samples handed to the window, per manager: the run's listeners get each batch after the store's
+    recorder, whether the run is on a thread of the window or in a process of its own (what the store must
+    hold)."""
 
     def __init__(self) -> None:
         self.count: dict[str, int] = {}
-        self._update = StepTelemetry.update
+        self._samples = QtRunListener.samples
 
     def __enter__(self) -> Arrivals:
-        count, update = self.count, self._update
+        count, samples = self.count, self._samples
 
-        def counted(tel: StepTelemetry, snap):  # noqa: ANN001, ANN202
-            out = update(tel, snap)
-            for s in out:
+        def counted(listener: QtRunListener, step, batch) -> None:  # noqa: ANN001
+            for s in batch:
                 if s.level == "manager":
                     count[s.manager] = count.get(s.manager, 0) + 1
-            return out
+            samples(listener, step, batch)
 
-        StepTelemetry.update = counted  # type: ignore[method-assign]
+        QtRunListener.samples = counted  # type: ignore[method-assign]
         return self
 
     def __exit__(self, *exc: object) -> None:
-        StepTelemetry.update = self._update  # type: ignore[method-assign]
+        QtRunListener.samples = self._samples  # type: ignore[method-assign]
 
 
 def spin(done: Callable[[], bool], seconds: float) -> WaitProbe:
@@ -264,7 +265,9 @@ def own_cpu() -> float:
     return time.process_time() + kids.ru_utime + kids.ru_stime
 
 
-def live_window(plan: Plan, db: Path, seconds: int, decode_apart: int) -> HeadlessWindow:
+def live_window(
+    plan: Plan, db: Path, seconds: int, decode_apart: int, run_apart: int = RunOptions.run_apart
+) -> HeadlessWindow:
     win = HeadlessWindow(None, persist=False, db_path=db)
     win.doc.replace(plan)
     win.resize(1280, 800)
@@ -273,7 +276,11 @@ def live_window(plan: Plan, db: Path, seconds: int, decode_apart: int) -> Headle
     settle(0.3)
     choose_scope(win, "Each worker (all managers)")
     win.run_control.run_options = RunOptions(
-        engine="null", run_time=seconds, status_interval=INTERVAL, decode_apart=decode_apart
+        engine="null",
+        run_time=seconds,
+        status_interval=INTERVAL,
+        decode_apart=decode_apart,
+        run_apart=run_apart,
     )
     return win
 
@@ -293,10 +300,13 @@ def run(
     tmp: Path,
     aside: bool = False,
     decode_apart: int = RunOptions.decode_apart,
+    run_apart: int = RunOptions.run_apart,
 ) -> dict:
     db = tmp / f"hosts-{hosts}.db"
     with fio_servers(hosts) as servers:
-        win = live_window(host_plan(servers, workers, delay_ms, burst, tmp), db, seconds, decode_apart)
+        win = live_window(
+            host_plan(servers, workers, delay_ms, burst, tmp), db, seconds, decode_apart, run_apart
+        )
         cpu0, wall0 = own_cpu(), time.monotonic()
         with ServersAside([proc.pid for _h, _p, proc in servers], aside) as set_aside, Arrivals() as arrived:
             probe = live_run(win, seconds)
@@ -423,8 +433,9 @@ def verdict(r: dict, n: int) -> str | None:
     why = []
     if r["status"] != "complete":
         why.append(f"the run ended {r['status']}")
-    if not r["p99"] < 50:
-        why.append(f"event loop p99 {r['p99']:.0f} ms")
+    goal = 50 if n <= 32 else 100  # issue 27: < 50 ms up to 32 hosts, < 100 ms at 64
+    if not r["p99"] < goal:
+        why.append(f"event loop p99 {r['p99']:.0f} ms (goal < {goal} ms)")
     if r["complete"] < n:
         why.append(f"reports missing from the store for {n - r['complete']} managers")
     if r["equal"] < n:
@@ -459,6 +470,13 @@ def main() -> int:
         help="decode the servers in another process from this many hosts on (0: in the window's "
         f"process, as before; default {RunOptions.decode_apart})",
     )
+    ap.add_argument(
+        "--run-apart",
+        type=int,
+        default=RunOptions.run_apart,
+        help="run in a process of its own from this many hosts on (0: on a thread of the window's process, as "
+        f"before; default {RunOptions.run_apart})",
+    )
     args = ap.parse_args()
     load = (
         f"{args.burst} I/Os per {args.delay_ms} ms burst per worker"
@@ -483,9 +501,15 @@ def main() -> int:
                 Path(tmp),
                 args.servers_aside,
                 args.decode_apart,
+                args.run_apart,
             )
             why = verdict(r, n)
             where = "servers at the lowest CPU weight" if r["aside"] else "servers at Fiometer's CPU weight"
+            where += (
+                "; the run in a process of its own"
+                if 0 < args.run_apart <= n
+                else "; the run on a thread of the window"
+            )
             print(
                 f"{n:3d} hosts ({where}; load average before: {load:.1f}): run {r['status']}; event loop lateness median {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "
                 f"max {r['max']:.0f} ms (GUI thread's own work p99 {r['own_p99']:.1f} ms; {r['late_ticks'][0]} ticks "

@@ -136,7 +136,7 @@ def test_test_setup_starts_a_load_search_and_history_shows_its_answer(
     with qtbot.waitSignal(window.controller.finished, timeout=120000) as finished:
         box.start.click()
     assert finished.args == ["complete"]
-    rec = window.controller.recorder
+    rec = window.controller.run_end
     with open_store(Path(os.environ["FIOMETER_DB"])) as store:
         run = get_run(store, rec.run_id)
     from app.analysis.curve import curve_of

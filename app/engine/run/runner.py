@@ -110,6 +110,9 @@ class RunOptions:
     decode_apart: int = 1
     # fio servers per such process: more servers spread over more processes (each its own pipe and lock)
     hosts_per_process: int = 16
+    # a window's run with at least this many remote managers runs in a process of its own (app.run_apart;
+    # 0: never): the runner's and the store's work then leaves the window's process
+    run_apart: int = 8
 
 
 @dataclass

@@ -42,29 +42,36 @@ BELOW_NORMAL_PRIORITY_CLASS = 0x00004000
 CREATE_NO_WINDOW = 0x08000000
 
 
-def child_command(os_name: str, frozen: bool, executable: str) -> tuple[list[str], dict[str, Any]]:
-    """The child's command line and Popen options. A packaged app runs itself with ``--remote-host``
-    (on Windows its console twin, which can use pipes, without a window); otherwise Python runs the
-    module, finding this package wherever the parent found it. Windows sets the lower priority at
-    creation, elsewhere the child lowers its own (nice)."""
+def child_command(
+    os_name: str,
+    frozen: bool,
+    executable: str,
+    module: str = "app.engine.transports.remote_host_child",
+    flag: str = "--remote-host",
+    below_normal: bool = True,
+) -> tuple[list[str], dict[str, Any]]:
+    """The child's command line and Popen options. A packaged app runs itself with ``flag``
+    (on Windows its console twin, which can use pipes, without a window); otherwise Python runs
+    ``module``, finding this package wherever the parent found it. ``below_normal``: Windows sets the lower
+    priority at creation, elsewhere the child lowers its own (nice)."""
     kwargs: dict[str, Any] = {}
     if not frozen:
-        argv = [executable, "-m", "app.engine.transports.remote_host_child"]
+        argv = [executable, "-m", module]
         root = str(Path(__file__).resolve().parents[3])
         kwargs["env"] = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
         }
     elif os_name == "Windows":
-        argv = [str(Path(executable).with_name("fiometer-cli.exe")), "--remote-host"]
+        argv = [str(Path(executable).with_name("fiometer-cli.exe")), flag]
     else:
-        argv = [executable, "--remote-host"]
+        argv = [executable, flag]
     if os_name == "Windows":
-        kwargs["creationflags"] = BELOW_NORMAL_PRIORITY_CLASS | CREATE_NO_WINDOW
+        kwargs["creationflags"] = (BELOW_NORMAL_PRIORITY_CLASS if below_normal else 0) | CREATE_NO_WINDOW
     return argv, kwargs
 
 
-def _log_file() -> str | None:
+def log_file() -> str | None:
     """The file this process logs to (app.diagnostics' handler), for the child to append to."""
     return next(
         (h.baseFilename for h in logging.getLogger("app").handlers if isinstance(h, logging.FileHandler)),
@@ -202,8 +209,8 @@ class RemoteHost:
 
     def __init__(self) -> None:
         argv, kwargs = child_command(platform.system(), bool(getattr(sys, "frozen", False)), sys.executable)
-        if log_file := _log_file():
-            kwargs["env"] = {**kwargs.get("env", os.environ), LOG_FILE_ENV: log_file}
+        if path := log_file():
+            kwargs["env"] = {**kwargs.get("env", os.environ), LOG_FILE_ENV: path}
         status_r = status_w = None
         if os.name == "posix":  # liveness on a pipe of its own, not queued behind the reports' data
             # its own session: under Linux's autogroup scheduling the child is a group of its own, so its

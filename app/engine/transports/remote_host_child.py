@@ -253,7 +253,7 @@ def main() -> int:
     """Messages go out on the original stdout; anything else printed goes to stderr. Ctrl-C in a terminal
     reaches the whole process group: the parent decides what it means (Stop, then Abort), not this child."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _log_to(os.environ.get(LOG_FILE_ENV))
+    log_to(os.environ.get(LOG_FILE_ENV))
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     fd = os.environ.pop(STATUS_FD_ENV, "")
@@ -262,7 +262,7 @@ def main() -> int:
     return 0
 
 
-def _log_to(path: str | None) -> None:
+def log_to(path: str | None) -> None:
     """Append this process's ``app.*`` log lines to the parent's log file (as app.diagnostics writes it)."""
     if not path:
         return

@@ -91,7 +91,7 @@ class HistoryUi(QObject):
             self.list.refresh()
 
     def _run_finished(self, _status: str) -> None:
-        rec = self.controller.recorder
+        rec = self.controller.run_end
         self.list.refresh(select=[rec.run_id] if rec is not None and rec.run_id is not None else None)
 
     def show_history(self) -> None:
@@ -170,7 +170,7 @@ class HistoryUi(QObject):
         selected = self.list.selected_ids()
         if selected and self.tabs.currentWidget() is self.workspace:
             return selected[0]
-        rec = self.controller.recorder
+        rec = self.controller.run_end
         if rec is not None and rec.run_id is not None:
             return rec.run_id
         return selected[0] if selected else None

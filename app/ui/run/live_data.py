@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -155,16 +155,34 @@ class ChartedBatch(list):  # type: ignore[type-arg]  # a list of samples, as the
 
     rows: dict[int, np.ndarray]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (a run in a process of its own sends it) with its rows in the order of the numbers they
+        belong to: the ids are this process's."""
+        metrics = _charted_metrics(self)
+        return _with_rows, (
+            list(self),
+            np.array([self.rows[id(m)] for m in metrics]).reshape(len(metrics), -1),
+        )
+
+
+def _charted_metrics(samples: Sequence[LiveSample]) -> list[Metrics]:
+    return [m for smp in samples if smp.level != "target" for m in (smp.whole, smp.interval)]
+
+
+def _with_rows(samples: Sequence[LiveSample], rows: np.ndarray) -> ChartedBatch:
+    batch = ChartedBatch(samples)
+    batch.rows = {id(m): rows[i] for i, m in enumerate(_charted_metrics(samples))}
+    return batch
+
 
 def charted(samples: Sequence[LiveSample]) -> ChartedBatch:
-    """``samples`` with their chart rows, computed here: the runner's thread calls this before handing a batch
-    to the window (p99 from histograms is most of what feeding a point costs), targets left out (the live
-    display skips them unless asked to keep them)."""
-    batch = ChartedBatch(samples)
-    metrics = [m for smp in samples if smp.level != "target" for m in (smp.whole, smp.interval)]
-    rows = chart_rows(metrics) if metrics else np.empty((0, len(CHART_FIELDS)))
-    batch.rows = {id(m): rows[i] for i, m in enumerate(metrics)}
-    return batch
+    """``samples`` with their chart rows, computed here: the runner's thread (or the run's own process) calls
+    this before handing a batch to the window (p99 from histograms is most of what feeding a point costs),
+    targets left out (the live display skips them unless asked to keep them)."""
+    if isinstance(samples, ChartedBatch):
+        return samples
+    metrics = _charted_metrics(samples)
+    return _with_rows(samples, chart_rows(metrics) if metrics else np.empty((0, len(CHART_FIELDS))))
 
 
 def rows_of(metrics: list[Metrics], known: dict[int, np.ndarray]) -> np.ndarray:

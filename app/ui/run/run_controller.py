@@ -3,9 +3,9 @@ turned into queued Qt signals that arrive on the GUI thread."""
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
+import pickle
 import threading
 import time
 from collections.abc import Callable
@@ -14,11 +14,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.analysis.iometer_update_log import IometerUpdateLog, append_results_file, update_log_path
-from app.diagnostics import report_unexpected
+from app.analysis.iometer_update_log import IometerUpdateLog, update_log_path
 from app.engine.guards.safety import CreatedFiles, WriteRisk, arm, record_beside
-from app.engine.jobs.sequence import Step, expand
-from app.engine.run.curve_runner import CurveRunner
+from app.engine.jobs.sequence import Step
 from app.engine.run.managers import ManagerError, build_endpoints
 from app.engine.run.runner import (
     ManagerEndpoint,
@@ -31,10 +29,10 @@ from app.engine.run.runner import (
 )
 from app.engine.transports.transport import Finished, Message
 from app.model.plan import Plan
-from app.recording import Fanout, StoreRecorder
+from app.run_apart import RunApart
+from app.run_session import RunEnd, RunRequest, RunSession, needed_managers
 from app.store import StoreError, open_store
 from app.store.db_location import resolve_db_path
-from app.store.run_extras import CURVE, save_extra
 from app.ui.run import live_gc
 from app.ui.run.live_data import charted
 
@@ -140,13 +138,6 @@ class RunProgress:
         return max(current, 0.0) + sum(after) + extra * len(after)
 
 
-def needed_managers(plan: Plan) -> set[str]:
-    try:
-        return {plan.managers[mi].name for s in expand(plan) for mi in s.managers()}
-    except ValueError:  # too long, or a plan with errors: the runner refuses it with the reason
-        return {m.name for m in plan.managers}
-
-
 class RunController(QObject):
     state_changed = Signal(str)
     tick = Signal()  # every TICK_MS while a run is on, and once when it has ended
@@ -167,16 +158,17 @@ class RunController(QObject):
         self.registry = registry if registry is not None else record_beside(resolve_db_path(db_path))
         self.db_path = db_path
         self.record = record
-        self.recorder: StoreRecorder | None = None
-        self.results_file: Path | None = (
-            None  # Iometer's results file of the current run, if the user gave one
+        self.runner: Runner | None = (
+            None  # as the window prepared it (its steps, notes); it runs in ``session``
         )
-        self.update_log: IometerUpdateLog | None = None
-        self.stored_in: Path | None = None
-        self.runner: Runner | None = None
+        self.session: RunSession | RunApart | None = (
+            None  # the run: on a thread here, or a process of its own
+        )
         self.thread: threading.Thread | None = None
         self.listener: QtRunListener | None = None
-        self.fanout: Fanout | None = None
+        self.run_end: RunEnd | None = (
+            None  # the last run's end: what was stored (run id, validity notes), where
+        )
         self.progress = RunProgress()
         self.last_status = ""
         self.last_summary: RunSummary | None = None  # of the last run: steps ran, stopped, failed, skipped
@@ -295,14 +287,7 @@ class RunController(QObject):
             return None
         runner, options = prepared
         listener = QtRunListener()
-        self.store_failed = False
-        self.results_file = Path(results_file) if results_file is not None else None
-        self.update_log = update_log
-        self.fanout = runner.listener = Fanout(listener, isolate=True, on_error=self._listener_failed)
-        if update_log is not None:
-            self.fanout.add(update_log)
-        self.recorder = None
-        self.runner, self.listener = runner, listener
+        self.runner, self.listener, self.run_end = runner, listener, None
         planned = getattr(runner, "planned_steps", None)  # a search chooses its steps as it goes
         self.progress = (
             RunProgress(
@@ -317,137 +302,100 @@ class RunController(QObject):
         )
         listener.stepStarted.connect(self._on_step)
         listener.runFinished.connect(self._on_finished)
+        results = Path(results_file) if results_file is not None else None
+        if self._apart(runner, options, endpoints, make):
+            runner.close_endpoints()  # the run's process reaches the managers itself (SSH sessions too)
+            if update_log is not None:
+                update_log.close()  # checked writable here; appended to there
+            request = RunRequest(
+                runner.plan,
+                options,
+                make,
+                self.db_path,
+                self.record,
+                results,
+                update_log.path if update_log is not None else None,
+                charted,
+            )
+            self._set_state(RUNNING)
+            live_gc.run_starting()
+            self.session = RunApart(request, listener, self._ended)
+            return listener
+        self.session = RunSession(runner, listener, self.db_path, self.record, results, update_log)
         self._set_state(RUNNING)
         self.thread = threading.Thread(target=self._run, name="fiometer-run", daemon=True)
         live_gc.run_starting()
         self.thread.start()
         return listener
 
+    @staticmethod
+    def _apart(
+        runner: Runner, options: RunOptions, endpoints: dict[str, ManagerEndpoint] | None, make: object
+    ) -> bool:
+        """Whether the run goes to a process of its own: from ``options.run_apart`` remote managers on, when
+        everything it needs can cross (endpoints built here, no test hook, a runner maker that pickles)."""
+        remote = sum(ep.host != "local" for ep in runner.endpoints.values())
+        if not (0 < options.run_apart <= remote) or endpoints is not None or options.before_fio_start:
+            return False
+        try:
+            pickle.dumps(make)
+        except (pickle.PicklingError, AttributeError, TypeError):
+            return False
+        return True
+
     def _run(self) -> None:
-        """The runner thread. The store connection is opened here: SQLite connections belong to
-        the thread that opened them. The recorder sees every callback before the GUI does."""
-        assert self.runner is not None and self.listener is not None and self.fanout is not None
-        store = None
-        if self.record:
-            try:
-                store = open_store(self.db_path)
-                self.recorder = StoreRecorder(store, self.runner.options.mapping)
-                self.fanout.add(self.recorder, first=True)
-                self.stored_in = store.path
-            except StoreError as e:
-                self.fanout.message(None, Message("", f"results are not being stored: {e}", "error"))
-        try:
-            self.runner.run()
-            if (
-                isinstance(self.runner, CurveRunner)
-                and store is not None
-                and self.recorder is not None
-                and self.recorder.run_id
-            ):  # what a load search found, kept with its run
-                with contextlib.suppress(StoreError):
-                    save_extra(store, self.recorder.run_id, CURVE, self.runner.record())
-            self._write_results_file(store)
-        except Exception as e:  # an engine crash ends the run visibly, never silently
-            self.fanout.message(None, Message("", report_unexpected(e, "the run"), "error"))
-            self.fanout.run_finished("failed")
-        finally:
-            if store is not None:
-                store.close()
-            self.listener.emit_finished()
+        """The runner thread: the run and its recording (the store connection is opened on this thread)."""
+        assert isinstance(self.session, RunSession)
+        self._ended(self.session.run())
 
-    def _write_results_file(self, store) -> None:
-        """Runner thread, after the run: say where the per-update file is and append the run to the results file."""
-        assert self.fanout is not None
-        log = self.update_log
-        if log is not None and log.failure is None:
-            self.fanout.message(
-                None,
-                Message(
-                    "", f"Iometer per-update results: {log.path} ({log.updates_written} update(s))", "info"
-                ),
-            )
-        if self.results_file is None or store is None or self.recorder is None or not self.recorder.run_id:
-            return
-        from app.store.queries import get_run
-
-        try:
-            append_results_file(self.results_file, get_run(store, self.recorder.run_id))
-        except (OSError, StoreError) as e:
-            self.fanout.message(
-                None,
-                Message(
-                    "",
-                    f"The run is stored but cannot be appended to {self.results_file}: "
-                    f"{e}; File > Export Iometer results.csv writes it",
-                    "error",
-                ),
-            )
-            return
-        self.fanout.message(None, Message("", f"Iometer results appended to {self.results_file}", "info"))
-
-    def _listener_failed(self, callback: str, error: Exception) -> None:
-        """A listener raised (runner thread). A store fault (disk full, read-only or locked database) is said
-        once and ends the run, which keeps what was recorded; anything else is logged and the run goes on."""
-        if isinstance(error, StoreError):
-            if not self.store_failed:
-                self.store_failed = True
-                if self.listener is not None:
-                    self.listener.message(
-                        None,
-                        Message(
-                            "", f"results can no longer be stored, so the run is ended: {error}", "error"
-                        ),
-                    )
-                if self.runner is not None:
-                    self.runner.stop()
-        elif isinstance(error, OSError) and self.update_log is not None and error is self.update_log.failure:
-            if self.listener is not None:  # the run goes on: every update is still stored
-                self.listener.message(
-                    None,
-                    Message(
-                        "",
-                        f"Iometer's per-update file {self.update_log.path} can no longer be written: {error}",
-                        "error",
-                    ),
-                )
-        else:
-            report_unexpected(error, f"recording ({callback})")
+    def _ended(self, end: RunEnd) -> None:
+        """The run's thread (or the reader of its process), last: what it stored, then the window is told."""
+        self.run_end = end
+        assert self.listener is not None
+        self.listener.emit_finished()
 
     def _on_step(self, index: int, _offset: float, _step: Step) -> None:
         self.progress.begin_step(index + 1)
 
     def _on_finished(self, status: str) -> None:
         self.last_status = status
-        if self.runner is not None:
-            self.last_summary = self.runner.summary
+        if self.run_end is not None:
+            self.last_summary = self.run_end.summary
         if self.thread is not None:
             self.thread.join(timeout=1)  # it has emitted this as its last act: returns at once
         self.thread = None
         self.runner = None
+        self.session = None
         live_gc.run_ended()
         self._set_state(IDLE_STATE)
         self.finished.emit(status)
 
+    @property
+    def stored_in(self) -> Path | None:
+        return self.run_end.stored_in if self.run_end is not None else None
+
     def stop_step(self) -> None:
         """Iometer's Stop: end the current step with fio's final numbers and go on with the next."""
-        if self.runner is not None and self.state == RUNNING:
-            self.runner.stop_step()
+        if self.session is not None and self.state == RUNNING:
+            self.session.stop_step()
 
     def stop(self) -> None:
         """Iometer's Stop All: the current step ends with fio's final numbers; no further steps."""
-        if self.runner is not None and self.state == RUNNING:
+        if self.session is not None and self.state == RUNNING:
             self._set_state(STOPPING)
-            self.runner.stop()
+            self.session.stop()
 
     def abort(self) -> None:
         """End at once (final numbers of the current step may be lost)."""
-        if self.runner is not None:
+        if self.session is not None:
             self._set_state(STOPPING)
-            self.runner.abort()
+            self.session.abort()
 
     def wait(self, timeout: float) -> bool:
-        """Block until the runner thread ends (for closing); True if it did."""
-        th = self.thread
+        """Block until the run ends (for closing); True if it did."""
+        session, th = self.session, self.thread
+        if isinstance(session, RunApart):
+            return session.wait(timeout)
         if th is not None:
             th.join(timeout)
             return not th.is_alive()

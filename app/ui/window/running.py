@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from collections.abc import Callable
@@ -26,7 +27,6 @@ from app.ui.window.status import RunStatus
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from app.engine.run.curve_runner import CurveRunner
     from app.engine.run.runner import ManagerEndpoint, RunListener, Runner, RunOptions
     from app.ui.run.live_data import LiveSample
 
@@ -142,22 +142,8 @@ class RunControl:
         """`fiometer curve` from Test Setup: for each access spec the highest load whose p99 keeps the limit."""
         from app.engine.run.curve_runner import CurveRunner
 
-        def make(
-            plan: Plan,
-            endpoints: dict[str, ManagerEndpoint],
-            listener: RunListener | None,
-            options: RunOptions,
-        ) -> CurveRunner:
-            return CurveRunner(
-                plan,
-                endpoints,
-                listener,
-                options,
-                p99_max_ms=p99_max_ms,
-                metric=metric,
-                max_load=max_load or None,
-            )
-
+        # a partial of the class (not a closure): it crosses to a run in a process of its own
+        make = functools.partial(CurveRunner, p99_max_ms=p99_max_ms, metric=metric, max_load=max_load or None)
         return self.start_run(make)
 
     def start_run(self, make: MakeRunner | None = None) -> bool:
@@ -267,7 +253,7 @@ class RunControl:
                 "error",
             )
             self.messages_dock.show()
-        rec = self.controller.recorder
+        rec = self.controller.run_end
         if rec is not None and rec.run_id is not None:
             self.results_tab.validity.set_notes(rec.notes)  # whether the figures measure the storage
             self._say_curve(rec.run_id)
