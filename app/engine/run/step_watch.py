@@ -154,7 +154,7 @@ class StepWatch:
                     f"numbers from {self.where[name]} arrived again after "
                     f"{now - st.late_since + self.late_s:.0f} s",
                     "info",
-                    ARRIVING_AGAIN,
+                    note=ARRIVING_AGAIN,
                 )
             )
             st.late_since = None
