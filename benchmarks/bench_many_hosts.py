@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import re
 import resource
 import subprocess
 import sys
@@ -58,7 +57,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from bench_gui import APP, LatencyProbe, choose_scope, pct, settle  # noqa: E402, F401  (APP: the QApplication)
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 
-from app.engine.run.live_notes import kind_of  # noqa: E402
+from app.engine.run import live_notes  # noqa: E402
 from app.engine.run.managers import build_endpoints  # noqa: E402
 from app.engine.run.runner import Runner, RunOptions  # noqa: E402
 from app.model.plan import Plan, SpecLine, Target  # noqa: E402
@@ -217,6 +216,28 @@ class Arrivals:
         QtRunListener.samples = self._samples  # type: ignore[method-assign]
 
 
+class LivenessLines:
+    """The step's liveness lines as it tells them (``live_notes``: one per kind and second): per line, its
+    kind (``Message.kind``) and how many managers it names. (The store keeps only their text.)"""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, int]] = []
+        self._summary = live_notes.summary
+
+    def __enter__(self) -> LivenessLines:
+        lines, summary = self.lines, self._summary
+
+        def told(kind: str, notes: list):  # noqa: ANN202
+            lines.append((kind, len({m.manager for m in notes})))
+            return summary(kind, notes)
+
+        live_notes.summary = told
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        live_notes.summary = self._summary
+
+
 def spin(done: Callable[[], bool], seconds: float) -> WaitProbe:
     """Spin the window's real event loop (QEventLoop.exec) until ``done()`` or ``seconds`` have passed;
     the probe's timer runs in it."""
@@ -308,7 +329,11 @@ def run(
             host_plan(servers, workers, delay_ms, burst, tmp), db, seconds, decode_apart, run_apart
         )
         cpu0, wall0 = own_cpu(), time.monotonic()
-        with ServersAside([proc.pid for _h, _p, proc in servers], aside) as set_aside, Arrivals() as arrived:
+        with (
+            ServersAside([proc.pid for _h, _p, proc in servers], aside) as set_aside,
+            Arrivals() as arrived,
+            LivenessLines() as liveness,
+        ):
             probe = live_run(win, seconds)
         cpu, wall = own_cpu() - cpu0, time.monotonic() - wall0
         status = win.controller.last_status
@@ -353,7 +378,7 @@ def run(
             step=step.status,
             fio_cpu=sum(c.own.cpu_pct for c in checks if c.own) / 100,
             samples=(min(counts, default=0), max(counts, default=0)),
-            lateness=lateness_summary(step.messages),
+            lateness=lateness_summary(liveness.lines),
             problems=[msg.text for msg in step.messages if msg.level == "error"]
             + [msg.text for msg in step.messages if msg.level == "warning"]
             + [f"{m.name}: {c.why}" for m, c in zip(r.managers, checks, strict=True) if not c.complete],
@@ -400,16 +425,13 @@ def floor(
     }
 
 
-def lateness_summary(messages: list) -> str:
+def lateness_summary(told: list[tuple[str, int]]) -> str:
     """The step's liveness notes (late / silent / answering again / behind), which the step itself
-    summarises (app.engine.run.live_notes): per kind, how many lines and the most managers in one."""
+    summarises (app.engine.run.live_notes; ``told``: LivenessLines.lines): per kind, how many lines and the
+    most managers in one."""
     lines: dict[str, list[int]] = {}
-    for msg in messages:
-        kind = kind_of(msg)
-        if kind is None:
-            continue
-        many = re.match(r"[^:]+: (\d+) managers \(", msg.text) if not msg.manager else None
-        lines.setdefault(kind, []).append(int(many.group(1)) if many else 1)
+    for kind, managers in told:
+        lines.setdefault(live_notes.KINDS[kind], []).append(managers)
     if not lines:
         return ""
     return "liveness notes in the step: " + "; ".join(

@@ -18,7 +18,7 @@ import pytest
 from app.engine.run.managers import build_endpoints
 from app.engine.run.runner import ManagerEndpoint, RunListener, Runner, RunOptions
 from app.engine.transports.remote_host import HostedRemote, RemoteHost
-from app.engine.transports.transport import Finished
+from app.engine.transports.transport import ANSWERING_AGAIN, SENT_NOTHING, Finished, Message, Snapshot
 from app.model import planfile
 from app.model.plan import SpecLine, Target
 from tests.fio_servers import free_port, job_processes
@@ -191,3 +191,35 @@ def test_few_servers_stay_in_the_window_s_process(servers, tmp_path):
     runner = Runner(plan, build_endpoints(plan), None, RunOptions(engine="null", run_time=1, decode_apart=3))
     transports = runner._make_transports(runner.jobfiles[0])
     assert not any(isinstance(t, HostedRemote) for t in transports.values()) and runner._remote_host is None
+
+
+def test_a_frozen_server_s_notes_cross_the_host_process_with_their_kind(servers):
+    """The client in the host process says a server is silent, then answering again; the notes reach this
+    process with their kind (the step summarises them by it, whatever their wording)."""
+    host_addr, port, proc = servers[0]
+    host = RemoteHost()
+    try:
+        t = host.transport((host_addr, port), "M1")
+        t.start(LONG_JOB)
+        t.go()
+        events: list = []
+        frozen = False
+        for ev in t.events():
+            events.append(ev)
+            if isinstance(ev, Snapshot) and not frozen:
+                frozen = True
+                os.killpg(proc.pid, signal.SIGSTOP)  # the whole server stops answering; TCP stays up
+            elif isinstance(ev, Message) and ev.kind == SENT_NOTHING:
+                os.killpg(proc.pid, signal.SIGCONT)
+            elif isinstance(ev, Message) and ev.kind == ANSWERING_AGAIN:
+                t.stop()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGCONT)
+        host.close()
+    notes = [(m.kind, m.text) for m in events if isinstance(m, Message) and m.kind]
+    assert [k for k, _ in notes] == [SENT_NOTHING, ANSWERING_AGAIN], [str(e)[:200] for e in events[-5:]]
+    where = f"manager M1 ({host_addr}:{port})"
+    assert notes[0][1].startswith(f"{where} has sent nothing for ")
+    assert notes[1][1].startswith(f"{where} is answering again after ")
+    assert isinstance(events[-1], Finished) and events[-1].ok, events[-1]

@@ -9,7 +9,15 @@ import pytest
 
 from app.engine.transports.fioproto.client import RemoteFio, forget_protocol, probe, status_interval_arg
 from app.engine.transports.fioproto.commands import Op
-from app.engine.transports.transport import Finished, Message, Snapshot, TransportError
+from app.engine.transports.transport import (
+    ANSWERING_AGAIN,
+    SENT_NOTHING,
+    UNREACHABLE,
+    Finished,
+    Message,
+    Snapshot,
+    TransportError,
+)
 from tests.fioproto_support import (
     FakeConn,
     FakeServer,
@@ -206,15 +214,17 @@ def test_server_silent_for_a_while_is_late_not_dead(servers):
     events = run(fio)
     fin = events[-1]
     assert isinstance(fin, Finished) and fin.ok, fin.reason
-    notes = [(e.level, e.text) for e in events if isinstance(e, Message)]
+    notes = [(e.level, e.text, e.kind) for e in events if isinstance(e, Message)]
     where = f"manager Busy (127.0.0.1:{srv.port})"
     assert (
         "warning",
         f"{where} has sent nothing for 1 s (its host busy, or frozen?); waiting up to 6 s before "
         "giving up on it",
+        SENT_NOTHING,
     ) in notes
-    back = [t for lv, t in notes if lv == "info" and t.startswith(f"{where} is answering again after ")]
-    assert back and 2 <= int(back[0].split("after ")[1].split(" s")[0]) <= 4, notes
+    back = [t for lv, t, k in notes if (lv, k) == ("info", ANSWERING_AGAIN)]
+    assert back and back[0].startswith(f"{where} is answering again after "), notes
+    assert 2 <= int(back[0].split("after ")[1].split(" s")[0]) <= 4, notes
     assert sum(isinstance(e, Snapshot) for e in events) >= 4  # the reports after the pause were all kept
 
 
@@ -451,6 +461,7 @@ def test_a_silent_server_whose_host_is_unreachable_is_waited_for_and_said_so(ser
     events = list(fio.events())
     notes = [e.text for e in events if isinstance(e, Message) and "unreachable" in e.text]
     assert len(notes) == 1 and "is unreachable (its host does not answer" in notes[0]
+    assert [e.kind for e in events if isinstance(e, Message) and e.kind] == [SENT_NOTHING, UNREACHABLE]
     fin = events[-1]
     assert not fin.ok and "gone" not in fin.reason and "stopped answering for 4 s" in fin.reason
 

@@ -11,7 +11,7 @@ import pytest
 import app
 from app.engine.transports.remote_host import BELOW_NORMAL_PRIORITY_CLASS, CREATE_NO_WINDOW, child_command
 from app.engine.transports.remote_host_child import read_message, write_message
-from app.engine.transports.transport import Finished, Snapshot
+from app.engine.transports.transport import UNREACHABLE, Finished, Message, Snapshot
 
 
 def test_from_source_python_runs_the_module_and_finds_this_package():
@@ -49,10 +49,13 @@ def test_messages_round_trip_and_a_cut_pipe_is_the_end():
     )
     write_message(stream, ("event", "7", snap, (4096, 12.0, 1.7e9, None)))
     write_message(stream, ("event", "7", Finished("M1", True), (4096, 12.0, 1.7e9, "2 messages not kept")))
+    note = Message("M1", "manager M1 is unreachable (…)", "warning", UNREACHABLE)
+    write_message(stream, ("event", "7", note, (4096, 12.0, 1.7e9, None)))
     whole = stream.getvalue()
     stream.seek(0)
     assert read_message(stream) == ("event", "7", snap, (4096, 12.0, 1.7e9, None))
     assert read_message(stream)[2] == Finished("M1", True)
+    assert read_message(stream)[2].kind == UNREACHABLE  # (a liveness note is summarised by its kind)
     with pytest.raises(EOFError):
         read_message(stream)
     with pytest.raises(EOFError):  # the other side died in the middle of a message

@@ -4,34 +4,44 @@ With 64 managers on a loaded machine, "numbers from M7 (…) are late", "… arr
 nothing for 4 s", "… is answering again" came one line per manager and drowned the message panel, the
 CLI and the stored step. :class:`LiveNotes` holds such notes (from the step watch and from the transports)
 and gives, at most once per ``every_s`` and kind, one message: the note itself where one manager said it,
-else "late: 12 managers (M3, M7, … +6); e.g. <the first note>". Other messages pass untouched.
+else "numbers late: 12 managers (M3, M7, … +6); e.g. <the first note>". Other messages pass untouched.
+A note is known by its ``Message.kind``, which whoever says it sets (never by its wording); the summary
+line keeps that kind.
 """
 
 from __future__ import annotations
 
-from app.engine.transports.transport import Message
+from app.engine.transports.transport import (
+    ANSWERING_AGAIN,
+    ARRIVING_AGAIN,
+    BEHIND,
+    LATE,
+    SENT_NOTHING,
+    UNREACHABLE,
+    Message,
+)
 
 SUMMARY_S = 1.0  # at most one line per kind in this time
 NAMES_SHOWN = 6
 
-# (words in a note, what the summary calls it), first match wins; the notes' texts are ours
-# (run.step_watch, transports.fioproto.client)
-KINDS: tuple[tuple[str, str], ...] = (
-    (" are late: last report", "numbers late"),
-    (" arrived again after", "numbers arriving again"),
-    (" has sent nothing for", "sent nothing (host busy or frozen?)"),
-    (" is answering again after", "answering again"),
-    (" is unreachable (", "unreachable"),
-    (" is behind: ", "behind on fio's clock (reports arrive late)"),
-)
+# a liveness note's kind (Message.kind) -> what its summary line calls it
+KINDS: dict[str, str] = {
+    LATE: "numbers late",
+    ARRIVING_AGAIN: "numbers arriving again",
+    SENT_NOTHING: "sent nothing (host busy or frozen?)",
+    ANSWERING_AGAIN: "answering again",
+    UNREACHABLE: "unreachable",
+    BEHIND: "behind on fio's clock (reports arrive late)",
+}
 _LEVELS = {"info": 0, "warning": 1, "error": 2}
 
 
 def kind_of(msg: Message) -> str | None:
-    """The liveness kind of a message, or None for any other message (errors are never held back)."""
-    if msg.level == "error":
+    """The liveness kind of a message (a key of ``KINDS``), or None for any other message (errors are never
+    held back)."""
+    if msg.level == "error" or msg.kind not in KINDS:
         return None
-    return next((kind for words, kind in KINDS if words in msg.text), None)
+    return msg.kind
 
 
 class LiveNotes:
@@ -67,7 +77,7 @@ class LiveNotes:
 
 
 def summary(kind: str, notes: list[Message]) -> Message:
-    """One line for ``notes`` of one kind: the note itself for one manager."""
+    """One line for ``notes`` of one kind (of ``KINDS``): the note itself for one manager."""
     if len(notes) == 1:
         return notes[0]
     names = sorted({m.manager for m in notes}, key=_natural)
@@ -75,7 +85,7 @@ def summary(kind: str, notes: list[Message]) -> Message:
         f", … +{len(names) - NAMES_SHOWN}" if len(names) > NAMES_SHOWN else ""
     )
     level = max((m.level for m in notes), key=lambda lv: _LEVELS.get(lv, 0))
-    return Message("", f"{kind}: {len(names)} managers ({shown}); e.g. {notes[0].text}", level)
+    return Message("", f"{KINDS[kind]}: {len(names)} managers ({shown}); e.g. {notes[0].text}", level, kind)
 
 
 def _natural(name: str) -> tuple[str, int, str]:

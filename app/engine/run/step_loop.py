@@ -288,7 +288,7 @@ class StepLoop:
         """Apply the watch's actions; False when the report that caused them must not be used."""
         use = True
         for a in actions:
-            self._say(Message(a.manager, a.text, a.level))
+            self._say(Message(a.manager, a.text, a.level, a.note))
             if a.kind in ("stop", "abort"):  # a deadline passed, a manager silent or sending nonsense
                 log.warning("step %d, manager %s: %s: %s", self.step.index + 1, a.manager, a.kind, a.text)
             if a.kind == "stop":

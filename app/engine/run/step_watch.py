@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.engine.sampling.report_checks import ReportChecker
-from app.engine.transports.transport import FioSide
+from app.engine.transports.transport import ARRIVING_AGAIN, BEHIND, LATE, FioSide
 
 SETUP_S = 60.0  # from RUN to the first report with a runtime (file layout, job setup)
 STOP_GRACE_S = 5.0  # from a forced stop to the abort
@@ -57,6 +57,7 @@ class Action:
     manager: str
     text: str
     level: str = "warning"
+    note: str | None = None  # a message's liveness kind (transport.Message.kind), where it is such a note
 
 
 @dataclass
@@ -153,6 +154,7 @@ class StepWatch:
                     f"numbers from {self.where[name]} arrived again after "
                     f"{now - st.late_since + self.late_s:.0f} s",
                     "info",
+                    note=ARRIVING_AGAIN,
                 )
             )
             st.late_since = None
@@ -225,6 +227,7 @@ class StepWatch:
                             f"(its reports arrive late); waiting up to {BEHIND_S:g} s more for it to end, longer "
                             "while fio's clock in its reports still moves"
                         ),
+                        note=BEHIND,
                     )
                 )
             if now >= start + self.limit and not behind:
@@ -291,6 +294,7 @@ class StepWatch:
                         name,
                         f"numbers from {self.where[name]} are late: last report "
                         f"{now - last:.0f} s ago ({why})",
+                        note=LATE,
                     )
                 )
         return out

@@ -33,13 +33,26 @@ class Snapshot:
     fio_ms: float | None = None  # fio's own clock at the report (a local fio's timestamp_ms), where given
 
 
+# The kinds of per-manager liveness notes (``Message.kind``), set by whoever says them (run.step_watch,
+# transports.fioproto.client) and summarised per kind by run.live_notes: never guessed from the wording.
+LATE = "late"  # a manager's numbers are late (no report for a while)
+ARRIVING_AGAIN = "arriving again"  # ... and came again
+SENT_NOTHING = "sent nothing"  # a server silent for a while (busy host, or frozen?), waited for
+ANSWERING_AGAIN = "answering again"  # ... and answering again
+UNREACHABLE = "unreachable"  # a silent server whose host does not answer either, waited for
+BEHIND = "behind"  # reports arrive, but late on fio's own clock
+LIVENESS_KINDS = (LATE, ARRIVING_AGAIN, SENT_NOTHING, ANSWERING_AGAIN, UNREACHABLE, BEHIND)
+
+
 @dataclass
 class Message:
-    """Text from fio or about the transport, to show to the user."""
+    """Text from fio or about the transport, to show to the user. ``kind``: what sort of note it is where
+    code acts on that (one of ``LIVENESS_KINDS``), None for any other message."""
 
     manager: str
     text: str
     level: str = "info"  # info | warning | error
+    kind: str | None = None
 
 
 @dataclass

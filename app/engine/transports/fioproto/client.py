@@ -21,7 +21,16 @@ from dataclasses import dataclass
 
 from app import user_settings
 
-from ..transport import Event, FioSide, Message, Snapshot, TransportError
+from ..transport import (
+    ANSWERING_AGAIN,
+    SENT_NOTHING,
+    UNREACHABLE,
+    Event,
+    FioSide,
+    Message,
+    Snapshot,
+    TransportError,
+)
 from .commands import (
     CLIENT_TYPE_CLI,
     Op,
@@ -665,6 +674,7 @@ class RemoteFio:
             session.manager,
             f"manager {session.where} is answering again after {quiet:.0f} s of silence",
             "info",
+            ANSWERING_AGAIN,
         )
 
     def _count(self, link: _Link, packets: list[Packet]) -> None:
@@ -695,6 +705,7 @@ class RemoteFio:
                     f"{quiet:.0f} s (its host busy, or frozen?); waiting up "
                     f"to {watch.silence:g} s before giving up on it",
                     "warning",
+                    SENT_NOTHING,
                 )
             ]
         elif watch.quiet_from is not None and now >= watch.listener_check:
@@ -733,6 +744,7 @@ class RemoteFio:
                     "answer: down, or the link?); waiting up to "
                     f"{watch.silence:g} s for it",
                     "warning",
+                    UNREACHABLE,
                 )
             ]
         return _NO_EVENTS
