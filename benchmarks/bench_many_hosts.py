@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -60,6 +61,7 @@ from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 from app.engine.run import live_notes  # noqa: E402
 from app.engine.run.managers import build_endpoints  # noqa: E402
 from app.engine.run.runner import Runner, RunOptions  # noqa: E402
+from app.engine.transports.transport import LIVENESS_KINDS  # noqa: E402
 from app.model.plan import Plan, SpecLine, Target  # noqa: E402
 from app.store import get_run, open_store  # noqa: E402
 from app.ui.launch import HeadlessWindow  # noqa: E402  (problems to stderr, never a modal box)
@@ -217,25 +219,29 @@ class Arrivals:
 
 
 class LivenessLines:
-    """The step's liveness lines as it tells them (``live_notes``: one per kind and second): per line, its
-    kind (``Message.kind``) and how many managers it names. (The store keeps only their text.)"""
+    """The step's liveness lines as the window gets them (``live_notes``: one per kind and second, made where the
+    run runs, in the window's process or a process of its own): per line, its kind (``Message.kind``) and how
+    many managers it names (one when it is the note itself, else the count its text gives: "late: 12 managers
+    (…)"). (The store keeps only their text.)"""
 
     def __init__(self) -> None:
         self.lines: list[tuple[str, int]] = []
-        self._summary = live_notes.summary
+        self._message = QtRunListener.message
 
     def __enter__(self) -> LivenessLines:
-        lines, summary = self.lines, self._summary
+        lines, message = self.lines, self._message
 
-        def told(kind: str, notes: list):  # noqa: ANN202
-            lines.append((kind, len({m.manager for m in notes})))
-            return summary(kind, notes)
+        def told(listener: QtRunListener, step, msg) -> None:  # noqa: ANN001
+            if msg.kind in LIVENESS_KINDS:
+                many = re.search(r": (\d+) managers \(", msg.text) if not msg.manager else None
+                lines.append((msg.kind, int(many.group(1)) if many else 1))
+            message(listener, step, msg)
 
-        live_notes.summary = told
+        QtRunListener.message = told  # type: ignore[method-assign]
         return self
 
     def __exit__(self, *exc: object) -> None:
-        live_notes.summary = self._summary
+        QtRunListener.message = self._message  # type: ignore[method-assign]
 
 
 def spin(done: Callable[[], bool], seconds: float) -> WaitProbe:
