@@ -27,6 +27,7 @@ from app.engine.transports.transport import Message
 from app.run_session import RunEnd, RunRequest
 
 log = logging.getLogger(__name__)
+EXITED_GRACE_S = 3.0  # after the child has exited, for its last messages to be read
 LISTENER_CALLS = frozenset(
     {"run_started", "step_started", "samples", "message", "manager_finished", "step_finished", "run_finished"}
 )
@@ -59,8 +60,12 @@ class RunApart:
         self._replies = cast(BinaryIO, self._proc.stdout)
         self._lock = threading.Lock()
         self.send(("run", request))
+        self._end: RunEnd | None = None
+        self._ended = threading.Event()  # its end was handed on
+        self._hand_on = threading.Lock()
         self._reader = threading.Thread(target=self._read, daemon=True, name="fiometer-run-apart")
         self._reader.start()
+        threading.Thread(target=self._watch, daemon=True, name="fiometer-run-apart-watch").start()
 
     @property
     def pid(self) -> int:
@@ -81,22 +86,20 @@ class RunApart:
 
     def wait(self, timeout: float) -> bool:
         """Block until the child has ended and its end was handed on; True if it did."""
-        self._reader.join(timeout)
-        return not self._reader.is_alive()
+        return self._ended.wait(timeout)
 
     def kill(self) -> None:
         with contextlib.suppress(OSError):
             self._proc.kill()
 
     def _read(self) -> None:
-        end: RunEnd | None = None
         try:
             while True:
                 message = read_message(self._replies)
                 if message[0] == "call" and message[1] in LISTENER_CALLS:
                     getattr(self.display, message[1])(*message[2])
                 elif message[0] == "end":
-                    end = message[1]
+                    self._end = message[1]
         except (EOFError, OSError, ValueError):
             pass
         except Exception as e:  # a message that does not unpickle: the child and this side disagree
@@ -105,20 +108,38 @@ class RunApart:
                 None, Message("", f"the run's process sent what cannot be read: {e}", "error")
             )
             self.kill()
-        code = self._proc.wait()
         with contextlib.suppress(OSError):
-            self._commands.close()
             self._replies.close()
-        if end is None:
-            self.display.message(
-                None,
-                Message(
-                    "",
-                    f"the run's own process ended unexpectedly (exit code {code}); what was stored so far is "
-                    "kept",
-                    "error",
-                ),
-            )
-            self.display.run_finished("failed")
-            end = RunEnd("failed")
-        self._on_end(end)
+        self._finish()
+
+    def _watch(self) -> None:
+        """The child has exited: its end is handed on once what it sent is read, or after a grace if the pipe
+        stays open (Windows Python under Wine: fio.exe started by the child inherited it and runs on)."""
+        self._proc.wait()
+        self._reader.join(EXITED_GRACE_S)
+        if self._reader.is_alive():
+            log.warning("the run's process %d has exited but its pipe stays open", self._proc.pid)
+            self._finish()
+
+    def _finish(self) -> None:
+        with self._hand_on:
+            if self._ended.is_set():
+                return
+            code = self._proc.wait()
+            with contextlib.suppress(OSError):
+                self._commands.close()
+            end = self._end
+            if end is None:
+                self.display.message(
+                    None,
+                    Message(
+                        "",
+                        f"the run's own process ended unexpectedly (exit code {code}); what was stored so far "
+                        "is kept",
+                        "error",
+                    ),
+                )
+                self.display.run_finished("failed")
+                end = RunEnd("failed")
+            self._on_end(end)
+            self._ended.set()

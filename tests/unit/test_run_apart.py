@@ -11,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app.engine.run.curve_runner import CurveRunner
@@ -22,6 +23,7 @@ from app.run_apart import RunApart
 from app.run_session import RunEnd, RunRequest
 from app.store import open_store
 from app.store.queries import get_run
+from app.store.run_extras import CURVE, extra
 from app.ui.run.live_data import ChartedBatch, chart_rows, charted
 from tests.helpers import grid
 
@@ -107,7 +109,7 @@ def test_a_run_apart_runs_records_and_says_everything_in_order(tmp_path: Path, f
         for smp in batch:
             if smp.level != "target":
                 for m in (smp.whole, smp.interval):
-                    assert batch.rows[id(m)].tolist() == chart_rows([m])[0].tolist()
+                    assert np.array_equal(batch.rows[id(m)], chart_rows([m])[0], equal_nan=True)
     endpoints = next(a for n, a in heard.calls if n == "run_started")[2]
     assert set(endpoints) == {"M1", "M2"} and all(ep.close is None for ep in endpoints.values())
     (outcome,) = [a[0] for n, a in heard.calls if n == "step_finished"]
@@ -155,6 +157,18 @@ def test_a_plan_refused_in_the_run_process_ends_failed_with_the_reason(tmp_path:
     assert apart.wait(60)
     assert ended[0].status == "failed" and ended[0].run_id is None
     assert any("The run did not start" in t and "'M2'" in t for t in heard.texts()), heard.texts()
+
+
+def test_a_load_search_runs_apart_and_keeps_what_it_found(tmp_path: Path, fio: str) -> None:
+    make = functools.partial(CurveRunner, p99_max_ms=50.0, metric="iops", max_load=4)
+    apart, heard, ended = start(tmp_path, 1, make=make)
+    assert apart.wait(240)
+    (end,) = ended
+    assert end.status == "complete" and end.run_id is not None, heard.texts()
+    assert sum(n == "step_finished" for n in heard.names()) >= 2  # the search chose its steps there
+    with open_store(tmp_path / "runs.db") as store:
+        found = extra(get_run(store, end.run_id), CURVE)
+    assert found and found["p99_max_ms"] == 50.0, found
 
 
 def test_what_crosses_to_the_run_process_pickles() -> None:

@@ -356,7 +356,9 @@ class LocalFio:
         self._stop_requested = True
         if self._stop_deadline is None:
             self._stop_deadline = time.monotonic() + self._stop_grace
-        with contextlib.suppress(OSError):
+        # (Windows Python under Wine, in a process without a console, raised SystemError wrapping the
+        # OSError): fio is then ended after the grace, as when the event cannot be delivered
+        with contextlib.suppress(OSError, SystemError):
             proc.send_signal(stop_signal(self._os))
 
     def abort(self) -> None:
