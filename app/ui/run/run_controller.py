@@ -158,17 +158,14 @@ class RunController(QObject):
         self.registry = registry if registry is not None else record_beside(resolve_db_path(db_path))
         self.db_path = db_path
         self.record = record
-        self.runner: Runner | None = (
-            None  # as the window prepared it (its steps, notes); it runs in ``session``
-        )
-        self.session: RunSession | RunApart | None = (
-            None  # the run: on a thread here, or a process of its own
-        )
+        # the runner as the window prepared it (its steps, notes); it runs in ``session``: on a thread here, or
+        # in a process of its own
+        self.runner: Runner | None = None
+        self.session: RunSession | RunApart | None = None
         self.thread: threading.Thread | None = None
         self.listener: QtRunListener | None = None
-        self.run_end: RunEnd | None = (
-            None  # the last run's end: what was stored (run id, validity notes), where
-        )
+        # the last run's end: what was stored (run id, validity notes), where
+        self.run_end: RunEnd | None = None
         self.progress = RunProgress()
         self.last_status = ""
         self.last_summary: RunSummary | None = None  # of the last run: steps ran, stopped, failed, skipped
@@ -307,25 +304,22 @@ class RunController(QObject):
             runner.close_endpoints()  # the run's process reaches the managers itself (SSH sessions too)
             if update_log is not None:
                 update_log.close()  # checked writable here; appended to there
+            log_path = update_log.path if update_log is not None else None
             request = RunRequest(
-                runner.plan,
-                options,
-                make,
-                self.db_path,
-                self.record,
-                results,
-                update_log.path if update_log is not None else None,
-                charted,
+                runner.plan, options, make, self.db_path, self.record, results, log_path, charted
             )
-            self._set_state(RUNNING)
-            live_gc.run_starting()
-            self.session = RunApart(request, listener, self._ended)
-            return listener
-        self.session = RunSession(runner, listener, self.db_path, self.record, results, update_log)
+            try:
+                self.session = RunApart(request, listener, self._ended)
+            except OSError as e:
+                self.refused.emit(f"The run's own process could not be started: {e}")
+                return None
+        else:
+            self.session = RunSession(runner, listener, self.db_path, self.record, results, update_log)
+            self.thread = threading.Thread(target=self._run, name="fiometer-run", daemon=True)
         self._set_state(RUNNING)
-        self.thread = threading.Thread(target=self._run, name="fiometer-run", daemon=True)
         live_gc.run_starting()
-        self.thread.start()
+        if self.thread is not None:
+            self.thread.start()
         return listener
 
     @staticmethod
