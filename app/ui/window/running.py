@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from app.engine.run.runner import ManagerEndpoint, RunListener, Runner, RunOptions
+    from app.engine.transports.transport import Message
     from app.ui.run.live_data import LiveSample
 
     # builds another kind of runner for Start (a load search's): (plan, endpoints, listener, options)
@@ -197,12 +198,10 @@ class RunControl:
     def _on_samples(self, _index: int, offset: float, samples: Sequence[LiveSample]) -> None:
         self.live.defer(offset, samples)  # fed when the window redraws (its tick), every batch at once
 
-    def _on_run_message(self, _step: Any, message: Any) -> None:
-        level = getattr(message, "level", "info")
-        text = getattr(message, "text", str(message))
-        who = getattr(message, "manager", "")
-        self.desk.add_message(f"{who}: {text}" if who else text, level)
-        if level == "error":
+    def _on_run_message(self, _step: Any, message: Message) -> None:
+        who = message.manager
+        self.desk.add_message(f"{who}: {message.text}" if who else message.text, message.level)
+        if message.level == "error":
             self.messages_dock.show()
 
     def _on_manager_finished(self, step: Any, finished: Any) -> None:
