@@ -59,7 +59,8 @@ class SilentListener:
         sel = selectors.DefaultSelector()
         sel.register(self.sock, selectors.EVENT_READ)
         while not self._stop.is_set():
-            for key, _ in sel.select(0.05):
+            # hang-ups before new connections: a prober closes one before it opens the next
+            for key, _ in sorted(sel.select(0.05), key=lambda event: event[0].fileobj is self.sock):
                 if key.fileobj is self.sock:
                     conn, _ = self.sock.accept()
                     sel.register(conn, selectors.EVENT_READ)
@@ -110,19 +111,25 @@ class SlowLink:
                 server = socket.create_connection(self.target)
                 self._socks += [client, server]
                 self._spawn(self._pass, client, server, 0.0)
-                self._spawn(self._pass, server, client, self.delay)
+                self._spawn(self._pass, server, client, self.delay, True)
 
-    @staticmethod
-    def _pass(src: socket.socket, dst: socket.socket, delay: float) -> None:
+    def _pass(self, src: socket.socket, dst: socket.socket, delay: float, last: bool = False) -> None:
         with contextlib.suppress(OSError):
             while data := src.recv(65536):
                 time.sleep(delay)
                 delay = 0.0
                 dst.sendall(data)
             dst.shutdown(socket.SHUT_WR)
+        if last:  # the server hung up after the client: this connection is over
+            for sock in (src, dst):
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
+                with contextlib.suppress(ValueError):
+                    self._socks.remove(sock)
 
     def close(self) -> None:
-        for sock in self._socks:
+        for sock in list(self._socks):
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
             sock.close()

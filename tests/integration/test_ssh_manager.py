@@ -215,3 +215,34 @@ def test_an_ssh_session_that_died_is_opened_again_for_the_next_step_and_named_by
     reason = listener.outcomes[1].finished["M1"].reason
     assert "ssh://fiometer-remote" in reason and f"{forward[0]}:{forward[1]}" not in reason, reason
     assert server.local == forward  # opened again on the same local port
+
+
+def test_an_ssh_manager_started_beside_a_refused_one_is_closed_again(ssh_namespace, monkeypatch):
+    """Start probes the managers at once: the ssh:// manager (M1) starts its fio server over SSH while M2's
+    probe is refused; the run is refused naming M2, and M1's session and its fio server end."""
+    from app.engine.run.managers import ManagerError, build_endpoints
+    from app.engine.transports.ssh_manager import SshFioServer
+    from tests.fio_servers import free_port
+
+    config, ns = ssh_namespace
+    monkeypatch.setenv(SSH_ENV, f"ssh -F {config}")
+    sessions: list[subprocess.Popen] = []
+    real_start = SshFioServer.start
+
+    def start(self, *args, **kwargs):
+        info = real_start(self, *args, **kwargs)
+        sessions.append(self._proc)
+        return info
+
+    monkeypatch.setattr(SshFioServer, "start", start)  # to see the session it made
+    plan = grid(2, 1, 1)
+    plan.managers[0].host = "ssh://fiometer-remote"
+    plan.managers[1].host = f"127.0.0.2:{free_port('127.0.0.2')}"
+    with pytest.raises(ManagerError, match=r"^manager 'M2': nothing is listening on 127\.0\.0\.2:\d+ "):
+        build_endpoints(plan)
+    (ssh,) = sessions
+    assert ssh.poll() is not None, "the SSH session was left open"
+    deadline = time.monotonic() + 10
+    while ns_fio_servers(ns) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not ns_fio_servers(ns), "fio --server kept running after its manager was refused"

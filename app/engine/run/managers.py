@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import ipaddress
 import logging
 import platform
 import socket
-from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from collections.abc import Callable, Mapping
 
 from app.engine.jobs.ssh_address import SshAddress, parse_ssh
 from app.engine.run.endpoint import ManagerEndpoint
@@ -147,9 +149,10 @@ def build_endpoints(
 ) -> dict[str, ManagerEndpoint]:
     """Endpoints for the plan's managers that have a host (the runner refuses steps of the others), in plan
     order. The managers are probed (``ssh://`` ones started) concurrently, ``PROBES_AT_ONCE`` at a time, so
-    Start waits about one probe, not one per manager (64 hosts: 3.1 s serially; 10 unreachable hosts: 50 s).
-    ``timeout`` bounds each remote probe. If any fails, every endpoint made is closed and the first failing
-    manager in plan order is refused, naming how many others failed too."""
+    Start (on the GUI thread) waits about the slowest probe, not their sum (an idle fio server may take ~1 s to
+    answer; a far host its round trips; a silent one the whole ``timeout``, which bounds each remote probe).
+    If any fails, every endpoint made is closed and the first failing manager in plan order is refused, naming
+    the others that failed too."""
     hosts = hosts or {}
     unknown = sorted(set(hosts) - {m.name for m in plan.managers})
     if unknown:
@@ -173,21 +176,13 @@ def build_endpoints(
 
     made: dict[str, ManagerEndpoint] = {}
     failed: list[tuple[str, Exception]] = []
-    with ThreadPoolExecutor(min(PROBES_AT_ONCE, len(wanted)), thread_name_prefix="fiometer-probe") as pool:
-        futures = {name: pool.submit(make, name, host) for name, host in wanted}
-        try:
-            for name, future in futures.items():  # plan order
-                try:
-                    made[name] = future.result()
-                except Exception as e:  # every failure is reported below, the first in plan order
-                    failed.append((name, e))
-        except BaseException:  # interrupted while waiting (Ctrl-C): probes not yet started never start
-            pool.shutdown(wait=True, cancel_futures=True)
-            for future in futures.values():
-                if future.done() and not future.cancelled() and future.exception() is None:
-                    _close(future.result())
-            raise
-    # leaving the block joined every probe thread: none is left behind
+    results = _at_once([(name, functools.partial(make, name, host)) for name, host in wanted])
+    for name, _ in wanted:  # plan order
+        result = results[name]
+        if isinstance(result, Exception):
+            failed.append((name, result))
+        else:
+            made[name] = result
     if not failed:
         return made
     for ep in made.values():  # SSH sessions already started
@@ -202,6 +197,50 @@ def build_endpoints(
         named += f" and {rest} other{'s' if rest > 1 else ''}"
     more = f"{len(others)} more manager{'s' if len(others) > 1 else ''} could not be reached"
     raise ManagerError(f"{first}; {more}: {named}") from first
+
+
+def _at_once(
+    jobs: list[tuple[str, Callable[[], ManagerEndpoint]]],
+) -> dict[str, ManagerEndpoint | Exception]:
+    """Each job's endpoint or exception, by name, made on up to ``PROBES_AT_ONCE`` threads. Every thread that
+    started has ended when this returns; interrupted (Ctrl-C), jobs not yet begun never begin, those running
+    end (each within its own timeout), what they made is closed, and the interruption goes on."""
+    results: dict[str, ManagerEndpoint | Exception] = {}
+    queue = iter(jobs)
+    take = threading.Lock()
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
+            with take:
+                job = next(queue, None)
+            if job is None:
+                return
+            name, make = job
+            try:
+                results[name] = make()
+            except Exception as e:  # reported by the caller, the first in plan order
+                results[name] = e
+
+    threads = [
+        threading.Thread(target=work, name=f"fiometer-probe-{i}", daemon=True)
+        for i in range(min(PROBES_AT_ONCE, len(jobs)))
+    ]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    except BaseException:
+        stop.set()
+        for t in threads:
+            with contextlib.suppress(RuntimeError):  # never started: nothing to wait for
+                t.join()
+        for result in results.values():
+            if isinstance(result, ManagerEndpoint):
+                _close(result)
+        raise
+    return results
 
 
 def _close(ep: ManagerEndpoint) -> None:
