@@ -64,7 +64,7 @@ def main() -> None:
         print(f"{args.hosts} fio servers up in {time.monotonic() - t:.1f} s; load {os.getloadavg()[0]:.1f}")
         addresses = [f"{h}:{p}" for h, p in servers]
         if args.delay:
-            from tests.integration.test_build_endpoints import SlowLink
+            from tests.probe_peers import SlowLink
 
             links = [SlowLink(h, (h, p), args.delay) for h, p in servers]
             addresses = [link.address for link in links]

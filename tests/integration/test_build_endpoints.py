@@ -1,16 +1,13 @@
 """The managers of a run are probed at Start all at once (app.engine.run.managers.build_endpoints), against
 real `fio --server` processes and real sockets on 127.0.0.x: the same endpoints as one probe after another,
-in plan order; unreachable managers cost about one timeout together, not one each; the first failing
-manager in plan order is the one refused, the others counted; at most PROBES_AT_ONCE probes at a time; no
-probe thread is left behind."""
+in plan order; far managers cost about one round trip together and unreachable ones one timeout, not one
+each; the first failing manager in plan order is the one refused, the others counted; at most
+PROBES_AT_ONCE probes at a time; no probe thread is left behind."""
 
 from __future__ import annotations
 
-import contextlib
-import selectors
 import shutil
 import signal
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -29,6 +26,7 @@ from app.model.plan import LOCAL
 from tests.fio_servers import free_port
 from tests.helpers import grid
 from tests.platform_marks import posix_only
+from tests.probe_peers import SilentListener, SlowLink
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
 
@@ -40,101 +38,6 @@ def probe_threads() -> list[threading.Thread]:
 def refused(host: str) -> str:
     """An address on ``host`` where nothing listens: connecting is refused at once."""
     return f"{host}:{free_port(host)}"
-
-
-class SilentListener:
-    """A TCP listener that accepts and never answers, counting the connections open at the same time."""
-
-    def __init__(self, host: str) -> None:
-        self.sock = socket.create_server((host, 0), backlog=64)
-        self.address = f"{host}:{self.sock.getsockname()[1]}"
-        self.open = 0
-        self.most_open = 0
-        self.accepted = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, name="silent-listener", daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        sel = selectors.DefaultSelector()
-        sel.register(self.sock, selectors.EVENT_READ)
-        while not self._stop.is_set():
-            # hang-ups before new connections: a prober closes one before it opens the next
-            for key, _ in sorted(sel.select(0.05), key=lambda event: event[0].fileobj is self.sock):
-                if key.fileobj is self.sock:
-                    conn, _ = self.sock.accept()
-                    sel.register(conn, selectors.EVENT_READ)
-                    self.accepted += 1
-                    self.open += 1
-                    self.most_open = max(self.most_open, self.open)
-                    continue
-                conn = key.fileobj
-                assert isinstance(conn, socket.socket)
-                try:
-                    data = conn.recv(65536)  # the PROBE it is sent is read and never answered
-                except OSError:
-                    data = b""
-                if not data:  # the prober gave up and closed
-                    sel.unregister(conn)
-                    conn.close()
-                    self.open -= 1
-        for key in list(sel.get_map().values()):
-            key.fileobj.close()  # type: ignore[union-attr]
-        sel.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(5)
-
-
-class SlowLink:
-    """A relay to a real fio server on a link whose answers take ``delay`` seconds to come back (a far host):
-    what the client sends passes at once; the server's first bytes are passed on ``delay`` later."""
-
-    def __init__(self, listen_host: str, target: tuple[str, int], delay: float) -> None:
-        self.sock = socket.create_server((listen_host, 0), backlog=16)
-        self.address = f"{listen_host}:{self.sock.getsockname()[1]}"
-        self.target, self.delay = target, delay
-        self._socks: list[socket.socket] = [self.sock]
-        self._threads: list[threading.Thread] = []
-        self._spawn(self._accept)
-
-    def _spawn(self, target, *args) -> None:
-        t = threading.Thread(target=target, args=args, name="slow-link", daemon=True)
-        self._threads.append(t)
-        t.start()
-
-    def _accept(self) -> None:
-        with contextlib.suppress(OSError):
-            while True:
-                client, _ = self.sock.accept()
-                server = socket.create_connection(self.target)
-                self._socks += [client, server]
-                self._spawn(self._pass, client, server, 0.0)
-                self._spawn(self._pass, server, client, self.delay, True)
-
-    def _pass(self, src: socket.socket, dst: socket.socket, delay: float, last: bool = False) -> None:
-        with contextlib.suppress(OSError):
-            while data := src.recv(65536):
-                time.sleep(delay)
-                delay = 0.0
-                dst.sendall(data)
-            dst.shutdown(socket.SHUT_WR)
-        if last:  # the server hung up after the client: this connection is over
-            for sock in (src, dst):
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-                sock.close()
-                with contextlib.suppress(ValueError):
-                    self._socks.remove(sock)
-
-    def close(self) -> None:
-        for sock in list(self._socks):
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-            sock.close()
-        for t in self._threads:
-            t.join(5)
 
 
 @pytest.fixture
@@ -206,7 +109,7 @@ def test_unreachable_managers_cost_one_timeout_together_and_the_first_in_plan_or
     fio_server, silent
 ):
     """M1 answers, M2 accepts and never answers, M3 refuses at once (it fails first), M4-M8 never answer.
-    Probed one after another this takes 6 timeouts; at once, about one."""
+    All are waited for together: about one timeout, not six; M2 is named, the other six counted."""
     timeout = 1.5
     host, port, _ = fio_server("127.0.0.2")
     silent.extend(SilentListener(f"127.0.0.{n}") for n in (3, 5, 6, 7, 8, 9))
