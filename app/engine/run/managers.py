@@ -177,6 +177,17 @@ def build_endpoints(
     made: dict[str, ManagerEndpoint] = {}
     failed: list[tuple[str, Exception]] = []
     results = _at_once([(name, functools.partial(make, name, host)) for name, host in wanted])
+    try:
+        for name, host in _shared_forwards(results, wanted):
+            try:  # one after another now: each holds its forward's port before the next picks one
+                results[name] = make(name, host)
+            except Exception as e:
+                results[name] = e
+    except BaseException:  # interrupted (Ctrl-C)
+        for result in results.values():
+            if isinstance(result, ManagerEndpoint):
+                _close(result)
+        raise
     for name, _ in wanted:  # plan order
         result = results[name]
         if isinstance(result, Exception):
@@ -241,6 +252,26 @@ def _at_once(
                 _close(result)
         raise
     return results
+
+
+def _shared_forwards(
+    results: dict[str, ManagerEndpoint | Exception], wanted: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """``ssh://`` managers started at once whose forwards ended on the same local port, closed: each picks a
+    free port and its ssh binds it later, so two may pick the same one; the ssh that cannot bind it exits,
+    but its manager may have reached the other's fio server through it first. (name, host) in plan order."""
+    by_forward: dict[tuple[str, int], list[str]] = {}
+    ssh = {name for name, host in wanted if host.strip().lower().startswith("ssh://")}
+    for name, result in results.items():
+        if name in ssh and isinstance(result, ManagerEndpoint) and result.server is not None:
+            by_forward.setdefault(result.server, []).append(name)
+    shared = {name for names in by_forward.values() if len(names) > 1 for name in names}
+    for name in shared:
+        ep = results[name]
+        assert isinstance(ep, ManagerEndpoint)
+        log.warning("manager %r: its SSH forward shared a local port with another's; starting it again", name)
+        _close(ep)
+    return [(name, host) for name, host in wanted if name in shared]
 
 
 def _close(ep: ManagerEndpoint) -> None:
