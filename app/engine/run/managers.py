@@ -153,29 +153,13 @@ def build_endpoints(
     answer; a far host its round trips; a silent one the whole ``timeout``, which bounds each remote probe).
     If any fails, every endpoint made is closed and the first failing manager in plan order is refused, naming
     the others that failed too."""
-    hosts = hosts or {}
-    unknown = sorted(set(hosts) - {m.name for m in plan.managers})
-    if unknown:
-        raise ManagerError(
-            f"--manager names {', '.join(map(repr, unknown))} are not in the plan; its managers are "
-            + ", ".join(repr(m.name) for m in plan.managers)
-        )
-    wanted: list[tuple[str, str]] = []
-    for m in plan.managers:
-        if needed is not None and m.name not in needed:
-            continue
-        host = hosts.get(m.name, m.host)
-        if host is not None:
-            wanted.append((m.name, host))
+    wanted = _wanted(plan, hosts or {}, needed)
 
     def make(name: str, host: str) -> ManagerEndpoint:
         return local_endpoint(name, fio_path) if host == LOCAL else remote_endpoint(name, host, timeout)
 
     if len(wanted) < 2:  # nothing to overlap: no thread
         return {name: make(name, host) for name, host in wanted}
-
-    made: dict[str, ManagerEndpoint] = {}
-    failed: list[tuple[str, Exception]] = []
     results = _at_once([(name, functools.partial(make, name, host)) for name, host in wanted])
     try:
         for name, host in _shared_forwards(results, wanted):
@@ -184,30 +168,45 @@ def build_endpoints(
             except Exception as e:
                 results[name] = e
     except BaseException:  # interrupted (Ctrl-C)
-        for result in results.values():
-            if isinstance(result, ManagerEndpoint):
-                _close(result)
+        _close_all(results)
         raise
-    for name, _ in wanted:  # plan order
-        result = results[name]
-        if isinstance(result, Exception):
-            failed.append((name, result))
-        else:
-            made[name] = result
-    if not failed:
-        return made
-    for ep in made.values():  # SSH sessions already started
-        _close(ep)
+    failed = [(name, r) for name, _ in wanted if isinstance(r := results[name], Exception)]
+    if failed:
+        _close_all(results)  # SSH sessions already started
+        raise _refusal(failed)
+    return {name: r for name, _ in wanted if isinstance(r := results[name], ManagerEndpoint)}  # plan order
+
+
+def _wanted(plan: Plan, hosts: dict[str, str], needed: set[str] | None) -> list[tuple[str, str]]:
+    """(name, host) of the managers to reach, in plan order; ``hosts`` (--manager) must name plan managers."""
+    unknown = sorted(set(hosts) - {m.name for m in plan.managers})
+    if unknown:
+        raise ManagerError(
+            f"--manager names {', '.join(map(repr, unknown))} are not in the plan; its managers are "
+            + ", ".join(repr(m.name) for m in plan.managers)
+        )
+    out = []
+    for m in plan.managers:
+        host = hosts.get(m.name, m.host)
+        if host is not None and (needed is None or m.name in needed):
+            out.append((m.name, host))
+    return out
+
+
+def _refusal(failed: list[tuple[str, Exception]]) -> Exception:
+    """The first failure in plan order; with more, a ManagerError that names the others too."""
     first = failed[0][1]
     others = [name for name, _ in failed[1:]]
     if not others or not isinstance(first, ManagerError):
-        raise first  # one failure: the very error a serial probe raised
+        return first  # one failure: the very error a serial probe raised
     named = ", ".join(others[:MORE_NAMED])
     if len(others) > MORE_NAMED:
         rest = len(others) - MORE_NAMED
         named += f" and {rest} other{'s' if rest > 1 else ''}"
     more = f"{len(others)} more manager{'s' if len(others) > 1 else ''} could not be reached"
-    raise ManagerError(f"{first}; {more}: {named}") from first
+    refusal = ManagerError(f"{first}; {more}: {named}")
+    refusal.__cause__ = first
+    return refusal
 
 
 def _at_once(
@@ -247,9 +246,7 @@ def _at_once(
         for t in threads:
             with contextlib.suppress(RuntimeError):  # never started: nothing to wait for
                 t.join()
-        for result in results.values():
-            if isinstance(result, ManagerEndpoint):
-                _close(result)
+        _close_all(results)
         raise
     return results
 
@@ -272,6 +269,12 @@ def _shared_forwards(
         log.warning("manager %r: its SSH forward shared a local port with another's; starting it again", name)
         _close(ep)
     return [(name, host) for name, host in wanted if name in shared]
+
+
+def _close_all(results: dict[str, ManagerEndpoint | Exception]) -> None:
+    for result in results.values():
+        if isinstance(result, ManagerEndpoint):
+            _close(result)
 
 
 def _close(ep: ManagerEndpoint) -> None:
