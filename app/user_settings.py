@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import threading
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
@@ -103,22 +104,27 @@ def set_fio_path(value: str | os.PathLike[str] | None, path: str | os.PathLike[s
     return save(current, path)
 
 
+_protocols_lock = threading.Lock()  # servers probed at once (build_endpoints) each read, change and save
+
+
 def remember_protocol(where: str, protocol: int, path: str | os.PathLike[str] | None = None) -> None:
     """Keep the protocol version a fio server ("host:port") speaks, so the next run needs no extra
     connection to find it out. Best effort: a settings file that cannot be written is no error."""
     try:
-        current = load(path)
-        if current.problem is None and current.fio_protocols.get(where) != protocol:
-            current.fio_protocols[where] = protocol
-            save(current, path)
+        with _protocols_lock:
+            current = load(path)
+            if current.problem is None and current.fio_protocols.get(where) != protocol:
+                current.fio_protocols[where] = protocol
+                save(current, path)
     except OSError:
         pass
 
 
 def forget_protocol(where: str, path: str | os.PathLike[str] | None = None) -> None:
-    current = load(path)
-    if current.problem is None and current.fio_protocols.pop(where, None) is not None:
-        save(current, path)
+    with _protocols_lock:
+        current = load(path)
+        if current.problem is None and current.fio_protocols.pop(where, None) is not None:
+            save(current, path)
 
 
 def saved_protocol(where: str) -> int | None:

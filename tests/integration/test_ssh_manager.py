@@ -215,3 +215,82 @@ def test_an_ssh_session_that_died_is_opened_again_for_the_next_step_and_named_by
     reason = listener.outcomes[1].finished["M1"].reason
     assert "ssh://fiometer-remote" in reason and f"{forward[0]}:{forward[1]}" not in reason, reason
     assert server.local == forward  # opened again on the same local port
+
+
+def test_an_ssh_manager_started_beside_a_refused_one_is_closed_again(ssh_namespace, monkeypatch):
+    """Start probes the managers at once: the ssh:// manager (M1) starts its fio server over SSH while M2's
+    probe is refused; the run is refused naming M2, and M1's session and its fio server end."""
+    from app.engine.run.managers import ManagerError, build_endpoints
+    from app.engine.transports.ssh_manager import SshFioServer
+    from tests.fio_servers import free_port
+
+    config, ns = ssh_namespace
+    monkeypatch.setenv(SSH_ENV, f"ssh -F {config}")
+    sessions: list[subprocess.Popen] = []
+    real_start = SshFioServer.start
+
+    def start(self, *args, **kwargs):
+        info = real_start(self, *args, **kwargs)
+        sessions.append(self._proc)
+        return info
+
+    monkeypatch.setattr(SshFioServer, "start", start)  # to see the session it made
+    plan = grid(2, 1, 1)
+    plan.managers[0].host = "ssh://fiometer-remote"
+    plan.managers[1].host = f"127.0.0.2:{free_port('127.0.0.2')}"
+    with pytest.raises(ManagerError, match=r"^manager 'M2': nothing is listening on 127\.0\.0\.2:\d+ "):
+        build_endpoints(plan)
+    (ssh,) = sessions
+    assert ssh.poll() is not None, "the SSH session was left open"
+    deadline = time.monotonic() + 10
+    while ns_fio_servers(ns) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not ns_fio_servers(ns), "fio --server kept running after its manager was refused"
+
+
+def test_ssh_managers_whose_forwards_share_a_port_are_started_again(ssh_namespace, monkeypatch):
+    """Two ssh:// managers started at once can be given the same free local port: the ssh that cannot bind
+    it exits, but its manager may have reached the other's fio server through it first. Made to happen here
+    (M2's endpoint is given M1's forward, as that race would leave it): which of the two is the real one is
+    not known, so both are closed and started again, one after another, each with its own forward."""
+    import dataclasses
+    import threading
+
+    import app.engine.run.managers as managers
+    from app.engine.transports.fioproto import probe
+
+    config, ns = ssh_namespace
+    monkeypatch.setenv(SSH_ENV, f"ssh -F {config}")
+    real = managers.ssh_endpoint
+    m1_made = threading.Event()
+    made: dict[str, list] = {"M1": [], "M2": []}
+
+    def ssh_endpoint(name, address):
+        ep = real(name, address)
+        made[name].append(ep)
+        if name == "M1":
+            m1_made.set()
+        elif len(made["M2"]) == 1:  # the first start of M2 ends on M1's forward
+            assert m1_made.wait(60)
+            ep = dataclasses.replace(ep, server=made["M1"][0].server)
+        return ep
+
+    monkeypatch.setattr(managers, "ssh_endpoint", ssh_endpoint)
+    plan = grid(2, 1, 1)
+    plan.managers[0].host = plan.managers[1].host = "ssh://fiometer-remote"
+    endpoints = managers.build_endpoints(plan)
+    try:
+        assert len(made["M1"]) == 2 and len(made["M2"]) == 2
+        for first in (made["M1"][0], made["M2"][0]):
+            assert first.close.__self__._proc is None, "a session on the shared port was not closed"
+        assert [endpoints["M1"], endpoints["M2"]] == [made["M1"][1], made["M2"][1]]
+        assert endpoints["M1"].server != endpoints["M2"].server
+        for ep in endpoints.values():
+            assert probe(*ep.server, timeout=5).fio_version.startswith("fio-")
+        deadline = time.monotonic() + 10  # the closed sessions' servers end with them
+        while len(set(ns_fio_servers(ns))) > 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(set(ns_fio_servers(ns))) == 2  # (a server's connection handler shares its command line)
+    finally:
+        for ep in endpoints.values():
+            ep.close()

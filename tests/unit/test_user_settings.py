@@ -120,3 +120,24 @@ def test_find_fio_defaults_to_the_saved_path_and_none_ignores_it(tmp_path, monke
     us.set_fio_path(fake)
     assert find_fio(which=lambda n: "/usr/bin/fio") == fake  # e.g. the GUI's Topology asking for fio
     assert find_fio(None, which=lambda n: "/usr/bin/fio") == Path("/usr/bin/fio")
+
+
+def test_protocols_remembered_from_many_threads_are_all_kept(tmp_path):
+    """build_endpoints probes managers at once: each new server's protocol is read, changed and saved from its
+    own thread, and none may overwrite another's."""
+    import threading
+
+    path = tmp_path / "settings.json"
+    servers = [f"127.0.0.{i}:8765" for i in range(2, 26)]
+    go = threading.Barrier(len(servers))
+
+    def remember(where: str) -> None:
+        go.wait()
+        us.remember_protocol(where, 97, path)
+
+    threads = [threading.Thread(target=remember, args=(where,)) for where in servers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert us.load(path).fio_protocols == dict.fromkeys(servers, 97)

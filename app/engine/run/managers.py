@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import ipaddress
+import logging
 import platform
 import socket
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 
 from app.engine.jobs.ssh_address import SshAddress, parse_ssh
 from app.engine.run.endpoint import ManagerEndpoint
@@ -18,6 +22,8 @@ from app.engine.transports.remote_host import RemoteHost
 from app.engine.transports.ssh_manager import SshFioServer
 from app.engine.transports.transport import Transport, TransportError
 from app.model.plan import LOCAL, Plan
+
+log = logging.getLogger(__name__)
 
 
 class ManagerError(Exception):
@@ -130,35 +136,154 @@ def remote_endpoint(name: str, host: str, timeout: float = 5.0) -> ManagerEndpoi
     )
 
 
+PROBES_AT_ONCE = 16  # managers probed (or ssh:// sessions started) at the same time at Start
+MORE_NAMED = 12  # how many of the other failed managers a refusal names
+
+
 def build_endpoints(
     plan: Plan,
     hosts: dict[str, str] | None = None,
     fio_path: str | None = None,
     needed: set[str] | None = None,
+    timeout: float = 5.0,
 ) -> dict[str, ManagerEndpoint]:
-    """Endpoints for the plan's managers that have a host (the runner refuses steps of the others)."""
-    hosts = hosts or {}
+    """Endpoints for the plan's managers that have a host (the runner refuses steps of the others), in plan
+    order. The managers are probed (``ssh://`` ones started) concurrently, ``PROBES_AT_ONCE`` at a time, so
+    Start (on the GUI thread) waits about the slowest probe, not their sum (an idle fio server may take ~1 s to
+    answer; a far host its round trips; a silent one the whole ``timeout``, which bounds each remote probe).
+    If any fails, every endpoint made is closed and the first failing manager in plan order is refused, naming
+    the others that failed too."""
+    wanted = _wanted(plan, hosts or {}, needed)
+
+    def make(name: str, host: str) -> ManagerEndpoint:
+        return local_endpoint(name, fio_path) if host == LOCAL else remote_endpoint(name, host, timeout)
+
+    if len(wanted) < 2:  # nothing to overlap: no thread
+        return {name: make(name, host) for name, host in wanted}
+    results = _at_once([(name, functools.partial(make, name, host)) for name, host in wanted])
+    try:
+        for name, host in _shared_forwards(results, wanted):
+            try:  # one after another now: each holds its forward's port before the next picks one
+                results[name] = make(name, host)
+            except Exception as e:
+                results[name] = e
+    except BaseException:  # interrupted (Ctrl-C)
+        _close_all(results)
+        raise
+    failed = [(name, r) for name, _ in wanted if isinstance(r := results[name], Exception)]
+    if failed:
+        _close_all(results)  # SSH sessions already started
+        raise _refusal(failed)
+    return {name: r for name, _ in wanted if isinstance(r := results[name], ManagerEndpoint)}  # plan order
+
+
+def _wanted(plan: Plan, hosts: dict[str, str], needed: set[str] | None) -> list[tuple[str, str]]:
+    """(name, host) of the managers to reach, in plan order; ``hosts`` (--manager) must name plan managers."""
     unknown = sorted(set(hosts) - {m.name for m in plan.managers})
     if unknown:
         raise ManagerError(
             f"--manager names {', '.join(map(repr, unknown))} are not in the plan; its managers are "
             + ", ".join(repr(m.name) for m in plan.managers)
         )
-    out: dict[str, ManagerEndpoint] = {}
+    out = []
     for m in plan.managers:
-        if needed is not None and m.name not in needed:
-            continue
         host = hosts.get(m.name, m.host)
-        if host is None:
-            continue
-        try:
-            out[m.name] = local_endpoint(m.name, fio_path) if host == LOCAL else remote_endpoint(m.name, host)
-        except ManagerError:
-            for ep in out.values():  # SSH sessions already started
-                if ep.close is not None:
-                    ep.close()
-            raise
+        if host is not None and (needed is None or m.name in needed):
+            out.append((m.name, host))
     return out
+
+
+def _refusal(failed: list[tuple[str, Exception]]) -> Exception:
+    """The first failure in plan order; with more, a ManagerError that names the others too."""
+    first = failed[0][1]
+    others = [name for name, _ in failed[1:]]
+    if not others or not isinstance(first, ManagerError):
+        return first  # one failure: the very error a serial probe raised
+    named = ", ".join(others[:MORE_NAMED])
+    if len(others) > MORE_NAMED:
+        rest = len(others) - MORE_NAMED
+        named += f" and {rest} other{'s' if rest > 1 else ''}"
+    more = f"{len(others)} more manager{'s' if len(others) > 1 else ''} could not be reached"
+    refusal = ManagerError(f"{first}; {more}: {named}")
+    refusal.__cause__ = first
+    return refusal
+
+
+def _at_once(
+    jobs: list[tuple[str, Callable[[], ManagerEndpoint]]],
+) -> dict[str, ManagerEndpoint | Exception]:
+    """Each job's endpoint or exception, by name, made on up to ``PROBES_AT_ONCE`` threads. Every thread that
+    started has ended when this returns; interrupted (Ctrl-C), jobs not yet begun never begin, those running
+    end (each within its own timeout), what they made is closed, and the interruption goes on."""
+    results: dict[str, ManagerEndpoint | Exception] = {}
+    queue = iter(jobs)
+    take = threading.Lock()
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
+            with take:
+                job = next(queue, None)
+            if job is None:
+                return
+            name, make = job
+            try:
+                results[name] = make()
+            except Exception as e:  # reported by the caller, the first in plan order
+                results[name] = e
+
+    threads = [
+        threading.Thread(target=work, name=f"fiometer-probe-{i}", daemon=True)
+        for i in range(min(PROBES_AT_ONCE, len(jobs)))
+    ]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    except BaseException:
+        stop.set()
+        for t in threads:
+            with contextlib.suppress(RuntimeError):  # never started: nothing to wait for
+                t.join()
+        _close_all(results)
+        raise
+    return results
+
+
+def _shared_forwards(
+    results: dict[str, ManagerEndpoint | Exception], wanted: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """``ssh://`` managers started at once whose forwards ended on the same local port, closed: each picks a
+    free port and its ssh binds it later, so two may pick the same one; the ssh that cannot bind it exits,
+    but its manager may have reached the other's fio server through it first. (name, host) in plan order."""
+    by_forward: dict[tuple[str, int], list[str]] = {}
+    ssh = {name for name, host in wanted if host.strip().lower().startswith("ssh://")}
+    for name, result in results.items():
+        if name in ssh and isinstance(result, ManagerEndpoint) and result.server is not None:
+            by_forward.setdefault(result.server, []).append(name)
+    shared = {name for names in by_forward.values() if len(names) > 1 for name in names}
+    for name in shared:
+        ep = results[name]
+        assert isinstance(ep, ManagerEndpoint)
+        log.warning("manager %r: its SSH forward shared a local port with another's; starting it again", name)
+        _close(ep)
+    return [(name, host) for name, host in wanted if name in shared]
+
+
+def _close_all(results: dict[str, ManagerEndpoint | Exception]) -> None:
+    for result in results.values():
+        if isinstance(result, ManagerEndpoint):
+            _close(result)
+
+
+def _close(ep: ManagerEndpoint) -> None:
+    """End what reaching a manager needed (an SSH session); a failure to close hides no refusal."""
+    if ep.close is not None:
+        try:
+            ep.close()
+        except Exception:
+            log.warning("manager %r: could not close its session", ep.name, exc_info=True)
 
 
 class TransportPool:
