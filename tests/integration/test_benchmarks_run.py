@@ -194,6 +194,14 @@ CASES: dict[str, Case] = {
             rf"^largest fan-out meeting every goal: {NUMBER} hosts",
         ),
     ),
+    "bench_probe_managers.py": Case(
+        ("--hosts", "3", "--rounds", "1", "--silent", "1", "--timeout", "1"),
+        (
+            rf"^  one after another: median {NUMBER} s",
+            rf"^  at once \(build_endpoints\): median {NUMBER} s",
+            rf"^  ratio: {NUMBER}x",
+        ),
+    ),
     "bench_open_run.py": Case(
         ("--db", "{small}", "--run", "1"),
         (
