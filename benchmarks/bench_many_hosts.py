@@ -64,6 +64,7 @@ from app.engine.run.runner import Runner, RunOptions  # noqa: E402
 from app.engine.transports.transport import LIVENESS_KINDS  # noqa: E402
 from app.model.plan import Plan, SpecLine, Target  # noqa: E402
 from app.store import get_run, open_store  # noqa: E402
+from app.store.recorder import no_second  # noqa: E402
 from app.ui.launch import HeadlessWindow  # noqa: E402  (problems to stderr, never a modal box)
 from app.ui.run.run_controller import QtRunListener  # noqa: E402
 from tests.fio_servers import free_port, stop_group, wait_listening  # noqa: E402
@@ -196,7 +197,7 @@ class WaitProbe(LatencyProbe):
 class Arrivals:
     """Manager samples handed to the window, per manager: the run's listeners get each batch after the store's
     recorder, whether the run is on a thread of the window or in a process of its own (what the store must
-    hold)."""
+    hold; an empty interval, fio's last report repeated as the final one, is not a second and is not stored)."""
 
     def __init__(self) -> None:
         self.count: dict[str, int] = {}
@@ -207,7 +208,7 @@ class Arrivals:
 
         def counted(listener: QtRunListener, step, batch) -> None:  # noqa: ANN001
             for s in batch:
-                if s.level == "manager":
+                if s.level == "manager" and not no_second(s.interval):  # (a repeat: the store keeps none)
                     count[s.manager] = count.get(s.manager, 0) + 1
             samples(listener, step, batch)
 

@@ -51,7 +51,7 @@ _SAMPLE_SQL = (
 )
 
 
-def _no_second(m: Metrics) -> bool:
+def no_second(m: Metrics) -> bool:
     """An interval with no time and no I/O: a report repeated (its numbers are the previous second's)."""
     return m.seconds <= 0 and m.ios == 0 and not m.errors
 
@@ -280,7 +280,7 @@ class Recorder:
         the final one comes at that report's t, and would replace the second it repeats."""
         rows = [s if isinstance(s, SampleRow) else SampleRow(*s) for s in samples]
         rows = [
-            r for r in rows if r.level not in LEVELS or not _no_second(r.interval)
+            r for r in rows if r.level not in LEVELS or not no_second(r.interval)
         ]  # (unknown: refused below)
         keep = self.sample_hist_levels
         shared = set(self._shared)
