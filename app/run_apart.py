@@ -49,9 +49,7 @@ class RunApart:
         )
         if path := log_file():
             kwargs["env"] = {**kwargs.get("env", os.environ), LOG_FILE_ENV: path}
-        if (
-            os.name == "posix"
-        ):  # its own session: under autogroup scheduling its CPU is not the window's group
+        if os.name == "posix":  # its own session: under autogroup scheduling, its own CPU group
             kwargs["start_new_session"] = True
         self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **kwargs)
         log.info("run started in process %d: %s", self._proc.pid, " ".join(argv))

@@ -106,9 +106,7 @@ def serve(commands: BinaryIO, out: BinaryIO) -> RunEnd:
     log = IometerUpdateLog(request.update_log) if request.update_log is not None else None
     session = RunSession(runner, display, request.db_path, request.record, request.results_file, log)
     threading.Thread(target=_commands, args=(commands, runner), daemon=True, name="fiometer-commands").start()
-    end = session.run()
-    if log is not None:
-        log.close()
+    end = session.run()  # (the update log closes itself at the run's end)
     display.send(("end", end))
     return end
 

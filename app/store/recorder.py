@@ -50,12 +50,6 @@ _SAMPLE_SQL = (
     f"VALUES ({', '.join('?' * (3 + len(SAMPLE_VALUE_COLUMNS)))})"
 )
 
-
-def no_second(m: Metrics) -> bool:
-    """An interval with no time and no I/O: a report repeated (its numbers are the previous second's)."""
-    return m.seconds <= 0 and m.ios == 0 and not m.errors
-
-
 _HIST_SQL = "INSERT OR REPLACE INTO sample_hists (series_id, t, read_hist, write_hist) VALUES (?, ?, ?, ?)"
 # Levels whose samples keep the interval's latency histograms. One job's pair costs ~10x its scalar
 # columns (see benchmarks/bench_store.py), so by default only the few roll-up rows a chart of
@@ -86,6 +80,11 @@ def plan_text_and_hash(plan: str | Mapping[str, Any]) -> tuple[str, str]:
     """The plan document as stored and its sha256. A mapping is serialised canonically (sorted keys)."""
     text = plan if isinstance(plan, str) else json.dumps(plan, sort_keys=True, ensure_ascii=False)
     return text, hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def no_second(m: Metrics) -> bool:
+    """An interval with no time and no I/O: a report repeated (its numbers are the previous second's)."""
+    return m.seconds <= 0 and m.ios == 0 and not m.errors
 
 
 class Recorder:
@@ -279,9 +278,8 @@ class Recorder:
         An empty interval (no time, no I/O) is not a second and is not stored: fio's last report repeated as
         the final one comes at that report's t, and would replace the second it repeats."""
         rows = [s if isinstance(s, SampleRow) else SampleRow(*s) for s in samples]
-        rows = [
-            r for r in rows if r.level not in LEVELS or not no_second(r.interval)
-        ]  # (unknown: refused below)
+        # (an unknown level is kept here and refused below)
+        rows = [r for r in rows if r.level not in LEVELS or not no_second(r.interval)]
         keep = self.sample_hist_levels
         shared = set(self._shared)
         with self.store.write("saving samples") as conn:

@@ -39,11 +39,17 @@ def two_server_plan(tmp_path: Path, fio_server):
     return plan
 
 
+def two_servers_in(window: MainWindow, tmp_path: Path, fio_server, run_time: int, run_apart: int) -> None:
+    window.doc.replace(two_server_plan(tmp_path, fio_server))
+    window.run_control.run_options = RunOptions(
+        engine="null", run_time=run_time, file_size=1 << 20, run_apart=run_apart
+    )
+
+
 def test_a_fan_out_at_the_limit_runs_apart_and_the_window_shows_and_stores_it(
     window: MainWindow, tmp_path: Path, fio_server, qtbot
 ) -> None:
-    window.doc.replace(two_server_plan(tmp_path, fio_server))
-    window.run_control.run_options = RunOptions(engine="null", run_time=3, file_size=1 << 20, run_apart=2)
+    two_servers_in(window, tmp_path, fio_server, run_time=3, run_apart=2)
     assert window.run_control.start_run()
     session = window.controller.session
     assert isinstance(session, RunApart) and session.pid != os.getpid()
@@ -68,8 +74,7 @@ def test_a_fan_out_at_the_limit_runs_apart_and_the_window_shows_and_stores_it(
 def test_below_the_limit_the_run_stays_on_a_thread_of_the_window(
     window: MainWindow, tmp_path: Path, fio_server, qtbot
 ) -> None:
-    window.doc.replace(two_server_plan(tmp_path, fio_server))
-    window.run_control.run_options = RunOptions(engine="null", run_time=1, file_size=1 << 20, run_apart=3)
+    two_servers_in(window, tmp_path, fio_server, run_time=1, run_apart=3)
     with qtbot.waitSignal(window.controller.finished, timeout=120000) as finished:
         assert window.run_control.start_run()
         assert isinstance(window.controller.session, RunSession)
@@ -79,8 +84,7 @@ def test_below_the_limit_the_run_stays_on_a_thread_of_the_window(
 def test_stop_all_and_closing_reach_a_run_apart(
     window: MainWindow, tmp_path: Path, fio_server, qtbot
 ) -> None:
-    window.doc.replace(two_server_plan(tmp_path, fio_server))
-    window.run_control.run_options = RunOptions(engine="null", run_time=120, file_size=1 << 20, run_apart=2)
+    two_servers_in(window, tmp_path, fio_server, run_time=120, run_apart=2)
     assert window.run_control.start_run()
     qtbot.waitUntil(lambda: window.live.series.get(ALL_KEY) is not None, timeout=60000)
     with qtbot.waitSignal(window.controller.finished, timeout=60000) as finished:

@@ -258,7 +258,7 @@ def _shared_forwards(
     free port and its ssh binds it later, so two may pick the same one; the ssh that cannot bind it exits,
     but its manager may have reached the other's fio server through it first. (name, host) in plan order."""
     by_forward: dict[tuple[str, int], list[str]] = {}
-    ssh = {name for name, host in wanted if host.strip().lower().startswith("ssh://")}
+    ssh = {name for name, host in wanted if _is_ssh(host)}
     for name, result in results.items():
         if name in ssh and isinstance(result, ManagerEndpoint) and result.server is not None:
             by_forward.setdefault(result.server, []).append(name)
@@ -269,6 +269,13 @@ def _shared_forwards(
         log.warning("manager %r: its SSH forward shared a local port with another's; starting it again", name)
         _close(ep)
     return [(name, host) for name, host in wanted if name in shared]
+
+
+def _is_ssh(host: str) -> bool:
+    try:
+        return parse_ssh(host) is not None
+    except ValueError:  # malformed: it failed to start anyway
+        return False
 
 
 def _close_all(results: dict[str, ManagerEndpoint | Exception]) -> None:

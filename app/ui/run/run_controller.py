@@ -87,13 +87,8 @@ class QtRunListener(QObject, RunListener):
     def step_finished(self, outcome: StepOutcome) -> None:
         self.stepFinished.emit(outcome)
 
-    def run_finished(self, status: str) -> None:
-        """Records the end; the signal is emitted by the controller once its thread has cleaned up
-        (so the GUI never waits for it)."""
-        self.status = status
-
-    def emit_finished(self) -> None:
-        self.runFinished.emit(getattr(self, "status", "failed"))
+    # run_finished: runFinished is emitted by the controller once the run has ended and been recorded
+    # (``RunController._ended``), so the GUI never waits for its thread or process
 
 
 STARTUP_GUESS_S = 1.0  # a local fio's start-up and end, before a step has measured it
@@ -346,7 +341,7 @@ class RunController(QObject):
         """The run's thread (or the reader of its process), last: what it stored, then the window is told."""
         self.run_end = end
         assert self.listener is not None
-        self.listener.emit_finished()
+        self.listener.runFinished.emit(end.status)
 
     def _on_step(self, index: int, _offset: float, _step: Step) -> None:
         self.progress.begin_step(index + 1)
