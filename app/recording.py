@@ -221,7 +221,7 @@ class StoreRecorder(RunListener):
         if outcome.status == "partial":
             errors += "; the other managers' results are kept"
         self.recorder.end_step(step_id, STEP_STATUS[outcome.status], error=errors or None)
-        self._statuses.append(outcome.status)
+        self._statuses.append(outcome.counted_as)
 
     def run_finished(self, status: str) -> None:
         if self.run_id is None:

@@ -39,7 +39,7 @@ def shown_endpoints(endpoints: dict[str, ManagerEndpoint]) -> dict[str, ManagerE
     """The endpoints as the window may see them from a run in a process of its own: without what reaches the
     managers (functions, sessions; defined here, not in that process's main module, so that they unpickle)."""
     return {
-        name: replace(ep, make_transport=_gone, close=None, inspect=None, prepare=None)
+        name: replace(ep, make_transport=_gone, close=None, python_there=None, prepare=None)
         for name, ep in endpoints.items()
     }
 

@@ -115,6 +115,13 @@ def _grab_ok(widget: Any) -> bool:
     return not image.isNull() and image.width() > 0 and image.height() > 0
 
 
+def _offscreen_fonts() -> None:
+    """Qt's offscreen platform on Windows reads fonts from a folder (``QT_QPA_FONTDIR``, else a ``fonts``
+    folder beside Qt's libraries, which a build does not have: "Cannot find font directory"): Windows' own."""
+    if sys.platform == "win32" and not os.environ.get("QT_QPA_FONTDIR"):
+        os.environ["QT_QPA_FONTDIR"] = os.path.join(os.environ.get("WINDIR", r"C:\Windows"), "Fonts")
+
+
 def start_gui(plan_path: str, db_path: Path) -> _Gui:
     from app.about import qt_available
 
@@ -124,6 +131,8 @@ def start_gui(plan_path: str, db_path: Path) -> _Gui:
         return gui
     platform_name = os.environ.get("QT_QPA_PLATFORM") or "offscreen"
     os.environ["QT_QPA_PLATFORM"] = platform_name
+    if platform_name == "offscreen":
+        _offscreen_fonts()
     for prefix, display in (("xcb", "DISPLAY"), ("wayland", "WAYLAND_DISPLAY")):
         if platform_name.startswith(prefix) and not os.environ.get(display):  # Qt would abort the process
             raise SmokeFailure(

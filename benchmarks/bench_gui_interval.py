@@ -209,7 +209,7 @@ def main() -> int:
         if prof:
             pstats.Stats(prof).sort_stats("tottime").print_stats(25)
     try:
-        from app.ui.run.live_data import charted
+        from app.live.data import charted
     except ImportError:  # before the chart values moved to the runner's thread
         charted = None
     if charted is not None:

@@ -20,7 +20,7 @@ from bench_telemetry import build_document  # noqa: E402
 
 from app.engine.sampling.telemetry import StepTelemetry  # noqa: E402
 from app.engine.transports.transport import Snapshot  # noqa: E402
-from app.ui.run.live_data import LiveResults  # noqa: E402
+from app.live.data import LiveResults  # noqa: E402
 from tests.fio_fixtures import documents  # noqa: E402
 
 

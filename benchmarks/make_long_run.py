@@ -26,7 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_store import Workload  # noqa: E402
 
 from app.analysis.validity import record_notes  # noqa: E402
+from app.live.data import over_time  # noqa: E402
+from app.model import planfile  # noqa: E402
 from app.model.metrics import Metrics  # noqa: E402
+from app.model.plan import AccessSpec, Manager, Plan, SpecLine, Target, Worker  # noqa: E402
 from app.store import (  # noqa: E402
     ManagerInfo,
     Recorder,
@@ -36,7 +39,6 @@ from app.store import (  # noqa: E402
     WorkerInfo,
     open_store,
 )
-from app.ui.run.live_data import over_time  # noqa: E402
 
 
 def jobs_of(managers: int, workers: int, targets: int) -> list[tuple[str, str, str]]:
@@ -48,6 +50,29 @@ def jobs_of(managers: int, workers: int, targets: int) -> list[tuple[str, str, s
         for w in range(per)
         for t in range(targets)
     ]
+
+
+SPECS = {  # the steps' specs, in turn
+    "4K; 100% Read; 0% random": SpecLine(4096, 100, 100, 0),
+    "4K; 65% Read; 60% random": SpecLine(4096, 100, 65, 60),
+    "64K; 0% Read; 0% random": SpecLine(65536, 100, 0, 0),
+}
+
+
+def plan_of(jobs: list[tuple[str, str, str]], step_s: int) -> Plan:
+    """The plan such a run would have run: its managers, workers, targets and the three specs in turn, so
+    that compare and report read it as they read a real run's."""
+    plan = Plan(name="long run", specs=[AccessSpec(n, [line]) for n, line in SPECS.items()])
+    plan.setup.run_time = step_s
+    for m in dict.fromkeys(m for m, _, _ in jobs):
+        manager = Manager(m)
+        for w in dict.fromkeys(w for mm, w, _ in jobs if mm == m):
+            targets = [Target(f"Target {t}") for mm, ww, t in jobs if (mm, ww) == (m, w)]
+            manager.workers.append(
+                Worker(f"Worker {w[1:]}", queue_depth=16, specs=list(SPECS), targets=targets)
+            )
+        plan.managers.append(manager)
+    return plan
 
 
 def whole_of(parts: list[Metrics]) -> Metrics:
@@ -111,7 +136,7 @@ def write_run(
     with open_store(db) as store:
         rec = Recorder(store)
         run_id = rec.begin_run(
-            {"synthetic": True, "workers": workers, "managers": managers},
+            planfile.to_dict(plan_of(jobs, step_s)),
             plan_name="long run",
             name=f"long run {minutes:g} min x {workers} workers",
             tags=["synthetic"],
@@ -138,9 +163,7 @@ def write_run(
             step_id = rec.begin_step(
                 run_id,
                 index,
-                spec_name=["4K; 100% Read; 0% random", "4K; 65% Read; 60% random", "64K; 0% Read; 0% random"][
-                    index % 3
-                ],
+                spec_name=list(SPECS)[index % 3],
                 queue_depth=16,
                 active_workers=[[m, w] for m, w, _ in jobs],
                 active_targets=[[m, t] for m, _, t in jobs],

@@ -11,6 +11,7 @@ Usage: QT_QPA_PLATFORM=offscreen python benchmarks/soak_gui.py [--minutes 30]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sqlite3
 import sys
@@ -81,7 +82,7 @@ def main() -> int:
     )
     window.close()
     app.processEvents()
-    with sqlite3.connect(db) as conn:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
         print("integrity_check:", conn.execute("PRAGMA integrity_check").fetchone()[0])
     store = open_store(db)
     (summary,) = list_runs(store)

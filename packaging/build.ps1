@@ -1,9 +1,10 @@
 # Build the Windows one-folder app and its installer, then smoke-test the build.
 #   powershell -ExecutionPolicy Bypass -File packaging\build.ps1 [-Python C:\Python311\python.exe] [-NoInstaller]
 # -> dist\fiometer\fiometer.exe (GUI, no console), dist\fiometer\fiometer-cli.exe (console),
-#    dist\fiometer-<version>-setup.exe (Inno Setup 6, if ISCC.exe is found)
+#    dist\fiometer-<version>-setup.exe (NSIS 3, packaging\windows\fiometer.nsi, if makensis.exe is found)
 # Needs: Python 3.11 x64 (default: the `py -3.11` launcher), fio for the smoke test
-# (winget install fio.fio), and Inno Setup 6 for the installer (winget install JRSoftware.InnoSetup).
+# (winget install fio.fio), and NSIS 3 for the installer (winget install NSIS.NSIS). CI builds the same
+# installer from the same script on Linux with Debian's makensis (bash packaging/wine/setup.sh package).
 # The build runs in its own virtualenv (build\venv-win) with exactly the declared dependencies plus
 # the `package` extra (PyInstaller, pinned in pyproject.toml).
 param(
@@ -48,13 +49,14 @@ $t3 = Get-Date
 
 $version = ((& "dist\fiometer\fiometer-cli.exe" --version) -split " ")[1]
 if (-not $NoInstaller) {
-    $iscc = (Get-Command ISCC.exe -ErrorAction SilentlyContinue).Source
-    if (-not $iscc) { $iscc = "${env:ProgramFiles(x86)}\Inno Setup 6\ISCC.exe" }
-    if (Test-Path $iscc) {
-        Invoke-Checked $iscc @("/Q", "/DAppVersion=$version", "packaging\windows\fiometer.iss")
+    $makensis = (Get-Command makensis.exe -ErrorAction SilentlyContinue).Source
+    if (-not $makensis) { $makensis = "${env:ProgramFiles(x86)}\NSIS\makensis.exe" }
+    if (Test-Path $makensis) {
+        $dist = (Resolve-Path dist).Path
+        Invoke-Checked $makensis @("/V2", "/DVERSION=$version", "/DDIST=$dist", "packaging\windows\fiometer.nsi")
         Write-Host "build: dist\fiometer-$version-setup.exe"
     } else {
-        Write-Warning "Inno Setup 6 not found (winget install JRSoftware.InnoSetup): no installer built"
+        Write-Warning "NSIS 3 not found (winget install NSIS.NSIS): no installer built"
     }
 }
 $size = (Get-ChildItem dist\fiometer -Recurse -File | Measure-Object -Property Length -Sum).Sum / 1MB

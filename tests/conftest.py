@@ -1,5 +1,10 @@
 """Suite-wide: no test reads or writes the developer's own Fiometer settings file, results database or log."""
 
+import sqlite3
+import sys
+import traceback
+import warnings
+
 import pytest
 
 from app import diagnostics
@@ -37,3 +42,33 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line(
             "qt_log_ignore", "^QtWindows::DpiAwareness::PerMonitorVersion2 is not supported"
         )
+
+
+class _WarnsUnclosed(sqlite3.Connection):
+    """Python 3.13's sqlite3 warns "unclosed database" (a ResourceWarning, an error in this suite: every
+    warning is) when a connection is collected without close(); Python 3.11's does not. This gives 3.11
+    the same check, so a connection left open fails on both."""
+
+    _closed_here = False
+
+    def close(self) -> None:
+        self._closed_here = True
+        super().close()
+
+    def __del__(self) -> None:
+        if not self._closed_here:
+            self._closed_here = True
+            opened = "".join(traceback.format_list(getattr(self, "opened_at", [])))
+            warnings.warn(f"unclosed database, opened at:\n{opened}", ResourceWarning, stacklevel=2)
+
+
+if sys.version_info < (3, 13):
+    _plain_connect = sqlite3.connect
+
+    def _connect(*args, **kwargs):
+        kwargs.setdefault("factory", _WarnsUnclosed)
+        conn = _plain_connect(*args, **kwargs)
+        conn.opened_at = traceback.extract_stack(limit=6)[:-1]
+        return conn
+
+    sqlite3.connect = _connect

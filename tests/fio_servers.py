@@ -13,6 +13,33 @@ from pathlib import Path
 
 from app.engine.transports.fioproto.client import forget_protocol
 
+# A fio binary (or a wrapper that runs one, e.g. in a Debian 13 chroot: .ci/debian13.sh) for every server the
+# tests start; unset: the system's fio. The local side (fio run by Fiometer itself) stays the system's.
+SERVER_FIO_ENV = "FIOMETER_SERVER_FIO"
+
+
+def server_fio() -> str:
+    return os.environ.get(SERVER_FIO_ENV) or "fio"
+
+
+def server_banner(binary: str | None = None) -> str:
+    """What the servers' fio says it is (``fio-3.39``), from its own ``--version``."""
+    out = subprocess.run([binary or server_fio(), "--version"], capture_output=True, text=True, timeout=30)
+    return out.stdout.strip()
+
+
+def protocols_of(banner: str) -> set[int]:
+    """The protocol versions fio's sources give to that release or to a distribution's package of it
+    (fio-3.39: 107 as released, 109 as Debian 13 ships it)."""
+    from app.engine.transports.fioproto.protocol_table import PROTOCOL_ROWS
+
+    version = banner.removeprefix("fio-").split("-")[0]
+    return {
+        r.protocol
+        for r in PROTOCOL_ROWS
+        if version in r.releases or any(f"fio {version}-" in p for p in r.packages)
+    }
+
 
 def free_port(host: str) -> int:
     with socket.socket() as s:
@@ -34,12 +61,13 @@ def wait_listening(host: str, port: int, proc: subprocess.Popen, timeout: float 
 def server_processes(proc: subprocess.Popen) -> list[int]:
     """Every live process of the server: itself, its connection handlers and its fio job processes. Every fio
     job calls setsid(), so it escapes a kill of the server's process group, and it is orphaned when the
-    connection that ran it goes; all keep the server's command line, which names its own address and port."""
-    cmdline = ("\0".join(map(str, proc.args)) + "\0").encode()
+    connection that ran it goes; all keep the server's arguments, which name its own address and port. The
+    program's name may differ from the one started (a wrapper that execs fio in a chroot)."""
+    args = ("\0".join(map(str, proc.args[1:])) + "\0").encode()
     out = []
     for entry in Path("/proc").iterdir():
         with contextlib.suppress(OSError):
-            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == cmdline:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes().partition(b"\0")[2] == args:
                 out.append(int(entry.name))
     return out
 
@@ -77,13 +105,14 @@ def stop_group(proc: subprocess.Popen) -> None:
 
 
 def fio_servers() -> Iterator[Callable[..., tuple[str, int, subprocess.Popen]]]:
-    """Generator behind the ``fio_server`` fixture: ``start(host, binary="fio")`` -> (host, port, proc)."""
+    """Generator behind the ``fio_server`` fixture: ``start(host, binary=None)`` -> (host, port, proc);
+    ``binary`` None: ``$FIOMETER_SERVER_FIO`` or the system's fio."""
     procs: list[subprocess.Popen] = []
 
-    def start(host: str, binary: str = "fio") -> tuple[str, int, subprocess.Popen]:
+    def start(host: str, binary: str | None = None) -> tuple[str, int, subprocess.Popen]:
         port = free_port(host)
         proc = subprocess.Popen(
-            [binary, f"--server={host},{port}"],
+            [binary or server_fio(), f"--server={host},{port}"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             start_new_session=True,  # its own process group: we can stop exactly its tree

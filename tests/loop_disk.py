@@ -94,11 +94,13 @@ def loop_maker(tmp_path: Path) -> Iterator[Callable[..., Loop]]:
             loop.mountpoint = mount_ext4(loop, tmp_path / f"mnt{len(made)}")
         return loop
 
-    yield make
-    for loop in reversed(made):
-        if loop.mountpoint is not None:
-            subprocess.run(["umount", str(loop.mountpoint)], capture_output=True)
-        subprocess.run(["losetup", "-d", loop.dev], capture_output=True)
+    try:  # also when the generator is closed (a test that drives it itself): close() raises GeneratorExit here
+        yield make
+    finally:
+        for loop in reversed(made):
+            if loop.mountpoint is not None:
+                subprocess.run(["umount", str(loop.mountpoint)], capture_output=True)
+            subprocess.run(["losetup", "-d", loop.dev], capture_output=True)
 
 
 def attach(image: Path, size: int) -> str:

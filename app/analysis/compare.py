@@ -21,6 +21,7 @@ user's threshold (default 5 %) applies. Changes within the threshold are "same" 
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,7 +29,8 @@ from dataclasses import dataclass, field
 from app.analysis.iometer_import import is_iometer_run
 from app.analysis.preconditioning import measured_steps
 from app.model.metrics import Metrics
-from app.model.spec_words import canonical_definition, definition_summary
+from app.model.planfile import from_dict
+from app.model.spec_words import canonical_definition, definition_summary, spec_text
 from app.store.records import Run, StepInfo
 
 DEFAULT_THRESHOLD_PCT = 5.0
@@ -277,6 +279,30 @@ class MatchedStep:
         return load_text(a.queue_depth, b.queue_depth, a.workers, b.workers, a.targets, b.targets)
 
 
+def _planned_definitions(run: Run) -> set[str]:
+    """The definitions of the access specifications the run's stored plan gives its workers."""
+
+    try:
+        plan, _ = from_dict(json.loads(run.plan_json or "{}"))
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return set()
+    used = {n for m in plan.managers for w in m.workers for n in w.specs}
+    return {canonical_definition(spec_text([sp])) for sp in plan.specs if sp.name in used}
+
+
+def planned_not_run(side: Side, k: StepKey) -> str:
+    """Why a definition planned on a side has no step there at this load: its run ended before the step
+    ("the other side's run 7 was stopped after 3 of its steps, before this one"); "" otherwise."""
+    for run in side.runs:
+        if run.status != COMPLETE and k.definition and k.definition in _planned_definitions(run):
+            done = len(run.steps)
+            return (
+                f"planned in the other side too, but its run {run.id} was {run.status} after {done} "
+                f"step{'s' if done != 1 else ''}, before this one"
+            )
+    return ""
+
+
 @dataclass
 class Comparison:
     baseline: Side
@@ -313,6 +339,9 @@ class Comparison:
                 f"same name, different definition: {definition_summary(k.definition)} here, "
                 f"{definition_summary(named[0].key.definition)} in {other_name}"
             )
+        ended = planned_not_run(other, k)
+        if ended:
+            return ended.replace("the other side", other_name)
         same = [s for s in other.steps if s.key.what == k.what]
         if same:
             loads = ", ".join(dict.fromkeys(s.key.describe() for s in same))

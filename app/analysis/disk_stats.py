@@ -8,6 +8,12 @@ step's raw output, locally and remotely, so every stored run has them. From them
 - ``aqu-sz`` (average queue size) = time in queue / the window, both in ms;
 - ``%util`` = fio's own utilisation (time the disk was busy / the window).
 
+r/s, w/s, rkB/s, wkB/s and the request sizes rareq-sz/wareq-sz (KiB) are computed from the disk's counts
+alone, all over one and the same window (:func:`rates`), never with fio's bytes: fio 3.36 and later count
+the sectors the disk moved (``read_sectors``) over its window; for an older local fio, Fiometer added the
+kernel's counters between fio's first report and its last (``kernel_window``); where neither is there the
+byte figures are left empty.
+
 The window is the disk's own clock where fio sent it (a fio server's DU message), else the longest
 job's runtime plus the step's ramp-up: fio counts disk statistics from the moment its jobs start, ramp
 included. The same figures per report, live, come from :mod:`app.engine.sampling.disk_telemetry`. Disks are named as the kernel names them (``sda``, ``nvme0n1``,
@@ -39,6 +45,77 @@ class DiskStat:
     util_pct: float
     window_s: float
     targets: tuple[str, ...] = field(default=())
+    r_s: float | None = None  # iostat's, all five over one window (``rates``)
+    w_s: float | None = None
+    rkb_s: float | None = None
+    wkb_s: float | None = None
+    rareq_kib: float | None = None
+    wareq_kib: float | None = None
+    rates_window_s: float | None = None  # the window of those five
+
+
+@dataclass(frozen=True)
+class Rates:
+    """iostat's r/s, w/s, rkB/s, wkB/s, rareq-sz and wareq-sz (KiB) over one window of one disk's counts."""
+
+    window_s: float
+    reads: float
+    writes: float
+    read_bytes: float | None  # None: the disk's sectors are not known
+    write_bytes: float | None
+
+    def _per_s(self, n: float | None) -> float | None:
+        return n / self.window_s if n is not None and self.window_s > 0 else None
+
+    @property
+    def r_s(self) -> float | None:
+        return self._per_s(self.reads)
+
+    @property
+    def w_s(self) -> float | None:
+        return self._per_s(self.writes)
+
+    @property
+    def rkb_s(self) -> float | None:
+        return self._per_s(None if self.read_bytes is None else self.read_bytes / 1024)
+
+    @property
+    def wkb_s(self) -> float | None:
+        return self._per_s(None if self.write_bytes is None else self.write_bytes / 1024)
+
+    @property
+    def rareq_kib(self) -> float | None:
+        return self.read_bytes / 1024 / self.reads if self.read_bytes is not None and self.reads else None
+
+    @property
+    def wareq_kib(self) -> float | None:
+        return self.write_bytes / 1024 / self.writes if self.write_bytes is not None and self.writes else None
+
+
+MIN_KERNEL_WINDOW_S = 0.5  # a kernel window shorter than this (a step of one report) says too little
+
+
+def rates(entry: dict, window_s: float) -> Rates:
+    """The disk's rates from one ``disk_util`` entry: fio's own sectors over ``window_s`` (its window) when it
+    counts them, else the kernel's window Fiometer added, else fio's I/O counts without bytes."""
+    if "read_sectors" in entry:
+        return Rates(
+            window_s,
+            float(entry.get("read_ios") or 0),
+            float(entry.get("write_ios") or 0),
+            float(entry.get("read_sectors") or 0) * 512,
+            float(entry.get("write_sectors") or 0) * 512,
+        )
+    k = entry.get("kernel_window")
+    if isinstance(k, dict) and float(k.get("msec") or 0) / 1000.0 >= MIN_KERNEL_WINDOW_S:
+        return Rates(
+            float(k["msec"]) / 1000.0,
+            float(k.get("read_ios") or 0),
+            float(k.get("write_ios") or 0),
+            float(k.get("read_sectors") or 0) * 512,
+            float(k.get("write_sectors") or 0) * 512,
+        )
+    return Rates(window_s, float(entry.get("read_ios") or 0), float(entry.get("write_ios") or 0), None, None)
 
 
 def _window_s(doc: dict, step: StepInfo) -> float:
@@ -68,6 +145,7 @@ def step_disk_stats(run: Run, step: StepInfo) -> list[DiskStat]:
                 continue
             # a fio server's DU carries the disk's own clock (kept in the stored output): exact
             c = DiskCounts.from_fio(d, float(d["msec"]) if d.get("msec") else window * 1000.0)
+            rt = rates(d, c.window_ms / 1000.0)
             out.append(
                 DiskStat(
                     step.index,
@@ -84,6 +162,13 @@ def step_disk_stats(run: Run, step: StepInfo) -> list[DiskStat]:
                     float(d.get("util") or 0),
                     c.window_ms / 1000.0,
                     tuple(on_disk.get((manager, str(d["name"])), ())),
+                    rt.r_s,
+                    rt.w_s,
+                    rt.rkb_s,
+                    rt.wkb_s,
+                    rt.rareq_kib,
+                    rt.wareq_kib,
+                    rt.window_s,
                 )
             )
     return out

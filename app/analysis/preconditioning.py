@@ -65,14 +65,14 @@ class SteadyState:
 
     def sentence(self, pc: Precondition) -> str:
         rule = (
-            f"IOPS over {pc.window_rounds} rounds of {pc.round_s} s within ±{pc.tolerance_pct} % of their "
-            f"mean, slope within ±{pc.slope_pct} %"
+            f"IOPS over {pc.window_rounds} rounds of {pc.round_s} s ranging within {pc.tolerance_pct} % of "
+            f"their mean, slope within ±{pc.slope_pct} %"
         )
         w = self.window
         if w is not None:
             return (
                 f"Steady state reached after round {w.last + 1} ({self.at_s:g} s): {w.mean_iops:,.0f} IOPS, "
-                f"rounds within {w.excursion_pct:.1f} %, slope {w.slope_pct:.1f} % ({rule})"
+                f"range {w.excursion_pct:.1f} % of the mean, slope {w.slope_pct:.1f} % ({rule})"
             )
         return (
             f"Steady state not reached in {len(self.rounds)} rounds ({len(self.rounds) * self.round_s} s, "

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from app.model.plan import Precondition
-from app.model.steady_state import first_steady_window, rounds_of
+from app.model.steady_state import first_steady_window, judge, rounds_of
 from app.store.records import Run, StepInfo
 
 CACHE, NEVER_WRITTEN, COMPRESSIBLE, GENERATOR, NOT_STEADY, OTHER_TRAFFIC, CLOCK = (
@@ -53,8 +53,11 @@ FIO_SHARE_PCT = 20.0  # fio's jobs' CPU (% of a core) before a busy host is blam
 IDLE_UTIL_PCT = 50.0  # a disk busier than this is not idle waiting for the generator
 EXTRA_SHARE = 0.25  # disk I/Os beyond fio's (scaled to the disk's window) before they are other traffic
 MIN_EXTRA_PER_S = 20.0
+MIN_EXTRA_BYTES_PER_S = 20.0 * 4096  # the same, in bytes: 20 small I/Os a second
+SPLIT_FREE = 128 * 1024  # no Linux disk splits a request this size (max_sectors_kb is at least 128)
 CLOCK_SKEW_S = 1.0  # one sample interval: beyond it a host's per-second rows and start times disagree
 STEADY_ROUNDS = 5  # a step's per-second IOPS in this many rounds, judged by the preconditioning rule
+MIN_ROUND_S = 2  # seconds: shorter rounds hold one interval each (its jitter, not a trend)
 IGNORING_DIRECT = {
     "tmpfs": "a memory file system",
     "ramfs": "a memory file system",
@@ -482,7 +485,36 @@ def generator_notes(f: StepFacts) -> list[Note]:
     ]
 
 
+def _job_bytes(f: StepFacts, jobs: Iterable[JobOptions], direction: str) -> int:
+    fj = f.fio_jobs
+    out = 0
+    for j in jobs:
+        d = fj.get(j.name, {}).get(direction)
+        out += int(d.get("io_bytes") or 0) if isinstance(d, dict) else 0
+    return out
+
+
+def _largest_block(jobs: Iterable[JobOptions]) -> int | None:
+    """The largest transfer size the jobs ask for; None when not plain (bssplit, bsrange)."""
+    sizes = []
+    for j in jobs:
+        if j.get("bssplit") or j.get("bsrange") or j.get("blocksize_range"):
+            return None
+        for part in (j.get("bs") or j.get("blocksize") or "4k").split(","):
+            size = _size(part.strip()) if part.strip() else None
+            if size is None:
+                return None
+            sizes.append(size)
+    return max(sizes, default=None)
+
+
 def other_traffic_notes(f: StepFacts) -> list[Note]:
+    """Bytes the disk moved beyond fio's, rate against rate (the kernel splits a large request into several,
+    so counting requests would call a 1 MiB transfer split in two "other traffic"). Where the disk's bytes
+    are unknown (fio before 3.36 on a remote host), requests are counted instead, and only for transfers no
+    kernel splits (up to SPLIT_FREE bytes)."""
+    from app.analysis.disk_stats import rates
+
     by_disk = {str(d["name"]): d for d in f.disks()}
     window = f.window_s()
     fio_runtime = max((float(j.get("job_runtime") or 0) for j in f.fio_jobs.values()), default=0.0) / 1000.0
@@ -503,6 +535,42 @@ def other_traffic_notes(f: StepFacts) -> list[Note]:
         # a file system writes for itself too (its journal; the first write into a freshly allocated file
         # converts extents): on files, only reads fio did not issue are someone else's
         files = any(_on_file(f, j) for j in jobs)
+        k = d.get("kernel_window")
+        if (
+            isinstance(k, dict)
+            and "fio_read_bytes" in k  # fio's bytes of all the manager's jobs: all on this disk
+            and len(jobs_on) == 1
+            and float(k.get("msec") or 0) > 0
+        ):
+            # the kernel's bytes and fio's over one and the same window (measured I/O only)
+            theirs = (
+                int(k.get("read_sectors") or 0) + (0 if files else int(k.get("write_sectors") or 0))
+            ) * 512
+            ours_b = int(k["fio_read_bytes"]) + (0 if files else int(k.get("fio_write_bytes") or 0))
+            seconds = float(k["msec"]) / 1000.0
+            extra = (theirs - ours_b) / seconds
+            if theirs - ours_b > EXTRA_SHARE * max(ours_b, 1) and extra >= MIN_EXTRA_BYTES_PER_S:
+                what = "read" if files else "read and written"
+                figure = f"disk {disk} {what} {_fmt_bytes(theirs)} while fio moved {_fmt_bytes(ours_b)} on it"
+                out.append(_traffic_note(f, figure, f"{extra / 1e6:,.2f} MB/s"))
+            continue
+        r = rates(d, float(d["msec"]) / 1000.0 if d.get("msec") else window)
+        if r.read_bytes is not None and r.write_bytes is not None and r.window_s > 0:
+            theirs_bps = (r.read_bytes + (0 if files else r.write_bytes)) / r.window_s
+            ours_bps = (
+                _job_bytes(f, jobs, "read") + (0 if files else _job_bytes(f, jobs, "write"))
+            ) / fio_runtime
+            extra = theirs_bps - ours_bps
+            if extra > EXTRA_SHARE * max(ours_bps, 1.0) and extra >= MIN_EXTRA_BYTES_PER_S:
+                what = "read" if files else "read and written"
+                figure = (
+                    f"disk {disk} {what} {theirs_bps / 1e6:,.2f} MB/s, fio {ours_bps / 1e6:,.2f} MB/s on it"
+                )
+                out.append(_traffic_note(f, figure, f"{extra / 1e6:,.2f} MB/s"))
+            continue
+        largest = _largest_block(jobs)
+        if largest is None or largest > SPLIT_FREE:
+            continue  # a request count cannot tell a split transfer from someone else's I/O
         counted = (
             ("read_ios", "read_merges") if files else ("read_ios", "write_ios", "read_merges", "write_merges")
         )
@@ -510,20 +578,49 @@ def other_traffic_notes(f: StepFacts) -> list[Note]:
             (f.reads(jobs) + (0 if files else f.writes(jobs))) * window / fio_runtime
         )  # ramp-up I/O counts too
         theirs = sum(int(d.get(k) or 0) for k in counted)
-        extra = theirs - ours
-        if extra > EXTRA_SHARE * max(ours, 1.0) and extra / window >= MIN_EXTRA_PER_S:
+        extra_ios = theirs - ours
+        if extra_ios > EXTRA_SHARE * max(ours, 1.0) and extra_ios / window >= MIN_EXTRA_PER_S:
             figure = f"disk {disk} counted {theirs:,.0f} I/Os, fio issued about {ours:,.0f}"
-            out.append(
-                _note(
-                    OTHER_TRAFFIC,
-                    f,
-                    f"{figure}: {extra / window:,.0f} I/Os per second came from something else on the disk",
-                    "run on a disk nothing else uses (or stop the other "
-                    "work), and compare runs only when this note is absent from both",
-                    figure,
-                )
-            )
+            out.append(_traffic_note(f, figure, f"{extra_ios / window:,.0f} I/Os per second"))
     return out
+
+
+def _traffic_note(f: StepFacts, figure: str, extra: str) -> Note:
+    return _note(
+        OTHER_TRAFFIC,
+        f,
+        f"{figure}: {extra} came from something else on the disk",
+        "run on a disk nothing else uses (or stop the other "
+        "work), and compare runs only when this note is absent from both",
+        figure,
+    )
+
+
+def cache_can_serve(run: Run) -> bool:
+    """Whether a host's page cache can hold what fio read or wrote: buffered I/O (direct=0) on a region
+    smaller than RAM_MULTIPLE times the host's RAM (or its RAM unknown). Direct I/O bypasses it."""
+    for step in run.steps:
+        for manager, output in step.outputs.items():
+            for j in parse_jobs(output.job_text or ""):
+                if j.direct or j.network or j.get("ioengine") == "null":
+                    continue
+                memory = _memory(run, manager)
+                region = _size(j.get("size")) or 0
+                if not memory or not region or region < RAM_MULTIPLE * memory:
+                    return True
+    return False
+
+
+def lays_out_files(run: Run, step: StepInfo) -> bool:
+    """Whether fio had a test file to lay out in this step (a raw device, the null engine or a network job
+    has none)."""
+    for manager, output in step.outputs.items():
+        for j in parse_jobs(output.job_text or ""):
+            if j.network or j.get("ioengine") == "null":
+                continue
+            if _on_file(StepFacts(run, step, manager, [], {}, {}), j):
+                return True
+    return False
 
 
 def _on_file(f: StepFacts, j: JobOptions) -> bool:
@@ -532,7 +629,7 @@ def _on_file(f: StepFacts, j: JobOptions) -> bool:
     if isinstance(env, dict) and env.get("kind"):
         return env.get("kind") == "file"
     name = j.get("filename") or ""
-    return not name.startswith(("/dev/", "\\\\.\\"))
+    return not name.startswith(("/dev/", "\\\\.\\", "/proc/self/fd/"))
 
 
 def clock_notes(f: StepFacts, local: bool) -> list[Note]:
@@ -566,31 +663,44 @@ def clock_notes(f: StepFacts, local: bool) -> list[Note]:
     ]
 
 
+def steady_rounds(samples: Sequence[tuple[float, int, float]]) -> tuple[int, list[float]] | None:
+    """The step's measured time cut into STEADY_ROUNDS rounds of whole seconds (at least MIN_ROUND_S each)
+    and each round's IOPS; None when the step is too short to judge (under STEADY_ROUNDS x MIN_ROUND_S
+    measured): a round of one interval is one second's jitter, not a trend."""
+    measured = sum(s for _, _, s in samples if s > 0)
+    round_s = int((measured + 0.05) // STEADY_ROUNDS)  # fio's intervals run a few ms short or long
+    if round_s < MIN_ROUND_S:
+        return None
+    rounds = rounds_of(samples, round_s)[:STEADY_ROUNDS]
+    return (round_s, rounds) if len(rounds) == STEADY_ROUNDS else None
+
+
+def too_short_to_judge(samples: Sequence[tuple[float, int, float]]) -> bool:
+    """A step that did I/O but is too short for the steadiness rule (said once per run, never as a note)."""
+    return any(n > 0 for _, n, _ in samples) and steady_rounds(samples) is None
+
+
 def not_steady_notes(
     f: StepFacts, samples: Sequence[tuple[float, int, float]], pc: Precondition
 ) -> list[Note]:
-    """The step's per-second ALL IOPS cut into STEADY_ROUNDS rounds, judged by the preconditioning rule."""
-    measured = sum(s for _, _, s in samples if s > 0)
-    round_s = int(measured // STEADY_ROUNDS)
-    if round_s < 1:
+    """The step's per-second ALL IOPS cut into STEADY_ROUNDS rounds, judged by the preconditioning rule
+    (SNIA PTS: the rounds' range within ``tolerance_pct`` of their mean, the fitted line's excursion within
+    ``slope_pct``)."""
+    cut = steady_rounds(samples)
+    if cut is None:
         return []
+    round_s, rounds = cut
     rule = Precondition(
         round_s=round_s, window_rounds=STEADY_ROUNDS, tolerance_pct=pc.tolerance_pct, slope_pct=pc.slope_pct
     )
-    rounds = rounds_of(samples, round_s)[:STEADY_ROUNDS]
-    if len(rounds) < STEADY_ROUNDS or first_steady_window(rounds, rule) is not None:
+    if first_steady_window(rounds, rule) is not None:
         return []
-    mean = sum(rounds) / len(rounds)
+    mean, spread, slope_pct = judge(rounds)
     if mean <= 0:
         return []
-    excursion = max(abs(r - mean) for r in rounds) / mean * 100.0
-    x_mean = (STEADY_ROUNDS - 1) / 2.0
-    sxx = sum((x - x_mean) ** 2 for x in range(STEADY_ROUNDS))
-    slope = sum((x - x_mean) * (r - mean) for x, r in enumerate(rounds)) / sxx
-    slope_pct = slope * (STEADY_ROUNDS - 1) / mean * 100.0
     figure = (
         f"IOPS over {STEADY_ROUNDS} rounds of {round_s} s: {', '.join(f'{r:,.0f}' for r in rounds)}; "
-        f"a round {excursion:.0f} % from the mean (rule ±{pc.tolerance_pct} %), drift {slope_pct:+.0f} % "
+        f"range {spread:.0f} % of the mean (rule {pc.tolerance_pct} %), drift {slope_pct:+.0f} % "
         f"(rule ±{pc.slope_pct} %)"
     )
     return [
@@ -605,6 +715,25 @@ def not_steady_notes(
             None,
         )
     ]
+
+
+def unjudged_line(run: Run, samples: Mapping[int, Sequence[tuple[float, int, float]]]) -> str | None:
+    """ "Steadiness not judged on steps 1-24: too short to judge (…)", once for the run, or None."""
+    from app.analysis.preconditioning import measured_steps
+
+    measured = {s.index for s in measured_steps(run)}
+    short = [
+        s.index
+        for s in run.steps
+        if s.index in measured and s.status != "skipped" and too_short_to_judge(samples.get(s.index) or [])
+    ]
+    if not short:
+        return None
+    least = STEADY_ROUNDS * MIN_ROUND_S
+    return (
+        f"Steadiness ({_steps_words(short)}): too short to judge — the rule needs {STEADY_ROUNDS} rounds of "
+        f"at least {MIN_ROUND_S} s, {least} s measured or more; not a sign of trouble"
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -650,6 +779,14 @@ def step_all_samples(store, run: Run) -> dict[int, list[tuple[float, int, float]
 
     by_id = steps_interval_ios(store, [s.id for s in run.steps], "all", ALL_KEY)
     return {s.index: by_id.get(s.id, []) for s in run.steps}
+
+
+def unjudged_of(run: Run, store) -> str | None:
+    """The run's "too short to judge" line (steadiness), from its stored per-second samples; None for a run
+    whose steps were all judged (or with no store to read them from)."""
+    if store is None or not run.steps:
+        return None
+    return unjudged_line(run, step_all_samples(store, run))
 
 
 def _with_outputs(run: Run, store) -> Run:
@@ -722,9 +859,20 @@ def grouped(notes: Iterable[Note]) -> list[tuple[Note, list[int]]]:
 
 
 def _steps_words(steps: list[int]) -> str:
+    """ "step 3", "steps 1-4, 7" (1-based, runs of consecutive steps as ranges)."""
     if not steps:
         return ""
-    return ("step " if len(steps) == 1 else "steps ") + ", ".join(str(s + 1) for s in sorted(set(steps)))
+    ordered = sorted(set(steps))
+    spans: list[list[int]] = []
+    for i in ordered:
+        if spans and i == spans[-1][1] + 1:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    words = [
+        f"{a + 1}" if a == b else f"{a + 1}-{b + 1}" if b > a + 1 else f"{a + 1}, {b + 1}" for a, b in spans
+    ]
+    return ("step " if len(ordered) == 1 else "steps ") + ", ".join(words)
 
 
 def lines(notes: Iterable[Note]) -> list[str]:
@@ -742,10 +890,13 @@ def lines(notes: Iterable[Note]) -> list[str]:
 
 
 def differences(
-    before: Iterable[Note], after: Iterable[Note], names: tuple[str, str] = ("before", "after")
+    before: Iterable[Note],
+    after: Iterable[Note],
+    names: tuple[str, str] = ("before", "after"),
+    brief: bool = False,
 ) -> list[str]:
     """For a comparison: the kinds of note one side carries and the other does not ("after: reads served
-    from cache ...")."""
+    from cache ..."). ``brief``: without the note's text, for a page that says each run's notes already."""
     a, b = list(before), list(after)
     kinds_a, kinds_b = {n.kind for n in a}, {n.kind for n in b}
     out = []
@@ -756,5 +907,11 @@ def differences(
             first = next((n for n in notes if n.kind == kind), None)
             if first is not None:
                 other_name = names[1] if side == names[0] else names[0]
-                out.append(f"{side}: {first.title.lower()} — {first.text} (not in {other_name})")
+                if brief:
+                    out.append(
+                        f"{side} carries a note on {first.title.lower()} and {other_name} does not: a change "
+                        "between them may be that, not the storage."
+                    )
+                else:
+                    out.append(f"{side}: {first.title.lower()} — {first.text} (not in {other_name})")
     return out

@@ -236,3 +236,19 @@ def _get_run(args: argparse.Namespace, **query):
         raise CliError(str(e)) from e
     finally:
         store.close()
+
+
+def add_step_overrides(sp: argparse.ArgumentParser) -> None:
+    """--run-time, --ramp-up and --test-file-size, as `run` takes them and `plan --jobs` writes them."""
+    sp.add_argument(
+        "--run-time",
+        type=seconds_option(),
+        metavar="S",
+        help="override every step's run time (seconds; 0 = until Ctrl-C)",
+    )
+    sp.add_argument(
+        "--ramp-up", type=seconds_option(), metavar="S", help="override every step's ramp-up (seconds)"
+    )
+    sp.add_argument(
+        "--test-file-size", metavar="SIZE", help="size of every test file, e.g. 256M (quick checks)"
+    )

@@ -7,7 +7,16 @@ import platform
 import re
 from pathlib import Path
 
-from app.cli.common import CliError, _expand, _open, _parse_map, output_path, write_output
+from app.cli.common import (
+    CliError,
+    _expand,
+    _open,
+    _parse_map,
+    add_step_overrides,
+    output_path,
+    parse_size,
+    write_output,
+)
 
 
 def _print_messages(opened) -> None:
@@ -94,8 +103,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
         opened.warnings,
         "no job files written; the plan cannot run as it is" if args.jobs else "the plan cannot be used",
     )
+    run_time = plan.setup.run_time if args.run_time is None else args.run_time
+    ramp_up = plan.setup.ramp_up if args.ramp_up is None else args.ramp_up
+    file_size = parse_size(args.test_file_size) if args.test_file_size else None
     if args.steps or not args.jobs:
-        print(f"{len(steps)} steps; run time {plan.setup.run_time} s, ramp-up {plan.setup.ramp_up} s each")
+        print(f"{len(steps)} steps; run time {run_time} s, ramp-up {ramp_up} s each")
         for step in steps:
             print(_step_line(plan, step))
     if args.jobs:
@@ -109,7 +121,17 @@ def cmd_plan(args: argparse.Namespace) -> int:
         for step in steps:
             for mi in step.managers():
                 try:
-                    jf = step_jobfile(plan, step, mi, args.os, mapping=mapping, title=plan.name)
+                    jf = step_jobfile(
+                        plan,
+                        step,
+                        mi,
+                        args.os,
+                        mapping=mapping,
+                        title=plan.name,
+                        run_time=args.run_time,
+                        ramp_up=args.ramp_up,
+                        file_size=file_size,
+                    )
                 except TargetError as e:
                     raise CliError(f"step {step.index + 1}, manager {plan.managers[mi].name!r}: {e}") from e
                 path = out / f"step-{step.index + 1:03d}-{_safe(plan.managers[mi].name)}.fio"
@@ -188,6 +210,7 @@ def register(sub) -> None:
         "--jobs", metavar="DIR", help="write DIR/step-NNN-<manager>.fio for every step and manager"
     )
     sp.add_argument("--map", action="append", metavar="NAME=PATH", help="place a target at a file or device")
+    add_step_overrides(sp)  # so that the job files are those `run` with the same options gives fio
     sp.add_argument("--os", default=platform.system(), help="OS of the managers (default: this machine's)")
     sp.set_defaults(func=cmd_plan)
 

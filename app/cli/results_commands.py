@@ -64,6 +64,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     run = _get_run(args, raw_output=True)  # fio's per-disk counters live in its output
     coarse = is_iometer_run(run)
     notes = _validity(args, run)
+    unjudged = _unjudged(args, run)
     if args.json:
 
         def metrics(m):
@@ -74,6 +75,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             json.dumps(
                 {
                     "validity": [n.to_json() | {"title": n.title} for n in notes],
+                    "not_judged": [unjudged] if unjudged else [],
                     "curve": _curve_json(run),
                     "id": run.id,
                     "name": run.name,
@@ -133,6 +135,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         f"managers: {', '.join(f'{m.name} ({m.address})' for m in run.managers)}"
     )
     _print_validity(notes)
+    if unjudged:
+        print(f"{unjudged}.")
     rows = []
     for s in run.steps:
         for r in sorted(s.results, key=lambda r: (r.level != "all", r.key)):
@@ -238,6 +242,20 @@ def _validity(args: argparse.Namespace, run) -> list:
     store = _store(args, reading=True)
     try:
         return notes_of(run, store)
+    finally:
+        store.close()
+
+
+def _unjudged(args: argparse.Namespace, run) -> str | None:
+    """What the validity rules could not judge on this run and why (steps too short for steadiness)."""
+    from app.analysis.iometer_import import is_iometer_run
+    from app.analysis.validity import unjudged_of
+
+    if is_iometer_run(run):
+        return None
+    store = _store(args, reading=True)
+    try:
+        return unjudged_of(run, store)
     finally:
         store.close()
 

@@ -14,15 +14,16 @@ from app.cli.common import (
     _open,
     _parse_map,
     _store,
+    add_step_overrides,
     number_option,
     parse_pairs,
     parse_size,
-    seconds_option,
 )
 
 
 def _make_runner(args: argparse.Namespace, opened, make=None):
     """The run's Runner (``make(plan, endpoints, listener, options)`` builds another kind, e.g. a curve's)."""
+    from app.engine.guards.arming_hint import copied_name
     from app.engine.guards.safety import record_beside
     from app.engine.run.managers import (
         EXPOSED_WARNING,
@@ -57,8 +58,9 @@ def _make_runner(args: argparse.Namespace, opened, make=None):
         ramp_up=args.ramp_up,
         mapping=_parse_map(args.map),
         engine=args.engine,
-        allow_write=set(args.allow_write or []),
-        allow_write_in_use=set(args.allow_write_mounted or []),
+        allow_write={copied_name(a) for a in args.allow_write or []},
+        allow_write_in_use={copied_name(a) for a in args.allow_write_mounted or []},
+        allow_unverified={copied_name(a) for a in getattr(args, "allow_unverified_writes", None) or []},
         file_size=parse_size(args.test_file_size) if args.test_file_size else None,
         registry=record_beside(resolve_db_path(getattr(args, "db", None))),
     )
@@ -250,6 +252,11 @@ def cmd_probe(args: argparse.Namespace) -> int:
         f"{host}:{port}: {info.hostname}, {info.os} {info.arch}, {info.cpus} CPUs, {info.fio_version} "
         f"(protocol {info.protocol})"
     )
+    if info.decoded_as is not None:
+        print(
+            f"{host}:{port}: protocol {info.protocol} is newer than this Fiometer knows; a calibration job "
+            f"decoded exactly as protocol {info.decoded_as}, so its statistics are read that way"
+        )
     return 0
 
 
@@ -283,18 +290,7 @@ def add_run_options(sp) -> None:
         help="run a manager on a host running `fio --server` (or NAME=local); NAME=ssh://[USER@]HOST"
         "[:PORT] starts fio --server there over SSH, on that host's loopback only",
     )
-    sp.add_argument(
-        "--run-time",
-        type=seconds_option(),
-        metavar="S",
-        help="override every step's run time (seconds; 0 = until Ctrl-C)",
-    )
-    sp.add_argument(
-        "--ramp-up", type=seconds_option(), metavar="S", help="override every step's ramp-up (seconds)"
-    )
-    sp.add_argument(
-        "--test-file-size", metavar="SIZE", help="size of every test file, e.g. 256M (quick checks)"
-    )
+    add_step_overrides(sp)
     sp.add_argument(
         "--allow-write",
         action="append",
@@ -306,6 +302,13 @@ def add_run_options(sp) -> None:
         action="append",
         metavar="TARGET",
         help="also allow writes to a device in use (mounted, partitioned, swap, LVM/md member)",
+    )
+    sp.add_argument(
+        "--allow-unverified-writes",
+        action="append",
+        metavar="NAME",
+        help="allow this run to write on a plain fio --server manager (its name or host), where Fiometer "
+        "cannot verify what fio opens; an ssh:// manager is checked instead",
     )
     sp.add_argument("--fio", metavar="PATH", help="the fio binary to use (default: found on PATH)")
     sp.add_argument("--tag", action="append", help="tag the stored run (e.g. before, after, client-x)")

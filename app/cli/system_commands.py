@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from app.cli.common import CliError, _parse_map, seconds_option
@@ -47,10 +48,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             version = fio_version(candidate)
         except FioNotFound as e:
             raise CliError(f"not saved: {e}") from e
-        saved = user_settings.set_fio_path(candidate)
+        saved = _saving_settings(lambda: user_settings.set_fio_path(candidate))
         print(f"fio {version} at {candidate} saved in {saved}\n")
     elif args.clear_fio:
-        saved = user_settings.set_fio_path(None)
+        saved = _saving_settings(lambda: user_settings.set_fio_path(None))
         print(f"custom fio path removed from {saved}; fio is searched on PATH again\n")
     settings = user_settings.load()
     status = check_fio()
@@ -156,3 +157,19 @@ def register(sub) -> None:
         help="open the stored run ID (see `fiometer runs`); with --screenshot: write DIR/run-ID.png",
     )
     sp.set_defaults(func=cmd_gui)
+
+
+def _saving_settings(save: Callable[[], Path]) -> Path:
+    """``save()`` of the settings file; one that cannot be written (a link or a folder planted there, a
+    read-only folder) is a refusal naming the file and what to do, not an internal error."""
+    from app import user_settings
+
+    try:
+        return save()
+    except OSError as e:
+        why = (str(e) if e.filename else f"{user_settings.settings_path()}: {e.strerror or e}").rstrip(".")
+        raise CliError(
+            f"not saved: the settings file cannot be written: {why}. Remove or rename it (it must be a "
+            "regular file, not a link), or set FIOMETER_SETTINGS_DIR to another folder, and run the command "
+            "again."
+        ) from e

@@ -8,6 +8,7 @@ import icf_import
 from app.model import plan as P
 from app.model.builtin_specs import find_builtin
 from app.model.units import format_bytes
+from icf_import.read_specs import percent_total_words
 
 WORKER_KINDS = {"DISK": "disk", "NETWORK,TCP": "network_tcp", "NETWORK,VI": "network_vi"}
 
@@ -181,8 +182,7 @@ def plan_from_icf(doc: icf_import.IcfDocument) -> P.Plan:
             notes.append(
                 P.FidelityNote(
                     f"access spec {sp.name!r}",
-                    f"'% of size' adds up to {total}, not 100; "
-                    "Iometer would refuse this spec, Fiometer scales its lines to 100",
+                    percent_total_words(total),
                 )
             )
 

@@ -133,8 +133,9 @@ class Precondition:
 
     ``fill_passes`` sequential 128 KiB writes over every target first; then, with ``steady_state``, each
     worker's first access specification runs until its IOPS are steady: over ``window_rounds`` rounds of
-    ``round_s`` seconds, every round within ``tolerance_pct`` of the window's mean and the fitted slope's
-    excursion across the window within ``slope_pct`` of it — or ``max_s`` seconds have passed.
+    ``round_s`` seconds, the rounds' range (highest less lowest) within ``tolerance_pct`` of the window's mean
+    and the fitted slope's excursion across the window within ``slope_pct`` of it (SNIA PTS) — or ``max_s``
+    seconds have passed.
     """
 
     fill_passes: int = 0

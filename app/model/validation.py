@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.model.plan import ASSIGNMENTS, DATA_PATTERNS, IDLE, STEP_TYPES, TEST_TYPES, Plan
+from icf_import.read_specs import percent_total_words  # (the one verdict, also used from here)
 
 MAX_TRANSFER = 1024**3 - 1  # Iometer's GUI limit: 1023 MB + 1023 KB + 1023 B
 MAX_QUEUE_DEPTH = 65535
@@ -188,11 +189,7 @@ def _problems(plan: Plan) -> list[Problem]:
         total = sum(ln.of_size for ln in spec.lines if isinstance(ln.of_size, int))
         if spec.lines and total != 100:
             out.append(
-                Problem(
-                    f"{p}.lines",
-                    f"'% of size' adds up to {total}, not 100; the lines are scaled to 100 when run",
-                    "warning",
-                )
+                Problem(f"{p}.lines", percent_total_words(total))  # an error: Start refuses it
             )
 
     names: set[str] = set()

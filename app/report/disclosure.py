@@ -31,7 +31,7 @@ def _planned_sizes(run: Run) -> set[str]:
     """The test-file sizes the stored plan asks for (its workers' maximum size, else the default)."""
     try:
         plan, _ = planfile.from_dict(json.loads(run.plan_json or "{}"))
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError, planfile.PlanFileError):
         return set()
     sizes = {
         format_bytes(w.max_size * 512) if w.max_size else format_bytes(DEFAULT_TEST_FILE_SIZE)
@@ -42,10 +42,18 @@ def _planned_sizes(run: Run) -> set[str]:
     return sizes
 
 
+def _stored_plan_damaged(run: Run) -> bool:
+    try:
+        planfile.from_dict(json.loads(run.plan_json or "{}"))
+    except (ValueError, TypeError, KeyError, AttributeError, planfile.PlanFileError):
+        return True
+    return False
+
+
 def _fidelity(run: Run) -> list[str]:
     try:
         plan, _ = planfile.from_dict(json.loads(run.plan_json or "{}"))
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError, planfile.PlanFileError):
         return []
     return [f"{n.where}: {n.message}" for n in all_notes(plan)]
 
@@ -59,15 +67,23 @@ def run_disclosure(run: Run, label: str) -> list[str]:
         out.append(f"{who}: measured with {tools}; engine options {', '.join(sorted(engine))}.")
     planned = _planned_sizes(run)
     if sizes:
+        from app.analysis.validity import cache_can_serve
+
         scaled = planned and planned != sizes
+        cached = " (buffered I/O on a file this small can be served from the host's cache)"
         out.append(
             f"{who}: test files of {', '.join(sorted(sizes))}"
             + (
-                f", scaled down from the plan's {', '.join(sorted(planned))} (a quick run: results on a "
-                "small file can be cache-bound)."
+                f", scaled down from the plan's {', '.join(sorted(planned))}"
+                f"{cached if cache_can_serve(run) else ''}."
                 if scaled
                 else "."
             )
+        )
+    if run.plan_json and _stored_plan_damaged(run):
+        out.append(
+            f"{who}: its stored plan cannot be read (damaged in the results database); the planned test-file "
+            "sizes and fidelity notes are not shown."
         )
     out += [f"{who}: fio cannot reproduce exactly - {n}" for n in _fidelity(run)]
     if run.notes.strip():

@@ -15,6 +15,7 @@ from app.report.disclosure import disclosure
 from app.report.facts import JobFile, environment_table, facts_table, job_files, job_options_table
 from app.report.headlines import headlines
 from app.report.latency import Distribution, distributions, pairs, percentile_table, shares, spread
+from app.report.one_run import run_summary
 from app.report.summary import SummaryBlock, confidence_rule, summarize
 from app.report.sweep_charts import sweep_charts
 from app.report.tables import Table, at_a_glance_table, comparison_table, summary_table, unmatched_table
@@ -213,6 +214,8 @@ def build_report(
     heads = [headlines(store, c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
     for block, head in zip(summary, heads, strict=True):
         block.headlines = head.sentences
+    if not comparisons:  # a one-run report answers first too: its headline figures, its curve or sweep
+        summary = [run_summary(baseline, labels[0])]
     headline_tables = [t for h in heads for t in (h.table, h.transfers, h.disks) if t is not None]
     sweep_overlays = [c for h in heads for c in h.charts]
     report = Report(

@@ -108,25 +108,8 @@ def _sweep_chart(key: str, a: Sweep, b: Sweep, labels: tuple[str, str]) -> LineC
     )
 
 
-def _step_figures(run: Run) -> dict[int, tuple[float, float, float]]:
-    """Step index -> (read bytes, written bytes, seconds) from fio's ALL result."""
-    out = {}
-    for s in run.steps:
-        m = all_metrics(s)
-        if m is not None:
-            out[s.index] = (float(m.read_bytes), float(m.write_bytes), float(m.seconds or 0))
-    return out
-
-
-def _disk_row(label: str, r: MatchedStep, side_step: int, run: Run, d: DiskStat, figures) -> Row:
-    rb, wb, secs = figures.get(side_step, (0.0, 0.0, 0.0))
-    window = d.window_s or secs
-    rs = d.reads / window if window else None
-    ws = d.writes / window if window else None
-    rkb = rb / secs / 1024 if secs else None
-    wkb = wb / secs / 1024 if secs else None
-    rsz = rb / d.reads / 1024 if d.reads else None
-    wsz = wb / d.writes / 1024 if d.writes else None
+def _disk_row(label: str, r: MatchedStep, side_step: int, run: Run, d: DiskStat) -> Row:
+    rs, ws, rkb, wkb, rsz, wsz = d.r_s, d.w_s, d.rkb_s, d.wkb_s, d.rareq_kib, d.wareq_kib
     m = all_metrics(next(s for s in run.steps if s.index == side_step))
     return Row(
         [
@@ -152,7 +135,6 @@ def _disk_row(label: str, r: MatchedStep, side_step: int, run: Run, d: DiskStat,
 
 def disk_table(c: Comparison, number: int, labels: tuple[str, str], runs: tuple[Run, Run]) -> Table | None:
     rows = []
-    figures = [_step_figures(r) for r in runs]
     steps = [{s.index: s for s in r.steps} for r in runs]
     for r in c.rows:
         for side, (sv, run) in enumerate(((r.baseline, runs[0]), (r.candidate, runs[1]))):
@@ -160,7 +142,7 @@ def disk_table(c: Comparison, number: int, labels: tuple[str, str], runs: tuple[
             if step is None:
                 continue
             for d in step_disk_stats(run, step):
-                rows.append(_disk_row(labels[side], r, sv.index, run, d, figures[side]))
+                rows.append(_disk_row(labels[side], r, sv.index, run, d))
     if not rows:
         return None
     cols = [
@@ -187,10 +169,11 @@ def disk_table(c: Comparison, number: int, labels: tuple[str, str], runs: tuple[
         cols,
         rows,
         [
-            "r/s, w/s, await, aqu-sz and %util from the disk's own counters as fio reports them "
-            "(as iostat computes them); rkB/s and wkB/s are fio's bytes over the step, and "
-            "rareq-sz/wareq-sz those bytes per disk request: a request size smaller than the "
-            "transfer size means the kernel split the I/Os."
+            "r/s, w/s, rkB/s, wkB/s, rareq-sz/wareq-sz, await, aqu-sz and %util from the disk's own "
+            "counters, as iostat computes them: the first five over one and the same window (fio's "
+            "sectors from fio 3.36, else the kernel's counters between fio's first and last report; "
+            "empty where neither was recorded). A request size smaller than the transfer size means "
+            "the kernel split the I/Os; IOPS and MB/s are fio's."
         ],
     )
 
@@ -236,6 +219,16 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
     for r in c.rows:  # paired as the comparison paired the steps; the table is transfer_table
         x, y = ta.get(r.baseline.index), tb.get(r.candidate.index)
         if x is None or y is None:
+            continue
+        if r.incomplete and not c.include_incomplete:  # a stopped transfer moved less: not like with like
+            out.sentences.append(
+                f"{x.spec} transfer of {format_bytes(x.bytes)}: not compared, "
+                + " and ".join(
+                    i.replace("the baseline", labels[0]).replace("the candidate", labels[1])
+                    for i in r.incomplete
+                )
+                + "."
+            )
             continue
         p = _pct(x.seconds, y.seconds)
         size = sizes.get(x.step)
@@ -345,13 +338,18 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
 
 def layout_notes(store: Store, runs) -> list[str]:
     """ "Run 1 (before), step 1: 3.6 s of test-file layout before the first I/O, not counted as measured
-    time" for each step where fio laid out its files after the step started."""
+    time" for each step where fio laid out its files after the step started: only where there was a file
+    to lay out (never on a raw device), and the step's ramp-up is not layout."""
+    from app.analysis.validity import lays_out_files
+
     out = []
     for run, label in runs:
         for step in run.steps:
+            if not lays_out_files(run, step):
+                continue
             samples = step_samples(store, step.id, "all", "ALL")
-            start = io_start(samples) if samples else 0.0
-            if start:
+            start = io_start(samples) - float(step.ramp_s or 0) if samples else 0.0
+            if start >= 0.5:
                 out.append(
                     f"Run {run.id} ({label}), step {step.index + 1}: {start:.1f} s of test-file layout "
                     "before the first I/O; not counted as measured time, and the charts over time start "

@@ -12,6 +12,7 @@ from app.report.charts import draw, to_svg
 from app.report.document import Report
 from app.report.sweep_charts import curves_title
 from app.report.tables import Table
+from app.report.validity_report import curve_contents
 
 CSS = """
 :root { --ink:#1d2733; --muted:#5b6673; --rule:#d5dae0; --head:#eef1f4; --better:#17693a; --better-bg:#e6f4ea;
@@ -115,11 +116,12 @@ def summary_html(report: Report) -> list[str]:
     h = []
     for block in report.summary:
         h.append(f"<h3>{escape(block.heading)}</h3>")
-        h.append(
-            '<p class="what-changed"><strong>What changed:</strong> '
-            + escape("; ".join(block.what_changed))
-            + "</p>"
-        )
+        if block.what_changed:  # a one-run summary has no other side
+            h.append(
+                '<p class="what-changed"><strong>What changed:</strong> '
+                + escape("; ".join(block.what_changed))
+                + "</p>"
+            )
         h.append('<ul class="summary">' + "".join(f"<li>{escape(s)}</li>" for s in block.sentences) + "</ul>")
         if block.headlines:
             h.append(
@@ -151,7 +153,7 @@ def summary_html(report: Report) -> list[str]:
 def sections(report: Report) -> list[tuple[str, str]]:
     """(anchor, title) of the report's sections in order: the table of contents."""
     out = [("validity", "Validity")] if report.validity else []
-    if report.comparisons:
+    if report.summary:
         out.append(("summary", "Summary"))
     out.append(("environment", "Test environment"))
     if report.comparisons:
@@ -160,6 +162,7 @@ def sections(report: Report) -> list[tuple[str, str]]:
     if report.charts or report.line_charts:
         out.append(("charts", "Charts"))
     out.append(("runs", "Results per run"))
+    out += [(f"curve-{s.run.id}", line) for s in report.runs if (line := curve_contents(s.run))]
     out.append(("appendix", "Run facts and method"))
     return out
 
@@ -203,7 +206,7 @@ def render_html(report: Report) -> str:
             + "</ul></div>"
         )
 
-    if report.comparisons:
+    if report.summary:
         h.append('<h2 id="summary">Summary</h2>')
         h += summary_html(report)
         if report.glance:
@@ -238,7 +241,7 @@ def render_html(report: Report) -> str:
     h.append('<h2 id="runs">Results per run</h2>')
     for s in report.runs:
         for table in (s.summary, *s.workloads):
-            h.append(f"<h3>{escape(table.title)}</h3>")
+            h.append(f'<h3 id="{escape(table.key)}">{escape(table.title)}</h3>')
             h.append(table_html(table))
             if table.key == f"sweep-{s.run.id}" and s.sweep_charts:
                 h.append(f"<h3>{escape(curves_title(s.run))}</h3>")

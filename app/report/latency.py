@@ -18,6 +18,7 @@ from app.analysis.compare import (
     StepValues,
     all_metrics,
     build_side,
+    load_text,
     percentile_within_max,
     step_key,
 )
@@ -116,19 +117,28 @@ def cumulative(parts: list[Metrics]) -> list[tuple[float, float]]:
 
 
 def pairs(comparisons: list[Comparison], baseline: Side) -> list[tuple[str, list[tuple[Side, StepValues]]]]:
-    """Per access specification (baseline order): the step of each side, matched as the comparison matched;
+    """Per access specification and load (baseline order), labelled "spec, QD 4" (every table group and
+    chart title made from them carries its load): the step of each side, matched as the comparison matched;
     then the steps only a candidate has, on their own."""
     out = []
     for b in baseline.steps:
         sides: list[tuple[Side, StepValues]] = [(baseline, b)]
+        load = _own_load(b)
         for c in comparisons:
             row = next((r for r in c.rows if r.baseline is b), None)
             if row is not None:
                 sides.append((c.candidate, row.candidate))
-        out.append((b.key.spec, sides))
+                load = row.load if load == _own_load(b) else load  # "QD 64 -> 8" where the first pair differs
+        out.append((f"{b.key.spec}, {load}", sides))
     for c in comparisons:
-        out += [(s.key.spec, [(c.candidate, s)]) for s in c.only_candidate]
+        out += [(f"{s.key.spec}, {_own_load(s)}", [(c.candidate, s)]) for s in c.only_candidate]
     return out
+
+
+def _own_load(s: StepValues) -> str:
+    """One step's load as the tables name it: "QD 4", "QD 4, 6 workers"."""
+    k = s.key
+    return load_text(k.queue_depth, k.queue_depth, k.workers, k.workers, k.targets, k.targets)
 
 
 def percentile_table(rows: list[tuple[str, list[tuple[Side, StepValues]]]], labels: dict[int, str]) -> Table:

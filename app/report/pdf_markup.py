@@ -165,7 +165,8 @@ def summary_markup(report: Report) -> list[str]:
     h = []
     for block in report.summary:
         h.append(f"<h3>{escape(block.heading)}</h3>")
-        h.append(f"<p><b>What changed:</b> {escape('; '.join(block.what_changed))}</p>")
+        if block.what_changed:  # a one-run summary has no other side
+            h.append(f"<p><b>What changed:</b> {escape('; '.join(block.what_changed))}</p>")
         for sentence in block.sentences:
             h.append(f'<p class="sentence">\u2022 {escape(sentence)}</p>')
         if block.headlines:
@@ -207,7 +208,7 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
     wrap = compact >= 2
     extra = COMPACT[min(compact, 1)].replace("{{", "{").replace("}}", "}")
     h = [f"<html><head><style>{STYLE}{extra}</style></head><body>"]
-    if report.comparisons:
+    if report.summary:
         _h1(h, "summary", "Summary")
         h += summary_markup(report)
         if report.glance:
@@ -245,7 +246,7 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         h.append(f"<h2>{escape(s.summary.title)} ({escape(s.label)})</h2>")
         h.append(table_markup(s.summary, wrap_all=wrap))
         for table in s.workloads:
-            h.append(f"<h2>{escape(table.title)}</h2>")
+            h.append(f'<h2><a name="{escape(table.key)}"></a>{escape(table.title)}</h2>')
             h.append(table_markup(table, wrap_all=wrap))
             if table.key == f"sweep-{s.run.id}" and s.sweep_charts:
                 h.append(f"<h2>{escape(curves_title(s.run))}</h2>")

@@ -102,15 +102,19 @@ SPREAD_HIGH = 5.0  # one run each side: "high" only for a change this many times
 def confidence(ch: Change, spread: float | None = None) -> str:
     """high / medium / low: how far the change is beyond the noise. With repeated runs, the noise is their
     run-to-run variation. With one run each side, ``spread`` (the steps' per-second spread, %) stands in:
-    high only for a change ``SPREAD_HIGH`` times the spread (and 4 times the threshold); without per-second
-    samples a single pair is never high."""
+    high for a change ``SPREAD_HIGH`` times the spread and twice the threshold, medium for one beyond the
+    spread, low inside it (a +8.6 % change six times a ±1.4 % spread is medium, not low); without per-second
+    samples a single pair is never high: medium from twice the threshold, else low. ``confidence_rule`` and
+    ``noise_text`` say the same in words."""
     size = abs(ch.change_pct or 0)
     t = ch.threshold_pct
     if ch.from_repeats:
         return "high" if size >= 2 * t else "medium"
-    if spread is not None and size >= SPREAD_HIGH * spread and size >= 4 * t:
+    if spread is None:
+        return "medium" if size >= 2 * t else "low"
+    if size >= SPREAD_HIGH * spread and size >= 2 * t:
         return "high"
-    return "medium" if size >= 2 * t and (spread is None or size >= spread) else "low"
+    return "medium" if size >= spread else "low"
 
 
 def confidence_text(ch: Change, r: MatchedStep) -> str:
@@ -133,10 +137,11 @@ def confidence_rule(c: Comparison) -> str:
     return (
         f"Confidence with one run each side: there is no run-to-run variation to measure, so each step's "
         f"per-second samples stand in - their spread (one standard deviation of the per-second rate, as % of "
-        f"its mean; the larger of the two sides) says how far the rate wandered within the run. A change is "
-        f"high confidence only when it is at least {SPREAD_HIGH:g} times that spread and {4 * t:g} % or more; "
-        f"medium when it exceeds the spread and {2 * t:g} %; low otherwise. With fewer than three per-second "
-        f"samples (a step of two seconds, imported results) a single pair is at most medium. Repeated runs "
+        f"its mean; the larger of the two sides) says how far the rate wandered within the run. A change "
+        f"beyond {t:g} % is high confidence when it is at least {SPREAD_HIGH:g} times that spread and "
+        f"{2 * t:g} % or more; medium when it exceeds the spread; low when it is within it. With fewer than "
+        f"three per-second samples (a step of two seconds, imported results) a single pair is medium from "
+        f"{2 * t:g} % and low below. Repeated runs "
         f"(the same plan and tags, or groups such as 1,2,3) measure the noise between runs and decide instead."
     )
 
@@ -226,6 +231,18 @@ def findings(c: Comparison) -> tuple[list[str], list[str]]:
     return [f.text for f in found], quiet
 
 
+def _nothing_judged(c: Comparison) -> str:
+    """What the summary says when no paired step could be judged, and why."""
+    stopped = sum(1 for r in c.rows if r.incomplete)
+    if stopped and not c.include_incomplete:
+        return (
+            f"Nothing was judged: {'the paired step' if stopped == 1 else f'all {stopped} paired steps'} did not "
+            "run to its end on a side (stopped or partial; see “Left out”), so no change is claimed "
+            "either way."
+        )
+    return "Nothing was judged: no paired step has a figure both sides measured, so no change is claimed."
+
+
 def left_out(c: Comparison, base_label: str = "baseline", cand_label: str = "candidate") -> list[str]:
     if c.include_incomplete:
         return []
@@ -252,9 +269,10 @@ def noise_text(c: Comparison) -> str:
         t = c.threshold_pct
         text = (
             f"A change counts when it exceeds {t:g} % (one run each side: no repeats to measure noise). "
-            f"Confidence: high only when the change is {SPREAD_HIGH:g} times the steps' per-second spread or "
-            f"more (and {4 * t:g} % or more), medium when it exceeds the spread and {2 * t:g} %, low below; "
-            "repeated runs measure the noise between runs."
+            f"Confidence: high when the change is {SPREAD_HIGH:g} times the steps' per-second spread or "
+            f"more (and {2 * t:g} % or more), medium when it exceeds the spread, low within it (without "
+            f"per-second samples: medium from {2 * t:g} %, low below); repeated runs measure the noise "
+            "between runs."
         )
     return text + " Each workload is judged by IOPS below 64 KiB transfers, by MB/s from 64 KiB."
 
@@ -282,6 +300,8 @@ def summarize(c: Comparison, base_label: str, cand_label: str) -> SummaryBlock:
             "No step of one side has the same access specification definition as a step of the "
             "other: nothing to compare (see \u201cNot compared\u201d)."
         ]
+    elif not found and not quiet:
+        block.sentences = [_nothing_judged(c)]
     elif not found:
         block.sentences = ["Nothing changed beyond noise."]
     if quiet:
@@ -295,7 +315,7 @@ def summarize(c: Comparison, base_label: str, cand_label: str) -> SummaryBlock:
 def summary_lines(block: SummaryBlock) -> list[tuple[str, str]]:
     """The block as (kind, text) lines in reading order, for the plain formats (terminal, CSV, XLSX):
     kind is what_changed | finding | headline | unchanged | left_out | validity | noise."""
-    out = [("what_changed", "What changed: " + "; ".join(block.what_changed))]
+    out = [("what_changed", "What changed: " + "; ".join(block.what_changed))] if block.what_changed else []
     out += [("finding", s) for s in block.sentences]
     out += [("headline", s) for s in block.headlines]
     if block.unchanged:

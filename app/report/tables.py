@@ -10,7 +10,10 @@ import math
 from dataclasses import dataclass, field
 
 from app.analysis.compare import METRICS, Comparison, MetricDef, Side, StepValues, all_metrics
+from app.analysis.preconditioning import phases
 from app.store.records import Run
+
+PHASE_WORDS = {"fill": "fill (preconditioning)", "steady": "steady-state step (preconditioning)"}
 
 MINUS = "\u2212"  # a real minus sign lines up with "+" in proportional and tabular digits
 
@@ -124,8 +127,12 @@ def side_title(side: Side, label: str) -> str:
 
 # --- tables ---------------------------------------------------------------------------------------
 def summary_table(run: Run, p99: bool = True) -> Table:
-    """A run's headline numbers per step (ALL level)."""
-    steps = [(s, all_metrics(s)) for s in run.steps]
+    """A run's headline numbers per measured step (ALL level): preconditioning steps (fill, steady state) are
+    not results; they are listed in the run's preconditioning table and named there by their phase."""
+
+    phase = phases(run)
+    steps = [(s, all_metrics(s)) for s in run.steps if phase.get(s.index, "measure") == "measure"]
+    apart = [s for s in run.steps if phase.get(s.index, "measure") != "measure"]
     cols = [
         Column("Step", True),
         Column("Access specification"),
@@ -156,6 +163,12 @@ def summary_table(run: Run, p99: bool = True) -> Table:
     ]
     if not p99:
         notes.append("p99 is not shown: Iometer records response times only in 21 coarse bins.")
+    if apart:
+        which = ", ".join(f"{s.index + 1} ({PHASE_WORDS.get(phase[s.index], phase[s.index])})" for s in apart)
+        notes.append(
+            f"Step{'s' if len(apart) > 1 else ''} {which} prepared the storage and "
+            f"{'are' if len(apart) > 1 else 'is'} not a result: see \u201cRun {run.id} \u2014 preconditioning\u201d."
+        )
     return Table(f"summary-{run.id}", f"{run_label(run)} \u2014 results per step", cols, rows, notes)
 
 
@@ -255,7 +268,11 @@ def at_a_glance_table(comparisons: list[Comparison], labels: list[str] | None = 
     for i, c in enumerate(comparisons, 1):
         label = f"{labels[i]} compared with {labels[0]}"
         for d in METRICS:
-            changes = [r.changes[d.key] for r in c.rows if r.changes[d.key].verdict != "n/a"]
+            # a stopped or partial step is not judged (verdict "incomplete"): it neither counts nor is the
+            # largest change
+            changes = [
+                r.changes[d.key] for r in c.rows if r.changes[d.key].verdict in ("better", "worse", "same")
+            ]
             if not changes:
                 continue
             count = {v: sum(ch.verdict == v for ch in changes) for v in ("better", "worse", "same")}

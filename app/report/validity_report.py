@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from app.analysis.curve import curve_of
 from app.analysis.iometer_import import is_iometer_run
-from app.analysis.validity import Note, differences, lines, notes_of
+from app.analysis.validity import Note, differences, lines, notes_of, unjudged_of
 from app.report.tables import Cell, Column, Row, Table, metric, num
 from app.store.database import Store
 from app.store.records import Run
@@ -23,6 +23,7 @@ def validity_lines(store: Store, report, by_run: dict[int, list[Note]] | None = 
     out: list[str] = []
     by_run = run_notes_of(store, report) if by_run is None else by_run
     said: dict[str, list[str]] = {}  # a note every run carries alike is said once, naming the runs
+    unjudged_lines: dict[str, list[str]] = {}  # what was not judged, once per wording
     for section in report.runs:
         run = section.run
         if run.id not in by_run:
@@ -30,18 +31,24 @@ def validity_lines(store: Store, report, by_run: dict[int, list[Note]] | None = 
         name = f"Run {run.id}" + (f" ({section.label})" if section.label != f"Run {run.id}" else "")
         for line in lines(by_run[run.id]):
             said.setdefault(line, []).append(name)
+        unjudged = unjudged_of(run, store)
+        if unjudged:
+            unjudged_lines.setdefault(f"{unjudged}.", []).append(name)
     for line, names in said.items():
         who = names[0] if len(names) == 1 else "Runs " + ", ".join(n.removeprefix("Run ") for n in names)
         out.append(f"{who}: {line}")
     for i, comparison in enumerate(report.comparisons, 1):
         base = [n for r in report.baseline.runs for n in by_run.get(r.id, [])]
         cand = [n for r in comparison.candidate.runs for n in by_run.get(r.id, [])]
-        out += differences(base, cand, (report.labels[0], report.labels[i]))
+        out += differences(base, cand, (report.labels[0], report.labels[i]), brief=True)
     if not out:
         out.append(
             "No validity notes: no run shows signs of cache, never-written or compressible data, a busy "
             "load generator, drifting IOPS, other traffic on its disks or hosts' clocks apart."
         )
+    for line, names in unjudged_lines.items():
+        who = names[0] if len(names) == 1 else "Runs " + ", ".join(n.removeprefix("Run ") for n in names)
+        out.append(f"{who}: {line}")
     return out
 
 
@@ -84,3 +91,22 @@ def curve_table(run: Run) -> Table | None:
         [r.sentence() for r in results],
         group_title="Spec",
     )
+
+
+def curve_contents(run: Run) -> str | None:
+    """The curve's answer as a line of the contents: "Curve answer, run 5: 2,000 IOPS at QD 192, p99 104 ms
+    ≤ 150 ms"; None for a run that was not a curve."""
+    results = curve_of(run)
+    if not results:
+        return None
+    parts = []
+    for r in results:
+        a = r.answer
+        if a is None:
+            parts.append(f"{r.label}: no load kept p99 \u2264 {r.p99_max_ms:g} ms")
+            continue
+        lead = f"{a.iops:,.0f} IOPS" if r.metric == "iops" else f"{a.mbps:,.1f} MB/s"
+        where = f"QD {a.load}" if r.dimension == "queue depth" else f"{a.load} workers"
+        p99 = f"{a.p99_ms:.3g}" if a.p99_ms is not None else "?"
+        parts.append(f"{lead} at {where}, p99 {p99} ms \u2264 {r.p99_max_ms:g} ms")
+    return f"Curve answer, run {run.id}: " + "; ".join(parts)

@@ -73,7 +73,24 @@ def preconditioning_table(store: Store, run: Run) -> Table | None:
     pc = precondition_of(run)
     if not pc.enabled:
         return None
+    from app.analysis.compare import all_metrics
+    from app.analysis.preconditioning import phases
+    from app.report.tables import PHASE_WORDS, fmt_sig
+
     rows = []
+    phase = phases(run)
+    for s in run.steps:  # the steps themselves, named by their phase (never like the measured step)
+        if phase.get(s.index, "measure") == "measure":
+            continue
+        m = all_metrics(s)
+        got = (
+            f"{fmt_sig(m.iops)} IOPS, {fmt_sig(m.mbps)} MB/s over {m.seconds:g} s ({s.status})"
+            if m is not None
+            else f"no results ({s.status})"
+        )
+        rows.append(
+            Row([_text(f"Step {s.index + 1}: {PHASE_WORDS[phase[s.index]]}"), _text(f"{s.spec_name}: {got}")])
+        )
     fill = fill_summary(run)
     if fill:
         rows.append(Row([_text("Fill"), _text(fill.removeprefix("Fill: "))]))
@@ -130,12 +147,18 @@ def disk_table(run: Run) -> Table | None:
     rows = [
         Row(
             [
-                num(d.step + 1, 0),
+                _text(str(d.step + 1)),  # a row key, as the text columns after it (the PDF splits on them)
                 _text(d.manager),
                 _text(d.disk),
                 _text(", ".join(d.targets) or "\u2013"),
                 num(d.reads, 0),
                 num(d.writes, 0),
+                metric(d.r_s),
+                metric(d.w_s),
+                metric(d.rkb_s),
+                metric(d.wkb_s),
+                metric(d.rareq_kib),
+                metric(d.wareq_kib),
                 metric(d.r_await_ms),
                 metric(d.w_await_ms),
                 metric(d.aqu_sz),
@@ -148,12 +171,18 @@ def disk_table(run: Run) -> Table | None:
         f"disks-{run.id}",
         f"Run {run.id} \u2014 disk statistics",
         [
-            Column("Step", True),
+            Column("Step"),
             Column("Manager"),
             Column("Disk"),
             Column("Targets"),
             Column("Reads", True),
             Column("Writes", True),
+            Column("r/s", True),
+            Column("w/s", True),
+            Column("rkB/s", True),
+            Column("wkB/s", True),
+            Column("rareq-sz KiB", True),
+            Column("wareq-sz KiB", True),
             Column("r_await ms", True),
             Column("w_await ms", True),
             Column("aqu-sz", True),
@@ -161,8 +190,10 @@ def disk_table(run: Run) -> Table | None:
         ],
         rows,
         [
-            "From fio's per-disk counters, as iostat computes them: await = ticks per I/O, aqu-sz = time in "
-            "queue over the step, %util = fio's busy time."
+            "From the disk's own counters, as iostat computes them: r/s to wareq-sz over one and the same "
+            "window (fio's sectors from fio 3.36, else the kernel's counters between fio's first and last "
+            "report; empty where neither was recorded), await = ticks per I/O, aqu-sz = time in queue over "
+            "the step, %util = fio's busy time."
         ],
     )
 

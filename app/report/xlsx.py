@@ -48,13 +48,21 @@ MAX_WIDTH = 60
 
 def sheet_name(title: str, used: set[str]) -> str:
     """Excel's rules: at most 31 characters, none of []:*?/\\, unique in the workbook (any case)."""
-    base = re.sub(r"[\[\]:*?/\\]", "-", title).strip("'")[:31] or "Sheet"
+    text = re.sub(r"\s*:\s*", " - ", title)  # "Transfers: before" -> "Transfers - before"
+    text = re.sub(r"\s+", " ", re.sub(r"[\[\]*?/\\]", "-", text)).strip(" '")
+    base = _cut(text, 31) or "Sheet"
     name, n = base, 2
     while name.casefold() in used:
         suffix = f" ({n})"
-        name, n = base[: 31 - len(suffix)] + suffix, n + 1
+        name, n = _cut(base, 31 - len(suffix)) + suffix, n + 1
     used.add(name.casefold())
     return name
+
+
+def _cut(text: str, size: int) -> str:
+    """``text`` at most ``size`` characters, never ending in a blank or a dangling separator (the issue's
+    "Transfers- before, round-robin ")."""
+    return text[:size].rstrip(" -,;'") if len(text) > size else text
 
 
 class _Formats:

@@ -115,10 +115,15 @@ def run_gui(
             return 2
         return _open_run(app, win, open_run, screenshot_dir, tmp if screenshot_dir is not None else None)
     if screenshot_dir is not None:
-        from app.ui.screenshots import capture
+        from app.ui.screenshots import NotWritten, capture
 
         win.run_control.run_options = run_options
-        paths = capture(win, screenshot_dir, run_timeout if run_options is not None else None)
+        try:
+            paths = capture(win, screenshot_dir, run_timeout if run_options is not None else None)
+        except NotWritten:
+            win.close()
+            tmp.cleanup()
+            return 2
         for p in paths:
             print(p)
         if run_options is not None:
@@ -155,7 +160,7 @@ def _open_run(
     if screenshot_dir is None:
         win.show()
         return app.exec()
-    from app.ui.screenshots import SIZE, save_png, settle
+    from app.ui.screenshots import SIZE, NotWritten, out_dir_of, save_png, settle
 
     win.show()
     win.resize(*SIZE)  # after the first show's fit to the screen: pictures have one size
@@ -167,11 +172,13 @@ def _open_run(
         print(f"fiometer: run {run_id} could not be shown", file=sys.stderr)
         win.close()
         return 2
-    out = Path(screenshot_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"run-{run_id}.png"
+    try:
+        path = out_dir_of(screenshot_dir) / f"run-{run_id}.png"
+    except NotWritten:
+        win.close()
+        return 2
     if not save_png(win.grab(), path):
-        print(f"fiometer: cannot write {path}", file=sys.stderr)
+        win.close()
         return 2
     print(path)
     win.close()

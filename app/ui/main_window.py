@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
+from app.live.data import LiveResults
 from app.ui import actions
 from app.ui.confirm import confirm
 from app.ui.plan.library import SpecLibrary
@@ -47,7 +48,6 @@ from app.ui.plan.setup_tab import SetupTab
 from app.ui.plan.specs_tab import SpecsTab
 from app.ui.plan.targets_tab import TargetsTab
 from app.ui.plan.topology import Selection, TopologyTree
-from app.ui.run.live_data import LiveResults
 from app.ui.run.results_tab import ResultsTab
 from app.ui.run.run_controller import RUNNING, RunController
 from app.ui.widgets import Banner, scrolling, tab_leaves_tables
@@ -58,6 +58,7 @@ from app.ui.window.layout import SMALLEST, WindowLook
 from app.ui.window.messages import MessagesPanel
 from app.ui.window.running import RunControl, plan_errors
 from app.ui.window.status import RunStatus
+from app.ui.window.undo_keys import route_undo_keys
 
 __all__ = ["TAB_NAMES", "MainWindow", "droppable_paths"]
 
@@ -168,6 +169,8 @@ class MainWindow(QMainWindow):
             lambda p99, metric, top: self.run_control.start_curve(p99, metric, top)
         )
         self.undo_action, self.redo_action = actions.undo_actions(self, self.doc.undo_stack)
+        # a plan field's Ctrl+Z is the plan's Undo (History's search and the run editor keep their own)
+        self._undo_keys = route_undo_keys(self.tabs, exclude=[self.history.workspace])
         slots = {
             "new": self.files.new_plan,
             "open": self.files.open_dialog,
@@ -391,15 +394,10 @@ class MainWindow(QMainWindow):
     # --- closing -------------------------------------------------------------------------------
     def close_box(self) -> tuple[QMessageBox, dict[Any, str]]:
         """The question asked when closing during a run (not shown), and what each button means."""
-        p = self.controller.progress
-        text = (
-            f"A test is running (step {max(p.step, 1)} of {p.steps}). Closing stops it: the current step "
-            "ends with fio's numbers so far, no further steps run, and what has run is kept in History."
-        )
         box = QMessageBox(
             QMessageBox.Icon.Warning,
             "Close Fiometer during a test?",
-            text,
+            self.close_text(),
             QMessageBox.StandardButton.NoButton,
             self,
         )
@@ -419,11 +417,29 @@ class MainWindow(QMainWindow):
         box.setEscapeButton(cancel)
         return box, answers
 
+    def close_text(self) -> str:
+        """The close question's words, with the step running now."""
+        p = self.controller.progress
+        return (
+            f"A test is running (step {max(p.step, 1)} of {p.steps}). Closing stops it: the current step "
+            "ends with fio's numbers so far, no further steps run, and what has run is kept in History."
+        )
+
     def close_question(self) -> str:
         """One question when closing during a run, covering the run and the plan's unsaved changes:
-        'save' | 'discard' | 'close' | 'cancel'. Cancel is the default and changes nothing."""
+        'save' | 'discard' | 'close' | 'cancel'. Cancel is the default and changes nothing. While it is
+        open the run goes on: its text follows the running step."""
         box, answers = self.close_box()
-        box.exec()
+
+        def follow() -> None:
+            if self.controller.running:
+                box.setText(self.close_text())
+
+        self.controller.tick.connect(follow)
+        try:
+            box.exec()
+        finally:
+            self.controller.tick.disconnect(follow)
         return answers.get(box.clickedButton(), "cancel")
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
@@ -434,8 +450,11 @@ class MainWindow(QMainWindow):
             answer = self.close_question()
             if answer == "cancel" or (answer == "save" and not self.files.save()):
                 return  # the run goes on, the plan stays as it is
-            self._close_after_run = True
             self._changes_settled = True  # asked already: closing after the run asks nothing more
+            if not self.controller.running:  # the run ended while the question was open
+                QTimer.singleShot(0, self.close)
+                return
+            self._close_after_run = True
             self.controller.stop()
             QTimer.singleShot(STOP_GRACE_MS, self.controller.abort)
             self.statusBar().showMessage("Stopping the test; Fiometer closes when fio has ended…")

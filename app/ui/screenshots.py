@@ -41,6 +41,10 @@ def wait_for_run(win: MainWindow, timeout: float) -> bool:
     return not win.controller.running
 
 
+class NotWritten(Exception):
+    """A picture could not be written; its path and why were already printed."""
+
+
 def save_png(pixmap: QPixmap, path: Path) -> bool:
     """A picture written under app.safe_files' rules (never through a link planted in the folder)."""
     from app.safe_files import staged
@@ -51,14 +55,26 @@ def save_png(pixmap: QPixmap, path: Path) -> bool:
                 raise OSError(f"cannot write {path}")
     except OSError as e:
         print(f"fiometer: {e}", file=sys.stderr)
+        print(f"fiometer: remove {path} or choose another folder for --screenshot", file=sys.stderr)
         return False
     return True
 
 
-def capture(win: MainWindow, out_dir: str | Path, run_timeout: float | None = None) -> list[Path]:
-    """Grab every tab; with ``run_timeout`` run the plan first (win.run_control.run_options) for real numbers."""
+def out_dir_of(out_dir: str | Path) -> Path:
+    """The screenshot folder, made if missing; NotWritten (said why) where it cannot be."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"fiometer: cannot make the screenshot folder {out}: {e.strerror or e}", file=sys.stderr)
+        raise NotWritten(str(out)) from e
+    return out
+
+
+def capture(win: MainWindow, out_dir: str | Path, run_timeout: float | None = None) -> list[Path]:
+    """Grab every tab; with ``run_timeout`` run the plan first (win.run_control.run_options) for real numbers.
+    NotWritten at the first picture that cannot be written (the ones before it stay)."""
+    out = out_dir_of(out_dir)
     win.show()
     win.resize(*SIZE)  # after the first show, which fits the window to the screen: pictures have one size
     settle(0.2)
@@ -73,6 +89,6 @@ def capture(win: MainWindow, out_dir: str | Path, run_timeout: float | None = No
         settle(0.15)
         path = out / f"{i + 1:02d}-{slug(name)}.png"
         if not save_png(win.grab(), path):
-            raise OSError(f"cannot write {path}")
+            raise NotWritten(str(path))
         written.append(path)
     return written

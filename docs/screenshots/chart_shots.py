@@ -19,11 +19,11 @@ from history_shots import NOW, demo_run  # noqa: E402
 from shot_kit import settle, start_app, two_spec_plan  # noqa: E402
 
 from app.engine.run.runner import RunOptions  # noqa: E402
+from app.live.data import LAST  # noqa: E402
 from app.store import open_store  # noqa: E402
 from app.ui import settings as prefs  # noqa: E402
 from app.ui import theme  # noqa: E402
 from app.ui.launch import HeadlessWindow  # noqa: E402
-from app.ui.run.live_data import LAST  # noqa: E402
 from tests.stored_runs import AFTER, BEFORE  # noqa: E402
 
 SIZE = (1280, 800)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QImage
 
+from app.live.data import CHART_FIELDS, KINDS, LAST, Block, LiveResults, Series
 from app.ui.run.charts import BAND_SERIES, ChartGrid
-from app.ui.run.live_data import CHART_FIELDS, KINDS, LAST, Block, LiveResults, Series
 
 
 def _grid(qtbot, managers: int, workers: int) -> tuple[ChartGrid, LiveResults, dict]:

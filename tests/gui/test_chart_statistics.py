@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPainterPath
 
 from app.engine.run.runner import RunOptions
+from app.live.data import ALL_KEY, LAST, WHOLE, LiveResults
 from app.model import planfile
 from app.model.metrics import Metrics
 from app.store import open_store
@@ -25,7 +26,6 @@ from app.ui.history.run_view import RunView
 from app.ui.history.stored_series import ReplaySample
 from app.ui.main_window import MainWindow
 from app.ui.run.charts import DEFAULT_FIELDS, NOT_MEASURED, ChartGrid
-from app.ui.run.live_data import ALL_KEY, LAST, WHOLE, LiveResults
 from app.ui.settings import app_settings
 from tests.gui.conftest import local_plan
 from tests.helpers import grid

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from app.ui.run.decimate import PeakGrid, clip_indices
+from app.live.decimate import PeakGrid, clip_indices
 
 
 def _rows(xs: list[np.ndarray], ys: list[np.ndarray]):

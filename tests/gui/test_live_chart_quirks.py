@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QPainterPath
 
+from app.live.data import ALL_KEY, LAST, LiveResults
 from app.ui.history.stored_series import ReplaySample
 from app.ui.run.charts import DEFAULT_FIELDS, ChartGrid, ChartScroller, ahead
-from app.ui.run.live_data import ALL_KEY, LAST, LiveResults
 from app.ui.run.run_controller import STARTUP_GUESS_S, RunProgress
 from tests.gui.test_chart_statistics import sample_metrics
 

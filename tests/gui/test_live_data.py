@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from app.live.data import ALL_KEY, LAST, WHOLE, LiveResults, over_time
 from app.model.metrics import Metrics
-from app.ui.run.live_data import ALL_KEY, LAST, WHOLE, LiveResults, over_time
 from app.ui.run.results_tab import format_value
 
 
@@ -195,7 +195,7 @@ def test_deferred_batches_are_fed_together_as_if_one_by_one() -> None:
 
 
 def test_chart_rows_give_every_chart_field_of_each_window() -> None:
-    from app.ui.run.live_data import CHART_FIELDS, chart_rows
+    from app.live.data import CHART_FIELDS, chart_rows
 
     m = window(2.0, 400, 1.5, 4.0, {1_000_000: 90, 3_000_000: 10})
     m.usr_cpu, m.sys_cpu, m.errors = 3.0, 1.5, 2

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from app.engine.run.runner import RunOptions
+from app.live.data import ALL_KEY
 from app.model.plan import Target
 from app.ui.main_window import MainWindow
 from app.ui.run.disk_table import COLUMNS, ESTIMATED_TIP, FIXED, TARGETS
-from app.ui.run.live_data import ALL_KEY
 from tests.fio_servers import fio_servers
 from tests.gui.conftest import local_plan
 from tests.loop_disk import NEEDS_LOOP, loop_device_in

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtGui import QImage
 
+from app.live.data import ALL_KEY, LAST, MAX_POINTS, RECENT_POINTS, WHOLE, LiveResults
+from app.live.decimate import bucket_extremes
 from app.ui.run.charts import ChartGrid
-from app.ui.run.decimate import bucket_extremes
-from app.ui.run.live_data import ALL_KEY, LAST, MAX_POINTS, RECENT_POINTS, WHOLE, LiveResults
 from tests.gui.test_live_data import FakeSample, window
 from tests.platform_marks import wine_limit
 
@@ -98,7 +98,7 @@ def _feed_range(live: LiveResults, t0: int, count: int, workers: int, spike_at: 
 
 
 def test_batches_charted_on_the_runner_s_thread_feed_the_same_points() -> None:
-    from app.ui.run.live_data import charted
+    from app.live.data import charted
 
     plain, pre = LiveResults(update_seconds=1), LiveResults(update_seconds=1)
     for t in range(1, 40):

@@ -12,12 +12,12 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 
 from app.engine.run.runner import RunOptions
+from app.live.data import ALL_KEY, WHOLE
 from app.model.plan import Target
 from app.store import get_run, list_runs, open_store, step_samples
 from app.ui.main_window import MainWindow
 from app.ui.plan.plan_document import Change
 from app.ui.run import live_gc
-from app.ui.run.live_data import ALL_KEY, WHOLE
 from tests.gui.conftest import local_plan
 
 pytestmark = pytest.mark.fio

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from app.engine.run.runner import RunOptions
+from app.live.data import ALL_KEY, WHOLE
 from app.model.plan import Target
 from app.run_apart import RunApart
 from app.run_session import RunSession
 from app.store import get_run, open_store
 from app.ui.main_window import MainWindow
-from app.ui.run.live_data import ALL_KEY, WHOLE
 from tests.fio_servers import fio_servers
 from tests.gui.conftest import local_plan
 

@@ -4,6 +4,7 @@ offered for creation, and arming that follows the engine's rule."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -143,3 +144,92 @@ def test_a_confirmation_arms_the_file_shown_not_the_device_its_name_leads_to_at_
     (file_risk,), (device_risk,) = asked
     assert file_risk.obj[0] == "file" and "did not create it" in file_risk.reason
     assert device_risk.obj == ("char", 1, 3) and "raw device" in device_risk.reason
+
+
+@pytest.fixture
+def fio_server():
+    from tests.fio_servers import fio_servers
+
+    yield from fio_servers()
+
+
+def test_a_plain_fio_server_is_written_only_on_its_ticked_checkbox(
+    window: MainWindow, dialogs, tmp_path: Path, qtbot, fio_server, monkeypatch
+) -> None:
+    """Issue 36: at Start the window lists the plain fio servers the run writes on, one checkbox each and
+    none ticked; cancelled, nothing is written (not even a test file laid out); ticked, the run goes."""
+    from PySide6.QtWidgets import QDialog
+
+    from app.ui.run import unverified_hosts
+
+    host, port, _proc = fio_server("127.0.0.81")
+    plan = local_plan(tmp_path, workers=1)
+    plan.managers[0].host = f"{host}:{port}"
+    target = Path(plan.managers[0].workers[0].targets[0].name)
+    window.doc.replace(plan)
+    seen: list[dict] = []
+    tick = {"now": False}
+
+    def exec_(self) -> int:
+        seen.append({n: b.isChecked() for n, b in self.boxes.items()})
+        self.adjustSize()
+        self.grab().save(str(Path("/tmp") / "unverified-hosts-dialog.png"))
+        assert not self.go.isEnabled()  # nothing ticked: the action cannot be chosen
+        if not tick["now"]:
+            return QDialog.DialogCode.Rejected
+        self.boxes["M1"].setChecked(True)
+        assert self.go.isEnabled()
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(unverified_hosts.UnverifiedHostsDialog, "exec", exec_)
+    window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
+    assert not window.run_control.start_run()
+    assert seen == [{"M1": False}] and not target.exists()
+    tick["now"] = True
+    assert run_in_window(window, qtbot) == "complete"
+    assert len(seen) == 2 and target.is_file()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup"), reason="needs root and losetup")
+@pytest.mark.parametrize("to", ["a loop device", "another foreign file"])
+def test_a_confirmation_binds_to_the_object_not_the_name(
+    window: MainWindow, tmp_path: Path, qtbot, to
+) -> None:
+    """Issue 36.4: "Overwrite and start" confirmed for a 4 MiB file; while the question is open the path
+    becomes a link to a loop device holding a pattern (or to another foreign file). The window asks again,
+    describing the new object; answered No, nothing is written."""
+    from tests.loop_disk import loop_maker
+
+    makes = loop_maker(tmp_path)
+    make = next(makes)
+    try:
+        disk = make(8 << 20)
+        other = tmp_path / "other.bin"
+        other.write_bytes(b"other" * (1 << 18))
+        target = tmp_path / "precious.bin"
+        target.write_bytes(b"precious" * (1 << 19))  # 4 MiB
+        plan = local_plan(tmp_path, workers=1)
+        plan.specs[0].lines[0].reads = 0
+        plan.managers[0].workers[0].targets = [Target(str(target))]
+        window.doc.replace(plan)
+        asked: list[tuple[str, str]] = []
+        new = disk.dev if to == "a loop device" else str(other)
+
+        def ask(title: str, text: str, action: str = "Yes") -> bool:
+            asked.append((title, text))
+            if len(asked) == 1:  # while the first question is on screen
+                target.unlink()
+                target.symlink_to(new)
+                return True
+            return False
+
+        window.ask = ask  # type: ignore[method-assign]
+        window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
+        assert not window.run_control.start_run()
+        assert len(asked) == 2, asked
+        assert "4 MiB file" in asked[0][1] and str(target) in asked[0][1]
+        assert new in asked[1][1], asked[1][1]
+        assert disk.intact()
+        assert other.read_bytes() == b"other" * (1 << 18)
+    finally:
+        makes.close()

@@ -160,6 +160,16 @@ def test_screenshot_never_writes_through_a_link_planted_in_its_folder(tmp_path: 
     out.mkdir()
     (out / "01-disk-targets.png").symlink_to(victim)
     done = run_cli(str(plan_file(tmp_path)), "--screenshot", str(out), settings=tmp_path / "settings")
-    assert done.returncode != 0
+    assert done.returncode == 2, done.stderr
     assert "symbolic link" in done.stderr and "Traceback" not in done.stderr
+    assert "internal error" not in done.stderr and "choose another folder" in done.stderr
     assert victim.read_bytes() == b"keep me"
+
+
+def test_screenshot_folder_that_is_a_file_is_refused_in_words(tmp_path: Path) -> None:
+    out = tmp_path / "shots"
+    out.write_bytes(b"a file, not a folder")
+    done = run_cli(str(plan_file(tmp_path)), "--screenshot", str(out), settings=tmp_path / "settings")
+    assert done.returncode == 2, done.stderr
+    assert "cannot make the screenshot folder" in done.stderr and "internal error" not in done.stderr
+    assert out.read_bytes() == b"a file, not a folder"

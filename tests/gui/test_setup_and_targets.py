@@ -63,7 +63,8 @@ def test_targets_tab_edits_the_selected_worker(window: MainWindow, tmp_path: Pat
     window.topology.select(Selection(0, 0))
     assert not tab.stack.is_empty
     assert tab.table.rowCount() == 2
-    assert tab.table.item(0, 2).text().startswith("exists, 8 KiB; fio extends it to 1 GiB")
+    # Maximum Disk Size 0 is an existing file's own size, as in Iometer's Dynamo (was: extended to 1 GiB)
+    assert tab.table.item(0, 2).text().startswith("exists, 8 KiB — ")
     assert tab.table.item(1, 2).text().startswith("created when the run starts")
     tab.table.selectRow(1)
     tab.move(-1)

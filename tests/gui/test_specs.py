@@ -118,9 +118,9 @@ def test_editor_shows_inline_errors_and_disables_ok(qtbot) -> None:
     of_size.selectAll()
     qtbot.keyClicks(of_size, "20")
     assert not ok.isEnabled()
-    assert "add up to 90" in dlg.errors["of_size"].text()
+    assert "adds up to 90" in dlg.errors["of_size"].text()
     dlg.table.selectRow(1)
-    assert "add up to 90" in dlg.errors["of_size"].text()  # shown next to the field on every line
+    assert "adds up to 90" in dlg.errors["of_size"].text()  # shown next to the field on every line
     dlg.edits["of_size"].selectAll()
     qtbot.keyClicks(dlg.edits["of_size"], "80")
     assert ok.isEnabled()

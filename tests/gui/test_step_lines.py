@@ -11,9 +11,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
 
+from app.live.data import ALL_KEY, LAST, LiveResults, Series, StepMark
 from app.model.metrics import Metrics
 from app.ui.run.charts import MARK_COLOR, ChartGrid
-from app.ui.run.live_data import ALL_KEY, LAST, LiveResults, Series, StepMark
 from app.ui.run.step_lines import StepLines
 
 GREY = QColor(*MARK_COLOR)

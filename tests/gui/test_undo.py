@@ -250,3 +250,63 @@ def test_ctrl_z_and_ctrl_y_keys_undo_and_redo(window: MainWindow, tmp_path: Path
         window.topology, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     )
     assert len(window.doc.plan.managers[0].workers) == 3
+
+
+def test_ctrl_z_in_a_spin_box_undoes_the_field_last_edited_and_redo_brings_it_back(
+    window: MainWindow, tmp_path: Path, qtbot
+) -> None:
+    """Issue 38.2: Ramp up 5 -> 0, later 7 typed into the run time's seconds, Tab, Ctrl+Z: the run time goes
+    back (not the ramp up, by the spin box's own undo of its text), and Ctrl+Y brings it again."""
+    opened(window, tmp_path)
+    tab = window.setup_tab
+    window.show_tab(tab)
+    window.activateWindow()
+    window.doc.edit("ramp", Change.SETUP, lambda p: setattr(p.setup, "ramp_up", 5))
+    window.doc.mark_saved()
+    tab.load()
+    run_before = window.doc.plan.setup.run_time
+
+    def type_into(spin, text: str) -> None:
+        spin.setFocus()
+        qtbot.waitUntil(lambda: spin.hasFocus())
+        qtbot.keyClick(spin, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClicks(spin, text)
+
+    type_into(tab.ramp, "0")
+    assert window.doc.plan.setup.ramp_up == 0
+    type_into(tab.seconds, "7")
+    assert window.doc.plan.setup.run_time % 60 == 7
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+    focus = QApplication.focusWidget()
+    qtbot.keyClick(focus, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert window.doc.plan.setup.run_time == run_before  # the field edited last
+    assert window.doc.plan.setup.ramp_up == 0
+    assert tab.seconds.value() == run_before % 60 and tab.ramp.value() == 0  # the fields show the plan
+    assert window.redo_action.isEnabled()
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
+    assert window.doc.plan.setup.run_time % 60 == 7 and tab.seconds.value() == 7
+    # in the spin box being typed in, too: Ctrl+Z there is the document's undo (the field's own text
+    # history would otherwise put back a value the plan no longer has, as a new edit that ends Redo)
+    type_into(tab.ramp, "3")
+    qtbot.keyClick(tab.ramp, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert window.doc.plan.setup.ramp_up == 0 and tab.ramp.value() == 0
+    qtbot.keyClick(tab.ramp, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert window.doc.plan.setup.run_time % 60 == run_before % 60  # then the edit before
+    assert window.doc.plan.setup.ramp_up == 0
+    qtbot.keyClick(
+        tab.ramp, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
+    assert window.doc.plan.setup.run_time % 60 == 7
+
+
+def test_ctrl_z_in_history_search_is_the_fields_own(window: MainWindow, tmp_path: Path, qtbot) -> None:
+    opened(window, tmp_path)
+    window.doc.edit("ramp", Change.SETUP, lambda p: setattr(p.setup, "ramp_up", 9))
+    window.history.show_history()
+    search = window.history.list.search
+    search.setFocus()
+    qtbot.waitUntil(lambda: search.hasFocus())
+    qtbot.keyClicks(search, "abc")
+    qtbot.keyClick(search, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert window.doc.plan.setup.ramp_up == 9  # the plan is not what the search box undoes
+    assert search.text() != "abc"

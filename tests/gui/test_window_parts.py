@@ -12,10 +12,10 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QStatusBar, QWidget
 
 from app.engine.run.runner import RunOptions
+from app.live.data import LiveResults
 from app.ui.main_window import MainWindow
 from app.ui.plan.plan_document import PlanDocument
 from app.ui.plan.topology import TopologyTree
-from app.ui.run.live_data import LiveResults
 from app.ui.run.results_tab import ResultsTab
 from app.ui.run.run_controller import RunController
 from app.ui.window.files import PlanFiles

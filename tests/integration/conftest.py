@@ -10,7 +10,7 @@ from tests.fio_servers import fio_servers
 
 @pytest.fixture
 def fio_server():
-    """``fio_server(host, binary="fio")`` starts a real `fio --server` there; all are stopped after the test."""
+    """``fio_server(host, binary=None)`` starts a real `fio --server` there ($FIOMETER_SERVER_FIO or fio); all are stopped after the test."""
     yield from fio_servers()
 
 

@@ -16,7 +16,7 @@ from app.cli.progress import ProgressPrinter
 from app.engine.run.managers import remote_endpoint
 from app.engine.run.runner import Runner, RunOptions
 from app.recording import Fanout, StoreRecorder
-from app.store import get_run, open_store, step_samples
+from app.store import get_run, open_store, step_samples, step_series
 from tests.fio_proxy import FioProxy
 from tests.integration.test_remote_faults import Collect, job_processes, plan_for
 from tests.stored_vs_fio import check_manager
@@ -168,3 +168,72 @@ class TimedLines(io.StringIO):
     def write(self, text: str) -> int:
         self.lines += [(time.monotonic(), line) for line in text.splitlines() if line]
         return len(text)
+
+
+class Arrivals(Collect):
+    """Collect, and when each manager sample reached the listener (the bunches show here)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived: dict[str, list[float]] = defaultdict(list)
+
+    def samples(self, step, samples):
+        now = time.monotonic()
+        for s in samples:
+            if s.level == "manager":
+                self.arrived[s.manager].append(now)
+        super().samples(step, samples)
+
+
+def test_behind_a_bunching_link_every_level_is_stored_on_fios_clock(tmp_path, fio_server):
+    """Issue 35.5: the manager's, its worker's and its target's stored seconds are where fio's runtime puts
+    them (each manager's first measured report at 0), not at the bunch's arrival; the reports that came after
+    ALL had shown their second are marked late at every level."""
+    direct = fio_server("127.0.0.61")
+    behind = fio_server("127.0.0.62")
+    proxy = FioProxy(behind[0], behind[1], "127.0.0.63", bunch=3.5)
+    plan = plan_for(tmp_path, 2)
+    addresses = {"M1": f"{direct[0]}:{direct[1]}", "M2": f"{proxy.host}:{proxy.port}"}
+    collect = Arrivals()
+    try:
+        with open_store(tmp_path / "seconds.db") as store:
+            recorder = StoreRecorder(store)
+            runner = Runner(
+                plan,
+                {n: remote_endpoint(n, a) for n, a in addresses.items()},
+                Fanout(recorder, collect),
+                RunOptions(run_time=RUN_S, engine="null", file_size=1 << 20),
+            )
+            assert runner.run() == "complete", [m.text for m in collect.messages]
+            step = get_run(store, recorder.run_id).steps[0]
+            stored = {
+                (level, manager, key): (
+                    step_samples(store, step.id, level, key, manager=manager),
+                    dict(step_samples(store, step.id, level, key, "whole", manager=manager)),
+                )
+                for level, manager, key in step_series(store, step.id)
+                if level != "all"
+            }
+    finally:
+        proxy.close()
+    assert proxy.bunches >= 2
+    gaps = [b - a for a, b in zip(collect.arrived["M2"], collect.arrived["M2"][1:], strict=False)]
+    assert sum(g < 0.3 for g in gaps) >= 2, gaps  # M2's reports did arrive in bunches
+    levels = {level for level, _m, _k in stored}
+    assert levels == {"manager", "worker", "target"}, stored.keys()
+    for (level, manager, key), (rows, wholes) in stored.items():
+        assert len(rows) >= RUN_S - 1, (level, manager, key)
+        # fio's own time of each stored row: its whole-step runtime as fio reported it, from the first report
+        phase = wholes[rows[0][0]].seconds
+        while phase > 1.5:
+            phase -= 1.0
+        fio_seconds = [wholes[t].seconds - phase for t, _ in rows]
+        assert [t for t, _ in rows] == pytest.approx(fio_seconds, abs=0.0015), (level, manager, key)
+        assert max(t for t, _ in rows) <= RUN_S
+    m2 = [t for t, _ in stored[("manager", "M2", "M2")][0]]
+    assert all(0.8 < b - a < 1.2 for a, b in zip(m2, m2[1:-1], strict=False)), (
+        m2
+    )  # a second apart, not bunched
+    late = {(s.level, s.manager) for s in collect.samples_by_step if s.late}
+    assert {("manager", "M2"), ("worker", "M2"), ("target", "M2"), ("all", None)} <= late, late
+    assert not any(s.late for s in collect.samples_by_step if s.manager == "M1"), "M1 was never late"

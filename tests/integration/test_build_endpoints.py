@@ -99,7 +99,7 @@ def test_far_managers_are_probed_together_not_one_after_another(fio_server):
         (h, int(p)) for h, p in (link.address.split(":") for link in links)
     ]
     assert took >= delay * 0.9
-    assert took < n * delay / 2, (
+    assert took < n * delay * 0.75, (  # one after another: >= 8 s; together ~1-2 s, 4 s seen under load
         f"{took:.1f} s: the probes did not overlap (one after another: >= {n * delay:g} s)"
     )
     assert not probe_threads()

@@ -132,3 +132,31 @@ def test_plan_jobs_cli_writes_a_file_per_step_and_manager(tmp_path):
     assert out.returncode == 0, out.stderr
     names = sorted(p.name for p in (tmp_path / "jobs").iterdir())
     assert names == [f"step-00{i}-LAB-STOR-07.fio" for i in range(1, 5)]
+
+
+def test_plan_jobs_writes_what_run_gives_fio_with_the_same_overrides(tmp_path):
+    """`plan --jobs` takes run's --run-time, --ramp-up and --test-file-size, so its job files hold the
+    run time, ramp-up and size that `run` with the same options stored as given to fio."""
+    target = tmp_path / "iobw.tst"
+    overrides = ["--run-time", "1", "--ramp-up", "0", "--test-file-size", "8M", "--map", f"D:={target}"]
+    plan = ICF / "fourmix_2004.icf"
+    done = fiometer("run", plan, *overrides, "--db", tmp_path / "r.db")
+    assert done.returncode == 0, done.stderr
+    from app.store import get_run, open_store
+
+    with open_store(tmp_path / "r.db") as store:
+        stored = [s.outputs for s in get_run(store, 1).steps]
+    out = fiometer("plan", plan, "--jobs", tmp_path / "jobs", *overrides)
+    assert out.returncode == 0, out.stderr
+    assert "run time 1 s, ramp-up 0 s each" in fiometer("plan", plan, *overrides[:4]).stdout
+
+    def facts(text: str) -> list[str]:
+        keys = ("runtime=", "ramp_time=", "size=")
+        return sorted(line for line in text.splitlines() if line.startswith(keys))
+
+    written = sorted((tmp_path / "jobs").iterdir())
+    assert len(written) == len(stored) == 4
+    for path, outputs in zip(written, stored, strict=True):
+        ran = facts(next(iter(outputs.values())).job_text)
+        assert facts(path.read_text()) == ran, path.name
+        assert "runtime=1" in ran and any(line.startswith("size=") for line in ran), ran

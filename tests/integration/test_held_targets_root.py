@@ -213,6 +213,56 @@ def test_the_backing_file_of_a_mounted_loop_device_is_in_use(tmp_path, loops):
     fs_intact(fs)
 
 
+def stacked_on(fs: Loop, how: str, loops) -> str:
+    """A loop device over the mounted ext4 ``fs``: over its device, over its image file, or 1 MiB into it."""
+    if how == "over the mounted device":
+        return loops(over=fs.dev).dev
+    if how == "on the same image file":
+        return loops(over=str(fs.backing)).dev
+    dev = sh("losetup", "--find", "--show", "-o", str(MiB), str(fs.backing))
+    stacked_on.extra.append(dev)  # type: ignore[attr-defined]
+    return dev
+
+
+stacked_on.extra = []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("how", ["over the mounted device", "on the same image file", "1 MiB into the image"])
+def test_a_loop_device_stacked_on_a_mounted_file_system_is_in_use(tmp_path, loops, how):
+    """Issue 36.3: writing a loop device writes what backs it. A loop over a mounted loop device, a second
+    loop on a mounted loop's image file, or one at an offset into it, is in use: armed once it is refused
+    (the second override is required) and the file system stays whole; armed twice it is the user's word."""
+    fs = loops(ext4=True)
+    try:
+        upper = stacked_on(fs, how, loops)
+        with pytest.raises(RunRefused) as refused:
+            runner(tmp_path, upper, Steps(), allow={"T1"})
+        text = str(refused.value)
+        assert "is in use" in text and "--allow-write-mounted" in text, text
+        assert (
+            ("its backing device" in text)
+            if how == "over the mounted device"
+            else (f"its backing file also backs {fs.dev}" in text)
+        ), text
+        fs_intact(fs)
+    finally:
+        for dev in stacked_on.extra:  # type: ignore[attr-defined]
+            subprocess.run(["losetup", "-d", dev], capture_output=True)
+        stacked_on.extra.clear()  # type: ignore[attr-defined]
+
+
+def test_a_loop_over_an_unused_loop_is_not_in_use(tmp_path, loops):
+    """The stack rule does not make every loop device busy: one over a loop device nothing uses is armed
+    once, and written through its descriptor."""
+    lower = loops()
+    upper = loops(over=lower.dev)
+    listener = Steps()
+    assert runner(tmp_path, upper.dev, listener, reads=(0,), allow={"T1"}).run() == "complete", (
+        listener.errors
+    )
+    assert not lower.intact()
+
+
 def test_an_ext4_mounted_only_in_another_mount_namespace_is_refused_by_the_kernel(tmp_path, loops):
     fs = loops(ext4=True, mount=False)
     mnt = tmp_path / "elsewhere"
@@ -382,3 +432,48 @@ def test_the_external_log_device_of_a_mounted_xfs_is_refused(tmp_path, loops):
         sh("umount", str(mnt))
     repair = subprocess.run(["xfs_repair", "-n", "-l", log.dev, data.dev], capture_output=True, text=True)
     assert repair.returncode == 0, repair.stdout + repair.stderr
+
+
+@pytest.mark.skipif(shutil.which("swapon") is None, reason="needs swapon")
+def test_an_armed_active_swap_file_is_refused_before_fio_writes_it(tmp_path):
+    """Issue 35: an active swap *file*, armed, was written by fio until the kernel's ETXTBSY and reported as
+    'I/O error on target /proc/self/fd/7'. It is refused before fio starts, named, with what to do; its
+    bytes are untouched."""
+    swap = tmp_path / "swap.img"
+    swap.write_bytes(b"\0" * (16 * MiB))
+    swap.chmod(0o600)
+    sh("mkswap", str(swap))
+    before = swap.read_bytes()
+    sh("swapon", str(swap))
+    try:
+        steps = Steps()
+        status = runner(tmp_path, str(swap), steps, allow=(str(swap),), file_size=8 * MiB).run()
+    finally:
+        sh("swapoff", str(swap))
+    fin = steps.outcomes[0].finished["M1"]
+    assert status == "failed" and not fin.ok
+    assert f"{swap} is an active swap file" in fin.reason and "swapoff" in fin.reason, fin.reason
+    assert "/proc/self/fd" not in fin.reason and steps.outcomes[0].refused
+    assert swap.read_bytes() == before
+
+
+def test_a_second_run_on_the_same_own_test_file_is_refused_while_the_first_holds_it(tmp_path):
+    """Issue 35: two runs started at once on the same own test file both ran, with no word, their results
+    mixed. The second is started from inside the first, right before the first's fio starts (its test file
+    held): it is refused before its fio starts, naming the file and what to do; the first runs on."""
+    target = str(tmp_path / "shared.tst")
+    second: dict[str, object] = {}
+
+    def start_the_second(step: Step) -> None:
+        if "status" not in second:
+            steps = Steps()
+            second["status"] = runner(tmp_path, target, steps, reads=(100,)).run()
+            second["outcomes"] = steps.outcomes
+
+    first = Steps()
+    status = runner(tmp_path, target, first, reads=(0,), hook=start_the_second).run()
+    assert status == "complete", first.outcomes[0].finished["M1"].reason
+    (outcome,) = second["outcomes"]
+    fin = outcome.finished["M1"]
+    assert second["status"] == "failed" and outcome.refused, fin.reason
+    assert f"{target} is in use by another run now" in fin.reason and "its own test file" in fin.reason

@@ -37,7 +37,9 @@ def test_a_remote_test_file_is_laid_out_before_the_step_starts_and_its_time_is_s
     plan.managers[0].host = f"{host}:{port}"
     plan.managers[0].workers[0].targets = [Target(str(path))]
     seen = Seen(path)
-    runner = Runner(plan, build_endpoints(plan), seen, RunOptions(run_time=1, file_size=SIZE))
+    runner = Runner(
+        plan, build_endpoints(plan), seen, RunOptions(run_time=1, file_size=SIZE, allow_unverified={"M1"})
+    )
     assert runner.run() == "complete"
     spill = 4096  # the largest block, as remote_files places the marker past it
     assert seen.at_start == SIZE + spill + remote_files.MARK_SIZE  # whole before the step started

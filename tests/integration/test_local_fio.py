@@ -190,6 +190,33 @@ def test_stop_mid_run_keeps_the_final_numbers():
     assert "fio is ending its jobs (signal 2)" in texts(events)
 
 
+@pytest.mark.parametrize("when", [0, 2])  # before fio's first report, mid-run
+def test_stop_by_trigger_file_keeps_the_final_numbers(monkeypatch, when):
+    """Windows' stop (fio's --trigger-file, no signal), exercised with Linux fio: fio ends its jobs with
+    its final report and exit code 0, and its job folder is left clean."""
+    import app.engine.transports.local_fio as local_fio
+
+    monkeypatch.setattr(local_fio, "stops_by_trigger_file", lambda os_name, version: True)
+    monkeypatch.setattr(
+        local_fio, "stop_signal", lambda os_name: int(signal.SIGWINCH)
+    )  # a signal would not stop
+    lf = LocalFio("m", stop_grace=8.0)
+    lf.start(null_job("j", 30, extra="verify=crc32c\n"), status_interval=0.5)
+    folder = lf._jobfile.parent
+    if when == 0:
+        lf.stop()
+    t0 = time.monotonic()
+    events = drain(lf, lambda _s, n: lf.stop() if n == when else None)
+    assert time.monotonic() - t0 < 8
+    fin = events[-1]
+    assert fin.ok and fin.stopped and fin.returncode == 0, fin
+    final = [s for s in snaps(events) if s.final]
+    assert len(final) == 1 and final[0].jobs[0]["job_runtime"] < 30_000
+    if when:
+        assert final[0].jobs[0]["read"]["total_ios"] > 0
+    assert not folder.exists()  # the trigger and fio's verify state files went with it
+
+
 def test_fio_killed_mid_run_reports_it_and_keeps_samples():
     lf = LocalFio("m")
     lf.start(null_job("j", 30), status_interval=0.5)

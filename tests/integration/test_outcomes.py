@@ -151,7 +151,7 @@ def test_cli_run_where_fio_refuses_a_target_exits_1_and_names_it(tmp_path, immut
     assert out.returncode == 1, text
     # fio's own words (fio cuts its line short after a long path, hence "Operation not")
     assert f"cannot open target {immutable_file}: Operation not" in text and "Traceback" not in text
-    assert "Run failed: 1 of 1 step ran (1 failed)." in out.stdout
+    assert "Run failed: 0 of 1 step ran; 1 refused before fio started." in out.stdout  # not "ran (1 failed)"
     with open_store(db) as store:
         (summary,) = list_runs(store)
         run = get_run(store, summary.id)
@@ -218,6 +218,9 @@ def test_summary_counts():
     assert (s.ran, s.complete, s.stopped, s.failed, s.skipped) == (4, 1, 1, 2, 2)
     assert s.text() == "4 of 6 steps ran (1 complete, 1 stopped, 2 failed); 2 skipped"
     assert summarize([], 1).text() == "0 of 1 step ran; 1 skipped"
+    refused = summarize(["refused"], 2)  # a step whose managers were all refused before fio started
+    assert (refused.ran, refused.refused, refused.skipped) == (0, 1, 1)
+    assert refused.text() == "0 of 2 steps ran; 1 refused before fio started; 1 skipped"
 
 
 def test_cli_ctrl_c_is_stopped_exit_3_with_the_count(tmp_path):

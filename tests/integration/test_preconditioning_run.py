@@ -62,6 +62,13 @@ def test_fill_steady_state_then_measure(tmp_path):
         report = build_report(store, [1], [])
     tables = {t.key: t for t in report.runs[0].workloads}
     phases = [r.cells[0].text for r in tables["precondition-1"].rows]
-    assert phases == ["Fill", "Steady state", "IOPS per round"]
-    assert tables["precondition-1"].rows[1].cells[1].text.startswith("Steady state reached after round")
+    assert phases == [
+        "Step 1: fill (preconditioning)",
+        "Step 2: steady-state step (preconditioning)",
+        "Fill",
+        "Steady state",
+        "IOPS per round",
+    ]
+    assert tables["precondition-1"].rows[3].cells[1].text.startswith("Steady state reached after round")
+    assert [r.cells[0].text for r in report.runs[0].summary.rows] == ["3"]  # the results: the measured step
     assert [s.index for s in report.baseline.steps] == [2]  # the measured step only: preconditioning is apart

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.engine.run.managers import build_endpoints
-from app.engine.run.runner import Runner, RunOptions
+from app.engine.run.runner import Runner, RunOptions, RunRefused
 from app.engine.transports import remote_files
 from app.engine.transports.fioproto import RemoteFio
 from app.model import planfile
@@ -37,7 +37,10 @@ def plan_on(path: Path, reads: int):
     return plan
 
 
-def cli(tmp_path: Path, plan, server: tuple[str, int], *extra: str) -> subprocess.CompletedProcess[str]:
+def cli(
+    tmp_path: Path, plan, server: tuple[str, int], *extra: str, host_armed: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """``host_armed``: the run carries --allow-unverified-writes M1 (a plain server's writes armed)."""
     p = tmp_path / "plan.json"
     planfile.save(plan, p)
     return subprocess.run(
@@ -55,6 +58,7 @@ def cli(tmp_path: Path, plan, server: tuple[str, int], *extra: str) -> subproces
             "1",
             "--test-file-size",
             "1M",
+            *(["--allow-unverified-writes", "M1"] if host_armed else []),
             *extra,
         ],
         capture_output=True,
@@ -154,7 +158,7 @@ def test_a_file_replaced_after_the_check_stops_the_step_before_fio_writes(tmp_pa
     plan = plan_on(target, reads=0)
     plan.managers[0].host = f"{server[0]}:{server[1]}"
     endpoints = build_endpoints(plan)
-    runner = Runner(plan, endpoints, options=RunOptions(run_time=1, file_size=SIZE))
+    runner = Runner(plan, endpoints, options=RunOptions(run_time=1, file_size=SIZE, allow_unverified={"M1"}))
     target.write_bytes(PATTERN)  # between the check and the step
     assert runner.run() == "failed"
     reason = runner.outcomes[0].finished["M1"].reason
@@ -200,6 +204,71 @@ def test_a_link_or_node_to_a_disk_as_the_test_file_is_refused_unarmed(tmp_path, 
             os.mknod(name, stat.S_IFBLK | 0o600, st.st_rdev)
         done = cli(tmp_path, plan_on(name, reads=0), server)
         assert done.returncode != 0 and "does not carry Fiometer's marker" in done.stderr, done.stderr
+        with open(dev, "rb") as d:
+            assert d.read() == pattern
+    finally:
+        detach(dev)
+
+
+def test_a_plain_server_writes_nothing_unless_its_host_is_armed(tmp_path, server):
+    """Issue 36: on a plain fio server nothing can be verified, so a writing run (or a test file to lay out)
+    is refused until that host is armed; the message says in one line why and offers ssh://. Reads of a
+    file that is there stay free."""
+    new = tmp_path / "new.tst"
+    done = cli(tmp_path, plan_on(new, reads=0), server, host_armed=False)
+    assert done.returncode != 0
+    line = next(ln for ln in done.stderr.splitlines() if "plain fio --server" in ln)
+    assert "--allow-unverified-writes 'M1'" in line and f"ssh://{server[0]}" in line, line
+    assert "swapped for a link to a device" in line and "app." not in done.stderr, done.stderr
+    assert not new.exists()  # not even laid out
+    done = cli(tmp_path, plan_on(new, reads=100), server, host_armed=False)  # a read lays out: refused
+    assert done.returncode != 0 and "--allow-unverified-writes" in done.stderr and not new.exists()
+    # armed by its host (not its name) the same run goes
+    done = cli(
+        tmp_path, plan_on(new, reads=0), server, "--allow-unverified-writes", server[0], host_armed=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "writes armed without verification" in done.stdout
+    done = cli(tmp_path, plan_on(new, reads=100), server, host_armed=False)  # reads: free
+    assert done.returncode == 0, done.stderr
+    assert "plain fio --server" in done.stdout and "app.engine" not in done.stdout  # the note, no module
+
+
+@NEEDS_LOOP
+def test_a_swap_to_a_disk_after_the_last_check_writes_nothing_on_an_unarmed_host(tmp_path, server):
+    """Issue 36's first row: a 2-step plan on a new test file; after step 2's marker probe (in the window
+    before fio opens it) the file becomes a link to a disk. Unarmed, the run never starts, so the swap
+    performed right before fio starts (before_fio_start) finds nothing to redirect: the disk keeps every
+    byte. Armed, it is the user's word (the message said so)."""
+    dev = attach(tmp_path / "disk.img", 8 << 20)
+    try:
+        pattern = bytes(range(251)) * ((8 << 20) // 251) + bytes((8 << 20) % 251)
+        with open(dev, "r+b") as d:
+            d.write(pattern)
+        target = tmp_path / "f.tst"
+        plan = plan_on(target, reads=0)
+        plan.specs.append(copy.deepcopy(plan.specs[0]))
+        plan.specs[1].name = "again"
+        plan.managers[0].workers[0].specs = [plan.specs[0].name, "again"]
+        plan.managers[0].host = f"{server[0]}:{server[1]}"
+        swapped = []
+
+        def swap(step):
+            if step.index == 1:
+                target.unlink()
+                target.symlink_to(dev)
+                swapped.append(step.index)
+
+        endpoints = build_endpoints(plan)
+        try:
+            with pytest.raises(RunRefused, match="allow-unverified-writes") as refused:
+                Runner(plan, endpoints, options=RunOptions(run_time=1, file_size=SIZE, before_fio_start=swap))
+        finally:
+            for ep in endpoints.values():
+                if ep.close is not None:
+                    ep.close()
+        assert refused.value.unverified == [("M1", f"{server[0]}:{server[1]}")] and refused.value.only_asks
+        assert not swapped and not target.exists()
         with open(dev, "rb") as d:
             assert d.read() == pattern
     finally:

@@ -1,5 +1,6 @@
 """`fiometer run` with two managers on two real `fio --server` processes (127.0.0.2 and 127.0.0.3)."""
 
+import re
 import shutil
 import socket
 import subprocess
@@ -12,7 +13,7 @@ from app.model import planfile
 from app.model.plan import SpecLine, Target
 from app.store.database import open_store
 from app.store.queries import get_run
-from tests.fio_servers import stop_group
+from tests.fio_servers import protocols_of, server_banner, server_fio, stop_group
 from tests.helpers import grid
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
@@ -31,7 +32,7 @@ def servers():
         port = free_port(host)
         procs.append(
             subprocess.Popen(
-                ["fio", f"--server={host},{port}"],
+                [server_fio(), f"--server={host},{port}"],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,
@@ -84,7 +85,8 @@ def test_two_remote_managers_run_store_and_export(tmp_path, servers):
         "null",
     )
     assert out.returncode == 0, out.stderr + out.stdout
-    assert f"M1 on {servers[0]} (fio 3.33)" in out.stdout
+    version = server_banner().removeprefix("fio-")
+    assert f"M1 on {servers[0]} (fio {version})" in out.stdout
     live = [
         ln for ln in out.stdout.splitlines() if ln.strip().startswith("[1/1") and "M1:" in ln and "M2:" in ln
     ]
@@ -98,7 +100,7 @@ def test_two_remote_managers_run_store_and_export(tmp_path, servers):
         run = get_run(store, 1)
     for name in ("M1", "M2"):
         env = run.host["managers"][name]
-        assert env["hostname"] == socket.gethostname() and env["cpus"] >= 1 and env["fio_version"] == "3.33"
+        assert env["hostname"] == socket.gethostname() and env["cpus"] >= 1 and env["fio_version"] == version
         assert "kernel" not in env  # nothing the probe does not tell
     assert all("environment" not in t.details for t in run.targets)  # a remote file system is not looked at
 
@@ -111,7 +113,9 @@ def test_unmapped_second_manager_is_refused_by_name(tmp_path, servers):
 
 def test_probe_and_closed_port(servers):
     out = cli("probe", servers[0])
-    assert out.returncode == 0 and "fio-3.33 (protocol 97)" in out.stdout
+    banner = server_banner()
+    found = re.search(rf"{re.escape(banner)} \(protocol (\d+)\)", out.stdout)
+    assert out.returncode == 0 and found and int(found[1]) in protocols_of(banner), out.stdout
     port = free_port("127.0.0.2")
     out = cli("probe", f"127.0.0.2:{port}")
     assert out.returncode == 2 and "nothing is listening" in out.stderr and "Traceback" not in out.stderr

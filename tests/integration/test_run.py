@@ -169,6 +169,36 @@ def test_cli_refuses_unmapped_windows_target_and_unarmed_existing_file(tmp_path)
     assert precious.read_bytes() == b"data" * 1000
 
 
+def test_cli_accepts_the_hint_as_cmd_exe_passes_it(tmp_path):
+    """cmd.exe hands `--allow-write 'D:'` over with the quotes: the run is armed, not refused again."""
+    from tests.helpers import shared_dir
+
+    plan = shared_dir() / "icf" / "fourmix_2004.icf"
+    precious = tmp_path / "precious.dat"
+    precious.write_bytes(b"data" * 1000)
+    base = [sys.executable, "-m", "app.cli", "run", str(plan), "--map", f"D:={precious}", "--run-time", "1"]
+    refused = subprocess.run(base, capture_output=True, text=True)
+    assert refused.returncode == 2 and "--allow-write 'D:'" in refused.stderr
+    armed = subprocess.run(
+        [
+            *base,
+            "--allow-write",
+            "'D:'",
+            "--db",
+            str(tmp_path / "r.db"),
+            "--test-file-size",
+            "1M",
+            "--ramp-up",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "--allow-write" not in armed.stderr, armed.stderr[-2000:]
+    assert armed.returncode == 0, armed.stdout[-2000:] + armed.stderr[-2000:]
+
+
 def test_stop_step_ends_one_step_and_the_run_goes_on(tmp_path):
     """Iometer's Stop: the current test ends with its numbers, the next one starts."""
     plan = two_manager_plan(tmp_path)

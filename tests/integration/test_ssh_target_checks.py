@@ -117,6 +117,145 @@ def test_an_armed_file_swapped_after_the_check_stops_the_step(ssh_namespace, tmp
     target.write_bytes(b"b" * (3 << 20))  # a new inode under the armed name
     assert runner.run() == "failed"
     reason = runner.outcomes[0].finished["M1"].reason
-    assert "is not the object that was checked" in reason, reason
+    assert "changed since it was checked" in reason and "nothing was written" in reason, reason
     assert target.read_bytes() == b"b" * (3 << 20)
     assert (tmp_path / "old.bin").read_bytes() == b"a" * (3 << 20)
+
+
+@pytest.fixture
+def loops(tmp_path):
+    from tests.loop_disk import loop_maker
+
+    yield from loop_maker(tmp_path)
+
+
+def two_steps(target: str, reads: int = 0):
+    plan = grid(1, 1, 1, qd=2, specs=("S1", "S2"))
+    for spec in plan.specs:
+        spec.lines = [SpecLine(4096, 100, reads, 100, 0, 1, 4096, 0)]
+    plan.managers[0].host = "ssh://fiometer-remote"
+    plan.managers[0].workers[0].targets = [Target(target)]
+    return plan
+
+
+@NEEDS_LOOP
+def test_a_test_file_swapped_for_a_link_to_a_disk_right_before_fio_starts_is_not_followed(
+    ssh_namespace,  # noqa: F811
+    tmp_path,
+    monkeypatch,
+    loops,
+):
+    """Issue 36's ssh:// row: a 2-step plan on a new test file; after step 2's checks, right before fio
+    starts (before_fio_start), the file is removed and its name made a link to a loop device holding a
+    pattern. fio opens what the process on that host holds (/proc/<pid>/fd/N), not the name: the disk
+    keeps every byte, unarmed."""
+    from app.engine.run.managers import build_endpoints
+    from app.engine.run.runner import RunListener, Runner, RunOptions
+
+    config, _ns = ssh_namespace
+    monkeypatch.setenv(SSH_ENV, f"ssh -F {config}")
+    disk = loops()
+    target = tmp_path / "f.tst"
+    swapped: list[int] = []
+    texts: list[str] = []
+
+    def swap(step) -> None:
+        if step.index == 1:
+            target.unlink()
+            target.symlink_to(disk.dev)
+            swapped.append(step.index)
+
+    class Texts(RunListener):
+        def step_started(self, step, jobfiles) -> None:
+            texts.append(jobfiles["M1"].text)
+
+    plan = two_steps(str(target))
+    runner = Runner(
+        plan,
+        build_endpoints(plan),
+        Texts(),
+        RunOptions(run_time=1, file_size=1 << 20, before_fio_start=swap),
+    )
+    status = runner.run()
+    assert swapped == [1], "the swap was not performed in the window"
+    assert disk.intact(), "fio followed the planted link to the disk"
+    assert status == "complete", [o.finished["M1"].reason for o in runner.outcomes]
+    assert target.is_symlink()  # the planted link is left as it is; nothing was written through it
+
+
+def test_a_test_file_rewritten_in_place_is_foreign_again(ssh_namespace, tmp_path):  # noqa: F811
+    """Fiometer's own test file there, rewritten in place by another program (its size kept): the change
+    time moved, so the next run refuses to write it unarmed, and the data stays."""
+    config, _ns = ssh_namespace
+    target = tmp_path / "own.tst"
+    done = run_over_ssh(config, tmp_path, str(target), 0)
+    assert done.returncode == 0, done.stderr
+    assert run_over_ssh(config, tmp_path, str(target), 0).returncode == 0  # its own: no arming
+    with open(target, "r+b") as f:  # dd conv=notrunc
+        f.write(b"precious" * 8192)
+    data = target.read_bytes()
+    done = run_over_ssh(config, tmp_path, str(target), 0)
+    assert done.returncode != 0 and "did not create it (or it changed since)" in done.stderr, done.stderr
+    assert target.read_bytes() == data
+
+
+@NEEDS_LOOP
+@pytest.mark.skipif(shutil.which("mkfs.ext4") is None, reason="needs mkfs.ext4")
+def test_a_test_file_that_backs_a_mounted_loop_is_in_use(ssh_namespace, tmp_path):  # noqa: F811
+    """Fiometer's own test file there now backs a mounted file system (losetup, mkfs, mount): the next run
+    refuses it unarmed, and armed once (the second override is required); the file system stays whole."""
+    config, _ns = ssh_namespace
+    target = tmp_path / "own.tst"
+    done = run_over_ssh(config, tmp_path, str(target), 0, "--test-file-size", "16M")
+    assert done.returncode == 0, done.stderr
+    subprocess.run(["mkfs.ext4", "-q", "-F", str(target)], check=True, capture_output=True)
+    dev = subprocess.run(
+        ["losetup", "--find", "--show", str(target)], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    try:
+        subprocess.run(["mount", dev, str(mnt)], check=True, capture_output=True)
+        (mnt / "precious.txt").write_text("keep me\n" * 1000)
+        subprocess.run(["umount", str(mnt)], check=True)
+        subprocess.run(["mount", "-o", "ro,noload", dev, str(mnt)], check=True, capture_output=True)
+        before = target.read_bytes()
+        for extra in ((), ("--allow-write", str(target))):
+            done = run_over_ssh(config, tmp_path, str(target), 0, "--test-file-size", "16M", *extra)
+            assert done.returncode != 0, done.stdout
+            assert f"backing file of {dev}" in done.stderr, done.stderr
+        assert "--allow-write-mounted" in done.stderr
+        assert target.read_bytes() == before
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+        detach(dev)
+
+
+@NEEDS_LOOP
+@pytest.mark.skipif(shutil.which("mkfs.ext4") is None, reason="needs mkfs.ext4")
+def test_a_loop_over_a_mounted_loop_needs_the_second_override_there(ssh_namespace, tmp_path, loops):  # noqa: F811
+    """Armed once over ssh://: a loop device over a mounted loop device, and a foreign image file that backs
+    a mounted loop, are in use on that host (the local stack rules run there): refused, file systems whole."""
+    config, _ns = ssh_namespace
+    fs = loops(ext4=True)
+    upper = loops(over=fs.dev)
+    for target in (upper.dev, str(fs.backing)):
+        done = run_over_ssh(config, tmp_path, target, 0, "--allow-write", target)
+        assert done.returncode != 0 and "is in use" in done.stderr, done.stderr
+        assert "--allow-write-mounted" in done.stderr
+    assert (
+        "its backing device"
+        in run_over_ssh(config, tmp_path, upper.dev, 0, "--allow-write", upper.dev).stderr
+    )
+    subprocess.run(["umount", str(fs.mountpoint)], check=True)
+    fs.mountpoint = None
+    fsck = subprocess.run(["e2fsck", "-n", "-f", fs.dev], capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+
+
+def test_an_ssh_manager_gets_no_plain_server_warning(ssh_namespace, tmp_path):  # noqa: F811
+    config, _ns = ssh_namespace
+    done = run_over_ssh(config, tmp_path, str(tmp_path / "new.tst"), 0)
+    assert done.returncode == 0, done.stderr
+    assert "plain fio --server" not in done.stdout + done.stderr
+    assert "cannot verify" not in done.stdout + done.stderr

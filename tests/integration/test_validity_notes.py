@@ -174,7 +174,7 @@ def test_io_fio_did_not_issue_is_other_traffic(tmp_path, mounted_loop):
     finally:
         other.wait(timeout=60)
     traffic = [n for n in doc["validity"] if n["kind"] == "other_traffic"]
-    assert traffic and "I/Os per second came from something else" in traffic[0]["text"], doc["validity"]
+    assert traffic and "MB/s came from something else" in traffic[0]["text"], doc["validity"]
 
 
 @ROOT_LOOP

@@ -13,10 +13,16 @@ from tests.platform_marks import posix_only
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOTSTRAP = (ROOT / "bootstrap.sh").read_text()
-# programs the app or the tests run, by the Debian package that has them
-TOOLS = {
+# programs the app runs, by the Debian package that has them (bootstrap.sh's RUN_PKGS)
+RUN_TOOLS = {
     "python3": "python3",
     "fio": "fio",
+    "ssh": "openssh-client",
+}
+# programs only the tests run (TEST_PKGS): `bootstrap.sh run` must not install them
+TEST_TOOLS = {
+    "sshd": "openssh-server",
+    "ip": "iproute2",
     "pdftotext": "poppler-utils",
     "pdfinfo": "poppler-utils",
     "pdftoppm": "poppler-utils",
@@ -27,20 +33,66 @@ TOOLS = {
     "mkfs.ext4": "e2fsprogs",
     "chattr": "e2fsprogs",
     "mount": "mount",
+    "mkfs.btrfs": "btrfs-progs",
+    "mkfs.xfs": "xfsprogs",
     "Xvfb": "xvfb",
     "xauth": "xauth",
+    "iostat": "sysstat",
+    "makensis": "nsis",
 }
+TOOLS = {**RUN_TOOLS, **TEST_TOOLS}
 
 
-def apt_packages() -> set[str]:
-    m = re.search(r"APT_PKGS=\(([^)]*)\)", BOOTSTRAP)
-    assert m, "APT_PKGS not found in bootstrap.sh"
-    return set(m.group(1).split())
+def entries(name: str) -> list[list[str]]:
+    """bootstrap.sh's list ``name``: each entry as its alternatives ("a|b")."""
+    m = re.search(rf"^{name}=\(([^)]*)\)", BOOTSTRAP, re.M)
+    assert m, f"{name} not found in bootstrap.sh"
+    return [e.strip('"').split("|") for e in m.group(1).split()]
+
+
+def apt_packages(name: str = "") -> set[str]:
+    lists = [name] if name else ["RUN_PKGS", "TEST_PKGS"]
+    return {p for n in lists for alts in entries(n) for p in alts}
 
 
 def test_every_tool_has_its_package_in_the_list():
-    assert {"python3-venv", "fonts-dejavu-core", "libegl1", "libxcb-cursor0"} <= apt_packages()
-    assert set(TOOLS.values()) <= apt_packages()
+    assert {"python3-venv", "fonts-dejavu-core", "libegl1", "libxcb-cursor0"} <= apt_packages("RUN_PKGS")
+    assert set(RUN_TOOLS.values()) <= apt_packages("RUN_PKGS")
+    assert set(TEST_TOOLS.values()) <= apt_packages("TEST_PKGS")
+
+
+def test_running_installs_nothing_only_the_tests_need():
+    """No SSH server (it would be enabled and started), X server, file-system tools, PDF tools or
+    validators for a user who only runs Fiometer; pip's test extra only for testing."""
+    running = apt_packages("RUN_PKGS")
+    assert not running & set(TEST_TOOLS.values()), running & set(TEST_TOOLS.values())
+    assert "pip install -q -e .;" in BOOTSTRAP and 'pip install -q -e ".[test]"' in BOOTSTRAP
+    assert re.search(
+        r'case "\$mode" in test \| install-test \| package-windows\) level=test ;; \*\) level=run', BOOTSTRAP
+    )
+
+
+@pytest.mark.skipif(shutil.which("apt-cache") is None, reason="Debian/Ubuntu only")
+def test_every_package_name_exists_on_this_release():
+    """Each entry has a name this Debian release installed or knows as a real package (Debian 13 knows
+    libglib2.0-0 only as a virtual name: libglib2.0-0t64 is the package)."""
+    for alts in entries("RUN_PKGS") + entries("TEST_PKGS"):
+        installed = [p for p in alts if _installed(p)]
+        if installed:
+            continue
+        known = subprocess.run(
+            ["apt-cache", "show", "--no-all-versions", *alts], capture_output=True, text=True
+        ).stdout
+        if not re.search(r"^Package:", known, re.M) and "Package:" not in known:
+            pytest.skip(f"apt knows none of {alts} here (no package lists: apt-get update)")
+        assert re.search(r"^Package: (" + "|".join(map(re.escape, alts)) + ")$", known, re.M), alts
+
+
+def _installed(package: str) -> bool:
+    out = subprocess.run(
+        ["dpkg-query", "-W", "-f=${db:Status-Status}", package], capture_output=True, text=True
+    )
+    return out.stdout == "installed"
 
 
 @pytest.mark.skipif(shutil.which("dpkg") is None, reason="Debian/Ubuntu only")
@@ -96,7 +148,9 @@ def test_ci_tests_a_fresh_clone_with_nothing_beside_it():
     assert "</dev/null" in ci  # CI has no stdin; nothing may wait on it
 
 
-@pytest.mark.parametrize("script", ["bootstrap.sh", ".ci/run", "packaging/wine/setup.sh"])
+@pytest.mark.parametrize(
+    "script", ["bootstrap.sh", ".ci/run", "packaging/wine/setup.sh", ".ci/debian13.sh", ".ci/fio_versions.sh"]
+)
 @posix_only("bash checks the shell scripts; Windows has no bash")
 def test_the_scripts_parse(script):
     text = (ROOT / script).read_text()
@@ -111,3 +165,18 @@ def test_ci_runs_the_windows_suite_after_the_linux_one():
     assert "windows)" in BOOTSTRAP and "test-windows)" in BOOTSTRAP
     setup = (ROOT / "packaging" / "wine" / "setup.sh").read_text()
     assert "XDG_CACHE_HOME" in setup and ".cache}/fiometer-windows" in setup  # cached outside the clone
+
+
+def test_ci_runs_debian_13_and_other_fio_versions_after_the_windows_suite():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert ci.index("bash bootstrap.sh test-windows") < ci.index("bash .ci/debian13.sh")
+    assert ci.index("bash .ci/debian13.sh") < ci.index("bash .ci/fio_versions.sh")
+    trixie = (ROOT / ".ci" / "debian13.sh").read_text()
+    assert "debootstrap --variant=minbase trixie" in trixie and ".cache}/fiometer-trixie" in trixie
+    assert (
+        "FIOMETER_SERVER_FIO=" in trixie
+        and "bash bootstrap.sh run" in trixie
+        and "bash bootstrap.sh test" in trixie
+    )
+    versions = (ROOT / ".ci" / "fio_versions.sh").read_text()
+    assert "FIOMETER_SHARED" in versions and "./configure --disable-native" in versions

@@ -12,8 +12,8 @@ from app.engine.jobs.jobfile import JobInfo
 from app.engine.sampling.disk_telemetry import NO_DISKS_REASON, DiskContext, DiskTracker, step_disk_context
 from app.engine.sampling.telemetry import StepTelemetry
 from app.engine.transports.fioproto.decode import decode_du
+from app.live.disks import LAST, WHOLE, LiveDisks
 from app.model.disk_metrics import DiskCounts
-from app.ui.run.live_disks import LAST, WHOLE, LiveDisks
 from tests.disk_fixtures import (
     local_documents,
     local_snapshots,

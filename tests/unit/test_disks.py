@@ -125,4 +125,5 @@ def test_windows_single_disk_object_and_failures():
     assert list_disks("Windows", powershell=broken) == []
     assert list_disks("Windows", powershell=lambda s: "not json") == []
     assert "PhysicalDriveN" in empty_reason("Windows")
+    assert "Windows 8" not in empty_reason("Windows")  # Fiometer runs on Windows 10 and later only
     assert empty_reason("Linux") == "No disks found in /sys/block."

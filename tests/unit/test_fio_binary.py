@@ -1,5 +1,6 @@
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -105,11 +106,15 @@ def test_no_window_flag_only_on_windows():
 
 
 @pytest.mark.fio
-@posix_only("Debian's fio 3.33 on PATH")
+@posix_only("the distribution's fio on PATH")
 def test_version_of_the_installed_fio():
+    """Whatever the distribution ships (Debian 12: 3.33, Debian 13: 3.39): the number fio's own banner
+    gives, read here without Fiometer's parser."""
     fio = shutil.which("fio")
-    assert fio, "fio 3.33 is expected on this machine"
-    assert fio_version(fio) == "3.33"
+    assert fio, "fio is expected on this machine (bootstrap.sh installs it)"
+    banner = subprocess.run([fio, "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    assert banner.startswith("fio-"), banner
+    assert fio_version(fio) == banner.removeprefix("fio-").split("-")[0]
 
 
 @posix_only("a shell script (#!/bin/sh) stands in for fio")

@@ -163,7 +163,7 @@ def test_spec_percentages_not_adding_up_are_kept_with_a_warning():
     assert doc.errors == []
     [w] = doc.warnings
     assert w.line == line_of(text, "'Access specification name")
-    assert "adds up to 60, expected 100" in w.message
+    assert "adds up to 60, not 100; Iometer refuses such a specification" in w.message
     assert doc.spec("4K random read").lines[0].of_size == 60
 
 

@@ -39,6 +39,20 @@ def same_pixels(a: QImage, b: QImage, tolerance: int = 0) -> bool:
     return int(np.abs(channels(a) - channels(b)).max(initial=0)) <= tolerance
 
 
+def same_look(a: QImage, b: QImage, tolerance: int = RASTER_TOLERANCE) -> bool:
+    """Same size, and every pixel the same as it is drawn: colour times alpha (premultiplied, as Qt
+    composes) within ``tolerance`` of 255, alpha too. Reading the .ico's straight-alpha pixels goes
+    through Qt's premultiplied formats with CPU-specific rounding (SSE/AVX paths): a semi-transparent
+    pixel's colour may come back a step or two off, which no one can see; a changed drawing is far off."""
+    if a.size() != b.size():
+        return False
+    pa, pb = (channels(x).reshape(-1, 4) for x in (a, b))
+    alpha_a, alpha_b = pa[:, 3:4], pb[:, 3:4]
+    drawn_a = np.concatenate([(pa[:, :3] * alpha_a + 127) // 255, alpha_a], axis=1)
+    drawn_b = np.concatenate([(pb[:, :3] * alpha_b + 127) // 255, alpha_b], axis=1)
+    return int(np.abs(drawn_a - drawn_b).max(initial=0)) <= tolerance
+
+
 def test_committed_renders_match_the_svg(qapp, tmp_path):
     written = mi.make_icons(tmp_path)
     assert [p.name for p in written] == [mi.png_name(s) for s in mi.SIZES] + ["fiometer.ico"]
@@ -85,7 +99,33 @@ def test_ico_holds_every_size_and_qt_reads_the_same_pixels(qapp):
         assert reader.jumpToImage(i)
         image = reader.read()
         assert image.width() == size, reader.errorString()
-        assert same_pixels(image, QImage(str(ICONS / mi.png_name(size))))
+        assert same_look(image, QImage(str(ICONS / mi.png_name(size)))), f"{size}x{size} differs"
+
+
+def test_the_ico_comparison_takes_rounding_in_faint_pixels_but_not_a_changed_drawing(qapp):
+    png = QImage(str(ICONS / mi.png_name(64))).convertToFormat(QImage.Format.Format_ARGB32)
+    pixels = channels(png).reshape(64, 64, 4)
+    faint = next(
+        (x, y)
+        for y in range(64)
+        for x in range(64)
+        if 0 < pixels[y, x, 3] < 128 and pixels[y, x, :3].max() > 8
+    )
+    rounded, changed = png.copy(), png.copy()
+    c = png.pixelColor(*faint)
+    rounded.setPixelColor(
+        *faint, QColor(c.red(), c.green(), max(c.blue() - 2, 0) if c.blue() else 2, c.alpha())
+    )
+    assert not same_pixels(png, rounded) and same_look(png, rounded)
+    opaque = QColor(png.pixelColor(32, 32))
+    changed.setPixelColor(
+        32, 32, QColor((opaque.red() + 128) % 256, opaque.green(), opaque.blue(), opaque.alpha())
+    )
+    assert not same_look(png, changed)
+    faded = png.copy()
+    faded.setPixelColor(*faint, QColor(c.red(), c.green(), c.blue(), min(c.alpha() + 40, 255)))
+    assert not same_look(png, faded)
+    assert not same_look(png, QImage(str(ICONS / mi.png_name(32))))
 
 
 def test_dib_entry_layout_and_mask():

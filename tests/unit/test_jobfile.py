@@ -46,7 +46,7 @@ def test_linux_job_text():
         "lat_percentiles=1",
         "[m1.w1.t1]",
         "filename=/tmp/t\\:1.tst",
-        "size=4096000000",
+        "size=32768000000",  # 8,000,000 sectors of a Linux file (4096 bytes), not of the name C: (512)
         "iodepth=64",
         "rw=randrw",
         "rwmixread=65",

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 APP_ID = "io.github.fiometer.Fiometer"
 DESKTOP = ROOT / "packaging" / "linux" / f"{APP_ID}.desktop"
 METAINFO = ROOT / "packaging" / "linux" / f"{APP_ID}.metainfo.xml"
-ISS = ROOT / "packaging" / "windows" / "fiometer.iss"
+NSI = ROOT / "packaging" / "windows" / "fiometer.nsi"
+INSTALL_FIO = ROOT / "packaging" / "windows" / "install-fio.cmd"
 
 
 def validator(name: str) -> str:
@@ -102,21 +103,61 @@ def test_pyinstaller_is_pinned_in_the_package_extra():
     assert ".[package]" in (ROOT / "packaging" / "build.ps1").read_text()
 
 
-def test_inno_setup_script_installs_the_one_folder_build():
-    iss = ISS.read_text(encoding="utf-8")
-    assert re.search(r'#define AppVersion "' + re.escape(__version__) + '"', iss)
-    assert r'Source: "..\..\dist\fiometer\*"' in iss and "recursesubdirs" in iss
-    assert r'Name: "{group}\Fiometer"; Filename: "{app}\fiometer.exe"' in iss
-    assert "Uninstall" in iss  # Start menu uninstall entry; Inno Setup always writes the uninstaller
-    assert "winget install fio.fio" in iss
-    assert r"..\..\resources\icons\fiometer.ico" in iss
-    assert "PrivilegesRequired=admin" in iss
-    for name in ("fiometer.exe", "fiometer-cli.exe"):
-        assert name in iss
+def makensis_on(tmp_path: Path, script: Path) -> subprocess.CompletedProcess[str]:
+    """makensis (Debian's nsis, as CI builds the installer) on ``script`` with a stand-in one-folder build."""
+    dist = tmp_path / "dist"
+    (dist / "fiometer" / "_internal").mkdir(parents=True)
+    for name in ("fiometer.exe", "fiometer-cli.exe", "_internal/base_library.zip"):
+        (dist / "fiometer" / name).write_bytes(b"MZ stand-in")
+    return subprocess.run(
+        [validator("makensis"), "-V2", f"-DVERSION={__version__}", f"-DDIST={dist}", script.name],
+        cwd=script.parent,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_nsis_script_builds_the_installer(tmp_path):
+    out = makensis_on(tmp_path, NSI)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "warning" not in (out.stdout + out.stderr).lower(), out.stdout + out.stderr  # e.g. a comment's "\"
+    setup = tmp_path / "dist" / f"fiometer-{__version__}-setup.exe"
+    assert setup.read_bytes()[:2] == b"MZ" and setup.stat().st_size > 30_000
+
+
+def test_nsis_build_is_not_a_rubber_stamp(tmp_path):
+    """The icon path that once pointed where the icons used to be: makensis must refuse, not build."""
+    broken = tmp_path / "windows" / NSI.name
+    broken.parent.mkdir()
+    for f in (NSI.parent).iterdir():
+        (broken.parent / f.name).write_bytes(f.read_bytes())
+    broken.write_text(NSI.read_text().replace(r"..\..\resources\icons", r"..\..\app\resources\icons"))
+    out = makensis_on(tmp_path, broken)
+    assert out.returncode != 0 and "fiometer.ico" in out.stdout + out.stderr
+
+
+def test_nsis_script_is_per_machine_with_the_readme_entries():
+    nsi = NSI.read_text(encoding="utf-8")
+    assert re.search(r'!define VERSION "' + re.escape(__version__) + '"', nsi)
+    assert r'File /r "${DIST}\fiometer\*.*"' in nsi
+    assert "RequestExecutionLevel admin" in nsi and r'InstallDir "$PROGRAMFILES64\Fiometer"' in nsi
+    # all users' Start menu, in the installer and the uninstaller alike
+    for init in ("Function .onInit", "Function un.onInit"):
+        body = nsi.split(init, 1)[1].split("FunctionEnd", 1)[0]
+        assert "SetShellVarContext all" in body, init
+    for entry in ("Fiometer", "Fiometer Command Prompt", "Install fio", "Uninstall Fiometer"):
+        assert f'CreateShortcut "${{GROUP}}\\{entry}.lnk"' in nsi, entry
+        assert f'Delete "${{GROUP}}\\{entry}.lnk"' in nsi, entry  # and removed again
+    assert "fiometer-cli doctor" in nsi  # the Command Prompt starts with doctor: is fio found?
+    assert not re.search(r"(?m)^\s*File\b.*fio\.exe", nsi)  # fio is never bundled
+    cmd = INSTALL_FIO.read_bytes()
+    assert b"\r\n" in cmd and b"\n" not in cmd.replace(b"\r\n", b"")  # cmd.exe's labels need CRLF
+    text = cmd.decode()
+    assert "winget install --exact --id fio.fio" in text and "https://github.com/axboe/fio/releases" in text
 
 
 def test_build_ps1_builds_and_smoke_tests():
     ps1 = (ROOT / "packaging" / "build.ps1").read_text(encoding="utf-8")
     assert "packaging\\fiometer.spec" in ps1 or "packaging/fiometer.spec" in ps1
     assert "fiometer-cli.exe" in ps1 and "--smoke" in ps1
-    assert "fiometer.iss" in ps1
+    assert "packaging\\windows\\fiometer.nsi" in ps1 and "makensis.exe" in ps1  # the one installer tool

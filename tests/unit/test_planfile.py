@@ -80,8 +80,8 @@ def test_validation_messages_give_the_allowed_range():
     assert {p.path for p in problems} >= {"managers[0].workers[0].queue_depth", "specs[0].lines[0].reads"}
 
 
-def test_percentages_not_adding_to_100_is_a_warning():
+def test_percentages_not_adding_to_100_is_an_error_as_in_iometer():
     plan = grid(1, 1, 1)
     plan.specs[0].lines = [SpecLine(512, 40), SpecLine(4096, 40)]
     (p,) = validate(plan)
-    assert p.severity == "warning" and "adds up to 80" in p.message
+    assert p.severity == "error" and "adds up to 80, not 100; Iometer refuses" in p.message

@@ -46,3 +46,15 @@ def test_the_pdf_module_uses_qtgui_only():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['PySide6.QtCore', 'PySide6.QtGui']"
+
+
+def test_a_cut_sheet_name_ends_in_neither_a_blank_nor_a_separator():
+    """The issue's sheet "Transfers- before, round-robin ": Excel keeps the blank and a reader sees a typo."""
+    from app.report.xlsx import sheet_name
+
+    used: set[str] = set()
+    first = sheet_name("Transfers: before, round-robin vs after, multipath", used)
+    again = sheet_name("Transfers: before, round-robin vs after, multipath", used)
+    assert first == "Transfers - before, round-robin"
+    assert again == "Transfers - before, round-r (2)" and len(again) <= 31
+    assert sheet_name("a/b [c]: d?", used) == "a-b -c- - d-"

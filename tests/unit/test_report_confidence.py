@@ -95,3 +95,18 @@ def test_how_confidence_is_decided_is_in_the_noise_line_and_the_disclosure(store
     assert "per-second spread" in block.noise and f"{SPREAD_HIGH:g} times" in block.noise
     rule = [x for x in report.disclosure if x.startswith("Confidence with one run each side")]
     assert rule and "per-second" in rule[0] and "Repeated runs" in rule[0]
+
+
+def test_a_change_six_times_the_spread_is_not_low_and_the_rule_says_why(store):
+    """The issue's "+8.6 % ... confidence low": six times a steady rate's spread is beyond noise by the very
+    rule the report states (medium: beyond the spread; high needs twice the 5 % threshold as well)."""
+    rates_b = [1000, 1020, 985, 1010, 990, 1000]
+    rates_a = [1086, 1100, 1075, 1090, 1080, 1085]
+    report = two_runs(store, 1000, 1086, rates_b, rates_a)
+    (block,) = report.summary
+    s = max(spread(rates_b), spread(rates_a))
+    assert 5 * s <= 8.6  # the issue's case: the change is several times the spread
+    assert block.sentences[0].endswith(
+        f"confidence medium (one run each side; per-second spread \u00b1{s:.1f} %)."
+    ), block.sentences[0]
+    assert "medium when it exceeds the spread, low within it" in block.noise

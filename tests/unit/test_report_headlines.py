@@ -54,12 +54,46 @@ def test_disk_statistics_sit_beside_the_results_with_request_sizes(store):
     first = table.rows[0].cells
     reads = first[cols.index("r/s")].value
     assert reads and reads > 0
-    # the request size is fio's bytes per disk request: doubling the bytes doubles it
+    # the disk figures are the disk's own: fio's bytes (doubled after) change none of them, and a request
+    # size needs the disk's sectors, which this fio 3.33 output lacks: left empty, never fio's bytes per request
     before = next(r for r in table.rows if r.cells[cols.index("Side")].text == "before").cells
     after = next(r for r in table.rows if r.cells[cols.index("Side")].text == "after").cells
-    assert after[cols.index("rareq-sz KiB")].value == pytest.approx(
-        2 * before[cols.index("rareq-sz KiB")].value
-    )
+    for col in ("r/s", "w/s"):
+        assert after[cols.index(col)].value == before[cols.index(col)].value
+    for col in ("rkB/s", "wkB/s", "rareq-sz KiB", "wareq-sz KiB"):
+        assert before[cols.index(col)].value is None and after[cols.index(col)].value is None
+
+
+def test_request_sizes_and_byte_rates_come_from_the_disks_sectors_over_one_window(store):
+    """The kernel's counters Fiometer keeps beside a local fio's disk (kernel_window): rareq-sz is sectors
+    per request, rkB/s sectors over that window, r/s requests over it."""
+    import json
+
+    doc = json.loads(gzip.decompress(FIXTURE.read_bytes()).decode())
+    disk = doc["disk_util"][0]
+    disk["kernel_window"] = {
+        "msec": 4000.0,
+        "read_ios": 8000,
+        "read_sectors": 8000 * 1024,  # 512 KiB each
+        "write_ios": 2000,
+        "write_sectors": 2000 * 8,  # 4 KiB each
+        "fio_read_bytes": 0,
+        "fio_write_bytes": 0,
+    }
+    run_id = record(store, RunSpec([StepSpec("S", 1000, 40.0, 1, 5, 2, lines="4096,100,50,100,0,1,0,0")]))
+    step_id = store.conn.execute("SELECT id FROM steps WHERE run_id = ?", (run_id,)).fetchone()[0]
+    Recorder(store).set_step_output(step_id, "M1", raw_output=json.dumps(doc))
+    other = record(store, RunSpec([StepSpec("S", 1000, 40.0, 1, 5, 2, lines="4096,100,50,100,0,1,0,0")]))
+    rep = build_report(store, [run_id], [[other]])
+    table = next(t for t in rep.headline_tables if t.key == "disk-compare-1")
+    cols = [c.title for c in table.columns]
+    row = table.rows[0].cells  # the baseline side comes first
+    assert row[cols.index("r/s")].value == pytest.approx(2000)
+    assert row[cols.index("w/s")].value == pytest.approx(500)
+    assert row[cols.index("rkB/s")].value == pytest.approx(2000 * 512)
+    assert row[cols.index("wkB/s")].value == pytest.approx(500 * 4)
+    assert row[cols.index("rareq-sz KiB")].value == pytest.approx(512)
+    assert row[cols.index("wareq-sz KiB")].value == pytest.approx(4)
 
 
 @pytest.mark.skipif(
@@ -112,3 +146,20 @@ def test_the_pdf_sets_the_wide_disk_table_in_readable_parts_with_every_figure(st
     for row in table.rows:  # and every figure
         for cell in row.cells:
             assert cell.text in flat, cell.text
+
+
+def test_every_percentile_group_and_per_step_chart_title_carries_its_load(store):
+    """A sweep of one spec over QD 1, 8 and of 6 workers at QD 8: without the load its groups were three
+    "S" alike (the issue's 12 pairs of rows without a QD, the second unlabelled "bs=2k" group)."""
+    steps = [
+        StepSpec("S", 1000, 4.0, 1, 5, 2, qd=1),
+        StepSpec("S", 4000, 16.0, 2, 9, 4, qd=8),
+        StepSpec("S", 9000, 36.0, 5, 20, 9, qd=8, workers=6),
+    ]
+    a = record(store, RunSpec(steps, tags=["before"]))
+    b = record(store, RunSpec(steps, tags=["after"]))
+    for rep in (build_report(store, [a], []), build_report(store, [a], [[b]])):
+        groups = list(dict.fromkeys(r.group for r in rep.percentiles.rows))
+        assert groups == ["S, QD 1", "S, QD 8", "S, QD 8, 6 workers"], groups
+        titles = [d.title for d in rep.distributions]
+        assert titles == [f"Response time distribution: {g}" for g in groups], titles

@@ -115,6 +115,35 @@ def test_a_stopped_step_is_left_out_of_the_findings_and_said_so(store):
     assert included.sentences[0].startswith("Max Throughput-50%Read") and included.left_out == []
 
 
+def test_a_comparison_of_stopped_steps_judges_nothing_and_says_so(store):
+    """A stopped transfer against a complete one: neither "Nothing changed beyond noise" nor a largest change
+    in "At a glance" (the issue's "+374 %" with 0/0/0 counts)."""
+    record(store, RunSpec([BEFORE[2]], tags=["before"]))
+    record(store, RunSpec([replace(AFTER[2], mbps=AFTER[2].mbps * 4, status="stopped")], tags=["after"]))
+    report = build_report(store, [1], [[2]])
+    (block,) = report.summary
+    assert block.sentences == [
+        "Nothing was judged: the paired step did not run to its end on a side (stopped or partial; see "
+        "\u201cLeft out\u201d), so no change is claimed either way."
+    ]
+    assert block.left_out and report.glance is not None and report.glance.rows == []
+
+
+def test_a_stopped_transfer_is_not_compared_with_a_complete_one_in_the_headlines(store):
+    """The issue's "7.21 s -> 4.32 s, -40 %": a stopped 360 MiB transfer against a complete 1 GiB one."""
+    import json
+
+    record(store, RunSpec([BEFORE[2]], tags=["before"]))
+    record(store, RunSpec([replace(AFTER[2], status="stopped")], tags=["after"]))
+    for run_id, text in store.conn.execute("SELECT id, plan_json FROM runs").fetchall():
+        doc = json.loads(text)
+        doc["plan"]["setup"]["transfer_bytes"] = 1 << 30  # a timed transfer: each step moves 1 GiB
+        store.conn.execute("UPDATE runs SET plan_json = ? WHERE id = ?", (json.dumps(doc), run_id))
+    (block,) = build_report(store, [1], [[2]]).summary
+    (said,) = [h for h in block.headlines if " transfer of " in h]
+    assert said.endswith("not compared, stopped in after.") and "\u2192" not in said, said
+
+
 def test_labels_given_by_the_user_win_and_names_serve_without_tags(store):
     record(store, RunSpec(BEFORE, name="Vraid5"))
     record(store, RunSpec(AFTER, name="Vraid1"))

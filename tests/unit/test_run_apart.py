@@ -1,6 +1,6 @@
 """A run in a process of its own (app.run_apart): real fio (null engine), a real child process, a real store.
 
-No Qt (live_data computes chart rows with numpy): this file also runs under Windows Python in Wine (the child is `python -m app.run_apart_child` there too).
+No Qt (app.live.data computes chart rows with numpy): this file also runs under Windows Python in Wine (the child is `python -m app.run_apart_child` there too).
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from app.engine.run.curve_runner import CurveRunner
 from app.engine.run.runner import RunListener, RunOptions
 from app.engine.transports.fio_binary import FioNotFound, find_fio
 from app.engine.transports.remote_host import CREATE_NO_WINDOW, child_command
+from app.live.data import ChartedBatch, chart_rows, charted
 from app.model.plan import LOCAL, SpecLine, Target
 from app.run_apart import RunApart
 from app.run_session import RunEnd, RunRequest
 from app.store import open_store
 from app.store.queries import get_run
 from app.store.run_extras import CURVE, extra
-from app.ui.run.live_data import ChartedBatch, chart_rows, charted
 from tests.helpers import grid
 
 
@@ -191,3 +191,30 @@ def test_the_run_process_command_line() -> None:
     assert kwargs["creationflags"] == CREATE_NO_WINDOW  # normal priority, no window
     argv, _ = child_command("Linux", False, "/venv/bin/python", "app.run_apart_child", "--run-apart", False)
     assert argv == ["/venv/bin/python", "-m", "app.run_apart_child"]
+
+
+def test_the_runs_own_process_imports_nothing_of_the_window():
+    """The run's child process unpickles what the window sends (the chart rows' maker among it) and runs it
+    with ``app.ui`` made unimportable: the live series are below the window (app.live), not in it."""
+    import pickle
+    import subprocess
+    import sys
+
+    from app.live.data import charted
+
+    code = (
+        "import pickle, sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'app.ui' or name.startswith('app.ui.') or name.split('.')[0] == 'PySide6':\n"
+        "            raise ImportError('the window is blocked in this test: ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import app.run_apart_child\n"
+        "f = pickle.loads(sys.stdin.buffer.read())\n"
+        "print(f.__module__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=pickle.dumps(charted), capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == "app.live.data"

@@ -173,3 +173,14 @@ def test_a_second_written_again_exports_its_newer_numbers(store_with_run):
         str(_n(metrics(16, 17.0, 5).read_iops)),
         str(_n(metrics(129, 130.0, 5).read_iops)),
     }
+
+
+def test_numbers_are_written_as_before_at_every_extreme():
+    """The fast formatting writes what ``repr(float(f"{v:.10g}"))`` wrote, at every kind of value: whole
+    numbers, exponents on both sides of repr's and .10g's ranges, signed zero, subnormals, inf, NaN."""
+    from app.analysis.samples_export import _g10
+
+    values = [0.0, -0.0, 1.0, -7.0, 0.5, 1e-4, 1.5e-5, 5e-324, 2.2250738585072014e-308, 123456789.0]
+    values += [9999999999.4, 9999999999.6, 1e10, 1.5e15, 123456789012.0, 1e16, 1e300, 1 / 3, 2 / 3 * 1e12]
+    values += [float("inf"), float("-inf"), float("nan"), 255953.63514, 0.16784368151]
+    assert _g10(values) == [repr(_n(v)) for v in values]

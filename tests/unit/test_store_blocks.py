@@ -102,12 +102,15 @@ def test_edge_values_round_trip(values):
 def test_blocks_are_several_times_smaller_than_rows():
     rows = _as_block_columns(_realistic_rows(BLOCK_SAMPLES))
     conn = sqlite3.connect(":memory:")
-    conn.execute(f"CREATE TABLE r ({', '.join(BLOCK_COLUMNS)})")
-    conn.executemany(f"INSERT INTO r VALUES ({', '.join('?' * NCOLS)})", rows)
-    as_rows = sum(
-        conn.execute(f"SELECT sum(length(CAST({c} AS BLOB))) FROM r").fetchone()[0] or 0
-        for c in BLOCK_COLUMNS
-    )  # a lower bound of what rows take: the values alone
+    try:
+        conn.execute(f"CREATE TABLE r ({', '.join(BLOCK_COLUMNS)})")
+        conn.executemany(f"INSERT INTO r VALUES ({', '.join('?' * NCOLS)})", rows)
+        as_rows = sum(
+            conn.execute(f"SELECT sum(length(CAST({c} AS BLOB))) FROM r").fetchone()[0] or 0
+            for c in BLOCK_COLUMNS
+        )  # a lower bound of what rows take: the values alone
+    finally:
+        conn.close()
     assert len(encode_block(rows)) < as_rows / 1.5
 
 

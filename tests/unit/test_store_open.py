@@ -229,7 +229,8 @@ def test_a_folder_that_cannot_be_made_is_explained(tmp_path):
 def test_a_missing_run_is_a_store_error_naming_the_file(tmp_path):
     with open_store(tmp_path / "f.db") as store, pytest.raises(StoreError, match="no run 42"):
         get_run(store, 42)
-    assert list_runs(open_store(tmp_path / "f.db")) == []
+    with open_store(tmp_path / "f.db") as store:
+        assert list_runs(store) == []
 
 
 def test_fiometer_check_reads_every_page(tmp_path):

@@ -8,10 +8,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from app.live.data import ALL_KEY, CHART_FIELDS, KINDS, LAST, WHOLE, LiveResults
 from app.model.metrics import Metrics
 from app.store import ManagerInfo, Recorder, SampleRow, TargetInfo, WorkerInfo, open_store, step_samples
 from app.ui.history.stored_series import ReplaySample, load_points, load_run
-from app.ui.run.live_data import ALL_KEY, CHART_FIELDS, KINDS, LAST, WHOLE, LiveResults
 
 WORKERS = ("w1", "w2")
 

@@ -37,9 +37,10 @@ def test_windows_names_on_linux_need_a_map_and_say_so():
         resolve(Target("sdb"), "Windows")
 
 
-def test_map_matches_like_iometer_and_keeps_the_sector_size_of_the_original():
+def test_map_matches_like_iometer_and_the_sector_follows_the_path_not_the_name():
     r = resolve(Target('C: "DATA"'), "Linux", {"C:": "/tmp/x.tst"})
-    assert (r.path, r.is_device, r.sector_size) == ("/tmp/x.tst", False, 512)
+    assert (r.path, r.is_device, r.sector_size) == ("/tmp/x.tst", False, 4096)  # a Linux file, until examined
+    assert resolve(Target("/mnt/data [ext4]"), "Linux", {"/mnt/data [ext4]": "/dev/loop3"}).sector_size == 512
     assert resolve(Target("sdb"), "Linux", {"SDB": "/dev/loop3"}).is_device
 
 
@@ -52,3 +53,24 @@ def test_unknown_names_are_refused_with_a_hint():
 
 def test_colons_are_escaped_on_every_os():
     assert fio_filename("/tmp/a:b") == "/tmp/a\\:b"
+
+
+@pytest.mark.parametrize("name", ["\\\\.\\PhysicalDrive0", "\\\\?\\GLOBALROOT\\Device\\Harddisk0\\DR0"])
+def test_a_windows_raw_disk_on_a_linux_manager_is_named_as_such(name):
+    with pytest.raises(TargetError, match="Windows raw disk or device name.*map it"):
+        resolve(Target(name), "Linux")
+    with pytest.raises(TargetError, match="Windows raw disk"):  # mapped to one, too
+        resolve(Target("C:"), "Linux", {"C:": name})
+    assert resolve(Target(name), "Windows").is_device
+
+
+def test_what_fio_exe_cannot_open_as_written_is_named():
+    """Issue 36.5: fio.exe reads its job file and opens files in the ANSI code page, at most MAX_PATH."""
+    from app.engine.jobs import windows_paths
+
+    cp1252 = lambda s: s.encode("cp1252")  # noqa: E731 - a Western European Windows
+    assert windows_paths.ansi_problem("C:\\Tests\\Prüfung 1\\iobw.tst", cp1252) is None
+    assert "ANSI code page" in (windows_paths.ansi_problem("C:\\Тест\\iobw.tst", cp1252) or "")
+    long = "C:\\" + "d" * 304 + "\\iobw.tst"
+    assert "316 characters" in (windows_paths.ansi_problem(long, cp1252) or "")
+    assert windows_paths.job_encoding("Windows") == "mbcs" and windows_paths.job_encoding("Linux") == "utf-8"

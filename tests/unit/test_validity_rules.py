@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from app.analysis.validity import (
     CLOCK,
     COMPRESSIBLE,
@@ -23,6 +25,7 @@ from app.analysis.validity import (
 from app.model.plan import Precondition
 from app.store.records import Run, StepInfo
 
+MiB = 1 << 20
 JOB = """; Fiometer job file
 [global]
 ioengine=libaio
@@ -129,3 +132,96 @@ def test_buffered_writes_are_the_page_caches():
         note.kind == CACHE and "buffered writes" in note.text and note.figure.startswith("1 GiB test region")
     )
     assert cache_notes(StepFacts(run, step, "M1", parse_jobs(JOB + "size=1073741824\n"), {}, {})) == []
+
+
+def test_rounds_share_an_interval_by_its_time_so_jitter_leaves_no_round_empty():
+    """fio's intervals as a real 5-s step sent them (0.999 s to 1.007 s): cut on whole intervals, the last
+    1-s round was empty ("..., 0"); shared by time, every round holds its second."""
+    from app.model.steady_state import rounds_of
+
+    jittered = [
+        (1.109, 2414, 0.999),
+        (2.112, 4698, 1.0),
+        (3.109, 5406, 1.001),
+        (4.108, 3586, 0.999),
+        (5.111, 2656, 1.007),
+    ]
+    rounds = rounds_of(jittered, 1)
+    assert len(rounds) == 5 and min(rounds) > 2000, rounds
+    assert sum(rounds) == pytest.approx(2414 + 4698 + 5406 + 3586 + 2656, rel=0.01)
+
+
+def test_a_short_step_is_too_short_to_judge_not_unsteady():
+    from app.analysis.validity import too_short_to_judge, unjudged_line
+
+    run, step = run_and_step()
+    facts = StepFacts(run, step, "", [], {}, {})
+    swinging = samples([2414, 4698, 5406, 3586, 2656])  # 5 s: rounds of 1 s would be one interval each
+    assert not_steady_notes(facts, swinging, Precondition()) == [] and too_short_to_judge(swinging)
+    assert not too_short_to_judge(samples([1000] * 10))  # 5 rounds of 2 s: judged
+    line = unjudged_line(run, {0: swinging})
+    assert line is not None and line.startswith("Steadiness (step 1): too short to judge")
+
+
+def test_the_rule_is_the_range_of_the_rounds_within_the_tolerance():
+    from app.model.steady_state import first_steady_window
+
+    rule = Precondition(round_s=1, window_rounds=5, tolerance_pct=20, slope_pct=10)
+    # every round within ±15 % of the mean (the old reading passed it), but the range is 30 %
+    assert first_steady_window([100, 115, 85, 115, 85], rule) is None
+    assert first_steady_window([100, 105, 95, 104, 96], rule) is not None
+
+
+def test_other_traffic_is_bytes_over_one_window_so_a_split_request_is_not_traffic():
+    from app.analysis.validity import OTHER_TRAFFIC, other_traffic_notes
+
+    run, step = run_and_step()
+    job = JOB.replace("rw=randwrite", "rw=read").replace("bs=4k", "bs=1m")
+
+    def facts(disk_sectors: int) -> StepFacts:
+        fio_bytes = 8_000 * MiB
+        doc = {
+            "jobs": [
+                {
+                    "jobname": "m1.w1.t1",
+                    "job_runtime": 5000,
+                    "read": {"io_bytes": fio_bytes, "total_ios": 8000},
+                }
+            ],
+            "disk_util": [
+                {
+                    "name": "sdx",
+                    "read_ios": 16000,  # each 1M read reached the disk as two 512 KiB requests
+                    "kernel_window": {
+                        "msec": 4000.0,
+                        "read_ios": 12800,
+                        "read_sectors": disk_sectors,
+                        "fio_read_bytes": 6_400 * MiB,
+                        "write_sectors": 0,
+                    },
+                }
+            ],
+        }
+        return StepFacts(run, step, "M1", parse_jobs(job), doc, {})
+
+    assert other_traffic_notes(facts(6_400 * MiB // 512)) == []  # the same bytes: split, not traffic
+    (note,) = other_traffic_notes(facts(9_600 * MiB // 512))  # half as much again: someone else's
+    assert note.kind == OTHER_TRAFFIC and "while fio moved 6.2 GiB" in note.figure
+
+
+def test_layout_only_where_a_file_was_laid_out_and_cache_only_for_buffered_io():
+    """The issue's "1.1 s of test-file layout" on a raw device (it was the ramp-up) and "cache-bound quick
+    run" on direct I/O: a raw device lays out nothing, direct I/O bypasses the page cache."""
+    from app.analysis.validity import cache_can_serve, lays_out_files
+    from app.store.records import StepOutput
+
+    run, step = run_and_step()
+    step.outputs = {"M1": StepOutput(job_text=JOB)}  # /dev/sdx, direct=1
+    assert not lays_out_files(run, step) and not cache_can_serve(run)
+    step.outputs = {"M1": StepOutput(job_text=JOB.replace("/dev/sdx", "/mnt/t/iobw.tst"))}
+    assert lays_out_files(run, step) and not cache_can_serve(run)
+    step.outputs = {"M1": StepOutput(job_text=JOB.replace("direct=1", "direct=0") + "size=1g\n")}
+    run.host = {"managers": {"M1": {"memory_bytes": 8 << 30}}}
+    assert cache_can_serve(run)  # 1 GiB buffered on a host of 8 GiB
+    step.outputs = {"M1": StepOutput(job_text=JOB.replace("direct=1", "direct=0") + "size=64g\n")}
+    assert not cache_can_serve(run)

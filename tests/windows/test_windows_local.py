@@ -6,6 +6,7 @@ O_DIRECT, has no size call for \\\\.\\PhysicalDriveN, and fio's affinity call wa
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sqlite3
@@ -21,7 +22,7 @@ VMWARE = resources_dir() / "examples" / "vmware-unofficial-storage-performance.i
 
 
 def _steps(db: Path) -> list[tuple[str, str]]:
-    with sqlite3.connect(db) as c:
+    with contextlib.closing(sqlite3.connect(db)) as c:
         return c.execute("SELECT spec_name, status FROM steps ORDER BY idx").fetchall()
 
 
@@ -173,9 +174,74 @@ def test_windows_fiometer_drives_a_linux_fio_server(windows_fio: Path, tmp_path:
             "8M",
             "--db",
             str(db),
+            "--allow-unverified-writes",  # a plain fio --server's files cannot be examined: armed, as a user must
+            "PB-W2K3-04",
         )
     finally:
         Path(f"Z:/tmp/{name}").unlink(missing_ok=True)  # the Linux server's /tmp, through Wine's Z: drive
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "4 of 4 steps ran (4 complete)" in run.stdout
     assert {s for _, s in _steps(db)} == {"complete"}
+
+
+def test_smoke_check_finds_windows_fonts_as_a_user_starts_it(windows_fio: Path, tmp_path: Path) -> None:
+    """`fiometer-cli --smoke` as a user starts it (no QT_QPA_* set): Qt's offscreen platform reads the fonts
+    of Windows, not a `fonts` folder beside Qt ("Cannot find font directory" in every installed --smoke)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QT_QPA_")}
+    env["PATH"] = f"{windows_fio.parent};{env.get('PATH', '')}"
+    env["FIOMETER_SETTINGS_DIR"] = str(tmp_path / "settings")
+    smoke = fiometer("--smoke", env=env)
+    assert smoke.returncode == 0, smoke.stdout[-2000:] + smoke.stderr[-2000:]
+    assert "fiometer smoke ok" in smoke.stdout
+    assert "Cannot find font directory" not in smoke.stderr, smoke.stderr[-2000:]
+
+
+def _one_step_plan(tmp_path: Path) -> Path:
+    from app.model import planfile
+    from app.model.plan import SpecLine, Target
+    from tests.helpers import grid
+
+    plan = grid(1, 1, 1)
+    plan.specs[0].lines = [SpecLine(4096, 100, 0, 100, 0, 1, 4096, 0)]
+    plan.managers[0].workers[0].targets = [Target("T1")]
+    path = tmp_path / "plan.json"
+    planfile.save(plan, path)
+    return path
+
+
+def _run_on(tmp_path: Path, windows_fio: Path, target: str) -> object:
+    return fiometer(
+        "run",
+        str(_one_step_plan(tmp_path)),
+        "--map",
+        f"T1={target}",
+        "--run-time",
+        "1",
+        "--test-file-size",
+        "1M",
+        "--fio",
+        str(windows_fio),
+        "--db",
+        str(tmp_path / "r.db"),
+    )
+
+
+def test_a_non_ascii_test_file_folder_is_the_folder_fio_writes(windows_fio: Path, tmp_path: Path) -> None:
+    """Issue 36.5: fio.exe reads its job file in the ANSI code page; written so, 'Prüfung 1' is the folder
+    fio writes into (not 'PrÃ¼fung 1', the UTF-8 bytes read as code page 1252)."""
+    folder = tmp_path / "Prüfung 1"
+    folder.mkdir()
+    run = _run_on(tmp_path, windows_fio, str(folder / "iobw.tst"))
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert (folder / "iobw.tst").stat().st_size >= 1 << 20
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["Prüfung 1"]
+
+
+def test_a_path_longer_than_max_path_is_refused_with_a_message(windows_fio: Path, tmp_path: Path) -> None:
+    """Issue 36.5: a 316-character test file path: a clear refusal, not an internal error."""
+    target = str(tmp_path) + "\\" + "d" * (316 - len(str(tmp_path)) - 10) + "\\iobw.tst"
+    assert len(target) == 316
+    run = _run_on(tmp_path, windows_fio, target)
+    assert run.returncode != 0
+    assert "316 characters" in run.stderr and "MAX_PATH" in run.stderr, run.stderr[-3000:]
+    assert "internal error" not in run.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import subprocess
 import uuid
@@ -59,6 +60,8 @@ def test_linux_fiometer_drives_a_windows_fio_server(windows_server: str, wine_fi
             "8M",
             "--db",
             str(db),
+            "--allow-unverified-writes",  # a plain fio --server's files cannot be examined: armed, as a user must
+            "PB-W2K3-04",
         )
     finally:
         _cmd, env = wine_fio
@@ -66,6 +69,6 @@ def test_linux_fiometer_drives_a_windows_fio_server(windows_server: str, wine_fi
             (Path(env["WINEPREFIX"]) / "drive_c" / "users" / "Public" / name).unlink(missing_ok=True)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "4 of 4 steps ran (4 complete)" in run.stdout
-    with sqlite3.connect(db) as c:
+    with contextlib.closing(sqlite3.connect(db)) as c:
         assert {s for (s,) in c.execute("SELECT status FROM steps")} == {"complete"}
         assert c.execute("SELECT count(*) FROM steps").fetchone() == (4,)

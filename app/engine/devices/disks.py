@@ -2,7 +2,7 @@
 
 Qt-free and side-effect free: the OS and the places it reads are parameters, so every branch is
 testable on any machine. Linux reads ``/sys/block`` and ``/proc/mounts`` (and ``/proc/swaps``).
-Windows asks PowerShell's Storage module (Get-Disk / Get-Partition, Windows 8 / Server 2012 and later;
+Windows asks PowerShell's Storage module (Get-Disk / Get-Partition, in every Windows Fiometer runs on;
 wmic is deprecated) for JSON, parsed by a pure function. macOS returns an empty list for now.
 """
 
@@ -275,8 +275,8 @@ def empty_reason(os_name: str | None = None) -> str:
     os_name = os_name or platform.system()
     if os_name == "Windows":
         return (
-            "No disks listed: PowerShell's Get-Disk gave no answer (it needs Windows 8 / Server 2012 or "
-            "later). Type the device as \\\\.\\PhysicalDriveN (Disk Management shows N), or use a test file."
+            "No disks listed: PowerShell's Get-Disk gave no answer (run Get-Disk in a PowerShell window to see "
+            "why). Type the device as \\\\.\\PhysicalDriveN (Disk Management shows N), or use a test file."
         )
     return "No disks found in /sys/block."
 

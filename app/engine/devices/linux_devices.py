@@ -4,7 +4,10 @@ A device is in use when it or one of its partitions is mounted (``/proc/self/mou
 the mount source for file systems such as btrfs that report an anonymous number), is an active swap
 area (``/proc/swaps``), is held by another device (``/sys/dev/block/M:m/holders``: device-mapper,
 LVM, md RAID, dm-crypt), or backs a loop device (a loop over a loop holds nothing, so the loop devices are
-asked, by ``LOOP_GET_STATUS64``: the backing object's device and inode numbers, never its name).
+asked, by ``LOOP_GET_STATUS64``: the backing object's device and inode numbers, never its name). A loop
+device writes through to what backs it, so it is in use when that is: a backing device in use (mounted,
+held, or backing another loop device), at any depth of the stack, or a backing file that also backs another
+loop device (whatever its offset).
 A regular file that backs a loop device is in use too (``file_uses``). A whole disk with partitions counts as in use too (writing destroys the
 partition table). The places read are parameters so the rules are tested on any machine.
 """
@@ -36,6 +39,20 @@ def _rdev_of(path: str) -> tuple[int, int] | None:
     except (OSError, ValueError):
         return None
     return (os.major(st.st_rdev), os.minor(st.st_rdev)) if stat.S_ISBLK(st.st_mode) else None
+
+
+def swap_files(swaps: Path = Path("/proc/swaps")) -> dict[tuple[int, int], str]:
+    """The active swap *files* (not partitions) by (st_dev, st_ino): the kernel refuses writes to them
+    (ETXTBSY) only once fio is already writing."""
+    out: dict[tuple[int, int], str] = {}
+    for line in _read(swaps).splitlines()[1:]:
+        fields = line.split()
+        if len(fields) >= 2 and fields[1] == "file":
+            name = unescape_mount_field(fields[0])
+            with contextlib.suppress(OSError, ValueError):
+                st = os.stat(name)
+                out[(st.st_dev, st.st_ino)] = name
+    return out
 
 
 def _number(text: str) -> tuple[int, int] | None:
@@ -132,10 +149,12 @@ def device_uses(
     swaps: Path = Path("/proc/swaps"),
     sys_dev_block: Path = Path("/sys/dev/block"),
     backings: list[tuple[str, ObjectId]] | None = None,
+    _seen: dict[tuple[int, int], bool] | None = None,
 ) -> list[str]:
     """What uses block device ``dev`` (major, minor), in words; [] means nothing Fiometer can see does.
 
-    A device the kernel does not list in ``sys_dev_block`` is reported as unknown (so treated as used)."""
+    A device the kernel does not list in ``sys_dev_block`` is reported as unknown (so treated as used). A
+    loop device is in use when what backs it is (``_stack_uses``; ``_seen``: the devices above it)."""
     base = sys_dev_block / f"{dev[0]}:{dev[1]}"
     if not base.exists():
         return [
@@ -176,4 +195,42 @@ def device_uses(
     ]
     if parts:
         uses.append("partitioned (" + ", ".join(sorted(parts.values())) + ")")
+    uses += _stack_uses(dev, base, backings, {**(_seen or {}), dev: True}, (mountinfo, swaps, sys_dev_block))
     return list(dict.fromkeys(uses))
+
+
+def _stack_uses(
+    dev: tuple[int, int],
+    base: Path,
+    backings: list[tuple[str, ObjectId]],
+    seen: dict[tuple[int, int], bool],
+    places: tuple[Path, Path, Path],
+) -> list[str]:
+    """A loop device writes through to what backs it: in use when that is (a device in use, at any depth of
+    the stack), or when its backing file also backs another loop device (at any offset: the same file)."""
+    if not (base / "loop").is_dir():
+        return []
+    name = base.resolve().name
+    obj = next((o for n, o in backings if n == name), None)
+    if obj is None or obj[0] == "unknown":
+        return [f"/dev/{name} is a loop device whose backing object Fiometer cannot read"]
+    if obj[0] == "file":
+        others = [f"/dev/{n}" for n, o in backings if o == obj and n != name]
+        return [f"its backing file also backs {', '.join(others)}"] if others else []
+    below = (obj[1], obj[2])
+    if below in seen:
+        return []
+    mountinfo, swaps, sys_dev_block = places
+    deeper = [
+        u
+        for u in device_uses(
+            below,
+            mountinfo=mountinfo,
+            swaps=swaps,
+            sys_dev_block=sys_dev_block,
+            backings=backings,
+            _seen=seen,
+        )
+        if u != f"backing device of /dev/{name}"
+    ]
+    return [f"its backing device {below[0]}:{below[1]} is in use ({'; '.join(deeper)})"] if deeper else []

@@ -25,12 +25,15 @@ import os
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from app.engine.devices import linux_devices
 from app.engine.devices.linux_devices import ObjectId
-from app.engine.jobs.jobfile import JobFile, JobInfo
 from app.engine.jobs.placement import Placement, PlacementError, object_id, place_local
 from app.engine.jobs.targets import fio_filename
+
+if TYPE_CHECKING:  # not imported at run time: this module also runs on ssh:// hosts (guards.remote_hold)
+    from app.engine.jobs.jobfile import JobFile, JobInfo
 
 CHUNK = 1 << 20
 EBUSY_WORDS = (
@@ -109,6 +112,8 @@ def hold(
                 fd, own, made = os.dup(shared[path][0]), shared[path][1], False
             else:
                 fd, own, made = _open_checked(path, jobs, arming, owns, backings)
+                if not jobs[0].is_device:
+                    _lock(fd, path, made)
             held.fds[path] = fd
             if writes:
                 held.writing.add(path)
@@ -221,6 +226,13 @@ def _open_test_file(
         raise HoldRefused(_open_failed(where, path, e) + again) from e
     try:
         st = _verify(fd, now.obj, where, again)
+        swap = linux_devices.swap_files().get((st.st_dev, st.st_ino)) if writes else None
+        if swap is not None:
+            raise HoldRefused(
+                f"{where}: {path} is an active swap file (swapon, listed in /proc/swaps as {swap}); the "
+                f"kernel refuses writes to it, and your system pages to it: run `swapoff {swap}` first, "
+                f"or choose another test file{again}"
+            )
         own = owns(path, st, fd)
         if (writes or st.st_size < need) and not own and arming.objects.get(path) != now.obj:
             raise HoldRefused(
@@ -231,6 +243,25 @@ def _open_test_file(
         os.close(fd)
         raise
     return fd, own
+
+
+def _lock(fd: int, path: str, made: bool) -> None:
+    """Hold a test file for this run alone (an exclusive flock, released with the descriptor): a second run
+    started on the same file (another Fiometer, or a second window) would mix its I/O into this one's."""
+    import fcntl  # POSIX: held targets are (Windows has none); the runner imports this module everywhere
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        if made:
+            _remove_created(path, fd)
+        os.close(fd)
+        if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+            raise HoldRefused(f"{path}: Fiometer could not lock its test file ({e.strerror})") from e
+        raise HoldRefused(
+            f"{path} is in use by another run now (another Fiometer on this machine holds it); their "
+            "results would mix: wait for that run to end, or give this one its own test file"
+        ) from e
 
 
 def _open_failed(where: str, path: str, e: OSError) -> str:
@@ -255,6 +286,9 @@ def _what(obj: ObjectId | None) -> str:
     if kind == "file":
         return f"a file (device {os.major(a)}:{os.minor(a)}, inode {b})"
     return f"a {kind} device {a}:{b}"
+
+
+describe_object = _what  # "a file (device 8:1, inode 12)", "a block device 7:3"
 
 
 def _name_in_text(text: str, path: str, fd: int, jobs: int) -> str:

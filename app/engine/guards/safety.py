@@ -21,22 +21,27 @@ the device its name may lead to later (``engine.held_targets`` checks again at e
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
-import secrets
 import socket
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.engine.devices.elevation import RAW_DISK_NEEDS_ADMIN
 from app.engine.devices.linux_devices import ObjectId
+from app.engine.guards.arming_hint import shell_arg
+from app.engine.guards.file_marks import MARKER_XATTR as MARKER_XATTR
+from app.engine.guards.file_marks import Facts
+from app.engine.guards.file_marks import facts_st as _facts_st
+from app.engine.guards.file_marks import marker_of as marker_of
+from app.engine.guards.file_marks import same as _same
+from app.engine.guards.file_marks import stamp as _stamp
 from app.engine.jobs.jobfile import JobFile, JobInfo
 from app.engine.jobs.placement import Placement
 
 RECORD_VERSION = 3
-MARKER_XATTR = "user.fiometer.test-file"
 
 
 @dataclass(frozen=True)
@@ -60,10 +65,6 @@ def this_host() -> str:
     return socket.gethostname()
 
 
-Facts = dict[str, int | str | None]
-"""One file's record: size, dev, ino, mtime_ns, ctime_ns and marker (as ``_facts_st`` and ``_stamp`` write it)."""
-
-
 class CreatedFiles:
     """The test files Fiometer created (one JSON record beside the results database, shared by the CLI
     and the GUI), so reusing them needs no arming."""
@@ -72,12 +73,15 @@ class CreatedFiles:
         self.path = path
         self.host = host or this_host()
         self._memory: dict[str, Facts] = {}  # the record when ``path`` is os.devnull (kept for one run)
+        # the record could not be written (a link or a folder planted there, a read-only folder): why and what
+        # to do, in words; the record is then kept in memory for this run, and the run goes on
+        self.problem: str | None = None
 
-    def _key(self, file: str) -> str:
-        return f"{self.host}\n{os.path.abspath(file)}"
+    def _key(self, file: str, host: str | None = None) -> str:
+        return f"{host or self.host}\n{os.path.abspath(file)}"
 
     def _load(self) -> dict[str, Facts]:
-        if str(self.path) == os.devnull:
+        if str(self.path) == os.devnull or self.problem is not None:
             return dict(self._memory)
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
@@ -92,12 +96,27 @@ class CreatedFiles:
         """The file is still the one Fiometer left: same path, size, identity, times and marker."""
         if not placed.verified or not placed.exists or placed.identity is None:
             return False
-        known = self._load().get(self._key(placed.path))
+        known = self._load().get(self._key(placed.path, placed.host))
+        marker = placed.marker if placed.host else marker_of(placed.path)  # read there, for another host
         return (
             isinstance(known, dict)
             and known.get("marker") is not None
-            and known == {**_facts_of(placed), "marker": marker_of(placed.path)}
+            and known == {**_facts_of(placed), "marker": marker}
         )
+
+    def known(self, host: str, path: str) -> Facts | None:
+        """What the record holds for a file on ``host`` (an ``ssh://`` manager's host checks it there)."""
+        found = self._load().get(self._key(path, host))
+        return found if isinstance(found, dict) else None
+
+    def remember(self, host: str, adopted: dict[str, Facts], forget: Iterable[str] = ()) -> None:
+        """Record files on another host as Fiometer's (their facts read and stamped there, through the
+        descriptor fio used), and drop ``forget``."""
+        known = self._load()
+        for f in forget:
+            known.pop(self._key(f, host), None)
+        known.update({self._key(f, host): facts for f, facts in adopted.items()})
+        self._write(known)
 
     def owns_stat(self, path: str, st: os.stat_result, marker: str | None) -> bool:
         """As ``owns`` for an object Fiometer holds open (``st`` and ``marker`` read through its descriptor)."""
@@ -142,13 +161,26 @@ class CreatedFiles:
         for f in forget:
             known.pop(self._key(f), None)
         known.update({self._key(f): facts for f, facts in adopted.items()})
+        self._write(known)
+
+    def _write(self, known: dict[str, Facts]) -> None:
         if str(self.path) == os.devnull:  # no record on disk (a Runner without a registry): this run only
             self._memory = known
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         from app.safe_files import write_file  # never through a link planted beside the database
 
-        write_file(self.path, json.dumps({"version": RECORD_VERSION, "files": known}, indent=1))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_file(self.path, json.dumps({"version": RECORD_VERSION, "files": known}, indent=1))
+        except OSError as e:  # refused (UnsafeOutput says what it is) or failed: said, never a crash mid-run
+            self._memory = known
+            why = (str(e) if e.filename else f"{self.path}: {e.strerror or e}").rstrip(".")
+            self.problem = (
+                f"The record of Fiometer's test files cannot be written: {why}. The run's results are "
+                "stored; its new test files are not recorded as Fiometer's, so the next run asks before "
+                f"writing them. Remove or rename {self.path} (it must be a regular file, not a link) and run "
+                "again."
+            )
 
 
 def _facts_of(placed: Placement) -> Facts:
@@ -160,62 +192,6 @@ def _facts_of(placed: Placement) -> Facts:
         "mtime_ns": placed.mtime_ns,
         "ctime_ns": placed.ctime_ns,
     }
-
-
-def _facts_st(st: os.stat_result) -> Facts:
-    return {
-        "size": st.st_size,
-        "dev": st.st_dev,
-        "ino": st.st_ino,
-        "mtime_ns": st.st_mtime_ns,
-        "ctime_ns": st.st_ctime_ns,
-    }
-
-
-def marker_of(where: str | int) -> str | None:
-    """Fiometer's marker on a file (by path, not following a link, or by descriptor); "" where the file
-    system keeps no extended attributes; None when absent."""
-    try:
-        if isinstance(where, int):
-            return os.getxattr(where, MARKER_XATTR).decode("ascii", "replace")
-        return os.getxattr(where, MARKER_XATTR, follow_symlinks=False).decode("ascii", "replace")
-    except OSError as e:
-        return "" if e.errno in (errno.ENOTSUP, errno.EOPNOTSUPP) else None
-    except AttributeError:  # pragma: no cover - no extended attributes on this OS (Windows)
-        return ""
-
-
-def _stamp(fd: int) -> Facts | None:
-    """Write a fresh marker on the open file and return its facts (after: the marker moves its change time).
-    None unless it is a regular file with exactly one link."""
-    try:
-        before = os.fstat(fd)
-        if not stat.S_ISREG(before.st_mode) or before.st_nlink != 1:
-            return None
-        token = secrets.token_hex(8)
-        try:
-            os.setxattr(fd, MARKER_XATTR, token.encode("ascii"))
-        except OSError as e:
-            if e.errno not in (errno.ENOTSUP, errno.EOPNOTSUPP):
-                return None
-            token = ""
-        except AttributeError:  # pragma: no cover - Windows
-            token = ""
-        st = os.fstat(fd)
-    except OSError:
-        return None
-    return {**_facts_st(st), "marker": token}
-
-
-def _same(path: str, fd: int) -> bool:
-    """The name still leads to the open object: not a link, same device and inode, one link."""
-    try:
-        st, held = os.lstat(path), os.fstat(fd)
-    except OSError:
-        return False
-    return (
-        stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino)
-    )
 
 
 def record_beside(db_path: str | os.PathLike[str]) -> CreatedFiles:
@@ -323,14 +299,15 @@ def unarmed(risks: list[WriteRisk], allow: set[str], allow_in_use: set[str]) -> 
         shown = f"{r.spelled} -> {r.path}" if r.spelled and r.spelled != r.path else r.path
         if not r.names() & allow:
             msgs.append(
-                f"manager {r.manager!r}, target {r.target!r} ({shown}): {r.reason}; "
-                f"arm it with --allow-write '{r.target}'"
+                f"manager {r.manager!r}, target {r.target!r} ({shown}): {r.reason}"
+                + (f" (in use: {r.use})" if r.in_use and r.use else "")
+                + f"; arm it with --allow-write {shell_arg(r.target)}"
             )
         elif r.in_use and not r.names() & allow_in_use:
             msgs.append(
                 f"manager {r.manager!r}, target {r.target!r} ({shown}) is in use ({r.use}); "
                 f"writing would corrupt what is on it — if you really mean it, add "
-                f"--allow-write-mounted '{r.target}'"
+                f"--allow-write-mounted {shell_arg(r.target)}"
             )
     return msgs
 
@@ -343,5 +320,21 @@ def unverified_notes(jobfiles: dict[str, JobFile]) -> list[str]:
             for jf in jobfiles.values()
             for j in jf.jobs
             if j.placement is not None and j.placement.note
+        )
+    )
+
+
+def raw_disks_refused(steps: list[dict[str, JobFile]], may_open_raw_disks: bool) -> list[str]:
+    """Why local raw-disk targets cannot run (Windows without Administrator rights), once per path;
+    nothing when this process may open raw disks. Remote managers' rights are their own."""
+    if may_open_raw_disks:
+        return []
+    return list(
+        dict.fromkeys(
+            f"manager {j.manager!r}, target {j.target_name!r}: {j.path} {RAW_DISK_NEEDS_ADMIN}"
+            for files in steps
+            for jf in files.values()
+            for j in jf.jobs
+            if j.is_device and not j.network and j.placement is not None and j.placement.verified
         )
     )

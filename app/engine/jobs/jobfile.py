@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from app.engine.jobs import network_jobs
+from app.engine.jobs import geometry, network_jobs
 from app.engine.jobs import targets as T
 from app.engine.jobs.network_jobs import LOOPBACK
 from app.engine.jobs.placement import Placement, place_remote
@@ -119,21 +119,43 @@ def _comment(text: str) -> str:
     return "; " + "".join(c if c.isprintable() else "?" for c in text)
 
 
-def target_bytes(
-    max_size: int,
+def target_geometry(where: T.ResolvedTarget, placed: Placement | None, os_name: str) -> geometry.Geometry:
+    """Iometer's geometry of the object a target resolves to: as examined on its manager (``placement``),
+    else what its path says (a plain fio server: nothing can be examined there)."""
+    examined = placed.geometry() if placed is not None else None
+    if examined is not None:
+        return examined
+    return geometry.assumed(
+        where.is_device or (placed is not None and placed.is_device), T.normalize_os(os_name)
+    )
+
+
+def target_region(
+    worker: Worker,
     where: T.ResolvedTarget,
+    placed: Placement | None,
+    os_name: str,
     *,
     default_file_size: int = DEFAULT_FILE_SIZE,
     file_size: int | None = None,
-) -> int | None:
-    """Bytes of a target fio uses: the worker's Maximum Disk Size in the target's sectors; a test file
-    needs a size (``file_size`` overrides it, for quick checks); None means the whole device."""
-    size = max_size * where.sector_size
-    if file_size and not where.is_device:
-        return file_size
-    if not size:
-        return None if where.is_device else default_file_size
-    return size
+) -> tuple[int | None, int, geometry.Geometry]:
+    """(fio size= (None: the whole device), fio offset=, geometry) of a worker's target: its Maximum Disk Size
+    and Starting Sector in the object's sectors (``geometry.region``); ``file_size`` overrides the size of
+    test files, for quick checks."""
+    geo = target_geometry(where, placed, os_name)
+    is_device = where.is_device or (placed is not None and placed.is_device)
+    existing = placed.size if placed is not None and placed.exists and not is_device else None
+    size, offset = geometry.region(
+        worker.max_size,
+        worker.start_sector,
+        geo,
+        is_device=is_device,
+        existing_size=existing,
+        default_file_size=default_file_size,
+    )
+    if file_size and not is_device:
+        size = file_size
+    return size, offset, geo
 
 
 def step_jobfile(
@@ -185,8 +207,8 @@ def step_jobfile(
             placed = place(where.path)
             if placed.is_device and not where.is_device:  # a link to a device, found by its file type
                 where = T.ResolvedTarget(where.path, True, T.DEVICE_SECTOR)
-            size = target_bytes(
-                worker.max_size, where, default_file_size=default_file_size, file_size=file_size
+            size, offset, geo = target_region(
+                worker, where, placed, os_name, default_file_size=default_file_size, file_size=file_size
             )
             job = JobInfo(
                 job_name(manager_index, active.worker, tpos),
@@ -200,13 +222,13 @@ def step_jobfile(
                 spec.name,
                 active.queue_depth,
                 size,
-                worker.start_sector * where.sector_size,
+                offset,
                 placed,
                 any(line.reads < 100 for line in spec.lines),
             )
             jf.jobs.append(job)
             armed = placed.is_device and allow_mounted is not None and allow_mounted(job)
-            out += _target_lines(job, worker, spec, where.sector_size, transfer, loops, armed)
+            out += _target_lines(job, worker, spec, geo.align, transfer, loops, armed)
     out += _network_sections(plan, step, manager_index, jf, peer_addresses or {}, net_port_base)
     jf.text = "\n".join(out) + "\n"
     return jf
@@ -264,13 +286,13 @@ def _target_lines(
     job: JobInfo,
     worker: Worker,
     spec: AccessSpec,
-    sector_size: int,
+    align_zero: int,
     transfer: int,
     loops: int | None,
     armed: bool,
 ) -> list[str]:
     """One target's job section. ``loops``: a fill's passes (None: not a fill); ``armed``: a device armed
-    twice, which gets fio's allow_mounted_write."""
+    twice, which gets fio's allow_mounted_write; ``align_zero``: the bytes an "align 0" line aligns to."""
     out = [
         "",
         _comment(f"worker {worker.name!r} -> target {job.target_name!r}"),
@@ -288,7 +310,7 @@ def _target_lines(
     if armed:
         out.append(_line("allow_mounted_write", "1"))
     out.append(_line("iodepth", str(job.queue_depth)))
-    out += [_line(k, v) for k, v in spec_options(spec, sector_size)]
+    out += [_line(k, v) for k, v in spec_options(spec, align_zero)]
     if worker.fixed_seed is None:
         out.append(_line("randrepeat", "0"))
     else:

@@ -21,8 +21,8 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.engine.devices import linux_devices
-from app.engine.jobs import windows_paths
+from app.engine.devices import linux_devices, sector_sizes
+from app.engine.jobs import geometry, windows_paths
 from app.engine.jobs.targets import WINDOWS, TargetError, fio_path_problem, is_device_path, normalize_os
 
 MAX_LINKS = 40  # as the kernel's ELOOP limit
@@ -44,9 +44,33 @@ class Placement:
     in_use: tuple[str, ...] = ()  # of a device: "mounted at /data", "held by dm-0", ... (unknown counts)
     missing_folder: str | None = None  # the folder a new test file would need, when it does not exist
     note: str = ""  # what could not be verified
+    host: str = ""  # where it was examined, when not on this machine (an ssh:// manager's host)
+    marker: str | None = None  # Fiometer's marker on that host's file, as read there (``host`` set)
+    sector: int | None = None  # Iometer's geometry of the object (``jobs.geometry``), None: not examined
+    align: int | None = None
+    geometry_source: str = ""
 
     def names(self) -> set[str]:
         return {self.spelled, self.path}
+
+    def geometry(self) -> geometry.Geometry | None:
+        """Iometer's sector and "align 0" boundary of the object examined (None: nothing was examined)."""
+        if self.sector is None or self.align is None:
+            return None
+        return geometry.Geometry(self.sector, self.align, self.geometry_source)
+
+
+def _geometry_fields(g: geometry.Geometry) -> dict[str, object]:
+    return {"sector": g.sector, "align": g.align, "geometry_source": g.source}
+
+
+def _file_geometry(path: str, st_dev: int | None) -> dict[str, object]:
+    """A (new or existing) test file's geometry on this machine: its file system's block, the logical
+    sector of the device under that file system."""
+    disk = sector_sizes.logical_sector((os.major(st_dev), os.minor(st_dev))) if st_dev is not None else None
+    return _geometry_fields(
+        geometry.of_file(normalize_os(platform.system()), sector_sizes.fs_block(path), disk)
+    )
 
 
 def object_id(st: os.stat_result) -> linux_devices.ObjectId | None:
@@ -143,7 +167,13 @@ def place_local(
             ) from None
         folder = posixpath.dirname(real)
         if os.path.isdir(folder):
-            return Placement(spelled, real, False, True)
+            return Placement(
+                spelled,
+                real,
+                False,
+                True,
+                **_file_geometry(folder, os.stat(folder).st_dev),  # type: ignore[arg-type]
+            )
         if os.path.lexists(folder):
             raise PlacementError(f"{spelled!r}: {folder} is not a folder") from None
         return Placement(spelled, real, False, True, missing_folder=folder)
@@ -159,7 +189,17 @@ def place_local(
             if platform.system() == "Linux"
             else [f"Fiometer cannot tell what uses devices on {platform.system()}"]
         )
-        return Placement(spelled, real, True, True, exists=True, in_use=tuple(uses), obj=object_id(st))
+        sector = sector_sizes.logical_sector(dev)
+        return Placement(
+            spelled,
+            real,
+            True,
+            True,
+            exists=True,
+            in_use=tuple(uses),
+            obj=object_id(st),
+            **_geometry_fields(geometry.of_device(sector)),  # type: ignore[arg-type]
+        )
     if stat.S_ISCHR(mode):
         return Placement(
             spelled,
@@ -169,6 +209,7 @@ def place_local(
             exists=True,
             obj=object_id(st),
             in_use=("a character device: Fiometer cannot tell what uses it",),
+            **_geometry_fields(geometry.of_device(None)),  # type: ignore[arg-type]
         )
     if stat.S_ISDIR(mode):
         raise PlacementError(
@@ -190,6 +231,7 @@ def place_local(
         ctime_ns=st.st_ctime_ns,
         obj=object_id(st),
         in_use=tuple(uses),
+        **_file_geometry(real, st.st_dev),  # type: ignore[arg-type]
     )
 
 
@@ -205,20 +247,32 @@ def _place_local_windows(
             exists=True,
             note="Windows blocks writes to mounted volumes itself; Fiometer cannot list them here",
         )
+    whole = os.path.join(cwd or os.getcwd(), spelled)
+    problem = windows_paths.ansi_problem(whole)
+    if problem:  # before realpath, which fails on a path too long for Windows (WinError 234)
+        raise PlacementError(f"{spelled!r}: {problem}")
     try:
-        path = os.path.realpath(
-            windows_paths.normalise(os.path.abspath(os.path.join(cwd or os.getcwd(), spelled)))
-        )
-    except ValueError as e:
-        raise PlacementError(f"{spelled!r}: {e}") from e
+        path = os.path.realpath(windows_paths.normalise(os.path.abspath(whole)))
+    except (ValueError, OSError) as e:
+        raise PlacementError(f"{spelled!r}: Fiometer cannot resolve this path on Windows ({e})") from e
     _check_text(spelled, path)
+    problem = windows_paths.ansi_problem(path)
+    if problem:
+        raise PlacementError(f"{spelled!r} leads to {path!r}: {problem}")
     if os.path.isdir(path):
         raise PlacementError(f"{spelled!r}: {path} is a folder; give a test file inside it")
     try:
         st = os.stat(path)
     except FileNotFoundError:
         folder = os.path.dirname(path)
-        return Placement(spelled, path, False, True, missing_folder=None if os.path.isdir(folder) else folder)
+        return Placement(
+            spelled,
+            path,
+            False,
+            True,
+            missing_folder=None if os.path.isdir(folder) else folder,
+            **_windows_file_geometry(path),  # type: ignore[arg-type]
+        )
     except OSError as e:
         raise PlacementError(f"{spelled!r}: Fiometer cannot examine {path} ({e.strerror})") from e
     return Placement(
@@ -232,11 +286,20 @@ def _place_local_windows(
         mtime_ns=st.st_mtime_ns,
         ctime_ns=st.st_ctime_ns,
         obj=object_id(st),
+        **_windows_file_geometry(path),  # type: ignore[arg-type]
     )
 
 
-def place_remote(spelled: str, name_says_device: bool, os_name: str, manager: str = "") -> Placement:
-    """Normalise by text alone for a manager Fiometer cannot look at. Raises PlacementError."""
+def _windows_file_geometry(path: str) -> dict[str, object]:  # pragma: no cover - Windows only
+    return _geometry_fields(geometry.of_file(WINDOWS, None, sector_sizes.windows_bytes_per_sector(path)))
+
+
+def place_remote(
+    spelled: str, name_says_device: bool, os_name: str, manager: str = "", checked_there: bool = False
+) -> Placement:
+    """Normalise by text alone for a manager Fiometer cannot look at from here. ``checked_there``: an
+    ``ssh://`` manager, whose targets are examined on its host (``guards.remote_hold``). Raises
+    PlacementError."""
     where = f"manager {manager!r}" if manager else "a remote manager"
     if normalize_os(os_name) == WINDOWS:
         try:
@@ -264,17 +327,29 @@ def place_remote(spelled: str, name_says_device: bool, os_name: str, manager: st
             )
         device = name_says_device or path.startswith("/dev/")
     _check_text(spelled, path)
-    what = (
-        "whether it is mounted or in use (fio's own mount check still applies)"
-        if device
-        else "whether it is a link to a device, or changes between the check through fio (existence, "
-        "Fiometer's marker, size, folder: app.engine.transports.remote_files) and fio's open"
+    return Placement(
+        spelled, path, device, False, note="" if checked_there else plain_note(where, path, device)
     )
-    return Placement(spelled, path, device, False, note=f"{where}: Fiometer cannot verify {path}: {what}")
 
 
-def placer(local: bool, os_name: str, manager: str = "") -> Callable[[str], Placement]:
+def plain_note(where: str, path: str, device: bool) -> str:
+    """What a plain fio server leaves unverified about one target, in one line (``guards.unverified``)."""
+    what = (
+        "whether it is mounted or in use (only fio's own mount check applies)"
+        if device
+        else "whether it is a link to a device, and whether it is swapped for another object before fio "
+        "opens it (only Fiometer's marker, read through fio, is checked)"
+    )
+    return (
+        f"{where} is a plain fio --server: Fiometer cannot verify {path} there: {what}; reach the host as "
+        "ssh:// to have it checked"
+    )
+
+
+def placer(
+    local: bool, os_name: str, manager: str = "", checked_there: bool = False
+) -> Callable[[str], Placement]:
     """The placement rule for one manager: examine locally, or normalise for a remote machine."""
     if local:
         return lambda path: place_local(path, is_device_path(path))
-    return lambda path: place_remote(path, is_device_path(path), os_name, manager)
+    return lambda path: place_remote(path, is_device_path(path), os_name, manager, checked_there)

@@ -46,12 +46,13 @@ def _bssplit(entries: dict[int, int]) -> str:
     return ":".join(f"{fio_size(size)}/{pct}" for size, pct in sorted(entries.items()))
 
 
-def _align_bytes(line: SpecLine, sector_size: int) -> int:
-    return sector_size if line.align == 0 else line.align
+def _align_bytes(line: SpecLine, align_zero: int) -> int:
+    return align_zero if line.align == 0 else line.align
 
 
-def spec_options(spec: AccessSpec, sector_size: int) -> list[tuple[str, str]]:
-    """fio options (name, value) for one job running this spec."""
+def spec_options(spec: AccessSpec, align_zero: int) -> list[tuple[str, str]]:
+    """fio options (name, value) for one job running this spec; ``align_zero``: the bytes Iometer's "align 0"
+    (sector boundaries) means on the target (``geometry.Geometry.align``)."""
     ws = _weights(spec)
     read = sum(w.p * w.line.reads / 100 for w in ws)
     write = 1.0 - read
@@ -100,7 +101,7 @@ def spec_options(spec: AccessSpec, sector_size: int) -> list[tuple[str, str]]:
             opts.append(("bs_unaligned", "1"))
 
     if any_random:
-        aligns = {_align_bytes(w.line, sector_size) for w in ws}
+        aligns = {_align_bytes(w.line, align_zero) for w in ws}
         if len(spec.lines) == 1 and spec.lines[0].align == spec.lines[0].size:
             pass  # fio's default blockalign is the block size, as Iometer's "request size boundaries"
         else:

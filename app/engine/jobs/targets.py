@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from app.engine.jobs import geometry
 from app.model.plan import Target
 
 WINDOWS = "windows"
@@ -18,17 +19,17 @@ LINUX = "linux"
 MACOS = "darwin"
 
 TEST_FILE = "iobw.tst"
-FILE_SECTOR = 4096  # Iometer's "sector" for a test file on a Linux/macOS file system (statfs f_bsize)
-DEVICE_SECTOR = 512  # ... on raw disks and Windows drive letters
-# Iometer's Maximum Disk Size and Starting Sector count its "sector": the disk's logical sector, a Windows
-# volume's bytes/sector, on Linux the file system's block (statfs f_bsize). A fio server cannot report either
-# for a remote path, so Fiometer uses the usual values on every manager, local or remote, by what the plan names.
+FILE_SECTOR = geometry.FS_BLOCK  # the sector assumed for a test file on Linux/macOS until it is examined
+DEVICE_SECTOR = geometry.BASE_SECTOR  # ... for a raw disk, or a file on a Windows volume
 SECTOR_RULE = (
-    "As in Iometer, sizes are in sectors: a test file on a Linux or macOS file system (a path, or a "
-    "mount point) has the file system's block, taken as 4096 bytes; a raw disk, a Windows drive "
-    "letter and a file on a Windows volume have 512-byte sectors. The same rule holds for local and "
-    "remote managers (a fio server cannot report a remote disk's or file system's sector size), and "
-    "a target mapped to another path keeps the sector of the name the plan gives it."
+    "As in Iometer's Dynamo, sizes are in sectors of the object the target resolves to on its manager: a "
+    "test file on a Linux or macOS file system counts the file system's block (statfs f_bsize, usually 4096 "
+    "bytes), a raw disk its logical sector, a file on a Windows volume the volume's bytes per sector. "
+    "'Align 0' (sector boundaries) is the logical sector of the disk under the target (512 bytes at least). "
+    "One rule holds for local and remote managers: a local or ssh:// manager's object is examined there; "
+    "for a plain fio server, where nothing can be examined, Fiometer assumes 4096-byte sectors for a Linux or "
+    "macOS file and 512 bytes otherwise. Maximum Disk Size 0 is the whole "
+    "disk, or an existing test file's own size."
 )
 MAX_PATH_BYTES = 4000  # fio reads job lines of at most 8 KiB; a longer one would be split into two lines
 # fio replaces these in every option value: ${VAR} by the environment, the keywords by numbers (then calls bc)
@@ -54,7 +55,7 @@ class TargetError(Exception):
 class ResolvedTarget:
     path: str  # as the OS names it: C:\iobw.tst, \\.\PhysicalDrive1, /dev/sdb, /tmp/t.tst
     is_device: bool  # a raw disk (writes destroy data) rather than a test file
-    sector_size: int  # bytes of Iometer's "sector" for maximum size, starting sector and align 0
+    sector_size: int  # Iometer's sector assumed by the path (geometry.assumed); the examined object's wins
 
 
 def normalize_os(name: str) -> str:
@@ -66,14 +67,10 @@ def normalize_os(name: str) -> str:
     return LINUX
 
 
-def _sector_size_of_name(name: str, os_name: str) -> int:
-    # Iometer's sector: the device's logical sector, the Windows volume's bytes/sector, or on Linux
-    # the file system block (statfs f_bsize), usually 4096.
-    if _LINUX_MOUNT.match(name) or (
-        os_name != WINDOWS and name.startswith("/") and not name.startswith("/dev/")
-    ):
-        return FILE_SECTOR
-    return DEVICE_SECTOR
+def _assumed_sector(path: str, os_name: str) -> int:
+    """Iometer's sector of a path before (or without) looking at it: by what it resolves to, never by the
+    plan's name for it (the object's own numbers replace it once it is examined: ``placement``)."""
+    return geometry.assumed(is_device_path(path), os_name).sector
 
 
 def is_device_path(path: str) -> bool:
@@ -81,6 +78,13 @@ def is_device_path(path: str) -> bool:
     from app.engine.jobs import windows_paths
 
     return path.startswith("/dev/") or windows_paths.is_device(path)
+
+
+def _windows_device(path: str) -> bool:
+    """\\\\.\\PhysicalDrive0, \\\\?\\GLOBALROOT\\...: a name only Windows reads as a device."""
+    from app.engine.jobs import windows_paths
+
+    return path.startswith("\\\\") and windows_paths.is_device(path)
 
 
 def fio_path_problem(path: str) -> str | None:
@@ -135,11 +139,16 @@ def _resolve(target: Target, os_name: str, mapping: dict[str, str] | None) -> Re
     os_name = normalize_os(os_name)
     name = target.name.strip()
     mapped = target.path or lookup_mapping(name, mapping or {})
+    hint = f"map it to a test file or device, e.g. --map '{name}=/path/to/{TEST_FILE}'"
+    if os_name != WINDOWS and _windows_device(mapped or name):
+        raise TargetError(
+            f"target {name!r}: {mapped or name} is a Windows raw disk or device name; on this {os_name} "
+            f"manager it would be a file named so in fio's folder: {hint}"
+        )
     if mapped:
-        return ResolvedTarget(mapped, is_device_path(mapped), _sector_size_of_name(name, os_name))
+        return ResolvedTarget(mapped, is_device_path(mapped), _assumed_sector(mapped, os_name))
     if target.kind == "network":
         raise TargetError(f"target {name!r} is a network target; fio cannot run Iometer network workers")
-    hint = f"map it to a test file or device, e.g. --map '{name}=/path/to/{TEST_FILE}'"
     phys = _WIN_PHYSICAL.match(name)
     if phys:
         number = phys.group(1) or phys.group(2)
@@ -158,14 +167,14 @@ def _resolve(target: Target, os_name: str, mapping: dict[str, str] | None) -> Re
         if os_name == WINDOWS:
             raise TargetError(f"target {name!r} is a Linux mount point; on this Windows manager {hint}")
         root = mount.group(1).rstrip("/")
-        return ResolvedTarget(f"{root}/{TEST_FILE}", False, 4096)
+        return ResolvedTarget(f"{root}/{TEST_FILE}", False, FILE_SECTOR)
     if _LINUX_DEVICE.match(name):
         if os_name == WINDOWS:
             raise TargetError(f"target {name!r} is a Linux disk; on this Windows manager {hint}")
-        return ResolvedTarget(f"/dev/{name}", True, 512)
+        return ResolvedTarget(f"/dev/{name}", True, DEVICE_SECTOR)
     if name.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", name) or name.startswith("\\\\"):
         # the name as written: blanks around a path are refused by fio_path_problem, never dropped
-        return ResolvedTarget(target.name, is_device_path(name), _sector_size_of_name(name, os_name))
+        return ResolvedTarget(target.name, is_device_path(name), _assumed_sector(name, os_name))
     raise TargetError(f"target {name!r} is not a drive, disk or path Fiometer recognises; {hint}")
 
 

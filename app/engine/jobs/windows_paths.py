@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ntpath
 import re
+from collections.abc import Callable
 
 _DOS_DEVICE = re.compile(
     r"^(CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³]|CONIN\$|CONOUT\$)(\..*)?$", re.IGNORECASE
@@ -60,3 +61,31 @@ def normalise(path: str) -> str:
     if ".." in p.split("\\"):
         raise ValueError("it contains '..', which Fiometer cannot resolve without looking at that machine")
     return ntpath.normpath(p)
+
+
+MAX_PATH = 260  # Windows' classic limit, terminating NUL included: fio.exe opens files by the ANSI API
+
+
+def job_encoding(os_name: str) -> str:
+    """The encoding fio reads its job file in: on Windows fio.exe reads bytes and opens files through the
+    ANSI API, so the job file is written in the ANSI code page (Python's "mbcs"); UTF-8 elsewhere."""
+    return "mbcs" if os_name == "Windows" else "utf-8"
+
+
+def ansi_problem(path: str, encode: Callable[[str], bytes] | None = None) -> str | None:
+    """Why fio.exe would not open this path as written (None: it would). ``encode``: the ANSI code page's
+    encoder (default: this Windows' "mbcs"; a test passes another)."""
+    if len(path) >= MAX_PATH:
+        return (
+            f"the path has {len(path)} characters; fio.exe opens paths of at most {MAX_PATH - 1} (Windows' "
+            "MAX_PATH), so choose a shorter folder or file name"
+        )
+    try:
+        (encode or (lambda s: s.encode("mbcs", "strict")))(path)
+    except UnicodeEncodeError:
+        return (
+            "the path has characters this Windows' ANSI code page cannot hold, and fio.exe reads its job "
+            "file and opens files in that code page (it would open another name); rename the folder or "
+            "file with characters of that code page"
+        )
+    return None

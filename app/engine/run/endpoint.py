@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.engine.guards import remote_check
 from app.engine.jobs.network_jobs import reach_address
 from app.engine.transports.transport import Transport
 
@@ -26,9 +26,8 @@ class ManagerEndpoint:
     server: tuple[str, int] | None = (
         None  # a fio server's (host, port): its connection may run in a RemoteHost
     )
-    inspect: Callable[[list[str]], dict[str, remote_check.CheckRecord]] | None = (
-        None  # ssh:// managers: the local checks, there
-    )
+    # ssh:// managers: starts python3 with the rules on that host (guards.remote_hold: Start)
+    python_there: Callable[[], subprocess.Popen[str]] | None = None
     prepare: Callable[[], None] | None = (
         None  # before each step (re-opens an SSH session that died); TransportError
     )

@@ -11,6 +11,7 @@ import socket
 import threading
 from collections.abc import Callable, Mapping
 
+from app.engine.guards.remote_hold import BOOT
 from app.engine.jobs.ssh_address import SshAddress, parse_ssh
 from app.engine.run.endpoint import ManagerEndpoint
 from app.engine.transports.environment import probe_facts
@@ -103,7 +104,7 @@ def ssh_endpoint(name: str, address: SshAddress) -> ManagerEndpoint:
         protocol=info.protocol,
         close=server.close,
         server=(h, port),
-        inspect=server.check_paths,
+        python_there=lambda: server.python(BOOT),
         prepare=reopen,
         shown_as=shown,
     )

@@ -7,6 +7,7 @@ current step gracefully (fio's final numbers are kept) and the run after it; Abo
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import math
@@ -19,16 +20,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.engine.common.phase_bounds import DEFAULT as DEFAULT_BOUNDS
+from app.engine.common.phase_bounds import Bounds
 from app.engine.devices.disks import disk_of
+from app.engine.devices.elevation import may_open_raw_disks
 from app.engine.devices.linux_devices import ObjectId
-from app.engine.guards import remote_check
-from app.engine.guards.held_targets import Arming, Held, HoldRefused, hold
+from app.engine.guards import remote_hold, unverified
+from app.engine.guards.held_targets import Arming, Held, HoldRefused, describe_object, hold
 from app.engine.guards.safety import (
     CreatedFiles,
     WriteRisk,
     armed_twice,
     is_armed,
     marker_of,
+    raw_disks_refused,
     unarmed,
     unverified_notes,
     write_risks,
@@ -36,7 +41,7 @@ from app.engine.guards.safety import (
 from app.engine.jobs.job_policy import JobRefused, check_job_text
 from app.engine.jobs.jobfile import DEFAULT_FILE_SIZE, JobFile, JobInfo, step_jobfile, stop_order
 from app.engine.jobs.network_jobs import fresh_port_base
-from app.engine.jobs.placement import placer
+from app.engine.jobs.placement import Placement, placer
 from app.engine.jobs.sequence import STEADY, SequenceTooLong, Step, expand
 from app.engine.jobs.targets import TargetError, lookup_mapping
 from app.engine.run.endpoint import ManagerEndpoint as ManagerEndpoint
@@ -72,8 +77,9 @@ GATHER_S = 0.05  # after an event, how long the ones following it are waited for
 class RunRefused(Exception):
     """The plan cannot start; str() lists what to fix (unmapped managers, unplaceable targets, ...).
 
-    ``risks`` are the unarmed writes and ``missing_folders`` the local folders new test files need, so a
-    GUI can ask about exactly those; ``only_asks`` is True when nothing else stands in the way."""
+    ``risks`` are the unarmed writes, ``missing_folders`` the local folders new test files need and
+    ``unverified`` the plain fio servers written without their host's arming, so a GUI can ask about
+    exactly those; ``only_asks`` is True when nothing else stands in the way."""
 
     def __init__(
         self,
@@ -81,11 +87,13 @@ class RunRefused(Exception):
         risks: list[WriteRisk] | None = None,
         missing_folders: list[str] | None = None,
         only_asks: bool = False,
+        unverified: list[tuple[str, str]] | None = None,
     ):
         super().__init__(text)
         self.risks = risks or []
         self.missing_folders = missing_folders or []
         self.only_asks = only_asks
+        self.unverified = unverified or []  # (manager, host): plain fio servers a write needs armed
 
 
 @dataclass
@@ -99,6 +107,8 @@ class RunOptions:
     file_size: int | None = None  # override the size of every test file (quick checks)
     allow_write: set[str] = field(default_factory=set)  # armed targets (names or paths)
     allow_write_in_use: set[str] = field(default_factory=set)  # second override: mounted/partitioned
+    # plain fio --server managers (name, host:port or host) armed for writes Fiometer cannot verify there
+    allow_unverified: set[str] = field(default_factory=set)
     registry: CreatedFiles | None = None  # test files Fiometer created (None: nothing is known)
     # path -> the object (placement.object_id) the user was shown when arming it (GUI): the run refuses to
     # start if that path now leads to anything else
@@ -113,6 +123,8 @@ class RunOptions:
     # a window's run with at least this many remote managers runs in a process of its own (app.run_apart;
     # 0: never): the runner's and the store's work then leaves the window's process
     run_apart: int = 8
+    # how long each phase of a step may take (app.engine.common.phase_bounds; tests scale it down)
+    bounds: Bounds = DEFAULT_BOUNDS
 
 
 @dataclass
@@ -125,6 +137,12 @@ class StepOutcome:
     started: float
     ended: float
     job_started: dict[str, float] = field(default_factory=dict)  # manager -> its I/O's start (time.time())
+    refused: bool = False  # no manager's fio started (a check or a start refused them all): nothing ran
+
+    @property
+    def counted_as(self) -> str:
+        """How the run's summary counts this step: its status, or 'refused' when no fio started."""
+        return "refused" if self.refused else self.status
 
     @property
     def start_spread(self) -> float | None:
@@ -147,6 +165,7 @@ class RunSummary:
     complete: int = 0
     stopped: int = 0
     failed: int = 0
+    refused: int = 0  # steps that failed before any fio started: they did not run
 
     @property
     def ran(self) -> int:
@@ -154,7 +173,7 @@ class RunSummary:
 
     @property
     def skipped(self) -> int:
-        return self.planned - self.ran
+        return self.planned - self.ran - self.refused
 
     def text(self) -> str:
         """e.g. '2 of 4 steps ran (1 complete, 1 stopped); 2 skipped'."""
@@ -167,15 +186,19 @@ class RunSummary:
         return (
             ran
             + (f" ({', '.join(parts)})" if parts else "")
+            + (f"; {self.refused} refused before fio started" if self.refused else "")
             + (f"; {self.skipped} skipped" if self.skipped else "")
         )
 
 
 def summarize(statuses: list[str], planned: int) -> RunSummary:
-    """The summary of steps that ended with ``statuses`` (complete | stopped | partial | failed)."""
+    """The summary of steps that ended with ``statuses`` (complete | stopped | partial | failed | refused:
+    ``StepOutcome.counted_as``)."""
     out = RunSummary(planned)
     for status in statuses:
-        if status == "complete":
+        if status == "refused":
+            out.refused += 1
+        elif status == "complete":
             out.complete += 1
         elif status == "stopped":
             out.stopped += 1
@@ -196,6 +219,15 @@ class RunListener:
 
     def step_finished(self, outcome: StepOutcome) -> None: ...
     def run_finished(self, status: str) -> None: ...
+
+
+def _steps_words(numbers: list[int]) -> str:
+    """'step 3', 'steps 1 to 128', 'steps 1, 4 and 7'."""
+    if len(numbers) == 1:
+        return f"step {numbers[0]}"
+    if numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"steps {numbers[0]} to {numbers[-1]}"
+    return "steps " + ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
 
 
 class Runner:
@@ -235,14 +267,17 @@ class Runner:
         self.notes: list[str] = []  # what could not be verified (targets on remote managers)
         self._own_files: set[tuple[str, str]] = set()
         self._remote_files: dict[str, dict[str, remote_files.RemoteFile]] = {}  # per remote manager, by path
-        self._ssh_seen: dict[
-            tuple[str, str], remote_check.Identity
-        ] = {}  # (manager, path) -> the object checked over SSH
+        self._lays_out: set[str] = set()  # remote managers where a test file would be laid out (a write)
+        self._unverifiable: set[str] = set()  # ssh:// managers whose checks over SSH could not run
         self._pool = TransportPool(
             self.options.decode_apart, self.options.hosts_per_process
         )  # each step's transports
         self._registry = self.options.registry or CreatedFiles(Path(os.devnull))
+        self._record_said = False  # the created-files record's problem was said
         self._arming = Arming()  # the objects armed, checked again at every step (engine.held_targets)
+        self._reconfirm: list[WriteRisk] = []  # armed by name, but confirmed (window) for another object
+        self._armed_there: dict[str, Arming] = {}  # the same, per ssh:// manager (its own host)
+        self._held_there: dict[str, remote_hold.HeldThere] = {}  # this step's targets held on ssh:// hosts
         self.jobfiles = self._prepare()
 
     # --- before anything runs --------------------------------------------------------------
@@ -274,8 +309,15 @@ class Runner:
                     f"--map {key}={value}: no target of the plan is named {key!r}; its targets are "
                     + (", ".join(repr(n) for n in names[:20]) or "none")
                 )
+        self._target_errors: dict[tuple[str, str], list[int]] = {}
+        self._net_ports: dict[int, int] = {}  # each step's first network port (a rebuilt job file keeps it)
         for step in self.steps:
             out.append(self._step_files(step, problems, missing))
+        problems += [
+            f"{_steps_words(numbers)}, manager {name!r}: {text}"
+            for (name, text), numbers in self._target_errors.items()
+        ]
+        self._place_over_ssh(out, problems)
         registry = self._registry
         # local test files this run creates, or that were Fiometer's before it: remembered after every step
         self._own_files = {
@@ -284,6 +326,7 @@ class Runner:
             for jf in files.values()
             for j in jf.jobs
             if not j.is_device
+            and self.endpoints[j.manager].host == "local"
             and j.placement is not None
             and j.placement.verified
             and (not j.placement.exists or registry.owns(j.placement))
@@ -300,54 +343,180 @@ class Runner:
                     check_job_text(jf.text)
                 except JobRefused as e:
                     problems.append(f"manager {jf.manager!r}: {e}")
+        problems += raw_disks_refused(out, may_open_raw_disks())
         asks = [
             f"the folder {f} does not exist (fio would create it without a word); create it first, "
             "or choose another place for the test file"
             for f in missing
         ]
         asks += unarmed(risks, o.allow_write, o.allow_write_in_use)
+        asks += [
+            f"manager {r.manager!r}, target {r.target!r}: {r.spelled or r.path} changed after you confirmed "
+            f"writing to it: it now leads to {r.path}, {describe_object(r.obj)}; nothing was written — "
+            "confirm it again"
+            for r in self._reconfirm
+        ]
+        risks += [r for r in self._reconfirm if r not in risks]
+        plain = self._unarmed_plain_servers(out)
+        asks += [unverified.refusal(name, host) for name, host in plain]
         if problems or asks:
-            raise RunRefused("\n".join(dict.fromkeys(problems + asks)), risks, missing, not problems)
+            raise RunRefused(
+                "\n".join(dict.fromkeys(problems + asks)), risks, missing, not problems, unverified=plain
+            )
         return out
+
+    def _arming_of(self, manager: str) -> Arming:
+        """What was armed on that manager's host: this machine's, or an ssh:// host's own."""
+        if self.endpoints[manager].python_there is None:
+            return self._arming
+        return self._armed_there.setdefault(manager, Arming())
+
+    def _place_over_ssh(self, out: list[dict[str, JobFile]], problems: list[str]) -> None:
+        """ssh:// managers: every target examined on its host by the local rules (``guards.remote_hold``);
+        the jobs then carry those placements, so arming is decided on them as on local ones. A manager whose
+        rules cannot run there counts as a plain fio server."""
+        if self.options.engine == "null":  # the null engine never opens its files
+            return
+        for name, ep in self.endpoints.items():
+            jobs = [j for files in out if name in files for j in files[name].jobs if not j.network]
+            if ep.python_there is None or not jobs:
+                continue
+            wanted = list(dict.fromkeys((j.path, j.is_device) for j in jobs))
+            try:
+                placed = remote_hold.place_there(ep.python_there, self._host_key(name), wanted)
+            except remote_hold.RemoteUnavailable as e:
+                self._unverifiable.add(name)
+                note = (
+                    f"manager {name!r}: Fiometer's checks could not run on that host ({e}; they need "
+                    "python3 there); it cannot verify that host's targets, as on a plain fio server"
+                )
+                if note not in self.notes:
+                    self.notes.append(note)
+                continue
+            self._rebuild_over_ssh(name, out, placed)
+            for files in out:
+                for j in files[name].jobs if name in files else []:
+                    if not j.network:
+                        self._place_job(name, j, placed.get(j.path), problems)
+
+    def _rebuild_over_ssh(
+        self, name: str, out: list[dict[str, JobFile]], placed: dict[str, Placement | str]
+    ) -> None:
+        """An ssh:// manager's job files again, now that its targets were examined on its host: Iometer's
+        geometry (sector, "align 0", an existing file's size) is the object's there, by the rule used here."""
+        ep = self.endpoints[name]
+        base = placer(False, ep.os_name, ep.name, True)
+
+        def place(path: str) -> Placement:
+            p = base(path)
+            found = placed.get(p.path)
+            if isinstance(found, Placement) and found.path == p.path and not found.missing_folder:
+                return dataclasses.replace(found, spelled=p.spelled)
+            return p
+
+        for step, files in zip(self.steps, out, strict=True):
+            if name not in files:
+                continue
+            mi = next(i for i in step.managers() if self.plan.managers[i].name == name)
+            with contextlib.suppress(TargetError):  # built once already: the same targets, placed
+                files[name] = self._jobfile(step, mi, place, self._net_ports[step.index])
+
+    def _place_job(self, name: str, j: JobInfo, found: object, problems: list[str]) -> None:
+        where = f"manager {name!r}, target {j.target_name!r}"
+        if not isinstance(found, Placement):
+            problems.append(f"{where} on that host: {found or 'not examined'}")
+        elif found.path != j.path:
+            problems.append(
+                f"{where}: {j.path} leads to {found.path} on that host (a link); give {found.path} "
+                "itself, so fio opens what was checked"
+            )
+        elif found.missing_folder:
+            problems.append(
+                f"{where}: the folder {found.missing_folder} does not exist on that host (fio would create "
+                "it without a word); create it there first"
+            )
+        else:
+            j.placement = dataclasses.replace(found, spelled=j.placement.spelled if j.placement else j.path)
+
+    def _host_key(self, name: str) -> str:
+        """The name a host's files are recorded under in the created-files record."""
+        ep = self.endpoints[name]
+        return ep.shown_as or ep.host
+
+    def _checked_there(self, name: str) -> bool:
+        """An ssh:// manager whose targets are examined and held on its host (``guards.remote_hold``)."""
+        return self.endpoints[name].python_there is not None and name not in self._unverifiable
+
+    def _plain(self, name: str) -> bool:
+        """A manager where nothing can be verified: a plain fio server (or ssh:// without its checks)."""
+        ep = self.endpoints[name]
+        return ep.host != "local" and (ep.python_there is None or name in self._unverifiable)
+
+    def _unarmed_plain_servers(self, out: list[dict[str, JobFile]]) -> list[tuple[str, str]]:
+        """(manager, host) of the plain fio servers this run writes on without the host's arming; the armed
+        ones get a note."""
+        if self.options.engine == "null":  # the null engine never opens its files
+            return []
+        found: list[tuple[str, str]] = []
+        for name, ep in self.endpoints.items():
+            jobs = [j for files in out for j in (files[name].jobs if name in files else [])]
+            if not self._plain(name) or not unverified.writes_there(jobs, name in self._lays_out):
+                continue
+            if unverified.armed(name, ep.host, self.options.allow_unverified):
+                if (n := unverified.note(name, ep.shown_as or ep.host)) not in self.notes:
+                    self.notes.append(n)
+            else:
+                found.append((name, ep.shown_as or ep.host))
+        return found
 
     def _step_files(self, step: Step, problems: list[str], missing: list[str]) -> dict[str, JobFile]:
         """The step's job file per manager; what stands in the way goes to ``problems``, the local folders
         new test files need to ``missing``."""
-        o = self.options
         net_ports = fresh_port_base()  # fresh ports per step: a listener left over never answers
+        self._net_ports[step.index] = net_ports
         files: dict[str, JobFile] = {}
         for mi in step.managers():
             ep = self.endpoints[self.plan.managers[mi].name]
             try:
-                files[ep.name] = step_jobfile(
-                    self.plan,
-                    step,
-                    mi,
-                    ep.os_name,
-                    mapping=o.mapping,
-                    run_time=o.run_time,
-                    ramp_up=o.ramp_up,
-                    engine=o.engine,
-                    title=self.plan.name,
-                    place=placer(ep.host == "local", ep.os_name, ep.name),
-                    allow_mounted=lambda job: armed_twice(job, o.allow_write, o.allow_write_in_use),
-                    default_file_size=o.default_file_size or DEFAULT_FILE_SIZE,
-                    file_size=o.file_size,
-                    peer_addresses={n: e.address for n, e in self.endpoints.items()},
-                    net_port_base=net_ports,
-                )
-            except TargetError as e:
-                problems.append(f"step {step.index + 1}, manager {ep.name!r}: {e}")
+                place = placer(ep.host == "local", ep.os_name, ep.name, ep.python_there is not None)
+                files[ep.name] = self._jobfile(step, mi, place, net_ports)
+            except TargetError as e:  # said once per run, with the steps it stands in the way of
+                self._target_errors.setdefault((ep.name, str(e)), []).append(step.index + 1)
                 continue
             for job in files[ep.name].jobs:
                 folder = job.placement.missing_folder if job.placement else None
-                if folder and folder not in missing and o.engine != "null":  # null never opens files
+                if (
+                    folder and folder not in missing and self.options.engine != "null"
+                ):  # null never opens files
                     missing.append(folder)
         return files
 
+    def _jobfile(self, step: Step, mi: int, place: Callable[[str], Placement], net_ports: int) -> JobFile:
+        """One manager's job file for the step, its targets placed by ``place``. Raises TargetError."""
+        o = self.options
+        ep = self.endpoints[self.plan.managers[mi].name]
+        return step_jobfile(
+            self.plan,
+            step,
+            mi,
+            ep.os_name,
+            mapping=o.mapping,
+            run_time=o.run_time,
+            ramp_up=o.ramp_up,
+            engine=o.engine,
+            title=self.plan.name,
+            place=place,
+            allow_mounted=lambda job: armed_twice(job, o.allow_write, o.allow_write_in_use),
+            default_file_size=o.default_file_size or DEFAULT_FILE_SIZE,
+            file_size=o.file_size,
+            peer_addresses={n: e.address for n, e in self.endpoints.items()},
+            net_port_base=net_ports,
+        )
+
     def _local_risks(self, out: list[dict[str, JobFile]], problems: list[str]) -> list[WriteRisk]:
         """The unarmed writes of the steps' job files; armed ones are remembered (``_arming``) for the
-        object the user confirmed, and an armed path that leads elsewhere now is a problem."""
+        object the user confirmed, and one whose name leads to another object now is to be confirmed again
+        (``_reconfirm``): a confirmation binds to the object shown, never to a name."""
         o = self.options
         risks: list[WriteRisk] = []
         for files in out:
@@ -356,20 +525,23 @@ class Runner:
                     if r not in risks:
                         risks.append(r)
                     continue
-                shown = o.armed_objects.get(r.path)
-                if shown is not None and r.obj != shown:
-                    problems.append(
-                        f"manager {r.manager!r}, target {r.target!r}: {r.path} changed after you "
-                        "confirmed writing to it (it leads to another object now); nothing was "
-                        "written — start again to see what it is"
+                shown = {o.armed_objects[n] for n in r.names() if n in o.armed_objects}
+                if shown and r.obj not in shown:  # confirmed for another object: asked again, about this one
+                    if r not in self._reconfirm:
+                        self._reconfirm.append(r)
+                    continue
+                self._arming_of(r.manager).objects[r.path] = r.obj  # armed for this object only
+                if r.obj is not None and r.obj[0] != "file" and r.spelled and r.spelled != r.path:
+                    n = (
+                        f"manager {r.manager!r}, target {r.target!r}: {r.spelled} is a link to the raw "
+                        f"device {r.path} ({r.obj[0]} {r.obj[1]}:{r.obj[2]}); armed, that device is written"
                     )
-                self._arming.objects[r.path] = r.obj  # armed for this object only
-            self._arming.in_use |= {
-                j.path
-                for jf in files.values()
-                for j in jf.jobs
-                if armed_twice(j, o.allow_write, o.allow_write_in_use)
-            }
+                    if n not in self.notes:
+                        self.notes.append(n)
+            for jf in files.values():
+                self._arming_of(jf.manager).in_use |= {
+                    j.path for j in jf.jobs if armed_twice(j, o.allow_write, o.allow_write_in_use)
+                }
             self.notes += [n for n in unverified_notes(files) if n not in self.notes]
         return risks
 
@@ -379,57 +551,32 @@ class Runner:
             return []
         risks: list[WriteRisk] = []
         for name, ep in self.endpoints.items():
-            if ep.host == "local":
-                continue
+            if ep.host == "local" or self._checked_there(name):
+                continue  # this machine's and ssh:// hosts' targets: placed and armed as local ones
             mine = [files[name] for files in out if name in files]
-            risks += self._inspect_over_ssh(name, [j for jf in mine for j in jf.jobs], problems)
             found = remote_files.remote_targets(mine)
             if not found:
                 continue
             self._remote_files[name] = found
             targets = {j.path: j.target_name for jf in mine for j in jf.jobs}
             try:
-                probed = remote_files.probe(ep.make_transport, list(found.values()), windows=ep.windows)
+                probed = remote_files.probe(
+                    ep.make_transport,
+                    list(found.values()),
+                    windows=ep.windows,
+                    where=self._where(name),
+                    bounds=self.options.bounds,
+                )
             except TransportError as e:
                 problems.append(f"manager {name!r}: Fiometer could not check its test files through fio: {e}")
                 continue
             r, p = remote_files.assess(name, list(found.values()), probed, targets)
             risks += r
             problems += p
-        return risks
-
-    def _inspect_over_ssh(
-        self, name: str, jobs: list[JobInfo], problems: list[str], again: bool = False
-    ) -> list[WriteRisk]:
-        """An ssh:// manager: the local checks, run on its host (app.engine.guards.remote_check). ``again`` (at a
-        step's start): an object that existed when the run was checked (and armed) must still be that one."""
-        ep = self.endpoints[name]
-        jobs = [j for j in jobs if not j.network]
-        if ep.inspect is None or not jobs:
-            return []
-        try:
-            found = ep.inspect(list(dict.fromkeys(j.path for j in jobs)))
-        except remote_check.CheckUnavailable as e:
-            note = f"manager {name!r}: the checks over SSH could not run ({e}); only the checks through fio apply"
-            if note not in self.notes:
-                self.notes.append(note)
-            return []
-        risks: list[WriteRisk] = []
-        for j in jobs:
-            seen = found.get(j.path, {})
-            ident = remote_check.identity(seen)
-            before = self._ssh_seen.setdefault((name, j.path), ident)
-            if again and before != ident and before[0] != "missing":
-                problems.append(
-                    f"manager {name!r}, target {j.target_name!r}: {j.path} is not the object that was "
-                    f"checked (then {remote_check.describe(before)}, now {remote_check.describe(ident)})"
-                )
-                continue
-            f = remote_check.finding(name, j.target_name, j.path, j.writes, seen)
-            if f.problem and f.problem not in problems:
-                problems.append(f.problem)
-            if f.risk is not None and (f.risk.in_use or not j.is_device) and f.risk not in risks:
-                risks.append(f.risk)  # a device by its name already needs arming (safety.job_risk)
+            if any(
+                probed[f].state in (remote_files.MISSING, remote_files.SMALLER) for f in found if f in probed
+            ):
+                self._lays_out.add(name)
         return risks
 
     def _recheck_remote_files(self, files: dict[str, JobFile], said: list[Message]) -> dict[str, str]:
@@ -439,42 +586,15 @@ class Runner:
         o = self.options
         refused: dict[str, str] = {}
         for name, jf in files.items():
-            ssh_problems: list[str] = []
-            ssh_risks = self._inspect_over_ssh(name, jf.jobs, ssh_problems, again=True)
-            why = ssh_problems + [
-                f"{r.path}: {r.reason}"
-                for r in ssh_risks
-                if not is_armed(r, o.allow_write, o.allow_write_in_use)
-            ]
-            if why:
-                refused[name] = (
-                    "not started, nothing written: a target changed since the run was checked — "
-                    + "; ".join(why)
-                )
-                continue
             known = self._remote_files.get(name)
             if not known:
                 continue
             step = remote_files.remote_targets([jf])
             wanted = [dataclasses.replace(known[path], writes=f.writes) for path, f in step.items()]
-            make = self.endpoints[name].make_transport
             try:
-                probed = remote_files.probe(make, wanted, windows=self.endpoints[name].windows)
-                for f in wanted:
-                    if probed[f.path].state == remote_files.MISSING and probed[f.path].folder_exists:
-                        began = time.monotonic()
-                        remote_files.lay_out(make, f)
-                        said.append(
-                            Message(
-                                name,
-                                f"laid out the test file {f.path} in "
-                                f"{time.monotonic() - began:.1f} s (before the step's time)",
-                                "info",
-                            )
-                        )
-                        probed[f.path] = remote_files.Probed(remote_files.OURS, True)
+                probed = self._probe_and_lay_out(name, wanted, said)
             except TransportError as e:
-                refused[name] = f"Fiometer could not check the test files through fio before the step: {e}"
+                refused[name] = str(e)
                 continue
             risks, problems = remote_files.assess(
                 name, wanted, probed, {j.path: j.target_name for j in jf.jobs}
@@ -489,13 +609,58 @@ class Runner:
                 )
         return refused
 
+    def _where(self, name: str) -> str:
+        host = self.endpoints[name].host
+        return f"{name} ({host})" if host != "local" else name
+
+    def _probe_and_lay_out(
+        self, name: str, wanted: list[remote_files.RemoteFile], said: list[Message]
+    ) -> dict[str, remote_files.Probed]:
+        """A remote manager's test files probed before the step, and missing ones laid out (each phase
+        bounded: ``phase_bounds``); what was laid out goes to ``said``. Raises TransportError naming the
+        phase."""
+        ep, bounds, where = self.endpoints[name], self.options.bounds, self._where(name)
+        try:
+            probed = remote_files.probe(
+                ep.make_transport, wanted, windows=ep.windows, where=where, bounds=bounds
+            )
+        except TransportError as e:
+            raise TransportError(
+                f"Fiometer could not check the test files through fio before the step: {e}"
+            ) from None
+        for f in wanted:
+            if probed[f.path].state == remote_files.MISSING and probed[f.path].folder_exists:
+                if self._plain(name) and not unverified.armed(name, ep.host, self.options.allow_unverified):
+                    raise TransportError(
+                        "Fiometer could not check the test files through fio before the step: "
+                        f"{f.path} is gone, and laying it out again would write on a host not "
+                        f"armed for unverified writes ({unverified.OPTION})"
+                    )
+                began = time.monotonic()
+                try:
+                    remote_files.lay_out(ep.make_transport, f, where=where, bounds=bounds)
+                except TransportError as e:
+                    raise TransportError(
+                        f"Fiometer could not lay out the test file {f.path} before the step: {e}"
+                    ) from None
+                said.append(
+                    Message(
+                        name,
+                        f"laid out the test file {f.path} in "
+                        f"{time.monotonic() - began:.1f} s (before the step's time)",
+                        "info",
+                    )
+                )
+                probed[f.path] = remote_files.Probed(remote_files.OURS, True)
+        return probed
+
     def step_seconds(self, index: int) -> int:
         """Ramp-up + run time of step ``index`` from its job files; 0 when it runs until Stop."""
         return max((jf.step_seconds for jf in self.jobfiles[index].values()), default=0)
 
     @property
     def summary(self) -> RunSummary:
-        return summarize([o.status for o in self.outcomes], len(self.steps))
+        return summarize([o.counted_as for o in self.outcomes], len(self.steps))
 
     # --- control (any thread) ----------------------------------------------------------------
     def stop_step(self) -> None:
@@ -633,6 +798,9 @@ class Runner:
         registry = self.options.registry
         if ours and registry is not None and self.options.engine != "null":
             registry.add(p for p in ours if os.path.isfile(p))
+        if self._registry.problem is not None and not self._record_said:  # said once, the run goes on
+            self._record_said = True
+            self.listener.message(step, Message("", self._registry.problem, "warning"))
         return StepOutcome(
             step,
             loop.status(),
@@ -642,6 +810,7 @@ class Runner:
             started,
             time.time(),
             io_start_times(telemetry.io_start),
+            refused=not transports,
         )
 
     def _step_telemetry(self, files: dict[str, JobFile]) -> StepTelemetry:
@@ -670,6 +839,7 @@ class Runner:
             interval=self.options.status_interval,
             ramp=any(jf.ramp_up for jf in files.values()),
             go_at=go_at,
+            bounds=self.options.bounds,
         )
 
     def _follow(
@@ -717,37 +887,67 @@ class Runner:
         if self.options.engine == "null" or platform.system() != "Linux":  # null never opens its files
             return held, None
         for name, jf in files.items():
-            if self.endpoints[name].host != "local":
+            if self.endpoints[name].host != "local" and not self._checked_there(name):
                 continue
 
             def say(text: str, n: str = name) -> None:
                 said.append(Message(n, text, "info"))
 
             try:
+                if self._checked_there(name):
+                    held[name] = self._hold_there(name, jf, say)
+                    continue
                 held[name] = hold(
                     jf,
                     self._arming,
                     self._owns,
                     cancelled=self._abort.is_set,
                     say=say,
-                    others=list(held.values()),
+                    others=[h for n, h in held.items() if n not in self._held_there],
                 )
-            except HoldRefused as e:
-                for h in held.values():
-                    h.close()
+            except (HoldRefused, remote_hold.RemoteUnavailable) as e:
+                self._release(held, adopt=False)
                 return {}, (name, str(e))
         return held, None
+
+    def _hold_there(self, name: str, jf: JobFile, say: Callable[[str], None]) -> Held:
+        """An ssh:// manager's targets opened, checked and held on its host; fio there gets
+        ``/proc/<pid>/fd/N`` of the process holding them. Raises HoldRefused or RemoteUnavailable."""
+        ep = self.endpoints[name]
+        assert ep.python_there is not None
+        host = self._host_key(name)
+        known = {j.path: facts for j in jf.jobs if (facts := self._registry.known(host, j.path)) is not None}
+        try:
+            there = remote_hold.hold_there(
+                ep.python_there, jf, self._arming_of(name), known, cancelled=self._abort.is_set
+            )
+        except remote_hold.RemoteUnavailable as e:
+            raise remote_hold.RemoteUnavailable(
+                f"Fiometer could not check and hold the targets on that host ({e}); nothing was written"
+            ) from e
+        for text in there.said:
+            say(text)
+        self._held_there[name] = there
+        return Held(there.text)
 
     def _owns(self, path: str, st: os.stat_result, fd: int) -> bool:
         return self._registry.owns_stat(path, st, marker_of(fd))
 
-    def _release(self, held: dict[str, Held]) -> None:
+    def _release(self, held: dict[str, Held], adopt: bool = True) -> None:
         """After a step: adopt the test files fio was given (only while their names still lead to them), then
-        let go of every descriptor."""
+        let go of every descriptor (here, and held on ssh:// hosts)."""
         for h in held.values():
-            if h.files:
+            if h.files and adopt:
                 self._registry.adopt(h.files)
             h.close()
+        for name, there in self._held_there.items():
+            if adopt and there.files:
+                facts = there.adopt()
+                self._registry.remember(
+                    self._host_key(name), facts, [f for f in there.files if f not in facts]
+                )
+            there.close()
+        self._held_there.clear()
 
     def _start_together(
         self, files: dict[str, JobFile], finished: dict[str, Finished], held: dict[str, Held] | None = None

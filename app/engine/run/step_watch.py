@@ -38,17 +38,18 @@ while its clock is short of the end.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from app.engine.common.phase_bounds import DEFAULT, FINAL, RAMP, RUN, START, STOP, Bounds
 from app.engine.sampling.report_checks import ReportChecker
 from app.engine.transports.transport import ARRIVING_AGAIN, BEHIND, LATE, FioSide
 
-SETUP_S = 60.0  # from RUN to the first report with a runtime (file layout, job setup)
-STOP_GRACE_S = 5.0  # from a forced stop to the abort
-LATE_DATA_S = 20.0  # from the deadline's stop to the abort while data still arrives
-BEHIND_S = 30.0  # past the deadline, for a manager whose reports arrive but lag fio's own clock
-MIN_GRACE_S = 10.0
+SETUP_S = DEFAULT.setup  # from RUN to the first report with a runtime (file layout, job setup)
+STOP_GRACE_S = DEFAULT.stop_grace  # from a forced stop to the abort
+LATE_DATA_S = DEFAULT.late_data  # from the deadline's stop to the abort while data still arrives
+BEHIND_S = DEFAULT.behind  # past the deadline, for a manager whose reports arrive but lag fio's own clock
+MIN_GRACE_S = DEFAULT.grace
 
 
 @dataclass
@@ -76,6 +77,9 @@ class _State:
     bytes_seen: int | None = None  # received by the time of the last report
     bytes_ref: float | None = None
     fio_clock_s: float | None = None  # the newest report's job runtime on fio's clock (ramp included)
+    # fio restarts its jobs' runtime at the ramp's end: the runtime last seen and the ramp added after it, per
+    # source (the reports handled here, the transport's own note: each in order, one ahead of the other)
+    raw_clock: dict[str, tuple[float, float]] = field(default_factory=dict)
     behind_said: bool = False
     clock_done_at: float | None = None  # when a report first showed fio's clock at the planned end
     clock_moved_at: float | None = None  # when fio's clock in its reports last moved forward
@@ -114,12 +118,15 @@ class StepWatch:
         interval: float,
         ramp: bool,
         go_at: float,
+        bounds: Bounds = DEFAULT,
     ) -> None:
         self.where = dict(where)
-        self.grace = max(MIN_GRACE_S, 3 * interval)
+        self.b = bounds
+        self.grace = bounds.grace_s(interval)
         self.limit = ramp_s + run_s + self.grace
         self.planned_s = ramp_s + run_s
-        self.stall_s = max(MIN_GRACE_S, 5 * interval)
+        self.ramp_s = ramp_s
+        self.stall_s = bounds.stall_s(interval)
         self.late_s = 2 * interval + 2.0
         self.go_at = go_at
         self._m = {name: _State(ReportChecker(ramp=ramp)) for name in where}
@@ -159,13 +166,25 @@ class StepWatch:
             )
             st.late_since = None
         st.last_report = now
-        self._clock(st, _job_clock(jobs), now)
         count = io_counter(jobs)
+        reset = st.counters is not None and count < st.counters  # fio's counters restart at the ramp's end
+        self._clock(st, self._ramp_counted(st, "report", _job_clock(jobs), reset), now)
         if st.running_since is None and (_runtime(jobs) > 0 or count > 0):
             st.running_since = now
         if count != st.counters:
             st.counters, st.changed_at = count, now
         return out
+
+    def _ramp_counted(self, st: _State, source: str, raw: float | None, reset: bool = False) -> float | None:
+        """fio's clock with the ramp included: fio's jobs' runtime starts again from 0 when ramp_time ends
+        (seen as the runtime going back), after which the ramp is added to it."""
+        if raw is None:
+            return None
+        last, base = st.raw_clock.get(source, (0.0, 0.0))
+        if self.ramp_s > 0 and base == 0.0 and (reset or raw < last - 0.25):
+            base = self.ramp_s
+        st.raw_clock[source] = (raw, base)
+        return raw + base
 
     def _clock(self, st: _State, clock: float | None, now: float) -> None:
         if clock is not None and (st.fio_clock_s is None or clock > st.fio_clock_s):
@@ -199,18 +218,18 @@ class StepWatch:
                 report_at, clock, st.ended, st.unread = side
                 if report_at is not None and (st.heard_report is None or report_at > st.heard_report):
                     st.heard_report = min(report_at, now)
-                self._clock(st, clock, now)
-            start = st.running_since if st.running_since is not None else self.go_at + SETUP_S
+                self._clock(st, self._ramp_counted(st, "side", clock), now)
+            start = st.running_since if st.running_since is not None else self.go_at + self.b.setup
             if (
                 (st.ended or st.unread)
                 and not st.forced
-                and (now < start + self.limit + BEHIND_S or self._delivering(st, now))
+                and (now < start + self.limit + self.b.behind or self._delivering(st, now))
             ):
                 continue  # over at the server (its events are on their way to us), or our reader is behind
             if st.forced_at is not None:
-                quiet = now - st.bytes_changed_at >= STOP_GRACE_S
+                quiet = now - st.bytes_changed_at >= self.b.stop_grace
                 waited = now - st.forced_at
-                if waited >= STOP_GRACE_S and (st.forced or quiet or waited >= LATE_DATA_S):
+                if waited >= self.b.stop_grace and (st.forced or quiet or waited >= self.b.late_data):
                     out.append(Action("abort", name, st.forced or st.overdue or "", "error"))
                     st.done = True
                 continue
@@ -224,7 +243,7 @@ class StepWatch:
                         (
                             f"manager {self.where[name]} is behind: {now - start:.0f} s after its jobs started, its "
                             f"newest report shows {st.fio_clock_s:.0f} s of {self.planned_s:g} s on fio's own clock "
-                            f"(its reports arrive late); waiting up to {BEHIND_S:g} s more for it to end, longer "
+                            f"(its reports arrive late); waiting up to {self.b.behind:g} s more for it to end, longer "
                             "while fio's clock in its reports still moves"
                         ),
                         note=BEHIND,
@@ -234,7 +253,14 @@ class StepWatch:
                 st.overdue, st.forced_at = (
                     (
                         f"manager {self.where[name]} was still running {self.limit:g} s after its jobs started "
-                        f"(ramp + run time + {self.grace:g} s grace) and did not end when asked; it was stopped"
+                        f"(ramp + run time + {self.grace:g} s grace; phase: {self.phase(name, now)}) and did "
+                        f"not end when asked (phase: {STOP}); it was stopped"
+                    )
+                    if st.running_since is not None
+                    else (
+                        f"manager {self.where[name]} did not begin its I/O within {self.b.setup:g} s + ramp + "
+                        f"run time + {self.grace:g} s grace of the step's start (phase: {START}) and did not "
+                        f"end when asked (phase: {STOP}); it was stopped"
                     ),
                     now,
                 )
@@ -247,38 +273,9 @@ class StepWatch:
                     )
                 )
                 continue
-            if (
-                st.counters
-                and st.changed_at is not None
-                and st.last_report is not None
-                and st.last_report > st.changed_at
-                and now - st.changed_at >= self.stall_s
-            ):
-                out += self._force(
-                    st,
-                    name,
-                    now,
-                    "stop",
-                    f"manager {self.where[name]} made no progress for {now - st.changed_at:.0f} s: "
-                    f"fio's I/O counters stayed at {st.counters} while its reports kept coming "
-                    "(job processes stopped or stuck?); it was stopped",
-                )
-                continue
-            quiet_s = now - max(st.bytes_changed_at, self._heard(st) or 0.0)
-            byte_at = (last_heard or {}).get(name)
-            answering = (
-                byte_at is None or now - byte_at < self.stall_s / 2
-            )  # (ETA polls are answered each second)
-            if st.running_since is not None and got is not None and quiet_s >= self.stall_s and answering:
-                out += self._force(
-                    st,
-                    name,
-                    now,
-                    "stop",
-                    f"manager {self.where[name]} sent no report and no report data for "
-                    f"{quiet_s:.0f} s (its server may still answer; job processes stopped or "
-                    "stuck?); it was stopped",
-                )
+            stuck = self._stuck(st, name, now, got, (last_heard or {}).get(name))
+            if stuck:
+                out += stuck
                 continue
             heard = self._heard(st)
             last = heard if heard is not None else self.go_at
@@ -299,6 +296,59 @@ class StepWatch:
                 )
         return out
 
+    def phase(self, name: str, now: float) -> str:
+        """Where manager ``name`` is in its step: start (no I/O yet), ramp, run, final report (fio's clock at
+        its planned end), or stop (asked to stop)."""
+        st = self._m[name]
+        if st.forced_at is not None:
+            return STOP
+        if st.running_since is None:
+            return START
+        clock = st.fio_clock_s
+        if clock is not None and clock < self.ramp_s:
+            return RAMP
+        if self.planned_s <= 0 or clock is None or clock < self.planned_s:
+            return RUN
+        return FINAL
+
+    def _stuck(
+        self, st: _State, name: str, now: float, got: int | None, byte_at: float | None
+    ) -> list[Action]:
+        """The progress rules: I/O counters that stay put while reports come, or no report (and no report
+        data) while the server still answers, for the stall limit, in any phase from the start on."""
+        phase = self.phase(name, now)
+        if (
+            st.counters
+            and st.changed_at is not None
+            and st.last_report is not None
+            and st.last_report > st.changed_at
+            and now - st.changed_at >= self.stall_s
+        ):
+            return self._force(
+                st,
+                name,
+                now,
+                "stop",
+                f"manager {self.where[name]} made no progress for {now - st.changed_at:.0f} s "
+                f"(phase: {phase}): fio's I/O counters stayed at {st.counters} while its reports kept coming "
+                "(job processes stopped or stuck?); it was stopped",
+            )
+        quiet_s = now - max(st.bytes_changed_at, self._heard(st) or 0.0)
+        answering = (
+            byte_at is None or now - byte_at < self.stall_s / 2
+        )  # (ETA polls are answered each second)
+        if got is not None and quiet_s >= self.stall_s and answering:
+            since = "" if self._heard(st) is not None else " since the step's start"
+            return self._force(
+                st,
+                name,
+                now,
+                "stop",
+                f"manager {self.where[name]} sent no report and no report data for {quiet_s:.0f} s{since} "
+                f"(phase: {phase}; its server still answers: job processes stopped or stuck?); it was stopped",
+            )
+        return []
+
     def _behind(self, st: _State, now: float, start: float) -> bool:
         """Still reporting, but not yet at its planned end on fio's clock, or there less than the grace ago
         (its final report is on its way, like anyone's): within BEHIND_S of the deadline, or later while
@@ -310,7 +360,7 @@ class StepWatch:
             or st.fio_clock_s is None
             or heard is None
             or now - heard >= self.stall_s
-            or (now >= start + self.limit + BEHIND_S and not self._clock_moving(st, now))
+            or (now >= start + self.limit + self.b.behind and not self._clock_moving(st, now))
         ):
             return False
         return st.clock_done_at is None or now < st.clock_done_at + self.grace

@@ -24,9 +24,10 @@ a report goes into the slot of its arrival, ``round(t / interval)``.)
 Slots are kept until every manager has reported beyond them (or ended), at most ``_KEEP_SLOTS``
 (bounded memory); a report for a slot already dropped is counted in ``dropped`` and is not in ALL.
 
-With one manager, ALL is that manager: its slots carry the time of the manager's first report in them
-(not the grid time), so ALL's samples and the manager's have the same times and the store can keep
-them once; fio's final report, landing in the slot of the last interim one, replaces that sample.
+With one manager, ALL is that manager: its slots carry the time given with the manager's first report in
+them (``at``: the manager's own samples' time on fio's clock, :meth:`AllClock.fio_time`), not the grid time,
+so ALL's samples and the manager's have the same times and the store can keep them once; fio's final report,
+landing in the slot of the last interim one, replaces that sample.
 """
 
 from __future__ import annotations
@@ -82,7 +83,9 @@ class AllClock:
         self._done: set[str] = set()
         self.failed: set[str] = set()  # managers that ended without fio's final report
         self._whole: dict[str, Metrics] = {}
-        self._slot_t: dict[int, float] = {}  # the arrival time of the first report in each slot
+        self._slot_t: dict[int, float] = {}  # the time given with the first report in each slot (``at``)
+        self._slot_arrival: dict[int, float] = {}  # the arrival time of the first report in each slot
+        self.was_late = False  # the report last added came after its slot was shown (or was dropped)
         self._floor = 0  # slots below were dropped
         self.late: dict[
             str, list[tuple[int, float]]
@@ -103,22 +106,41 @@ class AllClock:
             self._phase[manager] = phase
         return max(round((fio_t - phase) / self.interval), 0)
 
+    def fio_time(self, manager: str, fio_t: float) -> float:
+        """Step time of ``manager``'s report measured at fio's ``fio_t``, on the same clock as its slots (its
+        first measured report at 0, or a whole interval on when fio skipped it): where its own samples go,
+        however late the report arrived."""
+        self.fio_slot(manager, fio_t)  # (sets its phase at its first report)
+        return max(fio_t - self._phase[manager], 0.0)
+
     def add(
-        self, manager: str, t: float, interval: Metrics, whole: Metrics, fio_t: float | None = None
+        self,
+        manager: str,
+        t: float,
+        interval: Metrics,
+        whole: Metrics,
+        fio_t: float | None = None,
+        at: float | None = None,
     ) -> list[tuple[float, Metrics, Metrics]]:
         """Record ``manager``'s report, arrived at step time ``t``, measured at fio's ``fio_t`` (its jobs'
-        runtime, s); returns the (slot time, ALL for the slot, ALL whole at the slot) now due, oldest first."""
+        runtime, s) and shown at ``at`` (its own samples' time; default ``t``); returns the (slot time, ALL
+        for the slot, ALL whole at the slot) now due, oldest first. ``was_late`` then says whether this
+        report came after its slot was shown."""
         if manager not in self._managers:
             self._managers.append(manager)
         k = self.slot(t) if fio_t is None else self.fio_slot(manager, fio_t)
         self._whole[manager] = whole
+        self.was_late = False
         if k < self._floor:
             self.dropped += 1
+            self.was_late = True
             return []
         slot = self._slots.setdefault(k, {})
-        first_t = self._slot_t.setdefault(k, t)
+        first_t = self._slot_arrival.setdefault(k, t)
+        self._slot_t.setdefault(k, t if at is None else at)
         if k in self._emitted and manager not in slot:
             self.late.setdefault(manager, []).append((k, t - first_t))
+            self.was_late = True
         prev = slot.get(manager)
         slot[manager] = interval if prev is None else consecutive(prev, interval)
         self._slot_whole.setdefault(k, {})[manager] = whole
@@ -196,6 +218,7 @@ class AllClock:
                 self._base_whole[m] = w
             del self._slots[old]
             self._slot_t.pop(old, None)
+            self._slot_arrival.pop(old, None)
             self._floor = old + 1
 
     def whole(self) -> Metrics:

@@ -55,6 +55,7 @@ from app.model.bucket_hist import BucketHist
 from app.model.metrics import Metrics
 
 LEVELS = ("target", "worker", "manager", "all")
+_TICK_S = 0.001  # fio's clock counts milliseconds
 ALL_KEY = "ALL"
 
 
@@ -74,7 +75,9 @@ class Sample:
     final: bool
     worker: str | None = None
     disks: ManagerDisks | None = None  # manager samples: the manager's disks in this report
-    late: bool = False  # ALL: a manager's report for this second came after it was first shown (marked)
+    # the report came after ALL had shown its second (ALL: a manager's report for this second did): marked,
+    # placed in the second fio measured it in all the same
+    late: bool = False
 
 
 # --- fio's latency histogram ---------------------------------------------------------------------
@@ -341,6 +344,7 @@ class StepTelemetry:
         self.layout_s: dict[str, float] = {}
         self._waiting_since: dict[str, float] = {}  # manager -> its first report, while none shows I/O
         self._running: set[str] = set()  # managers whose I/O has begun
+        self._last_at: dict[str, float] = {}  # manager -> its newest report's time on fio's clock
 
     def update(self, snap: Snapshot) -> list[Sample]:
         """Samples for ``snap.manager``'s targets, workers, the manager and ALL (in that order);
@@ -385,19 +389,29 @@ class StepTelemetry:
         m_wh = _Part.combine([wh for _, _, wh in workers])
         m_iv.m.disk_util = disks.interval_util()  # the busiest disk in this window
         m_wh.m.disk_util = _max_disk_util(snap.disk_util)  # fio's own, over the step so far
+        # every level on fio's clock: the report's samples go where its jobs' runtime puts them, as ALL's
+        # second does, not at its arrival (``t``), which a slow or bunching link delays
+        fio_t = m_wh.m.seconds
+        at = self.all_clock.fio_time(mgr, fio_t)
+        last = self._last_at.get(mgr)
+        if last is not None and at <= last and (m_iv.m.seconds > 0 or m_iv.m.ios or m_iv.m.errors):
+            # a report of its own at its slowest job's time (another job went on, or fio's final report
+            # came 1 ms short of the last one): a moment of its own, so that the store keeps both
+            at = last + _TICK_S
+        self._last_at[mgr] = at
         out = [
-            Sample(mgr, lv, key, t, iv.metrics(), wh.metrics(), snap.final, w)
+            Sample(mgr, lv, key, at, iv.metrics(), wh.metrics(), snap.final, w)
             for lv, key, w, iv, wh in levels
         ]
-        m_sample = Sample(mgr, "manager", mgr, t, m_iv.metrics(), m_wh.metrics(), snap.final, disks=disks)
+        m_sample = Sample(mgr, "manager", mgr, at, m_iv.metrics(), m_wh.metrics(), snap.final, disks=disks)
         if not snap.final:  # (a final report may carry its predecessor's arrival time)
             start = snap.received - m_wh.m.seconds
             self.io_start[mgr] = min(start, self.io_start.get(mgr, start))
         out.append(m_sample)
+        due = self.all_clock.add(mgr, t, m_sample.interval, m_sample.whole, fio_t=fio_t, at=at)
         for s in out:
+            s.late = self.all_clock.was_late  # came after ALL had shown its second: marked, not moved
             self._latest[(s.level, s.manager, s.worker, s.key)] = s
-        # ALL on fio's clock: the second this report was measured in (its jobs' runtime), not its arrival
-        due = self.all_clock.add(mgr, t, m_sample.interval, m_sample.whole, fio_t=m_sample.whole.seconds)
         if snap.final:
             due += self.all_clock.done(mgr)
         return out + self._all_samples(due)

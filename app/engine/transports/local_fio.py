@@ -38,23 +38,65 @@ import orjson
 
 from app.engine.devices import sys_disk_stats
 from app.engine.guards import orphan_guard, workdirs
-from app.engine.transports.fio_binary import FioNotFound, find_fio
+from app.engine.jobs import windows_paths
+from app.engine.transports.fio_binary import FioNotFound, find_fio, fio_version
 from app.engine.transports.fio_json_stream import FioJsonStream, JsonDocument, Piece, TextLine
 from app.engine.transports.fio_messages import translate
+from app.engine.transports.fio_stop import (
+    ready_for_stop,
+    stop_signal,
+    stops_by_trigger_file,
+    trigger_file_arg,
+)
 from app.engine.transports.transport import Event, Finished, Message, Snapshot, TransportError
 
 log = logging.getLogger(__name__)
 STOPPED_RC = 128  # fio's exit code after SIGINT/SIGTERM (backend.c exit_value = 128)
-# fio ends within ~50 ms of a stop signal. If it still runs this long after Stop (e.g. a Windows GUI
-# without a console cannot deliver CTRL_BREAK_EVENT), it is ended, so Stop always stops.
+# fio ends within ~50 ms of a stop signal or trigger file. If it still runs this long after Stop (a
+# hung job, a fio that ignores the stop), it is ended, so Stop always stops.
 STOP_GRACE_S = 15.0
 MAX_MESSAGES_PER_KIND = 20  # e.g. one "I/O error" line per failed I/O with continue_on_error
 FIRST_REPORT_GRACE = 30.0  # seconds the watchdog allows before fio's first report, at least
 _CREATE_NEW_PROCESS_GROUP = 0x00000200
-_CTRL_BREAK_EVENT = 1
 
 
 # --- small OS-specific pieces (take the OS name so both branches are tested everywhere) ----------
+def _fio_bytes(jobs: Any) -> tuple[int, int]:
+    """fio's bytes read and written so far, over the jobs of one report."""
+    read = write = 0
+    for j in jobs if isinstance(jobs, list) else []:
+        if isinstance(j, dict):
+            r, w = j.get("read"), j.get("write")
+            read += int(r.get("io_bytes") or 0) if isinstance(r, dict) else 0
+            write += int(w.get("io_bytes") or 0) if isinstance(w, dict) else 0
+    return read, write
+
+
+def _fio_runtime_ms(jobs: Any) -> float:
+    """The longest job's runtime so far (fio's clock, ms), over the jobs of one report; 0 if none says."""
+    times = [j.get("job_runtime") for j in jobs if isinstance(j, dict)] if isinstance(jobs, list) else []
+    return float(max((t for t in times if isinstance(t, int | float)), default=0))
+
+
+def _ramping(jobs: Any) -> bool:
+    """Whether a job of this report is in its ramp-up: fio counts its I/O but records no latency yet."""
+    for j in jobs if isinstance(jobs, list) else []:
+        for d in (j.get(k) for k in ("read", "write")) if isinstance(j, dict) else ():
+            if not isinstance(d, dict) or not d.get("total_ios"):
+                continue
+            lat = [d.get(k) for k in ("lat_ns", "clat_ns")]
+            if not any(isinstance(x, dict) and x.get("N") for x in lat):
+                return True
+    return False
+
+
+def _version_of(fio: Path) -> str | None:
+    try:
+        return fio_version(fio)
+    except FioNotFound:
+        return None
+
+
 def popen_options(os_name: str) -> dict[str, Any]:
     """Windows: own process group, so CTRL_BREAK_EVENT reaches fio alone. POSIX: own session, so a
     Ctrl+C in the terminal of the CLI reaches Fiometer (which then stops fio) and not fio directly;
@@ -78,13 +120,6 @@ def _die_with_parent() -> None:
 
     pr_set_pdeathsig = 1
     ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGTERM), 0, 0, 0)
-
-
-def stop_signal(os_name: str) -> int:
-    """The signal that makes fio end its jobs and still print its final report."""
-    if os_name == "Windows":
-        return int(getattr(signal, "CTRL_BREAK_EVENT", _CTRL_BREAK_EVENT))
-    return int(signal.SIGINT)
 
 
 def watchdog_seconds(status_interval: float, override: float | None) -> float:
@@ -197,12 +232,15 @@ class LocalFio:
         self._counts: dict[str, int] = {}
         self._first_error: str | None = None
         self._stop_requested = False
+        self._stop_lock = threading.Lock()
+        self._stop_pending = False  # asked to stop, the signal not sent yet (fio did not catch it yet)
         self._aborted = False
         self._watchdog_after: float | None = None
         self._started = 0.0
         self._last_doc: float | None = None
         self._hold = 0.25
         self._jobfile: Path | None = None
+        self._trigger: Path | None = None  # Windows: the file whose creation stops fio (fio_stop)
         self._tmpdir: Path | None = None
         self._events_taken = False
         self._guard: orphan_guard.OrphanGuard | None = None
@@ -211,6 +249,11 @@ class LocalFio:
         self.pass_fds: tuple[int, ...] = ()
         self.disks: tuple[str, ...] = ()
         self._disk_base: dict[str, tuple[tuple[int, ...], float]] = {}
+        # per disk: the kernel's counters (sys_disk_stats), our clock (s) and fio's (ms) at fio's first
+        # report after its ramp-up, where the kernel window starts
+        self._kernel_base: dict[str, tuple[tuple[int, ...], float, float] | None] = {}
+        self._fio_base: tuple[int, int] | None = None  # fio's bytes read, written at that report
+        self._fio_last: tuple[int, int] | None = None
 
     @property
     def pid(self) -> int | None:
@@ -254,8 +297,14 @@ class LocalFio:
             else:
                 workdir.mkdir(parents=True, exist_ok=True)
             fd, jobfile = tempfile.mkstemp(prefix="fiometer-", suffix=".fio", dir=workdir)
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            with os.fdopen(fd, "w", encoding=windows_paths.job_encoding(self._os), newline="\n") as f:
                 f.write(job_text)
+        except UnicodeEncodeError as e:
+            self._cleanup_files()
+            raise TransportError(
+                f"the job names {job_text[e.start : e.end]!r}, which this Windows' ANSI code page (the one "
+                "fio.exe reads its job file in) cannot hold; rename that folder or file"
+            ) from e
         except OSError as e:
             self._cleanup_files()
             raise TransportError(
@@ -263,6 +312,9 @@ class LocalFio:
             ) from e
         self._jobfile = Path(jobfile)
         args = [str(fio), "--output-format=json+", f"--status-interval={interval_arg}", jobfile]
+        if stops_by_trigger_file(self._os, _version_of(fio) if self._os == "Windows" else None):
+            self._trigger = self._jobfile.with_suffix(".stop")
+            args.insert(-1, trigger_file_arg(self._trigger))
         self._hold = min(0.25, status_interval / 4)
         watchdog = watchdog_seconds(status_interval, self._watchdog_override)
         for disk in self.disks:
@@ -356,8 +408,29 @@ class LocalFio:
         self._stop_requested = True
         if self._stop_deadline is None:
             self._stop_deadline = time.monotonic() + self._stop_grace
-        # (Windows Python under Wine, in a process without a console, raised SystemError wrapping the
-        # OSError): fio is then ended after the grace, as when the event cannot be delivered
+        self._stop_pending = True
+        self._send_stop()
+
+    def _send_stop(self) -> None:
+        """The stop signal, once fio catches it (``fio_stop.ready_for_stop``; until then its watch retries):
+        sent earlier, it ends fio with no numbers at all."""
+        proc = self._proc
+        with self._stop_lock:
+            if proc is None or not self._stop_pending or self._exited.is_set():
+                return
+            if not ready_for_stop(proc.pid, self._os, self._last_doc is not None):
+                return
+            self._stop_pending = False
+        if self._trigger is not None:
+            try:
+                self._trigger.touch()
+            except OSError as e:  # fio is then ended after the grace, its last report's numbers kept
+                log.warning(
+                    "manager %s: cannot create fio's trigger file %s: %s", self.name, self._trigger, e
+                )
+            return
+        # fio already gone, or (Windows Python without a console, e.g. under Wine) SystemError wrapping the
+        # OSError: fio is then ended after the grace, its last report's numbers kept
         with contextlib.suppress(OSError, SystemError):
             proc.send_signal(stop_signal(self._os))
 
@@ -422,7 +495,57 @@ class LocalFio:
         if self._disk_base and isinstance(doc, dict) and not doc.get("disk_util"):
             doc["disk_util"] = self._disk_util(now)
             text = orjson.dumps(doc).decode("utf-8")
+        if (
+            isinstance(doc, dict)
+            and doc.get("disk_util")
+            and self._kernel_window(doc["disk_util"], now, doc.get("jobs"))
+        ):
+            text = orjson.dumps(doc).decode("utf-8")
         self._q.put(("doc", doc, text, now))
+
+    def _kernel_window(self, disks: list[Any], now: float, jobs: Any) -> bool:
+        """Add to each disk of a report the kernel's counters since fio's first report (request sizes: fio
+        before 3.36 counts no sectors), with fio's own bytes over the same window. fio zeroes its counters
+        when a ramp-up ends: the window starts again there, so both count measured I/O only. Whether any
+        was added.
+
+        The window is as long as the shorter of our clock and fio's since that report: fio's last report
+        comes after its jobs stopped (files closed, totals summed: up to a few hundred ms on a loaded
+        machine), and that idle tail would dilute every rate (r/s 2 % low against iostat's)."""
+        moved = _fio_bytes(jobs)
+        runtime = _fio_runtime_ms(jobs)
+        ramping = _ramping(jobs)
+        if ramping or (
+            self._fio_last is not None and (moved[0] < self._fio_last[0] or moved[1] < self._fio_last[1])
+        ):
+            self._kernel_base.clear()  # in the ramp-up, or it just ended: the window starts later
+        self._fio_last = moved
+        if ramping:
+            return False
+        if not self._kernel_base:
+            self._fio_base = moved
+        base_bytes = self._fio_base or moved
+        added = False
+        for entry in disks:
+            name = entry.get("name") if isinstance(entry, dict) else None
+            if not isinstance(name, str) or "read_sectors" in entry:
+                continue
+            if name not in self._kernel_base:
+                counters = sys_disk_stats.read(name)
+                self._kernel_base[name] = (counters, now, runtime) if counters is not None else None
+            base = self._kernel_base[name]
+            counters = sys_disk_stats.read(name) if base is not None else None
+            if base is None or counters is None:
+                continue
+            elapsed_ms = (now - base[1]) * 1000.0
+            if runtime > base[2] > 0:
+                elapsed_ms = min(elapsed_ms, runtime - base[2])
+            window = sys_disk_stats.window_entry(base[0], counters, elapsed_ms)
+            window["fio_read_bytes"] = moved[0] - base_bytes[0]
+            window["fio_write_bytes"] = moved[1] - base_bytes[1]
+            entry[sys_disk_stats.KERNEL_WINDOW] = window
+            added = True
+        return added
 
     def _disk_util(self, now: float) -> list[dict[str, str | int | float]]:
         out = []
@@ -472,8 +595,9 @@ class LocalFio:
 
     def _watch(self, limit: float) -> None:
         next_scan = 0.0
-        while not self._exited.wait(0.2):
+        while not self._exited.wait(0.05 if self._stop_pending else 0.2):
             now = time.monotonic()
+            self._send_stop()
             if now >= next_scan:
                 self._remember_children()
                 next_scan = now + 0.5
@@ -533,6 +657,8 @@ class LocalFio:
     def _cleanup_files(self) -> None:
         if self._tmpdir is not None:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
-        elif self._jobfile is not None:
-            with contextlib.suppress(OSError):
-                self._jobfile.unlink()
+        else:
+            for leftover in (self._jobfile, self._trigger):
+                if leftover is not None:
+                    with contextlib.suppress(OSError):
+                        leftover.unlink()

@@ -24,18 +24,26 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import logging
+import queue
 import re
-from collections.abc import Callable, Iterable
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from app.engine.common.phase_bounds import DEFAULT, LAYOUT, PROBE, Bounds
 from app.engine.guards.safety import WriteRisk
 from app.engine.jobs.jobfile import JobFile
 from app.engine.jobs.targets import fio_filename
-from app.engine.transports.transport import Finished, Message, Snapshot, Transport, TransportError
+from app.engine.transports.transport import Event, Finished, Message, Snapshot, Transport, TransportError
 from app.model.units import parse_size
 
+log = logging.getLogger(__name__)
 MARK_SIZE = 4096
 STATUS_S = 0.1
+TICK_S = 0.1  # how often a probe or layout job's progress is judged
 _EIO, _ENOENT, _EILSEQ, _EISDIR, _ENOTDIR = errno.EIO, errno.ENOENT, 84, errno.EISDIR, errno.ENOTDIR
 
 OURS, MISSING, FOREIGN, SMALLER, FOLDER, UNKNOWN = (
@@ -159,36 +167,120 @@ def _state(error: int) -> str:
     return {0: OURS, _ENOENT: MISSING, _EILSEQ: FOREIGN, _EIO: SMALLER, _EISDIR: FOLDER}.get(error, UNKNOWN)
 
 
-def run_job(make: Callable[[], Transport], text: str) -> tuple[dict[str, int], list[str]]:
-    """Run one short job file on a manager: (fio's error number per job name, fio's messages)."""
+@dataclass
+class _JobProgress:
+    """A probe or layout job's progress so far (monotonic times)."""
+
+    began: float
+    report_at: float | None = None
+    ios: int | None = None
+    ios_at: float | None = None
+
+    def saw(self, jobs: Iterable[Mapping[str, Any]], now: float) -> None:
+        self.report_at = now
+        ios = sum(int((j.get(d) or {}).get("total_ios") or 0) for j in jobs for d in ("read", "write"))
+        if ios and ios != self.ios:
+            self.ios, self.ios_at = ios, now
+
+    def stuck(self, now: float, bounds: Bounds) -> str | None:
+        """Why the job is given up on now, or None (``phase_bounds``: no report, no I/O, I/O unmoved)."""
+        stall = bounds.stall_s(STATUS_S)
+        quiet = now - (self.report_at if self.report_at is not None else self.began)
+        if quiet >= stall:
+            since = "" if self.report_at is not None else " since it started"
+            return (
+                f"no report for {quiet:.0f} s{since} (fio reports every {STATUS_S:g} s; its server may still "
+                "answer: job processes stopped or stuck?)"
+            )
+        if self.ios is None and now - self.began >= bounds.setup:
+            return f"no I/O within {bounds.setup:g} s of its start"
+        if self.ios_at is not None and now - self.ios_at >= stall:
+            return f"fio's I/O counters stayed at {self.ios} for {now - self.ios_at:.0f} s while its reports came"
+        return None
+
+
+def run_job(
+    make: Callable[[], Transport],
+    text: str,
+    *,
+    phase: str = PROBE,
+    where: str = "",
+    bounds: Bounds = DEFAULT,
+) -> tuple[dict[str, int], list[str]]:
+    """Run one short job file on a manager: (fio's error number per job name, fio's messages). Bounded by
+    progress (``phase_bounds``): a job whose reports stop, whose I/O never begins or stays put is aborted
+    and raises TransportError naming ``phase`` (probe | layout) and ``where`` (the manager)."""
     t = make()
     t.start(text, status_interval=STATUS_S)
+    events: queue.Queue[Event] = queue.Queue()
+
+    def pump() -> None:
+        try:
+            for ev in t.events():
+                events.put(ev)
+                if isinstance(ev, Finished):
+                    return
+        except Exception as e:  # a transport bug must not hang the check
+            events.put(Finished("", False, f"internal error reading the {phase} job: {e}"))
+            return
+        events.put(Finished("", False, "fio ended without a report"))
+
+    threading.Thread(target=pump, daemon=True, name=f"fiometer-{phase}").start()
     errors: dict[str, int] = {}
     said: list[str] = []
-    ok = True
-    for ev in t.events():
+    progress = _JobProgress(time.monotonic())
+    while True:
+        try:
+            ev: Event | None = events.get(timeout=TICK_S)
+        except queue.Empty:
+            ev = None
+        now = time.monotonic()
         if isinstance(ev, Snapshot):
+            progress.saw(ev.jobs, now)
             for j in ev.jobs:
                 errors[str(j.get("jobname"))] = int(j.get("error") or 0)
         elif isinstance(ev, Message):
             said.append(ev.text.strip())
         elif isinstance(ev, Finished):
-            ok = ev.ok or bool(errors)
-            if not ok:
+            if not (ev.ok or errors):
                 said.append(ev.reason)
-    if not ok:
-        raise TransportError("; ".join(s for s in said if s) or "fio ended without a report")
-    return errors, said
+                raise TransportError("; ".join(s for s in said if s) or "fio ended without a report")
+            return errors, said
+        why = progress.stuck(now, bounds)
+        if why is not None:
+            _give_up(t, events, bounds)
+            text_ = f"the {phase} job on manager {where or '?'} made no progress (phase: {phase}): {why}; it was aborted"
+            log.warning("%s", text_)
+            raise TransportError(text_)
 
 
-def probe(make: Callable[[], Transport], files: list[RemoteFile], windows: bool = False) -> dict[str, Probed]:
+def _give_up(t: Transport, events: queue.Queue[Event], bounds: Bounds) -> None:
+    """Abort a stuck job and wait (at most the stop grace) for its transport to end."""
+    t.abort()
+    until = time.monotonic() + bounds.stop_grace
+    while (left := until - time.monotonic()) > 0:
+        try:
+            if isinstance(events.get(timeout=left), Finished):
+                return
+        except queue.Empty:
+            return
+
+
+def probe(
+    make: Callable[[], Transport],
+    files: list[RemoteFile],
+    windows: bool = False,
+    *,
+    where: str = "",
+    bounds: Bounds = DEFAULT,
+) -> dict[str, Probed]:
     """What is at each test file's path on the remote host, as fio found it (two short read-only fio
     jobs: the folders first, then the files whose folder is there). ``windows``: the host runs Windows,
     whose fio reports a folder opened for reading as "access denied" (EACCES), not EISDIR."""
     if not files:
         return {}
     folders = list(dict.fromkeys(_folder(f.path) for f in files))
-    errors, _said = run_job(make, folder_job(folders))
+    errors, _said = run_job(make, folder_job(folders), phase=PROBE, where=where, bounds=bounds)
     there = {d: errors.get(f"folder{i}") for i, d in enumerate(folders)}
     out: dict[str, Probed] = {}
     look = []
@@ -203,7 +295,7 @@ def probe(make: Callable[[], Transport], files: list[RemoteFile], windows: bool 
                 UNKNOWN, None, f"its folder {_folder(f.path)} is not a folder (fio error {e})"
             )
     if look:
-        errors, said = run_job(make, probe_job(look))
+        errors, said = run_job(make, probe_job(look), phase=PROBE, where=where, bounds=bounds)
         for i, f in enumerate(look):
             mark = errors.get(f"mark{i}")
             state = _state(mark) if mark is not None else UNKNOWN
@@ -216,9 +308,11 @@ def probe(make: Callable[[], Transport], files: list[RemoteFile], windows: bool 
     return out
 
 
-def lay_out(make: Callable[[], Transport], f: RemoteFile) -> None:
+def lay_out(
+    make: Callable[[], Transport], f: RemoteFile, *, where: str = "", bounds: Bounds = DEFAULT
+) -> None:
     """Create Fiometer's test file (the caller probed it missing). Raises TransportError."""
-    errors, said = run_job(make, layout_job(f))
+    errors, said = run_job(make, layout_job(f), phase=LAYOUT, where=where, bounds=bounds)
     bad = {k: v for k, v in errors.items() if v}
     if bad:
         raise TransportError(

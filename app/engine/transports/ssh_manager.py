@@ -23,15 +23,11 @@ import socket
 import subprocess
 import threading
 import time
-from typing import TYPE_CHECKING
 
 from app.engine.jobs.ssh_address import SshAddress
 from app.engine.transports.fioproto.client import ServerInfo, probe
 from app.engine.transports.local_fio import popen_options
 from app.engine.transports.transport import TransportError
-
-if TYPE_CHECKING:
-    from app.engine.guards.remote_check import CheckRecord
 
 log = logging.getLogger(__name__)
 SSH_ENV = "FIOMETER_SSH"
@@ -151,15 +147,25 @@ class SshFioServer:
                 break
         raise TransportError(f"{self.address}: could not start fio --server over SSH: {last}")
 
-    def check_paths(self, paths: list[str]) -> dict[str, CheckRecord]:
-        """The local target checks, run on that host over a second SSH session (app.engine.guards.remote_check).
-        Raises remote_check.CheckUnavailable."""
-        from app.engine.guards.remote_check import run_checker
-
+    def python(self, code: str) -> subprocess.Popen[str]:
+        """``python3 -c code`` on that host over a session of its own, text pipes on stdin, stdout, stderr
+        (the rules there: app.engine.guards.remote_hold). Raises OSError."""
         a = self.address
-        return run_checker(
-            [*self.ssh, "-o", "BatchMode=yes", "-T", *(["-p", str(a.port)] if a.port else []), a.destination],
-            paths,
+        argv = [
+            *self.ssh,
+            "-o",
+            "BatchMode=yes",
+            "-T",
+            *(["-p", str(a.port)] if a.port else []),
+            a.destination,
+        ]
+        return subprocess.Popen(
+            [*argv, "python3", "-c", _quoted(code)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            **popen_options(platform.system()),
         )
 
     def close(self) -> None:
@@ -182,3 +188,8 @@ class SshFioServer:
                 proc.wait(3)
         if proc.stderr:
             proc.stderr.close()
+
+
+def _quoted(code: str) -> str:
+    """The remote shell reads the command line again: quote the program once for it."""
+    return "'" + code.replace("'", "'\"'\"'") + "'"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -20,13 +20,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.compare import DEFAULT_THRESHOLD_PCT
+from app.live.data import LAST, LiveResults
+from app.ui.fold_box import ElidedLabel, FoldBox
 from app.ui.history.compare_data import CompareRequest, ComparisonData, load_comparison, repeat_groups
 from app.ui.history.report_charts import BarChartView
 from app.ui.history.report_table import TableSection
 from app.ui.history.run_view import StoredCharts, stored_banner
 from app.ui.history.store_tasks import StoreTasks
 from app.ui.run.charts import ChartScroller
-from app.ui.run.live_data import LAST, LiveResults
 from app.ui.widgets import button
 
 RECOMPUTE_MS = 300
@@ -36,7 +37,8 @@ MATCH_LABELS = {
     "spec": "By access specification only",
 }
 CALLOUT_STYLE = (
-    "#differs { background: #fdf5ec; border-left: 4px solid #d9822b; padding: 6px 10px; color: #3d2a12; }"
+    "#differs { background: #fdf5ec; border-left: 4px solid #d9822b; }"
+    " #differs QLabel { color: #3d2a12; } #differs QToolButton { color: #3d2a12; }"
 )
 
 
@@ -140,11 +142,10 @@ class CompareView(QWidget):
         controls.addWidget(self.match, 2)
         controls.addWidget(self.repeats)
 
-        self.differs = QLabel()
+        # what changed and the findings: one line that opens on a click (the charts below need the height)
+        self.differs = FoldBox()
         self.differs.setObjectName("differs")
         self.differs.setStyleSheet(CALLOUT_STYLE)
-        self.differs.setWordWrap(True)
-        self.differs.setTextFormat(Qt.TextFormat.RichText)
         self.differs.hide()
         self.status = QLabel()
         self.status.setWordWrap(True)
@@ -158,11 +159,12 @@ class CompareView(QWidget):
         self.over_time = StoredCharts(
             "seconds into each compared step (steps one after another)", remember="compare"
         )
-        self.over_time_note = QLabel()
-        self.over_time_note.setWordWrap(True)
+        self.over_time_note = ElidedLabel(tip_is_text=True)  # one line, whole in its tooltip
         self.over_time_note.setEnabled(False)
         over = QWidget()
+        self.over_page = over
         olay = QVBoxLayout(over)
+        olay.setContentsMargins(0, 4, 0, 0)
         olay.addWidget(self.over_time_note)
         olay.addWidget(ChartScroller(self.over_time), 1)
         self.inner_tabs = QTabWidget()
@@ -288,7 +290,12 @@ class CompareView(QWidget):
     def _show_differences(self, data: ComparisonData) -> None:
         """What changed first, then the findings in words (the report's summary), per comparison."""
         parts = []
+        lines = []
         for block in data.report.summary:
+            lines.append(
+                f"{block.heading} — what changed: {'; '.join(block.what_changed)}"
+                + (f" — {block.sentences[0]}" if block.sentences else "")
+            )
             items = "".join(f"<li>{escape(s)}</li>" for s in block.sentences)
             rest = "".join(
                 f"<p style='margin:2px 0'>{escape(s)}</p>"
@@ -302,7 +309,10 @@ class CompareView(QWidget):
                 f"{escape('; '.join(block.what_changed))}</p>"
                 f"<ul style='margin:2px 0 2px -20px'>{items}</ul>{rest}"
             )
-        self.differs.setText("".join(parts))
+        more = f"  (+{len(lines) - 1} more)" if len(lines) > 1 else ""
+        self.differs.set_content(
+            (lines[0] if lines else "") + more + "  — click for all findings", "".join(parts)
+        )
         self.differs.setVisible(bool(parts))
 
     @staticmethod
@@ -352,13 +362,14 @@ class CompareView(QWidget):
         colors = {p.label: p.color for _spec, parts in data.segments for p in parts}
         self.over_time.set_series(keys, labels, [colors[label] for label in labels])  # as in the bar charts
         self.over_time.show(self.live, LAST)
-        if data.segments:
+        if data.segments:  # in the tooltip: the charts get the line
             self.over_time_note.setText(
                 "Each run's matched steps on one time axis, every step from its own start "
                 "(#1, #2 \u2026 mark the access specifications in table order); numbers "
                 "of each interval, All Managers. A group of runs is drawn by its "
                 "first run."
             )
+            self.over_page.setToolTip(self.over_time_note.text())
         else:
             self.over_time_note.setText(
                 "These runs have no samples over time to overlay (an imported Iometer "
@@ -366,3 +377,4 @@ class CompareView(QWidget):
                 "instresults.csv, has them)."
             )
         self.over_time.setVisible(bool(data.segments))
+        self.over_time_note.setVisible(not data.segments)

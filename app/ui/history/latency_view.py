@@ -25,12 +25,13 @@ from app.analysis.latency_distribution import (
     result_counts,
     step_histogram,
 )
+from app.live.data import SeriesKey
 from app.model.units import format_latency
 from app.store import Store
+from app.ui.chart_wheel import wheel_scrolls_page
 from app.ui.history.store_tasks import StoreTasks
 from app.ui.history.stored_series import StoredRun
 from app.ui.run.charts import PALETTE, PLOT_MIN_HEIGHT
-from app.ui.run.live_data import SeriesKey
 from app.ui.run.step_lines import StepLines
 from app.ui.widgets import scrolling
 
@@ -144,6 +145,7 @@ class LatencyView(QWidget):
         self.heat_stack, self.heat_missing = _with_placeholder(self.heat_widget)
         for w in (self.hist_widget, self.heat_widget):  # a plot area of PLOT_MIN_HEIGHT with its axes whole
             w.setMinimumHeight(PLOT_MIN_HEIGHT + 60)
+            wheel_scrolls_page(w)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.hist_stack)
         self.splitter.addWidget(self.heat_stack)

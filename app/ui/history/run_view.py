@@ -20,9 +20,11 @@ from PySide6.QtWidgets import (
 
 from app.analysis.iometer_import import is_iometer_run
 from app.analysis.validity import Note
+from app.live.data import ALL_KEY, LAST, WHOLE, LiveResults, SeriesKey
 from app.report.tables import Table, summary_table
 from app.store import Run, StoreError, open_store
 from app.store.run_extras import stored_notes
+from app.ui.fold_box import ElidedLabel
 from app.ui.history.history_model import local_time
 from app.ui.history.latency_view import LatencyView
 from app.ui.history.report_table import ReportTableWidget
@@ -30,7 +32,6 @@ from app.ui.history.store_tasks import StoreTasks
 from app.ui.history.stored_series import DEFAULT_BINS, StoredRun, load_points, load_run
 from app.ui.history.sweep_view import SweepView
 from app.ui.run.charts import ChartGrid, ChartScroller
-from app.ui.run.live_data import ALL_KEY, LAST, WHOLE, LiveResults, SeriesKey
 from app.ui.validity_box import ValidityBox
 from app.ui.widgets import button
 
@@ -46,10 +47,7 @@ def stored_banner(parent: QWidget | None = None) -> tuple[QFrame, QLabel, QHBoxL
     frame = QFrame(parent)
     frame.setObjectName("storedBanner")
     frame.setStyleSheet(STORED_STYLE)
-    label = QLabel()
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label = ElidedLabel(tip_is_text=True)  # one line (whole in its tooltip): the charts below need the height
     lay = QHBoxLayout(frame)
     lay.setContentsMargins(8, 4, 8, 4)
     lay.addWidget(label, 1)
@@ -122,7 +120,9 @@ class RunView(QWidget):
         self.kind_group = QButtonGroup(self)
         self.kind_group.addButton(self.each_interval)
         self.kind_group.addButton(self.since_start)
-        controls = QHBoxLayout()
+        self.controls = QWidget()  # hidden where nothing in it applies (a sweep's curves, the results table)
+        controls = QHBoxLayout(self.controls)
+        controls.setContentsMargins(0, 0, 0, 0)
         controls.addWidget(QLabel("Show:"))
         controls.addWidget(self.scope, 1)
         controls.addWidget(QLabel("Step:"))
@@ -184,7 +184,7 @@ class RunView(QWidget):
         lay = QVBoxLayout(self)
         lay.addWidget(self.banner)
         lay.addWidget(self.validity)  # first: whether the figures below measure the storage
-        lay.addLayout(controls)
+        lay.addWidget(self.controls)
         lay.addWidget(self.views, 1)
 
         self.scope.currentIndexChanged.connect(lambda _i: self._show_scope())
@@ -314,6 +314,7 @@ class RunView(QWidget):
             w.setEnabled(has and tab in (0, self.views.indexOf(self.latency)))
         for w in (self.each_interval, self.since_start):
             w.setEnabled(has and tab == 0)
+        self.controls.setVisible(tab in (0, self.views.indexOf(self.latency)))
 
     def _show_scope(self) -> None:
         i = self.scope.currentIndex()

@@ -14,11 +14,11 @@ from datetime import datetime
 
 import numpy as np
 
+from app.live.data import ALL_KEY, CHART_FIELDS, LAST, WHOLE, LiveResults, Series, SeriesKey, StepMark
 from app.model.metrics import Metrics
 from app.store import Run, Store, get_run
 from app.store.blocks import BLOCK_COLUMNS, count_sql, last_t_sql, series_arrays
 from app.store.peaks import PEAK_BIN_S, PEAK_FIELDS, bin_peaks, field_arrays
-from app.ui.run.live_data import ALL_KEY, CHART_FIELDS, LAST, WHOLE, LiveResults, Series, SeriesKey, StepMark
 
 LEVELS = ("all", "manager", "worker")  # targets are not charted (as live, unless asked)
 OVERLAY_GAP_S = 2.0  # between steps laid one after another in an overlay

@@ -14,10 +14,13 @@ from PySide6.QtWidgets import QApplication, QComboBox, QGridLayout, QHBoxLayout,
 from app.analysis.sweep import KNEE_RULE, find_sweeps
 from app.analysis.sweep_curves import SweepFamily, families
 from app.store.records import Run
+from app.ui.chart_wheel import wheel_scrolls_page
+from app.ui.fold_box import FoldBox
 from app.ui.run.charts import PLOT_MIN_HEIGHT, CompactAxis, series_color
 from app.ui.widgets import scrolling
 
 KNEE_COLOR = "#d0342c"
+PLOT_FRAME = 72  # a sweep chart's title, load axis and its label around the plot area (measured: 68)
 WORK = {"iops": "IOPS", "mbps": "MB/s"}
 
 
@@ -33,7 +36,8 @@ class _Plot:
             self.plot.getAxis(axis).enableAutoSIPrefix(False)
         self.plot.addLegend(offset=(64, 4), labelTextSize="8pt")  # top left: sweeps mostly rise
         # a plot area of PLOT_MIN_HEIGHT at least under its title, with the load axis and its label whole
-        self.widget.setMinimumSize(220, PLOT_MIN_HEIGHT + 100)
+        self.widget.setMinimumSize(220, PLOT_MIN_HEIGHT + PLOT_FRAME)
+        wheel_scrolls_page(self.widget)
 
 
 class SweepView(QWidget):
@@ -42,18 +46,17 @@ class SweepView(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.families: list[SweepFamily] = []
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
-        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.summary.setToolTip(KNEE_RULE)
+        self.summary = FoldBox()  # one line (the first finding) that opens to all: the curves keep the height
+        self.summary.label.setToolTip(KNEE_RULE)
         self.choice = QComboBox()
         self.choice.setToolTip(
             "Which sweep the curves show (one line per outer value where two dimensions are swept)"
         )
         self.choice_label = QLabel("Sweep:")
-        pick = QHBoxLayout()
-        pick.addWidget(self.choice_label)
-        pick.addWidget(self.choice, 1)
+        pick = QHBoxLayout()  # the findings beside the choice: the curves below keep the height
+        pick.addWidget(self.choice_label, 0, Qt.AlignmentFlag.AlignTop)
+        pick.addWidget(self.choice, 2, Qt.AlignmentFlag.AlignTop)
+        pick.addWidget(self.summary, 3)
         self.plots = {
             k: _Plot(t)
             for k, t in (
@@ -74,7 +77,6 @@ class SweepView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 4, 0, 0)
         lay.addLayout(pick)
-        lay.addWidget(self.summary)
         lay.addWidget(self.scroller, 1)
         self.choice.currentIndexChanged.connect(lambda _i: self._draw())
         self.apply_palette(QApplication.palette())
@@ -104,7 +106,7 @@ class SweepView(QWidget):
             p.plot.clear()
         fam = self.family
         if fam is None:
-            self.summary.clear()
+            self.summary.set_content("", "", more=False)
             return
 
         def x(load: float) -> float:
@@ -191,7 +193,14 @@ class SweepView(QWidget):
         kp.setTitle(
             f"Average response time against {WORK[work]}, knee marked", size="9pt", color=self._fg.name()
         )
-        self.summary.setText("\n".join(s for ln in fam.lines for s in ln.sweep.summary()))
+        found = [s for ln in fam.lines for s in ln.sweep.summary()]
+        n = len(found)
+        self.summary.set_content(
+            (found[0] if found else "") + (f"  (+{n - 1} more: click)" if n > 1 else ""),
+            "\n".join(found),
+            more=n > 1,
+            rich=False,
+        )
         for key, p in self.plots.items():  # y from zero: a curve's rise reads true
             top = max(
                 (b for item in p.plot.listDataItems() if (d := item.getData())[1] is not None for b in d[1]),

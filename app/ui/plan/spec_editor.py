@@ -29,6 +29,7 @@ from app.model.plan import ASSIGNMENTS, IDLE, AccessSpec, SpecLine
 from app.model.units import format_bytes, parse_int, parse_size
 from app.model.validation import MAX_SPEC_LINES, MAX_TRANSFER
 from app.ui.widgets import button, compact_rows, error_label
+from icf_import.read_specs import percent_total_words
 
 
 @dataclass(frozen=True)
@@ -375,11 +376,11 @@ class SpecEditor(QDialog):
         total = self.of_size_total()
         if total is not None and total != 100:
             ok = False
-            text = f"All lines' % of size add up to {total}; they must add up to 100."
+            text = percent_total_words(total).replace(" (Access Specifications > Edit)", "")
             lab = self.errors["of_size"]
             lab.setText((lab.text() + " " if lab.text() else "") + text)
             lab.setVisible(True)
-            self.total.setText(f"<span style='color:#d32f2f'>Total: {total} % (must be 100 %)</span>")
+            self.total.setText(f"<span style='color:#d32f2f'>Total: {total} %, not 100</span>")
         else:
             self.total.setText(f"Total: {total} %" if total is not None else "")
         if other_bad:

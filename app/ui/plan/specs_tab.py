@@ -231,6 +231,7 @@ class SpecsTab(QWidget):
             )
             return
         self.assigned_stack.show_content()
+        wrong = spec_errors(self.doc.plan)
         for i, name in enumerate(w.specs):
             spec = self.doc.plan.spec(name)
             it = QListWidgetItem(f"{i + 1}. {name}")
@@ -239,6 +240,12 @@ class SpecsTab(QWidget):
             elif spec is None:
                 it.setForeground(Qt.GlobalColor.red)
                 it.setToolTip(f"{name!r} is not defined in this plan; remove it or define it")
+            elif spec.name in wrong:  # marked here too: this is what Start refuses
+                it.setForeground(Qt.GlobalColor.red)
+                it.setToolTip(
+                    "Errors (Start waits until they are fixed):\n"
+                    + "\n".join(f"\u2022 {p}" for p in wrong[spec.name])
+                )
             else:
                 it.setToolTip(spec_tooltip(spec))
             self.assigned.addItem(it)

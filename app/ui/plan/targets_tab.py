@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.engine.devices import disks as disk_list
-from app.engine.jobs.jobfile import DEFAULT_FILE_SIZE, target_bytes
+from app.engine.jobs.jobfile import DEFAULT_FILE_SIZE, target_geometry, target_region
 from app.engine.jobs.placement import place_local
 from app.engine.jobs.targets import (
     DEVICE_SECTOR,
@@ -68,9 +68,9 @@ _DIGITS = QRegularExpressionValidator(r"\d{0,18}")
 TIPS = {
     "queue_depth": "# of Outstanding I/Os: how many I/Os this worker keeps in flight on EACH of its targets "
     "(fio iodepth per target job).",
-    "max_size": "Maximum Disk Size in sectors: how much of each target is used. 0 = the whole disk; "
-    f"a test file then gets {format_bytes(DEFAULT_FILE_SIZE)} (fio needs a size). "
-    "A sector is 512 bytes on raw disks and the file system block (usually 4096 bytes) for files.",
+    "max_size": "Maximum Disk Size in sectors: how much of each target is used. 0 = the whole disk, or an "
+    f"existing test file's own size; a new test file then gets {format_bytes(DEFAULT_FILE_SIZE)} (fio needs a size). "
+    "A sector is the raw disk's logical sector, or for a file its file system's block (usually 4096 bytes).",
     "start_sector": "Starting Disk Sector: I/O starts this many sectors into each target (fio offset).",
     "data_pattern": "Write I/O Data Pattern: repeating bytes (compress well), pseudo random (reused random "
     "buffers) or full random (new random data for every write).",
@@ -82,6 +82,17 @@ def _os_of(doc: PlanDocument, mi: int, os_by_manager: dict[str, str]) -> str:
     if m.host == LOCAL:
         return platform.system()
     return os_by_manager.get(m.name, "")
+
+
+def sector_of(target: Target, os_name: str, local: bool = True) -> int:
+    """Iometer's sector of a target on its manager: on this machine the object's own (the run's rule,
+    ``jobfile.target_geometry``), elsewhere what its path says. Raises TargetError."""
+    where = resolve(target, os_name)
+    placed = None
+    if local and os_name == platform.system():
+        with contextlib.suppress(TargetError):
+            placed = place_local(where.path)
+    return target_geometry(where, placed, os_name).sector
 
 
 def target_state(target: Target, worker: Worker, os_name: str) -> tuple[str, str, bool]:
@@ -105,7 +116,7 @@ def target_state(target: Target, worker: Worker, os_name: str) -> tuple[str, str
         return "?", f"not placed on this {os_name} manager — use Set path… ({why})", True
     if placed is not None and placed.is_device and not where.is_device:
         where = ResolvedTarget(placed.path, True, where.sector_size)
-    size = target_bytes(worker.max_size, where)
+    size, offset, _geo = target_region(worker, where, placed, os_name)  # the object's sectors, as the run
     if where.is_device:
         used = f"; in use: {'; '.join(placed.in_use)}" if placed is not None and placed.in_use else ""
         return (
@@ -115,7 +126,7 @@ def target_state(target: Target, worker: Worker, os_name: str) -> tuple[str, str
         )
     if placed is not None and placed.exists and placed.size is not None:
         note = f"exists, {format_bytes(placed.size)}"
-        need = (size or 0) + worker.start_sector * where.sector_size
+        need = (size or 0) + offset
         if placed.size < need:
             note += f"; fio extends it to {format_bytes(need)}"
         return "test file", f"{note} — {placed.path}", False
@@ -205,9 +216,9 @@ class AddTestFileDialog(QDialog):
         if not p:
             return FILE_SECTOR if not self.os_name.lower().startswith("win") else DEVICE_SECTOR
         try:
-            return resolve(
-                Target(p, p), self.os_name
-            ).sector_size  # "" (not probed yet): by the path's spelling
+            return sector_of(
+                Target(p, p), self.os_name, not self.remote_host
+            )  # "" (not probed yet): by the path's spelling
         except TargetError:
             return FILE_SECTOR
 
@@ -400,14 +411,17 @@ class TargetsTab(WorkerPage):
         """One statement of the size this worker's targets get, with the engine's sector rule for where they
         are placed (the same rule the table and the run use)."""
         if not w.max_size:
-            self.max_size_note.setText(f"whole disk; test files get {format_bytes(DEFAULT_FILE_SIZE)}")
+            self.max_size_note.setText(
+                f"whole disk or existing test file; new test files get {format_bytes(DEFAULT_FILE_SIZE)}"
+            )
             self.max_size_note.setToolTip("")
             return
         os_name = _os_of(self.doc, self._indexes()[0], self.os_by_manager)
+        local = self.doc.plan.managers[self._indexes()[0]].host == LOCAL
         sectors = set()
         for t in w.targets:
             with contextlib.suppress(TargetError):  # an unplaced target says so in its row
-                sectors.add(resolve(t, os_name).sector_size)
+                sectors.add(sector_of(t, os_name, local))
         if len(sectors) == 1:
             n = sectors.pop()
             text = f"= {format_bytes(w.max_size * n)} per target ({n}-byte sectors)"

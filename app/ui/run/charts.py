@@ -28,8 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.run.decimate import PeakGrid, clip_indices
-from app.ui.run.live_data import CHART_FIELDS, Block, LiveResults, SeriesKey
+from app.live.data import CHART_FIELDS, Block, LiveResults, SeriesKey
+from app.live.decimate import PeakGrid, clip_indices
+from app.ui.chart_wheel import wheel_scrolls_page
 from app.ui.run.many_curves import Layout, ManyCurves, bands, polylines
 from app.ui.run.step_lines import StepLines
 
@@ -38,7 +39,7 @@ pg.setConfigOptions(antialias=False, useNumba=False)
 
 @dataclass(frozen=True)
 class ChartSpec:
-    field: str  # one of live_data.CHART_FIELDS
+    field: str  # one of app.live.data.CHART_FIELDS
     title: str  # Iometer's statistic name (or ours, clearly worded)
     unit: str
     dashed: str | None = None  # a second field drawn dashed in the series' colour (the average's p99)
@@ -89,6 +90,7 @@ BAND_SERIES = 256
 # axes, the step band and the statistic's menu come on top (CHART_MIN_HEIGHT in all). Where the room is
 # short the four charts stand in one row when wide enough, else their view scrolls (ChartScroller).
 PLOT_MIN_HEIGHT = 150
+ZOOM_HINT = "The wheel scrolls the page; Ctrl+wheel zooms the time axis, the A button shows it all again"
 CHART_MIN_HEIGHT = (
     PLOT_MIN_HEIGHT + 60
 )  # + step band (16), bottom axis and its label (~40), margins (measured: 56)
@@ -311,6 +313,8 @@ class _Chart:
         self.plot.setMenuEnabled(False)
         self.y_top = 1.0
         self.widget.setMinimumSize(CHART_MIN_WIDTH, CHART_MIN_HEIGHT)
+        wheel_scrolls_page(self.widget)
+        self.widget.setToolTip(ZOOM_HINT)
         self.curves: list[pg.PlotDataItem] = []
         self.p99: list[pg.PlotDataItem] = []
         self.p99_dots: list[pg.PlotDataItem] = []  # a marker where a p99 point stands alone
@@ -430,7 +434,7 @@ class ChartGrid(QWidget):
             shown = fm.elidedText(shown, Qt.TextElideMode.ElideRight, max(room, 40))
         if axis.labelText != shown:
             c.plot.setLabel("bottom", shown)
-        c.widget.setToolTip(text if shown != text else "")
+        c.widget.setToolTip((f"{text}\n" if shown != text else "") + ZOOM_HINT)
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
         """The least height at this width (the wrapped legend and the charts' minimum): a scroll area then

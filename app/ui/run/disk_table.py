@@ -7,8 +7,8 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
+from app.live.disks import DiskRow, LiveDisks
 from app.model.disk_metrics import DiskCounts
-from app.ui.run.live_disks import DiskRow, LiveDisks
 from app.ui.widgets import compact_rows
 
 ESTIMATED_TIP = (

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QGridLayout,
     QHBoxLayout,
@@ -24,11 +25,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.engine.jobs.jobfile import client_workers, worker_key
+from app.live.data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
 from app.ui.plan.plan_document import Change, PlanDocument
 from app.ui.plan.topology import Selection
 from app.ui.run.charts import ChartGrid, ChartScroller
 from app.ui.run.disk_table import DiskTable
-from app.ui.run.live_data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
 from app.ui.validity_box import ValidityBox
 from app.ui.widgets import compact_rows
 
@@ -89,7 +90,9 @@ def scopes_for(doc: PlanDocument) -> list[Scope]:
     return out
 
 
-VALUE_ROOM = 130  # pixels kept for the first column of values beside the statistics' names
+VALUE_SAMPLE = "99,999,999"  # the least room of a column of values (wider as its values need)
+CELL_PADDING = 14  # a cell's margins around its text
+LABELS_LEAST = 60  # the statistics' names keep at least this (cut short, whole in their tooltips)
 
 
 def format_value(v: float | None) -> str:
@@ -143,6 +146,13 @@ class ResultsTab(QWidget):
             "How often a new point is made (seconds of fio time); ∞ = only when each step ends, as in Iometer"
         )
         options.addWidget(self.frequency, 2, 1)
+        # Iometer's Results Display switch: every update also goes to inst<results file> (asked at Start)
+        self.record_last = QCheckBox("Record last update results to file")
+        self.record_last.setToolTip(
+            "Iometer's Record Last Update Results: at Start you choose the results file (results.csv); every "
+            "update is then written to inst<results file> beside it as the run goes. Saved with the plan."
+        )
+        options.addWidget(self.record_last, 3, 0, 1, 2)
         options.setColumnStretch(2, 1)
 
         self.notice = QLabel("No results yet — press Start (F5) to run the plan; live numbers appear here.")
@@ -200,6 +210,7 @@ class ResultsTab(QWidget):
         self.scope.currentIndexChanged.connect(self._scope_changed)
         self.since.buttonToggled.connect(lambda *_: self._kind_changed())
         self.frequency.currentIndexChanged.connect(self._frequency_changed)
+        self.record_last.toggled.connect(self._record_last_changed)
         doc.replaced.connect(self.load)
         doc.changed.connect(self._on_changed)
         self.load()
@@ -211,15 +222,16 @@ class ResultsTab(QWidget):
 
     def load(self) -> None:
         s = self.doc.plan.setup
-        for w in (self.since, self.since_whole, self.since_last, self.frequency):
+        for w in (self.since, self.since_whole, self.since_last, self.frequency, self.record_last):
             w.blockSignals(True)
         (self.since_last if s.update_type == LAST else self.since_whole).setChecked(True)
+        self.record_last.setChecked(s.iometer.record_last_update)
         idx = self.frequency.findData(s.update_frequency)
         if idx < 0:
             self.frequency.addItem(f"{s.update_frequency} s", s.update_frequency)
             idx = self.frequency.count() - 1
         self.frequency.setCurrentIndex(idx)
-        for w in (self.since, self.since_whole, self.since_last, self.frequency):
+        for w in (self.since, self.since_whole, self.since_last, self.frequency, self.record_last):
             w.blockSignals(False)
         self.live.update_seconds = s.update_frequency
         self._rebuild_scopes()
@@ -257,13 +269,9 @@ class ResultsTab(QWidget):
         self._mark_headers()
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for c, label in enumerate(cols):  # wide enough for the label and for 1,234,567.89
+        for c, label in enumerate(cols):  # wide enough for the label and a value; wider as values need
             self.table.setColumnWidth(
-                c,
-                max(
-                    header.fontMetrics().horizontalAdvance(label) + 16,
-                    header.fontMetrics().horizontalAdvance("9,999,999.99") + 12,
-                ),
+                c, max(header.fontMetrics().horizontalAdvance(label) + 16, self._value_width())
             )
         self.redraw(force=True)
 
@@ -273,6 +281,7 @@ class ResultsTab(QWidget):
         elif what is Change.RESULTS and (
             self.doc.plan.setup.update_type != self.kind
             or self.doc.plan.setup.update_frequency != self.frequency.currentData()
+            or self.doc.plan.setup.iometer.record_last_update != self.record_last.isChecked()
         ):
             self.load()  # undone or redone
             self.redraw(force=True)
@@ -293,6 +302,13 @@ class ResultsTab(QWidget):
             lambda plan: setattr(plan.setup, "update_frequency", sec),
         )
 
+    def _record_last_changed(self, on: bool) -> None:
+        self.doc.edit(
+            "Record last update results" if on else "Do not record last update results",
+            Change.RESULTS,
+            lambda plan: setattr(plan.setup.iometer, "record_last_update", on),
+        )
+
     # --- drawing ------------------------------------------------------------------------------
     def redraw(self, force: bool = False) -> bool:
         self.live.flush()
@@ -302,9 +318,11 @@ class ResultsTab(QWidget):
             self._fill_table()
         if force or self.live.disks.revision != self._disk_revision:
             self._disk_revision = self.live.disks.revision
-            self.disk_table.show_rows(
-                DiskTable.rows_for(self.live.disks, self.current_scope().keys), self.kind
-            )
+            rows = DiskTable.rows_for(self.live.disks, self.current_scope().keys)
+            self.disk_table.show_rows(rows, self.kind)
+            # only once there are disks to show: until then the statistics get the height
+            self.disk_label.setVisible(bool(rows))
+            self.disk_table.setVisible(bool(rows))
         return changed
 
     def mark_lost(self, lost: dict[str, str]) -> None:
@@ -334,7 +352,9 @@ class ResultsTab(QWidget):
         first = max(self.table.columnAt(0), 0)
         last = self.table.columnAt(self.table.viewport().width() - 1)
         last = len(keys) - 1 if last < 0 else last
+        grown = False
         for c in range(first, min(last, len(keys) - 1) + 1):
+            need = 0
             key = keys[c]
             s = self.live.series.get(key)
             gone = key[1] in self.lost
@@ -350,18 +370,32 @@ class ResultsTab(QWidget):
                 it.setText(text)
                 # no colour of its own unless muted: the values follow a switch of theme with the table
                 it.setData(Qt.ItemDataRole.ForegroundRole, muted if gone else None)
+                need = max(need, self.table.fontMetrics().horizontalAdvance(text) + CELL_PADDING)
+            if need > self.table.columnWidth(c):  # every value whole: the column grows to its numbers
+                self.table.setColumnWidth(c, need)
+                grown = True
+        if grown:
+            self._fit_labels()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if watched is self.table and event.type() == QEvent.Type.Resize:
             self._fit_labels()
         return super().eventFilter(watched, event)
 
+    def _value_width(self) -> int:
+        """The least width of a column of values: 99,999,999 (a second's I/Os at a million IOPS for 99 s)."""
+        return self.table.fontMetrics().horizontalAdvance(VALUE_SAMPLE) + CELL_PADDING
+
     def _fit_labels(self) -> None:
-        """The statistics' names leave room for a column of values, or take half the table where it is narrower
-        (cut short with "…", whole in the tooltip):
-        on a narrow window the values stay in view instead of scrolling off to the right."""
+        """The statistics' names leave room for the first column of values whole (the names are cut short
+        with "…" instead, whole in their tooltips): on a narrow window the values stay in view instead of
+        scrolling off to the right."""
         header = self.table.verticalHeader()
-        header.setMaximumWidth(max(int(self.table.width() * 0.5), self.table.width() - VALUE_ROOM))
+        t = self.table
+        bar = t.verticalScrollBar().sizeHint().width()
+        values = t.columnWidth(0) if t.columnCount() else self._value_width()
+        room = t.width() - 2 * t.frameWidth() - bar - values
+        header.setMaximumWidth(max(room, LABELS_LEAST))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.PaletteChange:  # light/dark switch: charts follow

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import pickle
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
 from app.analysis.iometer_update_log import IometerUpdateLog, update_log_path
 from app.engine.guards.safety import CreatedFiles, WriteRisk, arm, record_beside
@@ -28,23 +30,27 @@ from app.engine.run.runner import (
     StepOutcome,
 )
 from app.engine.transports.transport import Finished, Message
+from app.live.data import charted
 from app.model.plan import Plan
 from app.run_apart import RunApart
 from app.run_session import RunEnd, RunRequest, RunSession, needed_managers
 from app.store import StoreError, open_store
 from app.store.db_location import resolve_db_path
 from app.ui.run import live_gc
-from app.ui.run.live_data import charted
 
 IDLE_STATE = "idle"
+STARTING = "starting"  # Start was pressed: the managers are probed and the checks run, off the GUI thread
 RUNNING = "running"
 STOPPING = "stopping"
+CANCELLED = "cancelled"  # the end of a start stopped before it went (Stop, or closing, while STARTING)
 TICK_MS = 250  # while a run is on: the window's one pump (charts, table and status redraw on it)
 
 # Asked before a run that writes to raw disks or existing files: (risks) -> armed?
 ArmQuestion = Callable[[list[WriteRisk]], bool]
 # Asked when new test files need folders that do not exist: (folders) -> create them?
 FolderQuestion = Callable[[list[str]], bool]
+# Asked when the run writes on plain fio servers: ([(manager, host)]) -> the managers armed (empty: cancel)
+HostsQuestion = Callable[[list[tuple[str, str]]], set[str]]
 
 
 class QtRunListener(QObject, RunListener):
@@ -164,6 +170,7 @@ class RunController(QObject):
         self.progress = RunProgress()
         self.last_status = ""
         self.last_summary: RunSummary | None = None  # of the last run: steps ran, stopped, failed, skipped
+        self._cancel_start = False  # Stop (or closing) came while the run was starting
         self.pump = QTimer(self)
         self.pump.setInterval(TICK_MS)
         self.pump.timeout.connect(self.tick.emit)
@@ -182,6 +189,33 @@ class RunController(QObject):
                 self.pump.start()
             self.state_changed.emit(state)
 
+    def _off_gui(self, work: Callable[[], Any]) -> Any:
+        """``work()`` on a thread of its own while the window's event loop goes on (it paints, answers input,
+        and Stop or closing reach ``stop``): probing remote managers and the checks on them take a second and
+        more, which held the window still. Its result, or its exception raised here."""
+        done: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                done["result"] = work()
+            except BaseException as e:  # noqa: BLE001 - raised again on the GUI thread
+                done["error"] = e
+
+        th = threading.Thread(target=run, name="fiometer-start", daemon=True)
+        th.start()
+        loop = QEventLoop()
+        poll = QTimer()
+        poll.setInterval(10)
+        poll.timeout.connect(lambda: None if th.is_alive() else loop.quit())
+        poll.start()
+        if th.is_alive():
+            loop.exec()
+        poll.stop()
+        th.join()
+        if "error" in done:
+            raise done["error"]
+        return done.get("result")
+
     def prepare(
         self,
         plan: Plan,
@@ -190,6 +224,7 @@ class RunController(QObject):
         arm_question: ArmQuestion | None = None,
         create_folders: FolderQuestion | None = None,
         make=None,
+        arm_hosts: HostsQuestion | None = None,
     ) -> tuple[Runner, RunOptions] | None:
         """A ready Runner for a copy of ``plan``, or None after emitting ``refused`` (or when the
         user did not arm the writes, or create the folders, asked about). ``make(plan, endpoints, listener,
@@ -200,9 +235,11 @@ class RunController(QObject):
             options.registry = self.registry
         try:
             if endpoints is None:
-                endpoints = build_endpoints(plan, needed=needed_managers(plan))
+                endpoints = self._off_gui(lambda: build_endpoints(plan, needed=needed_managers(plan)))
         except ManagerError as e:
             self.refused.emit(str(e))
+            return None
+        if self._cancel_start:
             return None
         if self.record:  # a run that cannot be stored does not start: measurements are never lost
             try:
@@ -210,10 +247,28 @@ class RunController(QObject):
             except StoreError as e:
                 self.refused.emit(f"The results database cannot be used: {e}")
                 return None
+        return self._checked(plan, endpoints, options, arm_question, create_folders, make, arm_hosts)
+
+    def _checked(
+        self,
+        plan: Plan,
+        endpoints: dict[str, ManagerEndpoint],
+        options: RunOptions,
+        arm_question: ArmQuestion | None,
+        create_folders: FolderQuestion | None,
+        make,
+        arm_hosts: HostsQuestion | None,
+    ) -> tuple[Runner, RunOptions] | None:
+        """The Runner once its checks pass, asking the user what they leave to ask (arming, folders, hosts)
+        and checking again with the answers; None when refused, not armed or cancelled."""
         asked_folders = False
         while True:  # the engine decides what needs asking; the user's answers arm exactly that
             try:
-                return (make or Runner)(plan, endpoints, None, options), options
+                runner = self._off_gui(functools.partial(make or Runner, plan, endpoints, None, options))
+                if self._cancel_start:
+                    runner.close_endpoints()
+                    return None
+                return runner, options
             except RunRefused as e:
                 if e.only_asks and e.missing_folders and not asked_folders and create_folders is not None:
                     asked_folders = True
@@ -224,13 +279,29 @@ class RunController(QObject):
                     if not arm_question(e.risks):
                         return None
                     allow, in_use = arm(e.risks, options.allow_write, options.allow_write_in_use)
-                    if (allow, in_use) == (options.allow_write, options.allow_write_in_use):
+                    shown = {  # the objects shown, under every name the user may know them by
+                        **options.armed_objects,
+                        **{n: r.obj for r in e.risks if r.obj is not None for n in r.names()},
+                    }
+                    if (allow, in_use, shown) == (
+                        options.allow_write,
+                        options.allow_write_in_use,
+                        options.armed_objects,
+                    ):
                         self.refused.emit(str(e))
                         return None
-                    shown = {**options.armed_objects, **{r.path: r.obj for r in e.risks if r.obj is not None}}
                     options = dataclasses.replace(
                         options, allow_write=allow, allow_write_in_use=in_use, armed_objects=shown
                     )  # the objects shown, checked at Start
+                    continue
+                if e.only_asks and e.unverified and not e.risks and not e.missing_folders and arm_hosts:
+                    chosen = arm_hosts(e.unverified)
+                    if not chosen:
+                        return None
+                    if chosen <= options.allow_unverified:
+                        self.refused.emit(str(e))
+                        return None
+                    options = dataclasses.replace(options, allow_unverified=options.allow_unverified | chosen)
                     continue
                 self.refused.emit(str(e))
                 return None
@@ -253,9 +324,14 @@ class RunController(QObject):
         create_folders: FolderQuestion | None = None,
         make=None,
         results_file: str | Path | None = None,
+        connect: Callable[[QtRunListener], None] | None = None,
+        arm_hosts: HostsQuestion | None = None,
     ) -> QtRunListener | None:
         """Start a run; returns the listener whose signals carry it, or None if it did not start. ``make``: see
         ``prepare``; a load search (CurveRunner) keeps what it found with the run once it ends.
+        ``connect(listener)`` is called once the run is prepared and before it goes (its thread or process
+        starts): the caller's handlers are connected before the first event can be emitted, which a signal
+        emitted with nobody connected is not (prepare, connect, go).
         ``results_file``: Iometer's results file; the run is appended to it when it ends and, with Record Last
         Update Results ENABLED, every update goes to inst<results file> beside it as the run goes."""
         if self.running:
@@ -272,10 +348,17 @@ class RunController(QObject):
                     f"{e.strerror or e}"
                 )
                 return None
-        prepared = self.prepare(plan, options, endpoints, arm_question, create_folders, make)
+        self._cancel_start = False
+        self._set_state(STARTING)
+        try:
+            prepared = self.prepare(plan, options, endpoints, arm_question, create_folders, make, arm_hosts)
+        except BaseException:
+            self._set_state(IDLE_STATE)
+            raise
         if prepared is None:
             if update_log is not None:
                 update_log.discard()
+            self._not_started()
             return None
         runner, options = prepared
         listener = QtRunListener()
@@ -295,7 +378,8 @@ class RunController(QObject):
         listener.stepStarted.connect(self._on_step)
         listener.runFinished.connect(self._on_finished)
         results = Path(results_file) if results_file is not None else None
-        if self._apart(runner, options, endpoints, make):
+        request: RunRequest | None = None
+        if self._apart(runner, options, endpoints, make):  # prepare
             runner.close_endpoints()  # the run's process reaches the managers itself (SSH sessions too)
             if update_log is not None:
                 update_log.close()  # checked writable here; appended to there
@@ -303,19 +387,33 @@ class RunController(QObject):
             request = RunRequest(
                 runner.plan, options, make, self.db_path, self.record, results, log_path, charted
             )
-            try:
-                self.session = RunApart(request, listener, self._ended)
-            except OSError as e:
-                self.refused.emit(f"The run's own process could not be started: {e}")
-                return None
         else:
             self.session = RunSession(runner, listener, self.db_path, self.record, results, update_log)
             self.thread = threading.Thread(target=self._run, name="fiometer-run", daemon=True)
+        if connect is not None:  # connect
+            connect(listener)
+        if request is not None:  # go: the run's process starts here and sends its first events at once
+            try:
+                self.session = RunApart(request, listener, self._ended)
+            except OSError as e:
+                self.runner = self.listener = None
+                self.refused.emit(f"The run's own process could not be started: {e}")
+                self._not_started()
+                return None
         self._set_state(RUNNING)
         live_gc.run_starting()
         if self.thread is not None:
             self.thread.start()
         return listener
+
+    def _not_started(self) -> None:
+        """Back to idle after a start that did not go; a start cancelled by Stop (or by closing) ends as a run
+        does, so that whoever waits for the end (a closing window) hears of it."""
+        self._set_state(IDLE_STATE)
+        if self._cancel_start:
+            self._cancel_start = False
+            self.last_status, self.last_summary, self.run_end = CANCELLED, None, None
+            self.finished.emit(CANCELLED)
 
     @staticmethod
     def _apart(
@@ -369,13 +467,20 @@ class RunController(QObject):
             self.session.stop_step()
 
     def stop(self) -> None:
-        """Iometer's Stop All: the current step ends with fio's final numbers; no further steps."""
+        """Iometer's Stop All: the current step ends with fio's final numbers; no further steps. While the
+        run is starting, it does not go."""
+        if self.state == STARTING:
+            self._cancel_start = True
+            return
         if self.session is not None and self.state == RUNNING:
             self._set_state(STOPPING)
             self.session.stop()
 
     def abort(self) -> None:
         """End at once (final numbers of the current step may be lost)."""
+        if self.state == STARTING:
+            self._cancel_start = True
+            return
         if self.session is not None:
             self._set_state(STOPPING)
             self.session.abort()

@@ -10,6 +10,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMenu, QMessageBox, QWidget
 
+from app.live.data import LiveResults
 from app.model.examples import EXAMPLES, TESTFILE, example
 from app.model.fidelity import all_notes
 from app.model.opening import PlanOpenError, open_plan
@@ -18,7 +19,6 @@ from app.model.validation import Problem
 from app.store.db_location import default_test_file
 from app.ui.confirm import unsaved_answer, unsaved_box
 from app.ui.plan.plan_document import PlanDocument
-from app.ui.run.live_data import LiveResults
 from app.ui.run.run_controller import RunController
 from app.ui.settings import add_recent_file, recent_files
 from app.ui.user_desk import UserDesk

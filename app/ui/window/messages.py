@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QDockWidget, QListWidget, QListWidgetItem, QMainWindow
 
-MESSAGES_HEIGHT = 80  # about four lines: on a laptop screen the charts keep their room
+MESSAGES_HEIGHT = 70  # about three lines: on a laptop screen the charts keep their room
 PREFIX = {"error": "Error: ", "warning": "Warning: ", "note": "fio cannot reproduce exactly — "}
 
 
@@ -16,10 +16,16 @@ def message_text(text: str, level: str) -> str:
 
 
 class MessageList(QListWidget):
-    """The Messages list, about four lines high when the dock first opens (the user may drag it taller)."""
+    """The Messages list, about three lines high when the dock first opens (the user may drag it taller)."""
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         return QSize(super().sizeHint().width(), MESSAGES_HEIGHT)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        """Two lines (a scroll area's own minimum is its scroll bar's, taller than three lines here)."""
+        return QSize(
+            super().minimumSizeHint().width(), 2 * self.fontMetrics().height() + 2 * self.frameWidth()
+        )
 
 
 class MessagesPanel:

@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from app.engine.devices import disks
+from app.live.data import LiveResults
 from app.model.plan import LOCAL, Plan
 from app.model.units import format_bytes
 from app.model.validation import Problem, validate
 from app.ui.plan.plan_document import PlanDocument
 from app.ui.plan.topology import TopologyTree
-from app.ui.run.live_data import LiveResults
 from app.ui.run.results_file_prompt import CANCELLED, ask_results_file, describe
 from app.ui.run.results_tab import ResultsTab
-from app.ui.run.run_controller import RUNNING, RunController
+from app.ui.run.run_controller import RUNNING, QtRunListener, RunController
 from app.ui.user_desk import UserDesk
 from app.ui.window.status import RunStatus
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from app.engine.run.runner import ManagerEndpoint, RunListener, Runner, RunOptions
     from app.engine.transports.transport import Message
-    from app.ui.run.live_data import LiveSample
+    from app.live.data import LiveSample
 
     # builds another kind of runner for Start (a load search's): (plan, endpoints, listener, options)
     MakeRunner = Callable[[Plan, dict[str, ManagerEndpoint], RunListener | None, RunOptions], Runner]
@@ -139,6 +139,13 @@ class RunControl:
             "Create folders and start",
         )
 
+    def arm_hosts(self, hosts: list[tuple[str, str]]) -> set[str]:
+        """The plain fio servers this run may write on without verification: a checkbox per manager, none
+        ticked; Cancel is the default."""
+        from app.ui.run.unverified_hosts import ask_hosts
+
+        return ask_hosts(hosts, self.parent)
+
     def start_curve(self, p99_max_ms: float, metric: str = "iops", max_load: int = 0) -> bool:
         """`fiometer curve` from Test Setup: for each access spec the highest load whose p99 keeps the limit."""
         from app.engine.run.curve_runner import CurveRunner
@@ -168,6 +175,8 @@ class RunControl:
             self.create_folders,
             make,
             results_file=results_file,
+            connect=self._connect,
+            arm_hosts=self.arm_hosts,
         )
         if listener is None:
             return False
@@ -176,6 +185,13 @@ class RunControl:
             self.desk.add_message(describe(results_file))
         for note in self.controller.runner.notes if self.controller.runner else []:
             self.desk.add_message(note, "warning")  # what could not be verified on remote managers
+        self.show_tab(self.results_tab)
+        self.desk.add_message(f"Run started: {self.controller.progress.steps} step(s)")
+        return True
+
+    def _connect(self, listener: QtRunListener) -> None:
+        """The run is prepared and has not gone yet: the last run's view is cleared and this one's handlers
+        connected, so that no event of it (its first step's start above all) is emitted to nobody."""
         self.lost = {}
         self._show_lost()
         self.failures = []
@@ -188,9 +204,6 @@ class RunControl:
         listener.messageArrived.connect(self._on_run_message)
         listener.stepFinished.connect(self._on_step_finished)
         listener.managerFinished.connect(self._on_manager_finished)
-        self.show_tab(self.results_tab)
-        self.desk.add_message(f"Run started: {self.controller.progress.steps} step(s)")
-        return True
 
     def _on_step_started(self, index: int, offset: float, step: Any) -> None:
         self.live.start_step(offset, f"{index + 1}: {step.spec_label}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QStatusBar
 
 from app.model.units import format_duration
-from app.ui.run.run_controller import IDLE_STATE, RUNNING, RunController
+from app.ui.run.run_controller import IDLE_STATE, RUNNING, STARTING, RunController
 
 
 class RunStatus:
@@ -23,6 +23,11 @@ class RunStatus:
             self.state.setText(f"Last run: {c.last_status}" if c.last_status else "Ready")
             summary = c.last_summary if c.last_status else None  # what ran, stopped, failed, was skipped
             self.step.setText(summary.text() if summary else f"{p.steps} step(s)" if p.steps else "")
+            self.time.setText("")
+            return
+        if c.state == STARTING:
+            self.state.setText("Starting…")
+            self.step.setText("connecting to the managers and checking the targets")
             self.time.setText("")
             return
         self.state.setText("Running" if c.state == RUNNING else "Stopping…")

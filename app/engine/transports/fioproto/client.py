@@ -31,6 +31,7 @@ from ..transport import (
     Snapshot,
     TransportError,
 )
+from .calibrate import CALIBRATION_JOB, calibration_problems
 from .commands import (
     CLIENT_TYPE_CLI,
     Op,
@@ -42,7 +43,7 @@ from .commands import (
     probe_pdu,
 )
 from .frames import HEADER_SIZE, FrameReader, Packet, ProtocolError, encode
-from .layouts import LAYOUTS, UnsupportedVersion, layout_for
+from .layouts import LAYOUTS, Layout, UnsupportedVersion, layout_for, nearest_known, newest_release
 from .session import RunSession
 
 try:  # the bytes waiting on a socket (Linux, macOS); diagnostics only
@@ -64,7 +65,9 @@ SILENCE_LIMIT_S = 15.0
 LISTENER_CHECK_S = 5.0  # while a server is silent, how often to see whether it still accepts connections
 
 _known_protocol: dict[tuple[str, int], int] = {}
+_calibrated: dict[tuple[str, int, int], int] = {}  # (host, port, unknown protocol) -> the layout's protocol
 _known_lock = threading.Lock()
+CALIBRATION_TIME_S = 10.0  # the calibration job (1,024 null I/Os) once the server has accepted it
 
 
 @dataclass(frozen=True)
@@ -81,9 +84,16 @@ class ServerInfo:
     protocol: int  # e.g. 97
     bits: int = 64
     bigendian: bool = False
+    decoded_as: int | None = None  # a protocol newer than Fiometer knows: the known one that calibrated it
+
+    @property
+    def layout(self) -> Layout:
+        return layout_for(self.protocol, self.decoded_as)
 
     @classmethod
     def from_probe(cls, host: str, port: int, protocol: int, reply: ProbeReply) -> ServerInfo:
+        with _known_lock:
+            decoded_as = _calibrated.get((host, port, protocol))
         return cls(
             host,
             port,
@@ -95,6 +105,7 @@ class ServerInfo:
             protocol,
             reply.bits,
             reply.bigendian,
+            decoded_as,
         )
 
 
@@ -293,7 +304,10 @@ def _open(
         known = _known_protocol.get(key)
     saved = user_settings.saved_protocol(_where(host, port)) if known is None else known
     protocol = known or saved or DEFAULT_PROTOCOL
+    timeouts = {"connect_timeout": connect_timeout, "answer_timeout": answer_timeout}
     for _ in range(3):
+        if protocol not in LAYOUTS:
+            _calibrate(host, port, protocol, verify_payload_crc=verify_payload_crc, **timeouts)
         try:
             link, info, rest = _handshake(
                 host,
@@ -306,8 +320,9 @@ def _open(
             )
         except _VersionMismatch as e:
             log.info("%s: speaks protocol %d, not %d", _where(host, port), e.version, protocol)
-            if e.version not in LAYOUTS:
-                raise TransportError(f"{_where(host, port)}: {UnsupportedVersion(e.version)}") from None
+            if e.version < min(LAYOUTS):
+                runs = _fio_version_at(host, port, e.version, min(connect_timeout, 2.0), verify_payload_crc)
+                raise TransportError(f"{_where(host, port)}{runs}: {UnsupportedVersion(e.version)}") from None
             protocol = e.version
             with _known_lock:
                 _known_protocol[key] = protocol
@@ -327,6 +342,108 @@ def _open(
         return link, info, rest
     log.warning("%s: keeps changing its protocol version", _where(host, port))
     raise TransportError(f"{_where(host, port)} keeps changing its protocol version; giving up")
+
+
+def _fio_version_at(host: str, port: int, protocol: int, timeout: float, verify_payload_crc: bool) -> str:
+    """' (fio-3.30)' from a PROBE at the server's own protocol (that reply has kept its form), or ''."""
+    try:
+        link, info, _ = _handshake(
+            host,
+            port,
+            protocol,
+            connect_timeout=timeout,
+            answer_timeout=timeout,
+            verify_payload_crc=verify_payload_crc,
+        )
+    except (TransportError, _VersionMismatch, ProtocolError, OSError, ValueError):
+        return ""
+    link.close()
+    return f" ({info.fio_version})"
+
+
+def _calibrate(
+    host: str,
+    port: int,
+    protocol: int,
+    *,
+    connect_timeout: float,
+    answer_timeout: float,
+    verify_payload_crc: bool,
+) -> None:
+    """A server speaking a protocol newer than any layout here: run the calibration job at that protocol and
+    decode its final record with the nearest older layout; keep that layout for the server if every check
+    holds (calibrate.py), else refuse with what differed and what to do."""
+    with _known_lock:
+        if (host, port, protocol) in _calibrated:
+            return
+    where, base = _where(host, port), nearest_known(protocol)
+    frames = encode(protocol, Op.JOBLINE, jobline_pdu(["fio", "--output-format=json+"], CLIENT_TYPE_CLI))
+    frames += encode(protocol, Op.JOB, job_pdu(CALIBRATION_JOB, CLIENT_TYPE_CLI))
+    link, info, rest = _handshake(
+        host,
+        port,
+        protocol,
+        connect_timeout=connect_timeout,
+        answer_timeout=answer_timeout,
+        verify_payload_crc=verify_payload_crc,
+        pipelined=frames,
+    )
+    try:
+        record, texts = _calibration_record(link, protocol, rest, answer_timeout + CALIBRATION_TIME_S)
+    finally:
+        with contextlib.suppress(OSError):
+            link.send(encode(protocol, Op.QUIT))
+        link.close()
+    problems = calibration_problems(record, base) if record is not None else []
+    if record is None:
+        problems = [f"the calibration job sent no statistics ({'; '.join(texts) or 'no answer'})"]
+    if problems:
+        log.warning("%s: protocol %d does not decode as %d: %s", where, protocol, base.protocol, problems)
+        raise TransportError(
+            f"{where} runs {info.fio_version}, which speaks fio protocol {protocol}, newer than any this Fiometer "
+            f"knows (up to {max(LAYOUTS)}); decoded as protocol {base.protocol}, the nearest, a calibration job "
+            f"did not give the numbers fio ran ({'; '.join(problems[:3])}). Run {newest_release()} or another "
+            f"release from fio 3.31 on there, or a Fiometer that knows protocol {protocol}."
+        )
+    log.info(
+        "%s: %s speaks protocol %d; calibrated: decodes as protocol %d",
+        where,
+        info.fio_version,
+        protocol,
+        base.protocol,
+    )
+    with _known_lock:
+        _calibrated[(host, port, protocol)] = base.protocol
+
+
+def _calibration_record(
+    link: _Link, protocol: int, packets: list[Packet], limit: float
+) -> tuple[bytes | None, list[str]]:
+    """Run the loaded calibration job (RUN once fio accepted it) and return its last TS payload and fio's texts."""
+    starts, record, texts = 0, None, []
+    deadline = time.monotonic() + limit
+    while True:
+        for pkt in packets:
+            if pkt.opcode == Op.START:
+                starts += 1
+                if starts == 2:
+                    link.send(encode(protocol, Op.RUN))
+            elif pkt.opcode == Op.TS:
+                record = pkt.payload
+            elif pkt.opcode == Op.TEXT:
+                texts.append(parse_text(pkt.payload).text.strip())
+            elif pkt.opcode in (Op.STOP, Op.QUIT):
+                return record, texts
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return record, [*texts, f"no end within {limit:g} s"]
+        try:
+            got = link.recv(min(left, 0.5))
+        except (ProtocolError, OSError):
+            got = None
+        if got is None:
+            return record, texts
+        packets = got
 
 
 def probe(host: str, port: int = DEFAULT_PORT, timeout: float = 5.0) -> ServerInfo:
@@ -529,9 +646,19 @@ class RemoteFio:
                 raise
             raise TransportError(str(e).replace(_where(self.host, self.port), self.shown_as)) from None
         self._link, self.info = link, info
+        if info.decoded_as is not None:
+            self._early.append(
+                Message(
+                    self.name,
+                    f"{self.shown_as or _where(self.host, self.port)} runs {info.fio_version} (fio protocol "
+                    f"{info.protocol}, newer than this Fiometer knows); its statistics passed a calibration job "
+                    f"decoded as protocol {info.decoded_as}, so they are read that way",
+                    "warning",
+                )
+            )
         session = self._session = RunSession(
             self.name,
-            layout_for(info.protocol),
+            info.layout,
             self.host,
             self.port,
             settle=self.settle,

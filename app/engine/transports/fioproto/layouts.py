@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
+from functools import cache
 
 from app.engine.common.fio_buckets import PLAT_NR  # noqa: F401 (re-exported for the struct tables)
+
+from .protocol_table import PROTOCOL_ROWS
 
 # Constants of fio's stat.h / io_ddir.h that are the same in every supported version.
 DDIR_RWDIR_CNT = 3  # read, write, trim
@@ -176,19 +179,26 @@ def _remove(fields: tuple[Field, ...], *names: str) -> tuple[Field, ...]:
 # 3.36 (protocol 101): u64 job_start after groupid.
 THREAD_STAT_101 = _insert_after(THREAD_STAT_97, "groupid", F("job_start", "u64"))
 
-# 3.42 (protocol 120): nr_zone_resets moves after unit_base and gains u16 count_zone_resets + u16 pad3
-# (the old u32 pad3 goes away); ss_lat_data_offset follows ss_bw_data_offset.
-THREAD_STAT_120 = _insert_after(
-    _insert_after(
-        _remove(THREAD_STAT_101, "nr_zone_resets", "pad3"),
-        "unit_base",
-        F("nr_zone_resets", "u64"),
-        F("count_zone_resets", "u16"),
-        F("pad3", "u16"),
-    ),
-    "ss_bw_data_offset",
-    F("ss_lat_data_offset", "u64"),
+# protocol 114 (fio 7089300f, "report zone reset count only when zonemode is set to zbd"): nr_zone_resets
+# moves after unit_base and gains u16 count_zone_resets + u16 pad3 (the old u32 pad3 goes away).
+THREAD_STAT_114 = _insert_after(
+    _remove(THREAD_STAT_101, "nr_zone_resets", "pad3"),
+    "unit_base",
+    F("nr_zone_resets", "u64"),
+    F("count_zone_resets", "u16"),
+    F("pad3", "u16"),
 )
+
+# protocol 115 (fio e6ef1c10, latency steady state) to 3.42's 120: ss_lat_data_offset after ss_bw_data_offset.
+THREAD_STAT_120 = _insert_after(THREAD_STAT_114, "ss_bw_data_offset", F("ss_lat_data_offset", "u64"))
+
+# The field lists by name; protocol_table.py (generated from fio's sources) says which one each protocol uses.
+SHAPES: dict[str, tuple[Field, ...]] = {
+    "97": THREAD_STAT_97,
+    "101": THREAD_STAT_101,
+    "114": THREAD_STAT_114,
+    "120": THREAD_STAT_120,
+}
 
 # JSON differences of the stock client (stat.c) that go with each version.
 JOB_START = "job_start"  # "job_start" key after groupid (3.36+)
@@ -241,33 +251,21 @@ def _place(fields: tuple[Field, ...], base: int = 0) -> tuple[dict[str, Slot], i
     return slots, pos
 
 
-_NEW_JSON = frozenset({JOB_START, PRIOHINT, DISK_SECTORS})
-_LAYOUT_LIST = (
-    Layout(97, ("3.31", "3.32", "3.33"), THREAD_STAT_97, frozenset()),
-    Layout(99, ("3.34",), THREAD_STAT_97, frozenset()),
-    Layout(100, ("3.35",), THREAD_STAT_97, frozenset()),
-    Layout(101, ("3.36",), THREAD_STAT_101, _NEW_JSON),
-    Layout(103, ("3.37",), THREAD_STAT_101, _NEW_JSON),
-    Layout(107, ("3.38", "3.39"), THREAD_STAT_101, _NEW_JSON),
-    Layout(111, ("3.40",), THREAD_STAT_101, _NEW_JSON),
-    Layout(113, ("3.41",), THREAD_STAT_101, _NEW_JSON),
-    Layout(120, ("3.42",), THREAD_STAT_120, _NEW_JSON | {LATENCY_UNIT_KEYS, ZONE_RESETS, SS_LAT}),
-)
-LAYOUTS: dict[int, Layout] = {lay.protocol: lay for lay in _LAYOUT_LIST}
+def _layouts() -> dict[int, Layout]:
+    """A layout for every protocol whose TS record fio's sources give as one of SHAPES and whose other wire
+    structures are as at 97 (protocol_table.py, generated from fio's git history by .ci/fio_protocols.py)."""
+    out = {}
+    for row in PROTOCOL_ROWS:
+        if row.shape is not None and row.wire_same:
+            out[row.protocol] = Layout(row.protocol, row.releases, SHAPES[row.shape], frozenset(row.features))
+    return out
+
+
+LAYOUTS: dict[int, Layout] = _layouts()
 SUPPORTED_PROTOCOLS: tuple[int, ...] = tuple(LAYOUTS)
 
-# TS pdu sizes fio reports (sizeof(struct cmd_ts_pdu)); a layout that disagrees is a bug here.
-EXPECTED_PDU_SIZE = {
-    97: 184056,
-    99: 184056,
-    100: 184056,
-    101: 184064,
-    103: 184064,
-    107: 184064,
-    111: 184064,
-    113: 184064,
-    120: 184072,
-}
+# sizeof(struct cmd_ts_pdu) as computed from fio's headers; a layout here that disagrees is a bug here.
+EXPECTED_PDU_SIZE = {row.protocol: row.pdu_size for row in PROTOCOL_ROWS}
 
 
 class UnsupportedVersion(Exception):
@@ -282,17 +280,48 @@ class UnsupportedVersion(Exception):
 
 
 def supported_fio_versions() -> str:
-    """Human list, e.g. 'fio 3.31-3.33 (protocol 97), fio 3.34 (99), ...'."""
-    parts = []
-    for lay in _LAYOUT_LIST:
-        v = lay.fio_versions
-        names = v[0] if len(v) == 1 else f"{v[0]}-{v[-1]}"
-        parts.append(f"fio {names} (protocol {lay.protocol})")
-    return ", ".join(parts)
+    """Human list: 'fio 3.31-3.33 (protocol 97), fio 3.34 (99), ..., Debian 13 (trixie) fio 3.39-1 (109), ...;
+    also protocols between releases: 98, 102, ...'."""
+    parts, between = [], []
+    for row in PROTOCOL_ROWS:
+        if row.protocol not in LAYOUTS:
+            continue
+        v = row.releases
+        if v:
+            names = v[0] if len(v) == 1 else f"{v[0]}-{v[-1]}"
+            parts.append(f"fio {names} (protocol {row.protocol})")
+        parts.extend(f"{p} (protocol {row.protocol})" for p in row.packages)
+        if not v and not row.packages:
+            between.append(str(row.protocol))
+    text = ", ".join(parts)
+    return f"{text}; also the protocols of fio between releases: {', '.join(between)}" if between else text
 
 
-def layout_for(protocol: int) -> Layout:
-    try:
+def newest_release() -> str:
+    """'fio 3.42 (protocol 120)': the newest fio release whose protocol is decoded here."""
+    row = max((r for r in PROTOCOL_ROWS if r.releases and r.shape), key=lambda r: r.protocol)
+    return f"fio {row.releases[-1]} (protocol {row.protocol})"
+
+
+def nearest_known(protocol: int) -> Layout:
+    """The layout of the newest known protocol below ``protocol`` (the first guess for a newer fio)."""
+    below = [p for p in LAYOUTS if p < protocol]
+    if not below:
+        raise UnsupportedVersion(protocol)
+    return LAYOUTS[max(below)]
+
+
+@cache
+def _as(protocol: int, decoded_as: int) -> Layout:
+    base = LAYOUTS[decoded_as]
+    return Layout(protocol, (), base.ts_fields, base.features)
+
+
+def layout_for(protocol: int, decoded_as: int | None = None) -> Layout:
+    """The layout of a known protocol, or of a newer one with the layout of ``decoded_as``, the known
+    protocol a calibration proved it has (client.py)."""
+    if protocol in LAYOUTS:
         return LAYOUTS[protocol]
-    except KeyError:
-        raise UnsupportedVersion(protocol) from None
+    if decoded_as is not None and decoded_as in LAYOUTS:
+        return _as(protocol, decoded_as)
+    raise UnsupportedVersion(protocol)

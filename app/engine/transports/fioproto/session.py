@@ -9,6 +9,7 @@ followed by QUIT; a job file fio rejects ends with TEXT errors and QUIT but no S
 
 from __future__ import annotations
 
+import struct
 import time
 from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
@@ -16,13 +17,14 @@ from typing import Any, ClassVar, NamedTuple
 import orjson
 
 from app.engine.common.message_gate import MessageGate
+from app.engine.common.plausible import implausible
 
 from ..transport import Event, Finished, Message, Snapshot
 from .commands import LOG_ERR, Op, parse_job_opt, parse_start, parse_stop, parse_text
 from .decode import decode_du, du_to_json, ts_to_json
 from .frames import Packet
 from .layouts import Layout
-from .tstat import GroupRunStats, ThreadStat, parse_ts
+from .tstat import DecodeError, GroupRunStats, ThreadStat, parse_ts
 
 
 class _Parsed(NamedTuple):
@@ -111,10 +113,17 @@ class RunSession:
         out: list[Event] = []
         now = self._clock()
         handle = self._ON_OP.get(pkt.opcode)
-        if (
-            handle is not None
-        ):  # PROBE (handled by the client), ETA (keepalive), ADD_JOB, IOLOG: nothing to do
+        if handle is None:  # PROBE (handled by the client), ETA (keepalive), ADD_JOB, IOLOG: nothing to do
+            return out
+        try:
             handle(self, pkt, out, now)
+        except (DecodeError, struct.error) as e:  # lengths and counts that do not fit the message
+            self._pending, self._pending_du = [], []
+            out.append(
+                self._finish(
+                    False, f"manager {self.where} sent a message Fiometer cannot read ({e}); its step failed"
+                )
+            )
         return out
 
     # One handler per kind of server message: (session, packet, events out, now).
@@ -267,9 +276,22 @@ class RunSession:
                 self._last = snap
                 return [snap]
             return []
-        snap = Snapshot(
-            self.manager, self._pending_time, self._jobs(self._pending, final=final), self._pending_du, final
-        )
+        try:
+            jobs = self._jobs(self._pending, final=final)
+        except (ArithmeticError, ValueError, IndexError, struct.error) as e:  # values no fio run produces
+            self._pending, self._pending_du = [], []
+            return [
+                self._finish(
+                    False, f"manager {self.where} sent a report Fiometer cannot read ({e}); its step failed"
+                )
+            ]
+        snap = Snapshot(self.manager, self._pending_time, jobs, self._pending_du, final)
+        bad = implausible(snap.jobs, snap.disk_util)
+        if bad is not None:  # the one place a server's numbers enter: none reaches a sink
+            self._pending, self._pending_du = [], []
+            return [
+                self._finish(False, f"manager {self.where} sent an impossible value: {bad}; its step failed")
+            ]
         if final:
             snap.raw = self._raw(snap)
         self._last_report = self._pending

@@ -275,12 +275,7 @@ def parse_ts(payload: bytes, layout: Layout) -> tuple[ThreadStat, GroupRunStats]
         elif name in _ARRAYS:
             value = list(vals[i : i + count])
         elif name == "percentile_list":
-            plist = []
-            for v in vals[i : i + count]:
-                if v == 0.0:
-                    break
-                plist.append(v)
-            value = tuple(sorted(plist))  # fio sorts it in place before first use
+            value = _percentiles(vals[i : i + count])
         else:
             value = vals[i]
         setattr(ts, name, value)
@@ -303,10 +298,7 @@ def parse_ts(payload: bytes, layout: Layout) -> tuple[ThreadStat, GroupRunStats]
 
     for d in range(DDIR_RWDIR_CNT):
         if ts.nr_clat_prio[d]:
-            base = ts.clat_prio_offset[d]
-            ts.clat_prio[d] = [
-                _clat_prio(payload, base + i * CLAT_PRIO_STAT_SIZE) for i in range(ts.nr_clat_prio[d])
-            ]
+            ts.clat_prio[d] = _clat_prios(payload, d, ts.clat_prio_offset[d], ts.nr_clat_prio[d])
 
     if ts.ss_state & FIO_SS_DATA and ts.ss_dur:
         ts.ss_iops_data = _u64s(payload, ts.ss_iops_data_offset, ts.ss_dur)
@@ -316,9 +308,32 @@ def parse_ts(payload: bytes, layout: Layout) -> tuple[ThreadStat, GroupRunStats]
     return ts, rs
 
 
+def _percentiles(raw: tuple[float, ...]) -> tuple[float, ...]:
+    """fio's percentile list up to its first 0.0, sorted (fio sorts it in place before first use)."""
+    plist = []
+    for k, v in enumerate(raw):
+        if v == 0.0:
+            break
+        if not 0.0 < v <= 100.0:  # (NaN too) fio takes only 0 < p <= 100
+            raise DecodeError(f"percentile_list[{k}] = {v!r} (not a percentile)")
+        plist.append(v)
+    return tuple(sorted(plist))
+
+
+def _clat_prios(payload: bytes, d: int, base: int, n: int) -> list[ClatPrio]:
+    if base + n * CLAT_PRIO_STAT_SIZE > len(payload):
+        raise DecodeError(
+            f"nr_clat_prio[{d}] = {n} per-priority records from offset {base} run past the end of the TS "
+            f"({len(payload)} bytes)"
+        )
+    return [_clat_prio(payload, base + i * CLAT_PRIO_STAT_SIZE) for i in range(n)]
+
+
 def _u64s(payload: bytes, off: int, n: int) -> list[int]:
     if off + 8 * n > len(payload):
-        raise DecodeError("steady-state samples run past the end of the TS")
+        raise DecodeError(
+            f"ss_dur = {n} steady-state samples from offset {off} run past the end of the TS ({len(payload)} bytes)"
+        )
     return list(struct.unpack_from(f"<{n}Q", payload, off))
 
 

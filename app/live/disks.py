@@ -1,6 +1,6 @@
 """Live disk statistics for the Results Display (Qt-free): one row per manager and disk.
 
-Fed with the same sample batches as :class:`~app.ui.run.live_data.LiveResults` (the disks ride on each
+Fed with the same sample batches as :class:`~app.live.data.LiveResults` (the disks ride on each
 manager's sample, :class:`~app.engine.sampling.disk_telemetry.ManagerDisks`). Like the other live numbers, a
 point is made every ``update_seconds`` of fio time: LAST_UPDATE joins the disk's windows since the
 previous point, WHOLE_TEST is the step so far. A disk shared by several targets is one row per manager.

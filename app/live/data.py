@@ -15,9 +15,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from app.live.decimate import bucket_extremes
+from app.live.disks import LiveDisks
 from app.model.metrics import Metrics, percentiles_ms
-from app.ui.run.decimate import bucket_extremes
-from app.ui.run.live_disks import LiveDisks
 
 WHOLE = "WHOLE_TEST"
 LAST = "LAST_UPDATE"

@@ -1,0 +1,104 @@
+"""Issue 38.4 / 35.6: closing the window during a run closes as promised. The hard moment is a step's start
+(X near the end of a step, answered as the next one starts): the stop then reaches a fio that has not installed
+its stop handler yet, and its default action killed it ("fio was killed (signal 2)", no row for the step).
+Real fio (null engine), a real window, a real results database."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from app.engine.run.runner import RunOptions
+from app.store import get_run, open_store
+from app.ui.main_window import MainWindow
+from tests.gui.conftest import local_plan
+
+pytestmark = pytest.mark.fio
+
+
+def test_closing_as_the_next_step_starts_stops_it_as_the_user_asked(
+    window: MainWindow, tmp_path: Path, qtbot
+) -> None:
+    """The close is answered while step 2's fio is being started (held there by the test hook, released
+    once the window has asked to stop): the window closes when fio has ended, without the abort after the
+    stop grace; the run is stored as stopped, step 2 as stopped with its results, nothing failed."""
+    starting, asked = threading.Event(), threading.Event()
+
+    def hold_step_two(step) -> None:
+        if step.index == 1:
+            starting.set()
+            asked.wait(30)  # fio starts right after this, with the stop already asked for
+
+    window.doc.replace(local_plan(tmp_path, workers=1, specs=("S", "T", "U", "V")))
+    window.run_control.run_options = RunOptions(
+        engine="null", run_time=5, ramp_up=0, file_size=1 << 20, before_fio_start=hold_step_two
+    )
+    aborted: list[bool] = []
+    real_abort = window.controller.abort
+    window.controller.abort = lambda: (aborted.append(True), real_abort())  # type: ignore[method-assign]
+    assert window.run_control.start_run()
+    qtbot.waitUntil(starting.is_set, timeout=60000)
+    window.close()  # the fixture's question answers "discard"
+    assert window.controller.state == "stopping"
+    asked.set()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=30000)
+    assert not aborted, "the window closed only when the stop grace ran out"
+    end = window.controller.run_end
+    assert end is not None and end.run_id is not None
+    with open_store(Path(os.environ["FIOMETER_DB"])) as store:
+        run = get_run(store, end.run_id)
+    texts = [m.text for s in run.steps for m in s.messages]
+    assert run.status == "stopped", texts
+    assert [s.status for s in run.steps] == ["complete", "stopped"], texts
+    assert not any("killed" in t or "failed" in t for t in texts), texts
+    rows = {(r.level, r.key) for r in run.steps[1].results}
+    assert ("manager", "M1") in rows and ("all", "ALL") in rows, rows  # the stopped step's row
+    assert all(r.metrics.ios > 0 for r in run.steps[1].results if r.level == "manager")
+
+
+def test_the_close_question_follows_the_running_step(window: MainWindow, tmp_path: Path, qtbot) -> None:
+    """Asked in step 1 and left open: when step 2 starts, the question says so (it said "step 1" for
+    good before); Cancel then changes nothing."""
+    window.doc.replace(local_plan(tmp_path, workers=1, specs=("S", "T")))
+    window.run_control.run_options = RunOptions(engine="null", run_time=2, ramp_up=0, file_size=1 << 20)
+    assert window.run_control.start_run()
+    qtbot.waitUntil(lambda: window.controller.progress.step == 1, timeout=60000)
+    seen: list[str] = []
+
+    def read_then_cancel() -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        seen.append(box.text())
+        qtbot.waitUntil(lambda: window.controller.progress.step == 2, timeout=60000)
+        qtbot.waitUntil(lambda: "step 2 of 2" in box.text(), timeout=5000)
+        seen.append(box.text())
+        box.reject()
+
+    QTimer.singleShot(100, read_then_cancel)
+    assert MainWindow.close_question(window) == "cancel"  # the real question (the fixture answers others)
+    assert "step 1 of 2" in seen[0] and "step 2 of 2" in seen[1], seen
+    assert window.controller.running and window.isVisible()
+    window.controller.abort()
+    qtbot.waitUntil(lambda: not window.controller.running, timeout=30000)
+
+
+def test_a_run_that_ends_while_the_close_question_is_open_still_closes(
+    window: MainWindow, tmp_path: Path, qtbot
+) -> None:
+    window.doc.replace(local_plan(tmp_path, workers=1))
+    window.run_control.run_options = RunOptions(engine="null", run_time=1, ramp_up=0, file_size=1 << 20)
+    assert window.run_control.start_run()
+
+    def answer_after_the_end() -> str:
+        qtbot.waitUntil(lambda: not window.controller.running, timeout=60000)
+        return "discard"
+
+    window.close_question = answer_after_the_end  # type: ignore[method-assign]
+    window.close()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=10000)
+    assert window.controller.last_status == "complete"

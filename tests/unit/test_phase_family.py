@@ -1,0 +1,76 @@
+"""The step watch's bounds as a family: every phase of a step (start, ramp, run, final report) x every fault
+(the reports stop while the server still answers; the reports come but fio's counters stay put). Each ends
+the manager within the stall limit with the phase named; scripted reports, fio's clock as fio reports it
+(its jobs' runtime starts again from 0 when the ramp ends: seen on fio 3.33, test_phase_bounds)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.engine.common.phase_bounds import FINAL, RAMP, RUN, START, Bounds
+from app.engine.run.step_watch import StepWatch
+
+RAMP_S, RUN_S, STALL = 4.0, 6.0, 3.0
+BOUNDS = Bounds(stall=STALL, grace=5.0, setup=20.0, stop_grace=1.0, late_data=2.0, behind=4.0)
+
+
+def report(t: float, ios: int) -> list[dict]:
+    """fio's report at t s after its jobs began: the runtime restarts at the ramp's end (so do counters)."""
+    runtime_ms = int((t if t < RAMP_S else t - RAMP_S) * 1000)
+    d = {"total_ios": ios, "io_bytes": 4096 * ios, "runtime": runtime_ms}
+    return [{"jobname": "j", "read": d, "write": {}, "job_runtime": runtime_ms}]
+
+
+def until(phase: str) -> float:
+    """When (s after RUN, reports every 0.5 s from 1 s) the manager is in ``phase``."""
+    return {START: 0.0, RAMP: 2.0, RUN: 6.0, FINAL: 11.5}[phase]
+
+
+def drive(phase: str, fault: str) -> tuple[float, str]:
+    """Reports until ``phase``, then the fault; (seconds from the fault to the stop, the reason)."""
+    w = StepWatch(
+        {"M1": "M1 (h:1)"}, run_s=RUN_S, ramp_s=RAMP_S, interval=0.5, ramp=True, go_at=0.0, bounds=BOUNDS
+    )
+    fault_at = until(phase)
+    got, ios, t = 0, 0, 0.5
+    while t < 60:
+        t += 0.5
+        healthy = t <= fault_at
+        if healthy or fault == "counters stay put":  # (a stuck job's report: the last one again)
+            if healthy:
+                ios = ios + 100 if t != RAMP_S + 0.5 else 100  # counters restart at the ramp's end
+                last = report(t - 1.0, ios)
+            got += 1000
+            for a in w.on_snapshot("M1", last, t):
+                assert a.kind == "message", a
+        if t > 1.0 and healthy:
+            assert w.phase("M1", t) in (START, RAMP, RUN, FINAL)
+        acts = [a for a in w.due(t, {"M1": got}, {"M1": t}) if a.kind in ("stop", "abort")]
+        if acts:
+            return t - fault_at, acts[0].text
+    raise AssertionError("never stopped")
+
+
+@pytest.mark.parametrize("phase", [START, RAMP, RUN, FINAL])
+def test_reports_that_stop_while_the_server_answers_end_the_manager_naming_the_phase(phase):
+    took, text = drive(phase, "reports stop")
+    assert f"phase: {phase}" in text and "M1 (h:1)" in text, text
+    assert took <= STALL + 1.0, (took, text)
+
+
+@pytest.mark.parametrize("phase", [RAMP, RUN, FINAL])
+def test_reports_whose_counters_stay_put_end_the_manager_naming_the_phase(phase):
+    took, text = drive(phase, "counters stay put")
+    assert f"phase: {phase}" in text and "made no progress" in text, text
+    assert took <= STALL + 1.0, (took, text)
+
+
+def test_after_the_ramp_fio_s_clock_counts_the_ramp_too():
+    """fio restarts its jobs' runtime when the ramp ends; the watch's clock goes on from the ramp."""
+    w = StepWatch({"M1": "M1"}, run_s=RUN_S, ramp_s=RAMP_S, interval=0.5, ramp=True, go_at=0.0, bounds=BOUNDS)
+    w.on_snapshot("M1", report(3.5, 500), 4.5)
+    assert w.phase("M1", 4.5) == RAMP
+    w.on_snapshot("M1", report(4.5, 100), 5.5)  # 0.5 s into the run: runtime 500 ms, counters restarted
+    assert w.phase("M1", 5.5) == RUN and w._m["M1"].fio_clock_s == pytest.approx(4.5)
+    w.on_snapshot("M1", report(10.0, 900), 11.0)
+    assert w.phase("M1", 11.0) == FINAL
