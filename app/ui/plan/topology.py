@@ -36,8 +36,8 @@ class _TwoLineDelegate(QStyledItemDelegate):
         size = super().sizeHint(option, index)
         lines = self._detail(index)
         if lines:
-            fm = option.fontMetrics
-            size.setHeight(size.height() + len(lines) * fm.height())
+            fm = option.fontMetrics  # as paint() stacks them: 2 px above, the name, the lines, 2 px below
+            size.setHeight(max(size.height(), 4 + (1 + len(lines)) * fm.lineSpacing()))
             size.setWidth(max(size.width(), max(fm.horizontalAdvance(t) for t in lines) + 8))
         return size
 
@@ -53,6 +53,7 @@ class _TwoLineDelegate(QStyledItemDelegate):
         style = opt.widget.style() if opt.widget else QApplication.style()
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
         fm = opt.fontMetrics
+        step = fm.lineSpacing()  # height plus the font's leading: Windows fonts need it, or lines touch
         rect = opt.rect.adjusted(4, 2, -2, 0)
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
         group = QPalette.ColorGroup.Normal
@@ -69,7 +70,7 @@ class _TwoLineDelegate(QStyledItemDelegate):
         painter.setFont(bold)
         painter.setPen(main)
         painter.drawText(
-            QRect(rect.left(), rect.top(), rect.width(), fm.height()),
+            QRect(rect.left(), rect.top(), rect.width(), step),
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
             text,
         )
@@ -77,7 +78,7 @@ class _TwoLineDelegate(QStyledItemDelegate):
         painter.setPen(opt.palette.color(group, muted))
         for i, line in enumerate(lines, start=1):
             painter.drawText(
-                QRect(rect.left(), rect.top() + i * fm.height(), rect.width(), fm.height()),
+                QRect(rect.left(), rect.top() + i * step, rect.width(), step),
                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                 fm.elidedText(line, Qt.TextElideMode.ElideRight, rect.width()),
             )
