@@ -5,15 +5,17 @@
 #   bash .ci/fio_versions.sh [VERSION ...]   default: $VERSIONS below
 # Builds are cached in ~/.cache/fiometer-fio-builds, one folder per tarball's hash (a later run only runs
 # the tests); a build takes 2-3 minutes on 2 cores (./configure --disable-native && make -j2).
-# Then test_remote_fio.py, test_remote_protocols.py and test_start_skew.py with all of them in
+# Then test_remote_fio.py and test_remote_protocols.py with all of them (and test_start_skew.py with the releases) in
 # $FIOMETER_EXTRA_FIO (each test of a real server runs with each fio; start skew mixes versions), and for
 # each version the CLI's remote managers with every server of that fio ($FIOMETER_SERVER_FIO).
 set -euo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"
 VERSIONS=(3.31 3.35 3.38 3.39-proto109 3.42)
 (($#)) && VERSIONS=("$@")
-ALL_VERSIONS_TESTS=(tests/integration/test_remote_fio.py tests/integration/test_remote_protocols.py
-  tests/integration/test_start_skew.py)
+ALL_VERSIONS_TESTS=(tests/integration/test_remote_fio.py tests/integration/test_remote_protocols.py)
+# start skew with the releases only: the builds from the future are refused (126 with a field added) or
+# calibrated at connection (125), which shifts that manager's start by the calibration job's time
+RELEASES_TESTS=(tests/integration/test_start_skew.py)
 PER_VERSION_TESTS=(tests/integration/test_remote_managers.py tests/integration/test_remote_host.py)
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/fiometer-fio-builds"
 say() { echo "fio-versions: $*"; }
@@ -67,7 +69,11 @@ export QT_QPA_PLATFORM=offscreen
 t0=$SECONDS
 FIOMETER_EXTRA_FIO="$(IFS=:; echo "${built[*]}")${future:+:$future}" .venv/bin/python -m pytest -q -p no:cacheprovider -rs \
   "${ALL_VERSIONS_TESTS[@]}" </dev/null || rc=$?
-say "${ALL_VERSIONS_TESTS[*]} with ${#built[@]} versions: $((SECONDS - t0)) s"
+say "${ALL_VERSIONS_TESTS[*]} with ${#built[@]} versions${future:+ and the builds from the future}: $((SECONDS - t0)) s"
+t0=$SECONDS
+FIOMETER_EXTRA_FIO="$(IFS=:; echo "${built[*]}")" .venv/bin/python -m pytest -q -p no:cacheprovider -rs \
+  "${RELEASES_TESTS[@]}" </dev/null || rc=$?
+say "${RELEASES_TESTS[*]} with ${#built[@]} versions: $((SECONDS - t0)) s"
 for fio in "${built[@]}"; do
   t0=$SECONDS
   FIOMETER_SERVER_FIO="$fio" .venv/bin/python -m pytest -q -p no:cacheprovider -rs "${PER_VERSION_TESTS[@]}" \
