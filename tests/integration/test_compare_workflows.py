@@ -110,7 +110,11 @@ def test_pdf_summary_page_states_what_changed_and_findings_with_load(qd_change):
     summary = next(p for p in pages[1:] if "Summary" in p)
     flat = " ".join(summary.split())
     assert f"What changed: queue depth 64 {ARROW} 8" in flat
-    assert f"at QD 64 {ARROW} 8" in flat
+    # every finding and the within-noise line name their load (which of them a run gives depends on the
+    # machine's speed: on a loaded one both specifications may stay within noise)
+    said = flat.split(f"What changed: queue depth 64 {ARROW} 8", 1)[1].split("A change counts", 1)[0]
+    parts = [p.removeprefix("\u2022 ") for p in re.split(r" (?=\u2022 |Within noise: )", said) if p.strip()]
+    assert parts and all(f"QD 64 {ARROW} 8" in p or p.startswith("Nothing changed") for p in parts), parts
     assert "No access specification was measured on both sides" not in " ".join(pages)
     html = (tmp / "r.html").read_text(encoding="utf-8")
     assert f"<strong>What changed:</strong> queue depth 64 {ARROW} 8" in html
