@@ -215,6 +215,9 @@ def test_probe_threads_are_gone_when_the_caller_is_interrupted(silent, monkeypat
 
     main = threading.main_thread().ident
     assert main is not None
+    # Ctrl-C as Python sees it in a terminal: a process started in the background by a shell without job
+    # control inherits SIGINT ignored, and Python then installs no handler (seen: `bash -c "pytest … & wait"`)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def interrupt():  # Ctrl-C once every probe the pool admits has started
         for _ in range(PROBES_AT_ONCE):
@@ -224,11 +227,13 @@ def test_probe_threads_are_gone_when_the_caller_is_interrupted(silent, monkeypat
     interrupter = threading.Thread(target=interrupt, name="interrupter")
     interrupter.start()
     t0 = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        # long enough that the interrupter runs before the first probes time out, on a loaded machine too
-        # (at 1 s a loaded CI machine once saw every probe time out first: ManagerError, no Ctrl-C)
-        build_endpoints(plan, timeout=PROBE_TIMEOUT)
-    interrupter.join()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            # long enough that the interrupter runs before the first probes time out, on a loaded machine too
+            build_endpoints(plan, timeout=PROBE_TIMEOUT)
+        interrupter.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     # the running probes' timeout, not the queued ones' after it too
     assert time.monotonic() - t0 < PROBE_TIMEOUT * 1.5
     assert not probe_threads()
