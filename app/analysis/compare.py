@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from app.analysis.iometer_import import is_iometer_run
 from app.analysis.preconditioning import measured_steps
 from app.model.metrics import Metrics
+from app.model.plan import URING_OPTIONS
 from app.model.planfile import from_dict
 from app.model.spec_words import canonical_definition, definition_summary, spec_text
 from app.store.records import Run, StepInfo
@@ -373,8 +374,8 @@ LOAD_WORDS = (("queue depth", "queue_depth"), ("workers", "workers"), ("targets"
 
 
 def lower_word(word: str) -> str:
-    """ "Hosts" -> "hosts"; "OS" stays."""
-    return word if word[1:2].isupper() else word[:1].lower() + word[1:]
+    """ "Hosts" -> "hosts"; "OS" and "I/O engine" stay."""
+    return word if word.split()[0].isupper() else word[:1].lower() + word[1:]
 
 
 def _q(v: int | None) -> str:
@@ -534,7 +535,6 @@ def compare(
 NO_TIME_LIMIT_S = 30 * 86400
 # Job options that describe the engine, not the load or the file (those are compared elsewhere).
 ENGINE_OPTIONS = (
-    "ioengine",
     "direct",
     "buffered",
     "sync",
@@ -548,10 +548,6 @@ ENGINE_OPTIONS = (
     "buffer_compress_percentage",
     "time_based",
     "thread",
-    "hipri",
-    "fixedbufs",
-    "registerfiles",
-    "sqthread_poll",
 )
 
 
@@ -560,8 +556,28 @@ def run_time_text(run_s: float, ramp_s: float = 0.0) -> str:
     return text + (f" + {ramp_s:g} s ramp-up" if ramp_s else "")
 
 
+def io_engines(run: Run) -> set[str]:
+    """The I/O engine of each stored job file, with its io_uring options: {"io_uring (fixedbufs, hipri)"}."""
+    out: set[str] = set()
+    for step in run.steps:
+        for o in step.outputs.values():
+            name, options, section = "", [], ""
+            for line in (o.job_text or "").splitlines():
+                key, _, value = line.strip().partition("=")
+                if key.startswith("["):
+                    section = key.strip("[]")
+                elif section == "global" and key.strip() == "ioengine":
+                    name = value.strip()
+                elif section == "global" and key.strip() in URING_OPTIONS:
+                    options.append(key.strip())
+            if name:
+                out.add(name + (f" ({', '.join(dict.fromkeys(options))})" if options else ""))
+    return out
+
+
 def job_facts(run: Run) -> tuple[set[str], set[str]]:
-    """(engine options, test-file sizes) from the fio job files stored with the run's steps."""
+    """(engine options other than the engine itself, test-file sizes) from the fio job files stored with the
+    run's steps."""
     engine: set[str] = set()
     sizes: set[str] = set()
     for step in run.steps:
@@ -574,7 +590,7 @@ def job_facts(run: Run) -> tuple[set[str], set[str]]:
                     continue
                 key, _, value = line.partition("=")
                 key, value = key.strip(), value.strip()
-                if key in ENGINE_OPTIONS and section == "global" or key == "ioengine":
+                if key in ENGINE_OPTIONS and section == "global":
                     engine.add(f"{key}={value}")
                 elif key == "size" and value:
                     sizes.add(_size_text(value))
@@ -613,6 +629,7 @@ def run_facts(run: Run) -> dict[str, set[str]]:
         "OS": {os_text} if os_text else set(),
         "Targets": targets,
         "Test-file size": sizes,
+        "I/O engine": {" / ".join(sorted(engines))} if (engines := io_engines(run)) else set(),
         "Engine options": {", ".join(sorted(engine))} if engine else set(),
         "Run time per step": times,
     }

@@ -92,6 +92,7 @@ def _safe(name: str) -> str:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
+    from app.engine.jobs.engines import EngineRefused, choose
     from app.engine.jobs.jobfile import step_jobfile
     from app.engine.jobs.targets import TargetError
 
@@ -120,6 +121,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
         written = 0
         for step in steps:
             for mi in step.managers():
+                try:  # for another machine: an explicit engine as chosen, auto as that OS's usual one
+                    use = choose(
+                        plan.setup, plan.managers[mi].name, args.os, local=False, uring_refusal=lambda: None
+                    )
+                except EngineRefused as e:
+                    raise CliError(f"{args.file}: {e}") from None
                 try:
                     jf = step_jobfile(
                         plan,
@@ -127,6 +134,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
                         mi,
                         args.os,
                         mapping=mapping,
+                        engine=use.name,
+                        engine_options=use.options,
                         title=plan.name,
                         run_time=args.run_time,
                         ramp_up=args.ramp_up,

@@ -19,6 +19,28 @@ from app.cli.common import (
     parse_pairs,
     parse_size,
 )
+from app.model.plan import URING_OPTIONS
+
+
+def _choose_engine(plan, args: argparse.Namespace) -> str | None:
+    """``--engine`` and ``--io-uring-option`` set the plan's engine for this run (app.engine.jobs.engines);
+    an engine outside the plan's choices (null, for tests and benchmarks) overrides every job's instead, and
+    is returned."""
+    from app.model.plan import ENGINES
+
+    uring = getattr(args, "io_uring_option", None) or []
+    if uring:
+        plan.setup.engine_options = list(dict.fromkeys(uring))
+        if not args.engine and plan.setup.engine not in ("auto", "io_uring"):
+            plan.setup.engine = "io_uring"
+    if not args.engine:
+        return None
+    if args.engine in ENGINES:
+        plan.setup.engine = args.engine
+        return None
+    if uring:
+        raise CliError(f"--io-uring-option goes with --engine io_uring or auto, not {args.engine}")
+    return args.engine
 
 
 def _make_runner(args: argparse.Namespace, opened, make=None):
@@ -36,6 +58,7 @@ def _make_runner(args: argparse.Namespace, opened, make=None):
     from app.store.db_location import resolve_db_path
 
     plan = opened.plan
+    override = _choose_engine(plan, args)
     try:
         hosts = parse_pairs(
             args.manager,
@@ -57,7 +80,7 @@ def _make_runner(args: argparse.Namespace, opened, make=None):
         run_time=args.run_time,
         ramp_up=args.ramp_up,
         mapping=_parse_map(args.map),
-        engine=args.engine,
+        engine=override,
         allow_write={copied_name(a) for a in args.allow_write or []},
         allow_write_in_use={copied_name(a) for a in args.allow_write_mounted or []},
         allow_unverified={copied_name(a) for a in getattr(args, "allow_unverified_writes", None) or []},
@@ -319,4 +342,18 @@ def add_run_options(sp) -> None:
         "with Record Last Update Results ENABLED in the plan, every update also goes to "
         "instFILE.csv beside it as the run goes",
     )
-    sp.add_argument("--engine", help=argparse.SUPPRESS)  # e.g. null, for tests and benchmarks
+    sp.add_argument(
+        "--engine",
+        metavar="ENGINE",
+        help="fio's I/O engine for this run, instead of the plan's: auto (io_uring where this machine's kernel "
+        "allows it, libaio on other Linux hosts, windowsaio on Windows), io_uring, libaio, posixaio, psync "
+        "or windowsaio",
+    )
+    sp.add_argument(
+        "--io-uring-option",
+        action="append",
+        choices=URING_OPTIONS,
+        metavar="OPTION",
+        help="an io_uring option for this run (repeat for more): fixedbufs, registerfiles, sqthread_poll, "
+        "hipri (a disk with polled queues)",
+    )

@@ -27,6 +27,10 @@ STEP_TYPES = ("LINEAR", "EXPONENTIAL")
 ASSIGNMENTS = ("NONE", "ALL", "DISK", "NET")
 DEFAULT_TEST_FILE_SIZE = 1 << 30  # a test file's size when Maximum size is 0 (Iometer would fill the volume)
 DATA_PATTERNS = ("repeating", "pseudo_random", "full_random")  # Iometer 0, 1, 2
+# fio's I/O engine (TestSetup.engine): "auto" is the best the manager has (app.engine.jobs.engines)
+AUTO_ENGINE = "auto"
+ENGINES = (AUTO_ENGINE, "io_uring", "libaio", "posixaio", "psync", "windowsaio")
+URING_OPTIONS = ("fixedbufs", "registerfiles", "sqthread_poll", "hipri")  # io_uring's, when it runs
 
 
 @dataclass
@@ -179,6 +183,11 @@ class TestSetup:
     # Iometer always bypasses the OS cache (fio direct=1). False runs buffered I/O through it (direct=0), to see
     # what caching does: the run then carries a cache note (app.analysis.validity).
     direct_io: bool = True
+    # fio's I/O engine (ENGINES) and, when it is io_uring, its options (URING_OPTIONS). Iometer has no such
+    # choice: "auto" runs io_uring on a local Linux host whose kernel allows it, libaio on other Linux
+    # hosts, windowsaio on Windows (app.engine.jobs.engines)
+    engine: str = AUTO_ENGINE
+    engine_options: list[str] = field(default_factory=list)
     precondition: Precondition = field(default_factory=Precondition)
     iometer: IometerKeep = field(default_factory=IometerKeep)
 

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.model.plan import ASSIGNMENTS, DATA_PATTERNS, IDLE, STEP_TYPES, TEST_TYPES, Plan
+from app.model.plan import (
+    ASSIGNMENTS,
+    DATA_PATTERNS,
+    ENGINES,
+    IDLE,
+    STEP_TYPES,
+    TEST_TYPES,
+    URING_OPTIONS,
+    Plan,
+    TestSetup,
+)
 from icf_import.read_specs import percent_total_words  # (the one verdict, also used from here)
 
 MAX_TRANSFER = 1024**3 - 1  # Iometer's GUI limit: 1023 MB + 1023 KB + 1023 B
@@ -50,6 +60,8 @@ FIELD_WORDS = {
     "update_frequency": "update frequency",
     "update_type": "results since",
     "transfer_bytes": "data to transfer",
+    "engine": "I/O engine",
+    "engine_options": "io_uring options",
     "worker_cycling": "worker cycling",
     "target_cycling": "target cycling",
     "queue_depth_cycling": "# of outstanding I/Os cycling",
@@ -129,6 +141,19 @@ def validate(plan: Plan) -> list[Problem]:
     return out
 
 
+def _engine_problems(out: list[Problem], s: TestSetup) -> None:
+    _choice(out, "setup.engine", s.engine, ENGINES)
+    for i, option in enumerate(s.engine_options):
+        _choice(out, f"setup.engine_options[{i}]", option, URING_OPTIONS)
+    if s.engine_options and s.engine not in ("auto", "io_uring"):
+        out.append(
+            Problem(
+                "setup.engine_options",
+                f"are io_uring's, and the engine is {s.engine}: choose io_uring (or auto), or clear them",
+            )
+        )
+
+
 def _problems(plan: Plan) -> list[Problem]:
     out: list[Problem] = []
     s = plan.setup
@@ -151,6 +176,7 @@ def _problems(plan: Plan) -> list[Problem]:
     _range(out, "setup.update_frequency", s.update_frequency, 0, 3600, "seconds")
     _choice(out, "setup.update_type", s.update_type, ("WHOLE_TEST", "LAST_UPDATE"))
     _range(out, "setup.transfer_bytes", s.transfer_bytes, 0, 1 << 50, "bytes")
+    _engine_problems(out, s)
     pc = s.precondition
     _range(out, "setup.precondition.fill_passes", pc.fill_passes, 0, 100)
     _range(out, "setup.precondition.round_s", pc.round_s, 1, MAX_SECONDS, "seconds")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from app.analysis.compare import job_facts
+from app.analysis.compare import io_engines, job_facts
 from app.model import planfile
 from app.model.fidelity import all_notes
 from app.model.plan import DEFAULT_TEST_FILE_SIZE
@@ -63,8 +63,13 @@ def run_disclosure(run: Run, label: str) -> list[str]:
     who = f"Run {run.id} ({label})"
     engine, sizes = job_facts(run)
     tools = ", ".join(f"fio {v}" for v in run.fio_versions) or "fio"
-    if engine:
-        out.append(f"{who}: measured with {tools}; engine options {', '.join(sorted(engine))}.")
+    if engines := io_engines(run):
+        tools += f" (I/O engine {' / '.join(sorted(engines))})"
+    if engine or engines:
+        out.append(
+            f"{who}: measured with {tools}"
+            + (f"; engine options {', '.join(sorted(engine))}." if engine else ".")
+        )
     planned = _planned_sizes(run)
     if sizes:
         from app.analysis.validity import cache_can_serve

@@ -3,11 +3,13 @@ plan hash, and the exact fio job files - so every number can be audited and the 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
-from app.analysis.compare import Side, run_time_text
+from app.analysis.compare import Side, io_engines, run_time_text
 from app.analysis.iometer_import import is_iometer_run
 from app.analysis.preconditioning import measured_steps
+from app.model.plan import AUTO_ENGINE
 from app.report.tables import Cell, Column, Row, Table, run_label
 from app.store.records import Run
 
@@ -34,6 +36,19 @@ def job_options(run: Run, option: str) -> set[str]:
         for v in parse_job_options(o.job_text).get(option, "").split(" / ")
         if v
     }
+
+
+def io_engine(run: Run) -> str:
+    """fio's engine as the job files name it, with io_uring's options, and whether the plan left the choice
+    to Fiometer ("io_uring (fixedbufs); chosen automatically")."""
+    engines = io_engines(run)
+    if not engines:
+        return "not recorded"
+    try:
+        choice = json.loads(run.plan_json or "{}").get("plan", {}).get("setup", {}).get("engine")
+    except (ValueError, AttributeError):
+        choice = None
+    return " / ".join(sorted(engines)) + ("; chosen automatically" if choice == AUTO_ENGINE else "")
 
 
 def direct_io(run: Run) -> str:
@@ -190,6 +205,7 @@ def environment_rows(run: Run) -> list[tuple[str, str]]:
                 rows.append((f"{pre}: device", dev))
         if env.get("scheduler"):
             rows.append((f"{pre}: I/O scheduler", env["scheduler"]))
+    rows.append(("I/O engine", io_engine(run)))
     rows.append(("Direct I/O", direct_io(run)))
     times = sorted(
         {(s.run_s, s.ramp_s) for s in measured_steps(run)} or {(s.run_s, s.ramp_s) for s in run.steps}

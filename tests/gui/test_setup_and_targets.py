@@ -224,3 +224,25 @@ def test_the_add_test_file_button_stays_put(qtbot, window: MainWindow, monkeypat
     window.messages_dock.show()
     place("Messages open")
     assert len(set(places.values())) == 1, places
+
+
+def test_the_io_engine_and_its_options_are_plan_edits_that_undo(window: MainWindow, tmp_path: Path) -> None:
+    window.files.open_path(plan_file(tmp_path, local_plan(tmp_path)))
+    row = window.setup_tab.engine
+    setup = lambda: (window.doc.plan.setup.engine, window.doc.plan.setup.engine_options)  # noqa: E731
+    assert setup() == ("auto", []) and row.options["fixedbufs"].isEnabled()
+    row.engine.setCurrentIndex(row.engine.findData("io_uring"))
+    row.options["fixedbufs"].setChecked(True)
+    row.options["hipri"].setChecked(True)
+    assert setup() == ("io_uring", ["fixedbufs", "hipri"])
+    # libaio has no io_uring options: they are cleared and greyed out, in one edit
+    row.engine.setCurrentIndex(row.engine.findData("libaio"))
+    assert setup() == ("libaio", []) and not row.options["fixedbufs"].isEnabled()
+    window.doc.undo_stack.undo()
+    assert setup() == ("io_uring", ["fixedbufs", "hipri"])  # the window shows the plan again
+    assert row.engine.currentData() == "io_uring" and row.options["hipri"].isChecked()
+    saved = window.doc.save(tmp_path / "saved.json")
+    from app.model import planfile
+
+    again = planfile.load(saved)[0].setup
+    assert (again.engine, again.engine_options) == ("io_uring", ["fixedbufs", "hipri"])

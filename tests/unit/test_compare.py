@@ -371,7 +371,7 @@ def test_what_changed_names_os_engine_size_run_time_and_notes(store):
     assert compare(base, cand).what_changed == [
         "OS Linux 6.1 \u2192 Linux 6.8",
         "test-file size - \u2192 1 GiB",
-        "engine options direct=1, ioengine=libaio \u2192 direct=1, ioengine=io_uring",
+        "I/O engine libaio \u2192 io_uring",
         "run time per step 10 s \u2192 20 s",
         "notes - \u2192 new HBA",
     ]

@@ -33,8 +33,8 @@ def test_engine_scaled_size_notes_and_a_stopped_step_are_disclosed(store):
     )
     rep = build_report(store, [1], [[2]])
     d = rep.disclosure
-    assert "Run 1 (before): measured with fio 3.33; engine options direct=1, ioengine=libaio." in d
-    assert "Run 2 (after): measured with fio 3.33; engine options direct=1, ioengine=io_uring." in d
+    assert "Run 1 (before): measured with fio 3.33 (I/O engine libaio); engine options direct=1." in d
+    assert "Run 2 (after): measured with fio 3.33 (I/O engine io_uring); engine options direct=1." in d
     assert any(
         x.startswith("Run 1 (before): test files of 8 MiB, scaled down from the plan's 1 GiB") for x in d
     )

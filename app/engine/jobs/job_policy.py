@@ -45,6 +45,11 @@ ALLOWED_OPTIONS = frozenset(
         "thinktime",
         "thinktime_blocks",
         "thinktime_blocks_type",
+        # io_uring's options (TestSetup.engine_options), sent only with ioengine=io_uring
+        "fixedbufs",
+        "registerfiles",
+        "sqthread_poll",
+        "hipri",
         # seeds and data
         "randrepeat",
         "randseed",

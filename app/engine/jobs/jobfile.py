@@ -168,6 +168,7 @@ def step_jobfile(
     run_time: int | None = None,
     ramp_up: int | None = None,
     engine: str | None = None,
+    engine_options: tuple[str, ...] = (),
     default_file_size: int = DEFAULT_FILE_SIZE,
     file_size: int | None = None,
     title: str = "",
@@ -181,6 +182,7 @@ def step_jobfile(
     ``place`` finds the object fio will open (placement.placer; default: normalised by text, as for a
     remote manager). ``allow_mounted`` says which device jobs were armed twice: only those get fio's
     allow_mounted_write. ``file_size`` overrides the size of test files (not devices), for quick checks.
+    ``engine``: fio's ioengine (None: the OS's usual one), ``engine_options`` the io_uring options with it.
     ``peer_addresses``: manager name -> the address other managers reach it at, for network workers
     (default loopback), whose ports start at ``net_port_base``."""
     os_name = T.normalize_os(os_name)
@@ -191,7 +193,9 @@ def step_jobfile(
 
     manager = plan.managers[manager_index]
     transfer, run, ramp = _phase_limits(plan, step, run_time, ramp_up)
-    out = _global_lines(plan, step, manager.name, os_name, engine, title, transfer, run, ramp)
+    out = _global_lines(
+        plan, step, manager.name, os_name, (engine, engine_options), title, transfer, run, ramp
+    )
     loops = plan.setup.precondition.fill_passes if step.phase == FILL else None
     jf = JobFile(manager.name, "", run_time=run or UNTIL_STOPPED, ramp_up=ramp)
     for active in step.for_manager(manager_index):
@@ -251,18 +255,21 @@ def _global_lines(
     step: Step,
     manager_name: str,
     os_name: str,
-    engine: str | None,
+    engine: tuple[str | None, tuple[str, ...]],
     title: str,
     transfer: int,
     run: int,
     ramp: int,
 ) -> list[str]:
-    """The job file's head and its [global] section."""
+    """The job file's head and its [global] section. ``engine``: (ioengine, or None for the OS's usual one;
+    the io_uring options, written only with io_uring)."""
+    name = engine[0] or ENGINE_BY_OS[os_name]
     out = [
         _comment(f"Fiometer job file{': ' + title if title else ''}"),
         _comment(f"manager {manager_name!r}, step {step.index + 1}: {step.spec_label}"),
         "[global]",
-        _line("ioengine", engine or ENGINE_BY_OS[os_name]),
+        _line("ioengine", name),
+        *(engine[1] if name == "io_uring" else ()),
     ]
     if os_name == T.WINDOWS:
         out.append("thread")  # fio on Windows only supports threads; say so to avoid its warning

@@ -34,6 +34,7 @@ class ManagerEndpoint:
     shown_as: str | None = (
         None  # how messages name the server when not by host:port (an SSH manager's ssh://)
     )
+    fio_path: str = ""  # this machine's fio (the local manager): asked which engines it has
 
     @property
     def windows(self) -> bool:

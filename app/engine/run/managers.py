@@ -38,7 +38,9 @@ def local_endpoint(name: str, fio_path: str | None = None) -> ManagerEndpoint:
         version = fio_version(path)
     except FioNotFound as e:
         raise ManagerError(str(e)) from e
-    return ManagerEndpoint(name, platform.system(), lambda: LocalFio(name, path), LOCAL, version)
+    return ManagerEndpoint(
+        name, platform.system(), lambda: LocalFio(name, path), LOCAL, version, fio_path=path
+    )
 
 
 def split_host(text: str) -> tuple[str, int]:

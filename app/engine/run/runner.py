@@ -22,6 +22,7 @@ from pathlib import Path
 
 from app.engine.common.phase_bounds import DEFAULT as DEFAULT_BOUNDS
 from app.engine.common.phase_bounds import Bounds
+from app.engine.devices import io_uring_host
 from app.engine.devices.disks import disk_of
 from app.engine.devices.elevation import may_open_raw_disks
 from app.engine.devices.linux_devices import ObjectId
@@ -38,6 +39,7 @@ from app.engine.guards.safety import (
     unverified_notes,
     write_risks,
 )
+from app.engine.jobs.engines import EngineRefused, EngineUse, choose
 from app.engine.jobs.job_policy import JobRefused, check_job_text
 from app.engine.jobs.jobfile import DEFAULT_FILE_SIZE, JobFile, JobInfo, step_jobfile, stop_order
 from app.engine.jobs.network_jobs import fresh_port_base
@@ -297,6 +299,7 @@ class Runner:
                 "is never contacted)"
             )
             raise RunRefused("\n".join(problems))
+        self._engines = self._choose_engines(used, problems)
         out: list[dict[str, JobFile]] = []
         o = self.options
         missing: list[str] = []
@@ -344,6 +347,7 @@ class Runner:
                 except JobRefused as e:
                     problems.append(f"manager {jf.manager!r}: {e}")
         problems += raw_disks_refused(out, may_open_raw_disks())
+        problems += self._polled_queues_refused(out)
         asks = [
             f"the folder {f} does not exist (fio would create it without a word); create it first, "
             "or choose another place for the test file"
@@ -364,6 +368,57 @@ class Runner:
                 "\n".join(dict.fromkeys(problems + asks)), risks, missing, not problems, unverified=plain
             )
         return out
+
+    def _choose_engines(self, used: list[int], problems: list[str]) -> dict[str, EngineUse]:
+        """Each used manager's I/O engine (app.engine.jobs.engines); ``--engine`` (tests, benchmarks) wins."""
+        out: dict[str, EngineUse] = {}
+        for mi in used:
+            ep = self.endpoints[self.plan.managers[mi].name]
+            if self.options.engine:
+                out[ep.name] = EngineUse(self.options.engine)
+                continue
+            try:
+                out[ep.name] = use = choose(
+                    self.plan.setup,
+                    ep.name,
+                    ep.os_name,
+                    local=ep.host == "local",
+                    uring_refusal=lambda ep=ep: io_uring_host.refusal(ep.fio_path or "fio"),
+                )
+            except EngineRefused as e:
+                problems.append(str(e))
+                out[ep.name] = EngineUse("")  # the run is refused; its job files are still checked
+                continue
+            if "not used" in use.why:
+                self.notes.append(f"manager {ep.name!r}: I/O engine {use.why}")
+        return out
+
+    def _polled_queues_refused(self, out: list[dict[str, JobFile]]) -> list[str]:
+        """hipri (polled completions) on a local target whose disk has no polled queues: fio's I/O would
+        fail there at once, so the run is refused first, naming the target and the disk."""
+        said: list[str] = []
+        for files in out:
+            for name, jf in files.items():
+                use = self._engines.get(name)
+                if use is None or "hipri" not in use.options or self.endpoints[name].host != "local":
+                    continue
+                if not self.plan.setup.direct_io:
+                    said.append(
+                        f"manager {name!r}: io_uring's hipri needs direct I/O; tick Direct I/O or untick hipri"
+                    )
+                for job in jf.jobs:
+                    disk = None if job.network else disk_of(job.path)
+                    if job.network or (disk and io_uring_host.polled_queues(disk)):
+                        continue
+                    where = (
+                        f"/sys/block/{disk}/queue/io_poll is not 1" if disk else "no disk is known behind it"
+                    )
+                    said.append(
+                        f"manager {name!r}, target {job.target_name!r} ({job.path}): io_uring's hipri needs a "
+                        f"disk with polled queues ({where}; NVMe gets them from the nvme module's poll_queues); "
+                        "untick hipri"
+                    )
+        return list(dict.fromkeys(said))
 
     def _arming_of(self, manager: str) -> Arming:
         """What was armed on that manager's host: this machine's, or an ssh:// host's own."""
@@ -503,7 +558,8 @@ class Runner:
             mapping=o.mapping,
             run_time=o.run_time,
             ramp_up=o.ramp_up,
-            engine=o.engine,
+            engine=self._engines[ep.name].name or None,
+            engine_options=self._engines[ep.name].options,
             title=self.plan.name,
             place=place,
             allow_mounted=lambda job: armed_twice(job, o.allow_write, o.allow_write_in_use),

@@ -29,6 +29,7 @@ from app.model.plan import TEST_TYPES, Plan, TestSetup
 from app.model.units import format_duration
 from app.model.validation import MAX_QUEUE_DEPTH, MAX_SECONDS, validate
 from app.ui.plan.curve_box import CurveBox
+from app.ui.plan.engine_row import EngineRow
 from app.ui.plan.plan_document import Change, PlanDocument
 from app.ui.widgets import ContentOrEmpty, compact_rows
 
@@ -81,6 +82,8 @@ FIELD_NAMES = {
     "worker_cycling": "worker cycling",
     "target_cycling": "target cycling",
     "queue_depth_cycling": "outstanding I/Os cycling",
+    "engine": "I/O engine",
+    "engine_options": "io_uring options",
 }
 
 
@@ -173,6 +176,8 @@ class SetupTab(QWidget):
         form.addRow("Cycling options:", self.test_type)
         self.type_tip = QLabel()
         form.addRow("", self.type_tip)
+        self.engine = EngineRow()
+        form.addRow("I/O engine:", self.engine)
         lay.addLayout(form)
         self.workers_box = CyclingBox("Worker cycling (workers per manager)", False, "workers")
         self.targets_box = CyclingBox("Target cycling (targets per worker)", False, "targets")
@@ -236,6 +241,7 @@ class SetupTab(QWidget):
             self.qd_box.kind,
         ):
             c.currentIndexChanged.connect(self._store)
+        self.engine.changed.connect(self._store)
         doc.replaced.connect(self.load)
         doc.changed.connect(self._on_changed)
         self.load()
@@ -265,6 +271,7 @@ class SetupTab(QWidget):
         self.ramp.setValue(s.ramp_up)
         self.record.setCurrentIndex(max(0, self.record.findData(s.record_results)))
         self.test_type.setCurrentIndex(max(0, self.test_type.findData(s.test_type)))
+        self.engine.set_value(s.engine, s.engine_options)
         for box, cyc in ((self.workers_box, s.worker_cycling), (self.targets_box, s.target_cycling)):
             box.start.setValue(cyc.start)
             box.step.setValue(cyc.step)
@@ -288,6 +295,7 @@ class SetupTab(QWidget):
         s.ramp_up = self.ramp.value()
         s.record_results = self.record.currentData()
         s.test_type = self.test_type.currentData()
+        s.engine, s.engine_options = self.engine.value()
         for box, cyc in ((self.workers_box, s.worker_cycling), (self.targets_box, s.target_cycling)):
             cyc.start, cyc.step, cyc.step_type = box.start.value(), box.step.value(), box.kind.currentData()
         q = s.queue_depth_cycling
