@@ -99,7 +99,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--only", choices=("null", "file"))
     args = ap.parse_args()
-    loads = [("null engine 4k", "null"), ("4k randread 64 MiB file, libaio QD32", None)]
+    loads = [("null engine 4k", "null"), ("4k randread 64 MiB file, libaio QD32", "libaio")]
     if args.only:
         loads = [loads[0] if args.only == "null" else loads[1]]
     print(

@@ -146,6 +146,10 @@ CASES: dict[str, Case] = {
         ),
         prepare=make_runs,
     ),
+    "bench_engines.py": Case(
+        ("--seconds", "1", "--repeats", "1"),
+        (rf"^libaio\s+median IOPS {NUMBER} \(ratio to libaio {NUMBER}\); median CPU per I/O {NUMBER} us",),
+    ),
     "bench_export_memory.py": Case(
         ("--db", "{small}", "--short", "1", "--workers", "2"),
         (
