@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import math
 import os
@@ -383,7 +384,7 @@ class Runner:
                     ep.name,
                     ep.os_name,
                     local=ep.host == "local",
-                    uring_refusal=lambda ep=ep: io_uring_host.refusal(ep.fio_path or "fio"),
+                    uring_refusal=functools.partial(io_uring_host.refusal, ep.fio_path or "fio"),
                 )
             except EngineRefused as e:
                 problems.append(str(e))
