@@ -14,7 +14,10 @@ from app.store.database import Store
 
 MIN_SAMPLES = 3  # fewer per-second samples say nothing about a spread
 MIN_SECONDS = 0.5  # a shorter interval (the step's last, cut short) is not a per-second rate
-RATES = {"iops": lambda m: m.ios / m.seconds, "mbps": lambda m: m.bytes / 1e6 / m.seconds}
+RATES = {  # from (I/Os, bytes, seconds) of a per-second sample
+    "iops": lambda ios, nbytes, sec: ios / sec,
+    "mbps": lambda ios, nbytes, sec: nbytes / 1e6 / sec,
+}
 
 
 def spread_pct(rates: list[float]) -> float | None:
@@ -27,18 +30,20 @@ def spread_pct(rates: list[float]) -> float | None:
 
 def step_spread(store: Store, step_id: int) -> dict[str, float]:
     """Per-second spread of IOPS and MB/s of one step (ALL level), over the seconds it did I/O: the
-    seconds before its first I/O (test-file layout) and after its last are not part of the rate."""
+    seconds before its first I/O (test-file layout) and after its last are not part of the rate. The
+    samples' counts are read as arrays (no histogram decoded: an hour's step in milliseconds)."""
     from app.engine.sampling.telemetry import ALL_KEY
-    from app.store.queries import step_samples
+    from app.store.queries import steps_interval_rates
 
-    samples = [m for _, m in step_samples(store, step_id, "all", ALL_KEY) if m.seconds >= MIN_SECONDS]
-    busy = [i for i, m in enumerate(samples) if m.ios]
+    rows = steps_interval_rates(store, [step_id], "all", ALL_KEY).get(step_id, [])
+    samples = [(ios or 0, nbytes or 0, sec) for _, ios, nbytes, sec in rows if (sec or 0) >= MIN_SECONDS]
+    busy = [i for i, (ios, _, _) in enumerate(samples) if ios]
     if not busy:
         return {}
     samples = samples[busy[0] : busy[-1] + 1]
     out = {}
     for key, rate in RATES.items():
-        s = spread_pct([rate(m) for m in samples])
+        s = spread_pct([rate(ios, nbytes, sec) for ios, nbytes, sec in samples])
         if s is not None:
             out[key] = s
     return out

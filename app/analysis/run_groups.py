@@ -24,8 +24,11 @@ def repeat_tags(r: RunSummary) -> frozenset[str]:
     return frozenset(t.casefold() for t in r.tags) - {IMPORT_TAG}
 
 
-def find_repeats(store: Store, run: Run, exclude: set[int] = frozenset()) -> list[Run]:
-    """The run and its repeats (newest first after it); just [run] when there are none."""
+def find_repeats(
+    store: Store, run: Run, exclude: set[int] = frozenset(), result_levels: tuple[str, ...] | None = None
+) -> list[Run]:
+    """The run and its repeats (newest first after it); just [run] when there are none. ``result_levels``:
+    read only those levels' results (get_run)."""
     tags = repeat_tags(run)
     if not tags:
         return [run]
@@ -40,7 +43,7 @@ def find_repeats(store: Store, run: Run, exclude: set[int] = frozenset()) -> lis
     source = imported_file(run)
     found = []
     for r in same:
-        other = get_run(store, r.id)
+        other = get_run(store, r.id, result_levels=result_levels)
         if source is None or imported_file(other) != source:
             found.append(other)
         if len(found) == MAX_REPEATS:
@@ -48,9 +51,21 @@ def find_repeats(store: Store, run: Run, exclude: set[int] = frozenset()) -> lis
     return [run, *found]
 
 
-def load_side(store: Store, ids: list[int], *, exclude: set[int] = frozenset(), repeats: bool = True) -> Side:
-    """A side from run ids (several = a group). ``exclude``: runs of the other sides, never taken as repeats.
-    Raises RunNotFound for an unknown id."""
-    runs = [get_run(store, i) for i in ids]
-    found = find_repeats(store, runs[0], exclude | set(ids)) if repeats and len(runs) == 1 else None
+def load_side(
+    store: Store,
+    ids: list[int],
+    *,
+    exclude: set[int] = frozenset(),
+    repeats: bool = True,
+    result_levels: tuple[str, ...] | None = None,
+) -> Side:
+    """A side from run ids (several = a group). ``exclude``: runs of the other sides, never taken as repeats;
+    ``result_levels``: read only those levels' results (a comparison's figures are ALL's). Raises
+    RunNotFound for an unknown id."""
+    runs = [get_run(store, i, result_levels=result_levels) for i in ids]
+    found = (
+        find_repeats(store, runs[0], exclude | set(ids), result_levels)
+        if repeats and len(runs) == 1
+        else None
+    )
     return build_side(runs, found)

@@ -34,7 +34,9 @@ def _threshold(text: str) -> float:
     return v
 
 
-def _build(args: argparse.Namespace, candidates: list[list[int]]):
+def _build(args: argparse.Namespace, candidates: list[list[int]], *, terminal: bool = False, then=None):
+    """The report; ``then(report)`` writes its files while the store is still open (the data sheet and
+    CSV read each step's workers and targets from it)."""
     from app.report.document import ReportMeta, build_report
     from app.store.errors import StoreError
 
@@ -53,20 +55,25 @@ def _build(args: argparse.Namespace, candidates: list[list[int]]):
         raise CliError(f"--logo {meta.logo}: no such file (a PNG or JPEG image)")
     store = _store(args)
     try:
-        return build_report(
-            store,
-            args.run,
-            candidates,
-            meta,
-            threshold_pct=args.threshold,
-            match=args.match,
-            repeats=not args.no_repeats,
-            include_incomplete=args.include_incomplete,
-        )
-    except StoreError as e:
-        raise CliError(f"{e} `fiometer runs` lists the stored runs.") from e
-    except ValueError as e:
-        raise CliError(f"--labels: {e}") from e
+        try:
+            report = build_report(
+                store,
+                args.run,
+                candidates,
+                meta,
+                threshold_pct=args.threshold,
+                match=args.match,
+                repeats=not args.no_repeats,
+                include_incomplete=args.include_incomplete,
+                terminal=terminal,
+            )
+        except StoreError as e:
+            raise CliError(f"{e} `fiometer runs` lists the stored runs.") from e
+        except ValueError as e:
+            raise CliError(f"--labels: {e}") from e
+        if then is not None:
+            then(report)
+        return report
     finally:
         store.close()
 
@@ -100,7 +107,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from app.cli.progress import format_table
     from app.report.summary import summary_lines
 
-    report = _build(args, args.candidates)
+    report = _build(args, args.candidates, terminal=True)
     for block in report.summary:
         say(block.heading + ":")
         for kind, s in summary_lines(block):
@@ -145,13 +152,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     for path in outputs.values():
         if not Path(path).parent.is_dir():
             raise CliError(f"{path}: the folder {Path(path).parent} does not exist")
-    report = _build(args, args.compare or [])
-    try:
+
+    def write(report) -> None:
         for kind, path in outputs.items():
-            write_report_file(report, kind, path)
+            try:
+                write_report_file(report, kind, path)
+            except OSError as e:
+                raise CliError(f"{e.filename or path}: {e.strerror or e}") from e
             print(f"{kind.upper()} report written to {path}")
-    except OSError as e:
-        raise CliError(f"{e.filename or path}: {e.strerror or e}") from e
+
+    _build(args, args.compare or [], then=write)
     return 0
 
 

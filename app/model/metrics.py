@@ -8,8 +8,10 @@ merged histograms, never from averaged percentiles.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 MB = 1_000_000
@@ -56,6 +58,21 @@ def hist_percentile(hist: Mapping[int, int], pct: float) -> float | None:
         if acc >= need:
             return float(value)
     return float(max(hist))
+
+
+def hist_percentiles(hist: Mapping[int, int], pcts: Iterable[float]) -> list[float | None]:
+    """``[hist_percentile(hist, p) for p in pcts]``, the buckets sorted and summed once."""
+    pcts = list(pcts)
+    total = sum(hist.values())
+    if total <= 0:
+        return [None] * len(pcts)
+    keys = sorted(hist)
+    cum = list(accumulate(hist[k] for k in keys))
+    out: list[float | None] = []
+    for pct in pcts:
+        i = bisect_left(cum, pct / 100.0 * total)  # the first bucket whose cumulative count reaches it
+        out.append(float(keys[min(i, len(keys) - 1)]))
+    return out
 
 
 def _counts_percentile(
@@ -262,6 +279,16 @@ class Metrics:
     def percentile_ms(self, pct: float, direction: str = "total") -> float | None:
         v = self.percentile_ns(pct, direction)
         return None if v is None else v / 1e6
+
+    def percentiles_ms(self, pcts: Iterable[float]) -> list[float | None]:
+        """``[self.percentile_ms(p) for p in pcts]`` (both directions merged), the histograms merged and
+        sorted once: a report's long-form rows take six percentiles of every result."""
+        pcts = list(pcts)
+        hists = _direction_hists(self, "total")
+        if _bucket_counts(hists) is not None:
+            return [self.percentile_ms(p) for p in pcts]
+        values = hist_percentiles(merged_hist([self.read_hist, self.write_hist]), pcts)
+        return [None if v is None else v / 1e6 for v in values]
 
     def percentile_ns(self, pct: float, direction: str = "total") -> float | None:
         """fio's percentile of ``direction`` ("read", "write" or "total": both merged), in ns."""

@@ -29,7 +29,7 @@ def render_csv(report: Report) -> str:
     buf = io.StringIO()
     w = _writer(buf)
     w.writerow(COLUMNS)
-    for row in long_rows([(s.run, s.label) for s in report.runs], report.validity_notes):
+    for row in long_rows([(s.run, s.label) for s in report.runs], report.validity_notes, report.step_results):
         _row(w, [float(f"{v:.10g}") if isinstance(v, float) else v for v in row])
     return buf.getvalue()
 

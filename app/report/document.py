@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -23,7 +24,8 @@ from app.report.timeline import distribution_charts, share_charts, timeline_char
 from app.report.validity_report import run_notes_of, validity_lines
 from app.report.workloads import workload_tables
 from app.store.database import Store
-from app.store.records import Run
+from app.store.queries import StepResults
+from app.store.records import ResultRow, Run, StepInfo
 
 PAPERS = ("A4", "Letter")
 
@@ -81,6 +83,10 @@ class Report:
     validity_notes: dict[int, list[Note]] = field(
         default_factory=dict
     )  # by run id: the CSV's validity column
+    # every level's results of a step, read from the store as the data sheet and CSV are written (the runs
+    # hold ALL's and the managers' only: a long run's workers and targets are most of its memory); the store
+    # file stays where it is until the report's files are written. None: the steps' own results.
+    step_results: Callable[[StepInfo], list[ResultRow]] | None = None
 
     @property
     def sides(self) -> list[Side]:
@@ -134,6 +140,11 @@ def default_labels(sides: list[Side]) -> list[str]:
     return [n if n and names.count(n) == 1 else s.label for n, s in zip(names, sides, strict=True)]
 
 
+def _not_built() -> Table:
+    """A table a terminal comparison does not print (``build_report(terminal=True)``)."""
+    return Table("", "", [], [])
+
+
 def build_report(
     store: Store,
     baseline_ids: list[int],
@@ -144,14 +155,23 @@ def build_report(
     match: str = DEFAULT_MATCH,
     repeats: bool = True,
     include_incomplete: bool = False,
+    terminal: bool = False,
 ) -> Report:
-    """Raises RunNotFound for an unknown run id; ValueError when more labels are given than sides."""
+    """Raises RunNotFound for an unknown run id; ValueError when more labels are given than sides.
+    ``terminal``: only what ``fiometer compare`` prints (the summary, validity, the comparison, headline and
+    unmatched tables, the notes); the charts, the runs' own tables and the appendices are left empty, as
+    their reading (every second of a long run) is most of a report's time."""
     meta = meta or ReportMeta()
     every = set(baseline_ids) | {i for g in candidate_groups for i in g}
-    baseline = load_side(store, baseline_ids, exclude=every - set(baseline_ids), repeats=repeats)
+    # the sides hold ALL's and the managers' results only: the workers' and targets' (with their
+    # histograms, most of a long run's memory) are read a step at a time for the data sheet and CSV
+    levels = ("all", "manager")
+    baseline = load_side(
+        store, baseline_ids, exclude=every - set(baseline_ids), repeats=repeats, result_levels=levels
+    )
     comparisons = []
     for group in candidate_groups:
-        cand = load_side(store, group, exclude=every - set(group), repeats=repeats)
+        cand = load_side(store, group, exclude=every - set(group), repeats=repeats, result_levels=levels)
         comparisons.append(
             compare(
                 baseline,
@@ -181,7 +201,9 @@ def build_report(
             if r.id not in seen:
                 seen.add(r.id)
                 runs.append(
-                    RunSection(
+                    RunSection(r, by_side[id(s)], _not_built(), _not_built(), [])
+                    if terminal
+                    else RunSection(
                         r,
                         by_side[id(s)],
                         summary_table(r, p99=not is_iometer_run(r)),
@@ -197,18 +219,21 @@ def build_report(
         if (t := unmatched_table(c, i, labels[0], labels[i])) is not None
     ]
     spreads = [spread(s) for s in sides]
-    if comparisons and any(c.rows for c in comparisons):
-        charts = comparison_charts(comparisons, labels, spreads)
-    else:
-        charts = run_charts(baseline.steps, labels[0], spreads[0])
     matched = pairs(comparisons, baseline)
-    dists = distributions(matched, by_side)
-    colors = dict(zip(labels, side_colors(len(sides)), strict=True))
-    line_charts = (
-        distribution_charts(dists, colors)
-        + share_charts(shares(matched, by_side), colors)
-        + timeline_charts(store, matched, by_side, colors)
-    )
+    if terminal:
+        charts, dists, line_charts = [], [], []
+    else:
+        if comparisons and any(c.rows for c in comparisons):
+            charts = comparison_charts(comparisons, labels, spreads)
+        else:
+            charts = run_charts(baseline.steps, labels[0], spreads[0])
+        dists = distributions(matched, by_side)
+        colors = dict(zip(labels, side_colors(len(sides)), strict=True))
+        line_charts = (
+            distribution_charts(dists, colors)
+            + share_charts(shares(matched, by_side), colors)
+            + timeline_charts(store, matched, by_side, colors)
+        )
     notes = [m for s in sides for m in s.missing]
     summary = [summarize(c, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
     heads = [headlines(store, c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
@@ -229,13 +254,13 @@ def build_report(
         [comparison_table(c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)],
         headline_tables,
         unmatched,
-        percentile_table(matched, by_side),
+        _not_built() if terminal else percentile_table(matched, by_side),
         [c.differences for c in comparisons],
         charts,
         dists,
         line_charts,
         runs,
-        job_options_table([r.run for r in runs]),
+        _not_built() if terminal else job_options_table([r.run for r in runs]),
         list(dict.fromkeys(notes)),
         sweep_overlays,
         list(
@@ -246,6 +271,7 @@ def build_report(
             )
         ),
     )
+    report.step_results = StepResults(store)
     report.validity_notes = run_notes_of(store, report)
     report.validity = validity_lines(store, report, report.validity_notes)
     return report

@@ -19,7 +19,7 @@ from app.report.tables import MINUS, Cell, Column, Row, Table, fmt_sig, metric, 
 from app.report.timeline import io_start
 from app.report.transfer_table import block_and_direction, elapsed_text, transfer_table
 from app.store.database import Store
-from app.store.queries import get_run, step_samples
+from app.store.queries import step_samples, with_raw_outputs
 from app.store.records import Run
 
 ARROW = "\u2192"
@@ -181,8 +181,8 @@ def disk_table(c: Comparison, number: int, labels: tuple[str, str], runs: tuple[
 def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_label: str) -> Headlines:
     """Headlines of the first run of each side (a group's runs share their plan)."""
     out = Headlines()
-    a = get_run(store, c.baseline.runs[0].id, raw_output=True)
-    b = get_run(store, c.candidate.runs[0].id, raw_output=True)
+    a = with_raw_outputs(store, c.baseline.runs[0])
+    b = with_raw_outputs(store, c.candidate.runs[0])
     labels = (base_label, cand_label)
     rows: list[Row] = []
     for i, (sa, sb) in enumerate(_pair_sweeps(find_sweeps(a), find_sweeps(b)), 1):
@@ -347,7 +347,7 @@ def layout_notes(store: Store, runs) -> list[str]:
         for step in run.steps:
             if not lays_out_files(run, step):
                 continue
-            samples = step_samples(store, step.id, "all", "ALL")
+            samples = step_samples(store, step.id, "all", "ALL", histograms=False)
             start = io_start(samples) - float(step.ramp_s or 0) if samples else 0.0
             if start >= 0.5:
                 out.append(

@@ -17,7 +17,7 @@ from app.analysis.samples_export import LEVEL_ORDER, display_names
 from app.analysis.validity import Note
 from app.model.metrics import Metrics
 from app.report.latency import PERCENTILES, pct_name
-from app.store.records import Run
+from app.store.records import ResultRow, Run, StepInfo
 
 COLUMNS = (
     "run",
@@ -54,6 +54,7 @@ METRICS: tuple[tuple[str, str, Callable[[Metrics], float | None]], ...] = (
     *((f"lat_{pct_name(p)}", "ms", lambda m, p=p: m.percentile_ms(p)) for p in PERCENTILES),
     ("errors", "count", lambda m: m.errors),
 )
+PERCENTILE_METRICS = tuple(f"lat_{pct_name(p)}" for p in PERCENTILES)  # long_rows takes them at once
 
 
 def validity_of(notes: Sequence[Note], step: int, manager: str | None) -> str:
@@ -68,24 +69,32 @@ def validity_of(notes: Sequence[Note], step: int, manager: str | None) -> str:
 
 
 def long_rows(
-    runs: list[tuple[Run, str]], notes: Mapping[int, Sequence[Note]] | None = None
+    runs: list[tuple[Run, str]],
+    notes: Mapping[int, Sequence[Note]] | None = None,
+    results_of: Callable[[StepInfo], list[ResultRow]] | None = None,
 ) -> Iterator[tuple]:
     """Rows of ``COLUMNS``: run id, label, step number, spec, queue depth, level, manager, name, metric, value
-    (None where the metric does not apply), unit, workers, targets, phase, step status, validity notes."""
+    (None where the metric does not apply), unit, workers, targets, phase, step status, validity notes.
+    ``results_of`` reads a step's results of every level (a report's runs hold ALL's and the managers');
+    without it, each step's own are used."""
     for run, label in runs:
         run_notes = (notes or {}).get(run.id, ())
         names = display_names(run)
         phase = phases(run)
         for s in run.steps:
-            results = sorted(s.results, key=lambda r: (LEVEL_ORDER.get(r.level, 9), r.manager or "", r.key))
+            results = sorted(
+                s.results if results_of is None else results_of(s),
+                key=lambda r: (LEVEL_ORDER.get(r.level, 9), r.manager or "", r.key),
+            )
             load = (len(s.active_workers), len(s.active_targets), phase.get(s.index, "measure"), s.status)
             for r in results:
                 name = names.get((r.level, r.manager, r.key), r.key)
+                pcts = dict(zip(PERCENTILE_METRICS, r.metrics.percentiles_ms(PERCENTILES), strict=True))
                 for metric, unit, get in METRICS:
                     applies = next(
                         (getattr(r.metrics, n) for p, n in APPLIES.items() if metric.startswith(p)), 1
                     )
-                    v = get(r.metrics) if applies else None
+                    v = (pcts[metric] if metric in pcts else get(r.metrics)) if applies else None
                     if metric.startswith("lat_p"):
                         v = percentile_within_max(r.metrics, v)
                     if v is None and applies:

@@ -47,7 +47,7 @@ def step_series(store: Store, step_id: int) -> list[tuple[float, float, float]]:
     """(t, IOPS, average response time in ms) per interval of a step's ALL level; t since the step started.
     fio's last report often covers a sliver of an interval (its rate then means little): intervals shorter
     than half the typical one are left out."""
-    samples = step_samples(store, step_id, "all", "ALL")
+    samples = step_samples(store, step_id, "all", "ALL", histograms=False)
     if not samples:
         return []
     typical = statistics.median(m.seconds for _, m in samples)

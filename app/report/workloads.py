@@ -11,7 +11,7 @@ from app.model.units import format_bytes, format_elapsed
 from app.report.sweep_charts import knee_note
 from app.report.tables import Cell, Column, Row, Table, metric, num
 from app.store.database import Store
-from app.store.queries import get_run
+from app.store.queries import with_raw_outputs
 from app.store.records import Run
 
 
@@ -200,7 +200,7 @@ def disk_table(run: Run) -> Table | None:
 
 def workload_tables(store: Store, run: Run) -> list[Table]:
     """Whichever of the four the run has, in that order."""
-    with_output = get_run(store, run.id, raw_output=True) if run.steps else run  # disk counters: fio's output
+    with_output = with_raw_outputs(store, run) if run.steps else run  # disk counters: fio's output
     from app.report.validity_report import curve_table
 
     return [

@@ -254,7 +254,9 @@ def put_data(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: set[s
     for i, h in enumerate(COLUMNS):
         ws.write(0, i, h, fmt(**HEADER))
     n = 0
-    for n, row in enumerate(long_rows([(s.run, s.label) for s in report.runs], report.validity_notes), 1):
+    for n, row in enumerate(
+        long_rows([(s.run, s.label) for s in report.runs], report.validity_notes, report.step_results), 1
+    ):
         for i, v in enumerate(row):
             if v is None:
                 continue

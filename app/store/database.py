@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -57,9 +58,17 @@ class Store:
         self.path = path
         self.conn = conn
         self._wal = path.with_name(path.name + "-wal")
+        self.thread = threading.get_ident()  # the only thread its connection may be used on
+        self.closed = False
 
     def close(self) -> None:
+        self.closed = True
         self.conn.close()
+
+    @property
+    def usable_here(self) -> bool:
+        """Open, and this is the thread that opened it."""
+        return not self.closed and threading.get_ident() == self.thread
 
     def __enter__(self) -> Store:
         return self

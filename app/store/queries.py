@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from typing import Any, Final
@@ -157,20 +159,82 @@ def get_run(
         ):
             message = MessageInfo(at, level, text, manager, step_id)
             (steps[step_id].messages if step_id is not None else run.messages).append(message)
-        levels = None if result_levels is None else list(result_levels)
-        for r in conn.execute(
-            f"SELECT series.step_id, manager, level, key, {', '.join(_M)}, read_hist, write_hist "
-            "FROM results JOIN series ON series.id = results.series_id JOIN steps ON steps.id = series.step_id "
-            "WHERE steps.run_id = ?"
-            + ("" if levels is None else f" AND level IN ({', '.join('?' * len(levels))})")
-            + " ORDER BY series.id",
-            (run_id, *(levels or ())),
-        ):
-            n = len(_M)
-            steps[r[0]].results.append(
-                ResultRow(r[1], r[2], r[3], metrics_from(r[4 : 4 + n], r[4 + n], r[5 + n]))
-            )
+        for step_id, row in _results(conn, "steps.run_id = ?", run_id, result_levels):
+            steps[step_id].results.append(row)
     return run
+
+
+def step_results(store: Store, step_id: int) -> list[ResultRow]:
+    """Every level's results of one step (what ``get_run`` gives ``StepInfo.results``): a report reads a
+    long run's workers and targets a step at a time, never all of them at once."""
+    with store.read("reading a step's results") as conn:
+        return [row for _, row in _results(conn, "series.step_id = ?", step_id, None)]
+
+
+class StepResults:
+    """A step's results of every level, read when asked (a report's data sheet and CSV, written after the
+    report was built): from the store the report was built with while it is open on this thread, else from
+    a read-only connection of this reader's own to the same file, opened once per thread."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._own: dict[int, Store] = {}
+
+    def __call__(self, step: StepInfo) -> list[ResultRow]:
+        store = self._store
+        if not store.usable_here:
+            from .database import open_store_readonly
+
+            here = threading.get_ident()
+            if here not in self._own:
+                self._own[here] = open_store_readonly(store.path)[0]
+            store = self._own[here]
+        return step_results(store, step.id)
+
+    def __del__(self) -> None:
+        for own in self._own.values():
+            with suppress(Exception):
+                own.close()
+
+
+def _results(
+    conn: sqlite3.Connection, where: str, arg: int, levels: Iterable[str] | None
+) -> Iterator[tuple[int, ResultRow]]:
+    """(step id, result) of the results matching ``where`` (with its one argument), in the order stored."""
+    wanted = None if levels is None else list(levels)
+    n = len(_M)
+    for r in conn.execute(
+        f"SELECT series.step_id, manager, level, key, {', '.join(_M)}, read_hist, write_hist "
+        "FROM results JOIN series ON series.id = results.series_id JOIN steps ON steps.id = series.step_id "
+        f"WHERE {where}"
+        + ("" if wanted is None else f" AND level IN ({', '.join('?' * len(wanted))})")
+        + " ORDER BY series.id",
+        (arg, *(wanted or ())),
+    ):
+        yield r[0], ResultRow(r[1], r[2], r[3], metrics_from(r[4 : 4 + n], r[4 + n], r[5 + n]))
+
+
+def with_raw_outputs(store: Store, run: Run) -> Run:
+    """``run`` as ``get_run(raw_output=True)`` reads it, from the run already read: only fio's final outputs
+    are read (its results, with their histograms, are shared, not read and decoded again)."""
+    raw: dict[tuple[int, str], str | None] = {}
+    with store.read("reading fio's outputs") as conn:
+        for step_id, manager, data in conn.execute(
+            "SELECT step_id, manager, raw_output FROM step_outputs JOIN steps ON steps.id = step_id "
+            "WHERE run_id = ?",
+            (run.id,),
+        ):
+            raw[(step_id, manager)] = unpack_text(data)
+    steps = [
+        dataclasses.replace(
+            s,
+            outputs={
+                m: StepOutput(o.job_text, raw.get((s.id, m), o.raw_output)) for m, o in s.outputs.items()
+            },
+        )
+        for s in run.steps
+    ]
+    return dataclasses.replace(run, steps=steps)
 
 
 def step_series(store: Store, step_id: int) -> list[tuple[str, str | None, str]]:
@@ -192,10 +256,12 @@ def step_samples(
     window: str = "interval",
     *,
     manager: str | None | _AnyManager = ANY_MANAGER,
+    histograms: bool = True,
 ) -> list[tuple[float, Metrics]]:
     """A time series of one level's samples in a step: (t, Metrics) by t. ``window`` "interval" gives
     per-interval numbers, "whole" the step so far. Give ``manager`` when keys repeat across managers.
-    Histograms come back where they were kept (interval window, ``Recorder.sample_hist_levels``)."""
+    Histograms come back where they were kept (interval window, ``Recorder.sample_hist_levels``), unless
+    ``histograms`` is False (a chart of rates and means: most of a long step's reading time)."""
     if window not in WINDOWS:
         raise ValueError(f"window {window!r} is not one of {WINDOWS}")
     sql = "SELECT coalesce(same_as, id) FROM series WHERE step_id = ? AND level = ? AND key = ?"
@@ -212,7 +278,11 @@ def step_samples(
         if not ids:
             return []
         rows = series_rows(conn, ids[0])
-        hists = {} if window != "interval" else {t: (r, w) for t, r, w in series_hists(conn, ids[0])}
+        hists = (
+            {t: (r, w) for t, r, w in series_hists(conn, ids[0])}
+            if window == "interval" and histograms
+            else {}
+        )
     n = len(_M)
     first = 1 if window == "interval" else 1 + n
     out = []
@@ -227,6 +297,10 @@ def step_samples(
 
 
 _IOS_COLUMNS = [BLOCK_COLUMNS.index(c) for c in ("t", "i_read_ios", "i_write_ios", "i_seconds")]
+_RATE_COLUMNS = [
+    BLOCK_COLUMNS.index(c)
+    for c in ("t", "i_read_ios", "i_write_ios", "i_read_bytes", "i_write_bytes", "i_seconds")
+]
 
 
 def steps_interval_ios(
@@ -236,7 +310,26 @@ def steps_interval_ios(
     repeat across managers, e.g. ALL), by t: the numbers ``step_samples`` gives as ``Metrics.ios`` and
     ``seconds``, read as arrays without building a Metrics or decoding a histogram per sample (an 8-hour
     run's 28,800 ALL samples: 0.1 s instead of 4 s). Steps without such a series are absent."""
-    out: dict[int, list[tuple[float, Any, Any]]] = {}
+    return {
+        step: [(t, r + w, s) for t, r, w, s in rows]
+        for step, rows in _steps_interval_columns(store, step_ids, level, key, _IOS_COLUMNS).items()
+    }
+
+
+def steps_interval_rates(
+    store: Store, step_ids: Iterable[int], level: str, key: str
+) -> dict[int, list[tuple[float, Any, Any, Any]]]:
+    """``steps_interval_ios`` with the bytes too: per step, (t, I/Os, bytes, seconds) of each interval."""
+    return {
+        step: [(t, ri + wi, rb + wb, s) for t, ri, wi, rb, wb, s in rows]
+        for step, rows in _steps_interval_columns(store, step_ids, level, key, _RATE_COLUMNS).items()
+    }
+
+
+def _steps_interval_columns(
+    store: Store, step_ids: Iterable[int], level: str, key: str, columns: list[int]
+) -> dict[int, list[tuple[Any, ...]]]:
+    out: dict[int, list[tuple[Any, ...]]] = {}
     with store.read("reading samples") as conn:
         for step_id in step_ids:
             ids = [
@@ -254,7 +347,7 @@ def steps_interval_ios(
             if cols is None:
                 out[step_id] = []
                 continue
-            out[step_id] = [(t, r + w, s) for t, r, w, s in columns_as_rows([cols[i] for i in _IOS_COLUMNS])]
+            out[step_id] = columns_as_rows([cols[i] for i in columns])
     return out
 
 

@@ -150,6 +150,13 @@ CASES: dict[str, Case] = {
         ("--seconds", "1", "--repeats", "1"),
         (rf"^libaio\s+median IOPS {NUMBER} \(ratio to libaio {NUMBER}\); median CPU per I/O {NUMBER} us",),
     ),
+    "bench_long_reports.py": Case(
+        ("--minutes", "0.5", "--workers", "2", "--repeat", "2"),
+        (
+            rf"^compare\s+{NUMBER} s wall,\s+{NUMBER} s CPU, peak\s+{NUMBER} MB",
+            rf"^report PDF\+XLSX\+HTML\s+{NUMBER} s wall,\s+{NUMBER} s CPU, peak\s+{NUMBER} MB",
+        ),
+    ),
     "bench_export_memory.py": Case(
         ("--db", "{small}", "--short", "1", "--workers", "2"),
         (
