@@ -18,6 +18,7 @@ from app.engine.transports.local_fio import LocalFio
 from app.engine.transports.transport import Snapshot
 from app.model.plan import LOCAL, SpecLine, Target
 from tests.helpers import grid
+from tests.platform_marks import under_wine, wine_limit
 
 
 @pytest.fixture
@@ -72,3 +73,35 @@ def test_stop_mid_step_marks_the_step_stopped_with_fio_exes_numbers(
     assert all(f.ok and f.stopped and f.returncode == 0 for f in outcome.finished.values()), outcome.finished
     manager_numbers = [s.whole for s in outcome.results if s.level == "manager"]
     assert len(manager_numbers) == 1 and manager_numbers[0].ios > 0
+
+
+@wine_limit("console control events between processes (GenerateConsoleCtrlEvent fails with error 6 or 12)")
+def test_stop_keeps_the_numbers_of_every_fio_exe_without_a_shared_console(windows_fio: Path) -> None:
+    """Every release, 3.41/3.42 included (their trigger file crashes): where the trigger file is not used,
+    CTRL_BREAK goes through fio's own console (windows_console) and fio still ends with its final report."""
+    lf = LocalFio("m", str(windows_fio), stop_grace=20.0)
+    lf.start(_job(60), status_interval=0.5)
+    events = []
+    for ev in lf.events():
+        events.append(ev)
+        if isinstance(ev, Snapshot) and sum(isinstance(e, Snapshot) for e in events) == 2:
+            lf.stop()
+    fin = events[-1]
+    assert fin.ok and fin.stopped and fin.returncode == 0, fin
+    assert any(isinstance(e, Snapshot) and e.final for e in events)
+
+
+def test_breaking_through_fios_console_says_when_it_cannot(windows_fio: Path) -> None:
+    """The attaching way returns False, never raises, where it cannot be used (this process has a console,
+    or fio has none of its own, as under Wine): the caller then keeps the signal and the grace."""
+    from app.engine.transports.windows_console import break_by_attaching
+
+    lf = LocalFio("m", str(windows_fio), stop_grace=5.0)
+    lf.start(_job(3), status_interval=0.5)
+    try:
+        done = break_by_attaching(lf._proc.pid)  # type: ignore[union-attr]
+        if under_wine():
+            assert done is False
+    finally:
+        for _ in lf.events():
+            pass

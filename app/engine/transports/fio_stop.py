@@ -15,8 +15,12 @@ fio's own ``--trigger-file`` works with or without a console: fio's main loop (b
 for the file every 10-100 ms, and when it exists ends its jobs as after a signal - final report and all,
 exit code 0 - after saving verify state files (``local-*-verify.state``) in its working folder, which is
 Fiometer's private job folder. fio 3.41 and 3.42 crash there (a NULL read in ``get_all_io_list`` for every
-job without ``verify``; fixed by fio PR #2081, April 2026), so with them Windows keeps the signal, which
-stops fio only when Fiometer has a console (the CLI in a terminal).
+job without ``verify``; fixed by fio PR #2081, April 2026), so with them Windows keeps the signal: sent
+directly where Fiometer shares its console with fio (the CLI in a terminal), else through fio's own console
+(``windows_console``: attach, CTRL_BREAK to fio's group, detach). Wine cannot show that last way: there
+``GenerateConsoleCtrlEvent`` fails (error 6 after attaching to a fio started with a console of its own,
+error 12 on the console Wine gives a process started from a Linux shell, measured on this machine's Wine),
+so under Wine fio 3.41/3.42 are ended after the grace with their last report's numbers.
 """
 
 from __future__ import annotations

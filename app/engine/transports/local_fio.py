@@ -49,6 +49,7 @@ from app.engine.transports.fio_stop import (
     trigger_file_arg,
 )
 from app.engine.transports.transport import Event, Finished, Message, Snapshot, TransportError
+from app.engine.transports.windows_console import break_by_attaching
 
 log = logging.getLogger(__name__)
 STOPPED_RC = 128  # fio's exit code after SIGINT/SIGTERM (backend.c exit_value = 128)
@@ -428,6 +429,9 @@ class LocalFio:
                 log.warning(
                     "manager %s: cannot create fio's trigger file %s: %s", self.name, self._trigger, e
                 )
+            return
+        # Windows without a console of our own: CTRL_BREAK through fio's console (windows_console)
+        if self._os == "Windows" and break_by_attaching(proc.pid):
             return
         # fio already gone, or (Windows Python without a console, e.g. under Wine) SystemError wrapping the
         # OSError: fio is then ended after the grace, its last report's numbers kept
