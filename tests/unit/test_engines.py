@@ -57,14 +57,17 @@ def test_every_choice_on_every_os_runs_what_that_manager_has_or_is_refused_by_na
     # io_uring's options go with io_uring only, and say so when dropped
     assert use.options == (("fixedbufs",) if expected == "io_uring" else ())
     if expected != "io_uring":
-        assert "not used" in use.why
+        assert use.note.startswith(f"I/O engine {expected}, without the io_uring options fixedbufs (")
     # the kernel is asked only where it can matter: a local Linux manager, for io_uring
     assert bool(asked) == (uring_here and engine in (AUTO_ENGINE, "io_uring"))
 
 
 def test_auto_on_a_remote_linux_manager_says_why_libaio():
     use = choose(setup(AUTO_ENGINE), "db", "Linux", local=False, uring_refusal=lambda: None)
-    assert use.name == "libaio" and "choose io_uring" in use.why
+    assert use.name == "libaio" and use.note == ""  # nothing asked for is left out
+    with_options = plan_model.TestSetup(engine_options=["fixedbufs"])
+    use = choose(with_options, "db", "Linux", local=False, uring_refusal=lambda: None)
+    assert "a remote host's kernel is not known: choose io_uring there" in use.note
 
 
 def test_explicit_io_uring_where_the_kernel_refuses_it_names_the_reason():

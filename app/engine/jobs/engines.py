@@ -32,11 +32,12 @@ class EngineRefused(ValueError):
 
 @dataclass(frozen=True)
 class EngineUse:
-    """What a manager's jobs run on, and why (shown in the run's messages when it is not the plan's words)."""
+    """What a manager's jobs run on; ``note``: what the run says at its start (io_uring's options the plan
+    asked for that are not used, and why), else empty."""
 
     name: str
     options: tuple[str, ...] = ()
-    why: str = ""
+    note: str = ""
 
 
 def choose(
@@ -48,40 +49,28 @@ def choose(
     have = BY_OS[os_name]
     options = tuple(dict.fromkeys(setup.engine_options))
     if setup.engine == AUTO_ENGINE:
-        if os_name == T.LINUX and local:
-            why = uring_refusal()
-            if why is None:
-                return EngineUse(
-                    IO_URING, options, "auto: io_uring, which this machine's kernel and fio allow"
-                )
-            return _without_options(have[0], options, f"auto: {have[0]}, as {why}")
-        why = (
-            "auto: "
-            + have[0]
-            + (
-                " (a remote host's kernel is not known: choose io_uring to use it)"
-                if os_name == T.LINUX
-                else ""
-            )
-        )
-        return _without_options(have[0], options, why)
+        if os_name != T.LINUX:
+            return _without(have[0], options, f"it runs {OS_WORDS[os_name]}")
+        if not local:
+            return _without(have[0], options, "a remote host's kernel is not known: choose io_uring there")
+        why = uring_refusal()
+        return EngineUse(IO_URING, options) if why is None else _without(have[0], options, why)
     if setup.engine not in have:
         raise EngineRefused(
             f"manager {manager!r} runs {OS_WORDS[os_name]}, whose fio has no {setup.engine} engine: choose "
             f"{', '.join(have[:-1])} or {have[-1]} (or auto){WHERE}"
         )
-    if setup.engine == IO_URING and local:
-        why = uring_refusal()
-        if why is not None:
-            raise EngineRefused(
-                f"manager {manager!r}: io_uring cannot run here: {why}; choose libaio (or auto){WHERE}"
-            )
     if setup.engine != IO_URING:
-        return _without_options(setup.engine, options, "")
+        return _without(setup.engine, options, f"the plan's engine is {setup.engine}")
+    why = uring_refusal() if local else None
+    if why is not None:
+        raise EngineRefused(
+            f"manager {manager!r}: io_uring cannot run here: {why}; choose libaio (or auto){WHERE}"
+        )
     return EngineUse(IO_URING, options)
 
 
-def _without_options(name: str, options: tuple[str, ...], why: str) -> EngineUse:
-    if options:
-        why = (why + "; " if why else "") + f"the io_uring options ({', '.join(options)}) are not used"
-    return EngineUse(name, (), why)
+def _without(name: str, options: tuple[str, ...], why: str) -> EngineUse:
+    """``name`` without io_uring's options, saying so when the plan had some."""
+    note = f"I/O engine {name}, without the io_uring options {', '.join(options)} ({why})" if options else ""
+    return EngineUse(name, (), note)

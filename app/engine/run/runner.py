@@ -390,8 +390,8 @@ class Runner:
                 problems.append(str(e))
                 out[ep.name] = EngineUse("")  # the run is refused; its job files are still checked
                 continue
-            if "not used" in use.why:
-                self.notes.append(f"manager {ep.name!r}: I/O engine {use.why}")
+            if use.note:
+                self.notes.append(f"manager {ep.name!r}: {use.note}")
         return out
 
     def _polled_queues_refused(self, out: list[dict[str, JobFile]]) -> list[str]:
