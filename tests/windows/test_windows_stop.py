@@ -37,15 +37,21 @@ def _job(runtime: int) -> str:
     return f"[j]\nioengine=null\nsize=1g\nbs=4k\nrw=randread\nthread\ntime_based\nruntime={runtime}\n"
 
 
-def test_stop_ends_fio_exe_with_its_final_numbers(stoppable_fio: Path) -> None:
-    lf = LocalFio("m", str(stoppable_fio), stop_grace=20.0)
+def _stopped_after_two_reports(fio: Path) -> list:
+    """A 60-s fio.exe job's events, Stop pressed after its second report, to its end."""
+    lf = LocalFio("m", str(fio), stop_grace=20.0)
     lf.start(_job(60), status_interval=0.5)
-    t0 = time.monotonic()
     events = []
     for ev in lf.events():
         events.append(ev)
         if isinstance(ev, Snapshot) and sum(isinstance(e, Snapshot) for e in events) == 2:
             lf.stop()
+    return events
+
+
+def test_stop_ends_fio_exe_with_its_final_numbers(stoppable_fio: Path) -> None:
+    t0 = time.monotonic()
+    events = _stopped_after_two_reports(stoppable_fio)
     fin = events[-1]
     assert time.monotonic() - t0 < 20, "fio.exe was ended after the grace, not stopped"
     assert fin.ok and fin.stopped and fin.returncode == 0, fin
@@ -79,13 +85,7 @@ def test_stop_mid_step_marks_the_step_stopped_with_fio_exes_numbers(
 def test_stop_keeps_the_numbers_of_every_fio_exe_without_a_shared_console(windows_fio: Path) -> None:
     """Every release, 3.41/3.42 included (their trigger file crashes): where the trigger file is not used,
     CTRL_BREAK goes through fio's own console (windows_console) and fio still ends with its final report."""
-    lf = LocalFio("m", str(windows_fio), stop_grace=20.0)
-    lf.start(_job(60), status_interval=0.5)
-    events = []
-    for ev in lf.events():
-        events.append(ev)
-        if isinstance(ev, Snapshot) and sum(isinstance(e, Snapshot) for e in events) == 2:
-            lf.stop()
+    events = _stopped_after_two_reports(windows_fio)
     fin = events[-1]
     assert fin.ok and fin.stopped and fin.returncode == 0, fin
     assert any(isinstance(e, Snapshot) and e.final for e in events)
