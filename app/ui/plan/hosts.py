@@ -6,18 +6,20 @@ the window). Remote facts come from probing the host (see manager_dialog).
 Lifetimes: the probe QObjects are created without a Qt parent and their threads hold a Python
 reference to them, so a window or dialog closed while a probe runs cannot delete the object the
 thread is about to emit from (that aborts the process). Qt drops the connection to a deleted
-receiver by itself.
+receiver by itself. At interpreter exit shiboken deletes every object, so an answer that arrives then is
+dropped (``_emit``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import platform
 import shutil
 import subprocess
 import threading
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from app.model.plan import LOCAL, Manager
 
@@ -78,6 +80,13 @@ def remote_facts(host: str, port: int, timeout: float = PROBE_TIMEOUT) -> HostFa
     return HostFacts(f"{info.os}{arch}{cpus}", info.fio_version.removeprefix("fio-"), info.hostname)
 
 
+def _emit(signal: SignalInstance, *args: object) -> None:
+    """Emit a probe's answer from its thread; dropped when the app is closing, where Qt has already deleted
+    the probe (shiboken frees every object at interpreter exit) and nobody waits for the answer."""
+    with contextlib.suppress(RuntimeError):  # "Signal source has been deleted"
+        signal.emit(*args)
+
+
 class RemoteProbe(QObject):
     """Probes fio servers on threads; ``done(manager name, HostFacts)`` arrives on the GUI thread."""
 
@@ -85,7 +94,7 @@ class RemoteProbe(QObject):
 
     def run(self, name: str, host: str, port: int) -> None:
         threading.Thread(
-            target=lambda: self.done.emit(name, remote_facts(host, port)),
+            target=lambda: _emit(self.done, name, remote_facts(host, port)),
             name=f"fiometer-probe-{host}",
             daemon=True,
         ).start()
@@ -101,7 +110,7 @@ class LocalFactsProbe(QObject):
         def work() -> None:
             from app.first_run import check_fio
 
-            self.fio_status.emit(check_fio())
-            self.ready.emit(local_facts())
+            _emit(self.fio_status, check_fio())
+            _emit(self.ready, local_facts())
 
         threading.Thread(target=work, name="fiometer-local-facts", daemon=True).start()
