@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,9 @@ def window(qtbot, dialogs: Recorder):
     win.resize(1280, 800)
     win.show()
     qtbot.waitExposed(win)
+    if sys.platform == "win32":  # a real display (Wine's): keys and shortcuts reach the active window only
+        win.activateWindow()
+        qtbot.waitActive(win, timeout=5000)
     yield win
     if win.controller.running:
         win.controller.abort()

@@ -21,6 +21,10 @@ from tests.gui.conftest import local_plan
 pytestmark = pytest.mark.fio
 
 
+# fio.exe under Wine warns at every step that it cannot read its CPU affinity: fio's words, not a failure
+WINE_AFFINITY = "fio_getaffinity: failed to get single group affinity"
+
+
 def test_closing_as_the_next_step_starts_stops_it_as_the_user_asked(
     window: MainWindow, tmp_path: Path, qtbot
 ) -> None:
@@ -55,7 +59,8 @@ def test_closing_as_the_next_step_starts_stops_it_as_the_user_asked(
     texts = [m.text for s in run.steps for m in s.messages]
     assert run.status == "stopped", texts
     assert [s.status for s in run.steps] == ["complete", "stopped"], texts
-    assert not any("killed" in t or "failed" in t for t in texts), texts
+    own = [t for t in texts if not t.startswith(WINE_AFFINITY)]
+    assert not any("killed" in t or "failed" in t for t in own), texts
     rows = {(r.level, r.key) for r in run.steps[1].results}
     assert ("manager", "M1") in rows and ("all", "ALL") in rows, rows  # the stopped step's row
     assert all(r.metrics.ios > 0 for r in run.steps[1].results if r.level == "manager")

@@ -22,6 +22,7 @@ from app.ui.main_window import MainWindow
 from tests.gui.conftest import local_plan, plan_file
 from tests.gui.history_support import before_after_store, status_run
 from tests.helpers import shared_dir
+from tests.platform_marks import KEYS_UNDER_WINE, wine_limit
 
 RESULTS = shared_dir() / "iometer-results" / "bench_results-1.1.0.csv"
 
@@ -397,6 +398,7 @@ def test_a_run_finishing_in_this_window_appears_in_history(window: MainWindow, q
     assert ui.list.selected_ids() == [int(row["Run"])]
 
 
+@wine_limit(KEYS_UNDER_WINE)
 def test_keys_and_context_menu_on_the_list(window: MainWindow, qtbot, dialogs, five_runs) -> None:
     ui = show_history(window, qtbot)
     ui.list.select_runs([five_runs["after"]])

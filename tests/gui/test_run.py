@@ -19,6 +19,7 @@ from app.ui.main_window import MainWindow
 from app.ui.plan.plan_document import Change
 from app.ui.run import live_gc
 from tests.gui.conftest import local_plan
+from tests.platform_marks import KEYS_UNDER_WINE, posix_only, wine_limit
 
 pytestmark = pytest.mark.fio
 
@@ -36,6 +37,7 @@ def mapped_plan(tmp_path: Path):
     return plan, {"C:": str(tmp_path / "iobw.tst")}
 
 
+@wine_limit(KEYS_UNDER_WINE)
 def test_run_updates_charts_live_and_stops(window: MainWindow, tmp_path: Path, qtbot) -> None:
     plan, mapping = mapped_plan(tmp_path)
     window.doc.replace(plan)
@@ -166,6 +168,7 @@ def test_the_close_question_defaults_to_cancel(window: MainWindow, tmp_path: Pat
     qtbot.waitUntil(lambda: not window.controller.running, timeout=20000)
 
 
+@posix_only("an unmapped 'C:' target cannot be placed on Linux; on Windows it is this machine's drive C:")
 def test_unrunnable_plan_is_refused_with_the_reason(window: MainWindow, dialogs, tmp_path: Path) -> None:
     plan, _mapping = mapped_plan(tmp_path)
     window.doc.replace(plan)  # 'C:' cannot be placed on Linux without a mapping
