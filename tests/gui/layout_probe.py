@@ -198,6 +198,7 @@ def measure_all(window, wait: Wait, wait_until: WaitUntil, size: tuple[int, int]
     window.show_tab(rt)
     rt.scope.setCurrentIndex(0)  # All Managers
     rt.validity.set_lines(NOTES)
+    rt.now.running("Step 1 of 4: 4K random 70% read — QD 16, 1 worker, 1 target")  # as while a run goes
     rt.redraw(force=True)
     shown(rt, "results")
     out["table"] = table_figures(rt.table)
