@@ -171,3 +171,22 @@ def test_quick_changes_show_the_last_choice(window: MainWindow, qtbot, fio_db: P
     )
     assert lat.shown.request.step_id == view.data.run.steps[1].id
     assert lat.notice.text().startswith("All Managers, this step")
+
+
+def test_why_there_is_no_heat_map_names_the_right_cause() -> None:
+    """A manager's level of a run that kept no interval histograms is not told to choose a manager."""
+    from app.ui.history.latency_view import Request, heat_missing_text
+
+    manager = Request((("manager", "M1", "M1"),), "Manager M1", None)
+    worker = Request((("worker", "M1", "w1"),), "M1 / Worker 1", None)
+    assert "kept no response times interval by interval for Manager M1" in heat_missing_text(
+        manager, False, "every step"
+    )
+    assert "choose one of those in Show" not in heat_missing_text(manager, False, "every step")
+    assert "kept for All Managers and each manager, not for M1 / Worker 1" in heat_missing_text(
+        worker, False, "every step"
+    )
+    assert (
+        heat_missing_text(manager, True, "this step")
+        == "No I/O completed in any interval of Manager M1 in this step."
+    )

@@ -91,6 +91,22 @@ def compute(store: Store, data: StoredRun, req: Request) -> Loaded:
     return Loaded(req, hist, heat, kept > 0)
 
 
+def heat_missing_text(req: Request, kept: bool, where: str) -> str:
+    """Why there is no heat map: a worker's level (only All Managers and the managers keep interval
+    histograms), a run that kept none for a level that would have them, or no I/O in any interval."""
+    if kept:
+        return f"No I/O completed in any interval of {req.label} in {where}."
+    if all(k[0] in ("all", "manager") for k in req.keys):
+        return (
+            f"This run kept no response times interval by interval for {req.label} (imported, or "
+            "stored without fio's interval histograms); the distribution over the step is on the left."
+        )
+    return (
+        f"Response times interval by interval are kept for All Managers and each manager, not for "
+        f"{req.label}: choose one of those in Show."
+    )
+
+
 class LatencyView(QWidget):
     loaded = Signal()  # a request's charts are drawn (tests wait for it)
 
@@ -211,12 +227,7 @@ class LatencyView(QWidget):
             "imported from Iometer, or a step that ended before any I/O completed)."
         )
         self.hist_stack.setCurrentIndex(0 if r.histogram is not None else 1)
-        self.heat_missing.setText(
-            f"Response times interval by interval are kept for All Managers and each manager, not for "
-            f"{req.label}: choose one of those in Show."
-            if not r.kept
-            else f"No I/O completed in any interval of {req.label} in {where}."
-        )
+        self.heat_missing.setText(heat_missing_text(req, r.kept, where))
         self.heat_stack.setCurrentIndex(0 if r.heat is not None else 1)
         self._draw_histogram(r.histogram, where)
         self._draw_heat(r.heat, one)
