@@ -37,6 +37,7 @@ from app.ui.widgets import scrolling
 
 BAR_COLOR = PALETTE[0]
 MARKER_COLORS = {50.0: "#59a14f", 99.0: "#f28e2b", 99.9: "#e15759"}
+COLORBAR_LABEL = "% of the interval's I/Os"  # the colour bar's name (its scale: the ticks, and the tooltip)
 SHARE_FLOOR = 0.01  # % of an interval's I/Os: the heat map's colour scale is logarithmic from here to 100 %
 P99_COLOR = "#ff5252"
 
@@ -140,7 +141,10 @@ class LatencyView(QWidget):
             colorMap=pg.colormap.get("viridis"),
             interactive=False,
             width=12,
-            label="% of the interval's I/Os (logarithmic)",
+        )
+        self.colorbar.getAxis("left").setToolTip(
+            "Each cell's colour: the share of the interval's I/Os whose response time falls in its band "
+            "(logarithmic scale, from 0.01 % to 100 %)"
         )
         self.colorbar.axis.setTicks([[(float(e), f"{10.0**e:g} %") for e in range(-2, 3)]])
         self.colorbar.setImageItem(self.image, insert_in=self.heat_plot)
@@ -321,6 +325,9 @@ class LatencyView(QWidget):
                 ax.setTextPen(self._fg)
         self.colorbar.axis.setPen(self._fg)
         self.colorbar.axis.setTextPen(self._fg)
+        # the bar's name, in the text's colour (pyqtgraph's grey was faint), short enough for the bar's height
+        # on a laptop at 150 % (the whole sentence was cut off there)
+        self.colorbar.getAxis("left").setLabel(COLORBAR_LABEL, color=self._fg.name())
         self.hist_legend.setLabelTextColor(self._fg)
         back = QColor(self._base)
         back.setAlpha(220)
