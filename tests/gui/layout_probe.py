@@ -52,11 +52,17 @@ def chart_figures(pw: pg.PlotWidget) -> dict:
     plot = pw.mapFromScene(vb.mapRectToScene(vb.boundingRect())).boundingRect()
     axis = item.getAxis("bottom")
     ax = pw.mapFromScene(axis.mapRectToScene(axis.boundingRect())).boundingRect()
+    title = axis.label
+    shown_title = title.isVisible() and bool(axis.labelText)
+    t = pw.mapFromScene(title.mapRectToScene(title.boundingRect())).boundingRect()
     return {
         "chart": item.getAxis("left").label.toPlainText().strip() or item.titleLabel.text,
         "plot_px": plot.height(),
         "plot_shown_px": plot.intersected(vis).height() if vis.isValid() else 0,
         "x_axis_in_view": vis.isValid() and ax.top() >= vis.top() and ax.bottom() <= vis.bottom() + 1,
+        # the time axis' title whole inside its chart (not cut off at either side)
+        "x_title_whole": not shown_title or (t.left() >= -1 and t.right() <= pw.width() + 1),
+        "x_title": axis.labelText,
     }
 
 

@@ -45,6 +45,7 @@ def assert_readable(fig: dict, where: str) -> None:
         for c in charts:
             s = c["scrolled"]
             assert s["plot_shown_px"] >= PLOT_MIN_HEIGHT and s["x_axis_in_view"], f"{where} {view}: {c}"
+            assert c["x_title_whole"], f"{where} {view}: the x-axis title is cut off: {c}"
     table = fig["table"]
     assert len(table["cells"]) == 16, table["cells"]
     assert not table["too_narrow"], f"{where}: cut values (row, text, needed, column): {table['too_narrow']}"

@@ -429,11 +429,15 @@ class ChartGrid(QWidget):
         if room <= 0:  # not laid out yet: the whole title, fitted once the chart has its size
             room = fm.horizontalAdvance(text)
         if fm.horizontalAdvance(shown) > room and " (" in shown:
-            shown = shown[: shown.index(" (")]  # "seconds into each compared step (steps one after another)"
+            shown = shown[
+                : shown.index(" (")
+            ]  # "seconds into each step (the compared steps one after another)"
         if fm.horizontalAdvance(shown) > room:
             shown = fm.elidedText(shown, Qt.TextElideMode.ElideRight, max(room, 40))
         if axis.labelText != shown:
             c.plot.setLabel("bottom", shown)
+            axis.resizeEvent()  # centred again: pyqtgraph places its title only on a resize (the longer
+            # title's place cut the shorter one off at the left: "econds into each compared s…")
         c.widget.setToolTip((f"{text}\n" if shown != text else "") + ZOOM_HINT)
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
