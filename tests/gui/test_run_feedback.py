@@ -57,6 +57,7 @@ def test_the_live_view_names_the_running_steps_spec_and_load(
     )
     assert now.isVisible() and now.toolTip() == now.text()
     qtbot.waitUntil(lambda: now.text().startswith("Running: Step 2 of 2: Big writes — QD 8"), timeout=20000)
+    assert window.status_step.text() == "Step 2/2"  # the status bar says the same step at the same time
     window.grab().save(str(tmp_path / "now-line.png"))
     qtbot.waitUntil(lambda: not window.controller.running, timeout=30000)
     assert now.text() == "Run complete — last: Step 2 of 2: Big writes — QD 8, 1 worker, 1 target"

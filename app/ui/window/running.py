@@ -222,6 +222,7 @@ class RunControl:
         self.live.start_step(offset, f"{index + 1}: {step.spec_label}")
         total = self.controller.progress.steps
         self.results_tab.now.running(step_text(index, total, step, self.search_limit is not None))
+        self.update_status()  # the status bar's step with it, whichever order the run's signals come in
 
     def _on_samples(self, _index: int, offset: float, samples: Sequence[LiveSample]) -> None:
         self.live.defer(offset, samples)  # fed when the window redraws (its tick), every batch at once
