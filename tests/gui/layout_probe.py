@@ -55,6 +55,8 @@ def chart_figures(pw: pg.PlotWidget) -> dict:
     title = axis.label
     shown_title = title.isVisible() and bool(axis.labelText)
     t = pw.mapFromScene(title.mapRectToScene(title.boundingRect())).boundingRect()
+    head = item.titleLabel
+    h = pw.mapFromScene(head.mapRectToScene(head.boundingRect())).boundingRect()
     return {
         "chart": item.getAxis("left").label.toPlainText().strip() or item.titleLabel.text,
         "plot_px": plot.height(),
@@ -63,6 +65,12 @@ def chart_figures(pw: pg.PlotWidget) -> dict:
         # the time axis' title whole inside its chart (not cut off at either side)
         "x_title_whole": not shown_title or (t.left() >= -1 and t.right() <= pw.width() + 1),
         "x_title": axis.labelText,
+        # the chart's own title (a sweep's) and its plot inside the chart: a title wider than the chart widened
+        # the plot past the chart's right edge
+        "title_whole": not head.isVisible()
+        or not head.text
+        or (h.left() >= -1 and h.right() <= pw.width() + 1),
+        "plot_inside": plot.right() <= pw.width() + 1,
     }
 
 
