@@ -121,6 +121,7 @@ def test_a_load_search_shows_each_load_against_the_limit_then_its_answer_here_an
     )
     with qtbot.waitSignal(window.controller.finished, timeout=60000):
         assert window.run_control.start_run()
+        assert not window.results_tab.now.isVisible()  # the last run's step is not said for this one
     assert not box.isVisible() and window.results_tab.now.text().startswith(
         "Run complete — last: Step 1 of 1"
     )

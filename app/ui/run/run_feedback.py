@@ -52,6 +52,12 @@ class NowLine(ElidedLabel):
         self.setText(f"Running: {text}")
         self.show()
 
+    def clear(self) -> None:
+        """A new run: nothing said until its first step starts (the last run's step is not this one's)."""
+        self.step = ""
+        self.setText("")
+        self.hide()
+
     def ended(self, status: str) -> None:
         if self.step:
             self.setText(f"Run {status} \u2014 last: {self.step}")

@@ -206,6 +206,7 @@ class RunControl:
         self.failures = []
         self.live.clear()
         self.results_tab.validity.hide()  # the last run's notes are not this one's
+        self.results_tab.now.clear()
         if self.search_limit is not None:
             self.results_tab.load_search.begin(self.search_limit)
         else:
