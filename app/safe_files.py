@@ -37,7 +37,10 @@ _BINARY = getattr(os, "O_BINARY", 0)
 # character devices that are safe to write to: /dev/null, /dev/zero, /dev/full (major 1), terminals
 _MEMORY_SINKS = {(1, 3), (1, 5), (1, 7)}
 _TTY_MAJORS = {4, 5, *range(136, 144)}
-_WINDOWS_DEVICES = {"NUL", "CON"}
+# Windows: names the Win32 API opens as devices in any folder ("NUL", "C:\\x\\com1.txt"); NUL and the
+# console are sinks, the others (serial and printer ports) are refused. \\.\ names are devices too.
+_WINDOWS_SINKS = {"NUL", "CON", "CONOUT$"}
+_WINDOWS_DEVICES = {"PRN", "AUX", "CONIN$", *(f"{p}{n}" for p in ("COM", "LPT") for n in range(1, 10))}
 
 
 class UnsafeOutput(OSError):
@@ -57,7 +60,7 @@ def _is_sink(st: os.stat_result) -> bool:
     """A pipe, a terminal or a memory sink: writing there destroys nothing."""
     if stat.S_ISFIFO(st.st_mode):
         return True
-    if stat.S_ISCHR(st.st_mode):
+    if stat.S_ISCHR(st.st_mode) and hasattr(os, "major"):  # Windows: NUL and CON are told by name
         major, minor = os.major(st.st_rdev), os.minor(st.st_rdev)
         return (major, minor) in _MEMORY_SINKS or major in _TTY_MAJORS
     return False
@@ -68,6 +71,8 @@ def _what(st: os.stat_result) -> str:
     if stat.S_ISBLK(m):
         return "a block device (a disk)"
     if stat.S_ISCHR(m):
+        if not hasattr(os, "major"):
+            return "a character device"
         return f"a character device ({os.major(st.st_rdev)}:{os.minor(st.st_rdev)})"
     if stat.S_ISSOCK(m):
         return "a socket"
@@ -85,12 +90,40 @@ def _refuse(path: Path, what: str, todo: str) -> UnsafeOutput:
 _ONLY = "Fiometer writes its files only as regular files (or to /dev/null, a terminal or a pipe); choose another name."
 
 
+def _windows_device(name: str) -> str:
+    """What a Windows name opens before any file system sees it: "sink" (NUL, the console, a named pipe:
+    written in place), a device's description (refused), or "" for a file name. Decided on the name, as
+    the Win32 API decides it (a DOS device name is a device in every folder and with any extension)."""
+    text = name.replace("/", "\\")
+    if text.startswith(("\\\\.\\", "\\\\?\\")):
+        rest = text[4:]
+        head = rest.split("\\", 1)[0].upper()
+        drive = len(head) == 2 and head[1] == ":" or head.startswith("VOLUME{")
+        if text[2] == "?" and (head == "UNC" or drive) and rest.rstrip("\\") != rest.split("\\", 1)[0]:
+            return ""  # \\?\C:\long\path, \\?\UNC\srv\share\path, \\?\Volume{…}\path: files past 260
+        if head == "PIPE" and "\\" in rest or head in _WINDOWS_SINKS:
+            return "sink"
+        return f"the Windows device {text} (a disk, a volume or a port)"
+    last = text.rsplit("\\", 1)[-1].split(":", 1)[-1]
+    base = last.split(".", 1)[0].rstrip(" ").upper()
+    if base in _WINDOWS_SINKS and last.rstrip(" .").upper() == base:
+        return "sink"
+    if base in _WINDOWS_SINKS | _WINDOWS_DEVICES:
+        # with an extension a device on Windows 10, a file on Windows 11: neither is what a user meant
+        return f"the Windows device name {base} (a port or the console in any folder, whatever the extension)"
+    return ""
+
+
 def inspect(path: str | os.PathLike[str]) -> tuple[str, os.stat_result | None]:
     """What the name is now: ("missing", None), ("file", st) or ("sink", st); anything else raises
     UnsafeOutput, with what it is and what to do."""
     p = Path(path)
-    if os.name == "nt" and p.stem.upper() in _WINDOWS_DEVICES:
-        return "sink", None
+    if os.name == "nt":
+        device = _windows_device(str(path))
+        if device == "sink":
+            return "sink", None
+        if device:
+            raise _refuse(p, device, _ONLY)
     try:
         st = os.lstat(p)
     except FileNotFoundError:

@@ -1,6 +1,7 @@
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,14 @@ def make_exe(path: Path, text: str = "#!/bin/sh\necho fio-3.33\n") -> Path:
     path.write_text(text)
     path.chmod(0o755)
     return path
+
+
+def fio_stand_in(path: Path, says: str) -> Path:
+    """A program standing in for fio that prints ``says``: a shell script on POSIX, a ``.cmd`` beside
+    ``path`` on Windows (CreateProcess runs a .cmd as it runs fio.exe). Returns the program's path."""
+    if sys.platform == "win32":
+        return make_exe(path.with_suffix(".cmd"), f"@echo {says}\n")
+    return make_exe(path, f"#!/bin/sh\necho {says}\n")
 
 
 def no_which(_name: str) -> None:
@@ -117,9 +126,8 @@ def test_version_of_the_installed_fio():
     assert fio_version(fio) == banner.removeprefix("fio-").split("-")[0]
 
 
-@posix_only("a shell script (#!/bin/sh) stands in for fio")
 def test_version_of_something_that_is_not_fio(tmp_path):
-    impostor = make_exe(tmp_path / "fio", "#!/bin/sh\necho hello\n")
+    impostor = fio_stand_in(tmp_path / "fio", "hello")
     with pytest.raises(FioNotFound, match="does not look like fio"):
         fio_version(impostor)
     with pytest.raises(FioNotFound, match="cannot run"):

@@ -1,10 +1,11 @@
 """First-run facts and text, per OS, with fake fio installs (nothing depends on this machine's fio)."""
 
+import json
 from pathlib import Path
 
 from app.first_run import WINGET, check_fio, first_run_text
 from tests.platform_marks import posix_only
-from tests.unit.test_fio_binary import make_exe
+from tests.unit.test_fio_binary import fio_stand_in
 
 
 def no_which(_name: str) -> None:
@@ -91,11 +92,10 @@ def test_linux_fio_on_path_is_not_advised_to_upgrade():
     assert "fio --server" in text and "8765" in text and "raw disks need root" in text
 
 
-@posix_only("a shell script (#!/bin/sh) stands in for fio")
 def test_custom_path_from_the_settings_file(tmp_path):
-    fake = make_exe(tmp_path / "bin" / "fio", "#!/bin/sh\necho fio-3.41\n")
+    fake = fio_stand_in(tmp_path / "bin" / "fio", "fio-3.41")
     settings = tmp_path / "settings.json"
-    settings.write_text(f'{{"fio_path": "{fake}"}}')
+    settings.write_text(json.dumps({"fio_path": str(fake)}))
     st = check_fio("Linux", environ={}, which=lambda n: "/usr/bin/fio", settings_file=settings)
     assert (st.found, st.path, st.version, st.source, st.setting) == (
         True,
@@ -107,9 +107,8 @@ def test_custom_path_from_the_settings_file(tmp_path):
     assert "found from your settings" in first_run_text(st)
 
 
-@posix_only("a shell script (#!/bin/sh) stands in for fio")
 def test_env_var_wins_and_is_named(tmp_path):
-    fake = make_exe(tmp_path / "fio", "#!/bin/sh\necho fio-3.40\n")
+    fake = fio_stand_in(tmp_path / "fio", "fio-3.40")
     st = check_fio(
         "Linux", setting=None, environ={"FIOMETER_FIO": str(fake)}, which=no_which, settings_file="s"
     )
@@ -129,12 +128,11 @@ def test_broken_setting_is_reported_not_skipped(tmp_path):
     assert "Details: the fio path setting" in first_run_text(st)
 
 
-@posix_only("a shell script (#!/bin/sh) stands in for fio")
 def test_default_reads_the_real_settings_file_location(tmp_path):
     # tests/conftest.py redirects the settings folder; check_fio() must honour that
     from app import user_settings
 
-    fake = make_exe(tmp_path / "fio", "#!/bin/sh\necho fio-3.38\n")
+    fake = fio_stand_in(tmp_path / "fio", "fio-3.38")
     user_settings.set_fio_path(fake)
     st = check_fio("Linux", environ={})
     assert st.settings_file == str(user_settings.settings_path())

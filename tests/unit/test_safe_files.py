@@ -231,3 +231,36 @@ def test_the_log_is_never_appended_through_a_link_planted_after_the_check(tmp_pa
     handler.emit(logging.LogRecord("fiometer", logging.INFO, __file__, 1, "hello", None, None))
     handler.close()
     assert "hello" in log_file.read_text()
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("NUL", "sink"),
+        ("C:\\results\\NUL", "sink"),
+        ("CON", "sink"),
+        ("\\\\.\\NUL", "sink"),
+        ("\\\\.\\pipe\\fiometer-report", "sink"),
+        ("nul.txt", "device"),
+        ("D:\\out\\com1.csv", "device"),
+        ("LPT9.html", "device"),
+        ("aux ", "device"),
+        ("\\\\.\\PhysicalDrive0", "device"),
+        ("//./physicaldrive1", "device"),
+        ("\\\\.\\C:", "device"),
+        ("\\\\?\\GLOBALROOT\\Device\\Harddisk0\\Partition1", "device"),
+        ("C:\\results\\report.pdf", "file"),
+        ("C:\\results\\console.txt", "file"),
+        ("\\\\?\\C:\\a\\very\\long\\path\\report.csv", "file"),
+        ("\\\\?\\UNC\\server\\share\\report.csv", "file"),
+        ("\\\\?\\Volume{0b1d}\\runs\\r.xlsx", "file"),
+    ],
+)
+def test_windows_names_are_read_as_the_win32_api_reads_them(name: str, kind: str) -> None:
+    """The Windows rule is a rule on names (the API opens NUL, COM1.csv, \\\\.\\X as devices before any
+    file system looks), so it is checked here on every OS; tests/windows writes through it for real."""
+    said = safe_files._windows_device(name)
+    got = "sink" if said == "sink" else "device" if said else "file"
+    assert got == kind, said
+    if kind == "device":
+        assert "Windows device" in said

@@ -8,8 +8,7 @@ import pytest
 from app import user_settings as us
 from app.engine.run.managers import ManagerError, local_endpoint
 from app.user_settings import UserSettings, config_dir_for, settings_path_for
-from tests.platform_marks import posix_only
-from tests.unit.test_fio_binary import make_exe
+from tests.unit.test_fio_binary import fio_stand_in, make_exe
 
 
 def test_linux_uses_xdg_config_home():
@@ -89,22 +88,20 @@ def test_damaged_file_gives_defaults_and_says_why(tmp_path, text, words):
     assert words in loaded.problem and str(path) in loaded.problem
 
 
-@posix_only("a shell script (#!/bin/sh) stands in for fio")
 def test_saved_fio_path_is_used_by_local_managers(tmp_path, monkeypatch):
     monkeypatch.delenv("FIOMETER_FIO", raising=False)
-    fake = make_exe(tmp_path / "custom" / "fio", "#!/bin/sh\necho fio-3.99\n")
+    fake = fio_stand_in(tmp_path / "custom" / "fio", "fio-3.99")
     us.set_fio_path(fake)
     ep = local_endpoint("local")
     assert ep.fio_version == "3.99"
     # an explicit path (e.g. `fiometer run --fio`) still wins over the setting
-    other = make_exe(tmp_path / "other" / "fio", "#!/bin/sh\necho fio-3.41\n")
+    other = fio_stand_in(tmp_path / "other" / "fio", "fio-3.41")
     assert local_endpoint("local", str(other)).fio_version == "3.41"
 
 
-@posix_only("a shell script (#!/bin/sh) stands in for fio")
 def test_a_saved_path_that_is_not_fio_is_a_manager_error(tmp_path, monkeypatch):
     monkeypatch.delenv("FIOMETER_FIO", raising=False)
-    us.set_fio_path(make_exe(tmp_path / "fio", "#!/bin/sh\necho hello\n"))
+    us.set_fio_path(fio_stand_in(tmp_path / "fio", "hello"))
     with pytest.raises(ManagerError, match="does not look like fio"):
         local_endpoint("local")
     us.set_fio_path(tmp_path / "missing")

@@ -15,7 +15,7 @@ from app.engine.run.runner import RunListener, Runner, RunOptions
 from app.engine.transports.fio_binary import fio_version
 from app.engine.transports.fio_stop import TRIGGER_FILE_CRASHES
 from app.engine.transports.local_fio import LocalFio
-from app.engine.transports.transport import Snapshot
+from app.engine.transports.transport import Message, Snapshot
 from app.model.plan import LOCAL, SpecLine, Target
 from tests.helpers import grid
 from tests.platform_marks import under_wine, wine_limit
@@ -27,7 +27,7 @@ def stoppable_fio(windows_fio: Path) -> Path:
     if version in TRIGGER_FILE_CRASHES:
         pytest.skip(
             f"fio.exe {version} crashes on its trigger file for jobs without verify (fio PR #2081): a window's "
-            "Stop then ends fio after the grace with its last report's numbers; "
+            "Stop without a console reaching fio ends it at once with its last report's numbers (tested above); "
             "build fio.exe from another release to see Stop keep its final numbers"
         )
     return windows_fio
@@ -81,6 +81,45 @@ def test_stop_mid_step_marks_the_step_stopped_with_fio_exes_numbers(
     assert len(manager_numbers) == 1 and manager_numbers[0].ios > 0
 
 
+def test_stop_is_a_stop_with_every_fio_exe_even_where_fio_cannot_be_asked(windows_fio: Path) -> None:
+    """Every release: Stop ends the step at once, stopped and not failed, with numbers. Where nothing can
+    ask fio to stop (3.41/3.42, whose trigger file crashes, with no console reaching fio: under Wine), fio
+    is ended at once and its last report (at most one status interval old) is the step's final numbers,
+    and the user is told; elsewhere fio ends itself with its final report."""
+    t0 = time.monotonic()
+    events = _stopped_after_two_reports(windows_fio)
+    assert time.monotonic() - t0 < 15, "Stop waited for the grace (20 s) instead of ending the step"
+    fin = events[-1]
+    assert fin.ok and fin.stopped, fin
+    final = [e for e in events if isinstance(e, Snapshot) and e.final]
+    assert len(final) == 1 and final[0].jobs[0]["read"]["total_ios"] > 0
+    assert final[0].jobs[0]["job_runtime"] < 60_000
+    said = [e.text for e in events if isinstance(e, Message)]
+    if fin.returncode != 0:  # ended by Fiometer: said so, in words
+        assert any("cannot be asked to stop" in t and "last report" in t for t in said), said
+
+
+def test_stop_all_in_a_run_marks_the_step_stopped_with_every_fio_exe(
+    windows_fio: Path, tmp_path: Path
+) -> None:
+    plan = grid(1, 1, 1, qd=4)
+    plan.specs[0].lines = [SpecLine(4096, 100, 70, 100, 0, 1, 4096, 0)]
+    manager = plan.managers[0]
+    manager.host = LOCAL
+    manager.workers[0].targets = [Target(str(tmp_path / "t.tst"))]
+    endpoints = {manager.name: local_endpoint(manager.name, str(windows_fio))}
+    runner = Runner(plan, endpoints, RunListener(), RunOptions(run_time=60, engine="null", file_size=1 << 20))
+    threading.Timer(4.0, runner.stop).start()
+    t0 = time.monotonic()
+    assert runner.run() == "stopped"
+    assert time.monotonic() - t0 < 25, "the step ran on after Stop"
+    (outcome,) = runner.outcomes
+    assert outcome.status == "stopped", outcome.finished
+    assert all(f.ok and f.stopped for f in outcome.finished.values()), outcome.finished
+    manager_numbers = [s.whole for s in outcome.results if s.level == "manager"]
+    assert len(manager_numbers) == 1 and manager_numbers[0].ios > 0
+
+
 @wine_limit("console control events between processes (GenerateConsoleCtrlEvent fails with error 6 or 12)")
 def test_stop_keeps_the_numbers_of_every_fio_exe_without_a_shared_console(windows_fio: Path) -> None:
     """Every release, 3.41/3.42 included (their trigger file crashes): where the trigger file is not used,
@@ -93,7 +132,7 @@ def test_stop_keeps_the_numbers_of_every_fio_exe_without_a_shared_console(window
 
 def test_breaking_through_fios_console_says_when_it_cannot(windows_fio: Path) -> None:
     """The attaching way returns False, never raises, where it cannot be used (this process has a console,
-    or fio has none of its own, as under Wine): the caller then keeps the signal and the grace."""
+    or fio has none of its own, as under Wine): the caller then ends fio at once with its last numbers."""
     from app.engine.transports.windows_console import break_by_attaching
 
     lf = LocalFio("m", str(windows_fio), stop_grace=5.0)

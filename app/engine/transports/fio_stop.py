@@ -20,7 +20,8 @@ directly where Fiometer shares its console with fio (the CLI in a terminal), els
 (``windows_console``: attach, CTRL_BREAK to fio's group, detach). Wine cannot show that last way: there
 ``GenerateConsoleCtrlEvent`` fails (error 6 after attaching to a fio started with a console of its own,
 error 12 on the console Wine gives a process started from a Linux shell, measured on this machine's Wine),
-so under Wine fio 3.41/3.42 are ended after the grace with their last report's numbers.
+so where no way reaches fio (fio 3.41/3.42 under Wine) waiting out the grace would only let the step run on:
+fio is ended at once and the step is stopped with its last report's numbers (``local_fio``), and said so.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ from app.engine.transports.fio_stop import (
     trigger_file_arg,
 )
 from app.engine.transports.transport import Event, Finished, Message, Snapshot, TransportError
-from app.engine.transports.windows_console import break_by_attaching
+from app.engine.transports.windows_console import send_break
 
 log = logging.getLogger(__name__)
 STOPPED_RC = 128  # fio's exit code after SIGINT/SIGTERM (backend.c exit_value = 128)
@@ -146,11 +146,18 @@ def finish_event(
     first_error: str | None = None,
     got_documents: bool = True,
     stop_overdue_after: float | None = None,
+    stop_unreachable: bool = False,
 ) -> Finished:
-    """The one Finished for a run, with the reason in plain words when it is not ok."""
+    """The one Finished for a run, with the reason in plain words when it is not ok. ``stop_unreachable``:
+    Stop could not reach fio and it was ended at once (Windows), a stop with its last report's numbers."""
 
     def fail(reason: str) -> Finished:
         return Finished(manager, ok=False, reason=reason, returncode=returncode)
+
+    if stop_unreachable:
+        if not got_documents:
+            return fail("Stop came before fio's first report, and fio could only be ended: no numbers")
+        return Finished(manager, ok=True, returncode=returncode, stopped=True)
 
     if stop_overdue_after is not None:
         return Finished(
@@ -223,6 +230,8 @@ class LocalFio:
         self._stop_grace = stop_grace
         self._stop_deadline: float | None = None
         self._stop_overdue: float | None = None
+        self._stop_unreachable = False  # Windows: no route to ask fio to stop; ended at once (_send_stop)
+        self._version: str | None = None  # fio's version, asked on Windows only (how to stop it)
         self._os = platform.system()
         self._proc: subprocess.Popen[bytes] | None = None
         self._q: queue.Queue[tuple[Any, ...]] = queue.Queue()
@@ -313,7 +322,8 @@ class LocalFio:
             ) from e
         self._jobfile = Path(jobfile)
         args = [str(fio), "--output-format=json+", f"--status-interval={interval_arg}", jobfile]
-        if stops_by_trigger_file(self._os, _version_of(fio) if self._os == "Windows" else None):
+        self._version = _version_of(fio) if self._os == "Windows" else None
+        if stops_by_trigger_file(self._os, self._version):
             self._trigger = self._jobfile.with_suffix(".stop")
             args.insert(-1, trigger_file_arg(self._trigger))
         self._hold = min(0.25, status_interval / 4)
@@ -399,6 +409,7 @@ class LocalFio:
                     first_error=self._first_error,
                     got_documents=final_doc is not None,
                     stop_overdue_after=self._stop_overdue,
+                    stop_unreachable=self._stop_unreachable,
                 )
                 return
 
@@ -430,13 +441,24 @@ class LocalFio:
                     "manager %s: cannot create fio's trigger file %s: %s", self.name, self._trigger, e
                 )
             return
-        # Windows without a console of our own: CTRL_BREAK through fio's console (windows_console)
-        if self._os == "Windows" and break_by_attaching(proc.pid):
+        if self._os != "Windows":
+            with contextlib.suppress(OSError):  # fio already gone
+                proc.send_signal(stop_signal(self._os))
             return
-        # fio already gone, or (Windows Python without a console, e.g. under Wine) SystemError wrapping the
-        # OSError: fio is then ended after the grace, its last report's numbers kept
-        with contextlib.suppress(OSError, SystemError):
-            proc.send_signal(stop_signal(self._os))
+        if send_break(proc.pid):  # CTRL_BREAK through a console fio shares (windows_console)
+            return
+        # No way to ask this fio to stop (fio 3.41/3.42 crash on their trigger file; no console reaches it, as
+        # under Wine): waiting out the grace would only let the step run on. fio is ended now and the step is
+        # stopped with the numbers of its last report, at most one status interval old.
+        self._stop_unreachable = True
+        self._message(
+            f"fio {self._version or ''}".rstrip()
+            + " cannot be asked to stop from here (no console reaches it, and fio "
+            "3.41/3.42 crash on their stop file): it was ended at once; the step keeps the numbers of fio's "
+            "last report. fio 3.40 or 3.43+ (or Fiometer's command line in a terminal) stop with fio's final report.",
+            "warning",
+        )
+        self._kill_tree()
 
     def abort(self) -> None:
         if self._proc is None or self._exited.is_set() or self._proc.poll() is not None:

@@ -34,3 +34,17 @@ def break_by_attaching(pid: int) -> bool:
         finally:
             kernel32.FreeConsole()
             kernel32.SetConsoleCtrlHandler(None, False)
+
+
+def send_break(pid: int) -> bool:
+    """CTRL_BREAK to fio's process group ``pid`` by whichever console reaches it: this process's own, where
+    fio shares it (the CLI in a terminal), else fio's (``break_by_attaching``). False where neither can
+    (Wine, a fio 3.41/3.42 started without a console). Never ``os.kill``: CPython 3.11 then terminates fio."""
+    if sys.platform != "win32":
+        return False
+    import ctypes
+
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    if kernel32.GetConsoleWindow():
+        return bool(kernel32.GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, pid))
+    return break_by_attaching(pid)
