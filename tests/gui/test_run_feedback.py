@@ -112,6 +112,7 @@ def test_a_load_search_shows_each_load_against_the_limit_then_its_answer_here_an
     assert view.views.tabText(view.views.currentIndex()) == SEARCH_TAB
     assert result.sentence() in view.search_answer.text()
     assert view.search_answer.text().count("<tr>") == 1 + len(loads)  # a row per load measured
+    assert "Queue depth" in view.search_answer.text() and "≤ 50 ms" in view.search_answer.text()
     qtbot.wait(100)
     window.grab().save(str(tmp_path / "history-search-answer.png"))
 

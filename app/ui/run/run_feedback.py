@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 SEARCH_STYLE = "#loadSearchBox { border-left: 4px solid #3d7fc4; background: rgba(61, 127, 196, 36); }"
 SEARCH_TAB = "Load search answer"  # History's run view: the answer and the loads measured, as a table
-CURVE_COLUMNS = ("Load", "IOPS", "MB/s", "p99 ms", "Within the limit", "Step")
+CURVE_COLUMNS = ("Load", "IOPS", "MB/s", "p99 ms", "Within the limit", "Step")  # the load: its dimension
 
 
 def load_text(step: Any) -> str:
@@ -70,9 +70,13 @@ def curve_html(results: list[SpecCurveResult]) -> str:
 
     out = []
     for r in results:
-        head = "".join(f"<th align='left'>&nbsp;{escape(h)}&nbsp;</th>" for h in CURVE_COLUMNS)
-        head = head.replace("Within the limit", f"\u2264 {r.p99_max_ms:g} ms")
-        head = head.replace("Load", escape(r.dimension.capitalize()))
+        names = (
+            r.dimension.capitalize(),
+            *CURVE_COLUMNS[1:4],
+            f"\u2264 {r.p99_max_ms:g} ms",
+            CURVE_COLUMNS[5],
+        )
+        head = "".join(f"<th align='left'>&nbsp;{escape(h)}&nbsp;</th>" for h in names)
         rows = "".join(
             "<tr>" + "".join(f"<td align='right'>&nbsp;{escape(c)}&nbsp;</td>" for c in row) + "</tr>"
             for row in table_rows(r)
