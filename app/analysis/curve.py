@@ -47,7 +47,7 @@ class SpecCurveResult:
     def confirmation(self) -> CurvePoint | None:
         return next((p for p in self.points if p.confirm), None)
 
-    def _load_words(self, load: int) -> str:
+    def load_words(self, load: int) -> str:
         return f"QD {load}" if self.dimension == "queue depth" else f"{load} worker{'s' if load != 1 else ''}"
 
     def sentence(self) -> str:
@@ -56,7 +56,7 @@ class SpecCurveResult:
         if a is None:
             lowest = min(self.points, key=lambda p: p.load, default=None)
             got = (
-                f" (p99 {lowest.p99_ms:.3g} ms at {self._load_words(lowest.load)})"
+                f" (p99 {lowest.p99_ms:.3g} ms at {self.load_words(lowest.load)})"
                 if lowest and lowest.p99_ms is not None
                 else ""
             )
@@ -74,9 +74,9 @@ class SpecCurveResult:
             )
         )
         nxt = self.bracket[1]
-        above = f", {self._load_words(nxt)} broke it" if nxt is not None else ", the highest load tried"
+        above = f", {self.load_words(nxt)} broke it" if nxt is not None else ", the highest load tried"
         return (
-            f"{self.label}: {lead} at {self._load_words(a.load)} with p99 {a.p99_ms:.3g} ms ≤ {limit}"
+            f"{self.label}: {lead} at {self.load_words(a.load)} with p99 {a.p99_ms:.3g} ms ≤ {limit}"
             f"{above} ({self.steps_measured} steps measured{confirm})"
         )
 

@@ -8,6 +8,7 @@ from typing import TextIO
 
 from app.cli.common import escape_controls
 from app.engine.jobs.sequence import Step
+from app.engine.run.curve_runner import LOAD_SEARCH
 from app.engine.run.runner import ManagerEndpoint, RunListener, StepOutcome
 from app.engine.transports.transport import Message
 from app.model.metrics import Metrics
@@ -155,7 +156,9 @@ class ProgressPrinter(RunListener):
         return self.fio_seconds if self.fio_seconds is not None else time.monotonic() - self.step_start
 
     def message(self, step: Step | None, message: Message) -> None:
-        if message.level in ("warning", "error"):
+        if message.kind == LOAD_SEARCH:  # each load a load search measured, against its p99 limit
+            self._print(f"  load search: {message.text}")
+        elif message.level in ("warning", "error"):
             who = f"manager {message.manager}: " if message.manager else ""
             self._print(f"  {message.level}: {who}{message.text}")
 

@@ -99,7 +99,12 @@ def cmd_gui(args: argparse.Namespace) -> int:
         if not args.screenshot:
             raise CliError(NO_DISPLAY)
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # screenshots are grabbed, never shown
+    splash = None
     try:
+        if not args.screenshot:  # on screen at once, before the window's modules are read (seconds)
+            from app.ui.splash import starting, taken
+
+            splash = taken() or starting()
         from app.ui.launch import run_gui
     except ImportError as e:
         raise CliError(
@@ -121,6 +126,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
         mapping=mapping,
         open_run=args.open_run,
         db=getattr(args, "db", None),
+        splash=splash,
     )
 
 

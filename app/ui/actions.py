@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from PySide6.QtGui import QAction, QIcon, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QToolBar
 
+from app.ui.run_icons import DRAWN
+
 SP = QStyle.StandardPixmap
 SK = QKeySequence.StandardKey
 
@@ -225,7 +227,9 @@ def make_action(window: QMainWindow, spec: ActionSpec, slot: Callable[[], object
     a = QAction(spec.text, window)
     if spec.shortcut is not None:
         a.setShortcut(QKeySequence(spec.shortcut))
-    if spec.icon is not None:
+    if spec.key in DRAWN:  # in colour: seen on a dark toolbar too
+        a.setIcon(DRAWN[spec.key]())
+    elif spec.icon is not None:
         a.setIcon(window.style().standardIcon(spec.icon))
     a.setToolTip(spec.tip or spec.text.replace("&", "").replace("…", ""))
     a.setStatusTip(spec.tip)

@@ -9,14 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings
-from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QSplashScreen
 
-from app.paths import icons_dir
 from app.store import resolve_db_path
 from app.ui import crash, theme
 from app.ui import settings as prefs
 from app.ui.main_window import MainWindow
+from app.ui.splash import application, say
+
+__all__ = ["application", "run_gui", "smoke_window"]
 
 
 class HeadlessWindow(MainWindow):
@@ -39,23 +40,6 @@ class HeadlessWindow(MainWindow):
         self.files.ask_unsaved = False
 
 
-def application() -> QApplication:
-    app = QApplication.instance()
-    if not isinstance(app, QApplication):
-        app = QApplication(sys.argv[:1])
-    app.setApplicationName(prefs.APPLICATION)
-    app.setOrganizationName(prefs.ORGANIZATION)
-    app.setApplicationDisplayName("Fiometer")
-    icons = icons_dir()
-    icon = QIcon()
-    for size in (16, 32, 48, 64, 128, 256):
-        if (icons / f"fiometer-{size}.png").is_file():
-            icon.addFile(str(icons / f"fiometer-{size}.png"))
-    if not icon.isNull():
-        app.setWindowIcon(icon)
-    return app
-
-
 def smoke_window(plan: str, db_path: Path) -> MainWindow:
     """The hook `fiometer --smoke` uses: the main window, shown, with ``plan`` open and ``db_path``
     as its results database, asking no questions (settings are already redirected by the caller)."""
@@ -76,8 +60,10 @@ def run_gui(
     mapping: dict[str, str] | None = None,
     open_run: int | None = None,
     db: str | None = None,
+    splash: QSplashScreen | None = None,
 ) -> int:
     """Open the main window with ``plan``; with ``screenshot_dir`` write one PNG per tab and return.
+    ``splash``: shown since start-up began (app.ui.splash); it closes once the window is on screen.
 
     ``mapping`` places the plan's targets (Iometer names such as ``C:``) at files or devices.
     ``open_run`` opens that stored run of the results database ``db`` (None: the user's); with
@@ -98,8 +84,12 @@ def run_gui(
         theme.apply_theme(app, theme.LIGHT)
     else:
         settings = prefs.app_settings()
+        say(splash, "Opening the window\u2026")
         win = MainWindow(settings, db_path=db)
         theme.apply_theme(app, win.theme_mode)
+        if plan:  # the window first: a problem with the plan is said in a box the splash must not cover
+            show_window(win, splash)
+            splash = None
     win.results_tab.apply_palette()
     if plan and not win.files.open_path(plan, ask_discard=False) and screenshot_dir is not None:
         win.close()
@@ -113,7 +103,9 @@ def run_gui(
             print(f"fiometer: {missing}", file=sys.stderr)
             win.close()
             return 2
-        return _open_run(app, win, open_run, screenshot_dir, tmp if screenshot_dir is not None else None)
+        return _open_run(
+            app, win, open_run, screenshot_dir, tmp if screenshot_dir is not None else None, splash
+        )
     if screenshot_dir is not None:
         from app.ui.screenshots import NotWritten, capture
 
@@ -131,8 +123,15 @@ def run_gui(
         win.close()
         tmp.cleanup()
         return 0
-    win.show()
+    show_window(win, splash)
     return app.exec()
+
+
+def show_window(win: MainWindow, splash: QSplashScreen | None) -> None:
+    """The window on screen; the splash closes once it is (QSplashScreen.finish waits for it)."""
+    win.show()
+    if splash is not None:
+        splash.finish(win)
 
 
 def _no_such_run(db: Path, run_id: int) -> str:
@@ -154,11 +153,12 @@ def _open_run(
     run_id: int,
     screenshot_dir: str | None,
     tmp: tempfile.TemporaryDirectory | None,
+    splash: QSplashScreen | None = None,
 ) -> int:
     """Show the stored run's view; for a screenshot, wait until it is drawn, write DIR/run-ID.png, exit."""
     view = win.history.open_run(run_id)
     if screenshot_dir is None:
-        win.show()
+        show_window(win, splash)
         return app.exec()
     from app.ui.screenshots import SIZE, NotWritten, out_dir_of, save_png, settle
 

@@ -52,11 +52,25 @@ def chart_figures(pw: pg.PlotWidget) -> dict:
     plot = pw.mapFromScene(vb.mapRectToScene(vb.boundingRect())).boundingRect()
     axis = item.getAxis("bottom")
     ax = pw.mapFromScene(axis.mapRectToScene(axis.boundingRect())).boundingRect()
+    title = axis.label
+    shown_title = title.isVisible() and bool(axis.labelText)
+    t = pw.mapFromScene(title.mapRectToScene(title.boundingRect())).boundingRect()
+    head = item.titleLabel
+    h = pw.mapFromScene(head.mapRectToScene(head.boundingRect())).boundingRect()
     return {
         "chart": item.getAxis("left").label.toPlainText().strip() or item.titleLabel.text,
         "plot_px": plot.height(),
         "plot_shown_px": plot.intersected(vis).height() if vis.isValid() else 0,
         "x_axis_in_view": vis.isValid() and ax.top() >= vis.top() and ax.bottom() <= vis.bottom() + 1,
+        # the time axis' title whole inside its chart (not cut off at either side)
+        "x_title_whole": not shown_title or (t.left() >= -1 and t.right() <= pw.width() + 1),
+        "x_title": axis.labelText,
+        # the chart's own title (a sweep's) and its plot inside the chart: a title wider than the chart widened
+        # the plot past the chart's right edge
+        "title_whole": not head.isVisible()
+        or not head.text
+        or (h.left() >= -1 and h.right() <= pw.width() + 1),
+        "plot_inside": plot.right() <= pw.width() + 1,
     }
 
 
@@ -198,6 +212,7 @@ def measure_all(window, wait: Wait, wait_until: WaitUntil, size: tuple[int, int]
     window.show_tab(rt)
     rt.scope.setCurrentIndex(0)  # All Managers
     rt.validity.set_lines(NOTES)
+    rt.now.running("Step 1 of 4: 4K random 70% read — QD 16, 1 worker, 1 target")  # as while a run goes
     rt.redraw(force=True)
     shown(rt, "results")
     out["table"] = table_figures(rt.table)

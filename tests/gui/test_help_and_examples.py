@@ -82,3 +82,47 @@ def test_help_opens_the_log_folder_or_says_it_is_not_there_yet(
     with contextlib.redirect_stdout(out):
         cmd_logs()
     assert f"Log folder: {folder}\n" in out.getvalue()
+
+
+def test_save_as_of_a_bundled_example_starts_in_the_users_documents(
+    window: MainWindow, qtbot, tmp_path, monkeypatch
+) -> None:
+    """Issue 38.7: Save As (and Export as .icf) of a bundled example do not offer Fiometer's install folder."""
+    from pathlib import Path
+
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.model import planfile
+    from app.model.examples import EXAMPLES
+    from app.paths import resources_dir
+    from app.ui.window.files import user_documents
+
+    asked: list[str] = []
+
+    def save_dialog(_parent, _title, start, _filter):
+        asked.append(start)
+        return "", ""  # cancelled
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_dialog)
+    window.files.open_bundled_icf()
+    window.files.save_as()
+    window.files.export_icf()
+    docs = user_documents()
+    assert [Path(a) for a in asked] == [
+        docs / "vmware-unofficial-storage-performance.fiometer.json",
+        docs / "vmware-unofficial-storage-performance.icf",
+    ]
+    assert not any(Path(a).resolve().is_relative_to(resources_dir().resolve()) for a in asked)
+
+    asked.clear()
+    window.files.open_example(EXAMPLES[0].key)  # a bundled plan, opened from no file
+    window.files.save_as()
+    assert Path(asked[0]).parent == docs and asked[0].endswith(".fiometer.json")
+
+    asked.clear()  # a plan of the user's own: beside it, as before
+    mine = tmp_path / "mine.fiometer.json"
+    planfile.save(window.doc.plan, mine)
+    window.files.open_path(mine)
+    window.files.save_as()
+    window.files.export_icf()
+    assert [Path(a) for a in asked] == [mine, tmp_path / "mine.icf"]

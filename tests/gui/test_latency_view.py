@@ -171,3 +171,54 @@ def test_quick_changes_show_the_last_choice(window: MainWindow, qtbot, fio_db: P
     )
     assert lat.shown.request.step_id == view.data.run.steps[1].id
     assert lat.notice.text().startswith("All Managers, this step")
+
+
+def test_why_there_is_no_heat_map_names_the_right_cause() -> None:
+    """A manager's level of a run that kept no interval histograms is not told to choose a manager."""
+    from app.ui.history.latency_view import Request, heat_missing_text
+
+    manager = Request((("manager", "M1", "M1"),), "Manager M1", None)
+    worker = Request((("worker", "M1", "w1"),), "M1 / Worker 1", None)
+    assert "kept no response times interval by interval for Manager M1" in heat_missing_text(
+        manager, False, "every step"
+    )
+    assert "choose one of those in Show" not in heat_missing_text(manager, False, "every step")
+    assert "kept for All Managers and each manager, not for M1 / Worker 1" in heat_missing_text(
+        worker, False, "every step"
+    )
+    assert (
+        heat_missing_text(manager, True, "this step")
+        == "No I/O completed in any interval of Manager M1 in this step."
+    )
+
+
+def test_the_colour_bars_name_is_whole_and_in_the_texts_colour(
+    window: MainWindow, qtbot, fio_db: Path
+) -> None:
+    """Issue 38: at 150 % of 1920x1080 (1280x657 logical) the colour bar's name was cut off and pyqtgraph's
+    faint grey. Measured: the name's length against the bar's height, in both themes."""
+    from PySide6.QtGui import QPalette
+
+    from app.ui import theme
+    from app.ui.history.latency_view import COLORBAR_LABEL
+
+    window.resize(1280, 657)
+    window.messages_dock.show()
+    view = open_view(window, qtbot, fio_db)
+    lat = show_tab(view, qtbot)
+    titles = [view.scope.itemText(i) for i in range(view.scope.count())]
+    with qtbot.waitSignal(lat.loaded, timeout=15000):
+        view.scope.setCurrentIndex(titles.index("Manager M1"))
+    assert lat.heat_stack.currentWidget() is lat.heat_widget
+    qtbot.wait(100)
+    name = lat.colorbar.getAxis("left")
+    for mode in (theme.DARK, theme.LIGHT):
+        window.set_theme(mode)
+        qtbot.wait(50)
+        assert name.label.toPlainText().strip() == COLORBAR_LABEL
+        assert name.label.boundingRect().width() <= name.geometry().height(), (
+            name.label.boundingRect().width(),
+            name.geometry().height(),
+        )
+        text = window.palette().color(QPalette.ColorRole.Text)
+        assert name.labelStyle["color"] == text.name() and text.name() in name.label.toHtml(), mode

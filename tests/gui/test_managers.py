@@ -6,6 +6,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from app.model.plan import LOCAL, Manager, Worker
@@ -44,6 +45,26 @@ def test_dialog_checks_the_host_and_name(qtbot) -> None:
     assert not ok.isEnabled() and "already exists" in dlg.error.text()
     dlg.host.setText("127.0.0.1:8765")
     assert dlg.exposure.isHidden()  # a loopback (SSH tunnel) address is fine
+
+
+def test_tab_goes_from_host_to_name_to_probe_so_a_typed_name_is_kept(qtbot) -> None:
+    """Issue 38.7: typed as a user does (keys only), the name after Tab goes into the name field."""
+    dlg = AddManagerDialog(set())
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    dlg.activateWindow()
+    dlg.host.setFocus()
+    qtbot.waitUntil(dlg.host.hasFocus)
+    qtbot.keyClicks(dlg.host, "db01:8765")
+    qtbot.keyClick(dlg.focusWidget(), Qt.Key.Key_Tab)
+    assert dlg.focusWidget() is dlg.name
+    qtbot.keyClicks(dlg.focusWidget(), "Primary")
+    qtbot.keyClick(dlg.focusWidget(), Qt.Key.Key_Tab)
+    assert dlg.focusWidget() is dlg.probe_button
+    assert dlg.manager_name() == "Primary" and dlg.address() == "db01:8765"
+    qtbot.keyClick(dlg.focusWidget(), Qt.Key.Key_Tab)  # then the dialog's buttons
+    assert dlg.buttons.isAncestorOf(dlg.focusWidget())
 
 
 def test_unreachable_manager_shows_the_reason(qtbot) -> None:

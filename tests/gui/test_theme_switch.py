@@ -105,3 +105,46 @@ def test_theme_items_are_radio_items(window: MainWindow) -> None:
     actions = list(window.theme_actions.values())
     group = actions[0].actionGroup()
     assert group is not None and group.isExclusive() and all(a.actionGroup() is group for a in actions)
+
+
+def luminance(c: QColor) -> float:
+    """WCAG's relative luminance."""
+
+    def lin(v: float) -> float:
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF())
+
+
+def icon_contrast(icon, background: QColor) -> float:
+    """The contrast ratio of an icon's drawn pixels (their mean colour) against the toolbar's background."""
+    img = icon.pixmap(24, 24).toImage()
+    px = [img.pixelColor(x, y) for x in range(img.width()) for y in range(img.height())]
+    drawn = [c for c in px if c.alpha() > 200]
+    assert len(drawn) > 40, "the icon draws next to nothing"
+    mean = QColor(
+        round(sum(c.red() for c in drawn) / len(drawn)),
+        round(sum(c.green() for c in drawn) / len(drawn)),
+        round(sum(c.blue() for c in drawn) / len(drawn)),
+    )
+    a, b = sorted((luminance(mean), luminance(background)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+@pytest.mark.parametrize("mode", [theme.LIGHT, theme.DARK])
+def test_start_and_stop_read_on_the_toolbar_in_either_theme(
+    window: MainWindow, qtbot, mode, tmp_path
+) -> None:
+    """Issue 38.7: the style's black media icons vanished on the dark toolbar; Start and Stop keep a contrast
+    of 3:1 at least (WCAG's for graphics) against it, light and dark."""
+    app = QApplication.instance()
+    try:
+        theme.apply_theme(app, mode)
+        qtbot.wait(50)
+        bg = window.toolbar.palette().color(QPalette.ColorRole.Window)
+        for key in ("start", "stop"):
+            ratio = icon_contrast(window.action_map[key].icon(), bg)
+            assert ratio >= 3.0, f"{mode} {key}: contrast {ratio:.2f}"
+        window.toolbar.grab().save(str(tmp_path / f"toolbar-{mode}.png"))
+    finally:
+        theme.apply_theme(app, theme.LIGHT)

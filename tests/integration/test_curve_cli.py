@@ -76,6 +76,12 @@ def test_curve_is_stored_shown_and_reported(tmp_path):
     (curve,) = shown["curve"]
     assert curve["answer_load"] == 32 and curve["steps_measured"] <= 8
     loads = [p["load"] for p in curve["points"]]
+    # each load measured, as it was, with its p99 against the limit (issue 38.5)
+    tried = [
+        ln for ln in done.stdout.splitlines() if ln.startswith("  load search: 8k random 70 % read: QD ")
+    ]
+    assert [int(ln.split("QD ")[1].split()[0].rstrip(",")) for ln in tried] == loads, done.stdout
+    assert all("ms ≤ 50 ms, within the limit" in ln for ln in tried), tried
     assert loads[-1] == 32 and sum(p["confirm"] for p in curve["points"]) == 1
     assert len(shown["steps"]) == len(curve["points"])  # every measured step is a stored step
     text = cli("show", 1, "--db", db).stdout

@@ -15,7 +15,7 @@ from typing import Any
 
 from app.engine.jobs.jobfile import JobFile
 from app.engine.jobs.sequence import RUNNABLE_KINDS, Step, _Series
-from app.engine.run.curve_search import SEARCH_BUDGET, GridSweep, KneeSearch, load_grid
+from app.engine.run.curve_search import SEARCH_BUDGET, GridSweep, KneeSearch, Probe, load_grid
 from app.engine.run.runner import (
     ManagerEndpoint,
     RunListener,
@@ -26,9 +26,11 @@ from app.engine.run.runner import (
     summarize,
 )
 from app.engine.sampling.telemetry import ALL_KEY
+from app.engine.transports.transport import Message
 from app.model.plan import IDLE, Plan, Precondition
 
 QUEUE_DEPTH, WORKERS = "queue depth", "workers"
+LOAD_SEARCH = "load_search"  # Message.kind of the line said after each load the search measured
 WORKER_CYCLING = ("CYCLE_WORKERS", "CYCLE_WORKERS_AND_TARGETS")
 DEFAULT_MAX_QD = 256
 
@@ -63,6 +65,30 @@ def candidate_steps(plan: Plan, grids: dict[int, list[int]], dimension: str) -> 
                 workers = series.workers(series.all_targets(), load)
             out[(access_index, load)] = Step(len(out), access_index, workers)
     return out
+
+
+def load_words(dimension: str, load: int) -> str:
+    """'QD 16', or '4 workers' (per manager) when the search is over workers."""
+    return f"QD {load}" if dimension == QUEUE_DEPTH else f"{load} worker{'s' if load != 1 else ''}"
+
+
+def probe_line(label: str, dimension: str, limit_ms: float, probe: Probe, next_load: int | None) -> str:
+    """What one measured load gave against the limit, and what the search does next, in words:
+    '4K read: QD 16, p99 3.21 ms ≤ 5 ms, within the limit (12,345 IOPS, 48.2 MB/s); next: QD 64'."""
+    load = load_words(dimension, probe.load) + (" again, to confirm the answer" if probe.confirm else "")
+    limit = f"{limit_ms:g} ms"
+    if probe.p99_ms is None:
+        verdict = f"no p99 (no I/O completed), over the limit of {limit}"
+    elif probe.p99_ms <= limit_ms:
+        verdict = f"p99 {probe.p99_ms:.3g} ms ≤ {limit}, within the limit"
+    else:
+        verdict = f"p99 {probe.p99_ms:.3g} ms > {limit}, over the limit"
+    then = (
+        f"next: {load_words(dimension, next_load)}"
+        if next_load is not None
+        else "the search of this specification is done"
+    )
+    return f"{label}: {load}, {verdict} ({probe.iops:,.0f} IOPS, {probe.mbps:,.1f} MB/s); {then}"
 
 
 def _label(plan: Plan, access_index: int) -> str:
@@ -208,7 +234,11 @@ class CurveRunner(Runner):
                 )
                 if total is None:
                     return "failed"
-                curve.search.record(load, total.percentile_ms(99), total.iops, total.mbps)
+                probe = curve.search.record(load, total.percentile_ms(99), total.iops, total.mbps)
+                line = probe_line(
+                    curve.label, self.dimension, self.p99_max_ms, probe, curve.search.next_load()
+                )
+                self.listener.message(step, Message("", line, "info", kind=LOAD_SEARCH))
         return status
 
 

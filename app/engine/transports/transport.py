@@ -47,7 +47,8 @@ LIVENESS_KINDS = (LATE, ARRIVING_AGAIN, SENT_NOTHING, ANSWERING_AGAIN, UNREACHAB
 @dataclass
 class Message:
     """Text from fio or about the transport, to show to the user. ``kind``: what sort of note it is where
-    code acts on that (one of ``LIVENESS_KINDS``), None for any other message."""
+    code acts on that (one of ``LIVENESS_KINDS``, or a load search's line, run.curve_runner.LOAD_SEARCH), None
+    for any other message."""
 
     manager: str
     text: str

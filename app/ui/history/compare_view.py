@@ -157,7 +157,7 @@ class CompareView(QWidget):
         self.charts_box = QWidget()
         self.charts_layout = QVBoxLayout(self.charts_box)
         self.over_time = StoredCharts(
-            "seconds into each compared step (steps one after another)", remember="compare"
+            "seconds into each step (the compared steps one after another)", remember="compare"
         )
         self.over_time_note = ElidedLabel(tip_is_text=True)  # one line, whole in its tooltip
         self.over_time_note.setEnabled(False)

@@ -37,6 +37,7 @@ from app.ui.widgets import scrolling
 
 BAR_COLOR = PALETTE[0]
 MARKER_COLORS = {50.0: "#59a14f", 99.0: "#f28e2b", 99.9: "#e15759"}
+COLORBAR_LABEL = "% of the interval's I/Os"  # the colour bar's name (its scale: the ticks, and the tooltip)
 SHARE_FLOOR = 0.01  # % of an interval's I/Os: the heat map's colour scale is logarithmic from here to 100 %
 P99_COLOR = "#ff5252"
 
@@ -91,6 +92,22 @@ def compute(store: Store, data: StoredRun, req: Request) -> Loaded:
     return Loaded(req, hist, heat, kept > 0)
 
 
+def heat_missing_text(req: Request, kept: bool, where: str) -> str:
+    """Why there is no heat map: a worker's level (only All Managers and the managers keep interval
+    histograms), a run that kept none for a level that would have them, or no I/O in any interval."""
+    if kept:
+        return f"No I/O completed in any interval of {req.label} in {where}."
+    if all(k[0] in ("all", "manager") for k in req.keys):
+        return (
+            f"This run kept no response times interval by interval for {req.label} (imported, or "
+            "stored without fio's interval histograms); the distribution over the step is on the left."
+        )
+    return (
+        f"Response times interval by interval are kept for All Managers and each manager, not for "
+        f"{req.label}: choose one of those in Show."
+    )
+
+
 class LatencyView(QWidget):
     loaded = Signal()  # a request's charts are drawn (tests wait for it)
 
@@ -124,7 +141,10 @@ class LatencyView(QWidget):
             colorMap=pg.colormap.get("viridis"),
             interactive=False,
             width=12,
-            label="% of the interval's I/Os (logarithmic)",
+        )
+        self.colorbar.getAxis("left").setToolTip(
+            "Each cell's colour: the share of the interval's I/Os whose response time falls in its band "
+            "(logarithmic scale, from 0.01 % to 100 %)"
         )
         self.colorbar.axis.setTicks([[(float(e), f"{10.0**e:g} %") for e in range(-2, 3)]])
         self.colorbar.setImageItem(self.image, insert_in=self.heat_plot)
@@ -211,12 +231,7 @@ class LatencyView(QWidget):
             "imported from Iometer, or a step that ended before any I/O completed)."
         )
         self.hist_stack.setCurrentIndex(0 if r.histogram is not None else 1)
-        self.heat_missing.setText(
-            f"Response times interval by interval are kept for All Managers and each manager, not for "
-            f"{req.label}: choose one of those in Show."
-            if not r.kept
-            else f"No I/O completed in any interval of {req.label} in {where}."
-        )
+        self.heat_missing.setText(heat_missing_text(req, r.kept, where))
         self.heat_stack.setCurrentIndex(0 if r.heat is not None else 1)
         self._draw_histogram(r.histogram, where)
         self._draw_heat(r.heat, one)
@@ -310,6 +325,9 @@ class LatencyView(QWidget):
                 ax.setTextPen(self._fg)
         self.colorbar.axis.setPen(self._fg)
         self.colorbar.axis.setTextPen(self._fg)
+        # the bar's name, in the text's colour (pyqtgraph's grey was faint), short enough for the bar's height
+        # on a laptop at 150 % (the whole sentence was cut off there)
+        self.colorbar.getAxis("left").setLabel(COLORBAR_LABEL, color=self._fg.name())
         self.hist_legend.setLabelTextColor(self._fg)
         back = QColor(self._base)
         back.setAlpha(220)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QRadioButton,
+    QScrollArea,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -152,6 +153,7 @@ class RunView(QWidget):
         self.messages.setMaximumHeight(120)
         self.messages.hide()
         self.validity = ValidityBox()
+        self.search_answer: QLabel | None = None  # a load search's answer (its tab), once read
 
         top = QWidget()
         tlay = QVBoxLayout(top)
@@ -303,7 +305,31 @@ class RunView(QWidget):
         self.charts.setVisible(data.has_samples)
         if self.sweep.set_run(r) and self.views.indexOf(self.sweep) < 0:
             self.views.insertTab(self.views.indexOf(self.results_page), self.sweep, "Sweep")
+        self._show_search_answer(r)
         self._show_scope()
+
+    def _show_search_answer(self, run: Run) -> None:
+        """A load search's run opens at its answer: each specification's highest load within the limit and
+        the loads its search measured (the Results Display's result panel, kept)."""
+        from app.analysis.curve import curve_of
+        from app.ui.run.run_feedback import SEARCH_TAB, curve_html
+
+        results = curve_of(run)
+        if not results or self.search_answer is not None:
+            return
+        label = QLabel(curve_html(results))
+        label.setTextFormat(Qt.TextFormat.RichText)
+        label.setWordWrap(True)
+        label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        label.setContentsMargins(8, 8, 8, 8)
+        page = QScrollArea()
+        page.setWidgetResizable(True)
+        page.setWidget(label)
+        self.search_answer = label
+        at = self.views.insertTab(self.views.indexOf(self.results_page), page, SEARCH_TAB)
+        self.views.setTabToolTip(at, "What the load search found: the highest load within its p99 limit")
+        self.views.setCurrentIndex(at)
 
     def _tab_shown(self) -> None:
         """Show and Step choose what the charts over time and the response time distribution show; Each

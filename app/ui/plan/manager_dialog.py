@@ -97,6 +97,11 @@ class AddManagerDialog(QDialog):
         self.host.textChanged.connect(self._check)
         self.name.textChanged.connect(self._check)
         self.local.toggled.connect(self._check)
+        # Host, then its name, then Probe (beside the host): a name typed after Tab lands in the name field
+        QWidget.setTabOrder(self.local, self.host)
+        QWidget.setTabOrder(self.host, self.name)
+        QWidget.setTabOrder(self.name, self.probe_button)
+        QWidget.setTabOrder(self.probe_button, self.buttons)
         self.setMinimumWidth(520)
         self._check()
 

@@ -30,6 +30,7 @@ from app.ui.plan.plan_document import Change, PlanDocument
 from app.ui.plan.topology import Selection
 from app.ui.run.charts import ChartGrid, ChartScroller
 from app.ui.run.disk_table import DiskTable
+from app.ui.run.run_feedback import LoadSearchBox, NowLine
 from app.ui.validity_box import ValidityBox
 from app.ui.widgets import compact_rows
 
@@ -184,10 +185,14 @@ class ResultsTab(QWidget):
         right = QWidget()
         rlay = QVBoxLayout(right)
         rlay.setContentsMargins(0, 0, 0, 0)
+        self.now = NowLine()  # the step running: its access specification and load
+        rlay.addWidget(self.now)
         rlay.addLayout(controls)  # beside the charts, not above them: the charts get the tab's whole height
         rlay.addLayout(options)
         self.validity = ValidityBox()  # filled when a run ends
         rlay.addWidget(self.validity)
+        self.load_search = LoadSearchBox()  # a load search's loads against its limit, then its answer
+        rlay.addWidget(self.load_search)
         rlay.addWidget(self.table, 3)
         self.disk_label = QLabel("Disks (iostat's figures):")
         self.disk_label.setToolTip(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QStandardPaths, QTimer
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMenu, QMessageBox, QWidget
 
@@ -66,6 +67,30 @@ def droppable_paths(mime: Any) -> list[Path]:
         for u in mime.urls()
         if u.isLocalFile() and Path(u.toLocalFile()).suffix.lower() in PLAN_SUFFIXES
     ]
+
+
+def user_documents() -> Path:
+    """The user's documents folder (the home folder where there is none)."""
+    docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    return Path(docs) if docs and Path(docs).is_dir() else Path.home()
+
+
+def writable_folder(folder: Path) -> bool:
+    """A folder the user may save into: not Fiometer's own (its bundled examples), and writable."""
+    from app.paths import resources_dir
+
+    if folder.resolve().is_relative_to(resources_dir().resolve()):
+        return False
+    return folder.is_dir() and os.access(folder, os.W_OK)
+
+
+def plan_file_name(name: str, suffix: str) -> str:
+    """'vmware.icf' -> 'vmware.fiometer.json' (or '.icf'): the file's name without its plan suffixes."""
+    for end in (".fiometer.json", ".json", ".icf", ".conf"):
+        if name.lower().endswith(end):
+            name = name[: -len(end)]
+            break
+    return (name or "plan") + suffix
 
 
 class PlanFiles:
@@ -228,13 +253,22 @@ class PlanFiles:
         return self._save_to(self.doc.path)
 
     def save_as(self) -> bool:
-        base = self.doc.path or (
-            self.doc.opened_from.with_suffix(".fiometer.json")
-            if self.doc.opened_from
-            else Path.home() / f"{self.doc.plan.name}.fiometer.json"
+        path, _ = QFileDialog.getSaveFileName(
+            self.parent, "Save plan", str(self.save_as_default()), SAVE_FILTER
         )
-        path, _ = QFileDialog.getSaveFileName(self.parent, "Save plan", str(base), SAVE_FILTER)
         return self._save_to(Path(path)) if path else False
+
+    def save_as_default(self, suffix: str = ".fiometer.json") -> Path:
+        """Where Save As (and Export, with ``suffix`` .icf) start: beside the plan's own file or the file it was
+        opened from, but in the user's documents where that is Fiometer's install folder (a bundled example)
+        or a folder the user cannot write."""
+        source = self.doc.path or self.doc.opened_from
+        if self.doc.path is not None and suffix == ".fiometer.json" and writable_folder(self.doc.path.parent):
+            return self.doc.path
+        name = plan_file_name(source.name if source else self.doc.plan.name, suffix)
+        if source is not None and writable_folder(source.parent):
+            return source.parent / name
+        return user_documents() / name
 
     def _save_to(self, path: Path) -> bool:
         try:
@@ -248,7 +282,7 @@ class PlanFiles:
         return True
 
     def export_icf(self) -> None:
-        base = (self.doc.path or self.doc.opened_from or Path.home() / self.doc.plan.name).with_suffix(".icf")
+        base = self.save_as_default(".icf")
         path, _ = QFileDialog.getSaveFileName(
             self.parent, "Export as Iometer configuration", str(base), "Iometer configuration (*.icf)"
         )

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from app.engine.devices import disks
+from app.engine.run.curve_runner import LOAD_SEARCH
 from app.live.data import LiveResults
 from app.model.plan import LOCAL, Plan
 from app.model.units import format_bytes
@@ -21,6 +22,7 @@ from app.ui.plan.topology import TopologyTree
 from app.ui.run.results_file_prompt import CANCELLED, ask_results_file, describe
 from app.ui.run.results_tab import ResultsTab
 from app.ui.run.run_controller import RUNNING, QtRunListener, RunController
+from app.ui.run.run_feedback import step_text
 from app.ui.user_desk import UserDesk
 from app.ui.window.status import RunStatus
 
@@ -98,6 +100,7 @@ class RunControl:
         )
         self.run_endpoints: dict[str, ManagerEndpoint] | None = None  # None: from the plan's hosts
         self.last_results_file: Path | None = None  # Iometer's results file, offered again next time
+        self.search_limit: float | None = None  # the p99 limit (ms) of the load search running, if one is
         c = controller
         c.refused.connect(lambda text: self.desk.show_problem("Cannot start the test", text))
         c.finished.connect(self._on_run_finished)
@@ -152,13 +155,19 @@ class RunControl:
 
         # a partial of the class (not a closure): it crosses to a run in a process of its own
         make = functools.partial(CurveRunner, p99_max_ms=p99_max_ms, metric=metric, max_load=max_load or None)
-        return self.start_run(make)
+        self.search_limit = p99_max_ms
+        started = self.start_run(make)
+        if not started:
+            self.search_limit = None
+        return started
 
     def start_run(self, make: MakeRunner | None = None) -> bool:
         """``make``: builds another kind of runner (start_curve's)."""
         make = make if callable(make) else None  # an action's triggered(bool) may pass its checked state
         if self.controller.running:
             return False
+        if make is None:
+            self.search_limit = None  # an ordinary run (start_curve sets the limit of a load search's)
         plan = self.doc.plan
         errors = plan_errors(plan)
         if errors:
@@ -197,6 +206,11 @@ class RunControl:
         self.failures = []
         self.live.clear()
         self.results_tab.validity.hide()  # the last run's notes are not this one's
+        self.results_tab.now.clear()
+        if self.search_limit is not None:
+            self.results_tab.load_search.begin(self.search_limit)
+        else:
+            self.results_tab.load_search.hide()
         self.results_tab.charts.clear_marks()
         self.results_tab.redraw(force=True)
         listener.stepStarted.connect(self._on_step_started)
@@ -207,12 +221,19 @@ class RunControl:
 
     def _on_step_started(self, index: int, offset: float, step: Any) -> None:
         self.live.start_step(offset, f"{index + 1}: {step.spec_label}")
+        total = self.controller.progress.steps
+        self.results_tab.now.running(step_text(index, total, step, self.search_limit is not None))
+        self.update_status()  # the status bar's step with it, whichever order the run's signals come in
 
     def _on_samples(self, _index: int, offset: float, samples: Sequence[LiveSample]) -> None:
         self.live.defer(offset, samples)  # fed when the window redraws (its tick), every batch at once
 
     def _on_run_message(self, _step: Any, message: Message) -> None:
         who = message.manager
+        if message.kind == LOAD_SEARCH:
+            self.results_tab.load_search.tried(message.text)
+            self.desk.add_message(f"Load search: {message.text}", message.level)
+            return
         self.desk.add_message(f"{who}: {message.text}" if who else message.text, message.level)
         if message.level == "error":
             self.messages_dock.show()
@@ -255,6 +276,7 @@ class RunControl:
 
     def _on_run_finished(self, status: str) -> None:
         self.results_tab.redraw(force=True)
+        self.results_tab.now.ended(status)
         self.results_tab.charts.fit_x_to_data()  # the whole run, edge to edge (no room ahead any more)
         summary = self.controller.last_summary
         self.desk.add_message(f"Run {status}" + (f": {summary.text()}" if summary else ""))
@@ -268,26 +290,31 @@ class RunControl:
         rec = self.controller.run_end
         if rec is not None and rec.run_id is not None:
             self.results_tab.validity.set_notes(rec.notes)  # whether the figures measure the storage
-            self._say_curve(rec.run_id)
+            self._say_curve(rec.run_id, status)
             self.desk.add_message(
                 f"Stored as run {rec.run_id} in {self.controller.stored_in}: open it in History "
                 "(View > History)"
             )
+        elif self.search_limit is not None:  # not stored: no answer to give
+            self.results_tab.load_search.finished([], status)
         self.desk.statusBar().showMessage(f"Run {status}", 10000)
 
-    def _say_curve(self, run_id: int) -> None:
-        """A load search's answer, per access spec, in the messages (its table is in History and reports)."""
-        from app.analysis.curve import curve_lines
+    def _say_curve(self, run_id: int, status: str) -> None:
+        """A load search's answer, per access spec: the result panel in the Results Display and the messages
+        (History's run view and reports show it too)."""
+        from app.analysis.curve import curve_of
         from app.store import get_run, open_store
         from app.store.errors import StoreError
 
         try:
             with open_store(self.controller.db_path) as store:
-                said = curve_lines(get_run(store, run_id))
+                results = curve_of(get_run(store, run_id))
         except StoreError:
-            return
-        for line in said:
-            self.desk.add_message(f"Curve: {line}")
+            results = []
+        if self.search_limit is not None:
+            self.results_tab.load_search.finished(results, status)
+        for r in results:
+            self.desk.add_message(f"Curve: {r.sentence()}")
 
     def update_status(self) -> None:
         self.status.show_progress(self.controller)
