@@ -174,10 +174,15 @@ class PtsDecision:
         if self.reached:
             return (
                 f"Steady state reached at round {self.at_round} (window rounds {self.first_round}-{self.at_round}): "
-                f"average {self.fit.average:,.4g}, range {self.range_pct:.1f} % (<= {self.range_limit_pct:g} %), "
+                f"average {figure(self.fit.average)}, range {self.range_pct:.1f} % (<= {self.range_limit_pct:g} %), "
                 f"fit excursion {self.fit_excursion_pct:.1f} % (<= {self.slope_limit_pct:g} %)"
             )
         return f"Steady state not reached: {self.why}"
+
+
+def figure(v: float) -> str:
+    """A tracking figure in words: whole numbers from 100 (12,345), else three significant digits (0.283)."""
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
 
 
 def pts_steady_state(
