@@ -28,6 +28,7 @@ from app.report.charts import Drawing, Line, Rect, Text, draw
 from app.report.document import Report
 from app.report.html import sections
 from app.report.pdf_markup import ACCENT, MUTED, body_markup, keep_together
+from app.report.pts_markup import pts_page_header
 
 DPI = 300
 MARGIN_MM = (20.0, 18.0, 20.0, 18.0)  # left, top, right, bottom
@@ -224,8 +225,17 @@ class _Pages:
             + (f" \u2014 {m.client}" if m.client else "")
             + (f" \u2014 {m.company}" if m.company else "")
         )
+        pts = pts_page_header(self.report)  # a PTS run's page header: test, times, revision, device, tester
+        if pts:
+            head = pts
+        top = self.pt(13) + (self.pt(9) * (len(head) // 150))  # a long header wraps onto a second line
         self.text(
-            p, QRectF(0, -self.pt(13), w, self.pt(10)), head, font(7), MUTED, Qt.AlignmentFlag.AlignLeft
+            p,
+            QRectF(0, -top, w, top - self.pt(3)),
+            head,
+            font(7),
+            MUTED,
+            Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap,
         )
         p.setPen(QPen(QColor("#c9cfd6"), self.pt(0.5)))
         p.drawLine(QPointF(0, -self.pt(2)), QPointF(w, -self.pt(2)))
