@@ -32,6 +32,7 @@ from app.report.pts_markup import pts_page_header
 
 DPI = 300
 MARGIN_MM = (20.0, 18.0, 20.0, 18.0)  # left, top, right, bottom
+HEAD_CHARS = 105  # characters of the 7 pt page header a line of the text width holds, at the least
 FAMILY = "DejaVu Sans"
 FALLBACKS = ("Segoe UI", "Arial", "Helvetica")  # where DejaVu is not installed (Windows)
 _app: QGuiApplication | None = None
@@ -226,9 +227,9 @@ class _Pages:
             + (f" \u2014 {m.company}" if m.company else "")
         )
         pts = pts_page_header(self.report)  # a PTS run's page header: test, times, revision, device, tester
-        if pts:
-            head = pts
-        top = self.pt(13) + (self.pt(9) * (len(head) // 150))  # a long header wraps onto a second line
+        lines = max(1, -(-len(pts) // HEAD_CHARS))  # it wraps onto as many lines as it needs
+        head = pts or head
+        top = self.pt(4 + 9 * lines)
         self.text(
             p,
             QRectF(0, -top, w, top - self.pt(3)),

@@ -15,16 +15,13 @@ ANCHOR, TITLE = "pts", "SNIA PTS"
 
 def header_line(section: PtsSection) -> str:
     """The PTS page header in one line: test, PTS revision and variant, device, firmware, times, who tested."""
-    facts = dict(section.header)
-    return " \u2014 ".join(
-        x
-        for x in (
-            f"{facts.get('Test', '')}; {facts.get('PTS', '')}",
-            f"{facts.get('Device', '')}, firmware {facts.get('Firmware', '')}, {facts.get('Capacity', '')}",
-            f"{facts.get('Start', '')} to {facts.get('End', '')}",
-            f"tested by {facts.get('Tested by', '')}",
-        )
-        if x
+    f = dict(section.header)
+    start, end = f.get("Start", ""), f.get("End", "")
+    if start[:10] == end[:10]:  # the same day: its date once
+        end = end[11:]
+    return (
+        f"{f.get('Test', '')}; {f.get('PTS', '')}; {f.get('Device', '')}, firmware {f.get('Firmware', '')}, "
+        f"{f.get('Capacity', '')}; {start} to {end}; tested by {f.get('Tested by', '')}"
     )
 
 
