@@ -76,6 +76,8 @@ class PtsRun:
         """The whole-step figures of stimulus number ``stimulus`` in each of ``rounds`` that ran it."""
         out = []
         for r in rounds:
+            if r.get("run") not in (None, self.run.id):
+                continue  # a resumed run's inherited round: its steps are the earlier run's
             steps = r.get("steps") or []
             if stimulus < len(steps) and (m := self.whole.get(int(steps[stimulus]))) is not None:
                 out.append(m)

@@ -11,8 +11,64 @@ from app.cli.common import EXIT_STORE, CliError, _store, number_option
 from app.model.pts import STIMULUS_SETS, TESTS, VARIANTS
 
 
-def _setup(args: argparse.Namespace):
+def _resume(args: argparse.Namespace, facts):
+    """The stopped run ``--resume RUN`` continues (its settings are this run's), or None."""
+    if args.resume is None:
+        return None
+    from app.engine.run.pts_runner import Resume
+    from app.model.steady_state import pts_steady_state
+    from app.store.queries import get_run
+    from app.store.run_extras import PTS, extra
+
+    store = _store(args, reading=True)
+    try:
+        record = extra(get_run(store, args.resume), PTS)
+    finally:
+        store.close()
+    if not isinstance(record, dict):
+        raise CliError(f"--resume {args.resume}: run {args.resume} is not a `fiometer pts` run")
+    before = record.get("device") or {}
+    if (before.get("path"), before.get("capacity"), before.get("serial")) != (
+        facts.path,
+        facts.capacity,
+        facts.serial,
+    ):
+        raise CliError(
+            f"--resume {args.resume}: run {args.resume} tested {before.get('path')} "
+            f"({before.get('capacity')} bytes, serial {before.get('serial') or 'not told'}), not this device "
+            f"{facts.path} ({facts.capacity} bytes, serial {facts.serial or 'not told'}); a PTS run resumes on its own device"
+        )
+    resume = Resume(int(args.resume), record)
+    settings = record.get("settings") or {}
+    rounds_max = int(settings.get("rounds_max") or 25)
+    values = [r.tracking or 0.0 for r in resume.rounds()]
+    if not (
+        record.get("fill_step") is not None or record.get("resumed_from") or record.get("test") == "wsat"
+    ):
+        raise CliError(
+            f"--resume {args.resume}: run {args.resume} did not finish its preconditioning, so there is nothing "
+            "to resume from; start a new run"
+        )
+    decided = pts_steady_state(values, max_rounds=rounds_max)
+    if decided.reached or len(values) >= rounds_max:
+        raise CliError(
+            f"--resume {args.resume}: run {args.resume} is decided ({decided.sentence()}); nothing to resume"
+        )
+    return resume
+
+
+def _setup(args: argparse.Namespace, resume=None):
     from app.model.pts import PtsSetup
+
+    if resume is not None:  # the stopped run's settings
+        rec, settings = resume.record, resume.record.get("settings") or {}
+        args.test, args.variant = rec.get("test"), rec.get("variant")
+        args.rounds_max, args.round_time = settings.get("rounds_max"), settings.get("round_time_s")
+        args.stimulus = settings.get("stimulus_set", "full")
+        args.precondition_scale, args.purge = settings.get("precondition_scale", 1.0), "none"
+        args.tested_by = args.tested_by or rec.get("tested_by")
+    elif args.test is None:
+        raise CliError("give --test iops|throughput|latency|wsat (or --resume RUN)")
 
     try:
         who = args.tested_by or getpass.getuser()
@@ -48,7 +104,7 @@ def _device(target: str):
     return facts
 
 
-def _make_runner(args: argparse.Namespace, setup, facts):
+def _make_runner(args: argparse.Namespace, setup, facts, resume=None):
     from app.engine.guards.arming_hint import copied_name
     from app.engine.guards.purge import PurgeRefused
     from app.engine.guards.safety import record_beside
@@ -80,7 +136,14 @@ def _make_runner(args: argparse.Namespace, setup, facts):
 
     try:
         return PtsRunner(
-            plan, endpoints, None, options, setup=setup, device=facts.as_dict(), on_round=on_round
+            plan,
+            endpoints,
+            None,
+            options,
+            setup=setup,
+            device=facts.as_dict(),
+            on_round=on_round,
+            resume=resume,
         )
     except (RunRefused, PurgeRefused) as e:
         for ep in endpoints.values():
@@ -98,9 +161,10 @@ def cmd_pts(args: argparse.Namespace) -> int:
     from app.store.errors import StoreError
     from app.store.run_extras import PTS, save_extra
 
-    setup = _setup(args)
     facts = _device(args.target)
-    runner = _make_runner(args, setup, facts)
+    resume = _resume(args, facts)
+    setup = _setup(args, resume)
+    runner = _make_runner(args, setup, facts, resume)
     store = _store(args)
     recorder = StoreRecorder(store, {}, tags=["pts", f"pts-{setup.test}", *setup.tags])
     runner.listener = Fanout(ProgressPrinter(), recorder)
@@ -148,7 +212,7 @@ def register(sub) -> None:
         "purge, precondition, rounds until steady state (window of 5 rounds, range <= 20 %%, fit <= 10 %%)",
     )
     sp.add_argument("target", metavar="TARGET", help="the raw block device to test (its data is destroyed)")
-    sp.add_argument("--test", choices=TESTS, required=True, help="which PTS test")
+    sp.add_argument("--test", choices=TESTS, help="which PTS test")
     sp.add_argument(
         "--variant",
         choices=VARIANTS,
@@ -196,6 +260,13 @@ def register(sub) -> None:
         action="append",
         metavar="TARGET",
         help="also allow benchmark writes to a device in use (never arms a purge)",
+    )
+    sp.add_argument(
+        "--resume",
+        type=number_option(int, 1, 1 << 62, "run id"),
+        metavar="RUN",
+        help="continue a stopped PTS run after its preconditioning (no purge, no preconditioning): its settings "
+        "and rounds carry on in a new run",
     )
     sp.add_argument("--tested-by", metavar="NAME", help="who tested (default: your login name)")
     sp.add_argument("--tag", action="append", help="tag the stored run (e.g. firmware-1.2)")

@@ -122,7 +122,15 @@ def _device(p: PtsRun) -> list[tuple[str, str]]:
     return out
 
 
+def _resumed(p: PtsRun) -> dict[str, object] | None:
+    r = p.record.get("resumed_from")
+    return r if isinstance(r, dict) else None
+
+
 def _purge_words(p: PtsRun) -> str:
+    if (r := _resumed(p)) is not None:
+        before = PtsRun(p.run, {"purge": r.get("purge")}, p.decision, {}, {})
+        return f"in run {r.get('run')}, which this run resumes: {_purge_words(before)}"
     pu = p.record.get("purge")
     if not isinstance(pu, dict):
         return "not run (the run ended before it)"
@@ -140,6 +148,14 @@ def _purge_words(p: PtsRun) -> str:
 def _precondition_words(p: PtsRun) -> str:
     s = p.settings
     step = p.record.get("fill_step")
+    if (r := _resumed(p)) is not None:
+        fill = r.get("fill_step")
+        where = f"in run {r.get('run')}"
+        return (
+            f"{where} (step {fill + 1}), which this run resumes"
+            if isinstance(fill, int)
+            else f"none {where}, which this run resumes"
+        )
     if step is None:
         return "none (the PTS WSAT test starts from the purged device)" if p.test == "wsat" else "did not run"
     m = p.whole.get(int(step))
@@ -236,7 +252,7 @@ def rounds_table(p: PtsRun) -> Table:
                     num((r.get("written") or 0) / 1e9, 3),
                     num(total / 1e9, 3),
                     Cell("yes" if n in window else ""),
-                    Cell(", ".join(str(int(i) + 1) for i in r.get("steps") or [])),
+                    Cell(_steps_words(p, r)),
                 ]
             )
         )
@@ -253,6 +269,12 @@ def rounds_table(p: PtsRun) -> Table:
         ],
         rows,
     )
+
+
+def _steps_words(p: PtsRun, r: dict[str, object]) -> str:
+    steps = r.get("steps")
+    words = ", ".join(str(int(i) + 1) for i in steps) if isinstance(steps, list) else ""
+    return words if r.get("run") in (None, p.run.id) else f"run {r.get('run')}: {words}"
 
 
 def _avg(ms: list[Metrics], key: str) -> float | None:

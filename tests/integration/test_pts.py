@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -238,3 +239,41 @@ def test_a_failed_purge_ends_the_run_before_anything_is_written(tmp_path, loop_d
     )
     assert rec["purge"]["detail"] and rec["rounds"] == [] and rec["fill_step"] is None
     assert "Purge: blkdiscard --secure" in done.stdout and "failed" in done.stdout
+
+
+@NEEDS_THROTTLE
+def test_a_stopped_run_keeps_its_rounds_and_resumes_after_its_preconditioning(tmp_path, loop_dev):
+    db = tmp_path / "pts.db"
+    args = pts_args(
+        loop_dev, db, "--test", "iops", "--variant", "client", "--rounds-max", "8", "--round-time", "1",
+        "--purge", "blkdiscard", "--precondition-scale", "0.1",
+    )  # fmt: skip
+    lines = []
+    with write_throttled(loop_dev, 1500) as group:
+        script = f'echo $$ > {group / "cgroup.procs"} && exec "$@"'
+        with subprocess.Popen(["sh", "-c", script, "sh", *args], stdout=subprocess.PIPE, text=True) as proc:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                lines.append(line)
+                if line.startswith("PTS round 2/"):
+                    proc.send_signal(signal.SIGINT)  # Ctrl-C: stop after the current step
+            assert proc.wait(timeout=60) == 3, "".join(lines)
+        first = run_id_of("".join(lines))
+        rec = record_of(db, first)
+        assert [r["round"] for r in rec["rounds"] if r["tracking"]] == [1, 2] and not rec["decision"][
+            "reached"
+        ]
+        again = [*CLI, "pts", loop_dev, "--db", str(db), "--allow-write", loop_dev, "--resume", str(first)]
+        done = subprocess.run(["sh", "-c", script, "sh", *again], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PTS round 1/" not in done.stdout and "PTS round 3/8" in done.stdout, done.stdout
+    assert "Steady state reached at round 5 (window rounds 1-5)" in done.stdout, done.stdout
+    second = run_id_of(done.stdout)
+    rec2 = record_of(db, second)
+    assert rec2["resumed_from"]["run"] == first and rec2["purge"] is None and rec2["fill_step"] is None
+    assert [r["run"] for r in rec2["rounds"]] == [first, first, None, None, None]
+    assert rec2["settings"]["round_time_s"] == 1 and rec2["test"] == "iops" and rec2["variant"] == "client"
+    text = pdf_text(report(db, [second], tmp_path / "resumed")["pdf"])
+    assert f"in run {first}, which this run resumes" in text and "reached at round 5" in text
+    refused = subprocess.run([*again[:-1], str(second)], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "is decided (Steady state reached at round 5" in refused.stderr

@@ -46,6 +46,31 @@ class Round:
     steps: list[int]  # the run's step indexes, one per stimulus, in the order they ran
     tracking: float | None  # the tracking variable's figure (None: the tracking step did not finish)
     written: int  # bytes written in the round (every stimulus)
+    run: int | None = None  # the earlier run it ran in (a resumed run's inherited rounds), None: this one
+
+
+@dataclass(frozen=True)
+class Resume:
+    """A stopped PTS run continued: its purge and preconditioning stand, its rounds count, and the rounds go
+    on from the next one (``fiometer pts --resume RUN``)."""
+
+    run: int
+    record: dict[str, Any]
+
+    def rounds(self) -> list[Round]:
+        out = []
+        for r in self.record.get("rounds") or []:
+            if isinstance(r, dict) and r.get("tracking") is not None:
+                out.append(
+                    Round(
+                        int(r["round"]),
+                        list(r.get("steps") or []),
+                        float(r["tracking"]),
+                        int(r.get("written") or 0),
+                        int(r.get("run") or self.run),
+                    )
+                )
+        return out
 
 
 def tracking_value(variable: str, m: Metrics) -> float | None:
@@ -75,15 +100,17 @@ class PtsRunner(Runner):
         setup: PtsSetup,
         device: dict[str, Any] | None = None,
         on_round: Callable[[Round, PtsDecision], None] | None = None,
+        resume: Resume | None = None,
     ):
         plan = copy.deepcopy(plan)
         self.setup = setup
         self.device = device or {}
         self.on_round = on_round
         qd, threads = setup.load()
+        self.resume = resume
         fill = (
             [Step(0, 0, [ActiveWorker(0, FILL_WORKER, [0], PRECONDITION_FILL, FILL_QUEUE_DEPTH)], FILL)]
-            if setup.definition.precondition
+            if setup.definition.precondition and resume is None
             else []
         )
         stimuli = setup.stimuli()
@@ -99,11 +126,11 @@ class PtsRunner(Runner):
         self._fill = list(zip(self.steps[: len(fill)], self.jobfiles[: len(fill)], strict=True))
         self._round = list(zip(self.steps[len(fill) :], self.jobfiles[len(fill) :], strict=True))
         armed = self.options.allow_write
-        if setup.purge != NONE:
+        if setup.purge != NONE and resume is None:
             check_purge(setup.target, setup.purge, armed)  # PurgeRefused before anything runs
         self.purge_result: PurgeResult | None = None
         self.fill_step: int | None = None
-        self.rounds: list[Round] = []
+        self.rounds: list[Round] = resume.rounds() if resume is not None else []
         self.decision: PtsDecision | None = None
         self.started = self.ended = 0.0
 
@@ -146,6 +173,12 @@ class PtsRunner(Runner):
         return None
 
     def _run_steps(self) -> str:
+        if self.resume is not None:
+            self._say(
+                f"resuming PTS run {self.resume.run} after its preconditioning: its purge and preconditioning "
+                f"stand, its {len(self.rounds)} round(s) count, the rounds go on from round {len(self.rounds) + 1}"
+            )
+            return self._run_rounds()
         self.purge_result = purge(self.setup.target, self.setup.purge)
         self._say(self.purge_result.sentence(), "info" if self.purge_result.ok else "error")
         if not self.purge_result.ok:
@@ -163,7 +196,7 @@ class PtsRunner(Runner):
     def _run_rounds(self) -> str:
         track = self.setup.tracking_index()
         variable = self.setup.definition.variable
-        for number in range(1, self.setup.rounds_max + 1):
+        for number in range(len(self.rounds) + 1, self.setup.rounds_max + 1):
             current = Round(number, [], None, 0)
             self.rounds.append(current)
             for i, (step, files) in enumerate(self._round):
@@ -219,8 +252,21 @@ class PtsRunner(Runner):
             },
             "purge": self.purge_result.as_dict() if self.purge_result else None,
             "fill_step": self.fill_step,
+            "resumed_from": None
+            if self.resume is None
+            else {
+                "run": self.resume.run,
+                "purge": self.resume.record.get("purge"),
+                "fill_step": self.resume.record.get("fill_step"),
+            },
             "rounds": [
-                {"round": r.number, "steps": r.steps, "tracking": r.tracking, "written": r.written}
+                {
+                    "round": r.number,
+                    "steps": r.steps,
+                    "tracking": r.tracking,
+                    "written": r.written,
+                    "run": r.run,
+                }
                 for r in self.rounds
             ],
             "decision": None if d is None else decision_dict(d),
