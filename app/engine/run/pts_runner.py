@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app.engine.guards.purge import NONE, PurgeResult, check_purge, purge
+from app.engine.guards.purge import NONE, PurgeRefused, PurgeResult, check_purge, purge
 from app.engine.jobs.jobfile import JobFile
 from app.engine.jobs.sequence import FILL, FILL_QUEUE_DEPTH, ActiveWorker, Step
 from app.engine.run.curve_runner import _renumbered
@@ -26,6 +26,7 @@ from app.engine.run.runner import (
     RunListener,
     Runner,
     RunOptions,
+    RunRefused,
     RunSummary,
     StepOutcome,
     summarize,
@@ -122,12 +123,18 @@ class PtsRunner(Runner):
             )
             for i, s in enumerate(stimuli)
         ]
+        if options is not None:  # the round time is the PTS's: no override of step times or file sizes
+            options = replace(options, run_time=None, ramp_up=None, file_size=None)
         super().__init__(plan, endpoints, listener, options, steps=fill + round_steps)
         self._fill = list(zip(self.steps[: len(fill)], self.jobfiles[: len(fill)], strict=True))
         self._round = list(zip(self.steps[len(fill) :], self.jobfiles[len(fill) :], strict=True))
         armed = self.options.allow_write
         if setup.purge != NONE and resume is None:
-            check_purge(setup.target, setup.purge, armed)  # PurgeRefused before anything runs
+            try:
+                check_purge(setup.target, setup.purge, armed)  # refused before anything runs
+            except PurgeRefused as e:
+                self.close_endpoints()
+                raise RunRefused(str(e)) from e
         self.purge_result: PurgeResult | None = None
         self.fill_step: int | None = None
         self.rounds: list[Round] = resume.rounds() if resume is not None else []
