@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import threading
 
 from app.cli.common import EXIT_STORE, CliError, _store, number_option
 from app.model.pts import STIMULUS_SETS, TESTS, VARIANTS
@@ -171,13 +172,13 @@ def cmd_pts(args: argparse.Namespace) -> int:
     presses = 0
 
     def on_sigint(signum, frame) -> None:
+        """Ctrl-C: stop (again: abort). On a thread of its own: the handler runs on the runner's thread,
+        which may hold the runner's lock that stop() and abort() take (calling them here deadlocked)."""
         nonlocal presses
         presses += 1
         if presses == 1:
             print("\nStopping after this step's final numbers (Ctrl-C again to abort)...", flush=True)
-            runner.stop()
-        else:
-            runner.abort()
+        threading.Thread(target=runner.stop if presses == 1 else runner.abort, daemon=True).start()
 
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:

@@ -272,8 +272,16 @@ def rounds_table(p: PtsRun) -> Table:
 
 
 def _steps_words(p: PtsRun, r: dict[str, object]) -> str:
-    steps = r.get("steps")
-    words = ", ".join(str(int(i) + 1) for i in steps) if isinstance(steps, list) else ""
+    """The round's steps (1-based) as runs: "2-57", "3", "2, 4-5"."""
+    given = r.get("steps")
+    steps = sorted(int(i) + 1 for i in given) if isinstance(given, list) else []
+    spans: list[list[int]] = []
+    for n in steps:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    words = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
     return words if r.get("run") in (None, p.run.id) else f"run {r.get('run')}: {words}"
 
 
@@ -398,7 +406,7 @@ def convergence_chart(p: PtsRun, color: str) -> LineChart:
     idx = _index(p)
     track = str(p.settings.get("tracking", ""))
     mix = track.rsplit("R/W ", 1)[-1]
-    palette = ("#8a96a6", "#2a9d8f", "#9467bd", "#d14a4a", "#2f74c0", "#e07b28", "#17693a")
+    palette = ("#8a96a6", "#2a9d8f", "#9467bd", "#d14a4a", "#e07b28", "#17693a", "#b8860b", "#5b6673")
     others = [(k, i) for k, i in idx.items() if p.stimuli[i] != track and p.stimuli[i].endswith(mix)]
     for n, ((_, size), i) in enumerate(sorted(others, key=lambda x: -x[0][1])):
         pts = []
@@ -477,7 +485,8 @@ def _iops_plot(p: PtsRun) -> LineChart | None:
         "Block size (KiB)",
         "IOPS",
         series,
-        x_log=True,
+        x_log2=True,
+        x_ticks=[(size / 1024, f"{size / 1024:g}") for size in sorted(IOPS_SIZES)],
     )
 
 

@@ -13,6 +13,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from contextlib import closing
 from pathlib import Path
 
@@ -30,6 +31,7 @@ pytestmark = [
 ]
 MiB = 1 << 20
 CLI = [sys.executable, "-m", "app.cli"]
+LIMIT_S = 120  # seconds a run of these tests may take at most
 
 
 @pytest.fixture
@@ -141,11 +143,14 @@ def test_steady_state_not_reached_when_the_rate_drifts_between_rounds(tmp_path, 
         script = f'echo $$ > {group / "cgroup.procs"} && exec "$@"'
         with subprocess.Popen(["sh", "-c", script, "sh", *args], stdout=subprocess.PIPE, text=True) as proc:
             assert proc.stdout is not None
+            watchdog = threading.Timer(LIMIT_S, proc.kill)  # a hung run fails the test instead of CI
+            watchdog.start()
             for line in proc.stdout:
                 lines.append(line)
                 if line.startswith("PTS round "):  # a round ended: the next one runs at another rate
                     set_write_iops(group, loop_dev, next(rates))
-            assert proc.wait(timeout=120) == 0, "".join(lines)
+            watchdog.cancel()
+            assert proc.wait(timeout=LIMIT_S) == 0, "".join(lines)
     out = "".join(lines)
     assert "Steady state not reached: no window met the rule in 5 rounds (at most 5)" in out, out
     assert "Purge: none: not purged" in out
@@ -253,11 +258,14 @@ def test_a_stopped_run_keeps_its_rounds_and_resumes_after_its_preconditioning(tm
         script = f'echo $$ > {group / "cgroup.procs"} && exec "$@"'
         with subprocess.Popen(["sh", "-c", script, "sh", *args], stdout=subprocess.PIPE, text=True) as proc:
             assert proc.stdout is not None
+            watchdog = threading.Timer(LIMIT_S, proc.kill)  # a hung run fails the test instead of CI
+            watchdog.start()
             for line in proc.stdout:
                 lines.append(line)
                 if line.startswith("PTS round 2/"):
                     proc.send_signal(signal.SIGINT)  # Ctrl-C: stop after the current step
-            assert proc.wait(timeout=60) == 3, "".join(lines)
+            watchdog.cancel()
+            assert proc.wait(timeout=LIMIT_S) == 3, "".join(lines)
         first = run_id_of("".join(lines))
         rec = record_of(db, first)
         assert [r["round"] for r in rec["rounds"] if r["tracking"]] == [1, 2] and not rec["decision"][
