@@ -273,3 +273,43 @@ def register(sub) -> None:
     sp.add_argument("--tag", action="append", help="tag the stored run (e.g. firmware-1.2)")
     sp.add_argument("--fio", metavar="PATH", help="the fio binary to use (default: found on PATH)")
     sp.set_defaults(func=cmd_pts)
+
+
+def print_pts(run) -> None:
+    """`fiometer show`: a PTS run's test, purge and steady-state decision, and its rounds."""
+    from app.analysis.pts import pts_of
+    from app.cli.progress import format_table
+    from app.model.steady_state import figure
+
+    p = pts_of(run)
+    if p is None:
+        return
+    print(f"\nSNIA PTS: {p.title} test ({p.variant_letter}), {p.revision}")
+    purge = p.record.get("purge") or {}
+    print(
+        f"  Purge: {purge.get('outcome', 'not run')}"
+        + (f" ({purge['command']})" if purge.get("command") else "")
+    )
+    print(f"  {p.decision.sentence()}")
+    rows = [
+        [str(r.get("round")), "-" if r.get("tracking") is None else figure(float(r["tracking"]))]
+        for r in p.rounds
+    ]
+    if rows:
+        print(
+            "    "
+            + format_table(("Round", str(p.settings.get("variable_title", ""))), rows).replace("\n", "\n    ")
+        )
+
+
+def pts_json(run) -> dict | None:
+    """`fiometer show --json`: the decision worked out again from the stored rounds by the PTS rule."""
+    from app.analysis.pts import pts_of
+    from app.engine.run.pts_runner import decision_dict
+
+    p = pts_of(run)
+    return (
+        None
+        if p is None
+        else {"test": p.test, "variant": p.record.get("variant"), **decision_dict(p.decision)}
+    )

@@ -119,6 +119,14 @@ def test_steady_state_reached_under_a_constant_throttle_after_a_purge(tmp_path, 
     avg = sum(values) / 5  # the stored figures are the rule's, worked out by hand here
     assert d["average"] == pytest.approx(avg) and d["range"] == pytest.approx(max(values) - min(values))
     assert d["range_pct"] <= 20 and d["fit_excursion_pct"] <= 10
+    shown = subprocess.run(
+        [*CLI, "show", str(run_id), "--json", "--db", str(db)], capture_output=True, text=True
+    )
+    assert json.loads(shown.stdout)["pts"]["at_round"] == 5, shown.stdout + shown.stderr
+    text_shown = subprocess.run(
+        [*CLI, "show", str(run_id), "--db", str(db)], capture_output=True, text=True
+    ).stdout
+    assert "SNIA PTS: IOPS test (C)" in text_shown and "Steady state reached at round 5" in text_shown
     files = report(db, [run_id], tmp_path / "reached")
     text = pdf_text(files["pdf"])
     assert text.count("SNIA SSS PTS v2.0.2, variant C (client)") >= 4  # the header, on every body page
