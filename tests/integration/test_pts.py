@@ -200,23 +200,29 @@ def test_each_pts_test_runs_and_reports(tmp_path, loop_dev, test):
     assert title in text
 
 
-def test_two_pts_runs_compare_in_one_report(tmp_path, loop_dev):
-    db = tmp_path / "pts.db"
-    ids = []
-    for tag in ("firmware-a", "firmware-b"):
-        done = subprocess.run(
-            pts_args(loop_dev, db, "--test", "iops", "--rounds-max", "5", "--round-time", "1",
-                     "--precondition-scale", "0.05", "--tag", tag),
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stdout + done.stderr
-        ids.append(run_id_of(done.stdout))
-    files = report(db, ids, tmp_path / "both")
+def test_two_pts_runs_of_two_devices_compare_in_one_report(tmp_path, loop_dev):
+    other = attach(tmp_path / "other.img", 32 * MiB)
+    try:
+        db = tmp_path / "pts.db"
+        ids = []
+        for dev, tag in ((loop_dev, "drive-a"), (other, "drive-b")):
+            done = subprocess.run(
+                pts_args(dev, db, "--test", "iops", "--rounds-max", "5", "--round-time", "1",
+                         "--precondition-scale", "0.05", "--tag", tag),
+                capture_output=True, text=True, timeout=LIMIT_S,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stdout + done.stderr
+            ids.append(run_id_of(done.stdout))
+        files = report(db, ids, tmp_path / "both")
+    finally:
+        detach(other)
     text = pdf_text(files["pdf"])
-    assert "PTS comparison: steady-state figure of each run" in text
-    assert f"run {ids[0]}" in text and f"run {ids[1]}" in text and "Before / after" in text
+    assert "PTS comparison: steady-state figure of each run" in text and "Before / after" in text
+    assert f"run {ids[0]} (drive-a" in text and f"run {ids[1]} (drive-b" in text
+    assert f"({loop_dev}), firmware" in text and f"({other}), firmware" in text  # both devices' page headers
+    assert "64 MiB" in text and "32 MiB" in text
     html = files["html"].read_text()
-    assert html.count('id="pts-determination-') == 2
+    assert html.count('id="pts-determination-') == 2 and 'id="pts-compare"' in html
 
 
 def test_purge_refuses_a_device_in_use_and_one_not_armed(tmp_path, loop_dev):
