@@ -44,6 +44,17 @@ def test_test_setup_runs_a_pts_test_and_says_its_rounds(window, qtbot, tmp_path,
         rounds = [x for x in lines if "round " in x and "4 KiB random write IOPS" in x]
         assert len(rounds) == 5 and "Steady state" in rounds[-1], lines
         assert any(f"Purge: blkdiscard {dev} purged" in x for x in lines), lines
+        assert [r for r, _ in box.rounds] == [1, 2, 3, 4, 5] and all(v > 0 for _, v in box.rounds)
+        xs, ys = box.curve.getData()
+        assert list(xs) == [1, 2, 3, 4, 5] and list(ys) == [v for _, v in box.rounds]  # plotted as it went
+        assert not box.plot.isHidden() and box.verdict.text().startswith("round 5: 4 KiB random write IOPS")
+        window.tabs.setCurrentIndex(
+            next(i for i in range(window.tabs.count()) if window.tabs.tabText(i) == "Test Setup")
+        )
+        qtbot.wait(100)
+        shot = tmp_path / "setup-pts.png"
+        assert box.grab().save(str(shot))
+        print(f"screenshot: {shot}")
         run_id = window.controller.run_end.run_id
         with closing(sqlite3.connect(os.environ["FIOMETER_DB"])) as c:
             host = json.loads(c.execute("SELECT host_json FROM runs WHERE id = ?", (run_id,)).fetchone()[0])

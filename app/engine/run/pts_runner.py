@@ -74,6 +74,15 @@ class Resume:
         return out
 
 
+@dataclass
+class PtsRoundMessage(Message):
+    """A round's end, said as a message with its figures (a window plots the convergence from them)."""
+
+    round: int = 0
+    value: float | None = None
+    reached: bool = False
+
+
 def tracking_value(variable: str, m: Metrics) -> float | None:
     """The tracking variable of a step's whole-step ALL metrics: IOPS, MB/s or average latency (ms)."""
     if variable == "iops":
@@ -219,9 +228,19 @@ class PtsRunner(Runner):
                     return ended
             values = [r.tracking or 0.0 for r in self.rounds]
             self.decision = pts_steady_state(values, max_rounds=self.setup.rounds_max)
-            self._say(
-                f"round {number}: {self.setup.definition.variable_title} {figure(current.tracking or 0)}; "
-                + self.decision.sentence()
+            text = f"round {number}: {self.setup.definition.variable_title} {figure(current.tracking or 0)}; "
+            log.info("pts: %s", text + self.decision.sentence())
+            self.listener.message(
+                None,
+                PtsRoundMessage(
+                    "",
+                    text + self.decision.sentence(),
+                    "info",
+                    None,
+                    number,
+                    current.tracking,
+                    self.decision.reached,
+                ),
             )
             if self.on_round is not None:
                 self.on_round(current, self.decision)

@@ -4,6 +4,7 @@ rounds and the steady-state decision so far are said in the messages as they run
 
 from __future__ import annotations
 
+import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -81,6 +82,37 @@ class PtsBox(QGroupBox):
         lay.addWidget(self.start, 3, 3)
         lay.setColumnStretch(1, 1)
         lay.setColumnStretch(3, 1)
+        # the tracking variable per round, plotted as the rounds end (``show_round``); hidden until then
+        self.rounds: list[tuple[int, float]] = []
+        self.plot = pg.PlotWidget()
+        self.plot.setBackground(None)  # the window's own (light or dark) background
+        self.plot.setFixedHeight(150)
+        self.plot.setLabel("bottom", "Round")
+        self.plot.showGrid(x=True, y=True, alpha=0.3)
+        self.curve = self.plot.plot([], [], pen=pg.mkPen("#2f74c0", width=2), symbol="o", symbolSize=6)
+        self.verdict = QLabel()
+        self.verdict.setWordWrap(True)
+        lay.addWidget(self.verdict, 4, 0, 1, 4)
+        lay.addWidget(self.plot, 5, 0, 1, 4)
+        self.plot.hide()
+        self.verdict.hide()
+
+    def clear_rounds(self) -> None:
+        self.rounds = []
+        self.curve.setData([], [])
+
+    def show_round(self, number: int, value: float | None, text: str) -> None:
+        """A round ended: its figure joins the convergence plot, the decision so far shows below it."""
+        if number == 1 or (self.rounds and number <= self.rounds[-1][0]):
+            self.clear_rounds()  # a new run
+        if value is not None:
+            self.rounds.append((number, value))
+        self.curve.setData([r for r, _ in self.rounds], [v for _, v in self.rounds])
+        self.plot.getAxis("bottom").setTicks([[(float(r), str(r)) for r, _ in self.rounds]])
+        self.verdict.setText(text)
+        self.plot.show()
+        self.verdict.show()
+        self.updateGeometry()
 
     def setup(self) -> PtsSetup:
         return PtsSetup(

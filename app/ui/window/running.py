@@ -156,6 +156,16 @@ class RunControl:
         make = functools.partial(CurveRunner, p99_max_ms=p99_max_ms, metric=metric, max_load=max_load or None)
         return self.start_run(make)
 
+    # a PTS round's end (app.engine.run.pts_runner.PtsRoundMessage): (round, figure, the decision so far);
+    # the window plots it in Test Setup's PTS box
+    round_shown: Callable[[int, float | None, str], None] | None = None
+
+    def pts_round(self, message: Message) -> None:
+        from app.engine.run.pts_runner import PtsRoundMessage
+
+        if isinstance(message, PtsRoundMessage) and self.round_shown is not None:
+            self.round_shown(message.round, message.value, message.text)
+
     def start_pts(self, setup: PtsSetup) -> bool:
         """`fiometer pts` from Test Setup: the PTS test's own sequence on one raw device, stored as a run."""
         import getpass
@@ -239,6 +249,7 @@ class RunControl:
     def _on_run_message(self, _step: Any, message: Message) -> None:
         who = message.manager
         self.desk.add_message(f"{who}: {message.text}" if who else message.text, message.level)
+        self.pts_round(message)
         if message.level == "error":
             self.messages_dock.show()
 
