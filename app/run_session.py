@@ -16,12 +16,13 @@ from app.analysis.iometer_update_log import IometerUpdateLog, append_results_fil
 from app.diagnostics import report_unexpected
 from app.engine.jobs.sequence import expand
 from app.engine.run.curve_runner import CurveRunner
+from app.engine.run.pts_runner import PtsRunner
 from app.engine.run.runner import ManagerEndpoint, RunListener, Runner, RunOptions, RunSummary
 from app.engine.transports.transport import Message
 from app.model.plan import Plan
 from app.recording import Fanout, StoreRecorder
 from app.store import StoreError, open_store
-from app.store.run_extras import CURVE, save_extra
+from app.store.run_extras import CURVE, PTS, save_extra
 
 # (plan, endpoints, listener, options) -> a runner; a class or a functools.partial of one crosses processes
 MakeRunner = Callable[..., Runner]
@@ -96,9 +97,11 @@ class RunSession:
                 self.fanout.message(None, Message("", f"results are not being stored: {e}", "error"))
         try:
             self.status = self.runner.run()
-            if isinstance(self.runner, CurveRunner) and store is not None and self.run_id:
-                with contextlib.suppress(StoreError):  # what a load search found, kept with its run
-                    save_extra(store, self.run_id, CURVE, self.runner.record())
+            if isinstance(self.runner, CurveRunner | PtsRunner) and store is not None and self.run_id:
+                # what a load search or a PTS test found, kept with its run
+                with contextlib.suppress(StoreError):
+                    key = PTS if isinstance(self.runner, PtsRunner) else CURVE
+                    save_extra(store, self.run_id, key, self.runner.record())
             self._write_results_file(store)
         except Exception as e:  # an engine crash ends the run visibly, never silently
             self.fanout.message(None, Message("", report_unexpected(e, "the run"), "error"))

@@ -94,3 +94,34 @@ def set_read_iops(group: Path, dev: str, read_iops: int) -> None:
         (group / "io.max").write_text(f"{numbers} riops={read_iops}")
     else:
         (group / "blkio.throttle.read_iops_device").write_text(f"{numbers} {read_iops}")
+
+
+@contextmanager
+def write_throttled(dev: str, write_iops: int) -> Iterator[Path]:
+    """A cgroup whose processes write ``dev`` at most ``write_iops`` I/Os a second (direct I/O); yields its
+    folder. The limit can be changed while they run (``set_write_iops``)."""
+    name = f"fiometer-test-{uuid.uuid4().hex[:8]}"
+    root = _v2_root()
+    if root is not None:
+        subtree = root / "cgroup.subtree_control"
+        if "io" not in subtree.read_text().split():
+            subtree.write_text("+io")
+        group = root / name
+    else:
+        group = V1_BLKIO / name
+    group.mkdir()
+    try:
+        set_write_iops(group, dev, write_iops)
+        yield group
+    finally:
+        with suppress(OSError):
+            group.rmdir()
+
+
+def set_write_iops(group: Path, dev: str, write_iops: int) -> None:
+    """Change the cgroup's write IOPS limit on ``dev`` while its processes run."""
+    numbers = dev_numbers(dev)
+    if (group / "io.max").exists():
+        (group / "io.max").write_text(f"{numbers} wiops={write_iops}")
+    else:
+        (group / "blkio.throttle.write_iops_device").write_text(f"{numbers} {write_iops}")

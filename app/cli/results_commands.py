@@ -60,6 +60,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from app.analysis.sweep import find_sweeps
     from app.analysis.timed_transfer import transfers
     from app.cli.progress import fmt_num, format_table
+    from app.cli.pts_commands import print_pts, pts_json
 
     run = _get_run(args, raw_output=True)  # fio's per-disk counters live in its output
     coarse = is_iometer_run(run)
@@ -77,6 +78,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                     "validity": [n.to_json() | {"title": n.title} for n in notes],
                     "not_judged": [unjudged] if unjudged else [],
                     "curve": _curve_json(run),
+                    "pts": pts_json(run),
                     "id": run.id,
                     "name": run.name,
                     "status": run.status,
@@ -221,6 +223,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         for transfer in moved:
             print(f"  {transfer.sentence()}")
     _print_curve(run)
+    print_pts(run)
     sweeps = find_sweeps(run)
     if sweeps:
         print("\nSweeps:")

@@ -17,6 +17,7 @@ from app.report.facts import JobFile, environment_table, facts_table, job_files,
 from app.report.headlines import headlines
 from app.report.latency import Distribution, distributions, pairs, percentile_table, shares, spread
 from app.report.one_run import run_summary
+from app.report.pts_report import PtsSection, pts_comparison, pts_sections
 from app.report.summary import SummaryBlock, confidence_rule, summarize
 from app.report.sweep_charts import sweep_charts
 from app.report.tables import Table, at_a_glance_table, comparison_table, summary_table, unmatched_table
@@ -87,6 +88,8 @@ class Report:
     # hold ALL's and the managers' only: a long run's workers and targets are most of its memory); the store
     # file stays where it is until the report's files are written. None: the steps' own results.
     step_results: Callable[[StepInfo], list[ResultRow]] | None = None
+    pts: list[PtsSection] = field(default_factory=list)  # `fiometer pts` runs (report.pts_report)
+    pts_compare: Table | None = None  # two or more of them side by side
 
     @property
     def sides(self) -> list[Side]:
@@ -107,6 +110,7 @@ class Report:
             *self.sweep_overlays,
             *self.line_charts,
             *(c for r in self.runs for c in r.sweep_charts),
+            *(c for p in self.pts for c in p.charts),
         ]
 
     @property
@@ -121,6 +125,9 @@ class Report:
         )
         out += [t for r in self.runs for t in (r.summary, *r.workloads)] + [self.job_options]
         out += [r.facts for r in self.runs]
+        out += ([self.pts_compare] if self.pts_compare else []) + [
+            t for p in self.pts for t in (*p.blocks, p.determination, *p.tables)
+        ]
         return out
 
 
@@ -272,6 +279,9 @@ def build_report(
         ),
     )
     report.step_results = StepResults(store)
+    if not terminal:
+        report.pts = pts_sections([(r, by_side[id(s)], i) for i, s in enumerate(sides) for r in s.runs])
+        report.pts_compare = pts_comparison(report.pts)
     report.validity_notes = run_notes_of(store, report)
     report.validity = validity_lines(store, report, report.validity_notes)
     return report

@@ -10,6 +10,7 @@ from html import escape
 
 from app.report.charts import draw, to_svg
 from app.report.document import Report
+from app.report.pts_markup import pts_contents, pts_html
 from app.report.sweep_charts import curves_title
 from app.report.tables import Table
 from app.report.validity_report import curve_contents
@@ -155,6 +156,7 @@ def sections(report: Report) -> list[tuple[str, str]]:
     out = [("validity", "Validity")] if report.validity else []
     if report.summary:
         out.append(("summary", "Summary"))
+    out += pts_contents(report)
     out.append(("environment", "Test environment"))
     if report.comparisons:
         out.append(("compare", "Before / after"))
@@ -212,6 +214,7 @@ def render_html(report: Report) -> str:
         if report.glance:
             h.append(f"<h3>{escape(report.glance.title)}</h3>")
             h.append(table_html(report.glance))
+    h += pts_html(report)
     h.append('<h2 id="environment">Test environment</h2>')
     h.append(table_html(report.environment, "data facts"))
     if report.comparisons:

@@ -28,9 +28,11 @@ from app.report.charts import Drawing, Line, Rect, Text, draw
 from app.report.document import Report
 from app.report.html import sections
 from app.report.pdf_markup import ACCENT, MUTED, body_markup, keep_together
+from app.report.pts_markup import pts_page_header
 
 DPI = 300
 MARGIN_MM = (20.0, 18.0, 20.0, 18.0)  # left, top, right, bottom
+HEAD_CHARS = 105  # characters of the 7 pt page header a line of the text width holds, at the least
 FAMILY = "DejaVu Sans"
 FALLBACKS = ("Segoe UI", "Arial", "Helvetica")  # where DejaVu is not installed (Windows)
 _app: QGuiApplication | None = None
@@ -224,8 +226,17 @@ class _Pages:
             + (f" \u2014 {m.client}" if m.client else "")
             + (f" \u2014 {m.company}" if m.company else "")
         )
+        pts = pts_page_header(self.report)  # a PTS run's page header: test, times, revision, device, tester
+        lines = max(1, -(-len(pts) // HEAD_CHARS))  # it wraps onto as many lines as it needs
+        head = pts or head
+        top = self.pt(4 + 9 * lines)
         self.text(
-            p, QRectF(0, -self.pt(13), w, self.pt(10)), head, font(7), MUTED, Qt.AlignmentFlag.AlignLeft
+            p,
+            QRectF(0, -top, w, top - self.pt(3)),
+            head,
+            font(7),
+            MUTED,
+            Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap,
         )
         p.setPen(QPen(QColor("#c9cfd6"), self.pt(0.5)))
         p.drawLine(QPointF(0, -self.pt(2)), QPointF(w, -self.pt(2)))

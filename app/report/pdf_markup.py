@@ -11,6 +11,7 @@ from dataclasses import replace
 from html import escape
 
 from app.report.document import Report
+from app.report.pts_markup import pts_pdf
 from app.report.sweep_charts import curves_title
 from app.report.tables import Table
 
@@ -214,6 +215,7 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         if report.glance:
             h.append(f"<h3>{escape(report.glance.title)}</h3>")
             h.append(table_markup(report.glance, wrap_all=wrap))
+    h += pts_pdf(report, chart_src, wrap)
     if report.comparisons:
         h.append('<h2><a name="environment"></a>Test environment</h2>')
     else:

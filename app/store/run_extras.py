@@ -12,7 +12,7 @@ from typing import Any
 from app.store.database import BUSY_TIMEOUT_S, Store
 from app.store.records import Run
 
-VALIDITY, CURVE = "validity", "curve"
+VALIDITY, CURVE, PTS = "validity", "curve", "pts"  # pts: a `fiometer pts` run (app.analysis.pts)
 KEEP_WAIT_MS = 250  # a write made while a run is opened waits no longer than this for another writer
 
 

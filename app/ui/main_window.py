@@ -168,6 +168,8 @@ class MainWindow(QMainWindow):
         self.setup_tab.curve_box.requested.connect(
             lambda p99, metric, top: self.run_control.start_curve(p99, metric, top)
         )
+        self.setup_tab.pts_box.requested.connect(self.run_control.start_pts)
+        self.run_control.round_shown = self.setup_tab.pts_box.show_round
         self.undo_action, self.redo_action = actions.undo_actions(self, self.doc.undo_stack)
         # a plan field's Ctrl+Z is the plan's Undo (History's search and the run editor keep their own)
         self._undo_keys = route_undo_keys(self.tabs, exclude=[self.history.workspace])

@@ -31,6 +31,7 @@ from app.model.validation import MAX_QUEUE_DEPTH, MAX_SECONDS, validate
 from app.ui.plan.curve_box import CurveBox
 from app.ui.plan.engine_row import EngineRow
 from app.ui.plan.plan_document import Change, PlanDocument
+from app.ui.plan.pts_box import PtsBox
 from app.ui.widgets import ContentOrEmpty, compact_rows
 
 TEST_TYPE_TITLES = {
@@ -186,6 +187,8 @@ class SetupTab(QWidget):
             lay.addWidget(b)
         self.curve_box = CurveBox()  # `fiometer curve` from the window (the window starts it)
         lay.addWidget(self.curve_box)
+        self.pts_box = PtsBox()  # `fiometer pts` from the window (the window starts it)
+        lay.addWidget(self.pts_box)
         self.problems = QLabel()
         self.problems.setStyleSheet("color: #d32f2f;")
         self.problems.setWordWrap(True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import stat
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from app.engine.run.runner import ManagerEndpoint, RunListener, Runner, RunOptions
     from app.engine.transports.transport import Message
     from app.live.data import LiveSample
+    from app.model.pts import PtsSetup
 
     # builds another kind of runner for Start (a load search's): (plan, endpoints, listener, options)
     MakeRunner = Callable[[Plan, dict[str, ManagerEndpoint], RunListener | None, RunOptions], Runner]
@@ -161,14 +163,47 @@ class RunControl:
             self.search_limit = None
         return started
 
-    def start_run(self, make: MakeRunner | None = None) -> bool:
-        """``make``: builds another kind of runner (start_curve's)."""
+    # a PTS round's end (app.engine.run.pts_runner.PtsRoundMessage): (round, figure, the decision so far);
+    # the window plots it in Test Setup's PTS box
+    round_shown: Callable[[int, float | None, str], None] | None = None
+
+    def pts_round(self, message: Message) -> None:
+        from app.engine.run.pts_runner import PtsRoundMessage
+
+        if isinstance(message, PtsRoundMessage) and self.round_shown is not None:
+            self.round_shown(message.round, message.value, message.text)
+
+    def start_pts(self, setup: PtsSetup) -> bool:
+        """`fiometer pts` from Test Setup: the PTS test's own sequence on one raw device, stored as a run."""
+        import getpass
+
+        from app.engine.devices.device_facts import device_facts
+        from app.engine.run.pts_runner import PtsRunner
+        from app.model.pts import build_plan
+
+        facts = device_facts(setup.target) if setup.target else None
+        if facts is None or facts.capacity <= 0:
+            self.desk.show_problem(
+                "Not a raw block device",
+                f"{setup.target or 'No device'}: the PTS tests a raw block device (e.g. /dev/nvme1n1) whose "
+                "capacity the host tells; give the device itself.",
+            )
+            return False
+        with contextlib.suppress(OSError, KeyError):
+            setup.tested_by = setup.tested_by or getpass.getuser()
+        plan = build_plan(setup, facts.capacity, facts.logical_sector)
+        make = functools.partial(PtsRunner, setup=setup, device=facts.as_dict())
+        return self.start_run(make, plan)
+
+    def start_run(self, make: MakeRunner | None = None, plan: Plan | None = None) -> bool:
+        """``make``: builds another kind of runner (start_curve's); ``plan``: run this one instead of the
+        document's (a PTS test's own)."""
         make = make if callable(make) else None  # an action's triggered(bool) may pass its checked state
         if self.controller.running:
             return False
         if make is None:
             self.search_limit = None  # an ordinary run (start_curve sets the limit of a load search's)
-        plan = self.doc.plan
+        plan = plan if isinstance(plan, Plan) else self.doc.plan
         errors = plan_errors(plan)
         if errors:
             self.desk.show_problem("The plan has errors", "\n".join(str(p) for p in errors))
@@ -235,6 +270,7 @@ class RunControl:
             self.desk.add_message(f"Load search: {message.text}", message.level)
             return
         self.desk.add_message(f"{who}: {message.text}" if who else message.text, message.level)
+        self.pts_round(message)
         if message.level == "error":
             self.messages_dock.show()
 
