@@ -103,6 +103,7 @@ def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
     """Run the plan. ``make`` builds another kind of runner (see _make_runner); ``after(store, run_id, runner)``
     keeps what that kind found, once the run has ended, before the store closes."""
     import signal
+    import threading
 
     from app.cli.progress import ProgressPrinter
     from app.recording import Fanout, StoreRecorder
@@ -128,13 +129,13 @@ def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
     presses = 0
 
     def on_sigint(signum, frame) -> None:
+        # Python runs this on the main thread between two bytecodes of runner.run(), maybe inside the runner's
+        # lock, which stop() and abort() take: they run on a thread of their own, never here (a deadlock)
         nonlocal presses
         presses += 1
         if presses == 1:
             print("\nStopping after this step's final numbers (Ctrl-C again to abort)...", flush=True)
-            runner.stop()
-        else:
-            runner.abort()
+        threading.Thread(target=runner.stop if presses == 1 else runner.abort, daemon=True).start()
 
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
