@@ -380,6 +380,19 @@ def _log_ticks(lo: float, hi: float) -> list[float]:
     return [10.0**e for e in range(a, b + 1)]
 
 
+def _x_tick_labels(ticks: list[tuple[float, str]], y: float, size: float) -> list[Text]:
+    """The x axis' labels, each left out that would touch the one before it (its grid line stays): a curve's
+    loads 1..14 or a small multiple's response times, never printed over each other."""
+    out: list[Text] = []
+    shown_to = -math.inf
+    for x, label in ticks:
+        half = text_width(label, size) / 2
+        if x - half >= shown_to + 3 or not out:
+            out.append(Text(x, y, label, size, "#555555", "middle"))
+            shown_to = x + half
+    return out
+
+
 def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
     title_size, label_size, tick_size = 10.0, 8.0, 7.0
     d = Drawing(width, 0)
@@ -459,9 +472,8 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
         d.items.append(Line(x0, yy, x1, yy, "#e3e6ea" if i else "#9aa0a6", 0.6 if i else 0.9))
         d.items.append(Text(x0 - 4, yy + 2.5, fmt(i * step_y, y_digits), tick_size, "#555555", "end"))
     for v in ticks_x:
-        xx = px(v)
-        d.items.append(Line(xx, top, xx, bottom, "#eceef1", 0.5))
-        d.items.append(Text(xx, bottom + 10, tick_label(v), tick_size, "#555555", "middle"))
+        d.items.append(Line(px(v), top, px(v), bottom, "#eceef1", 0.5))
+    d.items += _x_tick_labels([(px(v), tick_label(v)) for v in ticks_x], bottom + 10, tick_size)
     d.items.append(Text((x0 + x1) / 2, bottom + 22, chart.x_title, tick_size, "#555555", "middle"))
     d.items.append(Text(0, top - 5, chart.y_title, tick_size, "#555555"))
     for s in chart.series:
@@ -503,6 +515,21 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
         )
     d.height = bottom + 28
     return d
+
+
+SMALL_FAMILIES = ("dist-", "share-")  # per-step charts: one per access specification and load
+SMALL_FROM = 5  # a family of this many charts or more is drawn as small multiples, two side by side
+
+
+def small_multiples(charts: list[LineChart]) -> set[str]:
+    """Keys of the per-step charts drawn half-width, two a row: a sweep's 2 x 8 steps make pages, not
+    dozens of them."""
+    out: set[str] = set()
+    for family in SMALL_FAMILIES:
+        keys = [c.key for c in charts if c.key.startswith(family)]
+        if len(keys) >= SMALL_FROM:
+            out.update(keys)
+    return out
 
 
 def draw(chart: BarChart | LineChart, width: float) -> Drawing:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 
-from app.analysis.compare import io_engines, job_facts
+from app.analysis.compare import io_engines, job_facts, run_time_text
+from app.analysis.timed_transfer import transfer_bytes
 from app.model import planfile
 from app.model.fidelity import all_notes
 from app.model.plan import DEFAULT_TEST_FILE_SIZE
@@ -90,7 +91,7 @@ def run_disclosure(run: Run, label: str) -> list[str]:
             f"{who}: its stored plan cannot be read (damaged in the results database); the planned test-file "
             "sizes and fidelity notes are not shown."
         )
-    out += [f"{who}: fio cannot reproduce exactly - {n}" for n in _fidelity(run)]
+    out += overrides(run, who)
     if run.notes.strip():
         out.append(f"{who}: note - {run.notes.strip()}")
     for s in run.steps:
@@ -102,7 +103,39 @@ def run_disclosure(run: Run, label: str) -> list[str]:
     return out
 
 
+def overrides(run: Run, who: str) -> list[str]:
+    """Step times that are not the plan's: a run's --run-time / --ramp-up (the size scaling is said above)."""
+    setup = run.plan_setup()
+    out = []
+    limit = "time limit (a cap)" if transfer_bytes(run) else "run time"
+    for word, planned, ran in (
+        (limit, setup.get("run_time"), {s.run_s for s in run.steps if s.results}),
+        ("ramp-up", setup.get("ramp_up"), {s.ramp_s for s in run.steps if s.results}),
+    ):
+        if not isinstance(planned, (int, float)) or not ran or ran == {planned}:
+            continue
+        said = " / ".join(run_time_text(v) for v in sorted(ran)) if word == limit else None
+        said = said or " / ".join(f"{v:g} s" for v in sorted(ran))
+        planned_text = run_time_text(planned) if word == limit else f"{planned:g} s"
+        out.append(f"{who}: {word} per step {said}, set for this run in place of the plan's {planned_text}.")
+    return out
+
+
+def _fidelity_once(runs: list[tuple[Run, str]]) -> list[str]:
+    """Fidelity notes once per plan: the runs of one plan named together."""
+    by_note: dict[str, list[str]] = {}
+    for run, _label in runs:
+        for n in _fidelity(run):
+            by_note.setdefault(n, []).append(str(run.id))
+    out = []
+    for n, ids in by_note.items():
+        who = f"Run {ids[0]}" if len(ids) == 1 else f"Runs {', '.join(dict.fromkeys(ids))}"
+        out.append(f"{who}: fio cannot reproduce exactly - {n}")
+    return out
+
+
 def disclosure(runs: list[tuple[Run, str]]) -> list[str]:
-    """The appendix's lines: each run's engine, sizes, fidelity notes and notes, then what the numbers mean."""
+    """The appendix's lines: each run's engine, sizes, overrides and notes, the plans' fidelity notes once,
+    then what the numbers mean."""
     lines = [x for run, label in runs for x in run_disclosure(run, label)]
-    return list(dict.fromkeys(lines)) + MEANING
+    return list(dict.fromkeys(lines)) + _fidelity_once(runs) + MEANING

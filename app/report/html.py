@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from html import escape
 
-from app.report.charts import draw, to_svg
+from app.report.charts import LineChart, draw, small_multiples, to_svg
 from app.report.document import Report
 from app.report.sweep_charts import curves_title
 from app.report.tables import Table
@@ -46,6 +46,7 @@ table.facts td:first-child { width: 190px; color: var(--muted); white-space: now
 table.facts td { overflow-wrap: break-word; }
 figure { margin: 14px 0 22px; }
 figure svg { max-width: 100%; height: auto; }
+figure.small { display: inline-block; width: 48%; margin: 0 1% 1em 0; vertical-align: top; }
 details { margin: 6px 0; }
 summary { cursor: pointer; color: var(--accent); }
 pre { background: #f3f5f7; border: 1px solid var(--rule); padding: 8px 10px; font-size: 12px; overflow-x: auto; }
@@ -167,6 +168,12 @@ def sections(report: Report) -> list[tuple[str, str]]:
     return out
 
 
+def _figure(chart: LineChart, small: bool) -> str:
+    if small:
+        return f'<figure class="small" id="{chart.key}">{to_svg(draw(chart, 372), chart.title)}</figure>'
+    return f'<figure id="{chart.key}">{to_svg(draw(chart, 760), chart.title)}</figure>'
+
+
 def render_html(report: Report) -> str:
     m = report.meta
     h = [
@@ -236,8 +243,8 @@ def render_html(report: Report) -> str:
             h.append(f'<figure id="{ch.key}">{to_svg(draw(ch, 760), ch.title)}</figure>')
         if report.sweep_overlays:
             h.append('<h3 id="sweep-overlays">Sweeps and steady state, before and after</h3>')
-        for lc in report.sweep_overlays + report.line_charts:
-            h.append(f'<figure id="{lc.key}">{to_svg(draw(lc, 760), lc.title)}</figure>')
+        small = small_multiples(report.line_charts)  # per-step charts of a sweep: two a row
+        h += [_figure(lc, lc.key in small) for lc in report.sweep_overlays + report.line_charts]
     h.append('<h2 id="runs">Results per run</h2>')
     for s in report.runs:
         for table in (s.summary, *s.workloads):
