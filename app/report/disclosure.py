@@ -59,6 +59,58 @@ def _fidelity(run: Run) -> list[str]:
     return [f"{n.where}: {n.message}" for n in all_notes(plan)]
 
 
+def _sections(job_text: str) -> dict[str, dict[str, str]]:
+    """A job file's sections and their options (the last value of each)."""
+    out: dict[str, dict[str, str]] = {}
+    section = ""
+    for line in job_text.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            section = line.strip("[]")
+        elif "=" in line and not line.startswith((";", "#")):
+            k, _, v = line.partition("=")
+            out.setdefault(section, {})[k.strip()] = v.strip()
+    return out
+
+
+def target_extents(run: Run) -> tuple[set[str], list[str]]:
+    """(the sizes of the test files, a line per raw device saying how much of it was tested): a device is
+    measured over its own size, never the plan's test-file size ("the whole 512 MiB of raw device
+    /dev/loop0")."""
+    files: set[str] = set()
+    devices: dict[str, str] = {}
+    for step in run.steps:
+        for manager, output in step.outputs.items():
+            sections = _sections(output.job_text or "")
+            for t in run.targets:
+                if t.manager != manager:
+                    continue
+                opts = next((o for name, o in sections.items() if name.endswith("." + t.key)), None)
+                if opts is None:
+                    continue
+                env = t.details.get("environment") or {}
+                size = opts.get("size", "")
+                if env.get("kind") != "block device":
+                    files.update({format_bytes(int(size)) if size.isdigit() else size} - {""})
+                    continue
+                whole = env.get("device_size_bytes")
+                place = f"raw device {t.path or t.name}" + (f" (target {t.name})" if t.path else "")
+                if size.isdigit() and (not whole or int(size) < whole):
+                    devices[place] = (
+                        f"the first {format_bytes(int(size))}"
+                        + (f" of the {format_bytes(whole)}" if whole else "")
+                        + f" of {place} measured (the plan's maximum disk size)"
+                    )
+                else:
+                    devices.setdefault(
+                        place,
+                        f"{place} measured over its whole {format_bytes(whole)}"
+                        if whole
+                        else f"{place} measured whole",
+                    )
+    return files, list(devices.values())
+
+
 def run_disclosure(run: Run, label: str) -> list[str]:
     out = []
     who = f"Run {run.id} ({label})"
@@ -71,7 +123,10 @@ def run_disclosure(run: Run, label: str) -> list[str]:
             f"{who}: measured with {tools}"
             + (f"; engine options {', '.join(sorted(engine))}." if engine else ".")
         )
+    files, devices = target_extents(run)
+    sizes = files if files or devices else sizes  # a raw device's extent is its own, not a test file's
     planned = _planned_sizes(run)
+    out += [f"{who}: {d}." for d in devices]
     if sizes:
         from app.analysis.validity import cache_can_serve
 

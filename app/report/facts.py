@@ -177,7 +177,7 @@ def environment_rows(run: Run, by_position: bool = False) -> list[tuple[str, str
         pre = f"Target {t.name}" if len(run.targets) > 1 else "Target"
         place = t.path or t.name
         if by_position and len(run.targets) > 1:
-            pre, place = f"Target {i}", f"{t.name}: {place}" if t.path and t.path != t.name else place
+            pre, place = f"Target {i}", f"{t.name} ({place})" if t.path and t.path != t.name else place
         rows.append((pre, place))
         if env.get("kind") == "block device":
             dev = ", ".join(

@@ -333,3 +333,8 @@ def test_the_iometer_template_pairs_its_four_specs(workflows):
     assert len(c.rows) == 4 and not c.only_baseline and not c.only_candidate
     assert all(r.load.startswith("QD ") for r in c.rows)
     assert rep.summary[0].what_changed[0].startswith("nothing Fiometer records")
+    fidelity = [
+        d for d in rep.disclosure if "fio cannot reproduce exactly" in d
+    ]  # once per plan, not per run
+    assert fidelity and all(d.startswith("Runs 1, 2: ") for d in fidelity), fidelity
+    assert len(set(fidelity)) == len(fidelity)
