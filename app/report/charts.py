@@ -393,6 +393,29 @@ def _x_tick_labels(ticks: list[tuple[float, str]], y: float, size: float) -> lis
     return out
 
 
+def _point_labels(
+    pts: list[tuple[float, float]],
+    labels: list[str],
+    size: float,
+    color: str,
+    width: float,
+    taken: list[tuple[float, float, float, float]],
+) -> list[Text]:
+    """Captions beside points (right of the point, or left at the edge); one that would cover a caption
+    already drawn is left out (points crowded where the load no longer raises the throughput)."""
+    out = []
+    for (x, y), t in zip(pts, labels, strict=False):
+        w = text_width(t, size)
+        right = x + 3 + w <= width
+        left = x + 3 if right else x - 3 - w
+        box = (left, y + 8 - size, left + w, y + 8)
+        if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
+            continue
+        taken.append(box)
+        out.append(Text(x + 3 if right else x - 3, y + 8, t, size, color, "start" if right else "end"))
+    return out
+
+
 def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
     title_size, label_size, tick_size = 10.0, 8.0, 7.0
     d = Drawing(width, 0)
@@ -476,6 +499,7 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
     d.items += _x_tick_labels([(px(v), tick_label(v)) for v in ticks_x], bottom + 10, tick_size)
     d.items.append(Text((x0 + x1) / 2, bottom + 22, chart.x_title, tick_size, "#555555", "middle"))
     d.items.append(Text(0, top - 5, chart.y_title, tick_size, "#555555"))
+    taken: list[tuple[float, float, float, float]] = []  # point labels drawn: none is printed over another
     for s in chart.series:
         pts = [(px(x), py(v)) for x, v in s.points if not chart.x_log or x > 0]
         for (ax, ay), (bx, by) in zip(pts, pts[1:], strict=False):
@@ -486,13 +510,7 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
                 d.items.append(Line(ax, ay, bx, by, s.color, s.width, s.dash))
         if len(pts) == 1 or s.markers:
             d.items += [Rect(x - 1.5, yy - 1.5, 3, 3, s.color) for x, yy in pts]
-        for (x, yy), t in zip(pts, s.point_labels, strict=False):  # right of the point, or left at the edge
-            right = x + 3 + text_width(t, tick_size - 1) <= width
-            d.items.append(
-                Text(
-                    x + 3 if right else x - 3, yy + 8, t, tick_size - 1, s.color, "start" if right else "end"
-                )
-            )
+        d.items += _point_labels(pts, s.point_labels, tick_size - 1, s.color, width, taken)
     for m in chart.marks:  # an open square around the point, its caption beside it
         mx, my, r = px(m.x), py(m.y), 4.5
         d.items += [

@@ -187,7 +187,7 @@ def disk_table(c: Comparison, number: int, labels: tuple[str, str], runs: tuple[
     ]
     return Table(
         f"disk-compare-{number}",
-        f"Disk statistics beside the results: {labels[1]} and {labels[0]}",
+        f"Disk statistics beside the results: {labels[0]} and {labels[1]}",
         cols,
         rows,
         [

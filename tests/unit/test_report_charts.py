@@ -170,3 +170,27 @@ def test_axis_tick_labels_never_overlap(width, ticks) -> None:
     assert len(labels) >= 2
     for (xa, wa), (xb, wb) in zip(labels, labels[1:], strict=False):
         assert xa + wa / 2 < xb - wb / 2, labels
+
+
+def test_point_captions_never_cover_each_other() -> None:
+    """A curve's loads 8..14 crowd where the throughput no longer rises: their captions are not printed over
+    each other (each drawn one keeps its place, the rest are left out)."""
+    from app.report.charts import LineChart, LineSeries, layout_line, text_width
+
+    pts = [(100.0 * v, float(v)) if v < 8 else (800.0 + v, 8 + v / 10) for v in range(1, 15)]
+    labels = [f"QD {v}" for v in range(1, 15)]
+    series = LineSeries("a", pts, "#123456", markers=True, point_labels=labels)
+    d = layout_line(LineChart("k", "t", "IOPS", "ms", [series]), 300.0)
+    caps = [t for t in d.items if isinstance(t, Text) and t.text in labels]
+    assert 2 <= len(caps) < len(labels)
+    boxes = [
+        (
+            t.x if t.anchor == "start" else t.x - text_width(t.text, t.size),
+            t.y - t.size,
+            text_width(t.text, t.size),
+        )
+        for t in caps
+    ]
+    for i, (x, y, w) in enumerate(boxes):
+        for x2, y2, w2 in boxes[i + 1 :]:
+            assert not (x < x2 + w2 and x2 < x + w and y < y2 + caps[0].size and y2 < y + caps[0].size), boxes
