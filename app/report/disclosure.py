@@ -74,9 +74,8 @@ def _sections(job_text: str) -> dict[str, dict[str, str]]:
 
 
 def target_extents(run: Run) -> tuple[set[str], list[str]]:
-    """(the sizes of the test files, a line per raw device saying how much of it was tested): a device is
-    measured over its own size, never the plan's test-file size ("the whole 512 MiB of raw device
-    /dev/loop0")."""
+    """(the sizes of the test files, a line per raw device with its own size): a device is no test file of
+    the plan's size ("raw device /dev/loop0 (target T): the device itself, 512 MiB (no test file)")."""
     files: set[str] = set()
     devices: dict[str, str] = {}
     for step in run.steps:
@@ -97,16 +96,16 @@ def target_extents(run: Run) -> tuple[set[str], list[str]]:
                 place = f"raw device {t.path or t.name}" + (f" (target {t.name})" if t.path else "")
                 if size.isdigit() and (not whole or int(size) < whole):
                     devices[place] = (
-                        f"the first {format_bytes(int(size))}"
-                        + (f" of the {format_bytes(whole)}" if whole else "")
-                        + f" of {place} measured (the plan's maximum disk size)"
+                        f"{place}: its first {format_bytes(int(size))}"
+                        + (f" of {format_bytes(whole)}" if whole else "")
+                        + " (the plan's maximum disk size; no test file)"
                     )
                 else:
                     devices.setdefault(
                         place,
-                        f"{place} measured over its whole {format_bytes(whole)}"
+                        f"{place}: the device itself, {format_bytes(whole)} (no test file)"
                         if whole
-                        else f"{place} measured whole",
+                        else f"{place}: the device itself (no test file)",
                     )
     return files, list(devices.values())
 
@@ -147,6 +146,7 @@ def run_disclosure(run: Run, label: str) -> list[str]:
             "sizes and fidelity notes are not shown."
         )
     out += overrides(run, who)
+    out += [f"{who}: fio cannot reproduce exactly - {n}" for n in _fidelity(run)]
     if run.notes.strip():
         out.append(f"{who}: note - {run.notes.strip()}")
     for s in run.steps:
@@ -176,21 +176,19 @@ def overrides(run: Run, who: str) -> list[str]:
     return out
 
 
-def _fidelity_once(runs: list[tuple[Run, str]]) -> list[str]:
-    """Fidelity notes once per plan: the runs of one plan named together."""
-    by_note: dict[str, list[str]] = {}
-    for run, _label in runs:
-        for n in _fidelity(run):
-            by_note.setdefault(n, []).append(str(run.id))
-    out = []
-    for n, ids in by_note.items():
-        who = f"Run {ids[0]}" if len(ids) == 1 else f"Runs {', '.join(dict.fromkeys(ids))}"
-        out.append(f"{who}: fio cannot reproduce exactly - {n}")
-    return out
-
-
 def disclosure(runs: list[tuple[Run, str]]) -> list[str]:
-    """The appendix's lines: each run's engine, sizes, overrides and notes, the plans' fidelity notes once,
-    then what the numbers mean."""
-    lines = [x for run, label in runs for x in run_disclosure(run, label)]
-    return list(dict.fromkeys(lines)) + _fidelity_once(runs) + MEANING
+    """The appendix's lines: each run's engine, sizes, overrides, fidelity notes and notes, a line the runs
+    share said once naming them all ("Runs 1 (before), 2 (after): ..."), then what the numbers mean."""
+    said: dict[str, list[str]] = {}
+    for run, label in runs:
+        who = f"Run {run.id} ({label})"
+        for line in run_disclosure(run, label):
+            text = line.removeprefix(f"{who}: ")
+            named = said.setdefault(text, [])
+            if f"{run.id} ({label})" not in named:
+                named.append(f"{run.id} ({label})")
+    lines = [
+        f"Run {names[0]}: {text}" if len(names) == 1 else f"Runs {', '.join(names)}: {text}"
+        for text, names in said.items()
+    ]
+    return lines + MEANING

@@ -336,5 +336,5 @@ def test_the_iometer_template_pairs_its_four_specs(workflows):
     fidelity = [
         d for d in rep.disclosure if "fio cannot reproduce exactly" in d
     ]  # once per plan, not per run
-    assert fidelity and all(d.startswith("Runs 1, 2: ") for d in fidelity), fidelity
+    assert fidelity and all(d.startswith("Runs 1 (before), 2 (after): ") for d in fidelity), fidelity
     assert len(set(fidelity)) == len(fidelity)

@@ -88,9 +88,9 @@ def test_what_changed_and_the_disclosure_say_what_ran(tmp_path, raw_loop):
     assert cli("report", 1, "--compare", 2, "--html", html, "--db", db).returncode == 0
     text = re.sub(r"<[^>]+>", " ", html.read_text(encoding="utf-8"))
     text = " ".join(text.replace("&#x27;", "'").replace("&#39;", "'").split())
-    for run in ("Run 1 (before)", "Run 2 (after)"):
-        assert f"{run}: raw device {raw_loop} (target T) measured over its whole 256 MiB." in text
-        assert f"{run}: run time per step 1 s, set for this run in place of the plan's 300 s." in text
+    both = "Runs 1 (before), 2 (after)"  # what the runs share is said once, naming both
+    assert f"{both}: raw device {raw_loop} (target T): the device itself, 256 MiB (no test file)." in text
+    assert f"{both}: run time per step 1 s, set for this run in place of the plan's 300 s." in text
     assert "test files of" not in text and "4 GiB" not in text  # the plan's default file size: not what ran
     assert "Target: queue settings max_sectors_kb 512" in text  # the environment table shows them
     assert f"What changed: \u201cMix\u201d 65% read {ARROW} 66% read" in text

@@ -10,7 +10,8 @@ note, and what the report says was run is what ran.
 - A Linux SAN dd block-size sweep (64 KiB .. 4 MiB reads) with the disk's own figures beside it (max_sectors_kb
   512: the kernel splits 1 MiB and 4 MiB requests, and the request size says so).
 
-FIOMETER_REPORTS=DIR writes each workflow's report (PDF, HTML, XLSX, CSV) there, to look at every page."""
+FIOMETER_REPORTS=DIR writes each workflow's report (PDF, HTML, XLSX, CSV) and database there, to look at every
+page."""
 
 from __future__ import annotations
 
@@ -65,6 +66,7 @@ def report(db: Path, name: str):
             f"--{x}" if i % 2 == 0 else f"{base}.{x}" for x in ("pdf", "html", "xlsx", "csv") for i in (0, 1)
         ]
         assert cli("--db", db, "report", 1, "--compare", 2, *files).returncode == 0
+        shutil.copy(db, f"{base}.db")  # to render the report again
     with open_store(db) as store:
         return build_report(store, [1], [[2]])
 
@@ -124,7 +126,7 @@ def test_dd_with_multipath_before_and_after(tmp_path, raw_loop):
     assert env["Time limit per step"] == ["3600 s (a cap, not the time measured)"] * 2
     assert "Run time per step" not in env
     assert any(
-        f"raw device {raw_loop} (target TESTFILE) measured over its whole 256 MiB" in d
+        f"raw device {raw_loop} (target TESTFILE): the device itself, 256 MiB (no test file)" in d
         for d in rep.disclosure
     )
     assert not any("test files of" in d for d in rep.disclosure)
@@ -144,7 +146,7 @@ def test_the_eva_iometer_template_unchanged_vraid5_against_vraid1(tmp_path, raw_
         assert r.changes["iops"].verdict == "better"
     assert rep.summary[0].what_changed[0].startswith("nothing Fiometer records")
     fidelity = [d for d in rep.disclosure if "fio cannot reproduce exactly" in d]
-    assert fidelity and all(d.startswith("Runs 1, 2: ") for d in fidelity)
+    assert fidelity and all(d.startswith("Runs 1 (Vraid5), 2 (Vraid1): ") for d in fidelity)
     for run_id in (1, 2):  # Iometer's repeating bytes are compressible: that note is true, and the only one
         assert all("Compressible data" in n for n in notes_of(db, run_id)), notes_of(db, run_id)
 
@@ -195,7 +197,7 @@ def test_a_flash_card_preconditioned_on_the_raw_device(tmp_path, raw_loop):
     assert len(rep.comparisons[0].rows) == 4  # the four tests; fills and steady state are not results
     assert any(h.startswith("Preconditioning: steady state ") for h in rep.summary[0].headlines)
     assert any(
-        f"raw device {raw_loop} (target TESTFILE) measured over its whole 256 MiB" in d
+        f"raw device {raw_loop} (target TESTFILE): the device itself, 256 MiB (no test file)" in d
         for d in rep.disclosure
     )
     from app.store.database import open_store
