@@ -193,8 +193,8 @@ def disk_table(c: Comparison, number: int, labels: tuple[str, str], runs: tuple[
         [
             "r/s, w/s, rkB/s, wkB/s, rareq-sz/wareq-sz, await, aqu-sz and %util from the disk's own "
             "counters, as iostat computes them: the first five over one and the same window (fio's "
-            "sectors from fio 3.36, else the kernel's counters between fio's first and last report, or "
-            "over the whole step when it had one report; empty where none was recorded). A request size smaller than the transfer size means "
+            "sectors from fio 3.36, else the kernel's over the whole step for a local fio, or between fio's "
+            "first and last report; empty where none was recorded). A request size smaller than the transfer size means "
             "the kernel split the I/Os; IOPS and MB/s are fio's."
         ],
     )

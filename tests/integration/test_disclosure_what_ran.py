@@ -94,3 +94,26 @@ def test_what_changed_and_the_disclosure_say_what_ran(tmp_path, raw_loop):
     assert "test files of" not in text and "4 GiB" not in text  # the plan's default file size: not what ran
     assert "Target: queue settings max_sectors_kb 512" in text  # the environment table shows them
     assert f"What changed: \u201cMix\u201d 65% read {ARROW} 66% read" in text
+
+
+def test_what_changed_names_a_different_device_the_environment_table_shows(tmp_path):
+    """Before on a 64 MiB device, after on a 128 MiB one: beside the targets, the device's size changed, and
+    What changed says so as the environment table does."""
+    db = tmp_path / "r.db"
+    devices = []
+    try:
+        for tag, size in (("before", 64), ("after", 128)):
+            devices.append(attach(tmp_path / f"{tag}.img", size * MiB))
+            done = cli(
+                "run", plan_of(tmp_path, tag, 100), "--map", f"T={devices[-1]}", "--run-time", "1", "--tag", tag,
+                "--db", db,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stdout + done.stderr
+        out = cli("compare", 1, 2, "--db", db)
+    finally:
+        for dev in devices:
+            detach(dev)
+    assert out.returncode == 0, out.stderr
+    changed = next(ln for ln in out.stdout.splitlines() if ln.startswith("  What changed: "))
+    assert f"targets {devices[0]} {ARROW} {devices[1]}" in changed, changed
+    assert re.search(rf"target: device (\S+, )?64 MiB {ARROW} (\S+, )?128 MiB", changed), changed

@@ -172,6 +172,15 @@ def test_an_orion_sweep_before_and_after_a_pacing_change(tmp_path, raw_loop):
     assert float(m[1].replace(",", "")) == pytest.approx(40, rel=0.2)
     assert float(m[2].replace(",", "")) == pytest.approx(80, rel=0.2)
     assert notes_of(db, 1) == [] and notes_of(db, 2) == []
+    # the disk's bytes per second are fio's, at every load (1-s steps: the whole step, not a window between
+    # two reports, which read 6 to 12 % low)
+    (disks,) = [t for t in rep.headline_tables if t.key == "disk-compare-1"]
+    titles = [c.title for c in disks.columns]
+    for r in disks.rows:
+        mbps, rkb = r.cells[titles.index("MB/s")].value, r.cells[titles.index("rkB/s")].value
+        assert rkb is not None and rkb * 1024 == pytest.approx(mbps * 1e6, rel=0.03), [
+            c.text for c in r.cells
+        ]
     # every per-step chart names its load, and they are small multiples
     from app.report.charts import small_multiples
 
