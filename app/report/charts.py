@@ -535,16 +535,23 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
     return d
 
 
-SMALL_FAMILIES = ("dist-", "share-")  # per-step charts: one per access specification and load
-SMALL_FROM = 5  # a family of this many charts or more is drawn as small multiples, two side by side
+# Per-step charts, one per access specification and load: the response time distribution, the share of I/Os,
+# and the IOPS and response time per second (a row: a step's IOPS beside its response time).
+SMALL_FAMILIES = (("dist-",), ("share-",), ("iops-", "lat-"))
+SMALL_FROM = 4  # a family of this many charts or more is drawn as small multiples, two side by side
+
+
+def family_of(key: str) -> int:
+    """The index of the per-step family a chart's key belongs to, -1 for none."""
+    return next((i for i, f in enumerate(SMALL_FAMILIES) if key.startswith(f)), -1)
 
 
 def small_multiples(charts: list[LineChart]) -> set[str]:
     """Keys of the per-step charts drawn half-width, two a row: a sweep's 2 x 8 steps make pages, not
     dozens of them."""
     out: set[str] = set()
-    for family in SMALL_FAMILIES:
-        keys = [c.key for c in charts if c.key.startswith(family)]
+    for i in range(len(SMALL_FAMILIES)):
+        keys = [c.key for c in charts if family_of(c.key) == i]
         if len(keys) >= SMALL_FROM:
             out.update(keys)
     return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from html import escape
 
-from app.report.charts import LineChart, draw, small_multiples, to_svg
+from app.report.charts import LineChart, draw, family_of, small_multiples, to_svg
 from app.report.document import Report
 from app.report.sweep_charts import curves_title
 from app.report.tables import Table
@@ -168,6 +168,17 @@ def sections(report: Report) -> list[tuple[str, str]]:
     return out
 
 
+def _line_figures(charts: list[LineChart]) -> list[str]:
+    """The per-step charts of a sweep two a row (small multiples); each family starts a row of its own."""
+    small = small_multiples(charts)
+    out = []
+    for i, lc in enumerate(charts):
+        if i and lc.key in small and family_of(lc.key) != family_of(charts[i - 1].key):
+            out.append('<div class="row-break"></div>')
+        out.append(_figure(lc, lc.key in small))
+    return out
+
+
 def _figure(chart: LineChart, small: bool) -> str:
     if small:
         return f'<figure class="small" id="{chart.key}">{to_svg(draw(chart, 372), chart.title)}</figure>'
@@ -243,8 +254,8 @@ def render_html(report: Report) -> str:
             h.append(f'<figure id="{ch.key}">{to_svg(draw(ch, 760), ch.title)}</figure>')
         if report.sweep_overlays:
             h.append('<h3 id="sweep-overlays">Sweeps and steady state, before and after</h3>')
-        small = small_multiples(report.line_charts)  # per-step charts of a sweep: two a row
-        h += [_figure(lc, lc.key in small) for lc in report.sweep_overlays + report.line_charts]
+        h += [_figure(lc, False) for lc in report.sweep_overlays]
+        h += _line_figures(report.line_charts)
     h.append('<h2 id="runs">Results per run</h2>')
     for s in report.runs:
         for table in (s.summary, *s.workloads):

@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 from html import escape
 
-from app.report.charts import small_multiples
+from app.report.charts import family_of, small_multiples
 from app.report.document import Report
 from app.report.sweep_charts import curves_title
 from app.report.tables import Table
@@ -209,10 +209,10 @@ SMALL_SHARE = 0.49  # a small multiple's share of the text width (two a row, a g
 def _charts_in_rows(
     h: list[str], chart_src: dict[str, tuple[str, int, int]], keys: list[str], small: set[str]
 ) -> None:
-    """Charts one a paragraph; consecutive small multiples two a paragraph, side by side."""
+    """Charts one a paragraph; consecutive small multiples of one family two a paragraph, side by side."""
     row: list[str] = []
     for key in [*keys, ""]:
-        if key in small and len(row) < 2:
+        if key in small and len(row) < 2 and (not row or family_of(row[0]) == family_of(key)):
             row.append(key)
             continue
         if row:

@@ -147,6 +147,16 @@ def test_the_eva_iometer_template_unchanged_vraid5_against_vraid1(tmp_path, raw_
     assert rep.summary[0].what_changed[0].startswith("nothing Fiometer records")
     fidelity = [d for d in rep.disclosure if "fio cannot reproduce exactly" in d]
     assert fidelity and all(d.startswith("Runs 1 (Vraid5), 2 (Vraid1): ") for d in fidelity)
+    # 4 specs: the per-step charts are small multiples, a step's IOPS per second beside its response time
+    pdf = tmp_path / "r.pdf"
+    assert cli("--db", db, "report", 1, "--compare", 2, "--pdf", pdf).returncode == 0
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True).stdout
+    rows = [
+        ln
+        for ln in text.splitlines()
+        if "IOPS per second:" in ln and "Average response time per second:" in ln
+    ]
+    assert len(rows) == 4, rows
     for run_id in (1, 2):  # Iometer's repeating bytes are compressible: that note is true, and the only one
         assert all("Compressible data" in n for n in notes_of(db, run_id)), notes_of(db, run_id)
 
