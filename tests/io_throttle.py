@@ -49,9 +49,20 @@ def dev_numbers(dev: str) -> str:
     return f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
 
 
+V1_FILES = {"riops": "read_iops", "rbps": "read_bps", "wiops": "write_iops", "wbps": "write_bps"}
+
+
 @contextmanager
-def throttled(dev: str, *, read_iops: int | None = None, read_bps: int | None = None) -> Iterator[Path]:
-    """A cgroup whose processes read ``dev`` at most at these rates; yields the cgroup's folder."""
+def throttled(
+    dev: str,
+    *,
+    read_iops: int | None = None,
+    read_bps: int | None = None,
+    write_iops: int | None = None,
+    write_bps: int | None = None,
+) -> Iterator[Path]:
+    """A cgroup whose processes read and write ``dev`` at most at these rates; yields the cgroup's folder."""
+    rates = {"riops": read_iops, "rbps": read_bps, "wiops": write_iops, "wbps": write_bps}
     numbers = dev_numbers(dev)
     name = f"fiometer-test-{uuid.uuid4().hex[:8]}"
     root = _v2_root()
@@ -61,19 +72,14 @@ def throttled(dev: str, *, read_iops: int | None = None, read_bps: int | None = 
             subtree.write_text("+io")
         group = root / name
         group.mkdir()
-        limits = " ".join(
-            p
-            for p in (f"riops={read_iops}" if read_iops else "", f"rbps={read_bps}" if read_bps else "")
-            if p
-        )
+        limits = " ".join(f"{k}={v}" for k, v in rates.items() if v)
         (group / "io.max").write_text(f"{numbers} {limits}")
     else:
         group = V1_BLKIO / name
         group.mkdir()
-        if read_iops:
-            (group / "blkio.throttle.read_iops_device").write_text(f"{numbers} {read_iops}")
-        if read_bps:
-            (group / "blkio.throttle.read_bps_device").write_text(f"{numbers} {read_bps}")
+        for key, v1 in V1_FILES.items():
+            if rates[key]:
+                (group / f"blkio.throttle.{v1}_device").write_text(f"{numbers} {rates[key]}")
     try:
         yield group
     finally:

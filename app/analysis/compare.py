@@ -321,7 +321,11 @@ class Comparison:
     def what_changed(self) -> list[str]:
         """What differs between the two sides, load first: "queue depth 64 → 8", then the run facts
         ("fio version: fio 3.33 → fio 3.35")."""
-        return load_changes(self.rows) + [f"{lower_word(k)} {b} {ARROW} {c}" for k, b, c in self.fact_changes]
+        return (
+            load_changes(self.rows)
+            + definition_changes(self.only_baseline, self.only_candidate)
+            + [f"{lower_word(k)} {b} {ARROW} {c}" for k, b, c in self.fact_changes]
+        )
 
     def why_not_compared(self, step: StepValues) -> str:
         """Why a step of one side (in ``only_baseline`` or ``only_candidate``) has no counterpart."""
@@ -391,6 +395,27 @@ def load_text(qa: int | None, qb: int | None, wa: int = 1, wb: int = 1, ta: int 
         elif a != 1:
             parts.append(f"{a} {word}s")
     return ", ".join(parts)
+
+
+def definition_changes(only_b: list[StepValues], only_c: list[StepValues]) -> list[str]:
+    """An access specification of the same name whose definition changed, the parts that differ named:
+    "“Random 8k mix” 65% read → 66% read" (such steps are not paired, so the change must be said)."""
+    out = []
+    for b in only_b:
+        named = [
+            c for c in only_c if c.key.spec.casefold() == b.key.spec.casefold() and c.key.what != b.key.what
+        ]
+        if not named:
+            continue
+        x, y = definition_summary(b.key.definition), definition_summary(named[0].key.definition)
+        px, py = x.split(", "), y.split(", ")
+        if len(px) == len(py) and " + " not in x + y:
+            x, y = (
+                ", ".join(a for a, c in zip(px, py, strict=True) if a != c),
+                ", ".join(c for a, c in zip(px, py, strict=True) if a != c),
+            )
+        out.append(f"\u201c{b.key.spec}\u201d {x} {ARROW} {y}")
+    return list(dict.fromkeys(out))
 
 
 def load_changes(rows: list[MatchedStep]) -> list[str]:
@@ -632,10 +657,30 @@ def run_facts(run: Run) -> dict[str, set[str]]:
         "I/O engine": {" / ".join(sorted(engines))} if (engines := io_engines(run)) else set(),
         "Engine options": {", ".join(sorted(engine))} if engine else set(),
         "Run time per step": times,
+        **target_settings(run),
     }
     facts["Notes"] = {run.notes.strip()} if run.notes.strip() else set()
     facts["Tags"] = {", ".join(run.tags)} if run.tags else set()
     return facts
+
+
+# What the environment table shows of a target that changes how it performs: (fact, environment key).
+TARGET_SETTINGS = (
+    ("I/O scheduler", "scheduler"),
+    ("Mount options", "mount_options"),
+    ("Queue settings", "queue_settings"),
+)
+
+
+def target_settings(run: Run) -> dict[str, set[str]]:
+    """The targets' scheduler, mount options and queue settings (named by target where a run has several)."""
+    out: dict[str, set[str]] = {fact: set() for fact, _ in TARGET_SETTINGS}
+    for t in run.targets:
+        env = t.details.get("environment") or {}
+        for fact, key in TARGET_SETTINGS:
+            if env.get(key):
+                out[fact].add(f"{t.name}: {env[key]}" if len(run.targets) > 1 else str(env[key]))
+    return out
 
 
 def fact_pairs(

@@ -11,8 +11,9 @@ step's raw output, locally and remotely, so every stored run has them. From them
 r/s, w/s, rkB/s, wkB/s and the request sizes rareq-sz/wareq-sz (KiB) are computed from the disk's counts
 alone, all over one and the same window (:func:`rates`), never with fio's bytes: fio 3.36 and later count
 the sectors the disk moved (``read_sectors``) over its window; for an older local fio, Fiometer added the
-kernel's counters between fio's first report and its last (``kernel_window``); where neither is there the
-byte figures are left empty.
+kernel's counters over the same span as the I/O counts of the disk entries it writes itself (a target held
+open and handed to fio: ``span_read_sectors``), else between fio's first report and its last
+(``kernel_window``); where none is there the byte figures are left empty.
 
 The window is the disk's own clock where fio sent it (a fio server's DU message), else the longest
 job's runtime plus the step's ramp-up: fio counts disk statistics from the moment its jobs start, ramp
@@ -95,17 +96,18 @@ class Rates:
 MIN_KERNEL_WINDOW_S = 0.5  # a kernel window shorter than this (a step of one report) says too little
 
 
-def rates(entry: dict, window_s: float) -> Rates:
-    """The disk's rates from one ``disk_util`` entry: fio's own sectors over ``window_s`` (its window) when it
-    counts them, else the kernel's window Fiometer added, else fio's I/O counts without bytes."""
-    if "read_sectors" in entry:
-        return Rates(
-            window_s,
-            float(entry.get("read_ios") or 0),
-            float(entry.get("write_ios") or 0),
-            float(entry.get("read_sectors") or 0) * 512,
-            float(entry.get("write_sectors") or 0) * 512,
-        )
+def rates(entry: dict, window_s: float, span: bool = False) -> Rates:
+    """The disk's rates from one ``disk_util`` entry over ``window_s`` (its window): with fio's own sectors
+    when it counts them, or (``span``) the kernel's sectors Fiometer counted over the same span as the
+    entry's I/O counts; else the kernel's window Fiometer added between fio's reports; else fio's I/O counts
+    without bytes. The span is preferred to the kernel window: both its counts cover the whole step, as
+    fio's disk figures do (a window between two reports of a short step misses part of it: 1 s steps showed
+    rkB/s 6 to 12 % below fio's MB/s)."""
+    reads, writes = float(entry.get("read_ios") or 0), float(entry.get("write_ios") or 0)
+    own = "read_sectors" if "read_sectors" in entry else "span_read_sectors" if span else ""
+    if own in entry:
+        sectors = (entry.get(own) or 0, entry.get(own.replace("read", "write")) or 0)
+        return Rates(window_s, reads, writes, float(sectors[0]) * 512, float(sectors[1]) * 512)
     k = entry.get("kernel_window")
     if isinstance(k, dict) and float(k.get("msec") or 0) / 1000.0 >= MIN_KERNEL_WINDOW_S:
         return Rates(
@@ -115,7 +117,7 @@ def rates(entry: dict, window_s: float) -> Rates:
             float(k.get("read_sectors") or 0) * 512,
             float(k.get("write_sectors") or 0) * 512,
         )
-    return Rates(window_s, float(entry.get("read_ios") or 0), float(entry.get("write_ios") or 0), None, None)
+    return Rates(window_s, reads, writes, None, None)
 
 
 def _window_s(doc: dict, step: StepInfo) -> float:
@@ -145,7 +147,7 @@ def step_disk_stats(run: Run, step: StepInfo) -> list[DiskStat]:
                 continue
             # a fio server's DU carries the disk's own clock (kept in the stored output): exact
             c = DiskCounts.from_fio(d, float(d["msec"]) if d.get("msec") else window * 1000.0)
-            rt = rates(d, c.window_ms / 1000.0)
+            rt = rates(d, c.window_ms / 1000.0, span=True)
             out.append(
                 DiskStat(
                     step.index,

@@ -120,8 +120,8 @@ def _ms(v: float) -> str:
 
 def _point(step: StepInfo, load: int) -> SweepPoint | None:
     total = next((r.metrics for r in step.results if r.level == "all"), None)
-    if total is None or total.ios <= 0 or step.status not in ("complete", "stopped"):
-        return None
+    if total is None or total.ios <= 0 or step.status != "complete":
+        return None  # a stopped or partial step measured less: never a point, a maximum or a knee
     targets = len(step.active_targets)
     outstanding = step.queue_depth * targets if step.queue_depth else None
     return SweepPoint(

@@ -380,6 +380,42 @@ def _log_ticks(lo: float, hi: float) -> list[float]:
     return [10.0**e for e in range(a, b + 1)]
 
 
+def _x_tick_labels(ticks: list[tuple[float, str]], y: float, size: float) -> list[Text]:
+    """The x axis' labels, each left out that would touch the one before it (its grid line stays): a curve's
+    loads 1..14 or a small multiple's response times, never printed over each other."""
+    out: list[Text] = []
+    shown_to = -math.inf
+    for x, label in ticks:
+        half = text_width(label, size) / 2
+        if x - half >= shown_to + 3 or not out:
+            out.append(Text(x, y, label, size, "#555555", "middle"))
+            shown_to = x + half
+    return out
+
+
+def _point_labels(
+    pts: list[tuple[float, float]],
+    labels: list[str],
+    size: float,
+    color: str,
+    width: float,
+    taken: list[tuple[float, float, float, float]],
+) -> list[Text]:
+    """Captions beside points (right of the point, or left at the edge); one that would cover a caption
+    already drawn is left out (points crowded where the load no longer raises the throughput)."""
+    out = []
+    for (x, y), t in zip(pts, labels, strict=False):
+        w = text_width(t, size)
+        right = x + 3 + w <= width
+        left = x + 3 if right else x - 3 - w
+        box = (left, y + 8 - size, left + w, y + 8)
+        if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
+            continue
+        taken.append(box)
+        out.append(Text(x + 3 if right else x - 3, y + 8, t, size, color, "start" if right else "end"))
+    return out
+
+
 def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
     title_size, label_size, tick_size = 10.0, 8.0, 7.0
     d = Drawing(width, 0)
@@ -459,11 +495,11 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
         d.items.append(Line(x0, yy, x1, yy, "#e3e6ea" if i else "#9aa0a6", 0.6 if i else 0.9))
         d.items.append(Text(x0 - 4, yy + 2.5, fmt(i * step_y, y_digits), tick_size, "#555555", "end"))
     for v in ticks_x:
-        xx = px(v)
-        d.items.append(Line(xx, top, xx, bottom, "#eceef1", 0.5))
-        d.items.append(Text(xx, bottom + 10, tick_label(v), tick_size, "#555555", "middle"))
+        d.items.append(Line(px(v), top, px(v), bottom, "#eceef1", 0.5))
+    d.items += _x_tick_labels([(px(v), tick_label(v)) for v in ticks_x], bottom + 10, tick_size)
     d.items.append(Text((x0 + x1) / 2, bottom + 22, chart.x_title, tick_size, "#555555", "middle"))
     d.items.append(Text(0, top - 5, chart.y_title, tick_size, "#555555"))
+    taken: list[tuple[float, float, float, float]] = []  # point labels drawn: none is printed over another
     for s in chart.series:
         pts = [(px(x), py(v)) for x, v in s.points if not chart.x_log or x > 0]
         for (ax, ay), (bx, by) in zip(pts, pts[1:], strict=False):
@@ -474,13 +510,7 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
                 d.items.append(Line(ax, ay, bx, by, s.color, s.width, s.dash))
         if len(pts) == 1 or s.markers:
             d.items += [Rect(x - 1.5, yy - 1.5, 3, 3, s.color) for x, yy in pts]
-        for (x, yy), t in zip(pts, s.point_labels, strict=False):  # right of the point, or left at the edge
-            right = x + 3 + text_width(t, tick_size - 1) <= width
-            d.items.append(
-                Text(
-                    x + 3 if right else x - 3, yy + 8, t, tick_size - 1, s.color, "start" if right else "end"
-                )
-            )
+        d.items += _point_labels(pts, s.point_labels, tick_size - 1, s.color, width, taken)
     for m in chart.marks:  # an open square around the point, its caption beside it
         mx, my, r = px(m.x), py(m.y), 4.5
         d.items += [
@@ -503,6 +533,28 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
         )
     d.height = bottom + 28
     return d
+
+
+# Per-step charts, one per access specification and load: the response time distribution, the share of I/Os,
+# and the IOPS and response time per second (a row: a step's IOPS beside its response time).
+SMALL_FAMILIES = (("dist-",), ("share-",), ("iops-", "lat-"))
+SMALL_FROM = 4  # a family of this many charts or more is drawn as small multiples, two side by side
+
+
+def family_of(key: str) -> int:
+    """The index of the per-step family a chart's key belongs to, -1 for none."""
+    return next((i for i, f in enumerate(SMALL_FAMILIES) if key.startswith(f)), -1)
+
+
+def small_multiples(charts: list[LineChart]) -> set[str]:
+    """Keys of the per-step charts drawn half-width, two a row: a sweep's 2 x 8 steps make pages, not
+    dozens of them."""
+    out: set[str] = set()
+    for i in range(len(SMALL_FAMILIES)):
+        keys = [c.key for c in charts if family_of(c.key) == i]
+        if len(keys) >= SMALL_FROM:
+            out.update(keys)
+    return out
 
 
 def draw(chart: BarChart | LineChart, width: float) -> Drawing:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 
-from app.analysis.compare import io_engines, job_facts
+from app.analysis.compare import io_engines, job_facts, run_time_text
+from app.analysis.timed_transfer import transfer_bytes
 from app.model import planfile
 from app.model.fidelity import all_notes
 from app.model.plan import DEFAULT_TEST_FILE_SIZE
@@ -58,6 +59,57 @@ def _fidelity(run: Run) -> list[str]:
     return [f"{n.where}: {n.message}" for n in all_notes(plan)]
 
 
+def _sections(job_text: str) -> dict[str, dict[str, str]]:
+    """A job file's sections and their options (the last value of each)."""
+    out: dict[str, dict[str, str]] = {}
+    section = ""
+    for line in job_text.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            section = line.strip("[]")
+        elif "=" in line and not line.startswith((";", "#")):
+            k, _, v = line.partition("=")
+            out.setdefault(section, {})[k.strip()] = v.strip()
+    return out
+
+
+def target_extents(run: Run) -> tuple[set[str], list[str]]:
+    """(the sizes of the test files, a line per raw device with its own size): a device is no test file of
+    the plan's size ("raw device /dev/loop0 (target T): the device itself, 512 MiB (no test file)")."""
+    files: set[str] = set()
+    devices: dict[str, str] = {}
+    for step in run.steps:
+        for manager, output in step.outputs.items():
+            sections = _sections(output.job_text or "")
+            for t in run.targets:
+                if t.manager != manager:
+                    continue
+                opts = next((o for name, o in sections.items() if name.endswith("." + t.key)), None)
+                if opts is None:
+                    continue
+                env = t.details.get("environment") or {}
+                size = opts.get("size", "")
+                if env.get("kind") != "block device":
+                    files.update({format_bytes(int(size)) if size.isdigit() else size} - {""})
+                    continue
+                whole = env.get("device_size_bytes")
+                place = f"raw device {t.path or t.name}" + (f" (target {t.name})" if t.path else "")
+                if size.isdigit() and (not whole or int(size) < whole):
+                    devices[place] = (
+                        f"{place}: its first {format_bytes(int(size))}"
+                        + (f" of {format_bytes(whole)}" if whole else "")
+                        + " (the plan's maximum disk size; no test file)"
+                    )
+                else:
+                    devices.setdefault(
+                        place,
+                        f"{place}: the device itself, {format_bytes(whole)} (no test file)"
+                        if whole
+                        else f"{place}: the device itself (no test file)",
+                    )
+    return files, list(devices.values())
+
+
 def run_disclosure(run: Run, label: str) -> list[str]:
     out = []
     who = f"Run {run.id} ({label})"
@@ -70,7 +122,10 @@ def run_disclosure(run: Run, label: str) -> list[str]:
             f"{who}: measured with {tools}"
             + (f"; engine options {', '.join(sorted(engine))}." if engine else ".")
         )
+    files, devices = target_extents(run)
+    sizes = files if files or devices else sizes  # a raw device's extent is its own, not a test file's
     planned = _planned_sizes(run)
+    out += [f"{who}: {d}." for d in devices]
     if sizes:
         from app.analysis.validity import cache_can_serve
 
@@ -90,6 +145,7 @@ def run_disclosure(run: Run, label: str) -> list[str]:
             f"{who}: its stored plan cannot be read (damaged in the results database); the planned test-file "
             "sizes and fidelity notes are not shown."
         )
+    out += overrides(run, who)
     out += [f"{who}: fio cannot reproduce exactly - {n}" for n in _fidelity(run)]
     if run.notes.strip():
         out.append(f"{who}: note - {run.notes.strip()}")
@@ -102,7 +158,37 @@ def run_disclosure(run: Run, label: str) -> list[str]:
     return out
 
 
+def overrides(run: Run, who: str) -> list[str]:
+    """Step times that are not the plan's: a run's --run-time / --ramp-up (the size scaling is said above)."""
+    setup = run.plan_setup()
+    out = []
+    limit = "time limit (a cap)" if transfer_bytes(run) else "run time"
+    for word, planned, ran in (
+        (limit, setup.get("run_time"), {s.run_s for s in run.steps if s.results}),
+        ("ramp-up", setup.get("ramp_up"), {s.ramp_s for s in run.steps if s.results}),
+    ):
+        if not isinstance(planned, (int, float)) or not ran or ran == {planned}:
+            continue
+        said = " / ".join(run_time_text(v) for v in sorted(ran)) if word == limit else None
+        said = said or " / ".join(f"{v:g} s" for v in sorted(ran))
+        planned_text = run_time_text(planned) if word == limit else f"{planned:g} s"
+        out.append(f"{who}: {word} per step {said}, set for this run in place of the plan's {planned_text}.")
+    return out
+
+
 def disclosure(runs: list[tuple[Run, str]]) -> list[str]:
-    """The appendix's lines: each run's engine, sizes, fidelity notes and notes, then what the numbers mean."""
-    lines = [x for run, label in runs for x in run_disclosure(run, label)]
-    return list(dict.fromkeys(lines)) + MEANING
+    """The appendix's lines: each run's engine, sizes, overrides, fidelity notes and notes, a line the runs
+    share said once naming them all ("Runs 1 (before), 2 (after): ..."), then what the numbers mean."""
+    said: dict[str, list[str]] = {}
+    for run, label in runs:
+        who = f"Run {run.id} ({label})"
+        for line in run_disclosure(run, label):
+            text = line.removeprefix(f"{who}: ")
+            named = said.setdefault(text, [])
+            if f"{run.id} ({label})" not in named:
+                named.append(f"{run.id} ({label})")
+    lines = [
+        f"Run {names[0]}: {text}" if len(names) == 1 else f"Runs {', '.join(names)}: {text}"
+        for text, names in said.items()
+    ]
+    return lines + MEANING

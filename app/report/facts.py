@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from app.analysis.compare import Side, io_engines, run_time_text
 from app.analysis.iometer_import import is_iometer_run
 from app.analysis.preconditioning import measured_steps
+from app.analysis.timed_transfer import transfer_bytes
 from app.model.plan import AUTO_ENGINE
+from app.model.units import format_bytes
 from app.report.tables import Cell, Column, Row, Table, run_label
 from app.store.records import Run
 
@@ -140,8 +142,10 @@ def _manager_env(run: Run) -> dict[str, dict]:
     return out
 
 
-def environment_rows(run: Run) -> list[tuple[str, str]]:
-    """(fact, value) of one run, in the order the environment table shows them."""
+def environment_rows(run: Run, by_position: bool = False) -> list[tuple[str, str]]:
+    """(fact, value) of one run, in the order the environment table shows them; ``by_position``: targets
+    named "Target 1", "Target 2" (their names in the value), so that runs whose targets are named
+    differently share rows instead of each having its own half-empty ones."""
     rows: list[tuple[str, str]] = []
     managers = _manager_env(run)
     many = len(managers) > 1
@@ -168,10 +172,13 @@ def environment_rows(run: Run) -> list[tuple[str, str]]:
             (f"{pre}Memory", size_text(env.get("memory_bytes"))),
             (f"{pre}fio", env.get("fio_version", "") and f"fio {env['fio_version']}"),
         ]
-    for t in run.targets:
+    for i, t in enumerate(run.targets, 1):
         env = t.details.get("environment") or {}
         pre = f"Target {t.name}" if len(run.targets) > 1 else "Target"
-        rows.append((pre, t.path or t.name))
+        place = t.path or t.name
+        if by_position and len(run.targets) > 1:
+            pre, place = f"Target {i}", f"{t.name} ({place})" if t.path and t.path != t.name else place
+        rows.append((pre, place))
         if env.get("kind") == "block device":
             dev = ", ".join(
                 x for x in (env.get("device_model", ""), size_text(env.get("device_size_bytes"))) if x
@@ -205,12 +212,20 @@ def environment_rows(run: Run) -> list[tuple[str, str]]:
                 rows.append((f"{pre}: device", dev))
         if env.get("scheduler"):
             rows.append((f"{pre}: I/O scheduler", env["scheduler"]))
+        if env.get("queue_settings"):
+            rows.append((f"{pre}: queue settings", env["queue_settings"]))
     rows.append(("I/O engine", io_engine(run)))
     rows.append(("Direct I/O", direct_io(run)))
     times = sorted(
         {(s.run_s, s.ramp_s) for s in measured_steps(run)} or {(s.run_s, s.ramp_s) for s in run.steps}
     )
-    rows.append(("Run time per step", "; ".join(dict.fromkeys(run_time_text(r) for r, _ in times)) or DASH))
+    limit = "; ".join(dict.fromkeys(run_time_text(r) for r, _ in times)) or DASH
+    moved = transfer_bytes(run)
+    if moved:  # a timed transfer ends once its bytes are moved: its run time is only a cap
+        rows.append(("Transfer per step", f"{format_bytes(moved)} per job (the step ends once it is moved)"))
+        rows.append(("Time limit per step", f"{limit} (a cap, not the time measured)"))
+    else:
+        rows.append(("Run time per step", limit))
     rows.append(("Ramp-up per step", "; ".join(dict.fromkeys(f"{ramp:g} s" for _, ramp in times)) or DASH))
     return [(k, v) for k, v in rows if v]
 
@@ -219,10 +234,11 @@ def environment_table(sides: list[Side], labels: list[str]) -> Table:
     """A column per side; where the runs of a side differ, every value is listed."""
     per_side: list[dict[str, list[str]]] = []
     order: list[str] = []
+    named = {tuple(t.name for t in run.targets) for side in sides for run in side.runs}
     for side in sides:
         facts: dict[str, list[str]] = {}
         for run in side.runs:
-            for k, v in environment_rows(run):
+            for k, v in environment_rows(run, by_position=len(named) > 1):
                 if k not in order:
                     order.append(k)
                 if v not in facts.setdefault(k, []):

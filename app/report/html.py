@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from html import escape
 
-from app.report.charts import draw, to_svg
+from app.report.charts import LineChart, draw, family_of, small_multiples, to_svg
 from app.report.document import Report
 from app.report.pts_markup import pts_contents, pts_html
 from app.report.sweep_charts import curves_title
@@ -47,6 +47,7 @@ table.facts td:first-child { width: 190px; color: var(--muted); white-space: now
 table.facts td { overflow-wrap: break-word; }
 figure { margin: 14px 0 22px; }
 figure svg { max-width: 100%; height: auto; }
+figure.small { display: inline-block; width: 48%; margin: 0 1% 1em 0; vertical-align: top; }
 details { margin: 6px 0; }
 summary { cursor: pointer; color: var(--accent); }
 pre { background: #f3f5f7; border: 1px solid var(--rule); padding: 8px 10px; font-size: 12px; overflow-x: auto; }
@@ -169,6 +170,23 @@ def sections(report: Report) -> list[tuple[str, str]]:
     return out
 
 
+def _line_figures(charts: list[LineChart]) -> list[str]:
+    """The per-step charts of a sweep two a row (small multiples); each family starts a row of its own."""
+    small = small_multiples(charts)
+    out = []
+    for i, lc in enumerate(charts):
+        if i and lc.key in small and family_of(lc.key) != family_of(charts[i - 1].key):
+            out.append('<div class="row-break"></div>')
+        out.append(_figure(lc, lc.key in small))
+    return out
+
+
+def _figure(chart: LineChart, small: bool) -> str:
+    if small:
+        return f'<figure class="small" id="{chart.key}">{to_svg(draw(chart, 372), chart.title)}</figure>'
+    return f'<figure id="{chart.key}">{to_svg(draw(chart, 760), chart.title)}</figure>'
+
+
 def render_html(report: Report) -> str:
     m = report.meta
     h = [
@@ -239,8 +257,8 @@ def render_html(report: Report) -> str:
             h.append(f'<figure id="{ch.key}">{to_svg(draw(ch, 760), ch.title)}</figure>')
         if report.sweep_overlays:
             h.append('<h3 id="sweep-overlays">Sweeps and steady state, before and after</h3>')
-        for lc in report.sweep_overlays + report.line_charts:
-            h.append(f'<figure id="{lc.key}">{to_svg(draw(lc, 760), lc.title)}</figure>')
+        h += [_figure(lc, False) for lc in report.sweep_overlays]
+        h += _line_figures(report.line_charts)
     h.append('<h2 id="runs">Results per run</h2>')
     for s in report.runs:
         for table in (s.summary, *s.workloads):

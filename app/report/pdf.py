@@ -24,10 +24,10 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
-from app.report.charts import Drawing, Line, Rect, Text, draw
+from app.report.charts import Drawing, Line, Rect, Text, draw, small_multiples
 from app.report.document import Report
 from app.report.html import sections
-from app.report.pdf_markup import ACCENT, MUTED, body_markup, keep_together
+from app.report.pdf_markup import ACCENT, MUTED, SMALL_SHARE, body_markup, keep_together
 from app.report.pts_markup import pts_page_header
 
 DPI = 300
@@ -109,13 +109,16 @@ def block_charts(
         fmt = frag.charFormat()
         if fmt.isImageFormat() and fmt.toImageFormat().name() in drawings:
             img = fmt.toImageFormat()
-            line = block.layout().lineForTextPosition(frag.position() - block.position())
+            at = frag.position() - block.position()
+            line = block.layout().lineForTextPosition(at)
+            x = line.cursorToX(at)  # the image's own place in its line (two small multiples share one)
+            x = x[0] if isinstance(x, tuple) else x
             w = img.width() * DPI / 96
             h = img.height() * DPI / 96
             out.append(
                 (
                     drawings[img.name()],
-                    rect.left() + line.x(),
+                    rect.left() + float(x),
                     rect.top() + line.y() + line.ascent() - h,
                     w,
                     h,
@@ -289,11 +292,13 @@ def write_pdf(report: Report, path: str) -> None:
     width_pt = body.width() / pages.px_per_pt  # charts are laid out in points across the text width
     blank = QImage(1, 1, QImage.Format.Format_RGB32)
     blank.fill(QColor("white"))
+    small = small_multiples(report.line_charts)
     for ch in report.every_chart:
-        d = draw(ch, width_pt)
+        share = SMALL_SHARE if ch.key in small else 1.0  # small multiples: two side by side
+        d = draw(ch, width_pt * share)
         name = f"{ch.key}.png"
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), blank)
-        css_px = body.width() * 96 / DPI  # <img> sizes are CSS pixels (1/96 in)
+        css_px = body.width() * share * 96 / DPI  # <img> sizes are CSS pixels (1/96 in)
         chart_src[ch.key] = (name, int(css_px), int(css_px * d.height / d.width))
         drawings[name] = d
     # tighter tables until none is wider than the page; text wraps between words only ("Random 4k read", never
@@ -384,8 +389,8 @@ def _units(doc: QTextDocument, drawings: dict[str, Drawing]) -> list[tuple[float
         else:
             block = it.currentBlock()
             charts = block_charts(doc, block, drawings)
-            if charts:
-                items += [("chart", top, top + h) for _, _, top, _, h in charts]
+            if charts:  # one unit a paragraph: small multiples side by side share theirs
+                items.append(("chart", min(c[2] for c in charts), max(c[2] + c[4] for c in charts)))
             else:
                 r = lay.blockBoundingRect(block)
                 items.append((_block_kind(block), r.top(), r.bottom()))

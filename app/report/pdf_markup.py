@@ -10,6 +10,7 @@ import re
 from dataclasses import replace
 from html import escape
 
+from app.report.charts import family_of, small_multiples
 from app.report.document import Report
 from app.report.pts_markup import pts_pdf
 from app.report.sweep_charts import curves_title
@@ -203,6 +204,31 @@ def _chart(h: list[str], chart_src: dict[str, tuple[str, int, int]], key: str) -
     h.append(f'<p><img src="{name}" width="{w}" height="{ht}"></p>')
 
 
+SMALL_SHARE = 0.49  # a small multiple's share of the text width (two a row, a gap between them)
+
+
+def _charts_in_rows(
+    h: list[str], chart_src: dict[str, tuple[str, int, int]], keys: list[str], small: set[str]
+) -> None:
+    """Charts one a paragraph; consecutive small multiples of one family two a paragraph, side by side."""
+    row: list[str] = []
+    for key in [*keys, ""]:
+        if key in small and len(row) < 2 and (not row or family_of(row[0]) == family_of(key)):
+            row.append(key)
+            continue
+        if row:
+            imgs = [
+                f'<img src="{chart_src[k][0]}" width="{chart_src[k][1]}" height="{chart_src[k][2]}">'
+                for k in row
+            ]
+            h.append("<p>" + "&nbsp;&nbsp;".join(imgs) + "</p>")
+            row = []
+        if key in small:
+            row.append(key)
+        elif key:
+            _chart(h, chart_src, key)
+
+
 def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], compact: int = 0) -> str:
     """``chart_src``: chart key -> (resource name, width, height) of its image in layout units. ``compact``
     1 sets tables smaller; 2 also lets every text column wrap. Section anchors are the HTML report's."""
@@ -241,8 +267,9 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
             _chart(h, chart_src, lc.key)
     if report.line_charts:  # flows on after the bar charts: a page break here could leave one chart alone
         h.append('<h2><a name="latency-charts"></a>Response time distribution and stability</h2>')
-        for lc in report.line_charts:
-            _chart(h, chart_src, lc.key)
+        _charts_in_rows(
+            h, chart_src, [lc.key for lc in report.line_charts], small_multiples(report.line_charts)
+        )
     _h1(h, "runs", "Results per run")
     for s in report.runs:
         h.append(f"<h2>{escape(s.summary.title)} ({escape(s.label)})</h2>")

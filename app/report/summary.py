@@ -21,7 +21,9 @@ from app.analysis.compare import (
     lower_word,
 )
 from app.model.spec_words import parse_spec_text
+from app.report.facts import environment_rows
 from app.report.tables import MINUS, fmt_sig, side_title
+from app.store.records import Run
 
 ARROW = "\u2192"
 LARGE_TRANSFER = 64 * 1024  # at or above this, a workload is judged by MB/s; below by IOPS
@@ -277,6 +279,33 @@ def noise_text(c: Comparison) -> str:
     return text + " Each workload is judged by IOPS below 64 KiB transfers, by MB/s from 64 KiB."
 
 
+# Rows of the environment table whose differences the run facts (compare.run_facts) do not already name:
+# "CPU", "Memory", a target's device (model, size) and file system, a timed transfer's bytes.
+ENVIRONMENT_ONLY = ("CPU", "Memory", "device", "file system", "Transfer per step")
+
+
+def environment_changes(c: Comparison) -> list[str]:
+    """What the environment table shows differing that "What changed" would not otherwise say: "CPU AMD
+    EPYC, 2 CPUs → Intel Xeon, 8 CPUs", "target: device virtio disk, 256 GiB → 512 GiB"."""
+
+    def union(runs: list[Run]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for run in runs:
+            for k, v in environment_rows(run):
+                if v not in out.setdefault(k, []):
+                    out[k].append(v)
+        return out
+
+    b, a = union(c.baseline.runs), union(c.candidate.runs)
+    out = []
+    for key in dict.fromkeys([*b, *a]):
+        if key.rsplit(": ", 1)[-1] not in ENVIRONMENT_ONLY or b.get(key) == a.get(key):
+            continue
+        was, now = "; ".join(b.get(key, [])) or "-", "; ".join(a.get(key, [])) or "-"
+        out.append(f"{lower_word(key)} {was} {ARROW} {now}")
+    return out
+
+
 def summarize(c: Comparison, base_label: str, cand_label: str) -> SummaryBlock:
     block = SummaryBlock(
         f"{side_title(c.candidate, cand_label)} compared with {side_title(c.baseline, base_label)}"
@@ -285,9 +314,11 @@ def summarize(c: Comparison, base_label: str, cand_label: str) -> SummaryBlock:
     shown = [
         (k, b, v) for k, b, v in c.fact_changes if not (k == "Tags" and (b, v) == (base_label, cand_label))
     ]
-    block.what_changed = c.what_changed[: len(c.what_changed) - len(c.fact_changes)] + [
-        f"{lower_word(k)} {b} {ARROW} {v}" for k, b, v in shown
-    ]
+    block.what_changed = (
+        c.what_changed[: len(c.what_changed) - len(c.fact_changes)]
+        + [f"{lower_word(k)} {b} {ARROW} {v}" for k, b, v in shown]
+        + environment_changes(c)
+    )
     block.what_changed = block.what_changed or [
         "nothing Fiometer records (same load, hosts, fio, settings): the change is in the system under test"
     ]

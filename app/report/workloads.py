@@ -191,8 +191,8 @@ def disk_table(run: Run) -> Table | None:
         rows,
         [
             "From the disk's own counters, as iostat computes them: r/s to wareq-sz over one and the same "
-            "window (fio's sectors from fio 3.36, else the kernel's counters between fio's first and last "
-            "report; empty where neither was recorded), await = ticks per I/O, aqu-sz = time in queue over "
+            "window (fio's sectors from fio 3.36, else the kernel's over the whole step for a local fio, or "
+            "between fio's first and last report; empty where none was recorded), await = ticks per I/O, aqu-sz = time in queue over "
             "the step, %util = fio's busy time."
         ],
     )

@@ -229,13 +229,46 @@ def report_of(db):
 def test_orion_sweep_maxima_before_and_after_with_both_sweeps_on_one_chart(workflows):
     rep = report_of(workflows["orion"][0])
     heads = rep.summary[0].headlines
+    lat = r"\(average [\d.,]+ ms, p99 [\d.,]+ ms\)"  # Orion's latency at the maximum, on both sides
     assert any(
-        re.match(r".+ sweep: maximum IOPS [\d,]+ @ QD \d+.* \u2192 [\d,]+ @ QD \d+", h) for h in heads
+        re.match(rf".+ sweep: maximum IOPS [\d,]+ @ QD \d+.* {lat} \u2192 [\d,]+ @ QD \d+.* {lat}", h)
+        for h in heads
     ), heads
     overlays = rep.sweep_overlays
     assert overlays and all(len(c.series) == 2 and c.series[0].label == "before" for c in overlays)
     table = next(t for t in rep.headline_tables if t.key == "headlines-1")
-    assert [r.cells[0].text for r in table.rows][:2] == ["maximum IOPS", "knee"]
+    names = [r.cells[0].text for r in table.rows][:4]
+    assert names == ["maximum IOPS", "average ms at the maximum", "p99 ms at the maximum", "knee"]
+    # the figures at the maximum are the stored maximum step's own
+    from app.analysis.compare import all_metrics
+    from app.analysis.sweep import find_sweeps
+    from app.store.database import open_store
+    from app.store.queries import get_run
+
+    with open_store(workflows["orion"][0]) as store:
+        run = get_run(store, 1)
+    top = find_sweeps(run)[0].max_iops
+    m = all_metrics(next(s for s in run.steps if s.index == top.step))
+    assert table.rows[1].cells[1].value == pytest.approx(m.lat_mean_ms)
+    assert table.rows[2].cells[1].value == pytest.approx(m.percentile_ms(99))
+
+
+def test_a_sweeps_per_step_charts_are_small_multiples_and_name_their_load(workflows, tmp_path):
+    """2 specs x 7 queue depths: 28 per-step charts, two a row and six a page, each titled with its load."""
+    db = workflows["orion"][0]
+    pdf, html = tmp_path / "o.pdf", tmp_path / "o.html"
+    assert cli("--db", db, "report", "1", "--compare", "2", "--pdf", pdf, "--html", html).returncode == 0
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True).stdout
+    pages = text.split("\f")
+    kinds = ("Response time distribution: ", "Share of I/Os by response time:")
+    with_charts = [p for p in pages if any(k in p for k in kinds)]
+    assert 4 <= len(with_charts) <= 6, len(with_charts)  # was 10 pages, one to four charts each
+    side_by_side = [ln for ln in text.splitlines() if sum(ln.count(k) for k in kinds) == 2]
+    assert len(side_by_side) >= 12, side_by_side  # 14 rows of two (a row's titles wrap onto two lines)
+    titles = re.findall(
+        r"(?:Response time distribution|Share of I/Os by response time): .+?, QD \d+", html.read_text()
+    )
+    assert len(titles) >= 28 and html.read_text().count('<figure class="small"') == 28
 
 
 def test_timed_transfer_elapsed_before_and_after(workflows):
@@ -300,3 +333,8 @@ def test_the_iometer_template_pairs_its_four_specs(workflows):
     assert len(c.rows) == 4 and not c.only_baseline and not c.only_candidate
     assert all(r.load.startswith("QD ") for r in c.rows)
     assert rep.summary[0].what_changed[0].startswith("nothing Fiometer records")
+    fidelity = [
+        d for d in rep.disclosure if "fio cannot reproduce exactly" in d
+    ]  # once per plan, not per run
+    assert fidelity and all(d.startswith("Runs 1 (before), 2 (after): ") for d in fidelity), fidelity
+    assert len(set(fidelity)) == len(fidelity)

@@ -144,3 +144,43 @@ def test_a_step_planned_but_not_run_says_so_and_a_stopped_step_gives_no_figure(t
     assert [s.split(":")[0] for s in block.sentences] == ["8k random 70 % read"]
     (out_,) = block.left_out
     assert out_.startswith("step 2 (4k random 70 % read at QD 1): stopped")
+
+
+def test_a_stopped_step_is_no_point_of_a_sweep_nor_its_maximum(tmp_path):
+    """An Orion-style sweep (QD 1..8), run twice; the step with the highest IOPS of each run marked as a Stop leaves it:
+    neither sweep has that point, so no maximum, knee or headline of the report is taken from it."""
+    from app.analysis.sweep import find_sweeps
+    from app.store.queries import get_run
+
+    assert cli("examples", "--save", tmp_path).returncode == 0
+    doc = json.loads((tmp_path / "orion.json").read_text())
+    plan = doc.get("plan", doc)  # QD 1..8 of its small random reads: four points
+    plan["setup"]["queue_depth_cycling"]["end"] = 8
+    plan["specs"] = plan["specs"][:1]
+    plan["managers"][0]["workers"][0]["specs"] = [plan["specs"][0]["name"]]
+    (tmp_path / "orion.json").write_text(json.dumps(doc))
+    db = tmp_path / "r.db"
+    for tag in ("before", "after"):
+        out = cli(
+            "--db", db, "run", tmp_path / "orion.json", "--engine", "null", "--map",
+            f"TESTFILE={tmp_path / 'n.dat'}", "--test-file-size", "8M", "--run-time", "1", "--tag", tag,
+        )  # fmt: skip
+        assert out.returncode == 0, out.stdout + out.stderr
+    with open_store(db) as store:
+        tops = {}
+        for run_id in (1, 2):
+            sweep = find_sweeps(get_run(store, run_id))[0]
+            tops[run_id] = sweep.max_iops
+            store.conn.execute(
+                "UPDATE steps SET status = 'stopped' WHERE run_id = ? AND idx = ?",
+                (run_id, sweep.max_iops.step),
+            )
+        store.conn.commit()
+        for run_id, top in tops.items():
+            sweep = find_sweeps(get_run(store, run_id))[0]
+            assert top.step not in [p.step for p in sweep.points]
+            assert sweep.max_iops.iops <= top.iops and sweep.max_iops.step != top.step
+        report = build_report(store, [1], [[2]])
+    (line,) = [h for h in report.summary[0].headlines if h.startswith(sweep.label)]
+    for top in tops.values():
+        assert f"{top.iops:,.0f} @ " not in line, line

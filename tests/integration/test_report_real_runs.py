@@ -174,3 +174,31 @@ def test_no_pdf_page_is_blank_or_an_orphan(runs, tmp_path, compare):
     thin = {n: t for n, t in enumerate(texts, 1) if len(t) < MIN_TEXT}
     assert thin == {}, thin
     assert "Contents" in texts[0] and "Summary" in texts[1]  # a one-run report answers first too
+
+
+def test_targets_named_differently_share_the_environment_tables_rows(tmp_path):
+    """Before on targets C: and D:, after on E: and F: (a move to other LUNs): the table lists Target 1 and
+    Target 2 with both sides filled, not four half-empty rows per target."""
+    db = tmp_path / "r.db"
+    for tag, names in (("before", ("C:", "D:")), ("after", ("E:", "F:"))):
+        plan = grid(1, 1, 2, specs=(READ,), qd=2)
+        plan.specs[0].lines = [SpecLine(4096, 100, 100, 100, 0, 1, 4096, 0)]
+        plan.managers[0].host = LOCAL
+        plan.managers[0].workers[0].targets = [Target(n) for n in names]
+        path = tmp_path / f"{tag}.json"
+        planfile.save(plan, path)
+        maps = [x for n in names for x in ("--map", f"{n}={tmp_path / (tag + n[0] + '.tst')}")]
+        out = cli(
+            "--db", db, "run", path, *maps, "--engine", "null", "--test-file-size", "1M", "--run-time", "1",
+            "--tag", tag,
+        )  # fmt: skip
+        assert out.returncode == 0, out.stdout + out.stderr
+    out = tmp_path / "r.html"
+    assert cli("--db", db, "report", "1", "--compare", "2", "--html", out).returncode == 0
+    p = Tables()
+    p.feed(out.read_text(encoding="utf-8"))
+    rows = {r[0][0]: [c[0] for c in r[1:]] for r in p.tables["environment"][1:]}
+    targets = {k: v for k, v in rows.items() if k.startswith("Target")}
+    assert rows["Target 1"] == [f"C: ({tmp_path / 'beforeC.tst'})", f"E: ({tmp_path / 'afterE.tst'})"]
+    assert rows["Target 2"][1] == f"F: ({tmp_path / 'afterF.tst'})"
+    assert targets and all("\u2013" not in v for v in targets.values()), targets

@@ -101,6 +101,8 @@ def test_disk_entries_are_fio_s_counters_between_two_readings():
         "name": "loop3",
         "read_ios": 5,
         "write_ios": 6,
+        "span_read_sectors": 40,
+        "span_write_sectors": 48,
         "read_merges": 1,
         "write_merges": 2,
         "read_ticks": 4,

@@ -144,3 +144,53 @@ def test_per_second_charts_need_a_few_seconds_to_draw_a_line(tmp_path, seconds, 
     timelines = [ch for ch in rep.line_charts if ch.key.startswith(("iops-", "lat-"))]
     assert bool(timelines) is drawn  # two seconds drew lone dots, not lines
     assert all(len(s.points) == seconds for ch in timelines for s in ch.series)
+
+
+@pytest.mark.parametrize("width", [640.0, 240.0])
+@pytest.mark.parametrize(
+    "ticks",
+    [
+        None,  # a logarithmic axis of response times: 0.000010 .. 100
+        [(float(v), str(v)) for v in range(1, 15)],  # a curve's loads 1..14 (the issue's overlapping "14")
+        [(float(v), f"QD {v}") for v in (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)],
+    ],
+)
+def test_axis_tick_labels_never_overlap(width, ticks) -> None:
+    """A tick label that would touch its neighbour is left out (the grid line stays); at full width and as a
+    small multiple."""
+    from app.report.charts import LineChart, LineSeries, layout_line, text_width
+
+    pts = [(1e-5, 1.0), (50.0, 100.0)] if ticks is None else [(x, x) for x, _ in ticks]
+    chart = LineChart("k", "t", "x", "y", [LineSeries("a", pts, "#000")], x_log=ticks is None, x_ticks=ticks)
+    d = layout_line(chart, width)
+    bottom = max(t.y for t in d.items if isinstance(t, Text) and t.text == "x") - 12  # the x tick row
+    labels = sorted(
+        (t.x, text_width(t.text, t.size)) for t in d.items if isinstance(t, Text) and t.y == bottom
+    )
+    assert len(labels) >= 2
+    for (xa, wa), (xb, wb) in zip(labels, labels[1:], strict=False):
+        assert xa + wa / 2 < xb - wb / 2, labels
+
+
+def test_point_captions_never_cover_each_other() -> None:
+    """A curve's loads 8..14 crowd where the throughput no longer rises: their captions are not printed over
+    each other (each drawn one keeps its place, the rest are left out)."""
+    from app.report.charts import LineChart, LineSeries, layout_line, text_width
+
+    pts = [(100.0 * v, float(v)) if v < 8 else (800.0 + v, 8 + v / 10) for v in range(1, 15)]
+    labels = [f"QD {v}" for v in range(1, 15)]
+    series = LineSeries("a", pts, "#123456", markers=True, point_labels=labels)
+    d = layout_line(LineChart("k", "t", "IOPS", "ms", [series]), 300.0)
+    caps = [t for t in d.items if isinstance(t, Text) and t.text in labels]
+    assert 2 <= len(caps) < len(labels)
+    boxes = [
+        (
+            t.x if t.anchor == "start" else t.x - text_width(t.text, t.size),
+            t.y - t.size,
+            text_width(t.text, t.size),
+        )
+        for t in caps
+    ]
+    for i, (x, y, w) in enumerate(boxes):
+        for x2, y2, w2 in boxes[i + 1 :]:
+            assert not (x < x2 + w2 and x2 < x + w and y < y2 + caps[0].size and y2 < y + caps[0].size), boxes

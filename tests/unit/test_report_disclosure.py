@@ -36,7 +36,8 @@ def test_engine_scaled_size_notes_and_a_stopped_step_are_disclosed(store):
     assert "Run 1 (before): measured with fio 3.33 (I/O engine libaio); engine options direct=1." in d
     assert "Run 2 (after): measured with fio 3.33 (I/O engine io_uring); engine options direct=1." in d
     assert any(
-        x.startswith("Run 1 (before): test files of 8 MiB, scaled down from the plan's 1 GiB") for x in d
+        x.startswith("Runs 1 (before), 2 (after): test files of 8 MiB, scaled down from the plan's 1 GiB")
+        for x in d
     )
     assert "Run 1 (before): note - old HBA firmware" in d
     assert any(x.startswith("Run 2 (after): step 2 (RealLife-60%Rand-65%Read) stopped") for x in d)

@@ -5,7 +5,9 @@ fio finds the disk of a target from the file name it was given (``lstat``). A ta
 ``LocalFio`` then adds the entries fio would have written, from the same counters fio reads, counted from
 just before fio starts: read/write I/Os, merges, ticks, time in queue and the utilisation in percent.
 
-fio before 3.36 does not say how many sectors a disk moved, so a request size (iostat's rareq-sz) cannot be
+The entries Fiometer writes itself carry the sectors over the same span as their I/O counts (``span_*``), for
+request sizes where a step is too short for a kernel window. fio before 3.36 does not say how many sectors a
+disk moved, so a request size (iostat's rareq-sz) cannot be
 had from its counts; ``LocalFio`` adds to each disk of fio's reports the kernel's own counters between its
 first report and this one (:func:`window_entry`, key ``KERNEL_WINDOW``): I/Os, sectors and the window's
 length, all over one and the same window, as iostat reads them.
@@ -48,13 +50,17 @@ def window_entry(base: tuple[int, ...], now: tuple[int, ...], elapsed_ms: float)
 def fio_entry(
     name: str, base: tuple[int, ...], now: tuple[int, ...], elapsed_ms: float
 ) -> dict[str, str | int | float]:
-    """One ``disk_util`` entry as fio's JSON writes it, for the counters between ``base`` and ``now``."""
+    """One ``disk_util`` entry as fio 3.36's JSON writes it, for the counters between ``base`` and ``now``."""
     d = [max(b - a, 0) for a, b in zip(base, now, strict=False)]
     util = 100.0 * d[9] / elapsed_ms if elapsed_ms > 0 else 0.0
     return {
         "name": name,
         "read_ios": d[0],
         "write_ios": d[4],
+        # the sectors over the very span of these I/O counts: a request size however short the step (a
+        # step of one report has no kernel window); not fio's "read_sectors", whose window is fio's
+        "span_read_sectors": d[2],
+        "span_write_sectors": d[6],
         "read_merges": d[1],
         "write_merges": d[5],
         "read_ticks": d[3],

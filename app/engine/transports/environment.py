@@ -138,6 +138,17 @@ def _scheduler(text: str) -> str:
     return text
 
 
+# The block queue's settings that change what reaches the disk (request size, queue, read-ahead).
+QUEUE_SETTINGS = ("max_sectors_kb", "nr_requests", "read_ahead_kb")
+
+
+def queue_settings(node: Path) -> str:
+    """ "max_sectors_kb 512, nr_requests 256, read_ahead_kb 128, queue_depth 32" (those the disk has)."""
+    found = [(k, _read(node / "queue" / k)) for k in QUEUE_SETTINGS]
+    found.append(("queue_depth", _read(node / "device" / "queue_depth")))
+    return ", ".join(f"{k} {v}" for k, v in found if v.isdigit())
+
+
 def disk_facts(disk: str, sys_block: Path = SYS_BLOCK_NAMES) -> dict[str, Any]:
     """Model, size, I/O scheduler and kind of a disk by its kernel name (``disks.disk_of`` finds it)."""
     node = sys_block / disk
@@ -158,6 +169,9 @@ def disk_facts(disk: str, sys_block: Path = SYS_BLOCK_NAMES) -> dict[str, Any]:
     sched = _read(node / "queue" / "scheduler")
     if sched:
         facts["scheduler"] = _scheduler(sched)
+    queue = queue_settings(node)
+    if queue:
+        facts["queue_settings"] = queue
     rot = _read(node / "queue" / "rotational")
     if rot in ("0", "1"):
         facts["rotational"] = rot == "1"
