@@ -139,21 +139,27 @@ def two_steps(target: str, reads: int = 0):
 
 
 @NEEDS_LOOP
+@pytest.mark.parametrize("here", ["Linux", "an OS whose own targets are not held (Windows, macOS)"])
 def test_a_test_file_swapped_for_a_link_to_a_disk_right_before_fio_starts_is_not_followed(
     ssh_namespace,  # noqa: F811
     tmp_path,
     monkeypatch,
     loops,
+    here,
 ):
     """Issue 36's ssh:// row: a 2-step plan on a new test file; after step 2's checks, right before fio
     starts (before_fio_start), the file is removed and its name made a link to a loop device holding a
     pattern. fio opens what the process on that host holds (/proc/<pid>/fd/N), not the name: the disk
-    keeps every byte, unarmed."""
+    keeps every byte, unarmed. So also when Fiometer itself runs where it holds no local targets (on
+    Windows or macOS the ssh:// host's hold was skipped with the local one, and fio followed the link)."""
+    from app.engine.run import runner as runner_module
     from app.engine.run.managers import build_endpoints
     from app.engine.run.runner import RunListener, Runner, RunOptions
 
     config, _ns = ssh_namespace
     monkeypatch.setenv(SSH_ENV, f"ssh -F {config}")
+    if here != "Linux":
+        monkeypatch.setattr(runner_module, "holds_here", lambda: False)
     disk = loops()
     target = tmp_path / "f.tst"
     swapped: list[int] = []

@@ -233,6 +233,12 @@ def _steps_words(numbers: list[int]) -> str:
     return "steps " + ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
 
 
+def holds_here() -> bool:
+    """Local targets are opened and held here (``guards.held_targets``: descriptors fio inherits as
+    ``/proc/self/fd/N``) on Linux only; an ssh:// manager's are held on its host, wherever this runs."""
+    return platform.system() == "Linux"
+
+
 class Runner:
     def __init__(
         self,
@@ -941,10 +947,11 @@ class Runner:
         """Open, verify and lay out the local managers' targets for this step (``engine.held_targets``):
         ({manager: what it holds}, (manager, why the step may not run) or None); what it did goes to ``said``."""
         held: dict[str, Held] = {}
-        if self.options.engine == "null" or platform.system() != "Linux":  # null never opens its files
+        if self.options.engine == "null":  # null never opens its files
             return held, None
         for name, jf in files.items():
-            if self.endpoints[name].host != "local" and not self._checked_there(name):
+            # ssh:// hosts hold their own targets whatever this machine runs; local ones only here on Linux
+            if not self._checked_there(name) and (self.endpoints[name].host != "local" or not holds_here()):
                 continue
 
             def say(text: str, n: str = name) -> None:
