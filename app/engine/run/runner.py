@@ -277,7 +277,7 @@ class Runner:
         self._own_files: set[tuple[str, str]] = set()
         self._remote_files: dict[str, dict[str, remote_files.RemoteFile]] = {}  # per remote manager, by path
         self._lays_out: set[str] = set()  # remote managers where a test file would be laid out (a write)
-        self._unverifiable: set[str] = set()  # ssh:// managers whose checks over SSH could not run
+        self._unverifiable: dict[str, str] = {}  # ssh:// managers whose checks over SSH could not run: why
         self._pool = TransportPool(
             self.options.decode_apart, self.options.hosts_per_process
         )  # each step's transports
@@ -369,7 +369,7 @@ class Runner:
         ]
         risks += [r for r in self._reconfirm if r not in risks]
         plain = self._unarmed_plain_servers(out)
-        asks += [unverified.refusal(name, host) for name, host in plain]
+        asks += [unverified.refusal(name, host, self._unverifiable.get(name, "")) for name, host in plain]
         if problems or asks:
             raise RunRefused(
                 "\n".join(dict.fromkeys(problems + asks)), risks, missing, not problems, unverified=plain
@@ -447,7 +447,7 @@ class Runner:
             try:
                 placed = remote_hold.place_there(ep.python_there, self._host_key(name), wanted)
             except remote_hold.RemoteUnavailable as e:
-                self._unverifiable.add(name)
+                self._unverifiable[name] = str(e)
                 note = (
                     f"manager {name!r}: Fiometer's checks could not run on that host ({e}; they need "
                     "python3 there); it cannot verify that host's targets, as on a plain fio server"
