@@ -239,20 +239,32 @@ def test_a_test_file_that_backs_a_mounted_loop_is_in_use(ssh_namespace, tmp_path
 
 @NEEDS_LOOP
 @pytest.mark.skipif(shutil.which("mkfs.ext4") is None, reason="needs mkfs.ext4")
-def test_a_loop_over_a_mounted_loop_needs_the_second_override_there(ssh_namespace, tmp_path, loops):  # noqa: F811
-    """Armed once over ssh://: a loop device over a mounted loop device, and a foreign image file that backs
-    a mounted loop, are in use on that host (the local stack rules run there): refused, file systems whole."""
+def test_loops_stacked_on_a_mounted_loop_need_the_second_override_there(ssh_namespace, tmp_path, loops):  # noqa: F811
+    """Armed once over ssh:// (issue 36.3, as locally): a loop device over a mounted loop device, a second
+    loop on a mounted loop's image file, one 1 MiB into that image, and the image file itself are in use on
+    that host (the local stack rules run there): each refused naming the stack, the file system whole."""
     config, _ns = ssh_namespace
     fs = loops(ext4=True)
-    upper = loops(over=fs.dev)
-    for target in (upper.dev, str(fs.backing)):
-        done = run_over_ssh(config, tmp_path, target, 0, "--allow-write", target)
-        assert done.returncode != 0 and "is in use" in done.stderr, done.stderr
-        assert "--allow-write-mounted" in done.stderr
-    assert (
-        "its backing device"
-        in run_over_ssh(config, tmp_path, upper.dev, 0, "--allow-write", upper.dev).stderr
-    )
+    over = loops(over=fs.dev).dev
+    same_image = loops(over=str(fs.backing)).dev
+    offset = subprocess.run(
+        ["losetup", "--find", "--show", "-o", str(1 << 20), str(fs.backing)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    try:
+        for target, words in (
+            (over, f"its backing device {fs.number[0]}:{fs.number[1]} is in use (mounted at {fs.mountpoint}"),
+            (same_image, f"its backing file also backs {fs.dev}"),
+            (offset, f"its backing file also backs {fs.dev}"),
+            (str(fs.backing), f"backing file of {fs.dev}"),
+        ):
+            done = run_over_ssh(config, tmp_path, target, 0, "--allow-write", target)
+            assert done.returncode != 0 and "is in use" in done.stderr, (target, done.stderr)
+            assert words in done.stderr and "--allow-write-mounted" in done.stderr, (target, done.stderr)
+    finally:
+        detach(offset)
     subprocess.run(["umount", str(fs.mountpoint)], check=True)
     fs.mountpoint = None
     fsck = subprocess.run(["e2fsck", "-n", "-f", fs.dev], capture_output=True, text=True)
