@@ -277,3 +277,45 @@ def test_an_ssh_manager_gets_no_plain_server_warning(ssh_namespace, tmp_path):  
     assert done.returncode == 0, done.stderr
     assert "plain fio --server" not in done.stdout + done.stderr
     assert "cannot verify" not in done.stdout + done.stderr
+
+
+@NEEDS_LOOP
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare")
+def test_a_device_mounted_only_in_another_mount_namespace_there_is_refused_by_its_kernel(
+    ssh_namespace,  # noqa: F811
+    tmp_path,
+    loops,
+):
+    """Armed once over ssh://: an ext4 mounted in a mount namespace of its own on that host, invisible to
+    every mount table Fiometer reads there; the process holding the targets opens the device exclusively,
+    the kernel refuses (EBUSY), and nothing is written."""
+    config, _ns = ssh_namespace
+    fs = loops(ext4=True, mount=False)
+    mnt = tmp_path / "elsewhere"
+    mnt.mkdir()
+    other = subprocess.Popen(
+        [
+            "unshare",
+            "-m",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            f"mount {fs.dev} {mnt} && echo mounted && read x",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert other.stdout is not None and other.stdout.readline().strip() == "mounted"
+        assert not os.path.ismount(mnt)
+        done = run_over_ssh(config, tmp_path, fs.dev, 0, "--allow-write", fs.dev)
+        assert done.returncode != 0, done.stdout
+        assert "EBUSY" in done.stdout + done.stderr and "nothing was written" in done.stdout + done.stderr, (
+            done.stdout + done.stderr
+        )
+    finally:
+        other.communicate("\n", timeout=30)
+    fsck = subprocess.run(["e2fsck", "-n", "-f", fs.dev], capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr
