@@ -319,3 +319,36 @@ def test_a_device_mounted_only_in_another_mount_namespace_there_is_refused_by_it
         other.communicate("\n", timeout=30)
     fsck = subprocess.run(["e2fsck", "-n", "-f", fs.dev], capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+
+
+@NEEDS_LOOP
+@pytest.mark.skipif(shutil.which("partx") is None, reason="needs partx")
+def test_a_partition_of_a_second_loop_on_a_mounted_image_is_in_use_there(ssh_namespace, tmp_path):  # noqa: F811
+    """Armed once over ssh://: partition 1 of a second loop device on a disk image whose partition 1 is
+    mounted is that file system; refused there as in use, the file system whole."""
+    from tests.loop_disk import attach_partitioned, partitioned_image, sh
+
+    config, _ns = ssh_namespace
+    image = tmp_path / "disk.img"
+    partitioned_image(image)
+    made: list[str] = []
+    mnt = tmp_path / "mnt"
+    try:
+        disk, part = attach_partitioned(str(image))
+        made.append(disk)
+        sh("mkfs.ext4", "-q", part)
+        mnt.mkdir()
+        sh("mount", part, str(mnt))
+        (mnt / "precious.txt").write_text("keep me\n" * 1000)
+        other, other_part = attach_partitioned(str(image))
+        made.append(other)
+        done = run_over_ssh(config, tmp_path, other_part, 0, "--allow-write", other_part)
+        assert done.returncode != 0 and "is in use" in done.stderr, done.stderr
+        assert f"on {other}: its backing file also backs {disk}" in done.stderr, done.stderr
+        sh("umount", str(mnt))
+        fsck = subprocess.run(["e2fsck", "-n", "-f", part], capture_output=True, text=True)
+        assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+        for dev in reversed(made):
+            detach(dev)
