@@ -29,4 +29,18 @@ def test_a_plain_server_is_offered_ssh_to_its_host_and_an_ssh_host_python3() -> 
     assert "plain fio --server" in plain and "reach it as ssh://10.0.0.5," in plain
     there = unverified.refusal("M1", "ssh://admin@box:2222", "bash: python3: command not found")
     assert "plain fio --server" not in there and "reach it as" not in there
-    assert "(bash: python3: command not found)" in there and "install python3 on that host" in there
+    assert "(bash: python3: command not found)" in there and "python3 3.9 or later on a Linux host" in there
+
+
+def test_the_rules_sent_to_a_host_that_is_not_linux_refuse_to_hold_anything(monkeypatch) -> None:
+    """fio on macOS or a BSD cannot open another process's descriptor by /proc/<pid>/fd/N: there the rules
+    end at once, saying why, and the ssh:// manager counts as a plain fio server (needs the host's arming)."""
+    import io
+
+    from app.engine.guards import remote_there
+
+    monkeypatch.setattr(remote_there.sys, "platform", "darwin")
+    out = io.StringIO()
+    with pytest.raises(SystemExit) as ended:
+        remote_there.main({"mode": "place", "targets": [["/tmp/t.tst", False]]}, io.StringIO(), out)
+    assert "only on Linux hosts" in str(ended.value.code) and out.getvalue() == ""

@@ -55,8 +55,8 @@ def refusal(name: str, host: str, why: str = "") -> str:
         return (
             f"manager {name!r} ({host}): Fiometer's checks could not run on that host "
             f"({why or 'they need python3 there'}) and this run writes there: without them Fiometer cannot "
-            f"examine that host's files, so {SWAPPED}; install python3 on that host to have them checked, "
-            f"or {arm}"
+            f"examine that host's files, so {SWAPPED}; {arm}, or let the checks run there (python3 3.9 or "
+            "later on a Linux host)"
         )
     return (
         f"manager {name!r} ({host}) is a plain fio --server and this run writes there: {CANNOT_VERIFY}; "
