@@ -19,13 +19,13 @@ import pytest
 
 from app.engine.guards.safety import CreatedFiles
 from app.engine.run.managers import build_endpoints, local_endpoint
-from app.engine.run.runner import RunListener, Runner, RunOptions, StepOutcome
+from app.engine.run.runner import RunListener, Runner, RunOptions, RunRefused, StepOutcome
 from app.engine.transports.ssh_manager import SSH_ENV
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid
 from tests.integration.test_ssh_manager import pytestmark as ssh_marks
 from tests.integration.test_ssh_manager import ssh_namespace  # noqa: F401 - the fixture
-from tests.loop_disk import Loop, MiB, loop_maker, sh
+from tests.loop_disk import Loop, MiB, detach, loop_maker, sh, sha
 
 TOOLS = ("losetup", "mkfs.ext4", "e2fsck", "mount", "umount", "fio")
 pytestmark = [
@@ -61,10 +61,20 @@ class Between(RunListener):
             self.act()
 
 
-def make_runner(kind: str, request, tmp_path: Path, target: Path, listener, armed: bool, hook=None) -> Runner:
+def make_runner(
+    kind: str,
+    request,
+    tmp_path: Path,
+    target: Path,
+    listener,
+    armed: bool,
+    hook=None,
+    size: int = SIZE,
+    reads: int = 0,
+) -> Runner:
     plan = grid(1, 1, 1, qd=2, specs=("S1", "S2"))
     for spec in plan.specs:
-        spec.lines = [SpecLine(4096, 100, 0, 100, 0, 1, 4096, 0)]  # 100 % random writes
+        spec.lines = [SpecLine(4096, 100, reads, 100, 0, 1, 4096, 0)]  # random I/O, 100 % writes by default
     plan.managers[0].workers[0].targets = [Target(str(target))]
     if kind == "ssh":
         config, _ns = request.getfixturevalue("ssh_namespace")
@@ -75,12 +85,18 @@ def make_runner(kind: str, request, tmp_path: Path, target: Path, listener, arme
         endpoints = {"M1": local_endpoint("M1")}
     options = RunOptions(
         run_time=1,
-        file_size=SIZE,
+        file_size=size,
         registry=CreatedFiles(tmp_path / "created.json"),
         allow_write={str(target)} if armed else set(),
         before_fio_start=hook,
     )
-    return Runner(plan, endpoints, listener, options)
+    try:
+        return Runner(plan, endpoints, listener, options)
+    except BaseException:
+        for ep in endpoints.values():
+            if ep.close is not None:
+                ep.close()
+        raise
 
 
 def replace_by_link(path: Path, to: str) -> None:
@@ -197,3 +213,39 @@ def test_a_test_file_swapped_right_before_fio_starts_is_not_followed(kind, armed
         assert status == "complete", [o.finished["M1"].reason for o in runner.outcomes]
     finally:
         attack.close()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("when", ["before the run", "after the run's check"])
+def test_an_own_test_file_backing_a_loop_device_is_not_laid_out_again_by_a_read_only_run(
+    kind, when, request, tmp_path
+):
+    """Fiometer's own test file, unchanged (so still its own), attached read-only to a loop device that
+    something reads (a VM's disk, say); a read-only run with a larger file size would lay it out again,
+    rewriting what the loop device shows. That layout is a write to a file in use: refused at the check,
+    or at the step's start when the loop appeared after the check; nothing changes under the loop."""
+    target = tmp_path / "own.tst"
+    first = make_runner(kind, request, tmp_path, target, Between(None), False, size=SIZE, reads=100)
+    assert first.run() == "complete"
+    dev = ""
+    try:
+        if when == "before the run":
+            dev = sh("losetup", "--read-only", "--find", "--show", str(target))
+            before = sha(dev)
+            with pytest.raises(RunRefused) as refused:
+                make_runner(kind, request, tmp_path, target, Between(None), False, size=2 * SIZE, reads=100)
+            text = str(refused.value)
+            assert f"(in use: backing file of {dev})" in text and "laid out again" in text, text
+        else:
+            runner = make_runner(
+                kind, request, tmp_path, target, Between(None), False, size=2 * SIZE, reads=100
+            )
+            dev = sh("losetup", "--read-only", "--find", "--show", str(target))
+            before = sha(dev)
+            assert runner.run() == "failed"
+            reason = runner.outcomes[0].finished["M1"].reason
+            assert "is in use now" in reason and f"backing file of {dev}" in reason, reason
+        assert sha(dev) == before and target.stat().st_size == SIZE
+    finally:
+        if dev:
+            detach(dev)

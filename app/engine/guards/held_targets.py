@@ -174,7 +174,9 @@ def _placed_as_checked(
             f"{where} changed since it was checked: it was {_what(checked.obj)}, it is now "
             f"{_what(now.obj)}{again}"
         )
-    if writes and now.in_use and path not in arming.in_use:
+    need = max(j.offset + (j.size or 0) for j in jobs)
+    lays_out = not now.is_device and now.exists and (now.size or 0) < need  # a layout writes it too
+    if (writes or lays_out) and now.in_use and path not in arming.in_use:
         raise HoldRefused(f"{where} is in use now ({'; '.join(now.in_use)}){again}")
     return now
 

@@ -221,12 +221,17 @@ def job_risk(job: JobInfo, registry: CreatedFiles) -> WriteRisk | None:
         )
     if placed is None or not placed.verified or not placed.exists:
         return None
-    if writes and placed.in_use:
+    need = job.offset + (job.size or 0)
+    lays_out = placed.size is not None and placed.size < need
+    if (writes or lays_out) and placed.in_use:
         return WriteRisk(
             job.manager,
             job.target_name,
             job.path,
-            "writes overwrite this file",
+            "writes overwrite this file"
+            if writes
+            else f"the file has {placed.size} bytes, less than the {need} the job uses, so it would be laid "
+            "out again, overwriting it",
             True,
             "; ".join(placed.in_use),
             spelled,
@@ -243,8 +248,7 @@ def job_risk(job: JobInfo, registry: CreatedFiles) -> WriteRisk | None:
             spelled=spelled,
             obj=placed.obj,
         )
-    need = job.offset + (job.size or 0)
-    if placed.size is not None and placed.size < need:
+    if lays_out:
         return WriteRisk(
             job.manager,
             job.target_name,
