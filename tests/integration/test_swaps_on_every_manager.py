@@ -249,3 +249,25 @@ def test_an_own_test_file_backing_a_loop_device_is_not_laid_out_again_by_a_read_
     finally:
         if dev:
             detach(dev)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_armed_loop_device_bound_again_to_another_file_between_steps_is_not_written(
+    kind, request, tmp_path, loops
+):
+    """Armed once, /dev/loopN over a scratch image; between steps it is detached and bound again, same name
+    and number, to another file: another target. Step 2 is refused and that file keeps every byte."""
+    scratch = loops(8 * MiB)
+    precious = tmp_path / "precious.img"
+    precious.write_bytes(OTHER[: 8 * MiB])
+
+    def rebind() -> None:
+        sh("losetup", "-d", scratch.dev)
+        sh("losetup", scratch.dev, str(precious))
+
+    runner = make_runner(kind, request, tmp_path, Path(scratch.dev), Between(rebind), True)
+    status = runner.run()
+    reason = runner.outcomes[-1].finished["M1"].reason
+    assert status == "failed" and len(runner.outcomes) == 2, reason
+    assert "it was a loop device over a file" in reason and "nothing was written" in reason, reason
+    assert precious.read_bytes() == OTHER[: 8 * MiB]

@@ -123,6 +123,22 @@ def _backing_by_ioctl(node: str, number: tuple[int, int] | None) -> ObjectId | N
     return ("file", _decode_kernel_dev(device), inode)
 
 
+def loop_backing(
+    dev: tuple[int, int],
+    backings: list[tuple[str, ObjectId]] | None = None,
+    sys_dev_block: Path = Path("/sys/dev/block"),
+) -> ObjectId | None:
+    """What a loop device (or a partition of one) writes to, None for any other device: bound again to
+    another file under the same name and number, it is another target."""
+    base = (sys_dev_block / f"{dev[0]}:{dev[1]}").resolve()
+    if (base / "partition").is_file():
+        base = base.parent
+    if not (base / "loop").is_dir():
+        return None
+    found = loop_backings() if backings is None else backings
+    return next((o for n, o in found if n == base.name), ("unknown", 0, 0))
+
+
 def file_uses(st: os.stat_result, backings: list[tuple[str, ObjectId]] | None = None) -> list[str]:
     """What uses a regular file: the loop devices it backs (writing under them corrupts what is on them)."""
     found = loop_backings() if backings is None else backings

@@ -45,7 +45,7 @@ class Jobs:
 def placement_from(d: dict[str, Any]) -> Placement:
     """A Placement from its JSON (tuples arrive as lists)."""
     fields = dict(d)
-    for name in ("identity", "obj"):
+    for name in ("identity", "obj", "backing"):
         if fields.get(name) is not None:
             fields[name] = tuple(fields[name])
     fields["in_use"] = tuple(fields.get("in_use") or ())
