@@ -233,3 +233,45 @@ def test_a_confirmation_binds_to_the_object_not_the_name(
         assert other.read_bytes() == b"other" * (1 << 18)
     finally:
         makes.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup"), reason="needs root and losetup")
+def test_a_confirmed_loop_device_bound_again_to_another_file_is_asked_about_again(
+    window: MainWindow, tmp_path: Path
+) -> None:
+    """Issue 36.4: "Overwrite and start" confirmed for /dev/loopN over a scratch image; while the question is
+    open the loop device is bound again, same name and number, to another file. The window asks again,
+    describing what it is over now; answered No, that file keeps every byte."""
+    from tests.loop_disk import loop_maker, sh
+
+    makes = loop_maker(tmp_path)
+    make = next(makes)
+    try:
+        scratch = make(8 << 20)
+        other = tmp_path / "other.img"
+        other.write_bytes(b"other" * (1 << 18))
+        plan = local_plan(tmp_path, workers=1)
+        plan.specs[0].lines[0].reads = 0
+        plan.managers[0].workers[0].targets = [Target(scratch.dev)]
+        window.doc.replace(plan)
+        asked: list[tuple[str, str]] = []
+
+        def ask(title: str, text: str, action: str = "Yes") -> bool:
+            asked.append((title, text))
+            if len(asked) == 1:  # while the first question is on screen
+                sh("losetup", "-d", scratch.dev)
+                sh("losetup", scratch.dev, str(other))
+                return True
+            return False
+
+        window.ask = ask  # type: ignore[method-assign]
+        window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
+        assert not window.run_control.start_run()
+        assert len(asked) == 2, asked
+        first, again = asked[0][1], asked[1][1]
+        assert scratch.dev in first and "a loop device over a file" in first, first
+        over = f"inode {other.stat().st_ino})"
+        assert over in again and over not in first, again
+        assert other.read_bytes() == b"other" * (1 << 18)
+    finally:
+        makes.close()

@@ -56,6 +56,7 @@ class WriteRisk:
     obj: ObjectId | None = (
         None  # the object shown and armed (placement.object_id), compared again at each step
     )
+    backing: ObjectId | None = None  # of a loop device: what it writes to (bound again, another target)
 
     def names(self) -> set[str]:
         return {n for n in (self.target, self.path, self.spelled) if n}
@@ -218,6 +219,7 @@ def job_risk(job: JobInfo, registry: CreatedFiles) -> WriteRisk | None:
             "; ".join(uses),
             spelled,
             placed.obj if placed else None,
+            placed.backing if placed else None,
         )
     if placed is None or not placed.verified or not placed.exists:
         return None

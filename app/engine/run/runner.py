@@ -116,6 +116,8 @@ class RunOptions:
     # path -> the object (placement.object_id) the user was shown when arming it (GUI): the run refuses to
     # start if that path now leads to anything else
     armed_objects: dict[str, ObjectId] = field(default_factory=dict)
+    # path -> what the loop device shown was bound to (None: no loop device), compared as armed_objects
+    armed_backings: dict[str, ObjectId | None] = field(default_factory=dict)
     # called with each step after its targets were checked and opened, right before fio starts (tests
     # drive races through it)
     before_fio_start: Callable[[Step], None] | None = None
@@ -363,8 +365,9 @@ class Runner:
         asks += unarmed(risks, o.allow_write, o.allow_write_in_use)
         asks += [
             f"manager {r.manager!r}, target {r.target!r}: {r.spelled or r.path} changed after you confirmed "
-            f"writing to it: it now leads to {r.path}, {describe_object(r.obj)}; nothing was written — "
-            "confirm it again"
+            f"writing to it: it now leads to {r.path}, {describe_object(r.obj)}"
+            + (f", a loop device over {describe_object(r.backing)}" if r.backing else "")
+            + "; nothing was written — confirm it again"
             for r in self._reconfirm
         ]
         risks += [r for r in self._reconfirm if r not in risks]
@@ -588,8 +591,10 @@ class Runner:
                     if r not in risks:
                         risks.append(r)
                     continue
-                shown = {o.armed_objects[n] for n in r.names() if n in o.armed_objects}
-                if shown and r.obj not in shown:  # confirmed for another object: asked again, about this one
+                shown = {
+                    (o.armed_objects[n], o.armed_backings.get(n)) for n in r.names() if n in o.armed_objects
+                }
+                if shown and (r.obj, r.backing) not in shown:  # confirmed for another object: asked again
                     if r not in self._reconfirm:
                         self._reconfirm.append(r)
                     continue

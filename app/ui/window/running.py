@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from app.engine.devices import disks
+from app.engine.guards.held_targets import describe_object
 from app.live.data import LiveResults
 from app.model.plan import LOCAL, Plan
 from app.model.units import format_bytes
@@ -57,6 +58,9 @@ def describe_risk(risk: Any, local: bool) -> str:
                 what = f"{format_bytes(d.size_bytes)} disk, {d.model or 'model unknown'}, {d.state}"
     else:
         what = "on a remote manager"
+    backing = getattr(risk, "backing", None)
+    if backing is not None:  # the object behind the name: bound again, the question says so
+        what += (", " if what else "") + f"a loop device over {describe_object(backing)}"
     return f"{risk.manager}: {risk.path}" + (f" ({what})" if what else "") + f" — {risk.reason}"
 
 
