@@ -275,3 +275,36 @@ def test_a_confirmed_loop_device_bound_again_to_another_file_is_asked_about_agai
         assert other.read_bytes() == b"other" * (1 << 18)
     finally:
         makes.close()
+
+
+def test_a_confirmed_file_replaced_by_one_of_the_same_size_is_asked_about_again_and_told_apart(
+    window: MainWindow, tmp_path: Path
+) -> None:
+    """Issue 36.4: while "Overwrite and start" is open for a foreign file, another file of the same size is
+    renamed over it. The window asks again, and the question tells the new file from the first (its inode),
+    so the same words twice cannot pass for a glitch; answered No, neither is written."""
+    target = tmp_path / "precious.bin"
+    target.write_bytes(b"precious" * (1 << 17))  # 1 MiB
+    other = tmp_path / "other.bin"
+    other.write_bytes(b"other!!!" * (1 << 17))  # the same size
+    plan = local_plan(tmp_path, workers=1)
+    plan.specs[0].lines[0].reads = 0
+    plan.managers[0].workers[0].targets = [Target(str(target))]
+    window.doc.replace(plan)
+    asked: list[str] = []
+    first_inode = target.stat().st_ino
+
+    def ask(title: str, text: str, action: str = "Yes") -> bool:
+        asked.append(text)
+        if len(asked) == 1:
+            os.replace(other, target)
+            return True
+        return False
+
+    window.ask = ask  # type: ignore[method-assign]
+    window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
+    assert not window.run_control.start_run()
+    assert len(asked) == 2, asked
+    assert f"inode {first_inode})" in asked[0] and f"inode {target.stat().st_ino})" in asked[1], asked
+    assert asked[0] != asked[1]
+    assert target.read_bytes() == b"other!!!" * (1 << 17)

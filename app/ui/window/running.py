@@ -58,9 +58,13 @@ def describe_risk(risk: Any, local: bool) -> str:
                 what = f"{format_bytes(d.size_bytes)} disk, {d.model or 'model unknown'}, {d.state}"
     else:
         what = "on a remote manager"
-    backing = getattr(risk, "backing", None)
-    if backing is not None:  # the object behind the name: bound again, the question says so
-        what += (", " if what else "") + f"a loop device over {describe_object(backing)}"
+    obj, backing = getattr(risk, "obj", None), getattr(risk, "backing", None)
+    if obj is not None:  # the object the answer arms: another one under the same name is asked about again
+        kind, a, b = obj
+        ident = f"device {os.major(a)}:{os.minor(a)}, inode {b}" if kind == "file" else describe_object(obj)
+        what += (", " if what else "") + ident
+    if backing is not None:
+        what += f", a loop device over {describe_object(backing)}"
     return f"{risk.manager}: {risk.path}" + (f" ({what})" if what else "") + f" — {risk.reason}"
 
 
