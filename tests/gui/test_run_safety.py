@@ -308,3 +308,31 @@ def test_a_confirmed_file_replaced_by_one_of_the_same_size_is_asked_about_again_
     assert f"inode {first_inode})" in asked[0] and f"inode {target.stat().st_ino})" in asked[1], asked
     assert asked[0] != asked[1]
     assert target.read_bytes() == b"other!!!" * (1 << 17)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup"), reason="needs root and losetup")
+def test_a_file_backing_a_loop_device_gets_the_second_question_as_a_file_in_use(
+    window: MainWindow, tmp_path: Path
+) -> None:
+    """A foreign file that backs a loop device: the second question calls it a file in use (not a disk) and
+    says what uses it; answered No, the file keeps every byte."""
+    from tests.loop_disk import detach, sh
+
+    target = tmp_path / "image.bin"
+    target.write_bytes(b"image" * (1 << 18))
+    dev = sh("losetup", "--read-only", "--find", "--show", str(target))
+    try:
+        plan = local_plan(tmp_path, workers=1)
+        plan.specs[0].lines[0].reads = 0
+        plan.managers[0].workers[0].targets = [Target(str(target))]
+        window.doc.replace(plan)
+        asked: list[tuple[str, str]] = []
+        window.ask = lambda title, text, action="Yes": asked.append((title, text)) or len(asked) == 1  # type: ignore[method-assign]
+        window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
+        assert not window.run_control.start_run()
+        (_, first), (title, second) = asked
+        assert title == "Targets in use" and "disks or files are in use" in second, second
+        assert f"{target} — backing file of {dev}" in second, second
+        assert target.read_bytes() == b"image" * (1 << 18)
+    finally:
+        detach(dev)

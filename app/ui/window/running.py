@@ -129,8 +129,8 @@ class RunControl:
         in_use = [r for r in risks if r.in_use]
         if in_use:
             return self.desk.ask(
-                "Disks in use",
-                "These disks are in use; writing corrupts what is on them:\n\n"
+                "Targets in use",
+                "These disks or files are in use; writing corrupts what is on them or what uses them:\n\n"
                 + "\n".join(f"• {r.manager}: {r.path} — {r.use}" for r in in_use)
                 + "\n\nAre you absolutely sure?",
                 "Corrupt them and start",
