@@ -16,6 +16,7 @@ from app.engine.run.runner import RunOptions
 from app.model.plan import Target
 from app.ui.main_window import MainWindow
 from tests.gui.conftest import local_plan, plan_file
+from tests.integration.test_ssh_manager import ssh_namespace  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.fio
 REPO = Path(__file__).resolve().parents[2]
@@ -336,3 +337,53 @@ def test_a_file_backing_a_loop_device_gets_the_second_question_as_a_file_in_use(
         assert target.read_bytes() == b"image" * (1 << 18)
     finally:
         detach(dev)
+
+
+def _ssh_marked(test):
+    from tests.integration.test_ssh_manager import pytestmark as ssh_marks
+
+    for mark in ssh_marks:
+        test = mark(test)
+    return test
+
+
+@_ssh_marked
+def test_an_ssh_managers_confirmation_binds_to_the_object_there(
+    window: MainWindow,
+    tmp_path: Path,
+    monkeypatch,
+    ssh_namespace,  # noqa: F811
+) -> None:
+    """Issue 36.4 on an ssh:// manager: confirmed for a foreign file on that host, the file is replaced there
+    by another of the same size while the question is open; the window asks again, naming the new object,
+    and answered No nothing is written."""
+    from app.engine.transports.ssh_manager import SSH_ENV
+
+    config, _ns = ssh_namespace
+    monkeypatch.setenv(SSH_ENV, f"ssh -F {config}")
+    target = tmp_path / "remote-precious.bin"
+    target.write_bytes(b"precious" * (1 << 17))
+    other = tmp_path / "remote-other.bin"
+    other.write_bytes(b"other!!!" * (1 << 17))
+    first_inode = target.stat().st_ino
+    plan = local_plan(tmp_path, workers=1)
+    plan.specs[0].lines[0].reads = 0
+    plan.managers[0].host = "ssh://fiometer-remote"
+    plan.managers[0].workers[0].targets = [Target(str(target))]
+    window.doc.replace(plan)
+    asked: list[str] = []
+
+    def ask(title: str, text: str, action: str = "Yes") -> bool:
+        asked.append(text)
+        if len(asked) == 1:
+            os.replace(other, target)
+            return True
+        return False
+
+    window.ask = ask  # type: ignore[method-assign]
+    window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
+    assert not window.run_control.start_run()
+    assert len(asked) == 2, asked
+    assert "on a remote manager" in asked[0] and f"inode {first_inode})" in asked[0], asked
+    assert f"inode {target.stat().st_ino})" in asked[1], asked
+    assert target.read_bytes() == b"other!!!" * (1 << 17)
