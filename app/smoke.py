@@ -172,7 +172,7 @@ def start_gui(plan_path: str, db_path: Path) -> _Gui:
     gui.widget = plot
     if not _grab_ok(plot):
         raise SmokeFailure("Qt rendered an empty image")
-    gui.description = f"Qt + pyqtgraph chart only ({platform_name}, this build has no app.ui)"
+    gui.description = f"Qt + pyqtgraph chart only ({platform_name}, this build has no main window)"
     return gui
 
 

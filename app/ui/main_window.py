@@ -208,7 +208,7 @@ class MainWindow(QMainWindow):
         look.toolbar = self.toolbar
         if not self.files.icf_writer:
             self.action_map["export_icf"].setToolTip(
-                "Export as .icf needs the ICF writer (icf_import.write), which is not in this build yet"
+                "Export as .icf needs the ICF writer, which is not in this build yet"
             )
         self.statusBar().setToolTip(f"Results database: {self.db_path}")
         self.status_state, self.status_step, self.status_time = (

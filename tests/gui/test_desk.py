@@ -101,7 +101,8 @@ def test_arming_names_what_is_written_with_its_size(window: MainWindow, dialogs,
     dialogs.answer = False
     assert not window.run_control.start_run()
     title, text = dialogs.questions[-1]
-    assert title == "Targets would be written" and f"{target} (3 MiB file)" in text
+    assert title == "Targets would be written" and f"{target} (3 MiB file, device " in text
+    assert f"inode {target.stat().st_ino})" in text  # the object the answer arms
     assert target.read_bytes().startswith(b"precious")
 
 

@@ -16,6 +16,7 @@ from app.engine.run.runner import RunOptions
 from app.model.plan import Target
 from app.ui.main_window import MainWindow
 from tests.gui.conftest import local_plan, plan_file
+from tests.integration.test_ssh_manager import ssh_namespace  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.fio
 REPO = Path(__file__).resolve().parents[2]
@@ -233,3 +234,156 @@ def test_a_confirmation_binds_to_the_object_not_the_name(
         assert other.read_bytes() == b"other" * (1 << 18)
     finally:
         makes.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup"), reason="needs root and losetup")
+def test_a_confirmed_loop_device_bound_again_to_another_file_is_asked_about_again(
+    window: MainWindow, tmp_path: Path
+) -> None:
+    """Issue 36.4: "Overwrite and start" confirmed for /dev/loopN over a scratch image; while the question is
+    open the loop device is bound again, same name and number, to another file. The window asks again,
+    describing what it is over now; answered No, that file keeps every byte."""
+    from tests.loop_disk import loop_maker, sh
+
+    makes = loop_maker(tmp_path)
+    make = next(makes)
+    try:
+        scratch = make(8 << 20)
+        other = tmp_path / "other.img"
+        other.write_bytes(b"other" * (1 << 18))
+        plan = local_plan(tmp_path, workers=1)
+        plan.specs[0].lines[0].reads = 0
+        plan.managers[0].workers[0].targets = [Target(scratch.dev)]
+        window.doc.replace(plan)
+        asked: list[tuple[str, str]] = []
+
+        def ask(title: str, text: str, action: str = "Yes") -> bool:
+            asked.append((title, text))
+            if len(asked) == 1:  # while the first question is on screen
+                sh("losetup", "-d", scratch.dev)
+                sh("losetup", scratch.dev, str(other))
+                return True
+            return False
+
+        window.ask = ask  # type: ignore[method-assign]
+        window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
+        assert not window.run_control.start_run()
+        assert len(asked) == 2, asked
+        first, again = asked[0][1], asked[1][1]
+        assert scratch.dev in first and "a loop device over a file" in first, first
+        over = f"inode {other.stat().st_ino})"
+        assert over in again and over not in first, again
+        assert other.read_bytes() == b"other" * (1 << 18)
+    finally:
+        makes.close()
+
+
+def test_a_confirmed_file_replaced_by_one_of_the_same_size_is_asked_about_again_and_told_apart(
+    window: MainWindow, tmp_path: Path
+) -> None:
+    """Issue 36.4: while "Overwrite and start" is open for a foreign file, another file of the same size is
+    renamed over it. The window asks again, and the question tells the new file from the first (its inode),
+    so the same words twice cannot pass for a glitch; answered No, neither is written."""
+    target = tmp_path / "precious.bin"
+    target.write_bytes(b"precious" * (1 << 17))  # 1 MiB
+    other = tmp_path / "other.bin"
+    other.write_bytes(b"other!!!" * (1 << 17))  # the same size
+    plan = local_plan(tmp_path, workers=1)
+    plan.specs[0].lines[0].reads = 0
+    plan.managers[0].workers[0].targets = [Target(str(target))]
+    window.doc.replace(plan)
+    asked: list[str] = []
+    first_inode = target.stat().st_ino
+
+    def ask(title: str, text: str, action: str = "Yes") -> bool:
+        asked.append(text)
+        if len(asked) == 1:
+            os.replace(other, target)
+            return True
+        return False
+
+    window.ask = ask  # type: ignore[method-assign]
+    window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
+    assert not window.run_control.start_run()
+    assert len(asked) == 2, asked
+    assert f"inode {first_inode})" in asked[0] and f"inode {target.stat().st_ino})" in asked[1], asked
+    assert asked[0] != asked[1]
+    assert target.read_bytes() == b"other!!!" * (1 << 17)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("losetup"), reason="needs root and losetup")
+def test_a_file_backing_a_loop_device_gets_the_second_question_as_a_file_in_use(
+    window: MainWindow, tmp_path: Path
+) -> None:
+    """A foreign file that backs a loop device: the second question calls it a file in use (not a disk) and
+    says what uses it; answered No, the file keeps every byte."""
+    from tests.loop_disk import detach, sh
+
+    target = tmp_path / "image.bin"
+    target.write_bytes(b"image" * (1 << 18))
+    dev = sh("losetup", "--read-only", "--find", "--show", str(target))
+    try:
+        plan = local_plan(tmp_path, workers=1)
+        plan.specs[0].lines[0].reads = 0
+        plan.managers[0].workers[0].targets = [Target(str(target))]
+        window.doc.replace(plan)
+        asked: list[tuple[str, str]] = []
+        window.ask = lambda title, text, action="Yes": asked.append((title, text)) or len(asked) == 1  # type: ignore[method-assign]
+        window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
+        assert not window.run_control.start_run()
+        (_, first), (title, second) = asked
+        assert title == "Targets in use" and "disks or files are in use" in second, second
+        assert f"{target} — backing file of {dev}" in second, second
+        assert target.read_bytes() == b"image" * (1 << 18)
+    finally:
+        detach(dev)
+
+
+def _ssh_marked(test):
+    from tests.integration.test_ssh_manager import pytestmark as ssh_marks
+
+    for mark in ssh_marks:
+        test = mark(test)
+    return test
+
+
+@_ssh_marked
+def test_an_ssh_managers_confirmation_binds_to_the_object_there(
+    window: MainWindow,
+    tmp_path: Path,
+    monkeypatch,
+    ssh_namespace,  # noqa: F811
+) -> None:
+    """Issue 36.4 on an ssh:// manager: confirmed for a foreign file on that host, the file is replaced there
+    by another of the same size while the question is open; the window asks again, naming the new object,
+    and answered No nothing is written."""
+    from app.engine.transports.ssh_manager import SSH_ENV
+
+    config, _ns = ssh_namespace
+    monkeypatch.setenv(SSH_ENV, f"ssh -F {config}")
+    target = tmp_path / "remote-precious.bin"
+    target.write_bytes(b"precious" * (1 << 17))
+    other = tmp_path / "remote-other.bin"
+    other.write_bytes(b"other!!!" * (1 << 17))
+    first_inode = target.stat().st_ino
+    plan = local_plan(tmp_path, workers=1)
+    plan.specs[0].lines[0].reads = 0
+    plan.managers[0].host = "ssh://fiometer-remote"
+    plan.managers[0].workers[0].targets = [Target(str(target))]
+    window.doc.replace(plan)
+    asked: list[str] = []
+
+    def ask(title: str, text: str, action: str = "Yes") -> bool:
+        asked.append(text)
+        if len(asked) == 1:
+            os.replace(other, target)
+            return True
+        return False
+
+    window.ask = ask  # type: ignore[method-assign]
+    window.run_control.run_options = RunOptions(run_time=1, file_size=1 << 20)
+    assert not window.run_control.start_run()
+    assert len(asked) == 2, asked
+    assert "on a remote manager" in asked[0] and f"inode {first_inode})" in asked[0], asked
+    assert f"inode {target.stat().st_ino})" in asked[1], asked
+    assert target.read_bytes() == b"other!!!" * (1 << 17)

@@ -477,3 +477,40 @@ def test_a_second_run_on_the_same_own_test_file_is_refused_while_the_first_holds
     fin = outcome.finished["M1"]
     assert second["status"] == "failed" and outcome.refused, fin.reason
     assert f"{target} is in use by another run now" in fin.reason and "its own test file" in fin.reason
+
+
+@pytest.mark.skipif(shutil.which("partx") is None, reason="needs partx")
+@pytest.mark.parametrize("how", ["a second loop on the image", "a loop over the mounted disk's loop"])
+def test_a_partition_of_a_loop_stacked_on_a_mounted_partition_is_in_use(tmp_path, how):
+    """Disk images have partition tables: with partition 1 of an image mounted (through loop A), partition 1
+    of another loop device on the same image, or of a loop over A, is the same file system. Armed once it
+    is refused (the second override is required), naming the stack; the file system stays whole."""
+    from tests.loop_disk import attach_partitioned, detach, partitioned_image
+
+    image = tmp_path / "disk.img"
+    partitioned_image(image)
+    made: list[str] = []
+    mnt = tmp_path / "mnt"
+    try:
+        disk, part = attach_partitioned(str(image))
+        made.append(disk)
+        sh("mkfs.ext4", "-q", part)
+        mnt.mkdir()
+        sh("mount", part, str(mnt))
+        (mnt / "precious.txt").write_text("keep me\n" * 1000)
+        sh("sync")
+        other, other_part = attach_partitioned(str(image) if how == "a second loop on the image" else disk)
+        made.append(other)
+        with pytest.raises(RunRefused) as refused:
+            runner(tmp_path, other_part, Steps(), reads=(0,), allow={"T1"})
+        text = str(refused.value)
+        assert "is in use" in text and "--allow-write-mounted" in text, text
+        assert f"on {other}: its backing" in text, text
+        assert (mnt / "precious.txt").read_text() == "keep me\n" * 1000
+        sh("umount", str(mnt))
+        fsck = subprocess.run(["e2fsck", "-n", "-f", part], capture_output=True, text=True)
+        assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+        for dev in reversed(made):
+            detach(dev)

@@ -139,21 +139,27 @@ def two_steps(target: str, reads: int = 0):
 
 
 @NEEDS_LOOP
+@pytest.mark.parametrize("here", ["Linux", "an OS whose own targets are not held (Windows, macOS)"])
 def test_a_test_file_swapped_for_a_link_to_a_disk_right_before_fio_starts_is_not_followed(
     ssh_namespace,  # noqa: F811
     tmp_path,
     monkeypatch,
     loops,
+    here,
 ):
     """Issue 36's ssh:// row: a 2-step plan on a new test file; after step 2's checks, right before fio
     starts (before_fio_start), the file is removed and its name made a link to a loop device holding a
     pattern. fio opens what the process on that host holds (/proc/<pid>/fd/N), not the name: the disk
-    keeps every byte, unarmed."""
+    keeps every byte, unarmed. So also when Fiometer itself runs where it holds no local targets (on
+    Windows or macOS the ssh:// host's hold was skipped with the local one, and fio followed the link)."""
+    from app.engine.run import runner as runner_module
     from app.engine.run.managers import build_endpoints
     from app.engine.run.runner import RunListener, Runner, RunOptions
 
     config, _ns = ssh_namespace
     monkeypatch.setenv(SSH_ENV, f"ssh -F {config}")
+    if here != "Linux":
+        monkeypatch.setattr(runner_module, "holds_here", lambda: False)
     disk = loops()
     target = tmp_path / "f.tst"
     swapped: list[int] = []
@@ -233,20 +239,32 @@ def test_a_test_file_that_backs_a_mounted_loop_is_in_use(ssh_namespace, tmp_path
 
 @NEEDS_LOOP
 @pytest.mark.skipif(shutil.which("mkfs.ext4") is None, reason="needs mkfs.ext4")
-def test_a_loop_over_a_mounted_loop_needs_the_second_override_there(ssh_namespace, tmp_path, loops):  # noqa: F811
-    """Armed once over ssh://: a loop device over a mounted loop device, and a foreign image file that backs
-    a mounted loop, are in use on that host (the local stack rules run there): refused, file systems whole."""
+def test_loops_stacked_on_a_mounted_loop_need_the_second_override_there(ssh_namespace, tmp_path, loops):  # noqa: F811
+    """Armed once over ssh:// (issue 36.3, as locally): a loop device over a mounted loop device, a second
+    loop on a mounted loop's image file, one 1 MiB into that image, and the image file itself are in use on
+    that host (the local stack rules run there): each refused naming the stack, the file system whole."""
     config, _ns = ssh_namespace
     fs = loops(ext4=True)
-    upper = loops(over=fs.dev)
-    for target in (upper.dev, str(fs.backing)):
-        done = run_over_ssh(config, tmp_path, target, 0, "--allow-write", target)
-        assert done.returncode != 0 and "is in use" in done.stderr, done.stderr
-        assert "--allow-write-mounted" in done.stderr
-    assert (
-        "its backing device"
-        in run_over_ssh(config, tmp_path, upper.dev, 0, "--allow-write", upper.dev).stderr
-    )
+    over = loops(over=fs.dev).dev
+    same_image = loops(over=str(fs.backing)).dev
+    offset = subprocess.run(
+        ["losetup", "--find", "--show", "-o", str(1 << 20), str(fs.backing)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    try:
+        for target, words in (
+            (over, f"its backing device {fs.number[0]}:{fs.number[1]} is in use (mounted at {fs.mountpoint}"),
+            (same_image, f"its backing file also backs {fs.dev}"),
+            (offset, f"its backing file also backs {fs.dev}"),
+            (str(fs.backing), f"backing file of {fs.dev}"),
+        ):
+            done = run_over_ssh(config, tmp_path, target, 0, "--allow-write", target)
+            assert done.returncode != 0 and "is in use" in done.stderr, (target, done.stderr)
+            assert words in done.stderr and "--allow-write-mounted" in done.stderr, (target, done.stderr)
+    finally:
+        detach(offset)
     subprocess.run(["umount", str(fs.mountpoint)], check=True)
     fs.mountpoint = None
     fsck = subprocess.run(["e2fsck", "-n", "-f", fs.dev], capture_output=True, text=True)
@@ -259,3 +277,78 @@ def test_an_ssh_manager_gets_no_plain_server_warning(ssh_namespace, tmp_path):  
     assert done.returncode == 0, done.stderr
     assert "plain fio --server" not in done.stdout + done.stderr
     assert "cannot verify" not in done.stdout + done.stderr
+
+
+@NEEDS_LOOP
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare")
+def test_a_device_mounted_only_in_another_mount_namespace_there_is_refused_by_its_kernel(
+    ssh_namespace,  # noqa: F811
+    tmp_path,
+    loops,
+):
+    """Armed once over ssh://: an ext4 mounted in a mount namespace of its own on that host, invisible to
+    every mount table Fiometer reads there; the process holding the targets opens the device exclusively,
+    the kernel refuses (EBUSY), and nothing is written."""
+    config, _ns = ssh_namespace
+    fs = loops(ext4=True, mount=False)
+    mnt = tmp_path / "elsewhere"
+    mnt.mkdir()
+    other = subprocess.Popen(
+        [
+            "unshare",
+            "-m",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            f"mount {fs.dev} {mnt} && echo mounted && read x",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert other.stdout is not None and other.stdout.readline().strip() == "mounted"
+        assert not os.path.ismount(mnt)
+        done = run_over_ssh(config, tmp_path, fs.dev, 0, "--allow-write", fs.dev)
+        assert done.returncode != 0, done.stdout
+        assert "EBUSY" in done.stdout + done.stderr and "nothing was written" in done.stdout + done.stderr, (
+            done.stdout + done.stderr
+        )
+    finally:
+        other.communicate("\n", timeout=30)
+    fsck = subprocess.run(["e2fsck", "-n", "-f", fs.dev], capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+
+
+@NEEDS_LOOP
+@pytest.mark.skipif(shutil.which("partx") is None, reason="needs partx")
+def test_a_partition_of_a_second_loop_on_a_mounted_image_is_in_use_there(ssh_namespace, tmp_path):  # noqa: F811
+    """Armed once over ssh://: partition 1 of a second loop device on a disk image whose partition 1 is
+    mounted is that file system; refused there as in use, the file system whole."""
+    from tests.loop_disk import attach_partitioned, partitioned_image, sh
+
+    config, _ns = ssh_namespace
+    image = tmp_path / "disk.img"
+    partitioned_image(image)
+    made: list[str] = []
+    mnt = tmp_path / "mnt"
+    try:
+        disk, part = attach_partitioned(str(image))
+        made.append(disk)
+        sh("mkfs.ext4", "-q", part)
+        mnt.mkdir()
+        sh("mount", part, str(mnt))
+        (mnt / "precious.txt").write_text("keep me\n" * 1000)
+        other, other_part = attach_partitioned(str(image))
+        made.append(other)
+        done = run_over_ssh(config, tmp_path, other_part, 0, "--allow-write", other_part)
+        assert done.returncode != 0 and "is in use" in done.stderr, done.stderr
+        assert f"on {other}: its backing file also backs {disk}" in done.stderr, done.stderr
+        sh("umount", str(mnt))
+        fsck = subprocess.run(["e2fsck", "-n", "-f", part], capture_output=True, text=True)
+        assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+        for dev in reversed(made):
+            detach(dev)

@@ -255,3 +255,56 @@ def test_active_swap_on_a_device_counts_as_in_use(tmp_path):
 def test_a_mount_whose_number_is_anonymous_is_matched_by_its_source(tmp_path):
     node = block_node(tmp_path / "src", 7, 3)
     assert uses_of_7_3(tmp_path, mountinfo=f"23 1 0:45 / /srv rw - btrfs {node} rw\n") == ["mounted at /srv"]
+
+
+def layered_sys(tmp_path, shared: bool = False):
+    """sysfs as the kernel lays it out (``/sys/dev/block/M:m`` links to the device's folder): loop5 (7:5)
+    holds a mounted file system, loop6 (7:6) lies over loop5, dm-0 (253:0, device-mapper) over loop6; with
+    ``shared`` a dm-1 holds loop6 too."""
+    devices, sysdev = tmp_path / "devices", tmp_path / "dev-block"
+    for name, number in (("loop5", "7:5"), ("loop6", "7:6"), ("dm-0", "253:0"), ("dm-1", "253:1")):
+        write(devices / name / "dev", number + "\n")
+        (devices / name / "holders").mkdir()
+        (devices / name / "slaves").mkdir()
+        sysdev.mkdir(exist_ok=True)
+        (sysdev / number).symlink_to(devices / name)
+    for name in ("loop5", "loop6"):
+        (devices / name / "loop").mkdir()
+    (devices / "dm-0" / "slaves" / "loop6").symlink_to(devices / "loop6")
+    (devices / "loop6" / "holders" / "dm-0").symlink_to(devices / "dm-0")
+    if shared:
+        (devices / "dm-1" / "slaves" / "loop6").symlink_to(devices / "loop6")
+        (devices / "loop6" / "holders" / "dm-1").symlink_to(devices / "dm-1")
+    write(tmp_path / "mi", "22 1 7:5 / /data rw,relatime - ext4 /dev/loop5 rw\n")
+    write(tmp_path / "swaps", "Filename Type Size Used Priority\n")
+    backings = [("loop5", ("file", 2049, 12)), ("loop6", ("block", 7, 5))]
+
+    def uses(dev):
+        return linux_devices.device_uses(
+            dev, mountinfo=tmp_path / "mi", swaps=tmp_path / "swaps", sys_dev_block=sysdev, backings=backings
+        )
+
+    return uses
+
+
+def test_a_device_mapper_device_over_a_loop_stacked_on_a_mounted_one_is_in_use(tmp_path):
+    """Issue 36.3, the stack through every layer: dm-0 writes through loop6 to the mounted loop5."""
+    uses = layered_sys(tmp_path)
+    assert uses((253, 0)) == [
+        "its underlying device loop6 (7:6) is in use (its backing device 7:5 is in use (mounted at /data))"
+    ]
+    assert uses((7, 6)) == [
+        "held by dm-0 (device-mapper, LVM, RAID or encryption)",
+        "its backing device 7:5 is in use (mounted at /data)",
+    ]
+
+
+def test_a_device_under_two_device_mapper_devices_is_in_use_for_each(tmp_path):
+    """loop6 alone (not stacked on anything in use) under dm-0 and dm-1: writing dm-0 may overwrite dm-1's
+    data, so dm-0 is in use through loop6's other holder; unmounted below, nothing else counts."""
+    uses = layered_sys(tmp_path, shared=True)
+    write(tmp_path / "mi", "")
+    assert uses((253, 0)) == [
+        "its underlying device loop6 (7:6) is in use (held by dm-1 (device-mapper, LVM, RAID or encryption))"
+    ]
+    assert uses((253, 1))[0].startswith("its underlying device loop6 (7:6) is in use (held by dm-0 ")

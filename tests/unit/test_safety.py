@@ -198,6 +198,7 @@ def test_a_windows_raw_disk_on_a_linux_manager_is_refused_once_per_run():
         Runner(plan, {"M1": local_endpoint("M1")}, None, RunOptions(run_time=1))
     (line,) = [ln for ln in str(refused.value).splitlines() if "PhysicalDrive0" in ln]
     assert line.startswith("steps 1 to 3, manager 'M1'") and "Windows raw disk" in line and "map it" in line
+    assert "target '\\\\.\\PhysicalDrive0':" in line, line  # as the user typed it, not Python's escaped repr
 
 
 @posix_only("a symbolic link to /dev/null, a character device")

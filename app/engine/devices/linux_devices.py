@@ -7,9 +7,12 @@ LVM, md RAID, dm-crypt), or backs a loop device (a loop over a loop holds nothin
 asked, by ``LOOP_GET_STATUS64``: the backing object's device and inode numbers, never its name). A loop
 device writes through to what backs it, so it is in use when that is: a backing device in use (mounted,
 held, or backing another loop device), at any depth of the stack, or a backing file that also backs another
-loop device (whatever its offset).
-A regular file that backs a loop device is in use too (``file_uses``). A whole disk with partitions counts as in use too (writing destroys the
-partition table). The places read are parameters so the rules are tested on any machine.
+loop device (whatever its offset). The stack is followed through every kind of layer: a partition writes
+through to its whole device's stack (a partition of a second loop device on a mounted image is that file
+system), device-mapper and md devices to the devices under them (``slaves``), whose other holders count.
+A regular file that backs a loop device is in use too (``file_uses``). A whole disk with partitions counts
+as in use too (writing destroys the partition table). The places read are parameters so the rules are
+tested on any machine.
 """
 
 from __future__ import annotations
@@ -120,6 +123,22 @@ def _backing_by_ioctl(node: str, number: tuple[int, int] | None) -> ObjectId | N
     return ("file", _decode_kernel_dev(device), inode)
 
 
+def loop_backing(
+    dev: tuple[int, int],
+    backings: list[tuple[str, ObjectId]] | None = None,
+    sys_dev_block: Path = Path("/sys/dev/block"),
+) -> ObjectId | None:
+    """What a loop device (or a partition of one) writes to, None for any other device: bound again to
+    another file under the same name and number, it is another target."""
+    base = (sys_dev_block / f"{dev[0]}:{dev[1]}").resolve()
+    if (base / "partition").is_file():
+        base = base.parent
+    if not (base / "loop").is_dir():
+        return None
+    found = loop_backings() if backings is None else backings
+    return next((o for n, o in found if n == base.name), ("unknown", 0, 0))
+
+
 def file_uses(st: os.stat_result, backings: list[tuple[str, ObjectId]] | None = None) -> list[str]:
     """What uses a regular file: the loop devices it backs (writing under them corrupts what is on them)."""
     found = loop_backings() if backings is None else backings
@@ -150,11 +169,14 @@ def device_uses(
     sys_dev_block: Path = Path("/sys/dev/block"),
     backings: list[tuple[str, ObjectId]] | None = None,
     _seen: dict[tuple[int, int], bool] | None = None,
+    _above: str = "",
 ) -> list[str]:
     """What uses block device ``dev`` (major, minor), in words; [] means nothing Fiometer can see does.
 
     A device the kernel does not list in ``sys_dev_block`` is reported as unknown (so treated as used). A
-    loop device is in use when what backs it is (``_stack_uses``; ``_seen``: the devices above it)."""
+    device is in use when what it writes through to is (``_stack_uses``: a loop device's backing, the
+    devices under device-mapper or md, a partition's whole device; ``_seen``: the devices above it,
+    ``_above``: the kernel name of the one just above, whose own hold is no other use)."""
     base = sys_dev_block / f"{dev[0]}:{dev[1]}"
     if not base.exists():
         return [
@@ -183,7 +205,7 @@ def device_uses(
     for number, label in numbers.items():
         held = sys_dev_block / f"{number[0]}:{number[1]}" / "holders"
         try:
-            holders = sorted(h.name for h in held.iterdir())
+            holders = sorted(h.name for h in held.iterdir() if h.name != _above)
         except OSError:
             holders = []
         if holders:
@@ -191,7 +213,9 @@ def device_uses(
     if backings is None:
         backings = loop_backings() if sys_dev_block == Path("/sys/dev/block") else []
     uses += [
-        f"backing device of /dev/{name}" for name, obj in backings if obj[0] == "block" and obj[1:] in numbers
+        f"backing device of /dev/{name}"
+        for name, obj in backings
+        if obj[0] == "block" and obj[1:] in numbers and name != _above
     ]
     if parts:
         uses.append("partitioned (" + ", ".join(sorted(parts.values())) + ")")
@@ -206,11 +230,63 @@ def _stack_uses(
     seen: dict[tuple[int, int], bool],
     places: tuple[Path, Path, Path],
 ) -> list[str]:
+    """Writing a device writes what lies under it, so it is in use when that is: a loop device's backing
+    (``_loop_uses``), the devices under device-mapper or md (``slaves``), and, for a partition, what lies
+    under its whole device (a partition of a second loop device on a mounted image is that file system)."""
+    real = base.resolve()
+    if (base / "partition").is_file():
+        whole = _number(_read(real.parent / "dev"))
+        if whole is None or whole in seen:
+            return []
+        under = _stack_uses(whole, real.parent, backings, {**seen, whole: True}, places)
+        return [f"on /dev/{real.parent.name}: {'; '.join(under)}"] if under else []
+    if (base / "loop").is_dir():
+        return _loop_uses(real.name, backings, seen, places)
+    uses: list[str] = []
+    try:
+        slaves = sorted(base.joinpath("slaves").iterdir())
+    except OSError:
+        slaves = []
+    for slave in slaves:
+        number = _number(_read(slave / "dev"))
+        if number is None or number in seen:
+            continue
+        deeper = _uses_below(number, real.name, backings, seen, places)
+        if deeper:
+            uses.append(f"its underlying device {slave.name} ({number[0]}:{number[1]}) is in use ({deeper})")
+    return uses
+
+
+def _uses_below(
+    below: tuple[int, int],
+    name: str,
+    backings: list[tuple[str, ObjectId]],
+    seen: dict[tuple[int, int], bool],
+    places: tuple[Path, Path, Path],
+) -> str:
+    """What uses the device under ``name`` other than ``name`` itself, in words ("" when nothing does)."""
+    mountinfo, swaps, sys_dev_block = places
+    return "; ".join(
+        device_uses(
+            below,
+            mountinfo=mountinfo,
+            swaps=swaps,
+            sys_dev_block=sys_dev_block,
+            backings=backings,
+            _seen=seen,
+            _above=name,
+        )
+    )
+
+
+def _loop_uses(
+    name: str,
+    backings: list[tuple[str, ObjectId]],
+    seen: dict[tuple[int, int], bool],
+    places: tuple[Path, Path, Path],
+) -> list[str]:
     """A loop device writes through to what backs it: in use when that is (a device in use, at any depth of
     the stack), or when its backing file also backs another loop device (at any offset: the same file)."""
-    if not (base / "loop").is_dir():
-        return []
-    name = base.resolve().name
     obj = next((o for n, o in backings if n == name), None)
     if obj is None or obj[0] == "unknown":
         return [f"/dev/{name} is a loop device whose backing object Fiometer cannot read"]
@@ -220,17 +296,5 @@ def _stack_uses(
     below = (obj[1], obj[2])
     if below in seen:
         return []
-    mountinfo, swaps, sys_dev_block = places
-    deeper = [
-        u
-        for u in device_uses(
-            below,
-            mountinfo=mountinfo,
-            swaps=swaps,
-            sys_dev_block=sys_dev_block,
-            backings=backings,
-            _seen=seen,
-        )
-        if u != f"backing device of /dev/{name}"
-    ]
-    return [f"its backing device {below[0]}:{below[1]} is in use ({'; '.join(deeper)})"] if deeper else []
+    deeper = _uses_below(below, name, backings, seen, places)
+    return [f"its backing device {below[0]}:{below[1]} is in use ({deeper})"] if deeper else []

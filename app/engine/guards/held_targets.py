@@ -174,7 +174,14 @@ def _placed_as_checked(
             f"{where} changed since it was checked: it was {_what(checked.obj)}, it is now "
             f"{_what(now.obj)}{again}"
         )
-    if writes and now.in_use and path not in arming.in_use:
+    if now.backing != checked.backing:  # a loop device bound again, to another file or device
+        raise HoldRefused(
+            f"{where} changed since it was checked: it was a loop device over {_over(checked.backing)}, it "
+            f"is now over {_over(now.backing)}{again}"
+        )
+    need = max(j.offset + (j.size or 0) for j in jobs)
+    lays_out = not now.is_device and now.exists and (now.size or 0) < need  # a layout writes it too
+    if (writes or lays_out) and now.in_use and path not in arming.in_use:
         raise HoldRefused(f"{where} is in use now ({'; '.join(now.in_use)}){again}")
     return now
 
@@ -286,6 +293,12 @@ def _what(obj: ObjectId | None) -> str:
     if kind == "file":
         return f"a file (device {os.major(a)}:{os.minor(a)}, inode {b})"
     return f"a {kind} device {a}:{b}"
+
+
+def _over(backing: ObjectId | None) -> str:
+    if backing is None:
+        return "nothing (not bound)"
+    return "an object Fiometer cannot read" if backing[0] == "unknown" else _what(backing)
 
 
 describe_object = _what  # "a file (device 8:1, inode 12)", "a block device 7:3"

@@ -45,7 +45,7 @@ class Jobs:
 def placement_from(d: dict[str, Any]) -> Placement:
     """A Placement from its JSON (tuples arrive as lists)."""
     fields = dict(d)
-    for name in ("identity", "obj"):
+    for name in ("identity", "obj", "backing"):
         if fields.get(name) is not None:
             fields[name] = tuple(fields[name])
     fields["in_use"] = tuple(fields.get("in_use") or ())
@@ -118,7 +118,17 @@ def serve_hold(request: dict[str, Any], inp: IO[str], out: IO[str]) -> None:
         held.close()
 
 
+NOT_LINUX = (
+    "Fiometer checks and holds targets for fio only on Linux hosts (fio there opens /proc/<pid>/fd/N); "
+    "this host runs {}"
+)
+
+
 def main(request: dict[str, Any], inp: IO[str] = sys.stdin, out: IO[str] = sys.stdout) -> None:
+    if not sys.platform.startswith("linux"):  # no /proc/<pid>/fd: the host counts as a plain fio server
+        import platform
+
+        raise SystemExit(NOT_LINUX.format(platform.system() or sys.platform))
     if request["mode"] == "place":
         _send(out, {"placed": place(request["targets"])})
     else:

@@ -56,6 +56,7 @@ class WriteRisk:
     obj: ObjectId | None = (
         None  # the object shown and armed (placement.object_id), compared again at each step
     )
+    backing: ObjectId | None = None  # of a loop device: what it writes to (bound again, another target)
 
     def names(self) -> set[str]:
         return {n for n in (self.target, self.path, self.spelled) if n}
@@ -218,15 +219,21 @@ def job_risk(job: JobInfo, registry: CreatedFiles) -> WriteRisk | None:
             "; ".join(uses),
             spelled,
             placed.obj if placed else None,
+            placed.backing if placed else None,
         )
     if placed is None or not placed.verified or not placed.exists:
         return None
-    if writes and placed.in_use:
+    need = job.offset + (job.size or 0)
+    lays_out = placed.size is not None and placed.size < need
+    if (writes or lays_out) and placed.in_use:
         return WriteRisk(
             job.manager,
             job.target_name,
             job.path,
-            "writes overwrite this file",
+            "writes overwrite this file"
+            if writes
+            else f"the file has {placed.size} bytes, less than the {need} the job uses, so it would be laid "
+            "out again, overwriting it",
             True,
             "; ".join(placed.in_use),
             spelled,
@@ -243,8 +250,7 @@ def job_risk(job: JobInfo, registry: CreatedFiles) -> WriteRisk | None:
             spelled=spelled,
             obj=placed.obj,
         )
-    need = job.offset + (job.size or 0)
-    if placed.size is not None and placed.size < need:
+    if lays_out:
         return WriteRisk(
             job.manager,
             job.target_name,

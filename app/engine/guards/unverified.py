@@ -18,10 +18,11 @@ from app.engine.jobs.jobfile import JobInfo
 
 OPTION = "--allow-unverified-writes"
 
-CANNOT_VERIFY = (
-    "Fiometer cannot examine a plain fio --server's files, so any path there can be swapped for a link to "
-    "a device or another file before fio opens it (even a test file this run created)"
+SWAPPED = (
+    "any path there can be swapped for a link to a device or another file before fio opens it (even a test "
+    "file this run created)"
 )
+CANNOT_VERIFY = f"Fiometer cannot examine a plain fio --server's files, so {SWAPPED}"
 
 
 def writes_there(jobs: Iterable[JobInfo], lays_out: bool) -> bool:
@@ -29,22 +30,43 @@ def writes_there(jobs: Iterable[JobInfo], lays_out: bool) -> bool:
     return lays_out or any(j.writes and not j.network for j in jobs)
 
 
+def bare_host(host: str) -> str:
+    """The host alone: ``ssh://user@h:22``, ``h:8765`` and ``[::1]:8765`` without scheme, user and port."""
+    h = host.removeprefix("ssh://").rsplit("@", 1)[-1]
+    if h.startswith("["):
+        return h[1:].split("]", 1)[0]
+    return h.rsplit(":", 1)[0] if h.count(":") == 1 else h
+
+
 def armed(name: str, host: str, allow: set[str]) -> bool:
     """The user armed this manager (by its name, its host:port, or its host alone) for unverified writes."""
-    bare = host.rsplit(":", 1)[0].strip("[]") if host.count(":") == 1 or host.startswith("[") else host
-    return bool({name, host, bare} & allow)
+    return bool({name, host, bare_host(host)} & allow)
 
 
-def refusal(name: str, host: str) -> str:
-    """One line: what cannot be verified there, how to arm it, and the verifiable way."""
-    bare = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+def _ssh(host: str) -> bool:
+    return host.startswith("ssh://")
+
+
+def refusal(name: str, host: str, why: str = "") -> str:
+    """One line: what cannot be verified there, how to arm it, and the verifiable way. ``why``: an ssh://
+    manager's reason its checks could not run on its host."""
+    arm = f"arm that host with {OPTION} {shell_arg(name)}"
+    if _ssh(host):
+        return (
+            f"manager {name!r} ({host}): Fiometer's checks could not run on that host "
+            f"({why or 'they need python3 there'}) and this run writes there: without them Fiometer cannot "
+            f"examine that host's files, so {SWAPPED}; {arm}, or let the checks run there (python3 3.9 or "
+            "later on a Linux host)"
+        )
     return (
         f"manager {name!r} ({host}) is a plain fio --server and this run writes there: {CANNOT_VERIFY}; "
-        f"arm that host with {OPTION} {shell_arg(name)}, or reach it as ssh://{bare}, where Fiometer checks and "
-        "opens what fio writes"
+        f"{arm}, or reach it as ssh://{bare_host(host)}, where Fiometer checks and opens what fio writes"
     )
 
 
 def note(name: str, host: str) -> str:
-    """The warning for a plain fio server armed for unverified writes."""
+    """The warning for a host armed for unverified writes (a plain fio server, or an ssh:// host whose
+    checks could not run)."""
+    if _ssh(host):
+        return f"manager {name!r} ({host}): writes armed without verification — Fiometer cannot examine that host's files, so {SWAPPED}"
     return f"manager {name!r} ({host}): writes armed without verification — {CANNOT_VERIFY}"

@@ -49,6 +49,7 @@ class Placement:
     sector: int | None = None  # Iometer's geometry of the object (``jobs.geometry``), None: not examined
     align: int | None = None
     geometry_source: str = ""
+    backing: tuple[str, int, int] | None = None  # of a loop device (or a partition of one): what it writes to
 
     def names(self) -> set[str]:
         return {self.spelled, self.path}
@@ -198,6 +199,7 @@ def place_local(
             exists=True,
             in_use=tuple(uses),
             obj=object_id(st),
+            backing=linux_devices.loop_backing(dev, backings) if platform.system() == "Linux" else None,
             **_geometry_fields(geometry.of_device(sector)),  # type: ignore[arg-type]
         )
     if stat.S_ISCHR(mode):

@@ -142,40 +142,40 @@ def _resolve(target: Target, os_name: str, mapping: dict[str, str] | None) -> Re
     hint = f"map it to a test file or device, e.g. --map '{name}=/path/to/{TEST_FILE}'"
     if os_name != WINDOWS and _windows_device(mapped or name):
         raise TargetError(
-            f"target {name!r}: {mapped or name} is a Windows raw disk or device name; on this {os_name} "
+            f"target '{name}': {mapped or name} is a Windows raw disk or device name; on this {os_name} "
             f"manager it would be a file named so in fio's folder: {hint}"
         )
     if mapped:
         return ResolvedTarget(mapped, is_device_path(mapped), _assumed_sector(mapped, os_name))
     if target.kind == "network":
-        raise TargetError(f"target {name!r} is a network target; fio cannot run Iometer network workers")
+        raise TargetError(f"target '{name}' is a network target; fio cannot run Iometer network workers")
     phys = _WIN_PHYSICAL.match(name)
     if phys:
         number = phys.group(1) or phys.group(2)
         if os_name == WINDOWS:
             return ResolvedTarget(f"\\\\.\\PhysicalDrive{number}", True, 512)
         raise TargetError(
-            f"target {name!r} is Windows physical disk {number}; on this {os_name} manager {hint}"
+            f"target '{name}' is Windows physical disk {number}; on this {os_name} manager {hint}"
         )
     drive = _WIN_DRIVE.match(name)
     if drive and name[2:3] not in ("\\", "/"):
         if os_name == WINDOWS:
             return ResolvedTarget(f"{drive.group(1).upper()}:\\{TEST_FILE}", False, 512)
-        raise TargetError(f"target {name!r} is a Windows drive; on this {os_name} manager {hint}")
+        raise TargetError(f"target '{name}' is a Windows drive; on this {os_name} manager {hint}")
     mount = _LINUX_MOUNT.match(name)
     if mount:
         if os_name == WINDOWS:
-            raise TargetError(f"target {name!r} is a Linux mount point; on this Windows manager {hint}")
+            raise TargetError(f"target '{name}' is a Linux mount point; on this Windows manager {hint}")
         root = mount.group(1).rstrip("/")
         return ResolvedTarget(f"{root}/{TEST_FILE}", False, FILE_SECTOR)
     if _LINUX_DEVICE.match(name):
         if os_name == WINDOWS:
-            raise TargetError(f"target {name!r} is a Linux disk; on this Windows manager {hint}")
+            raise TargetError(f"target '{name}' is a Linux disk; on this Windows manager {hint}")
         return ResolvedTarget(f"/dev/{name}", True, DEVICE_SECTOR)
     if name.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", name) or name.startswith("\\\\"):
         # the name as written: blanks around a path are refused by fio_path_problem, never dropped
         return ResolvedTarget(target.name, is_device_path(name), _assumed_sector(name, os_name))
-    raise TargetError(f"target {name!r} is not a drive, disk or path Fiometer recognises; {hint}")
+    raise TargetError(f"target '{name}' is not a drive, disk or path Fiometer recognises; {hint}")
 
 
 def fio_filename(path: str) -> str:

@@ -116,6 +116,8 @@ class RunOptions:
     # path -> the object (placement.object_id) the user was shown when arming it (GUI): the run refuses to
     # start if that path now leads to anything else
     armed_objects: dict[str, ObjectId] = field(default_factory=dict)
+    # path -> what the loop device shown was bound to (None: no loop device), compared as armed_objects
+    armed_backings: dict[str, ObjectId | None] = field(default_factory=dict)
     # called with each step after its targets were checked and opened, right before fio starts (tests
     # drive races through it)
     before_fio_start: Callable[[Step], None] | None = None
@@ -233,6 +235,12 @@ def _steps_words(numbers: list[int]) -> str:
     return "steps " + ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
 
 
+def holds_here() -> bool:
+    """Local targets are opened and held here (``guards.held_targets``: descriptors fio inherits as
+    ``/proc/self/fd/N``) on Linux only; an ssh:// manager's are held on its host, wherever this runs."""
+    return platform.system() == "Linux"
+
+
 class Runner:
     def __init__(
         self,
@@ -271,7 +279,7 @@ class Runner:
         self._own_files: set[tuple[str, str]] = set()
         self._remote_files: dict[str, dict[str, remote_files.RemoteFile]] = {}  # per remote manager, by path
         self._lays_out: set[str] = set()  # remote managers where a test file would be laid out (a write)
-        self._unverifiable: set[str] = set()  # ssh:// managers whose checks over SSH could not run
+        self._unverifiable: dict[str, str] = {}  # ssh:// managers whose checks over SSH could not run: why
         self._pool = TransportPool(
             self.options.decode_apart, self.options.hosts_per_process
         )  # each step's transports
@@ -357,13 +365,14 @@ class Runner:
         asks += unarmed(risks, o.allow_write, o.allow_write_in_use)
         asks += [
             f"manager {r.manager!r}, target {r.target!r}: {r.spelled or r.path} changed after you confirmed "
-            f"writing to it: it now leads to {r.path}, {describe_object(r.obj)}; nothing was written — "
-            "confirm it again"
+            f"writing to it: it now leads to {r.path}, {describe_object(r.obj)}"
+            + (f", a loop device over {describe_object(r.backing)}" if r.backing else "")
+            + "; nothing was written — confirm it again"
             for r in self._reconfirm
         ]
         risks += [r for r in self._reconfirm if r not in risks]
         plain = self._unarmed_plain_servers(out)
-        asks += [unverified.refusal(name, host) for name, host in plain]
+        asks += [unverified.refusal(name, host, self._unverifiable.get(name, "")) for name, host in plain]
         if problems or asks:
             raise RunRefused(
                 "\n".join(dict.fromkeys(problems + asks)), risks, missing, not problems, unverified=plain
@@ -441,7 +450,7 @@ class Runner:
             try:
                 placed = remote_hold.place_there(ep.python_there, self._host_key(name), wanted)
             except remote_hold.RemoteUnavailable as e:
-                self._unverifiable.add(name)
+                self._unverifiable[name] = str(e)
                 note = (
                     f"manager {name!r}: Fiometer's checks could not run on that host ({e}; they need "
                     "python3 there); it cannot verify that host's targets, as on a plain fio server"
@@ -582,8 +591,10 @@ class Runner:
                     if r not in risks:
                         risks.append(r)
                     continue
-                shown = {o.armed_objects[n] for n in r.names() if n in o.armed_objects}
-                if shown and r.obj not in shown:  # confirmed for another object: asked again, about this one
+                shown = {
+                    (o.armed_objects[n], o.armed_backings.get(n)) for n in r.names() if n in o.armed_objects
+                }
+                if shown and (r.obj, r.backing) not in shown:  # confirmed for another object: asked again
                     if r not in self._reconfirm:
                         self._reconfirm.append(r)
                     continue
@@ -941,10 +952,11 @@ class Runner:
         """Open, verify and lay out the local managers' targets for this step (``engine.held_targets``):
         ({manager: what it holds}, (manager, why the step may not run) or None); what it did goes to ``said``."""
         held: dict[str, Held] = {}
-        if self.options.engine == "null" or platform.system() != "Linux":  # null never opens its files
+        if self.options.engine == "null":  # null never opens its files
             return held, None
         for name, jf in files.items():
-            if self.endpoints[name].host != "local" and not self._checked_there(name):
+            # ssh:// hosts hold their own targets whatever this machine runs; local ones only here on Linux
+            if not self._checked_there(name) and (self.endpoints[name].host != "local" or not holds_here()):
                 continue
 
             def say(text: str, n: str = name) -> None:

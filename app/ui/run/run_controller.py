@@ -283,15 +283,24 @@ class RunController(QObject):
                         **options.armed_objects,
                         **{n: r.obj for r in e.risks if r.obj is not None for n in r.names()},
                     }
-                    if (allow, in_use, shown) == (
+                    backings = {  # and what a loop device among them was bound to
+                        **options.armed_backings,
+                        **{n: r.backing for r in e.risks if r.obj is not None for n in r.names()},
+                    }
+                    if (allow, in_use, shown, backings) == (
                         options.allow_write,
                         options.allow_write_in_use,
                         options.armed_objects,
+                        options.armed_backings,
                     ):
                         self.refused.emit(str(e))
                         return None
                     options = dataclasses.replace(
-                        options, allow_write=allow, allow_write_in_use=in_use, armed_objects=shown
+                        options,
+                        allow_write=allow,
+                        allow_write_in_use=in_use,
+                        armed_objects=shown,
+                        armed_backings=backings,
                     )  # the objects shown, checked at Start
                     continue
                 if e.only_asks and e.unverified and not e.risks and not e.missing_folders and arm_hosts:

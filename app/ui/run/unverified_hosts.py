@@ -19,8 +19,9 @@ class UnverifiedHostsDialog(QDialog):
         self.setWindowTitle("Writes Fiometer cannot verify")
         layout = QVBoxLayout(self)
         text = QLabel(
-            f"This run writes on plain fio servers. {CANNOT_VERIFY}.\n\nTick each host where it may write "
-            "anyway, or cancel and give the manager as ssh://HOST: there Fiometer checks and opens what "
+            f"This run writes on plain fio servers (or on ssh:// hosts without python3, where Fiometer's "
+            f"checks cannot run). {CANNOT_VERIFY}.\n\nTick each host where it may write anyway, or cancel "
+            "and give the manager as ssh://HOST (with python3 there): there Fiometer checks and opens what "
             "fio writes."
         )
         text.setWordWrap(True)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from app.engine.devices import disks
+from app.engine.guards.held_targets import describe_object
 from app.engine.run.curve_runner import LOAD_SEARCH
 from app.live.data import LiveResults
 from app.model.plan import LOCAL, Plan
@@ -61,6 +62,13 @@ def describe_risk(risk: Any, local: bool) -> str:
                 what = f"{format_bytes(d.size_bytes)} disk, {d.model or 'model unknown'}, {d.state}"
     else:
         what = "on a remote manager"
+    obj, backing = getattr(risk, "obj", None), getattr(risk, "backing", None)
+    if obj is not None:  # the object the answer arms: another one under the same name is asked about again
+        kind, a, b = obj
+        ident = f"device {os.major(a)}:{os.minor(a)}, inode {b}" if kind == "file" else describe_object(obj)
+        what += (", " if what else "") + ident
+    if backing is not None:
+        what += f", a loop device over {describe_object(backing)}"
     return f"{risk.manager}: {risk.path}" + (f" ({what})" if what else "") + f" — {risk.reason}"
 
 
@@ -126,8 +134,8 @@ class RunControl:
         in_use = [r for r in risks if r.in_use]
         if in_use:
             return self.desk.ask(
-                "Disks in use",
-                "These disks are in use; writing corrupts what is on them:\n\n"
+                "Targets in use",
+                "These disks or files are in use; writing corrupts what is on them or what uses them:\n\n"
                 + "\n".join(f"• {r.manager}: {r.path} — {r.use}" for r in in_use)
                 + "\n\nAre you absolutely sure?",
                 "Corrupt them and start",
