@@ -718,9 +718,13 @@ def not_steady_notes(
 
 
 def unjudged_line(run: Run, samples: Mapping[int, Sequence[tuple[float, int, float]]]) -> str | None:
-    """ "Steadiness not judged on steps 1-24: too short to judge (…)", once for the run, or None."""
+    """ "Steadiness not judged on steps 1-24: too short to judge (…)", once for the run, or None. None for a
+    PTS run: its steadiness is the PTS decision over its rounds, which its own section states."""
     from app.analysis.preconditioning import measured_steps
+    from app.store.run_extras import PTS, extra
 
+    if isinstance(extra(run, PTS), dict):
+        return None
     measured = {s.index for s in measured_steps(run)}
     short = [
         s.index
