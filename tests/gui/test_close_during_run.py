@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,52 @@ def test_a_run_that_ends_while_the_close_question_is_open_still_closes(
     window.close()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=10000)
     assert window.controller.last_status == "complete"
+
+
+@pytest.mark.parametrize("when", ["mid-step", "near the step's end"])
+def test_closing_during_a_step_closes_within_the_stop_grace_and_stores_a_user_stop(
+    window: MainWindow, tmp_path: Path, qtbot, when: str
+) -> None:
+    """Issue 35.6: X answered in the middle of step 1, or in its last second (fio about to end by itself):
+    the window closes once fio has ended, well within the stop grace, without the abort; the run is stored
+    as the user's stop with step 1's row, step 2 never started. It stayed open 25 s and the step was stored
+    as "fio was killed (signal 2)" before."""
+    from app.ui.main_window import STOP_GRACE_MS
+
+    run_time = 4
+    close_at = 1.0 if when == "mid-step" else run_time - 0.9
+    window.doc.replace(local_plan(tmp_path, workers=1, specs=("S", "T")))
+    window.run_control.run_options = RunOptions(
+        engine="null", run_time=run_time, ramp_up=0, file_size=1 << 20
+    )
+    aborted: list[bool] = []
+    real_abort = window.controller.abort
+    window.controller.abort = lambda: (aborted.append(True), real_abort())  # type: ignore[method-assign]
+    reached: list[float] = []
+    assert window.run_control.start_run()
+    listener = window.controller.listener
+    assert listener is not None
+    listener.samplesArrived.connect(
+        lambda step, _offset, samples: reached.extend(
+            s.t for s in samples if step == 0 and s.level == "manager" and not s.late
+        )
+    )
+    qtbot.waitUntil(lambda: any(t >= close_at for t in reached), timeout=60000)
+    closed_at = time.monotonic()
+    window.close()  # the fixture's question answers "discard"
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=STOP_GRACE_MS + 10000)
+    took = time.monotonic() - closed_at
+    print(f"\n{when}: closed {took:.1f} s after X (fio's clock at {max(reached):.1f} s of {run_time})")
+    assert not aborted, "the window closed only when the stop grace ran out"
+    assert took < STOP_GRACE_MS / 1000 / 2, took
+    end = window.controller.run_end
+    assert end is not None and end.run_id is not None
+    with open_store(Path(os.environ["FIOMETER_DB"])) as store:
+        run = get_run(store, end.run_id)
+    texts = [m.text for s in run.steps for m in s.messages]
+    assert run.status == "stopped", (run.status, texts)
+    assert [s.status for s in run.steps] in (["stopped"], ["complete"]), texts  # fio may end first
+    assert not any("killed" in t or "failed" in t for t in texts), texts
+    rows = {(r.level, r.key) for r in run.steps[0].results}
+    assert ("manager", "M1") in rows and ("all", "ALL") in rows, rows  # the stopped step's row
+    assert all(r.metrics.ios > 0 for r in run.steps[0].results if r.level == "manager")

@@ -197,6 +197,8 @@ class StepLoop:
         numbers. ``bytes_received`` / ``last_heard`` / ``fio_side``: each running manager's liveness figures
         (Transport)."""
         self._now = max(self._now, now)
+        if self.control.stopping():
+            self.watch.stop_asked(now)
         self._act(self.watch.due(now, bytes_received, last_heard, fio_side))
         for note in self.notes.due(now):
             self._tell(note)

@@ -130,6 +130,14 @@ class StepWatch:
         self.late_s = 2 * interval + 2.0
         self.go_at = go_at
         self._m = {name: _State(ReportChecker(ramp=ramp)) for name in where}
+        self._stop_asked_at: float | None = None
+
+    def stop_asked(self, now: float) -> None:
+        """Stop (or Stop All) was pressed: a manager that has not ended ``stop_grace`` after it, while
+        nothing arrives from it (``late_data`` at most), is aborted, the phase named (stop). Managers whose
+        transport counts no report bytes (a local fio) are ended by their transport's own stop grace."""
+        if self._stop_asked_at is None:
+            self._stop_asked_at = now
 
     def forced_reason(self, name: str, ok: bool = True) -> str | None:
         """Why a manager fails whatever it says (stall, impossible value); when it did not end well
@@ -226,6 +234,7 @@ class StepWatch:
                 and (now < start + self.limit + self.b.behind or self._delivering(st, now))
             ):
                 continue  # over at the server (its events are on their way to us), or our reader is behind
+            self._user_stop(st, name, now, got)
             if st.forced_at is not None:
                 quiet = now - st.bytes_changed_at >= self.b.stop_grace
                 waited = now - st.forced_at
@@ -295,6 +304,17 @@ class StepWatch:
                     )
                 )
         return out
+
+    def _user_stop(self, st: _State, name: str, now: float, got: int | None) -> None:
+        """From a Stop on, the stop's bound applies (see ``stop_asked``)."""
+        if self._stop_asked_at is None or st.forced_at is not None or got is None:
+            return
+        st.overdue = (
+            f"manager {self.where[name]} did not end when Stop was pressed (phase: {STOP}, in its "
+            f"{self.phase(name, now)}): nothing arrived from it for {self.b.stop_grace:g} s after the Stop "
+            "(job processes stopped or stuck?); it was ended, its numbers so far kept"
+        )
+        st.forced_at = self._stop_asked_at
 
     def phase(self, name: str, now: float) -> str:
         """Where manager ``name`` is in its step: start (no I/O yet), ramp, run, final report (fio's clock at
