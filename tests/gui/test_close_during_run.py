@@ -116,10 +116,10 @@ def test_closing_during_a_step_closes_within_the_stop_grace_and_stores_a_user_st
     from app.ui.main_window import STOP_GRACE_MS
 
     run_time = 4
-    close_at = 1.0 if when == "mid-step" else run_time - 0.9
+    close_at = 1.0 if when == "mid-step" else run_time - 0.3
     window.doc.replace(local_plan(tmp_path, workers=1, specs=("S", "T")))
     window.run_control.run_options = RunOptions(
-        engine="null", run_time=run_time, ramp_up=0, file_size=1 << 20
+        engine="null", run_time=run_time, ramp_up=0, file_size=1 << 20, status_interval=0.1
     )
     aborted: list[bool] = []
     real_abort = window.controller.abort
