@@ -168,3 +168,46 @@ def test_any_value_in_any_field_fails_the_manager_or_fits_every_sink(field, elem
     name, slot = field
     value = fp64 if slot.kind == "fp64" or (slot.kind == "io_stat" and element % 2) else u64
     outcome(replay(patched(name, element, value)), name)
+
+
+TEXT_FIELDS = sorted(n for n, slot in LAYOUT.ts.items() if slot.kind == "char")  # name, verror, description
+TEXTS = {
+    "not UTF-8": b"\xff\xfe",
+    "a cut UTF-8 sequence": b"\xc3",
+    "UTF-8 beyond ASCII": "é".encode(),
+    "terminal controls": b"\x1b[2J\r",
+    "empty": b"\x00",
+    "plain, no NUL to end it": b"A",
+}
+
+
+def with_text(name: str, data: bytes) -> list[Packet]:
+    """The recorded session with a text field filled to its whole length by ``data`` (no NUL where ``data``
+    has none: the longest text the record can carry)."""
+    slot = LAYOUT.ts[name]
+    out = []
+    for p in PACKETS:
+        if p.opcode == TS_OP and len(p.payload) >= slot.offset + slot.count:
+            body = bytearray(p.payload)
+            body[slot.offset : slot.offset + slot.count] = (data * slot.count)[: slot.count]
+            p = Packet(p.version, p.opcode, p.tag, bytes(body))
+        out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("data", list(TEXTS.values()), ids=list(TEXTS))
+@pytest.mark.parametrize("name", TEXT_FIELDS)
+def test_every_text_field_with_any_bytes_fails_the_manager_or_fits_every_sink(name, data):
+    """A job name that is not UTF-8 fails the manager, the name shown short; any other text goes on as
+    text every sink holds (the final report's raw JSON included)."""
+    events = with_text(name, data)
+    events = replay(events)
+    feed_every_sink(events)
+    ends = [e for e in events if isinstance(e, Finished)]
+    assert len(ends) == 1, ends
+    if ends[0].ok:
+        raw = [e.raw for e in events if isinstance(e, Snapshot) and e.raw]
+        assert raw and all(isinstance(orjson.loads(r), dict) for r in raw)
+        return
+    assert name == "name" and "jobname = " in ends[0].reason, ends[0].reason
+    assert "M1 (127.0.0.50:8765)" in ends[0].reason and len(ends[0].reason) < 200, ends[0].reason
