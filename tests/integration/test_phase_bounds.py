@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.common.phase_bounds import FINAL, RAMP, RUN, STOP, Bounds
+from app.engine.common.phase_bounds import FINAL, RAMP, RUN, START, STOP, Bounds
 from app.engine.run.managers import local_endpoint, remote_endpoint
 from app.engine.run.runner import RunListener, Runner, RunOptions, RunRefused
 from app.model.plan import SpecLine, Target
@@ -343,10 +343,19 @@ def test_jobs_that_hang_when_stop_is_pressed_end_naming_the_stop(tmp_path, fio_s
     assert took < SHORT.stop_grace + SLACK
 
 
-def test_a_local_fio_whose_jobs_stop_fails_naming_the_phase(tmp_path):
-    """The local fio transport: fio's job processes (its children) stopped at the step's first sample."""
+LOCAL_STOP_GRACE = 15.0  # the local transport's own, from its SIGINT to the kill (local_fio.STOP_GRACE_S)
+LOCAL_WATCHDOG = 10.0  # the local transport's own: no report for this long, fio is ended (its phase named)
+
+
+@pytest.mark.parametrize("phase", [START, RAMP, RUN, STOP])
+def test_a_local_fio_whose_jobs_stop_fails_naming_the_phase(tmp_path, phase):
+    """The local fio transport: fio's job processes (its children) stopped in each phase: at the start (fio
+    laying out the test file itself, no I/O yet), in the ramp, at the step's first sample, or there with
+    Stop pressed right after."""
     listener = Listener()
     plan = plan_for(tmp_path, steps=1)
+    path = str(tmp_path / "M1.tst")
+    watches: list = []
 
     def fio_pids() -> list[int]:
         """The job processes (children) of every fio this process runs."""
@@ -357,18 +366,34 @@ def test_a_local_fio_whose_jobs_stop_fails_naming_the_phase(tmp_path):
                     out += [int(c) for c in (task / "children").read_text().split()]
         return out
 
-    freezer = Freezer(fio_pids, lambda pid: listener.first_sample.is_set())
-    options = RunOptions(run_time=6, ramp_up=0, file_size=1 << 20, status_interval=INTERVAL, bounds=SHORT)
+    ready = {
+        START: lambda pid: opens(pid, path) and not listener.first_sample.is_set(),
+        RAMP: lambda pid: in_phase(watches, RAMP),
+        RUN: lambda pid: listener.first_sample.is_set(),
+        STOP: lambda pid: listener.first_sample.is_set(),
+    }[phase]
+    ramp, run = (6, 2) if phase == RAMP else (0, 6)
+    size = 1 << 30 if phase == START else 1 << 20
+    runner: list[Runner] = []
+    freezer = Freezer(fio_pids, ready, (lambda: runner[0].stop()) if phase == STOP else None)
+    options = RunOptions(run_time=run, ramp_up=ramp, file_size=size, status_interval=INTERVAL, bounds=SHORT)
     try:
-        status = Runner(plan, {"M1": local_endpoint("M1")}, listener, options).run()
+        runner.append(WatchedRunner(plan, {"M1": local_endpoint("M1")}, listener, options, watches=watches))
+        status = runner[0].run()
         ended = time.monotonic()
     finally:
         freezer.close()
     assert freezer.at is not None and freezer.stopped
     fin = listener.outcomes[0].finished["M1"]
-    print(f"\nlocal fio's jobs stopped: ended {ended - freezer.at:.1f} s later: {fin.reason[:200]}")
-    assert status == "failed" and not fin.ok and "phase: run" in fin.reason, fin.reason
-    assert ended - freezer.at < SHORT.stall + SHORT.stop_grace + 15 + SLACK  # + local fio's own stop grace
+    took = ended - freezer.at
+    print(f"\nlocal fio's jobs stopped ({phase}): ended {took:.1f} s later: {fin.reason[:240]}")
+    assert not fin.ok and f"phase: {phase}" in fin.reason, fin.reason
+    if phase == STOP:
+        assert status == "stopped" and took < LOCAL_STOP_GRACE + SLACK
+    elif phase == START:  # no I/O yet: the step's deadline, counted from the setup allowance
+        assert status == "failed" and took < SHORT.setup + ramp + run + SHORT.grace + SHORT.stop_grace + SLACK
+    else:  # fio stops printing reports when its jobs stop: its watchdog, or the step's deadline first
+        assert status == "failed" and took < LOCAL_WATCHDOG + SHORT.stop_grace + SLACK
 
 
 def _our_fio(proc: Path) -> bool:
