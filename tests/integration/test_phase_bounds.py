@@ -55,8 +55,10 @@ class Listener(RunListener):
         self.messages: list = []
         self.outcomes: list = []
         self.step_t0: float | None = None
+        self.starts = 0
 
     def step_started(self, step, jobfiles):
+        self.starts += 1
         if self.step_t0 is None:
             self.step_t0 = time.monotonic()
         self.started.set()
@@ -252,6 +254,27 @@ def test_a_hung_probe_refuses_the_run_naming_the_probe(tmp_path, fio_server, apa
     assert isinstance(status, RunRefused), status
     print(f"\nprobe stopped: refused {took:.1f} s later: {str(status)[:160]}")
     assert "phase: probe" in str(status) and "M1 (127.0.0.41" in str(status)
+    assert took < SHORT.stall + SHORT.stop_grace + SLACK
+
+
+@APART
+def test_a_hung_probe_before_the_second_step_fails_that_step_naming_the_probe(tmp_path, fio_server, apart):
+    """The check of the remote test files before step 2 (its probe job: the first job after step 1 ended)
+    stopped: step 2 fails before anything is written, the probe named; step 1 stays complete."""
+    listener, status, took, _ = run_frozen(
+        tmp_path,
+        fio_server,
+        "127.0.0.39",
+        lambda pid, lst, w: len(lst.outcomes) == 1 and lst.starts == 1,
+        apart=apart,
+    )
+    assert [o.status for o in listener.outcomes] == ["complete", "failed"], listener.outcomes
+    fin = listener.outcomes[1].finished["M1"]
+    print(f"\nprobe before step 2 stopped: ended {took:.1f} s later: {fin.reason[:200]}")
+    assert (
+        status == "failed" and not fin.ok and "phase: probe" in fin.reason and "M1 (127.0.0.39" in fin.reason
+    )
+    assert listener.outcomes[1].refused  # nothing of step 2 ran
     assert took < SHORT.stall + SHORT.stop_grace + SLACK
 
 
