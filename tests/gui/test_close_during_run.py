@@ -5,7 +5,9 @@ Real fio (null engine), a real window, a real results database."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -15,8 +17,10 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.engine.run.runner import RunOptions
+from app.model.plan import Target
 from app.store import get_run, open_store
 from app.ui.main_window import MainWindow
+from tests.fio_servers import fio_servers, job_processes
 from tests.gui.conftest import local_plan
 
 pytestmark = pytest.mark.fio
@@ -152,3 +156,63 @@ def test_closing_during_a_step_closes_within_the_stop_grace_and_stores_a_user_st
     rows = {(r.level, r.key) for r in run.steps[0].results}
     assert ("manager", "M1") in rows and ("all", "ALL") in rows, rows  # the stopped step's row
     assert all(r.metrics.ios > 0 for r in run.steps[0].results if r.level == "manager")
+
+
+@pytest.fixture
+def fio_server():
+    yield from fio_servers()
+
+
+def test_closing_while_a_servers_jobs_hang_closes_by_the_engines_stop_grace(
+    window: MainWindow, tmp_path: Path, qtbot, fio_server
+) -> None:
+    """Issue 35.1 x 35.6: X answered while the remote server's job processes are stopped (SIGSTOP: a hung
+    SAN path): fio cannot end its jobs, so the manager is given up on the engine's stop grace (5 s) after
+    the Stop, not at the window's own abort (15 s); the run is stored as the user's stop, the step's row
+    kept, the manager failed with the stop phase named."""
+    from app.engine.common.phase_bounds import DEFAULT
+    from app.ui.main_window import STOP_GRACE_MS
+
+    host, port, proc = fio_server("127.0.0.65")
+    plan = local_plan(tmp_path, workers=1, specs=("S", "T"))
+    plan.managers[0].host = f"{host}:{port}"
+    plan.managers[0].workers[0].targets = [Target(str(tmp_path / "remote.tst"))]
+    window.doc.replace(plan)
+    window.run_control.run_options = RunOptions(
+        engine="null", run_time=60, ramp_up=0, file_size=1 << 20, allow_unverified={"M1"}
+    )
+    aborted: list[bool] = []
+    real_abort = window.controller.abort
+    window.controller.abort = lambda: (aborted.append(True), real_abort())  # type: ignore[method-assign]
+    assert window.run_control.start_run()
+    listener = window.controller.listener
+    assert listener is not None
+    reached: list[float] = []
+    listener.samplesArrived.connect(
+        lambda step, _offset, samples: reached.extend(s.t for s in samples if s.level == "manager")
+    )
+    qtbot.waitUntil(lambda: bool(reached), timeout=60000)
+    stopped = job_processes(proc)
+    try:
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        closed_at = time.monotonic()
+        window.close()  # the fixture's question answers "discard"
+        qtbot.waitUntil(lambda: not window.isVisible(), timeout=STOP_GRACE_MS + 10000)
+        took = time.monotonic() - closed_at
+    finally:
+        for pid in stopped:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    print(f"\nclosed {took:.1f} s after X with the server's jobs stopped")
+    assert stopped and not aborted, "the window closed only when its own abort ran out"
+    assert took < DEFAULT.stop_grace + 4.0, took
+    end = window.controller.run_end
+    assert end is not None and end.run_id is not None
+    with open_store(Path(os.environ["FIOMETER_DB"])) as store:
+        run = get_run(store, end.run_id)
+    texts = [m.text for s in run.steps for m in s.messages]
+    assert run.status == "stopped" and [s.status for s in run.steps] == ["stopped"], texts
+    assert any("phase: stop" in t and f"M1 ({host}:{port})" in t for t in texts), texts
+    rows = {(r.level, r.key) for r in run.steps[0].results}
+    assert ("manager", "M1") in rows and ("all", "ALL") in rows, rows
