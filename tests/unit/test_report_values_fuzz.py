@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from app.engine.common.plausible import MAX_VALUE
 from app.engine.run.step_watch import StepWatch
 from app.engine.sampling.telemetry import StepTelemetry
+from app.engine.transports.fioproto.commands import Op
 from app.engine.transports.fioproto.frames import Packet
 from app.engine.transports.fioproto.layouts import layout_for
 from app.engine.transports.fioproto.session import RunSession
@@ -211,3 +212,45 @@ def test_every_text_field_with_any_bytes_fails_the_manager_or_fits_every_sink(na
         return
     assert name == "name" and "jobname = " in ends[0].reason, ends[0].reason
     assert "M1 (127.0.0.50:8765)" in ends[0].reason and len(ends[0].reason) < 200, ends[0].reason
+
+
+def first_payload(opcode: int) -> bytes:
+    return next(p.payload for p in PACKETS if p.opcode == opcode)
+
+
+WORDS = {
+    "2^64-1": b"\xff" * 8,
+    "NaN": struct.pack("<d", math.nan),
+    "-1.0": struct.pack("<d", -1.0),
+    "2^63": struct.pack("<Q", 2**63),
+}
+
+
+def with_word(opcode: int, at: int, word: bytes) -> list[Packet]:
+    out = []
+    for p in PACKETS:
+        if p.opcode == opcode and len(p.payload) >= at + 8:
+            body = bytearray(p.payload)
+            body[at : at + 8] = word
+            p = Packet(p.version, p.opcode, p.tag, bytes(body))
+        out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("word", list(WORDS.values()), ids=list(WORDS))
+@pytest.mark.parametrize("record", ["group status (GS)", "disk use (DU)"])
+def test_every_word_of_the_group_and_disk_records_fails_the_manager_or_fits_every_sink(record, word):
+    """The records beside the thread status: every 8-byte word of fio's group status and disk use records
+    (the disk's name included) set to each extreme value, the whole session replayed each time."""
+    opcode = Op.GS if record.startswith("group") else Op.DU
+    size = len(first_payload(opcode))
+    for at in range(0, size - 7, 8):
+        events = replay(with_word(opcode, at, word))
+        feed_every_sink(events)
+        ends = [e for e in events if isinstance(e, Finished)]
+        assert len(ends) == 1, (at, ends)
+        if not ends[0].ok:
+            assert "M1 (127.0.0.50:8765)" in ends[0].reason and "internal error" not in ends[0].reason, (
+                at,
+                ends,
+            )
