@@ -111,3 +111,16 @@ def test_a_manager_still_sending_after_stop_is_waited_for_up_to_the_late_data_bo
 def test_a_manager_whose_bytes_are_not_counted_is_left_to_its_transports_stop_grace():
     """A local fio: its transport ends it (SIGINT, then its own grace), not the watch."""
     assert stopped_at(3.0, sending_until=3.0, counted=False) == (None, "")
+
+
+def test_a_server_reporting_less_often_than_the_stop_grace_is_given_two_reports_after_stop():
+    """Reports every 4 s (Update Frequency 4): quiet for the 1 s stop grace is no sign of a hang yet."""
+    w = StepWatch({"M1": "M1 (h:1)"}, run_s=60, ramp_s=0, interval=4.0, ramp=False, go_at=0.0, bounds=BOUNDS)
+    w.on_snapshot("M1", report(4.0, 400), 4.0)
+    w.stop_asked(4.5)
+    t = 4.5
+    while t < 20:
+        t += 0.25
+        if any(a.kind == "abort" for a in w.due(t, {"M1": 1000}, {"M1": t})):
+            break
+    assert t >= 4.5 + 2 * 4.0, t

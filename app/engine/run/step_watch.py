@@ -128,6 +128,7 @@ class StepWatch:
         self.ramp_s = ramp_s
         self.stall_s = bounds.stall_s(interval)
         self.late_s = 2 * interval + 2.0
+        self.interval = interval
         self.go_at = go_at
         self._m = {name: _State(ReportChecker(ramp=ramp)) for name in where}
         self._stop_asked_at: float | None = None
@@ -314,7 +315,8 @@ class StepWatch:
             f"{self.phase(name, now)}): nothing arrived from it for {self.b.stop_grace:g} s after the Stop "
             "(job processes stopped or stuck?); it was ended, its numbers so far kept"
         )
-        st.forced_at = self._stop_asked_at
+        # quiet is judged on report data: a server reporting less often than the grace is given two reports
+        st.forced_at = self._stop_asked_at + max(0.0, 2 * self.interval - self.b.stop_grace)
 
     def phase(self, name: str, now: float) -> str:
         """Where manager ``name`` is in its step: start (no I/O yet), ramp, run, final report (fio's clock at
