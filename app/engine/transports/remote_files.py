@@ -176,6 +176,8 @@ class _JobProgress:
     report_at: float | None = None
     ios: int | None = None
     ios_at: float | None = None
+    silent: bool = False  # the server sent nothing at all for a while (a host short of CPU, or gone)
+    answering_from: float = 0.0  # when it answered again after such a silence
 
     def saw(self, jobs: Iterable[Mapping[str, Any]], now: float, gap: float = math.inf) -> None:
         """A report at ``now``. After a silence of ``gap`` or more (the whole server without a CPU, not its
@@ -193,8 +195,12 @@ class _JobProgress:
         server that sends nothing at all is busy or gone, which its transport's silence watchdog decides
         (a host short of CPU is waited for, as in a step)."""
         stall = bounds.stall_s(STATUS_S)
-        quiet = now - (self.report_at if self.report_at is not None else self.began)
         answering = heard is None or now - heard < stall / 2
+        if not answering:
+            self.silent = True
+        elif self.silent:  # answering again: the time it was silent is not counted against its reports
+            self.silent, self.answering_from = False, now
+        quiet = now - max(self.report_at or self.began, self.began, self.answering_from)
         if quiet >= stall and answering:
             since = "" if self.report_at is not None else " since it started"
             return (
