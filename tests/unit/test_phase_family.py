@@ -124,3 +124,24 @@ def test_a_server_reporting_less_often_than_the_stop_grace_is_given_two_reports_
         if any(a.kind == "abort" for a in w.due(t, {"M1": 1000}, {"M1": t})):
             break
     assert t >= 4.5 + 2 * 4.0, t
+
+
+def test_a_whole_server_without_cpu_for_longer_than_the_stall_is_not_stopped_when_it_returns():
+    """No report and no answer for stall + 2 s in the run (a host short of CPU), then its answers come a
+    moment before its reports, whose first shows the counters where they were: it goes on."""
+    w = StepWatch({"M1": "M1 (h:1)"}, run_s=60, ramp_s=0, interval=0.5, ramp=False, go_at=0.0, bounds=BOUNDS)
+    silent_from, back = 3.0, 3.0 + STALL + 2.0
+    got, ios, heard, t = 0, 0, 0.0, 0.0
+    while t < back + 2 * STALL:
+        t = round(t + 0.25, 3)
+        away = silent_from <= t < back
+        if not away:
+            heard = t
+        if not away and not back <= t < back + 0.5:  # the answers first, the reports half a second later
+            if t < silent_from or t >= back + 1.0:
+                ios += 100  # (the first report back shows the counters where they were)
+            got += 1000
+            for a in w.on_snapshot("M1", report(t, ios), t):
+                assert a.kind == "message", a
+        acts = [a for a in w.due(t, {"M1": got}, {"M1": heard}) if a.kind in ("stop", "abort")]
+        assert not acts, (t, acts)

@@ -86,6 +86,8 @@ class _State:
     heard_report: float | None = None  # the transport's own note of its newest report's arrival (fio_side)
     ended: bool = False  # the transport says the server's part is over (its events may still be queued)
     unread: bool = False  # the transport's reader is behind: bytes wait unread on the socket
+    silent: bool = False  # the server sent nothing at all for a while (a host short of CPU, or gone)
+    answering_from: float = 0.0  # when it answered again after such a silence
     done: bool = False
 
 
@@ -174,6 +176,14 @@ class StepWatch:
                 )
             )
             st.late_since = None
+        if (
+            st.last_report is not None
+            and now - st.last_report >= self.stall_s / 2
+            and st.changed_at is not None
+        ):
+            st.changed_at = (
+                now  # after a silence (a server without CPU) its counters could not move: count anew
+            )
         st.last_report = now
         count = io_counter(jobs)
         reset = st.counters is not None and count < st.counters  # fio's counters restart at the ramp's end
@@ -355,10 +365,14 @@ class StepWatch:
                 f"(phase: {phase}): fio's I/O counters stayed at {st.counters} while its reports kept coming "
                 "(job processes stopped or stuck?); it was stopped",
             )
-        quiet_s = now - max(st.bytes_changed_at, self._heard(st) or 0.0)
         answering = (
             byte_at is None or now - byte_at < self.stall_s / 2
         )  # (ETA polls are answered each second)
+        if not answering:
+            st.silent = True
+        elif st.silent:  # answering again: the time it was silent is not counted against its reports
+            st.silent, st.answering_from = False, now
+        quiet_s = now - max(st.bytes_changed_at, self._heard(st) or 0.0, st.answering_from)
         if got is not None and quiet_s >= self.stall_s and answering:
             since = "" if self._heard(st) is not None else " since the step's start"
             return self._force(
