@@ -5,8 +5,11 @@ Real fio (null engine), a real window, a real results database."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -14,8 +17,10 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.engine.run.runner import RunOptions
+from app.model.plan import Target
 from app.store import get_run, open_store
 from app.ui.main_window import MainWindow
+from tests.fio_servers import fio_servers, job_processes
 from tests.gui.conftest import local_plan
 
 pytestmark = pytest.mark.fio
@@ -107,3 +112,112 @@ def test_a_run_that_ends_while_the_close_question_is_open_still_closes(
     window.close()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=10000)
     assert window.controller.last_status == "complete"
+
+
+@pytest.mark.parametrize("when", ["mid-step", "near the step's end"])
+def test_closing_during_a_step_closes_within_the_stop_grace_and_stores_a_user_stop(
+    window: MainWindow, tmp_path: Path, qtbot, when: str
+) -> None:
+    """Issue 35.6: X answered in the middle of step 1, or in its last second (fio about to end by itself):
+    the window closes once fio has ended, well within the stop grace, without the abort; the run is stored
+    as the user's stop with step 1's row, step 2 never started. It stayed open 25 s and the step was stored
+    as "fio was killed (signal 2)" before."""
+    from app.ui.main_window import STOP_GRACE_MS
+
+    run_time = 4
+    close_at = 1.0 if when == "mid-step" else run_time - 0.3
+    window.doc.replace(local_plan(tmp_path, workers=1, specs=("S", "T")))
+    window.run_control.run_options = RunOptions(
+        engine="null", run_time=run_time, ramp_up=0, file_size=1 << 20, status_interval=0.1
+    )
+    aborted: list[bool] = []
+    real_abort = window.controller.abort
+    window.controller.abort = lambda: (aborted.append(True), real_abort())  # type: ignore[method-assign]
+    reached: list[float] = []
+    assert window.run_control.start_run()
+    listener = window.controller.listener
+    assert listener is not None
+    listener.samplesArrived.connect(
+        lambda step, _offset, samples: reached.extend(
+            s.t for s in samples if step == 0 and s.level == "manager" and not s.late
+        )
+    )
+    qtbot.waitUntil(lambda: any(t >= close_at for t in reached), timeout=60000)
+    closed_at = time.monotonic()
+    window.close()  # the fixture's question answers "discard"
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=STOP_GRACE_MS + 10000)
+    took = time.monotonic() - closed_at
+    print(f"\n{when}: closed {took:.1f} s after X (fio's clock at {max(reached):.1f} s of {run_time})")
+    assert not aborted, "the window closed only when the stop grace ran out"
+    assert took < STOP_GRACE_MS / 1000 / 2, took
+    end = window.controller.run_end
+    assert end is not None and end.run_id is not None
+    with open_store(Path(os.environ["FIOMETER_DB"])) as store:
+        run = get_run(store, end.run_id)
+    texts = [m.text for s in run.steps for m in s.messages]
+    assert run.status == "stopped", (run.status, texts)
+    assert [s.status for s in run.steps] in (["stopped"], ["complete"]), texts  # fio may end first
+    assert not any("killed" in t or "failed" in t for t in texts), texts
+    rows = {(r.level, r.key) for r in run.steps[0].results}
+    assert ("manager", "M1") in rows and ("all", "ALL") in rows, rows  # the stopped step's row
+    assert all(r.metrics.ios > 0 for r in run.steps[0].results if r.level == "manager")
+
+
+@pytest.fixture
+def fio_server():
+    yield from fio_servers()
+
+
+def test_closing_while_a_servers_jobs_hang_closes_by_the_engines_stop_grace(
+    window: MainWindow, tmp_path: Path, qtbot, fio_server
+) -> None:
+    """Issue 35.1 x 35.6: X answered while the remote server's job processes are stopped (SIGSTOP: a hung
+    SAN path): fio cannot end its jobs, so the manager is given up on the engine's stop grace (5 s) after
+    the Stop, not at the window's own abort (15 s); the run is stored as the user's stop, the step's row
+    kept, the manager failed with the stop phase named."""
+    from app.engine.common.phase_bounds import DEFAULT
+    from app.ui.main_window import STOP_GRACE_MS
+
+    host, port, proc = fio_server("127.0.0.65")
+    plan = local_plan(tmp_path, workers=1, specs=("S", "T"))
+    plan.managers[0].host = f"{host}:{port}"
+    plan.managers[0].workers[0].targets = [Target(str(tmp_path / "remote.tst"))]
+    window.doc.replace(plan)
+    window.run_control.run_options = RunOptions(
+        engine="null", run_time=60, ramp_up=0, file_size=1 << 20, allow_unverified={"M1"}
+    )
+    aborted: list[bool] = []
+    real_abort = window.controller.abort
+    window.controller.abort = lambda: (aborted.append(True), real_abort())  # type: ignore[method-assign]
+    assert window.run_control.start_run()
+    listener = window.controller.listener
+    assert listener is not None
+    reached: list[float] = []
+    listener.samplesArrived.connect(
+        lambda step, _offset, samples: reached.extend(s.t for s in samples if s.level == "manager")
+    )
+    qtbot.waitUntil(lambda: bool(reached), timeout=60000)
+    stopped = job_processes(proc)
+    try:
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        closed_at = time.monotonic()
+        window.close()  # the fixture's question answers "discard"
+        qtbot.waitUntil(lambda: not window.isVisible(), timeout=STOP_GRACE_MS + 10000)
+        took = time.monotonic() - closed_at
+    finally:
+        for pid in stopped:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    print(f"\nclosed {took:.1f} s after X with the server's jobs stopped")
+    assert stopped and not aborted, "the window closed only when its own abort ran out"
+    assert took < DEFAULT.stop_grace + 4.0, took
+    end = window.controller.run_end
+    assert end is not None and end.run_id is not None
+    with open_store(Path(os.environ["FIOMETER_DB"])) as store:
+        run = get_run(store, end.run_id)
+    texts = [m.text for s in run.steps for m in s.messages]
+    assert run.status == "stopped" and [s.status for s in run.steps] == ["stopped"], texts
+    assert any("phase: stop" in t and f"M1 ({host}:{port})" in t for t in texts), texts
+    rows = {(r.level, r.key) for r in run.steps[0].results}
+    assert ("manager", "M1") in rows and ("all", "ALL") in rows, rows

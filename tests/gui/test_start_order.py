@@ -128,3 +128,33 @@ SIGNALS = {
     "stepFinished": SIGNAL("stepFinished(PyObject)"),
     "managerFinished": SIGNAL("managerFinished(PyObject,PyObject)"),
 }
+
+
+def test_the_window_connects_before_the_run_process_starts(
+    qtbot, tmp_path: Path, monkeypatch, fio_server
+) -> None:
+    """The order for a run in a process of its own: when that process is started (RunApart, which sends
+    its first events at once), RunControl's handlers are already connected to the run's listener."""
+    seen: list[dict[str, int]] = []
+
+    class Watched(RunApart):
+        def __init__(self, request, listener, ended) -> None:
+            seen.append({name: listener.receivers(SIGNALS[name]) for name in SIGNALS})
+            super().__init__(request, listener, ended)
+
+    monkeypatch.setattr(run_controller, "RunApart", Watched)
+    parts = Parts(qtbot, tmp_path)
+    plan = local_plan(tmp_path, workers=1)
+    host, port, _proc = fio_server("127.0.0.64")
+    plan.managers[0].host = f"{host}:{port}"
+    plan.managers[0].workers[0].targets = [Target(str(tmp_path / "remote.tst"))]
+    parts.doc.replace(plan)
+    _with_options(parts, RunOptions(engine="null", run_time=1, ramp_up=0, file_size=1 << 20, run_apart=1))
+    control = parts.run_control()
+    with qtbot.waitSignal(parts.controller.finished, timeout=120000) as finished:
+        assert control.start_run()
+        assert isinstance(parts.controller.session, Watched)
+    assert finished.args == ["complete"], parts.desk.messages
+    assert seen == [
+        {"stepStarted": 2, "samplesArrived": 1, "messageArrived": 1, "stepFinished": 1, "managerFinished": 1}
+    ]

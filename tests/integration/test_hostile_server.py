@@ -1,11 +1,13 @@
 """Issue 35's hostile server, through the real command line: a fake fio server (protocol 97) that replays a
-real fio 3.33 session (tests/fixtures/fio-captures) with its thread-status counters set to 2^64-1. The run
-fails that manager with the value and the server named (exit 1, not "internal error", exit 5), and what was
-stored reads back through `show --json` and `export`."""
+real fio 3.33 session (tests/fixtures/fio-captures) with its thread-status records made hostile: counters of
+2^64-1, a NaN, negative or huge latency, an infinite percentile, non-UTF-8 text filling a field with no NUL.
+The run fails that manager with the value and the server named (exit 1, not "internal error", exit 5), or
+holds what it can hold; either way what was stored reads back through `show --json` and `export`."""
 
 from __future__ import annotations
 
 import json
+import math
 import struct
 import subprocess
 import sys
@@ -29,14 +31,57 @@ COUNTERS = tuple(
 )
 
 
-def hostile(payload: bytes, jobname: str) -> bytes:
-    body = bytearray(payload)
+def _named(body: bytearray, jobname: str) -> None:
     name = LAYOUT.ts["name"]
     body[name.offset : name.offset + 128] = jobname.encode().ljust(128, b"\0")
+
+
+def _counters(body: bytearray) -> None:
     for field in COUNTERS:
         slot = LAYOUT.ts[field]
         for i in range(slot.count):
             struct.pack_into("<Q", body, slot.offset + 8 * i, 2**64 - 1)
+
+
+def _mean(value: float):
+    def put(body: bytearray) -> None:  # struct io_stat: max, min, samples (u64), then mean (a double)
+        struct.pack_into("<d", body, LAYOUT.ts["clat_stat"].offset + 24, value)
+
+    return put
+
+
+def _text(field: str, data: bytes):
+    def put(body: bytearray) -> None:  # the whole field, no NUL: as long as the record allows
+        slot = LAYOUT.ts[field]
+        body[slot.offset : slot.offset + slot.count] = (data * slot.count)[: slot.count]
+
+    return put
+
+
+def _percentile(value: float):
+    def put(body: bytearray) -> None:
+        struct.pack_into("<d", body, LAYOUT.ts["percentile_list"].offset, value)
+
+    return put
+
+
+# what the fake server does to every thread-status record, and what the run must say: the words in its
+# output and its exit code (1: the manager failed; 0: the value can be held and the run is complete)
+MUTATIONS = {
+    "counters at 2^64-1": (_counters, ("sent an impossible value", "18446744073709551615"), 1),
+    "a latency mean of NaN": (_mean(math.nan), ("sent an impossible value", "nan"), 1),
+    "a negative latency mean": (_mean(-1.5), ("sent an impossible value", "-1.5"), 1),
+    "a latency mean of 1e308": (_mean(1e308), ("sent an impossible value", "1e+308"), 1),
+    "a percentile of infinity": (_percentile(math.inf), ("cannot read", "percentile_list[0] = inf"), 1),
+    "non-UTF-8 error text, 128 bytes long": (_text("verror", b"\xff\xfe"), (), 0),
+    "non-UTF-8 job description, 256 bytes long": (_text("description", b"\xc3\x28\x1b[2J"), (), 0),
+}
+
+
+def hostile(payload: bytes, jobname: str) -> bytes:
+    body = bytearray(payload)
+    _named(body, jobname)
+    MUTATION(body)
     return bytes(body)
 
 
@@ -60,6 +105,7 @@ def handler(conn) -> None:
 
 
 FINAL_ONLY = False
+MUTATION = _counters
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -70,8 +116,15 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.fio
 @pytest.mark.parametrize("final_only", [False, True], ids=["every report", "the final report alone"])
-def test_counters_of_2_64_minus_1_fail_the_manager_and_every_sink_holds(tmp_path, monkeypatch, final_only):
+@pytest.mark.parametrize("mutation", list(MUTATIONS))
+def test_any_value_a_server_sends_fails_the_manager_or_is_held_by_every_sink(
+    tmp_path, monkeypatch, final_only, mutation
+):
+    """Each value, in every report or in the final one alone, through the command line's run (the reports
+    decoded in its child process and pickled to the runner), the store, `show --json` and both exports."""
+    mutate, words, code = MUTATIONS[mutation]
     monkeypatch.setattr(sys.modules[__name__], "FINAL_ONLY", final_only)
+    monkeypatch.setattr(sys.modules[__name__], "MUTATION", mutate)
     server = FakeServer(handler)
     try:
         plan = grid(1, 1, 1)
@@ -88,12 +141,17 @@ def test_counters_of_2_64_minus_1_fail_the_manager_and_every_sink_holds(tmp_path
         server.close()
     text = out.stdout + out.stderr
     print(text[-600:])
-    assert out.returncode == 1, text
+    assert out.returncode == code, text
     assert "internal error" not in text and "Traceback" not in text
-    assert f"M1 ({where}) sent an impossible value" in text and "18446744073709551615" in text
+    if code:  # the manager failed, the server and the value named
+        assert f"manager M1 ({where}) sent " in text and "its step failed" in text, text
+    assert all(w in text for w in words), (words, text)
     shown = cli("show", "1", "--json", "--db", db)
     assert shown.returncode == 0, shown.stderr
-    assert json.loads(shown.stdout)
+    shown_run = json.loads(shown.stdout)
+    assert shown_run
+    if not code:  # held: the run's steps and fio's final output stored and shown
+        assert "complete" in json.dumps(shown_run), shown.stdout[:800]
     for kind in ("--samples", "--iometer-csv"):
         exported = cli("export", "1", kind, str(tmp_path / f"out{kind}.csv"), "--db", db)
         assert exported.returncode == 0, exported.stdout + exported.stderr

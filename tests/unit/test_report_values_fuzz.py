@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from app.engine.common.plausible import MAX_VALUE
 from app.engine.run.step_watch import StepWatch
 from app.engine.sampling.telemetry import StepTelemetry
+from app.engine.transports.fioproto.commands import Op
 from app.engine.transports.fioproto.frames import Packet
 from app.engine.transports.fioproto.layouts import layout_for
 from app.engine.transports.fioproto.session import RunSession
@@ -168,3 +169,88 @@ def test_any_value_in_any_field_fails_the_manager_or_fits_every_sink(field, elem
     name, slot = field
     value = fp64 if slot.kind == "fp64" or (slot.kind == "io_stat" and element % 2) else u64
     outcome(replay(patched(name, element, value)), name)
+
+
+TEXT_FIELDS = sorted(n for n, slot in LAYOUT.ts.items() if slot.kind == "char")  # name, verror, description
+TEXTS = {
+    "not UTF-8": b"\xff\xfe",
+    "a cut UTF-8 sequence": b"\xc3",
+    "UTF-8 beyond ASCII": "é".encode(),
+    "terminal controls": b"\x1b[2J\r",
+    "empty": b"\x00",
+    "plain, no NUL to end it": b"A",
+}
+
+
+def with_text(name: str, data: bytes) -> list[Packet]:
+    """The recorded session with a text field filled to its whole length by ``data`` (no NUL where ``data``
+    has none: the longest text the record can carry)."""
+    slot = LAYOUT.ts[name]
+    out = []
+    for p in PACKETS:
+        if p.opcode == TS_OP and len(p.payload) >= slot.offset + slot.count:
+            body = bytearray(p.payload)
+            body[slot.offset : slot.offset + slot.count] = (data * slot.count)[: slot.count]
+            p = Packet(p.version, p.opcode, p.tag, bytes(body))
+        out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("data", list(TEXTS.values()), ids=list(TEXTS))
+@pytest.mark.parametrize("name", TEXT_FIELDS)
+def test_every_text_field_with_any_bytes_fails_the_manager_or_fits_every_sink(name, data):
+    """A job name that is not UTF-8 fails the manager, the name shown short; any other text goes on as
+    text every sink holds (the final report's raw JSON included)."""
+    events = with_text(name, data)
+    events = replay(events)
+    feed_every_sink(events)
+    ends = [e for e in events if isinstance(e, Finished)]
+    assert len(ends) == 1, ends
+    if ends[0].ok:
+        raw = [e.raw for e in events if isinstance(e, Snapshot) and e.raw]
+        assert raw and all(isinstance(orjson.loads(r), dict) for r in raw)
+        return
+    assert name == "name" and "jobname = " in ends[0].reason, ends[0].reason
+    assert "M1 (127.0.0.50:8765)" in ends[0].reason and len(ends[0].reason) < 200, ends[0].reason
+
+
+def first_payload(opcode: int) -> bytes:
+    return next(p.payload for p in PACKETS if p.opcode == opcode)
+
+
+WORDS = {
+    "2^64-1": b"\xff" * 8,
+    "NaN": struct.pack("<d", math.nan),
+    "-1.0": struct.pack("<d", -1.0),
+    "2^63": struct.pack("<Q", 2**63),
+}
+
+
+def with_word(opcode: int, at: int, word: bytes) -> list[Packet]:
+    out = []
+    for p in PACKETS:
+        if p.opcode == opcode and len(p.payload) >= at + 8:
+            body = bytearray(p.payload)
+            body[at : at + 8] = word
+            p = Packet(p.version, p.opcode, p.tag, bytes(body))
+        out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("word", list(WORDS.values()), ids=list(WORDS))
+@pytest.mark.parametrize("record", ["group status (GS)", "disk use (DU)"])
+def test_every_word_of_the_group_and_disk_records_fails_the_manager_or_fits_every_sink(record, word):
+    """The records beside the thread status: every 8-byte word of fio's group status and disk use records
+    (the disk's name included) set to each extreme value, the whole session replayed each time."""
+    opcode = Op.GS if record.startswith("group") else Op.DU
+    size = len(first_payload(opcode))
+    for at in range(0, size - 7, 8):
+        events = replay(with_word(opcode, at, word))
+        feed_every_sink(events)
+        ends = [e for e in events if isinstance(e, Finished)]
+        assert len(ends) == 1, (at, ends)
+        if not ends[0].ok:
+            assert "M1 (127.0.0.50:8765)" in ends[0].reason and "internal error" not in ends[0].reason, (
+                at,
+                ends,
+            )

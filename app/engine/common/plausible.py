@@ -68,7 +68,10 @@ def implausible(jobs: Sequence[Mapping[str, Any]], disks: Sequence[Mapping[str, 
     for job in jobs:
         name = job.get("jobname")
         if not isinstance(name, str) or "\ufffd" in name:
-            return f"jobname = {name!r} (not the job's UTF-8 name)"
+            shown = repr(name)
+            if isinstance(name, str) and len(name) > 40:
+                shown = f"{name[:40]!r}… ({len(name)} characters)"
+            return f"jobname = {shown} (not the job's UTF-8 name)"
         if _any_bad(job):
             found = _first_bad(job, "")
             if found is not None:

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from app.engine.common.message_gate import MessageGate
+from app.engine.common.phase_bounds import STOP
 from app.engine.jobs.jobfile import JobFile, JobInfo
 from app.engine.jobs.network_jobs import net_failure_hint
 from app.engine.jobs.sequence import Step
@@ -178,13 +179,22 @@ class StepLoop:
                 ev.reason = no_io_reason(idle, self.said[name])
         if not ev.ok:
             jobs = self.files[name].jobs
-            ev.reason = f"{ev.reason or 'fio failed'} (targets of manager {name!r}: {', '.join(j.path for j in jobs)})"
+            ev.reason = ev.reason or "fio failed"
+            if (
+                "(phase: " not in ev.reason
+            ):  # where it was when its transport gave up (a local fio's watchdog)
+                ev.reason += f" (phase: {self._phase(name)})"
+            ev.reason = f"{ev.reason} (targets of manager {name!r}: {', '.join(j.path for j in jobs)})"
             ev.reason += net_failure_hint(
                 any(j.network for j in jobs), " ".join([ev.reason, *self.said[name]])
             )
             log.warning("step %d, manager %s failed: %s", self.step.index + 1, name, ev.reason)
         self.finished[name] = ev
         self.watch.finished(name)
+
+    def _phase(self, name: str) -> str:
+        """The step's phase for manager ``name`` now (stop once Stop was pressed)."""
+        return STOP if self.control.stopping() else self.watch.phase(name, self._now)
 
     def on_tick(
         self,
@@ -197,6 +207,8 @@ class StepLoop:
         numbers. ``bytes_received`` / ``last_heard`` / ``fio_side``: each running manager's liveness figures
         (Transport)."""
         self._now = max(self._now, now)
+        if self.control.stopping():
+            self.watch.stop_asked(now)
         self._act(self.watch.due(now, bytes_received, last_heard, fio_side))
         for note in self.notes.due(now):
             self._tell(note)

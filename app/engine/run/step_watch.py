@@ -86,6 +86,8 @@ class _State:
     heard_report: float | None = None  # the transport's own note of its newest report's arrival (fio_side)
     ended: bool = False  # the transport says the server's part is over (its events may still be queued)
     unread: bool = False  # the transport's reader is behind: bytes wait unread on the socket
+    silent: bool = False  # the server sent nothing at all for a while (a host short of CPU, or gone)
+    answering_from: float = 0.0  # when it answered again after such a silence
     done: bool = False
 
 
@@ -128,8 +130,17 @@ class StepWatch:
         self.ramp_s = ramp_s
         self.stall_s = bounds.stall_s(interval)
         self.late_s = 2 * interval + 2.0
+        self.interval = interval
         self.go_at = go_at
         self._m = {name: _State(ReportChecker(ramp=ramp)) for name in where}
+        self._stop_asked_at: float | None = None
+
+    def stop_asked(self, now: float) -> None:
+        """Stop (or Stop All) was pressed: a manager that has not ended ``stop_grace`` after it, while
+        nothing arrives from it (``late_data`` at most), is aborted, the phase named (stop). Managers whose
+        transport counts no report bytes (a local fio) are ended by their transport's own stop grace."""
+        if self._stop_asked_at is None:
+            self._stop_asked_at = now
 
     def forced_reason(self, name: str, ok: bool = True) -> str | None:
         """Why a manager fails whatever it says (stall, impossible value); when it did not end well
@@ -165,6 +176,14 @@ class StepWatch:
                 )
             )
             st.late_since = None
+        if (
+            st.last_report is not None
+            and now - st.last_report >= self.stall_s / 2
+            and st.changed_at is not None
+        ):
+            st.changed_at = (
+                now  # after a silence (a server without CPU) its counters could not move: count anew
+            )
         st.last_report = now
         count = io_counter(jobs)
         reset = st.counters is not None and count < st.counters  # fio's counters restart at the ramp's end
@@ -226,6 +245,7 @@ class StepWatch:
                 and (now < start + self.limit + self.b.behind or self._delivering(st, now))
             ):
                 continue  # over at the server (its events are on their way to us), or our reader is behind
+            self._user_stop(st, name, now, got)
             if st.forced_at is not None:
                 quiet = now - st.bytes_changed_at >= self.b.stop_grace
                 waited = now - st.forced_at
@@ -296,6 +316,18 @@ class StepWatch:
                 )
         return out
 
+    def _user_stop(self, st: _State, name: str, now: float, got: int | None) -> None:
+        """From a Stop on, the stop's bound applies (see ``stop_asked``)."""
+        if self._stop_asked_at is None or st.forced_at is not None or got is None:
+            return
+        st.overdue = (
+            f"manager {self.where[name]} did not end when Stop was pressed (phase: {STOP}, in its "
+            f"{self.phase(name, now)}): nothing arrived from it for {self.b.stop_grace:g} s after the Stop "
+            "(job processes stopped or stuck?); it was ended, its numbers so far kept"
+        )
+        # quiet is judged on report data: a server reporting less often than the grace is given two reports
+        st.forced_at = self._stop_asked_at + max(0.0, 2 * self.interval - self.b.stop_grace)
+
     def phase(self, name: str, now: float) -> str:
         """Where manager ``name`` is in its step: start (no I/O yet), ramp, run, final report (fio's clock at
         its planned end), or stop (asked to stop)."""
@@ -333,10 +365,14 @@ class StepWatch:
                 f"(phase: {phase}): fio's I/O counters stayed at {st.counters} while its reports kept coming "
                 "(job processes stopped or stuck?); it was stopped",
             )
-        quiet_s = now - max(st.bytes_changed_at, self._heard(st) or 0.0)
         answering = (
             byte_at is None or now - byte_at < self.stall_s / 2
         )  # (ETA polls are answered each second)
+        if not answering:
+            st.silent = True
+        elif st.silent:  # answering again: the time it was silent is not counted against its reports
+            st.silent, st.answering_from = False, now
+        quiet_s = now - max(st.bytes_changed_at, self._heard(st) or 0.0, st.answering_from)
         if got is not None and quiet_s >= self.stall_s and answering:
             since = "" if self._heard(st) is not None else " since the step's start"
             return self._force(

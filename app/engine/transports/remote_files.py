@@ -25,6 +25,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import logging
+import math
 import queue
 import re
 import threading
@@ -175,27 +176,48 @@ class _JobProgress:
     report_at: float | None = None
     ios: int | None = None
     ios_at: float | None = None
+    silent: bool = False  # the server sent nothing at all for a while (a host short of CPU, or gone)
+    answering_from: float = 0.0  # when it answered again after such a silence
 
-    def saw(self, jobs: Iterable[Mapping[str, Any]], now: float) -> None:
+    def saw(self, jobs: Iterable[Mapping[str, Any]], now: float, gap: float = math.inf) -> None:
+        """A report at ``now``. After a silence of ``gap`` or more (the whole server without a CPU, not its
+        jobs stuck: it did not answer either) the counters' clock starts again: they could not move."""
+        if self.report_at is not None and now - self.report_at >= gap and self.ios_at is not None:
+            self.ios_at = now
         self.report_at = now
         ios = sum(int((j.get(d) or {}).get("total_ios") or 0) for j in jobs for d in ("read", "write"))
         if ios and ios != self.ios:
             self.ios, self.ios_at = ios, now
 
-    def stuck(self, now: float, bounds: Bounds) -> str | None:
-        """Why the job is given up on now, or None (``phase_bounds``: no report, no I/O, I/O unmoved)."""
+    def stuck(self, now: float, bounds: Bounds, heard: float | None = None) -> str | None:
+        """Why the job is given up on now, or None (``phase_bounds``: no report while the server answers,
+        no I/O, I/O unmoved). ``heard``: when the server last sent a byte of any kind (None: not known); a
+        server that sends nothing at all is busy or gone, which its transport's silence watchdog decides
+        (a host short of CPU is waited for, as in a step)."""
         stall = bounds.stall_s(STATUS_S)
-        quiet = now - (self.report_at if self.report_at is not None else self.began)
-        if quiet >= stall:
+        answering = heard is None or now - heard < stall / 2
+        if not answering:
+            self.silent = True
+        elif self.silent:  # answering again: the time it was silent is not counted against its reports
+            self.silent, self.answering_from = False, now
+        quiet = now - max(self.report_at or self.began, self.began, self.answering_from)
+        if quiet >= stall and answering:
             since = "" if self.report_at is not None else " since it started"
             return (
-                f"no report for {quiet:.0f} s{since} (fio reports every {STATUS_S:g} s; its server may still "
-                "answer: job processes stopped or stuck?)"
+                f"no report for {quiet:.0f} s{since} while its server still answers (fio reports every "
+                f"{STATUS_S:g} s: job processes stopped or stuck?)"
             )
         if self.ios is None and now - self.began >= bounds.setup:
             return f"no I/O within {bounds.setup:g} s of its start"
-        if self.ios_at is not None and now - self.ios_at >= stall:
-            return f"fio's I/O counters stayed at {self.ios} for {now - self.ios_at:.0f} s while its reports came"
+        if (
+            self.ios_at is not None
+            and self.report_at is not None
+            and self.report_at - self.ios_at >= stall  # fio's own reports show them unmoved for so long
+        ):
+            return (
+                f"fio's I/O counters stayed at {self.ios} for {self.report_at - self.ios_at:.0f} s while its "
+                "reports came"
+            )
         return None
 
 
@@ -236,7 +258,7 @@ def run_job(
             ev = None
         now = time.monotonic()
         if isinstance(ev, Snapshot):
-            progress.saw(ev.jobs, now)
+            progress.saw(ev.jobs, now, bounds.stall_s(STATUS_S) / 2)
             for j in ev.jobs:
                 errors[str(j.get("jobname"))] = int(j.get("error") or 0)
         elif isinstance(ev, Message):
@@ -246,7 +268,7 @@ def run_job(
                 said.append(ev.reason)
                 raise TransportError("; ".join(s for s in said if s) or "fio ended without a report")
             return errors, said
-        why = progress.stuck(now, bounds)
+        why = progress.stuck(now, bounds, t.last_heard)
         if why is not None:
             _give_up(t, events, bounds)
             text_ = f"the {phase} job on manager {where or '?'} made no progress (phase: {phase}): {why}; it was aborted"

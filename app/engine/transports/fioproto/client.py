@@ -181,11 +181,11 @@ class _Link:
 
     def pending(self) -> int | None:
         """Bytes that have reached the socket and wait to be read (None where the OS does not say)."""
-        if _FIONREAD is None:
+        if _FIONREAD is None or self.closed:
             return None
         try:
             return int(struct.unpack("i", fcntl.ioctl(self.sock.fileno(), _FIONREAD, b"\0\0\0\0"))[0])
-        except OSError:
+        except (OSError, ValueError):  # ValueError: closed by the reader meanwhile (its descriptor is -1)
             return None
 
     def waiting(self) -> bool:
