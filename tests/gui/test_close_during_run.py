@@ -22,6 +22,7 @@ from app.store import get_run, open_store
 from app.ui.main_window import MainWindow
 from tests.fio_servers import fio_servers, job_processes
 from tests.gui.conftest import local_plan
+from tests.platform_marks import posix_only
 
 pytestmark = pytest.mark.fio
 
@@ -168,6 +169,7 @@ def fio_server():
     yield from fio_servers()
 
 
+@posix_only("a Linux fio --server whose job processes are stopped with SIGSTOP")
 def test_closing_while_a_servers_jobs_hang_closes_by_the_engines_stop_grace(
     window: MainWindow, tmp_path: Path, qtbot, fio_server
 ) -> None:

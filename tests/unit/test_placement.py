@@ -287,6 +287,7 @@ def layered_sys(tmp_path, shared: bool = False):
     return uses
 
 
+@posix_only("a sysfs tree of symbolic links, laid out as Linux lays out /sys/dev/block")
 def test_a_device_mapper_device_over_a_loop_stacked_on_a_mounted_one_is_in_use(tmp_path):
     """Issue 36.3, the stack through every layer: dm-0 writes through loop6 to the mounted loop5."""
     uses = layered_sys(tmp_path)
@@ -299,6 +300,7 @@ def test_a_device_mapper_device_over_a_loop_stacked_on_a_mounted_one_is_in_use(t
     ]
 
 
+@posix_only("a sysfs tree of symbolic links, laid out as Linux lays out /sys/dev/block")
 def test_a_device_under_two_device_mapper_devices_is_in_use_for_each(tmp_path):
     """loop6 alone (not stacked on anything in use) under dm-0 and dm-1: writing dm-0 may overwrite dm-1's
     data, so dm-0 is in use through loop6's other holder; unmounted below, nothing else counts."""

@@ -286,12 +286,20 @@ def _verify(fd: int, obj: ObjectId | None, where: str, again: str) -> os.stat_re
     return st
 
 
+def device_words(dev: int) -> str:
+    """A file's ``st_dev`` as a user reads it: "device 8:1" on POSIX, "volume 0x1a2b3c4d" on Windows (there it is
+    the volume's serial number, and ``os`` has no ``major``)."""
+    if hasattr(os, "major"):
+        return f"device {os.major(dev)}:{os.minor(dev)}"
+    return f"volume {dev:#x}"
+
+
 def _what(obj: ObjectId | None) -> str:
     if obj is None:
         return "nothing (no file yet)"
     kind, a, b = obj
     if kind == "file":
-        return f"a file (device {os.major(a)}:{os.minor(a)}, inode {b})"
+        return f"a file ({device_words(a)}, inode {b})"
     return f"a {kind} device {a}:{b}"
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtWidgets import QDockWidget, QWidget
 
 from app.engine.devices import disks
-from app.engine.guards.held_targets import describe_object
+from app.engine.guards.held_targets import describe_object, device_words
 from app.engine.run.curve_runner import LOAD_SEARCH
 from app.live.data import LiveResults
 from app.model.plan import LOCAL, Plan
@@ -65,7 +65,7 @@ def describe_risk(risk: Any, local: bool) -> str:
     obj, backing = getattr(risk, "obj", None), getattr(risk, "backing", None)
     if obj is not None:  # the object the answer arms: another one under the same name is asked about again
         kind, a, b = obj
-        ident = f"device {os.major(a)}:{os.minor(a)}, inode {b}" if kind == "file" else describe_object(obj)
+        ident = f"{device_words(a)}, inode {b}" if kind == "file" else describe_object(obj)
         what += (", " if what else "") + ident
     if backing is not None:
         what += f", a loop device over {describe_object(backing)}"
