@@ -283,18 +283,19 @@ def test_a_stopped_run_keeps_its_rounds_and_resumes_after_its_preconditioning(tm
             assert proc.wait(timeout=LIMIT_S) == 3, "".join(lines)
         first = run_id_of("".join(lines))
         rec = record_of(db, first)
-        assert [r["round"] for r in rec["rounds"] if r["tracking"]] == [1, 2] and not rec["decision"][
-            "reached"
-        ]
+        # Ctrl-C during round 2 stops after the step running: round 2, or round 3 where the machine was so
+        # loaded that the signal landed after round 3 had begun (1-s rounds)
+        kept = [r["round"] for r in rec["rounds"] if r["tracking"]]
+        assert kept in ([1, 2], [1, 2, 3]) and not rec["decision"]["reached"], kept
         again = [*CLI, "pts", loop_dev, "--db", str(db), "--allow-write", loop_dev, "--resume", str(first)]
         done = subprocess.run(["sh", "-c", script, "sh", *again], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "PTS round 1/" not in done.stdout and "PTS round 3/8" in done.stdout, done.stdout
+    assert "PTS round 1/" not in done.stdout and f"PTS round {len(kept) + 1}/8" in done.stdout, done.stdout
     assert "Steady state reached at round 5 (window rounds 1-5)" in done.stdout, done.stdout
     second = run_id_of(done.stdout)
     rec2 = record_of(db, second)
     assert rec2["resumed_from"]["run"] == first and rec2["purge"] is None and rec2["fill_step"] is None
-    assert [r["run"] for r in rec2["rounds"]] == [first, first, None, None, None]
+    assert [r["run"] for r in rec2["rounds"]] == [first] * len(kept) + [None] * (5 - len(kept))
     assert rec2["settings"]["round_time_s"] == 1 and rec2["test"] == "iops" and rec2["variant"] == "client"
     text = pdf_text(report(db, [second], tmp_path / "resumed")["pdf"])
     assert f"in run {first}, which this run resumes" in text and "reached at round 5" in text
