@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import math
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 # Exit codes of `fiometer` (the user guide lists them; keep both in step).
 EXIT_OK = 0  # done; a run whose every step completed
@@ -252,3 +253,27 @@ def add_step_overrides(sp: argparse.ArgumentParser) -> None:
     sp.add_argument(
         "--test-file-size", metavar="SIZE", help="size of every test file, e.g. 256M (quick checks)"
     )
+
+
+@contextlib.contextmanager
+def ctrl_c_stops(runner: Any) -> Iterator[None]:
+    """While the block runs, Ctrl-C stops ``runner`` after its step's final numbers, a second one aborts.
+    Python runs the handler on the main thread between two bytecodes of ``runner.run()``, maybe inside the
+    runner's lock that stop() and abort() take: they run on a thread of their own, never in the handler."""
+    import signal
+    import threading
+
+    presses = 0
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        nonlocal presses
+        presses += 1
+        if presses == 1:
+            print("\nStopping after this step's final numbers (Ctrl-C again to abort)...", flush=True)
+        threading.Thread(target=runner.stop if presses == 1 else runner.abort, daemon=True).start()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import threading
 
-from app.cli.common import EXIT_STORE, CliError, _store, number_option
+from app.cli.common import EXIT_STORE, CliError, _store, ctrl_c_stops, number_option
 from app.model.pts import STIMULUS_SETS, TESTS, VARIANTS
 
 
@@ -154,8 +153,6 @@ def _make_runner(args: argparse.Namespace, setup, facts, resume=None):
 
 
 def cmd_pts(args: argparse.Namespace) -> int:
-    import signal
-
     from app.cli.progress import ProgressPrinter
     from app.cli.run_commands import exit_code, validity_lines
     from app.recording import Fanout, StoreRecorder
@@ -169,20 +166,9 @@ def cmd_pts(args: argparse.Namespace) -> int:
     store = _store(args)
     recorder = StoreRecorder(store, {}, tags=["pts", f"pts-{setup.test}", *setup.tags])
     runner.listener = Fanout(ProgressPrinter(), recorder)
-    presses = 0
-
-    def on_sigint(signum, frame) -> None:
-        """Ctrl-C: stop (again: abort). On a thread of its own: the handler runs on the runner's thread,
-        which may hold the runner's lock that stop() and abort() take (calling them here deadlocked)."""
-        nonlocal presses
-        presses += 1
-        if presses == 1:
-            print("\nStopping after this step's final numbers (Ctrl-C again to abort)...", flush=True)
-        threading.Thread(target=runner.stop if presses == 1 else runner.abort, daemon=True).start()
-
-    previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        status = runner.run()
+        with ctrl_c_stops(runner):
+            status = runner.run()
         if recorder.run_id is not None:
             save_extra(store, recorder.run_id, PTS, runner.record())
     except StoreError as e:
@@ -190,7 +176,6 @@ def cmd_pts(args: argparse.Namespace) -> int:
             f"the results database failed during the PTS run, so it was ended: {e}", EXIT_STORE
         ) from e
     finally:
-        signal.signal(signal.SIGINT, previous)
         store.close()
     print(f"\nPTS run {status}: {runner.summary.text()}.")
     if runner.purge_result is not None:

@@ -15,6 +15,7 @@ from app.cli.common import (
     _parse_map,
     _store,
     add_step_overrides,
+    ctrl_c_stops,
     number_option,
     parse_pairs,
     parse_size,
@@ -102,9 +103,6 @@ def _make_runner(args: argparse.Namespace, opened, make=None):
 def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
     """Run the plan. ``make`` builds another kind of runner (see _make_runner); ``after(store, run_id, runner)``
     keeps what that kind found, once the run has ended, before the store closes."""
-    import signal
-    import threading
-
     from app.cli.progress import ProgressPrinter
     from app.recording import Fanout, StoreRecorder
     from app.store.errors import StoreError
@@ -126,20 +124,9 @@ def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
     runner.listener = Fanout(progress, recorder)
     if update_log is not None:
         runner.listener.add(update_log)
-    presses = 0
-
-    def on_sigint(signum, frame) -> None:
-        # Python runs this on the main thread between two bytecodes of runner.run(), maybe inside the runner's
-        # lock, which stop() and abort() take: they run on a thread of their own, never here (a deadlock)
-        nonlocal presses
-        presses += 1
-        if presses == 1:
-            print("\nStopping after this step's final numbers (Ctrl-C again to abort)...", flush=True)
-        threading.Thread(target=runner.stop if presses == 1 else runner.abort, daemon=True).start()
-
-    previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        status = runner.run()
+        with ctrl_c_stops(runner):
+            status = runner.run()
         if after is not None and recorder.run_id is not None:
             after(store, recorder.run_id, runner)
     except StoreError as e:  # the runner ended fio; the run keeps what was recorded before the fault
@@ -153,7 +140,6 @@ def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
             f"the results database failed during the run, so the run was ended: {e}\n{kept}", EXIT_STORE
         ) from e
     finally:
-        signal.signal(signal.SIGINT, previous)
         store.close()
     print(f"\nRun {status}: {runner.summary.text()}.")
     for line in validity_lines(recorder.notes):

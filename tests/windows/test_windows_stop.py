@@ -49,6 +49,21 @@ def _stopped_after_two_reports(fio: Path) -> list:
     return events
 
 
+def _stop_all_after_4_s(fio: Path, tmp_path: Path) -> tuple[Runner, str, float]:
+    """A one-step run of 60 s on fio.exe with Stop all 4 s in: the runner, its status and how long it took."""
+    plan = grid(1, 1, 1, qd=4)
+    plan.specs[0].lines = [SpecLine(4096, 100, 70, 100, 0, 1, 4096, 0)]
+    manager = plan.managers[0]
+    manager.host = LOCAL
+    manager.workers[0].targets = [Target(str(tmp_path / "t.tst"))]
+    endpoints = {manager.name: local_endpoint(manager.name, str(fio))}
+    runner = Runner(plan, endpoints, RunListener(), RunOptions(run_time=60, engine="null", file_size=1 << 20))
+    threading.Timer(4.0, runner.stop).start()
+    t0 = time.monotonic()
+    status = runner.run()
+    return runner, status, time.monotonic() - t0
+
+
 def test_stop_ends_fio_exe_with_its_final_numbers(stoppable_fio: Path) -> None:
     t0 = time.monotonic()
     events = _stopped_after_two_reports(stoppable_fio)
@@ -63,17 +78,9 @@ def test_stop_ends_fio_exe_with_its_final_numbers(stoppable_fio: Path) -> None:
 def test_stop_mid_step_marks_the_step_stopped_with_fio_exes_numbers(
     stoppable_fio: Path, tmp_path: Path
 ) -> None:
-    plan = grid(1, 1, 2, qd=4)
-    plan.specs[0].lines = [SpecLine(4096, 100, 70, 100, 0, 1, 4096, 0)]
-    manager = plan.managers[0]
-    manager.host = LOCAL
-    manager.workers[0].targets = [Target(str(tmp_path / "t.tst"))]
-    endpoints = {manager.name: local_endpoint(manager.name, str(stoppable_fio))}
-    runner = Runner(plan, endpoints, RunListener(), RunOptions(run_time=60, engine="null", file_size=1 << 20))
-    threading.Timer(4.0, runner.stop).start()
-    t0 = time.monotonic()
-    assert runner.run() == "stopped"
-    assert time.monotonic() - t0 < 30, "fio.exe was ended after the grace, not stopped"
+    runner, status, took = _stop_all_after_4_s(stoppable_fio, tmp_path)
+    assert status == "stopped"
+    assert took < 30, "fio.exe was ended after the grace, not stopped"
     (outcome,) = runner.outcomes
     assert outcome.status == "stopped", outcome.finished
     assert all(f.ok and f.stopped and f.returncode == 0 for f in outcome.finished.values()), outcome.finished
@@ -102,17 +109,9 @@ def test_stop_is_a_stop_with_every_fio_exe_even_where_fio_cannot_be_asked(window
 def test_stop_all_in_a_run_marks_the_step_stopped_with_every_fio_exe(
     windows_fio: Path, tmp_path: Path
 ) -> None:
-    plan = grid(1, 1, 1, qd=4)
-    plan.specs[0].lines = [SpecLine(4096, 100, 70, 100, 0, 1, 4096, 0)]
-    manager = plan.managers[0]
-    manager.host = LOCAL
-    manager.workers[0].targets = [Target(str(tmp_path / "t.tst"))]
-    endpoints = {manager.name: local_endpoint(manager.name, str(windows_fio))}
-    runner = Runner(plan, endpoints, RunListener(), RunOptions(run_time=60, engine="null", file_size=1 << 20))
-    threading.Timer(4.0, runner.stop).start()
-    t0 = time.monotonic()
-    assert runner.run() == "stopped"
-    assert time.monotonic() - t0 < 25, "the step ran on after Stop"
+    runner, status, took = _stop_all_after_4_s(windows_fio, tmp_path)
+    assert status == "stopped"
+    assert took < 25, "the step ran on after Stop"
     (outcome,) = runner.outcomes
     assert outcome.status == "stopped", outcome.finished
     assert all(f.ok and f.stopped for f in outcome.finished.values()), outcome.finished
