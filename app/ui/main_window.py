@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer, QUrl
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -41,6 +41,7 @@ from app import __version__
 from app.live.data import LiveResults
 from app.ui import actions
 from app.ui.confirm import confirm
+from app.ui.gui_collector import collect_on_gui_thread
 from app.ui.plan.library import SpecLibrary
 from app.ui.plan.network_tab import NetworkTargetsTab
 from app.ui.plan.plan_document import Change, PlanDocument
@@ -71,6 +72,7 @@ class MainWindow(QMainWindow):
         self, settings: QSettings | None = None, persist: bool = True, db_path: str | Path | None = None
     ):
         super().__init__()
+        collect_on_gui_thread(QCoreApplication.instance())  # Python's collector never in another thread
         self._look: WindowLook | None = None  # theme and layout, once the parts it keeps exist
         self.settings = settings
         self.persist = persist and settings is not None
