@@ -271,7 +271,7 @@ def _inspect(store: Store, existed: bool) -> int:
             f"this Fiometer {__version__} understands database versions up to {SCHEMA_VERSION}. "
             "The file was not changed. Update Fiometer to open it, or choose another database file."
         )
-    return version
+    return int(version)
 
 
 def _marker(path: Path) -> Path:
