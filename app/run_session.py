@@ -7,6 +7,7 @@ The same whether it runs on a thread of the window's process (``RunController``)
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,6 +24,8 @@ from app.model.plan import Plan
 from app.recording import Fanout, StoreRecorder
 from app.store import StoreError, open_store
 from app.store.run_extras import CURVE, PTS, save_extra
+
+log = logging.getLogger(__name__)
 
 # (plan, endpoints, listener, options) -> a runner; a class or a functools.partial of one crosses processes
 MakeRunner = Callable[..., Runner]
@@ -94,6 +97,7 @@ class RunSession:
                 self.fanout.add(self.recorder, first=True)
                 self.stored_in = store.path
             except StoreError as e:
+                log.error("run session: results are not being stored: %s", e)
                 self.fanout.message(None, Message("", f"results are not being stored: {e}", "error"))
         try:
             self.status = self.runner.run()
@@ -110,6 +114,7 @@ class RunSession:
         finally:
             if store is not None:
                 store.close()
+        log.info("run session ended: %s (run %s, stored in %s)", self.status, self.run_id, self.stored_in)
         return self.end()
 
     def stop_step(self) -> None:
@@ -133,12 +138,14 @@ class RunSession:
 
     def _write_results_file(self, store: Any) -> None:
         """After the run: say where the per-update file is and append the run to the results file."""
-        log = self.update_log
-        if log is not None and log.failure is None:
+        per_update = self.update_log
+        if per_update is not None and per_update.failure is None:
             self.fanout.message(
                 None,
                 Message(
-                    "", f"Iometer per-update results: {log.path} ({log.updates_written} update(s))", "info"
+                    "",
+                    f"Iometer per-update results: {per_update.path} ({per_update.updates_written} update(s))",
+                    "info",
                 ),
             )
         if self.results_file is None or store is None or not self.run_id:
@@ -148,6 +155,7 @@ class RunSession:
         try:
             append_results_file(self.results_file, get_run(store, self.run_id))
         except (OSError, StoreError) as e:
+            log.error("run %s not appended to %s: %s", self.run_id, self.results_file, e)
             self.fanout.message(
                 None,
                 Message(
@@ -158,6 +166,7 @@ class RunSession:
                 ),
             )
             return
+        log.info("run %s appended to %s", self.run_id, self.results_file)
         self.fanout.message(None, Message("", f"Iometer results appended to {self.results_file}", "info"))
 
     def _listener_failed(self, callback: str, error: Exception) -> None:
@@ -166,12 +175,16 @@ class RunSession:
         if isinstance(error, StoreError):
             if not self.store_failed:
                 self.store_failed = True
+                log.error("run session: a store fault ends the run: %s", error)
                 self.display.message(
                     None,
                     Message("", f"results can no longer be stored, so the run is ended: {error}", "error"),
                 )
                 self.runner.stop()
         elif isinstance(error, OSError) and self.update_log is not None and error is self.update_log.failure:
+            log.error(
+                "Iometer's per-update file %s can no longer be written: %s", self.update_log.path, error
+            )
             self.display.message(  # the run goes on: every update is still stored
                 None,
                 Message(

@@ -11,6 +11,7 @@ enabled, the title, closing (during a run too), Qt's events, and the ``UserDesk`
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,8 @@ from app.ui.window.messages import MessagesPanel
 from app.ui.window.running import RunControl, plan_errors
 from app.ui.window.status import RunStatus
 from app.ui.window.undo_keys import route_undo_keys
+
+log = logging.getLogger(__name__)
 
 __all__ = ["TAB_NAMES", "MainWindow", "droppable_paths"]
 
@@ -314,6 +317,7 @@ class MainWindow(QMainWindow):
     def show_problem(self, title: str, text: str) -> None:
         """Tell the user something went wrong (a modal box; tests replace this method)."""
         self.add_message(f"{title}: {text}", "error")
+        log.warning("problem shown: %s: %s", title, text)
         QMessageBox.warning(self, title, text)
 
     def ask(self, title: str, text: str, action: str = "Yes") -> bool:

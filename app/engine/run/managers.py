@@ -65,7 +65,7 @@ def is_loopback(host: str) -> bool:
     except ValueError:
         pass
     try:
-        addrs = {info[4][0] for info in socket.getaddrinfo(host, None)}
+        addrs = {str(info[4][0]) for info in socket.getaddrinfo(host, None)}
     except OSError:
         return False
     return bool(addrs) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addrs)

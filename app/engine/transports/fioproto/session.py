@@ -72,7 +72,7 @@ class RunSession:
         *,
         settle: float = 0.25,
         fio_version: str = "",
-        clock=time.monotonic,
+        clock: Callable[[], float] = time.monotonic,
         shown_as: str | None = None,
     ) -> None:
         self.shown_as = shown_as  # how messages name the server when not by host:port
