@@ -194,7 +194,7 @@ def run_engine(
     from app.engine.run.managers import ManagerError, build_endpoints
     from app.engine.run.runner import Runner, RunOptions, RunRefused
     from app.model.opening import PlanOpenError, open_plan
-    from app.recording import StoreRecorder
+    from app.session.recording import StoreRecorder
     from app.store.database import open_store
     from app.store.queries import get_run
 

@@ -155,7 +155,7 @@ def _make_runner(args: argparse.Namespace, setup, facts, resume=None):
 def cmd_pts(args: argparse.Namespace) -> int:
     from app.cli.progress import ProgressPrinter
     from app.cli.run_commands import exit_code, validity_lines
-    from app.recording import Fanout, StoreRecorder
+    from app.session.recording import Fanout, StoreRecorder
     from app.store.errors import StoreError
     from app.store.run_extras import PTS, save_extra
 

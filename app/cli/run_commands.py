@@ -104,7 +104,7 @@ def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
     """Run the plan. ``make`` builds another kind of runner (see _make_runner); ``after(store, run_id, runner)``
     keeps what that kind found, once the run has ended, before the store closes."""
     from app.cli.progress import ProgressPrinter
-    from app.recording import Fanout, StoreRecorder
+    from app.session.recording import Fanout, StoreRecorder
     from app.store.errors import StoreError
 
     opened = _open(args.file)

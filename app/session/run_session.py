@@ -1,7 +1,7 @@
 """One run, recorded: the runner, the store's recorder first among its listeners, Iometer's results files.
 
 The same whether it runs on a thread of the window's process (``RunController``) or in a process of its own
-(:mod:`app.run_apart`, for large fan-outs): what the window sees is the ``display`` listener's calls either way.
+(:mod:`app.session.run_apart`, for large fan-outs): what the window sees is the ``display`` listener's calls either way.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from app.engine.run.pts_runner import PtsRunner
 from app.engine.run.runner import ManagerEndpoint, RunListener, Runner, RunOptions, RunSummary
 from app.engine.transports.transport import Message
 from app.model.plan import Plan
-from app.recording import Fanout, StoreRecorder
+from app.session.recording import Fanout, StoreRecorder
 from app.store import StoreError, open_store
 from app.store.run_extras import CURVE, PTS, save_extra
 

@@ -13,8 +13,8 @@ from PySide6.QtCore import SIGNAL
 
 from app.engine.run.runner import RunOptions
 from app.model.plan import Target
-from app.run_apart import RunApart
-from app.run_session import RunSession
+from app.session.run_apart import RunApart
+from app.session.run_session import RunSession
 from app.ui.run import run_controller
 from app.ui.run.run_controller import QtRunListener, RunController
 from tests.fio_servers import fio_servers

@@ -23,7 +23,7 @@ QT_FREE = [
     "app.engine.devices.linux_devices",
     "app.engine.jobs.windows_paths",
     "app.store",
-    "app.recording",
+    "app.session.recording",
     "app.analysis.export_run",
     "app.analysis.compare",
     "app.cli.progress",

@@ -32,8 +32,8 @@ from app.engine.run.runner import (
 from app.engine.transports.transport import Finished, Message
 from app.live.data import charted
 from app.model.plan import Plan
-from app.run_apart import RunApart
-from app.run_session import RunEnd, RunRequest, RunSession, needed_managers
+from app.session.run_apart import RunApart
+from app.session.run_session import RunEnd, RunRequest, RunSession, needed_managers
 from app.store import StoreError, open_store
 from app.store.db_location import resolve_db_path
 from app.ui.run import live_gc
