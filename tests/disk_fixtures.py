@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from app.engine.transports.fioproto.decoder import RunSession
 from app.engine.transports.fioproto.layouts import layout_for
-from app.engine.transports.fioproto.session import RunSession
 from app.engine.transports.transport import Snapshot
 from tests.fioproto_recording import SERVER_TO_CLIENT, read_packets
 

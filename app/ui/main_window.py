@@ -49,7 +49,7 @@ from app.ui.plan.specs_tab import SpecsTab
 from app.ui.plan.targets_tab import TargetsTab
 from app.ui.plan.topology import Selection, TopologyTree
 from app.ui.run.results_tab import ResultsTab
-from app.ui.run.run_controller import RUNNING, RunController
+from app.ui.run.run_driver import RUNNING, RunController
 from app.ui.widgets import Banner, scrolling, tab_leaves_tables
 from app.ui.window.edits import TopologyEdits
 from app.ui.window.files import PlanFiles, droppable_paths

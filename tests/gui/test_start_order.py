@@ -15,8 +15,8 @@ from app.engine.run.runner import RunOptions
 from app.model.plan import Target
 from app.session.run_apart import RunApart
 from app.session.run_session import RunSession
-from app.ui.run import run_controller
-from app.ui.run.run_controller import QtRunListener, RunController
+from app.ui.run import run_driver
+from app.ui.run.run_driver import QtRunListener, RunController
 from tests.fio_servers import fio_servers
 from tests.gui.conftest import local_plan
 from tests.gui.test_window_parts import Parts
@@ -109,7 +109,7 @@ def test_the_window_connects_before_the_run_goes(qtbot, tmp_path: Path) -> None:
 
     def on_state(state: str) -> None:
         listener = parts.controller.listener
-        if state == run_controller.RUNNING and listener is not None:
+        if state == run_driver.RUNNING and listener is not None:
             seen.append({name: listener.receivers(SIGNALS[name]) for name in SIGNALS})
 
     parts.controller.state_changed.connect(on_state)
@@ -142,7 +142,7 @@ def test_the_window_connects_before_the_run_process_starts(
             seen.append({name: listener.receivers(SIGNALS[name]) for name in SIGNALS})
             super().__init__(request, listener, ended)
 
-    monkeypatch.setattr(run_controller, "RunApart", Watched)
+    monkeypatch.setattr(run_driver, "RunApart", Watched)
     parts = Parts(qtbot, tmp_path)
     plan = local_plan(tmp_path, workers=1)
     host, port, _proc = fio_server("127.0.0.64")

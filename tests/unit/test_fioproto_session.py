@@ -7,9 +7,9 @@ import json
 import pytest
 
 from app.engine.transports.fioproto.commands import LOG_ERR, LOG_INFO, Op, stop_pdu, text_pdu
+from app.engine.transports.fioproto.decoder import RunSession
 from app.engine.transports.fioproto.frames import Packet
 from app.engine.transports.fioproto.layouts import layout_for
-from app.engine.transports.fioproto.session import RunSession
 from app.engine.transports.transport import Finished, Message, Snapshot
 from tests.fioproto_support import (
     CAPTURES,

@@ -1,6 +1,6 @@
 """Any value a server can send: every thread-status field of a real fio 3.33 record (protocol 97, recorded:
 tests/fixtures/fio-captures) set to each extreme value, decoded through the real session
-(fioproto.session -> decode.ts_to_json), then fed to every sink a report reaches: the step watch's checks,
+(fioproto.decoder -> decode.ts_to_json), then fed to every sink a report reaches: the step watch's checks,
 the telemetry (samples, whole-step results), the JSON writer (the final document, ``show --json``),
 pickling (the run's own process), and SQLite's integers (the store). Either the manager fails with the
 field and its value named, or every number that goes on fits every sink.
@@ -26,9 +26,9 @@ from app.engine.common.plausible import MAX_VALUE
 from app.engine.run.step_watch import StepWatch
 from app.engine.sampling.telemetry import StepTelemetry
 from app.engine.transports.fioproto.commands import Op
+from app.engine.transports.fioproto.decoder import RunSession
 from app.engine.transports.fioproto.frames import Packet
 from app.engine.transports.fioproto.layouts import layout_for
-from app.engine.transports.fioproto.session import RunSession
 from app.engine.transports.fioproto.tstat import parse_ts
 from app.engine.transports.transport import Finished, Snapshot
 from tests.fioproto_support import server_packets

@@ -31,8 +31,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from app.engine.common.ssh_address import parse_ssh
 from app.engine.jobs.specmap import largest_remainder
-from app.engine.jobs.ssh_address import parse_ssh
 from app.model.plan import LOCAL, AccessSpec, Plan, Worker
 from app.model.units import fio_size
 

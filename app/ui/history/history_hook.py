@@ -21,7 +21,7 @@ from app.ui.history.history_tab import HistoryTab
 from app.ui.history.report_dialog import ReportDialog
 from app.ui.history.run_view import RunView
 from app.ui.history.store_tasks import StoreTasks, TaskProblem
-from app.ui.run.run_controller import RunController
+from app.ui.run.run_driver import RunController
 from app.ui.user_desk import UserDesk
 
 HISTORY_TAB = "History"

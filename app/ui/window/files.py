@@ -20,7 +20,7 @@ from app.model.validation import Problem
 from app.store.db_location import default_test_file
 from app.ui.confirm import unsaved_answer, unsaved_box
 from app.ui.plan.plan_document import PlanDocument
-from app.ui.run.run_controller import RunController
+from app.ui.run.run_driver import RunController
 from app.ui.settings import add_recent_file, recent_files
 from app.ui.user_desk import UserDesk
 from app.ui.window.host_facts import HostFactsKeeper

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QStatusBar
 
 from app.model.units import format_duration
-from app.ui.run.run_controller import IDLE_STATE, RUNNING, STARTING, RunController
+from app.ui.run.run_driver import IDLE_STATE, RUNNING, STARTING, RunController
 
 
 class RunStatus:

@@ -42,9 +42,9 @@ from .commands import (
     parse_text,
     probe_pdu,
 )
+from .decoder import RunSession
 from .frames import HEADER_SIZE, FrameReader, Packet, ProtocolError, encode
 from .layouts import LAYOUTS, Layout, UnsupportedVersion, layout_for, nearest_known, newest_release
-from .session import RunSession
 
 try:  # the bytes waiting on a socket (Linux, macOS); diagnostics only
     import fcntl
