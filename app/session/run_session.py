@@ -2,7 +2,7 @@
 a load search or a PTS test found kept with its run.
 
 The same for `fiometer run / curve / pts` (on the calling thread, ``isolate=False``) and the window, whether
-on a thread of its process (``RunController``) or in a process of its own (:mod:`app.session.run_apart`, for
+on a thread of its process (``RunDriver``) or in a process of its own (:mod:`app.session.run_apart`, for
 large fan-outs): what the window sees is the ``display`` listener's calls either way.
 """
 

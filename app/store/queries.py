@@ -31,7 +31,7 @@ from .records import (
     MessageInfo,
     ResultRow,
     Run,
-    RunSummary,
+    RunListing,
     StepInfo,
     StepOutput,
     TargetInfo,
@@ -63,7 +63,7 @@ def list_runs(
     tag: str | None = None,
     status: str | Iterable[str] | None = None,
     limit: int | None = None,
-) -> list[RunSummary]:
+) -> list[RunListing]:
     """Runs, newest first. ``text`` matches name, description, plan name and notes (any case);
     ``tag`` one tag exactly (any case); ``status`` one status or several. Runs whose recording process
     died are marked interrupted first."""
@@ -449,6 +449,6 @@ def _require_run(conn: sqlite3.Connection, store: Store, run_id: int) -> None:
         raise RunNotFound(f"There is no run {run_id} in {store.path}; it may have been deleted.")
 
 
-def _summary(row: tuple[Any, ...]) -> RunSummary:
+def _summary(row: tuple[Any, ...]) -> RunListing:
     *head, tags, step_count = row
-    return RunSummary(*head, tags=json.loads(tags), step_count=step_count)
+    return RunListing(*head, tags=json.loads(tags), step_count=step_count)

@@ -26,7 +26,7 @@ from app.engine.common.plausible import MAX_VALUE
 from app.engine.run.step_watch import StepWatch
 from app.engine.sampling.telemetry import StepTelemetry
 from app.engine.transports.fioproto.commands import Op
-from app.engine.transports.fioproto.decoder import RunSession
+from app.engine.transports.fioproto.decoder import RunDecoder
 from app.engine.transports.fioproto.frames import Packet
 from app.engine.transports.fioproto.layouts import layout_for
 from app.engine.transports.fioproto.tstat import parse_ts
@@ -72,7 +72,7 @@ def patched(name: str, element: int, value: float) -> list[Packet]:
 
 def replay(packets: list[Packet]) -> list:
     now = [0.0]
-    session = RunSession(
+    session = RunDecoder(
         "M1", LAYOUT, "127.0.0.50", 8765, settle=0.0, fio_version="fio-3.33", clock=lambda: now[0]
     )
     events: list = []
