@@ -145,9 +145,7 @@ def run_plan(args: argparse.Namespace, make=None) -> Ran:
     )
     with ctrl_c_stops(runner):
         end = session.run()
-    if (
-        end.store_failure is not None
-    ):  # the runner ended fio; the run keeps what was recorded before the fault
+    if end.store_failure is not None:  # the runner ended fio; the run keeps what was recorded before it
         kept = (
             f"Run {end.run_id} in {end.stored_in} keeps what was recorded before it ({runner.summary.text()})."
             if end.run_id is not None
