@@ -92,7 +92,7 @@ case "$mode" in
     if (($#)); then exec bash packaging/wine/setup.sh test "$@"; fi
     rc=0
     # with the process tests that hold for Windows too: the store's (a killed recorder, writers taking turns:
-    # process_owner's Windows half) and a run in a process of its own (app.run_apart)
+    # process_owner's Windows half) and a run in a process of its own (app.session.run_apart)
     bash packaging/wine/setup.sh test -q -rs tests/unit tests/windows tests/integration/test_store_processes.py \
       tests/integration/test_run_apart.py || rc=$?
     # the window as a Windows user has it: Qt's Windows platform on a real X display (Xvfb, Wine's driver)

@@ -31,7 +31,7 @@ from .records import (
     MessageInfo,
     ResultRow,
     Run,
-    RunSummary,
+    RunListing,
     StepInfo,
     StepOutput,
     TargetInfo,
@@ -63,7 +63,7 @@ def list_runs(
     tag: str | None = None,
     status: str | Iterable[str] | None = None,
     limit: int | None = None,
-) -> list[RunSummary]:
+) -> list[RunListing]:
     """Runs, newest first. ``text`` matches name, description, plan name and notes (any case);
     ``tag`` one tag exactly (any case); ``status`` one status or several. Runs whose recording process
     died are marked interrupted first."""
@@ -456,9 +456,9 @@ def _step_info(r: tuple[Any, ...]) -> StepInfo:
     return StepInfo(r[0], r[1], r[2], r[3], r[4], r[5], *lists, r[8], r[9], r[10], r[11], r[12])
 
 
-def _summary(row: tuple[Any, ...]) -> RunSummary:
+def _summary(row: tuple[Any, ...]) -> RunListing:
     rid, uuid, name, description, status, started, ended, plan_name, plan_sha256, notes, tags, steps = row
-    return RunSummary(
+    return RunListing(
         rid,
         uuid,
         name,

@@ -30,7 +30,6 @@ STOPPABLE = "stoppable"  # a test is running and not yet stopping
 WORKER = "worker"  # a worker is selected in the Topology
 MANAGER = "manager"  # a manager (not a worker) is selected
 NOT_ALL = "not_all"  # something other than "All managers" is selected
-ICF_WRITER = "icf_writer"  # this build can write .icf files
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "save", "&Save", "Save the plan as a Fiometer plan file (Ctrl+S)", SK.Save, SP.SP_DialogSaveButton
     ),
     ActionSpec("save_as", "Save &As…", "Save the plan under a new name", SK.SaveAs),
-    ActionSpec("export_icf", "&Export as .icf…", "Write an Iometer .icf file", enabled_when=(ICF_WRITER,)),
+    ActionSpec("export_icf", "&Export as .icf…", "Write an Iometer .icf file"),
     ActionSpec(
         "export_results",
         "Export Iometer &results.csv…",

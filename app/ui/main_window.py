@@ -51,7 +51,7 @@ from app.ui.plan.specs_tab import SpecsTab
 from app.ui.plan.targets_tab import TargetsTab
 from app.ui.plan.topology import Selection, TopologyTree
 from app.ui.run.results_tab import ResultsTab
-from app.ui.run.run_controller import RUNNING, RunController
+from app.ui.run.run_driver import RUNNING, RunDriver
 from app.ui.widgets import Banner, scrolling, tab_leaves_tables
 from app.ui.window.edits import TopologyEdits
 from app.ui.window.files import PlanFiles, droppable_paths
@@ -82,7 +82,7 @@ class MainWindow(QMainWindow):
         self.doc = PlanDocument(self)
         self.library = SpecLibrary(settings)
         self.live = LiveResults()
-        self.controller = RunController(self, None, db_path)  # created test files: beside the database
+        self.controller = RunDriver(self, None, db_path)  # created test files: beside the database
         self._close_after_run = False
         self._changes_settled = False  # closing during a run asked about the plan's changes already
 
@@ -211,10 +211,6 @@ class MainWindow(QMainWindow):
         self.action_map, self.menus, self.toolbar = actions.build(self, slots, provided)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         look.toolbar = self.toolbar
-        if not self.files.icf_writer:
-            self.action_map["export_icf"].setToolTip(
-                "Export as .icf needs the ICF writer, which is not in this build yet"
-            )
         self.statusBar().setToolTip(f"Results database: {self.db_path}")
         self.status_state, self.status_step, self.status_time = (
             self.status.state,
@@ -288,7 +284,6 @@ class MainWindow(QMainWindow):
                 A.WORKER: sel.is_worker,
                 A.MANAGER: sel.manager is not None and not sel.is_worker,
                 A.NOT_ALL: not sel.is_all,
-                A.ICF_WRITER: self.files.icf_writer,
                 A.VALID: not errors,
             },
         )

@@ -15,7 +15,7 @@ from PySide6.QtCore import QTimer
 
 from app.model.plan import Manager, Target, Worker
 from app.ui.main_window import MainWindow
-from app.ui.run.run_controller import CANCELLED, IDLE_STATE, STARTING
+from app.ui.run.run_driver import CANCELLED, IDLE_STATE, STARTING
 from tests.gui.conftest import local_plan
 
 

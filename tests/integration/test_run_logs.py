@@ -131,7 +131,7 @@ def test_the_recording_and_the_window_s_run_session_say_what_they_did(tmp_path):
     from app.engine.run.endpoint import ManagerEndpoint
     from app.engine.run.runner import RunListener, Runner, RunOptions
     from app.engine.transports.local_fio import LocalFio
-    from app.run_session import RunSession
+    from app.session.run_session import RunSession
 
     records: list[logging.LogRecord] = []
     handler = logging.Handler(logging.INFO)

@@ -32,8 +32,8 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from app.engine.common.ssh_address import parse_ssh
 from app.engine.jobs.specmap import largest_remainder
-from app.engine.jobs.ssh_address import parse_ssh
 from app.model.plan import LOCAL, AccessSpec, Plan, Worker
 from app.model.units import fio_size
 

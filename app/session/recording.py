@@ -12,13 +12,13 @@ import traceback
 from collections.abc import Callable
 
 from app.engine.devices.disks import disk_of
+from app.engine.devices.environment import machine_facts, target_facts
 from app.engine.jobs import targets as T
 from app.engine.jobs.jobfile import JobFile, client_workers, target_key, worker_key
 from app.engine.jobs.sequence import Step
 from app.engine.run.runner import ManagerEndpoint, RunListener, StepOutcome, summarize
 from app.engine.sampling.file_allocation import written_bytes
 from app.engine.sampling.host_cpu import busy_pct, cpu_times
-from app.engine.transports.environment import machine_facts, target_facts
 from app.engine.transports.transport import Message
 from app.model import planfile
 from app.model.plan import Plan
