@@ -1,7 +1,7 @@
 """Benchmarks for Fiometer's fio network client (app.engine.transports.fioproto).
 
 (a) Reassembly + decode cost of one status report of 64 remote jobs, built from recorded TS
-    payloads (tests/fixtures/fio-captures), fed through the real FrameReader and RunSession in 64 KiB
+    payloads (tests/fixtures/fio-captures), fed through the real FrameReader and RunDecoder in 64 KiB
     reads as from a socket. Target: < 50 ms per report in total.
 (b) IOPS of a null-engine job through a loopback `fio --server` driven by RemoteFio, against the
     same job run by local fio directly; alternating, a few repeats. Target: ratio >= 0.97.
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.engine.transports.fioproto.client import RemoteFio  # noqa: E402
 from app.engine.transports.fioproto.commands import Op  # noqa: E402
-from app.engine.transports.fioproto.decoder import RunSession  # noqa: E402
+from app.engine.transports.fioproto.decoder import RunDecoder  # noqa: E402
 from app.engine.transports.fioproto.frames import FrameReader, encode  # noqa: E402
 from app.engine.transports.fioproto.layouts import layout_for  # noqa: E402
 from app.engine.transports.transport import Finished, Snapshot  # noqa: E402
@@ -79,7 +79,7 @@ def time_reports(version: int, wire: bytes, *, verify_crc: bool, rounds: int) ->
     layout = layout_for(version)
     for _ in range(rounds):
         reader = FrameReader(verify_payload_crc=verify_crc)
-        session = RunSession("bench", layout, "127.0.0.1", 8765, settle=0.0)
+        session = RunDecoder("bench", layout, "127.0.0.1", 8765, settle=0.0)
         t = time.process_time()  # CPU time: other processes on a busy machine do not count
         events = []
         for pos in range(0, len(wire), 65536):

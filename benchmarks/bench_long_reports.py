@@ -8,6 +8,10 @@ format alone). Peak memory is the command's own maximum resident set (getrusage 
 (issue 40): 8 h against 1 h at 64 workers, compare <= 2 s and report <= 8 s, each under 300 MB.
 
     python benchmarks/bench_long_reports.py [--minutes 60] [--workers 64] [--repeat 8] [--keep DIR]
+    python benchmarks/bench_long_reports.py --db long.db --runs 1 3   (runs already written: 18 h against 1 h)
+
+An 18-hour run beside them: ``make_long_run.py --db long.db --from-run 1 --repeat 18`` (budget: no worse
+than twice the 8-hour figures).
 """
 
 from __future__ import annotations
@@ -44,22 +48,32 @@ def main() -> None:
     ap.add_argument(
         "--keep", metavar="DIR", help="write the database and reports there (else a temporary folder)"
     )
+    ap.add_argument("--db", help="a database already written by make_long_run.py (else one is written)")
+    ap.add_argument(
+        "--runs", nargs=2, default=("1", "2"), metavar=("BEFORE", "AFTER"), help="the runs compared (--db)"
+    )
     args = ap.parse_args()
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="fiometer-bench-long-"))
     tmp.mkdir(parents=True, exist_ok=True)
+    before, after = args.runs
     try:
-        db = tmp / "long.db"
-        make = [sys.executable, str(ROOT / "benchmarks" / "make_long_run.py"), "--db", str(db)]
-        make += ["--minutes", str(args.minutes), "--workers", str(args.workers), "--repeat", str(args.repeat)]
-        subprocess.run(make, cwd=ROOT, check=True, capture_output=True)
-        print(
-            f"run 1: {args.minutes:g} min x {args.workers} workers; run 2: its steps x {args.repeat} "
-            f"({args.minutes * args.repeat:g} min); database {db.stat().st_size / 1e6:.1f} MB"
-        )
+        if args.db:
+            db = Path(args.db)
+            print(f"runs {before} and {after} of {db} ({db.stat().st_size / 1e6:.1f} MB)")
+        else:
+            db = tmp / "long.db"
+            make = [sys.executable, str(ROOT / "benchmarks" / "make_long_run.py"), "--db", str(db)]
+            make += ["--minutes", str(args.minutes), "--workers", str(args.workers)]
+            make += ["--repeat", str(args.repeat)]
+            subprocess.run(make, cwd=ROOT, check=True, capture_output=True)
+            print(
+                f"run 1: {args.minutes:g} min x {args.workers} workers; run 2: its steps x {args.repeat} "
+                f"({args.minutes * args.repeat:g} min); database {db.stat().st_size / 1e6:.1f} MB"
+            )
         cli = [sys.executable, "-m", "app.cli", "--db", str(db)]
-        report = [*cli, "report", "1", "--compare", "2"]
+        report = [*cli, "report", before, "--compare", after]
         files = {k: str(tmp / f"r.{k}") for k in ("pdf", "xlsx", "html")}
-        cases = [("compare", [*cli, "compare", "1", "2"])]
+        cases = [("compare", [*cli, "compare", before, after])]
         cases.append(
             ("report PDF+XLSX+HTML", [*report, *(x for k, p in files.items() for x in (f"--{k}", p))])
         )

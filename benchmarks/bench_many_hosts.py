@@ -34,7 +34,9 @@ For each fan-out it prints:
 ``--decode-apart 0`` reads and decodes the servers in the window's process, as before the remote host
 (app.engine.transports.remote_host), for A/B runs.
 With ``--floor``, also the machine's floor for each fan-out: the same window, idle, while fio's own client
-(one C process) runs the same job files on as many new servers; Fiometer's lateness beyond it is its own.
+(one C process) runs the same job files on as many new servers and receives the same per-second reports
+(``--status-interval=1 --output-format=json+``: the servers send and a client reads what they send to
+Fiometer), with the same tick and time-weighted figures; Fiometer's lateness beyond it is its own.
 The last line names the largest fan-out that met every goal and where and why it stopped.
 """
 
@@ -461,6 +463,7 @@ def floor(
         "p99": pct(probe.lates, 99),
         "max": max(probe.lates, default=float("nan")),
         "late_ticks": late_ticks(probe),
+        "weighted": time_weighted([lat + 10 for lat in probe.lates]),
         "ok": client.returncode == 0,
         "error": err.strip()[-300:],
     }
@@ -605,8 +608,11 @@ def main() -> int:
                 print(
                     f"      floor: fio's own client on the same {n} servers, the window idle: event loop p99 "
                     f"{f['p99']:.1f} ms, max {f['max']:.0f} ms ({f['late_ticks'][0]} ticks over 50 ms, "
-                    f"{f['late_ticks'][1] * 100:.0f} % of their time waiting for a CPU); Fiometer's p99 / the "
-                    f"floor's: {r['p99'] / f['p99'] if f['p99'] else float('nan'):.2f}"
+                    f"{f['late_ticks'][1] * 100:.0f} % of their time waiting for a CPU; an input waits over 50 ms "
+                    f"{f['weighted'][0] * 100:.2f} % and over 100 ms {f['weighted'][1] * 100:.2f} % of the time, "
+                    f"p99 wait {f['weighted'][2]:.0f} ms); Fiometer's p99 / the "
+                    f"floor's: {r['p99'] / f['p99'] if f['p99'] else float('nan'):.2f}, time-weighted p99 / the "
+                    f"floor's: {r['weighted'][2] / f['weighted'][2] if f['weighted'][2] else float('nan'):.2f}"
                     + ("" if f["ok"] else f"; fio's client failed: {f['error']}"),
                     flush=True,
                 )

@@ -8,7 +8,8 @@ each level (target, worker, manager, ALL) gets a sample with both windows and re
 histograms (lognormal latencies in fio's json+ buckets), as telemetry hands them to the store; each
 step ends with its results (histograms included) and a raw fio output per manager. The run is split
 into steps of ``--step-minutes``. Prints the run id. ``--repeat N`` then adds a run made of that run's
-steps N times over, its stored rows copied (``repeat_run``: an 8-hour run from a 1-hour one in seconds).
+steps N times over, its stored rows copied (``repeat_run``: an 8-hour run from a 1-hour one in seconds);
+``--from-run ID --repeat N`` adds only that, from a run already stored (an 18-hour run beside the 8-hour one).
 """
 
 from __future__ import annotations
@@ -296,8 +297,8 @@ def _copy_step(conn: sqlite3.Connection, step: int, new_step: int) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--db", required=True, help="the results database to add the run to")
-    ap.add_argument("--minutes", type=float, required=True)
-    ap.add_argument("--workers", type=int, required=True, help="workers in all (spread over the managers)")
+    ap.add_argument("--minutes", type=float)
+    ap.add_argument("--workers", type=int, help="workers in all (spread over the managers)")
     ap.add_argument("--managers", type=int, default=1)
     ap.add_argument("--targets", type=int, default=1, help="targets per worker")
     ap.add_argument("--step-minutes", type=float, default=10.0)
@@ -307,8 +308,19 @@ def main() -> int:
         metavar="N",
         help="then add a run made of the new run's steps N times over (copied rows): prints its id",
     )
+    ap.add_argument(
+        "--from-run",
+        type=int,
+        metavar="ID",
+        help="with --repeat: repeat this stored run instead of writing a new one (--minutes and --workers unused)",
+    )
     args = ap.parse_args()
     t0 = time.process_time()
+    if args.from_run is not None and args.repeat:
+        print(repeat_run(Path(args.db), args.from_run, args.repeat))
+        return 0
+    if args.minutes is None or args.workers is None:
+        ap.error("--minutes and --workers are needed to write a run (or --from-run ID --repeat N)")
     run_id = write_run(
         Path(args.db), args.minutes, args.workers, args.managers, args.targets, args.step_minutes
     )

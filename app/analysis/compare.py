@@ -21,16 +21,15 @@ user's threshold (default 5 %) applies. Changes within the threshold are "same" 
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.analysis.iometer_import import is_iometer_run
 from app.analysis.preconditioning import measured_steps
+from app.analysis.stored_plan import stored_plan
 from app.model.metrics import Metrics
 from app.model.plan import URING_OPTIONS
-from app.model.planfile import from_dict
 from app.model.spec_words import canonical_definition, definition_summary, spec_text
 from app.store.records import Run, StepInfo
 
@@ -283,9 +282,8 @@ class MatchedStep:
 def _planned_definitions(run: Run) -> set[str]:
     """The definitions of the access specifications the run's stored plan gives its workers."""
 
-    try:
-        plan, _ = from_dict(json.loads(run.plan_json or "{}"))
-    except (ValueError, TypeError, KeyError, AttributeError):
+    plan = stored_plan(run)
+    if plan is None:
         return set()
     used = {n for m in plan.managers for w in m.workers for n in w.specs}
     return {canonical_definition(spec_text([sp])) for sp in plan.specs if sp.name in used}

@@ -23,9 +23,9 @@ included. The same figures per report, live, come from :mod:`app.engine.sampling
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
+from app.analysis.fio_json import fio_document
 from app.model.disk_metrics import DiskCounts
 from app.store.records import Run, StepInfo
 
@@ -135,11 +135,8 @@ def step_disk_stats(run: Run, step: StepInfo) -> list[DiskStat]:
             on_disk.setdefault((t.manager, str(disk)), []).append(t.name)
     out: list[DiskStat] = []
     for manager, output in sorted(step.outputs.items()):
-        try:
-            doc = json.loads(output.raw_output or "")
-        except ValueError:
-            continue
-        if not isinstance(doc, dict):
+        doc = fio_document(output.raw_output)
+        if doc is None:
             continue
         window = _window_s(doc, step)
         for d in doc.get("disk_util") or []:

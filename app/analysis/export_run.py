@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 
 from app.analysis.iometer_csv import AMBIGUOUS, CsvRow, CsvStep, write_results_csv
-from app.model import planfile
+from app.analysis.stored_plan import stored_plan
 from app.model.plan import Plan
 from app.store.records import ResultRow, Run, StepInfo
 
@@ -23,11 +22,7 @@ def _common(values: list[int]) -> int:
 
 
 def run_plan(run: Run) -> Plan | None:
-    try:
-        plan, _ = planfile.from_dict(json.loads(run.plan_json))
-    except (ValueError, planfile.PlanFileError):
-        return None
-    return plan
+    return stored_plan(run)
 
 
 def _step(run: Run, plan: Plan | None, step: StepInfo) -> CsvStep:

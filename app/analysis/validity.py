@@ -12,11 +12,11 @@ Kinds (``KINDS``): cache, never written, compressible, generator, not steady, ot
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from app.analysis.fio_json import fio_document
 from app.model.plan import Precondition
 from app.model.steady_state import first_steady_window, judge, rounds_of
 from app.store.records import Run, StepInfo
@@ -152,11 +152,7 @@ def parse_jobs(text: str) -> list[JobOptions]:
 
 
 def _output(raw: str | None) -> dict[str, Any]:
-    try:
-        doc = json.loads(raw or "")
-    except ValueError:
-        return {}
-    return doc if isinstance(doc, dict) else {}
+    return fio_document(raw) or {}
 
 
 def _fio_jobs(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

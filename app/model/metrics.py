@@ -94,6 +94,30 @@ def _counts_percentile(
     return np.where(total > 0, values[np.minimum(i, len(values) - 1)].astype(np.float64), np.nan)
 
 
+def _sorted_arrays_percentiles(pairs: list[tuple[Any, Any]], pcts: list[float]) -> list[float | None]:
+    """``hist_percentiles`` of the sum of histograms given as (buckets, counts) arrays, each's buckets
+    ascending (stored histograms read as arrays): a bucket in several is a run of equal values after sorting,
+    and the first index whose cumulative count reaches a share is within the run of the bucket the merged
+    histogram gives (numpy's stable sort over the buckets of all, one cumulative sum)."""
+    import numpy as np  # loaded wherever stored histograms are read as arrays
+
+    used = [(b, c) for b, c in pairs if len(b)]
+    if not used:
+        return [None] * len(pcts)
+    buckets = np.concatenate([b for b, _ in used])
+    counts = np.concatenate([c for _, c in used])
+    if len(used) > 1:
+        order = np.argsort(buckets, kind="stable")
+        buckets, counts = buckets[order], counts[order]
+    cum = np.cumsum(counts)
+    total = int(cum[-1])
+    if total <= 0:
+        return [None] * len(pcts)
+    need = [pct / 100.0 * total for pct in pcts]
+    at = np.minimum(np.searchsorted(cum, need, "left"), len(buckets) - 1)
+    return [float(v) for v in buckets[at].tolist()]
+
+
 def _bucket_counts(hists: list[Any]) -> tuple[Any, Any] | None:
     """(bucket values, summed counts) of histograms that are count arrays over the same buckets (telemetry's);
     None when they are not (plain dicts)."""
@@ -287,6 +311,10 @@ class Metrics:
         hists = _direction_hists(self, "total")
         if _bucket_counts(hists) is not None:
             return [self.percentile_ms(p) for p in pcts]
+        stored = [getattr(h, "sorted_arrays", None) for h in hists]
+        if all(a is not None for a in stored):  # stored blobs read as arrays: no dict is made
+            values = _sorted_arrays_percentiles([a() for a in stored if a is not None], pcts)
+            return [None if v is None else v / 1e6 for v in values]
         values = hist_percentiles(merged_hist([self.read_hist, self.write_hist]), pcts)
         return [None if v is None else v / 1e6 for v in values]
 

@@ -5,11 +5,9 @@ end, and what the numbers mean."""
 
 from __future__ import annotations
 
-import json
-
 from app.analysis.compare import io_engines, job_facts, run_time_text
+from app.analysis.stored_plan import stored_plan
 from app.analysis.timed_transfer import transfer_bytes
-from app.model import planfile
 from app.model.fidelity import all_notes
 from app.model.plan import DEFAULT_TEST_FILE_SIZE
 from app.model.units import format_bytes
@@ -30,9 +28,8 @@ MEANING = [
 
 def _planned_sizes(run: Run) -> set[str]:
     """The test-file sizes the stored plan asks for (its workers' maximum size, else the default)."""
-    try:
-        plan, _ = planfile.from_dict(json.loads(run.plan_json or "{}"))
-    except (ValueError, TypeError, KeyError, AttributeError, planfile.PlanFileError):
+    plan = stored_plan(run)
+    if plan is None:
         return set()
     sizes = {
         format_bytes(w.max_size * 512) if w.max_size else format_bytes(DEFAULT_TEST_FILE_SIZE)
@@ -44,17 +41,23 @@ def _planned_sizes(run: Run) -> set[str]:
 
 
 def _stored_plan_damaged(run: Run) -> bool:
-    try:
-        planfile.from_dict(json.loads(run.plan_json or "{}"))
-    except (ValueError, TypeError, KeyError, AttributeError, planfile.PlanFileError):
-        return True
-    return False
+    return stored_plan(run) is None
+
+
+def damaged_plan(run: Run, who: str) -> list[str]:
+    """The line saying that ``run``'s stored plan cannot be read, or none: a report and ``fiometer compare``
+    go on with the results the store holds."""
+    if not _stored_plan_damaged(run):
+        return []
+    return [
+        f"{who}: its stored plan cannot be read (damaged in the results database); the planned test-file "
+        "sizes and fidelity notes are not shown."
+    ]
 
 
 def _fidelity(run: Run) -> list[str]:
-    try:
-        plan, _ = planfile.from_dict(json.loads(run.plan_json or "{}"))
-    except (ValueError, TypeError, KeyError, AttributeError, planfile.PlanFileError):
+    plan = stored_plan(run)
+    if plan is None:
         return []
     return [f"{n.where}: {n.message}" for n in all_notes(plan)]
 
@@ -140,11 +143,7 @@ def run_disclosure(run: Run, label: str) -> list[str]:
                 else "."
             )
         )
-    if run.plan_json and _stored_plan_damaged(run):
-        out.append(
-            f"{who}: its stored plan cannot be read (damaged in the results database); the planned test-file "
-            "sizes and fidelity notes are not shown."
-        )
+    out += damaged_plan(run, who)
     out += overrides(run, who)
     out += [f"{who}: fio cannot reproduce exactly - {n}" for n in _fidelity(run)]
     if run.notes.strip():

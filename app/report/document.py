@@ -12,7 +12,7 @@ from app.analysis.iometer_import import IMPORT_TAG, is_iometer_run
 from app.analysis.run_groups import load_side
 from app.analysis.validity import Note
 from app.report.charts import BarChart, LineChart, comparison_charts, run_charts, side_colors
-from app.report.disclosure import disclosure
+from app.report.disclosure import damaged_plan, disclosure
 from app.report.facts import JobFileText, environment_table, facts_table, job_files, job_options_table
 from app.report.headlines import headlines
 from app.report.latency import Distribution, distributions, pairs, percentile_table, shares, spread
@@ -242,6 +242,8 @@ def build_report(
             + timeline_charts(store, matched, by_side, colors)
         )
     notes = [m for s in sides for m in s.missing]
+    if terminal:  # (a report says it in its disclosure)
+        notes += [x for r in runs for x in damaged_plan(r.run, f"Run {r.run.id} ({r.label})")]
     summary = [summarize(c, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
     heads = [headlines(store, c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
     for block, head in zip(summary, heads, strict=True):

@@ -3,12 +3,12 @@ plan hash, and the exact fio job files - so every number can be audited and the 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from app.analysis.compare import Side, io_engines, run_time_text
 from app.analysis.iometer_import import is_iometer_run
 from app.analysis.preconditioning import measured_steps
+from app.analysis.stored_plan import plan_document
 from app.analysis.timed_transfer import transfer_bytes
 from app.model.plan import AUTO_ENGINE
 from app.model.units import format_bytes
@@ -50,8 +50,8 @@ def io_engine(run: Run) -> str:
     if not engines:
         return "not recorded"
     try:
-        choice = json.loads(run.plan_json or "{}").get("plan", {}).get("setup", {}).get("engine")
-    except (ValueError, AttributeError):
+        choice = (plan_document(run) or {}).get("plan", {}).get("setup", {}).get("engine")
+    except AttributeError:  # a stored plan whose parts are not objects
         choice = None
     return " / ".join(sorted(engines)) + ("; chosen automatically" if choice == AUTO_ENGINE else "")
 

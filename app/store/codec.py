@@ -13,7 +13,7 @@ import json
 import sys
 import zlib
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import accumulate
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -46,6 +46,15 @@ def metrics_from(
         **dict(zip(METRIC_NAMES, values, strict=True)),
         read_hist=decode_hist(read_hist),
         write_hist=decode_hist(write_hist),
+    )
+
+
+def metrics_read_later(values: Sequence[Any], read_hist: str | None, write_hist: str | None) -> Metrics:
+    """``metrics_from`` whose histograms are decoded only when read (``StoredHist``)."""
+    return Metrics(
+        **dict(zip(METRIC_NAMES, values, strict=True)),
+        read_hist=StoredHist(read_hist) if read_hist else {},
+        write_hist=StoredHist(write_hist) if write_hist else {},
     )
 
 
@@ -100,6 +109,41 @@ def decode_hist(value: bytes | str | None) -> dict[int, int]:
         return {}
     buckets, counts = _flat_hist(value)
     return dict(zip(buckets, counts, strict=True))
+
+
+class StoredHist(Mapping[int, int]):
+    """A stored histogram decoded when it is first read as a mapping (then as ``decode_hist`` gives it);
+    ``sorted_arrays()`` reads it as numpy arrays without making a dict: a report's data sheet and CSV take six
+    percentiles of every result of a long run (``Metrics.percentiles_ms``) and nothing else of them."""
+
+    __slots__ = ("_decoded", "_value")
+
+    def __init__(self, value: bytes | str | None) -> None:
+        self._value = value
+        self._decoded: dict[int, int] | None = None
+
+    def _dict(self) -> dict[int, int]:
+        if self._decoded is None:
+            self._decoded = decode_hist(self._value)
+        return self._decoded
+
+    def __getitem__(self, bucket: int) -> int:
+        return self._dict()[bucket]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._dict())
+
+    def __len__(self) -> int:
+        return len(self._dict())
+
+    def __bool__(self) -> bool:  # a blob holds one bucket at least (an empty histogram is stored as NULL)
+        return (isinstance(self._value, bytes) and len(self._value) > 1) or bool(self._dict())
+
+    def sorted_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return decode_hist_arrays(self._value)
+
+    def __repr__(self) -> str:
+        return f"StoredHist({self._dict()!r})"
 
 
 def decode_hist_arrays(value: bytes | str | None) -> tuple[np.ndarray, np.ndarray]:

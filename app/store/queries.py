@@ -22,7 +22,7 @@ from .blocks import (
     series_rows,
     series_span,
 )
-from .codec import metrics_from, unpack_text
+from .codec import metrics_from, metrics_read_later, unpack_text
 from .database import Store
 from .errors import RunNotFound, StoreError
 from .hist_blocks import series_hists
@@ -168,7 +168,7 @@ def step_results(store: Store, step_id: int) -> list[ResultRow]:
     """Every level's results of one step (what ``get_run`` gives ``StepInfo.results``): a report reads a
     long run's workers and targets a step at a time, never all of them at once."""
     with store.read("reading a step's results") as conn:
-        return [row for _, row in _results(conn, "series.step_id = ?", step_id, None)]
+        return [row for _, row in _results(conn, "series.step_id = ?", step_id, None, later=True)]
 
 
 class StepResults:
@@ -198,11 +198,13 @@ class StepResults:
 
 
 def _results(
-    conn: sqlite3.Connection, where: str, arg: int, levels: Iterable[str] | None
+    conn: sqlite3.Connection, where: str, arg: int, levels: Iterable[str] | None, later: bool = False
 ) -> Iterator[tuple[int, ResultRow]]:
-    """(step id, result) of the results matching ``where`` (with its one argument), in the order stored."""
+    """(step id, result) of the results matching ``where`` (with its one argument), in the order stored;
+    ``later``: their histograms decoded only when read (``codec.StoredHist``)."""
     wanted = None if levels is None else list(levels)
     n = len(_M)
+    made = metrics_read_later if later else metrics_from
     for r in conn.execute(
         f"SELECT series.step_id, manager, level, key, {', '.join(_M)}, read_hist, write_hist "
         "FROM results JOIN series ON series.id = results.series_id JOIN steps ON steps.id = series.step_id "
@@ -211,7 +213,7 @@ def _results(
         + " ORDER BY series.id",
         (arg, *(wanted or ())),
     ):
-        yield r[0], ResultRow(r[1], r[2], r[3], metrics_from(r[4 : 4 + n], r[4 + n], r[5 + n]))
+        yield r[0], ResultRow(r[1], r[2], r[3], made(r[4 : 4 + n], r[4 + n], r[5 + n]))
 
 
 def with_raw_outputs(store: Store, run: Run) -> Run:

@@ -132,7 +132,7 @@ class Run(RunListing):
         """The test setup of the plan stored with the run ({} when it is missing or unreadable)."""
         try:
             setup = json.loads(self.plan_json or "{}").get("plan", {}).get("setup", {})
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):  # RecursionError: nested past the limit
             return {}
         return setup if isinstance(setup, dict) else {}
 

@@ -477,3 +477,21 @@ def test_a_damaged_stored_plan_is_said_and_compare_and_report_still_work(tmp_pat
     reported = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert reported.returncode == 0, reported.stderr
     assert "its stored plan cannot be read" in html.read_text(encoding="utf-8")
+
+
+def test_the_long_reports_benchmark_runs_on_a_database_made_before(tmp_path):
+    """An 18-hour run beside the others (make_long_run --from-run ID --repeat N) and the reports benchmark on
+    that database (--db, --runs), as performance.md's 18-hour row runs them."""
+    db = make_runs(tmp_path)["big"]
+    made = subprocess.run(
+        [sys.executable, str(BENCH / "make_long_run.py"), "--db", db, "--from-run", "1", "--repeat", "3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+    assert made.returncode == 0 and made.stdout.split() == ["3"], made.stderr
+    cmd = [sys.executable, str(BENCH / "bench_long_reports.py"), "--db", db, "--runs", "1", "3"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert done.returncode == 0, done.stderr
+    assert "runs 1 and 3 of" in done.stdout and "report PDF+XLSX+HTML" in done.stdout
