@@ -218,7 +218,8 @@ CASES: dict[str, Case] = {
         ),
     ),
     "bench_probe_managers.py": Case(
-        ("--hosts", "3", "--rounds", "1", "--silent", "1", "--timeout", "1"),
+        # a probe's timeout that a fio server on a loaded machine meets (1 s was missed once at load 5)
+        ("--hosts", "3", "--rounds", "1", "--silent", "1", "--timeout", "3"),
         (
             rf"^  one after another: median {NUMBER} s",
             rf"^  at once \(build_endpoints\): median {NUMBER} s",
