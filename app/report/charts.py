@@ -109,6 +109,22 @@ def _wrap(label: str, size: float, width: float) -> list[str]:
     return [first, rest]
 
 
+def _title_lines(text: str, size: float, width: float, most: int = 3) -> list[str]:
+    """A chart's title in up to ``most`` lines, split at a space or hyphen; what still does not fit is cut
+    with an ellipsis (a small multiple's title is half as wide as a chart's)."""
+    out: list[str] = []
+    while len(out) < most - 1 and text_width(text, size) > width + 0.01:
+        fitting = [
+            i + 1 for i, ch in enumerate(text) if ch in " -_/" and text_width(text[: i + 1], size) <= width
+        ]
+        cut = fitting[-1] if fitting else max(1, int(width / (size * CHAR_W)))
+        out.append(text[:cut].rstrip())
+        text = text[cut:].lstrip()
+    if text_width(text, size) > width + 0.01:
+        text = text[: max(1, int(width / (size * CHAR_W)) - 1)] + "\u2026"
+    return [*out, text]
+
+
 def layout(chart: BarChart, width: float = 640.0) -> Drawing:
     title_size, label_size, value_size, tick_size = 11.0, 8.5, 7.5, 7.5
     n = len(chart.series)
@@ -235,7 +251,8 @@ def chart_title(d: MetricDef) -> str:
 def _category(s: StepValues, repeated: bool = True, load: str = "") -> str:
     """A bar's label: the spec and its load, "Random-8k (QD 64 → 8)" (``load`` from the paired row)."""
     k = s.key
-    return f"{k.spec} ({load or load_text(k.queue_depth, k.queue_depth, k.workers, k.workers, k.targets, k.targets)})"
+    own = load_text(k.queue_depth, k.queue_depth, k.workers, k.workers, k.targets, k.targets, k.shared)
+    return f"{k.spec} ({load or own})"
 
 
 MAX_BARS_HEIGHT = 520.0  # points of bars per chart: a chart must fit on a page (a PDF image cannot split)
@@ -268,13 +285,20 @@ def _ranges(steps: list[StepValues | None], spread: Spread, metric: str) -> list
 
 
 def comparison_charts(
-    comparisons: list[Comparison], labels: list[str], spreads: list[Spread]
+    comparisons: list[Comparison],
+    labels: list[str],
+    spreads: list[Spread],
+    drawn: set[int] | frozenset[int] = frozenset(),
 ) -> list[BarChart]:
     """Per metric: a bar per access specification for the baseline and each candidate (matched steps), with
     error bars (lowest to highest run) where a side is a group of repeated runs. ``labels`` and ``spreads``:
-    the baseline's, then each candidate's."""
+    the baseline's, then each candidate's; ``drawn``: the baseline's steps drawn as sweep curves (no bars)."""
     base = comparisons[0].baseline
-    steps = [s for s in base.steps if any(r.baseline is s for c in comparisons for r in c.rows)]
+    steps = [
+        s
+        for s in base.steps
+        if s.index not in drawn and any(r.baseline is s for c in comparisons for r in c.rows)
+    ]
     loads = {id(r.baseline): r.load for c in comparisons[:1] for r in c.rows}
     cats = [_category(s, load=loads.get(id(s), "")) for s in steps]
     charts = []
@@ -416,13 +440,31 @@ def _point_labels(
     return out
 
 
+def _free_line(
+    taken: list[tuple[float, float, float, float]], x0: float, x1: float, y: float, size: float, top: float
+) -> float:
+    """A caption's baseline near ``y`` where it covers no caption in ``taken`` (boxes x0, y0, x1, y1), which
+    it joins: a line higher each time (lower where the plot's top is reached)."""
+    step = size + 2
+    tries = [y - k * step for k in range(6) if y - k * step >= top + size] + [
+        y + k * step for k in range(1, 6)
+    ]
+    for cy in tries:
+        box = (x0, cy - size, x1, cy + 2)
+        if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
+            taken.append(box)
+            return cy
+    return y
+
+
 def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
     title_size, label_size, tick_size = 10.0, 8.0, 7.0
     d = Drawing(width, 0)
     y = title_size + 2
-    for i, line in enumerate(_wrap(chart.title, title_size * 1.08, width)):  # bold is wider
+    lines = _title_lines(chart.title, title_size * 1.08, width)  # bold is wider
+    for i, line in enumerate(lines):
         d.items.append(Text(0, y + i * (title_size + 3), line, title_size, bold=True))
-        y += (title_size + 3) * (i > 0)
+    y += (title_size + 3) * (len(lines) - 1)
     y += 15
     lx = 0.0
     for s in chart.series:
@@ -511,6 +553,7 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
         if len(pts) == 1 or s.markers:
             d.items += [Rect(x - 1.5, yy - 1.5, 3, 3, s.color) for x, yy in pts]
         d.items += _point_labels(pts, s.point_labels, tick_size - 1, s.color, width, taken)
+    captions: list[tuple[float, float, float, float]] = []  # no caption printed over another
     for m in chart.marks:  # an open square around the point, its caption beside it
         mx, my, r = px(m.x), py(m.y), 4.5
         d.items += [
@@ -520,10 +563,14 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
             Line(mx - r, my + r, mx - r, my - r, m.color, 1.2),
         ]
         right = mx + r + 3 + text_width(m.caption, tick_size) <= width
+        cx = mx + r + 3 if right else mx - r - 3 - text_width(m.caption, tick_size)
+        cy = _free_line(
+            captions, cx, cx + text_width(m.caption, tick_size), max(top + 7, my - r - 2), tick_size, top
+        )
         d.items.append(
             Text(
                 mx + r + 3 if right else mx - r - 3,
-                max(top + 7, my - r - 2),
+                cy,
                 m.caption,
                 tick_size,
                 m.color,
@@ -536,9 +583,10 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
 
 
 # Per-step charts, one per access specification and load: the response time distribution, the share of I/Os,
-# and the IOPS and response time per second (a row: a step's IOPS beside its response time).
-SMALL_FAMILIES = (("dist-",), ("share-",), ("iops-", "lat-"))
-SMALL_FROM = 4  # a family of this many charts or more is drawn as small multiples, two side by side
+# and the IOPS and response time per second (a row: a step's IOPS beside its response time); and the four
+# curves of a sweep, both sides' overlaid (compare) or a run's own.
+SMALL_FAMILIES = (("dist-",), ("share-",), ("iops-", "lat-"), ("sweep-compare-",), ("sweep-",))
+SMALL_FROM = 3  # a family of this many charts or more is drawn as small multiples, two side by side
 
 
 def family_of(key: str) -> int:

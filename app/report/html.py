@@ -162,7 +162,7 @@ def sections(report: Report) -> list[tuple[str, str]]:
     if report.comparisons:
         out.append(("compare", "Before / after"))
     out.append(("latency", "Response time percentiles"))
-    if report.charts or report.line_charts:
+    if report.charts or report.line_charts or report.sweep_overlays:
         out.append(("charts", "Charts"))
     out.append(("runs", "Results per run"))
     out += [(f"curve-{s.run.id}", line) for s in report.runs if (line := curve_contents(s.run))]
@@ -185,6 +185,20 @@ def _figure(chart: LineChart, small: bool) -> str:
     if small:
         return f'<figure class="small" id="{chart.key}">{to_svg(draw(chart, 372), chart.title)}</figure>'
     return f'<figure id="{chart.key}">{to_svg(draw(chart, 760), chart.title)}</figure>'
+
+
+def _charts_section(report: Report) -> list[str]:
+    """The bars, the sweeps overlaid (two a row), then the per-step charts with the note on which steps."""
+    if not (report.charts or report.line_charts or report.sweep_overlays):
+        return []
+    h = ['<h2 id="charts">Charts</h2>']
+    h += [f'<figure id="{ch.key}">{to_svg(draw(ch, 760), ch.title)}</figure>' for ch in report.charts]
+    if report.sweep_overlays:
+        h.append('<h3 id="sweep-overlays">Sweeps and steady state, before and after</h3>')
+    h += _line_figures(report.sweep_overlays)
+    if report.chart_note and report.line_charts:
+        h.append(f'<p class="note">{escape(report.chart_note)}</p>')
+    return h + _line_figures(report.line_charts)
 
 
 def render_html(report: Report) -> str:
@@ -251,14 +265,7 @@ def render_html(report: Report) -> str:
         )
     h.append('<h2 id="latency">Response time percentiles</h2>')
     h.append(table_html(report.percentiles))
-    if report.charts or report.line_charts:
-        h.append('<h2 id="charts">Charts</h2>')
-        for ch in report.charts:
-            h.append(f'<figure id="{ch.key}">{to_svg(draw(ch, 760), ch.title)}</figure>')
-        if report.sweep_overlays:
-            h.append('<h3 id="sweep-overlays">Sweeps and steady state, before and after</h3>')
-        h += [_figure(lc, False) for lc in report.sweep_overlays]
-        h += _line_figures(report.line_charts)
+    h += _charts_section(report)
     h.append('<h2 id="runs">Results per run</h2>')
     for s in report.runs:
         for table in (s.summary, *s.workloads):
@@ -266,9 +273,7 @@ def render_html(report: Report) -> str:
             h.append(table_html(table))
             if table.key == f"sweep-{s.run.id}" and s.sweep_charts:
                 h.append(f"<h3>{escape(curves_title(s.run))}</h3>")
-                h += [
-                    f'<figure id="{c.key}">{to_svg(draw(c, 760), c.title)}</figure>' for c in s.sweep_charts
-                ]
+                h += _line_figures(s.sweep_charts)
     h.append('<h2 id="appendix">Run facts and method</h2>')
     if report.disclosure:
         h.append("<h3>Disclosure: what was run and what the numbers mean</h3>")

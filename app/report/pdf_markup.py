@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 from html import escape
 
-from app.report.charts import family_of, small_multiples
+from app.report.charts import family_of
 from app.report.document import Report
 from app.report.pts_markup import pts_pdf
 from app.report.sweep_charts import curves_title
@@ -257,19 +257,19 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         h.append(callout("<br>".join(escape(n) for n in report.notes)))
     _h1(h, "latency", "Response time percentiles")
     h.append(table_markup(report.percentiles, wrap_all=wrap))
-    if report.charts or report.line_charts:
+    small = report.small_charts
+    if report.charts or report.line_charts or report.sweep_overlays:
         _h1(h, "charts", "Charts")
         for ch in report.charts:
             _chart(h, chart_src, ch.key)
     if report.sweep_overlays:
         h.append('<h2><a name="sweep-overlays"></a>Sweeps and steady state, before and after</h2>')
-        for lc in report.sweep_overlays:
-            _chart(h, chart_src, lc.key)
+        _charts_in_rows(h, chart_src, [lc.key for lc in report.sweep_overlays], small)
     if report.line_charts:  # flows on after the bar charts: a page break here could leave one chart alone
         h.append('<h2><a name="latency-charts"></a>Response time distribution and stability</h2>')
-        _charts_in_rows(
-            h, chart_src, [lc.key for lc in report.line_charts], small_multiples(report.line_charts)
-        )
+        if report.chart_note:
+            h.append(f'<p class="sentence">{escape(report.chart_note)}</p>')
+        _charts_in_rows(h, chart_src, [lc.key for lc in report.line_charts], small)
     _h1(h, "runs", "Results per run")
     for s in report.runs:
         h.append(f"<h2>{escape(s.summary.title)} ({escape(s.label)})</h2>")
@@ -279,8 +279,7 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
             h.append(table_markup(table, wrap_all=wrap))
             if table.key == f"sweep-{s.run.id}" and s.sweep_charts:
                 h.append(f"<h2>{escape(curves_title(s.run))}</h2>")
-                for c in s.sweep_charts:
-                    _chart(h, chart_src, c.key)
+                _charts_in_rows(h, chart_src, [c.key for c in s.sweep_charts], small)
     _h1(h, "appendix", "Appendix: methodology and job files")
     h.append(
         "<p>Every number in this report comes from Fiometer's results database. Fiometer reproduces "
