@@ -16,7 +16,7 @@ import pytest
 from app.engine.run.managers import local_endpoint, remote_endpoint
 from app.engine.run.runner import Runner, RunOptions
 from app.model.plan import LOCAL, AccessSpec, SpecLine, Target
-from app.recording import Fanout, StoreRecorder
+from app.session.recording import Fanout, StoreRecorder
 from app.store import get_run, open_store, step_samples
 from tests.helpers import grid
 from tests.integration.test_remote_faults import Collect

@@ -27,7 +27,7 @@ from app.engine.devices import io_uring_host
 from app.engine.devices.disks import disk_of
 from app.engine.devices.elevation import may_open_raw_disks
 from app.engine.devices.linux_devices import ObjectId
-from app.engine.guards import remote_hold, unverified
+from app.engine.guards import unverified
 from app.engine.guards.held_targets import Arming, Held, HoldRefused, describe_object, hold
 from app.engine.guards.safety import (
     CreatedFiles,
@@ -47,13 +47,14 @@ from app.engine.jobs.network_jobs import fresh_port_base
 from app.engine.jobs.placement import Placement, placer
 from app.engine.jobs.sequence import STEADY, SequenceTooLong, Step, expand
 from app.engine.jobs.targets import TargetError, lookup_mapping
+from app.engine.remote import files as remote_files
+from app.engine.remote import hold as remote_hold
 from app.engine.run.endpoint import ManagerEndpoint as ManagerEndpoint
 from app.engine.run.managers import TransportPool
 from app.engine.run.step_loop import StepLoop
 from app.engine.run.step_watch import StepWatch
 from app.engine.sampling.disk_telemetry import step_disk_context
 from app.engine.sampling.telemetry import Sample, StepTelemetry
-from app.engine.transports import remote_files
 from app.engine.transports.transport import (
     Event,
     Finished,
