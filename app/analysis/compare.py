@@ -85,6 +85,9 @@ class StepKey:
     workers: int
     targets: int
     definition: str = ""  # the spec's lines (``spec_words.canonical_definition``); "" when not stored
+    # "device" or "file" where the step's several targets are all one object (workers on one raw device): the
+    # load says so ("4 workers on one device", not "4 workers, 4 targets"); words only, never matched on
+    shared: str = field(default="", compare=False)
 
     @property
     def what(self) -> str:
@@ -104,14 +107,34 @@ class StepKey:
         )
 
 
-def step_key(step: StepInfo) -> StepKey:
+def step_key(step: StepInfo, run: Run | None = None) -> StepKey:
+    """``run``: the step's run, whose targets tell whether the step's targets are one object."""
     return StepKey(
         step.spec_name,
         step.queue_depth,
         len(step.active_workers),
         len(step.active_targets),
         canonical_definition(step.spec_text),
+        one_object(step, run),
     )
+
+
+DEVICE_PREFIXES = ("/dev/", "\\\\.\\")  # a raw device's path: Linux, Windows (\\.\PhysicalDrive1)
+
+
+def one_object(step: StepInfo, run: Run | None) -> str:
+    """ "device" or "file" where the step has several targets and every one is the same path on the same
+    manager (the run's targets say); "" otherwise."""
+    if run is None or len(step.active_targets) < 2:
+        return ""
+    paths = {(t.manager, t.key): t.path for t in run.targets}
+    used = {(m, paths.get((m, key), "")) for m, key in (tuple(t) for t in step.active_targets)}
+    if len(used) != 1:
+        return ""
+    path = next(iter(used))[1]
+    if not path:
+        return ""
+    return "device" if path.startswith(DEVICE_PREFIXES) else "file"
 
 
 def all_metrics(step: StepInfo) -> Metrics | None:
@@ -182,7 +205,7 @@ def _keyed_steps(run: Run, iometer: bool) -> tuple[Keyed, list[str]]:
                 f"run {run.id} step {step.index + 1} ({step.spec_name}) has no results ({step.status})"
             )
             continue
-        key = step_key(step)
+        key = step_key(step, run)
         occurrence = seen.get(key.identity, 0)
         seen[key.identity] = occurrence + 1
         values = {d.key: d.value(m) for d in METRICS}
@@ -276,7 +299,8 @@ class MatchedStep:
     def load(self) -> str:
         """The load the row was measured at: "QD 32", "QD 64 -> 8", with workers and targets where not 1."""
         a, b = self.baseline.key, self.candidate.key
-        return load_text(a.queue_depth, b.queue_depth, a.workers, b.workers, a.targets, b.targets)
+        shared = a.shared if a.shared == b.shared else ""
+        return load_text(a.queue_depth, b.queue_depth, a.workers, b.workers, a.targets, b.targets, shared)
 
 
 def _planned_definitions(run: Run) -> set[str]:
@@ -384,12 +408,18 @@ def _q(v: int | None) -> str:
     return "?" if v is None else str(v)
 
 
-def load_text(qa: int | None, qb: int | None, wa: int = 1, wb: int = 1, ta: int = 1, tb: int = 1) -> str:
-    """ "QD 32"; "QD 64 -> 8" where the sides differ; workers and targets where not 1 or where they differ."""
+def load_text(
+    qa: int | None, qb: int | None, wa: int = 1, wb: int = 1, ta: int = 1, tb: int = 1, shared: str = ""
+) -> str:
+    """ "QD 32"; "QD 64 -> 8" where the sides differ; workers and targets where not 1 or where they differ;
+    ``shared`` ("device", "file"): the targets are all one object, "QD 1, 4 workers on one device"."""
     parts = [f"QD {_q(qa)}" if qa == qb else f"QD {_q(qa)} {ARROW} {_q(qb)}"]
     for word, a, b in (("worker", wa, wb), ("target", ta, tb)):
         if a != b:
             parts.append(f"{word}s {a} {ARROW} {b}")
+        elif word == "target" and shared and a > 1:
+            on = f" on one {shared}"
+            parts[-1:] = [parts[-1] + on] if wa == wb and wa == a else [*parts[-1:], f"{a} targets{on}"]
         elif a != 1:
             parts.append(f"{a} {word}s")
     return ", ".join(parts)

@@ -89,8 +89,11 @@ def _setup(args: argparse.Namespace, resume=None):
 
 
 def _device(target: str):
-    from app.engine.devices.device_facts import device_facts
+    from app.engine.devices.device_facts import device_facts, unsupported_reason
 
+    not_here = unsupported_reason()
+    if not_here:
+        raise CliError(not_here)
     facts = device_facts(target)
     if facts is None:
         raise CliError(

@@ -109,6 +109,22 @@ def _wrap(label: str, size: float, width: float) -> list[str]:
     return [first, rest]
 
 
+def _title_lines(text: str, size: float, width: float, most: int = 3) -> list[str]:
+    """A chart's title in up to ``most`` lines, split at a space or hyphen; what still does not fit is cut
+    with an ellipsis (a small multiple's title is half as wide as a chart's)."""
+    out: list[str] = []
+    while len(out) < most - 1 and text_width(text, size) > width + 0.01:
+        fitting = [
+            i + 1 for i, ch in enumerate(text) if ch in " -_/" and text_width(text[: i + 1], size) <= width
+        ]
+        cut = fitting[-1] if fitting else max(1, int(width / (size * CHAR_W)))
+        out.append(text[:cut].rstrip())
+        text = text[cut:].lstrip()
+    if text_width(text, size) > width + 0.01:
+        text = text[: max(1, int(width / (size * CHAR_W)) - 1)] + "\u2026"
+    return [*out, text]
+
+
 def layout(chart: BarChart, width: float = 640.0) -> Drawing:
     title_size, label_size, value_size, tick_size = 11.0, 8.5, 7.5, 7.5
     n = len(chart.series)
@@ -235,7 +251,8 @@ def chart_title(d: MetricDef) -> str:
 def _category(s: StepValues, repeated: bool = True, load: str = "") -> str:
     """A bar's label: the spec and its load, "Random-8k (QD 64 → 8)" (``load`` from the paired row)."""
     k = s.key
-    return f"{k.spec} ({load or load_text(k.queue_depth, k.queue_depth, k.workers, k.workers, k.targets, k.targets)})"
+    own = load_text(k.queue_depth, k.queue_depth, k.workers, k.workers, k.targets, k.targets, k.shared)
+    return f"{k.spec} ({load or own})"
 
 
 MAX_BARS_HEIGHT = 520.0  # points of bars per chart: a chart must fit on a page (a PDF image cannot split)
@@ -268,13 +285,20 @@ def _ranges(steps: list[StepValues | None], spread: Spread, metric: str) -> list
 
 
 def comparison_charts(
-    comparisons: list[Comparison], labels: list[str], spreads: list[Spread]
+    comparisons: list[Comparison],
+    labels: list[str],
+    spreads: list[Spread],
+    drawn: set[int] | frozenset[int] = frozenset(),
 ) -> list[BarChart]:
     """Per metric: a bar per access specification for the baseline and each candidate (matched steps), with
     error bars (lowest to highest run) where a side is a group of repeated runs. ``labels`` and ``spreads``:
-    the baseline's, then each candidate's."""
+    the baseline's, then each candidate's; ``drawn``: the baseline's steps drawn as sweep curves (no bars)."""
     base = comparisons[0].baseline
-    steps = [s for s in base.steps if any(r.baseline is s for c in comparisons for r in c.rows)]
+    steps = [
+        s
+        for s in base.steps
+        if s.index not in drawn and any(r.baseline is s for c in comparisons for r in c.rows)
+    ]
     loads = {id(r.baseline): r.load for c in comparisons[:1] for r in c.rows}
     cats = [_category(s, load=loads.get(id(s), "")) for s in steps]
     charts = []
@@ -416,13 +440,31 @@ def _point_labels(
     return out
 
 
+def _free_line(
+    taken: list[tuple[float, float, float, float]], x0: float, x1: float, y: float, size: float, top: float
+) -> float:
+    """A caption's baseline near ``y`` where it covers no caption in ``taken`` (boxes x0, y0, x1, y1), which
+    it joins: a line higher each time (lower where the plot's top is reached)."""
+    step = size + 2
+    tries = [y - k * step for k in range(6) if y - k * step >= top + size] + [
+        y + k * step for k in range(1, 6)
+    ]
+    for cy in tries:
+        box = (x0, cy - size, x1, cy + 2)
+        if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
+            taken.append(box)
+            return cy
+    return y
+
+
 def _title_and_legend(d: Drawing, chart: LineChart, width: float) -> float:
     """Draws the chart's title (wrapped) and its legend (in rows); returns where the plot's top goes."""
     title_size, label_size = 10.0, 8.0
     y = title_size + 2
-    for i, line in enumerate(_wrap(chart.title, title_size * 1.08, width)):  # bold is wider
+    lines = _title_lines(chart.title, title_size * 1.08, width)  # bold is wider
+    for i, line in enumerate(lines):
         d.items.append(Text(0, y + i * (title_size + 3), line, title_size, bold=True))
-        y += (title_size + 3) * (i > 0)
+    y += (title_size + 3) * (len(lines) - 1)
     y += 15
     lx = 0.0
     for s in chart.series:
@@ -471,10 +513,22 @@ def _series_items(s: LineSeries, pts: list[tuple[float, float]], *, steps: bool)
     return items
 
 
-def _mark(m: Mark, mx: float, my: float, top: float, width: float, size: float) -> list[Line | Text]:
-    """An open square around the point at (mx, my), its caption beside it (left of it at the right edge)."""
+def _mark(
+    m: Mark,
+    mx: float,
+    my: float,
+    top: float,
+    width: float,
+    size: float,
+    captions: list[tuple[float, float, float, float]],
+) -> list[Line | Text]:
+    """An open square around the point at (mx, my), its caption beside it (left of it at the right edge), on a
+    line where it covers none of the ``captions`` drawn (which it joins)."""
     r = 4.5
-    right = mx + r + 3 + text_width(m.caption, size) <= width
+    w = text_width(m.caption, size)
+    right = mx + r + 3 + w <= width
+    cx = mx + r + 3 if right else mx - r - 3 - w
+    cy = _free_line(captions, cx, cx + w, max(top + 7, my - r - 2), size, top)
     return [
         Line(mx - r, my - r, mx + r, my - r, m.color, 1.2),
         Line(mx + r, my - r, mx + r, my + r, m.color, 1.2),
@@ -482,7 +536,7 @@ def _mark(m: Mark, mx: float, my: float, top: float, width: float, size: float) 
         Line(mx - r, my + r, mx - r, my - r, m.color, 1.2),
         Text(
             mx + r + 3 if right else mx - r - 3,
-            max(top + 7, my - r - 2),
+            cy,
             m.caption,
             size,
             m.color,
@@ -550,16 +604,18 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
         pts = [(px(x), py(v)) for x, v in s.points if not chart.x_log or x > 0]
         d.items += _series_items(s, pts, steps=chart.x_log)
         d.items += _point_labels(pts, s.point_labels, tick_size - 1, s.color, width, taken)
+    captions: list[tuple[float, float, float, float]] = []  # no caption printed over another
     for m in chart.marks:
-        d.items += _mark(m, px(m.x), py(m.y), top, width, tick_size)
+        d.items += _mark(m, px(m.x), py(m.y), top, width, tick_size, captions)
     d.height = bottom + 28
     return d
 
 
 # Per-step charts, one per access specification and load: the response time distribution, the share of I/Os,
-# and the IOPS and response time per second (a row: a step's IOPS beside its response time).
-SMALL_FAMILIES = (("dist-",), ("share-",), ("iops-", "lat-"))
-SMALL_FROM = 4  # a family of this many charts or more is drawn as small multiples, two side by side
+# and the IOPS and response time per second (a row: a step's IOPS beside its response time); and the four
+# curves of a sweep, both sides' overlaid (compare) or a run's own.
+SMALL_FAMILIES = (("dist-",), ("share-",), ("iops-", "lat-"), ("sweep-compare-",), ("sweep-",))
+SMALL_FROM = 3  # a family of this many charts or more is drawn as small multiples, two side by side
 
 
 def family_of(key: str) -> int:

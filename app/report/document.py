@@ -10,16 +10,25 @@ from app.analysis.compare import DEFAULT_MATCH, DEFAULT_THRESHOLD_PCT, Compariso
 from app.analysis.compare_spread import attach_spreads
 from app.analysis.iometer_import import IMPORT_TAG, is_iometer_run
 from app.analysis.run_groups import load_side
+from app.analysis.sweep import Sweep, find_sweeps
 from app.analysis.validity import Note
-from app.report.charts import BarChart, LineChart, comparison_charts, run_charts, side_colors
+from app.report.charts import (
+    BarChart,
+    LineChart,
+    comparison_charts,
+    run_charts,
+    side_colors,
+    small_multiples,
+)
 from app.report.disclosure import damaged_plan, disclosure
 from app.report.facts import JobFileText, environment_table, facts_table, job_files, job_options_table
-from app.report.headlines import headlines
+from app.report.headlines import Headlines, headlines
 from app.report.latency import Distribution, distributions, pairs, percentile_table, shares, spread
 from app.report.one_run import run_summary
 from app.report.pts_report import PtsSection, pts_comparison, pts_sections
 from app.report.summary import SummaryBlock, confidence_rule, summarize
 from app.report.sweep_charts import sweep_charts
+from app.report.sweep_selection import chart_note, curve_steps, per_step_rows
 from app.report.tables import Table, at_a_glance_table, comparison_table, summary_table, unmatched_table
 from app.report.timeline import distribution_charts, share_charts, timeline_charts
 from app.report.validity_report import run_notes_of, validity_lines
@@ -89,6 +98,7 @@ class Report:
     # file stays where it is until the report's files are written. None: the steps' own results.
     step_results: Callable[[StepInfo], list[ResultRow]] | None = None
     pts: list[PtsSection] = field(default_factory=list)  # `fiometer pts` runs (report.pts_report)
+    chart_note: str = ""  # which sweep steps have per-step charts (report.sweep_selection)
     pts_compare: Table | None = None  # two or more of them side by side
 
     @property
@@ -112,6 +122,14 @@ class Report:
             *(c for r in self.runs for c in r.sweep_charts),
             *(c for p in self.pts for c in p.charts),
         ]
+
+    @property
+    def small_charts(self) -> set[str]:
+        """Keys of the charts drawn half-width, two a row (``charts.small_multiples``), wherever they stand."""
+        out = small_multiples(self.line_charts) | small_multiples(self.sweep_overlays)
+        for r in self.runs:
+            out |= small_multiples(r.sweep_charts)
+        return out
 
     @property
     def tables(self) -> list[Table]:
@@ -145,6 +163,22 @@ def default_labels(sides: list[Side]) -> list[str]:
         return tags
     names = [s.runs[0].name if len(s.runs) == 1 else "" for s in sides]
     return [n if n and names.count(n) == 1 else s.label for n, s in zip(names, sides, strict=True)]
+
+
+def _curves(heads: list[Headlines], baseline: Side, runs: list[RunSection]) -> dict[int, list[Sweep]]:
+    """Run id -> its sweeps drawn as curves: in a comparison both sides' paired sweeps, overlaid (a run whose
+    every sweep is so drawn shows no curves of its own); else the run's own curves, in its section."""
+    if not heads:
+        first = baseline.runs[0]
+        return {first.id: find_sweeps(first)} if any(r.run is first and r.sweep_charts for r in runs) else {}
+    out: dict[int, list[Sweep]] = {}
+    for h in heads:
+        for run, sweeps in h.swept.items():
+            out.setdefault(run, []).extend(sweeps)
+    for r in runs:
+        if r.sweep_charts and len(out.get(r.run.id, [])) >= len(find_sweeps(r.run)):
+            r.sweep_charts = []
+    return out
 
 
 def _not_built() -> Table:
@@ -220,6 +254,8 @@ def build_report(
                         sweep_charts(r),
                     )
                 )
+    heads = [headlines(store, c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
+    curves = _curves(heads, baseline, runs)
     unmatched = [
         t
         for i, c in enumerate(comparisons, 1)
@@ -227,25 +263,26 @@ def build_report(
     ]
     spreads = [spread(s) for s in sides]
     matched = pairs(comparisons, baseline)
+    per_step = per_step_rows(matched, curves)  # a sweep's steps: at its key loads (its curves show them all)
+    drawn = curve_steps(baseline, curves)
     if terminal:
         charts, dists, line_charts = [], [], []
     else:
         if comparisons and any(c.rows for c in comparisons):
-            charts = comparison_charts(comparisons, labels, spreads)
+            charts = comparison_charts(comparisons, labels, spreads, drawn)
         else:
-            charts = run_charts(baseline.steps, labels[0], spreads[0])
-        dists = distributions(matched, by_side)
+            charts = run_charts([s for s in baseline.steps if s.index not in drawn], labels[0], spreads[0])
+        dists = distributions(per_step, by_side)
         colors = dict(zip(labels, side_colors(len(sides)), strict=True))
         line_charts = (
             distribution_charts(dists, colors)
-            + share_charts(shares(matched, by_side), colors)
-            + timeline_charts(store, matched, by_side, colors)
+            + share_charts(shares(per_step, by_side), colors)
+            + timeline_charts(store, per_step, by_side, colors)
         )
     notes = [m for s in sides for m in s.missing]
     if terminal:  # (a report says it in its disclosure)
         notes += [x for r in runs for x in damaged_plan(r.run, f"Run {r.run.id} ({r.label})")]
     summary = [summarize(c, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
-    heads = [headlines(store, c, i, labels[0], labels[i]) for i, c in enumerate(comparisons, 1)]
     for block, head in zip(summary, heads, strict=True):
         block.headlines = head.sentences
     if not comparisons:  # a one-run report answers first too: its headline figures, its curve or sweep
@@ -280,6 +317,7 @@ def build_report(
             )
         ),
     )
+    report.chart_note = "" if terminal else chart_note(matched, per_step, curves)
     report.step_results = StepResults(store)
     if not terminal:
         report.pts = pts_sections([(r, by_side[id(s)], i) for i, s in enumerate(sides) for r in s.runs])

@@ -15,6 +15,7 @@ from app.analysis.sweep import Sweep, SweepPoint, find_sweeps
 from app.analysis.timed_transfer import transfers
 from app.model.units import format_bytes
 from app.report.charts import LineChart, LineSeries, run_color
+from app.report.sweep_charts import compared_charts
 from app.report.tables import MINUS, Cell, Column, Row, Table, fmt_sig, metric, pct_cell
 from app.report.timeline import io_start
 from app.report.transfer_table import block_and_direction, elapsed_text, transfer_table
@@ -30,6 +31,8 @@ class Headlines:
     sentences: list[str] = field(default_factory=list)  # for the summary
     table: Table | None = None  # workload | figure | before | after | change
     charts: list[LineChart] = field(default_factory=list)  # the two sides' sweeps overlaid
+    # run id -> its sweeps drawn above, both sides overlaid (their steps need no charts of their own)
+    swept: dict[int, list[Sweep]] = field(default_factory=dict)
     disks: Table | None = None  # disk statistics beside IOPS and MB/s, per paired step and side
     transfers: Table | None = None  # timed transfers: bytes, elapsed and MB/s of both sides per block size
     layout: list[str] = field(default_factory=list)  # test-file layout before a step's first I/O (disclosure)
@@ -105,29 +108,6 @@ def sweep_work(s: Sweep) -> str:
         return "mbps"
     p = s.max_mbps
     return "mbps" if p.iops and p.mbps * 1e6 / p.iops >= LARGE_TRANSFER else "iops"
-
-
-def _sweep_chart(key: str, a: Sweep, b: Sweep, labels: tuple[str, str]) -> LineChart:
-    work = sweep_work(a)
-    unit = "MB/s" if work == "mbps" else "IOPS"
-    loads = sorted({p.load for s in (a, b) for p in s.points})
-    log2 = all(x > 0 for x in loads) and len(loads) > 2
-    ticks = [(float(x), format_bytes(x) if a.dimension == "transfer_size" else str(x)) for x in loads]
-    series = [
-        LineSeries(
-            label, [(float(p.load), getattr(p, work)) for p in s.points], run_color(i), 1.4, markers=True
-        )
-        for i, (s, label) in enumerate(((a, labels[0]), (b, labels[1])))
-    ]
-    return LineChart(
-        key,
-        f"{unit} against {a.dimension.replace('_', ' ')}: {a.label}, {labels[0]} and {labels[1]}",
-        a.dimension.replace("_", " "),
-        unit,
-        series,
-        x_log2=log2,
-        x_ticks=ticks,
-    )
 
 
 def _disk_row(label: str, r: MatchedStep, side_step: int, run: Run, d: DiskStat) -> Row:
@@ -234,7 +214,9 @@ def headlines(store: Store, c: Comparison, number: int, base_label: str, cand_la
             f"{sa.label} sweep: maximum {unit} {fa}{_at_max(pa)} {ARROW} {fb}{_at_max(pb)}"
             f"{_pct_text(_pct(va, vb))}; knee {kta} {ARROW} {ktb}."
         )
-        out.charts.append(_sweep_chart(f"sweep-compare-{number}-{i}", sa, sb, labels))
+        out.charts += compared_charts(f"sweep-compare-{number}-{i}", sa, sb, labels)
+        out.swept.setdefault(a.id, []).append(sa)
+        out.swept.setdefault(b.id, []).append(sb)
     ta, tb = ({t.step: t for t in transfers(a)}, {t.step: t for t in transfers(b)})
     sizes = {
         s.index: block_and_direction(s)[0] for s in a.steps if s.index in ta

@@ -162,7 +162,7 @@ def sections(report: Report) -> list[tuple[str, str]]:
     if report.comparisons:
         out.append(("compare", "Before / after"))
     out.append(("latency", "Response time percentiles"))
-    if report.charts or report.line_charts:
+    if report.charts or report.line_charts or report.sweep_overlays:
         out.append(("charts", "Charts"))
     out.append(("runs", "Results per run"))
     out += [(f"curve-{s.run.id}", line) for s in report.runs if (line := curve_contents(s.run))]
@@ -185,6 +185,20 @@ def _figure(chart: LineChart, small: bool) -> str:
     if small:
         return f'<figure class="small" id="{chart.key}">{to_svg(draw(chart, 372), chart.title)}</figure>'
     return f'<figure id="{chart.key}">{to_svg(draw(chart, 760), chart.title)}</figure>'
+
+
+def _charts_html(report: Report) -> list[str]:
+    """The bars, the sweeps overlaid (two a row), then the per-step charts with the note on which steps."""
+    if not (report.charts or report.line_charts or report.sweep_overlays):
+        return []
+    h = ['<h2 id="charts">Charts</h2>']
+    h += [f'<figure id="{ch.key}">{to_svg(draw(ch, 760), ch.title)}</figure>' for ch in report.charts]
+    if report.sweep_overlays:
+        h.append('<h3 id="sweep-overlays">Sweeps and steady state, before and after</h3>')
+    h += _line_figures(report.sweep_overlays)
+    if report.chart_note and report.line_charts:
+        h.append(f'<p class="note">{escape(report.chart_note)}</p>')
+    return h + _line_figures(report.line_charts)
 
 
 def render_html(report: Report) -> str:
@@ -278,20 +292,6 @@ def _compare_html(report: Report) -> list[str]:
     return h
 
 
-def _charts_html(report: Report) -> list[str]:
-    """The charts: per step, the sweep overlays, the line charts."""
-    h: list[str] = []
-    if report.charts or report.line_charts:
-        h.append('<h2 id="charts">Charts</h2>')
-        for ch in report.charts:
-            h.append(f'<figure id="{ch.key}">{to_svg(draw(ch, 760), ch.title)}</figure>')
-        if report.sweep_overlays:
-            h.append('<h3 id="sweep-overlays">Sweeps and steady state, before and after</h3>')
-        h += [_figure(lc, False) for lc in report.sweep_overlays]
-        h += _line_figures(report.line_charts)
-    return h
-
-
 def _runs_html(report: Report) -> list[str]:
     """The results per run, each run's sweep curves after its sweep table."""
     h: list[str] = []
@@ -302,9 +302,7 @@ def _runs_html(report: Report) -> list[str]:
             h.append(table_html(table))
             if table.key == f"sweep-{s.run.id}" and s.sweep_charts:
                 h.append(f"<h3>{escape(curves_title(s.run))}</h3>")
-                h += [
-                    f'<figure id="{c.key}">{to_svg(draw(c, 760), c.title)}</figure>' for c in s.sweep_charts
-                ]
+                h += _line_figures(s.sweep_charts)
     return h
 
 

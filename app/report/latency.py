@@ -138,7 +138,7 @@ def pairs(comparisons: list[Comparison], baseline: Side) -> list[tuple[str, list
 def _own_load(s: StepValues) -> str:
     """One step's load as the tables name it: "QD 4", "QD 4, 6 workers"."""
     k = s.key
-    return load_text(k.queue_depth, k.queue_depth, k.workers, k.workers, k.targets, k.targets)
+    return load_text(k.queue_depth, k.queue_depth, k.workers, k.workers, k.targets, k.targets, k.shared)
 
 
 def percentile_table(rows: list[tuple[str, list[tuple[Side, StepValues]]]], labels: dict[int, str]) -> Table:

@@ -8,7 +8,7 @@ or partial step is named as not judged, never taken as a figure.
 
 from __future__ import annotations
 
-from app.analysis.compare import Side, all_metrics, step_key
+from app.analysis.compare import Side, all_metrics, load_text, step_key
 from app.analysis.curve import curve_lines
 from app.analysis.preconditioning import measured_steps
 from app.analysis.sweep import find_sweeps
@@ -21,11 +21,10 @@ from app.store.records import Run, StepInfo
 INCOMPLETE = ("stopped", "failed", "partial", "interrupted")
 
 
-def _load(step: StepInfo) -> str:
-    k = step_key(step)
-    parts = ["QD ?" if k.queue_depth is None else f"QD {k.queue_depth}"]
-    parts += [f"{n} {w}s" for n, w in ((k.workers, "worker"), (k.targets, "target")) if n != 1]
-    return ", ".join(parts)
+def _load(step: StepInfo, run: Run | None = None) -> str:
+    """ "QD 4", "QD 1, 4 workers on one device" (``run``: whose targets tell whether they are one)."""
+    k = step_key(step, run)
+    return load_text(k.queue_depth, k.queue_depth, k.workers, k.workers, k.targets, k.targets, k.shared)
 
 
 def _large(step: StepInfo) -> bool:
@@ -33,7 +32,7 @@ def _large(step: StepInfo) -> bool:
     return bool(lines) and max(lines, key=lambda ln: ln.of_size).size >= LARGE_TRANSFER
 
 
-def _figure(step: StepInfo, m: Metrics) -> str:
+def _figure(step: StepInfo, m: Metrics, run: Run | None = None) -> str:
     """ "12,345 IOPS at QD 4 (48.2 MB/s; average 0.32 ms, p99 1.20 ms)" - MB/s first from 64 KiB."""
     iops, mbps = f"{fmt_sig(m.iops)} IOPS", f"{fmt_sig(m.mbps)} MB/s"
     lead, other = (mbps, iops) if _large(step) else (iops, mbps)
@@ -41,7 +40,7 @@ def _figure(step: StepInfo, m: Metrics) -> str:
     p99 = m.percentile_ms(99)
     if p99 is not None:
         lat += f", p99 {fmt_sig(min(p99, m.lat_max_ms) if m.lat_max_ms else p99)} ms"
-    return f"{lead} at {_load(step)} ({other}; {lat})"
+    return f"{lead} at {_load(step, run)} ({other}; {lat})"
 
 
 def headline_figures(run: Run) -> tuple[list[str], list[str]]:
@@ -53,7 +52,7 @@ def headline_figures(run: Run) -> tuple[list[str], list[str]]:
         m = all_metrics(step)
         if m is None or step.status in INCOMPLETE or step.status == "skipped":
             not_judged.append(
-                f"step {step.index + 1} ({step.spec_name} at {_load(step)}): {step.status}, "
+                f"step {step.index + 1} ({step.spec_name} at {_load(step, run)}): {step.status}, "
                 + ("no results" if m is None else "did not run to its end")
                 + " - shown in the tables, not a headline figure"
             )
@@ -62,7 +61,7 @@ def headline_figures(run: Run) -> tuple[list[str], list[str]]:
     lines = []
     for rows in groups.values():
         step, m = max(rows, key=lambda sm: sm[1].mbps if _large(sm[0]) else sm[1].iops)
-        line = f"{step.spec_name}: {_figure(step, m)}"
+        line = f"{step.spec_name}: {_figure(step, m, run)}"
         if len(rows) > 1:
             line += f"; the highest of {len(rows)} loads measured"
         lines.append(line + ".")

@@ -24,7 +24,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
-from app.report.charts import Drawing, Line, Rect, Text, draw, small_multiples
+from app.report.charts import Drawing, Line, Rect, Text, draw
 from app.report.document import Report
 from app.report.html import sections
 from app.report.pdf_markup import ACCENT, MUTED, SMALL_SHARE, body_markup, keep_together
@@ -292,7 +292,7 @@ def write_pdf(report: Report, path: str) -> None:
     width_pt = body.width() / pages.px_per_pt  # charts are laid out in points across the text width
     blank = QImage(1, 1, QImage.Format.Format_RGB32)
     blank.fill(QColor("white"))
-    small = small_multiples(report.line_charts)
+    small = report.small_charts
     for ch in report.every_chart:
         share = SMALL_SHARE if ch.key in small else 1.0  # small multiples: two side by side
         d = draw(ch, width_pt * share)

@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 from html import escape
 
-from app.report.charts import family_of, small_multiples
+from app.report.charts import family_of
 from app.report.document import Report
 from app.report.pts_markup import pts_pdf
 from app.report.sweep_charts import curves_title
@@ -270,20 +270,21 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
 
 
 def _charts_markup(h: list[str], report: Report, chart_src: dict[str, tuple[str, int, int]]) -> None:
-    """The charts: per step, the sweep overlays, then the line charts in rows."""
-    if report.charts or report.line_charts:
+    """The charts: per step, the sweep overlays (two a row), then the line charts in rows, after the note on
+    which sweep steps have them."""
+    small = report.small_charts
+    if report.charts or report.line_charts or report.sweep_overlays:
         _h1(h, "charts", "Charts")
         for ch in report.charts:
             _chart(h, chart_src, ch.key)
     if report.sweep_overlays:
         h.append('<h2><a name="sweep-overlays"></a>Sweeps and steady state, before and after</h2>')
-        for lc in report.sweep_overlays:
-            _chart(h, chart_src, lc.key)
+        _charts_in_rows(h, chart_src, [lc.key for lc in report.sweep_overlays], small)
     if report.line_charts:  # flows on after the bar charts: a page break here could leave one chart alone
         h.append('<h2><a name="latency-charts"></a>Response time distribution and stability</h2>')
-        _charts_in_rows(
-            h, chart_src, [lc.key for lc in report.line_charts], small_multiples(report.line_charts)
-        )
+        if report.chart_note:
+            h.append(f'<p class="sentence">{escape(report.chart_note)}</p>')
+        _charts_in_rows(h, chart_src, [lc.key for lc in report.line_charts], small)
 
 
 def _runs_markup(
@@ -299,8 +300,7 @@ def _runs_markup(
             h.append(table_markup(table, wrap_all=wrap))
             if table.key == f"sweep-{s.run.id}" and s.sweep_charts:
                 h.append(f"<h2>{escape(curves_title(s.run))}</h2>")
-                for c in s.sweep_charts:
-                    _chart(h, chart_src, c.key)
+                _charts_in_rows(h, chart_src, [c.key for c in s.sweep_charts], report.small_charts)
 
 
 def _appendix_markup(h: list[str], report: Report) -> None:

@@ -4,9 +4,11 @@ the knee marked; one line per outer value where the plan sweeps two dimensions."
 
 from __future__ import annotations
 
-from app.analysis.sweep import KNEE_RULE
-from app.analysis.sweep_curves import SweepFamily, sweep_families
-from app.report.charts import CANDIDATE_COLORS, LineChart, LineSeries, Mark
+from collections.abc import Callable
+
+from app.analysis.sweep import KNEE_RULE, Sweep
+from app.analysis.sweep_curves import CurveLine, SweepFamily, sweep_families
+from app.report.charts import CANDIDATE_COLORS, LineChart, LineSeries, Mark, run_color
 from app.store.records import Run
 
 HEIGHT = 105.0
@@ -25,8 +27,8 @@ def _color(i: int) -> str:
     return CANDIDATE_COLORS[i % len(CANDIDATE_COLORS)]
 
 
-def family_charts(family: SweepFamily, key: str) -> list[LineChart]:
-    """The four charts of one family; ``key`` prefixes each chart's key."""
+def family_charts(family: SweepFamily, key: str, color: Callable[[int], str] = _color) -> list[LineChart]:
+    """The four charts of one family; ``key`` prefixes each chart's key; ``color``: the i-th line's."""
     ticks = family.ticks()
     common = {"x_log2": family.log2, "x_ticks": ticks, "plot_height": HEIGHT}
     x = family.x_title
@@ -34,7 +36,7 @@ def family_charts(family: SweepFamily, key: str) -> list[LineChart]:
 
     def load_series(field: str, dash: bool = False, label: str | None = None) -> list[LineSeries]:
         return [
-            LineSeries(label if label is not None else ln.label, ln.series(field), _color(i), 1.4, dash, True)
+            LineSeries(label if label is not None else ln.label, ln.series(field), color(i), 1.4, dash, True)
             for i, ln in enumerate(family.lines)
         ]
 
@@ -73,7 +75,7 @@ def family_charts(family: SweepFamily, key: str) -> list[LineChart]:
         LineSeries(
             ln.label,
             ln.latency_vs_throughput(),
-            _color(i),
+            color(i),
             1.4,
             markers=True,
             point_labels=[family.tick_label(p.load) for p in ln.sweep.points if p.lat_mean_ms is not None],
@@ -100,7 +102,7 @@ def family_charts(family: SweepFamily, key: str) -> list[LineChart]:
         LineChart(
             f"{key}-knee",
             f"Average response time against {work}, knee marked: {family.title}",
-            f"{work} (points labelled with their {family.noun}; dashed: the knee's {work} per ms)",
+            f"{work} (labels: {family.noun}; dashed: the knee's {work} per ms)",
             "ms",
             curve,
             x_min=0.0,
@@ -109,6 +111,19 @@ def family_charts(family: SweepFamily, key: str) -> list[LineChart]:
         )
     )
     return out
+
+
+def compared_charts(key: str, before: Sweep, after: Sweep, labels: tuple[str, str]) -> list[LineChart]:
+    """Two runs' sweeps of one workload overlaid, a line per side in its colour (``run_color``): throughput,
+    response time (average and p99) and the knee chart, as a run's own sweep curves are."""
+    family = SweepFamily(
+        before.label, before.dimension, None, [CurveLine(labels[0], before), CurveLine(labels[1], after)]
+    )
+    charts = family_charts(family, key, run_color)
+    for c in charts:  # short enough for two charts a row: the axes say over what, the legend whose
+        if c.key.endswith("-knee"):
+            c.title = f"Response time against {WORK[family.throughput]}, knees marked: {before.label}"
+    return charts
 
 
 def sweep_charts(run: Run) -> list[LineChart]:

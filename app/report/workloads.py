@@ -3,6 +3,8 @@ statistics — what `fiometer show` prints, in the report's table form (Qt-free)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from app.analysis.disk_stats import run_disk_stats
 from app.analysis.preconditioning import fill_summary, precondition_of, steady_state_of
 from app.analysis.sweep import find_sweeps
@@ -150,7 +152,7 @@ def disk_table(run: Run) -> Table | None:
                 _text(str(d.step + 1)),  # a row key, as the text columns after it (the PDF splits on them)
                 _text(d.manager),
                 _text(d.disk),
-                _text(", ".join(d.targets) or "\u2013"),
+                _text(target_names(d.targets)),
                 num(d.reads, 0),
                 num(d.writes, 0),
                 metric(d.r_s),
@@ -196,6 +198,13 @@ def disk_table(run: Run) -> Table | None:
             "the step, %util = fio's busy time."
         ],
     )
+
+
+def target_names(names: Sequence[str]) -> str:
+    """ "T1, T2"; a name the step's jobs share said once with their count: "TESTFILE (4 jobs)" (workers on
+    one device), not "TESTFILE, TESTFILE, TESTFILE, TESTFILE"."""
+    counts = {n: names.count(n) for n in names}
+    return ", ".join(f"{n} ({c} jobs)" if c > 1 else n for n, c in counts.items()) or "\u2013"
 
 
 def workload_tables(store: Store, run: Run) -> list[Table]:

@@ -65,6 +65,7 @@ def chart_figures(pw: pg.PlotWidget) -> dict:
         # the time axis' title whole inside its chart (not cut off at either side)
         "x_title_whole": not shown_title or (t.left() >= -1 and t.right() <= pw.width() + 1),
         "x_title": axis.labelText,
+        "x_title_shown": shown_title,  # (charts in rows share one: see ChartGrid.share_axes)
         # the chart's own title (a sweep's) and its plot inside the chart: a title wider than the chart widened
         # the plot past the chart's right edge
         "title_whole": not head.isVisible()

@@ -22,7 +22,7 @@ from app.store import open_store
 from app.store.recorder import Recorder
 from app.store.records import ManagerInfo, SampleRow
 from app.ui import theme
-from app.ui.charts.chart_grid import DEFAULT_FIELDS, NOT_MEASURED, ChartGrid
+from app.ui.charts.chart_grid import DEFAULT_FIELDS, NOT_MEASURED, PLOT_MIN_HEIGHT, ChartGrid
 from app.ui.history.run_view import RunView
 from app.ui.history.stored_series import ReplaySample
 from app.ui.main_window import MainWindow
@@ -118,21 +118,34 @@ def test_steps_of_one_point_each_are_joined_by_one_line(charts: ChartGrid) -> No
     assert subpaths(lat.p99[0].curve.getPath()) == 1
 
 
-def test_step_names_sit_in_a_band_above_the_plot(charts: ChartGrid) -> None:
+def test_step_names_sit_in_a_band_above_the_plot(charts: ChartGrid, qtbot) -> None:
     live = fed(1, steps=3)
     charts.set_series([ALL_KEY], ["All Managers"])
     charts.redraw(live, LAST)
-    for c in charts.charts:
+    assert charts.columns == 2
+    for i, c in enumerate(charts.charts):
         assert [label for _x, label in c.steps.marks] == ["#1", "#2", "#3"]
         assert list(c.marks.xs) == [0.0, 13.0, 26.0]  # one item draws every boundary, no text over the data
-        view = c.plot.getViewBox().geometry()
-        band = c.steps.geometry()
-        assert band.bottom() <= view.top() + 0.5 and band.height() > 0
+        # two rows share their time axis: the band above the first row, the time's title under the second
+        assert (c.steps.isVisible(), c.plot.getAxis("bottom").label.isVisible()) == (i < 2, i >= 2)
+        if i < 2:
+            view = c.plot.getViewBox().geometry()
+            band = c.steps.geometry()
+            assert band.bottom() <= view.top() + 0.5 and band.height() > 0
         values = c.steps.tickValues(0.0, 50.0, 400.0)[0][1]
         assert values == [0.0, 13.0, 26.0]
         assert c.steps.tickStrings(values, 1.0, 1.0) == ["#1", "#2", "#3"]
     # crowded at a small scale: only labels that do not run into each other
     assert charts.charts[0].steps.tickValues(0.0, 5000.0, 400.0)[0][1] == [0.0]
+    for columns in (1, 4):  # one chart a row (scrolled one at a time) or one row: each chart has its own
+        charts.set_columns(columns)
+        for c in charts.charts:
+            assert c.steps.isVisible() and c.plot.getAxis("bottom").label.isVisible()
+    charts.set_columns(2)
+    qtbot.waitUntil(lambda: charts.charts[3].plot.getViewBox().height() < 300)  # laid out in two rows again
+    qtbot.wait(50)
+    plots = [c.plot.getViewBox().height() for c in charts.charts]
+    assert min(plots) >= PLOT_MIN_HEIGHT and max(plots) - min(plots) <= 4, plots  # the two rows' plots alike
 
 
 def test_each_chart_shows_the_statistic_chosen_and_it_is_remembered(charts: ChartGrid, qtbot) -> None:

@@ -234,8 +234,8 @@ def test_orion_sweep_maxima_before_and_after_with_both_sweeps_on_one_chart(workf
         re.match(rf".+ sweep: maximum IOPS [\d,]+ @ QD \d+.* {lat} \u2192 [\d,]+ @ QD \d+.* {lat}", h)
         for h in heads
     ), heads
-    overlays = rep.sweep_overlays
-    assert overlays and all(len(c.series) == 2 and c.series[0].label == "before" for c in overlays)
+    overlays = [c for c in rep.sweep_overlays if not c.key.endswith("-lat")]  # (dashed p99 lines: 4 series)
+    assert overlays and all(len(c.series) >= 2 and c.series[0].label == "before" for c in overlays)
     table = next(t for t in rep.headline_tables if t.key == "headlines-1")
     names = [r.cells[0].text for r in table.rows][:4]
     assert names == ["maximum IOPS", "average ms at the maximum", "p99 ms at the maximum", "knee"]
@@ -253,22 +253,48 @@ def test_orion_sweep_maxima_before_and_after_with_both_sweeps_on_one_chart(workf
     assert table.rows[2].cells[1].value == pytest.approx(m.percentile_ms(99))
 
 
-def test_a_sweeps_per_step_charts_are_small_multiples_and_name_their_load(workflows, tmp_path):
-    """2 specs x 7 queue depths: 28 per-step charts, two a row and six a page, each titled with its load."""
+def test_a_sweeps_report_is_compact_its_steps_drawn_as_curves(workflows, tmp_path):
+    """2 specs x 7 queue depths compared: the sweeps overlaid, before and after (IOPS, MB/s, response time, the
+    knee chart), two a row; no bars and no per-run curves for their steps; per-step distribution charts only at
+    each sweep's key loads (lightest, heaviest, maximum, knee), each titled with its load, two a row."""
+    from app.analysis.sweep import find_sweeps
+    from app.report.sweep_selection import key_steps
+    from app.store.database import open_store
+    from app.store.queries import get_run
+
     db = workflows["orion"][0]
+    rep = report_of(db)
+    assert not rep.charts  # every compared step is a sweep's point: its bars would repeat the curves
+    assert all(not r.sweep_charts for r in rep.runs)  # both runs' curves are the overlays
+    sweeps = [c for c in rep.sweep_overlays if c.key.startswith("sweep-compare-")]
+    assert len(sweeps) == 8 and set(c.key for c in sweeps) <= rep.small_charts
+    assert all([s.label for s in c.series if s.label][:2] == ["before", "after"] for c in sweeps)
+    dists = [c for c in rep.line_charts if c.key.startswith("dist-")]
+    shares = [c for c in rep.line_charts if c.key.startswith("share-")]
+    assert 4 <= len(dists) == len(shares) < 14  # 14 steps, not all of them
+    assert all(re.search(r", QD \d+$", c.title) for c in dists + shares)
+    with open_store(db) as store:
+        runs = [get_run(store, i) for i in (1, 2)]
+    keys = {
+        f"{s.label}, {p.at(s.dimension)}"
+        for r in runs
+        for s in find_sweeps(r)
+        for p in s.points
+        if p.step in key_steps(s)
+    }
+    shown = {c.title.split(": ", 1)[1] for c in dists}
+    assert shown == keys, (shown, keys)  # exactly the key loads of either side
+    assert "lightest and heaviest load" in rep.chart_note and f"{len(dists)} of 14 steps" in rep.chart_note
     pdf, html = tmp_path / "o.pdf", tmp_path / "o.html"
     assert cli("--db", db, "report", "1", "--compare", "2", "--pdf", pdf, "--html", html).returncode == 0
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True).stdout
     pages = text.split("\f")
+    assert len(pages) <= 21, len(pages)  # was 31: five pages of bars and 16 per-run curves for the sweeps
     kinds = ("Response time distribution: ", "Share of I/Os by response time:")
-    with_charts = [p for p in pages if any(k in p for k in kinds)]
-    assert 4 <= len(with_charts) <= 6, len(with_charts)  # was 10 pages, one to four charts each
     side_by_side = [ln for ln in text.splitlines() if sum(ln.count(k) for k in kinds) == 2]
-    assert len(side_by_side) >= 12, side_by_side  # 14 rows of two (a row's titles wrap onto two lines)
-    titles = re.findall(
-        r"(?:Response time distribution|Share of I/Os by response time): .+?, QD \d+", html.read_text()
-    )
-    assert len(titles) >= 28 and html.read_text().count('<figure class="small"') == 28
+    assert len(side_by_side) >= len(dists) - 2, side_by_side  # two a row
+    page = html.read_text()
+    assert page.count('<figure class="small"') == len(dists) + len(shares) + len(sweeps)
 
 
 def test_timed_transfer_elapsed_before_and_after(workflows):

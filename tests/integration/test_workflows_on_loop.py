@@ -191,13 +191,17 @@ def test_an_orion_sweep_before_and_after_a_pacing_change(tmp_path, raw_loop):
         assert rkb is not None and rkb * 1024 == pytest.approx(mbps * 1e6, rel=0.03), [
             c.text for c in r.cells
         ]
-    # every per-step chart names its load, and they are small multiples
-    from app.report.charts import small_multiples
-
-    assert len(small_multiples(rep.line_charts)) == 28
-    assert all(
-        re.search(r", QD \d+$", c.title) for c in rep.line_charts if c.key.startswith(("dist-", "share-"))
-    )
+    # compact: the sweeps overlaid (four charts each, two a row), no bars or per-run curves repeating them,
+    # per-step charts at the key loads only, each naming its load, two a row
+    per_step = [c for c in rep.line_charts if c.key.startswith(("dist-", "share-"))]
+    assert not rep.charts and all(not r.sweep_charts for r in rep.runs)
+    assert 8 <= len(per_step) < 28 and {c.key for c in per_step} <= rep.small_charts
+    assert all(re.search(r", QD \d+$", c.title) for c in per_step)
+    assert len([c for c in rep.sweep_overlays if c.key.startswith("sweep-compare-")]) == 8
+    pdf = tmp_path / "orion.pdf"
+    assert cli("--db", db, "report", 1, "--compare", 2, "--pdf", pdf).returncode == 0
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True).stdout
+    assert int(re.search(r"Pages:\s+(\d+)", info)[1]) <= 21, info  # was 31
 
 
 def test_a_flash_card_preconditioned_on_the_raw_device(tmp_path, raw_loop):
@@ -214,6 +218,10 @@ def test_a_flash_card_preconditioned_on_the_raw_device(tmp_path, raw_loop):
         run_throttled(db, path, raw_loop, "TESTFILE", tag, rates, "--run-time", "1", "--ramp-up", "0")
     rep = report(db, "flash-raw")
     assert len(rep.comparisons[0].rows) == 4  # the four tests; fills and steady state are not results
+    # four workers on the one raw device are said so, not "4 workers, 4 targets"
+    loads = {r.baseline.key.spec: r.load for r in rep.comparisons[0].rows}
+    assert loads["1M random read"] == "QD 1, 4 workers on one device", loads
+    assert any("at QD 1, 4 workers on one device" in x for x in rep.summary[0].sentences), rep.summary[0]
     assert any(h.startswith("Preconditioning: steady state ") for h in rep.summary[0].headlines)
     assert any(
         f"raw device {raw_loop} (target TESTFILE): the device itself, 256 MiB (no test file)" in d

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from app.engine.sampling.telemetry import StepTelemetry
+from app.engine.sampling.telemetry import StepTelemetry, completed_ios
 from app.store import ManagerInfo, Recorder, SampleRow, WorkerInfo, open_store, step_samples
 from tests.fio_fixtures import documents, snapshots
 
@@ -25,11 +25,12 @@ GIVE_UP = 105.2
 
 
 def fio_seconds(name: str) -> list[tuple[float, int, int]]:
-    """(fio's runtime in s, I/Os in the report's interval, I/Os so far) per report, from fio's own JSON."""
+    """(fio's runtime in s, I/Os in the report's interval, I/Os so far) per report, from fio's own JSON (its
+    completed I/Os: telemetry.completed_ios)."""
     out, before = [], 0
     for doc in documents(name):
         runtime = max(max(j["read"]["runtime"], j["write"]["runtime"]) for j in doc["jobs"])
-        ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in doc["jobs"])
+        ios = sum(completed_ios(j["read"]) + completed_ios(j["write"]) for j in doc["jobs"])
         out.append((runtime / 1000, ios - before, ios))
         before = ios
     return out

@@ -194,3 +194,51 @@ def test_point_captions_never_cover_each_other() -> None:
     for i, (x, y, w) in enumerate(boxes):
         for x2, y2, w2 in boxes[i + 1 :]:
             assert not (x < x2 + w2 and x2 < x + w and y < y2 + caps[0].size and y2 < y + caps[0].size), boxes
+
+
+def test_knee_captions_of_two_sides_never_cover_each_other() -> None:
+    """Before and after overlaid: both knees at the same place (QD 1, low response time), their captions each
+    on a line of their own, near their marks."""
+    from app.report.charts import LineChart, LineSeries, Mark, layout_line, text_width
+
+    a = LineSeries("before", [(400.0, 0.5), (420.0, 40.0), (430.0, 150.0)], "#888", markers=True)
+    b = LineSeries("after", [(790.0, 0.6), (820.0, 40.0), (860.0, 75.0)], "#27c", markers=True)
+    marks = [Mark(400.0, 0.5, "knee (before): QD 1"), Mark(790.0, 0.6, "knee (after): QD 1")]
+    d = layout_line(LineChart("k", "t", "IOPS", "ms", [a, b], x_min=0.0, marks=marks), 300.0)
+    caps = [t for t in d.items if isinstance(t, Text) and t.text.startswith("knee")]
+    assert len(caps) == 2
+    boxes = [
+        (
+            t.x if t.anchor == "start" else t.x - text_width(t.text, t.size),
+            t.y - t.size,
+            text_width(t.text, t.size),
+        )
+        for t in caps
+    ]
+    (x, y, w), (x2, y2, w2) = boxes
+    assert not (x < x2 + w2 and x2 < x + w and y < y2 + caps[0].size and y2 < y + caps[0].size), boxes
+
+
+def test_a_long_title_takes_three_lines_at_half_width_and_the_legend_comes_after() -> None:
+    from app.report.charts import LineChart, LineSeries, layout_line
+
+    title = "Response time (solid: average, dashed: p99): dd read 64k \u2026 dd read 4096k over transfer size"
+    d = layout_line(
+        LineChart("k", title, "x", "ms", [LineSeries("before", [(1.0, 1.0), (2.0, 2.0)], "#000")]), 250.0
+    )
+    lines = [t for t in d.items if isinstance(t, Text) and t.bold]
+    assert len(lines) == 3 and " ".join(t.text for t in lines) == title  # whole, nothing cut
+    legend = next(t for t in d.items if isinstance(t, Text) and t.text == "before")
+    assert legend.y - legend.size > lines[-1].y  # below the title's last line, not over it
+
+
+def test_a_load_on_one_object_says_so() -> None:
+    from app.analysis.compare import load_text
+    from app.report.workloads import target_names
+
+    assert load_text(1, 1, 4, 4, 4, 4, "device") == "QD 1, 4 workers on one device"
+    assert load_text(1, 1, 4, 4, 4, 4) == "QD 1, 4 workers, 4 targets"
+    assert load_text(8, 8, 1, 1, 4, 4, "file") == "QD 8, 4 targets on one file"
+    assert load_text(1, 1, 1, 1, 1, 1, "device") == "QD 1"
+    assert target_names(["TESTFILE"] * 4) == "TESTFILE (4 jobs)"
+    assert target_names(["A", "B"]) == "A, B" and target_names([]) == "\u2013"

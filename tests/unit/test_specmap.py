@@ -85,3 +85,17 @@ def test_largest_remainder_adds_to_100():
     out = largest_remainder({1: 1 / 3, 2: 1 / 3, 3: 1 / 3})
     assert sum(out.values()) == 100 and sorted(out.values()) == [33, 33, 34]
     assert largest_remainder({1: 0.999, 2: 0.001}) == {1: 100}  # a weight below 0.5% rounds away
+
+
+def test_fixed_transfers_per_direction():
+    """The one size of each direction's I/Os, where it has one (telemetry counts its completed I/Os by it)."""
+    from app.engine.jobs.specmap import fixed_transfers
+
+    def of(*lines: tuple[int, int, int]) -> tuple[int | None, int | None]:
+        return fixed_transfers(AccessSpec("x", [SpecLine(s, p, r, 100, 0, 1, 0, 0) for s, p, r in lines]))
+
+    assert of((2048, 100, 70)) == (2048, 2048)
+    assert of((4096, 60, 100), (65536, 40, 0)) == (4096, 65536)  # reads of one size, writes of another
+    assert of((4096, 50, 50), (8192, 50, 50)) == (None, None)  # bssplit both ways
+    assert of((4096, 50, 100), (8192, 50, 50)) == (None, 8192)  # reads of two sizes, writes of one
+    assert of((4096, 100, 50), (8192, 0, 50)) == (4096, 4096)  # a line of 0 % issues nothing

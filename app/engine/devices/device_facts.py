@@ -1,10 +1,11 @@
 """What the host tells about a block device for a PTS report's header: vendor, model, firmware, serial,
 capacity, interface and write cache (Linux sysfs; facts only, no policy). Every field the host does not tell
-is "" (never guessed)."""
+is "" (never guessed). ``unsupported_reason``: where the SNIA PTS, which needs these facts, cannot run."""
 
 from __future__ import annotations
 
 import os
+import platform
 import stat
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -36,6 +37,22 @@ class DeviceFacts:
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
+
+
+def unsupported_reason(os_name: str | None = None) -> str:
+    """Why the SNIA PTS cannot run on this OS (``platform.system()`` spelling; default: this one), in words
+    for the user; '' on Linux. The PTS tests a raw device of the machine Fiometer runs on (its local manager),
+    purges it with blkdiscard (app.engine.guards.purge) and reads its capacity, model and firmware from
+    sysfs: all of them Linux's."""
+    os_name = os_name or platform.system()
+    if os_name == "Linux":
+        return ""
+    return (
+        f"The SNIA PTS needs Linux, and Fiometer runs on {os_name or 'an unknown system'} here: the PTS tests "
+        "a raw device of the machine Fiometer runs on, purges it with blkdiscard and reads its capacity, "
+        "model and firmware from the Linux kernel (sysfs). Run Fiometer on the Linux host that has the "
+        "device (this box there, or fiometer pts DEVICE)."
+    )
 
 
 def _read(path: Path) -> str:

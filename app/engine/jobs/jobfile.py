@@ -16,7 +16,7 @@ from app.engine.jobs import targets as T
 from app.engine.jobs.network_jobs import LOOPBACK
 from app.engine.jobs.placement import Placement, place_remote
 from app.engine.jobs.sequence import FILL, STEADY, Step
-from app.engine.jobs.specmap import spec_options
+from app.engine.jobs.specmap import fixed_transfers, spec_options
 from app.model.plan import DEFAULT_TEST_FILE_SIZE, PRECONDITION_FILL, AccessSpec, Plan, SpecLine, Worker
 
 DEFAULT_FILE_SIZE = DEFAULT_TEST_FILE_SIZE
@@ -88,6 +88,8 @@ class JobInfo:
     writes: bool = True  # the job's own spec (incl. a preconditioning fill) has a line below 100 % reads
     network: bool = False  # a TCP connection of a network worker (path: tcp://address:port), not storage;
     # its ``writes``: it sends
+    transfers: tuple[int | None, int | None] = (None, None)  # (read, write) bytes of every I/O where the
+    # spec has one size for that direction (specmap.fixed_transfers): telemetry's completed-I/O count
 
     def names(self) -> set[str]:
         """Every name the user may arm this target by: the plan's name, the path as spelled and as resolved."""
@@ -229,6 +231,7 @@ def step_jobfile(
                 offset,
                 placed,
                 any(line.reads < 100 for line in spec.lines),
+                transfers=fixed_transfers(spec),
             )
             jf.jobs.append(job)
             armed = placed.is_device and allow_mounted is not None and allow_mounted(job)

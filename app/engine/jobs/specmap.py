@@ -50,6 +50,20 @@ def _align_bytes(line: SpecLine, align_zero: int) -> int:
     return align_zero if line.align == 0 else line.align
 
 
+def fixed_transfers(spec: AccessSpec) -> tuple[int | None, int | None]:
+    """(read, write): the one transfer size every read (write) of ``spec`` has, or None where it has several
+    (fio's ``bs``, or a ``bssplit`` list of one size for that direction). Telemetry counts that direction's
+    completed I/Os as its completed bytes over that size, so that IOPS and MB/s of every sample agree."""
+    ws = _weights(spec)
+    sizes = {w.line.size for w in ws}
+    if len(sizes) == 1:
+        size = sizes.pop()
+        return size, size
+    reads = {w.line.size for w in ws if w.p * w.line.reads > 0}
+    writes = {w.line.size for w in ws if w.p * (100 - w.line.reads) > 0}
+    return (next(iter(reads)) if len(reads) == 1 else None, next(iter(writes)) if len(writes) == 1 else None)
+
+
 def spec_options(spec: AccessSpec, align_zero: int) -> list[tuple[str, str]]:
     """fio options (name, value) for one job running this spec; ``align_zero``: the bytes Iometer's "align 0"
     (sector boundaries) means on the target (``geometry.Geometry.align``)."""

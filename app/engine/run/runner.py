@@ -894,6 +894,7 @@ class Runner:
             {j.name: (j.manager, j.worker_key, j.target_key) for j in jobs},
             self.options.status_interval,
             disks,
+            {j.name: j.transfers for j in jobs},
         )
         return self.last_telemetry
 

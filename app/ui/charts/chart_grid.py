@@ -91,10 +91,14 @@ BAND_SERIES = 256
 # short the four charts stand in one row when wide enough, else their view scrolls (ChartScroller).
 PLOT_MIN_HEIGHT = 150
 ZOOM_HINT = "The wheel scrolls the page; Ctrl+wheel zooms the time axis, the A button shows it all again"
+STEP_BAND_HEIGHT = 16
+X_TITLE_HEIGHT = 18  # pyqtgraph's: 0.8 of the title's 22 px box
 CHART_MIN_HEIGHT = (
     PLOT_MIN_HEIGHT + 56
-)  # + step band (16), bottom axis and its label (~40), margins (measured: 56; 4 px more left the Results
-# Display's second row 5 px short of whole at 1366x768 with Messages open)
+)  # a chart with all its parts: + step band (16), bottom axis and its title (~38), margins (measured: 56).
+# Charts in rows share their time axis (ChartGrid.share_axes): the first row carries the step band, the
+# last the time axis' title, so each row is 16-18 px lower (at 150 % of 1920x1080 two rows beside the
+# statistics, each chart with all its parts, needed 460 px of a view of 417)
 CHART_MIN_WIDTH = 240  # a chart in a row of four: the left axis (64) and ~170 px of time
 
 
@@ -221,7 +225,7 @@ class StepAxis(pg.AxisItem):
             hideOverlappingLabels=24,
             textFillLimits=[(0, 1.0)],
         )
-        self.setHeight(16)
+        self.setHeight(STEP_BAND_HEIGHT)
         self.setPen(pg.mkPen(MARK_COLOR))
         self.setTextPen(pg.mkPen(MARK_COLOR))
 
@@ -304,6 +308,8 @@ class _Chart:
         self.plot.getAxis("left").setWidth(AXIS_WIDTH)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.steps.setGrid(False)  # the dotted step lines mark the steps in the plot
+        self.band_shown = True  # the step band above the plot (a chart under another shares that one's)
+        self.title_shown = True  # the time axis' title (a chart above another shares that one's)
         self.plot.setClipToView(True)
         self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.setMouseEnabled(x=True, y=False)
@@ -330,6 +336,23 @@ class _Chart:
         self.note.setParentItem(vb)
         self.note.hide()
         vb.sigResized.connect(lambda v: self.note.setPos(v.width() / 2, v.height() / 2))
+
+    def share(self, band: bool, title: bool) -> None:
+        """Show the step band and the time axis' title, or leave them to the chart above or below (the
+        charts' time axes are linked: same range, same steps); the least height follows what is shown."""
+        self.band_shown, self.title_shown = band, title
+        if band:
+            self.plot.showAxis("top")
+        else:
+            self.plot.hideAxis("top")
+        self.plot.getAxis("bottom").showLabel(title)
+        self.widget.setMinimumSize(CHART_MIN_WIDTH, self.least_height())
+
+    def least_height(self) -> int:
+        """PLOT_MIN_HEIGHT of plot, the axes shown around it (pyqtgraph's own heights) and its margins."""
+        bottom = self.plot.getAxis("bottom")
+        band = self.steps.maximumHeight() if self.band_shown else 0.0
+        return math.ceil(PLOT_MIN_HEIGHT + band + bottom.maximumHeight() + 2.5)
 
     def set_note(self, text: str | None) -> None:
         if text:
@@ -409,6 +432,18 @@ class ChartGrid(QWidget):
             self.grid.setColumnStretch(col, 1 if col < columns else 0)
         for row in range(4):
             self.grid.setRowStretch(row, 1 if row < -(-len(self.charts) // columns) else 0)
+        self.share_axes()
+
+    def share_axes(self) -> None:
+        """Charts side by side in rows share their time axis, as their ranges are linked: the step band
+        above the first row names the steps for the rows under it, the title under the last row names the
+        time for the rows above it; every chart keeps its tick values and its dotted step lines. One chart
+        a row (the narrowest window, scrolled a chart at a time) keeps all its own."""
+        rows = -(-len(self.charts) // self.columns)
+        shared = self.columns > 1
+        for i, c in enumerate(self.charts):
+            row = i // self.columns
+            c.share(band=row == 0 or not shared, title=row == rows - 1 or not shared)
 
     def set_x_label(self, text: str) -> None:
         """The time axis' title; shortened where a chart is too narrow for it (whole in the tooltip)."""
@@ -436,10 +471,11 @@ class ChartGrid(QWidget):
         if fm.horizontalAdvance(shown) > room:
             shown = fm.elidedText(shown, Qt.TextElideMode.ElideRight, max(room, 40))
         if axis.labelText != shown:
-            c.plot.setLabel("bottom", shown)
+            c.plot.setLabel("bottom", shown)  # (which shows the title: shared as before)
+            axis.showLabel(c.title_shown)
             axis.resizeEvent()  # centred again: pyqtgraph places its title only on a resize (the longer
             # title's place cut the shorter one off at the left: "econds into each compared s…")
-        c.widget.setToolTip((f"{text}\n" if shown != text else "") + ZOOM_HINT)
+        c.widget.setToolTip((f"{text}\n" if shown != text or not c.title_shown else "") + ZOOM_HINT)
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
         """The least height at this width (the wrapped legend and the charts' minimum): a scroll area then
@@ -455,7 +491,10 @@ class ChartGrid(QWidget):
         """One row of four when two rows would not get their minimum height but four fit side by side."""
         menu_h = self.charts[0].menu.sizeHint().height()
         legend = self.legend.sizeHint().height() + 4 if self.legend.isVisibleTo(self) else 0
-        two_rows = 2 * (CHART_MIN_HEIGHT + menu_h) + self.grid.spacing() + legend
+        # two rows sharing their time axis: the first without the title, the second without the band
+        two_rows = (
+            2 * (CHART_MIN_HEIGHT + menu_h) - STEP_BAND_HEIGHT - X_TITLE_HEIGHT + self.grid.spacing() + legend
+        )
         per_chart = CHART_MIN_WIDTH + self.grid.spacing()
         if height < two_rows and width >= 4 * per_chart:
             self.set_columns(4)

@@ -1,6 +1,8 @@
 """Test Setup's SNIA PTS choice: `fiometer pts` from the window (app.model.pts, app.engine.run.pts_runner). The
 PTS builds its own sequence (purge, preconditioning, rounds of the test's stimuli on one raw device); the
-rounds and the steady-state decision so far are said in the messages as they run."""
+rounds and the steady-state decision so far are said in the messages as they run. Where Fiometer does not run on
+Linux the box says why the PTS cannot run there (app.engine.devices.device_facts.unsupported_reason) and offers
+nothing to fill in."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.engine.devices.device_facts import unsupported_reason
 from app.model.pts import STIMULUS_SETS, TEST, TESTS, VARIANT, VARIANTS, PtsSetup
 
 PURGES = (
@@ -29,10 +32,12 @@ PURGES = (
 class PtsBox(QGroupBox):
     requested = Signal(object)  # a PtsSetup
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, os_name: str | None = None):
+        """``os_name``: the system Fiometer runs on (``platform.system()`` spelling; default: this one)."""
         super().__init__("SNIA PTS v2.0.2: purge, precondition, rounds until steady state", parent)
+        self.not_here = unsupported_reason(os_name)  # '' where the PTS can run (Linux)
         self.device = QLineEdit()
-        self.device.setPlaceholderText("/dev/nvme1n1")
+        self.device.setPlaceholderText("" if self.not_here else "/dev/nvme1n1")
         self.device.setToolTip("The raw block device tested: its data is destroyed (you are asked to arm it)")
         self.test = QComboBox()
         for t in TESTS:
@@ -69,6 +74,11 @@ class PtsBox(QGroupBox):
         )
         self.start.clicked.connect(lambda: self.requested.emit(self.setup()))
         lay = QGridLayout(self)
+        self.why_not = QLabel(self.not_here)  # in words, above the fields it leaves unused
+        self.why_not.setWordWrap(True)
+        self.why_not.setObjectName("ptsNotHere")
+        lay.addWidget(self.why_not, 0, 0, 1, 4)
+        self.why_not.setVisible(bool(self.not_here))
         rows = (
             (("Device", self.device), ("Test", self.test)),
             (("Variant", self.variant), ("Purge", self.purge)),
@@ -77,9 +87,13 @@ class PtsBox(QGroupBox):
         )
         for r, pairs in enumerate(rows):
             for c, (label, w) in enumerate(pairs):
-                lay.addWidget(QLabel(label), r, 2 * c)
-                lay.addWidget(w, r, 2 * c + 1)
-        lay.addWidget(self.start, 3, 3)
+                lay.addWidget(QLabel(label), r + 1, 2 * c)
+                lay.addWidget(w, r + 1, 2 * c + 1)
+                w.setEnabled(not self.not_here)
+        lay.addWidget(self.start, 4, 3)
+        self.start.setEnabled(not self.not_here)
+        if self.not_here:
+            self.start.setToolTip(self.not_here)
         lay.setColumnStretch(1, 1)
         lay.setColumnStretch(3, 1)
         # the tracking variable per round, plotted as the rounds end (``show_round``); hidden until then
@@ -92,8 +106,8 @@ class PtsBox(QGroupBox):
         self.curve = self.plot.plot([], [], pen=pg.mkPen("#2f74c0", width=2), symbol="o", symbolSize=6)
         self.verdict = QLabel()
         self.verdict.setWordWrap(True)
-        lay.addWidget(self.verdict, 4, 0, 1, 4)
-        lay.addWidget(self.plot, 5, 0, 1, 4)
+        lay.addWidget(self.verdict, 5, 0, 1, 4)
+        lay.addWidget(self.plot, 6, 0, 1, 4)
         self.plot.hide()
         self.verdict.hide()
 

@@ -210,6 +210,7 @@ class ResultsTab(QWidget):
         self.splitter = split
 
         lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 0, 4, 0)  # the tab's frame is the charts' margin: 18 px more for their rows
         lay.addWidget(split, 1)
 
         self.scope.currentIndexChanged.connect(self._scope_changed)

@@ -185,10 +185,14 @@ class RunControl:
         """`fiometer pts` from Test Setup: the PTS test's own sequence on one raw device, stored as a run."""
         import getpass
 
-        from app.engine.devices.device_facts import device_facts
+        from app.engine.devices.device_facts import device_facts, unsupported_reason
         from app.engine.run.pts_runner import PtsRunner
         from app.model.pts import build_plan
 
+        not_here = unsupported_reason()
+        if not_here:
+            self.desk.show_problem("The SNIA PTS needs Linux", not_here)
+            return False
         facts = device_facts(setup.target) if setup.target else None
         if facts is None or facts.capacity <= 0:
             self.desk.show_problem(
