@@ -90,7 +90,7 @@ class RunSession:
         if self.record:
             try:
                 store = open_store(self.db_path)
-                self.recorder = StoreRecorder(store, self.runner.options.mapping)
+                self.recorder = StoreRecorder(store)
                 self.fanout.add(self.recorder, first=True)
                 self.stored_in = store.path
             except StoreError as e:

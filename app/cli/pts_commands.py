@@ -134,17 +134,19 @@ def _make_runner(args: argparse.Namespace, setup, facts, resume=None):
         )
         print(f"  {decision.sentence()}", flush=True)
 
+    runner = PtsRunner(
+        plan,
+        endpoints,
+        None,
+        options,
+        setup=setup,
+        device=facts.as_dict(),
+        on_round=on_round,
+        resume=resume,
+    )
     try:
-        return PtsRunner(
-            plan,
-            endpoints,
-            None,
-            options,
-            setup=setup,
-            device=facts.as_dict(),
-            on_round=on_round,
-            resume=resume,
-        )
+        runner.prepare()
+        return runner
     except (RunRefused, PurgeRefused) as e:
         for ep in endpoints.values():
             if ep.close is not None:
@@ -164,7 +166,7 @@ def cmd_pts(args: argparse.Namespace) -> int:
     setup = _setup(args, resume)
     runner = _make_runner(args, setup, facts, resume)
     store = _store(args)
-    recorder = StoreRecorder(store, {}, tags=["pts", f"pts-{setup.test}", *setup.tags])
+    recorder = StoreRecorder(store, tags=["pts", f"pts-{setup.test}", *setup.tags])
     runner.listener = Fanout(ProgressPrinter(), recorder)
     try:
         with ctrl_c_stops(runner):

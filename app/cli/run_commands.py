@@ -88,8 +88,9 @@ def _make_runner(args: argparse.Namespace, opened, make=None):
         file_size=parse_size(args.test_file_size) if args.test_file_size else None,
         registry=record_beside(resolve_db_path(getattr(args, "db", None))),
     )
+    runner = (make or Runner)(plan, endpoints, None, options)
     try:
-        runner = (make or Runner)(plan, endpoints, None, options)
+        runner.prepare()
     except RunRefused as e:
         for ep in endpoints.values():
             if ep.close is not None:
@@ -119,7 +120,7 @@ def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
         if update_log is not None:
             update_log.discard()
         raise
-    recorder = StoreRecorder(store, runner.options.mapping, tags=args.tag or [])
+    recorder = StoreRecorder(store, tags=args.tag or [])
     progress = ProgressPrinter()
     runner.listener = Fanout(progress, recorder)
     if update_log is not None:
