@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from app.engine.jobs.jobfile import JobFile, JobInfo, stop_order, target_paths
+from app.engine.jobs.jobfile import JobFile, JobInfo, stop_order
 from app.engine.jobs.sequence import STEADY, Step
 from app.engine.run.endpoint import ManagerEndpoint as ManagerEndpoint
 from app.engine.run.listener import RunListener as RunListener
@@ -65,6 +65,9 @@ GATHER_S = 0.05  # after an event, how long the ones following it are waited for
 
 
 class Runner:
+    """One run: ``prepare()`` (the checks, ``run.preflight``), then ``run()`` on a thread of the caller's;
+    ``stop_step``, ``stop`` and ``abort`` from any thread."""
+
     def __init__(
         self,
         plan: Plan,
@@ -103,6 +106,7 @@ class Runner:
     def prepare(self, options: RunOptions | None = None) -> PreparedRun:
         """Run the checks (with ``options``, e.g. the writes the user armed since, when given) and keep what
         they found for ``run``; raises RunRefused. Only the checks run again: the endpoints stay."""
+        self.prepared = None  # a refused check leaves nothing to run
         if options is not None:
             self.options = options
             self._pool = TransportPool(options.decode_apart, options.hosts_per_process)
@@ -111,10 +115,6 @@ class Runner:
         self.steps, self.jobfiles, self.notes = prepared.steps, prepared.jobfiles, prepared.notes
         self._targets = StepTargets(prepared, self._abort.is_set)
         return prepared
-
-    def target_paths(self) -> dict[tuple[str, str], str]:
-        """(manager, target key) -> the path its job files give it, for every step the run may run."""
-        return target_paths(self.prepared.jobfiles) if self.prepared is not None else {}
 
     def step_seconds(self, index: int) -> int:
         """Ramp-up + run time of step ``index`` from its job files; 0 when it runs until Stop."""
