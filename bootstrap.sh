@@ -91,7 +91,10 @@ case "$mode" in
   test-windows)  # unit tests, the Windows acceptance tests and the window's life cycle (docs/user-guide.md)
     if (($#)); then exec bash packaging/wine/setup.sh test "$@"; fi
     rc=0
-    bash packaging/wine/setup.sh test -q -rs tests/unit tests/windows || rc=$?
+    # with the process tests that hold for Windows too: the store's (a killed recorder, writers taking turns:
+    # process_owner's Windows half) and a run in a process of its own (app.session.run_apart)
+    bash packaging/wine/setup.sh test -q -rs tests/unit tests/windows tests/integration/test_store_processes.py \
+      tests/integration/test_run_apart.py || rc=$?
     # the window as a Windows user has it: Qt's Windows platform on a real X display (Xvfb, Wine's driver)
     if command -v xvfb-run >/dev/null; then
       FIOMETER_WINE_DISPLAY=1 xvfb-run -a -s '-screen 0 1366x768x24' bash packaging/wine/setup.sh test -q -rs \

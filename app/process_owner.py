@@ -92,6 +92,8 @@ def _probe_posix(pid: int) -> tuple[bool | None, str | None]:
 
 
 def _probe_windows(pid: int) -> tuple[bool | None, str | None]:  # pragma: no cover - Windows only
+    if sys.platform != "win32":  # ctypes' Windows half (mypy checks it as Linux otherwise)
+        return None, None
     import ctypes
     from ctypes import wintypes
 

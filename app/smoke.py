@@ -192,9 +192,9 @@ def run_engine(
 ) -> tuple[ManagerEndpoint, str, float, int]:
     """Run the first step for RUN_SECONDS on the null engine; (endpoint, step label, IOPS, run id)."""
     from app.engine.run.managers import ManagerError, build_endpoints
-    from app.engine.run.runner import Runner, RunOptions, RunRefused
+    from app.engine.run.runner import RunListener, Runner, RunOptions, RunRefused
     from app.model.opening import PlanOpenError, open_plan
-    from app.recording import StoreRecorder
+    from app.session.run_session import RunSession
     from app.store.database import open_store
     from app.store.queries import get_run
 
@@ -220,14 +220,14 @@ def run_engine(
 
     def target() -> None:  # SQLite connections belong to their thread: the store is opened here
         try:
-            store = open_store(db_path)
-            try:
-                recorder = StoreRecorder(store, tags=["smoke"])
-                runner.listener = recorder
-                status.append(runner.run())
-                run_ids.append(recorder.run_id)
-            finally:
-                store.close()
+            session = RunSession(
+                runner, RunListener(), None, store=open_store(db_path), tags=["smoke"], isolate=False
+            )
+            end = session.run()  # closes the store
+            if end.store_failure is not None:
+                raise SmokeFailure(f"the results database failed during the run: {end.store_failure}")
+            status.append(end.status)
+            run_ids.append(end.run_id)
         except BaseException as e:  # reported below, on the calling thread
             errors.append(e)
 

@@ -31,9 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.engine.transports.fioproto.client import RemoteFio  # noqa: E402
 from app.engine.transports.fioproto.commands import Op  # noqa: E402
+from app.engine.transports.fioproto.decoder import RunSession  # noqa: E402
 from app.engine.transports.fioproto.frames import FrameReader, encode  # noqa: E402
 from app.engine.transports.fioproto.layouts import layout_for  # noqa: E402
-from app.engine.transports.fioproto.session import RunSession  # noqa: E402
 from app.engine.transports.transport import Finished, Snapshot  # noqa: E402
 from tests.fioproto_recording import SERVER_TO_CLIENT, read_packets  # noqa: E402
 

@@ -47,7 +47,7 @@ from app.live.data import CHART_FIELDS, KINDS, LAST, WHOLE, Block, Series  # noq
 from app.model.metrics import Metrics  # noqa: E402
 from app.model.plan import LOCAL, SpecLine, Target  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
-from app.ui.run.run_controller import QtRunListener  # noqa: E402
+from app.ui.run.run_driver import QtRunListener  # noqa: E402
 from app.ui.settings import use_settings_dir  # noqa: E402
 from tests.helpers import grid  # noqa: E402
 

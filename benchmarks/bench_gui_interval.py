@@ -52,7 +52,7 @@ from app.engine.sampling.telemetry import Sample, StepTelemetry  # noqa: E402
 from app.engine.transports.transport import Snapshot  # noqa: E402
 from app.model.metrics import Metrics  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
-from app.ui.run.run_controller import QtRunListener  # noqa: E402
+from app.ui.run.run_driver import QtRunListener  # noqa: E402
 from app.ui.settings import use_settings_dir  # noqa: E402
 from tests.fio_fixtures import documents  # noqa: E402
 from tests.helpers import grid  # noqa: E402

@@ -69,7 +69,7 @@ from app.model.plan import Plan, SpecLine, Target  # noqa: E402
 from app.store import get_run, open_store  # noqa: E402
 from app.store.recorder import no_second  # noqa: E402
 from app.ui.launch import HeadlessWindow  # noqa: E402  (problems to stderr, never a modal box)
-from app.ui.run.run_controller import QtRunListener  # noqa: E402
+from app.ui.run.run_driver import QtRunListener  # noqa: E402
 from tests.fio_servers import free_port, stop_group, wait_listening  # noqa: E402
 from tests.helpers import grid  # noqa: E402
 from tests.stored_vs_fio import check_manager  # noqa: E402

@@ -45,8 +45,8 @@ def put_back_previous_code() -> None:
     import pyqtgraph as pg
     from PySide6.QtCore import Qt
 
+    import app.ui.charts.chart_grid as charts
     import app.ui.history.run_view as run_view
-    import app.ui.run.charts as charts
     from app.analysis.validity import notes_of
     from app.store.queries import get_run
 

@@ -3,8 +3,8 @@
     python benchmarks/bench_remote_checks.py [--files N] [--repeat R]
 
 Prints the median wall time of: a bare one-job null fio run on the server (what any fio job costs
-there), the probe of N test files (two read-only jobs: folders, then markers, app.engine.transports.remote_files)
-and the rules an ssh:// manager runs on its host (app.engine.guards.remote_hold), here by python3 without the
+there), the probe of N test files (two read-only jobs: folders, then markers, app.engine.remote.files)
+and the rules an ssh:// manager runs on its host (app.engine.remote.hold), here by python3 without the
 SSH connection itself: examining the N files before the run, and holding them for a step (open, verify,
 then stamp after it). The figure is the probe's ratio to the bare job (about 2: it is two fio jobs).
 """
@@ -22,10 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.engine.guards import remote_hold  # noqa: E402
 from app.engine.guards.held_targets import Arming  # noqa: E402
 from app.engine.jobs.jobfile import JobFile, JobInfo  # noqa: E402
-from app.engine.transports import remote_files  # noqa: E402
+from app.engine.remote import files as remote_files  # noqa: E402
+from app.engine.remote import hold as remote_hold  # noqa: E402
 from app.engine.transports.fioproto import RemoteFio  # noqa: E402
 from tests.fio_servers import fio_servers  # noqa: E402
 

@@ -29,35 +29,9 @@ def read_test_setup(cur: Cursor, ts: TestSetup, ctx: Context) -> None:
         line = p.value_line
         if key == "'end test setup":
             return
-        if key == "'test description":
-            ts.description = p.value
-        elif key == "'run time":
-            numbers, _ = take_ints(p.value, 3, line, "Run Time", ("hours", "minutes", "seconds"))
-            ts.run_time = (numbers[0], numbers[1], numbers[2])
-        elif key.startswith("'ramp up time"):
-            ts.ramp_up, _ = take_int(p.value, line, "Ramp Up Time")
-        elif key == "'default workers to spawn":
-            count, _ = take_int(p.value, line, "Default Workers to Spawn")
-            ts.disk_workers_to_spawn = -1 if count == 0 else count  # 0 meant "# of CPUs"
-            ts.ancient_default_workers = True
-        elif key == "'default disk workers to spawn":
-            ts.disk_workers_to_spawn = workers_to_spawn(p.value, line, "Default Disk Workers to Spawn")
-        elif key == "'default network workers to spawn":
-            ts.network_workers_to_spawn = workers_to_spawn(p.value, line, "Default Network Workers to Spawn")
-        elif key == "'record results":
-            ts.record_results = name_or_index(p.value, RECORD_RESULTS, line, "Record Results")
-        elif key == "'worker cycling":
-            ts.worker_cycling = _cycling(p.value, line, "Worker Cycling", ctx)
-        elif key == "'disk cycling":
-            ts.disk_cycling = _cycling(p.value, line, "Disk Cycling", ctx)
-        elif key == "'queue depth cycling":
-            names = ("start", "end", "step")
-            (start, end, step), rest = take_ints(p.value, 3, line, "Queue Depth Cycling", names)
-            kind = step_type(rest, line, "Queue Depth Cycling", ctx)
-            ts.queue_depth_cycling = QueueDepthCycling(start, end, step, kind)
-        elif key == "'test type":
-            ts.test_type = name_or_index(p.value, TEST_TYPES, line, "Test Type")
-        elif ctx.version_below(STRICT_TEST_SETUP_VERSION):
+        if _set_value(key, p.value, line, ts, ctx):
+            continue
+        if ctx.version_below(STRICT_TEST_SETUP_VERSION):
             # Files before 1999.02.17 may lack 'END test setup': an unknown key ends the section.
             if not key.startswith(SECTION_HEADERS):
                 ctx.warn(
@@ -66,8 +40,42 @@ def read_test_setup(cur: Cursor, ts: TestSetup, ctx: Context) -> None:
                     "(files older than 1999.02.17 may omit 'END test setup')",
                 )
             return
-        else:
-            raise Fail(p.key_line, f"expected {expected}, found {shown(p.key)}")
+        raise Fail(p.key_line, f"expected {expected}, found {shown(p.key)}")
+
+
+def _set_value(key: str, value: str, line: int, ts: TestSetup, ctx: Context) -> bool:
+    """Sets the TEST SETUP value ``key`` (lower case) names; False for a key that is not one."""
+    if key == "'test description":
+        ts.description = value
+    elif key == "'run time":
+        numbers, _ = take_ints(value, 3, line, "Run Time", ("hours", "minutes", "seconds"))
+        ts.run_time = (numbers[0], numbers[1], numbers[2])
+    elif key.startswith("'ramp up time"):
+        ts.ramp_up, _ = take_int(value, line, "Ramp Up Time")
+    elif key == "'default workers to spawn":
+        count, _ = take_int(value, line, "Default Workers to Spawn")
+        ts.disk_workers_to_spawn = -1 if count == 0 else count  # 0 meant "# of CPUs"
+        ts.ancient_default_workers = True
+    elif key == "'default disk workers to spawn":
+        ts.disk_workers_to_spawn = workers_to_spawn(value, line, "Default Disk Workers to Spawn")
+    elif key == "'default network workers to spawn":
+        ts.network_workers_to_spawn = workers_to_spawn(value, line, "Default Network Workers to Spawn")
+    elif key == "'record results":
+        ts.record_results = name_or_index(value, RECORD_RESULTS, line, "Record Results")
+    elif key == "'worker cycling":
+        ts.worker_cycling = _cycling(value, line, "Worker Cycling", ctx)
+    elif key == "'disk cycling":
+        ts.disk_cycling = _cycling(value, line, "Disk Cycling", ctx)
+    elif key == "'queue depth cycling":
+        names = ("start", "end", "step")
+        (start, end, step), rest = take_ints(value, 3, line, "Queue Depth Cycling", names)
+        kind = step_type(rest, line, "Queue Depth Cycling", ctx)
+        ts.queue_depth_cycling = QueueDepthCycling(start, end, step, kind)
+    elif key == "'test type":
+        ts.test_type = name_or_index(value, TEST_TYPES, line, "Test Type")
+    else:
+        return False
+    return True
 
 
 def _cycling(value: str, line: int, what: str, ctx: Context) -> Cycling:

@@ -200,7 +200,8 @@ def read_specs_old(cur: Cursor, specs: list[AccessSpec], ctx: Context) -> None:
                 f"values after the 6th on this old-format access specification line are ignored: "
                 f"{shown(text)}",
             )
-        sl = SpecLine(*_ints(fields[: len(OLD_FIELDS)], OLD_FIELDS, line), align=0, reply=0)
+        size, of_size, reads, random, delay, burst = _ints(fields[: len(OLD_FIELDS)], OLD_FIELDS, line)
+        sl = SpecLine(size, of_size, reads, random, delay, burst, align=0, reply=0)
         # Iometer 1.1.0 fills each line with its defaults before reading the six fields (InitAccessSpecLine:
         # size 2048, then align = size, i.e. 2048), so an old line keeps a 2048-byte alignment whatever its size
         # (2006.07.27 and earlier set 0: sector alignment)

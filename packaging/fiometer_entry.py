@@ -2,7 +2,7 @@
 
 No arguments opens the GUI; `fiometer --smoke` checks the build; `--remote-host` is the process that
 reads remote managers for a run (app.engine.transports.remote_host starts it); `--run-apart` the process that
-runs a large fan-out's run for the window (app.run_apart starts it). On Windows this script becomes both
+runs a large fan-out's run for the window (app.session.run_apart starts it). On Windows this script becomes both
 fiometer.exe (no console window) and fiometer-cli.exe (console), see packaging/fiometer.spec.
 """
 
@@ -16,7 +16,7 @@ if __name__ == "__main__":
 
         sys.exit(remote_host())
     if sys.argv[1:] == ["--run-apart"]:
-        from app.run_apart_child import main as run_apart
+        from app.session.run_apart_child import main as run_apart
 
         run_apart()
     sys.exit(main())

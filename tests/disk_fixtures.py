@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from app.engine.transports.fioproto.decoder import RunDecoder
 from app.engine.transports.fioproto.layouts import layout_for
-from app.engine.transports.fioproto.session import RunSession
 from app.engine.transports.transport import Snapshot
 from tests.fioproto_recording import SERVER_TO_CLIENT, read_packets
 
@@ -48,10 +48,10 @@ def remote_packets(tmp: Path, name: str = REMOTE) -> list:
 
 
 def remote_snapshots(tmp: Path, manager: str = "m2", name: str = REMOTE) -> list[Snapshot]:
-    """The recording played through RunSession, as RemoteFio delivers it."""
+    """The recording played through RunDecoder, as RemoteFio delivers it."""
     packets = remote_packets(tmp, name)
     now = [100.0]
-    session = RunSession(
+    session = RunDecoder(
         manager, layout_for(packets[0].packet.version), "127.0.0.3", 8798, clock=lambda: now[0]
     )
     out = []

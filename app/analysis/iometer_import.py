@@ -206,12 +206,9 @@ def _test_rows(test: ResultsTest, level: _Level) -> list[StoredRow]:
     return _test_results(test, level, None)[0]
 
 
-def _test_results(
-    test: ResultsTest, level: _Level, started: datetime | None
-) -> tuple[list[StoredRow], list[list[SampleRow]]]:
-    """A test's rows as stored result rows: ALL, then per manager MANAGER, (WORKER, DISK*)* in file order;
-    and for a per-update log its samples (``started``: when the test began; the first update if None)."""
-    per_update = bool(test.updates) or any(r.at for r in test.rows)
+def _tree(test: ResultsTest, level: _Level, per_update: bool) -> tuple[ResultRow | None, list[_Node]]:
+    """A test's ALL row, and its managers with their workers and targets in file order (a per-update log's
+    workers under one manager of its own)."""
     all_row: ResultRow | None = None
     managers: list[_Node] = []
     worker: _Node | None = None
@@ -250,6 +247,16 @@ def _test_results(
             )
             key = target_key(int(worker.key[1:]) - 1, ti)
             worker.children.append(_Node(row, "target", worker.manager, key))
+    return all_row, managers
+
+
+def _test_results(
+    test: ResultsTest, level: _Level, started: datetime | None
+) -> tuple[list[StoredRow], list[list[SampleRow]]]:
+    """A test's rows as stored result rows: ALL, then per manager MANAGER, (WORKER, DISK*)* in file order;
+    and for a per-update log its samples (``started``: when the test began; the first update if None)."""
+    per_update = bool(test.updates) or any(r.at for r in test.rows)
+    all_row, managers = _tree(test, level, per_update)
     if all_row is None:
         raise ResultsFileError(f"line {test.line}: this test has no ALL row")
     slots = _log_targets(managers, level) if per_update else []

@@ -16,9 +16,11 @@ are the test's ``rows``. It has no MANAGER, PROCESSOR or DISK rows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import ClassVar
 
 from app.model.plan import ASSIGNMENTS, AccessSpec, SpecLine
 
@@ -94,119 +96,153 @@ def decode(data: bytes) -> str:
 
 def parse_results(text: str, source: str = "results.csv") -> list[ResultsSeries]:
     """All series of a results file. Raises ResultsFileError naming the line for a file that is not one."""
-    lines = text.splitlines()
-    series: list[ResultsSeries] = []
-    cur: ResultsSeries | None = None
-    test: ResultsTest | None = None
-    header: list[str] | None = None
-    stamped = False  # the current header is a per-update log's (a TimeStamp column first)
-    i = 0
-
-    def fail(n: int, what: str) -> ResultsFileError:
-        return ResultsFileError(f"{source}:{n}: {what}")
-
-    def next_line(what: str) -> str:
-        nonlocal i
-        if i + 1 >= len(lines):
-            raise fail(i + 1, f"the file ends where {what} should follow; it may be cut short")
-        i += 1
-        return lines[i]
-
-    def need_series(n: int) -> ResultsSeries:
-        nonlocal cur
-        if cur is None:  # a file that starts mid-way (e.g. copied from a longer one): accept it
-            cur = ResultsSeries(line=n)
-            series.append(cur)
-        return cur
-
-    while i < len(lines):
-        raw = lines[i]
-        n = i + 1
-        stripped = raw.strip()
-        first = stripped.split(",", 1)[0].strip()
-        key = first.lstrip("'").casefold()
-        if not stripped:
-            pass
-        elif first.startswith("'") and key == "test type":
-            cur = ResultsSeries(line=n)
-            series.append(cur)
-            test, header = None, None
-            kind, _, desc = next_line("the test type and description").partition(",")
-            try:
-                cur.test_type = int(kind.strip() or 0)
-            except ValueError:
-                raise fail(i + 1, f"expected the test type number and description, found {kind!r}") from None
-            cur.description = desc.strip()
-        elif first.startswith("'") and key == "version":
-            need_series(n).version = next_line("the Iometer version").strip()
-        elif first.startswith("'") and key == "time stamp":
-            when = _stamp(next_line("a time stamp"))
-            s = need_series(n)
-            if test is not None and test.rows and test.ended is None:
-                test.ended = when
-            elif not s.tests and s.started is None:
-                s.started = when
-        elif first.startswith("'") and key == "access specifications":
-            test = ResultsTest(line=n)
-            need_series(n).tests.append(test)
-            header = None
-            i = _read_specs(lines, i + 1, test, fail)
-            continue
-        elif first.startswith("'") and key == "results":
-            if test is None or test.rows:
-                test = ResultsTest(line=n)
-                need_series(n).tests.append(test)
-            head = next_line("the results header ('Target Type,...)")
-            header = [_column(c) for c in head.split(",")]
-            stamped = header[:1] == ["timestamp"]
-            if stamped:
-                header = header[1:]
-            if not header or header[0] != "target type":
-                raise fail(i + 1, f"expected the results header starting 'Target Type, found {head[:40]!r}")
-            missing = [c for c in REQUIRED if c not in header]
-            if missing:
-                raise fail(
-                    i + 1,
-                    f"the results header lacks the column(s) {', '.join(missing)}; "
-                    "this is not an Iometer results.csv header",
-                )
-        elif key == "end test":
-            need_series(n).end = "complete"
-            test, header = None, None
-        elif key == "aborted test":
-            need_series(n).end = "aborted"
-            test, header = None, None
-        elif stripped.upper().startswith("ERROR:"):
-            need_series(n).errors.append(stripped[6:].strip())
-        elif stamped and header is not None and test is not None and _stamp(first) is not None:
-            at, _, rest = raw.partition(",")
-            row = _row(rest, header, n, fail)
-            row.at = _stamp(at)
-            per_update = row.kind == "WORKER" and not row.text("access specification name")
-            (test.updates if per_update else test.rows).append(row)
-        elif first.upper() in ROW_KINDS:
-            if header is None or test is None:
-                raise fail(
-                    n,
-                    f"a {first.upper()} row before any 'Results header; the file may be cut or "
-                    "edited: keep the lines from 'Test Type to 'End Test together",
-                )
-            test.rows.append(_row(raw, header, n, fail))
-        elif first.startswith("'"):
-            pass  # another section Iometer may write ('Results Display ...): not needed here
-        else:
-            raise fail(
-                n,
-                f"unexpected line {stripped[:60]!r}; an Iometer results.csv has rows starting with "
-                "ALL, MANAGER, PROCESSOR, WORKER or DISK and section lines starting with an apostrophe",
-            )
-        i += 1
+    series = _Reader(text, source).read()
     if not any(t.rows or t.updates for s in series for t in s.tests):
         raise ResultsFileError(
             f"{source}:1: no test results found (no 'Results section with an ALL row); "
             "is this an Iometer results.csv?"
         )
     return series
+
+
+_ENDS = {"end test": "complete", "aborted test": "aborted"}
+
+
+class _Reader:
+    """One pass over a results file's lines: each line read where the file stands (series, test, header)."""
+
+    def __init__(self, text: str, source: str) -> None:
+        self.lines = text.splitlines()
+        self.source = source
+        self.series: list[ResultsSeries] = []
+        self.cur: ResultsSeries | None = None
+        self.test: ResultsTest | None = None
+        self.header: list[str] | None = None
+        self.stamped = False  # the current header is a per-update log's (a TimeStamp column first)
+        self.i = 0
+
+    def read(self) -> list[ResultsSeries]:
+        while self.i < len(self.lines):
+            after = self._line(self.lines[self.i])
+            self.i = self.i + 1 if after is None else after
+        return self.series
+
+    def fail(self, n: int, what: str) -> ResultsFileError:
+        return ResultsFileError(f"{self.source}:{n}: {what}")
+
+    def next_line(self, what: str) -> str:
+        if self.i + 1 >= len(self.lines):
+            raise self.fail(self.i + 1, f"the file ends where {what} should follow; it may be cut short")
+        self.i += 1
+        return self.lines[self.i]
+
+    def need_series(self, n: int) -> ResultsSeries:
+        if self.cur is None:  # a file that starts mid-way (e.g. copied from a longer one): accept it
+            self.cur = ResultsSeries(line=n)
+            self.series.append(self.cur)
+        return self.cur
+
+    def _line(self, raw: str) -> int | None:
+        """Reads the line at ``self.i``; returns the index of the next line to read where it is not the next."""
+        n = self.i + 1
+        stripped = raw.strip()
+        first = stripped.split(",", 1)[0].strip()
+        key = first.lstrip("'").casefold()
+        section = self._SECTIONS.get(key) if first.startswith("'") else None
+        if not stripped:
+            pass
+        elif section is not None:
+            return section(self, n)
+        elif key in _ENDS:
+            self.need_series(n).end = _ENDS[key]
+            self.test, self.header = None, None
+        elif stripped.upper().startswith("ERROR:"):
+            self.need_series(n).errors.append(stripped[6:].strip())
+        elif self.stamped and self.header is not None and self.test is not None and _stamp(first) is not None:
+            self._update_row(raw, n, self.header, self.test)
+        elif first.upper() in ROW_KINDS:
+            if self.header is None or self.test is None:
+                raise self.fail(
+                    n,
+                    f"a {first.upper()} row before any 'Results header; the file may be cut or "
+                    "edited: keep the lines from 'Test Type to 'End Test together",
+                )
+            self.test.rows.append(_row(raw, self.header, n, self.fail))
+        elif not first.startswith("'"):
+            raise self.fail(
+                n,
+                f"unexpected line {stripped[:60]!r}; an Iometer results.csv has rows starting with "
+                "ALL, MANAGER, PROCESSOR, WORKER or DISK and section lines starting with an apostrophe",
+            )
+        # else: another section Iometer may write ('Results Display ...): not needed here
+        return None
+
+    def _test_type(self, n: int) -> None:
+        self.cur = ResultsSeries(line=n)
+        self.series.append(self.cur)
+        self.test, self.header = None, None
+        kind, _, desc = self.next_line("the test type and description").partition(",")
+        try:
+            self.cur.test_type = int(kind.strip() or 0)
+        except ValueError:
+            raise self.fail(
+                self.i + 1, f"expected the test type number and description, found {kind!r}"
+            ) from None
+        self.cur.description = desc.strip()
+
+    def _version(self, n: int) -> None:
+        self.need_series(n).version = self.next_line("the Iometer version").strip()
+
+    def _time_stamp(self, n: int) -> None:
+        when = _stamp(self.next_line("a time stamp"))
+        s = self.need_series(n)
+        if self.test is not None and self.test.rows and self.test.ended is None:
+            self.test.ended = when
+        elif not s.tests and s.started is None:
+            s.started = when
+
+    def _specs(self, n: int) -> int:
+        self.test = ResultsTest(line=n)
+        self.need_series(n).tests.append(self.test)
+        self.header = None
+        return _read_specs(self.lines, self.i + 1, self.test, self.fail)
+
+    def _results(self, n: int) -> None:
+        if self.test is None or self.test.rows:
+            self.test = ResultsTest(line=n)
+            self.need_series(n).tests.append(self.test)
+        head = self.next_line("the results header ('Target Type,...)")
+        header = [_column(c) for c in head.split(",")]
+        self.stamped = header[:1] == ["timestamp"]
+        if self.stamped:
+            header = header[1:]
+        self.header = header
+        if not header or header[0] != "target type":
+            raise self.fail(
+                self.i + 1, f"expected the results header starting 'Target Type, found {head[:40]!r}"
+            )
+        missing = [c for c in REQUIRED if c not in header]
+        if missing:
+            raise self.fail(
+                self.i + 1,
+                f"the results header lacks the column(s) {', '.join(missing)}; "
+                "this is not an Iometer results.csv header",
+            )
+
+    def _update_row(self, raw: str, n: int, header: list[str], test: ResultsTest) -> None:
+        at, _, rest = raw.partition(",")
+        row = _row(rest, header, n, self.fail)
+        row.at = _stamp(at)
+        per_update = row.kind == "WORKER" and not row.text("access specification name")
+        (test.updates if per_update else test.rows).append(row)
+
+    _SECTIONS: ClassVar[dict[str, Callable[[_Reader, int], int | None]]] = {
+        "test type": _test_type,
+        "version": _version,
+        "time stamp": _time_stamp,
+        "access specifications": _specs,
+        "results": _results,
+    }
 
 
 def _row(raw: str, header: list[str], n: int, fail) -> ResultRow:

@@ -14,12 +14,12 @@ from app.analysis.compare import Side, build_side
 from app.analysis.iometer_import import IMPORT_TAG, imported_file
 from app.store.database import Store
 from app.store.queries import get_run, list_runs
-from app.store.records import Run, RunSummary
+from app.store.records import Run, RunListing
 
 MAX_REPEATS = 20  # the newest ones; enough for a spread
 
 
-def repeat_tags(r: RunSummary) -> frozenset[str]:
+def repeat_tags(r: RunListing) -> frozenset[str]:
     """The tags that make runs repeats of one measurement (any case; the automatic import tag left out)."""
     return frozenset(t.casefold() for t in r.tags) - {IMPORT_TAG}
 

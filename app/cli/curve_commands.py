@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from app.cli.common import number_option
-from app.cli.run_commands import add_run_options, cmd_run
+from app.cli.run_commands import add_run_options, run_plan, say_ran
 
 
 def cmd_curve(args: argparse.Namespace) -> int:
@@ -23,31 +23,33 @@ def cmd_curve(args: argparse.Namespace) -> int:
             metric=args.metric,
         )
 
-    def after(store, run_id: int, runner: CurveRunner) -> None:
-        from app.analysis.curve import curve_of
-        from app.cli.progress import format_table
-        from app.store.queries import get_run
-        from app.store.run_extras import CURVE, save_extra
+    ran = run_plan(args, make)
+    if ran.end.run_id is not None:
+        _say_curve(args, ran.end.run_id)
+    return say_ran(args, ran)
 
-        save_extra(store, run_id, CURVE, runner.record())
-        print()
-        for result in curve_of(get_run(store, run_id)):
-            print(f"Curve: {result.sentence()}")
-            print(
-                format_table(
-                    (
-                        result.dimension.capitalize(),
-                        "IOPS",
-                        "MB/s",
-                        "p99 ms",
-                        f"≤ {args.p99_max:g} ms",
-                        "Step",
-                    ),
-                    _rows(result),
-                )
+
+def _say_curve(args: argparse.Namespace, run_id: int) -> None:
+    """What the load search found (kept with its run by the session), as tables."""
+    from app.analysis.curve import curve_of
+    from app.cli.common import _store
+    from app.cli.progress import format_table
+    from app.store.queries import get_run
+
+    store = _store(args, reading=True)
+    try:
+        run = get_run(store, run_id)
+    finally:
+        store.close()
+    print()
+    for result in curve_of(run):
+        print(f"Curve: {result.sentence()}")
+        print(
+            format_table(
+                (result.dimension.capitalize(), "IOPS", "MB/s", "p99 ms", f"≤ {args.p99_max:g} ms", "Step"),
+                _rows(result),
             )
-
-    return cmd_run(args, make, after)
+        )
 
 
 def _rows(result) -> list[list[str]]:

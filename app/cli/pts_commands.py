@@ -157,38 +157,32 @@ def _make_runner(args: argparse.Namespace, setup, facts, resume=None):
 def cmd_pts(args: argparse.Namespace) -> int:
     from app.cli.progress import ProgressPrinter
     from app.cli.run_commands import exit_code, validity_lines
-    from app.recording import Fanout, StoreRecorder
-    from app.store.errors import StoreError
-    from app.store.run_extras import PTS, save_extra
+    from app.session.run_session import RunSession
 
     facts = _device(args.target)
     resume = _resume(args, facts)
     setup = _setup(args, resume)
     runner = _make_runner(args, setup, facts, resume)
     store = _store(args)
-    recorder = StoreRecorder(store, tags=["pts", f"pts-{setup.test}", *setup.tags])
-    runner.listener = Fanout(ProgressPrinter(), recorder)
-    try:
-        with ctrl_c_stops(runner):
-            status = runner.run()
-        if recorder.run_id is not None:
-            save_extra(store, recorder.run_id, PTS, runner.record())
-    except StoreError as e:
+    tags = ["pts", f"pts-{setup.test}", *setup.tags]
+    session = RunSession(runner, ProgressPrinter(), None, store=store, tags=tags, isolate=False)
+    with ctrl_c_stops(runner):
+        end = session.run()  # the PTS rounds kept with the run (app.store.run_extras.PTS)
+    if end.store_failure is not None:
         raise CliError(
-            f"the results database failed during the PTS run, so it was ended: {e}", EXIT_STORE
-        ) from e
-    finally:
-        store.close()
-    print(f"\nPTS run {status}: {runner.summary.text()}.")
+            f"the results database failed during the PTS run, so it was ended: {end.store_failure}",
+            EXIT_STORE,
+        )
+    print(f"\nPTS run {end.status}: {runner.summary.text()}.")
     if runner.purge_result is not None:
         print(runner.purge_result.sentence())
     d = runner.decision
     print(d.sentence() if d is not None else "Steady state: no round ran to its end.")
-    for line in validity_lines(recorder.notes):
+    for line in validity_lines(end.notes):
         print(f"validity: {line}")
-    print(f"Stored as run {recorder.run_id} in {store.path}")
-    print(f"Report: fiometer report {recorder.run_id} --pdf FILE.pdf (or --html, --xlsx)")
-    return exit_code(status, runner)
+    print(f"Stored as run {end.run_id} in {end.stored_in}")
+    print(f"Report: fiometer report {end.run_id} --pdf FILE.pdf (or --html, --xlsx)")
+    return exit_code(end.status, runner)
 
 
 def register(sub) -> None:

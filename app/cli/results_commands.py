@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from app.cli.common import CliError, _get_run, _store, output_path, write_output, write_output_chunks
+
+if TYPE_CHECKING:
+    from app.store.records import Run
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -50,95 +54,81 @@ def cmd_runs(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_show(args: argparse.Namespace) -> int:
+def _print_show_json(
+    args: argparse.Namespace, run: Run, coarse: bool, notes: list[Any], unjudged: str | None
+) -> None:
+    """`fiometer show --json`: the run, its steps' results, and what the analyses found."""
     import dataclasses
     import json
 
     from app.analysis.disk_stats import run_disk_stats
-    from app.analysis.iometer_import import is_iometer_run
-    from app.analysis.preconditioning import fill_summary
     from app.analysis.sweep import find_sweeps
     from app.analysis.timed_transfer import transfers
-    from app.cli.progress import fmt_num, format_table
-    from app.cli.pts_commands import print_pts, pts_json
+    from app.cli.pts_commands import pts_json
 
-    run = _get_run(args, raw_output=True)  # fio's per-disk counters live in its output
-    coarse = is_iometer_run(run)
-    notes = _validity(args, run)
-    unjudged = _unjudged(args, run)
-    if args.json:
+    def metrics(m):
+        # an imported Iometer run's histogram is its 21 coarse bins: no percentiles from it
+        return {k: None if coarse and k.startswith("p") else v for k, v in m.headline().items()}
 
-        def metrics(m):
-            # an imported Iometer run's histogram is its 21 coarse bins: no percentiles from it
-            return {k: None if coarse and k.startswith("p") else v for k, v in m.headline().items()}
-
-        print(
-            json.dumps(
-                {
-                    "validity": [n.to_json() | {"title": n.title} for n in notes],
-                    "not_judged": [unjudged] if unjudged else [],
-                    "curve": _curve_json(run),
-                    "pts": pts_json(run),
-                    "id": run.id,
-                    "name": run.name,
-                    "status": run.status,
-                    "started": run.started,
-                    "ended": run.ended,
-                    "plan": run.plan_name,
-                    "plan_sha256": run.plan_sha256,
-                    "tags": run.tags,
-                    "notes": run.notes,
-                    "fio_versions": run.fio_versions,
-                    "host": run.host,
-                    "managers": [dataclasses.asdict(m) for m in run.managers],
-                    "steps": [
-                        {
-                            "index": s.index,
-                            "spec": s.spec_name,
-                            "queue_depth": s.queue_depth,
-                            "status": s.status,
-                            "started": s.started,
-                            "ended": s.ended,
-                            "results": [
-                                {"level": r.level, "manager": r.manager, "key": r.key, **metrics(r.metrics)}
-                                for r in s.results
-                            ],
-                        }
-                        for s in run.steps
-                    ],
-                    "messages": [dataclasses.asdict(m) for m in run.messages],
-                    "disk_stats": [dataclasses.asdict(d) for d in run_disk_stats(run)],
-                    "preconditioning": _precondition_json(args, run),
-                    "transfers": [dataclasses.asdict(x) for x in transfers(run)],
-                    "sweeps": [
-                        {
-                            "label": s.label,
-                            "dimension": s.dimension,
-                            "max_iops": dataclasses.asdict(s.max_iops),
-                            "max_mbps": dataclasses.asdict(s.max_mbps),
-                            "knee": dataclasses.asdict(s.knee) if s.knee else None,
-                            "points": [dataclasses.asdict(p) for p in s.points],
-                        }
-                        for s in find_sweeps(run)
-                    ],
-                },
-                indent=2,
-            )
-        )
-        return 0
-    print(f"Run {run.id}: {run.name} [{run.status}]  started {run.started}  ended {run.ended or '-'}")
-    tool = (
-        f"{run.host['tool']} {run.host.get('tool_version', '')}".strip()
-        if coarse
-        else f"fio {', '.join(run.fio_versions) or '?'}"
-    )
     print(
-        f"Plan {run.plan_name!r} (sha256 {run.plan_sha256[:12]}), {tool}, "
-        f"managers: {', '.join(f'{m.name} ({m.address})' for m in run.managers)}"
+        json.dumps(
+            {
+                "validity": [n.to_json() | {"title": n.title} for n in notes],
+                "not_judged": [unjudged] if unjudged else [],
+                "curve": _curve_json(run),
+                "pts": pts_json(run),
+                "id": run.id,
+                "name": run.name,
+                "status": run.status,
+                "started": run.started,
+                "ended": run.ended,
+                "plan": run.plan_name,
+                "plan_sha256": run.plan_sha256,
+                "tags": run.tags,
+                "notes": run.notes,
+                "fio_versions": run.fio_versions,
+                "host": run.host,
+                "managers": [dataclasses.asdict(m) for m in run.managers],
+                "steps": [
+                    {
+                        "index": s.index,
+                        "spec": s.spec_name,
+                        "queue_depth": s.queue_depth,
+                        "status": s.status,
+                        "started": s.started,
+                        "ended": s.ended,
+                        "results": [
+                            {"level": r.level, "manager": r.manager, "key": r.key, **metrics(r.metrics)}
+                            for r in s.results
+                        ],
+                    }
+                    for s in run.steps
+                ],
+                "messages": [dataclasses.asdict(m) for m in run.messages],
+                "disk_stats": [dataclasses.asdict(d) for d in run_disk_stats(run)],
+                "preconditioning": _precondition_json(args, run),
+                "transfers": [dataclasses.asdict(x) for x in transfers(run)],
+                "sweeps": [
+                    {
+                        "label": s.label,
+                        "dimension": s.dimension,
+                        "max_iops": dataclasses.asdict(s.max_iops),
+                        "max_mbps": dataclasses.asdict(s.max_mbps),
+                        "knee": dataclasses.asdict(s.knee) if s.knee else None,
+                        "points": [dataclasses.asdict(p) for p in s.points],
+                    }
+                    for s in find_sweeps(run)
+                ],
+            },
+            indent=2,
+        )
     )
-    _print_validity(notes)
-    if unjudged:
-        print(f"{unjudged}.")
+
+
+def _result_rows(run: Run, coarse: bool) -> list[list[str]]:
+    """The table of `fiometer show`: per step, ALL and each manager."""
+    from app.cli.progress import fmt_num
+
     rows = []
     for s in run.steps:
         for r in sorted(s.results, key=lambda r: (r.level != "all", r.key)):
@@ -159,6 +149,40 @@ def cmd_show(args: argparse.Namespace) -> int:
                         str(m.errors),
                     ]
                 )
+    return rows
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+
+    from app.analysis.disk_stats import run_disk_stats
+    from app.analysis.iometer_import import is_iometer_run
+    from app.analysis.preconditioning import fill_summary
+    from app.analysis.sweep import find_sweeps
+    from app.analysis.timed_transfer import transfers
+    from app.cli.progress import fmt_num, format_table
+    from app.cli.pts_commands import print_pts
+
+    run = _get_run(args, raw_output=True)  # fio's per-disk counters live in its output
+    coarse = is_iometer_run(run)
+    notes = _validity(args, run)
+    unjudged = _unjudged(args, run)
+    if args.json:
+        _print_show_json(args, run, coarse, notes, unjudged)
+        return 0
+    print(f"Run {run.id}: {run.name} [{run.status}]  started {run.started}  ended {run.ended or '-'}")
+    tool = (
+        f"{run.host['tool']} {run.host.get('tool_version', '')}".strip()
+        if coarse
+        else f"fio {', '.join(run.fio_versions) or '?'}"
+    )
+    print(
+        f"Plan {run.plan_name!r} (sha256 {run.plan_sha256[:12]}), {tool}, "
+        f"managers: {', '.join(f'{m.name} ({m.address})' for m in run.managers)}"
+    )
+    _print_validity(notes)
+    if unjudged:
+        print(f"{unjudged}.")
+    rows = _result_rows(run, coarse)
     print(
         format_table(
             (

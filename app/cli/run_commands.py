@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from app import __version__
 from app.cli.common import (
@@ -21,6 +23,9 @@ from app.cli.common import (
     parse_size,
 )
 from app.model.plan import URING_OPTIONS
+
+if TYPE_CHECKING:
+    from app.session.run_session import RunEnd
 
 
 def _choose_engine(plan, args: argparse.Namespace) -> str | None:
@@ -101,12 +106,22 @@ def _make_runner(args: argparse.Namespace, opened, make=None):
     return runner
 
 
-def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
-    """Run the plan. ``make`` builds another kind of runner (see _make_runner); ``after(store, run_id, runner)``
-    keeps what that kind found, once the run has ended, before the store closes."""
+@dataclass
+class Ran:
+    """A plan's run as the command line ran it: its end, the runner, and the Iometer files it wrote."""
+
+    end: RunEnd
+    runner: Any
+    update_log: Any  # app.analysis.iometer_update_log.IometerUpdateLog | None
+    results_file: str | None
+
+
+def run_plan(args: argparse.Namespace, make=None) -> Ran:
+    """Run the plan of ``args`` as a run session (app.session: the store's recorder, Iometer's per-update
+    file, what a load search found), printing its progress. ``make`` builds another kind of runner (see
+    _make_runner). A results database that fails during the run ends it: a CliError (EXIT_STORE)."""
     from app.cli.progress import ProgressPrinter
-    from app.recording import Fanout, StoreRecorder
-    from app.store.errors import StoreError
+    from app.session.run_session import RunSession
 
     opened = _open(args.file)
     for w in opened.warnings:
@@ -120,37 +135,48 @@ def cmd_run(args: argparse.Namespace, make=None, after=None) -> int:
         if update_log is not None:
             update_log.discard()
         raise
-    recorder = StoreRecorder(store, tags=args.tag or [])
-    progress = ProgressPrinter()
-    runner.listener = Fanout(progress, recorder)
-    if update_log is not None:
-        runner.listener.add(update_log)
-    try:
-        with ctrl_c_stops(runner):
-            status = runner.run()
-        if after is not None and recorder.run_id is not None:
-            after(store, recorder.run_id, runner)
-    except StoreError as e:  # the runner ended fio; the run keeps what was recorded before the fault
+    session = RunSession(
+        runner,
+        ProgressPrinter(),
+        None,
+        update_log=update_log,
+        store=store,
+        tags=args.tag or [],
+        isolate=False,
+    )
+    with ctrl_c_stops(runner):
+        end = session.run()
+    if end.store_failure is not None:  # the runner ended fio; the run keeps what was recorded before it
         kept = (
-            f"Run {recorder.run_id} in {store.path} keeps what was recorded before it "
-            f"({runner.summary.text()})."
-            if recorder.run_id is not None
+            f"Run {end.run_id} in {end.stored_in} keeps what was recorded before it ({runner.summary.text()})."
+            if end.run_id is not None
             else "Nothing was stored."
         )
         raise CliError(
-            f"the results database failed during the run, so the run was ended: {e}\n{kept}", EXIT_STORE
-        ) from e
-    finally:
-        store.close()
-    print(f"\nRun {status}: {runner.summary.text()}.")
-    for line in validity_lines(recorder.notes):
+            f"the results database failed during the run, so the run was ended: {end.store_failure}\n{kept}",
+            EXIT_STORE,
+        )
+    return Ran(end, runner, update_log, results_file)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run the plan, then say how it ended."""
+    return say_ran(args, run_plan(args))
+
+
+def say_ran(args: argparse.Namespace, ran: Ran) -> int:
+    """How the run ended, its validity notes, where it is stored; then appended to Iometer's results file
+    (--results-file). Returns the exit code."""
+    end, runner, update_log = ran.end, ran.runner, ran.update_log
+    print(f"\nRun {end.status}: {runner.summary.text()}.")
+    for line in validity_lines(end.notes):
         print(f"validity: {line}")
-    print(f"Stored as run {recorder.run_id} in {store.path}")
+    print(f"Stored as run {end.run_id} in {end.stored_in}")
     if update_log is not None and update_log.failure is None:
         print(f"Iometer per-update results: {update_log.path} ({update_log.updates_written} update(s))")
-    if results_file and recorder.run_id is not None:
-        _append_results(args, results_file, recorder.run_id)
-    return exit_code(status, runner)
+    if ran.results_file and end.run_id is not None:
+        _append_results(args, ran.results_file, end.run_id)
+    return exit_code(end.status, runner)
 
 
 def _update_log(plan, results_file: str | None):

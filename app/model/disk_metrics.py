@@ -14,6 +14,7 @@ iostat's arithmetic, here and nowhere else:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -55,16 +56,23 @@ class DiskCounts:
     def minus(self, base: DiskCounts) -> DiskCounts:
         """The window between an earlier cumulative report ``base`` and this one."""
         busy = None if self.busy_ms is None or base.busy_ms is None else max(self.busy_ms - base.busy_ms, 0.0)
-        return DiskCounts(
-            self.window_ms - base.window_ms,
-            *(max(getattr(self, f.name) - getattr(base, f.name), 0.0) for f in fields(self)[1:-1]),
-            busy,
-        )
+        counts = (max(a - b, 0.0) for a, b in zip(self._counters(), base._counters(), strict=True))
+        return DiskCounts._of(self.window_ms - base.window_ms, counts, busy)
 
     def plus(self, other: DiskCounts) -> DiskCounts:
         """Two consecutive windows of the same disk as one."""
         busy = None if self.busy_ms is None or other.busy_ms is None else self.busy_ms + other.busy_ms
-        return DiskCounts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)[:-1]), busy)
+        counts = (a + b for a, b in zip(self._counters(), other._counters(), strict=True))
+        return DiskCounts._of(self.window_ms + other.window_ms, counts, busy)
+
+    def _counters(self) -> tuple[float, ...]:
+        """The counters between ``window_ms`` and ``busy_ms``, in field order."""
+        return tuple(float(getattr(self, f.name)) for f in fields(self)[1:-1])
+
+    @staticmethod
+    def _of(window_ms: float, counters: Iterable[float], busy_ms: float | None) -> DiskCounts:
+        r_ios, w_ios, r_merges, w_merges, r_ticks, w_ticks, in_queue = counters
+        return DiskCounts(window_ms, r_ios, w_ios, r_merges, w_merges, r_ticks, w_ticks, in_queue, busy_ms)
 
     # --- iostat's figures ------------------------------------------------------------------------
     @property

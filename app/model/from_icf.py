@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import icf_import
 from app.model import plan as P
 from app.model.builtin_specs import find_builtin
 from app.model.units import format_bytes
+from icf_import.document import Worker as IcfWorker
 from icf_import.read_specs import percent_total_words
 
 WORKER_KINDS = {"DISK": "disk", "NETWORK,TCP": "network_tcp", "NETWORK,VI": "network_vi"}
@@ -160,6 +162,32 @@ def nothing_to_run(plan: P.Plan) -> str | None:
     )
 
 
+def _worker(w: IcfWorker, where: str, resolve_spec: Callable[[str, str], str | None]) -> P.Worker:
+    """One worker of the file, with its assigned specs (those that resolve) and its targets."""
+    worker = P.Worker(
+        name=w.name,
+        kind=WORKER_KINDS.get(w.type.upper(), "disk"),
+        queue_depth=w.queue_depth,
+        max_size=w.disk_max_size or 0,
+        start_sector=w.disk_start_sector or 0,
+        data_pattern=w.data_pattern or 0,
+        fixed_seed=w.fixed_seed if w.use_fixed_seed else None,
+        test_connection_rate=w.test_connection_rate,
+        transactions_per_connection=w.transactions_per_connection,
+    )
+    for name in w.assigned_specs or []:
+        resolved = resolve_spec(name, where)
+        if resolved is not None:
+            worker.specs.append(resolved)
+    for t in w.targets or []:
+        is_net = t.type.upper().startswith("NETWORK")
+        partner = t.partner_manager[1] if t.partner_manager else None
+        worker.targets.append(
+            P.Target(name=t.name, kind="network" if is_net else "disk", partner_manager=partner)
+        )
+    return worker
+
+
 def plan_from_icf(doc: icf_import.IcfDocument) -> P.Plan:
     """Build a plan from a parsed .icf (its diagnostics are the caller's to show)."""
     notes: list[P.FidelityNote] = []
@@ -212,33 +240,12 @@ def plan_from_icf(doc: icf_import.IcfDocument) -> P.Plan:
         # Only the first manager runs here by default; the others need a host chosen by the user.
         mgr = P.Manager(name=m.name, host=P.LOCAL if i == 0 else None, address_in_file=m.address)
         for w in m.workers:
-            kind = WORKER_KINDS.get(w.type.upper(), "disk")
             where = f"manager {m.name!r} / worker {w.name!r}"
-            worker = P.Worker(
-                name=w.name,
-                kind=kind,
-                queue_depth=w.queue_depth,
-                max_size=w.disk_max_size or 0,
-                start_sector=w.disk_start_sector or 0,
-                data_pattern=w.data_pattern or 0,
-                fixed_seed=w.fixed_seed if w.use_fixed_seed else None,
-                test_connection_rate=w.test_connection_rate,
-                transactions_per_connection=w.transactions_per_connection,
-            )
-            for name in w.assigned_specs or []:
-                resolved = resolve_spec(name, where)
-                if resolved is not None:
-                    worker.specs.append(resolved)
+            worker = _worker(w, where, resolve_spec)
             if not w.assigned_specs:
-                bare.append((where, worker, kind))
-            if kind == "disk" and w.targets and not w.disk_max_size:
+                bare.append((where, worker, worker.kind))
+            if worker.kind == "disk" and w.targets and not w.disk_max_size:
                 fill.append(w.name)
-            for t in w.targets or []:
-                is_net = t.type.upper().startswith("NETWORK")
-                partner = t.partner_manager[1] if t.partner_manager else None
-                worker.targets.append(
-                    P.Target(name=t.name, kind="network" if is_net else "disk", partner_manager=partner)
-                )
             mgr.workers.append(worker)
         plan.managers.append(mgr)
     _without_specs(plan, bare, notes)

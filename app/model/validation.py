@@ -12,6 +12,7 @@ from app.model.plan import (
     STEP_TYPES,
     TEST_TYPES,
     URING_OPTIONS,
+    AccessSpec,
     Plan,
     TestSetup,
 )
@@ -154,9 +155,8 @@ def _engine_problems(out: list[Problem], s: TestSetup) -> None:
         )
 
 
-def _problems(plan: Plan) -> list[Problem]:
-    out: list[Problem] = []
-    s = plan.setup
+def _setup_problems(out: list[Problem], s: TestSetup) -> None:
+    """The Test Setup's fields: ranges, choices, cycling, preconditioning."""
     _range(out, "setup.run_time", s.run_time, 0, MAX_SECONDS, "seconds")
     _range(out, "setup.ramp_up", s.ramp_up, 0, MAX_SECONDS, "seconds")
     _choice(out, "setup.test_type", s.test_type, TEST_TYPES)
@@ -185,8 +185,11 @@ def _problems(plan: Plan) -> list[Problem]:
     _range(out, "setup.precondition.slope_pct", pc.slope_pct, 1, 100, "%")
     _range(out, "setup.precondition.max_s", pc.max_s, 1, MAX_SECONDS, "seconds")
 
+
+def _spec_problems(out: list[Problem], specs: list[AccessSpec]) -> None:
+    """Each access specification: its name (not empty, no comma, once), its lines and their total."""
     seen: set[str] = set()
-    for i, spec in enumerate(plan.specs):
+    for i, spec in enumerate(specs):
         p = f"specs[{i}]"
         if not spec.name.strip():
             out.append(Problem(f"{p}.name", "must not be empty"))
@@ -218,6 +221,11 @@ def _problems(plan: Plan) -> list[Problem]:
                 Problem(f"{p}.lines", percent_total_words(total))  # an error: Start refuses it
             )
 
+
+def _problems(plan: Plan) -> list[Problem]:
+    out: list[Problem] = []
+    _setup_problems(out, plan.setup)
+    _spec_problems(out, plan.specs)
     names: set[str] = set()
     ports: dict[int, str] = {}  # fixed network ports -> whose
     for i, m in enumerate(plan.managers):

@@ -416,9 +416,9 @@ def _point_labels(
     return out
 
 
-def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
-    title_size, label_size, tick_size = 10.0, 8.0, 7.0
-    d = Drawing(width, 0)
+def _title_and_legend(d: Drawing, chart: LineChart, width: float) -> float:
+    """Draws the chart's title (wrapped) and its legend (in rows); returns where the plot's top goes."""
+    title_size, label_size = 10.0, 8.0
     y = title_size + 2
     for i, line in enumerate(_wrap(chart.title, title_size * 1.08, width)):  # bold is wider
         d.items.append(Text(0, y + i * (title_size + 3), line, title_size, bold=True))
@@ -434,13 +434,14 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
         d.items.append(Line(lx, y - 3, lx + 13, y - 3, s.color, 2.0, s.dash))
         d.items.append(Text(lx + 17, y, s.label, label_size, "#333333"))
         lx += item_w
-    y += 20  # room for the y axis title above the plot
+    return y + 20  # room for the y axis title above the plot
+
+
+def _x_axis(chart: LineChart) -> tuple[float, float, list[float]]:
+    """The x axis' range and ticks: the chart's own ticks, decades on a log axis, else nice steps."""
     xs = [p[0] for s in chart.series for p in s.points if not chart.x_log or p[0] > 0]
-    ys = [p[1] for s in chart.series for p in s.points]
-    tick_text: dict[float, str] = {}
     if chart.x_ticks:
         ticks_x = [v for v, _ in chart.x_ticks]
-        tick_text = dict(chart.x_ticks)
         x_lo, x_hi = min(ticks_x + xs), max(ticks_x + xs)
         if x_hi <= x_lo:
             x_lo, x_hi = (x_lo / 2, x_lo * 2) if chart.x_log2 else (x_lo - 1, x_lo + 1)
@@ -453,6 +454,51 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
         step_x = nice_step(top_x - x_lo, 8)
         x_hi = x_lo + step_x * max(1, math.ceil((top_x - x_lo) / step_x - 1e-9))
         ticks_x = [x_lo + i * step_x for i in range(int(round((x_hi - x_lo) / step_x)) + 1)]
+    return x_lo, x_hi, ticks_x
+
+
+def _series_items(s: LineSeries, pts: list[tuple[float, float]], *, steps: bool) -> list[Rect | Line | Text]:
+    """A series' line through its points (``steps``: a cumulative share, a step up at each bucket) and its
+    markers (always for a lone point)."""
+    items: list[Rect | Line | Text] = []
+    for (ax, ay), (bx, by) in zip(pts, pts[1:], strict=False):
+        if steps:
+            items += [Line(ax, ay, bx, ay, s.color, s.width), Line(bx, ay, bx, by, s.color, s.width)]
+        else:
+            items.append(Line(ax, ay, bx, by, s.color, s.width, s.dash))
+    if len(pts) == 1 or s.markers:
+        items += [Rect(x - 1.5, yy - 1.5, 3, 3, s.color) for x, yy in pts]
+    return items
+
+
+def _mark(m: Mark, mx: float, my: float, top: float, width: float, size: float) -> list[Line | Text]:
+    """An open square around the point at (mx, my), its caption beside it (left of it at the right edge)."""
+    r = 4.5
+    right = mx + r + 3 + text_width(m.caption, size) <= width
+    return [
+        Line(mx - r, my - r, mx + r, my - r, m.color, 1.2),
+        Line(mx + r, my - r, mx + r, my + r, m.color, 1.2),
+        Line(mx + r, my + r, mx - r, my + r, m.color, 1.2),
+        Line(mx - r, my + r, mx - r, my - r, m.color, 1.2),
+        Text(
+            mx + r + 3 if right else mx - r - 3,
+            max(top + 7, my - r - 2),
+            m.caption,
+            size,
+            m.color,
+            "start" if right else "end",
+            bold=True,
+        ),
+    ]
+
+
+def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
+    tick_size = 7.0
+    d = Drawing(width, 0)
+    y = _title_and_legend(d, chart, width)
+    ys = [p[1] for s in chart.series for p in s.points]
+    x_lo, x_hi, ticks_x = _x_axis(chart)
+    tick_text: dict[float, str] = dict(chart.x_ticks) if chart.x_ticks else {}
     top_y = chart.y_max if chart.y_max is not None else max(ys, default=1.0)
     step_y = nice_step(top_y, 4)
     y_hi = step_y * max(1, math.ceil(top_y / step_y - 1e-9)) if top_y > 0 else 1.0
@@ -502,35 +548,10 @@ def layout_line(chart: LineChart, width: float = 640.0) -> Drawing:
     taken: list[tuple[float, float, float, float]] = []  # point labels drawn: none is printed over another
     for s in chart.series:
         pts = [(px(x), py(v)) for x, v in s.points if not chart.x_log or x > 0]
-        for (ax, ay), (bx, by) in zip(pts, pts[1:], strict=False):
-            if chart.x_log:  # a cumulative share: a step up at each bucket
-                d.items.append(Line(ax, ay, bx, ay, s.color, s.width))
-                d.items.append(Line(bx, ay, bx, by, s.color, s.width))
-            else:
-                d.items.append(Line(ax, ay, bx, by, s.color, s.width, s.dash))
-        if len(pts) == 1 or s.markers:
-            d.items += [Rect(x - 1.5, yy - 1.5, 3, 3, s.color) for x, yy in pts]
+        d.items += _series_items(s, pts, steps=chart.x_log)
         d.items += _point_labels(pts, s.point_labels, tick_size - 1, s.color, width, taken)
-    for m in chart.marks:  # an open square around the point, its caption beside it
-        mx, my, r = px(m.x), py(m.y), 4.5
-        d.items += [
-            Line(mx - r, my - r, mx + r, my - r, m.color, 1.2),
-            Line(mx + r, my - r, mx + r, my + r, m.color, 1.2),
-            Line(mx + r, my + r, mx - r, my + r, m.color, 1.2),
-            Line(mx - r, my + r, mx - r, my - r, m.color, 1.2),
-        ]
-        right = mx + r + 3 + text_width(m.caption, tick_size) <= width
-        d.items.append(
-            Text(
-                mx + r + 3 if right else mx - r - 3,
-                max(top + 7, my - r - 2),
-                m.caption,
-                tick_size,
-                m.color,
-                "start" if right else "end",
-                bold=True,
-            )
-        )
+    for m in chart.marks:
+        d.items += _mark(m, px(m.x), py(m.y), top, width, tick_size)
     d.height = bottom + 28
     return d
 

@@ -13,7 +13,7 @@ from app.analysis.run_groups import load_side
 from app.analysis.validity import Note
 from app.report.charts import BarChart, LineChart, comparison_charts, run_charts, side_colors
 from app.report.disclosure import disclosure
-from app.report.facts import JobFile, environment_table, facts_table, job_files, job_options_table
+from app.report.facts import JobFileText, environment_table, facts_table, job_files, job_options_table
 from app.report.headlines import headlines
 from app.report.latency import Distribution, distributions, pairs, percentile_table, shares, spread
 from app.report.one_run import run_summary
@@ -49,7 +49,7 @@ class RunSection:
     label: str  # the side's label, e.g. "before"
     summary: Table
     facts: Table
-    job_files: list[JobFile]
+    job_files: list[JobFileText]
     workloads: list[Table] = field(default_factory=list)  # sweeps, preconditioning, transfers, disks
     sweep_charts: list[LineChart] = field(default_factory=list)  # shown after the sweep table
 

@@ -19,7 +19,10 @@ DASH = "\u2013"
 
 
 @dataclass
-class JobFile:
+class JobFileText:
+    """A job file as a report shows it: a title and fio's job text as stored (the engine's ``JobFile`` is
+    the job file being made for fio)."""
+
     title: str  # e.g. "Step 1 (Max Throughput-100%Read), manager PB-W2K3-04"
     text: str
 
@@ -107,13 +110,13 @@ def facts_table(run: Run) -> Table:
     )
 
 
-def job_files(run: Run) -> list[JobFile]:
+def job_files(run: Run) -> list[JobFileText]:
     out = []
     for s in run.steps:
         for manager, o in sorted(s.outputs.items()):
             if o.job_text:
                 out.append(
-                    JobFile(f"Step {s.index + 1} ({s.spec_name}), manager {manager}", o.job_text.rstrip())
+                    JobFileText(f"Step {s.index + 1} ({s.spec_name}), manager {manager}", o.job_text.rstrip())
                 )
     return out
 

@@ -199,21 +199,7 @@ def render_html(report: Report) -> str:
         f"<style>{CSS}</style></head><body><main>",
         '<header class="cover">',
     ]
-    logo = logo_data_uri(m.logo) if m.logo else ""
-    if logo:
-        h.append(f'<img class="logo" src="{logo}" alt="logo">')
-    h.append(f"<h1>{escape(m.title)}</h1><dl>")
-    by = ", ".join(x for x in (m.author, m.company) if x)
-    for k, v in (("Client", m.client), ("Prepared by", by), ("Date", m.date)):
-        if v:
-            h.append(f"<dt>{k}</dt><dd>{escape(v)}</dd>")
-    runs = "; ".join(
-        f"Run {s.run.id}"
-        + (f" \u201c{escape(s.run.name)}\u201d" if s.run.name else "")
-        + f" ({escape(s.label)})"
-        for s in report.runs
-    )
-    h.append(f"<dt>Runs</dt><dd>{runs}</dd></dl></header>")
+    h += _cover_html(report)
     h.append(
         '<nav class="toc"><strong>Contents</strong><ol>'
         + "".join(f'<li><a href="#{a}">{escape(t)}</a></li>' for a, t in sections(report))
@@ -235,14 +221,7 @@ def render_html(report: Report) -> str:
     h += pts_html(report)
     h.append('<h2 id="environment">Test environment</h2>')
     h.append(table_html(report.environment, "data facts"))
-    if report.comparisons:
-        h.append('<h2 id="compare">Before / after</h2>')
-        for t in report.comparison_tables + report.headline_tables:
-            h.append(f"<h3>{escape(t.title)}</h3>")
-            h.append(table_html(t))
-        for t in report.unmatched_tables:
-            h.append(f"<h3>{escape(t.title)}</h3>")
-            h.append(table_html(t))
+    h += _compare_html(report)
     if report.notes:
         h.append(
             '<div class="callout"><ul>'
@@ -251,6 +230,57 @@ def render_html(report: Report) -> str:
         )
     h.append('<h2 id="latency">Response time percentiles</h2>')
     h.append(table_html(report.percentiles))
+    h += _charts_html(report)
+    h += _runs_html(report)
+    h += _appendix_html(report)
+    client = " \u2014 " + escape(m.client) if m.client else ""
+    h.append(
+        f"<footer>Made with Fiometer from its results database. {escape(m.title)}{client}, "
+        f"{escape(m.date)}.</footer>"
+    )
+    h.append("</main></body></html>")
+    return "\n".join(h) + "\n"
+
+
+def _cover_html(report: Report) -> list[str]:
+    """The cover: logo, title, who and when, the runs."""
+    m = report.meta
+    h: list[str] = []
+    logo = logo_data_uri(m.logo) if m.logo else ""
+    if logo:
+        h.append(f'<img class="logo" src="{logo}" alt="logo">')
+    h.append(f"<h1>{escape(m.title)}</h1><dl>")
+    by = ", ".join(x for x in (m.author, m.company) if x)
+    for k, v in (("Client", m.client), ("Prepared by", by), ("Date", m.date)):
+        if v:
+            h.append(f"<dt>{k}</dt><dd>{escape(v)}</dd>")
+    runs = "; ".join(
+        f"Run {s.run.id}"
+        + (f" \u201c{escape(s.run.name)}\u201d" if s.run.name else "")
+        + f" ({escape(s.label)})"
+        for s in report.runs
+    )
+    h.append(f"<dt>Runs</dt><dd>{runs}</dd></dl></header>")
+    return h
+
+
+def _compare_html(report: Report) -> list[str]:
+    """Before / after: the comparisons, the headlines, what could not be matched."""
+    h: list[str] = []
+    if report.comparisons:
+        h.append('<h2 id="compare">Before / after</h2>')
+        for t in report.comparison_tables + report.headline_tables:
+            h.append(f"<h3>{escape(t.title)}</h3>")
+            h.append(table_html(t))
+        for t in report.unmatched_tables:
+            h.append(f"<h3>{escape(t.title)}</h3>")
+            h.append(table_html(t))
+    return h
+
+
+def _charts_html(report: Report) -> list[str]:
+    """The charts: per step, the sweep overlays, the line charts."""
+    h: list[str] = []
     if report.charts or report.line_charts:
         h.append('<h2 id="charts">Charts</h2>')
         for ch in report.charts:
@@ -259,6 +289,12 @@ def render_html(report: Report) -> str:
             h.append('<h3 id="sweep-overlays">Sweeps and steady state, before and after</h3>')
         h += [_figure(lc, False) for lc in report.sweep_overlays]
         h += _line_figures(report.line_charts)
+    return h
+
+
+def _runs_html(report: Report) -> list[str]:
+    """The results per run, each run's sweep curves after its sweep table."""
+    h: list[str] = []
     h.append('<h2 id="runs">Results per run</h2>')
     for s in report.runs:
         for table in (s.summary, *s.workloads):
@@ -269,6 +305,12 @@ def render_html(report: Report) -> str:
                 h += [
                     f'<figure id="{c.key}">{to_svg(draw(c, 760), c.title)}</figure>' for c in s.sweep_charts
                 ]
+    return h
+
+
+def _appendix_html(report: Report) -> list[str]:
+    """Run facts and method: the disclosure, the job options, each run's facts and job files."""
+    h: list[str] = []
     h.append('<h2 id="appendix">Run facts and method</h2>')
     if report.disclosure:
         h.append("<h3>Disclosure: what was run and what the numbers mean</h3>")
@@ -285,10 +327,4 @@ def render_html(report: Report) -> str:
             for j in s.job_files:
                 h.append(f"<p class=note>{escape(j.title)}</p><pre>{escape(j.text)}</pre>")
             h.append("</details>")
-    client = " \u2014 " + escape(m.client) if m.client else ""
-    h.append(
-        f"<footer>Made with Fiometer from its results database. {escape(m.title)}{client}, "
-        f"{escape(m.date)}.</footer>"
-    )
-    h.append("</main></body></html>")
-    return "\n".join(h) + "\n"
+    return h

@@ -257,6 +257,20 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         h.append(callout("<br>".join(escape(n) for n in report.notes)))
     _h1(h, "latency", "Response time percentiles")
     h.append(table_markup(report.percentiles, wrap_all=wrap))
+    _charts_markup(h, report, chart_src)
+    _runs_markup(h, report, chart_src, wrap)
+    _appendix_markup(h, report)
+    h.append("</body></html>")
+    if report.validity:  # first, on the first section's page: whether the figures measure the storage
+        h[1:1] = [
+            '<h1 style="margin-top: 0"><a name="validity"></a>Validity</h1>',
+            callout("<br>".join("\u2022 " + escape(v) for v in report.validity)),
+        ]
+    return "\n".join(h)
+
+
+def _charts_markup(h: list[str], report: Report, chart_src: dict[str, tuple[str, int, int]]) -> None:
+    """The charts: per step, the sweep overlays, then the line charts in rows."""
     if report.charts or report.line_charts:
         _h1(h, "charts", "Charts")
         for ch in report.charts:
@@ -270,6 +284,12 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
         _charts_in_rows(
             h, chart_src, [lc.key for lc in report.line_charts], small_multiples(report.line_charts)
         )
+
+
+def _runs_markup(
+    h: list[str], report: Report, chart_src: dict[str, tuple[str, int, int]], wrap: bool
+) -> None:
+    """The results per run, each run's sweep curves after its sweep table."""
     _h1(h, "runs", "Results per run")
     for s in report.runs:
         h.append(f"<h2>{escape(s.summary.title)} ({escape(s.label)})</h2>")
@@ -281,6 +301,10 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
                 h.append(f"<h2>{escape(curves_title(s.run))}</h2>")
                 for c in s.sweep_charts:
                     _chart(h, chart_src, c.key)
+
+
+def _appendix_markup(h: list[str], report: Report) -> None:
+    """The appendix: the method, the disclosure, the job options, the first job file, each run's facts."""
     _h1(h, "appendix", "Appendix: methodology and job files")
     h.append(
         "<p>Every number in this report comes from Fiometer's results database. Fiometer reproduces "
@@ -306,13 +330,6 @@ def body_markup(report: Report, chart_src: dict[str, tuple[str, int, int]], comp
     for s in report.runs:
         h.append(f"<h2>{escape(s.facts.title)}</h2>")
         h.append(table_markup(s.facts, "facts", widths={0: "24%"}))
-    h.append("</body></html>")
-    if report.validity:  # first, on the first section's page: whether the figures measure the storage
-        h[1:1] = [
-            '<h1 style="margin-top: 0"><a name="validity"></a>Validity</h1>',
-            callout("<br>".join("\u2022 " + escape(v) for v in report.validity)),
-        ]
-    return "\n".join(h)
 
 
 # A unit the PDF keeps on one page where it fits: a table, or a chart's image paragraph.

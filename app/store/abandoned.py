@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -15,6 +16,8 @@ from .timestamps import iso, utc_now
 
 if TYPE_CHECKING:
     from .database import Store
+
+log = logging.getLogger(__name__)
 
 
 def abandoned_runs(store: Store) -> list[int]:
@@ -40,7 +43,11 @@ def close_abandoned_runs(store: Store) -> list[int]:
         try:
             if _close_abandoned(store, run_id):
                 closed.append(run_id)
-        except StoreError:  # housekeeping only: a full disk or a read-only file must not stop reading
+                log.info(
+                    "run %d of %s marked interrupted: the process recording it is gone", run_id, store.path
+                )
+        except StoreError as e:  # housekeeping only: a full disk or a read-only file must not stop reading
+            log.warning("abandoned runs of %s left as they are: %s", store.path, e)
             break
     return closed
 

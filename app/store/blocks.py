@@ -26,7 +26,7 @@ import sqlite3
 import struct
 import zlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -50,7 +50,7 @@ def _matrix(rows: Sequence[Sequence[Any]]) -> tuple[np.ndarray, np.ndarray, np.n
     """The rows as [columns, samples]: (values as float64, 0 where NULL; NULL mask; columns all ints;
     the int columns' exact values as int64)."""
     obj = np.array(rows, dtype=object).T
-    nulls = np.equal(obj, None)
+    nulls = np.equal(obj, cast(Any, None))  # elementwise `is None` over the object array
     if nulls.any():
         obj = obj.copy()
         obj[nulls] = 0
@@ -105,7 +105,7 @@ def encode_block(rows: Sequence[Sequence[Any]]) -> bytes:
         u = f[bits].view(np.uint64)
         words[bits] = u ^ np.concatenate((np.zeros((len(u), 1), np.uint64), u[:, :-1]), axis=1)
     kinds = np.where(bits, _FLOAT_XOR, np.where(use_delta, _INT_DELTA, _INT)) | np.where(ints, 0, _AS_FLOAT)
-    has_nulls = nulls.any(axis=1)
+    has_nulls = cast(np.ndarray, nulls.any(axis=1))  # a 2-D mask: an array, never a scalar
     head = [_HEAD.pack(n, ncols)] + [
         _COL.pack(int(k), max(int(d), 0), bool(h)) for k, d, h in zip(kinds, scale, has_nulls, strict=True)
     ]
@@ -130,8 +130,8 @@ def decode_block(blob: bytes) -> list[np.ndarray]:
     for j in np.flatnonzero(has_nulls):
         nulls[j] = np.unpackbits(np.frombuffer(raw, np.uint8, mask_len, pos), count=n).astype(bool)
         pos += mask_len
-    words = np.frombuffer(raw, np.uint8, 8 * ncols * n, pos).reshape(8, ncols, n).transpose(1, 2, 0)
-    words = np.ascontiguousarray(words).view("<u8").astype(np.uint64).reshape(ncols, n)
+    shuffled = np.frombuffer(raw, np.uint8, 8 * ncols * n, pos).reshape(8, ncols, n).transpose(1, 2, 0)
+    words = np.ascontiguousarray(shuffled).view("<u8").astype(np.uint64).reshape(ncols, n)
     base = kinds & 0x0F
     bits = base == _FLOAT_XOR
     ints = ((words >> np.uint64(1)).view(np.int64)) ^ -((words & np.uint64(1)).view(np.int64))
@@ -152,8 +152,8 @@ def _id_list(ids: Iterable[int]) -> str:
     return ", ".join(str(int(i)) for i in ids)
 
 
-def _tail_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list[tuple]]:
-    out: dict[int, list[tuple]] = {}
+def _tail_rows(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list[tuple[Any, ...]]]:
+    out: dict[int, list[tuple[Any, ...]]] = {}
     for row in conn.execute(_TAIL_SQL.format(_id_list(ids))):
         out.setdefault(row[0], []).append(row[1:])
     return out

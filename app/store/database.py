@@ -15,6 +15,7 @@ reads the log's header and copies it back, so no commit can restart the log unde
 
 from __future__ import annotations
 
+import logging
 import shutil
 import sqlite3
 import threading
@@ -33,6 +34,8 @@ from .db_location import resolve_db_path
 from .errors import StoreError
 from .migrations import MIGRATIONS, SCHEMA_VERSION, statements
 from .schema import APPLICATION_ID
+
+log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_S = 15.0
 CHECKPOINT_BYTES = 4 << 20  # about SQLite's own automatic threshold (1000 pages of 4 KiB)
@@ -271,7 +274,7 @@ def _inspect(store: Store, existed: bool) -> int:
             f"this Fiometer {__version__} understands database versions up to {SCHEMA_VERSION}. "
             "The file was not changed. Update Fiometer to open it, or choose another database file."
         )
-    return version
+    return int(version)
 
 
 def _marker(path: Path) -> Path:
@@ -340,6 +343,13 @@ def _migrate(store: Store) -> None:
             statements(MIGRATIONS[version], conn)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
+        log.info(
+            "results database %s migrated from database version %d to %d%s",
+            path,
+            old,
+            SCHEMA_VERSION,
+            f" (the copy as it was: {backup})" if backup else "",
+        )
         if old:  # give back the pages the old layout used (version 3 rewrote the samples)
             with suppress(sqlite3.Error):
                 conn.executescript("PRAGMA incremental_vacuum;")
@@ -348,6 +358,9 @@ def _migrate(store: Store) -> None:
             conn.execute("ROLLBACK")
         if isinstance(exc, StoreError) or not isinstance(exc, Exception):
             raise
+        log.error(
+            "results database %s: the upgrade to database version %d failed: %s", path, SCHEMA_VERSION, exc
+        )
         kept = f" A copy of it as it was is at {backup}." if backup else ""
         raise StoreError(
             f"Fiometer could not upgrade the results database {path} to database version {SCHEMA_VERSION} "
@@ -396,6 +409,7 @@ def _damaged(store: Store, detail: str) -> StoreError:
         kept = (
             f"Fiometer could not keep a copy of it ({exc.strerror or exc}); the file itself was not changed."
         )
+    log.error("results database %s is damaged (%s). %s", path, detail, kept)
     backups = sorted(p.name for p in path.parent.glob(path.name + ".bak-v*"))
     restore = f" An older copy from before an upgrade is there too: {', '.join(backups)}." if backups else ""
     return StoreError(
@@ -434,4 +448,5 @@ def explain(exc: sqlite3.Error, path: Path, doing: str) -> StoreError:
         )
     else:
         text = f"The results database {path} reported an error while {doing}: {exc}."
+    log.warning("results database fault while %s: %s (SQLite error code %s)", doing, exc, code)
     return StoreError(text)

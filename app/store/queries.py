@@ -31,7 +31,7 @@ from .records import (
     MessageInfo,
     ResultRow,
     Run,
-    RunSummary,
+    RunListing,
     StepInfo,
     StepOutput,
     TargetInfo,
@@ -63,7 +63,7 @@ def list_runs(
     tag: str | None = None,
     status: str | Iterable[str] | None = None,
     limit: int | None = None,
-) -> list[RunSummary]:
+) -> list[RunListing]:
     """Runs, newest first. ``text`` matches name, description, plan name and notes (any case);
     ``tag`` one tag exactly (any case); ``status`` one status or several. Runs whose recording process
     died are marked interrupted first."""
@@ -146,7 +146,7 @@ def get_run(
             "ORDER BY idx",
             (run_id,),
         ):
-            steps[r[0]] = StepInfo(*r[:6], json.loads(r[6]), json.loads(r[7]), *r[8:])
+            steps[r[0]] = _step_info(r)
         run.steps = list(steps.values())
         for step_id, manager, job_text, raw in conn.execute(
             f"SELECT step_id, manager, job_text, {'raw_output' if raw_output else 'NULL'} FROM step_outputs "
@@ -241,8 +241,8 @@ def step_series(store: Store, step_id: int) -> list[tuple[str, str | None, str]]
     """What was measured in a step: (level, manager, key) in the order telemetry first reported them."""
     with store.read("reading a step") as conn:
         return [
-            tuple(r)
-            for r in conn.execute(  # type: ignore[misc]
+            (level, manager, key)
+            for level, manager, key in conn.execute(
                 "SELECT level, manager, key FROM series WHERE step_id = ? ORDER BY id", (step_id,)
             )
         ]
@@ -449,6 +449,26 @@ def _require_run(conn: sqlite3.Connection, store: Store, run_id: int) -> None:
         raise RunNotFound(f"There is no run {run_id} in {store.path}; it may have been deleted.")
 
 
-def _summary(row: tuple[Any, ...]) -> RunSummary:
-    *head, tags, step_count = row
-    return RunSummary(*head, tags=json.loads(tags), step_count=step_count)
+def _step_info(r: tuple[Any, ...]) -> StepInfo:
+    """A steps row (id, run_id, idx, spec_name, spec_text, queue_depth, workers, targets as JSON, ramp_s, run_s,
+    started, ended, status) as a StepInfo."""
+    lists = json.loads(r[6]), json.loads(r[7])
+    return StepInfo(r[0], r[1], r[2], r[3], r[4], r[5], *lists, r[8], r[9], r[10], r[11], r[12])
+
+
+def _summary(row: tuple[Any, ...]) -> RunListing:
+    rid, uuid, name, description, status, started, ended, plan_name, plan_sha256, notes, tags, steps = row
+    return RunListing(
+        rid,
+        uuid,
+        name,
+        description,
+        status,
+        started,
+        ended,
+        plan_name,
+        plan_sha256,
+        notes,
+        json.loads(tags),
+        steps,
+    )

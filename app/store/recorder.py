@@ -300,8 +300,9 @@ class Recorder:
                 same = parent is not None and values.get((*parent, r.t)) == v
                 row = (sid, r.t, *v[:-3], v[-1])
                 hist = (sid, r.t, v[-3], v[-2]) if v[-3] is not None or v[-2] is not None else None
-                if sid in created and same:
-                    psid = self._series_id(conn, step_id, *parent, new, created, shared)  # type: ignore[misc]
+                if sid in created and same and parent is not None:
+                    p_level, p_manager, p_key = parent
+                    psid = self._series_id(conn, step_id, p_level, p_manager, p_key, new, created, shared)
                     if psid in created:
                         conn.execute("UPDATE series SET same_as = ? WHERE id = ?", (psid, sid))
                         shared.add(sid)
@@ -369,7 +370,7 @@ class Recorder:
                     (step_id,),
                 )
             }
-        batch: dict[tuple, list[str]] = {}
+        batch: dict[tuple[Any, ...], list[str]] = {}
         for r in rows:  # (a batch may hold several seconds of a series: each key once)
             if r.level == "manager":
                 keys = batch.setdefault(("manager",), [])
@@ -430,8 +431,8 @@ class Recorder:
             if error:
                 _insert_message(conn, row[0], step_id, "error", None, error)
             seal_step(conn, step_id)
-        ended = {v for k, v in self._series.items() if k[0] == step_id}
-        self._rows_written = {k: v for k, v in self._rows_written.items() if k not in ended}
+        ended_series = {v for k, v in self._series.items() if k[0] == step_id}
+        self._rows_written = {k: v for k, v in self._rows_written.items() if k not in ended_series}
         self._series = {k: v for k, v in self._series.items() if k[0] != step_id}
         self._target_worker.pop(step_id, None)
 
@@ -469,8 +470,9 @@ class Recorder:
                 created.add(row[0])
         elif row[1] is not None and shared is not None:
             shared.add(row[0])
-        new[k] = row[0]
-        return row[0]
+        sid: int = row[0]
+        new[k] = sid
+        return sid
 
 
 def _unshare(conn: sqlite3.Connection, sid: int) -> None:
@@ -483,9 +485,10 @@ def _unshare(conn: sqlite3.Connection, sid: int) -> None:
 
 
 def _next_position(conn: sqlite3.Connection, table: str, run_id: int) -> int:
-    return conn.execute(
+    position: int = conn.execute(
         f"SELECT ifnull(max(position) + 1, 0) FROM {table} WHERE run_id = ?", (run_id,)
     ).fetchone()[0]
+    return position
 
 
 def _insert_message(

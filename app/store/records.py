@@ -99,7 +99,10 @@ class StepInfo:
 
 
 @dataclass
-class RunSummary:
+class RunListing:
+    """One stored run as the runs list shows it (``list_runs``); ``Run`` adds everything else. Not the
+    engine's ``runner.RunSummary`` (how many steps ran, stopped, failed)."""
+
     id: int
     uuid: str
     name: str
@@ -115,7 +118,7 @@ class RunSummary:
 
 
 @dataclass
-class Run(RunSummary):
+class Run(RunListing):
     plan_json: str = ""
     host: dict[str, Any] = field(default_factory=dict)
     owner: ProcessOwner | None = None

@@ -8,6 +8,7 @@ Nothing finds a menu by its text: menus and places are named by key.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -15,6 +16,8 @@ from PySide6.QtGui import QAction, QIcon, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QToolBar
 
 from app.ui.run_icons import DRAWN
+
+log = logging.getLogger(__name__)
 
 SP = QStyle.StandardPixmap
 SK = QKeySequence.StandardKey
@@ -27,7 +30,6 @@ STOPPABLE = "stoppable"  # a test is running and not yet stopping
 WORKER = "worker"  # a worker is selected in the Topology
 MANAGER = "manager"  # a manager (not a worker) is selected
 NOT_ALL = "not_all"  # something other than "All managers" is selected
-ICF_WRITER = "icf_writer"  # this build can write .icf files
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "save", "&Save", "Save the plan as a Fiometer plan file (Ctrl+S)", SK.Save, SP.SP_DialogSaveButton
     ),
     ActionSpec("save_as", "Save &As…", "Save the plan under a new name", SK.SaveAs),
-    ActionSpec("export_icf", "&Export as .icf…", "Write an Iometer .icf file", enabled_when=(ICF_WRITER,)),
+    ActionSpec("export_icf", "&Export as .icf…", "Write an Iometer .icf file"),
     ActionSpec(
         "export_results",
         "Export Iometer &results.csv…",
@@ -223,6 +225,11 @@ def undo_actions(window: QMainWindow, stack: QUndoStack) -> tuple[QAction, QActi
     return undo, redo
 
 
+def _triggered(key: str, slot: Callable[[], object]) -> None:
+    log.info("action %s", key)  # what the user did, in the log before what it led to
+    slot()
+
+
 def make_action(window: QMainWindow, spec: ActionSpec, slot: Callable[[], object]) -> QAction:
     a = QAction(spec.text, window)
     if spec.shortcut is not None:
@@ -233,7 +240,7 @@ def make_action(window: QMainWindow, spec: ActionSpec, slot: Callable[[], object
         a.setIcon(window.style().standardIcon(spec.icon))
     a.setToolTip(spec.tip or spec.text.replace("&", "").replace("…", ""))
     a.setStatusTip(spec.tip)
-    a.triggered.connect(lambda _checked=False: slot())
+    a.triggered.connect(lambda _checked=False: _triggered(spec.key, slot))
     window.addAction(a)  # shortcuts work while the menu bar is hidden or the toolbar off
     return a
 

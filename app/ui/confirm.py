@@ -3,7 +3,11 @@ and the safe answer (Cancel) is the default, so Enter or Escape never destroys a
 
 from __future__ import annotations
 
+import logging
+
 from PySide6.QtWidgets import QAbstractButton, QMessageBox, QWidget
+
+log = logging.getLogger(__name__)
 
 
 def confirm_box(
@@ -24,7 +28,9 @@ def confirm(parent: QWidget | None, title: str, text: str, action: str = "Yes", 
     """True only when the user pressed the action button."""
     box, yes = confirm_box(parent, title, text, action, detail)
     box.exec()
-    return box.clickedButton() is yes
+    done = box.clickedButton() is yes
+    log.info("asked %r: %s", title, action if done else "Cancel")
+    return done
 
 
 def unsaved_box(parent: QWidget | None, title: str, text: str) -> QMessageBox:
@@ -46,6 +52,8 @@ def unsaved_box(parent: QWidget | None, title: str, text: str) -> QMessageBox:
 def unsaved_answer(box: QMessageBox) -> str:
     """Show an ``unsaved_box``: 'save' | 'discard' | 'cancel'."""
     answer = QMessageBox.StandardButton(box.exec())
-    return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
+    said = {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
         answer, "cancel"
     )
+    log.info("asked %r: %s", box.windowTitle(), said)
+    return said

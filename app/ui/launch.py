@@ -12,7 +12,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QSplashScreen
 
 from app.store import resolve_db_path
-from app.ui import crash, theme
+from app.ui import crash, qt_messages, theme
 from app.ui import settings as prefs
 from app.ui.main_window import MainWindow
 from app.ui.splash import application, say
@@ -72,6 +72,7 @@ def run_gui(
     prefs.apply_environment()
     app = application()
     crash.install(show_dialog=screenshot_dir is None)
+    qt_messages.install()  # Qt's own warnings into the log file too
     if screenshot_dir is not None:
         # never read or write the user's settings while making screenshots
         tmp = tempfile.TemporaryDirectory(prefix="fiometer-settings-")

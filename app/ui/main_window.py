@@ -11,10 +11,11 @@ enabled, the title, closing (during a run too), Qt's events, and the ``UserDesk`
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer, QUrl
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -41,6 +42,7 @@ from app import __version__
 from app.live.data import LiveResults
 from app.ui import actions
 from app.ui.confirm import confirm
+from app.ui.gui_collector import collect_on_gui_thread
 from app.ui.plan.library import SpecLibrary
 from app.ui.plan.network_tab import NetworkTargetsTab
 from app.ui.plan.plan_document import Change, PlanDocument
@@ -49,7 +51,7 @@ from app.ui.plan.specs_tab import SpecsTab
 from app.ui.plan.targets_tab import TargetsTab
 from app.ui.plan.topology import Selection, TopologyTree
 from app.ui.run.results_tab import ResultsTab
-from app.ui.run.run_controller import RUNNING, RunController
+from app.ui.run.run_driver import RUNNING, RunDriver
 from app.ui.widgets import Banner, scrolling, tab_leaves_tables
 from app.ui.window.edits import TopologyEdits
 from app.ui.window.files import PlanFiles, droppable_paths
@@ -59,6 +61,8 @@ from app.ui.window.messages import MessagesPanel
 from app.ui.window.running import RunControl, plan_errors
 from app.ui.window.status import RunStatus
 from app.ui.window.undo_keys import route_undo_keys
+
+log = logging.getLogger(__name__)
 
 __all__ = ["TAB_NAMES", "MainWindow", "droppable_paths"]
 
@@ -71,13 +75,14 @@ class MainWindow(QMainWindow):
         self, settings: QSettings | None = None, persist: bool = True, db_path: str | Path | None = None
     ):
         super().__init__()
+        collect_on_gui_thread(QCoreApplication.instance())  # Python's collector never in another thread
         self._look: WindowLook | None = None  # theme and layout, once the parts it keeps exist
         self.settings = settings
         self.persist = persist and settings is not None
         self.doc = PlanDocument(self)
         self.library = SpecLibrary(settings)
         self.live = LiveResults()
-        self.controller = RunController(self, None, db_path)  # created test files: beside the database
+        self.controller = RunDriver(self, None, db_path)  # created test files: beside the database
         self._close_after_run = False
         self._changes_settled = False  # closing during a run asked about the plan's changes already
 
@@ -206,10 +211,6 @@ class MainWindow(QMainWindow):
         self.action_map, self.menus, self.toolbar = actions.build(self, slots, provided)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         look.toolbar = self.toolbar
-        if not self.files.icf_writer:
-            self.action_map["export_icf"].setToolTip(
-                "Export as .icf needs the ICF writer, which is not in this build yet"
-            )
         self.statusBar().setToolTip(f"Results database: {self.db_path}")
         self.status_state, self.status_step, self.status_time = (
             self.status.state,
@@ -283,7 +284,6 @@ class MainWindow(QMainWindow):
                 A.WORKER: sel.is_worker,
                 A.MANAGER: sel.manager is not None and not sel.is_worker,
                 A.NOT_ALL: not sel.is_all,
-                A.ICF_WRITER: self.files.icf_writer,
                 A.VALID: not errors,
             },
         )
@@ -312,6 +312,7 @@ class MainWindow(QMainWindow):
     def show_problem(self, title: str, text: str) -> None:
         """Tell the user something went wrong (a modal box; tests replace this method)."""
         self.add_message(f"{title}: {text}", "error")
+        log.warning("problem shown: %s: %s", title, text)
         QMessageBox.warning(self, title, text)
 
     def ask(self, title: str, text: str, action: str = "Yes") -> bool:

@@ -23,6 +23,17 @@ def private_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     return folder
 
 
+@pytest.fixture(autouse=True)
+def collector_on_the_gui_thread(qapp):
+    """As in the app (app/ui/gui_collector.py): Python's collector runs on the GUI thread only, here also
+    after each test for what the test made without running the event loop."""
+    from app.ui.gui_collector import collect_due, collect_on_gui_thread
+
+    collect_on_gui_thread(qapp)
+    yield
+    collect_due()
+
+
 class Recorder:
     """Stands in for modal message boxes: records what the window wanted to say or ask."""
 

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtGui import QImage
 
 from app.live.data import CHART_FIELDS, KINDS, LAST, Block, LiveResults, Series
-from app.ui.run.charts import BAND_SERIES, ChartGrid
+from app.ui.charts.chart_grid import BAND_SERIES, ChartGrid
 
 
 def _grid(qtbot, managers: int, workers: int) -> tuple[ChartGrid, LiveResults, dict]:

@@ -22,10 +22,10 @@ from app.store import open_store
 from app.store.recorder import Recorder
 from app.store.records import ManagerInfo, SampleRow
 from app.ui import theme
+from app.ui.charts.chart_grid import DEFAULT_FIELDS, NOT_MEASURED, ChartGrid
 from app.ui.history.run_view import RunView
 from app.ui.history.stored_series import ReplaySample
 from app.ui.main_window import MainWindow
-from app.ui.run.charts import DEFAULT_FIELDS, NOT_MEASURED, ChartGrid
 from app.ui.settings import app_settings
 from tests.gui.conftest import local_plan
 from tests.helpers import grid

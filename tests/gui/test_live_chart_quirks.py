@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtGui import QPainterPath
 
 from app.live.data import ALL_KEY, LAST, LiveResults
+from app.ui.charts.chart_grid import DEFAULT_FIELDS, ChartGrid, ChartScroller, ahead
 from app.ui.history.stored_series import ReplaySample
-from app.ui.run.charts import DEFAULT_FIELDS, ChartGrid, ChartScroller, ahead
-from app.ui.run.run_controller import STARTUP_GUESS_S, RunProgress
+from app.ui.run.run_driver import STARTUP_GUESS_S, RunProgress
 from tests.gui.test_chart_statistics import sample_metrics
 
 

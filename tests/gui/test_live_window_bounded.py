@@ -8,7 +8,7 @@ from PySide6.QtGui import QImage
 
 from app.live.data import ALL_KEY, LAST, MAX_POINTS, RECENT_POINTS, WHOLE, LiveResults
 from app.live.decimate import bucket_extremes
-from app.ui.run.charts import ChartGrid
+from app.ui.charts.chart_grid import ChartGrid
 from tests.gui.test_live_data import FakeSample, window
 from tests.platform_marks import wine_limit
 

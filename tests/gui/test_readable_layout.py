@@ -18,8 +18,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 
+from app.ui.charts.chart_grid import PLOT_MIN_HEIGHT, ChartGrid, ChartScroller
 from app.ui.main_window import MainWindow
-from app.ui.run.charts import PLOT_MIN_HEIGHT, ChartGrid, ChartScroller
 from app.ui.validity_box import ValidityBox
 from tests.gui.layout_probe import NOTES, big_run, measure_all
 from tests.gui.test_sweep_view import sweep_run

@@ -1,4 +1,4 @@
-"""The window's run in a process of its own (app.run_apart): two real fio servers on 127.0.0.x, run_apart=2."""
+"""The window's run in a process of its own (app.session.run_apart): two real fio servers on 127.0.0.x, run_apart=2."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from app.engine.run.runner import RunOptions
 from app.live.data import ALL_KEY, WHOLE
 from app.model.plan import Target
-from app.run_apart import RunApart
-from app.run_session import RunSession
+from app.session.run_apart import RunApart
+from app.session.run_session import RunSession
 from app.store import get_run, open_store
 from app.ui.main_window import MainWindow
 from tests.fio_servers import fio_servers

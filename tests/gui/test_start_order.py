@@ -1,5 +1,5 @@
 """Issue 35.4: Start prepares the run, connects the window's handlers, and only then lets it go. Here the
-window's side is held back after ``RunController.start`` until the run has emitted its first step's start (as
+window's side is held back after ``RunDriver.start`` until the run has emitted its first step's start (as
 a loaded machine may hold it): the step must still reach the charts, for a run on the window's thread and for
 one in a process of its own (real fio; a real ``fio --server`` on 127.0.0.60)."""
 
@@ -13,10 +13,10 @@ from PySide6.QtCore import SIGNAL
 
 from app.engine.run.runner import RunOptions
 from app.model.plan import Target
-from app.run_apart import RunApart
-from app.run_session import RunSession
-from app.ui.run import run_controller
-from app.ui.run.run_controller import QtRunListener, RunController
+from app.session.run_apart import RunApart
+from app.session.run_session import RunSession
+from app.ui.run import run_driver
+from app.ui.run.run_driver import QtRunListener, RunDriver
 from tests.fio_servers import fio_servers
 from tests.gui.conftest import local_plan
 from tests.gui.test_window_parts import Parts
@@ -33,20 +33,20 @@ def hold_the_window_until_the_first_step(monkeypatch: pytest.MonkeyPatch) -> thr
     """After ``start`` returns, the window's thread waits until the run's first ``step_started`` was emitted
     (on the run's thread, or the reader of its process): whatever is connected after that point misses it."""
     emitted = threading.Event()
-    real_step_started, real_start = QtRunListener.step_started, RunController.start
+    real_step_started, real_start = QtRunListener.step_started, RunDriver.start
 
     def step_started(self: QtRunListener, step, jobfiles) -> None:
         real_step_started(self, step, jobfiles)
         emitted.set()
 
-    def start(self: RunController, *args, **kwargs):
+    def start(self: RunDriver, *args, **kwargs):
         listener = real_start(self, *args, **kwargs)
         if listener is not None:
             assert emitted.wait(60), "the run's first step did not start"
         return listener
 
     monkeypatch.setattr(QtRunListener, "step_started", step_started)
-    monkeypatch.setattr(RunController, "start", start)
+    monkeypatch.setattr(RunDriver, "start", start)
     return emitted
 
 
@@ -109,7 +109,7 @@ def test_the_window_connects_before_the_run_goes(qtbot, tmp_path: Path) -> None:
 
     def on_state(state: str) -> None:
         listener = parts.controller.listener
-        if state == run_controller.RUNNING and listener is not None:
+        if state == run_driver.RUNNING and listener is not None:
             seen.append({name: listener.receivers(SIGNALS[name]) for name in SIGNALS})
 
     parts.controller.state_changed.connect(on_state)
@@ -142,7 +142,7 @@ def test_the_window_connects_before_the_run_process_starts(
             seen.append({name: listener.receivers(SIGNALS[name]) for name in SIGNALS})
             super().__init__(request, listener, ended)
 
-    monkeypatch.setattr(run_controller, "RunApart", Watched)
+    monkeypatch.setattr(run_driver, "RunApart", Watched)
     parts = Parts(qtbot, tmp_path)
     plan = local_plan(tmp_path, workers=1)
     host, port, _proc = fio_server("127.0.0.64")

@@ -13,8 +13,8 @@ from PySide6.QtGui import QColor, QImage
 
 from app.live.data import ALL_KEY, LAST, LiveResults, Series, StepMark
 from app.model.metrics import Metrics
-from app.ui.run.charts import MARK_COLOR, ChartGrid
-from app.ui.run.step_lines import StepLines
+from app.ui.charts.chart_grid import MARK_COLOR, ChartGrid
+from app.ui.charts.step_lines import StepLines
 
 GREY = QColor(*MARK_COLOR)
 

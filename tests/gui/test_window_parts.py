@@ -17,7 +17,7 @@ from app.ui.main_window import MainWindow
 from app.ui.plan.plan_document import PlanDocument
 from app.ui.plan.topology import TopologyTree
 from app.ui.run.results_tab import ResultsTab
-from app.ui.run.run_controller import RunController
+from app.ui.run.run_driver import RunDriver
 from app.ui.window.files import PlanFiles
 from app.ui.window.host_facts import HostFactsKeeper
 from app.ui.window.running import RunControl
@@ -59,7 +59,7 @@ class Parts:
         self.desk = Desk()
         self.doc = PlanDocument(self.parent)
         self.live = LiveResults()
-        self.controller = RunController(self.parent, None, tmp_path / "results.db")
+        self.controller = RunDriver(self.parent, None, tmp_path / "results.db")
         self.topology = TopologyTree()
         self.results_tab = ResultsTab(self.doc, self.live)
         self.dock = QDockWidget("Messages", self.parent)

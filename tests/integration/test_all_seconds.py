@@ -15,7 +15,7 @@ import pytest
 from app.cli.progress import ProgressPrinter
 from app.engine.run.managers import remote_endpoint
 from app.engine.run.runner import Runner, RunOptions
-from app.recording import Fanout, StoreRecorder
+from app.session.recording import Fanout, StoreRecorder
 from app.store import get_run, open_store, step_samples, step_series
 from tests.fio_proxy import FioProxy
 from tests.helpers import prepared

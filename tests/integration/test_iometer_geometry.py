@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.guards.remote_hold import BOOT
 from app.engine.jobs.jobfile import JobSettings, step_jobfile
 from app.engine.jobs.placement import placer
 from app.engine.jobs.sequence import expand
+from app.engine.remote.hold import BOOT
 from app.engine.run.endpoint import ManagerEndpoint
 from app.engine.run.runner import Runner, RunOptions
 from app.model.plan import SpecLine, Target
@@ -118,7 +118,7 @@ def local_text(plan, mapping: dict[str, str]) -> str:
 
 def ssh_text(plan, mapping: dict[str, str]) -> str:
     """The job text for an ssh:// manager whose host is this machine: its targets examined by the rules'
-    modules in a python3 of their own (as ``guards.remote_hold`` starts them over ssh)."""
+    modules in a python3 of their own (as ``remote.hold`` starts them over ssh)."""
     python = shutil.which("python3") or sys.executable
 
     def start() -> subprocess.Popen[str]:

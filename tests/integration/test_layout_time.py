@@ -4,9 +4,9 @@ import shutil
 
 import pytest
 
+from app.engine.remote import files as remote_files
 from app.engine.run.managers import build_endpoints
 from app.engine.run.runner import RunListener, Runner, RunOptions
-from app.engine.transports import remote_files
 from app.model.plan import SpecLine, Target
 from tests.helpers import grid, prepared
 

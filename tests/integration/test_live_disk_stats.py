@@ -12,7 +12,7 @@ from app.analysis.disk_stats import run_disk_stats
 from app.engine.run.managers import build_endpoints
 from app.engine.run.runner import RunListener, Runner, RunOptions
 from app.model.plan import LOCAL, SpecLine, Target
-from app.recording import Fanout, StoreRecorder
+from app.session.recording import Fanout, StoreRecorder
 from app.store.database import open_store
 from app.store.queries import get_run, step_samples
 from tests.helpers import grid, prepared

@@ -9,7 +9,7 @@ import pytest
 from app.engine.run.managers import remote_endpoint
 from app.engine.run.runner import Runner, RunOptions
 from app.model.plan import SpecLine, Target
-from app.recording import StoreRecorder
+from app.session.recording import StoreRecorder
 from app.store import get_run, open_store
 from tests.helpers import grid, prepared
 from tests.stored_vs_fio import check_manager

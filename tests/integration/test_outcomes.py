@@ -19,7 +19,7 @@ from app.engine.run.managers import build_endpoints
 from app.engine.run.runner import Runner, RunOptions, summarize
 from app.model import planfile
 from app.model.plan import LOCAL, AccessSpec, SpecLine, Target
-from app.recording import Fanout, StoreRecorder
+from app.session.recording import Fanout, StoreRecorder
 from app.store import get_run, list_runs, open_store
 from tests.helpers import grid, prepared
 from tests.integration.test_run import Collect

@@ -12,7 +12,7 @@ from app.engine.guards.safety import record_beside
 from app.engine.run.managers import build_endpoints
 from app.engine.run.runner import Runner, RunOptions
 from app.model.plan import LOCAL
-from app.recording import Fanout, StoreRecorder
+from app.session.recording import Fanout, StoreRecorder
 from app.store import get_run, open_store
 from tests.helpers import prepared
 from tests.integration.test_remote_faults import Collect, plan_for

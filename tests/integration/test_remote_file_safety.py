@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from app.engine.remote import files as remote_files
 from app.engine.run.managers import build_endpoints
 from app.engine.run.runner import Runner, RunOptions, RunRefused
-from app.engine.transports import remote_files
 from app.engine.transports.fioproto import RemoteFio
 from app.model import planfile
 from app.model.plan import SpecLine, Target

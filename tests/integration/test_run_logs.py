@@ -120,3 +120,47 @@ def test_a_server_that_cannot_be_reached_is_logged_with_why(tmp_path):
     assert re.search(
         rf"WARNING fiometer: fiometer run: .*nothing is listening on 127\.0\.0\.2:{port}", log
     ), log
+
+
+def test_the_recording_and_the_window_s_run_session_say_what_they_did(tmp_path):
+    """The window's run (RunSession: runner, recorder, Iometer's file) in the log: the run recorded, its end,
+    and where it was appended. Real fio, null engine, 1 s."""
+    import logging
+    import platform
+
+    from app.engine.run.endpoint import ManagerEndpoint
+    from app.engine.run.runner import RunListener, Runner, RunOptions
+    from app.engine.transports.local_fio import LocalFio
+    from app.session.run_session import RunSession
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = records.append
+    app_log = logging.getLogger("app")
+    level = app_log.level
+    app_log.addHandler(handler)
+    app_log.setLevel(logging.INFO)
+    try:
+        fio = shutil.which("fio") or "fio"
+        endpoints = {"M1": ManagerEndpoint("M1", platform.system(), lambda: LocalFio("M1", fio), LOCAL, "")}
+        plan, _problems = planfile.load(_plan(tmp_path))
+        options = RunOptions(run_time=1, engine="null", file_size=1 << 20)
+        runner = Runner(plan, endpoints, RunListener(), options)
+        results = tmp_path / "results.csv"
+        end = RunSession(runner, RunListener(), tmp_path / "r.db", results_file=results).run()
+    finally:
+        app_log.removeHandler(handler)
+        app_log.setLevel(level)
+    assert end.status == "complete"
+    said = [r.getMessage() for r in records]  # by the recorder's and the session's own loggers (app.*)
+    db = tmp_path / "r.db"
+    assert f"recording run {end.run_id} (1 step(s)) in {db}" in said, said
+    assert any(m.startswith(f"run {end.run_id} recorded: complete, ") for m in said), said
+    assert f"run {end.run_id} appended to {results}" in said, said
+    assert f"run session ended: complete (run {end.run_id}, stored in {db})" in said, said
+    by = {r.getMessage(): r.name for r in records}  # two subsystems, each with its own logger
+    recorder, session = (
+        by[f"recording run {end.run_id} (1 step(s)) in {db}"],
+        by[f"run {end.run_id} appended to {results}"],
+    )
+    assert recorder.startswith("app.") and session.startswith("app.") and recorder != session

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.jobs.ssh_address import SshAddress, parse_ssh
+from app.engine.common.ssh_address import SshAddress, parse_ssh
 from app.engine.transports.ssh_manager import SSH_ENV, SshFioServer
 from app.model import planfile
 from app.model.plan import SpecLine, Target

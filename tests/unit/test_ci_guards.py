@@ -110,3 +110,45 @@ def test_no_function_in_the_tree_is_above_its_allowance():
 
 def test_bootstrap_runs_the_ratchet():
     assert ".venv/bin/python .ci/complexity_ratchet.py" in (ROOT / "bootstrap.sh").read_text()
+
+
+def _coverage_guard():
+    spec = importlib.util.spec_from_file_location("coverage_floor", ROOT / ".ci" / "coverage_floor.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["coverage_floor"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_coverage_under_its_floor_or_a_pinned_module_under_100_fails():
+    g = _coverage_guard()
+    files = {"app/a.py": 100.0, "app/b.py": 99.5}
+    assert g.judge(61.0, files, 60.0, ["app/a.py"]) == (
+        [],
+        ["total coverage 61.00 % is above the floor 60.0 % (raise it: --update)"],
+    )
+    assert g.judge(60.04, files, 60.0, ["app/a.py"]) == ([], [])
+    failures, _ = g.judge(59.9, files, 60.0, ["app/a.py", "app/b.py", "app/gone.py"])
+    assert failures == [
+        "total coverage 59.90 % is below the floor 60.0 % (add tests, never lower it)",
+        "app/b.py: pinned at 100 %, now 99.50 % (cover the new lines with a test)",
+        "app/gone.py: pinned at 100 % but not measured (moved? update coverage-floor.txt)",
+    ]
+
+
+def test_the_coverage_floor_round_trips_and_a_bad_line_is_named(tmp_path):
+    g = _coverage_guard()
+    path = tmp_path / "floor.txt"
+    g.write_floor(57.3, ["app/x.py", "app/y.py"], path)
+    assert g.read_floor(path) == (57.3, ["app/x.py", "app/y.py"])
+    path.write_text("floor 50\nperfekt app/x.py\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"floor\.txt:2: expected 'floor <percent>' or 'perfect <path>'"):
+        g.read_floor(path)
+
+
+def test_the_committed_floor_pins_modules_that_exist_and_ci_checks_it():
+    g = _coverage_guard()
+    floor, perfect = g.read_floor()
+    assert floor > 0 and perfect
+    assert [p for p in perfect if not (ROOT / p).is_file()] == []
+    assert "stage coverage .venv/bin/python .ci/coverage_floor.py" in (ROOT / ".ci" / "run").read_text()

@@ -7,6 +7,7 @@ import struct
 
 import pytest
 
+from app.engine.transports.fioproto import frames
 from app.engine.transports.fioproto.frames import (
     F_MORE,
     HEADER_SIZE,
@@ -177,3 +178,17 @@ def test_client_payloads_have_fios_layouts():
         64,
         4,
     )
+
+
+def test_crc_of_a_buffer_longer_than_a_fragment_is_the_bytewise_crc():
+    data = random.Random(7).randbytes(MAX_FRAGMENT + 1) + bytes(500)
+    assert crc16(data) == crc16_slow(data)
+
+
+def test_a_message_past_the_size_bound_is_refused(monkeypatch):
+    """fio's largest message (a TS record) is about 1 MB; one that keeps growing past MAX_MESSAGE (64 MiB) is
+    refused rather than held. The bound lowered to 4 fragments to say it without 64 MiB of traffic."""
+    monkeypatch.setattr(frames, "MAX_MESSAGE", 4 * MAX_FRAGMENT)
+    with pytest.raises(ProtocolError, match="implausibly large"):
+        FrameReader().feed(encode(97, 6, bytes(6 * MAX_FRAGMENT)))
+    assert len(FrameReader().feed(encode(97, 6, bytes(3 * MAX_FRAGMENT)))[0].payload) == 3 * MAX_FRAGMENT

@@ -12,7 +12,7 @@ MODULES = [
     "app.engine.transports.fioproto.tstat",
     "app.engine.transports.fioproto.statmath",
     "app.engine.transports.fioproto.decode",
-    "app.engine.transports.fioproto.session",
+    "app.engine.transports.fioproto.decoder",
     "app.engine.transports.fioproto.client",
 ]
 

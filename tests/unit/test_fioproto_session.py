@@ -1,4 +1,4 @@
-"""RunSession: server messages -> Snapshot / Message / Finished, without sockets."""
+"""RunDecoder: server messages -> Snapshot / Message / Finished, without sockets."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 import pytest
 
 from app.engine.transports.fioproto.commands import LOG_ERR, LOG_INFO, Op, stop_pdu, text_pdu
+from app.engine.transports.fioproto.decoder import RunDecoder
 from app.engine.transports.fioproto.frames import Packet
 from app.engine.transports.fioproto.layouts import layout_for
-from app.engine.transports.fioproto.session import RunSession
 from app.engine.transports.transport import Finished, Message, Snapshot
 from tests.fioproto_support import (
     CAPTURES,
@@ -31,14 +31,14 @@ class Clock:
         return self.now
 
 
-def session_for(name: str, clock: Clock, manager: str = "m1") -> RunSession:
+def session_for(name: str, clock: Clock, manager: str = "m1") -> RunDecoder:
     stock = load_fio_json((find_captures() / f"{name}.json").read_text())
     host, port = stock["client_stats"][0]["hostname"], stock["client_stats"][0]["port"]
     version = server_packets(name)[0].packet.version
-    return RunSession(manager, layout_for(version), host, port, clock=clock, fio_version="fio-x")
+    return RunDecoder(manager, layout_for(version), host, port, clock=clock, fio_version="fio-x")
 
 
-def replay(name: str, session: RunSession, clock: Clock, *, upto: int | None = None):
+def replay(name: str, session: RunDecoder, clock: Clock, *, upto: int | None = None):
     events = []
     packets = server_packets(name)[:upto]
     for tp in packets:
@@ -124,7 +124,7 @@ def test_killed_backend_has_no_final_report_and_names_the_signal():
 
 
 def test_error_exit_status_is_reported_with_the_server_text():
-    s = RunSession("m", layout_for(97), "10.0.0.1", 8765)
+    s = RunDecoder("m", layout_for(97), "10.0.0.1", 8765)
     events = s.on_packet(
         Packet(97, Op.TEXT, 0, text_pdu("fio: pid=1, err=1/file:x.c:1, func=open\n", LOG_ERR))
     )
@@ -135,7 +135,7 @@ def test_error_exit_status_is_reported_with_the_server_text():
 
 
 def test_rejected_job_ends_with_quit_and_no_stop():
-    s = RunSession("m", layout_for(97), "10.0.0.1", 8765)
+    s = RunDecoder("m", layout_for(97), "10.0.0.1", 8765)
     events = []
     for text, level in (
         ("Bad option <bogus=1>\n", LOG_ERR),

@@ -6,7 +6,7 @@ answers, or its counters stay put in its reports) is given up on; a whole server
 from __future__ import annotations
 
 from app.engine.common.phase_bounds import Bounds
-from app.engine.transports.remote_files import STATUS_S, _JobProgress
+from app.engine.remote.files import STATUS_S, _JobProgress
 
 B = Bounds(stall=3.0, grace=3.0, setup=8.0, stop_grace=1.0, late_data=2.0, behind=2.0)
 GAP = B.stall_s(STATUS_S) / 2

@@ -1,4 +1,4 @@
-"""No user message names a module (issue 36.6: a warning said "(...: app.engine.transports.remote_files)").
+"""No user message names a module (issue 36.6: a warning said "(...: app.engine.remote.files)").
 
 Every string literal under app/ and icf_import/ (docstrings aside) is searched for a dotted module path;
 a literal that is nothing but a module's name (what importlib or ``-m`` is given) is no message."""
@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE_PATH = re.compile(r"\b(?:app|icf_import)\.[a-z_]+(?:\.[a-z_]+)*")
-CODE_NOT_MESSAGES = {("app/engine/guards/remote_hold.py", "BOOT")}  # Python sent to an ssh:// host
+CODE_NOT_MESSAGES = {("app/engine/remote/hold.py", "BOOT")}  # Python sent to an ssh:// host
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -63,8 +63,8 @@ def test_the_search_finds_a_module_named_in_a_message(tmp_path: Path) -> None:
     (tmp_path / "app" / "m.py").write_text(
         '"""Docstrings may name app.engine.guards."""\n'
         'NAME = "app.engine.run.runner"\n'
-        'def f(path):\n    return f"cannot verify {path} (see: app.engine.transports.remote_files)"\n'
+        'def f(path):\n    return f"cannot verify {path} (see: app.engine.remote.files)"\n'
     )
     assert module_paths_in_strings(tmp_path) == [
-        "app/m.py:4: app.engine.transports.remote_files in ' (see: app.engine.transports.remote_files)'"
+        "app/m.py:4: app.engine.remote.files in ' (see: app.engine.remote.files)'"
     ]

@@ -26,7 +26,7 @@ QT_FREE = [
     "app.report.long_form",
     "app.analysis.csv_safe",
     "app.analysis.samples_export",
-    "app.engine.transports.environment",
+    "app.engine.devices.environment",
 ]
 
 

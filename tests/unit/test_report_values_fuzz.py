@@ -1,6 +1,6 @@
 """Any value a server can send: every thread-status field of a real fio 3.33 record (protocol 97, recorded:
 tests/fixtures/fio-captures) set to each extreme value, decoded through the real session
-(fioproto.session -> decode.ts_to_json), then fed to every sink a report reaches: the step watch's checks,
+(fioproto.decoder -> decode.ts_to_json), then fed to every sink a report reaches: the step watch's checks,
 the telemetry (samples, whole-step results), the JSON writer (the final document, ``show --json``),
 pickling (the run's own process), and SQLite's integers (the store). Either the manager fails with the
 field and its value named, or every number that goes on fits every sink.
@@ -26,9 +26,9 @@ from app.engine.common.plausible import MAX_VALUE
 from app.engine.run.step_watch import StepWatch
 from app.engine.sampling.telemetry import StepTelemetry
 from app.engine.transports.fioproto.commands import Op
+from app.engine.transports.fioproto.decoder import RunDecoder
 from app.engine.transports.fioproto.frames import Packet
 from app.engine.transports.fioproto.layouts import layout_for
-from app.engine.transports.fioproto.session import RunSession
 from app.engine.transports.fioproto.tstat import parse_ts
 from app.engine.transports.transport import Finished, Snapshot
 from tests.fioproto_support import server_packets
@@ -72,7 +72,7 @@ def patched(name: str, element: int, value: float) -> list[Packet]:
 
 def replay(packets: list[Packet]) -> list:
     now = [0.0]
-    session = RunSession(
+    session = RunDecoder(
         "M1", LAYOUT, "127.0.0.50", 8765, settle=0.0, fio_version="fio-3.33", clock=lambda: now[0]
     )
     events: list = []

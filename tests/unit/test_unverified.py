@@ -37,7 +37,7 @@ def test_the_rules_sent_to_a_host_that_is_not_linux_refuse_to_hold_anything(monk
     end at once, saying why, and the ssh:// manager counts as a plain fio server (needs the host's arming)."""
     import io
 
-    from app.engine.guards import remote_there
+    from app.engine.remote import there as remote_there
 
     monkeypatch.setattr(remote_there.sys, "platform", "darwin")
     out = io.StringIO()

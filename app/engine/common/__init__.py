@@ -1,1 +1,1 @@
-"""Leaves the other engine sub-packages share: fio's latency buckets, the message gate."""
+"""Leaves the other engine sub-packages share: fio's latency buckets, the message gate, ``ssh://`` addresses."""

@@ -1,1 +1,2 @@
-"""Facts about disks and block devices (no policy): listing, Linux device numbers, disk stats."""
+"""Facts about disks, block devices and the host (no policy): listing, Linux device numbers, disk stats, what
+a report says about where a run was measured (environment)."""

@@ -1,5 +1,5 @@
 """The numbers Iometer's geometry needs, read from the object itself (standard library only: this module also
-runs on an ``ssh://`` manager's host, sent by ``guards.remote_hold``).
+runs on an ``ssh://`` manager's host, sent by ``remote.hold``).
 
 The rule that turns them into a sector and an "align 0" boundary is ``jobs.geometry``.
 """

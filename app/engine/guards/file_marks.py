@@ -1,5 +1,5 @@
 """A test file's facts and Fiometer's marker on it: stdlib only, so the same code runs on an ``ssh://``
-manager's host (``guards.remote_hold``) as here (``guards.safety``).
+manager's host (``remote.hold``) as here (``guards.safety``).
 
 The facts (size, device and inode, modification and change times) and a random marker in the extended
 attribute ``user.fiometer.test-file`` are what ``safety.CreatedFiles`` records; a file rewritten in place

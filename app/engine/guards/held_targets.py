@@ -32,7 +32,7 @@ from app.engine.devices.linux_devices import ObjectId
 from app.engine.jobs.placement import Placement, PlacementError, object_id, place_local
 from app.engine.jobs.targets import fio_filename
 
-if TYPE_CHECKING:  # not imported at run time: this module also runs on ssh:// hosts (guards.remote_hold)
+if TYPE_CHECKING:  # not imported at run time: this module also runs on ssh:// hosts (remote.hold)
     from app.engine.jobs.jobfile import JobFile, JobInfo
 
 CHUNK = 1 << 20

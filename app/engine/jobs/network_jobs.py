@@ -30,11 +30,15 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from app.engine.common.ssh_address import parse_ssh
 from app.engine.jobs.specmap import largest_remainder
-from app.engine.jobs.ssh_address import parse_ssh
 from app.model.plan import LOCAL, AccessSpec, Plan, Worker
 from app.model.units import fio_size
+
+if TYPE_CHECKING:
+    from app.engine.jobs.sequence import ActiveWorker
 
 LOOPBACK = "127.0.0.1"
 BASE_PORT = 18900
@@ -122,7 +126,7 @@ def _sizes(spec: AccessSpec) -> list[tuple[str, str]]:
     return [("bssplit", split), ("bs_unaligned", "1")]
 
 
-def pairs(plan: Plan, step_workers: list, port_base: int = BASE_PORT) -> list[NetPair]:
+def pairs(plan: Plan, step_workers: list[ActiveWorker], port_base: int = BASE_PORT) -> list[NetPair]:
     """Every (server worker, network target) active in a step, with its port: the target's fixed one, else
     the step's base port + the pair's position (skipping the fixed ones)."""
     active = []

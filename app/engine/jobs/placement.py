@@ -300,7 +300,7 @@ def place_remote(
     spelled: str, name_says_device: bool, os_name: str, manager: str = "", checked_there: bool = False
 ) -> Placement:
     """Normalise by text alone for a manager Fiometer cannot look at from here. ``checked_there``: an
-    ``ssh://`` manager, whose targets are examined on its host (``guards.remote_hold``). Raises
+    ``ssh://`` manager, whose targets are examined on its host (``remote.hold``). Raises
     PlacementError."""
     where = f"manager {manager!r}" if manager else "a remote manager"
     if normalize_os(os_name) == WINDOWS:

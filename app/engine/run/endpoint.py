@@ -26,7 +26,7 @@ class ManagerEndpoint:
     server: tuple[str, int] | None = (
         None  # a fio server's (host, port): its connection may run in a RemoteHost
     )
-    # ssh:// managers: starts python3 with the rules on that host (guards.remote_hold: Start)
+    # ssh:// managers: starts python3 with the rules on that host (remote.hold: Start)
     python_there: Callable[[], subprocess.Popen[str]] | None = None
     prepare: Callable[[], None] | None = (
         None  # before each step (re-opens an SSH session that died); TransportError

@@ -11,10 +11,10 @@ import socket
 import threading
 from collections.abc import Callable, Mapping
 
-from app.engine.guards.remote_hold import BOOT
-from app.engine.jobs.ssh_address import SshAddress, parse_ssh
+from app.engine.common.ssh_address import SshAddress, parse_ssh
+from app.engine.devices.environment import probe_facts
+from app.engine.remote.hold import BOOT
 from app.engine.run.endpoint import ManagerEndpoint
-from app.engine.transports.environment import probe_facts
 from app.engine.transports.fio_binary import SAVED, FioNotFound, find_fio, fio_version
 from app.engine.transports.fioproto import DEFAULT_PORT, RemoteFio, probe
 from app.engine.transports.fioproto.client import run_delay
@@ -65,7 +65,7 @@ def is_loopback(host: str) -> bool:
     except ValueError:
         pass
     try:
-        addrs = {info[4][0] for info in socket.getaddrinfo(host, None)}
+        addrs = {str(info[4][0]) for info in socket.getaddrinfo(host, None)}
     except OSError:
         return False
     return bool(addrs) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addrs)

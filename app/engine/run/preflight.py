@@ -20,7 +20,7 @@ from pathlib import Path
 from app.engine.devices import io_uring_host
 from app.engine.devices.disks import disk_of
 from app.engine.devices.elevation import may_open_raw_disks
-from app.engine.guards import remote_hold, unverified
+from app.engine.guards import unverified
 from app.engine.guards.held_targets import Arming, describe_object
 from app.engine.guards.safety import (
     CreatedFiles,
@@ -39,9 +39,10 @@ from app.engine.jobs.network_jobs import fresh_port_base
 from app.engine.jobs.placement import Placement, placer
 from app.engine.jobs.sequence import SequenceTooLong, Step, expand
 from app.engine.jobs.targets import TargetError, lookup_mapping
+from app.engine.remote import files as remote_files
+from app.engine.remote import hold as remote_hold
 from app.engine.run.endpoint import ManagerEndpoint
 from app.engine.run.options import RunOptions
-from app.engine.transports import remote_files
 from app.engine.transports.transport import TransportError
 from app.model.plan import Plan
 from app.model.validation import validate

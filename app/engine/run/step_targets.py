@@ -10,12 +10,13 @@ import platform
 import time
 from collections.abc import Callable
 
-from app.engine.guards import remote_hold, unverified
+from app.engine.guards import unverified
 from app.engine.guards.held_targets import Held, HoldRefused, hold
 from app.engine.guards.safety import is_armed, marker_of
 from app.engine.jobs.jobfile import JobFile
+from app.engine.remote import files as remote_files
+from app.engine.remote import hold as remote_hold
 from app.engine.run.preflight import PreparedRun
-from app.engine.transports import remote_files
 from app.engine.transports.transport import Finished, Message, TransportError
 
 

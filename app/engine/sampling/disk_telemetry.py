@@ -9,7 +9,7 @@ no new window.
 The window differs by source:
 
 - a ``fio --server`` DU carries the disk's own clock (``msec``) and busy time (``io_ticks``), kept by
-  :mod:`app.engine.transports.fioproto.session`: windows and utilisation are exact;
+  :mod:`app.engine.transports.fioproto.decoder`: windows and utilisation are exact;
 - a local fio's JSON has only the utilisation as a cumulative percentage (io_ticks / msec). The clock
   is taken from the report times (fio's ``timestamp_ms``): the disk's first report is counted from the manager's previous
   report in the step (its first: one status interval), which is when fio started counting when its

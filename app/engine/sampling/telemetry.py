@@ -259,7 +259,9 @@ class JobTracker:
             "usr_cpu": usr,
             "sys_cpu": sys_,
         }
-        iv_hists, wh_hists, deltas = {}, {}, []
+        iv_hists: dict[str, Any] = {}
+        wh_hists: dict[str, Any] = {}
+        deltas: list[np.ndarray] = []
         for dd, c, base, bins in (("read", rd, b_rd, rd_bins), ("write", wr, b_wr, wr_bins)):
             c.hist, delta, wh_hists[f"{dd}_hist"], iv_hist = _job_hists(bins, base.hist)
             iv_hists[f"{dd}_hist"] = iv_hist
@@ -283,7 +285,7 @@ class JobTracker:
         self._base_errors = errors
         self._base_cpu = (usr_ms, sys_ms, job_rt)
         return (
-            _Part(Metrics(**iv_fields), *deltas, done=Metrics(**iv_fields, **iv_hists)),
+            _Part(Metrics(**iv_fields), deltas[0], deltas[1], done=Metrics(**iv_fields, **iv_hists)),
             _Part(Metrics(**wh_fields), rd.hist, wr.hist, done=Metrics(**wh_fields, **wh_hists)),
         )
 

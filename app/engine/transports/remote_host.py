@@ -23,7 +23,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 from app.engine.transports.remote_host_child import (
     LOG_FILE_ENV,
@@ -227,7 +227,8 @@ class RemoteHost:
                 os.close(status_w)
         log.info("remote managers' reader started, pid %d: %s", self._proc.pid, " ".join(argv))
         assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._commands, self._replies = self._proc.stdin, self._proc.stdout
+        self._commands: BinaryIO = cast(BinaryIO, self._proc.stdin)  # Popen(bytes): binary pipes
+        self._replies: BinaryIO = cast(BinaryIO, self._proc.stdout)
         self._status_in = os.fdopen(status_r, "rb") if status_r is not None else None
         self._lock = threading.Lock()
         self._keys = itertools.count(1)

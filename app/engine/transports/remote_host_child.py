@@ -66,7 +66,8 @@ def read_message(stream: BinaryIO) -> tuple[Any, ...]:
     data = stream.read(size)
     if len(data) < size:
         raise EOFError
-    return pickle.loads(data)
+    message: tuple[Any, ...] = pickle.loads(data)
+    return message
 
 
 class _Manager:

@@ -24,7 +24,7 @@ import subprocess
 import threading
 import time
 
-from app.engine.jobs.ssh_address import SshAddress
+from app.engine.common.ssh_address import SshAddress
 from app.engine.transports.fioproto.client import ServerInfo, probe
 from app.engine.transports.local_fio import popen_options
 from app.engine.transports.transport import TransportError
@@ -149,7 +149,7 @@ class SshFioServer:
 
     def python(self, code: str) -> subprocess.Popen[str]:
         """``python3 -c code`` on that host over a session of its own, text pipes on stdin, stdout, stderr
-        (the rules there: app.engine.guards.remote_hold). Raises OSError."""
+        (the rules there: app.engine.remote.hold). Raises OSError."""
         a = self.address
         argv = [
             *self.ssh,

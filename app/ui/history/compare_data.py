@@ -9,7 +9,7 @@ from app.analysis.compare import DEFAULT_THRESHOLD_PCT
 from app.analysis.run_groups import repeat_tags
 from app.report.charts import run_color
 from app.report.document import Report, ReportMeta, build_report
-from app.store import Run, RunSummary, Store, step_samples
+from app.store import Run, RunListing, Store, step_samples
 from app.ui.history.stored_series import OverlayPart, ReplaySample
 
 
@@ -26,7 +26,7 @@ class CompareRequest:
         return [*self.baseline, *(i for g in self.candidates for i in g)]
 
 
-def repeat_key(run: RunSummary) -> tuple:
+def repeat_key(run: RunListing) -> tuple:
     """What makes runs repeats of one measurement: the same plan and the same tags; () for an untagged run."""
     tags = repeat_tags(run)
     return (run.plan_sha256, tuple(sorted(tags))) if tags else ()

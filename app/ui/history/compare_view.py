@@ -21,13 +21,13 @@ from PySide6.QtWidgets import (
 
 from app.analysis.compare import DEFAULT_THRESHOLD_PCT
 from app.live.data import LAST, LiveResults
+from app.ui.charts.chart_grid import ChartScroller
 from app.ui.fold_box import ElidedLabel, FoldBox
 from app.ui.history.compare_data import CompareRequest, ComparisonData, load_comparison, repeat_groups
 from app.ui.history.report_charts import BarChartView
 from app.ui.history.report_table import TableSection
 from app.ui.history.run_view import StoredCharts, stored_banner
 from app.ui.history.store_tasks import StoreTasks
-from app.ui.run.charts import ChartScroller
 from app.ui.widgets import button
 
 RECOMPUTE_MS = 300

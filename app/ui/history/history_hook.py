@@ -21,7 +21,7 @@ from app.ui.history.history_tab import HistoryTab
 from app.ui.history.report_dialog import ReportDialog
 from app.ui.history.run_view import RunView
 from app.ui.history.store_tasks import StoreTasks, TaskProblem
-from app.ui.run.run_controller import RunController
+from app.ui.run.run_driver import RunDriver
 from app.ui.user_desk import UserDesk
 
 HISTORY_TAB = "History"
@@ -59,7 +59,7 @@ class HistoryWorkspace(QTabWidget):
 
 
 class HistoryUi(QObject):
-    def __init__(self, window: QWidget, desk: UserDesk, tabs: QTabWidget, controller: RunController):
+    def __init__(self, window: QWidget, desk: UserDesk, tabs: QTabWidget, controller: RunDriver):
         """``window``: the dialogs' parent; ``desk``: how to tell and ask the user; ``tabs``: where the History
         tab is; ``controller``: its database and its finished runs."""
         super().__init__(window)
@@ -259,9 +259,7 @@ class HistoryUi(QObject):
         )
 
 
-def install_history(
-    window: QWidget, desk: UserDesk, tabs: QTabWidget, controller: RunController
-) -> HistoryUi:
+def install_history(window: QWidget, desk: UserDesk, tabs: QTabWidget, controller: RunDriver) -> HistoryUi:
     """Add the History tab to the main window's ``tabs``; its actions' slots are ``HistoryUi.slots()``."""
     ui = HistoryUi(window, desk, tabs, controller)
     tabs.addTab(ui.workspace, HISTORY_TAB)

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from app.store import RunSummary, Store, list_runs
+from app.store import RunListing, Store, list_runs
 from app.store.overview import RunLoad, run_loads, run_places
 
 STATUSES = ("complete", "stopped", "interrupted", "failed", "running")
@@ -76,7 +76,7 @@ def load_text(load: RunLoad | None) -> str:
 
 @dataclass
 class HistoryRow:
-    run: RunSummary
+    run: RunListing
     places: list[tuple[str, str]] = field(default_factory=list)
     load: RunLoad | None = None
 

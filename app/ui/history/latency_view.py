@@ -28,11 +28,11 @@ from app.analysis.latency_distribution import (
 from app.live.data import SeriesKey
 from app.model.units import format_latency
 from app.store import Store
-from app.ui.chart_wheel import wheel_scrolls_page
+from app.ui.charts.chart_grid import PALETTE, PLOT_MIN_HEIGHT
+from app.ui.charts.step_lines import StepLines
+from app.ui.charts.wheel import wheel_scrolls_page
 from app.ui.history.store_tasks import StoreTasks
 from app.ui.history.stored_series import StoredRun
-from app.ui.run.charts import PALETTE, PLOT_MIN_HEIGHT
-from app.ui.run.step_lines import StepLines
 from app.ui.widgets import scrolling
 
 BAR_COLOR = PALETTE[0]

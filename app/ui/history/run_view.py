@@ -25,6 +25,7 @@ from app.live.data import ALL_KEY, LAST, WHOLE, LiveResults, SeriesKey
 from app.report.tables import Table, summary_table
 from app.store import Run, StoreError, open_store
 from app.store.run_extras import stored_notes
+from app.ui.charts.chart_grid import ChartGrid, ChartScroller
 from app.ui.fold_box import ElidedLabel
 from app.ui.history.history_model import local_time
 from app.ui.history.latency_view import LatencyView
@@ -32,7 +33,6 @@ from app.ui.history.report_table import ReportTableWidget
 from app.ui.history.store_tasks import StoreTasks
 from app.ui.history.stored_series import DEFAULT_BINS, StoredRun, load_points, load_run
 from app.ui.history.sweep_view import SweepView
-from app.ui.run.charts import ChartGrid, ChartScroller
 from app.ui.validity_box import ValidityBox
 from app.ui.widgets import button
 

@@ -16,12 +16,10 @@ runs aborts the process), the worker holds a reference to its StoreTasks, and a 
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import threading
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,33 +28,9 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
 
 from app.store import Store, StoreError, open_store
+from app.ui.gui_collector import collect_on_gui_thread
 
 _RUNNING: set[QThread] = set()
-_collector = threading.Lock()
-_tasks_running = 0  # store tasks running now: Python's cyclic collector waits while any does
-_collector_was_on = True
-
-
-@contextlib.contextmanager
-def _no_collection_meanwhile() -> Iterator[None]:
-    """Python's cyclic collector runs in whichever thread allocates. Run here, it destroys the GUI thread's
-    unreachable Qt objects (a closed view's charts) from this thread: Qt warns "QBasicTimer::start: Timers
-    cannot be started from another thread" (seen writing a report) and may crash (seen on Python 3.13). So it
-    waits while a task runs (seconds; reference counting still frees everything else) and runs again after,
-    on the GUI thread's next allocations."""
-    global _tasks_running, _collector_was_on
-    with _collector:
-        if _tasks_running == 0:
-            _collector_was_on = gc.isenabled()
-            gc.disable()
-        _tasks_running += 1
-    try:
-        yield
-    finally:
-        with _collector:
-            _tasks_running -= 1
-            if _tasks_running == 0 and _collector_was_on:
-                gc.enable()
 
 
 class TaskProblem(Exception):
@@ -106,6 +80,7 @@ class StoreTasks(QObject):
 
     def __init__(self, db_path: str | Path | None = None):
         super().__init__()
+        collect_on_gui_thread(QCoreApplication.instance())  # never in a task's thread (gui_collector)
         self.db_path = db_path
         self._lock = threading.Lock()
         self._queue: deque[_Task] = deque()
@@ -155,7 +130,7 @@ class StoreTasks(QObject):
 
     def _run(self, task: _Task) -> None:
         try:
-            with _no_collection_meanwhile(), open_store(self.db_path) as store:
+            with open_store(self.db_path) as store:
                 task.result = task.work(store)
         except (StoreError, TaskProblem) as e:
             task.error = str(e)

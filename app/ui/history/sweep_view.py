@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QApplication, QComboBox, QGridLayout, QHBoxLayout,
 from app.analysis.sweep import KNEE_RULE, find_sweeps
 from app.analysis.sweep_curves import SweepFamily, families
 from app.store.records import Run
-from app.ui.chart_wheel import wheel_scrolls_page
+from app.ui.charts.chart_grid import PLOT_MIN_HEIGHT, CompactAxis, series_color
+from app.ui.charts.wheel import wheel_scrolls_page
 from app.ui.fold_box import FoldBox
-from app.ui.run.charts import PLOT_MIN_HEIGHT, CompactAxis, series_color
 from app.ui.widgets import scrolling
 
 KNEE_COLOR = "#d0342c"

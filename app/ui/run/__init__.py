@@ -1,1 +1,1 @@
-"""Running a plan: the run controller, the Results Display and its live charts."""
+"""Running a plan: the run driver, the Results Display and what it shows live (its charts: app.ui.charts)."""

@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
 
 from app.engine.jobs.jobfile import client_workers, worker_key
 from app.live.data import ALL_KEY, LAST, STATS, UPDATE_CHOICES, WHOLE, LiveResults, SeriesKey
+from app.ui.charts.chart_grid import ChartGrid, ChartScroller
 from app.ui.plan.plan_document import Change, PlanDocument
 from app.ui.plan.topology import Selection
-from app.ui.run.charts import ChartGrid, ChartScroller
 from app.ui.run.disk_table import DiskTable
 from app.ui.run.run_feedback import LoadSearchBox, NowLine
 from app.ui.validity_box import ValidityBox

@@ -20,7 +20,7 @@ from app.model.validation import Problem
 from app.store.db_location import default_test_file
 from app.ui.confirm import unsaved_answer, unsaved_box
 from app.ui.plan.plan_document import PlanDocument
-from app.ui.run.run_controller import RunController
+from app.ui.run.run_driver import RunDriver
 from app.ui.settings import add_recent_file, recent_files
 from app.ui.user_desk import UserDesk
 from app.ui.window.host_facts import HostFactsKeeper
@@ -51,12 +51,6 @@ def plan_errors_text(name: str, errors: list[Problem]) -> str:
         "are fixed (the access specifications with errors are marked in red on the Access Specifications "
         "tab; Edit fixes them):\n\n" + "\n".join(f"\u2022 {p}" for p in shown) + more
     )
-
-
-def icf_export_available() -> bool:
-    import icf_import
-
-    return hasattr(icf_import, "write")
 
 
 def droppable_paths(mime: Any) -> list[Path]:
@@ -104,7 +98,7 @@ class PlanFiles:
         desk: UserDesk,
         doc: PlanDocument,
         live: LiveResults,
-        controller: RunController,
+        controller: RunDriver,
         hosts: HostFactsKeeper,
         messages_dock: QDockWidget,
         update_title: Callable[[], None],
@@ -119,7 +113,6 @@ class PlanFiles:
         self.hosts = hosts
         self.messages_dock = messages_dock
         self.update_title = update_title
-        self.icf_writer = icf_export_available()
         self.ask_unsaved = True  # off (--screenshot, benchmarks): changes are dropped without a question
         self.recent_menu = QMenu("Open &recent", parent)
         self.examples_menu = QMenu("&Examples", parent)

@@ -8,7 +8,7 @@ from PySide6.QtGui import QAction, QActionGroup, QGuiApplication
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QSplitter, QToolBar
 
 from app.ui import theme
-from app.ui.run.charts import ChartGrid
+from app.ui.charts.chart_grid import ChartGrid
 from app.ui.run.results_tab import ResultsTab
 
 FRAME_GUESS = 40  # title bar height before the window manager has framed the window

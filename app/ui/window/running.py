@@ -23,7 +23,7 @@ from app.ui.plan.plan_document import PlanDocument
 from app.ui.plan.topology import TopologyTree
 from app.ui.run.results_file_prompt import CANCELLED, ask_results_file, describe
 from app.ui.run.results_tab import ResultsTab
-from app.ui.run.run_controller import RUNNING, QtRunListener, RunController
+from app.ui.run.run_driver import RUNNING, QtRunListener, RunDriver
 from app.ui.run.run_feedback import step_text
 from app.ui.user_desk import UserDesk
 from app.ui.window.status import RunStatus
@@ -76,7 +76,7 @@ class RunControl:
     """The window's side of a run: Start / Stop / Stop all (and a load search from Test Setup), the questions
     before a run writes, and what the window shows while it runs (live results, Messages, the status bar,
     failed managers marked in the Topology and Results Display). The run itself, the engine in a thread, is
-    the ``RunController`` (ui/run/run_controller.py). It talks to the user through ``desk``, looked up at the
+    the ``RunDriver`` (ui/run/run_driver.py). It talks to the user through ``desk``, looked up at the
     time of use (tests replace the window's ``ask`` and ``show_problem``)."""
 
     def __init__(
@@ -85,7 +85,7 @@ class RunControl:
         desk: UserDesk,
         doc: PlanDocument,
         live: LiveResults,
-        controller: RunController,
+        controller: RunDriver,
         topology: TopologyTree,
         results_tab: ResultsTab,
         status: RunStatus,

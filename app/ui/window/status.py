@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QStatusBar
 
 from app.model.units import format_duration
-from app.ui.run.run_controller import IDLE_STATE, RUNNING, STARTING, RunController
+from app.ui.run.run_driver import IDLE_STATE, RUNNING, STARTING, RunDriver
 
 
 class RunStatus:
@@ -17,7 +17,7 @@ class RunStatus:
             w.setMinimumWidth(120)
             bar.addPermanentWidget(w)
 
-    def show_progress(self, c: RunController) -> None:
+    def show_progress(self, c: RunDriver) -> None:
         p = c.progress
         if c.state == IDLE_STATE:
             self.state.setText(f"Last run: {c.last_status}" if c.last_status else "Ready")

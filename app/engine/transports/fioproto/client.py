@@ -42,9 +42,9 @@ from .commands import (
     parse_text,
     probe_pdu,
 )
+from .decoder import RunDecoder
 from .frames import HEADER_SIZE, FrameReader, Packet, ProtocolError, encode
 from .layouts import LAYOUTS, Layout, UnsupportedVersion, layout_for, nearest_known, newest_release
-from .session import RunSession
 
 try:  # the bytes waiting on a socket (Linux, macOS); diagnostics only
     import fcntl
@@ -569,7 +569,7 @@ class RemoteFio:
         self.verify_payload_crc = verify_payload_crc
         self.info: ServerInfo | None = None
         self._link: _Link | None = None
-        self._session: RunSession | None = None
+        self._session: RunDecoder | None = None
         self._early: list[Event] = []
         self._interval = 1.0
         self._stop_at: float | None = None
@@ -656,7 +656,7 @@ class RemoteFio:
                     "warning",
                 )
             )
-        session = self._session = RunSession(
+        session = self._session = RunDecoder(
             self.name,
             info.layout,
             self.host,
@@ -669,7 +669,7 @@ class RemoteFio:
             self._early += session.on_packet(pkt)
         self._load(link, session)
 
-    def _load(self, link: _Link, session: RunSession) -> None:
+    def _load(self, link: _Link, session: RunDecoder) -> None:
         """Wait until fio has accepted the job file (or rejected it: events() then says why)."""
         deadline = time.monotonic() + self.answer_timeout
         while session.starts < 2 and not session.finished and not self._aborted.is_set():
@@ -754,13 +754,13 @@ class RemoteFio:
                 link.send(encode(session.layout.protocol, Op.QUIT))
             link.close()
 
-    def _link_and_session(self) -> tuple[_Link, RunSession]:
+    def _link_and_session(self) -> tuple[_Link, RunDecoder]:
         link, session = self._link, self._session
         if link is None or session is None:
             raise RuntimeError("start() first")
         return link, session
 
-    def _new_watch(self, session: RunSession) -> _Watch:
+    def _new_watch(self, session: RunDecoder) -> _Watch:
         silence = (
             self.silence_timeout
             if self.silence_timeout is not None
@@ -770,7 +770,7 @@ class RemoteFio:
         eta_frame = encode(session.layout.protocol, Op.SEND_ETA, tag=2)
         return _Watch(silence, note, eta_frame, time.monotonic() + self.eta_poll)
 
-    def _before_recv(self, session: RunSession) -> Sequence[Event]:
+    def _before_recv(self, session: RunDecoder) -> Sequence[Event]:
         """An abort, or a stop before RUN, ends the session here; else RUN goes out once fio has the job."""
         if self._aborted.is_set():
             return session.on_abort()
@@ -780,11 +780,11 @@ class RemoteFio:
             self.go()
         return _NO_EVENTS
 
-    def _run_due(self, session: RunSession) -> bool:
+    def _run_due(self, session: RunDecoder) -> bool:
         """RUN is still to be sent, or given up on, now."""
         return not self._run_sent and (self._stop_at is not None or session.starts >= 2)
 
-    def _wait(self, link: _Link, session: RunSession, watch: _Watch) -> float:
+    def _wait(self, link: _Link, session: RunDecoder, watch: _Watch) -> float:
         """How long the next read may wait: until the next ETA poll, silence verdict, report or stop deadline."""
         now = time.monotonic()
         wait = min(watch.next_eta, link.last_rx + watch.silence) - now
@@ -795,7 +795,7 @@ class RemoteFio:
                 wait = min(wait, deadline - now)
         return min(max(wait, 0.0), 0.5)
 
-    def _answering_again(self, session: RunSession, watch: _Watch, quiet: float) -> Message:
+    def _answering_again(self, session: RunDecoder, watch: _Watch, quiet: float) -> Message:
         watch.quiet_from, watch.unreachable_said = None, False
         return Message(
             session.manager,
@@ -810,7 +810,7 @@ class RemoteFio:
         self._other_bytes += sum(HEADER_SIZE + len(p.payload) for p in packets if p.opcode not in _REPORT_OPS)
         self._report_bytes = link.bytes_in - self._other_bytes
 
-    def _watch_silence(self, link: _Link, session: RunSession, watch: _Watch) -> Sequence[Event]:
+    def _watch_silence(self, link: _Link, session: RunDecoder, watch: _Watch) -> Sequence[Event]:
         """After a read: the server's silence judged (noted, checked on, or the end of it), the stop's
         deadline kept, or the next ETA poll sent."""
         now = time.monotonic()
@@ -849,7 +849,7 @@ class RemoteFio:
             watch.next_eta = now + self.eta_poll
         return _NO_EVENTS
 
-    def _check_listener(self, link: _Link, session: RunSession, watch: _Watch) -> Sequence[Event]:
+    def _check_listener(self, link: _Link, session: RunDecoder, watch: _Watch) -> Sequence[Event]:
         """A silent server: does its port still accept connections (else it is gone), is its host reachable?"""
         state = listener_state(self.host, self.port, self.connect_timeout)
         if state == "refused":  # the host answers: its fio server is no more

@@ -371,7 +371,8 @@ def _block_json(ts: ThreadStat) -> dict[str, Any] | None:
 
 
 def _f32(x: float) -> float:
-    return struct.unpack("<f", struct.pack("<f", x))[0]
+    value: float = struct.unpack("<f", struct.pack("<f", x))[0]
+    return value
 
 
 def _steadystate_json(ts: ThreadStat, features: frozenset[str]) -> dict[str, Any]:

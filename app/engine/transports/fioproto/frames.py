@@ -54,7 +54,7 @@ def crc16_slow(data: bytes | bytearray | memoryview) -> int:
 # contribution of byte value b followed by d bytes. fio's TS payload is mostly zeros (empty
 # histogram bins, unused block_infos), so summing contributions of the non-zero bytes is far
 # cheaper in Python than the byte loop.
-def _make_positional(max_len: int) -> list[array]:
+def _make_positional(max_len: int) -> list[array[int]]:
     rows = [array("H", CRC_TABLE)]  # d = 0: the CRC of the single byte b
     zero_step = [CRC_TABLE[c & 0xFF] ^ (c >> 8) for c in range(65536)]  # register after one zero byte
     for _ in range(1, max_len):
@@ -62,7 +62,7 @@ def _make_positional(max_len: int) -> list[array]:
     return rows
 
 
-_byte_at: list[array] = []  # built on first use (about 20 ms, 512 KiB)
+_byte_at: list[array[int]] = []  # built on first use (about 20 ms, 512 KiB)
 _NONZERO = re.compile(rb"[^\x00]+")
 
 
@@ -130,7 +130,7 @@ class FrameReader:
         self.verify_payload_crc = verify_payload_crc
         self._buf = bytearray()
         self._pos = 0
-        self._parts: list[bytes] = []
+        self._parts: list[bytes | bytearray] = []
         self._first: tuple[int, int, int] | None = None  # version, opcode, tag of the message being joined
         self._joined = 0
         self._header_crc_cache: dict[tuple[int, int, int, int, int], int] = {}

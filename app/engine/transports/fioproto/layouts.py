@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass, field
 from functools import cache
 
-from app.engine.common.fio_buckets import PLAT_NR  # noqa: F401 (re-exported for the struct tables)
+from app.engine.common.fio_buckets import PLAT_NR as PLAT_NR  # re-exported for the struct tables
 
 from .protocol_table import PROTOCOL_ROWS
 

@@ -15,7 +15,18 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
 
-from app.engine.common.fio_buckets import BIN_KEY, BIN_VALUE, PLAT_NR, plat_idx_to_val  # noqa: F401 (decoder API)
+from app.engine.common.fio_buckets import (  # re-exported: the decoder's API
+    BIN_KEY as BIN_KEY,
+)
+from app.engine.common.fio_buckets import (
+    BIN_VALUE as BIN_VALUE,
+)
+from app.engine.common.fio_buckets import (
+    PLAT_NR as PLAT_NR,
+)
+from app.engine.common.fio_buckets import (
+    plat_idx_to_val as plat_idx_to_val,
+)
 
 # A sparse histogram row: (bin indexes, counts) of the non-zero bins, ascending by index.
 Histogram = tuple[tuple[int, ...], tuple[int, ...]]

@@ -10,6 +10,7 @@ import struct
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import compress
+from typing import Any
 
 from .layouts import (
     CLAT_PRIO_STAT_SIZE,
@@ -279,7 +280,8 @@ def parse_ts(payload: bytes, layout: Layout) -> tuple[ThreadStat, GroupRunStats]
         else:
             value = vals[i]
         setattr(ts, name, value)
-    rs = GroupRunStats(*(list(vals[i : i + c]) if c > 1 else vals[i] for _, c, i in plan.gs_fields))
+    gs_values: list[Any] = [list(vals[i : i + c]) if c > 1 else vals[i] for _, c, i in plan.gs_fields]
+    rs = GroupRunStats(*gs_values)
 
     plat_off = layout.ts["io_u_plat"].offset
     ts.plat = [

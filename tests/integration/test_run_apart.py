@@ -1,6 +1,6 @@
-"""A run in a process of its own (app.run_apart): real fio (null engine), a real child process, a real store.
+"""A run in a process of its own (app.session.run_apart): real fio (null engine), a real child process, a real store.
 
-No Qt (app.live.data computes chart rows with numpy): this file also runs under Windows Python in Wine (the child is `python -m app.run_apart_child` there too).
+No Qt (app.live.data computes chart rows with numpy): this file also runs under Windows Python in Wine (the child is `python -m app.session.run_apart_child` there too).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from app.engine.transports.fio_binary import FioNotFound, find_fio
 from app.engine.transports.remote_host import CREATE_NO_WINDOW, child_command
 from app.live.data import ChartedBatch, chart_rows, charted
 from app.model.plan import LOCAL, SpecLine, Target
-from app.run_apart import RunApart
-from app.run_session import RunEnd, RunRequest
+from app.session.run_apart import RunApart
+from app.session.run_session import RunEnd, RunRequest
 from app.store import open_store
 from app.store.queries import get_run
 from app.store.run_extras import CURVE, extra
@@ -183,14 +183,16 @@ def test_the_run_process_command_line() -> None:
         "Windows",
         True,
         r"C:\Program Files\Fiometer\fiometer.exe",
-        "app.run_apart_child",
+        "app.session.run_apart_child",
         "--run-apart",
         False,
     )
     assert Path(argv[0]).name == "fiometer-cli.exe" and argv[1:] == ["--run-apart"]
     assert kwargs["creationflags"] == CREATE_NO_WINDOW  # normal priority, no window
-    argv, _ = child_command("Linux", False, "/venv/bin/python", "app.run_apart_child", "--run-apart", False)
-    assert argv == ["/venv/bin/python", "-m", "app.run_apart_child"]
+    argv, _ = child_command(
+        "Linux", False, "/venv/bin/python", "app.session.run_apart_child", "--run-apart", False
+    )
+    assert argv == ["/venv/bin/python", "-m", "app.session.run_apart_child"]
 
 
 def test_the_runs_own_process_imports_nothing_of_the_window():
@@ -209,7 +211,7 @@ def test_the_runs_own_process_imports_nothing_of_the_window():
         "        if name == 'app.ui' or name.startswith('app.ui.') or name.split('.')[0] == 'PySide6':\n"
         "            raise ImportError('the window is blocked in this test: ' + name)\n"
         "sys.meta_path.insert(0, Block())\n"
-        "import app.run_apart_child\n"
+        "import app.session.run_apart_child\n"
         "f = pickle.loads(sys.stdin.buffer.read())\n"
         "print(f.__module__)\n"
     )

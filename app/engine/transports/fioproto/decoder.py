@@ -56,8 +56,9 @@ def _signal_name(sig: int) -> str:
     return _POSIX_SIGNALS.get(sig, f"signal {sig}")
 
 
-class RunSession:
-    """Turns the server's messages for one run into Snapshot / Message / Finished events.
+class RunDecoder:
+    """Turns the server's messages for one run into Snapshot / Message / Finished events (the protocol
+    decoder; a run *session* is app.session's: a run with its recorder).
 
     ``settle`` is how long a report whose GS arrived is held back waiting for more DU/GS (and
     for STOP, so the last report can be marked final) before it is emitted anyway.
@@ -72,7 +73,7 @@ class RunSession:
         *,
         settle: float = 0.25,
         fio_version: str = "",
-        clock=time.monotonic,
+        clock: Callable[[], float] = time.monotonic,
         shown_as: str | None = None,
     ) -> None:
         self.shown_as = shown_as  # how messages name the server when not by host:port
@@ -186,7 +187,7 @@ class RunSession:
         out += self._flush(final=self._stop is None or self._stop[1] == 0)
         out.append(self._finish_quit())
 
-    _ON_OP: ClassVar[dict[int, Callable[[RunSession, Packet, list[Event], float], None]]] = {
+    _ON_OP: ClassVar[dict[int, Callable[[RunDecoder, Packet, list[Event], float], None]]] = {
         Op.TS: _on_ts,
         Op.JOB_OPT: _on_job_opt,
         Op.GS: _on_gs,

@@ -32,8 +32,8 @@ from app.engine.run.runner import (
 from app.engine.transports.transport import Finished, Message
 from app.live.data import charted
 from app.model.plan import Plan
-from app.run_apart import RunApart
-from app.run_session import RunEnd, RunRequest, RunSession, needed_managers
+from app.session.run_apart import RunApart
+from app.session.run_session import RunEnd, RunRequest, RunSession, needed_managers
 from app.store import StoreError, open_store
 from app.store.db_location import resolve_db_path
 from app.ui.run import live_gc
@@ -94,7 +94,7 @@ class QtRunListener(QObject, RunListener):
         self.stepFinished.emit(outcome)
 
     # run_finished: runFinished is emitted by the controller once the run has ended and been recorded
-    # (``RunController._ended``), so the GUI never waits for its thread or process
+    # (``RunDriver._ended``), so the GUI never waits for its thread or process
 
 
 STARTUP_GUESS_S = 1.0  # a local fio's start-up and end, before a step has measured it
@@ -139,7 +139,11 @@ class RunProgress:
         return max(current, 0.0) + sum(after) + extra * len(after)
 
 
-class RunController(QObject):
+class RunDriver(QObject):
+    """Drives a run for the window (``window.controller``): prepares and arms it, runs its session on a thread
+    or in a process of its own (app.session), and turns its listener calls into Qt signals. The buttons,
+    questions and what the window shows are ``window.running.RunControl``'s."""
+
     state_changed = Signal(str)
     tick = Signal()  # every TICK_MS while a run is on, and once when it has ended
     refused = Signal(str)  # the run could not start: message for the user

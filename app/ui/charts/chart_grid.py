@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
 
 from app.live.data import CHART_FIELDS, Block, LiveResults, SeriesKey
 from app.live.decimate import PeakGrid, clip_indices
-from app.ui.chart_wheel import wheel_scrolls_page
-from app.ui.run.many_curves import Layout, ManyCurves, bands, polylines
-from app.ui.run.step_lines import StepLines
+from app.ui.charts.many_curves import Layout, ManyCurves, bands, polylines
+from app.ui.charts.step_lines import StepLines
+from app.ui.charts.wheel import wheel_scrolls_page
 
 pg.setConfigOptions(antialias=False, useNumba=False)
 

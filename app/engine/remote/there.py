@@ -1,4 +1,4 @@
-"""What runs on an ``ssh://`` manager's host (started by ``guards.remote_hold``, under that host's python3):
+"""What runs on an ``ssh://`` manager's host (started by ``remote.hold``, under that host's python3):
 the local rules themselves, not a copy of them.
 
 ``place`` examines each target as ``placement.place_local`` does here (links followed, file type, device

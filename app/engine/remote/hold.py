@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from app.engine.guards.file_marks import Facts
 from app.engine.guards.held_targets import Arming, HoldRefused
-from app.engine.guards.remote_there import placement_from
 from app.engine.jobs.placement import Placement
+from app.engine.remote.there import placement_from
 
 if TYPE_CHECKING:
     from app.engine.jobs.jobfile import JobFile
@@ -52,7 +52,7 @@ MODULES = (
     "app.engine.jobs.placement",
     "app.engine.guards.file_marks",
     "app.engine.guards.held_targets",
-    "app.engine.guards.remote_there",
+    "app.engine.remote.there",
 )
 
 BOOT = r"""
@@ -73,7 +73,7 @@ for name, src in first["modules"]:
     sys.modules[name] = mod
     setattr(sys.modules[".".join(parts[:-1])], parts[-1], mod)
     exec(compile(src, mod.__file__, "exec"), mod.__dict__)
-sys.modules["app.engine.guards.remote_there"].main(first["request"])
+sys.modules["app.engine.remote.there"].main(first["request"])
 """
 
 ANSWER_S = 30.0  # the answer to a request (a layout may take longer: it is waited for while it writes)

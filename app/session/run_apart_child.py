@@ -1,8 +1,8 @@
-"""The process that runs a run for the window (:mod:`app.run_apart` starts it): ``python -m app.run_apart_child``.
+"""The process that runs a run for the window (:mod:`app.session.run_apart` starts it): ``python -m app.session.run_apart_child``.
 
 It reads one ``("run", RunRequest)`` from stdin, builds the endpoints and the runner again from the plan and the
 armed options (the same checks as the window made, made again here, at Start), runs it with the store's
-recorder (:class:`~app.run_session.RunSession`) and writes every listener call to stdout, then ``("end",
+recorder (:class:`~app.session.run_session.RunSession`) and writes every listener call to stdout, then ``("end",
 RunEnd)``. Later messages on stdin are commands: ``("stop_step",)``, ``("stop",)``, ``("abort",)``; stdin
 closing (the window gone) aborts the run.
 """
@@ -22,7 +22,7 @@ from app.engine.run.managers import ManagerError, build_endpoints
 from app.engine.run.runner import RunListener, Runner, RunRefused
 from app.engine.transports.remote_host_child import LOG_FILE_ENV, log_to, read_message, write_message
 from app.engine.transports.transport import Message
-from app.run_session import RunEnd, RunRequest, RunSession, needed_managers, shown_endpoints
+from app.session.run_session import RunEnd, RunRequest, RunSession, needed_managers, shown_endpoints
 
 
 class PipeListener(RunListener):

@@ -7,16 +7,17 @@ keeps everything up to the last interval (the store marks it interrupted when ne
 from __future__ import annotations
 
 import contextlib
+import logging
 import traceback
 from collections.abc import Callable
 
 from app.engine.devices.disks import disk_of
+from app.engine.devices.environment import machine_facts, target_facts
 from app.engine.jobs.jobfile import JobFile, client_workers, target_key, target_paths, worker_key
 from app.engine.jobs.sequence import Step
 from app.engine.run.runner import ManagerEndpoint, RunListener, StepOutcome, summarize
 from app.engine.sampling.file_allocation import written_bytes
 from app.engine.sampling.host_cpu import busy_pct, cpu_times
-from app.engine.transports.environment import machine_facts, target_facts
 from app.engine.transports.transport import Message
 from app.model import planfile
 from app.model.plan import Plan
@@ -25,6 +26,8 @@ from app.store.database import Store
 from app.store.errors import StoreError
 from app.store.recorder import Recorder, host_facts
 from app.store.records import ManagerInfo, ResultRow, SampleRow, TargetInfo, WorkerInfo
+
+log = logging.getLogger(__name__)
 
 STEP_STATUS = {"complete": "complete", "stopped": "stopped", "partial": "failed", "failed": "failed"}
 
@@ -60,6 +63,7 @@ class StoreRecorder(RunListener):
     def _fault(self, e: StoreError) -> StoreError:
         if self.failure is None:
             self.failure = e
+            log.error("recording of run %s stopped by a store fault: %s", self.run_id, e)
         return e
 
     def run_prepared(self, jobfiles: list[dict[str, JobFile]]) -> None:
@@ -71,6 +75,7 @@ class StoreRecorder(RunListener):
             self._run_started(plan, steps, endpoints)
         except StoreError as e:
             raise self._fault(e) from None
+        log.info("recording run %s (%d step(s)) in %s", self.run_id, len(steps), self.recorder.store.path)
 
     def _run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
         self.plan = plan
@@ -239,6 +244,7 @@ class StoreRecorder(RunListener):
             self.recorder.end_run(self.run_id, status)
         except StoreError as e:
             raise self._fault(e) from None
+        log.info("run %s recorded: %s, %s", self.run_id, status, summary.text())
         with contextlib.suppress(StoreError):  # the run is kept whole; `show` works its notes out again
             self._record_validity()
 
@@ -269,6 +275,7 @@ class StoreRecorder(RunListener):
         except StoreError:
             raise
         except Exception:  # noqa: BLE001 - a rule's fault must not lose the run; say so in the run instead
+            log.warning("validity notes of run %s could not be computed", self.run_id, exc_info=True)
             self.recorder.add_message(
                 self.run_id,
                 "validity notes could not be computed: "

@@ -1,5 +1,5 @@
 """A run in a process of its own, for the window: the runner, the store and Iometer's files run there
-(:mod:`app.run_apart_child`), and their listener calls come back here.
+(:mod:`app.session.run_apart_child`), and their listener calls come back here.
 
 Why: at 64 remote managers the runner's and the store's threads used three times the GUI thread's CPU in the
 window's process (4.6 s against 1.3 s in a 20-s run), holding the GIL and, under Linux's autogroup scheduling,
@@ -24,7 +24,7 @@ from app.engine.run.runner import RunListener
 from app.engine.transports.remote_host import child_command, log_file
 from app.engine.transports.remote_host_child import LOG_FILE_ENV, read_message, write_message
 from app.engine.transports.transport import Message
-from app.run_session import RunEnd, RunRequest
+from app.session.run_session import RunEnd, RunRequest
 
 log = logging.getLogger(__name__)
 EXITED_GRACE_S = 3.0  # after the child has exited, for its last messages to be read
@@ -43,7 +43,7 @@ class RunApart:
             platform.system(),
             bool(getattr(sys, "frozen", False)),
             sys.executable,
-            module="app.run_apart_child",
+            module="app.session.run_apart_child",
             flag="--run-apart",
             below_normal=False,
         )
