@@ -209,6 +209,7 @@ def run_engine(
             run_time=RUN_SECONDS, ramp_up=0, mapping=mapping, engine="null", file_size=16 * 1024 * 1024
         )
         runner = Runner(plan, endpoints, None, options)
+        runner.prepare()
     except (ManagerError, RunRefused) as e:
         raise SmokeFailure(str(e)) from e
     if len(runner.steps) != 1:

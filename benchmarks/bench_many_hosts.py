@@ -439,7 +439,7 @@ def floor(
         plan = host_plan(servers, workers, delay_ms, burst, tmp)
         endpoints = build_endpoints(plan)
         options = RunOptions(engine="null", run_time=seconds, status_interval=INTERVAL)
-        files = Runner(plan, endpoints, options=options).jobfiles[0]
+        files = Runner(plan, endpoints, options=options).prepare().jobfiles[0]
         args = [
             "fio",
             f"--status-interval={INTERVAL:g}",

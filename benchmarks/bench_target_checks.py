@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from app.engine.devices import linux_devices  # noqa: E402
 from app.engine.guards.held_targets import Arming, hold  # noqa: E402
 from app.engine.guards.safety import CreatedFiles, marker_of  # noqa: E402
-from app.engine.jobs.jobfile import step_jobfile  # noqa: E402
+from app.engine.jobs.jobfile import JobSettings, step_jobfile  # noqa: E402
 from app.engine.jobs.placement import placer  # noqa: E402
 from app.engine.jobs.sequence import expand  # noqa: E402
 from app.model.plan import (  # noqa: E402
@@ -47,7 +47,9 @@ def jobfile(paths: list[str]):
     plan.managers.append(
         Manager("M1", workers=[Worker("W1", specs=["S"], targets=[Target(p) for p in paths])])
     )
-    return step_jobfile(plan, expand(plan)[0], 0, "Linux", file_size=MiB, place=placer(True, "Linux", "M1"))
+    return step_jobfile(
+        plan, expand(plan)[0], 0, "Linux", JobSettings(file_size=MiB, place=placer(True, "Linux", "M1"))
+    )
 
 
 def timed(fn, repeat: int) -> tuple[float, float]:

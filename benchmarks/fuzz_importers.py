@@ -120,6 +120,7 @@ def run_plan(plan, rng: random.Random | None = None) -> str:
         endpoints = {m.name: ManagerEndpoint(m.name, os_name, _never, host) for m in plan.managers}
         try:
             runner = Runner(plan, endpoints, None, RunOptions(mapping=mapping))
+            runner.prepare()
         except RunRefused:  # a clean, explained refusal
             labels.append("refused")
             continue

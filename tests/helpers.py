@@ -5,8 +5,14 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from app.model.plan import AccessSpec, Manager, Plan, SpecLine, Target, Worker
+
+if TYPE_CHECKING:
+    from app.engine.run.runner import Runner
+
+R = TypeVar("R", bound="Runner")
 
 
 def shared_dir() -> Path:
@@ -56,3 +62,9 @@ def assert_imports_without_qt(modules: list[str]) -> None:
     out = run_without_qt(f"for m in {modules!r}:\n    __import__(m)\nprint('ok')\n")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def prepared(runner: R) -> R:
+    """``runner`` with its checks run (``Runner.prepare``: RunRefused is raised here, as a refused run is)."""
+    runner.prepare()
+    return runner

@@ -93,7 +93,7 @@ def _safe(name: str) -> str:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from app.engine.jobs.engines import EngineRefused, choose
-    from app.engine.jobs.jobfile import step_jobfile
+    from app.engine.jobs.jobfile import JobSettings, step_jobfile
     from app.engine.jobs.targets import TargetError
 
     opened = _open(args.file)
@@ -133,13 +133,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
                         step,
                         mi,
                         args.os,
-                        mapping=mapping,
-                        engine=use.name,
-                        engine_options=use.options,
-                        title=plan.name,
-                        run_time=args.run_time,
-                        ramp_up=args.ramp_up,
-                        file_size=file_size,
+                        JobSettings(
+                            mapping=mapping,
+                            engine=use.name,
+                            engine_options=use.options,
+                            title=plan.name,
+                            run_time=args.run_time,
+                            ramp_up=args.ramp_up,
+                            file_size=file_size,
+                        ),
                     )
                 except TargetError as e:
                     raise CliError(f"step {step.index + 1}, manager {plan.managers[mi].name!r}: {e}") from e

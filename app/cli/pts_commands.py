@@ -137,17 +137,19 @@ def _make_runner(args: argparse.Namespace, setup, facts, resume=None):
         )
         print(f"  {decision.sentence()}", flush=True)
 
+    runner = PtsRunner(
+        plan,
+        endpoints,
+        None,
+        options,
+        setup=setup,
+        device=facts.as_dict(),
+        on_round=on_round,
+        resume=resume,
+    )
     try:
-        return PtsRunner(
-            plan,
-            endpoints,
-            None,
-            options,
-            setup=setup,
-            device=facts.as_dict(),
-            on_round=on_round,
-            resume=resume,
-        )
+        runner.prepare()
+        return runner
     except (RunRefused, PurgeRefused) as e:
         for ep in endpoints.values():
             if ep.close is not None:

@@ -93,8 +93,9 @@ def _make_runner(args: argparse.Namespace, opened, make=None):
         file_size=parse_size(args.test_file_size) if args.test_file_size else None,
         registry=record_beside(resolve_db_path(getattr(args, "db", None))),
     )
+    runner = (make or Runner)(plan, endpoints, None, options)
     try:
-        runner = (make or Runner)(plan, endpoints, None, options)
+        runner.prepare()
     except RunRefused as e:
         for ep in endpoints.values():
             if ep.close is not None:

@@ -13,8 +13,7 @@ from collections.abc import Callable
 
 from app.engine.devices.disks import disk_of
 from app.engine.devices.environment import machine_facts, target_facts
-from app.engine.jobs import targets as T
-from app.engine.jobs.jobfile import JobFile, client_workers, target_key, worker_key
+from app.engine.jobs.jobfile import JobFile, client_workers, target_key, target_paths, worker_key
 from app.engine.jobs.sequence import Step
 from app.engine.run.runner import ManagerEndpoint, RunListener, StepOutcome, summarize
 from app.engine.sampling.file_allocation import written_bytes
@@ -41,12 +40,11 @@ class StoreRecorder(RunListener):
     def __init__(
         self,
         store: Store,
-        mapping: dict[str, str] | None = None,
         tags: list[str] | None = None,
         name: str = "",
     ):
         self.recorder = Recorder(store)
-        self.mapping = mapping or {}
+        self._paths: dict[tuple[str, str], str] = {}  # (manager, target key) -> path, from the job files
         self.tags = tags or []
         self.name = name
         self.run_id: int | None = None
@@ -67,6 +65,9 @@ class StoreRecorder(RunListener):
             self.failure = e
             log.error("recording of run %s stopped by a store fault: %s", self.run_id, e)
         return e
+
+    def run_prepared(self, jobfiles: list[dict[str, JobFile]]) -> None:
+        self._paths = target_paths(jobfiles)
 
     def run_started(self, plan: Plan, steps: list[Step], endpoints: dict[str, ManagerEndpoint]) -> None:
         self._planned = len(steps)
@@ -107,7 +108,6 @@ class StoreRecorder(RunListener):
         )
         workers, targets = [], []
         for m in used:
-            os_name = endpoints[m.name].os_name
             for wi, w in enumerate(m.workers):
                 workers.append(
                     WorkerInfo(
@@ -124,10 +124,7 @@ class StoreRecorder(RunListener):
                     )
                 )
                 for ti, t in enumerate(w.targets):
-                    try:
-                        path = T.resolve(t, os_name, self.mapping).path
-                    except T.TargetError:
-                        path = ""
+                    path = self._paths.get((m.name, target_key(wi, ti)), "")
                     details: dict[str, object] = {"direct": plan.setup.direct_io}
                     if path and endpoints[m.name].host == "local":
                         if disk := disk_of(path):
@@ -322,6 +319,9 @@ class Fanout(RunListener):
                     self.on_error(callback, e)
                 else:
                     traceback.print_exc()
+
+    def run_prepared(self, *args) -> None:
+        self._each("run_prepared", *args)
 
     def run_started(self, *args) -> None:
         self._each("run_started", *args)

@@ -84,7 +84,9 @@ def make_runner(request: RunRequest) -> Runner:
     """The endpoints and the runner, again, from what the window prepared (ManagerError, RunRefused)."""
     endpoints = build_endpoints(request.plan, needed=needed_managers(request.plan))
     try:
-        return (request.make or Runner)(request.plan, endpoints, None, request.options)
+        runner = (request.make or Runner)(request.plan, endpoints, None, request.options)
+        runner.prepare()
+        return runner
     except BaseException:
         for ep in endpoints.values():  # SSH sessions already started
             if ep.close is not None:

@@ -143,7 +143,7 @@ class RunSession:
                 log.error("run session: results are not being stored: %s", e)
                 self.fanout.message(None, Message("", f"results are not being stored: {e}", "error"))
         if store is not None:
-            self.recorder = StoreRecorder(store, self.runner.options.mapping, tags=self.tags)
+            self.recorder = StoreRecorder(store, tags=self.tags)
             self.fanout.add(self.recorder, first=True)
             self.stored_in = store.path
         return store

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.run.runner import RunOptions
+from app.engine.run.runner import Runner, RunOptions
 from app.model.plan import Target
 from app.ui.main_window import MainWindow
 from tests.gui.conftest import local_plan, plan_file
@@ -115,6 +115,36 @@ def test_the_window_arms_exactly_what_the_engine_refused(window: MainWindow, dia
     assert risk.in_use and risk.path == "/dev/null"
     assert options.allow_write == {"/dev/null"} and options.allow_write_in_use == {"/dev/null"}
     assert "allow_mounted_write=1" in runner.jobfiles[0]["M1"].text
+
+
+def test_arming_checks_again_on_the_same_runner(window: MainWindow, dialogs, tmp_path: Path) -> None:
+    """The arm-and-retry loop reruns only the checks (Runner.prepare) with the user's answers: one Runner,
+    built once, checked twice (unarmed, then armed)."""
+    plan = local_plan(tmp_path, workers=1)
+    (tmp_path / "chr").symlink_to("/dev/null")
+    plan.managers[0].workers[0].targets = [Target(str(tmp_path / "chr"))]
+    built: list[Runner] = []
+    checked: list[RunOptions | None] = []
+
+    class Counted(Runner):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            built.append(self)
+
+        def prepare(self, options=None):
+            checked.append(options)
+            return super().prepare(options)
+
+    prepared = window.controller.prepare(
+        plan, RunOptions(run_time=1, file_size=1 << 20), None, lambda risks: True, make=Counted
+    )
+    assert prepared is not None
+    runner, options = prepared
+    assert built == [runner] and len(checked) == 2
+    assert checked[0] is not None and checked[0].allow_write == set()
+    assert checked[1] is options and options.allow_write == {"/dev/null"}
+    assert runner.prepared is not None and runner.prepared.options is options
+    runner.close_endpoints()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root: makes a device node")

@@ -18,6 +18,7 @@ from app.engine.run.runner import Runner, RunOptions
 from app.session.recording import Fanout, StoreRecorder
 from app.store import get_run, open_store, step_samples, step_series
 from tests.fio_proxy import FioProxy
+from tests.helpers import prepared
 from tests.integration.test_remote_faults import Collect, job_processes, plan_for
 from tests.stored_vs_fio import check_manager
 
@@ -64,11 +65,13 @@ def test_a_bunching_link_keeps_every_second_its_own_in_the_store(tmp_path, fio_s
     try:
         with open_store(tmp_path / "seconds.db") as store:
             recorder = StoreRecorder(store)
-            runner = Runner(
-                plan,
-                endpoints,
-                Fanout(recorder, collect),
-                RunOptions(run_time=RUN_S, engine="null", file_size=1 << 20),
+            runner = prepared(
+                Runner(
+                    plan,
+                    endpoints,
+                    Fanout(recorder, collect),
+                    RunOptions(run_time=RUN_S, engine="null", file_size=1 << 20),
+                )
             )
             assert runner.run() == "complete", [m.text for m in collect.messages]
             step = get_run(store, recorder.run_id, raw_output=True).steps[0]
@@ -131,11 +134,13 @@ def test_a_manager_killed_mid_step_counts_in_all_over_the_steps_time(tmp_path, f
 
     collect = Collect(kill_second)
     printed = TimedLines()
-    runner = Runner(
-        plan_for(tmp_path, 2),
-        {n: remote_endpoint(n, f"{h}:{p}") for n, (h, p, _) in (("M1", first), ("M2", second))},
-        Fanout(collect, ProgressPrinter(printed)),
-        RunOptions(run_time=5, engine="null", file_size=1 << 20),
+    runner = prepared(
+        Runner(
+            plan_for(tmp_path, 2),
+            {n: remote_endpoint(n, f"{h}:{p}") for n, (h, p, _) in (("M1", first), ("M2", second))},
+            Fanout(collect, ProgressPrinter(printed)),
+            RunOptions(run_time=5, engine="null", file_size=1 << 20),
+        )
     )
     runner.run()
     failed = [(t, line) for t, line in printed.lines if "manager M2 failed" in line]
@@ -198,11 +203,13 @@ def test_behind_a_bunching_link_every_level_is_stored_on_fios_clock(tmp_path, fi
     try:
         with open_store(tmp_path / "seconds.db") as store:
             recorder = StoreRecorder(store)
-            runner = Runner(
-                plan,
-                {n: remote_endpoint(n, a) for n, a in addresses.items()},
-                Fanout(recorder, collect),
-                RunOptions(run_time=RUN_S, engine="null", file_size=1 << 20),
+            runner = prepared(
+                Runner(
+                    plan,
+                    {n: remote_endpoint(n, a) for n, a in addresses.items()},
+                    Fanout(recorder, collect),
+                    RunOptions(run_time=RUN_S, engine="null", file_size=1 << 20),
+                )
             )
             assert runner.run() == "complete", [m.text for m in collect.messages]
             step = get_run(store, recorder.run_id).steps[0]

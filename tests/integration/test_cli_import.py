@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import icf_import
-from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.jobfile import JobSettings, step_jobfile
 from app.engine.jobs.sequence import expand
 from app.model.from_icf import plan_from_icf
 from tests.helpers import shared_dir
@@ -117,7 +117,7 @@ def test_every_corpus_file_makes_job_files_fio_accepts(tmp_path, path):
         for step in steps:
             for mi in step.managers():
                 job = tmp_path / f"{os_name}-{step.index}-{mi}.fio"
-                job.write_text(step_jobfile(plan, step, mi, os_name, mapping=mapping).text)
+                job.write_text(step_jobfile(plan, step, mi, os_name, JobSettings(mapping=mapping)).text)
                 files.append(str(job))
         res = subprocess.run(
             ["fio", "--parse-only", *files], capture_output=True, text=True

@@ -23,7 +23,7 @@ from app.engine.jobs.sequence import Step
 from app.engine.run.managers import local_endpoint
 from app.engine.run.runner import RunListener, Runner, RunOptions, RunRefused, StepOutcome
 from app.model.plan import SpecLine, Target
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 from tests.loop_disk import Loop, MiB, loop_maker, mount_ext4, pattern, sh
 
 TOOLS = ("losetup", "mkfs.ext4", "e2fsck", "mount", "umount", "unshare", "fio")
@@ -97,7 +97,7 @@ def runner(
         before_fio_start=hook,
         **options,
     )
-    return Runner(plan_for(target, reads), {"M1": local_endpoint("M1")}, listener, opts)
+    return prepared(Runner(plan_for(target, reads), {"M1": local_endpoint("M1")}, listener, opts))
 
 
 def swap_for_link(path: Path, to: str) -> None:
@@ -366,7 +366,9 @@ def test_two_local_managers_writing_one_armed_device_share_the_exclusive_hold(tm
         m.workers[0].targets = [Target("T1", path=disk.dev)]
     steps = Steps()
     opts = RunOptions(run_time=1, registry=CreatedFiles(tmp_path / "created.json"), allow_write={"T1"})
-    status = Runner(plan, {"M1": local_endpoint("M1"), "M2": local_endpoint("M2")}, steps, opts).run()
+    status = prepared(
+        Runner(plan, {"M1": local_endpoint("M1"), "M2": local_endpoint("M2")}, steps, opts)
+    ).run()
     assert status == "complete", steps.errors
     assert not disk.intact()  # both wrote it, through one exclusive open
 

@@ -23,14 +23,14 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.jobfile import JobSettings, step_jobfile
 from app.engine.jobs.placement import placer
 from app.engine.jobs.sequence import expand
 from app.engine.remote.hold import BOOT
 from app.engine.run.endpoint import ManagerEndpoint
 from app.engine.run.runner import Runner, RunOptions
 from app.model.plan import SpecLine, Target
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 from tests.loop_disk import NEEDS_LOOP, detach, sh
 
 pytestmark = [NEEDS_LOOP, pytest.mark.skipif(shutil.which("mkfs.ext4") is None, reason="needs mkfs.ext4")]
@@ -112,7 +112,7 @@ def plan_for(name: str, max_sectors: int, start: int):
 
 def local_text(plan, mapping: dict[str, str]) -> str:
     return step_jobfile(
-        plan, expand(plan)[0], 0, "Linux", mapping=mapping, place=placer(True, "Linux", "M1")
+        plan, expand(plan)[0], 0, "Linux", JobSettings(mapping=mapping, place=placer(True, "Linux", "M1"))
     ).text
 
 
@@ -134,7 +134,7 @@ def ssh_text(plan, mapping: dict[str, str]) -> str:
         raise AssertionError("no transport expected")
 
     ep = ManagerEndpoint("M1", "Linux", no_fio, "geometry-host", python_there=start)
-    runner = Runner(plan, {"M1": ep}, options=RunOptions(run_time=1, mapping=mapping))
+    runner = prepared(Runner(plan, {"M1": ep}, options=RunOptions(run_time=1, mapping=mapping)))
     return runner.jobfiles[0]["M1"].text
 
 

@@ -8,7 +8,7 @@ from app.engine.remote import files as remote_files
 from app.engine.run.managers import build_endpoints
 from app.engine.run.runner import RunListener, Runner, RunOptions
 from app.model.plan import SpecLine, Target
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
 SIZE = 1 << 20
@@ -37,8 +37,10 @@ def test_a_remote_test_file_is_laid_out_before_the_step_starts_and_its_time_is_s
     plan.managers[0].host = f"{host}:{port}"
     plan.managers[0].workers[0].targets = [Target(str(path))]
     seen = Seen(path)
-    runner = Runner(
-        plan, build_endpoints(plan), seen, RunOptions(run_time=1, file_size=SIZE, allow_unverified={"M1"})
+    runner = prepared(
+        Runner(
+            plan, build_endpoints(plan), seen, RunOptions(run_time=1, file_size=SIZE, allow_unverified={"M1"})
+        )
     )
     assert runner.run() == "complete"
     spill = 4096  # the largest block, as remote_files places the marker past it

@@ -15,7 +15,7 @@ from app.model.plan import LOCAL, SpecLine, Target
 from app.session.recording import Fanout, StoreRecorder
 from app.store.database import open_store
 from app.store.queries import get_run, step_samples
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 from tests.loop_disk import NEEDS_LOOP, kernel_delta, loop_device_in
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
@@ -48,9 +48,9 @@ def run(plan, tmp_path, **options):
     listener = Collect()
     store = open_store(tmp_path / "r.db")
     try:
-        recorder = StoreRecorder(store, {})
-        runner = Runner(
-            plan, build_endpoints(plan), Fanout(recorder, listener), RunOptions(run_time=4, **options)
+        recorder = StoreRecorder(store)
+        runner = prepared(
+            Runner(plan, build_endpoints(plan), Fanout(recorder, listener), RunOptions(run_time=4, **options))
         )
         assert runner.run() == "complete"
         stored = [m for _t, m in step_samples(store, get_run(store, 1).steps[0].id, "manager", "M1")]

@@ -18,6 +18,7 @@ from app.engine.sampling.telemetry import StepTelemetry
 from app.engine.transports.local_fio import LocalFio, _children
 from app.engine.transports.transport import Finished, Message, Snapshot, TransportError
 from app.model.plan import LOCAL
+from tests.helpers import prepared
 from tests.integration.test_remote_faults import Collect, plan_for
 
 pytestmark = pytest.mark.fio
@@ -125,7 +126,7 @@ def _two_local_managers(tmp_path, transport=LocalFio) -> tuple[Runner, Collect]:
     }
     collect = Collect()
     options = RunOptions(run_time=2, engine="null", file_size=1 << 20, status_interval=0.5)
-    return Runner(plan_for(tmp_path, 2), endpoints, collect, options), collect
+    return prepared(Runner(plan_for(tmp_path, 2), endpoints, collect, options)), collect
 
 
 def test_all_equals_the_sum_over_two_managers_running_at_once(tmp_path):

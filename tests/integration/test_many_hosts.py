@@ -11,7 +11,7 @@ from app.engine.run.runner import Runner, RunOptions
 from app.model.plan import SpecLine, Target
 from app.session.recording import StoreRecorder
 from app.store import get_run, open_store
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 from tests.stored_vs_fio import check_manager
 
 pytestmark = [pytest.mark.fio, pytest.mark.slow]
@@ -40,17 +40,19 @@ def test_every_interval_of_every_manager_is_stored_and_ends_with_its_servers_rep
     db = tmp_path / "hosts.db"
     with open_store(db) as store:
         recorder = StoreRecorder(store)
-        runner = Runner(
-            plan,
-            endpoints,
-            recorder,
-            RunOptions(
-                run_time=5,
-                engine="null",
-                status_interval=1.0,
-                decode_apart=decode_apart,
-                hosts_per_process=per_process,
-            ),
+        runner = prepared(
+            Runner(
+                plan,
+                endpoints,
+                recorder,
+                RunOptions(
+                    run_time=5,
+                    engine="null",
+                    status_interval=1.0,
+                    decode_apart=decode_apart,
+                    hosts_per_process=per_process,
+                ),
+            )
         )
         assert runner.run() == "complete"
         assert (runner._remote_host is not None) == bool(decode_apart)

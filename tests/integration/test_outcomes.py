@@ -21,7 +21,7 @@ from app.model import planfile
 from app.model.plan import LOCAL, AccessSpec, SpecLine, Target
 from app.session.recording import Fanout, StoreRecorder
 from app.store import get_run, list_runs, open_store
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 from tests.integration.test_run import Collect
 
 pytestmark = pytest.mark.fio
@@ -68,8 +68,8 @@ def test_fio_refusing_a_mounted_device_fails_the_step_in_its_own_words(tmp_path,
     plan.specs[0].lines = [SpecLine(4096, 100, 0, 100, 0, 1, 0, 0)]  # random writes
     plan.managers[0].host = LOCAL
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / "f.tst"))]
-    runner = Runner(
-        plan, build_endpoints(plan), None, RunOptions(run_time=2, engine="null", file_size=1 << 20)
+    runner = prepared(
+        Runner(plan, build_endpoints(plan), None, RunOptions(run_time=2, engine="null", file_size=1 << 20))
     )
     (files,) = runner.jobfiles
     _point_job_at(files["M1"], mounted_loop)
@@ -100,8 +100,8 @@ def test_a_step_whose_jobs_did_io_is_not_failed_by_the_no_io_check(tmp_path):
     plan.managers[0].host = LOCAL
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / f"f{i}.tst")) for i in range(2)]
     collect = Collect()
-    runner = Runner(
-        plan, build_endpoints(plan), collect, RunOptions(run_time=1, engine="null", file_size=1 << 20)
+    runner = prepared(
+        Runner(plan, build_endpoints(plan), collect, RunOptions(run_time=1, engine="null", file_size=1 << 20))
     )
     assert runner.run() == "complete"
     assert [o.status for o in collect.outcomes] == ["complete"]
@@ -173,8 +173,8 @@ def test_stop_is_stopped_with_numbers_and_the_run_counts_what_ran(tmp_path):
     """Stop (GUI Esc) ends step 1 and step 2 runs; Stop All ends step 2 and skips step 3."""
     plan = _three_step_plan(tmp_path)
     collect = Collect()
-    runner = Runner(
-        plan, build_endpoints(plan), None, RunOptions(run_time=60, engine="null", file_size=1 << 20)
+    runner = prepared(
+        Runner(plan, build_endpoints(plan), None, RunOptions(run_time=60, engine="null", file_size=1 << 20))
     )
 
     reported: list[int] = []  # the step index of every batch of samples
@@ -306,16 +306,18 @@ def test_step_seconds_come_from_the_job_file(tmp_path):
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / "f.tst"))]
     plan.setup.run_time, plan.setup.ramp_up = 30, 10
     eps = build_endpoints(plan)
-    assert Runner(plan, eps, None, RunOptions(engine="null")).step_seconds(0) == 40
-    assert Runner(plan, eps, None, RunOptions(engine="null", ramp_up=5)).step_seconds(0) == 35
-    assert Runner(plan, eps, None, RunOptions(engine="null", run_time=0)).step_seconds(0) == 0  # until Stop
+    assert prepared(Runner(plan, eps, None, RunOptions(engine="null"))).step_seconds(0) == 40
+    assert prepared(Runner(plan, eps, None, RunOptions(engine="null", ramp_up=5))).step_seconds(0) == 35
+    assert (
+        prepared(Runner(plan, eps, None, RunOptions(engine="null", run_time=0))).step_seconds(0) == 0
+    )  # until Stop
 
 
 def test_no_io_is_expected_only_where_the_spec_does_not_wait_as_long_as_the_step(tmp_path):
     plan = grid(1, 1, 1)
     plan.managers[0].host = LOCAL
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / "f.tst"))]
-    runner = Runner(plan, build_endpoints(plan), None, RunOptions(run_time=10, engine="null"))
+    runner = prepared(Runner(plan, build_endpoints(plan), None, RunOptions(run_time=10, engine="null")))
     jf = runner.jobfiles[0]["M1"]
     (job,) = jf.jobs
     assert runner._io_expected(job, jf)

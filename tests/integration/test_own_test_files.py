@@ -14,7 +14,7 @@ from app.engine.jobs.sequence import Step
 from app.engine.run.managers import local_endpoint
 from app.engine.run.runner import Runner, RunOptions, RunRefused
 from app.model.plan import SpecLine, Target
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
 MiB = 1 << 20
@@ -27,7 +27,7 @@ def run(tmp_path: Path, target: Path, hook=None) -> str:
     options = RunOptions(
         run_time=1, file_size=MiB, registry=CreatedFiles(tmp_path / "created.json"), before_fio_start=hook
     )
-    return Runner(plan, {"M1": local_endpoint("M1")}, None, options).run()
+    return prepared(Runner(plan, {"M1": local_endpoint("M1")}, None, options)).run()
 
 
 def test_a_test_file_hard_linked_to_a_foreign_file_during_a_run_is_not_adopted(tmp_path):

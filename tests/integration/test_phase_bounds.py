@@ -22,7 +22,7 @@ from app.engine.run.managers import local_endpoint, remote_endpoint
 from app.engine.run.runner import RunListener, Runner, RunOptions, RunRefused
 from app.model.plan import SpecLine, Target
 from tests.fio_servers import job_processes, server_processes
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 
 pytestmark = [pytest.mark.fio, pytest.mark.slow]
 
@@ -179,7 +179,9 @@ def run_frozen(
     try:
         try:
             endpoints = {"M1": remote_endpoint("M1", f"{h}:{port}")}
-            runner = WatchedRunner(plan_for(tmp_path), endpoints, listener, options, watches=watches)
+            runner = prepared(
+                WatchedRunner(plan_for(tmp_path), endpoints, listener, options, watches=watches)
+            )
             listener.runner = runner
             status: object = runner.run()
         except RunRefused as e:
@@ -401,7 +403,9 @@ def test_a_local_fio_whose_jobs_stop_fails_naming_the_phase(tmp_path, phase):
     freezer = Freezer(fio_pids, ready, (lambda: runner[0].stop()) if phase == STOP else None)
     options = RunOptions(run_time=run, ramp_up=ramp, file_size=size, status_interval=INTERVAL, bounds=SHORT)
     try:
-        runner.append(WatchedRunner(plan, {"M1": local_endpoint("M1")}, listener, options, watches=watches))
+        runner.append(
+            prepared(WatchedRunner(plan, {"M1": local_endpoint("M1")}, listener, options, watches=watches))
+        )
         status = runner[0].run()
         ended = time.monotonic()
     finally:

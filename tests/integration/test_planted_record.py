@@ -14,6 +14,7 @@ from app.engine.run.runner import Runner, RunOptions
 from app.model.plan import LOCAL
 from app.session.recording import Fanout, StoreRecorder
 from app.store import get_run, open_store
+from tests.helpers import prepared
 from tests.integration.test_remote_faults import Collect, plan_for
 
 pytestmark = pytest.mark.fio
@@ -30,11 +31,13 @@ def test_a_record_planted_as_a_link_is_refused_with_words_and_the_results_are_st
     collect = Collect()
     with open_store(db) as store:
         recorder = StoreRecorder(store)
-        runner = Runner(
-            plan,
-            build_endpoints(plan),
-            Fanout(recorder, collect),
-            RunOptions(run_time=1, ramp_up=0, file_size=1 << 20, registry=registry),
+        runner = prepared(
+            Runner(
+                plan,
+                build_endpoints(plan),
+                Fanout(recorder, collect),
+                RunOptions(run_time=1, ramp_up=0, file_size=1 << 20, registry=registry),
+            )
         )
         assert runner.run() == "complete", [m.text for m in collect.messages]
         run = get_run(store, recorder.run_id)

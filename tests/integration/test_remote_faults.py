@@ -20,7 +20,7 @@ from app.engine.run.runner import RunListener, Runner, RunOptions
 from app.engine.run.step_watch import STOP_GRACE_S
 from app.model.plan import SpecLine, Target
 from tests.fio_proxy import FioProxy
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 from tests.integration.test_remote_fio import FIO_BINARIES
 
 pytestmark = [pytest.mark.fio, pytest.mark.slow]
@@ -56,7 +56,9 @@ def plan_for(tmp_path: Path, managers: int = 1):
 
 def runner_for(plan, addresses: dict[str, str], listener, run_time: int) -> Runner:
     endpoints = {name: remote_endpoint(name, addr) for name, addr in addresses.items()}
-    return Runner(plan, endpoints, listener, RunOptions(run_time=run_time, engine="null", file_size=1 << 20))
+    return prepared(
+        Runner(plan, endpoints, listener, RunOptions(run_time=run_time, engine="null", file_size=1 << 20))
+    )
 
 
 def run_through_proxy(tmp_path: Path, server: tuple[str, int], run_time: int, **proxy_options):

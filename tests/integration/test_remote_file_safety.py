@@ -21,7 +21,7 @@ from app.engine.run.runner import Runner, RunOptions, RunRefused
 from app.engine.transports.fioproto import RemoteFio
 from app.model import planfile
 from app.model.plan import SpecLine, Target
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 from tests.loop_disk import NEEDS_LOOP, attach, detach
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
@@ -158,7 +158,9 @@ def test_a_file_replaced_after_the_check_stops_the_step_before_fio_writes(tmp_pa
     plan = plan_on(target, reads=0)
     plan.managers[0].host = f"{server[0]}:{server[1]}"
     endpoints = build_endpoints(plan)
-    runner = Runner(plan, endpoints, options=RunOptions(run_time=1, file_size=SIZE, allow_unverified={"M1"}))
+    runner = prepared(
+        Runner(plan, endpoints, options=RunOptions(run_time=1, file_size=SIZE, allow_unverified={"M1"}))
+    )
     target.write_bytes(PATTERN)  # between the check and the step
     assert runner.run() == "failed"
     reason = runner.outcomes[0].finished["M1"].reason
@@ -262,7 +264,11 @@ def test_a_swap_to_a_disk_after_the_last_check_writes_nothing_on_an_unarmed_host
         endpoints = build_endpoints(plan)
         try:
             with pytest.raises(RunRefused, match="allow-unverified-writes") as refused:
-                Runner(plan, endpoints, options=RunOptions(run_time=1, file_size=SIZE, before_fio_start=swap))
+                prepared(
+                    Runner(
+                        plan, endpoints, options=RunOptions(run_time=1, file_size=SIZE, before_fio_start=swap)
+                    )
+                )
         finally:
             for ep in endpoints.values():
                 if ep.close is not None:

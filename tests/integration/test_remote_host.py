@@ -22,7 +22,7 @@ from app.engine.transports.transport import ANSWERING_AGAIN, SENT_NOTHING, Finis
 from app.model import planfile
 from app.model.plan import SpecLine, Target
 from tests.fio_servers import free_port, job_processes
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 
 pytestmark = [pytest.mark.fio, pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
 
@@ -57,7 +57,7 @@ class Counts(RunListener):
 def hosted_runner(servers, tmp_path, seconds, listener=None):
     plan = server_plan([f"{h}:{p}" for h, p, _ in servers], tmp_path)
     options = RunOptions(engine="null", run_time=seconds, decode_apart=1)
-    return Runner(plan, build_endpoints(plan), listener, options)
+    return prepared(Runner(plan, build_endpoints(plan), listener, options))
 
 
 @pytest.fixture
@@ -133,7 +133,7 @@ def test_a_server_that_refuses_says_so_through_the_host(tmp_path, servers):
     endpoints["M2"] = ManagerEndpoint(
         "M2", "Linux", lambda: None, f"127.0.0.2:{closed}", server=("127.0.0.2", closed)
     )
-    runner = Runner(plan, endpoints, None, RunOptions(engine="null", run_time=2, decode_apart=1))
+    runner = prepared(Runner(plan, endpoints, None, RunOptions(engine="null", run_time=2, decode_apart=1)))
     assert runner.run() == "failed"
     finished = runner.outcomes[0].finished
     assert finished["M1"].ok
@@ -188,7 +188,9 @@ def test_ctrl_c_in_a_terminal_stops_gracefully_though_it_reaches_the_host_proces
 
 def test_few_servers_stay_in_the_window_s_process(servers, tmp_path):
     plan = server_plan([f"{h}:{p}" for h, p, _ in servers], tmp_path)
-    runner = Runner(plan, build_endpoints(plan), None, RunOptions(engine="null", run_time=1, decode_apart=3))
+    runner = prepared(
+        Runner(plan, build_endpoints(plan), None, RunOptions(engine="null", run_time=1, decode_apart=3))
+    )
     transports = runner._make_transports(runner.jobfiles[0])
     assert not any(isinstance(t, HostedRemote) for t in transports.values()) and runner._remote_host is None
 

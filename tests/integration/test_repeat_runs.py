@@ -16,7 +16,7 @@ from app.engine.run.managers import build_endpoints
 from app.engine.run.runner import ManagerEndpoint, Runner, RunOptions, RunRefused
 from app.model import planfile
 from app.model.plan import LOCAL, SpecLine, Target
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -96,7 +96,7 @@ def local_plan(target: Target):
 def test_the_runner_refuses_a_missing_folder_and_says_only_asking_would_help(tmp_path):
     plan = local_plan(Target(str(tmp_path / "new" / "iobw.tst")))
     with pytest.raises(RunRefused) as e:
-        Runner(plan, build_endpoints(plan), None, RunOptions(run_time=1))
+        prepared(Runner(plan, build_endpoints(plan), None, RunOptions(run_time=1)))
     assert e.value.missing_folders == [str(tmp_path / "new")] and e.value.only_asks
 
 
@@ -104,14 +104,16 @@ def test_the_runner_refuses_unarmed_writes_and_lists_them(tmp_path):
     (tmp_path / "link").symlink_to("/dev/null")
     plan = local_plan(Target(str(tmp_path / "link")))
     with pytest.raises(RunRefused) as e:
-        Runner(plan, build_endpoints(plan), None, RunOptions(run_time=1))
+        prepared(Runner(plan, build_endpoints(plan), None, RunOptions(run_time=1)))
     (risk,) = e.value.risks
     assert risk.path == "/dev/null" and risk.in_use and e.value.only_asks
-    runner = Runner(
-        plan,
-        build_endpoints(plan),
-        None,
-        RunOptions(run_time=1, allow_write={"/dev/null"}, allow_write_in_use={str(tmp_path / "link")}),
+    runner = prepared(
+        Runner(
+            plan,
+            build_endpoints(plan),
+            None,
+            RunOptions(run_time=1, allow_write={"/dev/null"}, allow_write_in_use={str(tmp_path / "link")}),
+        )
     )
     assert "allow_mounted_write=1" in runner.jobfiles[0]["M1"].text
 
@@ -125,11 +127,13 @@ def test_remote_targets_carry_a_note_of_what_could_not_be_verified():
 
     # the null engine: nothing is opened, so the test files are not probed through fio (which would start
     # a transport; see tests/integration/test_remote_file_safety.py)
-    runner = Runner(
-        plan,
-        {"M1": ManagerEndpoint("M1", "Linux", never, "10.0.0.9:8765")},
-        None,
-        RunOptions(run_time=1, engine="null"),
+    runner = prepared(
+        Runner(
+            plan,
+            {"M1": ManagerEndpoint("M1", "Linux", never, "10.0.0.9:8765")},
+            None,
+            RunOptions(run_time=1, engine="null"),
+        )
     )
     (note,) = runner.notes
     assert "manager 'M1'" in note and "cannot verify /data/iobw.tst" in note

@@ -13,7 +13,7 @@ from app.engine.run.managers import build_endpoints
 from app.engine.run.runner import RunListener, Runner, RunOptions
 from app.model import planfile
 from app.model.plan import LOCAL, SpecLine, Target
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 
 pytestmark = pytest.mark.fio
 
@@ -49,7 +49,7 @@ class Collect(RunListener):
 def test_two_local_managers_in_one_step_all_equals_sum(tmp_path):
     plan = two_manager_plan(tmp_path)
     listener = Collect()
-    runner = Runner(plan, build_endpoints(plan), listener, RunOptions(run_time=2, engine="null"))
+    runner = prepared(Runner(plan, build_endpoints(plan), listener, RunOptions(run_time=2, engine="null")))
     assert runner.run() == "complete"
     (outcome,) = listener.outcomes
     assert set(outcome.finished) == {"M1", "M2"} and all(f.ok for f in outcome.finished.values())
@@ -67,7 +67,7 @@ def test_two_local_managers_in_one_step_all_equals_sum(tmp_path):
 def test_stop_mid_step_keeps_final_numbers(tmp_path):
     plan = two_manager_plan(tmp_path)
     listener = Collect()
-    runner = Runner(plan, build_endpoints(plan), listener, RunOptions(run_time=60, engine="null"))
+    runner = prepared(Runner(plan, build_endpoints(plan), listener, RunOptions(run_time=60, engine="null")))
     threading.Timer(2.5, runner.stop).start()
     t0 = time.monotonic()
     assert runner.run() == "stopped"
@@ -83,7 +83,9 @@ def test_unopenable_target_fails_the_step_in_plain_words(tmp_path):
     plan.managers[0].host = LOCAL
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / "adir"))]
     listener = Collect()
-    runner = Runner(plan, build_endpoints(plan), listener, RunOptions(run_time=2, file_size=1 << 20))
+    runner = prepared(
+        Runner(plan, build_endpoints(plan), listener, RunOptions(run_time=2, file_size=1 << 20))
+    )
     (tmp_path / "adir").mkdir()  # after the run's checks: the step's own check refuses it before fio starts
     assert runner.run() == "failed"
     reason = listener.outcomes[0].finished["M1"].reason
@@ -93,7 +95,7 @@ def test_unopenable_target_fails_the_step_in_plain_words(tmp_path):
 def test_fio_killed_mid_step_keeps_samples_and_says_so(tmp_path):
     plan = two_manager_plan(tmp_path)
     listener = Collect()
-    runner = Runner(plan, build_endpoints(plan), listener, RunOptions(run_time=30, engine="null"))
+    runner = prepared(Runner(plan, build_endpoints(plan), listener, RunOptions(run_time=30, engine="null")))
 
     def kill_m1():
         deadline = time.monotonic() + 10
@@ -207,7 +209,7 @@ def test_stop_step_ends_one_step_and_the_run_goes_on(tmp_path):
         for w in m.workers:
             w.specs = ["S", "T"]
     listener = Collect()
-    runner = Runner(plan, build_endpoints(plan), listener, RunOptions(run_time=30, engine="null"))
+    runner = prepared(Runner(plan, build_endpoints(plan), listener, RunOptions(run_time=30, engine="null")))
     threading.Timer(2.5, runner.stop_step).start()
     threading.Timer(7.0, runner.stop_step).start()
     t0 = time.monotonic()

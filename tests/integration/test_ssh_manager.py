@@ -22,7 +22,7 @@ from app.engine.transports.ssh_manager import SSH_ENV, SshFioServer
 from app.model import planfile
 from app.model.plan import SpecLine, Target
 from tests.fio_servers import SERVER_FIO_ENV, protocols_of, server_banner
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 pytestmark = [
@@ -208,11 +208,13 @@ def test_an_ssh_session_that_died_is_opened_again_for_the_next_step_and_named_by
             self.messages.append(message.text)
 
     listener = Steps()
-    runner = Runner(
-        plan,
-        {"M1": endpoint, "M2": local_endpoint("M2")},
-        listener,
-        RunOptions(run_time=3, engine="null", file_size=1 << 20),
+    runner = prepared(
+        Runner(
+            plan,
+            {"M1": endpoint, "M2": local_endpoint("M2")},
+            listener,
+            RunOptions(run_time=3, engine="null", file_size=1 << 20),
+        )
     )
     try:
         runner.run()

@@ -15,7 +15,7 @@ import pytest
 from app.engine.transports.ssh_manager import SSH_ENV
 from app.model import planfile
 from app.model.plan import SpecLine, Target
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 from tests.integration.test_ssh_manager import pytestmark as ssh_marks
 from tests.integration.test_ssh_manager import ssh_namespace  # noqa: F401 - the fixture
 from tests.loop_disk import NEEDS_LOOP, attach, detach
@@ -110,8 +110,8 @@ def test_an_armed_file_swapped_after_the_check_stops_the_step(ssh_namespace, tmp
     plan.managers[0].host = "ssh://fiometer-remote"
     plan.managers[0].workers[0].targets = [Target(str(target))]
     endpoints = build_endpoints(plan)
-    runner = Runner(
-        plan, endpoints, options=RunOptions(run_time=1, file_size=1 << 20, allow_write={str(target)})
+    runner = prepared(
+        Runner(plan, endpoints, options=RunOptions(run_time=1, file_size=1 << 20, allow_write={str(target)}))
     )
     target.rename(tmp_path / "old.bin")
     target.write_bytes(b"b" * (3 << 20))  # a new inode under the armed name
@@ -152,14 +152,14 @@ def test_a_test_file_swapped_for_a_link_to_a_disk_right_before_fio_starts_is_not
     pattern. fio opens what the process on that host holds (/proc/<pid>/fd/N), not the name: the disk
     keeps every byte, unarmed. So also when Fiometer itself runs where it holds no local targets (on
     Windows or macOS the ssh:// host's hold was skipped with the local one, and fio followed the link)."""
-    from app.engine.run import runner as runner_module
+    from app.engine.run import step_targets
     from app.engine.run.managers import build_endpoints
     from app.engine.run.runner import RunListener, Runner, RunOptions
 
     config, _ns = ssh_namespace
     monkeypatch.setenv(SSH_ENV, f"ssh -F {config}")
     if here != "Linux":
-        monkeypatch.setattr(runner_module, "holds_here", lambda: False)
+        monkeypatch.setattr(step_targets, "holds_here", lambda: False)
     disk = loops()
     target = tmp_path / "f.tst"
     swapped: list[int] = []
@@ -176,11 +176,13 @@ def test_a_test_file_swapped_for_a_link_to_a_disk_right_before_fio_starts_is_not
             texts.append(jobfiles["M1"].text)
 
     plan = two_steps(str(target))
-    runner = Runner(
-        plan,
-        build_endpoints(plan),
-        Texts(),
-        RunOptions(run_time=1, file_size=1 << 20, before_fio_start=swap),
+    runner = prepared(
+        Runner(
+            plan,
+            build_endpoints(plan),
+            Texts(),
+            RunOptions(run_time=1, file_size=1 << 20, before_fio_start=swap),
+        )
     )
     status = runner.run()
     assert swapped == [1], "the swap was not performed in the window"

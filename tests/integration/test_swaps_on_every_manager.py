@@ -22,7 +22,7 @@ from app.engine.run.managers import build_endpoints, local_endpoint
 from app.engine.run.runner import RunListener, Runner, RunOptions, RunRefused, StepOutcome
 from app.engine.transports.ssh_manager import SSH_ENV
 from app.model.plan import SpecLine, Target
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 from tests.integration.test_ssh_manager import pytestmark as ssh_marks
 from tests.integration.test_ssh_manager import ssh_namespace  # noqa: F401 - the fixture
 from tests.loop_disk import Loop, MiB, detach, loop_maker, sh, sha
@@ -91,7 +91,7 @@ def make_runner(
         before_fio_start=hook,
     )
     try:
-        return Runner(plan, endpoints, listener, options)
+        return prepared(Runner(plan, endpoints, listener, options))
     except BaseException:
         for ep in endpoints.values():
             if ep.close is not None:

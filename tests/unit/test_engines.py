@@ -10,7 +10,7 @@ import pytest
 
 from app.engine.jobs.engines import BY_OS, EngineRefused, choose
 from app.engine.jobs.job_policy import check_job_text
-from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.jobfile import JobSettings, step_jobfile
 from app.engine.jobs.sequence import expand
 from app.model import plan as plan_model
 from app.model import planfile
@@ -84,7 +84,9 @@ def plan_with(engine: str, options: tuple[str, ...] = ()):
 @pytest.mark.parametrize("engine", ("io_uring", "libaio", "psync", "null"))
 def test_the_job_text_carries_the_engine_and_io_urings_options_only_with_io_uring(engine):
     plan = plan_with(engine)
-    jf = step_jobfile(plan, expand(plan)[0], 0, "Linux", engine=engine, engine_options=URING_OPTIONS)
+    jf = step_jobfile(
+        plan, expand(plan)[0], 0, "Linux", JobSettings(engine=engine, engine_options=URING_OPTIONS)
+    )
     lines = jf.text.splitlines()
     head = lines[: lines.index("[global]") + 1 + len(URING_OPTIONS) + 1]
     assert f"ioengine={engine}" in head
@@ -95,7 +97,9 @@ def test_the_job_text_carries_the_engine_and_io_urings_options_only_with_io_urin
 @pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio")
 def test_fio_parses_io_urings_options_as_written(tmp_path):
     plan = plan_with("io_uring", URING_OPTIONS)
-    jf = step_jobfile(plan, expand(plan)[0], 0, "Linux", engine="io_uring", engine_options=URING_OPTIONS)
+    jf = step_jobfile(
+        plan, expand(plan)[0], 0, "Linux", JobSettings(engine="io_uring", engine_options=URING_OPTIONS)
+    )
     (tmp_path / "j.fio").write_text(jf.text)
     res = subprocess.run(["fio", "--parse-only", str(tmp_path / "j.fio")], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr + res.stdout

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.jobfile import JobSettings, step_jobfile
 from app.engine.jobs.sequence import expand
 from app.model.examples import EXAMPLES, TESTFILE, example
 from app.model.validation import validate
@@ -15,7 +15,7 @@ def test_examples_are_valid_and_make_job_files(ex):
     steps = expand(plan)
     assert steps
     for step in steps:
-        jf = step_jobfile(plan, step, 0, "Linux", mapping={TESTFILE: "/tmp/x.tst"})
+        jf = step_jobfile(plan, step, 0, "Linux", JobSettings(mapping={TESTFILE: "/tmp/x.tst"}))
         assert jf.jobs
 
 

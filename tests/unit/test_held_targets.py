@@ -10,7 +10,7 @@ import pytest
 from app.engine.devices.sys_disk_stats import fio_entry
 from app.engine.guards import held_targets
 from app.engine.guards.held_targets import Arming, HoldRefused, hold
-from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.jobfile import JobSettings, step_jobfile
 from app.engine.jobs.placement import placer
 from app.engine.jobs.sequence import expand
 from app.model.plan import SpecLine, Target
@@ -29,7 +29,9 @@ def jobfile(*paths: str, reads: int = 0):
     plan = grid(1, 1, len(paths))
     plan.specs[0].lines = [SpecLine(4096, 100, reads, 100)]
     plan.managers[0].workers[0].targets = [Target(p) for p in paths]
-    return step_jobfile(plan, expand(plan)[0], 0, "Linux", file_size=MiB, place=placer(True, "Linux", "M1"))
+    return step_jobfile(
+        plan, expand(plan)[0], 0, "Linux", JobSettings(file_size=MiB, place=placer(True, "Linux", "M1"))
+    )
 
 
 def nobody_owns(path, st, fd) -> bool:

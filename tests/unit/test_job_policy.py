@@ -3,11 +3,11 @@
 import pytest
 
 from app.engine.jobs.job_policy import JobRefused, check_job_text
-from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.jobfile import JobSettings, step_jobfile
 from app.engine.jobs.sequence import expand
 from app.engine.run.runner import Runner, RunOptions, RunRefused
 from app.model.examples import EXAMPLES, TESTFILE
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 
 
 @pytest.mark.parametrize("os_name", ["Linux", "Windows"])
@@ -16,7 +16,7 @@ def test_every_generated_job_is_allowed(os_name):
         plan = ex.build()
         for step in expand(plan):
             where = "/tmp/x.tst" if os_name == "Linux" else "C:\\x.tst"
-            check_job_text(step_jobfile(plan, step, 0, os_name, mapping={TESTFILE: where}).text)
+            check_job_text(step_jobfile(plan, step, 0, os_name, JobSettings(mapping={TESTFILE: where})).text)
 
 
 @pytest.mark.parametrize(
@@ -36,17 +36,17 @@ def test_commands_and_external_engines_are_refused(line):
 
 
 def test_the_runner_refuses_before_anything_runs(monkeypatch):
-    import app.engine.run.runner as runner_mod
+    import app.engine.run.preflight as preflight_mod
 
     def evil_jobfile(*args, **kwargs):
         jf = step_jobfile(*args, **kwargs)
         jf.text += "exec_postrun=id\n"
         return jf
 
-    monkeypatch.setattr(runner_mod, "step_jobfile", evil_jobfile)
+    monkeypatch.setattr(preflight_mod, "step_jobfile", evil_jobfile)
     plan = grid(1, 1, 1)
     from app.engine.run.runner import ManagerEndpoint
 
     endpoints = {"M1": ManagerEndpoint("M1", "Linux", lambda: None)}
     with pytest.raises(RunRefused, match="'exec_postrun' is not one Fiometer sends"):
-        Runner(plan, endpoints, None, RunOptions())
+        prepared(Runner(plan, endpoints, None, RunOptions()))

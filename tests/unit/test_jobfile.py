@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.jobfile import JobSettings, step_jobfile
 from app.engine.jobs.sequence import expand
 from app.engine.transports.fio_binary import platform_candidates
 from app.model.plan import AccessSpec, SpecLine, Target
@@ -36,7 +36,7 @@ def vmware_like():
 
 def test_linux_job_text():
     plan = vmware_like()
-    jf = step_jobfile(plan, expand(plan)[0], 0, "Linux", mapping={"C:": "/tmp/t:1.tst"})
+    jf = step_jobfile(plan, expand(plan)[0], 0, "Linux", JobSettings(mapping={"C:": "/tmp/t:1.tst"}))
     assert "ioengine=libaio" in jf.text and "thread" not in jf.text.split()
     for line in (
         "direct=1",
@@ -84,7 +84,9 @@ def test_physical_drive_on_windows_has_no_size_and_fixed_seed():
 def test_run_time_zero_means_until_stopped_and_ramp_is_written():
     plan = vmware_like()
     plan.setup.run_time, plan.setup.ramp_up = 0, 5
-    text = step_jobfile(plan, expand(plan)[0], 0, "Linux", mapping={"C:": "/x"}).text.splitlines()
+    text = step_jobfile(
+        plan, expand(plan)[0], 0, "Linux", JobSettings(mapping={"C:": "/x"})
+    ).text.splitlines()
     assert "runtime=31536000" in text and "ramp_time=5" in text
 
 
@@ -119,7 +121,7 @@ def test_fio_parses_generated_job_files(tmp_path, os_name):
         where = "C:\\fiometer\\t.tst"
         if os_name == "Linux":  # on Windows Python a Linux manager's file is a POSIX path fio never opens
             where = "/tmp/fiometer/t.tst" if sys.platform == "win32" else str(tmp_path / "t.tst")
-        jf = step_jobfile(plan, step, 0, os_name, mapping={"C:": where})
+        jf = step_jobfile(plan, step, 0, os_name, JobSettings(mapping={"C:": where}))
         out = parse_only(tmp_path, jf.text)
         assert out.returncode == 0, out.stderr + jf.text
 
@@ -135,7 +137,9 @@ def test_plan_text_cannot_inject_fio_options():
     plan.managers[0].workers[0].name = "w\r\nexec_postrun=id"
     plan.specs[0].name = "RealLife\nexec_prerun=id"
     plan.managers[0].workers[0].specs = [plan.specs[0].name]
-    jf = step_jobfile(plan, expand(plan)[0], 0, "Linux", mapping={"C:": "/tmp/x"}, title=plan.name)
+    jf = step_jobfile(
+        plan, expand(plan)[0], 0, "Linux", JobSettings(mapping={"C:": "/tmp/x"}, title=plan.name)
+    )
     assert not any(line.startswith("exec_") for line in jf.text.splitlines())
     with pytest.raises(TargetError, match="control character"):
-        step_jobfile(plan, expand(plan)[0], 0, "Linux", mapping={"C:": "/tmp/x\nexec_prerun=id"})
+        step_jobfile(plan, expand(plan)[0], 0, "Linux", JobSettings(mapping={"C:": "/tmp/x\nexec_prerun=id"}))

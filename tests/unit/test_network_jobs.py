@@ -5,7 +5,7 @@ import subprocess
 import pytest
 
 from app.engine.jobs.job_policy import check_job_text
-from app.engine.jobs.jobfile import step_jobfile, stop_order
+from app.engine.jobs.jobfile import JobSettings, step_jobfile, stop_order
 from app.engine.jobs.network_jobs import fresh_port_base, net_failure_hint, reach_address
 from app.engine.jobs.sequence import expand
 from app.engine.transports.fio_binary import find_fio
@@ -34,7 +34,8 @@ def _pair_texts(reads: int):
     (step,) = expand(plan)
     addresses = {"A": "127.0.0.2", "B": "127.0.0.3"}
     return [
-        step_jobfile(plan, step, mi, "Linux", peer_addresses=addresses, net_port_base=30000) for mi in (0, 1)
+        step_jobfile(plan, step, mi, "Linux", JobSettings(peer_addresses=addresses, net_port_base=30000))
+        for mi in (0, 1)
     ]
 
 
@@ -97,7 +98,7 @@ def test_a_fixed_port_is_used_and_automatic_ports_step_around_it():
         P.Target("B3", kind="network", partner_manager="B"),
     ]
     (step,) = expand(plan)
-    a = step_jobfile(plan, step, 0, "Linux", net_port_base=30000)
+    a = step_jobfile(plan, step, 0, "Linux", JobSettings(net_port_base=30000))
     assert [j.path.rsplit(":", 1)[1] for j in a.jobs] == ["30001", "30000", "30002"]
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from app.engine.devices import linux_devices
 from app.engine.jobs import windows_paths
-from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.jobfile import JobSettings, step_jobfile
 from app.engine.jobs.placement import PlacementError, follow, place_local, place_remote
 from app.engine.jobs.sequence import expand
 from app.engine.jobs.targets import TargetError, fio_filename, fio_path_problem
@@ -40,7 +40,7 @@ def test_a_link_to_a_device_is_a_device_found_by_its_file_type(tmp_path):
     assert placed.is_device and placed.path == "/dev/null" and placed.in_use  # character device: unknown use
     plan = grid(1, 1, 1)
     plan.managers[0].workers[0].targets = [Target(str(tmp_path / "innocent.tst"))]
-    (job,) = step_jobfile(plan, expand(plan)[0], 0, "Linux", place=place_local).jobs
+    (job,) = step_jobfile(plan, expand(plan)[0], 0, "Linux", JobSettings(place=place_local)).jobs
     assert job.is_device and job.path == "/dev/null"
 
 
@@ -116,7 +116,9 @@ def test_fio_syntax_in_a_path_is_refused_naming_the_character(path, words):
     plan = grid(1, 1, 1)
     plan.managers[0].workers[0].targets = [Target(path or "C:")]
     with pytest.raises(TargetError):
-        step_jobfile(plan, expand(plan)[0], 0, "Linux", mapping={"C:": path} if not path else None)
+        step_jobfile(
+            plan, expand(plan)[0], 0, "Linux", JobSettings(mapping={"C:": path} if not path else None)
+        )
 
 
 def test_paths_fio_reads_literally_pass():

@@ -5,11 +5,11 @@ import os
 import pytest
 
 from app.engine.guards.safety import CreatedFiles, armed_twice, is_armed, unarmed, write_risks
-from app.engine.jobs.jobfile import step_jobfile
+from app.engine.jobs.jobfile import JobSettings, step_jobfile
 from app.engine.jobs.placement import placer
 from app.engine.jobs.sequence import expand
 from app.model.plan import SpecLine, Target
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 from tests.platform_marks import posix_only
 
 
@@ -26,9 +26,11 @@ def jobfiles_for(
             expand(plan)[0],
             0,
             "Linux",
-            default_file_size=1 << 20,
-            place=placer(local, "Linux", "M1"),
-            allow_mounted=lambda job: armed_twice(job, set(allow), set(allow_in_use)),
+            JobSettings(
+                default_file_size=1 << 20,
+                place=placer(local, "Linux", "M1"),
+                allow_mounted=lambda job: armed_twice(job, set(allow), set(allow_in_use)),
+            ),
         )
     }
 
@@ -156,7 +158,9 @@ def test_a_preconditioning_fill_writes_even_when_every_spec_only_reads(tmp_path)
     plan.setup.precondition = Precondition(fill_passes=1)
     fill = expand(plan)[0]
     files = {
-        "M1": step_jobfile(plan, fill, 0, "Linux", default_file_size=1 << 20, place=placer(True, "Linux"))
+        "M1": step_jobfile(
+            plan, fill, 0, "Linux", JobSettings(default_file_size=1 << 20, place=placer(True, "Linux"))
+        )
     }
     (risk,) = write_risks(files, CreatedFiles(tmp_path / "r.json"))
     assert "did not create it" in risk.reason
@@ -195,7 +199,7 @@ def test_a_windows_raw_disk_on_a_linux_manager_is_refused_once_per_run():
         s.lines = [SpecLine(4096, 100, 0, 100, 0, 1, 4096, 0)]
     plan.managers[0].workers[0].targets = [Target("\\\\.\\PhysicalDrive0")]
     with pytest.raises(RunRefused) as refused:
-        Runner(plan, {"M1": local_endpoint("M1")}, None, RunOptions(run_time=1))
+        prepared(Runner(plan, {"M1": local_endpoint("M1")}, None, RunOptions(run_time=1)))
     (line,) = [ln for ln in str(refused.value).splitlines() if "PhysicalDrive0" in ln]
     assert line.startswith("steps 1 to 3, manager 'M1'") and "Windows raw disk" in line and "map it" in line
     assert "target '\\\\.\\PhysicalDrive0':" in line, line  # as the user typed it, not Python's escaped repr
@@ -214,10 +218,12 @@ def test_arming_a_link_to_a_raw_device_says_so(tmp_path):
     plan.specs[0].lines = [SpecLine(4096, 100, 0, 100, 0, 1, 4096, 0)]
     plan.managers[0].workers[0].targets = [Target(str(link))]
     armed = {str(link)}
-    runner = Runner(
-        plan,
-        {"M1": local_endpoint("M1")},
-        None,
-        RunOptions(run_time=1, allow_write=armed, allow_write_in_use=armed),
+    runner = prepared(
+        Runner(
+            plan,
+            {"M1": local_endpoint("M1")},
+            None,
+            RunOptions(run_time=1, allow_write=armed, allow_write_in_use=armed),
+        )
     )
     assert any(f"{link} is a link to the raw device /dev/null" in n for n in runner.notes), runner.notes

@@ -13,6 +13,7 @@ from app.engine.sampling.telemetry import JobTracker, StepTelemetry
 from app.model.bucket_hist import BucketHist
 from app.model.metrics import Metrics
 from tests.fio_fixtures import snapshots
+from tests.helpers import prepared
 
 
 def job(ios=100, nbytes=409600, runtime=1000, name="j", **lat):
@@ -380,7 +381,7 @@ def test_map_entry_matching_no_target_is_refused():
         RunRefused,
         match=r"--map dta=/tmp/y.tst: no target of the plan is named 'dta'; its targets are 'data'",
     ):
-        Runner(plan, endpoints, options=opts)
+        prepared(Runner(plan, endpoints, options=opts))
 
 
 def test_protocol_learnt_per_server_is_kept_in_the_settings(tmp_path):

@@ -17,7 +17,7 @@ from app.engine.transports.fio_stop import TRIGGER_FILE_CRASHES
 from app.engine.transports.local_fio import LocalFio
 from app.engine.transports.transport import Message, Snapshot
 from app.model.plan import LOCAL, SpecLine, Target
-from tests.helpers import grid
+from tests.helpers import grid, prepared
 from tests.platform_marks import under_wine, wine_limit
 
 
@@ -57,7 +57,9 @@ def _stop_all_after_4_s(fio: Path, tmp_path: Path) -> tuple[Runner, str, float]:
     manager.host = LOCAL
     manager.workers[0].targets = [Target(str(tmp_path / "t.tst"))]
     endpoints = {manager.name: local_endpoint(manager.name, str(fio))}
-    runner = Runner(plan, endpoints, RunListener(), RunOptions(run_time=60, engine="null", file_size=1 << 20))
+    runner = prepared(
+        Runner(plan, endpoints, RunListener(), RunOptions(run_time=60, engine="null", file_size=1 << 20))
+    )
     threading.Timer(4.0, runner.stop).start()
     t0 = time.monotonic()
     status = runner.run()

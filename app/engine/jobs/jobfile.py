@@ -8,7 +8,7 @@ The OS decides the engine (libaio / windowsaio + thread / posixaio) and target n
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from app.engine.jobs import geometry, network_jobs
@@ -160,33 +160,39 @@ def target_region(
     return size, offset, geo
 
 
-def step_jobfile(
-    plan: Plan,
-    step: Step,
-    manager_index: int,
-    os_name: str,
-    *,
-    mapping: dict[str, str] | None = None,
-    run_time: int | None = None,
-    ramp_up: int | None = None,
-    engine: str | None = None,
-    engine_options: tuple[str, ...] = (),
-    default_file_size: int = DEFAULT_FILE_SIZE,
-    file_size: int | None = None,
-    title: str = "",
-    peer_addresses: dict[str, str] | None = None,
-    net_port_base: int = network_jobs.BASE_PORT,
-    place: Callable[[str], Placement] | None = None,
-    allow_mounted: Callable[[JobInfo], bool] | None = None,
-) -> JobFile:
-    """The job file for one manager in one step. Raises targets.TargetError for unplaceable targets.
+@dataclass(frozen=True)
+class JobSettings:
+    """How a step's job files are written, beyond the plan: the run's overrides and where its targets are.
 
-    ``place`` finds the object fio will open (placement.placer; default: normalised by text, as for a
+    ``mapping``: target name -> path (the run's one carrier of the mapping; ``targets.resolve``).
+    ``place`` finds the object fio will open (placement.placer; None: normalised by text, as for a
     remote manager). ``allow_mounted`` says which device jobs were armed twice: only those get fio's
     allow_mounted_write. ``file_size`` overrides the size of test files (not devices), for quick checks.
     ``engine``: fio's ioengine (None: the OS's usual one), ``engine_options`` the io_uring options with it.
     ``peer_addresses``: manager name -> the address other managers reach it at, for network workers
     (default loopback), whose ports start at ``net_port_base``."""
+
+    mapping: dict[str, str] | None = None
+    run_time: int | None = None
+    ramp_up: int | None = None
+    engine: str | None = None
+    engine_options: tuple[str, ...] = ()
+    default_file_size: int = DEFAULT_FILE_SIZE
+    file_size: int | None = None
+    title: str = ""
+    peer_addresses: dict[str, str] | None = None
+    net_port_base: int = network_jobs.BASE_PORT
+    place: Callable[[str], Placement] | None = None
+    allow_mounted: Callable[[JobInfo], bool] | None = None
+
+
+def step_jobfile(
+    plan: Plan, step: Step, manager_index: int, os_name: str, settings: JobSettings | None = None
+) -> JobFile:
+    """The job file for one manager in one step (written as ``settings`` say). Raises targets.TargetError for
+    unplaceable targets."""
+    s = settings or JobSettings()
+    mapping, place, allow_mounted = s.mapping, s.place, s.allow_mounted
     os_name = T.normalize_os(os_name)
     if place is None:
 
@@ -194,9 +200,9 @@ def step_jobfile(
             return place_remote(path, T.is_device_path(path), os_name, manager.name)
 
     manager = plan.managers[manager_index]
-    transfer, run, ramp = _phase_limits(plan, step, run_time, ramp_up)
+    transfer, run, ramp = _phase_limits(plan, step, s.run_time, s.ramp_up)
     out = _global_lines(
-        plan, step, manager.name, os_name, (engine, engine_options), title, transfer, run, ramp
+        plan, step, manager.name, os_name, (s.engine, s.engine_options), s.title, transfer, run, ramp
     )
     loops = plan.setup.precondition.fill_passes if step.phase == FILL else None
     jf = JobFile(manager.name, "", run_time=run or UNTIL_STOPPED, ramp_up=ramp)
@@ -214,7 +220,7 @@ def step_jobfile(
             if placed.is_device and not where.is_device:  # a link to a device, found by its file type
                 where = T.ResolvedTarget(where.path, True, T.DEVICE_SECTOR)
             size, offset, geo = target_region(
-                worker, where, placed, os_name, default_file_size=default_file_size, file_size=file_size
+                worker, where, placed, os_name, default_file_size=s.default_file_size, file_size=s.file_size
             )
             job = JobInfo(
                 job_name(manager_index, active.worker, tpos),
@@ -236,7 +242,7 @@ def step_jobfile(
             jf.jobs.append(job)
             armed = placed.is_device and allow_mounted is not None and allow_mounted(job)
             out += _target_lines(job, worker, spec, geo.align, transfer, loops, armed)
-    out += _network_sections(plan, step, manager_index, jf, peer_addresses or {}, net_port_base)
+    out += _network_sections(plan, step, manager_index, jf, s.peer_addresses or {}, s.net_port_base)
     jf.text = "\n".join(out) + "\n"
     return jf
 
@@ -396,4 +402,17 @@ def _network_sections(
                     pair, server_side=server_side, listener_address=address, run_time=jf.run_time
                 )
             ]
+    return out
+
+
+def target_paths(jobfiles: Iterable[Mapping[str, JobFile]]) -> dict[tuple[str, str], str]:
+    """(manager, target key) -> the path of that target as the plan or the run's mapping gave it
+    (``Placement.spelled``: before links were followed), from job files (per step, by manager); network
+    connections are not targets on disk and are left out."""
+    out: dict[tuple[str, str], str] = {}
+    for files in jobfiles:
+        for jf in files.values():
+            for j in jf.jobs:
+                if not j.network:
+                    out.setdefault((j.manager, j.target_key), j.placement.spelled if j.placement else j.path)
     return out

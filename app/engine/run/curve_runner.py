@@ -18,6 +18,7 @@ from app.engine.jobs.sequence import RUNNABLE_KINDS, Step, _Series
 from app.engine.run.curve_search import SEARCH_BUDGET, GridSweep, KneeSearch, Probe, load_grid
 from app.engine.run.runner import (
     ManagerEndpoint,
+    PreparedRun,
     RunListener,
     Runner,
     RunOptions,
@@ -156,12 +157,18 @@ class CurveRunner(Runner):
         self.searches = [SpecCurve(a, _label(plan, a), search(a)) for a in sorted(grids)]
         self._candidates = candidate_steps(plan, grids, self.dimension)
         super().__init__(plan, endpoints, listener, options, steps=list(self._candidates.values()))
-        if any(jf.step_seconds == 0 for files in self.jobfiles for jf in files.values()):
+        self._candidate_files: dict[tuple[int, int], dict[str, JobFile]] = {}
+
+    def prepare(self, options: RunOptions | None = None) -> PreparedRun:
+        """The runner's checks over every candidate, and a run time each load is measured for."""
+        prepared = super().prepare(options)
+        if any(jf.step_seconds == 0 for files in prepared.jobfiles for jf in files.values()):
             raise RunRefused(
                 "a load search measures each load for a set time, and this plan's steps run until "
                 "stopped: set a run time (Test Setup: Run time, or --run-time S)"
             )
-        self._candidate_files = dict(zip(self._candidates, self.jobfiles, strict=True))
+        self._candidate_files = dict(zip(self._candidates, prepared.jobfiles, strict=True))
+        return prepared
 
     @property
     def planned_steps(self) -> int:
@@ -205,6 +212,8 @@ class CurveRunner(Runner):
         return summarize([o.status for o in self.outcomes], len(self.outcomes))
 
     def run(self) -> str:
+        if self.prepared is None:
+            self.prepare()
         self.steps, self.jobfiles = (
             [],
             [],

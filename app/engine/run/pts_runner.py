@@ -23,6 +23,7 @@ from app.engine.jobs.sequence import FILL, FILL_QUEUE_DEPTH, ActiveWorker, Step
 from app.engine.run.curve_runner import _renumbered
 from app.engine.run.runner import (
     ManagerEndpoint,
+    PreparedRun,
     RunListener,
     Runner,
     RunOptions,
@@ -132,33 +133,41 @@ class PtsRunner(Runner):
             )
             for i, s in enumerate(stimuli)
         ]
-        if options is not None:  # the round time is the PTS's: no override of step times or file sizes
-            options = replace(options, run_time=None, ramp_up=None, file_size=None)
-        super().__init__(plan, endpoints, listener, options, steps=fill + round_steps)
-        self._fill = list(zip(self.steps[: len(fill)], self.jobfiles[: len(fill)], strict=True))
-        self._round = list(zip(self.steps[len(fill) :], self.jobfiles[len(fill) :], strict=True))
-        armed = self.options.allow_write
-        if setup.purge != NONE and resume is None:
-            try:
-                check_purge(setup.target, setup.purge, armed)  # refused before anything runs
-            except PurgeRefused as e:
-                self.close_endpoints()
-                raise RunRefused(str(e)) from e
+        super().__init__(plan, endpoints, listener, _own_times(options), steps=fill + round_steps)
+        self._fills, self._per_round = len(fill), len(round_steps)
+        self._fill: list[tuple[Step, dict[str, JobFile]]] = []
+        self._round: list[tuple[Step, dict[str, JobFile]]] = []
         self.purge_result: PurgeResult | None = None
         self.fill_step: int | None = None
         self.rounds: list[Round] = resume.rounds() if resume is not None else []
         self.decision: PtsDecision | None = None
         self.started = self.ended = 0.0
 
+    def prepare(self, options: RunOptions | None = None) -> PreparedRun:
+        """The runner's checks, then the purge's (refused before anything runs)."""
+        prepared = super().prepare(_own_times(options) if options is not None else None)
+        n, steps, files = self._fills, prepared.steps, prepared.jobfiles
+        self._fill = list(zip(steps[:n], files[:n], strict=True))
+        self._round = list(zip(steps[n:], files[n:], strict=True))
+        if self.setup.purge != NONE and self.resume is None:
+            try:
+                check_purge(self.setup.target, self.setup.purge, self.options.allow_write)
+            except PurgeRefused as e:
+                self.close_endpoints()
+                raise RunRefused(str(e)) from e
+        return prepared
+
     @property
     def planned_steps(self) -> int:
-        return len(self._fill) + len(self._round) * self.setup.rounds_max
+        return self._fills + self._per_round * self.setup.rounds_max
 
     @property
     def summary(self) -> RunSummary:
         return summarize([o.counted_as for o in self.outcomes], len(self.outcomes))
 
     def run(self) -> str:
+        if self.prepared is None:
+            self.prepare()
         self.steps, self.jobfiles = [], []  # the steps that ran, appended as they run
         self.started = time.time()
         try:
@@ -297,6 +306,11 @@ class PtsRunner(Runner):
             ],
             "decision": None if d is None else decision_dict(d),
         }
+
+
+def _own_times(options: RunOptions | None) -> RunOptions | None:
+    """The round time is the PTS's: no override of step times or file sizes."""
+    return None if options is None else replace(options, run_time=None, ramp_up=None, file_size=None)
 
 
 def decision_dict(d: PtsDecision) -> dict[str, Any]:

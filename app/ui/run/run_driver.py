@@ -266,9 +266,10 @@ class RunDriver(QObject):
         """The Runner once its checks pass, asking the user what they leave to ask (arming, folders, hosts)
         and checking again with the answers; None when refused, not armed or cancelled."""
         asked_folders = False
+        runner = (make or Runner)(plan, endpoints, None, options)  # contacts nothing: prepare() checks
         while True:  # the engine decides what needs asking; the user's answers arm exactly that
-            try:
-                runner = self._off_gui(functools.partial(make or Runner, plan, endpoints, None, options))
+            try:  # only the checks run again with the answers (run.preflight), on the same runner
+                self._off_gui(functools.partial(runner.prepare, options))
                 if self._cancel_start:
                     runner.close_endpoints()
                     return None
