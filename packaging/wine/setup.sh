@@ -401,6 +401,12 @@ case "$mode" in
       trap 'kill -- -"$(cat "$cache/linux-fio-server.pid")" 2>/dev/null || true' EXIT
       export FIOMETER_TEST_LINUX_FIO_SERVER="127.0.0.1:$port"
     fi
+    if [ "${FIOMETER_WINE_DISPLAY:-}" = 1 ]; then
+      # Wine picks its display when its server starts: a server still up from the run before (without a
+      # display, kept by a process left there) gave every window "CreateWindowEx failed" and hung a dialog
+      wineserver -k 2>/dev/null || true
+      wineserver -w
+    fi
     t0=$SECONDS; rc=0; winpy -m pytest -p no:cacheprovider "$@" || rc=$?
     say "suite under Windows Python took $((SECONDS - t0)) s"
     exit "$rc" ;;
