@@ -259,18 +259,22 @@ def add_step_overrides(sp: argparse.ArgumentParser) -> None:
 def ctrl_c_stops(runner: Any) -> Iterator[None]:
     """While the block runs, Ctrl-C stops ``runner`` after its step's final numbers, a second one aborts.
     Python runs the handler on the main thread between two bytecodes of ``runner.run()``, maybe inside the
-    runner's lock that stop() and abort() take: they run on a thread of their own, never in the handler."""
+    runner's lock that stop() and abort() take, or inside a print to stdout (printing there again raised
+    "reentrant call inside <_io.BufferedWriter name='<stdout>'>"): what it says and does runs on a thread of
+    its own, never in the handler."""
     import signal
     import threading
 
     presses = 0
 
+    def stop() -> None:
+        print("\nStopping after this step's final numbers (Ctrl-C again to abort)...", flush=True)
+        runner.stop()
+
     def on_sigint(signum: int, frame: Any) -> None:
         nonlocal presses
         presses += 1
-        if presses == 1:
-            print("\nStopping after this step's final numbers (Ctrl-C again to abort)...", flush=True)
-        threading.Thread(target=runner.stop if presses == 1 else runner.abort, daemon=True).start()
+        threading.Thread(target=stop if presses == 1 else runner.abort, daemon=True).start()
 
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:

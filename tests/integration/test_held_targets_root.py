@@ -437,26 +437,36 @@ def test_the_external_log_device_of_a_mounted_xfs_is_refused(tmp_path, loops):
 
 
 @pytest.mark.skipif(shutil.which("swapon") is None, reason="needs swapon")
-def test_an_armed_active_swap_file_is_refused_before_fio_writes_it(tmp_path):
+def test_an_armed_active_swap_file_is_refused_before_fio_writes_it(tmp_path, loops):
     """Issue 35: an active swap *file*, armed, was written by fio until the kernel's ETXTBSY and reported as
     'I/O error on target /proc/self/fd/7'. It is refused before fio starts, named, with what to do; its
-    bytes are untouched."""
-    swap = tmp_path / "swap.img"
+    bytes are untouched. The swap file sits on an ext4 of its own: the kernel takes no swap file on tmpfs
+    (Debian 13's /tmp) nor on an overlay (a chroot's)."""
+    disk = loops(64 * MiB, sparse=True)
+    sh("mkfs.ext4", "-q", disk.dev)
+    mnt = tmp_path / "ext4"
+    mnt.mkdir()
+    sh("mount", disk.dev, str(mnt))
+    swap = mnt / "swap.img"
     swap.write_bytes(b"\0" * (16 * MiB))
     swap.chmod(0o600)
     sh("mkswap", str(swap))
     before = swap.read_bytes()
-    sh("swapon", str(swap))
     try:
-        steps = Steps()
-        status = runner(tmp_path, str(swap), steps, allow=(str(swap),), file_size=8 * MiB).run()
+        sh("swapon", str(swap))
+        try:
+            steps = Steps()
+            status = runner(tmp_path, str(swap), steps, allow=(str(swap),), file_size=8 * MiB).run()
+        finally:
+            sh("swapoff", str(swap))
     finally:
-        sh("swapoff", str(swap))
+        after = swap.read_bytes()
+        sh("umount", str(mnt))
     fin = steps.outcomes[0].finished["M1"]
     assert status == "failed" and not fin.ok
     assert f"{swap} is an active swap file" in fin.reason and "swapoff" in fin.reason, fin.reason
     assert "/proc/self/fd" not in fin.reason and steps.outcomes[0].refused
-    assert swap.read_bytes() == before
+    assert after == before
 
 
 def test_a_second_run_on_the_same_own_test_file_is_refused_while_the_first_holds_it(tmp_path):
