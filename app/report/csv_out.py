@@ -11,7 +11,7 @@ import csv
 import io
 
 from app.analysis.csv_safe import safe_cell
-from app.report.document import Report
+from app.report.document import Report, done_reading
 from app.report.long_form import COLUMNS, long_rows
 from app.report.summary import summary_lines
 from app.report.tables import Table
@@ -29,8 +29,13 @@ def render_csv(report: Report) -> str:
     buf = io.StringIO()
     w = _writer(buf)
     w.writerow(COLUMNS)
-    for row in long_rows([(s.run, s.label) for s in report.runs], report.validity_notes, report.step_results):
-        _row(w, [float(f"{v:.10g}") if isinstance(v, float) else v for v in row])
+    try:
+        for row in long_rows(
+            [(s.run, s.label) for s in report.runs], report.validity_notes, report.step_results
+        ):
+            _row(w, [float(f"{v:.10g}") if isinstance(v, float) else v for v in row])
+    finally:
+        done_reading(report)
     return buf.getvalue()
 
 

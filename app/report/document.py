@@ -186,6 +186,13 @@ def _not_built() -> Table:
     return Table("", "", [], [])
 
 
+def done_reading(report: Report) -> None:
+    """The writers of the long form call it when done: the connection the per-step reader opened on their
+    thread is closed there."""
+    if isinstance(report.step_results, StepResults):
+        report.step_results.close_here()
+
+
 def build_report(
     store: Store,
     baseline_ids: list[int],

@@ -15,7 +15,7 @@ from typing import TypedDict
 import xlsxwriter
 
 from app.report.charts import BarChart, LineChart
-from app.report.document import Report
+from app.report.document import Report, done_reading
 from app.report.long_form import COLUMNS, long_rows
 from app.report.summary import summary_lines
 from app.report.tables import Table, excel_format, sig_decimals
@@ -257,7 +257,12 @@ def put_data(wb: xlsxwriter.Workbook, fmt: _Formats, report: Report, used: set[s
     for i, h in enumerate(COLUMNS):
         ws.write(0, i, h, fmt(**HEADER))
     rows = long_rows([(s.run, s.label) for s in report.runs], report.validity_notes, report.step_results)
-    n = ws.put_rows(rows, len(COLUMNS), "Every row is in the report's CSV (every result in one long table).")
+    try:
+        n = ws.put_rows(
+            rows, len(COLUMNS), "Every row is in the report's CSV (every result in one long table)."
+        )
+    finally:
+        done_reading(report)
     ws.freeze_panes(1, 0)
     ws.autofilter(0, 0, max(n, 1), len(COLUMNS) - 1)
     for i, w in enumerate((6, 14, 6, 30, 12, 9, 14, 16, 16, 14, 7, 8, 8, 12, 12, 24)):

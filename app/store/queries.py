@@ -191,6 +191,13 @@ class StepResults:
             store = self._own[here]
         return step_results(store, step.id)
 
+    def close_here(self) -> None:
+        """Close the connection this thread opened, if any: SQLite's connections are closed by their own
+        thread (closed from another in ``__del__``, they stayed open: Python 3.13's ResourceWarning)."""
+        own = self._own.pop(threading.get_ident(), None)
+        if own is not None:
+            own.close()
+
     def __del__(self) -> None:
         for own in self._own.values():
             with suppress(Exception):

@@ -40,3 +40,45 @@ def test_every_level_reaches_the_csv_open_closed_and_from_another_thread(tmp_pat
     assert {(r[0], r[2], r[5], r[8]) for r in rows[1:]} == {
         (str(e[0]), str(e[2]), e[5], e[8]) for e in expected
     }
+
+
+def test_the_writers_close_the_connection_they_read_through_on_their_thread(tmp_path, monkeypatch):
+    """A report written on another thread (the window's store task) reads each step through a connection of
+    that thread's own: closed there when the writing ends, not left for the collector (closed from another
+    thread it stayed open: Python 3.13's 'unclosed database' ResourceWarning)."""
+    import sqlite3
+
+    from app.report.xlsx import write_xlsx
+
+    made: list[sqlite3.Connection] = []
+    connect = sqlite3.connect
+
+    def recorded(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        made.append(conn)
+        return conn
+
+    def still_open(conn: sqlite3.Connection) -> bool:
+        try:
+            conn.total_changes  # noqa: B018 - raises once closed
+        except sqlite3.ProgrammingError as e:
+            return "closed" not in str(e)  # (another thread's: open, but not ours to ask)
+        return True
+
+    with open_store(tmp_path / "s.db") as s:
+        record(s, RunSpec(BEFORE, tags=["before"]))
+        record(s, RunSpec(AFTER, tags=["after"]))
+        report = build_report(s, [1], [[2]])
+        monkeypatch.setattr(sqlite3, "connect", recorded)
+        for write in (render_csv, lambda r: write_xlsx(r, tmp_path / "r.xlsx")):
+            made.clear()
+            left: list[bool] = []
+
+            def on_its_thread(w=write, left=left) -> None:
+                w(report)
+                left.extend(still_open(c) for c in made)
+
+            t = threading.Thread(target=on_its_thread)
+            t.start()
+            t.join()
+            assert left and not any(left), left  # it read through its own connection, and closed it
