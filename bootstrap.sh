@@ -33,7 +33,7 @@ case "$mode" in test | install-test | package-windows) level=test ;; *) level=ru
 pkgs=("${RUN_PKGS[@]}"); [ "$level" = test ] && pkgs+=("${TEST_PKGS[@]}")
 
 installed() { [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
-real_package() { apt-cache show --no-all-versions "$1" 2>/dev/null | grep -q '^Package:'; }
+real_package() { apt-cache show --no-all-versions "$1" 2>/dev/null | grep '^Package:' >/dev/null; }  # (not -q: apt-cache would write into a closed pipe)
 missing=()
 for entry in "${pkgs[@]}"; do
   IFS='|' read -r -a alts <<<"$entry"

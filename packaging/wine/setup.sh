@@ -290,7 +290,7 @@ shortcuts_all_users() {
     say "  $name.lnk: $(python3 "$here/lnk.py" "$dir/$name.lnk" | tr '\n' ' ')"
   done
   [ ! -e "$(user_start_menu)" ] || { say "entries in the installing user's own Start menu too"; return 1; }
-  python3 "$here/lnk.py" "$dir/Fiometer.lnk" | grep -qi '^target=.*\\Fiometer\\fiometer.exe$'
+  python3 "$here/lnk.py" "$dir/Fiometer.lnk" | grep -i '^target=.*\\Fiometer\\fiometer.exe$' >/dev/null  # (not -q: lnk.py would write into a closed pipe)
 }
 command_prompt_entry() {  # the entry's own command line, with /c for /k so that it ends, read by cmd.exe from a
   # batch file (a Linux argument would reach cmd.exe re-quoted by Wine, its quotes backslash-escaped)
@@ -340,7 +340,7 @@ uninstalled() {
       < <(:) >/dev/null 2>&1; then say "uninstall left its Apps & features entry"; r=1; fi
   local data="$FRESH/drive_c/users/$(id -un)/AppData"
   say "  kept, the user's data: $(cd "$data" && find . -path '*Fiometer*' -type f | tr '\n' ' ')"
-  find "$data" -path '*Fiometer*' -name '*.db' | grep -q . || { say "the results database went too"; r=1; }
+  find "$data" -path '*Fiometer*' -name '*.db' | grep . >/dev/null || { say "the results database went too"; r=1; }
   return "$r"
 }
 package() {
