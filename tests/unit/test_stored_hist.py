@@ -55,3 +55,4 @@ def test_a_stored_histogram_reads_as_the_dict_it_decodes_to():
     assert bool(h) and len(h) == 2 and h == {3: 1, 9: 4} == decode_hist(blob) and h[9] == 4
     assert dict(h.items()) == {3: 1, 9: 4} and sorted(h) == [3, 9]
     assert not StoredHist("[]") and StoredHist("[3, 1, 6, 4]") == {3: 1, 9: 4}  # version 2's JSON text
+    assert repr(h) == "StoredHist({3: 1, 9: 4})"  # what a failing comparison or a log shows: the buckets
