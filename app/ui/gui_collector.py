@@ -28,11 +28,13 @@ _last_full = 0.0
 
 
 def collect_on_gui_thread(app: QCoreApplication | None) -> None:
-    """Turn automatic collection off and collect from a timer of ``app`` (once per process)."""
+    """Turn automatic collection off and collect from a timer of ``app`` (the timer made once per process)."""
     global _timer
-    if _timer is not None or app is None:
+    if app is None:
         return
     gc.disable()
+    if _timer is not None:
+        return
     _timer = QTimer(app)
     _timer.setInterval(INTERVAL_MS)
     _timer.timeout.connect(collect_due)

@@ -26,12 +26,16 @@ def private_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
 @pytest.fixture(autouse=True)
 def collector_on_the_gui_thread(qapp):
     """As in the app (app/ui/gui_collector.py): Python's collector runs on the GUI thread only, here also
-    after each test for what the test made without running the event loop."""
+    after each test for what the test made without running the event loop. The tests outside tests/gui that
+    run later in the same process get Python's automatic collection back."""
+    import gc
+
     from app.ui.gui_collector import collect_due, collect_on_gui_thread
 
-    collect_on_gui_thread(qapp)
+    collect_on_gui_thread(qapp)  # (turns automatic collection off, as MainWindow and StoreTasks do)
     yield
     collect_due()
+    gc.enable()
 
 
 class Recorder:

@@ -49,6 +49,15 @@ def test_garbage_made_in_a_thread_is_collected_on_the_gui_thread(qtbot) -> None:
     assert gc.get_count()[0] < gc.get_threshold()[0]  # what was due is collected
 
 
+def test_the_window_turns_automatic_collection_off(qtbot) -> None:
+    from app.ui.main_window import MainWindow
+
+    gc.enable()  # (as a test outside tests/gui leaves it)
+    win = MainWindow(persist=False)
+    qtbot.addWidget(win)
+    assert not gc.isenabled()
+
+
 def test_a_collection_is_due_by_the_thresholds() -> None:
     gc.collect()
     assert gui_collector.collect_due() == -1  # nothing due right after a collection
