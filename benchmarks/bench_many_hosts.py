@@ -162,6 +162,8 @@ class WaitProbe(LatencyProbe):
         self._last_wait: int | None = None
         self.collections: list[tuple[int, float]] = []  # (generation, CPU ms)
         self._gc_started = 0.0
+        self.ends: list[float] = []  # each gap's end (perf_counter), beside ``lates``
+        self.pressed = self.returned = 0.0  # Start pressed, start_run returned (perf_counter)
 
     def _collected(self, phase: str, info: dict) -> None:
         if phase == "start":
@@ -196,7 +198,10 @@ class WaitProbe(LatencyProbe):
         if self.last and wait is not None and self._last_wait is not None:
             self.queued.append((wait - self._last_wait) / 1e6)
         self._last_wait = wait
+        had = self.last
         super()._tick()
+        if had:
+            self.ends.append(self.last)
 
 
 class Arrivals:
@@ -206,6 +211,7 @@ class Arrivals:
 
     def __init__(self) -> None:
         self.count: dict[str, int] = {}
+        self.first = self.last = 0.0  # when the first and the last manager sample reached the window
         self._samples = QtRunListener.samples
 
     def __enter__(self) -> Arrivals:
@@ -215,6 +221,8 @@ class Arrivals:
             for s in batch:
                 if s.level == "manager" and not no_second(s.interval):  # (a repeat: the store keeps none)
                     count[s.manager] = count.get(s.manager, 0) + 1
+                    self.last = time.perf_counter()
+                    self.first = self.first or self.last
             samples(listener, step, batch)
 
         QtRunListener.samples = counted  # type: ignore[method-assign]
@@ -275,8 +283,10 @@ def live_run(win: HeadlessWindow, seconds: int) -> tuple[WaitProbe, float]:
     probe = WaitProbe()
     probe.start()
     t0 = time.monotonic()
+    probe.pressed = time.perf_counter()
     assert win.run_control.start_run(), "the run did not start"
     start_ms = (time.monotonic() - t0) * 1000
+    probe.returned = time.perf_counter()
     probe = spin(lambda: not win.controller.running, seconds + 90, probe)
     if (
         win.controller.running
@@ -285,6 +295,26 @@ def live_run(win: HeadlessWindow, seconds: int) -> tuple[WaitProbe, float]:
         win.controller.abort()
         spin(lambda: not win.controller.running, 60)
     return probe, start_ms
+
+
+def longest_stalls(probe: WaitProbe, arrived: Arrivals, n: int = 3) -> str:
+    """The ``n`` longest gaps of the event loop, each with when it began (seconds after Start was pressed) and in
+    which part of the run: Start (until start_run returned), before the first report, live (reports
+    arriving), or the end (after the last report: final results, the store, the run's process ending)."""
+
+    def part(t: float) -> str:
+        if t < probe.returned:
+            return "Start"
+        if not arrived.first or t < arrived.first:
+            return "before the first report"
+        return "live" if t <= arrived.last else "the end"
+
+    gaps = sorted(zip(probe.lates, probe.ends, strict=True), reverse=True)[:n]
+    return ", ".join(
+        f"{late + 10:.0f} ms at +{end - (late + 10) / 1000 - probe.pressed:.1f} s "
+        f"({part(end - (late + 10) / 1000)})"
+        for late, end in gaps
+    )
 
 
 def time_weighted(gaps_ms: list[float]) -> tuple[float, float, float]:
@@ -391,6 +421,7 @@ def run(
         # a tick's gap is its lateness plus the timer's 10 ms (Start included: the probe ran through it)
         "weighted": time_weighted([lat + 10 for lat in probe.lates]),
         "stall": max(probe.lates, default=0.0),
+        "stalls": longest_stalls(probe, arrived),
         "aside": set_aside.applied,
         "gc": probe.gc_summary(),
     }
@@ -587,7 +618,7 @@ def main() -> int:
                 f"{r['late_ticks'][2] * 100:.0f} % own work; {r['gc']}); as a user feels it: Start took "
                 f"{r['start_ms']:.0f} ms, an input waits over 50 ms {r['weighted'][0] * 100:.2f} % "
                 f"and over 100 ms {r['weighted'][1] * 100:.2f} % of the time, p99 wait {r['weighted'][2]:.0f} "
-                f"ms, longest stall {r['stall']:.0f} ms; every report stored "
+                f"ms, longest stall {r['stall']:.0f} ms (longest gaps: {r['stalls']}); every report stored "
                 f"for {r['complete']}/{n} managers ({r['samples'][0]}-{r['samples'][1]} samples each; fio reported "
                 f"every interval for {r['every_interval']}/{n}, longest {r['longest']:.1f} s; reports "
                 f"arrived at most {r['drift']:.1f} s behind fio's clock); final IOPS = server's own report for "

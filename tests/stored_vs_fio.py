@@ -17,16 +17,19 @@ class FioOwn:
     ios: int
     runtime_ms: int
     cpu_pct: float  # its jobs' usr + sys CPU, % of one CPU
+    job_runtime_ms: dict[str, int]  # each job's own runtime, by fio's job name
 
 
 def fio_own(raw: str) -> FioOwn:
     doc = json.loads(raw[raw.index("{") :])
     jobs = [j for j in doc.get("jobs") or doc.get("client_stats") or [] if j.get("jobname") != "All clients"]
+    runtimes = {str(j.get("jobname")): max(j["read"]["runtime"], j["write"]["runtime"]) for j in jobs}
     return FioOwn(
         sum(j["read"]["iops"] + j["write"]["iops"] for j in jobs),
         sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in jobs),
-        max((max(j["read"]["runtime"], j["write"]["runtime"]) for j in jobs), default=0),
+        max(runtimes.values(), default=0),
         sum(j["usr_cpu"] + j["sys_cpu"] for j in jobs),
+        runtimes,
     )
 
 
@@ -44,10 +47,13 @@ class ManagerCheck:
 def check_manager(store, step, name: str, interval: float = 1.0) -> ManagerCheck:
     """``step``: a stored step read with its raw outputs (``get_run(..., raw_output=True)``).
 
-    Complete: the stored intervals' runtimes add up to the final report's (within 0.1 interval: a
-    manager's interval is its slowest job's) and their I/Os exactly to its I/O count, so no report
-    that was used is missing from the store. Whether fio sent a report every interval (and Fiometer
-    received each) shows in ``longest_s``: a missing one makes its successor's interval twice as long."""
+    Complete: each job's stored intervals (its target's, named as the job without the manager: job
+    ``m1.w1.t1`` is target ``w1.t1``) add up to its runtime in the final report (within 0.1 interval), the
+    manager's to at least its longest job's, and their I/Os exactly to its I/O count, so no report that was used
+    is missing from the store. (A manager's interval spans its jobs' together: jobs that fio started a few
+    hundred ms apart on a busy host make its intervals add up to that much more than its longest job ran.)
+    Whether fio sent a report every interval (and Fiometer received each) shows in ``longest_s``: a missing one
+    makes its successor's interval twice as long."""
     rows = [(t, m.seconds, m.ios) for t, m in step_samples(store, step.id, "manager", name, manager=name)]
     stored = next((x.metrics for x in step.results if x.level == "manager" and x.manager == name), None)
     raw = step.outputs.get(name)
@@ -63,10 +69,19 @@ def check_manager(store, step, name: str, interval: float = 1.0) -> ManagerCheck
         why.append("no final report stored")
     if not rows:
         why.append("no samples stored")
-    else:
-        if own is not None and abs(sum(s for _, s, _ in rows) * 1000 - own.runtime_ms) > 100 * interval:
-            why.append(f"intervals add up to {sum(s for _, s, _ in rows):.3f} s, fio ran {own.runtime_ms} ms")
-        if own is not None and sum(n for *_, n in rows) != own.ios:
+    elif own is not None:
+        slack = 100 * interval  # ms
+        total = sum(s for _, s, _ in rows)
+        if total * 1000 < own.runtime_ms - slack:
+            why.append(f"intervals add up to {total:.3f} s, its longest job ran {own.runtime_ms} ms")
+        for job, ran_ms in own.job_runtime_ms.items():
+            key = job.split(".", 1)[-1]
+            target = step_samples(store, step.id, "target", key, manager=name)
+            if target and abs(sum(m.seconds for _, m in target) * 1000 - ran_ms) > slack:
+                why.append(
+                    f"{key}'s intervals add up to {sum(m.seconds for _, m in target):.3f} s, fio ran {ran_ms} ms"
+                )
+        if sum(n for *_, n in rows) != own.ios:
             why.append(f"intervals add up to {sum(n for *_, n in rows)} I/Os, fio did {own.ios}")
     diff = (
         abs(stored.iops - own.iops) / own.iops
