@@ -128,6 +128,23 @@ class ServersAside:
             self._proc.wait()
 
 
+SERVER_CPUS: set[int] | None = None  # --cpus-apart: the servers' CPUs (Fiometer keeps the first)
+
+
+def cpus_apart() -> str:
+    """Real servers are other machines: the fio servers (and their job processes, which inherit it) run on
+    every CPU but the first, this process (the window, and the run's and the readers' processes it starts)
+    on the first only, as a one-core client beside the servers' own. Every thread of this process is moved."""
+    global SERVER_CPUS
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise SystemExit("--cpus-apart needs two CPUs or more")
+    SERVER_CPUS = set(cpus[1:])
+    for tid in os.listdir("/proc/self/task"):
+        os.sched_setaffinity(int(tid), {cpus[0]})
+    return f"Fiometer on CPU {cpus[0]}, the servers on CPU {','.join(map(str, cpus[1:]))}"
+
+
 @contextmanager
 def fio_servers(n: int) -> Iterator[list[tuple[str, int, subprocess.Popen]]]:
     """``n`` listening ``fio --server`` processes on 127.0.0.2.., each stopped with its job processes after."""
@@ -141,6 +158,7 @@ def fio_servers(n: int) -> Iterator[list[tuple[str, int, subprocess.Popen]]]:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                preexec_fn=(lambda: os.sched_setaffinity(0, SERVER_CPUS)) if SERVER_CPUS else None,  # noqa: PLW1509
             )
             out.append((host, port, proc))
         for host, port, proc in out:
@@ -559,6 +577,12 @@ def main() -> int:
         help="the fio servers' processes at the lowest CPU weight (as if elsewhere)",
     )
     ap.add_argument(
+        "--cpus-apart",
+        action="store_true",
+        help="the fio servers on every CPU but the first, Fiometer (and the floor's client) on the first: "
+        "as if the servers were other machines and Fiometer had one core of its own",
+    )
+    ap.add_argument(
         "--floor",
         action="store_true",
         help="also measure the window idle while fio's own client runs the same jobs (the machine's "
@@ -579,6 +603,7 @@ def main() -> int:
         f"before; default {RunOptions.run_apart})",
     )
     args = ap.parse_args()
+    apart = f"; {cpus_apart()}" if args.cpus_apart else ""
     load = (
         f"{args.burst} I/Os per {args.delay_ms} ms burst per worker"
         if args.delay_ms
@@ -586,7 +611,7 @@ def main() -> int:
     )
     print(
         f"N fio servers on 127.0.0.x x {args.workers} workers, null engine, {load}, {args.seconds} s, "
-        f"live in the window at {INTERVAL:g} Hz on {os.cpu_count()} CPUs",
+        f"live in the window at {INTERVAL:g} Hz on {os.cpu_count()} CPUs{apart}",
         flush=True,
     )
     best, stop = 0, None

@@ -57,7 +57,19 @@ class RunApart:
         self._commands = cast(BinaryIO, self._proc.stdin)
         self._replies = cast(BinaryIO, self._proc.stdout)
         self._lock = threading.Lock()
-        self.send(("run", request))
+        # the request (the plan, the managers' endpoints) outgrows the pipe's buffer with many managers, and the
+        # child reads it only once Python has started there (0.34 s held the window at 128 managers): written
+        # from a thread, holding the lock, so that a Stop pressed meanwhile follows it
+        sent = threading.Event()
+
+        def send_request() -> None:
+            with self._lock:
+                sent.set()
+                with contextlib.suppress(OSError, ValueError):  # ended: its end is being read
+                    write_message(self._commands, ("run", request))
+
+        threading.Thread(target=send_request, daemon=True, name="fiometer-run-apart-request").start()
+        sent.wait()
         self._end: RunEnd | None = None
         self._ended = threading.Event()  # its end was handed on
         self._hand_on = threading.Lock()

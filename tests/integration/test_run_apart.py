@@ -146,6 +146,27 @@ def test_a_killed_run_process_ends_the_run_failed_and_says_so(tmp_path: Path, fi
     assert any("the run's own process ended unexpectedly" in t for t in heard.texts())
 
 
+def test_starting_does_not_wait_for_the_run_process_to_read_its_request(monkeypatch) -> None:
+    """A request bigger than the pipe's buffer (a plan of 128 managers) is not read until the child's Python has
+    started: the window's Start went on only then (0.34 s at 128 managers). Here a child that never reads."""
+    import sys
+
+    import app.session.run_apart as run_apart
+
+    never_reads = [sys.executable, "-c", "import time; time.sleep(60)"]
+    monkeypatch.setattr(run_apart, "child_command", lambda *a, **k: (list(never_reads), {}))
+    heard, ended = Heard(), []
+    t0 = time.monotonic()
+    apart = RunApart(b"x" * (4 << 20), heard, ended.append)  # type: ignore[arg-type]
+    took = time.monotonic() - t0
+    try:
+        assert took < 10, took  # it returned without the child reading (before: held until the child ended)
+    finally:
+        apart.kill()
+    assert apart.wait(30)
+    assert [e.status for e in ended] == ["failed"]  # the child ended without an end of its own: said so
+
+
 def test_a_plan_refused_in_the_run_process_ends_failed_with_the_reason(tmp_path: Path) -> None:
     heard, ended = Heard(), []
     plan = plan_here(tmp_path)

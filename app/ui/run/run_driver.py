@@ -246,8 +246,8 @@ class RunDriver(QObject):
         if self._cancel_start:
             return None
         if self.record:  # a run that cannot be stored does not start: measurements are never lost
-            try:
-                open_store(self.db_path).close()
+            try:  # (a database's first opening creates and migrates it: tens of ms, off the GUI thread too)
+                self._off_gui(lambda: open_store(self.db_path).close())
             except StoreError as e:
                 self.refused.emit(f"The results database cannot be used: {e}")
                 return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QListWidget, QListWidgetItem, QMainWindow
 
 MESSAGES_HEIGHT = 70  # about three lines: on a laptop screen the charts keep their room
@@ -45,10 +45,17 @@ class MessagesPanel:
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
         window.resizeDocks([self.dock], [MESSAGES_HEIGHT], Qt.Orientation.Vertical)
         self.dock.hide()
+        self._scroll_due = False
 
     def add(self, text: str, level: str = "info") -> None:
         item = QListWidgetItem(message_text(text, level))
         if level == "error":
             item.setForeground(Qt.GlobalColor.red)
         self.messages.addItem(item)
+        if not self._scroll_due:  # once for lines added together (a Start with 128 managers adds 512 notes)
+            self._scroll_due = True
+            QTimer.singleShot(0, self.messages, self._scroll)  # (dropped with the list)
+
+    def _scroll(self) -> None:
+        self._scroll_due = False
         self.messages.scrollToBottom()
