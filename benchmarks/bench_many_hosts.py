@@ -50,7 +50,9 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -182,6 +184,7 @@ class WaitProbe(LatencyProbe):
         self._gc_started = 0.0
         self.ends: list[float] = []  # each gap's end (perf_counter), beside ``lates``
         self.pressed = self.returned = 0.0  # Start pressed, start_run returned (perf_counter)
+        self.watch: StallWatch | None = None
 
     def _collected(self, phase: str, info: dict) -> None:
         if phase == "start":
@@ -294,6 +297,44 @@ def spin(done: Callable[[], bool], seconds: float, probe: WaitProbe | None = Non
     return probe.stop()
 
 
+class StallWatch(threading.Thread):
+    """While a run is live: when the event loop has not ticked for over a second, what the GUI thread is doing,
+    every half second of it, from outside (its kernel state: R running or waiting for a CPU, S sleeping, D in
+    I/O; the system call it sleeps in and where in the kernel; its Python stack), to tell waiting for a CPU
+    from being blocked."""
+
+    def __init__(self, probe: WaitProbe) -> None:
+        super().__init__(daemon=True, name="bench-stall-watch")
+        self.probe = probe
+        self.tid = threading.main_thread().native_id
+        self.seen: list[str] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.5):
+            last = self.probe.last
+            if last and time.perf_counter() - last > 1.0:
+                self.seen.append(f"+{time.perf_counter() - self.probe.pressed:.1f} s: {self.where()}")
+
+    def where(self) -> str:
+        task = f"/proc/self/task/{self.tid}"
+        try:
+            with open(f"{task}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            with open(f"{task}/wchan") as f:
+                wchan = f.read().strip()
+            with open(f"{task}/syscall") as f:
+                call = f.read().split()[0]
+        except OSError as e:
+            state, wchan, call = "?", str(e), "?"
+        frame = sys._current_frames().get(threading.main_thread().ident)  # noqa: SLF001 - diagnostics
+        stack = " < ".join(
+            f"{Path(fs.filename).name}:{fs.lineno} {fs.name}"
+            for fs in reversed(traceback.extract_stack(frame, limit=4) if frame else [])
+        )
+        return f"state {state}, system call {call}, kernel {wchan or '-'}; {stack}"
+
+
 def live_run(win: HeadlessWindow, seconds: int) -> tuple[WaitProbe, float]:
     """Start the run and spin the window's event loop until it ends; also how long Start took (ms). The
     probe's timer runs from before Start: what Start holds the window still shows as the ticks' lateness
@@ -302,10 +343,13 @@ def live_run(win: HeadlessWindow, seconds: int) -> tuple[WaitProbe, float]:
     probe.start()
     t0 = time.monotonic()
     probe.pressed = time.perf_counter()
+    probe.watch = StallWatch(probe)
+    probe.watch.start()
     assert win.run_control.start_run(), "the run did not start"
     start_ms = (time.monotonic() - t0) * 1000
     probe.returned = time.perf_counter()
     probe = spin(lambda: not win.controller.running, seconds + 90, probe)
+    probe.watch.done.set()
     if (
         win.controller.running
     ):  # overran: abort it (closing the window now would ask a question nobody answers)
@@ -440,6 +484,7 @@ def run(
         "weighted": time_weighted([lat + 10 for lat in probe.lates]),
         "stall": max(probe.lates, default=0.0),
         "stalls": longest_stalls(probe, arrived),
+        "stalled": probe.watch.seen if probe.watch else [],
         "aside": set_aside.applied,
         "gc": probe.gc_summary(),
     }
@@ -657,6 +702,8 @@ def main() -> int:
                 print(f"      step {r['step']}: {p}")
             if r["lateness"]:
                 print(f"      {r['lateness']}")
+            for line in r["stalled"][:12]:
+                print(f"      the GUI thread in a stall over 1 s, {line}")
             if args.floor:
                 f = floor(
                     n, args.workers, args.seconds, args.delay_ms, args.burst, Path(tmp), args.servers_aside
