@@ -3,15 +3,17 @@ GUI at 1 Hz with the charts on "Each worker (all managers)".
 
     QT_QPA_PLATFORM=offscreen python benchmarks/bench_many_hosts.py [--hosts 8,16,32,48,64] [--workers 4]
                                                                    [--seconds 20] [--delay-ms 100 --burst 200]
-                                                                   [--servers-aside] [--floor] [--decode-apart 0]
+                                                                   [--servers-aside | --cpus-apart] [--floor]
+                                                                   [--decode-apart 0]
 
 The point is Fiometer's fan-out; real servers are other machines. So every worker's access
 specification has Iometer's transfer delay (``--delay-ms`` before each burst of ``--burst`` I/Os:
 fio's thinktime): ~2,000 IOPS per worker, a null job sleeping between bursts (10 wake-ups a second)
 instead of spinning a core. ``--servers-aside`` also gives every process of the servers the lowest CPU
 weight of its session group as it appears (on a machine busy with other work this starves the servers
-themselves: fio then skips status intervals). ``--delay-ms 0`` makes every null job
-spin: fio's job processes each make themselves a session leader, so under Linux's autogroup
+themselves: fio then skips status intervals). ``--cpus-apart`` runs the servers and their jobs on
+every CPU but the first and Fiometer on the first (as if the servers were other machines and Fiometer had
+one core). ``--delay-ms 0`` makes every null job spin: fio's job processes each make themselves a session leader, so under Linux's autogroup
 scheduling each gets as much CPU as the whole Fiometer process, and on a 2-core machine 64+ spinning
 jobs starve the servers' senders and Fiometer alike (reports arrived up to 19 s late, servers were
 silent for 9-27 s): that measures the machine, not Fiometer.
