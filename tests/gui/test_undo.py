@@ -3,9 +3,11 @@ redoing one puts the model and the widgets back; saving marks the stack clean; o
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+import pytest
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication
 
@@ -310,3 +312,47 @@ def test_ctrl_z_in_history_search_is_the_fields_own(window: MainWindow, tmp_path
     qtbot.keyClick(search, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert window.doc.plan.setup.ramp_up == 9  # the plan is not what the search box undoes
     assert search.text() != "abc"
+
+
+@pytest.fixture
+def filtered() -> Iterator[list[int]]:
+    """The type of every event the window's Undo-keys filter is called for (requested before ``window``)."""
+    import app.ui.window.undo_keys as undo_keys
+
+    seen: list[int] = []
+
+    class Counted(undo_keys.PlanUndoKeys):
+        def eventFilter(self, watched, event) -> bool:  # noqa: ANN001, N802 (Qt's name)
+            seen.append(int(event.type()))
+            return super().eventFilter(watched, event)
+
+    real = undo_keys.PlanUndoKeys
+    undo_keys.PlanUndoKeys = Counted  # type: ignore[misc]
+    yield seen
+    undo_keys.PlanUndoKeys = real  # type: ignore[misc]
+
+
+def test_the_undo_keys_cost_no_python_call_on_other_events(
+    filtered: list[int], window: MainWindow, tmp_path: Path, qtbot
+) -> None:
+    """The fields' Undo keys are caught by a filter on the focused plan field, not on the whole application:
+    there it was a Python call for every event of every object, each waiting for the GIL when another thread held
+    it (a run's start: posted events queued 0.6 s behind them)."""
+    opened(window, tmp_path)
+    other = QObject()
+    for _ in range(200):
+        QApplication.postEvent(other, QEvent(QEvent.Type.User))
+    QApplication.processEvents()
+    window.history.show_history()
+    search = window.history.list.search  # a field outside the plan's panels
+    search.setFocus()
+    qtbot.waitUntil(lambda: search.hasFocus())
+    qtbot.keyClicks(search, "abc")
+    assert filtered == []
+    tab = window.setup_tab
+    window.show_tab(tab)
+    tab.ramp.setFocus()  # a plan field: its events only
+    qtbot.waitUntil(lambda: tab.ramp.hasFocus())
+    qtbot.keyClick(tab.ramp, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert int(QEvent.Type.ShortcutOverride) in filtered
+    assert len(filtered) < 100, len(filtered)
