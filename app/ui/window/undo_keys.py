@@ -15,8 +15,8 @@ KEYS = (QKeySequence.StandardKey.Undo, QKeySequence.StandardKey.Redo)
 class PlanUndoKeys(QObject):
     """Follows the focus: each field inside ``scope`` (the plan's panels) that takes it gets this filter, which
     lets Undo and Redo go to the window's actions. (Not a filter on the whole application: that was a Python
-    call for every event of every object, each waiting for the GIL while another thread held it: posted
-    events queued behind them for 0.6 s as a run started.)"""
+    call for every event of every object, each waiting for the GIL while another thread held it; the likely
+    cause of inputs waiting 0.6 s as a run started, in the full GUI suites.)"""
 
     def __init__(self, scope: QWidget, exclude: list[QWidget] | None = None):
         super().__init__(scope)
