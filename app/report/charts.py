@@ -406,15 +406,20 @@ def _log_ticks(lo: float, hi: float) -> list[float]:
 
 def _x_tick_labels(ticks: list[tuple[float, str]], y: float, size: float) -> list[Text]:
     """The x axis' labels, each left out that would touch the one before it (its grid line stays): a curve's
-    loads 1..14 or a small multiple's response times, never printed over each other."""
-    out: list[Text] = []
-    shown_to = -math.inf
-    for x, label in ticks:
-        half = text_width(label, size) / 2
-        if x - half >= shown_to + 3 or not out:
-            out.append(Text(x, y, label, size, "#555555", "middle"))
-            shown_to = x + half
-    return out
+    loads 1..14 or a small multiple's response times, never printed over each other. Both ends are always
+    labelled: where the last would touch, the labels before it make room (the axis says where it ends)."""
+    spans = [(x - text_width(label, size) / 2, x + text_width(label, size) / 2) for x, label in ticks]
+    shown: list[int] = []
+    for i, (lo, _hi) in enumerate(spans):
+        if not shown or lo >= spans[shown[-1]][1] + 3:
+            shown.append(i)
+    last = len(ticks) - 1
+    if ticks and shown[-1] != last:
+        while len(shown) > 1 and spans[last][0] < spans[shown[-1]][1] + 3:
+            shown.pop()
+        if spans[last][0] >= spans[shown[-1]][1] + 3:
+            shown.append(last)
+    return [Text(ticks[i][0], y, ticks[i][1], size, "#555555", "middle") for i in shown]
 
 
 def _point_labels(

@@ -242,3 +242,26 @@ def test_a_load_on_one_object_says_so() -> None:
     assert load_text(1, 1, 1, 1, 1, 1, "device") == "QD 1"
     assert target_names(["TESTFILE"] * 4) == "TESTFILE (4 jobs)"
     assert target_names(["A", "B"]) == "A, B" and target_names([]) == "\u2013"
+
+
+@pytest.mark.parametrize("width", [160.0, 200.0, 260.0, 320.0, 640.0])
+@pytest.mark.parametrize("top", [10, 14, 37, 120, 3600])
+def test_a_line_charts_x_axis_labels_both_ends_and_never_overlaps(width: float, top: int) -> None:
+    """A small multiple's time axis 0..10 s had no "10" (the last label was left out as it touched the one
+    before it): both ends are labelled at every width, labels left out in between instead, none touching."""
+    from app.report.charts import LineChart, LineSeries, layout_line, text_width
+
+    chart = LineChart(
+        "iops-1", "IOPS", "time (s)", "IOPS", [LineSeries("ALL", [(0, 5.0), (top, 9.0)], "#000")]
+    )
+    d = layout_line(chart, width)
+    axis_y = max(
+        t.y for t in d.items if isinstance(t, Text) and t.anchor == "middle" and t.text != "time (s)"
+    )
+    labels = [t for t in d.items if isinstance(t, Text) and t.y == axis_y and t.text != "time (s)"]
+    values = [float(t.text.replace(",", "")) for t in labels]
+    assert values[0] == 0 and values[-1] >= top, values
+    spans = sorted(
+        (t.x - text_width(t.text, t.size) / 2, t.x + text_width(t.text, t.size) / 2) for t in labels
+    )
+    assert all(b[0] >= a[1] for a, b in zip(spans, spans[1:], strict=False)), spans
