@@ -196,6 +196,7 @@ class WaitProbe(LatencyProbe):
 
     def start(self) -> None:
         super().start()
+        self.ends = []
         gc.callbacks.append(self._collected)
 
     def stop(self) -> WaitProbe:
@@ -221,9 +222,9 @@ class WaitProbe(LatencyProbe):
         if self.last and wait is not None and self._last_wait is not None:
             self.queued.append((wait - self._last_wait) / 1e6)
         self._last_wait = wait
-        had = self.last
+        counted = len(self.lates)
         super()._tick()
-        if had:
+        if len(self.lates) > counted:  # a gap was counted: it ended now
             self.ends.append(self.last)
 
 
@@ -373,11 +374,12 @@ def longest_stalls(probe: WaitProbe, arrived: Arrivals, n: int = 3) -> str:
             return "before the first report"
         return "live" if t <= arrived.last else "the end"
 
-    gaps = sorted(zip(probe.lates, probe.ends, strict=True), reverse=True)[:n]
+    gaps = sorted(
+        ((late + 10, end - (late + 10) / 1000) for late, end in zip(probe.lates, probe.ends, strict=True)),
+        reverse=True,
+    )
     return ", ".join(
-        f"{late + 10:.0f} ms at +{end - (late + 10) / 1000 - probe.pressed:.1f} s "
-        f"({part(end - (late + 10) / 1000)})"
-        for late, end in gaps
+        f"{gap:.0f} ms at +{begun - probe.pressed:.1f} s ({part(begun)})" for gap, begun in gaps[:n]
     )
 
 

@@ -77,10 +77,9 @@ def check_manager(store, step, name: str, interval: float = 1.0) -> ManagerCheck
         for job, ran_ms in own.job_runtime_ms.items():
             key = job.split(".", 1)[-1]
             target = step_samples(store, step.id, "target", key, manager=name)
-            if target and abs(sum(m.seconds for _, m in target) * 1000 - ran_ms) > slack:
-                why.append(
-                    f"{key}'s intervals add up to {sum(m.seconds for _, m in target):.3f} s, fio ran {ran_ms} ms"
-                )
+            ran_s = sum(m.seconds for _, m in target)
+            if target and abs(ran_s * 1000 - ran_ms) > slack:
+                why.append(f"{key}'s intervals add up to {ran_s:.3f} s, fio ran {ran_ms} ms")
         if sum(n for *_, n in rows) != own.ios:
             why.append(f"intervals add up to {sum(n for *_, n in rows)} I/Os, fio did {own.ios}")
     diff = (

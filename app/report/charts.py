@@ -409,15 +409,19 @@ def _x_tick_labels(ticks: list[tuple[float, str]], y: float, size: float) -> lis
     loads 1..14 or a small multiple's response times, never printed over each other. Both ends are always
     labelled: where the last would touch, the labels before it make room (the axis says where it ends)."""
     spans = [(x - text_width(label, size) / 2, x + text_width(label, size) / 2) for x, label in ticks]
+
+    def clear_of(before: int, i: int) -> bool:  # label i starts 3 pt or more after label ``before`` ends
+        return spans[i][0] >= spans[before][1] + 3
+
     shown: list[int] = []
-    for i, (lo, _hi) in enumerate(spans):
-        if not shown or lo >= spans[shown[-1]][1] + 3:
+    for i in range(len(ticks)):
+        if not shown or clear_of(shown[-1], i):
             shown.append(i)
     last = len(ticks) - 1
     if ticks and shown[-1] != last:
-        while len(shown) > 1 and spans[last][0] < spans[shown[-1]][1] + 3:
+        while len(shown) > 1 and not clear_of(shown[-1], last):
             shown.pop()
-        if spans[last][0] >= spans[shown[-1]][1] + 3:
+        if clear_of(shown[-1], last):
             shown.append(last)
     return [Text(ticks[i][0], y, ticks[i][1], size, "#555555", "middle") for i in shown]
 

@@ -65,8 +65,7 @@ class RunApart:
         def send_request() -> None:
             with self._lock:
                 sent.set()
-                with contextlib.suppress(OSError, ValueError):  # ended: its end is being read
-                    write_message(self._commands, ("run", request))
+                self._write(("run", request))
 
         threading.Thread(target=send_request, daemon=True, name="fiometer-run-apart-request").start()
         sent.wait()
@@ -82,7 +81,12 @@ class RunApart:
         return self._proc.pid
 
     def send(self, message: tuple[Any, ...]) -> None:
-        with self._lock, contextlib.suppress(OSError, ValueError):  # ended: its end is being read
+        with self._lock:
+            self._write(message)
+
+    def _write(self, message: tuple[Any, ...]) -> None:
+        """(The send lock held.)"""
+        with contextlib.suppress(OSError, ValueError):  # ended: its end is being read
             write_message(self._commands, message)
 
     def stop_step(self) -> None:
